@@ -1,0 +1,60 @@
+# gpuleak: one non-recursive Makefile; each directory adds its targets in
+# its own module.mk.  Everything builds under $(BUILD) (default build/), laid
+# out like an install prefix so the launcher finds ../lib/libgpuleak.so in
+# both places.
+#
+#   make            build the library, reporter, launcher, fakecuda, tests
+#   make deps       install the Debian packages the build needs (idempotent)
+#   make test       build and run every test; ends with "N passed, N failed"
+#   make demo       build and run the demo under the interposer on fakecuda
+#   make install PREFIX=/usr/local
+#   make SAN=asan BUILD=build-asan test   sanitizer builds (asan|tsan)
+
+CUDA_HOME ?= /usr/local/cuda
+BUILD ?= build
+PREFIX ?= /usr/local
+SAN ?=
+CC ?= cc
+
+SAN_FLAGS_asan = -fsanitize=address,undefined -fno-sanitize-recover=undefined
+SAN_FLAGS_tsan = -fsanitize=thread
+SAN_FLAGS := $(SAN_FLAGS_$(SAN))
+
+WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+BASE_CFLAGS = -std=gnu11 -O2 -g -fno-omit-frame-pointer $(WARN) $(SAN_FLAGS)
+CUDA_INC = -isystem $(CUDA_HOME)/include
+CPPFLAGS_COMMON = -Icommon -D_GNU_SOURCE
+
+# Test and demo programs are built like users build theirs: -g, frame
+# pointers, no inlining, against the real CUDA headers.
+PROG_CFLAGS = -std=gnu11 -O0 -g -fno-omit-frame-pointer -fno-inline $(WARN) $(SAN_FLAGS) $(CUDA_INC)
+
+.PHONY: all deps test demo install clean check-cuda
+all:
+
+check-cuda:
+	@test -f "$(CUDA_HOME)/include/cuda.h" -a -f "$(CUDA_HOME)/include/cuda_runtime_api.h" || \
+	  { echo "error: CUDA headers not found under CUDA_HOME=$(CUDA_HOME) (need include/cuda.h and include/cuda_runtime_api.h); set CUDA_HOME" >&2; exit 1; }
+
+deps:
+	scripts/install-deps.sh
+
+$(BUILD)/.cuda-ok: | check-cuda
+	@mkdir -p $(@D) && touch $@
+
+include interpose/module.mk
+include report/module.mk
+include tools/fakecuda/module.mk
+include tools/module.mk
+include tests/module.mk
+
+clean:
+	rm -rf build build-asan build-tsan
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/doc/gpuleak
+	install -m 0755 $(BUILD)/lib/libgpuleak.so $(DESTDIR)$(PREFIX)/lib/libgpuleak.so
+	install -m 0755 $(BUILD)/bin/gpuleak-report $(DESTDIR)$(PREFIX)/bin/gpuleak-report
+	install -m 0755 $(BUILD)/bin/gpuleak $(DESTDIR)$(PREFIX)/bin/gpuleak
+	install -m 0644 interpose/gpuleak.h $(DESTDIR)$(PREFIX)/include/gpuleak.h
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/gpuleak/

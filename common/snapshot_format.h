@@ -1,0 +1,176 @@
+/* gpuleak snapshot file format, version 1: the one contract between the
+ * interposer (writer) and the reporter (reader).  docs/snapshot-format.md is
+ * the prose description of the same thing; keep the two in step.
+ *
+ * Everything is little-endian and byte-packed.  Readers must decode fields
+ * with memcpy at the offsets below (never cast a pointer into the buffer), and
+ * must accept entries larger than the size they know (newer writers append
+ * fields at the end of an entry; older readers ignore the tail).
+ */
+#ifndef GPULEAK_SNAPSHOT_FORMAT_H
+#define GPULEAK_SNAPSHOT_FORMAT_H
+
+#include <stdint.h>
+
+#define GL_SNAP_MAGIC "GPULEAK\x1a"   /* 8 bytes, no terminator in the file */
+#define GL_SNAP_MAGIC_LEN 8
+#define GL_SNAP_VERSION 1u
+#define GL_SNAP_FILE_HEADER_SIZE 16u  /* magic[8] u32 version u32 flags(0) */
+#define GL_SNAP_RECORD_HEADER_SIZE 16u /* u32 type u32 count u64 length */
+
+/* Upper bounds a reader enforces so a hostile file cannot make it allocate
+ * without limit.  Writers never exceed them. */
+#define GL_SNAP_MAX_STRING (1u << 20)     /* one string field */
+#define GL_SNAP_MAX_ARGS 65536u           /* argv entries in PROCESS */
+#define GL_SNAP_MAX_DEPTH 1024u           /* frames in one STACK */
+#define GL_SNAP_MAX_BUILD_ID 64u          /* bytes of a GNU build-id */
+
+enum gl_record_type {
+    GL_REC_PROCESS = 1, /* exactly once, first record */
+    GL_REC_MODULE = 2,  /* one per loaded object; ids are 0,1,2.. in order */
+    GL_REC_STACK = 3,   /* one per interned stack */
+    GL_REC_ALLOCS = 4,  /* array of live allocations (count entries) */
+    GL_REC_DEVICES = 5, /* array of per-device counters */
+    GL_REC_PEAK = 6,    /* array: composition of each device's peak */
+    GL_REC_EVENTS = 7,  /* array: history ring buffer, oldest first */
+    GL_REC_END = 0xffffffffu, /* last record; nothing may follow it */
+};
+
+/* PROCESS payload:
+ *   u32 pid, u32 ppid, u32 rank, u32 reason (enum gl_snap_reason),
+ *   u64 snapshot_index (the %n of the file name), u64 start_unix_ns,
+ *   u64 snapshot_unix_ns, u64 snapshot_mono_ns (ns since tracking started),
+ *   u32 flags (GL_SNAP_F_*), u32 depth_limit,
+ *   str host, str exe, u32 argc, argc x str argv
+ * where str = u32 length + that many bytes (no terminator). */
+#define GL_PROCESS_FIXED_SIZE 56u
+enum gl_snap_reason {
+    GL_REASON_EXIT = 0,
+    GL_REASON_SIGNAL = 1,
+    GL_REASON_OOM = 2,
+    GL_REASON_REQUEST = 3,
+    GL_REASON_FATAL_SIGNAL = 4,
+};
+#define GL_SNAP_F_FINAL 0x1u /* written at process exit */
+
+/* MODULE payload: u64 load_bias (dlpi_addr), u64 start, u64 end (lowest and
+ * highest address of its PT_LOAD segments, bias applied), u32 build_id_len,
+ * build_id bytes, str path.  Frames are attributed to the module whose
+ * [start,end) contains them; file offsets are pc - load_bias. */
+#define GL_MODULE_FIXED_SIZE 28u
+
+/* STACK payload: u32 id, u32 depth, depth x u64 pc.  pc[0] is the innermost
+ * frame: the return address into the function that called the intercepted
+ * API.  Every pc is a return address (a call precedes it): symbolize pc-1.
+ * Stack id 0 means "no stack captured"; a STACK record never uses id 0. */
+#define GL_STACK_FIXED_SIZE 8u
+
+/* ALLOCS entry (56 bytes):
+ *   0 u64 ptr        8 u64 size        16 u64 seq      24 u64 time_ns
+ *  32 u64 stream    40 u32 stack_id    44 i32 device   48 u16 kind
+ *  50 u16 api       52 u32 tid                                          */
+#define GL_ALLOC_ENTRY_SIZE 56u
+
+/* DEVICES entry (104 bytes):
+ *   0 i32 device      4 u32 reserved(0)   8 u64 live_bytes  16 u64 live_count
+ *  24 u64 peak_bytes 32 u64 peak_seq     40 u64 peak_time_ns
+ *  48 u64 alloc_count 56 u64 free_count  64 u64 alloc_bytes_total
+ *  72 u64 failed_count 80 u64 unknown_free_count
+ *  88 u64 mem_free   96 u64 mem_total  (driver's view when the snapshot was
+ *                                       taken; both 0 when unknown)
+ * device -1 is the host (pinned and registered host memory). */
+#define GL_DEVICE_ENTRY_SIZE 104u
+
+/* PEAK entry (24 bytes): i32 device, u32 stack_id, u64 bytes, u64 count:
+ * the live memory of that device, grouped by stack, at the moment its
+ * peak_bytes was reached. */
+#define GL_PEAK_ENTRY_SIZE 24u
+
+/* EVENTS entry (56 bytes):
+ *   0 u64 seq  8 u64 time_ns  16 u64 ptr  24 u64 size  32 u64 stream
+ *  40 u32 stack_id  44 i32 device  48 u16 type  50 u16 kind  52 u16 api
+ *  54 u16 reserved */
+#define GL_EVENT_ENTRY_SIZE 56u
+enum gl_event_type {
+    GL_EV_ALLOC = 1,
+    GL_EV_FREE = 2,
+    GL_EV_OOM = 3,
+    GL_EV_SNAPSHOT = 4,
+    GL_EV_ANNOTATION = 5,
+};
+
+/* END payload: u64 records (number of records before END, PROCESS included),
+ * u64 offset (file offset of the END record header). */
+#define GL_END_SIZE 16u
+
+/* What kind of memory an allocation is.  Reported separately. */
+enum gl_kind {
+    GL_KIND_DEVICE = 0,          /* cudaMalloc, cuMemAlloc, pitched, 3D */
+    GL_KIND_POOL = 1,            /* stream-ordered: cudaMallocAsync, pools */
+    GL_KIND_MANAGED = 2,         /* cudaMallocManaged, cuMemAllocManaged */
+    GL_KIND_HOST_PINNED = 3,     /* cudaMallocHost, cudaHostAlloc, cuMemAllocHost */
+    GL_KIND_HOST_REGISTERED = 4, /* cudaHostRegister: pinned, not allocated */
+    GL_KIND_ARRAY = 5,           /* CUDA arrays and mipmapped arrays */
+    GL_KIND_VIRTUAL = 6,         /* cuMemCreate physical handles */
+    GL_KIND_COUNT
+};
+
+static inline const char *gl_kind_name(unsigned k)
+{
+    static const char *const names[GL_KIND_COUNT] = {
+        "device", "pool", "managed", "host-pinned", "host-registered",
+        "array", "virtual",
+    };
+    return k < GL_KIND_COUNT ? names[k] : "unknown";
+}
+
+/* Which API made the allocation.  Append only: values are stored in files. */
+#define GL_API_LIST(X)                                                    \
+    X(UNKNOWN, "unknown")                                                 \
+    X(CUDA_MALLOC, "cudaMalloc")                                          \
+    X(CUDA_FREE, "cudaFree")                                              \
+    X(CUDA_MALLOC_ASYNC, "cudaMallocAsync")                               \
+    X(CUDA_FREE_ASYNC, "cudaFreeAsync")                                   \
+    X(CU_MEM_ALLOC, "cuMemAlloc_v2")                                      \
+    X(CU_MEM_FREE, "cuMemFree_v2")                                        \
+    X(CU_MEM_ALLOC_ASYNC, "cuMemAllocAsync")                              \
+    X(CU_MEM_FREE_ASYNC, "cuMemFreeAsync")                                \
+    X(CUDA_MALLOC_FROM_POOL_ASYNC, "cudaMallocFromPoolAsync")             \
+    X(CUDA_MALLOC_MANAGED, "cudaMallocManaged")                           \
+    X(CUDA_MALLOC_PITCH, "cudaMallocPitch")                               \
+    X(CUDA_MALLOC_3D, "cudaMalloc3D")                                     \
+    X(CUDA_MALLOC_ARRAY, "cudaMallocArray")                               \
+    X(CUDA_MALLOC_3D_ARRAY, "cudaMalloc3DArray")                          \
+    X(CUDA_MALLOC_MIPMAPPED_ARRAY, "cudaMallocMipmappedArray")            \
+    X(CUDA_MALLOC_HOST, "cudaMallocHost")                                 \
+    X(CUDA_HOST_ALLOC, "cudaHostAlloc")                                   \
+    X(CUDA_HOST_REGISTER, "cudaHostRegister")                             \
+    X(CU_MEM_ALLOC_PITCH, "cuMemAllocPitch_v2")                           \
+    X(CU_MEM_ALLOC_MANAGED, "cuMemAllocManaged")                          \
+    X(CU_MEM_ALLOC_HOST, "cuMemAllocHost_v2")                             \
+    X(CU_MEM_HOST_ALLOC, "cuMemHostAlloc")                                \
+    X(CU_MEM_HOST_REGISTER, "cuMemHostRegister_v2")                       \
+    X(CU_MEM_ALLOC_FROM_POOL_ASYNC, "cuMemAllocFromPoolAsync")            \
+    X(CU_ARRAY_CREATE, "cuArrayCreate_v2")                                \
+    X(CU_ARRAY_3D_CREATE, "cuArray3DCreate_v2")                           \
+    X(CU_MIPMAPPED_ARRAY_CREATE, "cuMipmappedArrayCreate")                \
+    X(CU_MEM_CREATE, "cuMemCreate")
+
+enum gl_api {
+#define GL_API_ENUM(id, name) GL_API_##id,
+    GL_API_LIST(GL_API_ENUM)
+#undef GL_API_ENUM
+    GL_API_COUNT
+};
+
+static inline const char *gl_api_name(unsigned a)
+{
+    static const char *const names[GL_API_COUNT] = {
+#define GL_API_NAME(id, name) name,
+        GL_API_LIST(GL_API_NAME)
+#undef GL_API_NAME
+    };
+    return a < GL_API_COUNT ? names[a] : "unknown";
+}
+
+#endif

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs every test script tests/t_*.sh (or those named on the command line)
+# against the build in $BUILD (default build/).  Each script is one test: exit
+# 0 is a pass, anything else a failure; its output is shown only on failure
+# (or with VERBOSE=1).  The last line is always "N passed, N failed".
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+export ROOT BUILD
+TIMEOUT=${TEST_TIMEOUT:-120}
+
+if [ $# -gt 0 ]; then tests=("$@"); else tests=("$ROOT"/tests/t_*.sh); fi
+pass=0; fail=0; failed=()
+for t in "${tests[@]}"; do
+    name=$(basename "$t" .sh)
+    work=$(mktemp -d "${TMPDIR:-/tmp}/gpuleak-test.XXXXXX")
+    start=$(date +%s%N)
+    (cd "$work" && TEST_WORK=$work timeout -k 5 "$TIMEOUT" bash "$t") >"$work/.log" 2>&1
+    rc=$?
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    if [ $rc -eq 0 ]; then
+        pass=$((pass + 1)); printf 'PASS %-40s %6d ms\n' "$name" "$ms"
+        [ "${VERBOSE:-0}" = 1 ] && sed 's/^/    /' "$work/.log"
+        rm -rf "$work"
+    else
+        fail=$((fail + 1)); failed+=("$name")
+        [ $rc -eq 124 ] && why="timed out after ${TIMEOUT}s" || why="exit $rc"
+        printf 'FAIL %-40s %6d ms (%s)\n' "$name" "$ms" "$why"
+        tail -n 60 "$work/.log" | sed 's/^/    /'
+        rm -rf "$work"
+    fi
+done
+[ $fail -gt 0 ] && echo "failed: ${failed[*]}"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
