@@ -3,10 +3,13 @@
 # out like an install prefix so the launcher finds ../lib/libgpuleak.so in
 # both places.
 #
+#   make demo       install what is missing, build, run the demo (planted
+#                   leaks, under the interposer, on fakecuda) and its report
+#   make check      install what is missing, build, run every test; the last
+#                   line is "N passed, N failed" (what .ci/run runs)
 #   make            build the library, reporter, launcher, fakecuda, tests
 #   make deps       install the Debian packages the build needs (idempotent)
-#   make test       build and run every test; ends with "N passed, N failed"
-#   make demo       build and run the demo under the interposer on fakecuda
+#   make test       build and run every test (no install step)
 #   make install PREFIX=/usr/local
 #   make SAN=asan BUILD=build-asan test   sanitizer builds (asan|tsan)
 
@@ -29,8 +32,23 @@ CPPFLAGS_COMMON = -Icommon -D_GNU_SOURCE
 # pointers, no inlining, against the real CUDA headers.
 PROG_CFLAGS = -std=gnu11 -O0 -g -fno-omit-frame-pointer -fno-inline $(WARN) $(SAN_FLAGS) $(CUDA_INC)
 
-.PHONY: all deps test demo install clean check-cuda
+.PHONY: all deps test check demo install clean check-cuda
 all:
+
+# demo and check start with the install step, then build in a second make, so
+# that a fresh machine needs nothing but these commands.
+demo:
+	scripts/install-deps.sh
+	$(MAKE) all
+	scripts/demo.sh $(BUILD)
+
+check:
+	scripts/install-deps.sh
+	$(MAKE) all
+	scripts/check.sh
+
+test: all
+	BUILD=$(BUILD) tests/run.sh
 
 check-cuda:
 	@test -f "$(CUDA_HOME)/include/cuda.h" -a -f "$(CUDA_HOME)/include/cuda_runtime_api.h" || \

@@ -34,3 +34,24 @@ only_snapshot() {
     [ ${#files[@]} -eq 1 ] || fail "expected one snapshot, found: ${files[*]}"
     echo "${files[0]}"
 }
+
+# Line number of the marker "MARK" in a test program source.
+site_line() { grep -n "$2" "$ROOT/tests/programs/$1" | head -1 | cut -d: -f1; }
+
+# Runs python3 assertions against a JSON report: check_json FILE <<'PY' ... PY
+# The script sees `d` (the document), `leaks`, `devices`, and helpers:
+# frame(f) -> "function file:line" with the file's basename.
+check_json() {
+    local file=$1
+    python3 -c '
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+leaks = d["leaks"]; devices = {x["device"]: x for x in d["devices"]}
+def frame(f):
+    return "%s %s:%s" % (f["function"], os.path.basename(f["file"] or "?"), f["line"])
+def eq(got, want, what):
+    if got != want:
+        sys.exit("FAIL: %s: got %r, expected %r" % (what, got, want))
+exec(sys.stdin.read())
+' "$file"
+}

@@ -10,7 +10,12 @@ case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 export ROOT BUILD
 TIMEOUT=${TEST_TIMEOUT:-120}
 
-if [ $# -gt 0 ]; then tests=("$@"); else tests=("$ROOT"/tests/t_*.sh); fi
+tests=()
+if [ $# -gt 0 ]; then
+    for t in "$@"; do tests+=("$(cd "$(dirname "$t")" && pwd)/$(basename "$t")"); done
+else
+    tests=("$ROOT"/tests/t_*.sh)
+fi
 pass=0; fail=0; failed=()
 for t in "${tests[@]}"; do
     name=$(basename "$t" .sh)

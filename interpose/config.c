@@ -1,0 +1,65 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+struct gl_config gl_config = {
+    .disabled = false,
+    .depth = GL_DEFAULT_DEPTH,
+    .output = GL_DEFAULT_OUTPUT,
+};
+
+bool gl_parse_long(const char *s, long min, long max, long *out)
+{
+    if (s == NULL || *s == '\0')
+        return false;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_bool(const char *name, const char *s, bool dflt)
+{
+    static atomic_bool warned;
+    if (s == NULL || *s == '\0')
+        return dflt;
+    if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "true") || !strcasecmp(s, "on"))
+        return true;
+    if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "false") || !strcasecmp(s, "off"))
+        return false;
+    gl_warn_once(&warned, "ignoring %s=%.40s: expected 0 or 1", name, s);
+    return dflt;
+}
+
+void gl_config_load(void)
+{
+    static atomic_bool warned_depth, warned_output;
+
+    gl_config.disabled = parse_bool("GPULEAK_DISABLE", getenv("GPULEAK_DISABLE"), false);
+
+    const char *depth = getenv("GPULEAK_DEPTH");
+    long v;
+    if (depth != NULL && *depth != '\0') {
+        if (gl_parse_long(depth, 0, GL_MAX_DEPTH, &v))
+            gl_config.depth = (int)v;
+        else
+            gl_warn_once(&warned_depth, "ignoring GPULEAK_DEPTH=%.40s: expected 0..%d, using %d",
+                         depth, GL_MAX_DEPTH, GL_DEFAULT_DEPTH);
+    }
+
+    const char *out = getenv("GPULEAK_OUTPUT");
+    if (out != NULL && *out != '\0') {
+        if (strlen(out) < sizeof gl_config.output)
+            memcpy(gl_config.output, out, strlen(out) + 1);
+        else
+            gl_warn_once(&warned_output, "ignoring GPULEAK_OUTPUT: longer than %d bytes, using %s",
+                         GL_OUTPUT_MAX - 1, GL_DEFAULT_OUTPUT);
+    }
+}

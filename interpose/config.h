@@ -1,0 +1,28 @@
+/* Settings read once from the environment when tracking starts.  Bad values
+ * get one warning each and fall back to the default: a typo in a variable must
+ * never stop the program. */
+#ifndef GL_CONFIG_H
+#define GL_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define GL_DEFAULT_DEPTH 64
+#define GL_MAX_DEPTH 256
+#define GL_DEFAULT_OUTPUT "gpuleak.%p.%n.snap"
+#define GL_OUTPUT_MAX 1024
+
+struct gl_config {
+    bool disabled;               /* GPULEAK_DISABLE=1: pass-through only */
+    int depth;                   /* GPULEAK_DEPTH: frames kept per stack */
+    char output[GL_OUTPUT_MAX];  /* GPULEAK_OUTPUT: file name pattern */
+};
+
+extern struct gl_config gl_config;
+
+void gl_config_load(void);
+
+/* Parses a decimal integer in [min,max]; false on anything else. */
+bool gl_parse_long(const char *s, long min, long max, long *out);
+
+#endif

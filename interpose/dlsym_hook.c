@@ -1,0 +1,80 @@
+/* dlsym and dlvsym, interposed so that a program or runtime that looks up a
+ * CUDA function by name (dlopen("libcuda.so.1") + dlsym) gets the hook.
+ *
+ * Everything else must behave exactly as without libgpuleak.  glibc resolves
+ * RTLD_NEXT and RTLD_DEFAULT relative to the object that called dlsym, found
+ * from the return address; a hook that simply called the real dlsym would
+ * make every such lookup relative to libgpuleak and break other interposers.
+ * So the exported entry points are tiny assembly trampolines
+ * (dlsym_trampoline.S): they ask gl_dlsym_decide() whether to answer, and if
+ * not they *jump* to the real function with the original arguments and the
+ * original return address, so glibc sees the true caller.
+ *
+ * We answer only for an explicit handle and an intercepted name, and only
+ * when the real lookup in that handle succeeds: the function found is the one
+ * this caller would have bound to (the right libcuda even when it was loaded
+ * RTLD_LOCAL), so it becomes the hook's real function.  RTLD_NEXT and
+ * RTLD_DEFAULT lookups always go to glibc untouched. */
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "elf_lookup.h"
+#include "hook_table.h"
+#include "internal.h"
+
+typedef void *(*dlsym_fn)(void *, const char *);
+typedef void *(*dlvsym_fn)(void *, const char *, const char *);
+
+/* Read by the trampolines. */
+void *gl_libc_dlsym_ptr;
+void *gl_libc_dlvsym_ptr;
+
+static void resolve_libc(void)
+{
+    if (atomic_load_explicit((void *_Atomic *)&gl_libc_dlsym_ptr, memory_order_acquire) != NULL)
+        return;
+    void *v = gl_elf_find_symbol("dlvsym");
+    void *s = gl_elf_find_symbol("dlsym");
+    atomic_store_explicit((void *_Atomic *)&gl_libc_dlvsym_ptr, v, memory_order_release);
+    atomic_store_explicit((void *_Atomic *)&gl_libc_dlsym_ptr, s, memory_order_release);
+}
+
+void *gl_libc_dlsym(void *handle, const char *name)
+{
+    resolve_libc();
+    dlsym_fn f = (dlsym_fn)gl_libc_dlsym_ptr;
+    return f ? f(handle, name) : NULL;
+}
+
+static void *decide(void *handle, const char *name, void *fn)
+{
+    const struct gl_hook_entry *e = gl_hook_by_name(name);
+    if (e == NULL || fn == NULL || gl_is_own_address((uintptr_t)fn))
+        return NULL;
+    void *expected = NULL;
+    atomic_compare_exchange_strong(&e->real->fn, &expected, fn);
+    (void)handle;
+    return e->hook;
+}
+
+/* Returns the pointer to hand back, or NULL to let the trampoline jump to
+ * glibc with the original arguments. */
+void *gl_dlsym_decide(void *handle, const char *name);
+void *gl_dlsym_decide(void *handle, const char *name)
+{
+    resolve_libc();
+    if (handle == RTLD_NEXT || handle == RTLD_DEFAULT || gl_hook_by_name(name) == NULL)
+        return NULL;
+    return decide(handle, name, gl_libc_dlsym(handle, name));
+}
+
+void *gl_dlvsym_decide(void *handle, const char *name, const char *version);
+void *gl_dlvsym_decide(void *handle, const char *name, const char *version)
+{
+    resolve_libc();
+    if (handle == RTLD_NEXT || handle == RTLD_DEFAULT || gl_hook_by_name(name) == NULL ||
+        gl_libc_dlvsym_ptr == NULL)
+        return NULL;
+    return decide(handle, name, ((dlvsym_fn)gl_libc_dlvsym_ptr)(handle, name, version));
+}

@@ -1,0 +1,35 @@
+/* Every intercepted symbol, once.  hook_table.c builds the name -> hook map
+ * from this list for the dlsym and cuGetProcAddress paths. */
+#ifndef GL_HOOK_LIST_H
+#define GL_HOOK_LIST_H
+
+#define GL_RUNTIME_HOOKS(X)                                                      \
+    X(cudaMalloc) X(cudaFree)                                                    \
+    X(cudaMallocAsync) X(cudaMallocAsync_ptsz)                                   \
+    X(cudaFreeAsync) X(cudaFreeAsync_ptsz)                                       \
+    X(cudaMallocFromPoolAsync) X(cudaMallocFromPoolAsync_ptsz)                   \
+    X(cudaMallocManaged) X(cudaMallocPitch) X(cudaMalloc3D)                      \
+    X(cudaMallocArray) X(cudaMalloc3DArray) X(cudaMallocMipmappedArray)          \
+    X(cudaFreeArray) X(cudaFreeMipmappedArray)                                   \
+    X(cudaMallocHost) X(cudaHostAlloc) X(cudaFreeHost)                           \
+    X(cudaHostRegister) X(cudaHostUnregister)                                    \
+    X(cudaDeviceReset)                                                           \
+    X(cudaGetDriverEntryPoint) X(cudaGetDriverEntryPointByVersion)
+
+#define GL_DRIVER_HOOKS(X)                                                       \
+    X(cuMemAlloc_v2) X(cuMemFree_v2) X(cuMemAllocPitch_v2) X(cuMemAllocManaged)  \
+    X(cuMemAllocHost_v2) X(cuMemHostAlloc) X(cuMemFreeHost)                      \
+    X(cuMemHostRegister_v2) X(cuMemHostUnregister)                               \
+    X(cuMemAllocAsync) X(cuMemAllocAsync_ptsz)                                   \
+    X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz)                                     \
+    X(cuMemAllocFromPoolAsync) X(cuMemAllocFromPoolAsync_ptsz)                   \
+    X(cuArrayCreate_v2) X(cuArray3DCreate_v2) X(cuArrayDestroy)                  \
+    X(cuMipmappedArrayCreate) X(cuMipmappedArrayDestroy)                         \
+    X(cuCtxDestroy_v2) X(cuDevicePrimaryCtxReset_v2) X(cuDevicePrimaryCtxRetain) \
+    X(cuMemCreate) X(cuMemRelease) X(cuMemAddressReserve) X(cuMemAddressFree)    \
+    X(cuMemMap) X(cuMemUnmap)                                                    \
+    X(cuGetProcAddress) X(cuGetProcAddress_v2)
+
+#define GL_ALL_HOOKS(X) GL_RUNTIME_HOOKS(X) GL_DRIVER_HOOKS(X)
+
+#endif

@@ -1,0 +1,46 @@
+/* Context lifetime: destroying or resetting a context releases all of its
+ * memory without any free call, so its records are dropped here.  The hook on
+ * cuDevicePrimaryCtxRetain only learns each device's primary context handle
+ * (record.c), so that driver allocations made in it are attributed to the
+ * same context as the runtime's. */
+#define __CUDA_API_VERSION_INTERNAL
+#include <cuda.h>
+
+#include "hook.h"
+#include "record.h"
+
+#define NO_DRIVER CUDA_ERROR_NOT_INITIALIZED
+
+GL_HOOK(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev))
+{
+    GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxRetain, NO_DRIVER);
+    gl_enter();
+    CUresult rc = real(pctx, dev);
+    /* Learnt even when nested: the runtime retains through this. */
+    if (rc == CUDA_SUCCESS && pctx != NULL && *pctx != NULL)
+        gl_note_primary_ctx(dev, (uintptr_t)*pctx);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(CUresult, cuDevicePrimaryCtxReset_v2, (CUdevice dev))
+{
+    GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxReset_v2, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(dev);
+    if (track && rc == CUDA_SUCCESS)
+        gl_track_drop_context(dev, 0, 0);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(CUresult, cuCtxDestroy_v2, (CUcontext ctx))
+{
+    GL_REAL_OR_RETURN(real, cuCtxDestroy_v2, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(ctx);
+    if (track && rc == CUDA_SUCCESS && ctx != NULL)
+        gl_track_drop_context(GL_ANY_OWNER, (uintptr_t)ctx, 0);
+    gl_leave();
+    return rc;
+}

@@ -1,0 +1,221 @@
+/* Runtime API hooks (libcudart), for programs and libraries that call the
+ * shared runtime.  Each hook calls the real function and, if it is the
+ * outermost intercepted call on this thread, records the outcome; the driver
+ * calls the runtime makes underneath pass straight through (internal.h).
+ * Return values and out-parameters are never changed; a failed call is never
+ * recorded as live. */
+#include <cuda_runtime_api.h>
+
+#include "hook.h"
+#include "record.h"
+#include "snapshot_format.h"
+
+/* What a hook returns when the real runtime cannot be found: only possible if
+ * the program calls CUDA without libcudart being loaded. */
+#define NO_RUNTIME cudaErrorInitializationError
+
+/* The _ptsz entry points exist in the library but cuda_runtime_api.h only
+ * declares them under CUDA_API_PER_THREAD_DEFAULT_STREAM. */
+cudaError_t cudaMallocAsync_ptsz(void **, size_t, cudaStream_t);
+cudaError_t cudaFreeAsync_ptsz(void *, cudaStream_t);
+cudaError_t cudaMallocFromPoolAsync_ptsz(void **, size_t, cudaMemPool_t, cudaStream_t);
+
+static void after_alloc(bool track, cudaError_t rc, void *ptr, size_t size, uint64_t stream,
+                        uint16_t kind, uint16_t api)
+{
+    if (!track)
+        return;
+    if (rc == cudaSuccess && ptr != NULL)
+        gl_record_alloc(gl_runtime_where(), (uintptr_t)ptr, size, stream, kind, api, GL_SPACE_ADDR);
+    else if (rc == cudaErrorMemoryAllocation)
+        gl_record_failed(gl_runtime_where().device);
+}
+
+#define OUT(p) ((p) != NULL ? *(p) : NULL)
+
+GL_HOOK(cudaError_t, cudaMalloc, (void **devPtr, size_t size))
+{
+    GL_REAL_OR_RETURN(real, cudaMalloc, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(devPtr, size);
+    after_alloc(track, rc, OUT(devPtr), size, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaMallocManaged, (void **devPtr, size_t size, unsigned int flags))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocManaged, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(devPtr, size, flags);
+    after_alloc(track, rc, OUT(devPtr), size, 0, GL_KIND_MANAGED, GL_API_CUDA_MALLOC_MANAGED);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaMallocPitch, (void **devPtr, size_t *pitch, size_t width, size_t height))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocPitch, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(devPtr, pitch, width, height);
+    size_t bytes = rc == cudaSuccess && pitch != NULL ? *pitch * height : width * height;
+    after_alloc(track, rc, OUT(devPtr), bytes, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC_PITCH);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaMalloc3D, (struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent))
+{
+    GL_REAL_OR_RETURN(real, cudaMalloc3D, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(pitchedDevPtr, extent);
+    size_t h = extent.height ? extent.height : 1, d = extent.depth ? extent.depth : 1;
+    void *ptr = rc == cudaSuccess && pitchedDevPtr != NULL ? pitchedDevPtr->ptr : NULL;
+    size_t pitch = ptr != NULL ? pitchedDevPtr->pitch : extent.width;
+    after_alloc(track, rc, ptr, pitch * h * d, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC_3D);
+    gl_leave();
+    return rc;
+}
+
+static cudaError_t malloc_async(cudaError_t (*real)(void **, size_t, cudaStream_t), void **devPtr,
+                                size_t size, cudaStream_t stream)
+{
+    bool track = gl_enter();
+    cudaError_t rc = real(devPtr, size, stream);
+    after_alloc(track, rc, OUT(devPtr), size, (uintptr_t)stream, GL_KIND_POOL, GL_API_CUDA_MALLOC_ASYNC);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaMallocAsync, (void **devPtr, size_t size, cudaStream_t stream))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocAsync, NO_RUNTIME);
+    return malloc_async(real, devPtr, size, stream);
+}
+
+GL_HOOK(cudaError_t, cudaMallocAsync_ptsz, (void **devPtr, size_t size, cudaStream_t stream))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocAsync_ptsz, NO_RUNTIME);
+    return malloc_async(real, devPtr, size, stream);
+}
+
+static cudaError_t malloc_from_pool(cudaError_t (*real)(void **, size_t, cudaMemPool_t, cudaStream_t),
+                                    void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream)
+{
+    bool track = gl_enter();
+    cudaError_t rc = real(ptr, size, pool, stream);
+    after_alloc(track, rc, OUT(ptr), size, (uintptr_t)stream, GL_KIND_POOL,
+                GL_API_CUDA_MALLOC_FROM_POOL_ASYNC);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaMallocFromPoolAsync,
+        (void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocFromPoolAsync, NO_RUNTIME);
+    return malloc_from_pool(real, ptr, size, memPool, stream);
+}
+
+GL_HOOK(cudaError_t, cudaMallocFromPoolAsync_ptsz,
+        (void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocFromPoolAsync_ptsz, NO_RUNTIME);
+    return malloc_from_pool(real, ptr, size, memPool, stream);
+}
+
+GL_HOOK(cudaError_t, cudaMallocHost, (void **ptr, size_t size))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocHost, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(ptr, size);
+    after_alloc(track, rc, OUT(ptr), size, 0, GL_KIND_HOST_PINNED, GL_API_CUDA_MALLOC_HOST);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaHostAlloc, (void **pHost, size_t size, unsigned int flags))
+{
+    GL_REAL_OR_RETURN(real, cudaHostAlloc, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(pHost, size, flags);
+    after_alloc(track, rc, OUT(pHost), size, 0, GL_KIND_HOST_PINNED, GL_API_CUDA_HOST_ALLOC);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaHostRegister, (void *ptr, size_t size, unsigned int flags))
+{
+    GL_REAL_OR_RETURN(real, cudaHostRegister, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(ptr, size, flags);
+    if (track && rc == cudaSuccess && ptr != NULL)
+        gl_record_alloc(gl_runtime_where(), (uintptr_t)ptr, size, 0, GL_KIND_HOST_REGISTERED,
+                        GL_API_CUDA_HOST_REGISTER, GL_SPACE_ADDR);
+    gl_leave();
+    return rc;
+}
+
+/* Every free-like runtime call has this shape. */
+static cudaError_t free_common(bool track, uint32_t space, const void *ptr,
+                               cudaError_t (*call)(const void *, void *), void *ctx)
+{
+    track = track && ptr != NULL;
+    struct gl_record *r = track ? gl_free_begin(space, (uintptr_t)ptr) : NULL;
+    cudaError_t rc = call(ptr, ctx);
+    if (track)
+        gl_free_end(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device);
+    return rc;
+}
+
+struct free_args {
+    void *real;
+    cudaStream_t stream;
+};
+
+static cudaError_t call_free(const void *p, void *a)
+{
+    return ((cudaError_t(*)(void *))((struct free_args *)a)->real)((void *)p);
+}
+static cudaError_t call_free_async(const void *p, void *a)
+{
+    struct free_args *f = a;
+    return ((cudaError_t(*)(void *, cudaStream_t))f->real)((void *)p, f->stream);
+}
+
+#define FREE_HOOK_BODY(name, ptr, space)                                         \
+    GL_REAL_OR_RETURN(real, name, NO_RUNTIME);                                   \
+    struct free_args a = {(void *)real, 0};                                      \
+    bool track = gl_enter();                                                     \
+    cudaError_t rc = free_common(track, space, ptr, call_free, &a);  \
+    gl_leave();                                                                  \
+    return rc
+
+GL_HOOK(cudaError_t, cudaFree, (void *devPtr)) { FREE_HOOK_BODY(cudaFree, devPtr, GL_SPACE_ADDR); }
+GL_HOOK(cudaError_t, cudaFreeHost, (void *ptr)) { FREE_HOOK_BODY(cudaFreeHost, ptr, GL_SPACE_ADDR); }
+GL_HOOK(cudaError_t, cudaHostUnregister, (void *ptr)) { FREE_HOOK_BODY(cudaHostUnregister, ptr, GL_SPACE_ADDR); }
+
+#define FREE_ASYNC_HOOK_BODY(name)                                               \
+    GL_REAL_OR_RETURN(real, name, NO_RUNTIME);                                   \
+    struct free_args a = {(void *)real, stream};                                 \
+    bool track = gl_enter();                                                     \
+    cudaError_t rc = free_common(track, GL_SPACE_ADDR, devPtr, call_free_async, &a); \
+    gl_leave();                                                                  \
+    return rc
+
+GL_HOOK(cudaError_t, cudaFreeAsync, (void *devPtr, cudaStream_t stream)) { FREE_ASYNC_HOOK_BODY(cudaFreeAsync); }
+GL_HOOK(cudaError_t, cudaFreeAsync_ptsz, (void *devPtr, cudaStream_t stream)) { FREE_ASYNC_HOOK_BODY(cudaFreeAsync_ptsz); }
+
+GL_HOOK(cudaError_t, cudaDeviceReset, (void))
+{
+    GL_REAL_OR_RETURN(real, cudaDeviceReset, NO_RUNTIME);
+    bool track = gl_enter();
+    int32_t device = track ? gl_runtime_where().device : 0;
+    cudaError_t rc = real();
+    /* Everything the primary context owned is gone, except stream-ordered
+     * allocations, which cudaDeviceReset documents it does not destroy. */
+    if (track && rc == cudaSuccess)
+        gl_track_drop_context(device, 0, 1u << GL_KIND_POOL);
+    gl_leave();
+    return rc;
+}

@@ -1,0 +1,59 @@
+/* Declarations shared by the files of libgpuleak.so.  Nothing here is
+ * exported: the library is built with -fvisibility=hidden and only the hooks
+ * and the public API (gpuleak.h) carry GL_EXPORT. */
+#ifndef GL_INTERNAL_H
+#define GL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define GL_EXPORT __attribute__((visibility("default")))
+/* initial-exec: no allocation or lock on first access, so the nesting counter
+ * can be touched from any hook, even one called inside malloc or a signal
+ * handler.  The library is preloaded, so static TLS is always available. */
+#define GL_TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* Nesting depth of hooks on this thread.  The outermost intercepted call is
+ * the one that records; anything it calls that is intercepted too (the runtime
+ * calling the driver) sees depth > 0 and passes straight through, so one
+ * allocation is one record, attributed to the API the program called. */
+extern GL_TLS int gl_hook_depth;
+
+/* Activates tracking on first use (config, process info, handlers).
+ * Returns false when tracking is off (GPULEAK_DISABLE, internal failure): the
+ * hooks then only pass calls through. */
+bool gl_ensure_active(void);
+
+static inline bool gl_enter(void)
+{
+    return gl_hook_depth++ == 0 && gl_ensure_active();
+}
+
+static inline void gl_leave(void) { gl_hook_depth--; }
+
+static inline uint64_t gl_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t gl_unix_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Monotonic time when the library was loaded; event times are relative. */
+extern uint64_t gl_start_mono_ns;
+extern uint64_t gl_start_unix_ns;
+
+uint32_t gl_gettid(void);
+
+/* True if addr lies inside libgpuleak.so's own mapped segments. */
+bool gl_is_own_address(uintptr_t addr);
+
+#endif

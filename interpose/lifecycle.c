@@ -1,0 +1,130 @@
+/* Start, fork and exit of the tracked process.
+ *
+ * Loading the library does almost nothing (it records the start time): a
+ * process that never calls CUDA behaves exactly as without it, writes no file
+ * and gets no handlers.  Tracking is activated by the first intercepted call;
+ * the final snapshot is written by the library destructor, which runs after
+ * the program's atexit handlers, so memory those handlers free is not reported
+ * as leaked.  _exit() and SIGKILL skip destructors: no final snapshot then. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "gpuleak.h"
+#include "internal.h"
+#include "log.h"
+#include "modules.h"
+#include "outfile.h"
+#include "snapshot.h"
+#include "snapshot_format.h"
+#include "track.h"
+#include "trigger.h"
+#include "vmm.h"
+
+GL_TLS int gl_hook_depth;
+uint64_t gl_start_mono_ns;
+uint64_t gl_start_unix_ns;
+
+static pthread_once_t activate_once = PTHREAD_ONCE_INIT;
+static atomic_bool active;      /* tracking on */
+static atomic_bool activated;   /* activation ran (whatever its outcome) */
+static atomic_bool final_done;
+static uintptr_t own_start, own_end;
+
+static GL_TLS uint32_t cached_tid;
+static GL_TLS pid_t cached_tid_pid;
+
+uint32_t gl_gettid(void)
+{
+    /* Cached per thread; re-read after fork, where the child's only thread
+     * keeps the TLS of the forking thread but has a new id. */
+    pid_t pid = getpid();
+    if (cached_tid == 0 || cached_tid_pid != pid) {
+        cached_tid = (uint32_t)syscall(SYS_gettid);
+        cached_tid_pid = pid;
+    }
+    return cached_tid;
+}
+
+bool gl_is_own_address(uintptr_t addr)
+{
+    /* dlsym can be called before our constructor has run (by the
+     * constructor of a library loaded earlier): find the range on demand. */
+    if (own_end == 0)
+        gl_module_range_of((uintptr_t)&gl_is_own_address, &own_start, &own_end);
+    return addr >= own_start && addr < own_end;
+}
+
+__attribute__((constructor)) static void gl_on_load(void)
+{
+    gl_start_mono_ns = gl_mono_ns();
+    gl_start_unix_ns = gl_unix_ns();
+    /* Our own address range is needed before any hook can resolve or unwind;
+     * finding it touches no CUDA state and allocates nothing. */
+    gl_module_range_of((uintptr_t)&gl_on_load, &own_start, &own_end);
+}
+
+static void prefork(void) { gl_track_prefork(); }
+static void postfork_parent(void) { gl_track_postfork_parent(); }
+static void postfork_child(void)
+{
+    gl_track_postfork_child();
+    gl_snapshot_postfork_child();
+    gl_trigger_postfork_child();
+    gl_vmm_postfork_child();
+    atomic_store(&final_done, false);
+}
+
+static void activate(void)
+{
+    gl_config_load();
+    if (gl_start_mono_ns == 0) { /* called before our constructor ran */
+        gl_start_mono_ns = gl_mono_ns();
+        gl_start_unix_ns = gl_unix_ns();
+    }
+    if (own_end == 0)
+        gl_module_range_of((uintptr_t)&activate, &own_start, &own_end);
+    if (gl_config.disabled) {
+        atomic_store(&activated, true);
+        return;
+    }
+    gl_procinfo_init();
+    gl_outfile_setup(gl_config.output);
+    pthread_atfork(prefork, postfork_parent, postfork_child);
+    gl_trigger_start();
+    atomic_store(&active, true);
+    atomic_store(&activated, true);
+}
+
+bool gl_ensure_active(void)
+{
+    if (!atomic_load_explicit(&activated, memory_order_acquire))
+        pthread_once(&activate_once, activate);
+    if (!atomic_load_explicit(&active, memory_order_relaxed))
+        return false;
+    gl_trigger_check();
+    return true;
+}
+
+__attribute__((destructor)) static void gl_on_unload(void)
+{
+    if (!atomic_load(&active) || atomic_exchange(&final_done, true))
+        return;
+    gl_hook_depth++; /* anything CUDA we trigger from here is not recorded */
+    gl_snapshot_write(GL_REASON_EXIT, GL_SNAP_F_FINAL, NULL);
+    gl_hook_depth--;
+}
+
+/* ---- public API (gpuleak.h) -------------------------------------------- */
+
+GL_EXPORT int gpuleak_snapshot(const char *path)
+{
+    if (!gl_ensure_active())
+        return -1;
+    gl_hook_depth++;
+    int rc = gl_snapshot_write(GL_REASON_REQUEST, 0, path);
+    gl_hook_depth--;
+    return rc;
+}

@@ -1,0 +1,50 @@
+/* Snapshot file names and safe, atomic creation.
+ *
+ * A name comes from the GPULEAK_OUTPUT pattern: %p pid, %h host, %r rank,
+ * %n snapshot number within the process, %t unix time, %% a percent sign.  A
+ * pattern naming an existing directory (or ending in '/') puts default-named
+ * files there.  Relative patterns are resolved against the working directory
+ * at the time tracking started, so a program that chdir()s later still writes
+ * where the user expects.
+ *
+ * Files are written to a temporary name in the destination directory (created
+ * with O_EXCL|O_NOFOLLOW, mode 0600) and renamed to the final name with
+ * RENAME_NOREPLACE: a reader never sees a partial file under a final name, an
+ * existing file (or a planted symlink) is never overwritten or followed. */
+#ifndef GL_OUTFILE_H
+#define GL_OUTFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GL_PATH_MAX 4096
+
+/* Resolves the pattern once (call at activation).  */
+void gl_outfile_setup(const char *pattern);
+
+/* Expands the pattern for snapshot number n into buf; false if the result does
+ * not fit or expands to an empty file name. */
+bool gl_outfile_expand(uint64_t n, char *buf, size_t size);
+
+/* Rank of this process in a distributed job (RANK, LOCAL_RANK,
+ * OMPI_COMM_WORLD_RANK, SLURM_PROCID), else 0. */
+uint32_t gl_rank(void);
+
+struct gl_outfile {
+    int fd;
+    int dirfd;
+    char final_path[GL_PATH_MAX];
+    char tmp_name[64];
+    const char *final_name; /* points into final_path */
+};
+
+/* Opens a temporary file next to final_path.  false (errno set) on failure. */
+bool gl_outfile_open(struct gl_outfile *of, const char *final_path);
+/* Renames the temporary to its final name; false (errno set) if that name is
+ * taken or the rename fails.  Closes the file either way. */
+bool gl_outfile_commit(struct gl_outfile *of);
+/* Removes the temporary file. */
+void gl_outfile_abort(struct gl_outfile *of);
+
+#endif

@@ -1,0 +1,107 @@
+#include "record.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include "internal.h"
+#include "resolve.h"
+#include "snapshot_format.h"
+#include "stacks.h"
+#include "trigger.h"
+
+/* Queries made on the hook path: plain (not hooked) functions, resolved once. */
+GL_DEFINE_REAL(cudaError_t, cudaGetDevice, (int *))
+GL_DEFINE_REAL(CUresult, cuCtxGetDevice, (CUdevice *))
+GL_DEFINE_REAL(CUresult, cuCtxGetCurrent, (CUcontext *))
+GL_DEFINE_REAL(CUresult, cuPointerGetAttribute, (void *, CUpointer_attribute, CUdeviceptr))
+
+static _Atomic uint64_t primary_ctx[GL_MAX_DEVICES];
+
+void gl_note_primary_ctx(int32_t device, uint64_t ctx)
+{
+    if (device >= 0 && device < GL_MAX_DEVICES)
+        atomic_store(&primary_ctx[device], ctx);
+}
+
+uint64_t gl_primary_ctx(int32_t device)
+{
+    return device >= 0 && device < GL_MAX_DEVICES ? atomic_load(&primary_ctx[device]) : 0;
+}
+
+struct gl_where gl_runtime_where(void)
+{
+    struct gl_where w = {0, 0};
+    cudaGetDevice_fn get = REAL_cudaGetDevice();
+    int dev = 0;
+    if (get != NULL && get(&dev) == cudaSuccess)
+        w.device = dev;
+    return w;
+}
+
+struct gl_where gl_driver_where(uint64_t ptr_hint)
+{
+    struct gl_where w = {0, 0};
+    cuCtxGetCurrent_fn cur = REAL_cuCtxGetCurrent();
+    CUcontext ctx = NULL;
+    if (cur != NULL && cur(&ctx) == CUDA_SUCCESS)
+        w.ctx = (uintptr_t)ctx;
+    cuCtxGetDevice_fn get = REAL_cuCtxGetDevice();
+    CUdevice dev = 0;
+    int ordinal = 0;
+    cuPointerGetAttribute_fn attr;
+    if (ctx != NULL && get != NULL && get(&dev) == CUDA_SUCCESS)
+        w.device = dev;
+    else if (ptr_hint != 0 && (attr = REAL_cuPointerGetAttribute()) != NULL &&
+             attr(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)ptr_hint) == CUDA_SUCCESS)
+        w.device = ordinal;
+    if (w.ctx != 0 && w.ctx == gl_primary_ctx(w.device))
+        w.ctx = 0;
+    return w;
+}
+
+void gl_record_alloc(struct gl_where w, uint64_t addr, uint64_t size, uint64_t stream,
+                     uint16_t kind, uint16_t api, uint32_t space)
+{
+    int saved = errno;
+    struct gl_capture cap;
+    gl_stack_capture(&cap);
+    struct gl_stack *stack = gl_stack_intern(&cap);
+    bool host = kind == GL_KIND_HOST_PINNED || kind == GL_KIND_HOST_REGISTERED;
+    struct gl_alloc_info info = {
+        .addr = addr, .size = size, .stream = stream, .ctx = w.ctx, .owner = w.device,
+        .device = host ? GL_HOST_DEVICE : w.device, .kind = kind, .api = api, .space = space,
+    };
+    gl_track_alloc(&info, stack);
+    errno = saved;
+}
+
+void gl_record_failed(int32_t device)
+{
+    int saved = errno;
+    gl_track_failed(device);
+    gl_trigger_oom();
+    errno = saved;
+}
+
+struct gl_record *gl_free_begin(uint32_t space, uint64_t addr)
+{
+    int saved = errno;
+    struct gl_record *r = gl_track_take(space, addr);
+    errno = saved;
+    return r;
+}
+
+void gl_free_end(struct gl_record *r, int ok, int32_t device_if_unknown)
+{
+    int saved = errno;
+    if (r == NULL)
+        gl_track_unknown_free(device_if_unknown);
+    else if (ok)
+        gl_track_release(r);
+    else
+        gl_track_restore(r);
+    errno = saved;
+}

@@ -1,0 +1,38 @@
+/* What every hook does around the real call: find the device and context,
+ * capture the stack, update the table.  Kept out of the hooks so each hook
+ * reads as "call the real function, then record what happened". */
+#ifndef GL_RECORD_H
+#define GL_RECORD_H
+
+#include <stdint.h>
+
+#include "track.h"
+
+/* Where an allocation belongs.  Never fails: when a query does (no context
+ * on a worker thread, library torn down), the pointer's own attribute is
+ * tried, then device 0. */
+struct gl_where {
+    int32_t device;
+    uint64_t ctx; /* 0: the device's primary context */
+};
+struct gl_where gl_runtime_where(void);
+struct gl_where gl_driver_where(uint64_t ptr_hint);
+
+/* The driver context the runtime uses for `device` is its primary context;
+ * the hook on cuDevicePrimaryCtxRetain tells us its handle, so that driver
+ * allocations in it are attributed to "primary" (ctx 0) like runtime ones. */
+void gl_note_primary_ctx(int32_t device, uint64_t ctx);
+uint64_t gl_primary_ctx(int32_t device);
+
+/* Records a successful allocation.  host: host memory (device -1), owned by
+ * the context of w.device. */
+void gl_record_alloc(struct gl_where w, uint64_t addr, uint64_t size, uint64_t stream,
+                     uint16_t kind, uint16_t api, uint32_t space);
+void gl_record_failed(int32_t device);
+
+/* Frees: take the record before the real call (the address may be reused as
+ * soon as it returns), then settle once the result is known. */
+struct gl_record *gl_free_begin(uint32_t space, uint64_t addr);
+void gl_free_end(struct gl_record *r, int ok, int32_t device_if_unknown);
+
+#endif

@@ -1,0 +1,358 @@
+#include "snapshot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "internal.h"
+#include "log.h"
+#include "modules.h"
+#include "outfile.h"
+#include "snapshot_format.h"
+#include "track.h"
+
+/* ---- process facts ---------------------------------------------------- */
+
+#define CMDLINE_MAX (64 * 1024)
+static char cmdline[CMDLINE_MAX]; /* NUL-separated argv, read at activation */
+static size_t cmdline_len;
+static char exe_path[GL_PATH_MAX];
+
+void gl_procinfo_init(void)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n;
+        while (cmdline_len < sizeof cmdline &&
+               (n = read(fd, cmdline + cmdline_len, sizeof cmdline - cmdline_len)) > 0)
+            cmdline_len += (size_t)n;
+        close(fd);
+    }
+    ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+    exe_path[n > 0 ? n : 0] = '\0';
+}
+
+/* ---- buffered little-endian writer ------------------------------------ */
+
+struct writer {
+    int fd;
+    int err; /* first errno seen; once set, nothing more is written */
+    uint64_t offset;
+    uint64_t records;
+    size_t len;
+    uint8_t buf[1 << 16];
+};
+
+static void w_flush(struct writer *w)
+{
+    size_t off = 0;
+    while (off < w->len && !w->err) {
+        ssize_t n = write(w->fd, w->buf + off, w->len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            w->err = n < 0 ? errno : EIO;
+        else
+            off += (size_t)n;
+    }
+    w->len = 0;
+}
+
+static void w_bytes(struct writer *w, const void *p, size_t n)
+{
+    const uint8_t *src = p;
+    w->offset += n;
+    while (n > 0 && !w->err) {
+        if (w->len == sizeof w->buf)
+            w_flush(w);
+        size_t chunk = sizeof w->buf - w->len;
+        if (chunk > n)
+            chunk = n;
+        memcpy(w->buf + w->len, src, chunk);
+        w->len += chunk;
+        src += chunk;
+        n -= chunk;
+    }
+}
+
+/* x86-64 and aarch64 Linux are little-endian; the format is too. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "snapshot writer assumes little-endian");
+static void w_u16(struct writer *w, uint16_t v) { w_bytes(w, &v, 2); }
+static void w_u32(struct writer *w, uint32_t v) { w_bytes(w, &v, 4); }
+static void w_u64(struct writer *w, uint64_t v) { w_bytes(w, &v, 8); }
+static void w_str(struct writer *w, const char *s, size_t n)
+{
+    if (n > GL_SNAP_MAX_STRING)
+        n = GL_SNAP_MAX_STRING;
+    w_u32(w, (uint32_t)n);
+    w_bytes(w, s, n);
+}
+
+static void w_record(struct writer *w, uint32_t type, uint32_t count, uint64_t length)
+{
+    w_u32(w, type);
+    w_u32(w, count);
+    w_u64(w, length);
+    w->records++;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static size_t argv_count(void)
+{
+    size_t argc = 0;
+    for (size_t i = 0; i < cmdline_len; i++)
+        if (cmdline[i] == '\0')
+            argc++;
+    if (cmdline_len > 0 && cmdline[cmdline_len - 1] != '\0')
+        argc++; /* truncated last argument */
+    return argc < GL_SNAP_MAX_ARGS ? argc : GL_SNAP_MAX_ARGS;
+}
+
+static void write_process(struct writer *w, uint32_t reason, uint32_t flags, uint64_t index,
+                          uint64_t snap_unix, uint64_t snap_mono)
+{
+    char host[256];
+    if (gethostname(host, sizeof host) != 0)
+        host[0] = '\0';
+    host[sizeof host - 1] = '\0';
+    size_t hostlen = strlen(host), exelen = strlen(exe_path);
+    size_t argc = argv_count();
+
+    uint64_t len = GL_PROCESS_FIXED_SIZE + 4 + hostlen + 4 + exelen + 4;
+    const char *arg = cmdline;
+    for (size_t i = 0; i < argc; i++) {
+        size_t n = strnlen(arg, (size_t)(cmdline + cmdline_len - arg));
+        len += 4 + n;
+        arg += n + 1;
+    }
+    w_record(w, GL_REC_PROCESS, 1, len);
+    w_u32(w, (uint32_t)getpid());
+    w_u32(w, (uint32_t)getppid());
+    w_u32(w, gl_rank());
+    w_u32(w, reason);
+    w_u64(w, index);
+    w_u64(w, gl_start_unix_ns);
+    w_u64(w, snap_unix);
+    w_u64(w, snap_mono);
+    w_u32(w, flags);
+    w_u32(w, (uint32_t)gl_config.depth);
+    w_str(w, host, hostlen);
+    w_str(w, exe_path, exelen);
+    w_u32(w, (uint32_t)argc);
+    arg = cmdline;
+    for (size_t i = 0; i < argc; i++) {
+        size_t n = strnlen(arg, (size_t)(cmdline + cmdline_len - arg));
+        w_str(w, arg, n);
+        arg += n + 1;
+    }
+}
+
+static void write_modules(struct writer *w, const struct gl_module_list *mods)
+{
+    for (size_t i = 0; i < mods->count; i++) {
+        const struct gl_module *m = &mods->items[i];
+        size_t plen = strlen(m->path);
+        if (plen > GL_SNAP_MAX_STRING)
+            plen = GL_SNAP_MAX_STRING;
+        w_record(w, GL_REC_MODULE, 1, GL_MODULE_FIXED_SIZE + m->build_id_len + 4 + plen);
+        w_u64(w, m->bias);
+        w_u64(w, m->start);
+        w_u64(w, m->end);
+        w_u32(w, m->build_id_len);
+        w_bytes(w, m->build_id, m->build_id_len);
+        w_str(w, m->path, plen);
+    }
+}
+
+static void write_stacks(struct writer *w, const struct gl_state_copy *c)
+{
+    uint32_t left = c->nstacks;
+    for (const struct gl_stack *s = c->stacks; s != NULL && left > 0; s = s->older, left--) {
+        w_record(w, GL_REC_STACK, 1, GL_STACK_FIXED_SIZE + (uint64_t)s->depth * 8);
+        w_u32(w, s->id);
+        w_u32(w, s->depth);
+        for (uint32_t i = 0; i < s->depth; i++)
+            w_u64(w, s->pcs[i]);
+    }
+}
+
+#define ALLOCS_PER_RECORD 4096
+
+static void write_allocs(struct writer *w, const struct gl_state_copy *c)
+{
+    for (size_t base = 0; base < c->nallocs; base += ALLOCS_PER_RECORD) {
+        size_t n = c->nallocs - base;
+        if (n > ALLOCS_PER_RECORD)
+            n = ALLOCS_PER_RECORD;
+        w_record(w, GL_REC_ALLOCS, (uint32_t)n, (uint64_t)n * GL_ALLOC_ENTRY_SIZE);
+        for (size_t i = base; i < base + n; i++) {
+            const struct gl_alloc_copy *a = &c->allocs[i];
+            w_u64(w, a->ptr);
+            w_u64(w, a->size);
+            w_u64(w, a->seq);
+            w_u64(w, a->time_ns);
+            w_u64(w, a->stream);
+            w_u32(w, a->stack_id);
+            w_u32(w, (uint32_t)a->device);
+            w_u16(w, a->kind);
+            w_u16(w, a->api);
+            w_u32(w, a->tid);
+        }
+    }
+}
+
+static void write_devices(struct writer *w, const struct gl_state_copy *c)
+{
+    w_record(w, GL_REC_DEVICES, (uint32_t)c->ndevices, (uint64_t)c->ndevices * GL_DEVICE_ENTRY_SIZE);
+    for (size_t i = 0; i < c->ndevices; i++) {
+        const struct gl_device_copy *d = &c->devices[i];
+        w_u32(w, (uint32_t)d->device);
+        w_u32(w, 0);
+        w_u64(w, d->live_bytes);
+        w_u64(w, d->live_count);
+        w_u64(w, d->peak_bytes);
+        w_u64(w, d->peak_seq);
+        w_u64(w, d->peak_time_ns);
+        w_u64(w, d->alloc_count);
+        w_u64(w, d->free_count);
+        w_u64(w, d->alloc_bytes_total);
+        w_u64(w, d->failed_count);
+        w_u64(w, d->unknown_free_count);
+        w_u64(w, 0); /* mem_free: not queried yet (see docs/snapshot-format.md) */
+        w_u64(w, 0); /* mem_total */
+    }
+}
+
+static void write_peaks(struct writer *w, const struct gl_state_copy *c)
+{
+    w_record(w, GL_REC_PEAK, (uint32_t)c->npeaks, (uint64_t)c->npeaks * GL_PEAK_ENTRY_SIZE);
+    for (size_t i = 0; i < c->npeaks; i++) {
+        const struct gl_peak_copy *p = &c->peaks[i];
+        w_u32(w, (uint32_t)p->device);
+        w_u32(w, p->stack_id);
+        w_u64(w, p->bytes);
+        w_u64(w, p->count);
+    }
+}
+
+/* ---- orchestration ------------------------------------------------------ */
+
+static pthread_mutex_t snap_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t next_index;
+
+static bool has_index(const char *pattern)
+{
+    for (const char *p = pattern; *p; p++)
+        if (*p == '%' && p[1] != '\0') {
+            if (p[1] == 'n')
+                return true;
+            p++;
+        }
+    return false;
+}
+
+/* Picks the next free name: existing files are never overwritten, so with %n
+ * in the pattern we move on to the next number. */
+static bool next_name(char *path, size_t size, uint64_t *index)
+{
+    bool numbered = has_index(gl_config.output);
+    for (int tries = 0; tries < 1000; tries++) {
+        *index = next_index++;
+        if (!gl_outfile_expand(*index, path, size))
+            return false;
+        struct stat st;
+        if (!numbered || fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            return true;
+    }
+    return false;
+}
+
+int gl_snapshot_write(uint32_t reason, uint32_t flags, const char *path)
+{
+    static atomic_bool warned_name, warned_mem, warned_io;
+    int rc = -1;
+    pthread_mutex_lock(&snap_lock);
+
+    char name[GL_PATH_MAX];
+    uint64_t index;
+    if (path != NULL) {
+        index = next_index++;
+        if (strlen(path) >= sizeof name) {
+            gl_warn_once(&warned_name, "snapshot path too long");
+            goto out;
+        }
+        strcpy(name, path);
+    } else if (!next_name(name, sizeof name, &index)) {
+        gl_warn_once(&warned_name, "cannot form a snapshot file name from GPULEAK_OUTPUT=%s",
+                     gl_config.output);
+        goto out;
+    }
+
+    uint64_t snap_unix = gl_unix_ns();
+    uint64_t snap_mono = gl_mono_ns() - gl_start_mono_ns;
+    struct gl_state_copy copy;
+    if (!gl_track_copy(&copy)) {
+        gl_warn_once(&warned_mem, "out of memory while taking a snapshot; none written");
+        goto out;
+    }
+    struct gl_module_list mods;
+    if (gl_modules_collect(&mods) != 0) {
+        gl_state_copy_free(&copy);
+        gl_warn_once(&warned_mem, "out of memory while taking a snapshot; none written");
+        goto out;
+    }
+
+    struct writer *w = malloc(sizeof *w);
+    struct gl_outfile of;
+    if (w == NULL) {
+        gl_warn_once(&warned_mem, "out of memory while taking a snapshot; none written");
+    } else if (!gl_outfile_open(&of, name)) {
+        gl_warn_once(&warned_io, "cannot write snapshot %s: %s", name, strerror(errno));
+    } else {
+        memset(w, 0, offsetof(struct writer, buf));
+        w->fd = of.fd;
+        w_bytes(w, GL_SNAP_MAGIC, GL_SNAP_MAGIC_LEN);
+        w_u32(w, GL_SNAP_VERSION);
+        w_u32(w, 0);
+        write_process(w, reason, flags, index, snap_unix, snap_mono);
+        write_modules(w, &mods);
+        write_stacks(w, &copy);
+        write_allocs(w, &copy);
+        write_devices(w, &copy);
+        write_peaks(w, &copy);
+        uint64_t end_offset = w->offset;
+        uint64_t records = w->records;
+        w_record(w, GL_REC_END, 1, GL_END_SIZE);
+        w_u64(w, records);
+        w_u64(w, end_offset);
+        w_flush(w);
+        if (w->err) {
+            errno = w->err;
+            gl_warn_once(&warned_io, "cannot write snapshot %s: %s", name, strerror(errno));
+            gl_outfile_abort(&of);
+        } else if (!gl_outfile_commit(&of)) {
+            gl_warn_once(&warned_io, "cannot write snapshot %s: %s", name, strerror(errno));
+        } else {
+            rc = 0;
+        }
+    }
+    free(w);
+    gl_modules_free(&mods);
+    gl_state_copy_free(&copy);
+out:
+    pthread_mutex_unlock(&snap_lock);
+    return rc;
+}
+
+void gl_snapshot_postfork_child(void)
+{
+    pthread_mutex_init(&snap_lock, NULL);
+    next_index = 0;
+}

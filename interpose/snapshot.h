@@ -1,0 +1,20 @@
+/* Writing a snapshot: copy the state under the gate (brief), then encode and
+ * write it outside any lock that allocating threads need. */
+#ifndef GL_SNAPSHOT_H
+#define GL_SNAPSHOT_H
+
+#include <stdint.h>
+
+/* Captures process facts that must be read early (command line, working
+ * directory for relative output names).  Called at activation. */
+void gl_procinfo_init(void);
+
+/* Writes one snapshot.  path NULL: the next name from GPULEAK_OUTPUT.
+ * Returns 0, or -1 with a one-line warning already printed.  flags:
+ * GL_SNAP_F_* from snapshot_format.h.  Serialized: one snapshot at a time. */
+int gl_snapshot_write(uint32_t reason, uint32_t flags, const char *path);
+
+/* fork: the child numbers its snapshots from 0 again. */
+void gl_snapshot_postfork_child(void);
+
+#endif

@@ -1,0 +1,89 @@
+#include "stacks.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libunwind.h>
+
+#include "internal.h"
+
+__thread bool gl_ut_oom __attribute__((tls_model("initial-exec")));
+
+/* Frames of ours that can sit above the hook: the hook itself plus the
+ * recording helpers.  Over-capturing by this much lets us keep `depth` user
+ * frames after dropping ours. */
+#define OWN_FRAMES_MAX 8
+
+static pthread_mutex_t stacks_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gl_stack *stacks_by_pcs; /* uthash head */
+static struct gl_stack *stacks_newest;
+static uint32_t stacks_count;
+
+void gl_stack_capture(struct gl_capture *cap)
+{
+    void *raw[GL_MAX_DEPTH + OWN_FRAMES_MAX];
+    int want = gl_config.depth;
+    cap->depth = 0;
+    cap->hash = 0;
+    if (want <= 0)
+        return;
+    int n = unw_backtrace(raw, want + OWN_FRAMES_MAX);
+    int skip = 0;
+    while (skip < n && gl_is_own_address((uintptr_t)raw[skip]))
+        skip++;
+    int keep = n - skip;
+    if (keep > want)
+        keep = want;
+    if (keep < 0)
+        keep = 0;
+    for (int i = 0; i < keep; i++)
+        cap->pcs[i] = (uintptr_t)raw[skip + i];
+    cap->depth = (uint32_t)keep;
+    if (keep > 0)
+        HASH_VALUE(cap->pcs, (unsigned)keep * sizeof(uintptr_t), cap->hash);
+}
+
+struct gl_stack *gl_stack_intern(const struct gl_capture *cap)
+{
+    if (cap->depth == 0)
+        return NULL;
+    size_t keylen = cap->depth * sizeof(uintptr_t);
+    struct gl_stack *s;
+
+    pthread_mutex_lock(&stacks_lock);
+    HASH_FIND_BYHASHVALUE(hh, stacks_by_pcs, cap->pcs, keylen, cap->hash, s);
+    if (s == NULL) {
+        s = malloc(sizeof *s + keylen);
+        if (s != NULL) {
+            memcpy(s->pcs, cap->pcs, keylen);
+            s->depth = cap->depth;
+            s->id = stacks_count + 1;
+            gl_ut_oom = false;
+            HASH_ADD_KEYPTR_BYHASHVALUE(hh, stacks_by_pcs, s->pcs, keylen, cap->hash, s);
+            if (gl_ut_oom) {
+                free(s);
+                s = NULL;
+            } else {
+                s->older = stacks_newest;
+                stacks_newest = s;
+                stacks_count++;
+            }
+        }
+    }
+    pthread_mutex_unlock(&stacks_lock);
+    return s;
+}
+
+struct gl_stack *gl_stacks_newest(uint32_t *count)
+{
+    pthread_mutex_lock(&stacks_lock);
+    struct gl_stack *s = stacks_newest;
+    *count = stacks_count;
+    pthread_mutex_unlock(&stacks_lock);
+    return s;
+}
+
+void gl_stacks_lock(void) { pthread_mutex_lock(&stacks_lock); }
+void gl_stacks_unlock(void) { pthread_mutex_unlock(&stacks_lock); }
+void gl_stacks_reinit_lock(void) { pthread_mutex_init(&stacks_lock, NULL); }

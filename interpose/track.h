@@ -1,0 +1,124 @@
+/* The live-allocation table and the per-device counters.
+ *
+ * Locking: every mutation holds the gate for reading plus one short inner lock
+ * (a shard of the table, then the device's counters); a snapshot holds the
+ * gate for writing, which excludes all mutations at once and so sees the table
+ * and the counters in one consistent state without taking the inner locks.
+ * The gate prefers writers, so a snapshot is never starved by a busy program.
+ */
+#ifndef GL_TRACK_H
+#define GL_TRACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stacks.h"
+#include "ut.h"
+
+/* Which namespace a key lives in: addresses (device, managed, host memory)
+ * cannot collide with each other, but array handles and VMM handles are
+ * opaque values that could equal an address. */
+enum gl_space { GL_SPACE_ADDR = 0, GL_SPACE_ARRAY = 1, GL_SPACE_VMM = 2 };
+
+#define GL_HOST_DEVICE (-1)
+#define GL_MAX_DEVICES 128 /* ordinals 0..127, plus the host */
+
+struct gl_key {
+    uint64_t addr;
+    uint32_t space;
+    uint32_t zero; /* keeps the key free of padding for memcmp */
+};
+
+struct gl_record {
+    struct gl_key key;
+    uint64_t size;
+    uint64_t seq;
+    uint64_t time_ns;
+    uint64_t stream;
+    struct gl_stack *stack;
+    uint64_t ctx; /* owning driver context; 0: the device's primary context */
+    int32_t device;
+    int32_t owner; /* device whose context owns it (host memory too) */
+    uint16_t kind;
+    uint16_t api;
+    uint32_t tid;
+    UT_hash_handle hh;
+};
+
+struct gl_alloc_info {
+    uint64_t addr;
+    uint64_t size;
+    uint64_t stream;
+    uint64_t ctx;
+    int32_t owner;
+    int32_t device;
+    uint16_t kind;
+    uint16_t api;
+    uint32_t space;
+};
+
+/* Records a successful allocation made by the calling thread. */
+void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack);
+
+/* Removes the record for (space, addr) before the real free runs, so that the
+ * address cannot be handed out again and recorded while the old record still
+ * exists.  Returns NULL for an unknown pointer. */
+struct gl_record *gl_track_take(uint32_t space, uint64_t addr);
+/* The real free succeeded: the record is gone for good. */
+void gl_track_release(struct gl_record *r);
+/* The real free failed: the memory is still allocated, put the record back. */
+void gl_track_restore(struct gl_record *r);
+
+void gl_track_unknown_free(int32_t device);
+
+/* A context was destroyed or reset: its memory is gone without frees.  Drops
+ * every record of context ctx (0: the primary context) owned by device
+ * `owner` (GL_ANY_OWNER: any), except kinds in keep_kinds (a mask of
+ * 1 << kind).  Returns the number dropped. */
+#define GL_ANY_OWNER INT32_MIN
+size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds);
+void gl_track_failed(int32_t device);
+
+/* Consistent copy of everything a snapshot needs (see snapshot.c). */
+struct gl_alloc_copy {
+    uint64_t ptr, size, seq, time_ns, stream;
+    uint32_t stack_id;
+    int32_t device;
+    uint16_t kind, api;
+    uint32_t tid;
+};
+
+struct gl_device_copy {
+    int32_t device;
+    uint64_t live_bytes, live_count, peak_bytes, peak_seq, peak_time_ns;
+    uint64_t alloc_count, free_count, alloc_bytes_total, failed_count, unknown_free_count;
+};
+
+struct gl_peak_copy {
+    int32_t device;
+    uint32_t stack_id;
+    uint64_t bytes, count;
+};
+
+struct gl_state_copy {
+    struct gl_alloc_copy *allocs;
+    size_t nallocs;
+    struct gl_device_copy devices[GL_MAX_DEVICES + 1];
+    size_t ndevices;
+    struct gl_peak_copy *peaks;
+    size_t npeaks;
+    struct gl_stack *stacks; /* newest first, walk ->older */
+    uint32_t nstacks;
+};
+
+/* Fills *out; returns false if memory ran out (out is then empty). */
+bool gl_track_copy(struct gl_state_copy *out);
+void gl_state_copy_free(struct gl_state_copy *c);
+
+/* fork: the parent holds every lock across fork(); the child then drops the
+ * parent's records (the child owns no device memory) and starts afresh. */
+void gl_track_prefork(void);
+void gl_track_postfork_parent(void);
+void gl_track_postfork_child(void);
+
+#endif

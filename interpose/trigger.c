@@ -1,0 +1,176 @@
+#include "trigger.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+#include "internal.h"
+#include "log.h"
+#include "snapshot.h"
+#include "snapshot_format.h"
+
+static sem_t wakeup;
+static atomic_bool writer_running;
+static int snapshot_signal;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    sem_post(&wakeup); /* async-signal-safe */
+    errno = saved;
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    gl_hook_depth = 1; /* CUDA calls made from here are never recorded */
+    for (;;) {
+        if (sem_wait(&wakeup) != 0)
+            continue; /* EINTR */
+        /* A burst of signals while we were writing is one request. */
+        while (sem_trywait(&wakeup) == 0)
+            ;
+        gl_snapshot_write(GL_REASON_SIGNAL, 0, NULL);
+    }
+    return NULL;
+}
+
+static void start_writer(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    /* The new thread inherits this mask: it never takes the program's
+     * signals, so they keep going to the threads that expect them. */
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    pthread_t t;
+    int rc = pthread_create(&t, &attr, writer_main, NULL);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) {
+        pthread_setname_np(t, "gpuleak-writer");
+        atomic_store(&writer_running, true);
+    }
+}
+
+static int parse_signal(const char *s)
+{
+    if (s == NULL || *s == '\0')
+        return SIGUSR1;
+    if (!strcasecmp(s, "none") || !strcmp(s, "0"))
+        return 0;
+    long v;
+    if (gl_parse_long(s, 1, SIGRTMAX, &v))
+        return (int)v;
+    if (!strncasecmp(s, "SIG", 3))
+        s += 3;
+    static const struct { const char *name; int sig; } names[] = {
+        {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}, {"PWR", SIGPWR},
+        {"WINCH", SIGWINCH}, {"URG", SIGURG},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcasecmp(s, names[i].name))
+            return names[i].sig;
+    if (!strncasecmp(s, "RTMIN+", 6) && gl_parse_long(s + 6, 0, SIGRTMAX - SIGRTMIN, &v))
+        return SIGRTMIN + (int)v;
+    return -1;
+}
+
+void gl_trigger_start(void)
+{
+    static atomic_bool warned_bad, warned_taken;
+    const char *env = getenv("GPULEAK_SIGNAL");
+    int sig = parse_signal(env);
+    if (sig < 0) {
+        gl_warn_once(&warned_bad, "ignoring GPULEAK_SIGNAL=%.40s: not a signal name or number; using USR1", env);
+        sig = SIGUSR1;
+    }
+    if (sig == SIGKILL || sig == SIGSTOP || sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
+        sig == SIGFPE || sig == SIGABRT) {
+        gl_warn_once(&warned_bad, "GPULEAK_SIGNAL=%.40s cannot be used; snapshots on signal are off", env);
+        sig = 0;
+    }
+    sem_init(&wakeup, 0, 0);
+    if (sig == 0)
+        return;
+
+    struct sigaction old;
+    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN) {
+        gl_warn_once(&warned_taken,
+                     "signal %d already has a handler in this program; snapshots on signal are off "
+                     "(choose another with GPULEAK_SIGNAL, e.g. USR2)", sig);
+        return;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    /* Handler first, writer second: once the writer thread is visible
+     * (gpuleak snapshot looks for it), the signal is safe to send. */
+    if (sigaction(sig, &sa, NULL) != 0)
+        return;
+    start_writer();
+    if (!atomic_load(&writer_running)) {
+        sigaction(sig, &old, NULL);
+        return;
+    }
+    snapshot_signal = sig;
+}
+
+void gl_trigger_oom(void)
+{
+    static _Atomic uint64_t last_ns;
+    static atomic_bool parsed;
+    static long interval_s = 10;
+    static bool enabled = true;
+    if (!atomic_exchange(&parsed, true)) {
+        const char *on = getenv("GPULEAK_OOM_SNAPSHOT");
+        enabled = !(on != NULL && !strcmp(on, "0"));
+        long v;
+        if (gl_parse_long(getenv("GPULEAK_OOM_INTERVAL"), 0, 86400 * 365, &v))
+            interval_s = v;
+    }
+    if (!enabled)
+        return;
+    uint64_t now = gl_mono_ns();
+    uint64_t last = atomic_load(&last_ns);
+    if (last != 0 && now - last < (uint64_t)interval_s * 1000000000u)
+        return;
+    if (!atomic_compare_exchange_strong(&last_ns, &last, now))
+        return; /* another thread is taking this one */
+    gl_snapshot_write(GL_REASON_OOM, 0, NULL);
+}
+
+void gl_trigger_postfork_child(void)
+{
+    /* Threads do not survive fork: the child needs its own writer.  It is
+     * started by the child's next intercepted call rather than here, since
+     * a child that only execs should not pay for a thread (and creating one
+     * in an atfork handler is not async-signal-safe).  The handler itself is
+     * inherited and stays valid; signals before then are kept by the
+     * semaphore. */
+    atomic_store(&writer_running, false);
+    sem_init(&wakeup, 0, 0);
+}
+
+void gl_trigger_check(void)
+{
+    static pthread_mutex_t restart_lock = PTHREAD_MUTEX_INITIALIZER;
+    if (snapshot_signal == 0 || atomic_load_explicit(&writer_running, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&restart_lock);
+    if (!atomic_load(&writer_running))
+        start_writer();
+    pthread_mutex_unlock(&restart_lock);
+}

@@ -1,0 +1,170 @@
+#include "vmm.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "ut.h"
+
+struct handle_state {
+    uint64_t handle; /* key */
+    uint32_t mappings;
+    bool released;
+    UT_hash_handle hh;
+};
+
+struct mapping {
+    uint64_t va; /* key */
+    uint64_t size;
+    uint64_t handle;
+    UT_hash_handle hh;
+};
+
+struct reservation {
+    uint64_t va; /* key */
+    uint64_t size;
+    UT_hash_handle hh;
+};
+
+static pthread_mutex_t vmm_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct handle_state *handles;
+static struct mapping *mappings;
+static struct reservation *reservations;
+
+static struct handle_state *find_handle(uint64_t h)
+{
+    struct handle_state *s;
+    HASH_FIND(hh, handles, &h, sizeof h, s);
+    return s;
+}
+
+void gl_vmm_created(uint64_t handle)
+{
+    struct handle_state *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return;
+    s->handle = handle;
+    pthread_mutex_lock(&vmm_lock);
+    struct handle_state *old = find_handle(handle);
+    if (old != NULL) {
+        HASH_DEL(handles, old);
+        free(old);
+    }
+    gl_ut_oom = false;
+    HASH_ADD(hh, handles, handle, sizeof s->handle, s);
+    if (gl_ut_oom)
+        free(s);
+    pthread_mutex_unlock(&vmm_lock);
+}
+
+bool gl_vmm_unmapped_now(uint64_t handle)
+{
+    pthread_mutex_lock(&vmm_lock);
+    struct handle_state *s = find_handle(handle);
+    bool unmapped = s == NULL || s->mappings == 0;
+    pthread_mutex_unlock(&vmm_lock);
+    return unmapped;
+}
+
+bool gl_vmm_released(uint64_t handle)
+{
+    pthread_mutex_lock(&vmm_lock);
+    struct handle_state *s = find_handle(handle);
+    bool gone = true;
+    if (s != NULL) {
+        if (s->mappings == 0) {
+            HASH_DEL(handles, s);
+            free(s);
+        } else {
+            s->released = true;
+            gone = false;
+        }
+    }
+    pthread_mutex_unlock(&vmm_lock);
+    return gone;
+}
+
+void gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle)
+{
+    struct mapping *m = calloc(1, sizeof *m);
+    if (m == NULL)
+        return;
+    m->va = va;
+    m->size = size;
+    m->handle = handle;
+    pthread_mutex_lock(&vmm_lock);
+    struct handle_state *s = find_handle(handle);
+    if (s != NULL)
+        s->mappings++;
+    gl_ut_oom = false;
+    HASH_ADD(hh, mappings, va, sizeof m->va, m);
+    if (gl_ut_oom) {
+        free(m);
+        if (s != NULL)
+            s->mappings--;
+    }
+    pthread_mutex_unlock(&vmm_lock);
+}
+
+void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle))
+{
+    uint64_t dead[64];
+    size_t ndead = 0;
+    pthread_mutex_lock(&vmm_lock);
+    struct mapping *m, *tmp;
+    HASH_ITER(hh, mappings, m, tmp) {
+        if (m->va < va || m->va >= va + size)
+            continue;
+        struct handle_state *s = find_handle(m->handle);
+        if (s != NULL && --s->mappings == 0 && s->released) {
+            if (ndead < sizeof dead / sizeof dead[0])
+                dead[ndead++] = s->handle;
+            HASH_DEL(handles, s);
+            free(s);
+        }
+        HASH_DEL(mappings, m);
+        free(m);
+    }
+    pthread_mutex_unlock(&vmm_lock);
+    /* Outside the lock: gone() updates the main table. */
+    for (size_t i = 0; i < ndead; i++)
+        gone(dead[i]);
+}
+
+void gl_vmm_reserved(uint64_t va, uint64_t size)
+{
+    struct reservation *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return;
+    r->va = va;
+    r->size = size;
+    pthread_mutex_lock(&vmm_lock);
+    gl_ut_oom = false;
+    HASH_ADD(hh, reservations, va, sizeof r->va, r);
+    if (gl_ut_oom)
+        free(r);
+    pthread_mutex_unlock(&vmm_lock);
+}
+
+void gl_vmm_unreserved(uint64_t va)
+{
+    pthread_mutex_lock(&vmm_lock);
+    struct reservation *r;
+    HASH_FIND(hh, reservations, &va, sizeof va, r);
+    if (r != NULL) {
+        HASH_DEL(reservations, r);
+        free(r);
+    }
+    pthread_mutex_unlock(&vmm_lock);
+}
+
+void gl_vmm_postfork_child(void)
+{
+    /* The parent's handles are not the child's; drop everything. */
+    pthread_mutex_init(&vmm_lock, NULL);
+    struct handle_state *s, *st;
+    HASH_ITER(hh, handles, s, st) { HASH_DEL(handles, s); free(s); }
+    struct mapping *m, *mt;
+    HASH_ITER(hh, mappings, m, mt) { HASH_DEL(mappings, m); free(m); }
+    struct reservation *r, *rt;
+    HASH_ITER(hh, reservations, r, rt) { HASH_DEL(reservations, r); free(r); }
+}

@@ -1,0 +1,31 @@
+/* Virtual memory management bookkeeping (cuMemCreate / cuMemMap / ...).
+ *
+ * What is counted is physical memory: a cuMemCreate handle is a live
+ * allocation (kind "virtual") from creation until its memory is really gone.
+ * The driver keeps a handle's memory alive while it is mapped, even after
+ * cuMemRelease, so the record goes only when the handle is both released and
+ * unmapped everywhere, in whichever order those happen.  Reserved address
+ * ranges and mappings are tracked too (for the fragmentation report). */
+#ifndef GL_VMM_H
+#define GL_VMM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+void gl_vmm_created(uint64_t handle);
+/* The handle was released.  Returns true if its memory is gone now (no
+ * mapping left), false if mappings keep it alive. */
+bool gl_vmm_released(uint64_t handle);
+/* Call before the real cuMemRelease: true if the handle has no mapping, in
+ * which case a successful release frees its memory at once. */
+bool gl_vmm_unmapped_now(uint64_t handle);
+void gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle);
+/* Removes the mappings inside [va, va+size); for each handle that this
+ * leaves released and unmapped, calls gone(handle). */
+void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle));
+void gl_vmm_reserved(uint64_t va, uint64_t size);
+void gl_vmm_unreserved(uint64_t va);
+
+void gl_vmm_postfork_child(void);
+
+#endif

@@ -1,0 +1,39 @@
+/* Minimal streaming JSON writer: pretty-printed (2-space indent), commas and
+ * nesting handled here so the emitters only name keys and values. */
+#ifndef GPULEAK_JSON_H
+#define GPULEAK_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JSON_MAX_DEPTH 32
+
+struct json {
+    FILE *f;
+    int depth;
+    bool first[JSON_MAX_DEPTH]; /* nothing written yet at this level */
+    bool after_key;
+};
+
+void json_init(struct json *j, FILE *f);
+void json_obj(struct json *j);
+void json_end_obj(struct json *j);
+void json_arr(struct json *j);
+void json_end_arr(struct json *j);
+void json_key(struct json *j, const char *key);
+/* Strings: len bytes; invalid UTF-8 becomes U+FFFD, controls \uXXXX. */
+void json_strn(struct json *j, const char *s, size_t len);
+void json_str(struct json *j, const char *s); /* NULL -> null */
+void json_u64(struct json *j, uint64_t v);
+void json_i64(struct json *j, int64_t v);
+void json_bool(struct json *j, bool v);
+void json_null(struct json *j);
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is invalid
+ * (overlong, surrogate, truncated, beyond U+10FFFF).  left > 0. */
+size_t utf8_len(const unsigned char *s, size_t left);
+/* Writes the string escaping of s (without quotes) to f. */
+void json_escape(FILE *f, const char *s, size_t len);
+
+#endif

@@ -1,0 +1,55 @@
+# gpuleak-report, the reporter, and the test programs that exercise it.
+# Included from the top-level Makefile (paths are relative to the root).
+
+REPORT_SRCS = report/main.c report/snap_read.c report/symbolize.c \
+              report/analyze.c report/prepare.c report/fmt.c report/json.c \
+              report/output_text.c report/output_json.c
+REPORT_OBJS = $(REPORT_SRCS:%.c=$(BUILD)/obj/%.o)
+REPORT_LIBS = -ldw -lelf -lstdc++
+
+all: $(BUILD)/bin/gpuleak-report $(BUILD)/tests/snapgen $(BUILD)/tests/snapfuzz
+
+$(BUILD)/obj/report/%.o: report/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CPPFLAGS_COMMON) -MMD -MP -c $< -o $@
+
+$(BUILD)/bin/gpuleak-report: $(REPORT_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $^ -o $@ $(REPORT_LIBS)
+
+# Snapshot generator: built like a user program (-O0 -g, no inlining) so the
+# return addresses it records map to exact lines of its own source.  The C++
+# part is compiled without exceptions/RTTI so linking needs no libstdc++.
+SNAPGEN_OPT = -O0 -fno-inline
+SNAPGEN_CFLAGS = -std=gnu11 $(SNAPGEN_OPT) -g -fno-omit-frame-pointer $(WARN) $(SAN_FLAGS)
+SNAPGEN_CXXFLAGS = -std=gnu++17 -O0 -g -fno-omit-frame-pointer -fno-inline \
+                   -fno-exceptions -fno-rtti -Wall -Wextra -Werror -Wshadow $(SAN_FLAGS)
+CXX ?= g++
+
+$(BUILD)/obj/tests/report/%.o: tests/report/%.c
+	@mkdir -p $(@D)
+	$(CC) $(SNAPGEN_CFLAGS) $(CPPFLAGS_COMMON) -Itests/report -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/tests/report/%.o: tests/report/%.cc
+	@mkdir -p $(@D)
+	$(CXX) $(SNAPGEN_CXXFLAGS) $(CPPFLAGS_COMMON) -Itests/report -MMD -MP -c $< -o $@
+
+SNAPGEN_OBJS = $(BUILD)/obj/tests/report/snapgen.o \
+               $(BUILD)/obj/tests/report/snapwrite.o \
+               $(BUILD)/obj/tests/report/snapgen_cxx.o \
+               $(BUILD)/obj/tests/report/snapgen_inl.o
+
+# the inlining test needs real inlining
+$(BUILD)/obj/tests/report/snapgen_inl.o: SNAPGEN_OPT = -O2
+
+$(BUILD)/tests/snapgen: $(SNAPGEN_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(SNAPGEN_CFLAGS) -Wl,--build-id $^ -o $@
+
+# In-process robustness driver for the reader: every truncation and many
+# byte mutations of a snapshot, through snap_parse (the fuzzing entry point).
+$(BUILD)/tests/snapfuzz: $(BUILD)/obj/tests/report/snapfuzz.o $(BUILD)/obj/report/snap_read.o
+	@mkdir -p $(@D)
+	$(CC) $(SNAPGEN_CFLAGS) $^ -o $@
+
+-include $(REPORT_OBJS:.o=.d) $(SNAPGEN_OBJS:.o=.d) $(BUILD)/obj/tests/report/snapfuzz.d

@@ -1,0 +1,585 @@
+/* Strict reader for snapshot format v1 (common/snapshot_format.h).
+ *
+ * Design for hostile input: every length and count is checked against the
+ * bytes that remain before anything is allocated, so the memory used is a
+ * small multiple of the file size; fields are decoded with memcpy (no
+ * unaligned casts); the first problem stops the parse with one message that
+ * names the file offset. */
+#include "snap_read.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct parser {
+    const uint8_t *buf;
+    size_t len;
+    struct snapshot *s;
+    char *err;
+    size_t errlen;
+    bool failed;
+    size_t cap_modules, cap_stacks, cap_pcs, cap_allocs, cap_devices,
+        cap_peaks, cap_events;
+};
+
+static int fail(struct parser *p, size_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(struct parser *p, size_t off, const char *fmt, ...)
+{
+    if (!p->failed && p->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(p->err, p->errlen, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < p->errlen)
+            snprintf(p->err + n, p->errlen - (size_t)n, " (at offset %zu)", off);
+    }
+    p->failed = true;
+    return -1;
+}
+
+static uint16_t get16(const uint8_t *b) { uint16_t v; memcpy(&v, b, 2); return v; }
+static uint32_t get32(const uint8_t *b) { uint32_t v; memcpy(&v, b, 4); return v; }
+static uint64_t get64(const uint8_t *b) { uint64_t v; memcpy(&v, b, 8); return v; }
+static int32_t geti32(const uint8_t *b) { int32_t v; memcpy(&v, b, 4); return v; }
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the reader assumes a little-endian host (the file format is little-endian)"
+#endif
+
+/* Grows *arr (element size elem) so that it holds at least need elements.
+ * Callers have already checked need against the file size. */
+static int grow(struct parser *p, void **arr, size_t *cap, size_t need,
+                size_t elem, size_t off)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 16;
+    while (ncap < need)
+        ncap *= 2;
+    void *n = realloc(*arr, ncap * elem);
+    if (!n)
+        return fail(p, off, "out of memory");
+    *arr = n;
+    *cap = ncap;
+    return 0;
+}
+
+/* Reads "u32 length + bytes" at *pos within [.., end). */
+static int read_str(struct parser *p, size_t *pos, size_t end, const char *what,
+                    struct snap_str *out)
+{
+    if (end - *pos < 4)
+        return fail(p, *pos, "truncated %s length", what);
+    uint32_t n = get32(p->buf + *pos);
+    if (n > GL_SNAP_MAX_STRING)
+        return fail(p, *pos, "%s length %u exceeds limit %u", what, n,
+                    GL_SNAP_MAX_STRING);
+    if (end - *pos - 4 < n)
+        return fail(p, *pos, "%s length %u exceeds remaining %zu bytes", what,
+                    n, end - *pos - 4);
+    out->s = malloc((size_t)n + 1);
+    if (!out->s)
+        return fail(p, *pos, "out of memory");
+    memcpy(out->s, p->buf + *pos + 4, n);
+    out->s[n] = '\0';
+    out->len = n;
+    *pos += 4 + (size_t)n;
+    return 0;
+}
+
+static int parse_process(struct parser *p, size_t off, size_t end)
+{
+    struct snap_process *pr = &p->s->proc;
+    const uint8_t *b = p->buf + off;
+    if (end - off < GL_PROCESS_FIXED_SIZE)
+        return fail(p, off, "PROCESS record too short (%zu bytes, need %u)",
+                    end - off, GL_PROCESS_FIXED_SIZE);
+    pr->pid = get32(b + 0);
+    pr->ppid = get32(b + 4);
+    pr->rank = get32(b + 8);
+    pr->reason = get32(b + 12);
+    pr->index = get64(b + 16);
+    pr->start_unix_ns = get64(b + 24);
+    pr->snapshot_unix_ns = get64(b + 32);
+    pr->snapshot_mono_ns = get64(b + 40);
+    pr->flags = get32(b + 48);
+    pr->depth_limit = get32(b + 52);
+    size_t pos = off + GL_PROCESS_FIXED_SIZE;
+    if (read_str(p, &pos, end, "host name", &pr->host) ||
+        read_str(p, &pos, end, "exe path", &pr->exe))
+        return -1;
+    if (end - pos < 4)
+        return fail(p, pos, "truncated argc");
+    uint32_t argc = get32(p->buf + pos);
+    if (argc > GL_SNAP_MAX_ARGS)
+        return fail(p, pos, "argc %u exceeds limit %u", argc, GL_SNAP_MAX_ARGS);
+    /* each argument takes at least its 4-byte length */
+    if ((end - pos - 4) / 4 < argc)
+        return fail(p, pos, "argc %u exceeds remaining %zu bytes", argc,
+                    end - pos - 4);
+    pos += 4;
+    pr->argv = calloc(argc ? argc : 1, sizeof *pr->argv);
+    if (!pr->argv)
+        return fail(p, pos, "out of memory");
+    for (uint32_t i = 0; i < argc; i++) {
+        if (read_str(p, &pos, end, "argument", &pr->argv[i]))
+            return -1;
+        pr->argc = i + 1; /* so snap_free frees exactly what was read */
+    }
+    return 0; /* bytes after argv: fields of a newer writer, ignored */
+}
+
+static int parse_module(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (end - off < GL_MODULE_FIXED_SIZE)
+        return fail(p, off, "MODULE record too short (%zu bytes, need %u)",
+                    end - off, GL_MODULE_FIXED_SIZE);
+    if (grow(p, (void **)&s->modules, &p->cap_modules, s->nmodules + 1,
+             sizeof *s->modules, off))
+        return -1;
+    struct snap_module *m = &s->modules[s->nmodules];
+    memset(m, 0, sizeof *m);
+    const uint8_t *b = p->buf + off;
+    m->load_bias = get64(b + 0);
+    m->start = get64(b + 8);
+    m->end = get64(b + 16);
+    m->build_id_len = get32(b + 24);
+    if (m->start > m->end)
+        return fail(p, off + 8, "module start 0x%llx above end 0x%llx",
+                    (unsigned long long)m->start, (unsigned long long)m->end);
+    if (m->build_id_len > GL_SNAP_MAX_BUILD_ID)
+        return fail(p, off + 24, "build-id length %u exceeds limit %u",
+                    m->build_id_len, GL_SNAP_MAX_BUILD_ID);
+    size_t pos = off + GL_MODULE_FIXED_SIZE;
+    if (end - pos < m->build_id_len)
+        return fail(p, pos, "truncated build-id");
+    memcpy(m->build_id, p->buf + pos, m->build_id_len);
+    pos += m->build_id_len;
+    if (read_str(p, &pos, end, "module path", &m->path))
+        return -1;
+    s->nmodules++;
+    return 0;
+}
+
+static int parse_stack(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (end - off < GL_STACK_FIXED_SIZE)
+        return fail(p, off, "STACK record too short (%zu bytes, need %u)",
+                    end - off, GL_STACK_FIXED_SIZE);
+    uint32_t id = get32(p->buf + off), depth = get32(p->buf + off + 4);
+    if (id == 0)
+        return fail(p, off, "STACK record with reserved id 0");
+    if (depth > GL_SNAP_MAX_DEPTH)
+        return fail(p, off + 4, "stack depth %u exceeds limit %u", depth,
+                    GL_SNAP_MAX_DEPTH);
+    if ((end - off - GL_STACK_FIXED_SIZE) / 8 < depth)
+        return fail(p, off + 4, "stack depth %u exceeds record length", depth);
+    if (grow(p, (void **)&s->stacks, &p->cap_stacks, s->nstacks + 1,
+             sizeof *s->stacks, off) ||
+        grow(p, (void **)&s->pcs, &p->cap_pcs, s->npcs + depth + 1,
+             sizeof *s->pcs, off))
+        return -1;
+    struct snap_stack *st = &s->stacks[s->nstacks++];
+    st->id = id;
+    st->depth = depth;
+    st->pc_off = s->npcs;
+    for (uint32_t i = 0; i < depth; i++)
+        s->pcs[s->npcs++] = get64(p->buf + off + GL_STACK_FIXED_SIZE + 8 * (size_t)i);
+    return 0;
+}
+
+static int check_device(struct parser *p, int32_t dev, size_t off)
+{
+    if (dev < -1)
+        return fail(p, off, "invalid device %d", dev);
+    return 0;
+}
+
+/* Array records: count entries of equal size length/count, each at least the
+ * size this reader knows (a newer writer may append fields). */
+static int array_stride(struct parser *p, size_t off, const char *what,
+                        uint32_t count, uint64_t length, size_t known,
+                        size_t *stride)
+{
+    *stride = 0;
+    if (count == 0)
+        return 0;
+    if ((uint64_t)count * known > length)
+        return fail(p, off, "%s count %u needs at least %llu bytes, record has %llu",
+                    what, count, (unsigned long long)count * known,
+                    (unsigned long long)length);
+    if (length % count != 0)
+        return fail(p, off, "%s record length %llu is not a multiple of its "
+                    "count %u", what, (unsigned long long)length, count);
+    *stride = (size_t)(length / count);
+    if (*stride < known)
+        return fail(p, off, "%s entries are %zu bytes, need at least %zu",
+                    what, *stride, known);
+    if (*stride > known)
+        p->s->long_entries += count;
+    return 0;
+}
+
+static int parse_allocs(struct parser *p, size_t hdr, size_t off,
+                        uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "ALLOCS", count, length, GL_ALLOC_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->allocs, &p->cap_allocs, s->nallocs + count,
+             sizeof *s->allocs, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_alloc *a = &s->allocs[s->nallocs];
+        a->ptr = get64(b + 0);
+        a->size = get64(b + 8);
+        a->seq = get64(b + 16);
+        a->time_ns = get64(b + 24);
+        a->stream = get64(b + 32);
+        a->stack_id = get32(b + 40);
+        a->device = geti32(b + 44);
+        a->kind = get16(b + 48);
+        a->api = get16(b + 50);
+        a->tid = get32(b + 52);
+        if (check_device(p, a->device, eo + 44))
+            return -1;
+        s->nallocs++;
+    }
+    return 0;
+}
+
+static int parse_devices(struct parser *p, size_t hdr, size_t off,
+                         uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "DEVICES", count, length, GL_DEVICE_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->devices, &p->cap_devices, s->ndevices + count,
+             sizeof *s->devices, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_device *d = &s->devices[s->ndevices];
+        d->device = geti32(b + 0);
+        d->live_bytes = get64(b + 8);
+        d->live_count = get64(b + 16);
+        d->peak_bytes = get64(b + 24);
+        d->peak_seq = get64(b + 32);
+        d->peak_time_ns = get64(b + 40);
+        d->alloc_count = get64(b + 48);
+        d->free_count = get64(b + 56);
+        d->alloc_bytes_total = get64(b + 64);
+        d->failed_count = get64(b + 72);
+        d->unknown_free_count = get64(b + 80);
+        d->mem_free = get64(b + 88);
+        d->mem_total = get64(b + 96);
+        if (check_device(p, d->device, eo))
+            return -1;
+        /* few devices: a linear duplicate check is fine, but bound it so a
+         * hostile file with millions of entries stays fast */
+        if (s->ndevices >= 4096)
+            return fail(p, eo, "more than 4096 device entries");
+        for (size_t j = 0; j < s->ndevices; j++)
+            if (s->devices[j].device == d->device)
+                return fail(p, eo, "duplicate entry for device %d", d->device);
+        s->ndevices++;
+    }
+    return 0;
+}
+
+static int parse_peaks(struct parser *p, size_t hdr, size_t off,
+                       uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "PEAK", count, length, GL_PEAK_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->peaks, &p->cap_peaks, s->npeaks + count,
+             sizeof *s->peaks, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_peak *pk = &s->peaks[s->npeaks];
+        pk->device = geti32(b + 0);
+        pk->stack_id = get32(b + 4);
+        pk->bytes = get64(b + 8);
+        pk->count = get64(b + 16);
+        if (check_device(p, pk->device, eo))
+            return -1;
+        s->npeaks++;
+    }
+    return 0;
+}
+
+static int parse_events(struct parser *p, size_t hdr, size_t off,
+                        uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "EVENTS", count, length, GL_EVENT_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->events, &p->cap_events, s->nevents + count,
+             sizeof *s->events, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_event *e = &s->events[s->nevents];
+        e->seq = get64(b + 0);
+        e->time_ns = get64(b + 8);
+        e->ptr = get64(b + 16);
+        e->size = get64(b + 24);
+        e->stream = get64(b + 32);
+        e->stack_id = get32(b + 40);
+        e->device = geti32(b + 44);
+        e->type = get16(b + 48);
+        e->kind = get16(b + 50);
+        e->api = get16(b + 52);
+        if (check_device(p, e->device, eo + 44))
+            return -1;
+        s->nevents++;
+    }
+    return 0;
+}
+
+static int cmp_stack_id(const void *a, const void *b)
+{
+    uint32_t x = ((const struct snap_stack *)a)->id;
+    uint32_t y = ((const struct snap_stack *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+const struct snap_stack *snap_find_stack(const struct snapshot *s, uint32_t id)
+{
+    size_t lo = 0, hi = s->nstacks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->stacks[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nstacks && s->stacks[lo].id == id ? &s->stacks[lo] : NULL;
+}
+
+/* Cross-record checks, once everything is read.  Offsets name the END record
+ * since the problem is with the file as a whole. */
+static int validate(struct parser *p, size_t end_off)
+{
+    struct snapshot *s = p->s;
+    if (s->nstacks > 1) /* qsort(NULL, 0) is undefined */
+        qsort(s->stacks, s->nstacks, sizeof *s->stacks, cmp_stack_id);
+    for (size_t i = 1; i < s->nstacks; i++)
+        if (s->stacks[i].id == s->stacks[i - 1].id)
+            return fail(p, end_off, "duplicate stack id %u", s->stacks[i].id);
+    for (size_t i = 0; i < s->nallocs; i++) {
+        uint32_t id = s->allocs[i].stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "allocation %zu refers to undefined stack id %u", i, id);
+    }
+    for (size_t i = 0; i < s->npeaks; i++) {
+        uint32_t id = s->peaks[i].stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "peak entry %zu refers to undefined stack id %u", i, id);
+    }
+    for (size_t i = 0; i < s->nevents; i++) {
+        uint32_t id = s->events[i].stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "event %zu refers to undefined stack id %u", i, id);
+    }
+    return 0;
+}
+
+static int parse(struct parser *p)
+{
+    const uint8_t *buf = p->buf;
+    size_t len = p->len;
+    if (len < GL_SNAP_FILE_HEADER_SIZE)
+        return fail(p, len, "file too short for a snapshot header (%zu bytes)", len);
+    if (memcmp(buf, GL_SNAP_MAGIC, GL_SNAP_MAGIC_LEN) != 0)
+        return fail(p, 0, "not a gpuleak snapshot (bad magic)");
+    uint32_t version = get32(buf + 8), flags = get32(buf + 12);
+    if (version != GL_SNAP_VERSION)
+        return fail(p, 8, "unsupported snapshot version %u (this reader knows %u)",
+                    version, GL_SNAP_VERSION);
+    if (flags != 0)
+        return fail(p, 12, "unsupported file header flags 0x%x", flags);
+
+    size_t pos = GL_SNAP_FILE_HEADER_SIZE;
+    uint64_t nrec = 0;
+    bool have_process = false;
+    int have_devices = 0, have_peak = 0;
+    for (;;) {
+        if (pos == len)
+            return fail(p, pos, "truncated: no END record");
+        if (len - pos < GL_SNAP_RECORD_HEADER_SIZE)
+            return fail(p, pos, "truncated record header (%zu of %u bytes)",
+                        len - pos, GL_SNAP_RECORD_HEADER_SIZE);
+        uint32_t type = get32(buf + pos), count = get32(buf + pos + 4);
+        uint64_t length = get64(buf + pos + 8);
+        size_t body = pos + GL_SNAP_RECORD_HEADER_SIZE;
+        if (length > len - body)
+            return fail(p, pos, "record length %llu exceeds the %zu bytes left "
+                        "(truncated?)", (unsigned long long)length, len - body);
+        size_t end = body + (size_t)length;
+        if (!have_process && type != GL_REC_PROCESS)
+            return fail(p, pos, "first record is type %u, not PROCESS", type);
+        int rc = 0;
+        switch (type) {
+        case GL_REC_PROCESS:
+            if (have_process)
+                return fail(p, pos, "second PROCESS record");
+            have_process = true;
+            rc = parse_process(p, body, end);
+            break;
+        case GL_REC_MODULE: rc = parse_module(p, body, end); break;
+        case GL_REC_STACK: rc = parse_stack(p, body, end); break;
+        case GL_REC_ALLOCS: rc = parse_allocs(p, pos, body, count, length); break;
+        case GL_REC_DEVICES: /* once: a second one would double the counters */
+            if (have_devices++)
+                return fail(p, pos, "second DEVICES record");
+            rc = parse_devices(p, pos, body, count, length);
+            break;
+        case GL_REC_PEAK:
+            if (have_peak++)
+                return fail(p, pos, "second PEAK record");
+            rc = parse_peaks(p, pos, body, count, length);
+            break;
+        case GL_REC_EVENTS: rc = parse_events(p, pos, body, count, length); break;
+        case GL_REC_END: {
+            if (length < GL_END_SIZE)
+                return fail(p, pos, "END record too short (%llu bytes, need %u)",
+                            (unsigned long long)length, GL_END_SIZE);
+            uint64_t records = get64(buf + body), at = get64(buf + body + 8);
+            if (records != nrec)
+                return fail(p, body, "END record counts %llu records, file has %llu",
+                            (unsigned long long)records, (unsigned long long)nrec);
+            if (at != pos)
+                return fail(p, body + 8, "END record says it is at offset %llu",
+                            (unsigned long long)at);
+            if (end != len && len - end >= GL_SNAP_RECORD_HEADER_SIZE)
+                return fail(p, end, "record of type %u after the END record",
+                            get32(buf + end));
+            if (end != len)
+                return fail(p, end, "%zu bytes of data after the END record",
+                            len - end);
+            return validate(p, pos);
+        }
+        default:
+            p->s->unknown_records++; /* a newer writer's record: skip it */
+            break;
+        }
+        if (rc)
+            return -1;
+        nrec++;
+        pos = end;
+    }
+}
+
+int snap_parse(const uint8_t *buf, size_t len, struct snapshot *out, char *err,
+               size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (errlen)
+        err[0] = '\0';
+    struct parser p = {.buf = buf, .len = len, .s = out, .err = err, .errlen = errlen};
+    out->file_size = len;
+    if (parse(&p) != 0) {
+        snap_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+int snap_load_file(const char *path, struct snapshot *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    /* read() rather than mmap: works on pipes and /dev/stdin, and a file
+     * truncated under us cannot SIGBUS the reader */
+    size_t cap = 1 << 16, len = 0;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        cap = (size_t)st.st_size + 1;
+    uint8_t *buf = malloc(cap);
+    if (!buf) {
+        close(fd);
+        snprintf(err, errlen, "out of memory reading the file");
+        return -1;
+    }
+    for (;;) {
+        if (len == cap) {
+            uint8_t *n = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+            if (!n) {
+                free(buf);
+                close(fd);
+                snprintf(err, errlen, "out of memory reading the file");
+                return -1;
+            }
+            buf = n;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            snprintf(err, errlen, "read error: %s", strerror(errno));
+            free(buf);
+            close(fd);
+            return -1;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    int rc = snap_parse(buf, len, out, err, errlen);
+    free(buf);
+    return rc;
+}
+
+static void free_str(struct snap_str *str)
+{
+    free(str->s);
+    str->s = NULL;
+    str->len = 0;
+}
+
+void snap_free(struct snapshot *s)
+{
+    free_str(&s->proc.host);
+    free_str(&s->proc.exe);
+    if (s->proc.argv)
+        for (uint32_t i = 0; i < s->proc.argc; i++)
+            free_str(&s->proc.argv[i]);
+    free(s->proc.argv);
+    /* modules: a failed parse_module never incremented nmodules, but it may
+     * have allocated nothing (read_str frees nothing on failure; it only
+     * allocates after all checks pass and then succeeds) */
+    for (size_t i = 0; i < s->nmodules; i++)
+        free_str(&s->modules[i].path);
+    free(s->modules);
+    free(s->stacks);
+    free(s->pcs);
+    free(s->allocs);
+    free(s->devices);
+    free(s->peaks);
+    free(s->events);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,112 @@
+/* In-memory model of one gpuleak snapshot file and the strict reader that
+ * builds it.  snap_parse() works on a byte buffer and never touches files, so
+ * it can be fuzzed directly; snap_load_file() is the thin I/O wrapper. */
+#ifndef GPULEAK_SNAP_READ_H
+#define GPULEAK_SNAP_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapshot_format.h"
+
+/* A string from the file: a NUL-terminated private copy plus its real length
+ * (the file may contain embedded NULs, which only `len` reflects). */
+struct snap_str {
+    char *s;
+    uint32_t len;
+};
+
+struct snap_process {
+    uint32_t pid, ppid, rank, reason;
+    uint64_t index, start_unix_ns, snapshot_unix_ns, snapshot_mono_ns;
+    uint32_t flags, depth_limit;
+    struct snap_str host, exe;
+    uint32_t argc;
+    struct snap_str *argv;
+};
+
+struct snap_module {
+    uint64_t load_bias, start, end;
+    uint32_t build_id_len;
+    uint8_t build_id[GL_SNAP_MAX_BUILD_ID];
+    struct snap_str path;
+};
+
+struct snap_stack {
+    uint32_t id, depth;
+    size_t pc_off; /* index of pc[0] in snapshot.pcs (stable across realloc) */
+};
+
+struct snap_alloc {
+    uint64_t ptr, size, seq, time_ns, stream;
+    uint32_t stack_id;
+    int32_t device;
+    uint16_t kind, api;
+    uint32_t tid;
+};
+
+struct snap_device {
+    int32_t device;
+    uint64_t live_bytes, live_count, peak_bytes, peak_seq, peak_time_ns;
+    uint64_t alloc_count, free_count, alloc_bytes_total, failed_count;
+    uint64_t unknown_free_count, mem_free, mem_total;
+};
+
+struct snap_peak {
+    int32_t device;
+    uint32_t stack_id;
+    uint64_t bytes, count;
+};
+
+struct snap_event {
+    uint64_t seq, time_ns, ptr, size, stream;
+    uint32_t stack_id;
+    int32_t device;
+    uint16_t type, kind, api;
+};
+
+struct snapshot {
+    struct snap_process proc;
+    struct snap_module *modules;
+    size_t nmodules;
+    struct snap_stack *stacks; /* sorted by id after a successful parse */
+    size_t nstacks;
+    uint64_t *pcs;             /* all stack pcs, back to back */
+    size_t npcs;
+    struct snap_alloc *allocs;
+    size_t nallocs;
+    struct snap_device *devices;
+    size_t ndevices;
+    struct snap_peak *peaks;
+    size_t npeaks;
+    struct snap_event *events;
+    size_t nevents;
+    size_t unknown_records; /* skipped record types (newer writer) */
+    size_t long_entries;    /* entries longer than this reader knows */
+    size_t file_size;
+};
+
+/* Parses and validates buf[0..len).  Returns 0, or -1 with a one-line
+ * "<reason> (at offset N)" message in err and *out left empty (freed).
+ * Memory used is bounded by a small multiple of len whatever the counts in
+ * the file say. */
+int snap_parse(const uint8_t *buf, size_t len, struct snapshot *out,
+               char *err, size_t errlen);
+
+/* Reads a whole file and parses it.  On failure err holds one line (without
+ * the file name). */
+int snap_load_file(const char *path, struct snapshot *out, char *err,
+                   size_t errlen);
+
+void snap_free(struct snapshot *s);
+
+/* The stack with this id, or NULL (id 0 = no stack is always NULL). */
+const struct snap_stack *snap_find_stack(const struct snapshot *s, uint32_t id);
+
+static inline const uint64_t *snap_stack_pcs(const struct snapshot *s,
+                                             const struct snap_stack *st)
+{
+    return s->pcs + st->pc_off;
+}
+
+#endif

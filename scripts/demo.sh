@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The demo: a small CUDA "training job" with two planted leaks runs under
+# gpuleak on fakecuda (the CPU stand-in for the CUDA libraries), then the
+# report shows each leak with its function, file:line and exact bytes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+out=$BUILD/demo
+rm -rf "$out" && mkdir -p "$out"
+
+echo "== running tests/programs/demo_train.c under gpuleak (on fakecuda) =="
+echo "\$ gpuleak run --output $out/ -- $BUILD/tests/demo_train"
+LD_LIBRARY_PATH=$BUILD/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+    "$BUILD/bin/gpuleak" run --output "$out/" -- "$BUILD/tests/demo_train"
+snap=$(ls "$out"/gpuleak.*.snap)
+echo
+echo "== report: \$ gpuleak report $snap =="
+"$BUILD/bin/gpuleak" report "$snap"

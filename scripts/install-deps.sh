@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian packages gpuleak needs to build and test.  Idempotent and
+# quick when everything is there: apt is only called for what is missing.
+set -euo pipefail
+
+pkgs=(
+    build-essential  # gcc, make, libc headers
+    g++              # C++ test programs (demangling tests)
+    libunwind-dev    # stack capture in libgpuleak
+    uthash-dev       # hash tables in libgpuleak
+    libdw-dev        # symbolization in gpuleak-report (elfutils)
+    libelf-dev
+    binutils         # nm/readelf used by tests
+    python3          # JSON assertions in tests
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+# python3 may come from elsewhere (pyenv); only ask apt if none is on PATH.
+if command -v python3 >/dev/null; then
+    missing=("${missing[@]/python3}")
+fi
+read -r -a missing <<<"${missing[*]}"
+
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "install-deps: installing ${missing[*]}"
+    SUDO=
+    [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+if [ ! -f "$CUDA_HOME/include/cuda.h" ] || [ ! -f "$CUDA_HOME/include/cuda_runtime_api.h" ]; then
+    echo "install-deps: CUDA headers not found under CUDA_HOME=$CUDA_HOME." >&2
+    echo "install-deps: install the CUDA toolkit (headers only are enough) and set CUDA_HOME." >&2
+    exit 1
+fi

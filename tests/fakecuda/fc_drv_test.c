@@ -1,0 +1,509 @@
+/* fakecuda self-test of the driver API, linked directly against libcuda.
+ * Usage: fc_drv_test SCENARIO; exits 0 when every check holds. */
+#include <cuda.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fc_check.h"
+
+/* ABI names cuda.h does not declare for ordinary (legacy-stream) callers */
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream);
+CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream);
+CUresult cuStreamSynchronize_ptsz(CUstream hStream);
+typedef CUresult (*gpa_legacy_t)(const char *, void **, int, cuuint64_t);
+
+static size_t free_mem(void)
+{
+    size_t f, t;
+    EQ(cuMemGetInfo(&f, &t), CUDA_SUCCESS);
+    return f;
+}
+
+static CUcontext setup(void)
+{
+    CUcontext c;
+    EQ(cuInit(0), CUDA_SUCCESS);
+    EQ(cuCtxCreate(&c, NULL, 0, 0), CUDA_SUCCESS);
+    return c;
+}
+
+static void ctx(void)
+{
+    CUdeviceptr d = 42;
+    size_t f, t;
+    EQ(cuMemAlloc(&d, 100), CUDA_ERROR_NOT_INITIALIZED);
+    EQ(cuDeviceGetCount(&(int){0}), CUDA_ERROR_NOT_INITIALIZED);
+    int v;
+    EQ(cuDriverGetVersion(&v), CUDA_SUCCESS); /* works before cuInit */
+    EQ(v, 13000);
+    EQ(cuInit(1), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuInit(0), CUDA_SUCCESS);
+    EQ(cuMemAlloc(&d, 100), CUDA_ERROR_INVALID_CONTEXT);
+    EQ(cuMemGetInfo(&f, &t), CUDA_ERROR_INVALID_CONTEXT);
+    EQ(d, 42);
+    int n;
+    EQ(cuDeviceGetCount(&n), CUDA_SUCCESS);
+    EQ(n, 2);
+    CUdevice dev;
+    EQ(cuDeviceGet(&dev, 2), CUDA_ERROR_INVALID_DEVICE);
+    EQ(cuDeviceGet(&dev, 1), CUDA_SUCCESS);
+    char name[64];
+    EQ(cuDeviceGetName(name, sizeof name, dev), CUDA_SUCCESS);
+    CHECK(strstr(name, "fakecuda") != NULL);
+    size_t tot;
+    EQ(cuDeviceTotalMem(&tot, dev), CUDA_SUCCESS);
+    EQ(tot, (size_t)1 << 30);
+    int cc;
+    EQ(cuDeviceGetAttribute(&cc, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), CUDA_SUCCESS);
+    CHECK(cc >= 7);
+
+    CUcontext c1, c2, cur;
+    EQ(cuCtxCreate(&c1, NULL, 0, 1), CUDA_SUCCESS);
+    EQ(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+    CHECK(cur == c1);
+    EQ(cuCtxGetDevice(&dev), CUDA_SUCCESS);
+    EQ(dev, 1);
+    size_t f0 = free_mem();
+    EQ(f0, (size_t)1 << 30);
+    CUdeviceptr a, b, base;
+    EQ(cuMemAlloc(&a, 5000), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), 5120);
+    EQ(cuMemsetD8(a, 0xab, 5000), CUDA_SUCCESS);
+    unsigned char buf[5000];
+    EQ(cuMemcpyDtoH(buf, a, 5000), CUDA_SUCCESS);
+    CHECK(buf[0] == 0xab && buf[4999] == 0xab);
+    EQ(cuMemcpyDtoH(buf, a + 4000, 5000), CUDA_ERROR_INVALID_VALUE); /* past the allocation */
+    EQ(cuMemcpyHtoD((CUdeviceptr)(uintptr_t)buf, buf, 10), CUDA_ERROR_INVALID_VALUE); /* not device memory */
+    /* pointer attributes */
+    int ord;
+    unsigned type;
+    CUcontext owner;
+    size_t rsize;
+    EQ(cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, a + 10), CUDA_SUCCESS);
+    EQ(ord, 1);
+    EQ(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, a), CUDA_SUCCESS);
+    CHECK(owner == c1);
+    EQ(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, a), CUDA_SUCCESS);
+    EQ(type, CU_MEMORYTYPE_DEVICE);
+    EQ(cuPointerGetAttribute(&base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, a + 4999), CUDA_SUCCESS);
+    EQ(base, a);
+    EQ(cuPointerGetAttribute(&rsize, CU_POINTER_ATTRIBUTE_RANGE_SIZE, a + 1), CUDA_SUCCESS);
+    EQ(rsize, 5000);
+    EQ(cuMemGetAddressRange(&base, &rsize, a + 7), CUDA_SUCCESS);
+    EQ(base, a);
+    EQ(rsize, 5000);
+    EQ(cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)(uintptr_t)buf),
+       CUDA_ERROR_INVALID_VALUE);
+    /* frees */
+    EQ(cuMemFree(a + 512), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuMemFree((CUdeviceptr)(uintptr_t)buf), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuMemFree(a), CUDA_SUCCESS);
+    EQ(cuMemFree(a), CUDA_ERROR_INVALID_VALUE);
+    EQ(free_mem(), f0);
+    /* context stack */
+    EQ(cuCtxCreate(&c2, NULL, 0, 0), CUDA_SUCCESS);
+    EQ(cuCtxGetDevice(&dev), CUDA_SUCCESS);
+    EQ(dev, 0);
+    EQ(cuCtxPopCurrent(&cur), CUDA_SUCCESS);
+    CHECK(cur == c2);
+    EQ(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+    CHECK(cur == c1);
+    EQ(cuCtxPushCurrent(c2), CUDA_SUCCESS);
+    EQ(cuMemAlloc(&b, 3 * 1024 * 1024), CUDA_SUCCESS); /* in c2 (device 0) */
+    EQ(cuCtxSetCurrent(c1), CUDA_SUCCESS);             /* replaces the top */
+    EQ(cuMemAlloc(&a, 100), CUDA_SUCCESS);             /* in c1 */
+    CUstream s;
+    EQ(cuStreamCreate(&s, 0), CUDA_SUCCESS);
+    /* destroying a context frees its memory, and only its memory */
+    EQ(cuCtxDestroy(c1), CUDA_SUCCESS);
+    EQ(cuCtxDestroy(c1), CUDA_ERROR_INVALID_CONTEXT);
+    EQ(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+    CHECK(cur == NULL || cur == c1); /* popped once; c1 was on the stack twice */
+    EQ(cuMemAlloc(&d, 1), CUDA_ERROR_INVALID_CONTEXT);
+    EQ(cuCtxSetCurrent(c1), CUDA_ERROR_INVALID_CONTEXT);
+    EQ(cuStreamSynchronize(s), CUDA_ERROR_INVALID_HANDLE); /* stream of a dead context */
+    EQ(cuCtxSetCurrent(c2), CUDA_SUCCESS);
+    EQ(cuMemFree(a), CUDA_ERROR_INVALID_VALUE);
+    EQ(f0 - free_mem(), 4 * 1024 * 1024);
+    EQ(cuCtxCreate(&c1, NULL, 0, 1), CUDA_SUCCESS);
+    EQ(free_mem(), f0);
+    EQ(cuCtxDestroy(c1), CUDA_SUCCESS);
+    EQ(cuCtxSetCurrent(c2), CUDA_SUCCESS);
+    EQ(cuMemFree(b), CUDA_SUCCESS);
+    EQ(cuCtxDestroy(c2), CUDA_SUCCESS);
+    const char *str;
+    EQ(cuGetErrorName(CUDA_ERROR_INVALID_CONTEXT, &str), CUDA_SUCCESS);
+    CHECK(strcmp(str, "CUDA_ERROR_INVALID_CONTEXT") == 0);
+    EQ(cuGetErrorString(CUDA_ERROR_OUT_OF_MEMORY, &str), CUDA_SUCCESS);
+    CHECK(strcmp(str, "out of memory") == 0);
+    EQ(cuGetErrorString((CUresult)12345, &str), CUDA_ERROR_INVALID_VALUE);
+}
+
+static void primary(void)
+{
+    CUcontext p, p2;
+    EQ(cuInit(0), CUDA_SUCCESS);
+    EQ(cuDevicePrimaryCtxRetain(&p, 0), CUDA_SUCCESS);
+    EQ(cuDevicePrimaryCtxRetain(&p2, 0), CUDA_SUCCESS);
+    CHECK(p == p2);
+    unsigned fl;
+    int active;
+    EQ(cuDevicePrimaryCtxGetState(0, &fl, &active), CUDA_SUCCESS);
+    EQ(active, 1);
+    EQ(cuCtxSetCurrent(p), CUDA_SUCCESS);
+    size_t f0 = free_mem();
+    CUdeviceptr a, m, as;
+    void *h;
+    EQ(cuMemAlloc(&a, 10 << 20), CUDA_SUCCESS);
+    EQ(cuMemAllocManaged(&m, 100, CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
+    EQ(cuMemAllocAsync(&as, 1000, NULL), CUDA_SUCCESS);
+    EQ(cuMemAllocHost(&h, 100), CUDA_SUCCESS);
+    EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS); /* one reference left */
+    EQ(f0 - free_mem(), (10 << 20) + 512 + 1024);
+    EQ(cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);
+    EQ(cuDevicePrimaryCtxGetState(0, &fl, &active), CUDA_SUCCESS);
+    EQ(active, 0);
+    EQ(cuMemAlloc(&a, 1), CUDA_ERROR_INVALID_CONTEXT); /* inactive until retained */
+    EQ(cuDevicePrimaryCtxRetain(&p2, 0), CUDA_SUCCESS);
+    CHECK(p == p2);
+    EQ(free_mem(), f0);
+    EQ(cuMemFree(a), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuMemFreeHost(h), CUDA_ERROR_INVALID_VALUE);
+    /* releasing the last reference also frees the context's memory */
+    EQ(cuMemAlloc(&a, 1 << 20), CUDA_SUCCESS);
+    EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+    EQ(cuDevicePrimaryCtxRelease(0), CUDA_ERROR_INVALID_CONTEXT);
+    EQ(cuDevicePrimaryCtxRetain(&p2, 0), CUDA_SUCCESS);
+    EQ(free_mem(), f0);
+}
+
+static void procaddr(void)
+{
+    void *fn = (void *)1;
+    CUdriverProcAddressQueryResult st;
+    /* no cuInit needed: the runtime bootstraps through this */
+    EQ(cuGetProcAddress("cuMemAlloc", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &st), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuMemAlloc_v2);
+    EQ(st, CU_GET_PROC_ADDRESS_SUCCESS);
+    EQ(cuGetProcAddress("cuMemAlloc", &fn, 3020, 0, &st), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuMemAlloc_v2);
+    fn = (void *)1;
+    EQ(cuGetProcAddress("cuMemAlloc", &fn, 3000, 0, &st), CUDA_ERROR_NOT_FOUND);
+    CHECK(fn == NULL);
+    EQ(st, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+    fn = (void *)1;
+    EQ(cuGetProcAddress("cuNoSuchFunction", &fn, 13000, 0, &st), CUDA_ERROR_NOT_FOUND);
+    CHECK(fn == NULL);
+    EQ(st, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+    EQ(cuGetProcAddress("cuMemAlloc_v2", &fn, 13000, 0, &st), CUDA_ERROR_NOT_FOUND); /* base names only */
+    EQ(cuGetProcAddress("cuMemAlloc", &fn, 14000, 0, &st), CUDA_ERROR_INVALID_VALUE); /* newer than driver */
+    EQ(cuGetProcAddress("cuMemAlloc", &fn, 13000, 4, &st), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuGetProcAddress("cuMemAlloc", NULL, 13000, 0, &st), CUDA_ERROR_INVALID_VALUE);
+    /* stream flavours */
+    EQ(cuGetProcAddress("cuMemAllocAsync", &fn, 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuMemAllocAsync_ptsz);
+    EQ(cuGetProcAddress("cuMemAllocAsync", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &st), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuMemAllocAsync);
+    EQ(cuGetProcAddress("cuMemAllocAsync", &fn, 13000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuMemAllocAsync);
+    EQ(cuGetProcAddress("cuMemFreeAsync", &fn, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuMemFreeAsync_ptsz);
+    EQ(cuGetProcAddress("cuMemAllocFromPoolAsync", &fn, 11020, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuMemAllocFromPoolAsync_ptsz);
+    EQ(cuGetProcAddress("cuMemAllocAsync", &fn, 11000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st), CUDA_ERROR_NOT_FOUND);
+    EQ(st, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+    EQ(cuGetProcAddress("cuStreamSynchronize", &fn, 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuStreamSynchronize_ptsz);
+    /* per-thread request without a per-thread variant: the plain one */
+    EQ(cuGetProcAddress("cuMemFree", &fn, 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuMemFree_v2);
+    EQ(cuGetProcAddress("cuCtxCreate", &fn, 13000, 0, &st), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuCtxCreate_v4);
+    EQ(cuGetProcAddress("cuCtxCreate", &fn, 11040, 0, &st), CUDA_SUCCESS);
+    CHECK(fn == dlsym(RTLD_DEFAULT, "cuCtxCreate_v3"));
+    EQ(cuGetProcAddress("cuCtxDestroy", &fn, 13000, 0, &st), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuCtxDestroy_v2);
+    /* cuGetProcAddress itself: _v2 from 12.0, the 4-argument legacy before */
+    void *legacy = dlsym(RTLD_DEFAULT, "cuGetProcAddress");
+    CHECK(legacy != NULL && legacy != (void *)cuGetProcAddress_v2);
+    EQ(cuGetProcAddress("cuGetProcAddress", &fn, 12000, 0, &st), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuGetProcAddress_v2);
+    EQ(cuGetProcAddress("cuGetProcAddress", &fn, 11030, 0, &st), CUDA_SUCCESS);
+    CHECK(fn == legacy);
+    EQ(((gpa_legacy_t)legacy)("cuMemFree", &fn, 11000, 0), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuMemFree_v2);
+    EQ(((gpa_legacy_t)legacy)("cuNope", &fn, 11000, 0), CUDA_ERROR_NOT_FOUND);
+    /* pointers obtained this way work */
+    CUresult (*init)(unsigned) = NULL;
+    EQ(cuGetProcAddress("cuInit", (void **)&init, 13000, 0, NULL), CUDA_SUCCESS);
+    EQ(init(0), CUDA_SUCCESS);
+}
+
+static uint64_t pool_attr(CUmemoryPool p, CUmemPool_attribute a)
+{
+    uint64_t v;
+    EQ(cuMemPoolGetAttribute(p, a, &v), CUDA_SUCCESS);
+    return v;
+}
+
+static void pool(void)
+{
+    setup();
+    size_t f0 = free_mem();
+    CUmemoryPool dp;
+    EQ(cuDeviceGetDefaultMemPool(&dp, 0), CUDA_SUCCESS);
+    CUstream s;
+    EQ(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    CUdeviceptr a, b, c;
+    EQ(cuMemAllocAsync(&a, 5 << 20, s), CUDA_SUCCESS);
+    EQ(cuMemAllocAsync_ptsz(&b, 100, CU_STREAM_PER_THREAD), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), (6 << 20) + 512);
+    EQ(pool_attr(dp, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), (6 << 20) + 512);
+    EQ(cuMemFreeAsync(a, s), CUDA_SUCCESS);
+    EQ(cuMemFreeAsync_ptsz(b, CU_STREAM_PER_THREAD), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), (6 << 20) + 512);
+    EQ(cuMemFreeAsync(b, s), CUDA_ERROR_INVALID_VALUE);
+    EQ(pool_attr(dp, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 0);
+    EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+    EQ(free_mem(), f0);
+    /* explicit pool, trim semantics */
+    CUmemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = 0;
+    CUmemoryPool mp;
+    EQ(cuMemPoolCreate(&mp, &props), CUDA_SUCCESS);
+    uint64_t thr = 100 << 20;
+    EQ(cuMemPoolSetAttribute(mp, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &thr), CUDA_SUCCESS);
+    EQ(cuMemAllocFromPoolAsync(&a, 2 << 20, mp, s), CUDA_SUCCESS);
+    EQ(cuMemAllocFromPoolAsync_ptsz(&b, 2 << 20, mp, NULL), CUDA_SUCCESS);
+    EQ(cuMemAllocFromPoolAsync(&c, 2 << 20, mp, s), CUDA_SUCCESS);
+    CUmemoryPool owner;
+    EQ(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, b), CUDA_SUCCESS);
+    CHECK(owner == mp);
+    EQ(cuMemFreeAsync(a, s), CUDA_SUCCESS);
+    EQ(cuMemFreeAsync(b, s), CUDA_SUCCESS);
+    EQ(cuStreamSynchronize(s), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), 6 << 20);
+    EQ(cuMemPoolTrimTo(mp, 4 << 20), CUDA_SUCCESS); /* keeps 4 MiB reserved (2 in use) */
+    EQ(pool_attr(mp, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 4 << 20);
+    EQ(f0 - free_mem(), 4 << 20);
+    /* destroy: held memory goes now, the live block when it is freed */
+    EQ(cuMemPoolDestroy(mp), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), 2 << 20);
+    EQ(cuMemPoolDestroy(mp), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuMemAllocFromPoolAsync(&a, 1, mp, s), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuMemFreeAsync(c, s), CUDA_SUCCESS);
+    EQ(free_mem(), f0);
+    EQ(cuStreamDestroy(s), CUDA_SUCCESS);
+    EQ(cuStreamDestroy(s), CUDA_ERROR_INVALID_HANDLE);
+}
+
+static void vmm(void)
+{
+    setup();
+    size_t f0 = free_mem(), g;
+    const size_t G = 2 << 20;
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    EQ(cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+    EQ(g, G);
+    CUmemGenericAllocationHandle h, h2;
+    EQ(cuMemCreate(&h, G + 1, &prop, 0), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuMemCreate(&h, 2 * G, &prop, 0), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), 2 * G); /* physical memory counts */
+    CUdeviceptr va;
+    EQ(cuMemAddressReserve(&va, 8 * G, 0, 0, 0), CUDA_SUCCESS);
+    EQ(va % G, 0);
+    EQ(f0 - free_mem(), 2 * G); /* address space does not */
+    EQ(cuMemMap(va + 1, 2 * G, 0, h, 0), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuMemMap(va + 7 * G, 2 * G, 0, h, 0), CUDA_ERROR_INVALID_VALUE); /* past the reservation */
+    EQ(cuMemMap(va, 2 * G, 0, h, 0), CUDA_SUCCESS);
+    EQ(cuMemMap(va + G, 2 * G, 0, h, 0), CUDA_ERROR_ALREADY_MAPPED);
+    CUmemAccessDesc acc = {{CU_MEM_LOCATION_TYPE_DEVICE, 0}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    EQ(cuMemSetAccess(va, 2 * G, &acc, 1), CUDA_SUCCESS);
+    memset((void *)(uintptr_t)va, 0x11, 2 * G);
+    EQ(cuMemsetD32(va + 64, 0x22222222, 4), CUDA_SUCCESS);
+    CHECK(((unsigned char *)(uintptr_t)va)[2 * G - 1] == 0x11 && ((unsigned char *)(uintptr_t)va)[64] == 0x22);
+    int ord;
+    CUdeviceptr start;
+    size_t rs;
+    EQ(cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, va + 5), CUDA_SUCCESS);
+    EQ(ord, 0);
+    EQ(cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, va + 5), CUDA_SUCCESS);
+    EQ(start, va);
+    EQ(cuPointerGetAttribute(&rs, CU_POINTER_ATTRIBUTE_RANGE_SIZE, va + 5), CUDA_SUCCESS);
+    EQ(rs, 8 * G);
+    EQ(cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, va + 4 * G), CUDA_ERROR_INVALID_VALUE);
+    /* order 1: unmap, release, free the address range */
+    EQ(cuMemAddressFree(va, 8 * G), CUDA_ERROR_INVALID_VALUE); /* still mapped */
+    EQ(cuMemUnmap(va, G), CUDA_ERROR_INVALID_VALUE);            /* half a mapping */
+    EQ(cuMemUnmap(va, 2 * G), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), 2 * G);
+    EQ(cuMemRelease(h), CUDA_SUCCESS);
+    EQ(free_mem(), f0);
+    EQ(cuMemRelease(h), CUDA_ERROR_INVALID_VALUE);
+    /* order 2: release while mapped (twice, sharing the memory), then unmap */
+    EQ(cuMemCreate(&h, 2 * G, &prop, 0), CUDA_SUCCESS);
+    EQ(cuMemMap(va, 2 * G, 0, h, 0), CUDA_SUCCESS);
+    EQ(cuMemMap(va + 4 * G, G, G, h, 0), CUDA_SUCCESS); /* second half, again */
+    EQ(cuMemSetAccess(va, 2 * G, &acc, 1), CUDA_SUCCESS);
+    EQ(cuMemSetAccess(va + 4 * G, G, &acc, 1), CUDA_SUCCESS);
+    EQ(cuMemRelease(h), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), 2 * G); /* still alive: mapped */
+    ((char *)(uintptr_t)va)[G + 5] = 42;
+    CHECK(((char *)(uintptr_t)va)[4 * G + 5] == 42); /* same physical memory */
+    EQ(cuMemRetainAllocationHandle(&h2, (void *)(uintptr_t)(va + 4 * G)), CUDA_SUCCESS);
+    CHECK(h2 == h);
+    EQ(cuMemUnmap(va, 2 * G), CUDA_SUCCESS);
+    EQ(cuMemUnmap(va + 4 * G, G), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), 2 * G); /* the retained reference */
+    EQ(cuMemRelease(h2), CUDA_SUCCESS);
+    EQ(free_mem(), f0);
+    /* order 3: free the address range first is refused while mapped; unmap
+       the whole reservation span at once */
+    EQ(cuMemCreate(&h, G, &prop, 0), CUDA_SUCCESS);
+    EQ(cuMemCreate(&h2, G, &prop, 0), CUDA_SUCCESS);
+    EQ(cuMemMap(va, G, 0, h, 0), CUDA_SUCCESS);
+    EQ(cuMemMap(va + G, G, 0, h2, 0), CUDA_SUCCESS);
+    EQ(cuMemSetAccess(va, 2 * G, &acc, 1), CUDA_SUCCESS);
+    EQ(cuMemcpyHtoD(va + G - 4, "abcdefgh", 8), CUDA_SUCCESS);
+    EQ(cuMemRelease(h), CUDA_SUCCESS);
+    EQ(cuMemRelease(h2), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), 2 * G);
+    EQ(cuMemUnmap(va, 2 * G), CUDA_SUCCESS);
+    EQ(free_mem(), f0);
+    EQ(cuMemAddressFree(va, 8 * G), CUDA_SUCCESS);
+    EQ(cuMemAddressFree(va, 8 * G), CUDA_ERROR_INVALID_VALUE);
+    /* physical memory is bounded by the device */
+    EQ(cuMemCreate(&h, (size_t)2 << 30, &prop, 0), CUDA_ERROR_OUT_OF_MEMORY);
+}
+
+static void arrays(void)
+{
+    setup();
+    size_t f0 = free_mem();
+    CUarray a, b;
+    CUmipmappedArray m;
+    CUDA_ARRAY_DESCRIPTOR d = {.Width = 1000, .Height = 1000, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 2};
+    EQ(cuArrayCreate(&a, &d), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), 8000000 + (2 << 20) - 8000000 % (2 << 20));
+    CUDA_ARRAY3D_DESCRIPTOR d3 = {.Width = 10, .Height = 10, .Depth = 10, .Format = CU_AD_FORMAT_UNSIGNED_INT8,
+                                  .NumChannels = 1};
+    EQ(cuArray3DCreate(&b, &d3), CUDA_SUCCESS);
+    CUDA_ARRAY3D_DESCRIPTOR back;
+    EQ(cuArray3DGetDescriptor(&back, b), CUDA_SUCCESS);
+    EQ(back.Depth, 10);
+    EQ(cuMipmappedArrayCreate(&m, &d3, 2), CUDA_SUCCESS);
+    EQ(cuArrayDestroy(a), CUDA_SUCCESS);
+    EQ(cuArrayDestroy(a), CUDA_ERROR_INVALID_HANDLE);
+    EQ(cuArrayDestroy((CUarray)(void *)&d), CUDA_ERROR_INVALID_HANDLE);
+    EQ(cuArrayDestroy((CUarray)m), CUDA_ERROR_INVALID_HANDLE);
+    EQ(cuMipmappedArrayDestroy(m), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), 1024);
+    EQ(cuArrayDestroy(b), CUDA_SUCCESS);
+    EQ(free_mem(), f0);
+}
+
+static void host(void)
+{
+    setup();
+    size_t f0 = free_mem();
+    void *p, *q;
+    EQ(cuMemAllocHost(&p, 1 << 20), CUDA_SUCCESS);
+    EQ(cuMemHostAlloc(&q, 100, CU_MEMHOSTALLOC_DEVICEMAP), CUDA_SUCCESS);
+    EQ(free_mem(), f0);
+    memset(p, 3, 1 << 20);
+    unsigned type;
+    EQ(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)p + 10), CUDA_SUCCESS);
+    EQ(type, CU_MEMORYTYPE_HOST);
+    EQ(cuMemFreeHost((char *)p + 1), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuMemFreeHost(p), CUDA_SUCCESS);
+    EQ(cuMemFreeHost(p), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuMemFreeHost(q), CUDA_SUCCESS);
+    static char buf[4096];
+    EQ(cuMemHostRegister(buf, sizeof buf, 0), CUDA_SUCCESS);
+    EQ(cuMemHostRegister(buf, 10, 0), CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    EQ(cuMemFreeHost(buf), CUDA_ERROR_INVALID_VALUE); /* registered, not ours */
+    EQ(cuMemHostUnregister(buf), CUDA_SUCCESS);
+    EQ(cuMemHostUnregister(buf), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+}
+
+static void *worker(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    int shared = seed & 1;
+    CUcontext c;
+    /* half the threads share the primary context, half make their own */
+    if (shared) {
+        EQ(cuDevicePrimaryCtxRetain(&c, 0), CUDA_SUCCESS);
+        EQ(cuCtxSetCurrent(c), CUDA_SUCCESS);
+    } else {
+        EQ(cuCtxCreate(&c, NULL, 0, 0), CUDA_SUCCESS);
+    }
+    CUdeviceptr live[8] = {0};
+    for (int i = 0; i < 300; i++) {
+        int k = (int)(rand_r(&seed) % 8);
+        if (live[k]) {
+            EQ((i & 1) ? cuMemFree(live[k]) : cuMemFreeAsync(live[k], NULL), CUDA_SUCCESS);
+            live[k] = 0;
+        } else {
+            size_t n = 1 + rand_r(&seed) % (4 << 20);
+            EQ((i & 1) ? cuMemAlloc(&live[k], n) : cuMemAllocAsync(&live[k], n, NULL), CUDA_SUCCESS);
+            EQ(cuMemsetD8(live[k], (unsigned char)k, n), CUDA_SUCCESS);
+        }
+    }
+    EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+    if (shared) {
+        for (int k = 0; k < 8; k++)
+            if (live[k])
+                EQ(cuMemFree(live[k]), CUDA_SUCCESS);
+        EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+    } else {
+        EQ(cuCtxDestroy(c), CUDA_SUCCESS); /* frees what is left */
+    }
+    return NULL;
+}
+
+static void threads(void)
+{
+    CUcontext c;
+    EQ(cuInit(0), CUDA_SUCCESS);
+    EQ(cuDevicePrimaryCtxRetain(&c, 0), CUDA_SUCCESS); /* keeps the primary alive */
+    EQ(cuCtxSetCurrent(c), CUDA_SUCCESS);
+    size_t f0 = free_mem();
+    pthread_t t[8];
+    for (int i = 0; i < 8; i++)
+        CHECK(pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)(i + 1)) == 0);
+    for (int i = 0; i < 8; i++)
+        pthread_join(t[i], NULL);
+    EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+    EQ(free_mem(), f0);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct { const char *name; void (*fn)(void); } tests[] = {
+        {"ctx", ctx}, {"primary", primary}, {"procaddr", procaddr}, {"pool", pool},
+        {"vmm", vmm}, {"arrays", arrays}, {"host", host}, {"threads", threads},
+    };
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s SCENARIO\n", argv[0]);
+        return 2;
+    }
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
+        if (strcmp(argv[1], tests[i].name) == 0) {
+            tests[i].fn();
+            printf("ok %s\n", argv[1]);
+            return 0;
+        }
+    fprintf(stderr, "unknown scenario %s\n", argv[1]);
+    return 2;
+}

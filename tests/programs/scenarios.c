@@ -1,0 +1,143 @@
+/* Runtime-API scenarios with known outcomes, one per command-line word.
+ * Lines marked LEAK-SITE / PEAK-SITE are what the tests expect the reporter
+ * to point at (tests find the line numbers by grepping for the marker). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#define MiB (1024u * 1024u)
+
+static void check(cudaError_t rc, const char *what)
+{
+    if (rc != cudaSuccess) {
+        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
+        exit(1);
+    }
+}
+
+__attribute__((noinline)) static void *leak_runtime(size_t bytes)
+{
+    void *p = NULL;
+    check(cudaMalloc(&p, bytes), "cudaMalloc"); /* LEAK-SITE: leak_runtime */
+    return p;
+}
+
+__attribute__((noinline)) static void *leak_async(size_t bytes, cudaStream_t s)
+{
+    void *p = NULL;
+    check(cudaMallocAsync(&p, bytes, s), "cudaMallocAsync"); /* LEAK-SITE: leak_async */
+    return p;
+}
+
+__attribute__((noinline)) static void balanced_work(void)
+{
+    void *a = NULL, *b = NULL;
+    cudaStream_t s;
+    check(cudaStreamCreate(&s), "cudaStreamCreate");
+    for (int i = 0; i < 10; i++) {
+        check(cudaMalloc(&a, 3 * MiB + 17), "cudaMalloc");
+        check(cudaMallocAsync(&b, 4096, s), "cudaMallocAsync");
+        check(cudaFreeAsync(b, s), "cudaFreeAsync");
+        check(cudaFree(a), "cudaFree");
+    }
+    check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    check(cudaStreamDestroy(s), "cudaStreamDestroy");
+}
+
+__attribute__((noinline)) static void *peak_a(void)
+{
+    void *p;
+    check(cudaMalloc(&p, 4 * MiB), "cudaMalloc"); /* PEAK-SITE: peak_a */
+    return p;
+}
+
+__attribute__((noinline)) static void *peak_b(size_t bytes)
+{
+    void *p;
+    check(cudaMalloc(&p, bytes), "cudaMalloc"); /* PEAK-SITE: peak_b */
+    return p;
+}
+
+/* Peak is 4 MiB (a) + 2 x 1 MiB (b) = 6 MiB; afterwards usage never gets
+ * back there: a is freed and only smaller allocations follow. */
+static void peak(void)
+{
+    void *a = peak_a();
+    void *b[3];
+    for (int i = 0; i < 3; i++) {
+        b[i] = peak_b(i < 2 ? MiB : 512 * 1024);
+        if (i == 1)
+            check(cudaFree(a), "cudaFree");
+    }
+    for (int i = 0; i < 3; i++)
+        check(cudaFree(b[i]), "cudaFree");
+}
+
+/* Return codes of calls that fail or are odd; compared with and without the
+ * interposer, so they must be printed exactly. */
+static void errors(void)
+{
+    void *p = (void *)0x1;
+    size_t freeb = 0, total = 0;
+    printf("oom %d\n", (int)cudaMalloc(&p, (size_t)1 << 50));
+    printf("oom-ptr-untouched %d\n", p == (void *)0x1);
+    printf("oom-async %d\n", (int)cudaMallocAsync(&p, (size_t)1 << 50, 0));
+    printf("bogus-free %d\n", (int)cudaFree((void *)0xdeadbeef000));
+    printf("null-free %d\n", (int)cudaFree(NULL));
+    printf("bogus-free-async %d\n", (int)cudaFreeAsync((void *)0xdeadbeef000, 0));
+    check(cudaMalloc(&p, MiB), "cudaMalloc");
+    printf("free %d\n", (int)cudaFree(p));
+    printf("double-free %d\n", (int)cudaFree(p));
+    printf("last-error %d\n", (int)cudaGetLastError());
+    printf("meminfo %d\n", (int)cudaMemGetInfo(&freeb, &total));
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "";
+    if (!strcmp(what, "leak-runtime")) {
+        for (int i = 0; i < 2; i++)
+            leak_runtime(MiB);
+        balanced_work();
+    } else if (!strcmp(what, "leak-async")) {
+        cudaStream_t s;
+        check(cudaStreamCreate(&s), "cudaStreamCreate");
+        for (int i = 0; i < 3; i++)
+            leak_async(65536, s);
+        check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    } else if (!strcmp(what, "balanced")) {
+        balanced_work();
+    } else if (!strcmp(what, "peak")) {
+        peak();
+    } else if (!strcmp(what, "errors")) {
+        errors();
+    } else if (!strcmp(what, "fork")) {
+        /* Parent and child each own exactly their own leaks. */
+        leak_runtime(MiB);
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            for (int i = 0; i < 2; i++)
+                leak_async(65536, 0);
+            exit(0);
+        }
+        int status;
+        waitpid(pid, &status, 0);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+    } else if (!strcmp(what, "oom")) {
+        /* 1 MiB live, then an allocation that cannot succeed. */
+        leak_runtime(MiB);
+        void *p;
+        printf("oom %d\n", (int)cudaMalloc(&p, (size_t)1 << 50));
+        void *q = leak_runtime(MiB);
+        check(cudaFree(q), "cudaFree");
+    } else {
+        fprintf(stderr, "usage: %s leak-runtime|leak-async|balanced|peak|errors|fork|oom\n", argv[0]);
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,25 @@
+// C++ frames for the demangling test: the reporter must show
+// ns::Trainer::step(int) for the return address recorded in it.
+#include "snapgen.h"
+
+namespace ns {
+struct Trainer {
+    struct stk *s_;
+    __attribute__((noinline)) void step(int n);
+};
+
+void Trainer::step(int n)
+{
+    STK_ENTER(s_);
+    if (n > 0)
+        STK_CALL(s_, "ns::Trainer::step(int)", fake_cuda_api(s_));
+}
+} // namespace ns
+
+extern "C" __attribute__((noinline)) void cxx_train(struct stk *s)
+{
+    STK_ENTER(s);
+    ns::Trainer t;
+    t.s_ = s;
+    STK_CALL(s, "cxx_train", t.step(3));
+}

@@ -1,0 +1,99 @@
+/* Copies and memsets.  Device memory is host memory here, so they are plain
+ * memmove/memset -- after a bounds check, so a bad pointer gets
+ * CUDA_ERROR_INVALID_VALUE instead of corrupting the fake or faulting on an
+ * unmapped VMM page.  Async variants complete before returning. */
+#include "fc_internal.h"
+
+#include <string.h>
+
+int fc_access_ok(uintptr_t p, size_t n, int *is_device)
+{
+    uintptr_t rs, ms;
+    size_t rz, mz;
+    int dev, rw;
+    *is_device = 0;
+    if (n && p + n < p)
+        return 0;
+    fc_lock();
+    int ok = 1;
+    if (fc_heap_in_range(p)) {
+        struct fc_seg *s = fc_heap_find(p, 0, NULL);
+        *is_device = 1;
+        ok = s && s->kind != FC_K_ARRAY && p + n <= s->start + s->size;
+    } else if (fc_vmm_lookup(p, &rs, &rz, &ms, &mz, &dev, &rw)) {
+        *is_device = 1;
+        ok = fc_vmm_range_ok(p, n);
+    }
+    fc_unlock();
+    return ok;
+}
+
+enum { ANY, DEV, HOST };
+
+static CUresult copy(uintptr_t dst, int dkind, uintptr_t src, int skind, size_t n, CUstream st)
+{
+    int dev, dd, sd;
+    CUresult r = fc_stream_dev(st, &dev);
+    if (r)
+        return r;
+    if (n == 0)
+        return CUDA_SUCCESS;
+    if (!dst || !src || !fc_access_ok(dst, n, &dd) || !fc_access_ok(src, n, &sd) ||
+        (dkind == DEV && !dd) || (skind == DEV && !sd))
+        return CUDA_ERROR_INVALID_VALUE;
+    memmove((void *)dst, (const void *)src, n);
+    return CUDA_SUCCESS;
+}
+
+static CUresult set(uintptr_t dst, const void *val, size_t esize, size_t n, CUstream st)
+{
+    int dev, dd;
+    CUresult r = fc_stream_dev(st, &dev);
+    if (r)
+        return r;
+    if (n == 0)
+        return CUDA_SUCCESS;
+    if (n > SIZE_MAX / esize || !dst || (dst % esize) || !fc_access_ok(dst, n * esize, &dd) || !dd)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (esize == 1) {
+        memset((void *)dst, *(const unsigned char *)val, n);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            memcpy((char *)dst + i * esize, val, esize);
+    }
+    return CUDA_SUCCESS;
+}
+
+#define U(x) ((uintptr_t)(x))
+
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copy(U(dst), ANY, U(src), ANY, n, NULL); }
+CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copy(U(dst), ANY, U(src), ANY, n, NULL); }
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { return copy(U(dst), ANY, U(src), ANY, n, s); }
+CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { return copy(U(dst), ANY, U(src), ANY, n, s); }
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *h, size_t n) { return copy(U(d), DEV, U(h), ANY, n, NULL); }
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr d, const void *h, size_t n) { return copy(U(d), DEV, U(h), ANY, n, NULL); }
+CUresult cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n) { return copy(U(h), ANY, U(d), DEV, n, NULL); }
+CUresult cuMemcpyDtoH_v2_ptds(void *h, CUdeviceptr d, size_t n) { return copy(U(h), ANY, U(d), DEV, n, NULL); }
+CUresult cuMemcpyDtoD_v2(CUdeviceptr a, CUdeviceptr b, size_t n) { return copy(U(a), DEV, U(b), DEV, n, NULL); }
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr a, CUdeviceptr b, size_t n) { return copy(U(a), DEV, U(b), DEV, n, NULL); }
+
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, CUstream s) { return copy(U(d), DEV, U(h), ANY, n, s); }
+CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr d, const void *h, size_t n, CUstream s) { return copy(U(d), DEV, U(h), ANY, n, s); }
+CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, CUstream s) { return copy(U(h), ANY, U(d), DEV, n, s); }
+CUresult cuMemcpyDtoHAsync_v2_ptsz(void *h, CUdeviceptr d, size_t n, CUstream s) { return copy(U(h), ANY, U(d), DEV, n, s); }
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr a, CUdeviceptr b, size_t n, CUstream s) { return copy(U(a), DEV, U(b), DEV, n, s); }
+CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr a, CUdeviceptr b, size_t n, CUstream s) { return copy(U(a), DEV, U(b), DEV, n, s); }
+
+CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { return set(U(d), &v, 1, n, NULL); }
+CUresult cuMemsetD8_v2_ptds(CUdeviceptr d, unsigned char v, size_t n) { return set(U(d), &v, 1, n, NULL); }
+CUresult cuMemsetD16_v2(CUdeviceptr d, unsigned short v, size_t n) { return set(U(d), &v, 2, n, NULL); }
+CUresult cuMemsetD16_v2_ptds(CUdeviceptr d, unsigned short v, size_t n) { return set(U(d), &v, 2, n, NULL); }
+CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned int v, size_t n) { return set(U(d), &v, 4, n, NULL); }
+CUresult cuMemsetD32_v2_ptds(CUdeviceptr d, unsigned int v, size_t n) { return set(U(d), &v, 4, n, NULL); }
+CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream s) { return set(U(d), &v, 1, n, s); }
+CUresult cuMemsetD8Async_ptsz(CUdeviceptr d, unsigned char v, size_t n, CUstream s) { return set(U(d), &v, 1, n, s); }
+CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream s) { return set(U(d), &v, 2, n, s); }
+CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short v, size_t n, CUstream s) { return set(U(d), &v, 2, n, s); }
+CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s) { return set(U(d), &v, 4, n, s); }
+CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_t n, CUstream s) { return set(U(d), &v, 4, n, s); }

@@ -1,0 +1,412 @@
+/* Initialisation, devices and contexts.  The current context is per thread
+ * (a small stack, as cuCtxPushCurrent/cuCtxPopCurrent need); context structs
+ * are never freed, so a stale handle is recognised and refused, not crashed on. */
+#include "fc_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FC_STACK 64
+static __thread struct fc_ctx *tls_stack[FC_STACK];
+static __thread int tls_depth;
+static struct fc_ctx *all_ctx; /* user-created contexts, under fc_lock */
+
+static struct fc_ctx *tls_top(void) { return tls_depth ? tls_stack[tls_depth - 1] : NULL; }
+
+int fc_ctx_valid(struct fc_ctx *c)
+{
+    if (!c)
+        return 0;
+    for (int i = 0; i < fc_ndev; i++)
+        if (c == &fc_devs[i].primary)
+            return c->alive;
+    for (struct fc_ctx *x = all_ctx; x; x = x->next_all)
+        if (x == c)
+            return c->alive;
+    return 0;
+}
+
+static int ctx_known(struct fc_ctx *c)
+{
+    for (int i = 0; i < fc_ndev; i++)
+        if (c == &fc_devs[i].primary)
+            return 1;
+    for (struct fc_ctx *x = all_ctx; x; x = x->next_all)
+        if (x == c)
+            return 1;
+    return 0;
+}
+
+CUresult fc_cur_ctx(struct fc_ctx **out)
+{
+    if (!fc_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct fc_ctx *c = tls_top();
+    fc_lock();
+    int ok = fc_ctx_valid(c);
+    fc_unlock();
+    if (!ok)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *out = c;
+    return CUDA_SUCCESS;
+}
+
+#define NEED_INIT() do { if (!fc_initialized()) return CUDA_ERROR_NOT_INITIALIZED; } while (0)
+
+CUresult cuInit(unsigned int Flags)
+{
+    if (Flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    return fc_do_init();
+}
+
+CUresult cuDriverGetVersion(int *driverVersion)
+{
+    if (!driverVersion)
+        return CUDA_ERROR_INVALID_VALUE;
+    *driverVersion = FC_DRIVER_VERSION;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGet(CUdevice *device, int ordinal)
+{
+    NEED_INIT();
+    if (!device)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ordinal < 0 || ordinal >= fc_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *device = ordinal;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetCount(int *count)
+{
+    NEED_INIT();
+    if (!count)
+        return CUDA_ERROR_INVALID_VALUE;
+    *count = fc_ndev;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+    NEED_INIT();
+    if (!name || len <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!fc_dev_get(dev))
+        return CUDA_ERROR_INVALID_DEVICE;
+    snprintf(name, (size_t)len, "fakecuda device %d", dev);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+{
+    NEED_INIT();
+    if (!bytes)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fc_dev *d = fc_dev_get(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *bytes = d->total;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+    NEED_INIT();
+    if (!pi)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!fc_dev_get(dev))
+        return CUDA_ERROR_INVALID_DEVICE;
+    switch (attrib) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *pi = 9; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *pi = 0; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *pi = 132; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *pi = 32; break;
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *pi = 1; break;
+    case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: *pi = 1; break;
+    case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: *pi = 1; break;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *pi = 1; break;
+    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: *pi = 1; break;
+    case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: *pi = 32; break;
+    case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *pi = dev + 1; break;
+    case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: *pi = 0; break;
+    case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: *pi = 0; break;
+    case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: *pi = 1; break;
+    case CU_DEVICE_ATTRIBUTE_INTEGRATED: *pi = 0; break;
+    default: *pi = 0; break; /* unknown capabilities read as "absent" */
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+{
+    NEED_INIT();
+    if (!canAccessPeer)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!fc_dev_get(dev) || !fc_dev_get(peerDev))
+        return CUDA_ERROR_INVALID_DEVICE;
+    *canAccessPeer = dev != peerDev;
+    return CUDA_SUCCESS;
+}
+
+/* ---- user contexts ---------------------------------------------------- */
+
+static CUresult ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+    NEED_INIT();
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!fc_dev_get(dev))
+        return CUDA_ERROR_INVALID_DEVICE;
+    if (tls_depth >= FC_STACK)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    struct fc_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    c->dev = dev;
+    c->alive = 1;
+    c->flags = flags;
+    c->id = fc_next_id();
+    fc_lock();
+    c->next_all = all_ctx;
+    all_ctx = c;
+    fc_unlock();
+    tls_stack[tls_depth++] = c; /* the new context becomes current */
+    *pctx = (CUcontext)c;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+    return ctx_create(pctx, flags, dev);
+}
+
+CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+    return ctx_create(pctx, flags, dev);
+}
+
+CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
+                        unsigned int flags, CUdevice dev)
+{
+    (void)paramsArray;
+    (void)numParams;
+    return ctx_create(pctx, flags, dev);
+}
+
+CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags,
+                        CUdevice dev)
+{
+    (void)ctxCreateParams;
+    return ctx_create(pctx, flags, dev);
+}
+
+CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+    NEED_INIT();
+    struct fc_ctx *c = (struct fc_ctx *)ctx;
+    fc_lock();
+    if (!c || !ctx_known(c) || !c->alive || c->primary) {
+        fc_unlock();
+        return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    c->alive = 0;
+    fc_ctx_release_memory(c);
+    fc_unlock();
+    /* A destroyed context that is current here is popped off this thread. */
+    if (tls_top() == c)
+        tls_depth--;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxDestroy(CUcontext ctx) { return cuCtxDestroy_v2(ctx); }
+
+CUresult cuCtxSetCurrent(CUcontext ctx)
+{
+    NEED_INIT();
+    struct fc_ctx *c = (struct fc_ctx *)ctx;
+    if (c) {
+        fc_lock();
+        int ok = fc_ctx_valid(c);
+        fc_unlock();
+        if (!ok)
+            return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    if (!c) { /* unbind the top of the stack */
+        if (tls_depth)
+            tls_depth--;
+    } else if (tls_depth) {
+        tls_stack[tls_depth - 1] = c;
+    } else {
+        tls_stack[tls_depth++] = c;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetCurrent(CUcontext *pctx)
+{
+    NEED_INIT();
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pctx = (CUcontext)tls_top();
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPushCurrent_v2(CUcontext ctx)
+{
+    NEED_INIT();
+    struct fc_ctx *c = (struct fc_ctx *)ctx;
+    fc_lock();
+    int ok = fc_ctx_valid(c);
+    fc_unlock();
+    if (!ok)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (tls_depth >= FC_STACK)
+        return CUDA_ERROR_INVALID_VALUE;
+    tls_stack[tls_depth++] = c;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPushCurrent(CUcontext ctx) { return cuCtxPushCurrent_v2(ctx); }
+
+CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+    NEED_INIT();
+    if (!tls_depth)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    struct fc_ctx *c = tls_stack[--tls_depth];
+    if (pctx)
+        *pctx = (CUcontext)c;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPopCurrent(CUcontext *pctx) { return cuCtxPopCurrent_v2(pctx); }
+
+CUresult cuCtxGetDevice(CUdevice *device)
+{
+    struct fc_ctx *c;
+    CUresult r = fc_cur_ctx(&c);
+    if (r)
+        return r;
+    if (!device)
+        return CUDA_ERROR_INVALID_VALUE;
+    *device = c->dev;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
+{
+    NEED_INIT();
+    if (!version)
+        return CUDA_ERROR_INVALID_VALUE;
+    (void)ctx;
+    *version = 3020;
+    return CUDA_SUCCESS;
+}
+
+/* Work is synchronous here; what a sync does observably is let the stream
+ * ordered pools release memory above their threshold. */
+CUresult cuCtxSynchronize(void)
+{
+    struct fc_ctx *c;
+    CUresult r = fc_cur_ctx(&c);
+    if (r)
+        return r;
+    fc_lock();
+    fc_pool_sync_device(c->dev);
+    fc_unlock();
+    return CUDA_SUCCESS;
+}
+
+/* ---- primary contexts -------------------------------------------------- */
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+    NEED_INIT();
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fc_dev *d = fc_dev_get(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    fc_lock();
+    d->primary.refs++;
+    d->primary.alive = 1;
+    fc_unlock();
+    *pctx = (CUcontext)&d->primary;
+    return CUDA_SUCCESS;
+}
+
+/* Releasing the last reference destroys the primary context's resources,
+ * as the real driver does; the handle stays the same for the next retain. */
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    NEED_INIT();
+    struct fc_dev *d = fc_dev_get(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    fc_lock();
+    if (d->primary.refs == 0) {
+        fc_unlock();
+        return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    if (--d->primary.refs == 0) {
+        fc_ctx_release_memory(&d->primary);
+        d->primary.alive = 0;
+    }
+    fc_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRelease(CUdevice dev) { return cuDevicePrimaryCtxRelease_v2(dev); }
+
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+    NEED_INIT();
+    struct fc_dev *d = fc_dev_get(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    fc_lock();
+    fc_ctx_release_memory(&d->primary);
+    d->primary.refs = 0;
+    d->primary.alive = 0;
+    d->primary.flags = 0;
+    fc_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxReset(CUdevice dev) { return cuDevicePrimaryCtxReset_v2(dev); }
+
+CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+    NEED_INIT();
+    struct fc_dev *d = fc_dev_get(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    if (!flags || !active)
+        return CUDA_ERROR_INVALID_VALUE;
+    fc_lock();
+    *flags = d->primary.flags;
+    *active = d->primary.refs > 0;
+    fc_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
+{
+    NEED_INIT();
+    struct fc_dev *d = fc_dev_get(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    fc_lock();
+    d->primary.flags = flags;
+    fc_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
+{
+    return cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+}

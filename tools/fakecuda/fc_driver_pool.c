@@ -1,0 +1,371 @@
+/* Stream-ordered allocation: memory pools.
+ *
+ * A pool owns whole heap blocks (kind FC_K_POOL).  cuMemAllocAsync reuses a
+ * block the pool holds or reserves a new one from the device; cuMemFreeAsync
+ * hands the block back to the pool, which keeps it reserved (so cuMemGetInfo
+ * still counts it) until a synchronisation trims the pool down to its release
+ * threshold -- the behaviour that makes real pools look like leaks. */
+#include "fc_internal.h"
+
+#include <stdlib.h>
+
+static struct fc_pool *all_pools; /* never freed: stale handles are refused */
+
+static int pool_known(struct fc_pool *p)
+{
+    for (struct fc_pool *x = all_pools; x; x = x->next_all)
+        if (x == p)
+            return 1;
+    return 0;
+}
+
+static struct fc_pool *pool_new(int dev)
+{
+    struct fc_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->dev = dev;
+    p->alive = 1;
+    p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
+    p->next_all = all_pools;
+    all_pools = p;
+    return p;
+}
+
+void fc_pool_init_device(struct fc_dev *d)
+{
+    fc_lock();
+    d->default_pool = d->cur_pool = pool_new(d->ord);
+    if (d->default_pool)
+        d->default_pool->is_default = 1;
+    fc_unlock();
+}
+
+static void unlink_block(struct fc_pool *p, struct fc_seg *s)
+{
+    for (struct fc_seg **pp = &p->blocks; *pp; pp = &(*pp)->pool_next)
+        if (*pp == s) {
+            *pp = s->pool_next;
+            return;
+        }
+}
+
+void fc_pool_trim(struct fc_pool *p, uint64_t keep)
+{
+    struct fc_seg *s = p->blocks;
+    while (s && p->reserved > keep) {
+        struct fc_seg *next = s->pool_next;
+        if (s->pool_free) {
+            unlink_block(p, s);
+            p->reserved -= s->size;
+            fc_heap_free(&fc_devs[p->dev], s);
+        }
+        s = next;
+    }
+}
+
+void fc_pool_sync_device(int dev)
+{
+    for (struct fc_pool *p = all_pools; p; p = p->next_all)
+        if (p->dev == dev)
+            fc_pool_trim(p, p->alive ? p->threshold : 0);
+}
+
+void fc_pool_empty_device(int dev)
+{
+    for (struct fc_pool *p = all_pools; p; p = p->next_all)
+        if (p->dev == dev)
+            fc_pool_trim(p, 0);
+}
+
+void fc_pool_block_free(struct fc_seg *s)
+{
+    struct fc_pool *p = s->pool;
+    s->pool_free = 1;
+    s->ctx = NULL;
+    p->used -= s->size;
+    if (!p->alive) /* destroyed pool: its memory goes as soon as it is unused */
+        fc_pool_trim(p, 0);
+}
+
+/* Lock held.  Reuse the tightest held block (within 2x, so a huge block is not
+ * pinned by a tiny request), else reserve; on device OOM give back what the
+ * pool holds unused and try once more. */
+static CUresult pool_alloc(struct fc_pool *p, struct fc_ctx *c, size_t req, CUdeviceptr *dptr)
+{
+    size_t rsize = fc_round(req);
+    if (rsize == 0)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    struct fc_seg *best = NULL;
+    for (struct fc_seg *s = p->blocks; s; s = s->pool_next)
+        if (s->pool_free && s->size >= rsize && s->size / 2 < rsize && (!best || s->size < best->size))
+            best = s;
+    if (!best) {
+        best = fc_heap_alloc(&fc_devs[p->dev], rsize);
+        if (!best) {
+            fc_pool_trim(p, 0);
+            best = fc_heap_alloc(&fc_devs[p->dev], rsize);
+        }
+        if (!best)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        best->kind = FC_K_POOL;
+        best->pool = p;
+        best->pool_next = p->blocks;
+        p->blocks = best;
+        p->reserved += best->size;
+        if (p->reserved > p->reserved_high)
+            p->reserved_high = p->reserved;
+    }
+    best->pool_free = 0;
+    best->ctx = c;
+    best->req = req;
+    best->id = fc_next_id();
+    p->used += best->size;
+    if (p->used > p->used_high)
+        p->used_high = p->used;
+    *dptr = (CUdeviceptr)best->start;
+    return CUDA_SUCCESS;
+}
+
+static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, struct fc_pool *pool, CUstream st)
+{
+    struct fc_ctx *c;
+    int dev;
+    CUresult r = fc_cur_ctx(&c);
+    if (r)
+        return r;
+    if ((r = fc_stream_dev(st, &dev)))
+        return r;
+    if (!dptr || bytesize == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    fc_lock();
+    if (!pool)
+        pool = fc_devs[dev].cur_pool;
+    if (!pool_known(pool) || !pool->alive)
+        r = CUDA_ERROR_INVALID_VALUE;
+    else
+        r = pool_alloc(pool, c, bytesize, dptr);
+    fc_unlock();
+    return r;
+}
+
+CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    return alloc_async(dptr, bytesize, NULL, hStream);
+}
+
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    return alloc_async(dptr, bytesize, NULL, hStream);
+}
+
+static CUresult from_pool(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream st)
+{
+    if (!pool)
+        return CUDA_ERROR_INVALID_VALUE;
+    return alloc_async(dptr, bytesize, (struct fc_pool *)pool, st);
+}
+
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
+{
+    return from_pool(dptr, bytesize, pool, hStream);
+}
+
+CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                      CUstream hStream)
+{
+    return from_pool(dptr, bytesize, pool, hStream);
+}
+
+/* Pool blocks go back to their pool; ordinary cuMemAlloc memory may also be
+ * freed this way (the real driver allows it) and is released at once. */
+static CUresult free_async(CUdeviceptr dptr, CUstream st)
+{
+    int dev;
+    CUresult r = fc_stream_dev(st, &dev);
+    if (r)
+        return r;
+    if (dptr == 0)
+        return CUDA_SUCCESS;
+    fc_lock();
+    struct fc_dev *d;
+    struct fc_seg *s = fc_heap_find((uintptr_t)dptr, 1, &d);
+    r = CUDA_ERROR_INVALID_VALUE;
+    if (s && s->kind == FC_K_POOL && !s->pool_free) {
+        fc_pool_block_free(s);
+        r = CUDA_SUCCESS;
+    } else if (s && (s->kind == FC_K_DEVICE || s->kind == FC_K_PITCH || s->kind == FC_K_MANAGED)) {
+        fc_heap_free(d, s);
+        r = CUDA_SUCCESS;
+    }
+    fc_unlock();
+    return r;
+}
+
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) { return free_async(dptr, hStream); }
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) { return free_async(dptr, hStream); }
+
+/* ---- pool objects ------------------------------------------------------ */
+
+CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+    if (!fc_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pool || !poolProps || poolProps->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+        poolProps->location.type != CU_MEM_LOCATION_TYPE_DEVICE || !fc_dev_get(poolProps->location.id))
+        return CUDA_ERROR_INVALID_VALUE;
+    fc_lock();
+    struct fc_pool *p = pool_new(poolProps->location.id);
+    fc_unlock();
+    if (!p)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *pool = (CUmemoryPool)p;
+    return CUDA_SUCCESS;
+}
+
+/* As documented: outstanding allocations keep the pool's memory until they
+ * are freed; everything the pool merely holds goes now. */
+CUresult cuMemPoolDestroy(CUmemoryPool pool)
+{
+    if (!fc_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct fc_pool *p = (struct fc_pool *)pool;
+    fc_lock();
+    int ok = p && pool_known(p) && p->alive && !p->is_default;
+    if (ok) {
+        p->alive = 0;
+        if (fc_devs[p->dev].cur_pool == p)
+            fc_devs[p->dev].cur_pool = fc_devs[p->dev].default_pool;
+        fc_pool_trim(p, 0);
+    }
+    fc_unlock();
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+    if (!fc_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct fc_pool *p = (struct fc_pool *)pool;
+    fc_lock();
+    int ok = p && pool_known(p) && p->alive;
+    if (ok)
+        fc_pool_trim(p, minBytesToKeep);
+    fc_unlock();
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    if (!fc_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct fc_pool *p = (struct fc_pool *)pool;
+    if (!value)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = CUDA_SUCCESS;
+    fc_lock();
+    if (!p || !pool_known(p) || !p->alive) {
+        r = CUDA_ERROR_INVALID_VALUE;
+    } else {
+        switch (attr) {
+        case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+        case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+        case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+            p->reuse[attr - 1] = *(int *)value;
+            break;
+        case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+            p->threshold = *(cuuint64_t *)value;
+            break;
+        case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: /* only resettable to 0 */
+            if (*(cuuint64_t *)value != 0)
+                r = CUDA_ERROR_INVALID_VALUE;
+            else
+                p->reserved_high = p->reserved;
+            break;
+        case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+            if (*(cuuint64_t *)value != 0)
+                r = CUDA_ERROR_INVALID_VALUE;
+            else
+                p->used_high = p->used;
+            break;
+        default:
+            r = CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    fc_unlock();
+    return r;
+}
+
+CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    if (!fc_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct fc_pool *p = (struct fc_pool *)pool;
+    if (!value)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = CUDA_SUCCESS;
+    fc_lock();
+    if (!p || !pool_known(p) || !p->alive) {
+        r = CUDA_ERROR_INVALID_VALUE;
+    } else {
+        switch (attr) {
+        case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+        case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+        case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+            *(int *)value = p->reuse[attr - 1];
+            break;
+        case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *(cuuint64_t *)value = p->threshold; break;
+        case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: *(cuuint64_t *)value = p->reserved; break;
+        case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: *(cuuint64_t *)value = p->reserved_high; break;
+        case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *(cuuint64_t *)value = p->used; break;
+        case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *(cuuint64_t *)value = p->used_high; break;
+        default: r = CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    fc_unlock();
+    return r;
+}
+
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
+{
+    if (!fc_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pool_out)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fc_dev *d = fc_dev_get(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *pool_out = (CUmemoryPool)d->default_pool;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+    if (!fc_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pool)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fc_dev *d = fc_dev_get(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    fc_lock();
+    *pool = (CUmemoryPool)d->cur_pool;
+    fc_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
+{
+    if (!fc_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct fc_dev *d = fc_dev_get(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    struct fc_pool *p = (struct fc_pool *)pool;
+    fc_lock();
+    int ok = p && pool_known(p) && p->alive && p->dev == dev;
+    if (ok)
+        d->cur_pool = p;
+    fc_unlock();
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}

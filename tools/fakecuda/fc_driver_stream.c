@@ -1,0 +1,117 @@
+/* Streams.  All work is executed synchronously at the call, so a stream is
+ * only a handle bound to a context; synchronising one is the point where the
+ * stream-ordered pools of its device trim down to their release thresholds. */
+#include "fc_internal.h"
+
+#include <stdlib.h>
+
+struct fc_stream {
+    struct fc_ctx *ctx;
+    unsigned flags;
+    int alive;
+    unsigned long long id;
+    struct fc_stream *next_all;
+};
+
+static struct fc_stream *all_streams; /* never freed: stale handles are refused */
+
+static int stream_known(struct fc_stream *s)
+{
+    for (struct fc_stream *x = all_streams; x; x = x->next_all)
+        if (x == s)
+            return 1;
+    return 0;
+}
+
+/* NULL, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD mean "the current
+ * context's default stream". */
+CUresult fc_stream_dev(CUstream hs, int *dev)
+{
+    struct fc_ctx *c;
+    CUresult r = fc_cur_ctx(&c);
+    if (hs == NULL || hs == CU_STREAM_LEGACY || hs == CU_STREAM_PER_THREAD) {
+        if (r)
+            return r;
+        *dev = c->dev;
+        return CUDA_SUCCESS;
+    }
+    if (r == CUDA_ERROR_NOT_INITIALIZED)
+        return r;
+    struct fc_stream *s = (struct fc_stream *)hs;
+    fc_lock();
+    int ok = stream_known(s) && s->alive && fc_ctx_valid(s->ctx);
+    if (ok)
+        *dev = s->ctx->dev;
+    fc_unlock();
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+    struct fc_ctx *c;
+    CUresult r = fc_cur_ctx(&c);
+    if (r)
+        return r;
+    if (!phStream || (Flags & ~(unsigned)CU_STREAM_NON_BLOCKING))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fc_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    s->ctx = c;
+    s->flags = Flags;
+    s->alive = 1;
+    s->id = fc_next_id();
+    fc_lock();
+    s->next_all = all_streams;
+    all_streams = s;
+    fc_unlock();
+    *phStream = (CUstream)s;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
+{
+    (void)priority;
+    return cuStreamCreate(phStream, flags);
+}
+
+CUresult cuStreamDestroy_v2(CUstream hStream)
+{
+    if (!fc_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct fc_stream *s = (struct fc_stream *)hStream;
+    fc_lock();
+    int ok = s && stream_known(s) && s->alive;
+    if (ok) {
+        s->alive = 0;
+        fc_pool_sync_device(s->ctx->dev);
+    }
+    fc_unlock();
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuStreamDestroy(CUstream hStream) { return cuStreamDestroy_v2(hStream); }
+
+static CUresult stream_sync(CUstream hStream)
+{
+    int dev;
+    CUresult r = fc_stream_dev(hStream, &dev);
+    if (r)
+        return r;
+    fc_lock();
+    fc_pool_sync_device(dev);
+    fc_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamSynchronize(CUstream hStream) { return stream_sync(hStream); }
+CUresult cuStreamSynchronize_ptsz(CUstream hStream) { return stream_sync(hStream); }
+
+static CUresult stream_query(CUstream hStream)
+{
+    int dev;
+    return fc_stream_dev(hStream, &dev);
+}
+
+CUresult cuStreamQuery(CUstream hStream) { return stream_query(hStream); }
+CUresult cuStreamQuery_ptsz(CUstream hStream) { return stream_query(hStream); }

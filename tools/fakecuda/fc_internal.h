@@ -1,0 +1,136 @@
+/* fakecuda driver internals: shared by the fc_driver_*.c files of libcuda.so.1.
+ *
+ * __CUDA_API_VERSION_INTERNAL makes cuda.h declare every real ABI name
+ * (cuMemAlloc_v2, cuMemAllocAsync_ptsz, the legacy cuCtxDestroy, ...) without
+ * the renaming macros, so each definition below is checked by the compiler
+ * against NVIDIA's own prototype. */
+#ifndef FC_INTERNAL_H
+#define FC_INTERNAL_H
+
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FC_MAX_DEVICES 16
+#define FC_DRIVER_VERSION 13000
+#define FC_ALIGN ((size_t)512)              /* cudaMalloc guarantees >= 256 */
+#define FC_BIG ((size_t)2 << 20)            /* large-page granularity */
+#define FC_DEFAULT_MEM ((size_t)1 << 30)
+
+/* What a heap segment holds.  The heap itself only knows free/used. */
+enum fc_kind {
+    FC_K_DEVICE = 1, /* cuMemAlloc */
+    FC_K_PITCH,      /* cuMemAllocPitch */
+    FC_K_MANAGED,    /* cuMemAllocManaged */
+    FC_K_POOL,       /* a block owned by a stream-ordered pool */
+    FC_K_ARRAY,      /* backing store of a CUarray / CUmipmappedArray */
+};
+
+struct fc_pool;
+
+struct fc_ctx {
+    int dev;
+    int primary;   /* the device's primary context (never freed) */
+    int alive;     /* 0 after cuCtxDestroy / primary reset-to-inactive */
+    int refs;      /* primary retain count */
+    unsigned flags;
+    unsigned long long id;
+    struct fc_ctx *next_all; /* every context ever made, for handle checks */
+};
+
+/* One address-ordered segment of a device's range; free or used.  Used
+ * segments carry the allocation's metadata, so the heap is also the
+ * allocation registry (lookups by start and by containing address). */
+struct fc_seg {
+    uintptr_t start;
+    size_t size;               /* reserved bytes (rounded) */
+    int used;
+    struct fc_seg *prev, *next;
+    /* metadata, valid when used */
+    int kind;
+    size_t req;                /* requested bytes */
+    struct fc_ctx *ctx;
+    struct fc_pool *pool;      /* FC_K_POOL: owning pool */
+    int pool_free;             /* FC_K_POOL: held by the pool, not by a user */
+    struct fc_seg *pool_next;  /* FC_K_POOL: pool's block list */
+    unsigned long long id;     /* process-unique buffer id */
+};
+
+struct fc_pool {
+    int dev;
+    int alive;                 /* 0 once destroyed (struct kept for handle checks) */
+    int is_default;
+    uint64_t threshold;        /* CU_MEMPOOL_ATTR_RELEASE_THRESHOLD */
+    int reuse[3];              /* the three REUSE_* attributes, stored only */
+    uint64_t reserved, used, reserved_high, used_high;
+    struct fc_seg *blocks;
+    struct fc_pool *next_all;
+};
+
+struct fc_dev {
+    int ord;
+    uintptr_t base;
+    size_t va_size;            /* address space of the range */
+    size_t total;              /* FAKECUDA_MEM_BYTES */
+    size_t used;               /* bytes charged: allocations, pools, VMM, arrays */
+    struct fc_seg *segs;       /* address-ordered */
+    struct fc_pool *default_pool, *cur_pool;
+    struct fc_ctx primary;
+};
+
+/* fc_state.c: one lock for all driver state; a fake needs correctness, not
+ * scalability. */
+extern struct fc_dev fc_devs[FC_MAX_DEVICES];
+extern int fc_ndev;
+void fc_lock(void);
+void fc_unlock(void);
+int fc_initialized(void);
+CUresult fc_do_init(void);
+unsigned long long fc_next_id(void);
+struct fc_dev *fc_dev_get(CUdevice d); /* NULL when out of range */
+
+/* fc_heap.c */
+size_t fc_round(size_t n);
+int fc_heap_setup(struct fc_dev *d);
+struct fc_seg *fc_heap_alloc(struct fc_dev *d, size_t rsize); /* charges d->used */
+void fc_heap_free(struct fc_dev *d, struct fc_seg *s);         /* uncharges */
+struct fc_seg *fc_heap_find(uintptr_t p, int exact, struct fc_dev **dout);
+int fc_heap_in_range(uintptr_t p);
+int fc_charge(struct fc_dev *d, size_t n);   /* 0 ok, -1 out of memory */
+void fc_uncharge(struct fc_dev *d, size_t n);
+
+/* fc_driver_ctx.c */
+CUresult fc_cur_ctx(struct fc_ctx **out);    /* checks init + current + alive */
+int fc_ctx_valid(struct fc_ctx *c);          /* handle is one of ours and alive */
+void fc_ctx_release_memory(struct fc_ctx *c);/* fc_driver_mem.c; lock held */
+
+/* fc_driver_array.c (lock held): destroy the context's arrays */
+void fc_array_release_ctx(struct fc_ctx *c);
+
+/* fc_driver_stream.c */
+CUresult fc_stream_dev(CUstream s, int *dev);/* device a stream belongs to */
+
+/* fc_driver_pool.c (lock held) */
+void fc_pool_init_device(struct fc_dev *d);
+void fc_pool_sync_device(int dev);           /* trim every pool to threshold */
+void fc_pool_block_free(struct fc_seg *s);   /* user returns a pool block */
+void fc_pool_trim(struct fc_pool *p, uint64_t keep);
+void fc_pool_empty_device(int dev);          /* trim every pool to 0 */
+
+/* fc_driver_vmm.c (lock held): 1 when p lies in a cuMemAddressReserve'd
+ * range (rstart/rsize); mstart/msize/dev/rw describe the mapping at p, msize 0
+ * when nothing is mapped there. */
+int fc_vmm_lookup(uintptr_t p, uintptr_t *rstart, size_t *rsize,
+                  uintptr_t *mstart, size_t *msize, int *dev, int *rw);
+int fc_vmm_range_ok(uintptr_t p, size_t n);   /* mapped read-write throughout */
+
+/* fc_driver_mem.c */
+int fc_host_lookup(uintptr_t p, uintptr_t *start, size_t *size, struct fc_ctx **ctx,
+                   int *registered);
+/* fc_driver_copy.c: 1 when [p, p+n) may be touched; an address in a device
+ * range or VMM reservation must lie inside one live allocation/mapping. */
+int fc_access_ok(uintptr_t p, size_t n, int *is_device);
+
+#endif

@@ -1,0 +1,173 @@
+/* Runtime bootstrap: load the driver, resolve its entry points, and manage
+ * the per-thread device / primary-context binding and the last error. */
+#include "fc_rt.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+
+#define FC_MAX_DEV 16
+
+struct fc_rt_driver fc_drv;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static cudaError_t init_err = cudaErrorInitializationError;
+
+static pthread_mutex_t prim_mu = PTHREAD_MUTEX_INITIALIZER;
+static CUcontext prim[FC_MAX_DEV]; /* primary context handles, once retained */
+static int retained[FC_MAX_DEV];   /* does the runtime hold a reference now? */
+
+static __thread int tls_dev;
+static __thread cudaError_t tls_last;
+
+static void load(void)
+{
+    /* RTLD_GLOBAL like the real runtime, so tools that dlsym(RTLD_DEFAULT)
+     * for driver symbols find them.  The shared runtime's RUNPATH $ORIGIN
+     * makes this find the sibling fake driver first. */
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!h) {
+        init_err = cudaErrorInsufficientDriver;
+        return;
+    }
+    fc_drv.cuGetProcAddress_v2 = (__typeof__(fc_drv.cuGetProcAddress_v2))dlsym(h, "cuGetProcAddress_v2");
+    if (!fc_drv.cuGetProcAddress_v2) {
+        init_err = cudaErrorInsufficientDriver;
+        return;
+    }
+    CUdriverProcAddressQueryResult st;
+    void *p;
+#define FC_RESOLVE(f, name, pt)                                                                          \
+    p = NULL;                                                                                            \
+    if (fc_drv.cuGetProcAddress_v2(name, &p, CUDART_VERSION,                                             \
+                                   (pt) ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM                  \
+                                        : CU_GET_PROC_ADDRESS_DEFAULT,                                   \
+                                   &st) != CUDA_SUCCESS || !p) {                                         \
+        init_err = cudaErrorInsufficientDriver;                                                          \
+        return;                                                                                          \
+    }                                                                                                    \
+    fc_drv.f = (__typeof__(fc_drv.f))p;
+    FC_RT_DRIVER_FUNCS(FC_RESOLVE)
+#undef FC_RESOLVE
+    CUresult r = fc_drv.cuInit(0);
+    if (r == CUDA_ERROR_NO_DEVICE)
+        init_err = cudaErrorNoDevice;
+    else if (r != CUDA_SUCCESS)
+        init_err = cudaErrorInitializationError;
+    else
+        init_err = cudaSuccess;
+}
+
+cudaError_t fc_rt_init(void)
+{
+    pthread_once(&once, load);
+    return init_err;
+}
+
+cudaError_t fc_rt_set(cudaError_t e)
+{
+    if (e != cudaSuccess)
+        tls_last = e;
+    return e;
+}
+
+/* Driver and runtime codes share their numbers for everything fakecuda
+ * returns (CUDA_ERROR_OUT_OF_MEMORY == cudaErrorMemoryAllocation == 2, ...). */
+cudaError_t fc_rt_cu(CUresult r)
+{
+    return fc_rt_set((cudaError_t)r);
+}
+
+static cudaError_t retain(int dev, CUcontext *out)
+{
+    cudaError_t e = cudaSuccess;
+    pthread_mutex_lock(&prim_mu);
+    if (!retained[dev]) {
+        CUresult r = fc_drv.cuDevicePrimaryCtxRetain(&prim[dev], dev);
+        if (r == CUDA_SUCCESS)
+            retained[dev] = 1;
+        else
+            e = r == CUDA_ERROR_INVALID_DEVICE ? cudaErrorInvalidDevice : (cudaError_t)r;
+    }
+    if (out)
+        *out = prim[dev];
+    pthread_mutex_unlock(&prim_mu);
+    return e;
+}
+
+/* The runtime works in whatever context is current (driver interop); with
+ * none, it binds this thread to its device's primary context.  A primary
+ * context the runtime dropped (cudaDeviceReset) is retained again first. */
+cudaError_t fc_rt_ctx(void)
+{
+    cudaError_t e = fc_rt_init();
+    if (e)
+        return fc_rt_set(e);
+    CUcontext cur = NULL;
+    fc_drv.cuCtxGetCurrent(&cur);
+    if (cur) {
+        for (int d = 0; d < FC_MAX_DEV; d++) {
+            pthread_mutex_lock(&prim_mu);
+            int mine = prim[d] == cur;
+            pthread_mutex_unlock(&prim_mu);
+            if (mine)
+                return fc_rt_set(retain(d, NULL));
+        }
+        return cudaSuccess;
+    }
+    CUcontext c;
+    if ((e = retain(tls_dev, &c)))
+        return fc_rt_set(e);
+    return fc_rt_cu(fc_drv.cuCtxSetCurrent(c));
+}
+
+int fc_rt_device(void)
+{
+    CUcontext cur = NULL;
+    CUdevice d;
+    if (fc_rt_init() == cudaSuccess && fc_drv.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur &&
+        fc_drv.cuCtxGetDevice(&d) == CUDA_SUCCESS)
+        return d;
+    return tls_dev;
+}
+
+cudaError_t fc_rt_set_device(int dev)
+{
+    cudaError_t e = fc_rt_init();
+    if (e)
+        return fc_rt_set(e);
+    int n = 0;
+    fc_drv.cuDeviceGetCount(&n);
+    if (dev < 0 || dev >= n || dev >= FC_MAX_DEV)
+        return fc_rt_set(cudaErrorInvalidDevice);
+    CUcontext c;
+    if ((e = retain(dev, &c)))
+        return fc_rt_set(e);
+    tls_dev = dev;
+    return fc_rt_cu(fc_drv.cuCtxSetCurrent(c));
+}
+
+/* cuDevicePrimaryCtxReset frees everything the primary context owns; the
+ * runtime then holds no reference until the device is used again. */
+cudaError_t fc_rt_reset_device(int dev)
+{
+    cudaError_t e = fc_rt_init();
+    if (e)
+        return fc_rt_set(e);
+    if (dev < 0 || dev >= FC_MAX_DEV)
+        return fc_rt_set(cudaErrorInvalidDevice);
+    pthread_mutex_lock(&prim_mu);
+    CUresult r = fc_drv.cuDevicePrimaryCtxReset_v2(dev);
+    if (r == CUDA_SUCCESS)
+        retained[dev] = 0;
+    pthread_mutex_unlock(&prim_mu);
+    return fc_rt_cu(r);
+}
+
+cudaError_t cudaGetLastError(void)
+{
+    cudaError_t e = tls_last;
+    tls_last = cudaSuccess;
+    return e;
+}
+
+cudaError_t cudaPeekAtLastError(void) { return tls_last; }

@@ -1,0 +1,95 @@
+/* Global driver state: the devices (from the environment) and the one lock
+ * that guards everything.  Initialised once, by the first cuInit. */
+#include "fc_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fc_dev fc_devs[FC_MAX_DEVICES];
+int fc_ndev;
+
+static pthread_mutex_t fc_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static CUresult init_result = CUDA_ERROR_NOT_INITIALIZED;
+static int initialized; /* read under fc_mu after init_once */
+static unsigned long long id_counter;
+
+void fc_lock(void) { pthread_mutex_lock(&fc_mu); }
+void fc_unlock(void) { pthread_mutex_unlock(&fc_mu); }
+
+/* Strict decimal parse: anything but digits (or an overflow) is garbage and
+ * gives the default, so a typo never silently means "0 bytes". */
+static unsigned long long env_ull(const char *name, unsigned long long def)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return def;
+    for (const char *p = s; *p; p++)
+        if (*p < '0' || *p > '9')
+            return def;
+    errno = 0;
+    unsigned long long v = strtoull(s, NULL, 10);
+    return errno ? def : v;
+}
+
+static void do_init(void)
+{
+    unsigned long long n = env_ull("FAKECUDA_DEVICES", 2);
+    if (n > FC_MAX_DEVICES)
+        n = FC_MAX_DEVICES;
+    unsigned long long mem = env_ull("FAKECUDA_MEM_BYTES", FC_DEFAULT_MEM);
+    if (mem == 0)
+        mem = FC_DEFAULT_MEM;
+    if (mem > ((unsigned long long)1 << 38)) /* the range must fit its 1 TiB slot */
+        mem = (unsigned long long)1 << 38;
+    if (n == 0) {
+        init_result = CUDA_ERROR_NO_DEVICE;
+        return;
+    }
+    for (int i = 0; i < (int)n; i++) {
+        struct fc_dev *d = &fc_devs[i];
+        memset(d, 0, sizeof *d);
+        d->ord = i;
+        d->total = (size_t)mem;
+        d->primary.dev = i;
+        d->primary.primary = 1;
+        d->primary.id = fc_next_id();
+        if (fc_heap_setup(d) != 0) {
+            init_result = CUDA_ERROR_OUT_OF_MEMORY;
+            return;
+        }
+        fc_pool_init_device(d);
+    }
+    fc_lock();
+    fc_ndev = (int)n;
+    initialized = 1;
+    fc_unlock();
+    init_result = CUDA_SUCCESS;
+}
+
+CUresult fc_do_init(void)
+{
+    pthread_once(&init_once, do_init);
+    return init_result;
+}
+
+int fc_initialized(void)
+{
+    fc_lock();
+    int v = initialized;
+    fc_unlock();
+    return v;
+}
+
+unsigned long long fc_next_id(void)
+{
+    return __atomic_add_fetch(&id_counter, 1, __ATOMIC_RELAXED);
+}
+
+struct fc_dev *fc_dev_get(CUdevice d)
+{
+    if (d < 0 || d >= fc_ndev)
+        return NULL;
+    return &fc_devs[d];
+}

@@ -1,0 +1,94 @@
+# fakecuda: CPU-only stand-ins for libcuda.so.1 and libcudart (shared and
+# static).  See tools/fakecuda/README.md.
+#
+# For test programs (other module.mk files may use these):
+#   FAKECUDA_DIR             directory holding the fake libraries
+#   FAKECUDA_RT_LDFLAGS      link against the shared fake runtime (-lcudart)
+#   FAKECUDA_DRV_LDFLAGS     link against the fake driver directly (-lcuda)
+#   FAKECUDA_STATIC_LDFLAGS  link the static fake runtime into the program
+#   FAKECUDA_RT_DEPS / FAKECUDA_DRV_DEPS / FAKECUDA_STATIC_DEPS
+#                            prerequisites for programs using each variant
+#   $(call fakecuda_prog,LDFLAGS)  canned recipe: $@ from the .c prerequisites
+# Every variant finds the driver at run time through LD_LIBRARY_PATH (tests/lib.sh
+# `fc`); the RUNPATH set here is only a fallback for running by hand.
+
+FC_SRC := tools/fakecuda
+FAKECUDA_DIR := $(BUILD)/fakecuda
+FC_OBJ := $(BUILD)/obj/fakecuda
+
+FC_DRV_SRCS := fc_state.c fc_heap.c fc_driver_ctx.c fc_driver_stream.c fc_driver_error.c \
+               fc_driver_mem.c fc_driver_copy.c fc_driver_array.c fc_driver_pool.c \
+               fc_driver_vmm.c fc_driver_ptr.c fc_procaddr.c
+FC_RT_SRCS := fc_rt_init.c fc_rt_device.c fc_rt_error.c fc_rt_mem.c fc_rt_pool.c \
+              fc_rt_array.c fc_rt_entry.c
+
+FC_DRV_OBJS := $(FC_DRV_SRCS:%.c=$(FC_OBJ)/drv/%.o)
+FC_RT_OBJS := $(FC_RT_SRCS:%.c=$(FC_OBJ)/rt/%.o)
+FC_RTS_OBJS := $(FC_RT_SRCS:%.c=$(FC_OBJ)/rt_static/%.o)
+
+FC_CFLAGS = $(BASE_CFLAGS) $(CUDA_INC) $(CPPFLAGS_COMMON) -I$(FC_SRC) -fPIC
+# Sanitized shared objects take their runtime from the (sanitized) program.
+FC_ZDEFS = $(if $(SAN_FLAGS),,-Wl,-z,defs)
+
+FAKECUDA_LIBS := $(FAKECUDA_DIR)/libcuda.so.1 $(FAKECUDA_DIR)/libcuda.so \
+                 $(FAKECUDA_DIR)/libcudart.so.13 $(FAKECUDA_DIR)/libcudart.so \
+                 $(FAKECUDA_DIR)/libcudart_static.a
+
+FC_RPATH = -Wl,-rpath,$(abspath $(FAKECUDA_DIR))
+FAKECUDA_RT_LDFLAGS = -L$(FAKECUDA_DIR) $(FC_RPATH) -lcudart
+FAKECUDA_DRV_LDFLAGS = -L$(FAKECUDA_DIR) $(FC_RPATH) -lcuda
+FAKECUDA_STATIC_LDFLAGS = $(FAKECUDA_DIR)/libcudart_static.a $(FC_RPATH) -ldl -lpthread
+FAKECUDA_RT_DEPS = $(FAKECUDA_DIR)/libcudart.so $(FAKECUDA_DIR)/libcuda.so.1
+FAKECUDA_DRV_DEPS = $(FAKECUDA_DIR)/libcuda.so
+FAKECUDA_STATIC_DEPS = $(FAKECUDA_DIR)/libcudart_static.a $(FAKECUDA_DIR)/libcuda.so.1
+fakecuda_prog = @mkdir -p $(@D) && $(CC) $(PROG_CFLAGS) -o $@ $(filter %.c,$^) $(1) -lpthread
+
+all: $(FAKECUDA_LIBS)
+
+$(FC_OBJ)/drv/%.o: $(FC_SRC)/%.c $(FC_SRC)/fc_internal.h | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(FC_CFLAGS) -c -o $@ $<
+
+$(FC_OBJ)/rt/%.o: $(FC_SRC)/%.c $(FC_SRC)/fc_rt.h | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(FC_CFLAGS) -c -o $@ $<
+
+# Static runtime: every symbol hidden, so a program linked with it has cuda*
+# inside the executable and not interposable (nvcc's default -cudart static).
+$(FC_OBJ)/rt_static/%.o: $(FC_SRC)/%.c $(FC_SRC)/fc_rt.h | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(FC_CFLAGS) -DFAKECUDA_STATIC -fvisibility=hidden -c -o $@ $<
+
+$(FAKECUDA_DIR)/libcuda.so.1: $(FC_DRV_OBJS) $(FC_SRC)/libcuda.map
+	@mkdir -p $(@D)
+	$(CC) -shared $(SAN_FLAGS) -Wl,-soname,libcuda.so.1 -Wl,--version-script=$(FC_SRC)/libcuda.map \
+	  $(FC_ZDEFS) -o $@ $(FC_DRV_OBJS) -lpthread
+
+# No DT_NEEDED on libcuda: the driver is dlopen()ed, found via RUNPATH $ORIGIN.
+$(FAKECUDA_DIR)/libcudart.so.13: $(FC_RT_OBJS) $(FC_SRC)/libcudart.map
+	@mkdir -p $(@D)
+	$(CC) -shared $(SAN_FLAGS) -Wl,-soname,libcudart.so.13 -Wl,--version-script=$(FC_SRC)/libcudart.map \
+	  -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN' $(FC_ZDEFS) -o $@ $(FC_RT_OBJS) -ldl -lpthread
+
+$(FAKECUDA_DIR)/libcudart_static.a: $(FC_RTS_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(FAKECUDA_DIR)/libcuda.so: $(FAKECUDA_DIR)/libcuda.so.1
+	ln -sf libcuda.so.1 $@
+
+$(FAKECUDA_DIR)/libcudart.so: $(FAKECUDA_DIR)/libcudart.so.13
+	ln -sf libcudart.so.13 $@
+
+# ---- self-tests (tests/t_fakecuda_*.sh) ----
+FC_TESTS := $(BUILD)/tests/fc_rt_test $(BUILD)/tests/fc_drv_test $(BUILD)/tests/fc_static_test
+all: $(FC_TESTS)
+
+$(BUILD)/tests/fc_rt_test: tests/fakecuda/fc_rt_test.c tests/fakecuda/fc_check.h $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
+
+$(BUILD)/tests/fc_drv_test: tests/fakecuda/fc_drv_test.c tests/fakecuda/fc_check.h $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_DRV_LDFLAGS))
+
+$(BUILD)/tests/fc_static_test: tests/fakecuda/fc_static_test.c tests/fakecuda/fc_check.h $(FAKECUDA_STATIC_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_STATIC_LDFLAGS))
