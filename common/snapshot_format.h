@@ -33,6 +33,9 @@ enum gl_record_type {
     GL_REC_DEVICES = 5, /* array of per-device counters */
     GL_REC_PEAK = 6,    /* array: composition of each device's peak */
     GL_REC_EVENTS = 7,  /* array: history ring buffer, oldest first */
+    GL_REC_POOLS = 8,   /* array: memory pools queried at snapshot time */
+    GL_REC_VMM = 9,     /* array: VA reservations and mappings */
+    GL_REC_LABEL = 10,  /* one annotation label (see EVENTS) */
     GL_REC_END = 0xffffffffu, /* last record; nothing may follow it */
 };
 
@@ -98,6 +101,27 @@ enum gl_event_type {
     GL_EV_SNAPSHOT = 4,
     GL_EV_ANNOTATION = 5,
 };
+
+/* POOLS entry (48 bytes): u64 pool handle, i32 device, u32 reserved(0),
+ * u64 reserved_bytes, u64 used_bytes, u64 reserved_high, u64 used_high
+ * (the pool's ReservedMemCurrent / UsedMemCurrent / ...High attributes). */
+#define GL_POOL_ENTRY_SIZE 48u
+
+/* VMM entry (32 bytes): u64 va, u64 size, u64 handle, u16 type
+ * (GL_VMM_RESERVATION: handle 0; GL_VMM_MAPPING: va..va+size maps handle),
+ * u16 reserved, i32 device (-1 when unknown). */
+#define GL_VMM_ENTRY_SIZE 32u
+enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
+
+/* LABEL payload: u32 id, str label.  An ANNOTATION event's ptr field holds
+ * the id of its label. */
+#define GL_LABEL_FIXED_SIZE 4u
+
+/* Record multiplicity: PROCESS, DEVICES, PEAK, END once; MODULE, STACK,
+ * LABEL once per item; ALLOCS, EVENTS, POOLS, VMM any number of times (the
+ * reader concatenates them).  For non-array records `count` is 1 and is not
+ * otherwise meaningful.  END's `records` counts every record before it,
+ * unknown types included. */
 
 /* END payload: u64 records (number of records before END, PROCESS included),
  * u64 offset (file offset of the END record header). */

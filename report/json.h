@@ -28,6 +28,12 @@ void json_strn(struct json *j, const char *s, size_t len);
 void json_str(struct json *j, const char *s); /* NULL -> null */
 void json_u64(struct json *j, uint64_t v);
 void json_i64(struct json *j, int64_t v);
+/* A whole array of integers on one line: for long raw series. */
+void json_u64_inline(struct json *j, const uint64_t *v, size_t n);
+/* A ratio or fraction (%.6g; never NaN or infinity). */
+void json_double(struct json *j, double v);
+/* Decimal digits of v into buf (no terminator); returns their number. */
+size_t json_fmt_u64(char *buf, uint64_t v);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is invalid

@@ -25,7 +25,7 @@ struct parser {
     size_t errlen;
     bool failed;
     size_t cap_modules, cap_stacks, cap_pcs, cap_allocs, cap_devices,
-        cap_peaks, cap_events;
+        cap_peaks, cap_events, cap_pools, cap_vmms, cap_labels;
 };
 
 static int fail(struct parser *p, size_t off, const char *fmt, ...)
@@ -354,6 +354,96 @@ static int parse_events(struct parser *p, size_t hdr, size_t off,
     return 0;
 }
 
+static int parse_pools(struct parser *p, size_t hdr, size_t off,
+                       uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "POOLS", count, length, GL_POOL_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->pools, &p->cap_pools, s->npools + count,
+             sizeof *s->pools, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_pool *q = &s->pools[s->npools];
+        q->handle = get64(b + 0);
+        q->device = geti32(b + 8);
+        q->reserved = get64(b + 16);
+        q->used = get64(b + 24);
+        q->reserved_high = get64(b + 32);
+        q->used_high = get64(b + 40);
+        if (check_device(p, q->device, eo + 8))
+            return -1;
+        s->npools++;
+    }
+    return 0;
+}
+
+static int parse_vmms(struct parser *p, size_t hdr, size_t off,
+                      uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "VMM", count, length, GL_VMM_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->vmms, &p->cap_vmms, s->nvmms + count,
+             sizeof *s->vmms, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_vmm *v = &s->vmms[s->nvmms];
+        v->va = get64(b + 0);
+        v->size = get64(b + 8);
+        v->handle = get64(b + 16);
+        v->type = get16(b + 24);
+        v->device = geti32(b + 28);
+        if (check_device(p, v->device, eo + 28))
+            return -1;
+        s->nvmms++; /* unknown types are kept and ignored by the analyses */
+    }
+    return 0;
+}
+
+static int parse_label(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (end - off < GL_LABEL_FIXED_SIZE)
+        return fail(p, off, "LABEL record too short (%zu bytes, need %u)",
+                    end - off, GL_LABEL_FIXED_SIZE);
+    if (grow(p, (void **)&s->labels, &p->cap_labels, s->nlabels + 1,
+             sizeof *s->labels, off))
+        return -1;
+    struct snap_label *l = &s->labels[s->nlabels];
+    memset(l, 0, sizeof *l);
+    l->id = get32(p->buf + off);
+    size_t pos = off + GL_LABEL_FIXED_SIZE;
+    if (read_str(p, &pos, end, "label", &l->text))
+        return -1;
+    s->nlabels++;
+    return 0;
+}
+
+static int cmp_label_id(const void *a, const void *b)
+{
+    uint32_t x = ((const struct snap_label *)a)->id;
+    uint32_t y = ((const struct snap_label *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+const struct snap_label *snap_find_label(const struct snapshot *s, uint32_t id)
+{
+    size_t lo = 0, hi = s->nlabels;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->labels[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nlabels && s->labels[lo].id == id ? &s->labels[lo] : NULL;
+}
+
 static int cmp_stack_id(const void *a, const void *b)
 {
     uint32_t x = ((const struct snap_stack *)a)->id;
@@ -384,6 +474,11 @@ static int validate(struct parser *p, size_t end_off)
     for (size_t i = 1; i < s->nstacks; i++)
         if (s->stacks[i].id == s->stacks[i - 1].id)
             return fail(p, end_off, "duplicate stack id %u", s->stacks[i].id);
+    if (s->nlabels > 1)
+        qsort(s->labels, s->nlabels, sizeof *s->labels, cmp_label_id);
+    for (size_t i = 1; i < s->nlabels; i++)
+        if (s->labels[i].id == s->labels[i - 1].id)
+            return fail(p, end_off, "duplicate label id %u", s->labels[i].id);
     for (size_t i = 0; i < s->nallocs; i++) {
         uint32_t id = s->allocs[i].stack_id;
         if (id && !snap_find_stack(s, id))
@@ -458,6 +553,9 @@ static int parse(struct parser *p)
             rc = parse_peaks(p, pos, body, count, length);
             break;
         case GL_REC_EVENTS: rc = parse_events(p, pos, body, count, length); break;
+        case GL_REC_POOLS: rc = parse_pools(p, pos, body, count, length); break;
+        case GL_REC_VMM: rc = parse_vmms(p, pos, body, count, length); break;
+        case GL_REC_LABEL: rc = parse_label(p, body, end); break;
         case GL_REC_END: {
             if (length < GL_END_SIZE)
                 return fail(p, pos, "END record too short (%llu bytes, need %u)",
@@ -581,5 +679,10 @@ void snap_free(struct snapshot *s)
     free(s->devices);
     free(s->peaks);
     free(s->events);
+    free(s->pools);
+    free(s->vmms);
+    for (size_t i = 0; i < s->nlabels; i++)
+        free_str(&s->labels[i].text);
+    free(s->labels);
     memset(s, 0, sizeof *s);
 }

@@ -65,6 +65,23 @@ struct snap_event {
     uint16_t type, kind, api;
 };
 
+struct snap_pool {
+    uint64_t handle;
+    int32_t device;
+    uint64_t reserved, used, reserved_high, used_high;
+};
+
+struct snap_vmm {
+    uint64_t va, size, handle;
+    uint16_t type; /* GL_VMM_RESERVATION or GL_VMM_MAPPING */
+    int32_t device;
+};
+
+struct snap_label {
+    uint32_t id;
+    struct snap_str text;
+};
+
 struct snapshot {
     struct snap_process proc;
     struct snap_module *modules;
@@ -81,6 +98,12 @@ struct snapshot {
     size_t npeaks;
     struct snap_event *events;
     size_t nevents;
+    struct snap_pool *pools;
+    size_t npools;
+    struct snap_vmm *vmms;
+    size_t nvmms;
+    struct snap_label *labels; /* sorted by id after a successful parse */
+    size_t nlabels;
     size_t unknown_records; /* skipped record types (newer writer) */
     size_t long_entries;    /* entries longer than this reader knows */
     size_t file_size;
@@ -102,6 +125,9 @@ void snap_free(struct snapshot *s);
 
 /* The stack with this id, or NULL (id 0 = no stack is always NULL). */
 const struct snap_stack *snap_find_stack(const struct snapshot *s, uint32_t id);
+
+/* The text of annotation label id, or NULL. */
+const struct snap_label *snap_find_label(const struct snapshot *s, uint32_t id);
 
 static inline const uint64_t *snap_stack_pcs(const struct snapshot *s,
                                              const struct snap_stack *st)

@@ -16,3 +16,42 @@ $(TPROG_DIR)/scenarios $(TPROG_DIR)/demo_train $(TPROG_DIR)/churn: $(TPROG_DIR)/
 $(TPROG_DIR)/driver_scenarios: tests/programs/driver_scenarios.c $(FC_DIR)/libcuda.so | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcuda
+
+# The interception matrix (tests/t_paths_*.sh): the same runtime code against
+# the shared runtime, the static runtime, and as a plugin loaded RTLD_LOCAL;
+# the driver families through every way of getting driver entry points.
+TEST_PROGS += $(TPROG_DIR)/runtime_kinds $(TPROG_DIR)/runtime_kinds_static \
+	$(TPROG_DIR)/runtime_kinds_plugin.so $(TPROG_DIR)/plugin_host $(TPROG_DIR)/driver_paths
+all: $(TEST_PROGS)
+
+$(TPROG_DIR)/runtime_kinds: tests/programs/runtime_kinds.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart
+
+$(TPROG_DIR)/runtime_kinds_static: tests/programs/runtime_kinds.c $(FAKECUDA_STATIC_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< $(FC_DIR)/libcudart_static.a -ldl -lpthread
+
+$(TPROG_DIR)/runtime_kinds_plugin.so: tests/programs/runtime_kinds.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -DRUNTIME_KINDS_PLUGIN -fPIC -shared -o $@ $< -L$(FC_DIR) -lcudart
+
+$(TPROG_DIR)/plugin_host: tests/programs/plugin_host.c | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl
+
+$(TPROG_DIR)/driver_paths: tests/programs/driver_paths.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda -ldl
+
+TEST_PROGS += $(TPROG_DIR)/other_interposer.so
+all: $(TEST_PROGS)
+$(TPROG_DIR)/other_interposer.so: tests/programs/other_interposer.c | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -Wno-missing-prototypes -fPIC -shared -o $@ $< -ldl
+
+TEST_PROGS += $(TPROG_DIR)/driver_lifecycle
+all: $(TEST_PROGS)
+$(TPROG_DIR)/driver_lifecycle: tests/programs/driver_lifecycle.c $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< -L$(FC_DIR) -lcuda

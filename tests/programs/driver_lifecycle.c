@@ -1,0 +1,147 @@
+/* Driver-API lifecycles with known outcomes:
+ *   ctx    memory of a destroyed context and of a reset primary context is
+ *          gone without frees; one survivor leaks
+ *   vmm    cuMemCreate/cuMemMap/cuMemUnmap/cuMemRelease in the orders the
+ *          driver allows; a released handle stays alive while mapped
+ *   noctx  a second device, and a thread with no context at all */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+
+int gpuleak_snapshot(const char *path) __attribute__((weak));
+
+#define NOINLINE __attribute__((noinline))
+#define MiB (1024u * 1024u)
+
+static void check(CUresult rc, const char *what)
+{
+    if (rc != CUDA_SUCCESS) {
+        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
+        exit(1);
+    }
+}
+
+static CUcontext primary(int ordinal)
+{
+    CUdevice dev;
+    CUcontext ctx;
+    check(cuDeviceGet(&dev, ordinal), "cuDeviceGet");
+    check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    return ctx;
+}
+
+NOINLINE static void alloc_in_ctx(size_t bytes)
+{
+    CUdeviceptr p;
+    check(cuMemAlloc(&p, bytes), "cuMemAlloc");
+}
+
+NOINLINE static void leak_survivor(void)
+{
+    CUdeviceptr p;
+    check(cuMemAlloc(&p, 7000), "cuMemAlloc"); /* LEAK-SITE: leak_survivor */
+}
+
+static void ctx_lifecycle(void)
+{
+    CUdevice dev;
+    CUcontext own;
+    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+    check(cuCtxCreate(&own, NULL, 0, dev), "cuCtxCreate");
+    alloc_in_ctx(5000);                       /* gone with cuCtxDestroy */
+    check(cuCtxDestroy(own), "cuCtxDestroy");
+    primary(0);
+    alloc_in_ctx(6000);                       /* gone with the reset */
+    check(cuDevicePrimaryCtxReset(dev), "cuDevicePrimaryCtxReset");
+    primary(0);
+    leak_survivor();
+}
+
+static CUmemGenericAllocationHandle create(size_t bytes)
+{
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    CUmemGenericAllocationHandle h;
+    check(cuMemCreate(&h, bytes, &prop, 0), "cuMemCreate");
+    return h;
+}
+
+NOINLINE static CUmemGenericAllocationHandle leak_vmm(void) { return create(4 * MiB); }
+NOINLINE static CUmemGenericAllocationHandle mapped_after_release(void) { return create(2 * MiB); }
+
+static void vmm_lifecycle(void)
+{
+    primary(0);
+    CUdeviceptr va;
+    check(cuMemAddressReserve(&va, 16 * MiB, 0, 0, 0), "cuMemAddressReserve");
+
+    /* D: created and mapped, never released: the leak. */
+    CUmemGenericAllocationHandle d = leak_vmm();
+    check(cuMemMap(va, 4 * MiB, 0, d, 0), "cuMemMap");
+
+    /* A: create, map, unmap, release. */
+    CUmemGenericAllocationHandle a = create(2 * MiB);
+    check(cuMemMap(va + 4 * MiB, 2 * MiB, 0, a, 0), "cuMemMap");
+    check(cuMemUnmap(va + 4 * MiB, 2 * MiB), "cuMemUnmap");
+    check(cuMemRelease(a), "cuMemRelease");
+
+    /* B: create, map, release -- still alive while mapped -- then unmap. */
+    CUmemGenericAllocationHandle b = mapped_after_release();
+    check(cuMemMap(va + 6 * MiB, 2 * MiB, 0, b, 0), "cuMemMap");
+    check(cuMemRelease(b), "cuMemRelease");
+    if (gpuleak_snapshot)
+        gpuleak_snapshot("mid.snap");
+    check(cuMemUnmap(va + 6 * MiB, 2 * MiB), "cuMemUnmap");
+
+    /* C: create and release, never mapped. */
+    check(cuMemRelease(create(2 * MiB)), "cuMemRelease");
+    /* The reservation itself outlives everything but is not memory. */
+}
+
+NOINLINE static void leak_on_device1(void)
+{
+    CUdeviceptr p;
+    check(cuMemAlloc(&p, 3000), "cuMemAlloc");
+}
+
+static void *no_context_thread(void *arg)
+{
+    (void)arg;
+    CUdeviceptr p = 5;
+    printf("thread alloc %d\n", (int)cuMemAlloc(&p, 1000));
+    printf("thread free %d\n", (int)cuMemFree((CUdeviceptr)0xdead000));
+    return NULL;
+}
+
+static void noctx(void)
+{
+    primary(1);
+    leak_on_device1();
+    pthread_t t;
+    pthread_create(&t, NULL, no_context_thread, NULL);
+    pthread_join(t, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "";
+    check(cuInit(0), "cuInit");
+    if (!strcmp(what, "ctx"))
+        ctx_lifecycle();
+    else if (!strcmp(what, "vmm"))
+        vmm_lifecycle();
+    else if (!strcmp(what, "noctx"))
+        noctx();
+    else {
+        fprintf(stderr, "usage: driver_lifecycle ctx|vmm|noctx\n");
+        return 2;
+    }
+    return 0;
+}

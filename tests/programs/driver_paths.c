@@ -1,0 +1,215 @@
+/* The driver allocation families reached through every way a program can
+ * obtain driver entry points:
+ *   direct    the program's own references to libcuda's exports
+ *   dlsym     dlopen("libcuda.so.1") + dlsym of the versioned names
+ *   procaddr  dlsym of cuGetProcAddress_v2 only, then queries by base name
+ *             (exactly how the CUDA runtime gets every driver function)
+ *   entry     cudaGetDriverEntryPointByVersion from the runtime
+ *   entry-legacy  cudaGetDriverEntryPoint (no version argument)
+ * Each family leaks once from its own named function. */
+#define __CUDA_API_VERSION_INTERNAL /* declare the _v2 names as they are */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+struct driver {
+    CUresult (*init)(unsigned);
+    CUresult (*device_get)(CUdevice *, int);
+    CUresult (*primary_retain)(CUcontext *, CUdevice);
+    CUresult (*ctx_set)(CUcontext);
+    CUresult (*mem_alloc)(CUdeviceptr *, size_t);
+    CUresult (*mem_free)(CUdeviceptr);
+    CUresult (*alloc_managed)(CUdeviceptr *, size_t, unsigned);
+    CUresult (*alloc_host)(void **, size_t);
+    CUresult (*alloc_async)(CUdeviceptr *, size_t, CUstream);
+    CUresult (*free_async)(CUdeviceptr, CUstream);
+    CUresult (*array_create)(CUarray *, const CUDA_ARRAY_DESCRIPTOR *);
+    CUresult (*stream_sync)(CUstream);
+};
+
+#define NOINLINE __attribute__((noinline))
+
+static void check(CUresult rc, const char *what)
+{
+    if (rc != CUDA_SUCCESS) {
+        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
+        exit(1);
+    }
+}
+
+static void *need(void *p, const char *what)
+{
+    if (p == NULL) {
+        fprintf(stderr, "cannot get %s\n", what);
+        exit(1);
+    }
+    return p;
+}
+
+NOINLINE static void leak_mem_alloc(const struct driver *d)
+{
+    CUdeviceptr p;
+    check(d->mem_alloc(&p, 110000), "cuMemAlloc");
+}
+NOINLINE static void leak_managed(const struct driver *d)
+{
+    CUdeviceptr p;
+    check(d->alloc_managed(&p, 120000, CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
+}
+NOINLINE static void leak_host(const struct driver *d)
+{
+    void *p;
+    check(d->alloc_host(&p, 130000), "cuMemAllocHost");
+}
+NOINLINE static void leak_async(const struct driver *d)
+{
+    CUdeviceptr p;
+    check(d->alloc_async(&p, 140000, NULL), "cuMemAllocAsync");
+}
+NOINLINE static void leak_array(const struct driver *d)
+{
+    CUarray a;
+    CUDA_ARRAY_DESCRIPTOR desc = {.Width = 100, .Height = 10, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 2};
+    check(d->array_create(&a, &desc), "cuArrayCreate"); /* 100 x 10 x 2 x 4 = 8000 bytes */
+}
+
+static void fill_direct(struct driver *d)
+{
+    d->init = cuInit;
+    d->device_get = cuDeviceGet;
+    d->primary_retain = cuDevicePrimaryCtxRetain;
+    d->ctx_set = cuCtxSetCurrent;
+    d->mem_alloc = cuMemAlloc_v2;
+    d->mem_free = cuMemFree_v2;
+    d->alloc_managed = cuMemAllocManaged;
+    d->alloc_host = cuMemAllocHost_v2;
+    d->alloc_async = cuMemAllocAsync;
+    d->free_async = cuMemFreeAsync;
+    d->array_create = cuArrayCreate_v2;
+    d->stream_sync = cuStreamSynchronize;
+}
+
+static void fill_dlsym(struct driver *d)
+{
+    void *h = need(dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL), "libcuda.so.1");
+#define SYM(field, name) d->field = need(dlsym(h, name), name)
+    SYM(init, "cuInit");
+    SYM(device_get, "cuDeviceGet");
+    SYM(primary_retain, "cuDevicePrimaryCtxRetain");
+    SYM(ctx_set, "cuCtxSetCurrent");
+    SYM(mem_alloc, "cuMemAlloc_v2");
+    SYM(mem_free, "cuMemFree_v2");
+    SYM(alloc_managed, "cuMemAllocManaged");
+    SYM(alloc_host, "cuMemAllocHost_v2");
+    SYM(alloc_async, "cuMemAllocAsync");
+    SYM(free_async, "cuMemFreeAsync");
+    SYM(array_create, "cuArrayCreate_v2");
+    SYM(stream_sync, "cuStreamSynchronize");
+#undef SYM
+}
+
+typedef CUresult (*procaddr_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+
+static void *query(procaddr_fn get, const char *name)
+{
+    void *fn = NULL;
+    CUdriverProcAddressQueryResult status;
+    check(get(name, &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status), name);
+    if (status != CU_GET_PROC_ADDRESS_SUCCESS)
+        check(CUDA_ERROR_NOT_FOUND, name);
+    return need(fn, name);
+}
+
+static void fill_procaddr(struct driver *d)
+{
+    void *h = need(dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL), "libcuda.so.1");
+    procaddr_fn get = (procaddr_fn)need(dlsym(h, "cuGetProcAddress_v2"), "cuGetProcAddress_v2");
+    /* The way runtimes do it: get cuGetProcAddress itself through it too. */
+    get = (procaddr_fn)query(get, "cuGetProcAddress");
+#define Q(field, name) d->field = query(get, name)
+    Q(init, "cuInit");
+    Q(device_get, "cuDeviceGet");
+    Q(primary_retain, "cuDevicePrimaryCtxRetain");
+    Q(ctx_set, "cuCtxSetCurrent");
+    Q(mem_alloc, "cuMemAlloc");
+    Q(mem_free, "cuMemFree");
+    Q(alloc_managed, "cuMemAllocManaged");
+    Q(alloc_host, "cuMemAllocHost");
+    Q(alloc_async, "cuMemAllocAsync");
+    Q(free_async, "cuMemFreeAsync");
+    Q(array_create, "cuArrayCreate");
+    Q(stream_sync, "cuStreamSynchronize");
+#undef Q
+}
+
+static void *entry(const char *name, int legacy)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult status;
+    cudaError_t rc = legacy ? cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &status)
+                            : cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &status);
+    if (rc != cudaSuccess || status != cudaDriverEntryPointSuccess)
+        need(NULL, name);
+    return need(fn, name);
+}
+
+static void fill_entry(struct driver *d, int legacy)
+{
+#define E(field, name) d->field = entry(name, legacy)
+    E(init, "cuInit");
+    E(device_get, "cuDeviceGet");
+    E(primary_retain, "cuDevicePrimaryCtxRetain");
+    E(ctx_set, "cuCtxSetCurrent");
+    E(mem_alloc, "cuMemAlloc");
+    E(mem_free, "cuMemFree");
+    E(alloc_managed, "cuMemAllocManaged");
+    E(alloc_host, "cuMemAllocHost");
+    E(alloc_async, "cuMemAllocAsync");
+    E(free_async, "cuMemFreeAsync");
+    E(array_create, "cuArrayCreate");
+    E(stream_sync, "cuStreamSynchronize");
+#undef E
+}
+
+int main(int argc, char **argv)
+{
+    const char *how = argc > 1 ? argv[1] : "";
+    struct driver d;
+    if (!strcmp(how, "direct"))
+        fill_direct(&d);
+    else if (!strcmp(how, "dlsym"))
+        fill_dlsym(&d);
+    else if (!strcmp(how, "procaddr"))
+        fill_procaddr(&d);
+    else if (!strcmp(how, "entry"))
+        fill_entry(&d, 0);
+    else if (!strcmp(how, "entry-legacy"))
+        fill_entry(&d, 1);
+    else {
+        fprintf(stderr, "usage: driver_paths direct|dlsym|procaddr|entry|entry-legacy\n");
+        return 2;
+    }
+    CUdevice dev;
+    CUcontext ctx;
+    check(d.init(0), "cuInit");
+    check(d.device_get(&dev, 0), "cuDeviceGet");
+    check(d.primary_retain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+    check(d.ctx_set(ctx), "cuCtxSetCurrent");
+    /* Balanced use first: must not show up. */
+    CUdeviceptr p;
+    check(d.mem_alloc(&p, 1000), "cuMemAlloc");
+    check(d.mem_free(p), "cuMemFree");
+    check(d.alloc_async(&p, 2000, NULL), "cuMemAllocAsync");
+    check(d.free_async(p, NULL), "cuMemFreeAsync");
+    leak_mem_alloc(&d);
+    leak_managed(&d);
+    leak_host(&d);
+    leak_async(&d);
+    leak_array(&d);
+    check(d.stream_sync(NULL), "cuStreamSynchronize");
+    return 0;
+}

@@ -1,0 +1,46 @@
+# Every runtime allocation family through the shared runtime (exported
+# symbols), the static runtime (caught at the driver layer, where the runtime
+# reaches the driver through cuGetProcAddress) and a plugin loaded RTLD_LOCAL
+# (its libcudart is invisible to RTLD_NEXT): exact bytes, counts, kinds and
+# leaking function, each allocation counted once.
+source "$ROOT/tests/lib.sh"
+run() { GPULEAK_OUTPUT=$1.snap traced "${@:2}" >/dev/null; "$REPORT" --json "$1.snap" >"$1.json"; }
+run shared "$TPROG/runtime_kinds" all
+run static "$TPROG/runtime_kinds_static" all
+run plugin "$TPROG/plugin_host" "$TPROG/runtime_kinds_plugin.so" all
+for how in shared static plugin; do
+    check_json "$how.json" <<PY
+how = "$how"
+def user_function(frames):
+    # The static runtime lives in the program: skip its frames, which come
+    # before the program's own function.
+    for f in frames:
+        if f["function"] and f["function"].startswith("leak_"):
+            return f["function"]
+    return None
+got = sorted((l["kind"], l["device"], l["api"], l["bytes"], l["count"], user_function(l["frames"])) for l in leaks)
+rt = {"cudaMalloc": "cuMemAlloc_v2", "cudaMallocManaged": "cuMemAllocManaged",
+      "cudaMallocPitch": "cuMemAllocPitch_v2", "cudaMallocAsync": "cuMemAllocAsync",
+      "cudaMallocFromPoolAsync": "cuMemAllocFromPoolAsync", "cudaMallocHost": "cuMemAllocHost_v2",
+      "cudaHostAlloc": "cuMemHostAlloc", "cudaHostRegister": "cuMemHostRegister_v2",
+      "cudaMallocArray": "cuArrayCreate_v2"}
+api = (lambda a: rt[a]) if how == "static" else (lambda a: a)
+want = sorted([
+    ("device", 0, api("cudaMalloc"), 100000, 1, "leak_device"),
+    ("managed", 0, api("cudaMallocManaged"), 200000, 1, "leak_managed"),
+    ("device", 0, api("cudaMallocPitch"), 1024 * 30, 1, "leak_pitch"),
+    ("pool", 0, api("cudaMallocAsync"), 300000, 1, "leak_async"),
+    ("pool", 0, api("cudaMallocFromPoolAsync"), 400000, 1, "leak_from_pool"),
+    ("host-pinned", -1, api("cudaMallocHost"), 500000, 1, "leak_host"),
+    ("host-pinned", -1, api("cudaHostAlloc"), 600000, 1, "leak_host_alloc"),
+    ("host-registered", -1, api("cudaHostRegister"), 700000, 1, "leak_registered"),
+    ("array", 0, api("cudaMallocArray"), 20000, 1, "leak_array"),
+])
+eq(got, want, how + ": leaks")
+# Balanced use of every family first (8 allocations) plus the 9 leaks:
+# counted exactly once each, split between device 0 and the host.
+eq((devices[0]["alloc_count"], devices[0]["free_count"]), (5 + 6, 5), how + ": device 0 counts")
+eq((devices[-1]["alloc_count"], devices[-1]["free_count"]), (3 + 3, 3), how + ": host counts")
+eq((devices[0]["unknown_free_count"], devices[-1]["unknown_free_count"]), (0, 0), how + ": unknown frees")
+PY
+done
