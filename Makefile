@@ -75,4 +75,6 @@ install: all
 	install -m 0755 $(BUILD)/bin/gpuleak-report $(DESTDIR)$(PREFIX)/bin/gpuleak-report
 	install -m 0755 $(BUILD)/bin/gpuleak $(DESTDIR)$(PREFIX)/bin/gpuleak
 	install -m 0644 interpose/gpuleak.h $(DESTDIR)$(PREFIX)/include/gpuleak.h
+	install -d $(DESTDIR)$(PREFIX)/lib/python
+	install -m 0644 tools/gpuleak_memory.py $(DESTDIR)$(PREFIX)/lib/python/gpuleak_memory.py
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/gpuleak/

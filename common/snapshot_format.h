@@ -89,11 +89,14 @@ enum gl_snap_reason {
  * peak_bytes was reached. */
 #define GL_PEAK_ENTRY_SIZE 24u
 
-/* EVENTS entry (56 bytes):
+/* EVENTS entry (72 bytes):
  *   0 u64 seq  8 u64 time_ns  16 u64 ptr  24 u64 size  32 u64 stream
  *  40 u32 stack_id  44 i32 device  48 u16 type  50 u16 kind  52 u16 api
- *  54 u16 reserved */
-#define GL_EVENT_ENTRY_SIZE 56u
+ *  54 u16 reserved  56 u64 mem_free  64 u64 mem_total
+ * ptr is the label id for ANNOTATION events; mem_free/mem_total are the
+ * driver's view at an OOM event (0 when unknown or for other events);
+ * size is the requested size for OOM, the snapshot index for SNAPSHOT. */
+#define GL_EVENT_ENTRY_SIZE 72u
 enum gl_event_type {
     GL_EV_ALLOC = 1,
     GL_EV_FREE = 2,

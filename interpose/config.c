@@ -4,12 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "history.h"
 #include "log.h"
 
 struct gl_config gl_config = {
     .disabled = false,
     .depth = GL_DEFAULT_DEPTH,
     .output = GL_DEFAULT_OUTPUT,
+    .max_entries = GL_DEFAULT_MAX_ENTRIES,
 };
 
 bool gl_parse_long(const char *s, long min, long max, long *out)
@@ -40,7 +42,7 @@ static bool parse_bool(const char *name, const char *s, bool dflt)
 
 void gl_config_load(void)
 {
-    static atomic_bool warned_depth, warned_output;
+    static atomic_bool warned_depth, warned_output, warned_entries;
 
     gl_config.disabled = parse_bool("GPULEAK_DISABLE", getenv("GPULEAK_DISABLE"), false);
 
@@ -52,6 +54,15 @@ void gl_config_load(void)
         else
             gl_warn_once(&warned_depth, "ignoring GPULEAK_DEPTH=%.40s: expected 0..%d, using %d",
                          depth, GL_MAX_DEPTH, GL_DEFAULT_DEPTH);
+    }
+
+    const char *entries = getenv("GPULEAK_MAX_ENTRIES");
+    if (entries != NULL && *entries != '\0') {
+        if (gl_parse_long(entries, 0, GL_MAX_MAX_ENTRIES, &v))
+            gl_config.max_entries = v;
+        else
+            gl_warn_once(&warned_entries, "ignoring GPULEAK_MAX_ENTRIES=%.40s: expected 0..%ld, using %d",
+                         entries, GL_MAX_MAX_ENTRIES, GL_DEFAULT_MAX_ENTRIES);
     }
 
     const char *out = getenv("GPULEAK_OUTPUT");

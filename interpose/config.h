@@ -16,6 +16,7 @@ struct gl_config {
     bool disabled;               /* GPULEAK_DISABLE=1: pass-through only */
     int depth;                   /* GPULEAK_DEPTH: frames kept per stack */
     char output[GL_OUTPUT_MAX];  /* GPULEAK_OUTPUT: file name pattern */
+    long max_entries;            /* GPULEAK_MAX_ENTRIES: history events kept */
 };
 
 extern struct gl_config gl_config;

@@ -7,7 +7,8 @@
  *     ...
  *     if (gpuleak_snapshot) gpuleak_snapshot(NULL);
  *
- * or look them up with dlsym(RTLD_DEFAULT, "gpuleak_snapshot"). */
+ * or look them up with dlsym(RTLD_DEFAULT, "gpuleak_snapshot").  Python:
+ * tools/gpuleak_memory.py (ctypes). */
 #ifndef GPULEAK_H
 #define GPULEAK_H
 
@@ -20,6 +21,17 @@ extern "C" {
  * stderr says why).  The file is never an existing one: existing names are
  * not overwritten. */
 int gpuleak_snapshot(const char *path);
+
+/* Puts a labelled marker on the timeline ("epoch 3"), kept in the history
+ * and shown by the reporter next to the memory curve.  Labels longer than
+ * 255 bytes are cut.  Returns 0, or -1 if tracking is off. */
+int gpuleak_annotate(const char *label);
+
+/* Turns the history on (with room for max_entries events; 0 means the
+ * default, 65536) or off, like torch.cuda.memory._record_memory_history.
+ * Events recorded so far are dropped.  Returns 0, or -1 on a bad argument
+ * or when tracking is off. */
+int gpuleak_record_history(int enabled, long max_entries);
 
 #ifdef __cplusplus
 }

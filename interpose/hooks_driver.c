@@ -23,7 +23,7 @@ static void after_alloc(bool track, CUresult rc, uint64_t ptr, size_t size, uint
     if (rc == CUDA_SUCCESS && ptr != 0)
         gl_record_alloc(gl_driver_where(ptr), ptr, size, stream, kind, api, GL_SPACE_ADDR);
     else if (rc == CUDA_ERROR_OUT_OF_MEMORY)
-        gl_record_failed(gl_driver_where(0).device);
+        gl_record_failed(gl_driver_where(0).device, size, stream, kind, api);
 }
 
 #define DPTR(p) ((p) != NULL ? (uint64_t)*(p) : 0)

@@ -45,7 +45,7 @@ static void after_array(bool track, CUresult rc, void *handle, size_t bytes, uin
         gl_record_alloc(gl_driver_where(0), (uintptr_t)handle, bytes, 0, GL_KIND_ARRAY, api,
                         GL_SPACE_ARRAY);
     else if (rc == CUDA_ERROR_OUT_OF_MEMORY)
-        gl_record_failed(gl_driver_where(0).device);
+        gl_record_failed(gl_driver_where(0).device, bytes, 0, GL_KIND_ARRAY, api);
 }
 
 GL_HOOK(CUresult, cuArrayCreate_v2, (CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray))

@@ -28,7 +28,7 @@ static void after_alloc(bool track, cudaError_t rc, void *ptr, size_t size, uint
     if (rc == cudaSuccess && ptr != NULL)
         gl_record_alloc(gl_runtime_where(), (uintptr_t)ptr, size, stream, kind, api, GL_SPACE_ADDR);
     else if (rc == cudaErrorMemoryAllocation)
-        gl_record_failed(gl_runtime_where().device);
+        gl_record_failed(gl_runtime_where().device, size, stream, kind, api);
 }
 
 #define OUT(p) ((p) != NULL ? *(p) : NULL)

@@ -28,7 +28,7 @@ static void after_array(bool track, cudaError_t rc, void *handle, size_t bytes, 
         gl_record_alloc(gl_runtime_where(), (uintptr_t)handle, bytes, 0, GL_KIND_ARRAY, api,
                         GL_SPACE_ARRAY);
     else if (rc == cudaErrorMemoryAllocation)
-        gl_record_failed(gl_runtime_where().device);
+        gl_record_failed(gl_runtime_where().device, bytes, 0, GL_KIND_ARRAY, api);
 }
 
 GL_HOOK(cudaError_t, cudaMallocArray,

@@ -19,12 +19,13 @@ GL_HOOK(CUresult, cuMemCreate,
         struct gl_where w = gl_driver_where(0);
         if (prop != NULL && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
             w.device = prop->location.id;
-        gl_vmm_created(*handle);
+        gl_vmm_created(*handle, w.device);
         gl_record_alloc(w, *handle, size, 0, GL_KIND_VIRTUAL, GL_API_CU_MEM_CREATE, GL_SPACE_VMM);
     } else if (track && rc == CUDA_ERROR_OUT_OF_MEMORY) {
         gl_record_failed(prop != NULL && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE
                              ? prop->location.id
-                             : gl_driver_where(0).device);
+                             : gl_driver_where(0).device,
+                         size, 0, GL_KIND_VIRTUAL, GL_API_CU_MEM_CREATE);
     }
     gl_leave();
     return rc;

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "gpuleak.h"
+#include "history.h"
 #include "internal.h"
 #include "log.h"
 #include "modules.h"
@@ -92,6 +93,7 @@ static void activate(void)
     }
     gl_procinfo_init();
     gl_outfile_setup(gl_config.output);
+    gl_track_configure_history((size_t)gl_config.max_entries);
     pthread_atfork(prefork, postfork_parent, postfork_child);
     gl_trigger_start();
     atomic_store(&active, true);
@@ -108,14 +110,16 @@ bool gl_ensure_active(void)
     return true;
 }
 
-__attribute__((destructor)) static void gl_on_unload(void)
+void gl_final_snapshot(uint32_t reason)
 {
     if (!atomic_load(&active) || atomic_exchange(&final_done, true))
         return;
     gl_hook_depth++; /* anything CUDA we trigger from here is not recorded */
-    gl_snapshot_write(GL_REASON_EXIT, GL_SNAP_F_FINAL, NULL);
+    gl_snapshot_write(reason, GL_SNAP_F_FINAL, NULL);
     gl_hook_depth--;
 }
+
+__attribute__((destructor)) static void gl_on_unload(void) { gl_final_snapshot(GL_REASON_EXIT); }
 
 /* ---- public API (gpuleak.h) -------------------------------------------- */
 
@@ -127,4 +131,22 @@ GL_EXPORT int gpuleak_snapshot(const char *path)
     int rc = gl_snapshot_write(GL_REASON_REQUEST, 0, path);
     gl_hook_depth--;
     return rc;
+}
+
+GL_EXPORT int gpuleak_annotate(const char *label)
+{
+    if (!gl_ensure_active())
+        return -1;
+    gl_track_mark(GL_EV_ANNOTATION, gl_label_add(label), 0);
+    return 0;
+}
+
+GL_EXPORT int gpuleak_record_history(int enabled, long max_entries)
+{
+    if (!gl_ensure_active())
+        return -1;
+    if (max_entries < 0 || max_entries > GL_MAX_MAX_ENTRIES)
+        return -1;
+    gl_track_configure_history(enabled ? (size_t)(max_entries ? max_entries : GL_DEFAULT_MAX_ENTRIES) : 0);
+    return 0;
 }

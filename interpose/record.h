@@ -28,7 +28,10 @@ uint64_t gl_primary_ctx(int32_t device);
  * the context of w.device. */
 void gl_record_alloc(struct gl_where w, uint64_t addr, uint64_t size, uint64_t stream,
                      uint16_t kind, uint16_t api, uint32_t space);
-void gl_record_failed(int32_t device);
+/* An allocation failed with out-of-memory: counted, put in the history with
+ * the requested size, its stack and the driver's free/total memory at that
+ * moment, and (rate-limited) a snapshot is written. */
+void gl_record_failed(int32_t device, uint64_t size, uint64_t stream, uint16_t kind, uint16_t api);
 
 /* Frees: take the record before the real call (the address may be reused as
  * soon as it returns), then settle once the result is known. */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "outfile.h"
 #include "snapshot_format.h"
 #include "track.h"
+#include "vmm.h"
 
 /* ---- process facts ---------------------------------------------------- */
 
@@ -208,7 +210,7 @@ static void write_allocs(struct writer *w, const struct gl_state_copy *c)
     }
 }
 
-static void write_devices(struct writer *w, const struct gl_state_copy *c)
+static void write_devices(struct writer *w, const struct gl_state_copy *c, const struct gl_mem_view *mem)
 {
     w_record(w, GL_REC_DEVICES, (uint32_t)c->ndevices, (uint64_t)c->ndevices * GL_DEVICE_ENTRY_SIZE);
     for (size_t i = 0; i < c->ndevices; i++) {
@@ -225,8 +227,11 @@ static void write_devices(struct writer *w, const struct gl_state_copy *c)
         w_u64(w, d->alloc_bytes_total);
         w_u64(w, d->failed_count);
         w_u64(w, d->unknown_free_count);
-        w_u64(w, 0); /* mem_free: not queried yet (see docs/snapshot-format.md) */
-        w_u64(w, 0); /* mem_total */
+        /* The driver's view is only known when the caller queried it on a
+         * thread with the device's context (see docs/snapshot-format.md). */
+        bool known = mem != NULL && mem->device == d->device;
+        w_u64(w, known ? mem->mem_free : 0);
+        w_u64(w, known ? mem->mem_total : 0);
     }
 }
 
@@ -240,6 +245,62 @@ static void write_peaks(struct writer *w, const struct gl_state_copy *c)
         w_u64(w, p->bytes);
         w_u64(w, p->count);
     }
+}
+
+#define EVENTS_PER_RECORD 4096
+
+static void write_events(struct writer *w, const struct gl_state_copy *c)
+{
+    for (size_t base = 0; base < c->nevents; base += EVENTS_PER_RECORD) {
+        size_t n = c->nevents - base;
+        if (n > EVENTS_PER_RECORD)
+            n = EVENTS_PER_RECORD;
+        w_record(w, GL_REC_EVENTS, (uint32_t)n, (uint64_t)n * GL_EVENT_ENTRY_SIZE);
+        for (size_t i = base; i < base + n; i++) {
+            const struct gl_event *e = &c->events[i];
+            w_u64(w, e->seq);
+            w_u64(w, e->time_ns);
+            w_u64(w, e->ptr);
+            w_u64(w, e->size);
+            w_u64(w, e->stream);
+            w_u32(w, e->stack_id);
+            w_u32(w, (uint32_t)e->device);
+            w_u16(w, e->type);
+            w_u16(w, e->kind);
+            w_u16(w, e->api);
+            w_u16(w, 0);
+            w_u64(w, e->mem_free);
+            w_u64(w, e->mem_total);
+        }
+    }
+    /* The text of every annotation still in the history. */
+    for (size_t i = 0; i < c->nevents; i++) {
+        if (c->events[i].type != GL_EV_ANNOTATION)
+            continue;
+        char label[512];
+        size_t len = gl_label_get((uint32_t)c->events[i].ptr, label, sizeof label);
+        w_record(w, GL_REC_LABEL, 1, GL_LABEL_FIXED_SIZE + 4 + len);
+        w_u32(w, (uint32_t)c->events[i].ptr);
+        w_str(w, label, len);
+    }
+}
+
+static void write_vmm(struct writer *w)
+{
+    size_t n;
+    struct gl_vmm_range *r = gl_vmm_copy(&n);
+    if (r == NULL)
+        return;
+    w_record(w, GL_REC_VMM, (uint32_t)n, (uint64_t)n * GL_VMM_ENTRY_SIZE);
+    for (size_t i = 0; i < n; i++) {
+        w_u64(w, r[i].va);
+        w_u64(w, r[i].size);
+        w_u64(w, r[i].handle);
+        w_u16(w, r[i].type);
+        w_u16(w, 0);
+        w_u32(w, (uint32_t)r[i].device);
+    }
+    free(r);
 }
 
 /* ---- orchestration ------------------------------------------------------ */
@@ -276,9 +337,55 @@ static bool next_name(char *path, size_t size, uint64_t *index)
 
 int gl_snapshot_write(uint32_t reason, uint32_t flags, const char *path)
 {
+    return gl_snapshot_write_with(reason, flags, path, NULL);
+}
+
+/* Writing past RLIMIT_FSIZE raises SIGXFSZ, whose default action kills the
+ * process: a snapshot must never do that.  The signal is blocked on this
+ * thread while writing, and one we caused is consumed afterwards (write then
+ * just fails with EFBIG, and we print our one warning). */
+static void block_xfsz(sigset_t *old, bool *was_pending)
+{
+    sigset_t xfsz, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &xfsz, old);
+    *was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+}
+
+static void unblock_xfsz(const sigset_t *old, bool was_pending)
+{
+    sigset_t xfsz, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    if (!was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&xfsz, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *path,
+                                 const struct gl_mem_view *mem);
+
+int gl_snapshot_write_with(uint32_t reason, uint32_t flags, const char *path,
+                           const struct gl_mem_view *mem)
+{
+    sigset_t old;
+    bool was_pending;
+    block_xfsz(&old, &was_pending);
+    pthread_mutex_lock(&snap_lock);
+    int rc = snapshot_write_locked(reason, flags, path, mem);
+    pthread_mutex_unlock(&snap_lock);
+    unblock_xfsz(&old, was_pending);
+    return rc;
+}
+
+static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *path,
+                                 const struct gl_mem_view *mem)
+{
     static atomic_bool warned_name, warned_mem, warned_io;
     int rc = -1;
-    pthread_mutex_lock(&snap_lock);
 
     char name[GL_PATH_MAX];
     uint64_t index;
@@ -297,6 +404,7 @@ int gl_snapshot_write(uint32_t reason, uint32_t flags, const char *path)
 
     uint64_t snap_unix = gl_unix_ns();
     uint64_t snap_mono = gl_mono_ns() - gl_start_mono_ns;
+    gl_track_mark(GL_EV_SNAPSHOT, 0, index);
     struct gl_state_copy copy;
     if (!gl_track_copy(&copy)) {
         gl_warn_once(&warned_mem, "out of memory while taking a snapshot; none written");
@@ -325,8 +433,10 @@ int gl_snapshot_write(uint32_t reason, uint32_t flags, const char *path)
         write_modules(w, &mods);
         write_stacks(w, &copy);
         write_allocs(w, &copy);
-        write_devices(w, &copy);
+        write_devices(w, &copy, mem);
         write_peaks(w, &copy);
+        write_events(w, &copy);
+        write_vmm(w);
         uint64_t end_offset = w->offset;
         uint64_t records = w->records;
         w_record(w, GL_REC_END, 1, GL_END_SIZE);
@@ -347,7 +457,6 @@ int gl_snapshot_write(uint32_t reason, uint32_t flags, const char *path)
     gl_modules_free(&mods);
     gl_state_copy_free(&copy);
 out:
-    pthread_mutex_unlock(&snap_lock);
     return rc;
 }
 

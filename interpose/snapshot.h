@@ -14,6 +14,15 @@ void gl_procinfo_init(void);
  * GL_SNAP_F_* from snapshot_format.h.  Serialized: one snapshot at a time. */
 int gl_snapshot_write(uint32_t reason, uint32_t flags, const char *path);
 
+/* The same, with the driver's view of one device's memory, known to the
+ * caller (an out-of-memory snapshot taken on the failing thread). */
+struct gl_mem_view {
+    int32_t device;
+    uint64_t mem_free, mem_total;
+};
+int gl_snapshot_write_with(uint32_t reason, uint32_t flags, const char *path,
+                           const struct gl_mem_view *mem);
+
 /* fork: the child numbers its snapshots from 0 again. */
 void gl_snapshot_postfork_child(void);
 

@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "history.h"
 #include "internal.h"
 #include "log.h"
+#include "snapshot_format.h"
 
 #define SHARDS 64
 
@@ -158,6 +160,20 @@ static void account_free(const struct gl_record *r)
     pthread_mutex_unlock(&d->lock);
 }
 
+/* Appends r's event to the history; the caller holds the gate. */
+static void history_of(const struct gl_record *r, uint16_t type, uint64_t seq, uint64_t time_ns)
+{
+    struct gl_event e = {
+        .seq = seq, .time_ns = time_ns, .ptr = r->key.addr, .size = r->size,
+        .stream = r->stream, .stack_id = r->stack ? r->stack->id : 0, .device = r->device,
+        .type = type, .kind = r->kind, .api = r->api,
+    };
+    gl_history_add(&e);
+}
+
+static uint64_t now_ns(void) { return gl_mono_ns() - gl_start_mono_ns; }
+static uint64_t take_seq(void) { return atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed); }
+
 /* Inserts r; a stale record with the same key (its free was never seen, e.g.
  * memory released by a context teardown we do not model) is replaced. */
 static void insert(struct gl_record *r)
@@ -174,12 +190,15 @@ static void insert(struct gl_record *r)
     pthread_mutex_unlock(&sh->lock);
     if (old != NULL) {
         account_free(old);
+        history_of(old, GL_EV_FREE, take_seq(), r->time_ns);
         free(old);
     }
-    if (added)
+    if (added) {
         account_alloc(r, true);
-    else
+        history_of(r, GL_EV_ALLOC, r->seq, r->time_ns);
+    } else {
         free(r);
+    }
 }
 
 void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack)
@@ -191,8 +210,8 @@ void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack)
     r->key.addr = info->addr;
     r->key.space = info->space;
     r->size = info->size;
-    r->seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
-    r->time_ns = gl_mono_ns() - gl_start_mono_ns;
+    r->seq = take_seq();
+    r->time_ns = now_ns();
     r->stream = info->stream;
     r->stack = stack;
     r->ctx = info->ctx;
@@ -220,8 +239,10 @@ struct gl_record *gl_track_take(uint32_t space, uint64_t addr)
     if (r != NULL)
         HASH_DEL(sh->head, r);
     pthread_mutex_unlock(&sh->lock);
-    if (r != NULL)
+    if (r != NULL) {
         account_free(r);
+        history_of(r, GL_EV_FREE, take_seq(), now_ns());
+    }
     gate_unlock();
     return r;
 }
@@ -243,6 +264,7 @@ void gl_track_restore(struct gl_record *r)
         pthread_mutex_lock(&d->lock);
         d->free_count--; /* the free did not happen after all */
         pthread_mutex_unlock(&d->lock);
+        history_of(r, GL_EV_ALLOC, take_seq(), now_ns());
     } else {
         free(r);
     }
@@ -261,7 +283,36 @@ static void bump(int32_t device, size_t field_offset)
 }
 
 void gl_track_unknown_free(int32_t device) { bump(device, offsetof(struct device, unknown_free_count)); }
-void gl_track_failed(int32_t device) { bump(device, offsetof(struct device, failed_count)); }
+
+void gl_track_failed(const struct gl_oom_info *oom, struct gl_stack *stack)
+{
+    bump(oom->device, offsetof(struct device, failed_count));
+    struct gl_event e = {
+        .seq = take_seq(), .time_ns = now_ns(), .size = oom->size, .stream = oom->stream,
+        .stack_id = stack ? stack->id : 0, .device = oom->device, .type = GL_EV_OOM,
+        .kind = oom->kind, .api = oom->api, .mem_free = oom->mem_free, .mem_total = oom->mem_total,
+    };
+    gate_read();
+    gl_history_add(&e);
+    gate_unlock();
+}
+
+void gl_track_mark(uint16_t type, uint64_t ptr, uint64_t size)
+{
+    struct gl_event e = {.seq = take_seq(), .time_ns = now_ns(), .ptr = ptr, .size = size,
+                         .device = -1, .type = type};
+    gate_read();
+    gl_history_add(&e);
+    gate_unlock();
+}
+
+void gl_track_configure_history(size_t max_entries)
+{
+    pthread_once(&gate_once, init_locks);
+    pthread_rwlock_wrlock(&gate);
+    gl_history_configure(max_entries);
+    pthread_rwlock_unlock(&gate);
+}
 
 size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds)
 {
@@ -278,6 +329,7 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds)
                 continue;
             HASH_DEL(shards[i].head, r);
             account_free(r);
+            history_of(r, GL_EV_FREE, take_seq(), now_ns());
             free(r);
             dropped++;
         }
@@ -354,6 +406,7 @@ bool gl_track_copy(struct gl_state_copy *out)
         }
     }
     out->npeaks = p;
+    out->events = gl_history_copy(&out->nevents);
     out->stacks = gl_stacks_newest(&out->nstacks);
     pthread_rwlock_unlock(&gate);
     return true;
@@ -363,8 +416,10 @@ void gl_state_copy_free(struct gl_state_copy *c)
 {
     free(c->allocs);
     free(c->peaks);
+    free(c->events);
     c->allocs = NULL;
     c->peaks = NULL;
+    c->events = NULL;
 }
 
 void gl_track_prefork(void)
@@ -403,5 +458,6 @@ void gl_track_postfork_child(void)
         d->peak_epoch = 1;
     }
     gl_stacks_reinit_lock();
+    gl_history_postfork_child();
     init_locks();
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "history.h"
 #include "stacks.h"
 #include "ut.h"
 
@@ -71,13 +72,26 @@ void gl_track_restore(struct gl_record *r);
 
 void gl_track_unknown_free(int32_t device);
 
+/* An allocation failed with out-of-memory: counted and put in the history. */
+struct gl_oom_info {
+    uint64_t size, stream, mem_free, mem_total;
+    int32_t device;
+    uint16_t kind, api;
+};
+void gl_track_failed(const struct gl_oom_info *oom, struct gl_stack *stack);
+
+/* A SNAPSHOT or ANNOTATION marker in the history. */
+void gl_track_mark(uint16_t type, uint64_t ptr, uint64_t size);
+
+/* Resizes the history (0: off), dropping what it held. */
+void gl_track_configure_history(size_t max_entries);
+
 /* A context was destroyed or reset: its memory is gone without frees.  Drops
  * every record of context ctx (0: the primary context) owned by device
  * `owner` (GL_ANY_OWNER: any), except kinds in keep_kinds (a mask of
  * 1 << kind).  Returns the number dropped. */
 #define GL_ANY_OWNER INT32_MIN
 size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds);
-void gl_track_failed(int32_t device);
 
 /* Consistent copy of everything a snapshot needs (see snapshot.c). */
 struct gl_alloc_copy {
@@ -107,6 +121,8 @@ struct gl_state_copy {
     size_t ndevices;
     struct gl_peak_copy *peaks;
     size_t npeaks;
+    struct gl_event *events; /* history, oldest first */
+    size_t nevents;
     struct gl_stack *stacks; /* newest first, walk ->older */
     uint32_t nstacks;
 };

@@ -14,10 +14,17 @@
 #include "log.h"
 #include "snapshot.h"
 #include "snapshot_format.h"
+#include <time.h>
 
 static sem_t wakeup;
 static atomic_bool writer_running;
 static int snapshot_signal;
+
+/* A fatal signal asks the writer for a final snapshot: 0 nothing asked,
+ * 1 asked, 2 written (or given up). */
+static atomic_int fatal_state;
+static int fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+#define FATAL_WAIT_MS 10000 /* how long a dying thread waits for its snapshot */
 
 static void on_signal(int sig)
 {
@@ -25,6 +32,53 @@ static void on_signal(int sig)
     int saved = errno;
     sem_post(&wakeup); /* async-signal-safe */
     errno = saved;
+}
+
+/* A fatal signal: the program is about to die with it.  The handler cannot
+ * write a snapshot itself (the thread may have been stopped inside malloc or
+ * holding a lock), so it hands the work to the writer thread, waits a bounded
+ * time, then lets the signal take its default action, so the exit status is
+ * the same as without gpuleak. */
+static void on_fatal(int sig)
+{
+    int saved = errno;
+    if (gl_hook_depth == 0 && atomic_load(&writer_running)) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&fatal_state, &expected, 1)) {
+            sem_post(&wakeup);
+            struct timespec tick = {0, 10 * 1000 * 1000};
+            for (int i = 0; i < FATAL_WAIT_MS / 10 && atomic_load(&fatal_state) != 2; i++)
+                nanosleep(&tick, NULL);
+        }
+    }
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    /* Pending until the handler returns, then delivered with the default
+     * action (a fault would also simply recur). */
+    raise(sig);
+    errno = saved;
+}
+
+static void install_fatal_handlers(void)
+{
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+        struct sigaction old;
+        /* Only where the program has no handler of its own: a program that
+         * handles SIGINT (Python does) exits through its normal path, and
+         * the exit snapshot covers it. */
+        if (sigaction(fatal_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+            (old.sa_flags & SA_SIGINFO))
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigaction(fatal_signals[i], &sa, NULL);
+    }
 }
 
 static void *writer_main(void *arg)
@@ -37,6 +91,11 @@ static void *writer_main(void *arg)
         /* A burst of signals while we were writing is one request. */
         while (sem_trywait(&wakeup) == 0)
             ;
+        if (atomic_load(&fatal_state) == 1) {
+            gl_final_snapshot(GL_REASON_FATAL_SIGNAL);
+            atomic_store(&fatal_state, 2);
+            continue;
+        }
         gl_snapshot_write(GL_REASON_SIGNAL, 0, NULL);
     }
     return NULL;
@@ -101,7 +160,10 @@ void gl_trigger_start(void)
         sig = 0;
     }
     sem_init(&wakeup, 0, 0);
-    if (sig == 0)
+    start_writer();
+    if (atomic_load(&writer_running))
+        install_fatal_handlers();
+    if (sig == 0 || !atomic_load(&writer_running))
         return;
 
     struct sigaction old;
@@ -116,19 +178,11 @@ void gl_trigger_start(void)
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
-    /* Handler first, writer second: once the writer thread is visible
-     * (gpuleak snapshot looks for it), the signal is safe to send. */
-    if (sigaction(sig, &sa, NULL) != 0)
-        return;
-    start_writer();
-    if (!atomic_load(&writer_running)) {
-        sigaction(sig, &old, NULL);
-        return;
-    }
-    snapshot_signal = sig;
+    if (sigaction(sig, &sa, NULL) == 0)
+        snapshot_signal = sig;
 }
 
-void gl_trigger_oom(void)
+void gl_trigger_oom(int32_t device, uint64_t mem_free, uint64_t mem_total)
 {
     static _Atomic uint64_t last_ns;
     static atomic_bool parsed;
@@ -149,7 +203,8 @@ void gl_trigger_oom(void)
         return;
     if (!atomic_compare_exchange_strong(&last_ns, &last, now))
         return; /* another thread is taking this one */
-    gl_snapshot_write(GL_REASON_OOM, 0, NULL);
+    struct gl_mem_view mem = {device, mem_free, mem_total};
+    gl_snapshot_write_with(GL_REASON_OOM, 0, NULL, mem_total ? &mem : NULL);
 }
 
 void gl_trigger_postfork_child(void)
@@ -161,13 +216,14 @@ void gl_trigger_postfork_child(void)
      * inherited and stays valid; signals before then are kept by the
      * semaphore. */
     atomic_store(&writer_running, false);
+    atomic_store(&fatal_state, 0);
     sem_init(&wakeup, 0, 0);
 }
 
 void gl_trigger_check(void)
 {
     static pthread_mutex_t restart_lock = PTHREAD_MUTEX_INITIALIZER;
-    if (snapshot_signal == 0 || atomic_load_explicit(&writer_running, memory_order_relaxed))
+    if (atomic_load_explicit(&writer_running, memory_order_relaxed))
         return;
     pthread_mutex_lock(&restart_lock);
     if (!atomic_load(&writer_running))

@@ -19,9 +19,13 @@ void gl_trigger_start(void);
  * at most one per GPULEAK_OOM_INTERVAL seconds (GPULEAK_OOM_SNAPSHOT=0: none).
  * Written synchronously by the failing thread, so it shows exactly the state
  * the program saw when the allocation failed. */
-void gl_trigger_oom(void);
+void gl_trigger_oom(int32_t device, uint64_t mem_free, uint64_t mem_total);
 
 void gl_trigger_postfork_child(void);
+
+/* Writes the process's final snapshot unless one was written already
+ * (lifecycle.c): at exit, or on a fatal signal. */
+void gl_final_snapshot(uint32_t reason);
 /* Restarts the writer in a forked child (cheap when it is running). */
 void gl_trigger_check(void);
 

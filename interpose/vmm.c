@@ -3,11 +3,13 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "snapshot_format.h"
 #include "ut.h"
 
 struct handle_state {
     uint64_t handle; /* key */
     uint32_t mappings;
+    int32_t device;
     bool released;
     UT_hash_handle hh;
 };
@@ -37,12 +39,13 @@ static struct handle_state *find_handle(uint64_t h)
     return s;
 }
 
-void gl_vmm_created(uint64_t handle)
+void gl_vmm_created(uint64_t handle, int32_t device)
 {
     struct handle_state *s = calloc(1, sizeof *s);
     if (s == NULL)
         return;
     s->handle = handle;
+    s->device = device;
     pthread_mutex_lock(&vmm_lock);
     struct handle_state *old = find_handle(handle);
     if (old != NULL) {
@@ -155,6 +158,25 @@ void gl_vmm_unreserved(uint64_t va)
         free(r);
     }
     pthread_mutex_unlock(&vmm_lock);
+}
+
+struct gl_vmm_range *gl_vmm_copy(size_t *n)
+{
+    pthread_mutex_lock(&vmm_lock);
+    size_t count = HASH_COUNT(reservations) + HASH_COUNT(mappings);
+    struct gl_vmm_range *out = count ? malloc(count * sizeof *out) : NULL;
+    size_t i = 0;
+    if (out != NULL) {
+        for (struct reservation *r = reservations; r != NULL; r = r->hh.next)
+            out[i++] = (struct gl_vmm_range){r->va, r->size, 0, GL_VMM_RESERVATION, -1};
+        for (struct mapping *m = mappings; m != NULL; m = m->hh.next) {
+            struct handle_state *h = find_handle(m->handle);
+            out[i++] = (struct gl_vmm_range){m->va, m->size, m->handle, GL_VMM_MAPPING, h ? h->device : -1};
+        }
+    }
+    pthread_mutex_unlock(&vmm_lock);
+    *n = i;
+    return out;
 }
 
 void gl_vmm_postfork_child(void)

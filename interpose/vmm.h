@@ -10,9 +10,10 @@
 #define GL_VMM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-void gl_vmm_created(uint64_t handle);
+void gl_vmm_created(uint64_t handle, int32_t device);
 /* The handle was released.  Returns true if its memory is gone now (no
  * mapping left), false if mappings keep it alive. */
 bool gl_vmm_released(uint64_t handle);
@@ -25,6 +26,14 @@ void gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle);
 void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle));
 void gl_vmm_reserved(uint64_t va, uint64_t size);
 void gl_vmm_unreserved(uint64_t va);
+
+/* Copy of the reservations and mappings, for the snapshot's VMM record. */
+struct gl_vmm_range {
+    uint64_t va, size, handle;
+    uint16_t type; /* GL_VMM_RESERVATION or GL_VMM_MAPPING */
+    int32_t device;
+};
+struct gl_vmm_range *gl_vmm_copy(size_t *n);
 
 void gl_vmm_postfork_child(void);
 

@@ -1,6 +1,6 @@
 /* Leak groups and peak composition.
  *
- * Grouping uses a hash table keyed by (kind, device, stack id, api) so a
+ * Grouping uses a hash table keyed by (kind, device, cstack, api, rule) so a
  * snapshot with a million live allocations is one linear pass plus a sort of
  * the (much fewer) groups.  The api is part of the key only so that a group
  * never mixes APIs; with a captured stack it is implied by the call site
@@ -22,22 +22,16 @@ struct gtable {
     size_t nslots;
 };
 
-static uint64_t key_hash(uint16_t kind, int32_t dev, uint32_t stack, uint16_t api)
+static uint64_t key_hash(uint16_t kind, int32_t dev, uint32_t cs, uint16_t api, int32_t rule)
 {
-    uint64_t h = ((uint64_t)stack << 32) ^ ((uint64_t)(uint32_t)dev << 16) ^
-                 ((uint64_t)kind << 8) ^ api;
+    uint64_t h = ((uint64_t)cs << 32) ^ ((uint64_t)(uint32_t)dev << 16) ^
+                 ((uint64_t)kind << 8) ^ api ^ ((uint64_t)(uint32_t)rule << 40);
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdULL;
     h ^= h >> 33;
     h *= 0xc4ceb9fe1a85ec53ULL;
     h ^= h >> 33;
     return h;
-}
-
-static int same_key(const struct leak_group *g, const struct snap_alloc *a)
-{
-    return g->kind == a->kind && g->device == a->device &&
-           g->stack_id == a->stack_id && g->api == a->api;
 }
 
 static int gt_rehash(struct gtable *t)
@@ -48,7 +42,7 @@ static int gt_rehash(struct gtable *t)
         return -1;
     for (size_t i = 0; i < t->n; i++) {
         const struct leak_group *g = &t->groups[i];
-        size_t h = key_hash(g->kind, g->device, g->stack_id, g->api) & (n - 1);
+        size_t h = key_hash(g->kind, g->device, g->cs, g->api, g->rule) & (n - 1);
         while (ns[h])
             h = (h + 1) & (n - 1);
         ns[h] = (uint32_t)(i + 1);
@@ -59,16 +53,19 @@ static int gt_rehash(struct gtable *t)
     return 0;
 }
 
-static int gt_add(struct gtable *t, const struct snap_alloc *a)
+static int gt_add(struct gtable *t, const struct snap_alloc *a, uint32_t cs, int32_t rule)
 {
     if ((t->n + 1) * 2 > t->nslots && gt_rehash(t))
         return -1;
-    size_t h = key_hash(a->kind, a->device, a->stack_id, a->api) & (t->nslots - 1);
+    size_t h = key_hash(a->kind, a->device, cs, a->api, rule) & (t->nslots - 1);
     while (t->slots[h]) {
         struct leak_group *g = &t->groups[t->slots[h] - 1];
-        if (same_key(g, a)) {
+        if (g->kind == a->kind && g->device == a->device && g->cs == cs &&
+            g->api == a->api && g->rule == rule) {
             g->bytes = sat_add(g->bytes, a->size);
             g->count++;
+            if (a->stack_id < g->stack_id)
+                g->stack_id = a->stack_id;
             if (a->seq < g->first_seq) {
                 g->first_seq = a->seq;
                 g->first_time_ns = a->time_ns;
@@ -90,7 +87,7 @@ static int gt_add(struct gtable *t, const struct snap_alloc *a)
         t->cap = nc;
     }
     t->groups[t->n] = (struct leak_group){
-        .kind = a->kind, .api = a->api, .device = a->device,
+        .kind = a->kind, .api = a->api, .device = a->device, .cs = cs, .rule = rule,
         .stack_id = a->stack_id, .bytes = a->size, .count = 1,
         .first_seq = a->seq, .last_seq = a->seq,
         .first_time_ns = a->time_ns, .last_time_ns = a->time_ns,
@@ -101,17 +98,28 @@ static int gt_add(struct gtable *t, const struct snap_alloc *a)
 
 #define CMP(x, y) do { if ((x) != (y)) return (x) < (y) ? -1 : 1; } while (0)
 
-/* bytes desc, count desc, stack id asc; then the rest of the key so the
+/* list (leaks, cached, suppressed) first so each list is contiguous; then
+ * bytes desc, count desc, stack id asc; then the rest of the key so the
  * order is total and the output deterministic */
-static int cmp_group(const void *pa, const void *pb)
+static int list_of(const struct leak_group *g, const struct suppressions *sup)
+{
+    if (g->rule < 0)
+        return 0;
+    return sup->rules[g->rule].builtin ? 1 : 2;
+}
+
+static int cmp_group(const void *pa, const void *pb, void *ctx)
 {
     const struct leak_group *a = pa, *b = pb;
+    CMP(list_of(a, ctx), list_of(b, ctx));
     CMP(b->bytes, a->bytes);
     CMP(b->count, a->count);
     CMP(a->stack_id, b->stack_id);
     CMP(a->kind, b->kind);
     CMP(a->device, b->device);
     CMP(a->api, b->api);
+    CMP(a->cs, b->cs);
+    CMP(a->rule, b->rule);
     return 0;
 }
 
@@ -132,47 +140,64 @@ static int cmp_dev(const void *pa, const void *pb)
     return 0;
 }
 
+static int cmp_peak_key(const void *pa, const void *pb)
+{
+    const struct peak_item *a = pa, *b = pb;
+    CMP(a->device, b->device);
+    CMP(a->cs, b->cs);
+    return 0;
+}
+
 static int cmp_peak(const void *pa, const void *pb)
 {
-    const struct snap_peak *a = pa, *b = pb;
+    const struct peak_item *a = pa, *b = pb;
     CMP(a->device, b->device);
     CMP(b->bytes, a->bytes);
     CMP(b->count, a->count);
     CMP(a->stack_id, b->stack_id);
+    CMP(a->cs, b->cs);
     return 0;
 }
 
 /* How many of the n sorted items are shown: drop those under min_bytes,
  * keep at most top. */
-static size_t shown(size_t n, const uint64_t *(*bytes_at)(const void *, size_t),
-                    const void *arr, const struct analyze_opts *o)
+static size_t shown_groups(const struct leak_group *g, size_t n, const struct analyze_opts *o)
 {
     size_t k = 0;
-    while (k < n && *bytes_at(arr, k) >= o->min_bytes) /* sorted by bytes desc */
+    while (k < n && g[k].bytes >= o->min_bytes) /* sorted by bytes desc */
         k++;
-    if (o->top && k > o->top)
-        k = o->top;
-    return k;
+    return o->top && k > o->top ? o->top : k;
 }
 
-static const uint64_t *group_bytes(const void *arr, size_t i)
+static void make_list(struct group_list *l, struct leak_group *g, size_t n,
+                      const struct analyze_opts *o)
 {
-    return &((const struct leak_group *)arr)[i].bytes;
+    l->g = g;
+    l->total = n;
+    l->n = shown_groups(g, n, o);
+    for (size_t i = 0; i < n; i++) {
+        l->bytes = sat_add(l->bytes, g[i].bytes);
+        l->count += g[i].count;
+        if (i >= l->n) {
+            l->hidden_bytes = sat_add(l->hidden_bytes, g[i].bytes);
+            l->hidden_count += g[i].count;
+        }
+    }
 }
 
-static const uint64_t *peak_bytes(const void *arr, size_t i)
+static int leaks(const struct snapview *v, const struct suppressions *sup,
+                 const struct analyze_opts *o, struct analysis *out)
 {
-    return &((const struct snap_peak *)arr)[i].bytes;
-}
-
-static int leaks(const struct snapshot *s, const struct analyze_opts *o,
-                 struct analysis *out)
-{
+    static const struct suppressions none;
+    if (!sup)
+        sup = &none;
+    const struct snapshot *s = v->s;
     struct gtable t = {0};
     for (size_t i = 0; i < s->nallocs; i++) {
-        out->total_bytes = sat_add(out->total_bytes, s->allocs[i].size);
+        const struct snap_alloc *a = &s->allocs[i];
+        out->total_bytes = sat_add(out->total_bytes, a->size);
         out->total_count++;
-        if (gt_add(&t, &s->allocs[i])) {
+        if (gt_add(&t, a, sview_cs(v, a->stack_id), sview_rule(v, a->stack_id))) {
             free(t.groups);
             free(t.slots);
             return -1;
@@ -180,13 +205,24 @@ static int leaks(const struct snapshot *s, const struct analyze_opts *o,
     }
     free(t.slots);
     if (t.n > 1) /* qsort(NULL, 0) is undefined */
-        qsort(t.groups, t.n, sizeof *t.groups, cmp_group);
-    out->groups = t.groups;
-    out->ngroups_total = t.n;
-    out->ngroups = shown(t.n, group_bytes, t.groups, o);
-    for (size_t i = out->ngroups; i < t.n; i++) {
-        out->hidden_bytes = sat_add(out->hidden_bytes, t.groups[i].bytes);
-        out->hidden_count += t.groups[i].count;
+        qsort_r(t.groups, t.n, sizeof *t.groups, cmp_group, (void *)sup);
+    out->all = t.groups;
+    size_t n0 = 0, n1 = 0;
+    while (n0 < t.n && list_of(&t.groups[n0], sup) == 0)
+        n0++;
+    while (n0 + n1 < t.n && list_of(&t.groups[n0 + n1], sup) == 1)
+        n1++;
+    make_list(&out->leaks, t.groups, n0, o);
+    make_list(&out->cached, t.groups + n0, n1, o);
+    make_list(&out->suppressed, t.groups + n0 + n1, t.n - n0 - n1, o);
+    out->nrules = sup->n;
+    out->rules = calloc(sup->n ? sup->n : 1, sizeof *out->rules);
+    if (!out->rules)
+        return -1;
+    for (size_t i = n0; i < t.n; i++) {
+        struct rule_total *rt = &out->rules[t.groups[i].rule];
+        rt->bytes = sat_add(rt->bytes, t.groups[i].bytes);
+        rt->count += t.groups[i].count;
     }
 
     /* totals per (kind, device): few distinct keys, derive from groups */
@@ -210,25 +246,43 @@ static int leaks(const struct snapshot *s, const struct analyze_opts *o,
     return 0;
 }
 
-static int peaks(const struct snapshot *s, const struct analyze_opts *o,
+static int peaks(const struct snapview *v, const struct analyze_opts *o,
                  struct analysis *out)
 {
+    const struct snapshot *s = v->s;
     out->devs = calloc(s->ndevices ? s->ndevices : 1, sizeof *out->devs);
-    struct snap_peak *pk = malloc((s->npeaks ? s->npeaks : 1) * sizeof *pk);
+    struct peak_item *pk = malloc((s->npeaks ? s->npeaks : 1) * sizeof *pk);
     out->peak_buf = pk;
     if (!out->devs || !pk)
         return -1;
+    /* regroup by (device, cstack): stacks equal once folded add up */
+    for (size_t i = 0; i < s->npeaks; i++)
+        pk[i] = (struct peak_item){s->peaks[i].device, sview_cs(v, s->peaks[i].stack_id),
+                                   s->peaks[i].stack_id, s->peaks[i].bytes,
+                                   s->peaks[i].count};
+    size_t np = 0;
     if (s->npeaks) {
-        memcpy(pk, s->peaks, s->npeaks * sizeof *pk);
-        qsort(pk, s->npeaks, sizeof *pk, cmp_peak);
+        qsort(pk, s->npeaks, sizeof *pk, cmp_peak_key);
+        for (size_t i = 0; i < s->npeaks; i++) {
+            if (np && pk[np - 1].device == pk[i].device && pk[np - 1].cs == pk[i].cs) {
+                struct peak_item *m = &pk[np - 1];
+                m->bytes = sat_add(m->bytes, pk[i].bytes);
+                m->count = sat_add(m->count, pk[i].count);
+                if (pk[i].stack_id < m->stack_id)
+                    m->stack_id = pk[i].stack_id;
+            } else {
+                pk[np++] = pk[i];
+            }
+        }
+        qsort(pk, np, sizeof *pk, cmp_peak);
     }
     out->ndevs = s->ndevices;
     for (size_t i = 0; i < s->ndevices; i++)
         out->devs[i].dev = &s->devices[i];
     qsort(out->devs, out->ndevs, sizeof *out->devs, cmp_dev);
-    for (size_t i = 0; i < s->npeaks;) {
+    for (size_t i = 0; i < np;) {
         size_t j = i;
-        while (j < s->npeaks && pk[j].device == pk[i].device)
+        while (j < np && pk[j].device == pk[i].device)
             j++;
         struct device_report *d = NULL;
         for (size_t k = 0; k < out->ndevs; k++)
@@ -237,10 +291,13 @@ static int peaks(const struct snapshot *s, const struct analyze_opts *o,
         if (d) {
             d->comp = pk + i;
             d->ncomp_total = j - i;
-            d->ncomp = shown(j - i, peak_bytes, pk + i, o);
-            for (size_t k = i + d->ncomp; k < j; k++) {
-                d->comp_bytes_hidden = sat_add(d->comp_bytes_hidden, pk[k].bytes);
-                d->comp_count_hidden += pk[k].count;
+            size_t k = 0;
+            while (k < j - i && pk[i + k].bytes >= o->min_bytes)
+                k++;
+            d->ncomp = o->top && k > o->top ? o->top : k;
+            for (size_t m = i + d->ncomp; m < j; m++) {
+                d->comp_bytes_hidden = sat_add(d->comp_bytes_hidden, pk[m].bytes);
+                d->comp_count_hidden += pk[m].count;
             }
         } else {
             out->orphan_peaks += j - i;
@@ -250,11 +307,11 @@ static int peaks(const struct snapshot *s, const struct analyze_opts *o,
     return 0;
 }
 
-int analyze(const struct snapshot *s, const struct analyze_opts *o,
-            struct analysis *out)
+int analyze(const struct snapview *v, const struct suppressions *sup,
+            const struct analyze_opts *o, struct analysis *out)
 {
     memset(out, 0, sizeof *out);
-    if (leaks(s, o, out) || peaks(s, o, out)) {
+    if (leaks(v, sup, o, out) || peaks(v, o, out)) {
         analysis_free(out);
         return -1;
     }
@@ -263,7 +320,8 @@ int analyze(const struct snapshot *s, const struct analyze_opts *o,
 
 void analysis_free(struct analysis *a)
 {
-    free(a->groups);
+    free(a->all);
+    free(a->rules);
     free(a->by_kind);
     free(a->devs);
     free(a->peak_buf);

@@ -1,5 +1,8 @@
-/* gpuleak-report: reads one snapshot written by libgpuleak.so and prints
- * its leaks and per-device peaks as text or JSON.
+/* gpuleak-report: reads snapshots written by libgpuleak.so.
+ *
+ *   gpuleak-report [options] SNAP          every analysis of one snapshot
+ *   gpuleak-report [options] diff A B [C...]   what changed between them
+ *   gpuleak-report [options] merge S1 S2 ...   the ranks of one job
  *
  * Exit status: 0 report written; 1 the report could not be written (output
  * file, out of memory); 2 bad usage or a snapshot that cannot be read or is
@@ -9,27 +12,50 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze.h"
+#include "frag.h"
+#include "history.h"
+#include "multi.h"
+#include "multi_out.h"
 #include "report.h"
 #include "snap_read.h"
+#include "stackdb.h"
+#include "suppress.h"
 #include "symbolize.h"
 
-#define VERSION "0.1"
+#define VERSION "0.2"
 
 static void usage(FILE *f)
 {
     fputs("usage: gpuleak-report [options] SNAPSHOT\n"
-          "Report leaks (allocations still live) and per-device peaks from a\n"
-          "gpuleak snapshot file.\n"
+          "       gpuleak-report [options] diff A.snap B.snap [C.snap ...]\n"
+          "       gpuleak-report [options] merge S1.snap S2.snap ...\n"
+          "Report leaks, allocator caches, peaks, the timeline and fragmentation of\n"
+          "a gpuleak snapshot; diff: how live memory per stack changed between\n"
+          "snapshots; merge: several ranks or processes of one job.\n"
+          "Documentation: docs/reporter.md.\n"
           "\n"
-          "  --json          write JSON (schema: docs/json-output.md) instead of text\n"
-          "  --output FILE   write the report to FILE instead of stdout\n"
-          "  --top N         show only the N largest leak groups (and N largest\n"
-          "                  entries of each peak composition); default: all\n"
-          "  --min-bytes N   do not show groups smaller than N bytes\n"
-          "  --help          show this help\n"
-          "  --version       show the version\n"
+          "  --json                write JSON (schema: docs/json-output.md)\n"
+          "  --output FILE         write the report to FILE instead of stdout\n"
+          "  --top N               show only the N largest groups of each list\n"
+          "  --min-bytes N         do not show groups smaller than N bytes\n"
+          "  --group-depth N       group stacks on their innermost N frames\n"
+          "  --suppressions FILE   suppression rules (docs/reporter.md)\n"
+          "  --no-default-suppressions\n"
+          "                        report allocator caches (PyTorch, CuPy, RMM,\n"
+          "                        cuBLAS, cuDNN) as leaks\n"
+          "  --list-default-suppressions\n"
+          "                        print the built-in rules and exit\n"
+          "  --all-frames          keep CUDA-library and gpuleak frames\n"
+          "  --sections LIST       comma-separated: leaks,peak,timeline,fragmentation\n"
+          "                        (default: all)\n"
+          "  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
+          "                        weights in bytes\n"
+          "  --color auto|always|never\n"
+          "                        colour the text report (auto: on a terminal)\n"
+          "  --help, --version\n"
           "\n"
           "Exit status: 0 ok, 1 the report could not be written,\n"
           "2 bad usage or an unreadable/invalid snapshot.\n", f);
@@ -54,82 +80,78 @@ static int parse_u64(const char *s, unsigned long long *v)
     return errno || *end ? -1 : 0;
 }
 
-int main(int argc, char **argv)
+static int parse_sections(const char *arg, unsigned *out)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"output", required_argument, NULL, 'o'},
-        {"top", required_argument, NULL, 't'},
-        {"min-bytes", required_argument, NULL, 'm'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
+    static const struct { const char *name; unsigned bit; } names[] = {
+        {"leaks", SEC_LEAKS}, {"peak", SEC_PEAK}, {"timeline", SEC_TIMELINE},
+        {"fragmentation", SEC_FRAG}, {"frag", SEC_FRAG}, {"all", SEC_ALL},
     };
-    struct analyze_opts opts = {0};
-    const char *output = NULL;
-    int json = 0, c;
-    unsigned long long v;
-    opterr = 0; /* we word the errors ourselves, on one line */
-    while ((c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = 1; break;
-        case 'o': output = optarg; break;
-        case 't':
-            if (parse_u64(optarg, &v) || v == 0 || v > SIZE_MAX)
-                return bad_usage("--top needs a positive number, not '%s'", optarg);
-            opts.top = (size_t)v;
-            break;
-        case 'm':
-            if (parse_u64(optarg, &v))
-                return bad_usage("--min-bytes needs a number of bytes, not '%s'", optarg);
-            opts.min_bytes = v;
-            break;
-        case 'h': usage(stdout); return 0;
-        case 'V': printf("gpuleak-report " VERSION " (snapshot format v%u)\n", GL_SNAP_VERSION); return 0;
-        case ':': return bad_usage("option '%s' needs an argument", argv[optind - 1]);
-        default: return bad_usage("unknown option '%s'", argv[optind - 1]);
-        }
+    *out = 0;
+    for (const char *p = arg; *p;) {
+        size_t n = strcspn(p, ",");
+        size_t i = 0;
+        while (i < sizeof names / sizeof *names &&
+               !(strlen(names[i].name) == n && strncmp(p, names[i].name, n) == 0))
+            i++;
+        if (i == sizeof names / sizeof *names)
+            return -1;
+        *out |= names[i].bit;
+        p += n;
+        if (*p == ',')
+            p++;
     }
-    if (argc - optind != 1)
-        return bad_usage("%s", argc - optind ? "expected one snapshot file, got more"
-                                             : "no snapshot file given");
-    const char *path = argv[optind];
+    return *out ? 0 : -1;
+}
 
-    struct snapshot s;
+struct cli {
+    struct analyze_opts an;
+    struct sdb_opts so;
+    const char *output, *supp_file;
+    bool json, no_defaults;
+    int color; /* 0 never, 1 always, 2 auto */
+    int folded; /* 0 no, 1 leaks, 2 peak */
+    unsigned sections;
+};
+
+enum mode { M_REPORT, M_DIFF, M_MERGE };
+
+static bool want_color(const struct cli *c, FILE *out)
+{
+    if (c->json || c->folded || c->color == 0)
+        return false;
+    if (c->color == 1)
+        return true;
+    const char *term = getenv("TERM");
+    return isatty(fileno(out)) && !getenv("NO_COLOR") && !(term && strcmp(term, "dumb") == 0);
+}
+
+static int load(struct msnap *m, const char *path, struct stackdb *db,
+                const struct suppressions *sup)
+{
     char err[512];
-    if (snap_load_file(path, &s, err, sizeof err) != 0) {
+    memset(m, 0, sizeof *m);
+    m->path = path;
+    if (snap_load_file(path, &m->s, err, sizeof err) != 0) {
         fprintf(stderr, "gpuleak-report: %s: %s\n", path, err);
         return 2;
     }
-    struct analysis a;
-    if (analyze(&s, &opts, &a) != 0) {
+    m->sy = sym_new(&m->s);
+    if (!m->sy || sview_init(&m->v, &m->s, m->sy, db, sup)) {
         fputs("gpuleak-report: out of memory\n", stderr);
-        snap_free(&s);
         return 1;
     }
-    struct symbolizer *sy = sym_new(&s);
-    if (!sy) {
-        fputs("gpuleak-report: out of memory\n", stderr);
-        analysis_free(&a);
-        snap_free(&s);
-        return 1;
-    }
-    FILE *out = stdout;
-    if (output && !(out = fopen(output, "w"))) {
-        fprintf(stderr, "gpuleak-report: %s: cannot write: %s\n", output, strerror(errno));
-        sym_free(sy);
-        analysis_free(&a);
-        snap_free(&s);
-        return 1;
-    }
-    static char obuf[1 << 16];
-    setvbuf(out, obuf, _IOFBF, sizeof obuf);
-    struct report_ctx r = {.path = path, .s = &s, .a = &a, .sy = sy, .out = out};
-    report_prepare(&r);
-    if (json)
-        output_json(&r);
-    else
-        output_text(&r);
+    return 0;
+}
+
+static void unload(struct msnap *m)
+{
+    sview_free(&m->v);
+    sym_free(m->sy);
+    snap_free(&m->s);
+}
+
+static int finish_output(FILE *out, const char *output)
+{
     int rc = 0;
     if (fflush(out) != 0 || ferror(out)) {
         fprintf(stderr, "gpuleak-report: %s: write error: %s\n",
@@ -140,9 +162,248 @@ int main(int argc, char **argv)
         fprintf(stderr, "gpuleak-report: %s: write error: %s\n", output, strerror(errno));
         rc = 1;
     }
+    return rc;
+}
+
+static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
+                      const struct suppressions *sup, FILE *out)
+{
+    struct analysis a;
+    struct history h;
+    struct frag fr;
+    memset(&h, 0, sizeof h);
+    memset(&fr, 0, sizeof fr);
+    if (analyze(&m->v, sup, &c->an, &a) != 0 || history_build(&m->s, &h) != 0 ||
+        frag_build(&m->v, &c->an, &fr) != 0) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+        return 1;
+    }
+    struct report_ctx r = {.path = m->path, .s = &m->s, .a = &a, .sy = m->sy, .v = &m->v,
+                           .db = db, .sup = sup, .h = &h, .fr = &fr, .out = out,
+                           .color = want_color(c, out), .sections = c->sections,
+                           .default_suppressions = !c->no_defaults,
+                           .suppressions_file = c->supp_file};
+    report_prepare(&r);
+    if (c->folded)
+        output_folded(&r, c->folded == 2);
+    else if (c->json)
+        output_json(&r);
+    else
+        output_text(&r);
     report_ctx_free(&r);
-    sym_free(sy);
+    frag_free(&fr);
+    history_free(&h);
     analysis_free(&a);
-    snap_free(&s);
+    return 0;
+}
+
+static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_t n,
+                     struct stackdb *db, const struct suppressions *sup, FILE *out)
+{
+    struct report_ctx r = {.s = &m[0].s, .sy = m[0].sy, .v = &m[0].v, .db = db, .sup = sup,
+                           .out = out, .color = want_color(c, out), .sections = SEC_ALL};
+    /* module problems of every snapshot, once each */
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < m[i].s.nmodules; k++) {
+            const char *note = sym_module_note(m[i].sy, k);
+            if (!note)
+                continue;
+            bool dup = false;
+            for (size_t w = 0; w < r.nwarnings && !dup; w++)
+                dup = strcmp(r.warnings[w], note) == 0;
+            char **nw = dup ? NULL : realloc(r.warnings, (r.nwarnings + 1) * sizeof *nw);
+            if (nw) {
+                r.warnings = nw;
+                r.warnings[r.nwarnings++] = strdup(note);
+                if (!r.warnings[r.nwarnings - 1])
+                    r.nwarnings--;
+            }
+        }
+    int rc = 0;
+    if (mode == M_DIFF) {
+        struct diff_result d;
+        if (diff_build(m, n, &c->an, &d) != 0) {
+            rc = 1;
+        } else {
+            if (c->json)
+                json_diff(&r, m, n, &d);
+            else
+                text_diff(&r, m, n, &d);
+            diff_free(&d);
+        }
+    } else {
+        struct merge_result mr;
+        if (merge_build(m, n, &c->an, &mr) != 0) {
+            rc = 1;
+        } else {
+            if (c->json)
+                json_merge(&r, m, n, &mr);
+            else
+                text_merge(&r, m, n, &mr);
+            merge_free(&mr);
+        }
+    }
+    if (rc)
+        fputs("gpuleak-report: out of memory\n", stderr);
+    report_ctx_free(&r);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"output", required_argument, NULL, 'o'},
+        {"top", required_argument, NULL, 't'},
+        {"min-bytes", required_argument, NULL, 'm'},
+        {"group-depth", required_argument, NULL, 'g'},
+        {"suppressions", required_argument, NULL, 's'},
+        {"no-default-suppressions", no_argument, NULL, 'N'},
+        {"list-default-suppressions", no_argument, NULL, 'L'},
+        {"all-frames", no_argument, NULL, 'a'},
+        {"sections", required_argument, NULL, 'S'},
+        {"folded", required_argument, NULL, 'f'},
+        {"color", required_argument, NULL, 'c'},
+        {"colour", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    struct cli c = {.color = 2, .sections = SEC_ALL};
+    enum mode mode = M_REPORT;
+    char **files = calloc((size_t)argc + 1, sizeof *files);
+    size_t nfiles = 0;
+    if (!files) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+        return 1;
+    }
+    unsigned long long v;
+    opterr = 0; /* we word the errors ourselves, on one line */
+    /* options may come before and after the subcommand; with "+" getopt
+     * stops at each operand, which is collected before going on */
+    for (;;) {
+        int o = getopt_long(argc, argv, "+:", longopts, NULL);
+        if (o == -1) {
+            if (optind >= argc)
+                break;
+            const char *arg = argv[optind++];
+            if (nfiles == 0 && mode == M_REPORT && strcmp(arg, "diff") == 0)
+                mode = M_DIFF;
+            else if (nfiles == 0 && mode == M_REPORT && strcmp(arg, "merge") == 0)
+                mode = M_MERGE;
+            else
+                files[nfiles++] = (char *)arg;
+            continue;
+        }
+        switch (o) {
+        case 'j': c.json = true; break;
+        case 'o': c.output = optarg; break;
+        case 't':
+            if (parse_u64(optarg, &v) || v == 0 || v > SIZE_MAX)
+                return bad_usage("--top needs a positive number, not '%s'", optarg);
+            c.an.top = (size_t)v;
+            break;
+        case 'm':
+            if (parse_u64(optarg, &v))
+                return bad_usage("--min-bytes needs a number of bytes, not '%s'", optarg);
+            c.an.min_bytes = v;
+            break;
+        case 'g':
+            if (parse_u64(optarg, &v) || v == 0 || v > GL_SNAP_MAX_DEPTH)
+                return bad_usage("--group-depth needs a number of frames (1-1024), not '%s'",
+                                 optarg);
+            c.so.group_depth = (unsigned)v;
+            break;
+        case 's':
+            if (c.supp_file)
+                return bad_usage("%s", "--suppressions given twice");
+            c.supp_file = optarg;
+            break;
+        case 'N': c.no_defaults = true; break;
+        case 'L': fputs(supp_default_text(), stdout); return 0;
+        case 'a': c.so.all_frames = true; break;
+        case 'S':
+            if (parse_sections(optarg, &c.sections))
+                return bad_usage("--sections takes leaks,peak,timeline,fragmentation, not '%s'",
+                                 optarg);
+            break;
+        case 'f':
+            if (strcmp(optarg, "leaks") == 0)
+                c.folded = 1;
+            else if (strcmp(optarg, "peak") == 0)
+                c.folded = 2;
+            else
+                return bad_usage("--folded takes 'leaks' or 'peak', not '%s'", optarg);
+            break;
+        case 'c':
+            if (strcmp(optarg, "never") == 0)
+                c.color = 0;
+            else if (strcmp(optarg, "always") == 0)
+                c.color = 1;
+            else if (strcmp(optarg, "auto") == 0)
+                c.color = 2;
+            else
+                return bad_usage("--color takes auto, always or never, not '%s'", optarg);
+            break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("gpuleak-report " VERSION " (snapshot format v%u)\n", GL_SNAP_VERSION); return 0;
+        case ':': return bad_usage("option '%s' needs an argument", argv[optind - 1]);
+        default: return bad_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (mode == M_REPORT && nfiles != 1)
+        return bad_usage("%s", nfiles ? "expected one snapshot file, got more (diff and merge "
+                                        "take several)"
+                                      : "no snapshot file given");
+    if (mode == M_DIFF && nfiles < 2)
+        return bad_usage("%s", "diff needs at least two snapshot files");
+    if (mode == M_MERGE && nfiles < 1)
+        return bad_usage("%s", "merge needs snapshot files");
+    if (c.folded && (c.json || mode != M_REPORT))
+        return bad_usage("%s", "--folded writes its own format: not with --json, diff or merge");
+
+    struct suppressions sup = {0};
+    char err[512];
+    if (c.supp_file && supp_load_file(&sup, c.supp_file, err, sizeof err) != 0) {
+        fprintf(stderr, "gpuleak-report: %s: %s\n", c.supp_file, err);
+        return 2;
+    }
+    if (!c.no_defaults)
+        supp_add_defaults(&sup);
+
+    struct stackdb *db = sdb_new(&c.so);
+    struct msnap *m = calloc(nfiles, sizeof *m);
+    int rc = 0;
+    size_t loaded = 0;
+    if (!m) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+        rc = 1;
+    }
+    while (rc == 0 && loaded < nfiles) {
+        rc = load(&m[loaded], files[loaded], db, &sup);
+        loaded++; /* also on failure: unload what was partly set up */
+    }
+    FILE *out = stdout;
+    if (rc == 0 && c.output && !(out = fopen(c.output, "w"))) {
+        fprintf(stderr, "gpuleak-report: %s: cannot write: %s\n", c.output, strerror(errno));
+        rc = 1;
+    }
+    if (rc == 0) {
+        static char obuf[1 << 16];
+        setvbuf(out, obuf, _IOFBF, sizeof obuf);
+        if (mode == M_REPORT)
+            rc = run_report(&c, &m[0], db, &sup, out);
+        else
+            rc = run_multi(&c, mode, m, nfiles, db, &sup, out);
+        int wrc = finish_output(out, c.output);
+        if (rc == 0)
+            rc = wrc;
+    }
+    for (size_t i = 0; i < loaded; i++)
+        unload(&m[i]);
+    free(m);
+    sdb_free(db);
+    supp_free(&sup);
+    free(files);
     return rc;
 }

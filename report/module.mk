@@ -2,8 +2,12 @@
 # Included from the top-level Makefile (paths are relative to the root).
 
 REPORT_SRCS = report/main.c report/snap_read.c report/symbolize.c \
-              report/analyze.c report/prepare.c report/fmt.c report/json.c \
-              report/output_text.c report/output_json.c
+              report/fold.c report/suppress.c report/stackdb.c \
+              report/analyze.c report/history.c report/frag.c report/radix.c \
+              report/multi.c report/prepare.c report/fmt.c report/json.c \
+              report/textout.c report/output_text.c report/text_sections.c \
+              report/output_json.c report/json_sections.c report/folded.c \
+              report/output_multi.c
 REPORT_OBJS = $(REPORT_SRCS:%.c=$(BUILD)/obj/%.o)
 REPORT_LIBS = -ldw -lelf -lstdc++
 

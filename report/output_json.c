@@ -1,33 +1,40 @@
 /* Machine-readable report; the schema is documented in docs/json-output.md
- * (schema_version 1: fields may be added, never renamed or retyped). */
+ * (fields may be added within a schema_version, never renamed or retyped). */
 #include "report.h"
 
 #include "json.h"
 
-static void stack_frames(struct report_ctx *r, struct json *j, uint32_t id)
+#define SCHEMA_VERSION 2
+
+void json_frames(struct json *j, const struct stackdb *db, uint32_t cs);
+void json_timeline(struct report_ctx *r, struct json *j);
+void json_fragmentation(struct report_ctx *r, struct json *j);
+
+static const char *cut_name(uint8_t cut)
+{
+    return cut == CS_CUT_LIMIT ? "depth-limit" : cut == CS_CUT_GROUP ? "group-depth" : NULL;
+}
+
+void json_frames(struct json *j, const struct stackdb *db, uint32_t cs)
 {
     json_key(j, "frames");
     json_arr(j);
-    const struct snap_stack *st = snap_find_stack(r->s, id);
-    if (st) {
-        const uint64_t *pcs = snap_stack_pcs(r->s, st);
-        for (uint32_t i = 0; i < st->depth; i++) {
-            size_t n;
-            const struct sym_frame *fr = sym_pc(r->sy, pcs[i], &n);
-            for (size_t k = 0; k < n; k++) {
-                json_obj(j);
-                json_key(j, "function"); json_str(j, fr[k].function);
-                json_key(j, "file"); json_str(j, fr[k].file);
-                json_key(j, "line"); json_u64(j, fr[k].line);
-                json_key(j, "module"); json_str(j, fr[k].module);
-                json_key(j, "address"); json_u64(j, fr[k].address);
-                json_key(j, "offset"); json_u64(j, fr[k].offset);
-                json_key(j, "inlined"); json_bool(j, fr[k].inlined);
-                json_end_obj(j);
-            }
-        }
+    const struct cstack *c = cs ? &db->cs[cs] : NULL;
+    for (uint32_t i = 0; c && i < c->n; i++) {
+        const struct sym_frame *fr = sdb_frame(db, c, i);
+        json_obj(j);
+        json_key(j, "function"); json_str(j, fr->function);
+        json_key(j, "file"); json_str(j, fr->file);
+        json_key(j, "line"); json_u64(j, fr->line);
+        json_key(j, "module"); json_str(j, fr->module);
+        json_key(j, "address"); json_u64(j, fr->address);
+        json_key(j, "offset"); json_u64(j, fr->offset);
+        json_key(j, "inlined"); json_bool(j, fr->inlined);
+        json_end_obj(j);
     }
     json_end_arr(j);
+    json_key(j, "folded_frames"); json_u64(j, c ? c->folded : 0);
+    json_key(j, "truncated"); json_str(j, c ? cut_name(c->cut) : NULL);
 }
 
 static void snapshot_info(struct report_ctx *r, struct json *j)
@@ -58,16 +65,28 @@ static void snapshot_info(struct report_ctx *r, struct json *j)
     json_key(j, "live_allocations"); json_u64(j, r->s->nallocs);
     json_key(j, "stacks"); json_u64(j, r->s->nstacks);
     json_key(j, "events"); json_u64(j, r->s->nevents);
+    json_key(j, "pools"); json_u64(j, r->s->npools);
+    json_key(j, "vmm_entries"); json_u64(j, r->s->nvmms);
+    json_key(j, "labels"); json_u64(j, r->s->nlabels);
     json_end_obj(j);
 }
 
-static void leaks(struct report_ctx *r, struct json *j)
+static void options(struct report_ctx *r, struct json *j)
 {
-    const struct analysis *a = r->a;
-    json_key(j, "leaks");
+    json_key(j, "options");
+    json_obj(j);
+    json_key(j, "group_depth"); json_u64(j, r->db->o.group_depth);
+    json_key(j, "all_frames"); json_bool(j, r->db->o.all_frames);
+    json_key(j, "default_suppressions"); json_bool(j, r->default_suppressions);
+    json_key(j, "suppressions_file"); json_str(j, r->suppressions_file);
+    json_end_obj(j);
+}
+
+static void groups(struct report_ctx *r, struct json *j, const struct group_list *l)
+{
     json_arr(j);
-    for (size_t i = 0; i < a->ngroups; i++) {
-        const struct leak_group *g = &a->groups[i];
+    for (size_t i = 0; i < l->n; i++) {
+        const struct leak_group *g = &l->g[i];
         json_obj(j);
         json_key(j, "bytes"); json_u64(j, g->bytes);
         json_key(j, "count"); json_u64(j, g->count);
@@ -81,19 +100,66 @@ static void leaks(struct report_ctx *r, struct json *j)
         json_key(j, "last_seq"); json_u64(j, g->last_seq);
         json_key(j, "first_time_ns"); json_u64(j, g->first_time_ns);
         json_key(j, "last_time_ns"); json_u64(j, g->last_time_ns);
-        stack_frames(r, j, g->stack_id);
+        if (g->rule >= 0) {
+            json_key(j, "rule");
+            json_str(j, r->sup->rules[g->rule].name);
+        }
+        json_frames(j, r->db, g->cs);
         json_end_obj(j);
     }
     json_end_arr(j);
+}
+
+static void rule_list(struct report_ctx *r, struct json *j, bool builtin)
+{
+    json_key(j, "rules");
+    json_arr(j);
+    for (size_t i = 0; i < r->a->nrules; i++) {
+        if (r->sup->rules[i].builtin != builtin || !r->a->rules[i].count)
+            continue;
+        json_obj(j);
+        json_key(j, "name"); json_str(j, r->sup->rules[i].name);
+        json_key(j, "bytes"); json_u64(j, r->a->rules[i].bytes);
+        json_key(j, "count"); json_u64(j, r->a->rules[i].count);
+        json_end_obj(j);
+    }
+    json_end_arr(j);
+}
+
+static void list_obj(struct report_ctx *r, struct json *j, const char *key,
+                     const struct group_list *l, bool builtin)
+{
+    json_key(j, key);
+    json_obj(j);
+    json_key(j, "bytes"); json_u64(j, l->bytes);
+    json_key(j, "count"); json_u64(j, l->count);
+    json_key(j, "groups_total"); json_u64(j, l->total);
+    rule_list(r, j, builtin);
+    json_key(j, "groups");
+    groups(r, j, l);
+    json_end_obj(j);
+}
+
+static void leaks(struct report_ctx *r, struct json *j)
+{
+    const struct analysis *a = r->a;
+    json_key(j, "leaks");
+    groups(r, j, &a->leaks);
 
     json_key(j, "leak_summary");
     json_obj(j);
     json_key(j, "bytes"); json_u64(j, a->total_bytes);
     json_key(j, "count"); json_u64(j, a->total_count);
-    json_key(j, "groups"); json_u64(j, a->ngroups_total);
-    json_key(j, "groups_shown"); json_u64(j, a->ngroups);
-    json_key(j, "hidden_bytes"); json_u64(j, a->hidden_bytes);
-    json_key(j, "hidden_count"); json_u64(j, a->hidden_count);
+    json_key(j, "groups"); json_u64(j, a->leaks.total);
+    json_key(j, "groups_shown"); json_u64(j, a->leaks.n);
+    json_key(j, "hidden_bytes"); json_u64(j, a->leaks.hidden_bytes);
+    json_key(j, "hidden_count"); json_u64(j, a->leaks.hidden_count);
+    json_key(j, "leaked_bytes"); json_u64(j, a->leaks.bytes);
+    json_key(j, "leaked_count"); json_u64(j, a->leaks.count);
+    json_key(j, "cached_bytes"); json_u64(j, a->cached.bytes);
+    json_key(j, "cached_count"); json_u64(j, a->cached.count);
+    json_key(j, "suppressed_bytes"); json_u64(j, a->suppressed.bytes);
+    json_key(j, "suppressed_count"); json_u64(j, a->suppressed.count);
     json_key(j, "by_kind");
     json_arr(j);
     for (size_t i = 0; i < a->nby_kind; i++) {
@@ -103,6 +169,62 @@ static void leaks(struct report_ctx *r, struct json *j)
         json_key(j, "device"); json_i64(j, a->by_kind[i].device);
         json_key(j, "bytes"); json_u64(j, a->by_kind[i].bytes);
         json_key(j, "count"); json_u64(j, a->by_kind[i].count);
+        json_end_obj(j);
+    }
+    json_end_arr(j);
+    json_end_obj(j);
+    list_obj(r, j, "allocator_caches", &a->cached, true);
+    list_obj(r, j, "suppressed", &a->suppressed, false);
+}
+
+static void peak_history(struct report_ctx *r, struct json *j, int32_t device)
+{
+    const struct hist_dev *hd = NULL;
+    for (size_t i = 0; i < r->h->ndev; i++)
+        if (r->h->dev[i].device == device)
+            hd = &r->h->dev[i];
+    json_key(j, "peak_history");
+    if (!r->h->present || !hd) {
+        json_null(j);
+        return;
+    }
+    json_obj(j);
+    json_key(j, "covered"); json_bool(j, hd->peak_covered);
+    json_key(j, "annotation_known"); json_bool(j, hd->peak_mark_known);
+    const struct hist_mark *m = hd->peak_mark >= 0 ? &r->h->marks[hd->peak_mark] : NULL;
+    json_key(j, "annotation");
+    if (m && m->label)
+        json_strn(j, m->label->text.s, m->label->text.len);
+    else
+        json_null(j);
+    json_key(j, "annotation_seq"); json_u64(j, m ? m->seq : 0);
+    json_key(j, "annotation_time_ns"); json_u64(j, m ? m->time_ns : 0);
+    json_key(j, "before");
+    json_arr(j);
+    for (size_t i = 0; i < hd->nbefore; i++) {
+        const struct snap_event *e = &r->s->events[hd->before[i]];
+        json_obj(j);
+        json_key(j, "seq"); json_u64(j, e->seq);
+        json_key(j, "time_ns"); json_u64(j, e->time_ns);
+        json_key(j, "size"); json_u64(j, e->size);
+        json_key(j, "ptr"); json_u64(j, e->ptr);
+        json_key(j, "kind"); json_str(j, gl_kind_name(e->kind));
+        json_key(j, "api"); json_str(j, gl_api_name(e->api));
+        json_key(j, "stack_id"); json_u64(j, e->stack_id);
+        json_frames(j, r->db, sview_cs(r->v, e->stack_id));
+        json_end_obj(j);
+    }
+    json_end_arr(j);
+    json_key(j, "by_kind");
+    json_arr(j);
+    for (unsigned k = 0; k < 8; k++) {
+        if (!hd->has_kind[k])
+            continue;
+        json_obj(j);
+        json_key(j, "kind"); json_str(j, gl_kind_name(k));
+        json_key(j, "kind_code"); json_u64(j, k);
+        json_key(j, "peak_bytes"); json_u64(j, hd->kind_max[k]);
+        json_key(j, "peak_time_ns"); json_u64(j, hd->kind_max_time_ns[k]);
         json_end_obj(j);
     }
     json_end_arr(j);
@@ -138,11 +260,12 @@ static void devices(struct report_ctx *r, struct json *j)
             json_key(j, "bytes"); json_u64(j, dr->comp[i].bytes);
             json_key(j, "count"); json_u64(j, dr->comp[i].count);
             json_key(j, "stack_id"); json_u64(j, dr->comp[i].stack_id);
-            stack_frames(r, j, dr->comp[i].stack_id);
+            json_frames(j, r->db, dr->comp[i].cs);
             json_end_obj(j);
         }
         json_end_arr(j);
         json_key(j, "peak_composition_total"); json_u64(j, dr->ncomp_total);
+        peak_history(r, j, v->device);
         json_end_obj(j);
     }
     json_end_arr(j);
@@ -189,10 +312,17 @@ void output_json(struct report_ctx *r)
     json_init(&j, r->out);
     json_obj(&j);
     json_key(&j, "format"); json_str(&j, "gpuleak-report");
-    json_key(&j, "schema_version"); json_u64(&j, 1);
+    json_key(&j, "schema_version"); json_u64(&j, SCHEMA_VERSION);
+    json_key(&j, "mode"); json_str(&j, "report");
     snapshot_info(r, &j);
-    leaks(r, &j);
+    options(r, &j);
+    if (r->sections & SEC_LEAKS)
+        leaks(r, &j);
     devices(r, &j);
+    if (r->sections & SEC_TIMELINE)
+        json_timeline(r, &j);
+    if (r->sections & SEC_FRAG)
+        json_fragmentation(r, &j);
     modules(r, &j);
     json_key(&j, "warnings");
     json_arr(&j);

@@ -1,37 +1,18 @@
-/* Human-readable report, modelled on valgrind's leak report: a header, one
- * paragraph per leak group (exact bytes, human units, where it was
- * allocated), a LEAK SUMMARY, then each device's peak and what made it up.
- * Strings from the snapshot are printed with control bytes as \xNN so a
- * hostile path or argv cannot drive the terminal. */
+/* Human-readable report of one snapshot, modelled on valgrind's leak report
+ * and heaptrack_print: a header, a SUMMARY block, one paragraph per leak
+ * group (exact bytes, human units, when and where it was allocated), what
+ * allocator caches hold, a LEAK SUMMARY, each device's peak, then the
+ * timeline and fragmentation sections (text_sections.c). */
 #include "report.h"
-
-#include "json.h"
 
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
 
-/* Valid UTF-8 passes through; control bytes, DEL and bytes of invalid
- * UTF-8 sequences are written as \xNN. */
-static void put_safe(FILE *f, const char *str, size_t len)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    for (size_t i = 0; i < len;) {
-        size_t n = s[i] < 0x20 || s[i] == 0x7f ? 0 : utf8_len(s + i, len - i);
-        if (n == 0) {
-            fprintf(f, "\\x%02x", s[i]);
-            i++;
-        } else {
-            fwrite(s + i, 1, n, f);
-            i += n;
-        }
-    }
-}
+#include "textout.h"
 
-static void put_str(FILE *f, const char *s)
-{
-    put_safe(f, s, strlen(s));
-}
+void text_timeline(struct report_ctx *r);
+void text_fragmentation(struct report_ctx *r);
 
 /* One argv word, single-quoted when the shell would need it. */
 static void put_word(FILE *f, const struct snap_str *w)
@@ -59,119 +40,14 @@ static void put_word(FILE *f, const struct snap_str *w)
     fputc('\'', f);
 }
 
-/* "1,048,576 bytes (1.0 MiB)" */
-static void put_bytes(FILE *f, uint64_t v)
-{
-    char c[32], h[32];
-    fmt_commas(c, sizeof c, v);
-    fmt_human(h, sizeof h, v);
-    fprintf(f, "%s byte%s", c, v == 1 ? "" : "s");
-    if (h[0])
-        fprintf(f, " (%s)", h);
-}
-
-static void put_count(FILE *f, uint64_t n, const char *noun)
-{
-    char c[32];
-    fmt_commas(c, sizeof c, n);
-    fprintf(f, "%s %s%s", c, noun, n == 1 ? "" : "s");
-}
-
-static void put_secs(FILE *f, uint64_t ns)
-{
-    fprintf(f, "%.2f s", (double)ns / 1e9);
-}
-
-static void put_where(FILE *f, int32_t dev)
-{
-    if (dev < 0)
-        fputs("host", f);
-    else
-        fprintf(f, "device %d", dev);
-}
-
-/* Kinds and APIs newer than this reader print with their number. */
-static void put_kind(FILE *f, unsigned kind)
-{
-    if (kind < GL_KIND_COUNT)
-        fputs(gl_kind_name(kind), f);
-    else
-        fprintf(f, "unknown (kind %u)", kind);
-}
-
-static void put_api(FILE *f, unsigned api)
-{
-    if (api < GL_API_COUNT)
-        fputs(gl_api_name(api), f);
-    else
-        fprintf(f, "unknown api %u", api);
-}
-
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
-
-static void put_frame(FILE *f, const char *indent, unsigned idx,
-                      const struct sym_frame *fr)
-{
-    fprintf(f, "%s#%u ", indent, idx);
-    if (!fr->module) {
-        fprintf(f, "0x%" PRIx64 " (in no known module)\n", fr->address);
-        return;
-    }
-    if (!fr->function) {
-        put_str(f, fr->module);
-        fprintf(f, "+0x%" PRIx64 "\n", fr->offset);
-        return;
-    }
-    put_str(f, fr->function);
-    if (fr->file) {
-        fputs(" (", f);
-        put_str(f, base_name(fr->file));
-        if (fr->line)
-            fprintf(f, ":%u", fr->line);
-        fputs(") [", f);
-        put_str(f, fr->module);
-        fputc(']', f);
-    } else {
-        fputs(" [", f);
-        put_str(f, fr->module);
-        fprintf(f, "+0x%" PRIx64 "]", fr->offset);
-    }
-    fputs(fr->inlined ? " (inlined)\n" : "\n", f);
-}
-
-static void put_stack(struct report_ctx *r, const char *indent, uint32_t id)
-{
-    FILE *f = r->out;
-    const struct snap_stack *st = snap_find_stack(r->s, id);
-    if (!st) {
-        fprintf(f, "%s(no stack captured)\n", indent);
-        return;
-    }
-    const uint64_t *pcs = snap_stack_pcs(r->s, st);
-    unsigned idx = 0;
-    for (uint32_t i = 0; i < st->depth; i++) {
-        size_t n;
-        const struct sym_frame *fr = sym_pc(r->sy, pcs[i], &n);
-        for (size_t k = 0; k < n; k++)
-            put_frame(f, indent, idx++, &fr[k]);
-    }
-    if (st->depth == 0)
-        fprintf(f, "%s(empty stack)\n", indent);
-    else if (r->s->proc.depth_limit && st->depth >= r->s->proc.depth_limit)
-        fprintf(f, "%s... (stack cut at the %u-frame limit)\n", indent,
-                r->s->proc.depth_limit);
-}
-
 static void header(struct report_ctx *r)
 {
     FILE *f = r->out;
     const struct snap_process *p = &r->s->proc;
-    fputs("==== gpuleak report ====\n", f);
-    fputs("snapshot: ", f);
+    tc_on(r, TC_BOLD);
+    fputs("==== gpuleak report ====", f);
+    tc_off(r);
+    fputs("\nsnapshot: ", f);
     put_str(f, r->path);
     fprintf(f, "\nprocess:  pid %u, ppid %u, rank %u, host ", p->pid, p->ppid, p->rank);
     put_safe(f, p->host.s, p->host.len);
@@ -194,62 +70,190 @@ static void header(struct report_ctx *r)
         fprintf(f, "\nstarted:  %s", when);
     fputc('\n', f);
     for (size_t i = 0; i < r->nwarnings; i++) {
+        tc_on(r, TC_YELLOW);
         fputs("warning: ", f);
         put_str(f, r->warnings[i]);
+        tc_off(r);
         fputc('\n', f);
     }
+}
+
+static const struct frag_dev *frag_of(const struct report_ctx *r, int32_t dev)
+{
+    for (size_t i = 0; r->fr && i < r->fr->ndev; i++)
+        if (r->fr->dev[i].device == dev)
+            return &r->fr->dev[i];
+    return NULL;
+}
+
+static void summary_line(FILE *f, const char *label, uint64_t bytes, uint64_t count,
+                         size_t groups)
+{
+    fprintf(f, "    %-18s", label);
+    put_bytes(f, bytes);
+    fputs(" in ", f);
+    put_count(f, count, "allocation");
+    fputs(" from ", f);
+    put_count(f, groups, "stack");
+    fputc('\n', f);
+}
+
+/* The headline figures first: what is left, what caches hold, each device's
+ * peak and fragmentation. */
+static void summary(struct report_ctx *r)
+{
+    FILE *f = r->out;
+    const struct analysis *a = r->a;
+    bool at_exit = r->s->proc.reason == GL_REASON_EXIT;
+    t_title(r, "SUMMARY");
+    if (r->sections & SEC_LEAKS) {
+        if (a->leaks.bytes)
+            tc_on(r, TC_RED);
+        summary_line(f, at_exit ? "leaked:" : "live:", a->leaks.bytes,
+                     a->leaks.count, a->leaks.total);
+        tc_off(r);
+        if (a->cached.total)
+            summary_line(f, "allocator caches:", a->cached.bytes, a->cached.count,
+                         a->cached.total);
+        if (a->suppressed.total)
+            summary_line(f, "suppressed:", a->suppressed.bytes, a->suppressed.count,
+                         a->suppressed.total);
+    }
+    for (size_t d = 0; d < a->ndevs; d++) {
+        const struct snap_device *dv = a->devs[d].dev;
+        fputs("    ", f);
+        put_where(f, dv->device);
+        fputs(": peak ", f);
+        put_human(f, dv->peak_bytes);
+        fputs(" at ", f);
+        put_secs(f, dv->peak_time_ns);
+        fputs(", live ", f);
+        put_human(f, dv->live_bytes);
+        const struct frag_dev *fd = frag_of(r, dv->device);
+        if ((r->sections & SEC_FRAG) && fd && fd->addr_count)
+            fprintf(f, ", fragmentation %.2f", fd->headline);
+        fputc('\n', f);
+    }
+}
+
+static void group_head(struct report_ctx *r, const struct leak_group *g, bool rule)
+{
+    FILE *f = r->out;
+    const struct snap_process *p = &r->s->proc;
+    tc_on(r, rule ? TC_YELLOW : TC_RED);
+    put_bytes(f, g->bytes);
+    tc_off(r);
+    fputs(" in ", f);
+    put_count(f, g->count, "allocation");
+    fputs(": ", f);
+    put_kind(f, g->kind);
+    fputs(" memory on ", f);
+    put_where(f, g->device);
+    fputs(" (", f);
+    put_api(f, g->api);
+    fputs("), ", f);
+    if (rule) {
+        fputs("held by ", f);
+        put_str(f, r->sup->rules[g->rule].name);
+        fputc('\n', f);
+    } else if (p->reason == GL_REASON_EXIT) {
+        fputs("not freed at exit\n", f);
+    } else {
+        fprintf(f, "live at the snapshot (%s)\n", reason_phrase(p->reason));
+    }
+    if (g->count == 1) {
+        fputs("    allocated at ", f);
+        put_secs(f, g->first_time_ns);
+        fprintf(f, " (seq %" PRIu64 ")\n", g->first_seq);
+    } else {
+        fputs("    allocated from ", f);
+        put_secs(f, g->first_time_ns);
+        fputs(" to ", f);
+        put_secs(f, g->last_time_ns);
+        fprintf(f, " (seq %" PRIu64 "..%" PRIu64 ")\n", g->first_seq, g->last_seq);
+    }
+    put_cs(r, "    ", g->cs);
+}
+
+static void hidden_line(FILE *f, const struct group_list *l)
+{
+    if (l->n >= l->total)
+        return;
+    fprintf(f, "\n(%zu more group%s, ", l->total - l->n, l->total - l->n == 1 ? "" : "s");
+    put_bytes(f, l->hidden_bytes);
+    fputs(" in ", f);
+    put_count(f, l->hidden_count, "allocation");
+    fputs(", not shown: see --top / --min-bytes)\n", f);
 }
 
 static void leaks(struct report_ctx *r)
 {
     FILE *f = r->out;
     const struct analysis *a = r->a;
-    const struct snap_process *p = &r->s->proc;
-    fputs("\nLEAKS\n", f);
-    if (a->ngroups_total == 0) {
-        uint64_t total = 0;
-        for (size_t i = 0; i < r->s->ndevices; i++)
-            total += r->s->devices[i].alloc_count;
-        fputs("No leaks: all ", f);
-        put_count(f, total, "allocation");
-        fputs(" were freed.\n", f);
+    t_title(r, "LEAKS");
+    if (a->leaks.total == 0) {
+        if (a->total_count == 0) {
+            uint64_t total = 0;
+            for (size_t i = 0; i < r->s->ndevices; i++)
+                total += r->s->devices[i].alloc_count;
+            fputs("No leaks: all ", f);
+            put_count(f, total, "allocation");
+            fputs(" were freed.\n", f);
+        } else {
+            fputs("No leaks: the ", f);
+            put_count(f, a->total_count, "live allocation");
+            fputs(" are held by allocator caches or suppressed.\n", f);
+        }
         return;
     }
-    for (size_t i = 0; i < a->ngroups; i++) {
-        const struct leak_group *g = &a->groups[i];
+    for (size_t i = 0; i < a->leaks.n; i++) {
         if (i)
             fputc('\n', f);
-        put_bytes(f, g->bytes);
-        fputs(" in ", f);
-        put_count(f, g->count, "allocation");
-        fputs(": ", f);
-        put_kind(f, g->kind);
-        fputs(" memory on ", f);
-        put_where(f, g->device);
-        fputs(" (", f);
-        put_api(f, g->api);
-        fputs("), ", f);
-        if (p->reason == GL_REASON_EXIT)
-            fputs("not freed at exit\n", f);
-        else
-            fprintf(f, "live at the snapshot (%s)\n", reason_phrase(p->reason));
-        put_stack(r, "    ", g->stack_id);
+        group_head(r, &a->leaks.g[i], false);
     }
-    if (a->ngroups < a->ngroups_total) {
-        fprintf(f, "\n(%zu more group%s, ", a->ngroups_total - a->ngroups,
-                a->ngroups_total - a->ngroups == 1 ? "" : "s");
-        put_bytes(f, a->hidden_bytes);
+    hidden_line(f, &a->leaks);
+}
+
+static void rule_totals(struct report_ctx *r, bool builtin)
+{
+    FILE *f = r->out;
+    for (size_t i = 0; i < r->a->nrules; i++) {
+        const struct rule_total *t = &r->a->rules[i];
+        if (!t->count || r->sup->rules[i].builtin != builtin)
+            continue;
+        fputs("    ", f);
+        put_str(f, r->sup->rules[i].name);
+        fputs(": ", f);
+        put_bytes(f, t->bytes);
         fputs(" in ", f);
-        put_count(f, a->hidden_count, "allocation");
-        fputs(", not shown: see --top / --min-bytes)\n", f);
+        put_count(f, t->count, "allocation");
+        fputc('\n', f);
     }
 }
 
-static void summary(struct report_ctx *r)
+static void caches(struct report_ctx *r)
 {
     FILE *f = r->out;
     const struct analysis *a = r->a;
-    fputs("\nLEAK SUMMARY\n    total: ", f);
+    if (a->cached.total == 0)
+        return;
+    t_title(r, "HELD BY ALLOCATOR CACHES");
+    fputs("Memory a caching allocator keeps for reuse on purpose (built-in rules;\n"
+          "--no-default-suppressions reports it as leaks):\n", f);
+    rule_totals(r, true);
+    for (size_t i = 0; i < a->cached.n; i++) {
+        fputc('\n', f);
+        group_head(r, &a->cached.g[i], true);
+    }
+    hidden_line(f, &a->cached);
+}
+
+static void leak_summary(struct report_ctx *r)
+{
+    FILE *f = r->out;
+    const struct analysis *a = r->a;
+    t_title(r, "LEAK SUMMARY");
+    fputs("    total: ", f);
     put_bytes(f, a->total_bytes);
     fputs(" in ", f);
     put_count(f, a->total_count, "allocation");
@@ -266,13 +270,97 @@ static void summary(struct report_ctx *r)
         put_count(f, k->count, "allocation");
         fputc('\n', f);
     }
+    if (a->cached.total) {
+        fputs("    of which held by allocator caches: ", f);
+        put_bytes(f, a->cached.bytes);
+        fputs(" in ", f);
+        put_count(f, a->cached.count, "allocation");
+        fputc('\n', f);
+    }
+    if (a->suppressed.total) {
+        fputs("    of which suppressed: ", f);
+        put_bytes(f, a->suppressed.bytes);
+        fputs(" in ", f);
+        put_count(f, a->suppressed.count, "allocation");
+        fputc('\n', f);
+        rule_totals(r, false);
+    }
+}
+
+static const struct hist_dev *hist_of(const struct report_ctx *r, int32_t dev)
+{
+    for (size_t i = 0; i < r->h->ndev; i++)
+        if (r->h->dev[i].device == dev)
+            return &r->h->dev[i];
+    return NULL;
+}
+
+static void put_label(const struct report_ctx *r, const struct hist_mark *m)
+{
+    if (m->label) {
+        fputc('"', r->out);
+        put_safe(r->out, m->label->text.s, m->label->text.len);
+        fputc('"', r->out);
+    } else {
+        fprintf(r->out, "annotation %u", m->label_id);
+    }
+}
+
+/* What the history says about one device's peak. */
+static void peak_history(struct report_ctx *r, const struct snap_device *dv)
+{
+    FILE *f = r->out;
+    const struct hist_dev *hd = hist_of(r, dv->device);
+    if (!r->h->present || !hd)
+        return;
+    if (hd->peak_mark >= 0) {
+        const struct hist_mark *m = &r->h->marks[hd->peak_mark];
+        fputs("    after annotation ", f);
+        put_label(r, m);
+        fputs(" (", f);
+        put_secs(f, m->time_ns);
+        fputs(")\n", f);
+    } else if (hd->peak_mark_known) {
+        fputs("    no annotation before it\n", f);
+    }
+    if (hd->nbefore) {
+        fputs("    allocations just before it (from the history):\n", f);
+        for (size_t i = 0; i < hd->nbefore; i++) {
+            const struct snap_event *e = &r->s->events[hd->before[i]];
+            fputs("        ", f);
+            put_bytes(f, e->size);
+            fputs(" at ", f);
+            put_secs(f, e->time_ns);
+            fprintf(f, " (seq %" PRIu64 ") ", e->seq);
+            put_kind(f, e->kind);
+            fputs(": ", f);
+            put_cs_top(r, sview_cs(r->v, e->stack_id));
+            fputc('\n', f);
+        }
+    } else if (dv->peak_seq) {
+        fputs("    the history does not reach back to the peak\n", f);
+    }
+    bool any = false;
+    for (unsigned k = 0; k < 8; k++) {
+        if (!hd->has_kind[k])
+            continue;
+        fputs(any ? ", " : "    highest by kind in the history: ", f);
+        any = true;
+        put_kind(f, k < GL_KIND_COUNT ? k : 0xffff);
+        fputc(' ', f);
+        put_human(f, hd->kind_max[k]);
+        fputs(" at ", f);
+        put_secs(f, hd->kind_max_time_ns[k]);
+    }
+    if (any)
+        fputc('\n', f);
 }
 
 static void peaks(struct report_ctx *r)
 {
     FILE *f = r->out;
     const struct analysis *a = r->a;
-    fputs("\nPEAK\n", f);
+    t_title(r, "PEAK");
     if (a->ndevs == 0)
         fputs("No device counters in this snapshot.\n", f);
     for (size_t d = 0; d < a->ndevs; d++) {
@@ -307,17 +395,18 @@ static void peaks(struct report_ctx *r)
             put_bytes(f, dv->mem_total);
             fputc('\n', f);
         }
+        peak_history(r, dv);
         if (dr->ncomp_total == 0)
             continue;
         fputs("    at the peak:\n", f);
         for (size_t i = 0; i < dr->ncomp; i++) {
-            const struct snap_peak *pk = &dr->comp[i];
+            const struct peak_item *pk = &dr->comp[i];
             fputs("    ", f);
             put_bytes(f, pk->bytes);
             fputs(" in ", f);
             put_count(f, pk->count, "allocation");
             fputs(" from:\n", f);
-            put_stack(r, "        ", pk->stack_id);
+            put_cs(r, "        ", pk->cs);
         }
         if (dr->ncomp < dr->ncomp_total) {
             fprintf(f, "    (%zu more, ", dr->ncomp_total - dr->ncomp);
@@ -327,12 +416,24 @@ static void peaks(struct report_ctx *r)
             fputs(", not shown)\n", f);
         }
     }
+    if (!r->h->present && a->ndevs)
+        fputs("\n(no history in this snapshot: the annotation and allocations before each\n"
+              "peak and the peaks of each kind are not known)\n", f);
 }
 
 void output_text(struct report_ctx *r)
 {
     header(r);
-    leaks(r);
     summary(r);
-    peaks(r);
+    if (r->sections & SEC_LEAKS) {
+        leaks(r);
+        caches(r);
+        leak_summary(r);
+    }
+    if (r->sections & SEC_PEAK)
+        peaks(r);
+    if (r->sections & SEC_TIMELINE)
+        text_timeline(r);
+    if (r->sections & SEC_FRAG)
+        text_fragmentation(r);
 }

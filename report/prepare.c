@@ -1,6 +1,5 @@
-/* Symbolize-then-print: resolving every shown stack first means warnings
- * about unusable modules can head the report, and the writers only read the
- * symbolizer's cache. */
+/* Warnings that head the report.  Every stack has been symbolized by then
+ * (sview_init), so module problems are already known. */
 #include "report.h"
 
 #include <stdarg.h>
@@ -28,27 +27,9 @@ static void warn(struct report_ctx *r, const char *fmt, ...)
     r->warnings[r->nwarnings++] = line;
 }
 
-static void resolve_stack(struct report_ctx *r, uint32_t id)
-{
-    const struct snap_stack *st = snap_find_stack(r->s, id);
-    if (!st)
-        return;
-    const uint64_t *pcs = snap_stack_pcs(r->s, st);
-    for (uint32_t i = 0; i < st->depth; i++) {
-        size_t n;
-        sym_pc(r->sy, pcs[i], &n);
-    }
-}
-
 void report_prepare(struct report_ctx *r)
 {
     const struct analysis *a = r->a;
-    for (size_t i = 0; i < a->ngroups; i++)
-        resolve_stack(r, a->groups[i].stack_id);
-    for (size_t d = 0; d < a->ndevs; d++)
-        for (size_t i = 0; i < a->devs[d].ncomp; i++)
-            resolve_stack(r, a->devs[d].comp[i].stack_id);
-
     for (size_t i = 0; i < r->s->nmodules; i++) {
         const char *note = sym_module_note(r->sy, i);
         if (note)
@@ -63,6 +44,8 @@ void report_prepare(struct report_ctx *r)
     if (a->orphan_peaks)
         warn(r, "%zu peak entries name a device without device counters; not shown",
              a->orphan_peaks);
+    if (r->h && r->h->dropped_devices)
+        warn(r, "history events of more than 256 devices; %zu ignored", r->h->dropped_devices);
 }
 
 void report_ctx_free(struct report_ctx *r)

@@ -1,33 +1,57 @@
-/* What the output writers share: the parsed snapshot, its analysis, the
- * symbolizer, and the formatting helpers both text and JSON use. */
+/* What the output writers share: the parsed snapshot, its analyses, the
+ * symbolizer and canonical stacks, and the formatting helpers. */
 #ifndef GPULEAK_REPORT_H
 #define GPULEAK_REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "analyze.h"
+#include "frag.h"
+#include "history.h"
 #include "snap_read.h"
+#include "stackdb.h"
+#include "suppress.h"
 #include "symbolize.h"
+
+/* --sections */
+enum {
+    SEC_LEAKS = 1,
+    SEC_PEAK = 2,
+    SEC_TIMELINE = 4,
+    SEC_FRAG = 8,
+    SEC_ALL = 15,
+};
 
 struct report_ctx {
     const char *path; /* snapshot file as given on the command line */
     const struct snapshot *s;
     const struct analysis *a;
     struct symbolizer *sy;
+    const struct snapview *v;
+    const struct stackdb *db;
+    const struct suppressions *sup;
+    const struct history *h;
+    const struct frag *fr;
     FILE *out;
-    /* warnings collected by report_collect_warnings() */
+    bool color;
+    unsigned sections;
+    bool default_suppressions;
+    const char *suppressions_file;
+    /* warnings collected by report_prepare() */
     char **warnings;
     size_t nwarnings;
 };
 
-/* Symbolizes every stack the report will show (so module problems are known
- * before anything is printed) and gathers the warning lines. */
+/* Gathers the warning lines (module problems, skipped records, ...). */
 void report_prepare(struct report_ctx *r);
 void report_ctx_free(struct report_ctx *r);
 
 void output_text(struct report_ctx *r);
 void output_json(struct report_ctx *r);
+/* --folded leaks|peak: one "outer;...;inner BYTES" line per stack */
+void output_folded(struct report_ctx *r, bool peak);
 
 /* "1,048,576" */
 void fmt_commas(char *buf, size_t len, uint64_t v);

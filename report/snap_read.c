@@ -347,6 +347,8 @@ static int parse_events(struct parser *p, size_t hdr, size_t off,
         e->type = get16(b + 48);
         e->kind = get16(b + 50);
         e->api = get16(b + 52);
+        e->mem_free = get64(b + 56);
+        e->mem_total = get64(b + 64);
         if (check_device(p, e->device, eo + 44))
             return -1;
         s->nevents++;

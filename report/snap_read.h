@@ -63,6 +63,7 @@ struct snap_event {
     uint32_t stack_id;
     int32_t device;
     uint16_t type, kind, api;
+    uint64_t mem_free, mem_total; /* driver's view at an OOM event, else 0 */
 };
 
 struct snap_pool {

@@ -15,7 +15,7 @@ d = json.load(open(sys.argv[1])); e = json.load(open(sys.argv[2]))
 def check(cond, what):
     if not cond:
         print("FAIL:", what); sys.exit(1)
-check(d["format"] == "gpuleak-report" and d["schema_version"] == 1, "header")
+check(d["format"] == "gpuleak-report" and d["schema_version"] == 2 and d["mode"] == "report", "header")
 s = d["snapshot"]
 check((s["pid"], s["ppid"], s["rank"], s["reason"], s["final"], s["index"]) == (4242, 1, 0, "exit", True, 0), "snapshot ids")
 check(s["host"] == "testhost" and s["argv"] == ["./train", "--epochs", "3", "it's here"], "host/argv")

@@ -18,39 +18,47 @@ sed -n '/^LEAKS$/,/^LEAK SUMMARY$/p' out.txt > leaks.txt
 cat > want.txt <<EOT
 LEAKS
 1,048,576 bytes (1.0 MiB) in 1 allocation: device memory on device 0 (cudaMalloc), not freed at exit
+    allocated at 0.01 s (seq 3)
     #0 alloc_weights (snapgen.c:$(ln 1 0)) [snapgen]
     #1 load_model (snapgen.c:$(ln 1 1)) [snapgen]
     #2 capture (snapgen.c:$(ln 1 2)) [snapgen]
 
 524,288 bytes (512.0 KiB) in 2 allocations: pool memory on device 1 (cudaMallocAsync), not freed at exit
+    allocated from 0.10 s to 0.11 s (seq 10..11)
     #0 ns::Trainer::step(int) (snapgen_cxx.cc:$(ln 4 0)) [snapgen]
     #1 cxx_train (snapgen_cxx.cc:$(ln 4 1)) [snapgen]
     #2 capture (snapgen.c:$(ln 4 2)) [snapgen]
 
 196,608 bytes (192.0 KiB) in 3 allocations: device memory on device 0 (cudaMalloc), not freed at exit
+    allocated from 0.02 s to 0.06 s (seq 4..8)
     #0 alloc_activations (snapgen.c:$(ln 2 0)) [snapgen]
     #1 train_loop (snapgen.c:$(ln 2 1)) [snapgen]
     #2 capture (snapgen.c:$(ln 2 2)) [snapgen]
 
 196,608 bytes (192.0 KiB) in 1 allocation: managed memory on device 0 (cudaMallocManaged), not freed at exit
+    allocated at 0.12 s (seq 12)
     #0 alloc_managed (snapgen.c:$(ln 5 0)) [snapgen]
     #1 load_model (snapgen.c:$(ln 5 1)) [snapgen]
     #2 capture (snapgen.c:$(ln 5 2)) [snapgen]
 
 8,192 bytes (8.0 KiB) in 2 allocations: host-pinned memory on host (cudaMallocHost), not freed at exit
+    allocated from 0.03 s to 0.05 s (seq 5..7)
     #0 pin_staging (snapgen.c:$(ln 3 0)) [snapgen]
     #1 train_loop (snapgen.c:$(ln 3 1)) [snapgen]
     #2 capture (snapgen.c:$(ln 3 2)) [snapgen]
 
 1,000 bytes in 1 allocation: device memory on device 1 (cuMemAlloc_v2), not freed at exit
+    allocated at 0.14 s (seq 14)
     #0 tie_a (snapgen.c:$(ln 6 0)) [snapgen]
     #1 capture (snapgen.c:$(ln 6 1)) [snapgen]
 
 1,000 bytes in 1 allocation: device memory on device 1 (cuMemAlloc_v2), not freed at exit
+    allocated at 0.13 s (seq 13)
     #0 tie_b (snapgen.c:$(ln 7 0)) [snapgen]
     #1 capture (snapgen.c:$(ln 7 1)) [snapgen]
 
 12 bytes in 1 allocation: device memory on device 0 (cudaMalloc), not freed at exit
+    allocated at 0.15 s (seq 15)
     (no stack captured)
 
 LEAK SUMMARY

@@ -5,3 +5,8 @@ all: $(BUILD)/bin/gpuleak
 $(BUILD)/bin/gpuleak: tools/gpuleak
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
+
+all: $(BUILD)/lib/python/gpuleak_memory.py
+$(BUILD)/lib/python/gpuleak_memory.py: tools/gpuleak_memory.py
+	@mkdir -p $(@D)
+	install -m 0644 $< $@

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -96,6 +98,13 @@ static void errors(void)
     printf("meminfo %d\n", (int)cudaMemGetInfo(&freeb, &total));
 }
 
+static void *exit_from_thread(void *arg)
+{
+    (void)arg;
+    leak_runtime(MiB);
+    exit(7); /* the process exits from here, not from main */
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
@@ -115,6 +124,25 @@ int main(int argc, char **argv)
         peak();
     } else if (!strcmp(what, "errors")) {
         errors();
+    } else if (!strcmp(what, "exit-thread")) {
+        pthread_t t;
+        pthread_create(&t, NULL, exit_from_thread, NULL);
+        pthread_join(t, NULL);
+        return 0; /* never reached */
+    } else if (!strcmp(what, "segv")) {
+        leak_runtime(MiB);
+        volatile int *bad = (volatile int *)16;
+        *bad = 1;
+    } else if (!strcmp(what, "abort")) {
+        leak_runtime(MiB);
+        abort();
+    } else if (!strcmp(what, "wait")) {
+        /* Leak, say so, then wait to be signalled. */
+        leak_runtime(MiB);
+        printf("ready\n");
+        fflush(stdout);
+        for (;;)
+            pause();
     } else if (!strcmp(what, "fork")) {
         /* Parent and child each own exactly their own leaks. */
         leak_runtime(MiB);
@@ -136,7 +164,7 @@ int main(int argc, char **argv)
         void *q = leak_runtime(MiB);
         check(cudaFree(q), "cudaFree");
     } else {
-        fprintf(stderr, "usage: %s leak-runtime|leak-async|balanced|peak|errors|fork|oom\n", argv[0]);
+        fprintf(stderr, "usage: %s leak-runtime|leak-async|balanced|peak|errors|fork|oom|exit-thread|segv|abort|wait\n", argv[0]);
         return 2;
     }
     return 0;

@@ -7,6 +7,15 @@
  *   snapgen inline OUT          one leak through an inlined function
  *   snapgen future OUT          valid, with unknown records and long entries
  *   snapgen many OUT NALLOCS NSTACKS   large scenario for benchmarks
+ *   snapgen bench OUT NALLOCS NSTACKS NEVENTS   the same with a history,
+ *       pools, VMM and labels: `make bench` / scripts/bench-report.sh
+ *   snapgen history OUT / nohistory OUT   known timeline, peak and
+ *       fragmentation (snapgen_scen.inc); nohistory: the same without EVENTS
+ *   snapgen caches OUT          allocator-cache, cuBLAS and static-runtime
+ *       stacks (suppressions and folding)
+ *   snapgen diffset DIR         DIR/a.snap b.snap c.snap (one process over
+ *       time) and DIR/other.snap (another run)
+ *   snapgen ranks DIR           DIR/r0.snap r1.snap r2.snap (three ranks)
  *   snapgen small OUT           tiny valid file (every record type once)
  *   snapgen corrupt KIND OUT    a small file broken in one way; KIND is one
  *       of the names in corrupt_kinds[] (snapgen corrupt list prints them)
@@ -86,8 +95,30 @@ NOINL static void tie_b(struct stk *s)
     STK_CALL(s, "tie_b", fake_cuda_api(s));
 }
 
+/* The static runtime's shape: the program calls a cuda* function linked
+ * into itself, which calls an internal fc_* helper, which calls the API the
+ * interposer sees.  Both must be folded away. */
+NOINL static void fc_static_impl(struct stk *s)
+{
+    STK_ENTER(s);
+    STK_CALL(s, "fc_static_impl", fake_cuda_api(s));
+}
+
+NOINL void cudaFakeStaticMalloc(struct stk *s);
+NOINL void cudaFakeStaticMalloc(struct stk *s)
+{
+    STK_ENTER(s);
+    STK_CALL(s, "cudaFakeStaticMalloc", fc_static_impl(s));
+}
+
+NOINL static void static_user(struct stk *s)
+{
+    STK_ENTER(s);
+    STK_CALL(s, "static_user", cudaFakeStaticMalloc(s));
+}
+
 enum { CH_WEIGHTS, CH_ACTIV, CH_PINNED, CH_CXX, CH_MANAGED, CH_TIE_A, CH_TIE_B,
-       NCHAINS, CH_INLINE = NCHAINS };
+       NCHAINS, CH_INLINE = NCHAINS, CH_TORCH, CH_STATIC, NALLCHAINS };
 
 NOINL static void capture(int which, struct stk *s)
 {
@@ -101,6 +132,8 @@ NOINL static void capture(int which, struct stk *s)
     case CH_TIE_A: STK_CALL(s, "capture", tie_a(s)); break;
     case CH_TIE_B: STK_CALL(s, "capture", tie_b(s)); break;
     case CH_INLINE: STK_CALL(s, "capture", inl_outer(s)); break;
+    case CH_TORCH: STK_CALL(s, "capture", torch_step(s)); break;
+    case CH_STATIC: STK_CALL(s, "capture", static_user(s)); break;
     }
 }
 
@@ -176,19 +209,24 @@ struct proc_opts {
     const char *host, *exe;
     const char *const *argv;
     int argc;
+    /* 0 = the defaults: pid 4242, rank 0, snapshot 2.5 s after start */
+    uint32_t pid, rank;
+    uint64_t mono_ns, index, start_ns;
 };
 
 static void write_process(struct sw *w, const struct proc_opts *o)
 {
     size_t h = sw_begin(w, GL_REC_PROCESS, 1);
-    sw_u32(w, 4242);   /* pid */
+    uint64_t start = o->start_ns ? o->start_ns : 1700000000000000000ull;
+    uint64_t mono = o->mono_ns ? o->mono_ns : 2500000000ull;
+    sw_u32(w, o->pid ? o->pid : 4242); /* pid */
     sw_u32(w, 1);      /* ppid */
-    sw_u32(w, 0);      /* rank */
+    sw_u32(w, o->rank);
     sw_u32(w, o->reason);
-    sw_u64(w, 0);                      /* snapshot index */
-    sw_u64(w, 1700000000000000000ull); /* start_unix_ns */
-    sw_u64(w, 1700000002500000000ull); /* snapshot_unix_ns */
-    sw_u64(w, 2500000000ull);          /* snapshot_mono_ns */
+    sw_u64(w, o->index);               /* snapshot index */
+    sw_u64(w, start);                  /* start_unix_ns */
+    sw_u64(w, start + mono);           /* snapshot_unix_ns */
+    sw_u64(w, mono);                   /* snapshot_mono_ns */
     sw_u32(w, o->reason == GL_REASON_EXIT ? GL_SNAP_F_FINAL : 0);
     sw_u32(w, 64); /* depth limit */
     sw_str(w, o->host);
@@ -290,6 +328,8 @@ static void put_event(struct sw *w, uint64_t seq, uint16_t type, uint64_t size,
     sw_u16(w, kind);
     sw_u16(w, api);
     sw_u16(w, 0);
+    sw_u64(w, 0); /* mem_free */
+    sw_u64(w, 0); /* mem_total */
 }
 
 static const char *const default_argv[] = {"./train", "--epochs", "3", "it's here"};
@@ -346,7 +386,7 @@ static int gen_leaks(const char *out, int bad_build_id, int missing, uint32_t re
         capture(c, &chains[c]);
     struct sw w;
     sw_init(&w, GL_SNAP_VERSION);
-    struct proc_opts po = {reason, "testhost", self_exe, default_argv, 4};
+    struct proc_opts po = {reason, "testhost", self_exe, default_argv, 4, 0, 0, 0, 0, 0};
     write_process(&w, &po);
     write_modules(&w, bad_build_id, missing);
     for (int c = 0; c < NCHAINS; c++)
@@ -384,7 +424,7 @@ static int gen_noleak(const char *out)
     capture(CH_WEIGHTS, &s);
     struct sw w;
     sw_init(&w, GL_SNAP_VERSION);
-    struct proc_opts po = {GL_REASON_EXIT, "testhost", self_exe, default_argv, 1};
+    struct proc_opts po = {GL_REASON_EXIT, "testhost", self_exe, default_argv, 1, 0, 0, 0, 0, 0};
     write_process(&w, &po);
     write_modules(&w, 0, 0);
     write_stack(&w, 1, &s);
@@ -411,7 +451,7 @@ static int gen_future(const char *out)
     capture(CH_WEIGHTS, &s);
     struct sw w;
     sw_init(&w, GL_SNAP_VERSION);
-    struct proc_opts po = {GL_REASON_EXIT, "testhost", self_exe, default_argv, 1};
+    struct proc_opts po = {GL_REASON_EXIT, "testhost", self_exe, default_argv, 1, 0, 0, 0, 0, 0};
     write_process(&w, &po);
     /* extend PROCESS: patch length after appending a tail */
     size_t h = sw_begin(&w, 77, 3); /* unknown type */
@@ -454,7 +494,7 @@ static int gen_inline(const char *out)
     capture(CH_INLINE, &s);
     struct sw w;
     sw_init(&w, GL_SNAP_VERSION);
-    struct proc_opts po = {GL_REASON_EXIT, "testhost", self_exe, default_argv, 1};
+    struct proc_opts po = {GL_REASON_EXIT, "testhost", self_exe, default_argv, 1, 0, 0, 0, 0, 0};
     write_process(&w, &po);
     write_modules(&w, 0, 0);
     write_stack(&w, 1, &s);
@@ -482,7 +522,7 @@ static int gen_weird(const char *out)
     static const char *const argv_[] = {"./weird", a1, a2};
     struct sw w;
     sw_init(&w, GL_SNAP_VERSION);
-    struct proc_opts po = {GL_REASON_SIGNAL, "host\twith\x1b[31mescape", "/no/such/exe", argv_, 3};
+    struct proc_opts po = {GL_REASON_SIGNAL, "host\twith\x1b[31mescape", "/no/such/exe", argv_, 3, 0, 0, 0, 0, 0};
     write_process(&w, &po);
     /* a module whose path holds a NUL byte: written by hand */
     size_t h = sw_begin(&w, GL_REC_MODULE, 1);
@@ -524,7 +564,7 @@ static int gen_many(const char *out, uint64_t nallocs, uint32_t nstacks)
     }
     struct sw w;
     sw_init(&w, GL_SNAP_VERSION);
-    struct proc_opts po = {GL_REASON_EXIT, "benchhost", self_exe, default_argv, 1};
+    struct proc_opts po = {GL_REASON_EXIT, "benchhost", self_exe, default_argv, 1, 0, 0, 0, 0, 0};
     write_process(&w, &po);
     write_modules(&w, 0, 0);
     for (uint32_t id = 1; id <= nstacks; id++) {
@@ -695,6 +735,8 @@ static int gen_small(const char *out, const char *k)
     return rc ? 1 : 0;
 }
 
+#include "snapgen_scen.inc"
+
 static int usage(void)
 {
     fputs("usage: snapgen leaks|noleak|future|small OUT | many OUT NALLOCS NSTACKS |"
@@ -752,5 +794,18 @@ int main(int argc, char **argv)
         return gen_small(out, NULL);
     if (strcmp(mode, "many") == 0 && argc == 5)
         return gen_many(out, strtoull(argv[3], NULL, 10), (uint32_t)strtoul(argv[4], NULL, 10));
+    if (strcmp(mode, "bench") == 0 && argc == 6)
+        return gen_bench(out, strtoull(argv[3], NULL, 10), (uint32_t)strtoul(argv[4], NULL, 10),
+                         strtoull(argv[5], NULL, 10));
+    if (strcmp(mode, "history") == 0 && argc == 3)
+        return gen_history(out, 1);
+    if (strcmp(mode, "nohistory") == 0 && argc == 3)
+        return gen_history(out, 0);
+    if (strcmp(mode, "caches") == 0 && argc == 3)
+        return gen_caches(out);
+    if (strcmp(mode, "diffset") == 0 && argc == 3)
+        return gen_diffset(out);
+    if (strcmp(mode, "ranks") == 0 && argc == 3)
+        return gen_ranks(out);
     return usage();
 }

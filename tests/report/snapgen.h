@@ -42,6 +42,9 @@ void cxx_train(struct stk *s);
 /* -O2 object: inl_outer -> inl_helper (always inlined) -> leaf */
 void inl_outer(struct stk *s);
 extern unsigned inl_call_line;
+/* main -> capture -> torch_step (C) ->
+ * c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc */
+void torch_step(struct stk *s);
 /* the innermost function of every chain: stands for the CUDA API */
 void fake_cuda_api(struct stk *s);
 #ifdef __cplusplus

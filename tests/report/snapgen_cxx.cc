@@ -23,3 +23,27 @@ extern "C" __attribute__((noinline)) void cxx_train(struct stk *s)
     t.s_ = s;
     STK_CALL(s, "cxx_train", t.step(3));
 }
+
+// Stands for PyTorch's caching allocator: the default suppression rule
+// "pytorch-caching-allocator" must match this demangled name.
+namespace c10 { namespace cuda { namespace CUDACachingAllocator { namespace Native {
+struct DeviceCachingAllocator {
+    struct stk *s_;
+    __attribute__((noinline)) void malloc(int device);
+};
+
+void DeviceCachingAllocator::malloc(int device)
+{
+    STK_ENTER(s_);
+    if (device >= 0)
+        STK_CALL(s_, "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(int)", fake_cuda_api(s_));
+}
+}}}} // namespace c10::cuda::CUDACachingAllocator::Native
+
+extern "C" __attribute__((noinline)) void torch_step(struct stk *s)
+{
+    STK_ENTER(s);
+    c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator a;
+    a.s_ = s;
+    STK_CALL(s, "torch_step", a.malloc(0));
+}

@@ -1,0 +1,45 @@
+/* The fold table: frames at the innermost end of a stack that are hidden by
+ * default (--all-frames shows them).  The interposer records the caller of
+ * the intercepted API as pc[0], so with the shared CUDA libraries nothing
+ * needs folding; these rules matter when a library calls the API on the
+ * user's behalf (cuBLAS, cuDNN) and with the static runtime, whose code is
+ * linked into the program itself and can only be recognised by name.
+ *
+ * Keep this table and the one in docs/reporter.md in step. */
+#include "fold.h"
+
+#include <string.h>
+
+/* module basename prefixes: the object is a CUDA library or gpuleak */
+static const char *const fold_modules[] = {
+    "libcuda.", "libcudart", "libcublas", "libcudnn", "libnvrtc",
+    "libcupti", "libgpuleak",
+};
+
+/* function name prefixes of the static runtime and of fakecuda, the test
+ * stand-in for it ("cuda"/"cu" must be followed by an upper-case letter:
+ * cudaMalloc, cuMemAlloc_v2, but not cuda_helper or cube) */
+static const char *const fold_plain_prefixes[] = {"fc_", "__cudart"};
+static const char *const fold_api_prefixes[] = {"cuda", "cu"};
+
+#define N(a) (sizeof(a) / sizeof *(a))
+
+bool fold_is_cuda_frame(const struct sym_frame *f)
+{
+    if (f->module)
+        for (size_t i = 0; i < N(fold_modules); i++)
+            if (strncmp(f->module, fold_modules[i], strlen(fold_modules[i])) == 0)
+                return true;
+    const char *fn = f->function;
+    if (!fn)
+        return false;
+    for (size_t i = 0; i < N(fold_plain_prefixes); i++)
+        if (strncmp(fn, fold_plain_prefixes[i], strlen(fold_plain_prefixes[i])) == 0)
+            return true;
+    for (size_t i = 0; i < N(fold_api_prefixes); i++) {
+        size_t n = strlen(fold_api_prefixes[i]);
+        if (strncmp(fn, fold_api_prefixes[i], n) == 0 && fn[n] >= 'A' && fn[n] <= 'Z')
+            return true;
+    }
+    return false;
+}

@@ -1,0 +1,14 @@
+/* Which frames belong to the CUDA libraries or to gpuleak itself, so that
+ * stacks can start at the user's code.  The table is in fold.c. */
+#ifndef GPULEAK_FOLD_H
+#define GPULEAK_FOLD_H
+
+#include <stdbool.h>
+
+#include "symbolize.h"
+
+/* True when f is a CUDA-library or libgpuleak frame.  Only ever applied to
+ * the innermost end of a stack (see stackdb.c). */
+bool fold_is_cuda_frame(const struct sym_frame *f);
+
+#endif

@@ -1,0 +1,299 @@
+/* Fragmentation.  Only device and pool allocations have device addresses
+ * that share an address range (managed memory lives in its own range, array
+ * and virtual "pointers" are handles), so the page and hole analyses use
+ * those two kinds; the size classes use every kind.
+ *
+ * Pages: live allocations do not overlap, so once sorted by address each
+ * one touches pages at or after the last page of the one before: one pass
+ * accumulates the live bytes of the current page and flushes it when the
+ * next allocation starts on a later page.  A page whose live bytes are under
+ * half of it is "mostly empty"; its empty bytes are charged in equal shares
+ * to the allocations touching it, which are what keeps it allocated. */
+#include "frag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "radix.h"
+
+static int cmp_pin(const void *pa, const void *pb)
+{
+    const struct frag_pin *a = pa, *b = pb;
+    if (a->empty_bytes != b->empty_bytes)
+        return a->empty_bytes > b->empty_bytes ? -1 : 1;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    return a->stack_id < b->stack_id ? -1 : a->stack_id > b->stack_id;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static long find_dev(struct frag *f, int32_t device, bool add)
+{
+    if (device < 0)
+        return -1;
+    for (size_t i = 0; i < f->ndev; i++)
+        if (f->dev[i].device == device)
+            return (long)i;
+    if (!add || f->ndev >= 4096)
+        return -1;
+    memset(&f->dev[f->ndev], 0, sizeof f->dev[f->ndev]);
+    f->dev[f->ndev].device = device;
+    return (long)f->ndev++;
+}
+
+struct pager {
+    struct frag_dev *fd;
+    uint64_t page;    /* current page number */
+    uint64_t live;    /* live bytes on it */
+    size_t *members;  /* allocation indices (into the sorted array) on it */
+    size_t nmem, capm;
+    const struct kv *sorted;
+    const struct snapshot *s;
+    uint64_t *charge, *charge_count; /* by cstack */
+    uint32_t *charge_stack;
+    const struct snapview *v;
+    size_t last_counted;
+};
+
+static int member(struct pager *p, size_t i)
+{
+    if (p->nmem == p->capm) {
+        p->capm = p->capm ? 2 * p->capm : 16;
+        size_t *m = realloc(p->members, p->capm * sizeof *m);
+        if (!m)
+            return -1;
+        p->members = m;
+    }
+    p->members[p->nmem++] = i;
+    return 0;
+}
+
+static void flush(struct pager *p)
+{
+    if (p->nmem == 0)
+        return;
+    p->fd->pages++;
+    if (p->live * 2 < FRAG_PAGE) {
+        uint64_t empty = FRAG_PAGE - p->live;
+        p->fd->sparse_pages++;
+        p->fd->sparse_empty_bytes += empty;
+        uint64_t share = empty / p->nmem, rest = empty % p->nmem;
+        for (size_t k = 0; k < p->nmem; k++) {
+            size_t i = p->members[k];
+            const struct snap_alloc *a = &p->s->allocs[p->sorted[i].val];
+            uint32_t cs = sview_cs(p->v, a->stack_id);
+            p->charge[cs] += share + (k == 0 ? rest : 0);
+            if (p->last_counted != i + 1) { /* an allocation spans <= 2 such pages */
+                p->charge_count[cs]++;
+                p->last_counted = i + 1;
+            }
+            if (!p->charge_stack[cs] || (a->stack_id && a->stack_id < p->charge_stack[cs]))
+                p->charge_stack[cs] = a->stack_id ? a->stack_id : UINT32_MAX;
+        }
+    }
+    p->nmem = 0;
+    p->live = 0;
+}
+
+/* Adds [start, end) of allocation i. */
+static int add_range(struct pager *p, size_t i, uint64_t start, uint64_t end)
+{
+    uint64_t first = start / FRAG_PAGE, last = (end - 1) / FRAG_PAGE;
+    if (p->nmem && first != p->page)
+        flush(p);
+    p->page = first;
+    if (first == last) {
+        p->live += end - start;
+        return member(p, i);
+    }
+    p->live += (first + 1) * FRAG_PAGE - start;
+    if (member(p, i))
+        return -1;
+    flush(p);
+    p->fd->pages += last - first - 1; /* full pages in between */
+    p->page = last;
+    p->live = end - last * FRAG_PAGE;
+    return member(p, i);
+}
+
+static int address_space(const struct snapview *v, struct frag_dev *fd,
+                         const struct analyze_opts *o, struct kv *buf)
+{
+    const struct snapshot *s = v->s;
+    size_t n = 0;
+    for (size_t i = 0; i < s->nallocs; i++) {
+        const struct snap_alloc *a = &s->allocs[i];
+        if (a->device == fd->device && a->size &&
+            (a->kind == GL_KIND_DEVICE || a->kind == GL_KIND_POOL))
+            buf[n++] = (struct kv){a->ptr, i};
+    }
+    if (n == 0)
+        return 0;
+    if (radix_sort(buf, n))
+        return -1;
+    size_t ncs = v->db->ncs;
+    struct pager p = {.fd = fd, .sorted = buf, .s = s, .v = v};
+    p.charge = calloc(ncs, sizeof *p.charge);
+    p.charge_count = calloc(ncs, sizeof *p.charge_count);
+    p.charge_stack = calloc(ncs, sizeof *p.charge_stack);
+    int rc = -1;
+    if (!p.charge || !p.charge_count || !p.charge_stack)
+        goto out;
+    uint64_t prev_end = 0;
+    fd->span_lo = buf[0].key;
+    for (size_t i = 0; i < n; i++) {
+        const struct snap_alloc *a = &s->allocs[buf[i].val];
+        uint64_t start = a->ptr;
+        uint64_t end = a->ptr + a->size < a->ptr ? UINT64_MAX : a->ptr + a->size;
+        fd->addr_bytes += a->size;
+        fd->addr_count++;
+        if (i > 0 && start > prev_end) {
+            uint64_t gap = start - prev_end;
+            fd->holes++;
+            fd->hole_bytes += gap;
+            if (gap > fd->largest_hole)
+                fd->largest_hole = gap;
+        }
+        if (start < prev_end) /* overlapping input: count each byte once */
+            start = prev_end;
+        if (end > prev_end)
+            prev_end = end;
+        if (end > start && add_range(&p, i, start, end))
+            goto out;
+    }
+    flush(&p);
+    fd->span_hi = prev_end;
+    fd->headline = fd->hole_bytes ? 1.0 - (double)fd->largest_hole / (double)fd->hole_bytes : 0.0;
+    for (size_t c = 0; c < ncs; c++)
+        if (p.charge_count[c])
+            fd->npins_total++;
+    fd->pins = calloc(fd->npins_total ? fd->npins_total : 1, sizeof *fd->pins);
+    if (!fd->pins)
+        goto out;
+    size_t k = 0;
+    for (size_t c = 0; c < ncs; c++)
+        if (p.charge_count[c])
+            fd->pins[k++] = (struct frag_pin){(uint32_t)c,
+                                              p.charge_stack[c] == UINT32_MAX ? 0 : p.charge_stack[c],
+                                              p.charge[c], p.charge_count[c]};
+    qsort(fd->pins, k, sizeof *fd->pins, cmp_pin);
+    fd->npins = o->top && k > o->top ? o->top : k;
+    if (!o->top && k > 10)
+        fd->npins = 10; /* a short list: the rest are in the totals */
+    rc = 0;
+out:
+    free(p.members);
+    free(p.charge);
+    free(p.charge_count);
+    free(p.charge_stack);
+    return rc;
+}
+
+static void virtual_memory(const struct snapshot *s, struct frag_dev *fd,
+                           uint64_t *handles, size_t nh)
+{
+    for (size_t i = 0; i < s->nvmms; i++) {
+        const struct snap_vmm *m = &s->vmms[i];
+        if (m->device != fd->device)
+            continue;
+        if (m->type == GL_VMM_RESERVATION) {
+            fd->nreservations++;
+            fd->va_reserved += m->size;
+        } else if (m->type == GL_VMM_MAPPING) {
+            fd->nmappings++;
+            fd->va_mapped += m->size;
+        }
+    }
+    for (size_t i = 0; i < s->nallocs; i++) {
+        const struct snap_alloc *a = &s->allocs[i];
+        if (a->device != fd->device || a->kind != GL_KIND_VIRTUAL)
+            continue;
+        fd->nphysical++;
+        fd->physical += a->size;
+        if (!bsearch(&a->ptr, handles, nh, sizeof *handles, cmp_u64)) {
+            fd->nunmapped++;
+            fd->physical_unmapped += a->size;
+        }
+    }
+}
+
+static int cmp_fdev(const void *a, const void *b)
+{
+    int32_t x = ((const struct frag_dev *)a)->device, y = ((const struct frag_dev *)b)->device;
+    return x < y ? -1 : x > y;
+}
+
+int frag_build(const struct snapview *v, const struct analyze_opts *o, struct frag *f)
+{
+    const struct snapshot *s = v->s;
+    memset(f, 0, sizeof *f);
+    f->dev = calloc(4096, sizeof *f->dev);
+    struct kv *buf = malloc((s->nallocs ? s->nallocs : 1) * sizeof *buf);
+    /* every mapped handle, to find physical memory that is not mapped */
+    uint64_t *handles = malloc((s->nvmms ? s->nvmms : 1) * sizeof *handles);
+    int rc = -1;
+    if (!f->dev || !buf || !handles)
+        goto out;
+    size_t nh = 0;
+    for (size_t i = 0; i < s->nvmms; i++)
+        if (s->vmms[i].type == GL_VMM_MAPPING)
+            handles[nh++] = s->vmms[i].handle;
+    qsort(handles, nh, sizeof *handles, cmp_u64);
+    for (size_t i = 0; i < s->ndevices; i++)
+        find_dev(f, s->devices[i].device, true);
+    for (size_t i = 0; i < s->nallocs; i++) {
+        const struct snap_alloc *a = &s->allocs[i];
+        long d = find_dev(f, a->device, true);
+        if (d < 0)
+            continue;
+        struct frag_dev *fd = &f->dev[d];
+        fd->live_bytes += a->size;
+        fd->live_count++;
+        unsigned c = size_class(a->size);
+        fd->live_class_count[c]++;
+        fd->live_class_bytes[c] += a->size;
+    }
+    for (size_t i = 0; i < s->npools; i++) {
+        long d = find_dev(f, s->pools[i].device, true);
+        if (d >= 0) {
+            f->dev[d].npools++;
+            f->dev[d].pool_reserved += s->pools[i].reserved;
+            f->dev[d].pool_used += s->pools[i].used;
+        }
+    }
+    for (size_t i = 0; i < s->nvmms; i++)
+        find_dev(f, s->vmms[i].device, true);
+    qsort(f->dev, f->ndev, sizeof *f->dev, cmp_fdev);
+    for (size_t d = 0; d < f->ndev; d++) {
+        struct frag_dev *fd = &f->dev[d];
+        for (size_t i = 0; i < s->ndevices; i++)
+            if (s->devices[i].device == fd->device && s->devices[i].mem_total) {
+                fd->have_driver = true;
+                fd->mem_total = s->devices[i].mem_total;
+                fd->mem_free = s->devices[i].mem_free;
+                fd->driver_used = fd->mem_total > fd->mem_free ? fd->mem_total - fd->mem_free : 0;
+            }
+        if (address_space(v, fd, o, buf))
+            goto out;
+        virtual_memory(s, fd, handles, nh);
+    }
+    rc = 0;
+out:
+    free(buf);
+    free(handles);
+    return rc;
+}
+
+void frag_free(struct frag *f)
+{
+    if (f->dev)
+        for (size_t i = 0; i < f->ndev; i++)
+            free(f->dev[i].pins);
+    free(f->dev);
+    memset(f, 0, sizeof *f);
+}

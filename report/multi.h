@@ -1,0 +1,81 @@
+/* Analyses over several snapshots: diff (what grows between snapshots of
+ * one process, or of two runs) and merge (the ranks of one job).  Stacks are
+ * matched across snapshots through one shared stackdb (see stackdb.h). */
+#ifndef GPULEAK_MULTI_H
+#define GPULEAK_MULTI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze.h"
+#include "stackdb.h"
+
+struct msnap {
+    const char *path;
+    struct snapshot s;
+    struct symbolizer *sy;
+    struct snapview v;
+};
+
+/* Live memory of one (stack, kind, device, rule) in every snapshot. */
+struct mrow {
+    uint32_t cs;
+    uint16_t kind;
+    int32_t device; /* diff: the device; merge: -2 (rows span devices) */
+    int32_t rule;
+    uint64_t *bytes, *count; /* one per snapshot */
+    uint64_t growth;         /* |last - first| */
+    bool shrank;             /* last < first */
+    bool monotonic;          /* >= 3 snapshots, bytes grew at every step */
+    size_t present;          /* snapshots in which it has live memory */
+    uint64_t total;          /* bytes summed over the snapshots */
+};
+
+struct mtable {
+    struct mrow *rows;
+    size_t n, cap, nshown;
+    size_t nsnaps;
+    uint64_t *cells; /* 2 * nsnaps per row; rows point into it */
+    size_t ncells_cap;
+    uint32_t *slots;
+    size_t nslots;
+};
+
+/* Allocations of the last snapshot made after the first one was taken. */
+struct newgroup {
+    uint32_t cs;
+    uint16_t kind;
+    int32_t device, rule;
+    uint64_t bytes, count, first_time_ns, last_time_ns;
+};
+
+struct diff_result {
+    struct mtable t;     /* rows: shown first nshown after sorting */
+    bool same_process;   /* first and last: same pid and start time */
+    struct newgroup *fresh;
+    size_t nfresh, nfresh_shown;
+    uint64_t fresh_bytes, fresh_count;
+};
+
+struct merge_snap {
+    uint64_t live_bytes, live_count, leaked_bytes, leaked_count;
+    uint64_t peak_bytes; /* the largest device peak */
+    int32_t peak_device;
+    uint64_t peak_time_ns;
+};
+
+struct merge_result {
+    struct merge_snap *snaps;
+    struct mtable t; /* rows present in only some snapshots, shown first */
+    size_t largest;  /* snapshot with the largest peak */
+};
+
+int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
+               struct diff_result *out);
+void diff_free(struct diff_result *d);
+int merge_build(struct msnap *m, size_t n, const struct analyze_opts *o,
+                struct merge_result *out);
+void merge_free(struct merge_result *r);
+
+#endif

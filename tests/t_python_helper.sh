@@ -1,0 +1,21 @@
+# tools/gpuleak_memory.py, the torch.cuda.memory look-alike: with the
+# library preloaded it records history, annotates and dumps a snapshot whose
+# live set is exact; without it, it warns once and does nothing.
+source "$ROOT/tests/lib.sh"
+export GPULEAK_PYTHON_DIR=$ROOT/tools FAKECUDA_RT=$FAKECUDA/libcudart.so.13
+traced python3 "$ROOT/tests/programs/py_alloc.py" >out.txt 2>err.txt || fail "python failed: $(cat err.txt)"
+expect_eq "$(cat out.txt)" "available True
+history True
+dumped mid.snap" "helper results"
+"$REPORT" --json mid.snap >mid.json
+check_json mid.json <<'PY'
+eq(d["snapshot"]["reason"], "request", "reason")
+eq(sum(l["bytes"] for l in leaks), 3 * 4096, "live bytes")
+eq(sum(l["count"] for l in leaks), 3, "live count")
+PY
+# Without the library: one warning, no snapshot, nothing else changes.
+python3 "$ROOT/tests/programs/py_alloc.py" >out2.txt 2>err2.txt || fail "python failed without gpuleak"
+expect_eq "$(cat out2.txt)" "available False
+history None
+dumped None" "helper results without gpuleak"
+expect_eq "$(grep -c 'libgpuleak.so is not preloaded' err2.txt)" 1 "warnings"
