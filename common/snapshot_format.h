@@ -36,6 +36,7 @@ enum gl_record_type {
     GL_REC_POOLS = 8,   /* array: memory pools queried at snapshot time */
     GL_REC_VMM = 9,     /* array: VA reservations and mappings */
     GL_REC_LABEL = 10,  /* one annotation label (see EVENTS) */
+    GL_REC_PYFRAME = 11, /* one interned Python frame (see STACK) */
     GL_REC_END = 0xffffffffu, /* last record; nothing may follow it */
 };
 
@@ -67,6 +68,14 @@ enum gl_snap_reason {
  * API.  Every pc is a return address (a call precedes it): symbolize pc-1.
  * Stack id 0 means "no stack captured"; a STACK record never uses id 0. */
 #define GL_STACK_FIXED_SIZE 8u
+
+/* A pc whose top 32 bits are all ones is no code address (user space ends
+ * far below): it stands for the interned Python frame whose id is the low 32
+ * bits.  PYFRAME payload: u32 id, u32 line, str file, str function (the
+ * qualified name). */
+#define GL_PYFRAME_TAG 0xffffffff00000000ull
+#define GL_PYFRAME_FIXED_SIZE 8u
+static inline int gl_pc_is_pyframe(uint64_t pc) { return (pc & GL_PYFRAME_TAG) == GL_PYFRAME_TAG; }
 
 /* ALLOCS entry (56 bytes):
  *   0 u64 ptr        8 u64 size        16 u64 seq      24 u64 time_ns
@@ -121,7 +130,7 @@ enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
 #define GL_LABEL_FIXED_SIZE 4u
 
 /* Record multiplicity: PROCESS, DEVICES, PEAK, END once; MODULE, STACK,
- * LABEL once per item; ALLOCS, EVENTS, POOLS, VMM any number of times (the
+ * LABEL, PYFRAME once per item; ALLOCS, EVENTS, POOLS, VMM any number of times (the
  * reader concatenates them).  For non-array records `count` is 1 and is not
  * otherwise meaningful.  END's `records` counts every record before it,
  * unknown types included. */

@@ -12,6 +12,7 @@ struct gl_config gl_config = {
     .depth = GL_DEFAULT_DEPTH,
     .output = GL_DEFAULT_OUTPUT,
     .max_entries = GL_DEFAULT_MAX_ENTRIES,
+    .python = true,
 };
 
 bool gl_parse_long(const char *s, long min, long max, long *out)
@@ -45,6 +46,7 @@ void gl_config_load(void)
     static atomic_bool warned_depth, warned_output, warned_entries;
 
     gl_config.disabled = parse_bool("GPULEAK_DISABLE", getenv("GPULEAK_DISABLE"), false);
+    gl_config.python = parse_bool("GPULEAK_PYTHON", getenv("GPULEAK_PYTHON"), true);
 
     const char *depth = getenv("GPULEAK_DEPTH");
     long v;

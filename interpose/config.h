@@ -17,6 +17,7 @@ struct gl_config {
     int depth;                   /* GPULEAK_DEPTH: frames kept per stack */
     char output[GL_OUTPUT_MAX];  /* GPULEAK_OUTPUT: file name pattern */
     long max_entries;            /* GPULEAK_MAX_ENTRIES: history events kept */
+    bool python;                 /* GPULEAK_PYTHON: Python frames (default on) */
 };
 
 extern struct gl_config gl_config;

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "modules.h"
 #include "outfile.h"
+#include "pyframes.h"
 #include "snapshot.h"
 #include "snapshot_format.h"
 #include "track.h"
@@ -96,6 +97,7 @@ static void activate(void)
     gl_track_configure_history((size_t)gl_config.max_entries);
     pthread_atfork(prefork, postfork_parent, postfork_child);
     gl_trigger_start();
+    gl_py_detect();
     atomic_store(&active, true);
     atomic_store(&activated, true);
 }

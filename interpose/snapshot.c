@@ -15,6 +15,7 @@
 #include "log.h"
 #include "modules.h"
 #include "outfile.h"
+#include "pyframes.h"
 #include "snapshot_format.h"
 #include "track.h"
 #include "vmm.h"
@@ -285,6 +286,17 @@ static void write_events(struct writer *w, const struct gl_state_copy *c)
     }
 }
 
+static void write_pyframe(uint32_t id, uint32_t line, const char *file, size_t file_len,
+                          const char *func, size_t func_len, void *arg)
+{
+    struct writer *w = arg;
+    w_record(w, GL_REC_PYFRAME, 1, GL_PYFRAME_FIXED_SIZE + 4 + file_len + 4 + func_len);
+    w_u32(w, id);
+    w_u32(w, line);
+    w_str(w, file, file_len);
+    w_str(w, func, func_len);
+}
+
 static void write_vmm(struct writer *w)
 {
     size_t n;
@@ -431,6 +443,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         w_u32(w, 0);
         write_process(w, reason, flags, index, snap_unix, snap_mono);
         write_modules(w, &mods);
+        gl_py_for_each(write_pyframe, w);
         write_stacks(w, &copy);
         write_allocs(w, &copy);
         write_devices(w, &copy, mem);

@@ -7,6 +7,7 @@
 #include <libunwind.h>
 
 #include "internal.h"
+#include "pyframes.h"
 
 __thread bool gl_ut_oom __attribute__((tls_model("initial-exec")));
 
@@ -19,6 +20,38 @@ static pthread_mutex_t stacks_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gl_stack *stacks_by_pcs; /* uthash head */
 static struct gl_stack *stacks_newest;
 static uint32_t stacks_count;
+
+/* Replaces the interpreter's own native frames (the C code that runs Python)
+ * with the Python frames they were running: native frames of the code called
+ * from Python come first, then the Python stack, innermost first, then
+ * whatever native frames lie beyond the interpreter (an embedding program's
+ * main).  See docs/python-frames.md. */
+static void merge_python(struct gl_capture *cap)
+{
+    uintptr_t py[GL_MAX_DEPTH];
+    size_t npy = gl_py_capture(py, GL_MAX_DEPTH);
+    if (npy == 0)
+        return;
+    uint32_t first = cap->depth, last = 0;
+    for (uint32_t i = 0; i < cap->depth; i++) {
+        if (gl_py_is_interpreter_pc(cap->pcs[i])) {
+            if (first == cap->depth)
+                first = i;
+            last = i + 1;
+        }
+    }
+    if (first == cap->depth)
+        last = cap->depth; /* the walk stopped before the interpreter */
+    uintptr_t tail[GL_MAX_DEPTH];
+    uint32_t ntail = cap->depth - last;
+    memcpy(tail, cap->pcs + last, ntail * sizeof *tail);
+    uint32_t n = first;
+    for (size_t i = 0; i < npy && n < GL_MAX_DEPTH; i++)
+        cap->pcs[n++] = py[i];
+    for (uint32_t i = 0; i < ntail && n < GL_MAX_DEPTH; i++)
+        cap->pcs[n++] = tail[i];
+    cap->depth = n;
+}
 
 void gl_stack_capture(struct gl_capture *cap)
 {
@@ -40,6 +73,9 @@ void gl_stack_capture(struct gl_capture *cap)
     for (int i = 0; i < keep; i++)
         cap->pcs[i] = (uintptr_t)raw[skip + i];
     cap->depth = (uint32_t)keep;
+    if (gl_config.python)
+        merge_python(cap);
+    keep = (int)cap->depth;
     if (keep > 0)
         HASH_VALUE(cap->pcs, (unsigned)keep * sizeof(uintptr_t), cap->hash);
 }

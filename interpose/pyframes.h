@@ -1,0 +1,40 @@
+/* Python frames for allocations made from Python.
+ *
+ * When the process runs CPython (3.10 to 3.13), each captured stack gets the
+ * calling thread's Python frames (file, line, function), merged into the
+ * native stack where the interpreter's own frames are, so a stack reads
+ * "user code -> framework -> CUDA".  Why and how this is safe without the GIL
+ * is explained in docs/python-frames.md; in short, a thread only ever reads
+ * its own frame chain, which nothing else can change while the thread is
+ * inside our hook, and never calls into the interpreter except for the pure
+ * PyCode_Addr2Line.  GPULEAK_PYTHON=0 turns it off.
+ *
+ * A Python frame is interned once (by content) and appears in a stack as a
+ * tagged pseudo program counter: GL_PYFRAME_TAG | id. */
+#ifndef GL_PYFRAMES_H
+#define GL_PYFRAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapshot_format.h"
+
+/* Looks for a supported interpreter in the process (cheap when called again:
+ * it re-checks at most once a second until one is found). */
+void gl_py_detect(void);
+
+/* True if pc lies in the interpreter's code (libpython, or the python
+ * executable when libpython is linked in). */
+bool gl_py_is_interpreter_pc(uintptr_t pc);
+
+/* The calling thread's Python frames, innermost first, as tagged pseudo-pcs.
+ * Returns how many were stored (0: not Python, or not a Python thread). */
+size_t gl_py_capture(uintptr_t *out, size_t max);
+
+/* Interned frames, for the snapshot: calls fn for each. */
+void gl_py_for_each(void (*fn)(uint32_t id, uint32_t line, const char *file, size_t file_len,
+                               const char *func, size_t func_len, void *arg),
+                    void *arg);
+
+#endif
