@@ -10,6 +10,9 @@
 #   make            build the library, reporter, launcher, fakecuda, tests
 #   make deps       install the Debian packages the build needs (idempotent)
 #   make test       build and run every test (no install step)
+#   make bench      install heaptrack if missing, build, run the benchmark
+#                   (under 10 min; table on stdout, $(BUILD)/bench/bench.json;
+#                   docs/performance.md).  Not part of test or check.
 #   make install PREFIX=/usr/local
 #   make SAN=asan BUILD=build-asan test   sanitizer builds (asan|tsan)
 
@@ -32,7 +35,7 @@ CPPFLAGS_COMMON = -Icommon -D_GNU_SOURCE
 # pointers, no inlining, against the real CUDA headers.
 PROG_CFLAGS = -std=gnu11 -O0 -g -fno-omit-frame-pointer -fno-inline $(WARN) $(SAN_FLAGS) $(CUDA_INC)
 
-.PHONY: all deps test check demo install clean check-cuda
+.PHONY: all deps test check demo install clean check-cuda bench
 all:
 
 # demo and check start with the install step, then build in a second make, so
@@ -47,6 +50,12 @@ check:
 	$(MAKE) all
 	scripts/check.sh
 
+bench:
+	scripts/install-deps.sh
+	scripts/bench.sh --setup
+	$(MAKE) bench-build
+	scripts/bench.sh $(BUILD)
+
 test: all
 	BUILD=$(BUILD) tests/run.sh
 
@@ -57,6 +66,13 @@ check-cuda:
 deps:
 	scripts/install-deps.sh
 
+# Which sanitizer this build tree has (read by tests/lib.sh); rewritten only
+# when it changes.
+all: $(BUILD)/.san
+.PHONY: san-marker
+$(BUILD)/.san: san-marker
+	@mkdir -p $(@D); [ -f $@ ] && [ "$$(cat $@)" = "$(SAN)" ] || echo "$(SAN)" >$@
+
 $(BUILD)/.cuda-ok: | check-cuda
 	@mkdir -p $(@D) && touch $@
 
@@ -65,6 +81,7 @@ include report/module.mk
 include tools/fakecuda/module.mk
 include tools/module.mk
 include tests/module.mk
+include tests/bench/module.mk
 
 clean:
 	rm -rf build build-asan build-tsan

@@ -1,8 +1,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "history.h"
 #include "log.h"
@@ -26,6 +28,29 @@ bool gl_parse_long(const char *s, long min, long max, long *out)
         return false;
     *out = v;
     return true;
+}
+
+int gl_parse_signal(const char *s)
+{
+    if (s == NULL || *s == '\0')
+        return SIGUSR1;
+    if (!strcasecmp(s, "none") || !strcmp(s, "0"))
+        return 0;
+    long v;
+    if (gl_parse_long(s, 1, SIGRTMAX, &v))
+        return (int)v;
+    if (!strncasecmp(s, "SIG", 3))
+        s += 3;
+    static const struct { const char *name; int sig; } names[] = {
+        {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}, {"PWR", SIGPWR},
+        {"WINCH", SIGWINCH}, {"URG", SIGURG},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcasecmp(s, names[i].name))
+            return names[i].sig;
+    if (!strncasecmp(s, "RTMIN+", 6) && gl_parse_long(s + 6, 0, SIGRTMAX - SIGRTMIN, &v))
+        return SIGRTMIN + (int)v;
+    return -1;
 }
 
 static bool parse_bool(const char *name, const char *s, bool dflt)

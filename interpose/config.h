@@ -27,4 +27,8 @@ void gl_config_load(void);
 /* Parses a decimal integer in [min,max]; false on anything else. */
 bool gl_parse_long(const char *s, long min, long max, long *out);
 
+/* GPULEAK_SIGNAL: NULL or "" -> SIGUSR1, "none"/"0" -> 0, a number 1..SIGRTMAX,
+ * a name (USR1, SIGUSR2, HUP, PWR, WINCH, URG, RTMIN+n); -1 for anything else. */
+int gl_parse_signal(const char *s);
+
 #endif

@@ -76,6 +76,7 @@ static void postfork_child(void)
     gl_snapshot_postfork_child();
     gl_trigger_postfork_child();
     gl_vmm_postfork_child();
+    gl_py_postfork_child();
     atomic_store(&final_done, false);
 }
 

@@ -248,3 +248,9 @@ size_t gl_py_capture(uintptr_t *out, size_t max)
     }
     return n;
 }
+
+void gl_py_postfork_child(void)
+{
+    /* Interned frames stay valid (they are the same text in the child). */
+    pthread_mutex_init(&frames_lock, NULL);
+}

@@ -37,4 +37,7 @@ void gl_py_for_each(void (*fn)(uint32_t id, uint32_t line, const char *file, siz
                                const char *func, size_t func_len, void *arg),
                     void *arg);
 
+/* fork: the child must not inherit the intern lock held by another thread. */
+void gl_py_postfork_child(void);
+
 #endif

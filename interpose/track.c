@@ -172,6 +172,19 @@ static void history_of(const struct gl_record *r, uint16_t type, uint64_t seq, u
 }
 
 static uint64_t now_ns(void) { return gl_mono_ns() - gl_start_mono_ns; }
+
+/* The thread id, cached per thread.  gl_gettid() re-checks getpid() on every
+ * call to notice a fork, and getpid() is a system call (~100 ns, the largest
+ * fixed cost per allocation); here the fork child's only thread -- the one
+ * that forked, whose TLS this is -- clears the cache in
+ * gl_track_postfork_child() instead. */
+static GL_TLS uint32_t cached_tid;
+static uint32_t track_tid(void)
+{
+    if (cached_tid == 0)
+        cached_tid = gl_gettid();
+    return cached_tid;
+}
 static uint64_t take_seq(void) { return atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed); }
 
 /* Inserts r; a stale record with the same key (its free was never seen, e.g.
@@ -219,7 +232,7 @@ void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack)
     r->device = info->device;
     r->kind = info->kind;
     r->api = info->api;
-    r->tid = gl_gettid();
+    r->tid = track_tid();
     gate_read();
     insert(r);
     gate_unlock();
@@ -457,6 +470,7 @@ void gl_track_postfork_child(void)
                sizeof *d - offsetof(struct device, used));
         d->peak_epoch = 1;
     }
+    cached_tid = 0;
     gl_stacks_reinit_lock();
     gl_history_postfork_child();
     init_locks();

@@ -122,34 +122,11 @@ static void start_writer(void)
     }
 }
 
-static int parse_signal(const char *s)
-{
-    if (s == NULL || *s == '\0')
-        return SIGUSR1;
-    if (!strcasecmp(s, "none") || !strcmp(s, "0"))
-        return 0;
-    long v;
-    if (gl_parse_long(s, 1, SIGRTMAX, &v))
-        return (int)v;
-    if (!strncasecmp(s, "SIG", 3))
-        s += 3;
-    static const struct { const char *name; int sig; } names[] = {
-        {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}, {"PWR", SIGPWR},
-        {"WINCH", SIGWINCH}, {"URG", SIGURG},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcasecmp(s, names[i].name))
-            return names[i].sig;
-    if (!strncasecmp(s, "RTMIN+", 6) && gl_parse_long(s + 6, 0, SIGRTMAX - SIGRTMIN, &v))
-        return SIGRTMIN + (int)v;
-    return -1;
-}
-
 void gl_trigger_start(void)
 {
     static atomic_bool warned_bad, warned_taken;
     const char *env = getenv("GPULEAK_SIGNAL");
-    int sig = parse_signal(env);
+    int sig = gl_parse_signal(env);
     if (sig < 0) {
         gl_warn_once(&warned_bad, "ignoring GPULEAK_SIGNAL=%.40s: not a signal name or number; using USR1", env);
         sig = SIGUSR1;

@@ -271,7 +271,9 @@ int main(int argc, char **argv)
     };
     struct cli c = {.color = 2, .sections = SEC_ALL};
     enum mode mode = M_REPORT;
-    char **files = calloc((size_t)argc + 1, sizeof *files);
+    /* static: still reachable on the early usage-error returns */
+    static char **files;
+    files = calloc((size_t)argc + 1, sizeof *files);
     size_t nfiles = 0;
     if (!files) {
         fputs("gpuleak-report: out of memory\n", stderr);
@@ -366,6 +368,8 @@ int main(int argc, char **argv)
     char err[512];
     if (c.supp_file && supp_load_file(&sup, c.supp_file, err, sizeof err) != 0) {
         fprintf(stderr, "gpuleak-report: %s: %s\n", c.supp_file, err);
+        supp_free(&sup);
+        free(files);
         return 2;
     }
     if (!c.no_defaults)

@@ -57,3 +57,10 @@ $(BUILD)/tests/snapfuzz: $(BUILD)/obj/tests/report/snapfuzz.o $(BUILD)/obj/repor
 	$(CC) $(SNAPGEN_CFLAGS) $^ -o $@
 
 -include $(REPORT_OBJS:.o=.d) $(SNAPGEN_OBJS:.o=.d) $(BUILD)/obj/tests/report/snapfuzz.d
+
+# make bench-report: the reporter's speed on a 1M-allocation / 20k-stack /
+# 1M-event snapshot (scripts/bench-report.sh prints wall time and max RSS);
+# `make bench` runs it too, as part of scripts/bench.sh.
+.PHONY: bench-report
+bench-report: $(BUILD)/bin/gpuleak-report $(BUILD)/tests/snapgen
+	scripts/bench-report.sh $(BUILD)

@@ -362,9 +362,12 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
                 fputc(')', f);
             }
         fputs("\n    not on:", f);
+        bool first = true;
         for (size_t k = 0; k < n; k++)
-            if (!row->count[k])
-                fprintf(f, " rank %u", m[k].s.proc.rank);
+            if (!row->count[k]) {
+                fprintf(f, "%s rank %u", first ? "" : ",", m[k].s.proc.rank);
+                first = false;
+            }
         fputc('\n', f);
         put_cs(r, "    ", row->cs);
     }

@@ -8,6 +8,34 @@ REPORT=$BUILD/bin/gpuleak-report
 LAUNCHER=$BUILD/bin/gpuleak
 TPROG=$BUILD/tests
 
+# Sanitizer builds (make SAN=asan|tsan writes $BUILD/.san): the sanitizer
+# runtime must come first in LD_PRELOAD when the instrumented libgpuleak is
+# preloaded into a program that was not built with it (sh, python3, coreutils),
+# so LIBGPULEAK becomes a preload list; it is only ever used as an LD_PRELOAD
+# value.  LIBGPULEAK_SO is the file itself.
+LIBGPULEAK_SO=$LIBGPULEAK
+GL_SAN=${GL_SAN:-$(cat "$BUILD/.san" 2>/dev/null || true)}
+case $GL_SAN in
+asan)
+    LIBGPULEAK="$(${CC:-cc} -print-file-name=libasan.so):$LIBGPULEAK"
+    # Leak checking stays on for instrumented programs (gpuleak-report, test
+    # programs); see docs/reliability.md for why each option is set.
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:abort_on_error=0:exitcode=86:detect_leaks=1:suppressions=$ROOT/tests/sanitizer/asan.supp}
+    export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/tests/sanitizer/lsan.supp:print_suppressions=0}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87:suppressions=$ROOT/tests/sanitizer/ubsan.supp}
+    ;;
+tsan)
+    LIBGPULEAK="$(${CC:-cc} -print-file-name=libtsan.so):$LIBGPULEAK"
+    export TSAN_OPTIONS=${TSAN_OPTIONS:-exitcode=88:halt_on_error=1:second_deadlock_stack=1:suppressions=$ROOT/tests/sanitizer/tsan.supp}
+    ;;
+esac
+
+# skip_if COND WHY: ends this test as skipped (exit 77, counted by run.sh)
+# when COND (a shell command) succeeds, e.g. skip_if '[ "$GL_SAN" = tsan ]'.
+skip_if() { if eval "$1"; then echo "SKIP: $2"; exit 77; fi; }
+# skip_under_san WHY: skipped in sanitizer builds (the reason is printed).
+skip_under_san() { skip_if '[ -n "$GL_SAN" ]' "under $GL_SAN: $1"; }
+
 # Run a command with fakecuda's libraries first on the search path.
 fc() { LD_LIBRARY_PATH=$FAKECUDA${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$@"; }
 # Run a command under the interposer on fakecuda.

@@ -55,3 +55,15 @@ all: $(TEST_PROGS)
 $(TPROG_DIR)/driver_lifecycle: tests/programs/driver_lifecycle.c $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< -L$(FC_DIR) -lcuda
+
+# A C extension module for the Python-frames tests, built against the
+# machine's python3 headers like any extension.
+PY_INCLUDE := $(shell python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
+PY_EXT_SUFFIX := $(shell python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
+ifneq ($(PY_INCLUDE),)
+TEST_PROGS += $(TPROG_DIR)/python/gpuleak_testext$(PY_EXT_SUFFIX)
+all: $(TEST_PROGS)
+$(TPROG_DIR)/python/gpuleak_testext$(PY_EXT_SUFFIX): tests/programs/pyext.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -Wno-missing-prototypes -fPIC -shared -isystem $(PY_INCLUDE) -o $@ $< -L$(FC_DIR) -lcudart
+endif

@@ -2,7 +2,9 @@
 # Runs every test script tests/t_*.sh (or those named on the command line)
 # against the build in $BUILD (default build/).  Each script is one test: exit
 # 0 is a pass, anything else a failure; its output is shown only on failure
-# (or with VERBOSE=1).  The last line is always "N passed, N failed".
+# (or with VERBOSE=1).  Exit 77 is a skip (tests/lib.sh skip_if), shown with
+# its reason and counted.  The last line is always "N passed, N failed", with
+# ", N skipped" appended when any test was skipped.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
@@ -16,7 +18,7 @@ if [ $# -gt 0 ]; then
 else
     tests=("$ROOT"/tests/t_*.sh)
 fi
-pass=0; fail=0; failed=()
+pass=0; fail=0; skip=0; failed=()
 for t in "${tests[@]}"; do
     name=$(basename "$t" .sh)
     work=$(mktemp -d "${TMPDIR:-/tmp}/gpuleak-test.XXXXXX")
@@ -28,6 +30,10 @@ for t in "${tests[@]}"; do
         pass=$((pass + 1)); printf 'PASS %-40s %6d ms\n' "$name" "$ms"
         [ "${VERBOSE:-0}" = 1 ] && sed 's/^/    /' "$work/.log"
         rm -rf "$work"
+    elif [ $rc -eq 77 ]; then
+        skip=$((skip + 1))
+        printf 'SKIP %-40s %6d ms (%s)\n' "$name" "$ms" "$(grep -m1 '^SKIP: ' "$work/.log" | cut -c7-)"
+        rm -rf "$work"
     else
         fail=$((fail + 1)); failed+=("$name")
         [ $rc -eq 124 ] && why="timed out after ${TIMEOUT}s" || why="exit $rc"
@@ -37,5 +43,5 @@ for t in "${tests[@]}"; do
     fi
 done
 [ $fail -gt 0 ] && echo "failed: ${failed[*]}"
-echo "$pass passed, $fail failed"
+if [ $skip -gt 0 ]; then echo "$pass passed, $fail failed, $skip skipped"; else echo "$pass passed, $fail failed"; fi
 [ $fail -eq 0 ]

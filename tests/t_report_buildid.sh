@@ -44,4 +44,15 @@ grep -q '^warning: module /nonexistent/dir/snapgen: No such file or directory' o
 sed -n '/^LEAKS$/,/^$/p' out.txt | grep -qE '^    #1 snapgen\+0x[0-9a-f]+$' || fail "missing: frame"
 "$REPORT" --json miss.snap > out.json
 expect_eq "$(jget out.json 'd["modules"][0]["status"]')" "missing" "missing status"
+
+# 4. the binary moved after the run: named in a warning, frames module+offset
+mkdir -p old new
+cp "$TPROG/snapgen" old/snapgen
+old/snapgen leaks moved.snap > /dev/null
+mv old/snapgen new/snapgen
+"$REPORT" moved.snap > out.txt
+grep -q "^warning: module $PWD/old/snapgen: No such file or directory; its frames are shown as module+offset" out.txt || fail "moved warning: $(grep warning out.txt)"
+sed -n '/^LEAKS$/,/^$/p' out.txt | grep -qE '^    #0 snapgen\+0x[0-9a-f]+$' || fail "moved: frame"
+"$REPORT" --json moved.snap > out.json
+off_frames out.json || fail "moved: JSON frames"
 echo ok

@@ -1,0 +1,17 @@
+# make bench: workloads and the O(1) stand-in runtime (scripts/bench.sh,
+# docs/performance.md).  Built only by `make bench` / `make bench-build`, never
+# by `make` or `make test`.
+BENCH_DIR = $(BUILD)/bench
+BENCH_PROGS = $(BENCH_DIR)/bench_work $(BENCH_DIR)/fastcuda/libcudart.so.13
+
+.PHONY: bench-build
+bench-build: all $(BENCH_PROGS)
+
+# Like a user's program: -O0 -g, frame pointers, no inlining (PROG_CFLAGS).
+$(BENCH_DIR)/bench_work: tests/bench/bench_work.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FAKECUDA_DIR) -lcudart -lunwind -ldl -lpthread
+
+$(BENCH_DIR)/fastcuda/libcudart.so.13: tests/bench/fastcuda.c | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CUDA_INC) -fPIC -shared -Wl,-soname,libcudart.so.13 -o $@ $<

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# diff: three snapshots of one process (tests/report/snapgen_scen.inc,
+# gen_diffset).  alloc_activations grows 1 -> 2 -> 4 MiB at every step and
+# ranks first as "suspected leak (monotonic growth)"; tie_a (1 -> 3 -> 2
+# MiB) and tie_b (only in the middle) changed but not monotonically;
+# alloc_weights did not change and is not listed.  Allocations made after
+# the first snapshot and still live at the last are grouped by stack.  A
+# snapshot of another run: stacks still match, nothing is "new since".
+source "$ROOT/tests/lib.sh"
+mkdir d && "$TPROG/snapgen" diffset d
+"$REPORT" --json diff d/a.snap d/b.snap d/c.snap > d.json || fail "exit $?"
+python3 - d.json <<'PY' || fail "diff JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+MiB = 1 << 20
+assert (d["format"], d["schema_version"], d["mode"], d["same_process"]) == ("gpuleak-report", 2, "diff", True), d["mode"]
+assert [s["path"] for s in d["snapshots"]] == ["d/a.snap", "d/b.snap", "d/c.snap"]
+got = [(s["frames"][0]["function"], s["bytes"], s["count"], s["growth"], s["monotonic"], s["suspected_leak"]) for s in d["stacks"]]
+want = [("alloc_activations", [MiB, 2 * MiB, 4 * MiB], [1, 2, 3], 3 * MiB, True, True),
+        ("tie_a", [MiB, 3 * MiB, 2 * MiB], [1, 2, 2], MiB, False, False),
+        ("tie_b", [0, MiB // 2, 0], [0, 1, 0], 0, False, False)]
+assert got == want, got
+n = d["new_since_first"]
+assert (n["bytes"], n["count"]) == (4 * MiB, 3), n
+assert [(g["frames"][0]["function"], g["bytes"], g["count"]) for g in n["groups"]] == \
+    [("alloc_activations", 3 * MiB, 2), ("tie_a", MiB, 1)], n["groups"]
+PY
+"$REPORT" diff d/a.snap d/b.snap d/c.snap > d.txt
+sed -n '/^CHANGES BY STACK$/,/^$/p' d.txt > first.txt
+cat > want.txt <<'EOT'
+CHANGES BY STACK
++3,145,728 bytes (3.0 MiB): device memory on device 0, suspected leak (monotonic growth)
+    live bytes:  1,048,576 -> 2,097,152 -> 4,194,304
+    allocations: 1 -> 2 -> 3
+EOT
+head -4 first.txt | diff -u want.txt - || fail "text diff"
+grep -qx '+1,048,576 bytes (1.0 MiB): device memory on device 0' d.txt || fail "non-monotonic line"
+expect_eq "$(grep -c 'suspected leak' d.txt)" 1 "one suspected leak"
+grep -qx 'total: 4,194,304 bytes (4.0 MiB) in 3 allocations' d.txt || fail "new since first"
+# two snapshots: growth, but never "monotonic"
+"$REPORT" --json diff d/a.snap d/c.snap > two.json
+expect_eq "$(jget two.json '[(s["growth"], s["monotonic"]) for s in d["stacks"]]')" '[[3145728, false], [1048576, false]]' "two snapshots"
+# another run: stacks matched by their frames, not by pid
+"$REPORT" --json diff d/a.snap d/other.snap > o.json
+expect_eq "$(jget o.json '[d["same_process"], d["new_since_first"], [s["frames"][0]["function"] for s in d["stacks"]]]')" \
+    '[false, null, ["alloc_activations", "tie_a"]]' "other run"
+"$REPORT" diff d/a.snap d/other.snap | grep -qx 'Not applicable: the first and last snapshots come from different processes.' || fail "other run text"
+# --top limits the list
+expect_eq "$(jget <("$REPORT" --json --top 1 diff d/a.snap d/b.snap d/c.snap) 'len(d["stacks"])')" 1 "--top 1"
+# usage
+rc=0; "$REPORT" diff d/a.snap 2> err.txt || rc=$?
+expect_eq "$rc" 2 "diff with one snapshot"; expect_eq "$(wc -l < err.txt)" 1 "one line"
+rc=0; "$REPORT" diff d/a.snap nope.snap > out.txt 2> err.txt || rc=$?
+expect_eq "$rc" 2 "diff with a missing file"; grep -q '^gpuleak-report: nope.snap: cannot open' err.txt || fail "missing file message"
+[ ! -s out.txt ] || fail "output despite the error"
+echo ok
