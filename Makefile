@@ -81,10 +81,11 @@ include report/module.mk
 include tools/fakecuda/module.mk
 include tools/module.mk
 include tests/module.mk
+include tests/fuzz/module.mk
 include tests/bench/module.mk
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/doc/gpuleak

@@ -30,7 +30,7 @@ typedef void *(*dlvsym_fn)(void *, const char *, const char *);
 void *gl_libc_dlsym_ptr;
 void *gl_libc_dlvsym_ptr;
 
-static void resolve_libc(void)
+GL_NO_SANITIZE static void resolve_libc(void)
 {
     if (atomic_load_explicit((void *_Atomic *)&gl_libc_dlsym_ptr, memory_order_acquire) != NULL)
         return;
@@ -61,7 +61,7 @@ static void *decide(void *handle, const char *name, void *fn)
 /* Returns the pointer to hand back, or NULL to let the trampoline jump to
  * glibc with the original arguments. */
 void *gl_dlsym_decide(void *handle, const char *name);
-void *gl_dlsym_decide(void *handle, const char *name)
+GL_NO_SANITIZE void *gl_dlsym_decide(void *handle, const char *name)
 {
     resolve_libc();
     if (handle == RTLD_NEXT || handle == RTLD_DEFAULT || gl_hook_by_name(name) == NULL)
@@ -70,7 +70,7 @@ void *gl_dlsym_decide(void *handle, const char *name)
 }
 
 void *gl_dlvsym_decide(void *handle, const char *name, const char *version);
-void *gl_dlvsym_decide(void *handle, const char *name, const char *version)
+GL_NO_SANITIZE void *gl_dlvsym_decide(void *handle, const char *name, const char *version)
 {
     resolve_libc();
     if (handle == RTLD_NEXT || handle == RTLD_DEFAULT || gl_hook_by_name(name) == NULL ||

@@ -7,19 +7,21 @@
 
 #include "internal.h"
 
-struct query {
-    const char *name;
-    void *found;
-};
-
 /* glibc relocates the pointers in PT_DYNAMIC in place on most architectures
  * and leaves them as offsets on a few: accept both. */
-static uintptr_t dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) v)
+GL_NO_SANITIZE static uintptr_t dyn_ptr(ElfW(Addr) base, ElfW(Addr) v)
 {
-    return v < info->dlpi_addr ? info->dlpi_addr + v : v;
+    return v < base ? base + v : v;
 }
 
-static uint32_t gnu_hash(const char *s)
+GL_NO_SANITIZE static int str_eq(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
+GL_NO_SANITIZE static uint32_t gnu_hash(const char *s)
 {
     uint32_t h = 5381;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
@@ -27,12 +29,8 @@ static uint32_t gnu_hash(const char *s)
     return h;
 }
 
-static void *lookup_in(const struct dl_phdr_info *info, const char *name)
+GL_NO_SANITIZE static void *lookup_in(ElfW(Addr) base, const ElfW(Dyn) *dyn, const char *name)
 {
-    const ElfW(Dyn) *dyn = NULL;
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
     if (dyn == NULL)
         return NULL;
     const ElfW(Sym) *symtab = NULL;
@@ -41,10 +39,10 @@ static void *lookup_in(const struct dl_phdr_info *info, const char *name)
     const ElfW(Half) *versym = NULL;
     for (; dyn->d_tag != DT_NULL; dyn++) {
         switch (dyn->d_tag) {
-        case DT_SYMTAB: symtab = (const ElfW(Sym) *)dyn_ptr(info, dyn->d_un.d_ptr); break;
-        case DT_STRTAB: strtab = (const char *)dyn_ptr(info, dyn->d_un.d_ptr); break;
-        case DT_GNU_HASH: gnuhash = (const uint32_t *)dyn_ptr(info, dyn->d_un.d_ptr); break;
-        case DT_VERSYM: versym = (const ElfW(Half) *)dyn_ptr(info, dyn->d_un.d_ptr); break;
+        case DT_SYMTAB: symtab = (const ElfW(Sym) *)dyn_ptr(base, dyn->d_un.d_ptr); break;
+        case DT_STRTAB: strtab = (const char *)dyn_ptr(base, dyn->d_un.d_ptr); break;
+        case DT_GNU_HASH: gnuhash = (const uint32_t *)dyn_ptr(base, dyn->d_un.d_ptr); break;
+        case DT_VERSYM: versym = (const ElfW(Half) *)dyn_ptr(base, dyn->d_un.d_ptr); break;
         default: break;
         }
     }
@@ -66,8 +64,8 @@ static void *lookup_in(const struct dl_phdr_info *info, const char *name)
         if ((ch | 1u) == (h | 1u)) {
             const ElfW(Sym) *sym = &symtab[i];
             if (sym->st_shndx != SHN_UNDEF && sym->st_value != 0 &&
-                strcmp(strtab + sym->st_name, name) == 0) {
-                void *addr = (void *)(info->dlpi_addr + sym->st_value);
+                str_eq(strtab + sym->st_name, name)) {
+                void *addr = (void *)(base + sym->st_value);
                 /* Prefer the default version (not hidden): what a program
                  * linked today would bind to. */
                 if (versym == NULL || (versym[i] & 0x8000) == 0)
@@ -82,23 +80,22 @@ static void *lookup_in(const struct dl_phdr_info *info, const char *name)
     return fallback;
 }
 
-static int search(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    struct query *q = data;
-    if (info->dlpi_phnum > 0 && gl_is_own_address(info->dlpi_addr + info->dlpi_phdr[0].p_vaddr))
-        return 0;
-    void *addr = lookup_in(info, q->name);
-    if (addr != NULL && !gl_is_own_address((uintptr_t)addr)) {
-        q->found = addr;
-        return 1;
-    }
-    return 0;
-}
+/* Walks the dynamic linker's list of loaded objects (_r_debug, set up before
+ * any initializer runs) rather than calling dl_iterate_phdr: this runs on the
+ * dlsym trampoline's path, which another preloaded runtime (ASan's, in
+ * sanitizer builds) may enter from its own initializer, before anything, even
+ * libc's interposed functions, is ready.  So: no libc call, no
+ * instrumentation. */
+extern ElfW(Dyn) _DYNAMIC[] __attribute__((visibility("hidden")));
 
-void *gl_elf_find_symbol(const char *name)
+GL_NO_SANITIZE void *gl_elf_find_symbol(const char *name)
 {
-    struct query q = {name, NULL};
-    dl_iterate_phdr(search, &q);
-    return q.found;
+    for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next) {
+        if (l->l_ld == _DYNAMIC) /* ourselves */
+            continue;
+        void *addr = lookup_in(l->l_addr, l->l_ld, name);
+        if (addr != NULL)
+            return addr;
+    }
+    return NULL;
 }

@@ -10,6 +10,11 @@
 #include <time.h>
 
 #define GL_EXPORT __attribute__((visibility("default")))
+/* For the few functions that can run before a sanitizer runtime has set up
+ * its shadow memory (the dlsym trampoline's path, reached from the ASan/TSan
+ * runtime's own initializer in sanitizer builds): no instrumentation.  They
+ * also call no libc function.  No effect on normal builds. */
+#define GL_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
 /* initial-exec: no allocation or lock on first access, so the nesting counter
  * can be touched from any hook, even one called inside malloc or a signal
  * handler.  The library is preloaded, so static TLS is always available. */

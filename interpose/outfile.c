@@ -68,10 +68,19 @@ static bool append(char *buf, size_t size, size_t *len, const char *s)
     return true;
 }
 
+const char *gl_outfile_pattern(void) { return resolved; }
+
 /* Host names are used in file names: keep only characters that are safe in
- * one path component. */
+ * one path component, and never let one be "", "." or ".." (a host name is
+ * whatever sethostname() was given, and "%h/" must not lead upwards). */
 static void sanitize_component(char *s)
 {
+    if (*s == '\0') {
+        strcpy(s, "unknown");
+        return;
+    }
+    if (*s == '.')
+        *s = '_';
     for (; *s; s++)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
               *s == '-' || *s == '_' || *s == '.'))

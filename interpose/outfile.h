@@ -27,6 +27,9 @@ void gl_outfile_setup(const char *pattern);
  * not fit or expands to an empty file name. */
 bool gl_outfile_expand(uint64_t n, char *buf, size_t size);
 
+/* The resolved pattern (absolute unless the fallback is in use); for tests. */
+const char *gl_outfile_pattern(void);
+
 /* Rank of this process in a distributed job (RANK, LOCAL_RANK,
  * OMPI_COMM_WORLD_RANK, SLURM_PROCID), else 0. */
 uint32_t gl_rank(void);

@@ -12,9 +12,29 @@
 
 #define SHARDS 64
 
+_Static_assert(sizeof(struct gl_record) == 80, "a live record is 80 bytes");
+_Static_assert(GL_KIND_COUNT <= 256 && GL_API_COUNT <= 256, "kind and api fit in a byte");
+
+enum { GL_REC_FREE = 0, GL_REC_LIVE = 1, GL_REC_TAKEN = 2 };
+
+/* Records are carved from 64 KiB slabs (no per-record malloc header) and
+ * recycled through the shard's free list; slabs are kept for reuse.  Each
+ * shard's table chains records through ->next from a power-of-two bucket
+ * array kept between 1 and 2 records per bucket: 4 to 8 bytes per record. */
+#define SLAB_RECORDS ((65536 - 16) / sizeof(struct gl_record))
+struct slab {
+    struct slab *next;
+    size_t used; /* records carved so far */
+    struct gl_record recs[SLAB_RECORDS];
+};
+
 struct shard {
     pthread_mutex_t lock;
-    struct gl_record *head;
+    struct gl_record **buckets;
+    size_t nbuckets; /* 0 or a power of two */
+    size_t count;
+    struct gl_record *free_list;
+    struct slab *slabs; /* newest first; only the first has room left */
 } __attribute__((aligned(64))); /* one cache line each: no false sharing */
 
 /* Live bytes of one stack on one device, for the peak composition.
@@ -71,12 +91,101 @@ static void gate_read(void)
 
 static void gate_unlock(void) { pthread_rwlock_unlock(&gate); }
 
+static uint64_t key_hash(uint32_t space, uint64_t addr)
+{
+    uint64_t h = (addr ^ ((uint64_t)space << 61)) * 0x9e3779b97f4a7c15u;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9u;
+    return h ^ (h >> 32);
+}
+
 static struct shard *shard_of(uint32_t space, uint64_t addr)
 {
-    /* Device allocations are at least 512-byte aligned: drop the low bits. */
-    uint64_t h = (addr >> 9) ^ (addr >> 21) ^ ((uint64_t)space * 0x9e3779b97f4a7c15u);
-    h ^= h >> 29;
-    return &shards[h % SHARDS];
+    return &shards[key_hash(space, addr) % SHARDS];
+}
+
+/* ---- the live table (caller holds the shard's lock) ---------------------- */
+
+static struct gl_record *rec_new(struct shard *sh)
+{
+    struct gl_record *r = sh->free_list;
+    if (r != NULL) {
+        sh->free_list = r->next;
+        return r;
+    }
+    if (sh->slabs == NULL || sh->slabs->used == SLAB_RECORDS) {
+        struct slab *s = malloc(sizeof *s);
+        if (s == NULL)
+            return NULL;
+        s->used = 0;
+        s->next = sh->slabs;
+        sh->slabs = s;
+    }
+    r = &sh->slabs->recs[sh->slabs->used++];
+    return r;
+}
+
+static void rec_free(struct shard *sh, struct gl_record *r)
+{
+    r->state = GL_REC_FREE;
+    r->next = sh->free_list;
+    sh->free_list = r;
+}
+
+/* The link that points at the record for (space, addr), or at the NULL that
+ * ends its chain; NULL if the shard has no table yet. */
+static struct gl_record **table_link(struct shard *sh, uint32_t space, uint64_t addr)
+{
+    if (sh->nbuckets == 0)
+        return NULL;
+    struct gl_record **link = &sh->buckets[(key_hash(space, addr) / SHARDS) & (sh->nbuckets - 1)];
+    while (*link != NULL && ((*link)->addr != addr || (*link)->space != space))
+        link = &(*link)->next;
+    return link;
+}
+
+static void table_grow(struct shard *sh)
+{
+    size_t n = sh->nbuckets ? sh->nbuckets * 2 : 256;
+    struct gl_record **b = calloc(n, sizeof *b);
+    if (b == NULL)
+        return; /* keep the old table: longer chains, still correct */
+    for (size_t i = 0; i < sh->nbuckets; i++) {
+        struct gl_record *r = sh->buckets[i], *next;
+        for (; r != NULL; r = next) {
+            next = r->next;
+            struct gl_record **head = &b[(key_hash(r->space, r->addr) / SHARDS) & (n - 1)];
+            r->next = *head;
+            *head = r;
+        }
+    }
+    free(sh->buckets);
+    sh->buckets = b;
+    sh->nbuckets = n;
+}
+
+/* Links r (not in the table) in; false if there is no table and no memory. */
+static bool table_add(struct shard *sh, struct gl_record *r)
+{
+    if (sh->count >= 2 * sh->nbuckets)
+        table_grow(sh);
+    if (sh->nbuckets == 0)
+        return false;
+    struct gl_record **head = &sh->buckets[(key_hash(r->space, r->addr) / SHARDS) & (sh->nbuckets - 1)];
+    r->next = *head;
+    *head = r;
+    r->state = GL_REC_LIVE;
+    sh->count++;
+    return true;
+}
+
+static struct gl_record *table_unlink(struct shard *sh, struct gl_record **link)
+{
+    struct gl_record *r = *link;
+    *link = r->next;
+    r->next = NULL;
+    sh->count--;
+    return r;
 }
 
 static struct device *device_of(int32_t dev)
@@ -164,7 +273,7 @@ static void account_free(const struct gl_record *r)
 static void history_of(const struct gl_record *r, uint16_t type, uint64_t seq, uint64_t time_ns)
 {
     struct gl_event e = {
-        .seq = seq, .time_ns = time_ns, .ptr = r->key.addr, .size = r->size,
+        .seq = seq, .time_ns = time_ns, .ptr = r->addr, .size = r->size,
         .stream = r->stream, .stack_id = r->stack ? r->stack->id : 0, .device = r->device,
         .type = type, .kind = r->kind, .api = r->api,
     };
@@ -187,70 +296,58 @@ static uint32_t track_tid(void)
 }
 static uint64_t take_seq(void) { return atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed); }
 
-/* Inserts r; a stale record with the same key (its free was never seen, e.g.
- * memory released by a context teardown we do not model) is replaced. */
-static void insert(struct gl_record *r)
-{
-    struct shard *sh = shard_of(r->key.space, r->key.addr);
-    struct gl_record *old = NULL;
-    pthread_mutex_lock(&sh->lock);
-    HASH_FIND(hh, sh->head, &r->key, sizeof r->key, old);
-    if (old != NULL)
-        HASH_DEL(sh->head, old);
-    gl_ut_oom = false;
-    HASH_ADD(hh, sh->head, key, sizeof r->key, r);
-    bool added = !gl_ut_oom;
-    pthread_mutex_unlock(&sh->lock);
-    if (old != NULL) {
-        account_free(old);
-        history_of(old, GL_EV_FREE, take_seq(), r->time_ns);
-        free(old);
-    }
-    if (added) {
-        account_alloc(r, true);
-        history_of(r, GL_EV_ALLOC, r->seq, r->time_ns);
-    } else {
-        free(r);
-    }
-}
-
 void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack)
 {
-    struct gl_record *r = malloc(sizeof *r);
-    if (r == NULL)
-        return; /* out of host memory: lose this record, never the program */
-    memset(&r->key, 0, sizeof r->key);
-    r->key.addr = info->addr;
-    r->key.space = info->space;
-    r->size = info->size;
-    r->seq = take_seq();
-    r->time_ns = now_ns();
-    r->stream = info->stream;
-    r->stack = stack;
-    r->ctx = info->ctx;
-    r->owner = info->owner;
-    r->device = info->device;
-    r->kind = info->kind;
-    r->api = info->api;
-    r->tid = track_tid();
+    struct gl_record rec = {
+        .addr = info->addr, .size = info->size, .seq = take_seq(), .time_ns = now_ns(),
+        .stream = info->stream, .ctx = info->ctx, .stack = stack, .tid = track_tid(),
+        .device = info->device, .owner = info->owner, .kind = (uint8_t)info->kind,
+        .api = (uint8_t)info->api, .space = (uint8_t)info->space,
+    };
+    struct shard *sh = shard_of(info->space, info->addr);
+    struct gl_record old;
+    bool had_old = false, added = false;
     gate_read();
-    insert(r);
+    pthread_mutex_lock(&sh->lock);
+    /* A stale record with the same key (its free was never seen, e.g. memory
+     * released by a context teardown we do not model) is replaced. */
+    struct gl_record **link = table_link(sh, rec.space, rec.addr);
+    if (link != NULL && *link != NULL) {
+        struct gl_record *o = table_unlink(sh, link);
+        old = *o;
+        had_old = true;
+        rec_free(sh, o);
+    }
+    struct gl_record *r = rec_new(sh);
+    if (r != NULL) {
+        *r = rec;
+        added = table_add(sh, r);
+        if (!added)
+            rec_free(sh, r); /* out of host memory: lose this record, never the program */
+    }
+    pthread_mutex_unlock(&sh->lock);
+    if (had_old) {
+        account_free(&old);
+        history_of(&old, GL_EV_FREE, take_seq(), rec.time_ns);
+    }
+    if (added) {
+        account_alloc(&rec, true);
+        history_of(&rec, GL_EV_ALLOC, rec.seq, rec.time_ns);
+    }
     gate_unlock();
 }
 
 struct gl_record *gl_track_take(uint32_t space, uint64_t addr)
 {
-    struct gl_key key;
-    memset(&key, 0, sizeof key);
-    key.addr = addr;
-    key.space = space;
     struct shard *sh = shard_of(space, addr);
-    struct gl_record *r;
+    struct gl_record *r = NULL;
     gate_read();
     pthread_mutex_lock(&sh->lock);
-    HASH_FIND(hh, sh->head, &key, sizeof key, r);
-    if (r != NULL)
-        HASH_DEL(sh->head, r);
+    struct gl_record **link = table_link(sh, space, addr);
+    if (link != NULL && *link != NULL) {
+        r = table_unlink(sh, link);
+        r->state = GL_REC_TAKEN; /* off the table, its slot still ours */
+    }
     pthread_mutex_unlock(&sh->lock);
     if (r != NULL) {
         account_free(r);
@@ -260,16 +357,25 @@ struct gl_record *gl_track_take(uint32_t space, uint64_t addr)
     return r;
 }
 
-void gl_track_release(struct gl_record *r) { free(r); }
+/* Without the gate: only the free list changes, which a snapshot never
+ * reads, and the slot stays TAKEN (so not LIVE) until it is reused. */
+void gl_track_release(struct gl_record *r)
+{
+    struct shard *sh = shard_of(r->space, r->addr);
+    pthread_mutex_lock(&sh->lock);
+    r->next = sh->free_list;
+    sh->free_list = r;
+    pthread_mutex_unlock(&sh->lock);
+}
 
 void gl_track_restore(struct gl_record *r)
 {
-    struct shard *sh = shard_of(r->key.space, r->key.addr);
+    struct shard *sh = shard_of(r->space, r->addr);
     gate_read();
     pthread_mutex_lock(&sh->lock);
-    gl_ut_oom = false;
-    HASH_ADD(hh, sh->head, key, sizeof r->key, r);
-    bool added = !gl_ut_oom;
+    bool added = table_add(sh, r);
+    if (!added)
+        rec_free(sh, r);
     pthread_mutex_unlock(&sh->lock);
     if (added) {
         struct device *d = device_of(r->device);
@@ -278,8 +384,6 @@ void gl_track_restore(struct gl_record *r)
         d->free_count--; /* the free did not happen after all */
         pthread_mutex_unlock(&d->lock);
         history_of(r, GL_EV_ALLOC, take_seq(), now_ns());
-    } else {
-        free(r);
     }
     gate_unlock();
 }
@@ -335,16 +439,22 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds)
      * same records on other threads. */
     pthread_rwlock_wrlock(&gate);
     for (int i = 0; i < SHARDS; i++) {
-        struct gl_record *r, *tmp;
-        HASH_ITER(hh, shards[i].head, r, tmp) {
-            if ((owner != GL_ANY_OWNER && r->owner != owner) || r->ctx != ctx ||
-                (keep_kinds & (1u << r->kind)))
-                continue;
-            HASH_DEL(shards[i].head, r);
-            account_free(r);
-            history_of(r, GL_EV_FREE, take_seq(), now_ns());
-            free(r);
-            dropped++;
+        struct shard *sh = &shards[i];
+        for (size_t b = 0; b < sh->nbuckets; b++) {
+            struct gl_record **link = &sh->buckets[b];
+            while (*link != NULL) {
+                struct gl_record *r = *link;
+                if ((owner != GL_ANY_OWNER && r->owner != owner) || r->ctx != ctx ||
+                    (keep_kinds & (1u << r->kind))) {
+                    link = &r->next;
+                    continue;
+                }
+                table_unlink(sh, link);
+                account_free(r);
+                history_of(r, GL_EV_FREE, take_seq(), now_ns());
+                rec_free(sh, r);
+                dropped++;
+            }
         }
     }
     pthread_rwlock_unlock(&gate);
@@ -370,20 +480,27 @@ bool gl_track_copy(struct gl_state_copy *out)
         return false;
     }
 
+    /* Slabs are scanned in address order, not the hash chains: sequential
+     * memory, which is what keeps the gate's hold short (docs/performance.md). */
     size_t n = 0;
     for (int i = 0; i < SHARDS; i++) {
-        for (struct gl_record *r = shards[i].head; r != NULL && n < nallocs; r = r->hh.next) {
-            struct gl_alloc_copy *a = &out->allocs[n++];
-            a->ptr = r->key.addr;
-            a->size = r->size;
-            a->seq = r->seq;
-            a->time_ns = r->time_ns;
-            a->stream = r->stream;
-            a->stack_id = r->stack ? r->stack->id : 0;
-            a->device = r->device;
-            a->kind = r->kind;
-            a->api = r->api;
-            a->tid = r->tid;
+        for (const struct slab *sl = shards[i].slabs; sl != NULL; sl = sl->next) {
+            for (size_t k = 0; k < sl->used && n < nallocs; k++) {
+                const struct gl_record *r = &sl->recs[k];
+                if (r->state != GL_REC_LIVE)
+                    continue;
+                struct gl_alloc_copy *a = &out->allocs[n++];
+                a->ptr = r->addr;
+                a->size = r->size;
+                a->seq = r->seq;
+                a->time_ns = r->time_ns;
+                a->stream = r->stream;
+                a->stack_id = r->stack ? r->stack->id : 0;
+                a->device = r->device;
+                a->kind = r->kind;
+                a->api = r->api;
+                a->tid = r->tid;
+            }
         }
     }
     out->nallocs = n;
@@ -439,12 +556,17 @@ void gl_track_prefork(void)
 {
     pthread_once(&gate_once, init_locks);
     pthread_rwlock_wrlock(&gate);
+    /* gl_track_release takes a shard lock without the gate. */
+    for (int i = 0; i < SHARDS; i++)
+        pthread_mutex_lock(&shards[i].lock);
     gl_stacks_lock();
 }
 
 void gl_track_postfork_parent(void)
 {
     gl_stacks_unlock();
+    for (int i = SHARDS - 1; i >= 0; i--)
+        pthread_mutex_unlock(&shards[i].lock);
     pthread_rwlock_unlock(&gate);
 }
 
@@ -453,11 +575,16 @@ void gl_track_postfork_child(void)
     /* Only this thread exists now, so nothing else can touch the tables
      * while they are emptied.  The parent's device memory is not ours. */
     for (int i = 0; i < SHARDS; i++) {
-        struct gl_record *r, *tmp;
-        HASH_ITER(hh, shards[i].head, r, tmp) {
-            HASH_DEL(shards[i].head, r);
-            free(r);
+        struct shard *sh = &shards[i];
+        for (struct slab *sl = sh->slabs, *next; sl != NULL; sl = next) {
+            next = sl->next;
+            free(sl);
         }
+        free(sh->buckets);
+        sh->slabs = NULL;
+        sh->buckets = NULL;
+        sh->nbuckets = sh->count = 0;
+        sh->free_list = NULL;
     }
     for (int i = 0; i <= GL_MAX_DEVICES; i++) {
         struct device *d = &devices[i];

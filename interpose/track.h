@@ -24,26 +24,25 @@ enum gl_space { GL_SPACE_ADDR = 0, GL_SPACE_ARRAY = 1, GL_SPACE_VMM = 2 };
 #define GL_HOST_DEVICE (-1)
 #define GL_MAX_DEVICES 128 /* ordinals 0..127, plus the host */
 
-struct gl_key {
-    uint64_t addr;
-    uint32_t space;
-    uint32_t zero; /* keeps the key free of padding for memcmp */
-};
-
+/* One live allocation: 80 bytes, kept in slabs and chained in its shard's
+ * hash table (track.c), so a live allocation costs about 88 bytes of host
+ * memory in all (docs/performance.md).  Opaque outside track.c. */
 struct gl_record {
-    struct gl_key key;
+    uint64_t addr;
     uint64_t size;
     uint64_t seq;
     uint64_t time_ns;
     uint64_t stream;
-    struct gl_stack *stack;
     uint64_t ctx; /* owning driver context; 0: the device's primary context */
+    struct gl_stack *stack;
+    struct gl_record *next; /* hash chain, or free list */
+    uint32_t tid;
     int32_t device;
     int32_t owner; /* device whose context owns it (host memory too) */
-    uint16_t kind;
-    uint16_t api;
-    uint32_t tid;
-    UT_hash_handle hh;
+    uint8_t kind;
+    uint8_t api;
+    uint8_t space;
+    uint8_t state; /* GL_REC_FREE, GL_REC_LIVE (in the table) or GL_REC_TAKEN */
 };
 
 struct gl_alloc_info {

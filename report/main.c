@@ -49,6 +49,9 @@ static void usage(FILE *f)
           "  --list-default-suppressions\n"
           "                        print the built-in rules and exit\n"
           "  --all-frames          keep CUDA-library and gpuleak frames\n"
+          "  --native              show and group by the whole mixed stack of\n"
+          "                        allocations made from Python (default: the\n"
+          "                        Python frames only)\n"
           "  --sections LIST       comma-separated: leaks,peak,timeline,fragmentation\n"
           "                        (default: all)\n"
           "  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
@@ -261,6 +264,7 @@ int main(int argc, char **argv)
         {"no-default-suppressions", no_argument, NULL, 'N'},
         {"list-default-suppressions", no_argument, NULL, 'L'},
         {"all-frames", no_argument, NULL, 'a'},
+        {"native", no_argument, NULL, 'n'},
         {"sections", required_argument, NULL, 'S'},
         {"folded", required_argument, NULL, 'f'},
         {"color", required_argument, NULL, 'c'},
@@ -324,6 +328,7 @@ int main(int argc, char **argv)
         case 'N': c.no_defaults = true; break;
         case 'L': fputs(supp_default_text(), stdout); return 0;
         case 'a': c.so.all_frames = true; break;
+        case 'n': c.so.native = true; break;
         case 'S':
             if (parse_sections(optarg, &c.sections))
                 return bad_usage("--sections takes leaks,peak,timeline,fragmentation, not '%s'",

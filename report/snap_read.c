@@ -25,7 +25,7 @@ struct parser {
     size_t errlen;
     bool failed;
     size_t cap_modules, cap_stacks, cap_pcs, cap_allocs, cap_devices,
-        cap_peaks, cap_events, cap_pools, cap_vmms, cap_labels;
+        cap_peaks, cap_events, cap_pools, cap_vmms, cap_labels, cap_pyframes;
 };
 
 static int fail(struct parser *p, size_t off, const char *fmt, ...)
@@ -426,6 +426,52 @@ static int parse_label(struct parser *p, size_t off, size_t end)
     return 0;
 }
 
+static void free_str(struct snap_str *str);
+
+static int parse_pyframe(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (end - off < GL_PYFRAME_FIXED_SIZE)
+        return fail(p, off, "PYFRAME record too short (%zu bytes, need %u)",
+                    end - off, GL_PYFRAME_FIXED_SIZE);
+    if (grow(p, (void **)&s->pyframes, &p->cap_pyframes, s->npyframes + 1,
+             sizeof *s->pyframes, off))
+        return -1;
+    struct snap_pyframe *f = &s->pyframes[s->npyframes];
+    memset(f, 0, sizeof *f);
+    f->id = get32(p->buf + off);
+    f->line = get32(p->buf + off + 4);
+    size_t pos = off + GL_PYFRAME_FIXED_SIZE;
+    if (read_str(p, &pos, end, "Python file", &f->file))
+        return -1;
+    if (read_str(p, &pos, end, "Python function", &f->function)) {
+        free_str(&f->file);
+        return -1;
+    }
+    s->npyframes++;
+    return 0;
+}
+
+static int cmp_pyframe_id(const void *a, const void *b)
+{
+    uint32_t x = ((const struct snap_pyframe *)a)->id;
+    uint32_t y = ((const struct snap_pyframe *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+const struct snap_pyframe *snap_find_pyframe(const struct snapshot *s, uint32_t id)
+{
+    size_t lo = 0, hi = s->npyframes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->pyframes[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->npyframes && s->pyframes[lo].id == id ? &s->pyframes[lo] : NULL;
+}
+
 static int cmp_label_id(const void *a, const void *b)
 {
     uint32_t x = ((const struct snap_label *)a)->id;
@@ -476,6 +522,11 @@ static int validate(struct parser *p, size_t end_off)
     for (size_t i = 1; i < s->nstacks; i++)
         if (s->stacks[i].id == s->stacks[i - 1].id)
             return fail(p, end_off, "duplicate stack id %u", s->stacks[i].id);
+    if (s->npyframes > 1)
+        qsort(s->pyframes, s->npyframes, sizeof *s->pyframes, cmp_pyframe_id);
+    for (size_t i = 1; i < s->npyframes; i++)
+        if (s->pyframes[i].id == s->pyframes[i - 1].id)
+            return fail(p, end_off, "duplicate Python frame id %u", s->pyframes[i].id);
     if (s->nlabels > 1)
         qsort(s->labels, s->nlabels, sizeof *s->labels, cmp_label_id);
     for (size_t i = 1; i < s->nlabels; i++)
@@ -558,6 +609,7 @@ static int parse(struct parser *p)
         case GL_REC_POOLS: rc = parse_pools(p, pos, body, count, length); break;
         case GL_REC_VMM: rc = parse_vmms(p, pos, body, count, length); break;
         case GL_REC_LABEL: rc = parse_label(p, body, end); break;
+        case GL_REC_PYFRAME: rc = parse_pyframe(p, body, end); break;
         case GL_REC_END: {
             if (length < GL_END_SIZE)
                 return fail(p, pos, "END record too short (%llu bytes, need %u)",
@@ -686,5 +738,10 @@ void snap_free(struct snapshot *s)
     for (size_t i = 0; i < s->nlabels; i++)
         free_str(&s->labels[i].text);
     free(s->labels);
+    for (size_t i = 0; i < s->npyframes; i++) {
+        free_str(&s->pyframes[i].file);
+        free_str(&s->pyframes[i].function);
+    }
+    free(s->pyframes);
     memset(s, 0, sizeof *s);
 }

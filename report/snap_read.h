@@ -83,6 +83,11 @@ struct snap_label {
     struct snap_str text;
 };
 
+struct snap_pyframe {
+    uint32_t id, line;
+    struct snap_str file, function;
+};
+
 struct snapshot {
     struct snap_process proc;
     struct snap_module *modules;
@@ -105,6 +110,8 @@ struct snapshot {
     size_t nvmms;
     struct snap_label *labels; /* sorted by id after a successful parse */
     size_t nlabels;
+    struct snap_pyframe *pyframes; /* sorted by id after a successful parse */
+    size_t npyframes;
     size_t unknown_records; /* skipped record types (newer writer) */
     size_t long_entries;    /* entries longer than this reader knows */
     size_t file_size;
@@ -126,6 +133,9 @@ void snap_free(struct snapshot *s);
 
 /* The stack with this id, or NULL (id 0 = no stack is always NULL). */
 const struct snap_stack *snap_find_stack(const struct snapshot *s, uint32_t id);
+
+/* The Python frame with this id (from a tagged pc), or NULL. */
+const struct snap_pyframe *snap_find_pyframe(const struct snapshot *s, uint32_t id);
 
 /* The text of annotation label id, or NULL. */
 const struct snap_label *snap_find_label(const struct snapshot *s, uint32_t id);

@@ -254,8 +254,20 @@ int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *
                 fr[n++] = &f[m];
         }
         v->rule_of[i] = sup ? supp_match(sup, fr, n, paths, s->nmodules) : -1;
-        size_t skip = 0;
-        if (!db->o.all_frames)
+        size_t skip = 0, dropped = 0;
+        /* An allocation made from Python is shown, and grouped, by its
+         * Python frames: that is the user's code (docs/python-frames.md). */
+        if (!db->o.native) {
+            size_t np = 0;
+            for (size_t m = 0; m < n; m++)
+                if (fr[m]->python)
+                    fr[np++] = fr[m];
+            if (np > 0) {
+                dropped = n - np;
+                n = np;
+            }
+        }
+        if (!db->o.all_frames && dropped == 0)
             while (skip + 1 < n && fold_is_cuda_frame(fr[skip]))
                 skip++;
         size_t keep = n - skip;
@@ -268,7 +280,7 @@ int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *
         }
         for (size_t m = 0; m < keep; m++)
             ids[m] = intern_frame(db, fr[skip + m]);
-        v->cs_of[i] = intern_cs(db, ids, keep, cut, st->depth == 0, (uint32_t)skip);
+        v->cs_of[i] = intern_cs(db, ids, keep, cut, st->depth == 0, (uint32_t)(skip + dropped));
     }
     free(fr);
     free(ids);

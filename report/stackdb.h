@@ -20,6 +20,7 @@
 
 struct sdb_opts {
     bool all_frames;      /* do not fold CUDA-library frames */
+    bool native;          /* keep native frames of stacks that have Python ones */
     unsigned group_depth; /* keep only the innermost N frames; 0 = all */
 };
 

@@ -377,8 +377,26 @@ static void resolve_in_module(struct symbolizer *sy, struct sym_module *m,
     }
 }
 
+/* A tagged pc is a Python frame recorded by the interposer: its text is in
+ * the snapshot, nothing to look up in a binary. */
+static void resolve_python(struct symbolizer *sy, uint64_t pc)
+{
+    struct sym_frame f = {.address = pc, .module_index = -1, .module = "python", .python = true};
+    const struct snap_pyframe *py = snap_find_pyframe(sy->s, (uint32_t)(pc & 0xffffffffu));
+    if (py != NULL) {
+        f.function = py->function.len ? own(sy, xstrdup(py->function.s)) : NULL;
+        f.file = py->file.len ? own(sy, xstrdup(py->file.s)) : NULL;
+        f.line = py->line;
+    }
+    push_frame(sy, &f);
+}
+
 static void resolve(struct symbolizer *sy, uint64_t pc)
 {
+    if (gl_pc_is_pyframe(pc)) {
+        resolve_python(sy, pc);
+        return;
+    }
     struct sym_frame base = {.address = pc, .module_index = -1};
     long mi = find_module(sy, pc);
     if (mi < 0) {

@@ -19,6 +19,7 @@ struct sym_frame {
     uint64_t address;     /* the pc as recorded (a return address) */
     uint64_t offset;      /* address - module load bias (0 without module) */
     bool inlined;         /* body inlined into the next frame's function */
+    bool python;          /* a Python frame (module "python", no address) */
 };
 
 enum sym_module_status {

@@ -35,5 +35,6 @@ GPULEAK_PYTHON=0 GPULEAK_OUTPUT=off.snap traced python3 "$py" paths
 check_json off.json <<'PY'
 files = [f["file"] for l in leaks for f in l["frames"] if f["file"]]
 eq([f for f in files if f.endswith(".py")], [], "Python files with GPULEAK_PYTHON=0")
-eq(len(leaks), 4, "leak groups")
+# ctypes.CDLL and PyDLL calls from the same line share one native stack.
+eq(sorted((l["bytes"], l["count"]) for l in leaks), [(3000, 1), (3000, 2), (4000, 1)], "leak groups")
 PY

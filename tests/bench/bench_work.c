@@ -110,8 +110,12 @@ static NOINLINE void one_pair(enum mode mode, int depth)
  * frames deep counting from one_pair. */
 static NOINLINE void pair_loop(struct job *j)
 {
-    /* Warm up: activation, first-call resolution, the stack's interning. */
-    for (int i = 0; i < 1000; i++)
+    /* Warm up: activation, first-call resolution, the stack's interning
+     * (BENCH_WARMUP pairs, default 1000; heaptrack needs far more before its
+     * interpreter process keeps pace: scripts/bench.sh). */
+    const char *w = getenv("BENCH_WARMUP");
+    long warm = w ? atol(w) : 1000;
+    for (long i = 0; i < warm; i++)
         one_pair(j->mode, j->depth);
     if (j->barrier)
         pthread_barrier_wait(j->barrier);

@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# make bench: what gpuleak costs, side by side with the unwinding floor and
+# heaptrack, measured in one run so that the ratios hold on a noisy machine.
+# Prints one table and writes the same figures to $BUILD/bench/bench.json.
+# Every figure is explained in docs/performance.md.
+#
+#   scripts/bench.sh --setup      install heaptrack if missing (idempotent)
+#   scripts/bench.sh [BUILD]      run everything (BUILD defaults to build)
+#
+# Knobs (environment): BENCH_RUNS (5) runs per cell, median reported;
+# BENCH_N (100000) pairs per run; BENCH_QUICK=1 for a fast smoke run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = "--setup" ]; then
+    if ! command -v heaptrack >/dev/null; then
+        echo "bench: installing heaptrack"
+        SUDO=
+        [ "$(id -u)" -eq 0 ] || SUDO=sudo
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends heaptrack >/dev/null
+    fi
+    exit 0
+fi
+
+BUILD=${1:-${BUILD:-build}}
+ROOT=$PWD
+RUNS=${BENCH_RUNS:-5}
+N=${BENCH_N:-100000}
+DEPTHS=(8 32 64 128)
+THREADS=(1 2 4 8 16)
+SNAP_SIZES=(100000 1000000)
+SNAP_STACKS=10000
+SNAP_RUNS=${BENCH_SNAP_RUNS:-3}
+MEM_N=1000000
+MEM_STACKS=100000
+if [ -n "${BENCH_QUICK:-}" ]; then
+    RUNS=${BENCH_RUNS:-3} N=${BENCH_N:-20000} SNAP_SIZES=(100000) SNAP_RUNS=1 MEM_N=100000 MEM_STACKS=10000
+fi
+
+BIN=$ROOT/$BUILD/bench/bench_work
+LIB=$ROOT/$BUILD/lib/libgpuleak.so
+REPORT=$ROOT/$BUILD/bin/gpuleak-report
+FAKECUDA=$ROOT/$BUILD/fakecuda
+FASTCUDA=$ROOT/$BUILD/bench/fastcuda
+OUT_JSON=$ROOT/$BUILD/bench/bench.json
+for f in "$BIN" "$LIB" "$REPORT" "$FASTCUDA/libcudart.so.13"; do
+    [ -e "$f" ] || { echo "bench: $f missing; run make bench" >&2; exit 1; }
+done
+HEAPTRACK=$(command -v heaptrack || true)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpuleak-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+RAW=$work/raw.txt
+: >"$RAW"
+start_s=$SECONDS
+note() { printf 'bench: [%3ds] %s\n' $((SECONDS - start_s)) "$*" >&2; }
+
+# record KEY VALUE: one measurement (several per key make min/median/max)
+record() { echo "$1 $2" >>"$RAW"; }
+# result KEY FIELD < "RESULT a=1 b=2": the field's value
+field() { sed -n "s/.*RESULT.* $2=\([^ ]*\).*/\1/p; s/.*RESULT $2=\([^ ]*\).*/\1/p" | head -1; }
+
+bare() { LD_LIBRARY_PATH=$1 "${@:2}"; }
+traced() { # LIBDIR DEPTH CMD...: under libgpuleak, snapshots into $work/snaps
+    mkdir -p "$work/snaps"
+    LD_PRELOAD=$LIB GPULEAK_OUTPUT=$work/snaps/ GPULEAK_DEPTH=$2 LD_LIBRARY_PATH=$1 "${@:3}"
+}
+
+# ---- 1. cost per tracked event ---------------------------------------------
+note "1/6 cost per event: depths ${DEPTHS[*]}, $RUNS runs of $N pairs"
+for run in $(seq "$RUNS"); do
+    for d in "${DEPTHS[@]}"; do
+        for api in cuda async; do
+            floor=floor; [ $api = async ] && floor=floor-async
+            record "pair.$api.$d.bare" "$(bare "$FAKECUDA" "$BIN" pairs $api "$d" "$N" | field - ns_per_pair)"
+            record "pair.$api.$d.floor" "$(bare "$FAKECUDA" "$BIN" pairs $floor "$d" "$N" | field - ns_per_pair)"
+            record "pair.$api.$d.gpuleak" "$(traced "$FAKECUDA" "$d" "$BIN" pairs $api "$d" "$N" | field - ns_per_pair)"
+        done
+        record "pair.malloc.$d.bare" "$(bare "$FAKECUDA" "$BIN" pairs malloc "$d" "$N" | field - ns_per_pair)"
+        if [ -n "$HEAPTRACK" ]; then
+            # heaptrack's interpreter process needs ~100,000 events before it
+            # keeps pace (until then the program blocks on its pipe): warm up.
+            out=$(cd "$work" && BENCH_WARMUP=100000 LD_LIBRARY_PATH=$FAKECUDA "$HEAPTRACK" -o "$work/ht.$d.$run" \
+                  "$BIN" pairs malloc "$d" "$N" 2>&1 || true)
+            record "pair.malloc.$d.heaptrack" "$(echo "$out" | field - ns_per_pair)"
+            rm -f "$work"/ht.*
+        fi
+    done
+    rm -rf "$work/snaps"
+done
+
+# ---- 2. threads ---------------------------------------------------------------
+TN=$((N / 2))
+note "2/6 threads: ${THREADS[*]} x $TN pairs each at depth 32, $RUNS runs"
+for run in $(seq "$RUNS"); do
+    for t in "${THREADS[@]}"; do
+        record "thr.$t.bare" "$(bare "$FASTCUDA" "$BIN" pairs cuda 32 "$TN" "$t" | field - pairs_per_s)"
+        record "thr.$t.gpuleak" "$(traced "$FASTCUDA" 32 "$BIN" pairs cuda 32 "$TN" "$t" | field - pairs_per_s)"
+        record "thrfc.$t.gpuleak" "$(traced "$FAKECUDA" 32 "$BIN" pairs cuda 32 "$TN" "$t" | field - pairs_per_s)"
+    done
+    rm -rf "$work/snaps"
+done
+
+# ---- 3. snapshot, 4. reporter -----------------------------------------------------
+measure_report() { # KEY SNAPSHOT [--json]
+    /usr/bin/time -f "%e %M" -o "$work/time" "$REPORT" "${@:3}" --output "$work/report.out" "$2" \
+        >/dev/null 2>"$work/report.err" || true
+    read -r secs kib <"$work/time" || true
+    record "$1.s" "$secs"
+    record "$1.mib" "$((kib / 1024))"
+    rm -f "$work/report.out"
+}
+snapshot_case() { # NAME NLIVE ENTRIES
+    local name=$1 nlive=$2 entries=$3
+    for run in $(seq "$SNAP_RUNS"); do
+        rm -rf "$work/snaps" && mkdir -p "$work/snaps"
+        out=$(LD_PRELOAD=$LIB GPULEAK_OUTPUT=$work/snaps/ GPULEAK_MAX_ENTRIES=$entries \
+              LD_LIBRARY_PATH=$FASTCUDA "$BIN" snap "$nlive" "$SNAP_STACKS" "$work/snaps")
+        for f in write_ms size blocked_max_ms quiet_max_ms signal_ms; do
+            record "snap.$name.$f" "$(echo "$out" | field - $f)"
+        done
+        measure_report "rep.$name.text" "$work/snaps/api.snap"
+        measure_report "rep.$name.json" "$work/snaps/api.snap" --json
+    done
+    rm -rf "$work/snaps"
+}
+for nlive in "${SNAP_SIZES[@]}"; do
+    note "3/6 + 4/6 snapshot and reporter: $nlive live over $SNAP_STACKS stacks, $SNAP_RUNS runs"
+    snapshot_case "$nlive" "$nlive" 65536
+done
+big=${SNAP_SIZES[-1]}
+note "3/6 + 4/6 snapshot and reporter: $big live, $big history events"
+snapshot_case "$big.hist" "$big" "$big"
+if [ -x scripts/bench-report.sh ] && [ -x "$BUILD/tests/snapgen" ] && [ -z "${BENCH_QUICK:-}" ]; then
+    note "4/6 reporter on the synthetic snapshot (scripts/bench-report.sh)"
+    scripts/bench-report.sh "$BUILD" >"$work/bench-report.txt" 2>&1 || true
+    # "text    1.23 s   456 MiB max RSS   78 MiB output"
+    while read -r name secs _ mib _; do
+        case $name in text | json) record "rep.synthetic.$name.s" "$secs"; record "rep.synthetic.$name.mib" "$mib" ;; esac
+    done <"$work/bench-report.txt"
+    head -1 "$work/bench-report.txt" | sed 's/^/bench: synthetic /' >&2
+fi
+
+# ---- 5. memory ----------------------------------------------------------------
+note "5/6 memory: $MEM_N live from one stack; $MEM_STACKS stacks"
+for run in 1 2 3; do
+    record mem.alloc.bare "$(bare "$FASTCUDA" "$BIN" mem "$MEM_N" 1 | field - rss_delta)"
+    record mem.alloc.gpuleak "$(traced "$FASTCUDA" 64 "$BIN" mem "$MEM_N" 1 | field - rss_delta)"
+    record mem.stacks.one "$(traced "$FASTCUDA" 64 "$BIN" mem "$MEM_STACKS" 1 | field - rss_delta)"
+    record mem.stacks.many "$(traced "$FASTCUDA" 64 "$BIN" mem "$MEM_STACKS" "$MEM_STACKS" | field - rss_delta)"
+done
+
+# ---- 6. Python -----------------------------------------------------------------
+PY=$(command -v python3 || true)
+if [ -n "$PY" ] && grep -q GPULEAK_PYTHON interpose/config.c 2>/dev/null; then
+    PN=$((N / 5))
+    note "6/6 Python: $PN pairs at Python depth 20, $RUNS runs"
+    for run in $(seq "$RUNS"); do
+        py=("$PY" tests/bench/bench_py.py "$FAKECUDA/libcudart.so.13" "$PN" 20)
+        record py.bare "$(bare "$FAKECUDA" "${py[@]}" | field - ns_per_pair)"
+        record py.native "$(GPULEAK_PYTHON=0 traced "$FAKECUDA" 64 "${py[@]}" | field - ns_per_pair)"
+        record py.python "$(traced "$FAKECUDA" 64 "${py[@]}" | field - ns_per_pair)"
+        rm -rf "$work/snaps"
+    done
+fi
+note "done; formatting"
+
+python3 - "$RAW" "$OUT_JSON" "$(nproc)" "$RUNS" "$N" "$MEM_N" "$MEM_STACKS" "$SNAP_STACKS" <<'PY'
+import json, statistics, sys, time
+raw, out_json, ncpu, runs, n, mem_n, mem_stacks, snap_stacks = sys.argv[1:]
+ncpu, mem_n, mem_stacks = int(ncpu), int(mem_n), int(mem_stacks)
+vals = {}
+for line in open(raw):
+    k, _, v = line.strip().partition(" ")
+    try:
+        vals.setdefault(k, []).append(float(v))
+    except ValueError:
+        pass  # a failed run records nothing usable
+
+def st(k):
+    v = vals.get(k)
+    if not v:
+        return None
+    return {"median": statistics.median(v), "min": min(v), "max": max(v), "runs": len(v)}
+
+def med(k):
+    s = st(k)
+    return s["median"] if s else None
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+def f(x, fmt="%.0f"):
+    return "-" if x is None else fmt % x
+
+def mmm(k, fmt="%.0f"):
+    s = st(k)
+    return "-" if s is None else "%s [%s..%s]" % (fmt % s["median"], fmt % s["min"], fmt % s["max"])
+
+res = {"machine": {"cpus": ncpu}, "runs": int(runs), "pairs_per_run": int(n),
+       "time": time.strftime("%Y-%m-%d %H:%M:%S"), "events": {}, "threads": {},
+       "snapshot": {}, "reporter": {}, "memory": {}, "python": None}
+lines = []
+P = lines.append
+P("gpuleak benchmark (%d CPUs; median [min..max] of %s runs; ns per alloc+free pair)" % (ncpu, runs))
+P("")
+P("1. cost per tracked event (fakecuda; floor = unw_backtrace(D) + bare pair; heaptrack: malloc/free)")
+P("%-6s %-5s %16s %18s %18s %16s %18s %8s %8s" % ("api", "depth", "bare", "floor", "gpuleak",
+  "malloc bare", "heaptrack", "gl/floor", "gl/heap"))
+for api in ("cuda", "async"):
+    for d in (8, 32, 64, 128):
+        k = "pair.%s.%d." % (api, d)
+        g, fl, ht = med(k + "gpuleak"), med(k + "floor"), med("pair.malloc.%d.heaptrack" % d)
+        P("%-6s %-5d %16s %18s %18s %16s %18s %8s %8s" % (api, d, mmm(k + "bare"), mmm(k + "floor"),
+          mmm(k + "gpuleak"), mmm("pair.malloc.%d.bare" % d), mmm("pair.malloc.%d.heaptrack" % d),
+          f(ratio(g, fl), "%.2f"), f(ratio(g, ht), "%.2f")))
+        res["events"]["%s.%d" % (api, d)] = {
+            "bare_ns": st(k + "bare"), "floor_ns": st(k + "floor"), "gpuleak_ns": st(k + "gpuleak"),
+            "malloc_bare_ns": st("pair.malloc.%d.bare" % d), "heaptrack_ns": st("pair.malloc.%d.heaptrack" % d),
+            "gpuleak_over_floor": ratio(g, fl), "gpuleak_over_heaptrack": ratio(g, ht)}
+P("   targets at depth 32: gl/floor <= 1.25, gl/heap <= 0.5")
+P("")
+P("2. threads (depth 32; lock-free stand-in runtime; fakecuda column: fakecuda's global lock included)")
+P("%-8s %14s %14s %10s %10s %14s" % ("threads", "bare pairs/s", "gpuleak pairs/s", "vs linear",
+  "vs cores", "fakecuda+gl"))
+g1 = med("thr.1.gpuleak")
+for t in (1, 2, 4, 8, 16):
+    g = med("thr.%d.gpuleak" % t)
+    lin, cores = ratio(g, (g1 or 0) * t), ratio(g, (g1 or 0) * min(t, ncpu))
+    P("%-8d %14s %14s %10s %10s %14s" % (t, f(med("thr.%d.bare" % t)), f(g), f(lin, "%.2f"),
+      f(cores, "%.2f"), f(med("thrfc.%d.gpuleak" % t))))
+    res["threads"][str(t)] = {"bare_pairs_per_s": st("thr.%d.bare" % t), "gpuleak_pairs_per_s": st("thr.%d.gpuleak" % t),
+                              "fakecuda_gpuleak_pairs_per_s": st("thrfc.%d.gpuleak" % t),
+                              "ratio_to_linear": lin, "ratio_to_linear_on_cores": cores}
+P("   target: 16 threads >= 0.7 of linear on a machine with 16 cores (this one has %d)" % ncpu)
+P("")
+P("3. snapshot (%s stacks; write = gpuleak_snapshot(); blocked = longest cudaMalloc+cudaFree of an" % snap_stacks)
+P("   allocating thread while a SIGUSR1 snapshot was taken; quiet = the same, no snapshot)")
+P("%-18s %16s %10s %18s %16s %16s" % ("live allocations", "write ms", "size MiB", "blocked ms",
+  "quiet ms", "signal->file ms"))
+names = sorted({k.split(".")[1] + ("." + k.split(".")[2] if k.split(".")[2] == "hist" else "")
+                for k in vals if k.startswith("snap.")}, key=lambda s: (float(s.split(".")[0]), s))
+for nm in names:
+    k = "snap.%s." % nm
+    size = med(k + "size")
+    label = nm.replace(".hist", " +hist")
+    P("%-18s %16s %10s %18s %16s %16s" % (label, mmm(k + "write_ms"), f(size and size / 1048576, "%.1f"),
+      mmm(k + "blocked_max_ms", "%.2f"), mmm(k + "quiet_max_ms", "%.2f"), mmm(k + "signal_ms")))
+    res["snapshot"][nm] = {x: st(k + x) for x in ("write_ms", "size", "blocked_max_ms", "quiet_max_ms", "signal_ms")}
+P("   '+hist': history ring of as many events (GPULEAK_MAX_ENTRIES), full.  targets for 1,000,000: write <= 1000 ms, blocked <= 50 ms")
+P("")
+P("4. reporter (all analyses; wall seconds and max RSS MiB)")
+P("%-26s %16s %10s %16s %10s" % ("snapshot", "text s", "text MiB", "json s", "json MiB"))
+for nm in names + (["synthetic"] if "rep.synthetic.text.s" in vals else []):
+    k = "rep.%s." % nm
+    label = {"synthetic": "1M/20k stacks/1M ev (snapgen)"}.get(nm, nm.replace(".hist", " +hist"))
+    P("%-26s %16s %10s %16s %10s" % (label, mmm(k + "text.s", "%.2f"), f(med(k + "text.mib")),
+      mmm(k + "json.s", "%.2f"), f(med(k + "json.mib"))))
+    res["reporter"][nm] = {x: st(k + x) for x in ("text.s", "text.mib", "json.s", "json.mib")}
+P("   target on 1,000,000: <= 2 s, <= 1024 MiB")
+P("")
+ab, ag = med("mem.alloc.bare"), med("mem.alloc.gpuleak")
+so, sm = med("mem.stacks.one"), med("mem.stacks.many")
+per_alloc = (ag - ab) / mem_n if ag is not None and ab is not None else None
+per_stack = (sm - so) / mem_stacks if sm is not None and so is not None else None
+P("5. memory (RSS growth)")
+P("   per live allocation: %s bytes  (%d live from one stack, minus the bare program's growth; target <= 96)" % (f(per_alloc, "%.1f"), mem_n))
+P("   per interned stack:  %s bytes  (%d allocations on %d distinct ~32-frame stacks vs on one)" % (f(per_stack, "%.1f"), mem_stacks, mem_stacks))
+res["memory"] = {"bytes_per_live_allocation": per_alloc, "bytes_per_stack": per_stack,
+                 "raw": {k: st(k) for k in ("mem.alloc.bare", "mem.alloc.gpuleak", "mem.stacks.one", "mem.stacks.many")}}
+P("")
+if "py.bare" in vals:
+    b, nat, py = med("py.bare"), med("py.native"), med("py.python")
+    P("6. Python (ctypes cudaMalloc/cudaFree at Python depth 20; ns per pair)")
+    P("   bare %s   gpuleak, native frames only %s   gpuleak with Python frames %s" % (mmm("py.bare"), mmm("py.native"), mmm("py.python")))
+    P("   cost per allocation: %s ns with Python frames, of which Python frames %s ns" % (f(py - b), f(py - nat)))
+    res["python"] = {"bare_ns": st("py.bare"), "native_only_ns": st("py.native"), "python_frames_ns": st("py.python"),
+                     "gpuleak_cost_ns": py - b, "python_frames_cost_ns": py - nat}
+else:
+    P("6. Python: not measured (no python3, or no Python-frame support in this build)")
+text = "\n".join(lines)
+print(text)
+res["table"] = text
+with open(out_json, "w") as fh:
+    json.dump(res, fh, indent=1)
+print("\n(figures also in %s; see docs/performance.md)" % out_json)
+PY

@@ -1,0 +1,1256 @@
+"""scripts/gpu-check.sh: gpuleak on real hardware (or fakecuda), one command.
+
+Builds (or takes a carried build of) gpuleak, builds real CUDA programs with
+nvcc, runs them and a PyTorch training loop under gpuleak, checks every
+report exactly, and prints one line per check, then a summary:
+
+    PASS|FAIL|SKIP  <check>  <key numbers or reason>
+    gpu-check: N passed, N failed, N skipped
+
+Standard library only (runs with the python3 that has torch).  Exit status:
+0 no check failed, 1 a check failed, 2 bad usage.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GPU_DIR = os.path.join(ROOT, "scripts", "gpu")
+PROGRAMS = os.path.join(ROOT, "tests", "programs")
+CACHE = os.path.join(ROOT, "build", "gpu-check")
+T0 = time.time()
+
+# Libraries that any glibc system has: never packed, never put on a path.
+GLIBC = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1",
+         "libresolv.so.2", "libutil.so.1", "ld-linux-x86-64.so.2", "linux-vdso.so.1"}
+
+MiB = 1024 * 1024
+# torch rounds every block to 512 bytes; gpuleak records the exact request.
+# Between steps every live tensor is a multiple of 512 bytes; at the peak a
+# few scalars (loss, its gradient) are live, each 4 bytes for gpuleak and
+# 512 for torch.
+ROUNDING_SLACK = 64 * 1024
+
+
+class Skip(Exception):
+    pass
+
+
+class Fail(Exception):
+    pass
+
+
+def fmt(n):
+    return "{:,}".format(n)
+
+
+# ---------------------------------------------------------------- checks list
+
+CUDA_CHECKS = ["rt-shared", "rt-static", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
+               "vmm", "async", "peak", "threads", "oom", "sigusr1", "kernels"]
+TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
+                "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
+ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
+
+DESCRIPTIONS = {
+    "build": "libgpuleak.so, gpuleak-report, gpuleak: carried (--prebuilt) or built with make",
+    "nvcc": "the real CUDA test programs, built with nvcc (-cudart shared/static/none)",
+    "rt-shared": "runtime_kinds.c, -cudart shared: every runtime family, exact leaks and counts",
+    "rt-static": "runtime_kinds.c, -cudart static: caught at the driver layer",
+    "drv-direct": "driver_paths.c: driver API linked directly",
+    "drv-dlsym": "driver_paths.c: dlopen(libcuda.so.1) + dlsym",
+    "drv-procaddr": "driver_paths.c: cuGetProcAddress by base name",
+    "drv-entry": "driver_paths.c: cudaGetDriverEntryPoint(ByVersion)",
+    "vmm": "driver_lifecycle.c vmm: cuMemCreate/cuMemMap lifetimes, mid-run snapshot",
+    "async": "scenarios.c leak-async: cudaMallocAsync leaks, exact site",
+    "peak": "scenarios.c peak: exact peak and its composition",
+    "threads": "churn.c: two threads allocating, exact per-thread leaks and counts",
+    "oom": "scenarios.c oom: one oversized cudaMalloc fails cleanly, OOM snapshot",
+    "sigusr1": "churn.c: `gpuleak snapshot PID` (SIGUSR1) mid-run",
+    "kernels": "scripts/gpu/kernels.cu: kernels, created pool, managed/pinned, two threads",
+    "torch-caching": "default caching allocator: gpuleak peak == torch.cuda.max_memory_reserved()",
+    "torch-uncached": "PYTORCH_NO_CUDA_MEMORY_CACHING=1: the leak, live and peak bytes",
+    "torch-async": "backend:cudaMallocAsync: the leak, peak == max_memory_allocated",
+    "torch-expandable": "expandable_segments:True: gpuleak peak == max_memory_reserved",
+    "torch-caches": "cached segments reported as held by allocator caches, not leaks",
+    "torch-sigusr1": "SIGUSR1 snapshot mid-training: valid, live == memory_reserved",
+    "torch-exit": "every traced training run wrote a valid final snapshot",
+    "torch-overhead": "time per step with and without gpuleak",
+    "torch-memviz": "--torch-snapshot loads in torch.cuda._memory_viz, same segments/peak as torch's",
+}
+
+
+# ------------------------------------------------------------------- context
+
+class Ctx:
+    def __init__(self, args):
+        self.args = args
+        self.results = []  # (status, name, detail)
+        self.mode = None
+        self.nvcc = None
+        self.cuda_home = None
+        self.lib = self.report = self.launcher = None
+        self.build_desc = ""
+        self.deps_dir = None
+        self.fakecuda = None
+        self.progs = {}
+        self.python = args.python or sys.executable
+        self.out = None
+
+    def elapsed(self):
+        return time.time() - T0
+
+    def log(self, msg):
+        line = "[%6.1fs] %s" % (self.elapsed(), msg)
+        if self.args.verbose:
+            print(line, file=sys.stderr, flush=True)
+        with open(os.path.join(self.out, "gpu-check.log"), "a") as f:
+            f.write(line + "\n")
+
+    def add(self, status, name, detail):
+        detail = " ".join(str(detail).split())
+        self.results.append((status, name, detail))
+        self.log("%s %s %s" % (status, name, detail))
+        if self.args.verbose:
+            print("%-4s  %-16s %s" % (status, name, detail), file=sys.stderr, flush=True)
+
+    def wanted(self, name):
+        if not self.args.only:
+            return True
+        for w in (x.strip() for x in self.args.only.split(",")):
+            if w == name or (w == "cuda" and name in CUDA_CHECKS) or (w == "torch" and name in TORCH_CHECKS):
+                return True
+            if w.endswith("*") and name.startswith(w[:-1]):
+                return True
+        return False
+
+
+def run(cmd, cwd=None, env=None, timeout=120, log=None):
+    """Runs cmd; returns (rc, stdout, stderr).  rc 124 on timeout."""
+    try:
+        p = subprocess.run(cmd, cwd=cwd, env=env, timeout=timeout, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        rc, out, err = p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, out, err = 124, e.stdout or b"", (e.stderr or b"") + b"\n[timed out]\n"
+    except OSError as e:
+        rc, out, err = 127, b"", str(e).encode()
+    out = out.decode("utf-8", "replace")
+    err = err.decode("utf-8", "replace")
+    if log:
+        with open(log, "w") as f:
+            f.write("$ %s\n# rc=%d\n--- stdout\n%s--- stderr\n%s" % (" ".join(map(str, cmd)), rc, out, err))
+    return rc, out, err
+
+
+def first_error(err):
+    lines = [l for l in err.splitlines() if l.strip() and "no version information available" not in l]
+    return lines[-1][:160] if lines else "(no message)"
+
+
+# ----------------------------------------------------------- environment
+
+def detect_mode(args):
+    if args.fake:
+        return "fake"
+    if args.hw:
+        return "hw"
+    if glob.glob("/dev/nvidia[0-9]*") or os.path.exists("/dev/nvidiactl"):
+        return "hw"
+    return "fake"
+
+
+def find_nvcc():
+    cands = []
+    if os.environ.get("CUDA_HOME"):
+        cands.append(os.path.join(os.environ["CUDA_HOME"], "bin", "nvcc"))
+    cands.append("/usr/local/cuda/bin/nvcc")
+    w = shutil.which("nvcc")
+    if w:
+        cands.append(w)
+    cands += sorted(glob.glob("/usr/local/cuda-*/bin/nvcc"), reverse=True)
+    for c in cands:
+        if os.access(c, os.X_OK):
+            real = os.path.realpath(c)
+            return real, os.path.dirname(os.path.dirname(real))
+    return None, None
+
+
+def ldd_missing(path, extra_dirs=()):
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    if extra_dirs:
+        env["LD_LIBRARY_PATH"] = ":".join(extra_dirs)
+    else:
+        env.pop("LD_LIBRARY_PATH", None)
+    rc, out, err = run(["ldd", path], env=env, timeout=30)
+    return [l.split()[0] for l in out.splitlines() if "not found" in l]
+
+
+def ldd_deps(path):
+    """(name, path) of every shared library path needs, glibc excluded."""
+    rc, out, _ = run(["ldd", path], timeout=30)
+    deps = []
+    for l in out.splitlines():
+        m = re.match(r"\s*(\S+)\s+=>\s+(/\S+)", l)
+        if m and m.group(1) not in GLIBC:
+            deps.append((m.group(1), m.group(2)))
+    return deps
+
+
+def layout(d):
+    """The three artefacts of a build or pack directory."""
+    return (os.path.join(d, "lib", "libgpuleak.so"), os.path.join(d, "bin", "gpuleak-report"),
+            os.path.join(d, "bin", "gpuleak"))
+
+
+def try_build_dir(ctx, d, what):
+    """Uses the build in d if it works on this machine; returns None or why not."""
+    lib, rep, launcher = layout(d)
+    for f in (lib, rep, launcher):
+        if not os.path.exists(f):
+            return "%s missing" % os.path.relpath(f, d)
+    # Only the libraries this machine lacks come from the carried deps/.
+    deps_src = os.path.join(d, "deps")
+    missing = sorted(set(ldd_missing(lib) + ldd_missing(rep)))
+    deps_dir = None
+    if missing:
+        deps_dir = os.path.join(ctx.out, "deps")
+        os.makedirs(deps_dir, exist_ok=True)
+        for name in missing:
+            src = os.path.join(deps_src, name)
+            if not os.path.exists(src):
+                return "this machine lacks %s and %s does not carry it" % (name, what)
+            dst = os.path.join(deps_dir, name)
+            if not os.path.exists(dst):
+                os.symlink(os.path.abspath(src), dst)
+        still = ldd_missing(lib, [deps_dir]) + ldd_missing(rep, [deps_dir])
+        if still:
+            return "still missing: " + " ".join(sorted(set(still)))
+    env = dict(os.environ)
+    if deps_dir:
+        env["LD_LIBRARY_PATH"] = deps_dir
+    rc, out, err = run([rep, "--version"], env=env, timeout=30)
+    if rc != 0:
+        return "gpuleak-report does not run here: " + first_error(err)
+    env["LD_PRELOAD"] = os.path.abspath(lib)
+    rc, out, err = run([sys.executable, "-c",
+                        "import ctypes; ctypes.CDLL(None).gpuleak_snapshot; print('loaded')"],
+                       env=env, timeout=60)
+    if rc != 0 or "loaded" not in out:
+        return "libgpuleak.so does not load here: " + first_error(err)
+    ctx.lib, ctx.report, ctx.launcher = (os.path.abspath(x) for x in (lib, rep, launcher))
+    ctx.deps_dir = deps_dir
+    fc = os.path.join(d, "fakecuda")
+    if os.path.exists(os.path.join(fc, "libcuda.so.1")):
+        ctx.fakecuda = os.path.abspath(fc)
+    ctx.build_desc = "%s %s%s" % (what, os.path.relpath(d, ROOT) if d.startswith(ROOT) else d,
+                                  " (carried here: %s)" % " ".join(missing) if missing else "")
+    return None
+
+
+def make_build(ctx):
+    bdir = os.path.join("build", "gpu-check", "make")
+    targets = [os.path.join(bdir, t) for t in ("lib/libgpuleak.so", "bin/gpuleak-report", "bin/gpuleak")]
+    if ctx.mode == "fake":
+        targets += [os.path.join(bdir, "fakecuda", t) for t in ("libcudart.so", "libcuda.so", "libcuda.so.1")]
+    cmd = ["make", "-j%d" % ctx.args.jobs, "BUILD=" + bdir] + targets
+    if ctx.cuda_home:
+        cmd.append("CUDA_HOME=" + ctx.cuda_home)
+    t = time.time()
+    rc, out, err = run(cmd, cwd=ROOT, timeout=300, log=os.path.join(ctx.out, "make.log"))
+    if rc != 0:
+        return "make failed (%s; see make.log)" % first_error(err)
+    why = try_build_dir(ctx, os.path.join(ROOT, bdir), "make")
+    if why is None:
+        ctx.build_desc = "make -j%d into %s (%.0f s)" % (ctx.args.jobs, bdir, time.time() - t)
+    return why
+
+
+def check_build(ctx):
+    tried = []
+    if ctx.args.prebuilt:
+        why = try_build_dir(ctx, os.path.abspath(ctx.args.prebuilt), "prebuilt")
+        if why is None:
+            return ctx.build_desc
+        tried.append("prebuilt: " + why)
+    if ctx.args.build_dir:
+        why = try_build_dir(ctx, os.path.abspath(ctx.args.build_dir), "build")
+        if why is None:
+            return ctx.build_desc
+        tried.append("build-dir: " + why)
+    why = make_build(ctx)
+    if why is None:
+        return ctx.build_desc + ("; " + "; ".join(tried) if tried else "")
+    tried.append(why)
+    raise Fail("; ".join(tried))
+
+
+# ---------------------------------------------------------------- nvcc
+
+def program_specs(ctx):
+    """name -> (source, nvcc flags)."""
+    stubs = ["-L" + os.path.join(ctx.cuda_home, "lib64", "stubs"), "-L" + os.path.join(ctx.cuda_home, "lib64")]
+    tp = lambda f: os.path.join(PROGRAMS, f)
+    return {
+        "rk_shared": (tp("runtime_kinds.c"), ["-cudart", "shared"]),
+        "rk_static": (tp("runtime_kinds.c"), ["-cudart", "static"]),
+        "driver_paths": (tp("driver_paths.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
+        "driver_lifecycle": (tp("driver_lifecycle.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-lpthread"]),
+        "scenarios": (tp("scenarios.c"), ["-cudart", "shared", "-lpthread"]),
+        "churn": (tp("churn.c"), ["-cudart", "shared", "-lpthread"]),
+        "kernels": (os.path.join(GPU_DIR, "kernels.cu"),
+                    ["-cudart", "shared", "-gencode", "arch=compute_90,code=[sm_90,compute_90]", "-lpthread"]),
+    }
+
+
+def check_nvcc(ctx):
+    if not ctx.nvcc:
+        if ctx.mode == "hw":
+            raise Fail("no nvcc found (CUDA_HOME, /usr/local/cuda, PATH)")
+        raise Skip("no nvcc found")
+    rc, out, _ = run([ctx.nvcc, "--version"], timeout=30)
+    m = re.search(r"release (\d+\.\d+)", out)
+    version = m.group(1) if m else "?"
+    pdir = os.path.join(CACHE, "progs")
+    os.makedirs(pdir, exist_ok=True)
+    common = ["-g", "-O0", "-Xcompiler", "-fno-omit-frame-pointer,-fno-inline",
+              "-Xlinker", "--enable-new-dtags", "-Xlinker", "-rpath=" + os.path.join(ctx.cuda_home, "lib64")]
+    pending, built, cached, failed = [], 0, 0, []
+    t = time.time()
+    for name, (src, flags) in program_specs(ctx).items():
+        exe = os.path.join(pdir, name)
+        cmd = [ctx.nvcc] + common + flags + ["-o", exe + ".tmp", src]
+        stamp = exe + ".cmd"
+        key = "\n".join(cmd) + "\n"
+        if (os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src)
+                and os.path.exists(stamp) and open(stamp).read() == key):
+            ctx.progs[name] = exe
+            cached += 1
+            continue
+        log = open(os.path.join(ctx.out, "nvcc-%s.log" % name), "w")
+        log.write("$ %s\n" % " ".join(cmd))
+        log.flush()
+        pending.append((name, exe, stamp, key, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), log))
+        while len([p for p in pending if p[4].poll() is None]) >= ctx.args.jobs:
+            time.sleep(0.05)
+    for name, exe, stamp, key, p, log in pending:
+        try:
+            rc = p.wait(timeout=300)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = 124
+        log.close()
+        if rc == 0:
+            os.replace(exe + ".tmp", exe)
+            with open(stamp, "w") as f:
+                f.write(key)
+            ctx.progs[name] = exe
+            built += 1
+        else:
+            failed.append(name)
+    detail = "nvcc %s: %d built, %d cached (%.0f s)" % (version, built, cached, time.time() - t)
+    if failed:
+        raise Fail(detail + "; failed: %s (see nvcc-*.log)" % " ".join(failed))
+    return detail
+
+
+# ------------------------------------------------------------ running
+
+def traced_env(ctx, output, preload=True, extra=None):
+    env = dict(os.environ)
+    paths = []
+    if ctx.mode == "fake":
+        paths.append(ctx.fakecuda)
+    if ctx.deps_dir:
+        paths.append(ctx.deps_dir)
+    if env.get("LD_LIBRARY_PATH"):
+        paths.append(env["LD_LIBRARY_PATH"])
+    if paths:
+        env["LD_LIBRARY_PATH"] = ":".join(paths)
+    env.pop("LD_PRELOAD", None)
+    for k in [k for k in env if k.startswith("GPULEAK_")]:
+        del env[k]
+    if preload:
+        env["LD_PRELOAD"] = ctx.lib
+    if output:
+        env["GPULEAK_OUTPUT"] = output
+    env.update(extra or {})
+    return env
+
+
+def check_dir(ctx, name):
+    d = os.path.join(ctx.out, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
+def prog(ctx, name):
+    if name not in ctx.progs:
+        raise Skip("%s was not built" % name)
+    return ctx.progs[name]
+
+
+def run_traced(ctx, d, tag, exe, argv, output, timeout=90, expect_rc=0):
+    """Runs exe under gpuleak in d.  On fakecuda, a program that cannot run
+    there even without gpuleak (real static runtime, kernels) is a SKIP."""
+    rc, out, err = run([exe] + argv, cwd=d, env=traced_env(ctx, output), timeout=timeout,
+                       log=os.path.join(d, tag + ".log"))
+    if rc != expect_rc:
+        if ctx.mode == "fake":
+            prc, _, perr = run([exe] + argv, cwd=d, env=traced_env(ctx, None, preload=False),
+                               timeout=timeout, log=os.path.join(d, tag + ".plain.log"))
+            if prc != expect_rc:
+                raise Skip("cannot run on fakecuda even without gpuleak (%s)" % first_error(perr))
+        raise Fail("%s exited %d under gpuleak: %s" % (tag, rc, first_error(err)))
+    return out
+
+
+def report_json(ctx, d, snap):
+    snap = os.path.join(d, snap)
+    if not os.path.exists(snap):
+        raise Fail("no snapshot %s (files: %s)" % (os.path.basename(snap), " ".join(sorted(os.listdir(d)))))
+    out = snap[:-5] + ".json" if snap.endswith(".snap") else snap + ".json"
+    env = dict(os.environ)
+    if ctx.deps_dir:
+        env["LD_LIBRARY_PATH"] = ctx.deps_dir
+    env.pop("LD_PRELOAD", None)
+    rc, _, err = run([ctx.report, "--json", "--output", out, snap], env=env, timeout=120,
+                     log=out + ".log")
+    if rc != 0:
+        raise Fail("gpuleak-report --json %s: exit %d: %s" % (os.path.basename(snap), rc, first_error(err)))
+    with open(out) as f:
+        d = json.load(f)
+    # the text report too, for people reading $OUT
+    run([ctx.report, "--output", snap[:-5] + ".txt", snap], env=env, timeout=120)
+    return d
+
+
+def fn(f):
+    name = f.get("function") or ""
+    return name.split("(")[0]
+
+
+def user_function(frames, prefix="leak_"):
+    for f in frames:
+        if fn(f).startswith(prefix):
+            return fn(f)
+    return None
+
+
+def devs(d):
+    return {x["device"]: x for x in d["devices"]}
+
+
+def site_line(path, marker):
+    with open(path) as f:
+        for i, l in enumerate(f, 1):
+            if marker in l:
+                return i
+    raise Fail("marker %r not in %s" % (marker, path))
+
+
+def frame_str(f):
+    return "%s %s:%s" % (fn(f), os.path.basename(f.get("file") or "?"), f.get("line"))
+
+
+def compare_sets(got, want, what):
+    if sorted(got) != sorted(want):
+        missing = [w for w in want if w not in got]
+        extra = [g for g in got if g not in want]
+        raise Fail("%s differ: missing %s; unexpected %s" % (what, missing, extra))
+
+
+def expect(got, want, what):
+    if got != want:
+        raise Fail("%s: got %r, expected %r" % (what, got, want))
+
+
+# ------------------------------------------------------------ CUDA checks
+
+RT_TO_DRV = {"cudaMalloc": "cuMemAlloc_v2", "cudaMallocManaged": "cuMemAllocManaged",
+             "cudaMallocPitch": "cuMemAllocPitch_v2", "cudaMallocAsync": "cuMemAllocAsync",
+             "cudaMallocFromPoolAsync": "cuMemAllocFromPoolAsync", "cudaMallocHost": "cuMemAllocHost_v2",
+             "cudaHostAlloc": "cuMemHostAlloc", "cudaHostRegister": "cuMemHostRegister_v2",
+             "cudaMallocArray": "cuArrayCreate_v2"}
+
+
+def check_runtime_kinds(ctx, how):
+    d = check_dir(ctx, "rt-" + how)
+    out = run_traced(ctx, d, "runtime_kinds", prog(ctx, "rk_" + how), ["all"], os.path.join(d, "rk.snap"))
+    m = re.search(r"pitch (\d+)", out)
+    pitch = int(m.group(1)) if m else 1024
+    r = report_json(ctx, d, "rk.snap")
+    want = [
+        ("device", 0, "cudaMalloc", 100000, 1, "leak_device"),
+        ("managed", 0, "cudaMallocManaged", 200000, 1, "leak_managed"),
+        ("device", 0, "cudaMallocPitch", pitch * 30, 1, "leak_pitch"),
+        ("pool", 0, "cudaMallocAsync", 300000, 1, "leak_async"),
+        ("pool", 0, "cudaMallocFromPoolAsync", 400000, 1, "leak_from_pool"),
+        ("host-pinned", -1, "cudaMallocHost", 500000, 1, "leak_host"),
+        ("host-pinned", -1, "cudaHostAlloc", 600000, 1, "leak_host_alloc"),
+        ("host-registered", -1, "cudaHostRegister", 700000, 1, "leak_registered"),
+        ("array", 0, "cudaMallocArray", 20000, 1, "leak_array"),
+    ]
+    got = [(l["kind"], l["device"], l["api"], l["bytes"], l["count"], user_function(l["frames"]))
+           for l in r["leaks"]]
+    note = ""
+    if how == "static":
+        # The static runtime reaches the driver itself: the API is the
+        # driver's.  Its exact name is the real runtime's choice; report
+        # where it differs from fakecuda's.
+        by_fn = {g[5]: g for g in got}
+        diffs = []
+        for w in want:
+            g = by_fn.get(w[5])
+            if g and g[2] != RT_TO_DRV[w[2]]:
+                diffs.append("%s->%s" % (w[2], g[2]))
+        got = [g[:2] + (g[2] if g[2].startswith("cu") and not g[2].startswith("cuda") else "NOT-DRIVER:" + g[2],)
+               + g[3:] for g in got]
+        want = [w[:2] + ((by_fn[w[5]][2] if w[5] in by_fn and by_fn[w[5]][2].startswith("cu")
+                          and not by_fn[w[5]][2].startswith("cuda") else RT_TO_DRV[w[2]]),) + w[3:]
+                for w in want]
+        if diffs:
+            note = "; driver API differs from fakecuda: " + ", ".join(diffs)
+    compare_sets(got, want, "leak groups")
+    dv = devs(r)
+    expect((dv[0]["alloc_count"], dv[0]["free_count"]), (11, 5), "device 0 allocs/frees")
+    expect((dv[-1]["alloc_count"], dv[-1]["free_count"]), (6, 3), "host allocs/frees")
+    expect((dv[0]["unknown_free_count"], dv[-1]["unknown_free_count"]), (0, 0), "unknown frees")
+    dev_b = sum(w[3] for w in want if w[1] == 0)
+    return "9 leak groups exact (dev0 %s B, host %s B, pitch %d); allocs/frees dev0 11/5 host 6/3%s" % (
+        fmt(dev_b), fmt(1800000), pitch, note)
+
+
+def check_driver(ctx, how):
+    d = check_dir(ctx, "drv-" + how)
+    modes = ["entry", "entry-legacy"] if how == "entry" else [how]
+    for m in modes:
+        run_traced(ctx, d, m, prog(ctx, "driver_paths"), [m], os.path.join(d, m + ".snap"))
+        r = report_json(ctx, d, m + ".snap")
+        got = [(l["kind"], l["device"], l["api"], l["bytes"], l["count"], fn(l["frames"][0]) if l["frames"] else None)
+               for l in r["leaks"]]
+        want = [
+            ("device", 0, "cuMemAlloc_v2", 110000, 1, "leak_mem_alloc"),
+            ("managed", 0, "cuMemAllocManaged", 120000, 1, "leak_managed"),
+            ("host-pinned", -1, "cuMemAllocHost_v2", 130000, 1, "leak_host"),
+            ("pool", 0, "cuMemAllocAsync", 140000, 1, "leak_async"),
+            ("array", 0, "cuArrayCreate_v2", 8000, 1, "leak_array"),
+        ]
+        compare_sets(got, want, m + ": leak groups")
+        dv = devs(r)
+        expect((dv[0]["alloc_count"], dv[0]["free_count"]), (6, 2), m + ": device 0 allocs/frees")
+    return "%s: 5 leak groups exact (378,000 B dev0, 130,000 B host), top frame leak_*; dev0 6/2" % "+".join(modes)
+
+
+def check_vmm(ctx):
+    d = check_dir(ctx, "vmm")
+    run_traced(ctx, d, "vmm", prog(ctx, "driver_lifecycle"), ["vmm"], os.path.join(d, "final.snap"))
+    r = report_json(ctx, d, "final.snap")
+    got = [(l["kind"], l["api"], l["bytes"], l["count"], fn(l["frames"][1]) if len(l["frames"]) > 1 else None)
+           for l in r["leaks"]]
+    expect(got, [("virtual", "cuMemCreate", 4 * MiB, 1, "leak_vmm")], "leaks at exit")
+    dv = devs(r)
+    expect((dv[0]["alloc_count"], dv[0]["free_count"]), (4, 3), "handles created/gone")
+    mid = report_json(ctx, d, "mid.snap")
+    expect(mid["snapshot"]["reason"], "request", "mid-run snapshot reason")
+    got = sorted((l["bytes"], fn(l["frames"][1]) if len(l["frames"]) > 1 else None) for l in mid["leaks"])
+    expect(got, [(2 * MiB, "mapped_after_release"), (4 * MiB, "leak_vmm")], "live mid-run")
+    return "leak 4 MiB cuMemCreate at leak_vmm; released-but-mapped 2 MiB live mid-run; 4 created/3 gone"
+
+
+def check_async(ctx):
+    d = check_dir(ctx, "async")
+    run_traced(ctx, d, "leak-async", prog(ctx, "scenarios"), ["leak-async"], os.path.join(d, "a.snap"))
+    r = report_json(ctx, d, "a.snap")
+    line = site_line(os.path.join(PROGRAMS, "scenarios.c"), "LEAK-SITE: leak_async")
+    expect(len(r["leaks"]), 1, "leak groups")
+    l = r["leaks"][0]
+    expect((l["bytes"], l["count"], l["kind"], l["device"], l["api"]), (196608, 3, "pool", 0, "cudaMallocAsync"), "leak")
+    expect(frame_str(l["frames"][0]), "leak_async scenarios.c:%d" % line, "top frame")
+    return "3 x 65,536 B pool (cudaMallocAsync) at leak_async scenarios.c:%d" % line
+
+
+def check_peak(ctx):
+    d = check_dir(ctx, "peak")
+    run_traced(ctx, d, "peak", prog(ctx, "scenarios"), ["peak"], os.path.join(d, "p.snap"))
+    r = report_json(ctx, d, "p.snap")
+    src = os.path.join(PROGRAMS, "scenarios.c")
+    la, lb = site_line(src, "PEAK-SITE: peak_a"), site_line(src, "PEAK-SITE: peak_b")
+    dev = devs(r)[0]
+    expect(dev["peak_bytes"], 6 * MiB, "peak bytes")
+    expect(dev["live_bytes"], 0, "live at exit")
+    comp = [(c["bytes"], c["count"], frame_str(c["frames"][0])) for c in dev["peak_composition"]]
+    expect(comp, [(4 * MiB, 1, "peak_a scenarios.c:%d" % la), (2 * MiB, 2, "peak_b scenarios.c:%d" % lb)],
+           "peak composition")
+    expect(r["leaks"], [], "leaks")
+    return "peak 6 MiB = 4 MiB peak_a + 2 x 1 MiB peak_b; no leaks"
+
+
+def check_threads(ctx):
+    d = check_dir(ctx, "threads")
+    run_traced(ctx, d, "churn", prog(ctx, "churn"), ["2", "200"], os.path.join(d, "t.snap"))
+    r = report_json(ctx, d, "t.snap")
+    got = [(l["kind"], l["api"], l["bytes"] // max(l["count"], 1), user_function(l["frames"], "leak_in_thread"))
+           for l in r["leaks"]]
+    expect(sorted(set(got)), [("device", "cudaMalloc", 1000, "leak_in_thread")], "leak groups")
+    expect((sum(l["count"] for l in r["leaks"]), sum(l["bytes"] for l in r["leaks"])), (3, 3000), "leaked count/bytes")
+    dv = devs(r)[0]
+    expect((dv["alloc_count"], dv["free_count"], dv["unknown_free_count"]), (403, 400, 0), "allocs/frees/unknown")
+    return "2 threads x 200 malloc/free; leaks 1+2 x 1,000 B at leak_in_thread; 403/400 allocs/frees"
+
+
+def check_oom(ctx):
+    d = check_dir(ctx, "oom")
+    out = run_traced(ctx, d, "oom", prog(ctx, "scenarios"), ["oom"], "gpuleak.%p.%n.snap")
+    expect(out.strip(), "oom 2", "return code of the 1 PiB cudaMalloc")
+    snaps = sorted(glob.glob(os.path.join(d, "gpuleak.*.snap")))
+    s0 = [s for s in snaps if s.endswith(".0.snap")]
+    s1 = [s for s in snaps if s.endswith(".1.snap")]
+    if not s0 or not s1:
+        raise Fail("expected an OOM snapshot (.0) and a final one (.1): %s" % [os.path.basename(s) for s in snaps])
+    o = report_json(ctx, d, os.path.basename(s0[0]))
+    expect(o["snapshot"]["reason"], "oom", "reason")
+    expect([(l["bytes"], l["count"], fn(l["frames"][0])) for l in o["leaks"]], [(MiB, 1, "leak_runtime")], "live at OOM")
+    expect(devs(o)[0]["failed_count"], 1, "failed allocations")
+    f = report_json(ctx, d, os.path.basename(s1[0]))
+    expect((f["snapshot"]["reason"], f["snapshot"]["final"]), ("exit", True), "final snapshot")
+    expect([(l["bytes"], l["count"]) for l in f["leaks"]], [(MiB, 1)], "leaks at exit")
+    dv = devs(o)[0]
+    mem = " (device %s of %s B free)" % (fmt(dv["mem_free"]), fmt(dv["mem_total"])) if dv.get("mem_total") else ""
+    return "1 PiB cudaMalloc -> 2 (no crash); OOM snapshot: 1 MiB live at leak_runtime%s" % mem
+
+
+def check_sigusr1(ctx):
+    d = check_dir(ctx, "sigusr1")
+    exe = prog(ctx, "churn")
+    os.makedirs(os.path.join(d, "snaps"))
+    env = traced_env(ctx, None, preload=False)
+    outf = open(os.path.join(d, "churn.out"), "w")
+    p = subprocess.Popen([ctx.launcher, "run", "--output", "snaps/", "--", exe, "2", "50", "8000"],
+                         cwd=d, env=env, stdout=outf, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and p.poll() is None:
+            if "ready" in open(os.path.join(d, "churn.out")).read():
+                break
+            time.sleep(0.05)
+        else:
+            raise Fail("churn never became ready (rc %s)" % p.poll())
+        rc, out, err = run([ctx.launcher, "snapshot", str(p.pid)], cwd=d, env=env, timeout=40,
+                           log=os.path.join(d, "snapshot.log"))
+        if rc != 0:
+            raise Fail("gpuleak snapshot %d: exit %d: %s" % (p.pid, rc, first_error(err)))
+        name = out.strip().splitlines()[-1] if out.strip() else ""
+        path = name if os.path.isabs(name) else os.path.join(d, name)
+        if not os.path.isfile(path):
+            raise Fail("gpuleak snapshot printed %r, which is not a file" % name)
+        r = report_json(ctx, d, os.path.relpath(path, d))
+        expect(r["snapshot"]["reason"], "signal", "reason")
+        expect(r["leak_summary"]["count"], 3, "live allocations mid-run")
+    finally:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+        outf.close()
+    return "`gpuleak snapshot PID` mid-run: reason signal, 3 live allocations (%s)" % os.path.basename(path)
+
+
+def check_kernels(ctx):
+    d = check_dir(ctx, "kernels")
+    out = run_traced(ctx, d, "kernels", prog(ctx, "kernels"), [], os.path.join(d, "k.snap"))
+    if "ok" not in out:
+        raise Fail("kernels did not print ok")
+    r = report_json(ctx, d, "k.snap")
+    got = [(l["kind"], l["device"], l["api"], l["bytes"], l["count"], user_function(l["frames"]))
+           for l in r["leaks"]]
+    want = [
+        ("device", 0, "cudaMalloc", 2 * MiB + 4096, 1, "leak_kernel_device"),
+        ("managed", 0, "cudaMallocManaged", 3 * MiB, 1, "leak_managed_touched"),
+        ("pool", 0, "cudaMallocFromPoolAsync", MiB + 512, 1, "leak_from_created_pool"),
+        ("pool", 0, "cudaMallocAsync", 512 * 1024, 1, "leak_async"),
+        ("host-pinned", -1, "cudaMallocHost", 256 * 1024, 1, "leak_pinned"),
+        ("device", 0, "cudaMalloc", 140000, 2, "leak_in_thread"),
+    ]
+    compare_sets(got, want, "leak groups")
+    dv = devs(r)
+    expect(dv[0]["unknown_free_count"], 0, "unknown frees")
+    return "6 leak groups exact after kernels, created pool, managed/pinned, 2 threads; dev0 peak %s B" % fmt(
+        dv[0]["peak_bytes"])
+
+
+# ------------------------------------------------------------ PyTorch
+
+TRAIN = os.path.join(GPU_DIR, "train_leak.py")
+TORCH_MODES = {
+    "caching": {},
+    "uncached": {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"},
+    "async": {"PYTORCH_CUDA_ALLOC_CONF": "backend:cudaMallocAsync"},
+    "expandable": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
+}
+
+
+class TorchRuns:
+    """Runs the training script once per configuration, on demand, caching
+    the results; the torch-* checks read them."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.runs = {}
+        self.probe = None
+
+    def available(self):
+        if self.probe is None:
+            if self.ctx.args.no_torch:
+                self.probe = "--no-torch"
+            else:
+                rc, out, err = run([self.ctx.python, "-c",
+                                    "import torch, sys; print(torch.__version__, torch.version.cuda, "
+                                    "torch.cuda.is_available())"],
+                                   timeout=120, log=os.path.join(self.ctx.out, "torch-probe.log"))
+                if rc != 0:
+                    self.probe = "torch not importable by %s (%s)" % (self.ctx.python, first_error(err))
+                elif not out.strip().endswith("True"):
+                    self.probe = "torch %s sees no CUDA device" % out.split()[0]
+                else:
+                    self.probe = ""
+                    self.version = out.strip()
+        if self.probe:
+            raise Skip(self.probe)
+
+    def get(self, mode, traced=True, memviz=False):
+        key = (mode, traced, memviz)
+        if key in self.runs:
+            r = self.runs[key]
+            if isinstance(r, Exception):
+                raise r
+            return r
+        self.available()
+        try:
+            r = self._run(mode, traced, memviz)
+        except (Fail, Skip) as e:
+            self.runs[key] = e
+            raise
+        self.runs[key] = r
+        return r
+
+    def _run(self, mode, traced, memviz):
+        ctx = self.ctx
+        name = "torch-%s%s%s" % ("" if traced else "base-", mode, "-memviz" if memviz else "")
+        d = check_dir(ctx, os.path.join("torch", name))
+        snaps = os.path.join(d, "snaps")
+        os.makedirs(snaps)
+        jpath = os.path.join(d, "run.json")
+        cmd = [ctx.python, TRAIN, "--steps", str(ctx.args.steps), "--json", jpath]
+        if traced:
+            cmd += ["--mid-file", os.path.join(d, "mid.json"), "--go-file", os.path.join(d, "go"),
+                    "--end-snap", os.path.join(d, "end.snap")]
+        if memviz:
+            cmd += ["--record-history", "--torch-snap", os.path.join(d, "torch.pickle")]
+        env = traced_env(ctx, snaps + "/", preload=traced, extra=TORCH_MODES[mode])
+        if ctx.mode == "fake":  # fakecuda is no place for torch
+            env["LD_LIBRARY_PATH"] = ctx.deps_dir or ""
+        log = open(os.path.join(d, "train.log"), "w")
+        log.write("$ %s\n" % " ".join(cmd))
+        log.flush()
+        ctx.log("torch run %s" % name)
+        p = subprocess.Popen(cmd, cwd=d, env=env, stdout=log, stderr=subprocess.STDOUT)
+        res = {"dir": d, "name": name, "mid_snap": None, "mid_error": None}
+        try:
+            deadline = time.time() + 150
+            if traced:
+                while time.time() < deadline and p.poll() is None and not os.path.exists(os.path.join(d, "mid.json")):
+                    time.sleep(0.02)
+                if os.path.exists(os.path.join(d, "mid.json")):
+                    rc, out, err = run([ctx.launcher, "snapshot", str(p.pid)], cwd=d,
+                                       env=traced_env(ctx, None, preload=False), timeout=40,
+                                       log=os.path.join(d, "snapshot.log"))
+                    if rc == 0 and out.strip():
+                        nm = out.strip().splitlines()[-1]
+                        res["mid_snap"] = nm if os.path.isabs(nm) else os.path.join(d, nm)
+                    else:
+                        res["mid_error"] = "gpuleak snapshot exit %d: %s" % (rc, first_error(err))
+                    open(os.path.join(d, "go"), "w").close()
+            rc = p.wait(timeout=max(5, deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            raise Fail("%s timed out (see %s)" % (name, os.path.relpath(d, ctx.out)))
+        finally:
+            log.close()
+        try:
+            res["json"] = json.load(open(jpath))
+        except (OSError, ValueError):
+            raise Fail("%s exited %d without its JSON (see train.log)" % (name, rc))
+        if rc != 0 or "error" in res["json"]:
+            raise Fail("%s exited %d: %s" % (name, rc, res["json"].get("error", "?")))
+        return res
+
+    def report(self, res, which):
+        """Parsed report of the run's 'end', 'mid' or 'exit' snapshot."""
+        key = "report_" + which
+        if key not in res:
+            d = res["dir"]
+            if which == "end":
+                path = os.path.join(d, "end.snap")
+            elif which == "mid":
+                if not res["mid_snap"]:
+                    raise Fail("no mid-run snapshot: %s" % (res["mid_error"] or "the script never paused"))
+                path = res["mid_snap"]
+            else:
+                cands = [s for s in sorted(glob.glob(os.path.join(d, "snaps", "*.snap")))
+                         if s != res["mid_snap"]]
+                if not cands:
+                    raise Fail("no final snapshot in %s" % os.path.relpath(os.path.join(d, "snaps"), self.ctx.out))
+                path = cands[-1]
+            res[key] = report_json(self.ctx, os.path.dirname(path), os.path.basename(path))
+        return res[key]
+
+
+def is_torch_frames(frames):
+    for f in frames:
+        if (f.get("module") or "").startswith("libc10_cuda") or "CUDACachingAllocator" in (f.get("function") or ""):
+            return True
+    return False
+
+
+def all_groups(r):
+    """(where, group) for every live group: leaks, allocator caches, suppressed."""
+    out = [("leaks", g) for g in r["leaks"]]
+    for key in ("allocator_caches", "suppressed"):
+        if isinstance(r.get(key), dict):
+            out += [(key, g) for g in r[key].get("groups", [])]
+    return out
+
+
+def torch_live(r, device=0):
+    """Live bytes on device in groups made by torch's allocator, and the rest."""
+    t = o = 0
+    for _, g in all_groups(r):
+        if g["device"] != device:
+            continue
+        if is_torch_frames(g["frames"]):
+            t += g["bytes"]
+        else:
+            o += g["bytes"]
+    return t, o
+
+
+def peak_split(r, device=0):
+    dev = devs(r).get(device)
+    if not dev:
+        raise Fail("no device %d in the report" % device)
+    t = sum(c["bytes"] for c in dev["peak_composition"] if is_torch_frames(c["frames"]))
+    return dev["peak_bytes"], t
+
+
+def outside(r):
+    """One line on device-0 memory not made by torch's allocator at the peak."""
+    dev = devs(r).get(0)
+    others = [c for c in dev["peak_composition"] if not is_torch_frames(c["frames"])]
+    if not others:
+        return ""
+    c = others[0]
+    where = next((frame_str(f) for f in c["frames"] if f.get("function")), "?")
+    return " (+%s B at the peak outside torch's allocator, e.g. %s)" % (fmt(sum(x["bytes"] for x in others)), where)
+
+
+def has_python_frames(*reports):
+    for r in reports:
+        for _, g in all_groups(r):
+            for f in g["frames"]:
+                if (f.get("file") or "").endswith(".py"):
+                    return True
+    return False
+
+
+def leak_groups(res, r):
+    """Groups holding the per-step leak: allocations of exactly LEAK_BYTES."""
+    each = res["json"]["leak_bytes_each"]
+    return [(w, g) for w, g in all_groups(r)
+            if g["device"] == 0 and g["count"] and g["bytes"] == g["count"] * each]
+
+
+def check_leak(res, r, what):
+    j = res["json"]
+    groups = leak_groups(res, r)
+    count = sum(g["count"] for _, g in groups)
+    nbytes = sum(g["bytes"] for _, g in groups)
+    expect((count, nbytes), (j["kept"], j["kept_bytes"]), what + ": leaked allocations of %d B (count, bytes)"
+           % j["leak_bytes_each"])
+    where = sorted(set(w for w, _ in groups))
+    if where != ["leaks"]:
+        raise Fail("%s: the leak (%d x %s B) is reported under %s, not as a leak" % (
+            what, count, fmt(j["leak_bytes_each"]), "+".join(where)))
+    line = site_line(TRAIN, "LEAK-SITE")
+    if has_python_frames(r):
+        for _, g in groups:
+            if not any(os.path.basename(f.get("file") or "") == "train_leak.py" and f.get("line") == line
+                       for f in g["frames"]):
+                raise Fail("%s: leak group without train_leak.py:%d: %s" % (
+                    what, line, [frame_str(f) for f in g["frames"][:6]]))
+        loc = "at train_leak.py:%d" % line
+    else:
+        g = groups[0][1]
+        named = [fn(f) for f in g["frames"] if f.get("function")]
+        loc = "native stack (no Python frames yet): %s" % " < ".join(named[:3])
+    return "leak %d x %s B %s, api %s" % (count, fmt(j["leak_bytes_each"]), loc, groups[0][1]["api"])
+
+
+def within_rounding(gl, torch_bytes):
+    return 0 <= torch_bytes - gl < ROUNDING_SLACK
+
+
+def check_torch_segments(ctx, tr, mode):
+    res = tr.get(mode)
+    r = tr.report(res, "end")
+    c = res["json"]["end"]["counters"]
+    peak, tpeak = peak_split(r)
+    want = c["max_reserved"]
+    if peak == want:
+        how = "gpuleak peak %s B == max_memory_reserved" % fmt(peak)
+    elif tpeak == want:
+        how = "torch's part of the gpuleak peak %s B == max_memory_reserved%s" % (fmt(tpeak), outside(r))
+    else:
+        raise Fail("gpuleak peak %s B (torch's allocator: %s B) != max_memory_reserved %s B%s" % (
+            fmt(peak), fmt(tpeak), fmt(want), outside(r)))
+    tl, other = torch_live(r)
+    expect(tl, c["reserved"], "live bytes from torch's allocator at the end vs memory_reserved")
+    return "%s; live %s B == memory_reserved (%d steps, %s)" % (how, fmt(tl), res["json"]["steps"],
+                                                                 res["json"].get("allocator_backend"))
+
+
+def check_torch_uncached(ctx, tr):
+    res = tr.get("uncached")
+    j = res["json"]
+    r = tr.report(res, "end")
+    leak = check_leak(res, r, "uncached")
+    # torch keeps no counters when caching is off; compare with its counters
+    # in the same training run with the caching allocator (same tensors).
+    ref = j
+    if j["end"]["counters"]["max_allocated"] == 0:
+        ref = tr.get("caching")["json"]
+        src = "torch's counters of the caching run (torch counts nothing uncached)"
+    else:
+        src = "torch's counters"
+    mid = tr.report(res, "mid")
+    live = devs(mid)[0]["live_bytes"]
+    want_live = ref["mid"]["counters"]["allocated"]
+    expect(live, want_live, "live bytes at step %d vs %s" % (j["mid"]["step"], src))
+    peak = devs(r)[0]["peak_bytes"]
+    tmax = ref["end"]["counters"]["max_allocated"]
+    if not within_rounding(peak, tmax):
+        raise Fail("peak %s B vs max_memory_allocated %s B (%s): more than rounding apart" % (fmt(peak), fmt(tmax), src))
+    return "%s; live mid %s B == memory_allocated; peak %s B vs max_memory_allocated %s B (-%s B rounding); ref: %s" % (
+        leak, fmt(live), fmt(peak), fmt(tmax), fmt(tmax - peak), src)
+
+
+def check_torch_async(ctx, tr):
+    res = tr.get("async")
+    j = res["json"]
+    r = tr.report(res, "end")
+    leak = check_leak(res, r, "cudaMallocAsync")
+    peak = devs(r)[0]["peak_bytes"]
+    tmax = j["end"]["counters"]["max_allocated"]
+    if not within_rounding(peak, tmax):
+        raise Fail("peak %s B vs max_memory_allocated %s B: more than rounding apart%s" % (fmt(peak), fmt(tmax), outside(r)))
+    mid = tr.report(res, "mid")
+    live = devs(mid)[0]["live_bytes"]
+    expect(live, j["mid"]["counters"]["allocated"], "live bytes mid-run vs memory_allocated")
+    return "%s; peak %s B vs max_memory_allocated %s B%s; live mid %s B == memory_allocated" % (
+        leak, fmt(peak), fmt(tmax), "" if peak == tmax else " (-%s)" % fmt(tmax - peak), fmt(live))
+
+
+def check_torch_caches(ctx, tr):
+    parts = []
+    for mode in ("caching", "expandable"):
+        res = tr.get(mode)
+        r = tr.report(res, "end")
+        if not isinstance(r.get("allocator_caches"), dict):
+            raise Skip("gpuleak-report has no allocator-cache section (no 'allocator_caches' in --json)")
+        cached = sum(g["bytes"] for g in r["allocator_caches"].get("groups", []) if g["device"] == 0)
+        leaked = sum(g["bytes"] for g in r["leaks"] if g["device"] == 0 and is_torch_frames(g["frames"]))
+        reserved = res["json"]["end"]["counters"]["reserved"]
+        if leaked or cached != reserved:
+            raise Fail("%s: %s B held by allocator caches, %s B of torch's reported as leaks; memory_reserved %s B" % (
+                mode, fmt(cached), fmt(leaked), fmt(reserved)))
+        parts.append("%s %s B == memory_reserved" % (mode, fmt(cached)))
+    return "held by allocator caches: " + ", ".join(parts) + "; 0 B of torch's segments as leaks"
+
+
+def check_torch_sigusr1(ctx, tr):
+    res = tr.get("caching")
+    j = res["json"]
+    r = tr.report(res, "mid")
+    expect(r["snapshot"]["reason"], "signal", "reason")
+    tl, other = torch_live(r)
+    expect(tl, j["mid"]["counters"]["reserved"], "live bytes of torch's allocator vs memory_reserved at step %d"
+           % j["mid"]["step"])
+    return "step %d of %d: reason signal, live %s B == memory_reserved%s" % (
+        j["mid"]["step"], j["steps"], fmt(tl), "" if not other else " (+%s B other)" % fmt(other))
+
+
+def check_torch_exit(ctx, tr):
+    n = 0
+    for mode in TORCH_MODES:
+        res = tr.get(mode)
+        r = tr.report(res, "exit")
+        expect((r["snapshot"]["reason"], r["snapshot"]["final"]), ("exit", True), mode + ": final snapshot")
+        n += 1
+    return "%d runs: final snapshot written at exit and readable" % n
+
+
+def check_torch_overhead(ctx, tr):
+    parts = []
+    ratio_c = None
+    for mode in ("caching", "uncached"):
+        base = tr.get(mode, traced=False)["json"]["step_ms_median"]
+        gl = tr.get(mode)["json"]["step_ms_median"]
+        ratio = gl / base if base else float("inf")
+        if mode == "caching":
+            ratio_c = ratio
+        parts.append("%s %.2fx (%.3f vs %.3f ms/step)" % (mode, ratio, gl, base))
+    detail = "median step time with/without gpuleak: " + ", ".join(parts)
+    if ratio_c > 1.5:
+        raise Fail(detail + "; caching allocator overhead above 1.5x")
+    return detail
+
+
+def check_torch_memviz(ctx, tr):
+    tr.available()
+    env = dict(os.environ)
+    if ctx.deps_dir:
+        env["LD_LIBRARY_PATH"] = ctx.deps_dir
+    rc, help_text, _ = run([ctx.report, "--help"], env=env, timeout=30)
+    if "--torch-snapshot" not in help_text:
+        raise Skip("gpuleak-report has no --torch-snapshot")
+    rc, out, err = run([ctx.python, "-c", "import torch.cuda._memory_viz"], timeout=120)
+    if rc != 0:
+        raise Skip("torch.cuda._memory_viz not importable: " + first_error(err))
+    res = tr.get("caching", memviz=True)
+    d = res["dir"]
+    gl_pickle = os.path.join(d, "gpuleak.pickle")
+    takes_arg = re.search(r"--torch-snapshot[ =]([A-Z]+)", help_text)
+    cmd = [ctx.report] + (["--torch-snapshot", gl_pickle] if takes_arg else
+                          ["--torch-snapshot", "--output", gl_pickle]) + [os.path.join(d, "end.snap")]
+    rc, out, err = run(cmd, env=env, timeout=120, log=os.path.join(d, "torch-snapshot.log"))
+    if rc != 0:
+        raise Fail("%s: exit %d: %s" % (" ".join(cmd[1:3]), rc, first_error(err)))
+    rc, out, err = run([ctx.python, os.path.join(GPU_DIR, "memviz_compare.py"), gl_pickle,
+                        os.path.join(d, "torch.pickle"), str(res["json"]["end"]["counters"]["max_reserved"])],
+                       timeout=120, log=os.path.join(d, "memviz_compare.log"))
+    if rc != 0:
+        raise Fail(first_error(err or out))
+    return out.strip().splitlines()[-1] if out.strip() else "ok"
+
+
+# ------------------------------------------------------------------ pack
+
+def do_pack(args):
+    src = os.path.abspath(args.build_dir or os.path.join(ROOT, "build"))
+    dest = os.path.abspath(args.pack)
+    lib, rep, launcher = layout(src)
+    for f in (lib, rep, launcher):
+        if not os.path.exists(f):
+            print("gpu-check: %s missing: run make first (or give --build-dir)" % f, file=sys.stderr)
+            return 2
+    if os.path.exists(dest):
+        shutil.rmtree(dest)
+    for sub in ("lib", "bin", "deps", "lib/python", "fakecuda"):
+        os.makedirs(os.path.join(dest, sub))
+    shutil.copy2(lib, os.path.join(dest, "lib"))
+    shutil.copy2(rep, os.path.join(dest, "bin"))
+    shutil.copy2(launcher, os.path.join(dest, "bin"))
+    py = os.path.join(src, "lib", "python", "gpuleak_memory.py")
+    if os.path.exists(py):
+        shutil.copy2(py, os.path.join(dest, "lib", "python"))
+    for f in glob.glob(os.path.join(src, "fakecuda", "lib*.so*")):
+        shutil.copy2(f, os.path.join(dest, "fakecuda"), follow_symlinks=False)
+    deps = {}
+    for elf in (lib, rep):
+        for name, path in ldd_deps(elf):
+            deps[name] = path
+    for name, path in sorted(deps.items()):
+        shutil.copy2(os.path.realpath(path), os.path.join(dest, "deps", name))
+    rc, glibc, _ = run(["ldd", "--version"], timeout=10)
+    rc, rev, _ = run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], timeout=10)
+    with open(os.path.join(dest, "MANIFEST"), "w") as f:
+        f.write("gpuleak build packed by scripts/gpu-check.sh --pack\nfrom: %s\ngit: %s (plus working tree)\n"
+                "host glibc: %s\ndeps: %s\n" % (src, rev.strip(), glibc.splitlines()[0] if glibc else "?",
+                                                " ".join(sorted(deps))))
+    size = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(dest) for f in fs
+               if not os.path.islink(os.path.join(dp, f)))
+    print("packed %s -> %s (%.1f MiB): lib/libgpuleak.so bin/gpuleak-report bin/gpuleak deps/{%s}" % (
+        src, dest, size / MiB, ",".join(sorted(deps))))
+    if size > 60 * MiB:
+        print("gpu-check: warning: %.1f MiB is close to the 64 MiB a carry may hold" % (size / MiB), file=sys.stderr)
+    return 0
+
+
+# ------------------------------------------------------------------ main
+
+def parse(argv):
+    ap = argparse.ArgumentParser(
+        prog="scripts/gpu-check.sh",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Prove gpuleak on a real GPU (or, without one, on fakecuda): real CUDA programs built "
+                    "with nvcc and a PyTorch training loop run under gpuleak and every report is checked "
+                    "exactly.  Prints one line per check, PASS|FAIL|SKIP, then "
+                    "'gpu-check: N passed, N failed, N skipped'.",
+        epilog="Checks: " + " ".join(ALL_CHECKS) + "\n\n"
+               "On the GPU machine, with a build carried from here:\n"
+               "  here:   make && scripts/gpu-check.sh --pack build/gpu-pack\n"
+               "  there:  scripts/gpu-check.sh --prebuilt build/gpu-pack\n"
+               "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage.")
+    m = ap.add_mutually_exclusive_group()
+    m.add_argument("--fake", action="store_true", help="run against fakecuda (default when no /dev/nvidia* exists)")
+    m.add_argument("--hw", action="store_true", help="require real hardware")
+    ap.add_argument("--prebuilt", metavar="DIR", help="use the build packed into DIR by --pack (falls back to make)")
+    ap.add_argument("--build-dir", metavar="DIR", help="use an existing make build (lib/, bin/, fakecuda/)")
+    ap.add_argument("--pack", metavar="DIR", help="copy the build (--build-dir, default build/) and the non-glibc "
+                    "libraries it needs into DIR, then exit")
+    ap.add_argument("--out", metavar="DIR", help="logs, snapshots, reports (default $OUT, else build/gpu-check/out)")
+    ap.add_argument("--only", metavar="LIST", help="comma-separated checks; 'cuda', 'torch' or a prefix ending in '*'")
+    ap.add_argument("--no-torch", action="store_true", help="skip the PyTorch checks")
+    ap.add_argument("--steps", type=int, default=200, help="training steps per PyTorch run (default 200)")
+    ap.add_argument("--python", metavar="EXE", help="python with torch (default: this python3)")
+    ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 2, help="parallel build jobs")
+    ap.add_argument("--budget", type=float, default=330, help="seconds; later checks SKIP once spent (default 330)")
+    ap.add_argument("--list", action="store_true", help="list the checks and exit")
+    ap.add_argument("--dry-run", action="store_true", help="show what would run, run nothing")
+    ap.add_argument("--verbose", "-v", action="store_true", help="progress on stderr")
+    a = ap.parse_args(argv)
+    if a.steps < 4:
+        ap.error("--steps must be at least 4")
+    if a.jobs < 1:
+        ap.error("--jobs must be at least 1")
+    if a.only:
+        for w in a.only.split(","):
+            w = w.strip()
+            if w not in ALL_CHECKS and w not in ("cuda", "torch") and not (
+                    w.endswith("*") and any(c.startswith(w[:-1]) for c in ALL_CHECKS)):
+                ap.error("--only: unknown check %r (see --list)" % w)
+    return a
+
+
+def main(argv):
+    args = parse(argv)
+    if args.list:
+        for c in ALL_CHECKS:
+            print("%-16s %s" % (c, DESCRIPTIONS[c]))
+        return 0
+    if args.pack:
+        return do_pack(args)
+    ctx = Ctx(args)
+    ctx.mode = detect_mode(args)
+    ctx.nvcc, ctx.cuda_home = find_nvcc()
+    ctx.out = os.path.abspath(args.out or os.environ.get("OUT") or os.path.join(CACHE, "out"))
+    if args.dry_run:
+        print("mode:    %s%s" % (ctx.mode, "" if args.fake or args.hw else " (auto: %s)" % (
+            "/dev/nvidia* present" if ctx.mode == "hw" else "no /dev/nvidia*")))
+        print("gpuleak: %s" % ("prebuilt " + args.prebuilt if args.prebuilt else
+                               "build dir " + args.build_dir if args.build_dir else
+                               "make -j%d BUILD=build/gpu-check/make" % args.jobs))
+        print("nvcc:    %s" % (ctx.nvcc or "none found"))
+        print("python:  %s (steps %d)" % (ctx.python, args.steps))
+        print("out:     %s" % ctx.out)
+        print("checks:  %s" % " ".join(c for c in ALL_CHECKS if ctx.wanted(c)))
+        return 0
+    os.makedirs(ctx.out, exist_ok=True)
+    open(os.path.join(ctx.out, "gpu-check.log"), "w").close()
+    ctx.log("mode %s, nvcc %s, out %s, argv %s" % (ctx.mode, ctx.nvcc, ctx.out, argv))
+    if ctx.mode == "hw" and not (glob.glob("/dev/nvidia[0-9]*") or os.path.exists("/dev/nvidiactl")):
+        print("gpu-check: --hw: no /dev/nvidia* on this machine", file=sys.stderr)
+        return 2
+
+    tr = TorchRuns(ctx)
+    checks = [("build", lambda: check_build(ctx)), ("nvcc", lambda: check_nvcc(ctx)),
+              ("rt-shared", lambda: check_runtime_kinds(ctx, "shared")),
+              ("rt-static", lambda: check_runtime_kinds(ctx, "static")),
+              ("drv-direct", lambda: check_driver(ctx, "direct")),
+              ("drv-dlsym", lambda: check_driver(ctx, "dlsym")),
+              ("drv-procaddr", lambda: check_driver(ctx, "procaddr")),
+              ("drv-entry", lambda: check_driver(ctx, "entry")),
+              ("vmm", lambda: check_vmm(ctx)), ("async", lambda: check_async(ctx)),
+              ("peak", lambda: check_peak(ctx)), ("threads", lambda: check_threads(ctx)),
+              ("oom", lambda: check_oom(ctx)), ("sigusr1", lambda: check_sigusr1(ctx)),
+              ("kernels", lambda: check_kernels(ctx)),
+              ("torch-caching", lambda: check_torch_segments(ctx, tr, "caching")),
+              ("torch-uncached", lambda: check_torch_uncached(ctx, tr)),
+              ("torch-async", lambda: check_torch_async(ctx, tr)),
+              ("torch-expandable", lambda: check_torch_segments(ctx, tr, "expandable")),
+              ("torch-caches", lambda: check_torch_caches(ctx, tr)),
+              ("torch-sigusr1", lambda: check_torch_sigusr1(ctx, tr)),
+              ("torch-exit", lambda: check_torch_exit(ctx, tr)),
+              ("torch-overhead", lambda: check_torch_overhead(ctx, tr)),
+              ("torch-memviz", lambda: check_torch_memviz(ctx, tr))]
+    assert [c[0] for c in checks] == ALL_CHECKS
+    have_build = False
+    for name, f in checks:
+        # build always runs; nvcc whenever a CUDA check does
+        if name == "nvcc" and not (ctx.wanted("nvcc") or any(ctx.wanted(c) for c in CUDA_CHECKS)):
+            continue
+        if name not in ("build", "nvcc") and not ctx.wanted(name):
+            continue
+        if name not in ("build", "nvcc") and not have_build:
+            ctx.add("SKIP", name, "no usable gpuleak build")
+            continue
+        if name in CUDA_CHECKS and ctx.mode == "fake" and not ctx.fakecuda:
+            ctx.add("SKIP", name, "no fakecuda in the build")
+            continue
+        if ctx.elapsed() > args.budget:
+            ctx.add("SKIP", name, "time budget of %.0f s used up" % args.budget)
+            continue
+        t = time.time()
+        ctx.log("start %s" % name)
+        try:
+            detail = f()
+            ctx.add("PASS", name, detail)
+            if name == "build":
+                have_build = True
+        except Skip as e:
+            ctx.add("SKIP", name, str(e))
+        except Fail as e:
+            ctx.add("FAIL", name, str(e))
+        except Exception as e:  # a bug here, or an unexpected report: a failure
+            import traceback
+            ctx.log(traceback.format_exc())
+            ctx.add("FAIL", name, "%s: %s" % (type(e).__name__, e))
+        ctx.log("end %s (%.1f s)" % (name, time.time() - t))
+
+    npass = sum(1 for s, _, _ in ctx.results if s == "PASS")
+    nfail = sum(1 for s, _, _ in ctx.results if s == "FAIL")
+    nskip = sum(1 for s, _, _ in ctx.results if s == "SKIP")
+    device = ""
+    if ctx.mode == "hw":
+        rc, out, _ = run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"], timeout=30)
+        device = out.strip().splitlines()[0] if rc == 0 and out.strip() else "GPU"
+    lines = ["", "gpu-check on %s: %s, %.0f s, out %s" % (
+        os.uname().nodename, "hardware (%s)" % device if ctx.mode == "hw" else "fakecuda (no GPU: NOT hardware)",
+        ctx.elapsed(), ctx.out)]
+    for s, n, dt in ctx.results:
+        lines.append("%-4s  %-16s %s" % (s, n, dt))
+    lines.append("gpu-check: %d passed, %d failed, %d skipped" % (npass, nfail, nskip))
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(ctx.out, "summary.txt"), "w") as f:
+        f.write(text)
+    with open(os.path.join(ctx.out, "results.json"), "w") as f:
+        json.dump({"mode": ctx.mode, "device": device, "seconds": ctx.elapsed(),
+                   "results": [{"status": s, "check": n, "detail": dt} for s, n, dt in ctx.results]}, f, indent=1)
+    sys.stdout.write(text)
+    return 1 if nfail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

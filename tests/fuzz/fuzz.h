@@ -1,0 +1,27 @@
+/* Common declarations of the fuzz harnesses (tests/fuzz/fuzz_*.c).  Each
+ * harness defines LLVMFuzzerTestOneInput; it is linked either with libFuzzer
+ * (clang -fsanitize=fuzzer: `make fuzz`) or with replay_main.c (any compiler:
+ * the replay test runs the seed corpus and every regression input). */
+#ifndef GL_FUZZ_H
+#define GL_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A property of the code under test does not hold: report and abort, so that
+ * libFuzzer keeps the input as a crash. */
+#define FUZZ_CHECK(cond, ...)                                              \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            fprintf(stderr, "fuzz property failed: %s: ", #cond);          \
+            fprintf(stderr, __VA_ARGS__);                                  \
+            fputc('\n', stderr);                                           \
+            abort();                                                       \
+        }                                                                  \
+    } while (0)
+
+#endif
