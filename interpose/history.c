@@ -33,14 +33,22 @@ void gl_history_add(const struct gl_event *e)
     ring[i % capacity] = *e;
 }
 
-struct gl_event *gl_history_copy(size_t *n)
+struct gl_event *gl_history_copy(size_t *n) { return gl_history_copy_into(NULL, 0, n); }
+
+struct gl_event *gl_history_copy_into(struct gl_event *buf, size_t room, size_t *n)
 {
     *n = 0;
     uint64_t h = atomic_load(&head);
-    if (capacity == 0 || h == 0)
+    if (capacity == 0 || h == 0) {
+        free(buf);
         return NULL;
+    }
     size_t count = h < capacity ? (size_t)h : capacity;
-    struct gl_event *out = malloc(count * sizeof *out);
+    struct gl_event *out = buf;
+    if (out == NULL || room < count) {
+        free(buf);
+        out = malloc(count * sizeof *out);
+    }
     if (out == NULL)
         return NULL;
     size_t start = h < capacity ? 0 : (size_t)(h % capacity);

@@ -36,6 +36,9 @@ void gl_history_add(const struct gl_event *e);
 /* Caller holds the gate exclusively.  Returns a malloc'd copy, oldest first,
  * or NULL with *n = 0 (history off, or out of memory). */
 struct gl_event *gl_history_copy(size_t *n);
+/* The same into buf (malloc'd, room events), which is used when it is large
+ * enough and freed otherwise; lets a snapshot allocate outside the gate. */
+struct gl_event *gl_history_copy_into(struct gl_event *buf, size_t room, size_t *n);
 
 /* Annotation labels: a bounded table of the most recent 4096 labels; an
  * ANNOTATION event refers to its label by id. */

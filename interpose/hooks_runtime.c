@@ -156,55 +156,29 @@ GL_HOOK(cudaError_t, cudaHostRegister, (void *ptr, size_t size, unsigned int fla
     return rc;
 }
 
-/* Every free-like runtime call has this shape. */
-static cudaError_t free_common(bool track, uint32_t space, const void *ptr,
-                               cudaError_t (*call)(const void *, void *), void *ctx)
-{
-    track = track && ptr != NULL;
-    struct gl_record *r = track ? gl_free_begin(space, (uintptr_t)ptr) : NULL;
-    cudaError_t rc = call(ptr, ctx);
-    if (track)
-        gl_free_end(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device);
-    return rc;
-}
-
-struct free_args {
-    void *real;
-    cudaStream_t stream;
-};
-
-static cudaError_t call_free(const void *p, void *a)
-{
-    return ((cudaError_t(*)(void *))((struct free_args *)a)->real)((void *)p);
-}
-static cudaError_t call_free_async(const void *p, void *a)
-{
-    struct free_args *f = a;
-    return ((cudaError_t(*)(void *, cudaStream_t))f->real)((void *)p, f->stream);
-}
-
-#define FREE_HOOK_BODY(name, ptr, space)                                         \
+/* Frees.  The record is taken before the real call (the address may be
+ * handed out again as soon as it returns) and settled after it. */
+#define FREE_BODY(name, ptr, call)                                               \
     GL_REAL_OR_RETURN(real, name, NO_RUNTIME);                                   \
-    struct free_args a = {(void *)real, 0};                                      \
-    bool track = gl_enter();                                                     \
-    cudaError_t rc = free_common(track, space, ptr, call_free, &a);  \
+    bool track = gl_enter() && (ptr) != NULL;                                    \
+    struct gl_record *r = track ? gl_free_begin(GL_SPACE_ADDR, (uintptr_t)(ptr)) : NULL; \
+    cudaError_t rc = call;                                                       \
+    if (track)                                                                   \
+        gl_free_end(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device);    \
     gl_leave();                                                                  \
     return rc
 
-GL_HOOK(cudaError_t, cudaFree, (void *devPtr)) { FREE_HOOK_BODY(cudaFree, devPtr, GL_SPACE_ADDR); }
-GL_HOOK(cudaError_t, cudaFreeHost, (void *ptr)) { FREE_HOOK_BODY(cudaFreeHost, ptr, GL_SPACE_ADDR); }
-GL_HOOK(cudaError_t, cudaHostUnregister, (void *ptr)) { FREE_HOOK_BODY(cudaHostUnregister, ptr, GL_SPACE_ADDR); }
-
-#define FREE_ASYNC_HOOK_BODY(name)                                               \
-    GL_REAL_OR_RETURN(real, name, NO_RUNTIME);                                   \
-    struct free_args a = {(void *)real, stream};                                 \
-    bool track = gl_enter();                                                     \
-    cudaError_t rc = free_common(track, GL_SPACE_ADDR, devPtr, call_free_async, &a); \
-    gl_leave();                                                                  \
-    return rc
-
-GL_HOOK(cudaError_t, cudaFreeAsync, (void *devPtr, cudaStream_t stream)) { FREE_ASYNC_HOOK_BODY(cudaFreeAsync); }
-GL_HOOK(cudaError_t, cudaFreeAsync_ptsz, (void *devPtr, cudaStream_t stream)) { FREE_ASYNC_HOOK_BODY(cudaFreeAsync_ptsz); }
+GL_HOOK(cudaError_t, cudaFree, (void *devPtr)) { FREE_BODY(cudaFree, devPtr, real(devPtr)); }
+GL_HOOK(cudaError_t, cudaFreeHost, (void *ptr)) { FREE_BODY(cudaFreeHost, ptr, real(ptr)); }
+GL_HOOK(cudaError_t, cudaHostUnregister, (void *ptr)) { FREE_BODY(cudaHostUnregister, ptr, real(ptr)); }
+GL_HOOK(cudaError_t, cudaFreeAsync, (void *devPtr, cudaStream_t stream))
+{
+    FREE_BODY(cudaFreeAsync, devPtr, real(devPtr, stream));
+}
+GL_HOOK(cudaError_t, cudaFreeAsync_ptsz, (void *devPtr, cudaStream_t stream))
+{
+    FREE_BODY(cudaFreeAsync_ptsz, devPtr, real(devPtr, stream));
+}
 
 GL_HOOK(cudaError_t, cudaDeviceReset, (void))
 {

@@ -465,17 +465,44 @@ bool gl_track_copy(struct gl_state_copy *out)
 {
     memset(out, 0, sizeof *out);
     pthread_once(&gate_once, init_locks);
-    pthread_rwlock_wrlock(&gate);
 
+    /* Size and touch the big buffers before taking the gate: for 1,000,000
+     * allocations the copy is ~56 MB, and faulting its pages in while every
+     * allocating thread waits would double the hold.  The sizes can grow
+     * before we get the gate, hence the slack and the re-check below. */
+    size_t guess = 0, hist_room;
+    gate_read();
+    for (int i = 0; i <= GL_MAX_DEVICES; i++) {
+        pthread_mutex_lock(&devices[i].lock);
+        guess += devices[i].live_count;
+        pthread_mutex_unlock(&devices[i].lock);
+    }
+    hist_room = gl_history_capacity();
+    gate_unlock();
+    size_t room = guess + guess / 8 + 1024;
+    out->allocs = malloc(room * sizeof *out->allocs);
+    struct gl_event *hist = hist_room ? malloc(hist_room * sizeof *hist) : NULL;
+    if (out->allocs != NULL)
+        memset(out->allocs, 0, room * sizeof *out->allocs);
+    if (hist != NULL)
+        memset(hist, 0, hist_room * sizeof *hist);
+
+    pthread_rwlock_wrlock(&gate);
     size_t nallocs = 0, npeaks = 0;
     for (int i = 0; i <= GL_MAX_DEVICES; i++) {
         nallocs += devices[i].live_count;
         npeaks += HASH_COUNT(devices[i].sites);
     }
-    out->allocs = malloc((nallocs ? nallocs : 1) * sizeof *out->allocs);
+    if (out->allocs != NULL && nallocs > room) {
+        free(out->allocs);
+        out->allocs = NULL;
+    }
+    if (out->allocs == NULL)
+        out->allocs = malloc((nallocs ? nallocs : 1) * sizeof *out->allocs);
     out->peaks = malloc((npeaks ? npeaks : 1) * sizeof *out->peaks);
     if (out->allocs == NULL || out->peaks == NULL) {
         pthread_rwlock_unlock(&gate);
+        free(hist);
         gl_state_copy_free(out);
         return false;
     }
@@ -536,7 +563,7 @@ bool gl_track_copy(struct gl_state_copy *out)
         }
     }
     out->npeaks = p;
-    out->events = gl_history_copy(&out->nevents);
+    out->events = gl_history_copy_into(hist, hist_room, &out->nevents);
     out->stacks = gl_stacks_newest(&out->nstacks);
     pthread_rwlock_unlock(&gate);
     return true;

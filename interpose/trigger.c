@@ -81,13 +81,33 @@ static void install_fatal_handlers(void)
     }
 }
 
+static void check_signal_still_ours(void)
+{
+    static atomic_bool warned;
+    struct sigaction cur;
+    if (snapshot_signal != 0 && sigaction(snapshot_signal, NULL, &cur) == 0 &&
+        cur.sa_handler != on_signal)
+        gl_warn_once(&warned,
+                     "the program replaced gpuleak's handler for signal %d; snapshots on signal "
+                     "no longer work (choose another signal with GPULEAK_SIGNAL, e.g. USR2)",
+                     snapshot_signal);
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
     gl_hook_depth = 1; /* CUDA calls made from here are never recorded */
     for (;;) {
-        if (sem_wait(&wakeup) != 0)
-            continue; /* EINTR */
+        /* Wake up now and then to check that the snapshot signal is still
+         * ours: a program that installs its own handler later silently
+         * takes it over, and `gpuleak snapshot` would then wait in vain. */
+        struct timespec deadline;
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_sec += 5;
+        if (sem_timedwait(&wakeup, &deadline) != 0) {
+            check_signal_still_ours();
+            continue; /* timeout or EINTR */
+        }
         /* A burst of signals while we were writing is one request. */
         while (sem_trywait(&wakeup) == 0)
             ;

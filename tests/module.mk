@@ -67,3 +67,23 @@ $(TPROG_DIR)/python/gpuleak_testext$(PY_EXT_SUFFIX): tests/programs/pyext.c $(FA
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -Wno-missing-prototypes -fPIC -shared -isystem $(PY_INCLUDE) -o $@ $< -L$(FC_DIR) -lcudart
 endif
+
+# Hostile environments and interposer robustness (tests/t_hostile_*.sh,
+# tests/t_robust_*.sh): a CUDA program that closes its descriptors, lowers
+# its limits, calls CUDA from constructors, frames without unwind info,
+# cancelled threads, dlclose; a malloc that fails inside libgpuleak; a write
+# that fails with ENOSPC; a statically linked program.
+TEST_PROGS += $(TPROG_DIR)/hostile $(TPROG_DIR)/failmalloc.so $(TPROG_DIR)/enospc.so \
+	$(TPROG_DIR)/static_hello
+all: $(TEST_PROGS)
+$(TPROG_DIR)/hostile: tests/programs/hostile.c $(FC_DIR)/libcudart.so | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< -L$(FC_DIR) -lcudart -ldl
+$(TPROG_DIR)/failmalloc.so $(TPROG_DIR)/enospc.so: $(TPROG_DIR)/%.so: tests/programs/%.c
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -Wno-missing-prototypes -fPIC -shared -o $@ $< -ldl
+# Static: LD_PRELOAD does nothing to it (no sanitizer either: those need the
+# dynamic runtime).
+$(TPROG_DIR)/static_hello: tests/programs/static_hello.c
+	@mkdir -p $(@D)
+	$(CC) -O1 -static -o $@ $<

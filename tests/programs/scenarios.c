@@ -98,6 +98,8 @@ static void errors(void)
     printf("meminfo %d\n", (int)cudaMemGetInfo(&freeb, &total));
 }
 
+static void own_usr1(int sig) { (void)sig; }
+
 static void *exit_from_thread(void *arg)
 {
     (void)arg;
@@ -143,6 +145,15 @@ int main(int argc, char **argv)
         fflush(stdout);
         for (;;)
             pause();
+    } else if (!strcmp(what, "handler-first")) {
+        /* The program owns SIGUSR1 before its first CUDA call. */
+        signal(SIGUSR1, own_usr1);
+        leak_runtime(MiB);
+    } else if (!strcmp(what, "handler-later")) {
+        /* ... or takes it over afterwards. */
+        leak_runtime(MiB);
+        signal(SIGUSR1, own_usr1);
+        sleep(6);
     } else if (!strcmp(what, "fork")) {
         /* Parent and child each own exactly their own leaks. */
         leak_runtime(MiB);
@@ -164,7 +175,7 @@ int main(int argc, char **argv)
         void *q = leak_runtime(MiB);
         check(cudaFree(q), "cudaFree");
     } else {
-        fprintf(stderr, "usage: %s leak-runtime|leak-async|balanced|peak|errors|fork|oom|exit-thread|segv|abort|wait\n", argv[0]);
+        fprintf(stderr, "usage: %s leak-runtime|leak-async|balanced|peak|errors|fork|oom|exit-thread|segv|abort|wait|handler-first|handler-later\n", argv[0]);
         return 2;
     }
     return 0;

@@ -1,0 +1,190 @@
+/* A CUDA program that does unfriendly things to its environment before it
+ * exits, one per command-line word (tests/t_hostile_*.sh, t_robust_*.sh).
+ * Each mode leaks exactly one 1 MiB cudaMalloc (LEAK-SITE) unless it says
+ * otherwise, prints one line on stdout and exits with status 3, so that the
+ * tests can check that the exit status and the output are the program's own. */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#define MiB (1024u * 1024u)
+
+static void check(cudaError_t rc, const char *what)
+{
+    if (rc != cudaSuccess) {
+        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
+        exit(1);
+    }
+}
+
+__attribute__((noinline)) static void *leak(void)
+{
+    void *p = NULL;
+    check(cudaMalloc(&p, MiB), "cudaMalloc"); /* LEAK-SITE: leak */
+    return p;
+}
+
+static void done(const char *what)
+{
+    printf("hostile %s done\n", what);
+    fflush(stdout);
+    exit(3);
+}
+
+/* ---- calls before main ---------------------------------------------- */
+static void *ctor_ptr;
+__attribute__((constructor)) static void early(void)
+{
+    if (getenv("HOSTILE_CTOR") != NULL)
+        ctor_ptr = leak(); /* before main, maybe before libgpuleak's own constructor */
+}
+
+/* ---- a frame without unwind information ------------------------------ */
+/* nocfi_call(fn, fp): calls fn() with the frame pointer set to fp, from code
+ * that has no CFI (no .eh_frame entry): libunwind has nothing to go on for
+ * this frame and must give up (or follow a garbage frame pointer) safely. */
+__asm__(".text\n"
+        ".globl nocfi_call\n"
+        ".type nocfi_call, @function\n"
+        "nocfi_call:\n"
+        "    push %rbp\n"
+        "    mov %rsi, %rbp\n"
+        "    call *%rdi\n"
+        "    pop %rbp\n"
+        "    ret\n");
+void nocfi_call(void (*fn)(void), void *fp);
+static void leak_void(void) { (void)leak(); }
+
+/* ---- threads: cancelled mid-call, still running at exit ---------------- */
+static int (*api_snapshot)(const char *);
+static void *churn_thread(void *arg)
+{
+    int with_snapshots = arg != NULL;
+    for (;;) {
+        void *p;
+        if (cudaMalloc(&p, 4096) == cudaSuccess)
+            cudaFree(p);
+        if (with_snapshots && api_snapshot != NULL)
+            api_snapshot(NULL); /* write() inside: a cancellation point */
+        pthread_testcancel();
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (!strcmp(mode, "plain")) {
+        leak();
+        done(mode);
+    } else if (!strcmp(mode, "closefds")) {
+        /* Closes everything, stdout and stderr included, then exits. */
+        leak();
+        printf("hostile %s done\n", mode);
+        fflush(stdout);
+        for (int fd = 0; fd < 1024; fd++)
+            close(fd);
+        exit(3);
+    } else if (!strcmp(mode, "chdir")) {
+        leak();
+        if (chdir("/") != 0)
+            return 1;
+        done(mode);
+    } else if (!strcmp(mode, "nofile")) {
+        leak();
+        struct rlimit rl = {3, 3}; /* stdin, stdout, stderr: nothing more */
+        setrlimit(RLIMIT_NOFILE, &rl);
+        done(mode);
+    } else if (!strcmp(mode, "fsize")) {
+        leak();
+        struct rlimit rl = {1, 1}; /* 1 byte: the write fails (EFBIG, SIGXFSZ) */
+        setrlimit(RLIMIT_FSIZE, &rl);
+        done(mode);
+    } else if (!strcmp(mode, "as")) {
+        leak();
+        struct rlimit rl = {1 << 20, 1 << 20}; /* no new mapping can be made */
+        setrlimit(RLIMIT_AS, &rl);
+        done(mode);
+    } else if (!strcmp(mode, "ctor")) {
+        /* HOSTILE_CTOR=1: the leak happened in a constructor. */
+        done(mode);
+    } else if (!strcmp(mode, "nocfi")) {
+        static void *garbage[64];
+        for (int i = 0; i < 64; i++)
+            garbage[i] = (void *)(uintptr_t)(0xdead0000u + 8u * (unsigned)i);
+        nocfi_call(leak_void, (void *)0x10);  /* frame pointer into page 0 */
+        nocfi_call(leak_void, garbage);       /* pointing at garbage */
+        nocfi_call(leak_void, garbage + 63);
+        done(mode);
+    } else if (!strcmp(mode, "cancel")) {
+        /* A thread cancelled while it allocates and takes snapshots: the
+         * process must still allocate, snapshot and exit normally. */
+        api_snapshot = (int (*)(const char *))dlsym(RTLD_DEFAULT, "gpuleak_snapshot");
+        for (int round = 0; round < 20; round++) {
+            pthread_t t;
+            pthread_create(&t, NULL, churn_thread, (void *)1);
+            usleep(2000 + 500 * round);
+            pthread_cancel(t);
+            pthread_join(t, NULL);
+        }
+        leak();
+        done(mode);
+    } else if (!strcmp(mode, "exit-race")) {
+        /* Threads still allocating while exit() runs the destructors. */
+        pthread_t t[4];
+        for (int i = 0; i < 4; i++)
+            pthread_create(&t[i], NULL, churn_thread, NULL);
+        usleep(20000);
+        leak();
+        done(mode);
+    } else if (!strcmp(mode, "dlclose")) {
+        /* The runtime loaded RTLD_LOCAL, used through the hooks, unloaded,
+         * loaded again (maybe elsewhere) and used again. */
+        for (int round = 0; round < 3; round++) {
+            void *h = dlopen("libcudart.so.13", RTLD_NOW | RTLD_LOCAL);
+            if (h == NULL) {
+                fprintf(stderr, "dlopen: %s\n", dlerror());
+                return 1;
+            }
+            /* Something else in between, so the next load lands elsewhere. */
+            void *filler = round == 1 ? dlopen("libm.so.6", RTLD_NOW) : NULL;
+            cudaError_t (*m)(void **, size_t) = (cudaError_t(*)(void **, size_t))dlsym(h, "cudaMalloc");
+            cudaError_t (*f)(void *) = (cudaError_t(*)(void *))dlsym(h, "cudaFree");
+            void *p;
+            if (m == NULL || f == NULL || m(&p, MiB) != cudaSuccess || f(p) != cudaSuccess)
+                return 1;
+            if (round == 2 && m(&p, MiB) != cudaSuccess) /* LEAK-SITE: dlclose */
+                return 1;
+            dlclose(h);
+            (void)filler;
+        }
+        done(mode);
+    } else if (!strcmp(mode, "forkexec")) {
+        /* Not a CUDA program at all: a hundred children, each exec'ing. */
+        int bad = 0;
+        for (int i = 0; i < 100; i++) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                execl("/bin/true", "true", (char *)NULL);
+                _exit(127);
+            }
+            int st;
+            if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                bad++;
+        }
+        printf("forkexec %d failures\n", bad);
+        return bad ? 1 : 3;
+    }
+    fprintf(stderr, "unknown mode '%s'\n", mode);
+    return 2;
+}
