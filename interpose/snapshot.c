@@ -385,11 +385,19 @@ int gl_snapshot_write_with(uint32_t reason, uint32_t flags, const char *path,
 {
     sigset_t old;
     bool was_pending;
+    /* open, write and close are cancellation points: a thread cancelled in
+     * the middle of a snapshot (gpuleak_snapshot from a thread the program
+     * cancels) would die holding snap_lock, and every later snapshot, the
+     * final one at exit included, would wait for it forever.  A pending
+     * cancellation acts at the caller's next cancellation point instead. */
+    int cancel_state;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     block_xfsz(&old, &was_pending);
     pthread_mutex_lock(&snap_lock);
     int rc = snapshot_write_locked(reason, flags, path, mem);
     pthread_mutex_unlock(&snap_lock);
     unblock_xfsz(&old, was_pending);
+    pthread_setcancelstate(cancel_state, NULL);
     return rc;
 }
 

@@ -19,17 +19,27 @@ static const char *const fold_modules[] = {
 /* function name prefixes of the static runtime and of fakecuda, the test
  * stand-in for it ("cuda"/"cu" must be followed by an upper-case letter:
  * cudaMalloc, cuMemAlloc_v2, but not cuda_helper or cube) */
-static const char *const fold_plain_prefixes[] = {"fc_", "__cudart"};
+static const char *const fold_plain_prefixes[] = {"fc_", "__cudart", "cudart::"};
 static const char *const fold_api_prefixes[] = {"cuda", "cu"};
 
 #define N(a) (sizeof(a) / sizeof *(a))
 
-bool fold_is_cuda_frame(const struct sym_frame *f)
+bool fold_is_cuda_library(const struct sym_frame *f)
 {
     if (f->module)
         for (size_t i = 0; i < N(fold_modules); i++)
             if (strncmp(f->module, fold_modules[i], strlen(fold_modules[i])) == 0)
                 return true;
+    return false;
+}
+
+bool fold_is_cuda_frame(const struct sym_frame *f)
+{
+    return fold_is_cuda_library(f) || fold_is_cuda_api_frame(f);
+}
+
+bool fold_is_cuda_api_frame(const struct sym_frame *f)
+{
     const char *fn = f->function;
     if (!fn)
         return false;

@@ -11,4 +11,11 @@
  * the innermost end of a stack (see stackdb.c). */
 bool fold_is_cuda_frame(const struct sym_frame *f);
 
+/* True when f is a CUDA API entry point (cudaMalloc, cuMemAlloc_v2, the
+ * static runtime's cudart:: internals) whatever module it is in. */
+bool fold_is_cuda_api_frame(const struct sym_frame *f);
+
+/* True when f lies in a shared CUDA library or libgpuleak. */
+bool fold_is_cuda_library(const struct sym_frame *f);
+
 #endif

@@ -95,6 +95,14 @@ static void groups(struct report_ctx *r, struct json *j, const struct group_list
         json_key(j, "device"); json_i64(j, g->device);
         json_key(j, "api"); json_str(j, gl_api_name(g->api));
         json_key(j, "api_code"); json_u64(j, g->api);
+        {
+            const char *via = g->cs ? r->db->cs[g->cs].via_static : NULL;
+            json_key(j, "via_static_runtime");
+            if (via)
+                json_str(j, via);
+            else
+                json_null(j);
+        }
         json_key(j, "stack_id"); json_u64(j, g->stack_id);
         json_key(j, "first_seq"); json_u64(j, g->first_seq);
         json_key(j, "last_seq"); json_u64(j, g->last_seq);

@@ -151,6 +151,11 @@ static void group_head(struct report_ctx *r, const struct leak_group *g, bool ru
     put_where(f, g->device);
     fputs(" (", f);
     put_api(f, g->api);
+    const char *via = g->cs ? r->db->cs[g->cs].via_static : NULL;
+    if (via) {
+        fputs(" via the static runtime's ", f);
+        put_str(f, via);
+    }
     fputs("), ", f);
     if (rule) {
         fputs("held by ", f);

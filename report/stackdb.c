@@ -202,6 +202,36 @@ static uint32_t intern_cs(struct stackdb *db, const uint32_t *ids, size_t n,
     return id;
 }
 
+/* How many frames at the innermost end belong to CUDA, at most all but one.
+ * Frames of the shared CUDA libraries fold by module.  The static runtime is
+ * linked into the program, so its frames are recognised by the API entry
+ * point (cudaMalloc...) and its helpers in between by being in the same
+ * module: everything up to the outermost API frame among the first few folds
+ * when all frames before it are CUDA's or in that API frame's module.  The
+ * outermost such API frame, if it is not in a CUDA library, is what the
+ * program called: *via_static. */
+#define FOLD_WINDOW 32
+static size_t fold_count(const struct sym_frame **fr, size_t n, const char **via_static)
+{
+    size_t skip = 0;
+    while (skip + 1 < n && fold_is_cuda_frame(fr[skip]))
+        skip++;
+    for (size_t j = skip; j + 1 < n && j < FOLD_WINDOW; j++) {
+        if (!fold_is_cuda_api_frame(fr[j]))
+            continue;
+        bool same = true;
+        for (size_t k = skip; k < j && same; k++)
+            same = fold_is_cuda_frame(fr[k]) ||
+                   (fr[k]->module_index >= 0 && fr[k]->module_index == fr[j]->module_index);
+        if (same)
+            skip = j + 1;
+    }
+    for (size_t k = 0; k < skip; k++)
+        if (fold_is_cuda_api_frame(fr[k]) && !fold_is_cuda_library(fr[k]) && fr[k]->module_index >= 0)
+            *via_static = fr[k]->function;
+    return skip;
+}
+
 static const char *module_path(const struct snapshot *s, size_t i)
 {
     const char *p = s->modules[i].path.s;
@@ -267,9 +297,9 @@ int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *
                 n = np;
             }
         }
+        const char *via_static = NULL;
         if (!db->o.all_frames && dropped == 0)
-            while (skip + 1 < n && fold_is_cuda_frame(fr[skip]))
-                skip++;
+            skip = fold_count(fr, n, &via_static);
         size_t keep = n - skip;
         uint8_t cut = CS_WHOLE;
         if (db->o.group_depth && keep > db->o.group_depth) {
@@ -281,6 +311,8 @@ int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *
         for (size_t m = 0; m < keep; m++)
             ids[m] = intern_frame(db, fr[skip + m]);
         v->cs_of[i] = intern_cs(db, ids, keep, cut, st->depth == 0, (uint32_t)(skip + dropped));
+        if (via_static && v->cs_of[i] && !db->cs[v->cs_of[i]].via_static)
+            db->cs[v->cs_of[i]].via_static = via_static;
     }
     free(fr);
     free(ids);

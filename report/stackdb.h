@@ -32,6 +32,10 @@ struct cstack {
     uint32_t folded; /* CUDA frames folded away (for the first stack seen) */
     uint8_t cut;     /* enum cs_cut: why the outer end is missing */
     bool empty;      /* a captured stack of depth 0 */
+    /* The runtime API function the program called when it is linked into the
+     * program (the static runtime), seen among the folded frames; NULL
+     * otherwise.  The allocation itself was caught at the driver layer. */
+    const char *via_static;
 };
 
 struct stackdb {

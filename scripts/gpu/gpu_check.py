@@ -287,6 +287,8 @@ def check_build(ctx):
         if why is None:
             return ctx.build_desc
         tried.append("build-dir: " + why)
+    if ctx.args.no_make:
+        raise Fail("; ".join(tried + ["not building (--no-make)"]))
     why = make_build(ctx)
     if why is None:
         return ctx.build_desc + ("; " + "; ".join(tried) if tried else "")
@@ -1127,6 +1129,7 @@ def parse(argv):
     m.add_argument("--hw", action="store_true", help="require real hardware")
     ap.add_argument("--prebuilt", metavar="DIR", help="use the build packed into DIR by --pack (falls back to make)")
     ap.add_argument("--build-dir", metavar="DIR", help="use an existing make build (lib/, bin/, fakecuda/)")
+    ap.add_argument("--no-make", action="store_true", help="never fall back to building with make")
     ap.add_argument("--pack", metavar="DIR", help="copy the build (--build-dir, default build/) and the non-glibc "
                     "libraries it needs into DIR, then exit")
     ap.add_argument("--out", metavar="DIR", help="logs, snapshots, reports (default $OUT, else build/gpu-check/out)")

@@ -107,9 +107,11 @@ int main(int argc, char **argv)
         done(mode);
     } else if (!strcmp(mode, "fsize")) {
         leak();
+        printf("hostile %s done\n", mode); /* stdout may be a file: print first */
+        fflush(stdout);
         struct rlimit rl = {1, 1}; /* 1 byte: the write fails (EFBIG, SIGXFSZ) */
         setrlimit(RLIMIT_FSIZE, &rl);
-        done(mode);
+        exit(3);
     } else if (!strcmp(mode, "as")) {
         leak();
         struct rlimit rl = {1 << 20, 1 << 20}; /* no new mapping can be made */
