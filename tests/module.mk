@@ -87,3 +87,8 @@ $(TPROG_DIR)/failmalloc.so $(TPROG_DIR)/enospc.so: $(TPROG_DIR)/%.so: tests/prog
 $(TPROG_DIR)/static_hello: tests/programs/static_hello.c
 	@mkdir -p $(@D)
 	$(CC) -O1 -static -o $@ $<
+TEST_PROGS += $(TPROG_DIR)/dlclose_host
+all: $(TEST_PROGS)
+$(TPROG_DIR)/dlclose_host: tests/programs/dlclose_host.c | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl

@@ -41,8 +41,8 @@ eq(got, want, how + ": leaks")
 eq(sorted(l["frames"][0]["function"] for l in leaks), sorted(w[5] for w in want), how + ": top frames")
 # Caught at the driver layer, the static runtime's API call is named.
 inv = {v: k for k, v in rt.items()}
-eq(sorted(l["via_static_runtime"] for l in leaks),
-   sorted(inv[l["api"]] for l in leaks) if how == "static" else [None] * 9, how + ": via static runtime")
+eq([l["via_static_runtime"] for l in leaks],
+   [inv[l["api"]] for l in leaks] if how == "static" else [None] * 9, how + ": via static runtime")
 # Balanced use of every family first (8 allocations) plus the 9 leaks:
 # counted exactly once each, split between device 0 and the host.
 eq((devices[0]["alloc_count"], devices[0]["free_count"]), (5 + 6, 5), how + ": device 0 counts")
