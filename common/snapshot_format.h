@@ -190,7 +190,11 @@ static inline const char *gl_kind_name(unsigned k)
     X(CU_ARRAY_CREATE, "cuArrayCreate_v2")                                \
     X(CU_ARRAY_3D_CREATE, "cuArray3DCreate_v2")                           \
     X(CU_MIPMAPPED_ARRAY_CREATE, "cuMipmappedArrayCreate")                \
-    X(CU_MEM_CREATE, "cuMemCreate")
+    X(CU_MEM_CREATE, "cuMemCreate")                                      \
+    X(CUDA_MALLOC_ASYNC_PTSZ, "cudaMallocAsync_ptsz")                     \
+    X(CUDA_MALLOC_FROM_POOL_ASYNC_PTSZ, "cudaMallocFromPoolAsync_ptsz")   \
+    X(CU_MEM_ALLOC_ASYNC_PTSZ, "cuMemAllocAsync_ptsz")                    \
+    X(CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ, "cuMemAllocFromPoolAsync_ptsz")
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

@@ -22,6 +22,7 @@
 #include "elf_lookup.h"
 #include "hook_table.h"
 #include "internal.h"
+#include "resolve.h"
 
 typedef void *(*dlsym_fn)(void *, const char *);
 typedef void *(*dlvsym_fn)(void *, const char *, const char *);
@@ -77,4 +78,40 @@ GL_NO_SANITIZE void *gl_dlvsym_decide(void *handle, const char *name, const char
         gl_libc_dlvsym_ptr == NULL)
         return NULL;
     return decide(handle, name, ((dlvsym_fn)gl_libc_dlvsym_ptr)(handle, name, version));
+}
+
+/* dlclose: a library unloaded and later loaded again (at another address)
+ * must not leave a hook calling into where it used to be.  After a
+ * successful dlclose, caches pointing into no loaded object are forgotten
+ * (gl_resolve_forget_unloaded); dlclose has no caller-relative semantics, so
+ * a plain wrapper is enough.  libgpuleak's own dlopen/dlclose pairs use
+ * gl_libc_dlclose and skip this. */
+typedef int (*dlclose_fn)(void *);
+
+static dlclose_fn libc_dlclose(void)
+{
+    static void *_Atomic real;
+    void *fn = atomic_load_explicit(&real, memory_order_acquire);
+    if (fn == NULL) {
+        fn = gl_libc_dlsym(RTLD_NEXT, "dlclose");
+        atomic_store_explicit(&real, fn, memory_order_release);
+    }
+    return (dlclose_fn)fn;
+}
+
+int gl_libc_dlclose(void *handle)
+{
+    dlclose_fn f = libc_dlclose();
+    return f ? f(handle) : -1;
+}
+
+GL_EXPORT int dlclose(void *handle)
+{
+    dlclose_fn f = libc_dlclose();
+    if (f == NULL)
+        return -1;
+    int rc = f(handle);
+    if (rc == 0)
+        gl_resolve_forget_unloaded();
+    return rc;
 }

@@ -30,6 +30,12 @@ const struct gl_hook_entry *gl_hook_by_name(const char *name)
     return NULL;
 }
 
+void gl_hook_table_each_real(void (*fn)(struct gl_real *real))
+{
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
+        fn(entries[i].real);
+}
+
 /* Driver functions whose ABI changed, with the CUDA version from which the
  * query of the base name returns the newer one (cuda.h's _v2 mappings).
  * Below that version the driver returns the old ABI, which we never wrap. */

@@ -14,6 +14,9 @@ struct gl_hook_entry {
 /* The hook for an exported symbol name, or NULL if it is not intercepted. */
 const struct gl_hook_entry *gl_hook_by_name(const char *name);
 
+/* Calls fn on the real-function cache of every hook. */
+void gl_hook_table_each_real(void (*fn)(struct gl_real *real));
+
 /* What a driver entry-point query (base name, cudaVersion, flags) resolves
  * to, as the driver's rules define it: "cuMemAlloc" at 3020+ is
  * cuMemAlloc_v2, a per-thread-default-stream query of "cuMemAllocAsync" is

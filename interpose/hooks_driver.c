@@ -94,11 +94,11 @@ GL_HOOK(CUresult, cuMemHostRegister_v2, (void *p, size_t bytesize, unsigned int 
 }
 
 static CUresult alloc_async(CUresult (*real)(CUdeviceptr *, size_t, CUstream), CUdeviceptr *dptr,
-                            size_t bytesize, CUstream stream)
+                            size_t bytesize, CUstream stream, uint16_t api)
 {
     bool track = gl_enter();
     CUresult rc = real(dptr, bytesize, stream);
-    after_alloc(track, rc, DPTR(dptr), bytesize, (uintptr_t)stream, GL_KIND_POOL, GL_API_CU_MEM_ALLOC_ASYNC);
+    after_alloc(track, rc, DPTR(dptr), bytesize, (uintptr_t)stream, GL_KIND_POOL, api);
     gl_leave();
     return rc;
 }
@@ -106,22 +106,22 @@ static CUresult alloc_async(CUresult (*real)(CUdeviceptr *, size_t, CUstream), C
 GL_HOOK(CUresult, cuMemAllocAsync, (CUdeviceptr *dptr, size_t bytesize, CUstream hStream))
 {
     GL_REAL_OR_RETURN(real, cuMemAllocAsync, NO_DRIVER);
-    return alloc_async(real, dptr, bytesize, hStream);
+    return alloc_async(real, dptr, bytesize, hStream, GL_API_CU_MEM_ALLOC_ASYNC);
 }
 
 GL_HOOK(CUresult, cuMemAllocAsync_ptsz, (CUdeviceptr *dptr, size_t bytesize, CUstream hStream))
 {
     GL_REAL_OR_RETURN(real, cuMemAllocAsync_ptsz, NO_DRIVER);
-    return alloc_async(real, dptr, bytesize, hStream);
+    return alloc_async(real, dptr, bytesize, hStream, GL_API_CU_MEM_ALLOC_ASYNC_PTSZ);
 }
 
 static CUresult alloc_from_pool(CUresult (*real)(CUdeviceptr *, size_t, CUmemoryPool, CUstream),
-                                CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream stream)
+                                CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream stream,
+                                uint16_t api)
 {
     bool track = gl_enter();
     CUresult rc = real(dptr, bytesize, pool, stream);
-    after_alloc(track, rc, DPTR(dptr), bytesize, (uintptr_t)stream, GL_KIND_POOL,
-                GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC);
+    after_alloc(track, rc, DPTR(dptr), bytesize, (uintptr_t)stream, GL_KIND_POOL, api);
     gl_leave();
     return rc;
 }
@@ -130,14 +130,14 @@ GL_HOOK(CUresult, cuMemAllocFromPoolAsync,
         (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream))
 {
     GL_REAL_OR_RETURN(real, cuMemAllocFromPoolAsync, NO_DRIVER);
-    return alloc_from_pool(real, dptr, bytesize, pool, hStream);
+    return alloc_from_pool(real, dptr, bytesize, pool, hStream, GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC);
 }
 
 GL_HOOK(CUresult, cuMemAllocFromPoolAsync_ptsz,
         (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream))
 {
     GL_REAL_OR_RETURN(real, cuMemAllocFromPoolAsync_ptsz, NO_DRIVER);
-    return alloc_from_pool(real, dptr, bytesize, pool, hStream);
+    return alloc_from_pool(real, dptr, bytesize, pool, hStream, GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ);
 }
 
 /* Frees.  The record is taken before the real call and settled after it. */

@@ -78,11 +78,11 @@ GL_HOOK(cudaError_t, cudaMalloc3D, (struct cudaPitchedPtr *pitchedDevPtr, struct
 }
 
 static cudaError_t malloc_async(cudaError_t (*real)(void **, size_t, cudaStream_t), void **devPtr,
-                                size_t size, cudaStream_t stream)
+                                size_t size, cudaStream_t stream, uint16_t api)
 {
     bool track = gl_enter();
     cudaError_t rc = real(devPtr, size, stream);
-    after_alloc(track, rc, OUT(devPtr), size, (uintptr_t)stream, GL_KIND_POOL, GL_API_CUDA_MALLOC_ASYNC);
+    after_alloc(track, rc, OUT(devPtr), size, (uintptr_t)stream, GL_KIND_POOL, api);
     gl_leave();
     return rc;
 }
@@ -90,22 +90,22 @@ static cudaError_t malloc_async(cudaError_t (*real)(void **, size_t, cudaStream_
 GL_HOOK(cudaError_t, cudaMallocAsync, (void **devPtr, size_t size, cudaStream_t stream))
 {
     GL_REAL_OR_RETURN(real, cudaMallocAsync, NO_RUNTIME);
-    return malloc_async(real, devPtr, size, stream);
+    return malloc_async(real, devPtr, size, stream, GL_API_CUDA_MALLOC_ASYNC);
 }
 
 GL_HOOK(cudaError_t, cudaMallocAsync_ptsz, (void **devPtr, size_t size, cudaStream_t stream))
 {
     GL_REAL_OR_RETURN(real, cudaMallocAsync_ptsz, NO_RUNTIME);
-    return malloc_async(real, devPtr, size, stream);
+    return malloc_async(real, devPtr, size, stream, GL_API_CUDA_MALLOC_ASYNC_PTSZ);
 }
 
 static cudaError_t malloc_from_pool(cudaError_t (*real)(void **, size_t, cudaMemPool_t, cudaStream_t),
-                                    void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream)
+                                    void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream,
+                                    uint16_t api)
 {
     bool track = gl_enter();
     cudaError_t rc = real(ptr, size, pool, stream);
-    after_alloc(track, rc, OUT(ptr), size, (uintptr_t)stream, GL_KIND_POOL,
-                GL_API_CUDA_MALLOC_FROM_POOL_ASYNC);
+    after_alloc(track, rc, OUT(ptr), size, (uintptr_t)stream, GL_KIND_POOL, api);
     gl_leave();
     return rc;
 }
@@ -114,14 +114,14 @@ GL_HOOK(cudaError_t, cudaMallocFromPoolAsync,
         (void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream))
 {
     GL_REAL_OR_RETURN(real, cudaMallocFromPoolAsync, NO_RUNTIME);
-    return malloc_from_pool(real, ptr, size, memPool, stream);
+    return malloc_from_pool(real, ptr, size, memPool, stream, GL_API_CUDA_MALLOC_FROM_POOL_ASYNC);
 }
 
 GL_HOOK(cudaError_t, cudaMallocFromPoolAsync_ptsz,
         (void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream))
 {
     GL_REAL_OR_RETURN(real, cudaMallocFromPoolAsync_ptsz, NO_RUNTIME);
-    return malloc_from_pool(real, ptr, size, memPool, stream);
+    return malloc_from_pool(real, ptr, size, memPool, stream, GL_API_CUDA_MALLOC_FROM_POOL_ASYNC_PTSZ);
 }
 
 GL_HOOK(cudaError_t, cudaMallocHost, (void **ptr, size_t size))

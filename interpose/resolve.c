@@ -2,9 +2,11 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "elf_lookup.h"
+#include "hook_table.h"
 #include "internal.h"
 
 struct search {
@@ -24,12 +26,47 @@ static int search_object(struct dl_phdr_info *info, size_t size, void *data)
     if (h == NULL)
         return 0;
     void *fn = gl_libc_dlsym(h, s->name);
-    dlclose(h);
+    gl_libc_dlclose(h);
     if (fn != NULL && !gl_is_own_address((uintptr_t)fn)) {
         s->found = fn;
         return 1;
     }
     return 0;
+}
+
+/* Every cache gl_resolve_slow has filled, for gl_resolve_forget_unloaded
+ * (the hooks' caches are in the hook table already). */
+#define RESOLVED_MAX 256
+static struct gl_real *resolved[RESOLVED_MAX];
+static size_t nresolved;
+static pthread_mutex_t resolved_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void remember(struct gl_real *r)
+{
+    pthread_mutex_lock(&resolved_lock);
+    size_t i = 0;
+    while (i < nresolved && resolved[i] != r)
+        i++;
+    if (i == nresolved && nresolved < RESOLVED_MAX)
+        resolved[nresolved++] = r;
+    pthread_mutex_unlock(&resolved_lock);
+}
+
+static void forget_if_unloaded(struct gl_real *r)
+{
+    void *fn = atomic_load_explicit(&r->fn, memory_order_acquire);
+    Dl_info info;
+    if (fn != NULL && dladdr(fn, &info) == 0)
+        atomic_compare_exchange_strong(&r->fn, &fn, NULL);
+}
+
+void gl_resolve_forget_unloaded(void)
+{
+    gl_hook_table_each_real(forget_if_unloaded);
+    pthread_mutex_lock(&resolved_lock);
+    for (size_t i = 0; i < nresolved; i++)
+        forget_if_unloaded(resolved[i]);
+    pthread_mutex_unlock(&resolved_lock);
 }
 
 void *gl_resolve_slow(struct gl_real *r)
@@ -40,7 +77,9 @@ void *gl_resolve_slow(struct gl_real *r)
         dl_iterate_phdr(search_object, &s);
         fn = s.found;
     }
-    if (fn != NULL)
+    if (fn != NULL) {
+        remember(r);
         atomic_store_explicit(&r->fn, fn, memory_order_release);
+    }
     return fn;
 }

@@ -19,6 +19,15 @@ struct gl_real {
 
 void *gl_resolve_slow(struct gl_real *r);
 
+/* After dlclose: forgets every cached real function that no loaded object
+ * contains any more (the library was unloaded), so the next call resolves
+ * it again, in the library as it is loaded now.  The hooks' caches and every
+ * other cache filled by gl_resolve_slow are covered. */
+void gl_resolve_forget_unloaded(void);
+
+/* libc's dlclose, bypassing the dlclose hook (dlsym_hook.c). */
+int gl_libc_dlclose(void *handle);
+
 static inline void *gl_resolve(struct gl_real *r)
 {
     void *fn = atomic_load_explicit(&r->fn, memory_order_acquire);

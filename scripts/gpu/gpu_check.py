@@ -66,7 +66,7 @@ DESCRIPTIONS = {
     "rt-static": "runtime_kinds.c, -cudart static: caught at the driver layer",
     "drv-direct": "driver_paths.c: driver API linked directly",
     "drv-dlsym": "driver_paths.c: dlopen(libcuda.so.1) + dlsym",
-    "drv-procaddr": "driver_paths.c: cuGetProcAddress by base name",
+    "drv-procaddr": "driver_paths.c: cuGetProcAddress by base name (and per-thread: _ptsz)",
     "drv-entry": "driver_paths.c: cudaGetDriverEntryPoint(ByVersion)",
     "vmm": "driver_lifecycle.c vmm: cuMemCreate/cuMemMap lifetimes, mid-run snapshot",
     "async": "scenarios.c leak-async: cudaMallocAsync leaks, exact site",
@@ -417,7 +417,20 @@ def run_traced(ctx, d, tag, exe, argv, output, timeout=90, expect_rc=0):
     return out
 
 
-def report_json(ctx, d, snap, text=True):
+def report_help(ctx):
+    if not hasattr(ctx, "report_help_text"):
+        env = dict(os.environ)
+        if ctx.deps_dir:
+            env["LD_LIBRARY_PATH"] = ctx.deps_dir
+        env.pop("LD_PRELOAD", None)
+        ctx.report_help_text = run([ctx.report, "--help"], env=env, timeout=30)[1]
+    return ctx.report_help_text
+
+
+def report_json(ctx, d, snap, text=True, whole_stacks=False):
+    """gpuleak-report --json of d/snap, parsed.  whole_stacks: keep the
+    CUDA-library frames and the native part of mixed Python stacks (where
+    the reporter has those options), so torch's allocator frames show."""
     snap = os.path.join(d, snap)
     if not os.path.exists(snap):
         raise Fail("no snapshot %s (files: %s)" % (os.path.basename(snap), " ".join(sorted(os.listdir(d)))))
@@ -426,7 +439,8 @@ def report_json(ctx, d, snap, text=True):
     if ctx.deps_dir:
         env["LD_LIBRARY_PATH"] = ctx.deps_dir
     env.pop("LD_PRELOAD", None)
-    rc, _, err = run([ctx.report, "--json", "--output", out, snap], env=env, timeout=120,
+    opts = [o for o in ("--all-frames", "--native") if whole_stacks and o in report_help(ctx)]
+    rc, _, err = run([ctx.report, "--json"] + opts + ["--output", out, snap], env=env, timeout=120,
                      log=out + ".log")
     if rc != 0:
         raise Fail("gpuleak-report --json %s: exit %d: %s" % (os.path.basename(snap), rc, first_error(err)))
@@ -524,6 +538,18 @@ def check_runtime_kinds(ctx, how):
         if diffs:
             note = "; driver API differs from fakecuda: " + ", ".join(diffs)
     compare_sets(got, want, "leak groups")
+    # The runtime's own frames are folded away: the top frame is the program's.
+    expect(sorted(fn(l["frames"][0]) if l["frames"] else None for l in r["leaks"]), sorted(w[5] for w in want),
+           "top frames")
+    if all("via_static_runtime" in l for l in r["leaks"]):
+        # caught at the driver layer, the static runtime's API call is named
+        called = {"leak_" + k: v for k, v in (("device", "cudaMalloc"), ("managed", "cudaMallocManaged"),
+                  ("pitch", "cudaMallocPitch"), ("async", "cudaMallocAsync"), ("from_pool", "cudaMallocFromPoolAsync"),
+                  ("host", "cudaMallocHost"), ("host_alloc", "cudaHostAlloc"), ("registered", "cudaHostRegister"),
+                  ("array", "cudaMallocArray"))}
+        expect(sorted((user_function(l["frames"]), l["via_static_runtime"]) for l in r["leaks"]),
+               sorted((f, called[f] if how == "static" else None) for f in called), "via_static_runtime")
+        note += "; via_static_runtime %s" % ("named" if how == "static" else "null")
     dv = devs(r)
     expect((dv[0]["alloc_count"], dv[0]["free_count"]), (11, 5), "device 0 allocs/frees")
     expect((dv[-1]["alloc_count"], dv[-1]["free_count"]), (6, 3), "host allocs/frees")
@@ -533,25 +559,40 @@ def check_runtime_kinds(ctx, how):
         fmt(dev_b), fmt(1800000), pitch, note)
 
 
+def driver_expectations():
+    """The expected leaks and counts of driver_paths.c, read from the fakecuda
+    test that checks it (tests/t_paths_driver.sh), so both stay the same."""
+    text = open(os.path.join(ROOT, "tests", "t_paths_driver.sh")).read()
+    m = re.search(r"want = sorted\(\[(.*?)\]\)", text, re.S)
+    counts = re.search(r'\(devices\[0\]\["alloc_count"\], devices\[0\]\["free_count"\]\), \((\d+), (\d+)\)', text)
+    host = re.search(r'\(devices\[-1\]\["alloc_count"\], devices\[-1\]\["free_count"\]\), \((\d+), (\d+)\)', text)
+    modes = re.search(r"for how in ([a-z -]+); do", text)
+    if not (m and counts and modes):
+        raise Fail("cannot read the expectations from tests/t_paths_driver.sh")
+    return (m.group(1), (int(counts.group(1)), int(counts.group(2))),
+            (int(host.group(1)), int(host.group(2))) if host else None, modes.group(1).split())
+
+
 def check_driver(ctx, how):
     d = check_dir(ctx, "drv-" + how)
-    modes = ["entry", "entry-legacy"] if how == "entry" else [how]
+    want_src, dev_counts, host_counts, all_modes = driver_expectations()
+    modes = [m for m in all_modes if m == how or m.startswith(how + "-")]
+    if not modes:
+        raise Skip("tests/t_paths_driver.sh has no %s mode" % how)
     for m in modes:
         run_traced(ctx, d, m, prog(ctx, "driver_paths"), [m], os.path.join(d, m + ".snap"))
         r = report_json(ctx, d, m + ".snap")
         got = [(l["kind"], l["device"], l["api"], l["bytes"], l["count"], fn(l["frames"][0]) if l["frames"] else None)
                for l in r["leaks"]]
-        want = [
-            ("device", 0, "cuMemAlloc_v2", 110000, 1, "leak_mem_alloc"),
-            ("managed", 0, "cuMemAllocManaged", 120000, 1, "leak_managed"),
-            ("host-pinned", -1, "cuMemAllocHost_v2", 130000, 1, "leak_host"),
-            ("pool", 0, "cuMemAllocAsync", 140000, 1, "leak_async"),
-            ("array", 0, "cuArrayCreate_v2", 8000, 1, "leak_array"),
-        ]
+        want = eval("[" + want_src + "]", {"ptsz": "_ptsz" if m == "procaddr-ptds" else ""})
         compare_sets(got, want, m + ": leak groups")
         dv = devs(r)
-        expect((dv[0]["alloc_count"], dv[0]["free_count"]), (6, 2), m + ": device 0 allocs/frees")
-    return "%s: 5 leak groups exact (378,000 B dev0, 130,000 B host), top frame leak_*; dev0 6/2" % "+".join(modes)
+        expect((dv[0]["alloc_count"], dv[0]["free_count"]), dev_counts, m + ": device 0 allocs/frees")
+        if host_counts:
+            expect((dv[-1]["alloc_count"], dv[-1]["free_count"]), host_counts, m + ": host allocs/frees")
+    return "%s: %d leak groups exact (%s B dev0, %s B host), top frame leak_*; dev0 %d/%d allocs/frees" % (
+        "+".join(modes), len(want), fmt(sum(w[3] for w in want if w[1] == 0)),
+        fmt(sum(w[3] for w in want if w[1] == -1)), dev_counts[0], dev_counts[1])
 
 
 def check_vmm(ctx):
@@ -817,7 +858,8 @@ class TorchRuns:
                 if not cands:
                     raise Fail("no final snapshot in %s" % os.path.relpath(os.path.join(d, "snaps"), self.ctx.out))
                 path = cands[-1]
-            res[key] = report_json(self.ctx, os.path.dirname(path), os.path.basename(path), text=which == "end")
+            res[key] = report_json(self.ctx, os.path.dirname(path), os.path.basename(path), text=which == "end",
+                                   whole_stacks=True)
         return res[key]
 
 
@@ -1043,7 +1085,7 @@ def check_torch_memviz(ctx, tr):
     env = dict(os.environ)
     if ctx.deps_dir:
         env["LD_LIBRARY_PATH"] = ctx.deps_dir
-    rc, help_text, _ = run([ctx.report, "--help"], env=env, timeout=30)
+    help_text = report_help(ctx)
     if "--torch-snapshot" not in help_text:
         raise Skip("gpuleak-report has no --torch-snapshot")
     rc, out, err = run([ctx.python, "-c", "import torch.cuda._memory_viz"], timeout=120)

@@ -4,9 +4,12 @@
  * load lands elsewhere, and does it again: the hooks must follow the
  * runtime to its new address.  Leaks 1 MiB in the last round (LEAK-SITE).
  * Prints one line per round; exit 3. */
+#define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 typedef int (*malloc_fn)(void **, size_t);
 typedef int (*free_fn)(void *);
@@ -23,6 +26,10 @@ int main(void)
             fprintf(stderr, "dlopen: %s\n", dlerror());
             return 1;
         }
+        struct link_map *lm = NULL;
+        unsigned long base = dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 ? (unsigned long)lm->l_addr : 0;
+        if (getenv("DLCLOSE_HOST_VERBOSE") != NULL)
+            fprintf(stderr, "runtime at %#lx\n", base);
         malloc_fn m = (malloc_fn)dlsym(h, "cudaMalloc");
         free_fn f = (free_fn)dlsym(h, "cudaFree");
         void *p = NULL;
@@ -36,7 +43,11 @@ int main(void)
         dlclose(h);
         if (dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD) != NULL)
             printf("runtime still loaded after dlclose\n");
-        /* Take the address range the runtime had. */
+        /* Take the address range the runtime had, so that it loads
+         * elsewhere next time and its old code is gone for good. */
+        if (base != 0)
+            if (mmap((void *)base, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == MAP_FAILED && getenv("DLCLOSE_HOST_VERBOSE"))
+                perror("mmap");
         if (nf < 8 && round < 4)
             fillers[nf++] = dlopen(filler_libs[round], RTLD_NOW | RTLD_LOCAL);
     }

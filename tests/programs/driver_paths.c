@@ -5,6 +5,7 @@
  *   procaddr  dlsym of cuGetProcAddress_v2 only, then queries by base name
  *             (exactly how the CUDA runtime gets every driver function)
  *   entry     cudaGetDriverEntryPointByVersion from the runtime
+ *   procaddr-ptds the same with the per-thread default stream flag (_ptsz)
  *   entry-legacy  cudaGetDriverEntryPoint (no version argument)
  * Each family leaks once from its own named function. */
 #define __CUDA_API_VERSION_INTERNAL /* declare the _v2 names as they are */
@@ -29,6 +30,14 @@ struct driver {
     CUresult (*free_async)(CUdeviceptr, CUstream);
     CUresult (*array_create)(CUarray *, const CUDA_ARRAY_DESCRIPTOR *);
     CUresult (*stream_sync)(CUstream);
+    CUresult (*alloc_pitch)(CUdeviceptr *, size_t *, size_t, size_t, unsigned);
+    CUresult (*host_alloc)(void **, size_t, unsigned);
+    CUresult (*host_register)(void *, size_t, unsigned);
+    CUresult (*pool_get)(CUmemoryPool *, CUdevice);
+    CUresult (*alloc_from_pool)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
+    CUresult (*array3d_create)(CUarray *, const CUDA_ARRAY3D_DESCRIPTOR *);
+    CUresult (*mipmap_create)(CUmipmappedArray *, const CUDA_ARRAY3D_DESCRIPTOR *, unsigned);
+    CUresult (*mem_create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long);
 };
 
 #define NOINLINE __attribute__((noinline))
@@ -77,6 +86,52 @@ NOINLINE static void leak_array(const struct driver *d)
     check(d->array_create(&a, &desc), "cuArrayCreate"); /* 100 x 10 x 2 x 4 = 8000 bytes */
 }
 
+NOINLINE static void leak_pitch(const struct driver *d)
+{
+    CUdeviceptr p;
+    size_t pitch;
+    check(d->alloc_pitch(&p, &pitch, 1000, 20, 4), "cuMemAllocPitch"); /* pitch x 20 */
+}
+NOINLINE static void leak_host_alloc(const struct driver *d)
+{
+    void *p;
+    check(d->host_alloc(&p, 150000, 0), "cuMemHostAlloc");
+}
+NOINLINE static void leak_registered(const struct driver *d)
+{
+    void *p = malloc(160000);
+    check(d->host_register(p, 160000, 0), "cuMemHostRegister");
+}
+NOINLINE static void leak_from_pool(const struct driver *d)
+{
+    CUmemoryPool pool;
+    CUdeviceptr p;
+    check(d->pool_get(&pool, 0), "cuDeviceGetDefaultMemPool");
+    check(d->alloc_from_pool(&p, 170000, pool, NULL), "cuMemAllocFromPoolAsync");
+}
+NOINLINE static void leak_array3d(const struct driver *d)
+{
+    CUarray a;
+    CUDA_ARRAY3D_DESCRIPTOR desc = {.Width = 10, .Height = 10, .Depth = 10, .Format = CU_AD_FORMAT_UNSIGNED_INT16, .NumChannels = 1};
+    check(d->array3d_create(&a, &desc), "cuArray3DCreate"); /* 10 x 10 x 10 x 2 = 2000 bytes */
+}
+NOINLINE static void leak_mipmap(const struct driver *d)
+{
+    CUmipmappedArray a;
+    CUDA_ARRAY3D_DESCRIPTOR desc = {.Width = 64, .Height = 64, .Format = CU_AD_FORMAT_UNSIGNED_INT8, .NumChannels = 4};
+    check(d->mipmap_create(&a, &desc, 3), "cuMipmappedArrayCreate"); /* (64*64 + 32*32 + 16*16) x 4 = 21504 */
+}
+NOINLINE static void leak_vmm(const struct driver *d)
+{
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    CUmemGenericAllocationHandle h;
+    check(d->mem_create(&h, 2 * 1024 * 1024, &prop, 0), "cuMemCreate");
+}
+
 static void fill_direct(struct driver *d)
 {
     d->init = cuInit;
@@ -91,6 +146,14 @@ static void fill_direct(struct driver *d)
     d->free_async = cuMemFreeAsync;
     d->array_create = cuArrayCreate_v2;
     d->stream_sync = cuStreamSynchronize;
+    d->alloc_pitch = cuMemAllocPitch_v2;
+    d->host_alloc = cuMemHostAlloc;
+    d->host_register = cuMemHostRegister_v2;
+    d->pool_get = cuDeviceGetDefaultMemPool;
+    d->alloc_from_pool = cuMemAllocFromPoolAsync;
+    d->array3d_create = cuArray3DCreate_v2;
+    d->mipmap_create = cuMipmappedArrayCreate;
+    d->mem_create = cuMemCreate;
 }
 
 static void fill_dlsym(struct driver *d)
@@ -109,16 +172,26 @@ static void fill_dlsym(struct driver *d)
     SYM(free_async, "cuMemFreeAsync");
     SYM(array_create, "cuArrayCreate_v2");
     SYM(stream_sync, "cuStreamSynchronize");
+    SYM(alloc_pitch, "cuMemAllocPitch_v2");
+    SYM(host_alloc, "cuMemHostAlloc");
+    SYM(host_register, "cuMemHostRegister_v2");
+    SYM(pool_get, "cuDeviceGetDefaultMemPool");
+    SYM(alloc_from_pool, "cuMemAllocFromPoolAsync");
+    SYM(array3d_create, "cuArray3DCreate_v2");
+    SYM(mipmap_create, "cuMipmappedArrayCreate");
+    SYM(mem_create, "cuMemCreate");
 #undef SYM
 }
 
 typedef CUresult (*procaddr_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 
+static cuuint64_t query_flags = CU_GET_PROC_ADDRESS_DEFAULT;
+
 static void *query(procaddr_fn get, const char *name)
 {
     void *fn = NULL;
     CUdriverProcAddressQueryResult status;
-    check(get(name, &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status), name);
+    check(get(name, &fn, 12000, query_flags, &status), name);
     if (status != CU_GET_PROC_ADDRESS_SUCCESS)
         check(CUDA_ERROR_NOT_FOUND, name);
     return need(fn, name);
@@ -143,6 +216,14 @@ static void fill_procaddr(struct driver *d)
     Q(free_async, "cuMemFreeAsync");
     Q(array_create, "cuArrayCreate");
     Q(stream_sync, "cuStreamSynchronize");
+    Q(alloc_pitch, "cuMemAllocPitch");
+    Q(host_alloc, "cuMemHostAlloc");
+    Q(host_register, "cuMemHostRegister");
+    Q(pool_get, "cuDeviceGetDefaultMemPool");
+    Q(alloc_from_pool, "cuMemAllocFromPoolAsync");
+    Q(array3d_create, "cuArray3DCreate");
+    Q(mipmap_create, "cuMipmappedArrayCreate");
+    Q(mem_create, "cuMemCreate");
 #undef Q
 }
 
@@ -172,6 +253,14 @@ static void fill_entry(struct driver *d, int legacy)
     E(free_async, "cuMemFreeAsync");
     E(array_create, "cuArrayCreate");
     E(stream_sync, "cuStreamSynchronize");
+    E(alloc_pitch, "cuMemAllocPitch");
+    E(host_alloc, "cuMemHostAlloc");
+    E(host_register, "cuMemHostRegister");
+    E(pool_get, "cuDeviceGetDefaultMemPool");
+    E(alloc_from_pool, "cuMemAllocFromPoolAsync");
+    E(array3d_create, "cuArray3DCreate");
+    E(mipmap_create, "cuMipmappedArrayCreate");
+    E(mem_create, "cuMemCreate");
 #undef E
 }
 
@@ -185,12 +274,17 @@ int main(int argc, char **argv)
         fill_dlsym(&d);
     else if (!strcmp(how, "procaddr"))
         fill_procaddr(&d);
+    else if (!strcmp(how, "procaddr-ptds")) {
+        /* Per-thread default stream: the _ptsz variants. */
+        query_flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+        fill_procaddr(&d);
+    }
     else if (!strcmp(how, "entry"))
         fill_entry(&d, 0);
     else if (!strcmp(how, "entry-legacy"))
         fill_entry(&d, 1);
     else {
-        fprintf(stderr, "usage: driver_paths direct|dlsym|procaddr|entry|entry-legacy\n");
+        fprintf(stderr, "usage: driver_paths direct|dlsym|procaddr|procaddr-ptds|entry|entry-legacy\n");
         return 2;
     }
     CUdevice dev;
@@ -210,6 +304,13 @@ int main(int argc, char **argv)
     leak_host(&d);
     leak_async(&d);
     leak_array(&d);
+    leak_pitch(&d);
+    leak_host_alloc(&d);
+    leak_registered(&d);
+    leak_from_pool(&d);
+    leak_array3d(&d);
+    leak_mipmap(&d);
+    leak_vmm(&d);
     check(d.stream_sync(NULL), "cuStreamSynchronize");
     return 0;
 }
