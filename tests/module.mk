@@ -20,13 +20,17 @@ $(TPROG_DIR)/driver_scenarios: tests/programs/driver_scenarios.c $(FC_DIR)/libcu
 # The interception matrix (tests/t_paths_*.sh): the same runtime code against
 # the shared runtime, the static runtime, and as a plugin loaded RTLD_LOCAL;
 # the driver families through every way of getting driver entry points.
-TEST_PROGS += $(TPROG_DIR)/runtime_kinds $(TPROG_DIR)/runtime_kinds_static \
+TEST_PROGS += $(TPROG_DIR)/runtime_kinds $(TPROG_DIR)/runtime_kinds_static $(TPROG_DIR)/runtime_kinds_ptds \
 	$(TPROG_DIR)/runtime_kinds_plugin.so $(TPROG_DIR)/plugin_host $(TPROG_DIR)/driver_paths
 all: $(TEST_PROGS)
 
 $(TPROG_DIR)/runtime_kinds: tests/programs/runtime_kinds.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart
+
+$(TPROG_DIR)/runtime_kinds_ptds: tests/programs/runtime_kinds.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -DCUDA_API_PER_THREAD_DEFAULT_STREAM -o $@ $< -L$(FC_DIR) -lcudart
 
 $(TPROG_DIR)/runtime_kinds_static: tests/programs/runtime_kinds.c $(FAKECUDA_STATIC_DEPS) | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)

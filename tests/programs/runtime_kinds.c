@@ -1,7 +1,8 @@
 /* One leak of every runtime allocation family, each from its own named
  * function, plus balanced use of each family and the context teardown.
- * Built three ways (tests/module.mk): against the shared runtime, linked with
- * the static runtime, and as a plugin loaded RTLD_LOCAL by plugin_host.c. */
+ * Built four ways (tests/module.mk): against the shared runtime, linked with
+ * the static runtime, as a plugin loaded RTLD_LOCAL by plugin_host.c, and
+ * with the per-thread default stream (which calls the _ptsz entry points). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,28 @@ NOINLINE static void leak_array(void)
     CHECK(cudaMallocArray(&a, &desc, 100, 50, 0)); /* 100 x 50 x 4 = 20000 bytes */
 }
 
+NOINLINE static void leak_3d(void)
+{
+    struct cudaPitchedPtr p;
+    struct cudaExtent e = {100, 10, 3}; /* pitch x 10 x 3 */
+    CHECK(cudaMalloc3D(&p, e));
+    printf("pitch3d %zu\n", p.pitch);
+}
+NOINLINE static void leak_array3d(void)
+{
+    cudaArray_t a;
+    struct cudaChannelFormatDesc desc = {16, 16, 0, 0, cudaChannelFormatKindSigned};
+    struct cudaExtent e = {20, 10, 5};
+    CHECK(cudaMalloc3DArray(&a, &desc, e, 0)); /* 20 x 10 x 5 x 4 = 4000 bytes */
+}
+NOINLINE static void leak_mipmap(void)
+{
+    cudaMipmappedArray_t a;
+    struct cudaChannelFormatDesc desc = {8, 0, 0, 0, cudaChannelFormatKindUnsigned};
+    struct cudaExtent e = {128, 128, 0};
+    CHECK(cudaMallocMipmappedArray(&a, &desc, e, 2, 0)); /* 128*128 + 64*64 = 20480 bytes */
+}
+
 /* Every family once more, freed: none of these may show up. */
 NOINLINE static void balanced(cudaStream_t s)
 {
@@ -87,6 +110,9 @@ int run_kinds(const char *mode)
         leak_host_alloc();
         leak_registered();
         leak_array();
+        leak_3d();
+        leak_array3d();
+        leak_mipmap();
     } else if (!strcmp(mode, "reset")) {
         /* cudaDeviceReset frees everything of the device's primary context
          * except stream-ordered allocations (CUDA documents it so). */
