@@ -124,6 +124,33 @@ bool gl_outfile_expand(uint64_t n, char *buf, size_t size)
     return *base != '\0' && strcmp(base, ".") != 0 && strcmp(base, "..") != 0;
 }
 
+/* A directory reached through a symlink that belongs to another user (not
+ * us, not root) was planted by someone who can write where it lives: a
+ * shared /tmp.  Writing through it would put our file wherever they chose,
+ * so refuse, as the kernel's fs.protected_symlinks does for files.  Our own
+ * symlinks (a ~/snaps pointing at scratch space) are followed. */
+static bool dir_path_trusted(const char *dir)
+{
+    char buf[GL_PATH_MAX];
+    size_t len = strlen(dir);
+    if (len >= sizeof buf)
+        return true; /* opening it fails anyway */
+    memcpy(buf, dir, len + 1);
+    uid_t me = geteuid();
+    for (size_t i = 1; i <= len; i++) {
+        if (i < len && buf[i] != '/')
+            continue;
+        char save = buf[i];
+        buf[i] = '\0';
+        struct stat st;
+        bool planted = lstat(buf, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != me && st.st_uid != 0;
+        buf[i] = save;
+        if (planted)
+            return false;
+    }
+    return true;
+}
+
 bool gl_outfile_open(struct gl_outfile *of, const char *final_path)
 {
     of->fd = -1;
@@ -140,8 +167,11 @@ bool gl_outfile_open(struct gl_outfile *of, const char *final_path)
         of->final_name = of->final_path;
     } else {
         *slash = '\0';
-        of->dirfd = open(slash == of->final_path ? "/" : of->final_path,
-                         O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir_path_trusted(of->final_path))
+            of->dirfd = open(slash == of->final_path ? "/" : of->final_path,
+                             O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        else
+            errno = ELOOP; /* "Too many levels of symbolic links" */
         *slash = '/';
         of->final_name = slash + 1;
     }

@@ -357,15 +357,16 @@ struct gl_record *gl_track_take(uint32_t space, uint64_t addr)
     return r;
 }
 
-/* Without the gate: only the free list changes, which a snapshot never
- * reads, and the slot stays TAKEN (so not LIVE) until it is reused. */
+/* The slot goes back to its shard's free list (under the gate: a snapshot
+ * copies whole slabs, free slots included). */
 void gl_track_release(struct gl_record *r)
 {
     struct shard *sh = shard_of(r->space, r->addr);
+    gate_read();
     pthread_mutex_lock(&sh->lock);
-    r->next = sh->free_list;
-    sh->free_list = r;
+    rec_free(sh, r);
     pthread_mutex_unlock(&sh->lock);
+    gate_unlock();
 }
 
 void gl_track_restore(struct gl_record *r)
@@ -466,71 +467,60 @@ bool gl_track_copy(struct gl_state_copy *out)
     memset(out, 0, sizeof *out);
     pthread_once(&gate_once, init_locks);
 
-    /* Size and touch the big buffers before taking the gate: for 1,000,000
-     * allocations the copy is ~56 MB, and faulting its pages in while every
-     * allocating thread waits would double the hold.  The sizes can grow
-     * before we get the gate, hence the slack and the re-check below. */
-    size_t guess = 0, hist_room;
+    /* The gate is held only for plain memcpy of the slabs (sequential, ~80
+     * bytes per record) and the history ring; turning records into
+     * gl_alloc_copy entries, which follows a pointer per record, is done
+     * after it is released (stacks are immutable, so that is safe).  The
+     * buffers are sized and their pages touched before taking the gate:
+     * faulting in ~80 MB for 1,000,000 allocations while every allocating
+     * thread waits would double the hold.  Slabs can be added before we get
+     * the gate, hence the slack and the re-check. */
+    size_t slots_guess = 0, hist_room;
     gate_read();
-    for (int i = 0; i <= GL_MAX_DEVICES; i++) {
-        pthread_mutex_lock(&devices[i].lock);
-        guess += devices[i].live_count;
-        pthread_mutex_unlock(&devices[i].lock);
+    for (int i = 0; i < SHARDS; i++) {
+        pthread_mutex_lock(&shards[i].lock);
+        for (const struct slab *sl = shards[i].slabs; sl != NULL; sl = sl->next)
+            slots_guess += sl->used;
+        pthread_mutex_unlock(&shards[i].lock);
     }
     hist_room = gl_history_capacity();
     gate_unlock();
-    size_t room = guess + guess / 8 + 1024;
-    out->allocs = malloc(room * sizeof *out->allocs);
+    size_t room = slots_guess + slots_guess / 16 + SHARDS * 64;
+    struct gl_record *raw = malloc(room * sizeof *raw);
     struct gl_event *hist = hist_room ? malloc(hist_room * sizeof *hist) : NULL;
-    if (out->allocs != NULL)
-        memset(out->allocs, 0, room * sizeof *out->allocs);
+    if (raw != NULL)
+        memset(raw, 0, room * sizeof *raw);
     if (hist != NULL)
         memset(hist, 0, hist_room * sizeof *hist);
 
     pthread_rwlock_wrlock(&gate);
-    size_t nallocs = 0, npeaks = 0;
-    for (int i = 0; i <= GL_MAX_DEVICES; i++) {
-        nallocs += devices[i].live_count;
+    size_t nslots = 0, npeaks = 0;
+    for (int i = 0; i < SHARDS; i++)
+        for (const struct slab *sl = shards[i].slabs; sl != NULL; sl = sl->next)
+            nslots += sl->used;
+    for (int i = 0; i <= GL_MAX_DEVICES; i++)
         npeaks += HASH_COUNT(devices[i].sites);
+    if (raw != NULL && nslots > room) {
+        free(raw);
+        raw = NULL;
     }
-    if (out->allocs != NULL && nallocs > room) {
-        free(out->allocs);
-        out->allocs = NULL;
-    }
-    if (out->allocs == NULL)
-        out->allocs = malloc((nallocs ? nallocs : 1) * sizeof *out->allocs);
+    if (raw == NULL)
+        raw = malloc((nslots ? nslots : 1) * sizeof *raw);
     out->peaks = malloc((npeaks ? npeaks : 1) * sizeof *out->peaks);
-    if (out->allocs == NULL || out->peaks == NULL) {
+    if (raw == NULL || out->peaks == NULL) {
         pthread_rwlock_unlock(&gate);
+        free(raw);
         free(hist);
         gl_state_copy_free(out);
         return false;
     }
-
-    /* Slabs are scanned in address order, not the hash chains: sequential
-     * memory, which is what keeps the gate's hold short (docs/performance.md). */
-    size_t n = 0;
+    size_t k = 0;
     for (int i = 0; i < SHARDS; i++) {
         for (const struct slab *sl = shards[i].slabs; sl != NULL; sl = sl->next) {
-            for (size_t k = 0; k < sl->used && n < nallocs; k++) {
-                const struct gl_record *r = &sl->recs[k];
-                if (r->state != GL_REC_LIVE)
-                    continue;
-                struct gl_alloc_copy *a = &out->allocs[n++];
-                a->ptr = r->addr;
-                a->size = r->size;
-                a->seq = r->seq;
-                a->time_ns = r->time_ns;
-                a->stream = r->stream;
-                a->stack_id = r->stack ? r->stack->id : 0;
-                a->device = r->device;
-                a->kind = r->kind;
-                a->api = r->api;
-                a->tid = r->tid;
-            }
+            memcpy(raw + k, sl->recs, sl->used * sizeof *raw);
+            k += sl->used;
         }
     }
-    out->nallocs = n;
 
     size_t p = 0;
     for (int i = 0; i <= GL_MAX_DEVICES; i++) {
@@ -566,6 +556,24 @@ bool gl_track_copy(struct gl_state_copy *out)
     out->events = gl_history_copy_into(hist, hist_room, &out->nevents);
     out->stacks = gl_stacks_newest(&out->nstacks);
     pthread_rwlock_unlock(&gate);
+
+    /* In place: entry n (56 bytes) never reaches past record k >= n (80
+     * bytes), which has already been read. */
+    struct gl_alloc_copy *allocs = (struct gl_alloc_copy *)(void *)raw;
+    size_t n = 0;
+    for (size_t j = 0; j < nslots; j++) {
+        struct gl_record r;
+        memcpy(&r, &raw[j], sizeof r);
+        if (r.state != GL_REC_LIVE)
+            continue;
+        allocs[n++] = (struct gl_alloc_copy){
+            .ptr = r.addr, .size = r.size, .seq = r.seq, .time_ns = r.time_ns, .stream = r.stream,
+            .stack_id = r.stack ? r.stack->id : 0, .device = r.device, .kind = r.kind,
+            .api = r.api, .tid = r.tid,
+        };
+    }
+    out->allocs = allocs;
+    out->nallocs = n;
     return true;
 }
 
@@ -583,17 +591,12 @@ void gl_track_prefork(void)
 {
     pthread_once(&gate_once, init_locks);
     pthread_rwlock_wrlock(&gate);
-    /* gl_track_release takes a shard lock without the gate. */
-    for (int i = 0; i < SHARDS; i++)
-        pthread_mutex_lock(&shards[i].lock);
     gl_stacks_lock();
 }
 
 void gl_track_postfork_parent(void)
 {
     gl_stacks_unlock();
-    for (int i = SHARDS - 1; i >= 0; i--)
-        pthread_mutex_unlock(&shards[i].lock);
     pthread_rwlock_unlock(&gate);
 }
 

@@ -190,6 +190,12 @@ int history_build(const struct snapshot *s, struct history *h)
                 m->label_id = (uint32_t)e->ptr;
                 m->label = e->type == GL_EV_ANNOTATION && e->ptr <= UINT32_MAX
                                ? snap_find_label(s, (uint32_t)e->ptr) : NULL;
+                if (e->type == GL_EV_OOM) {
+                    m->size = e->size;
+                    m->mem_free = e->mem_free;
+                    m->mem_total = e->mem_total;
+                    m->stack_id = e->stack_id;
+                }
             }
             continue;
         }

@@ -47,6 +47,13 @@ void json_timeline(struct report_ctx *r, struct json *j)
             json_strn(j, m->label->text.s, m->label->text.len);
         else
             json_null(j);
+        if (m->type == GL_EV_OOM) {
+            json_key(j, "requested_bytes"); json_u64(j, m->size);
+            json_key(j, "mem_free"); json_u64(j, m->mem_free);
+            json_key(j, "mem_total"); json_u64(j, m->mem_total);
+            json_key(j, "stack_id"); json_u64(j, m->stack_id);
+            json_frames(j, r->db, sview_cs(r->v, m->stack_id));
+        }
         json_end_obj(j);
     }
     json_end_arr(j);

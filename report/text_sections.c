@@ -62,6 +62,15 @@ static void legend(struct report_ctx *r)
         } else if (m->type == GL_EV_OOM) {
             fputs("out of memory on ", f);
             put_where(f, m->device);
+            fputs(" asking for ", f);
+            put_bytes(f, m->size);
+            if (m->mem_total) {
+                fputs(" (driver: ", f);
+                put_bytes(f, m->mem_free);
+                fputs(" free of ", f);
+                put_bytes(f, m->mem_total);
+                fputc(')', f);
+            }
         } else {
             fputs("snapshot taken", f);
         }

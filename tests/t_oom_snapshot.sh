@@ -11,6 +11,13 @@ eq(d["snapshot"]["reason"], "oom", "reason")
 eq(d["snapshot"]["final"], False, "final flag")
 eq([(l["bytes"], l["count"], l["frames"][0]["function"]) for l in leaks], [(1048576, 1, "leak_runtime")], "live at OOM")
 eq(devices[0]["failed_count"], 1, "failed allocations")
+# The failing thread asked the driver: a 1 GiB device (fakecuda's default)
+# with the 1 MiB leak in use.
+eq((devices[0]["mem_free"], devices[0]["mem_total"]), (1073741824 - 1048576, 1073741824), "driver's view")
+# The history has the OOM event: requested size, driver's view, stack.
+oom = [m for m in d["timeline"]["marks"] if m["type"] == "oom"]
+eq([(m["requested_bytes"], m["mem_free"], m["mem_total"], m["frames"][0]["function"]) for m in oom],
+   [(1 << 50, 1073741824 - 1048576, 1073741824, "main")], "OOM event")
 PY
 check_json final.json <<'PY'
 eq(d["snapshot"]["final"], True, "final flag")
