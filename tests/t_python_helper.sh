@@ -12,6 +12,13 @@ check_json mid.json <<'PY'
 eq(d["snapshot"]["reason"], "request", "reason")
 eq(sum(l["bytes"] for l in leaks), 3 * 4096, "live bytes")
 eq(sum(l["count"] for l in leaks), 3, "live count")
+# The history was restarted by _record_memory_history: it holds exactly the
+# three allocations, both annotations, and this snapshot.
+t = d["timeline"]
+eq((t["allocs"], t["frees"]), (3, 0), "history events")
+eq([(m["type"], m["label"]) for m in t["marks"]],
+   [("annotation", "phase one"), ("annotation", "phase one (end)"), ("snapshot", None)], "marks")
+eq(t["devices"][0]["bytes"], [4096, 8192, 12288], "usage series")
 PY
 # Without the library: one warning, no snapshot, nothing else changes.
 python3 "$ROOT/tests/programs/py_alloc.py" >out2.txt 2>err2.txt || fail "python failed without gpuleak"
