@@ -462,6 +462,20 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds)
     return dropped;
 }
 
+/* Faults a fresh buffer's pages in now.  (Not memset to 0: the compiler may
+ * turn malloc + memset into calloc, which leaves fresh mmap'ed pages
+ * untouched; a page fault costs microseconds on a virtual machine.) */
+static void touch_pages(void *p, size_t n)
+{
+    if (p == NULL)
+        return;
+    volatile char *c = p;
+    for (size_t i = 0; i < n; i += 4096)
+        c[i] = 0;
+    if (n > 0)
+        c[n - 1] = 0;
+}
+
 bool gl_track_copy(struct gl_state_copy *out)
 {
     memset(out, 0, sizeof *out);
@@ -488,10 +502,8 @@ bool gl_track_copy(struct gl_state_copy *out)
     size_t room = slots_guess + slots_guess / 16 + SHARDS * 64;
     struct gl_record *raw = malloc(room * sizeof *raw);
     struct gl_event *hist = hist_room ? malloc(hist_room * sizeof *hist) : NULL;
-    if (raw != NULL)
-        memset(raw, 0, room * sizeof *raw);
-    if (hist != NULL)
-        memset(hist, 0, hist_room * sizeof *hist);
+    touch_pages(raw, room * sizeof *raw);
+    touch_pages(hist, hist_room * sizeof *hist);
 
     pthread_rwlock_wrlock(&gate);
     size_t nslots = 0, npeaks = 0;

@@ -17,6 +17,7 @@
 #include "analyze.h"
 #include "frag.h"
 #include "history.h"
+#include "html.h"
 #include "multi.h"
 #include "multi_out.h"
 #include "report.h"
@@ -24,6 +25,7 @@
 #include "stackdb.h"
 #include "suppress.h"
 #include "symbolize.h"
+#include "torch_snapshot.h"
 
 #define VERSION "0.2"
 
@@ -32,6 +34,8 @@ static void usage(FILE *f)
     fputs("usage: gpuleak-report [options] SNAPSHOT\n"
           "       gpuleak-report [options] diff A.snap B.snap [C.snap ...]\n"
           "       gpuleak-report [options] merge S1.snap S2.snap ...\n"
+          "       gpuleak-report [options] --html OUT.html SNAP [SNAP ...]\n"
+          "       gpuleak-report [options] --torch-snapshot OUT.pickle SNAP\n"
           "Report leaks, allocator caches, peaks, the timeline and fragmentation of\n"
           "a gpuleak snapshot; diff: how live memory per stack changed between\n"
           "snapshots; merge: several ranks or processes of one job.\n"
@@ -56,6 +60,9 @@ static void usage(FILE *f)
           "                        (default: all)\n"
           "  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
           "                        weights in bytes\n"
+          "  --html FILE           a self-contained HTML page (timeline, flame graphs,\n"
+          "                        address map, tables; several snapshots: growth)\n"
+          "  --torch-snapshot FILE a pickle for PyTorch's memory_viz\n"
           "  --color auto|always|never\n"
           "                        colour the text report (auto: on a terminal)\n"
           "  --help, --version\n"
@@ -113,6 +120,7 @@ struct cli {
     bool json, no_defaults;
     int color; /* 0 never, 1 always, 2 auto */
     int folded; /* 0 no, 1 leaks, 2 peak */
+    const char *html, *torch; /* --html / --torch-snapshot output files */
     unsigned sections;
 };
 
@@ -120,7 +128,7 @@ enum mode { M_REPORT, M_DIFF, M_MERGE };
 
 static bool want_color(const struct cli *c, FILE *out)
 {
-    if (c->json || c->folded || c->color == 0)
+    if (c->json || c->folded || c->html || c->torch || c->color == 0)
         return false;
     if (c->color == 1)
         return true;
@@ -169,7 +177,7 @@ static int finish_output(FILE *out, const char *output)
 }
 
 static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
-                      const struct suppressions *sup, FILE *out)
+                      const struct suppressions *sup, FILE *out, const struct html_multi *hm)
 {
     struct analysis a;
     struct history h;
@@ -187,7 +195,12 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
                            .default_suppressions = !c->no_defaults,
                            .suppressions_file = c->supp_file};
     report_prepare(&r);
-    if (c->folded)
+    int orc = 0;
+    if (c->html)
+        orc = output_html(&r, hm);
+    else if (c->torch)
+        orc = output_torch_snapshot(&r);
+    else if (c->folded)
         output_folded(&r, c->folded == 2);
     else if (c->json)
         output_json(&r);
@@ -197,7 +210,25 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
     frag_free(&fr);
     history_free(&h);
     analysis_free(&a);
-    return 0;
+    if (orc)
+        fputs("gpuleak-report: out of memory\n", stderr);
+    return orc ? 1 : 0;
+}
+
+/* --html with several snapshots: the page of the last one, plus the growth
+ * per stack across all of them (the diff analysis). */
+static int run_html_multi(const struct cli *c, struct msnap *m, size_t n, struct stackdb *db,
+                          const struct suppressions *sup, FILE *out)
+{
+    struct diff_result d;
+    if (diff_build(m, n, &c->an, &d) != 0) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+        return 1;
+    }
+    struct html_multi hm = {m, n, &d};
+    int rc = run_report(c, &m[n - 1], db, sup, out, &hm);
+    diff_free(&d);
+    return rc;
 }
 
 static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_t n,
@@ -268,6 +299,8 @@ int main(int argc, char **argv)
         {"sections", required_argument, NULL, 'S'},
         {"folded", required_argument, NULL, 'f'},
         {"color", required_argument, NULL, 'c'},
+        {"html", required_argument, NULL, 'H'},
+        {"torch-snapshot", required_argument, NULL, 'T'},
         {"colour", required_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -342,6 +375,8 @@ int main(int argc, char **argv)
             else
                 return bad_usage("--folded takes 'leaks' or 'peak', not '%s'", optarg);
             break;
+        case 'H': c.html = optarg; break;
+        case 'T': c.torch = optarg; break;
         case 'c':
             if (strcmp(optarg, "never") == 0)
                 c.color = 0;
@@ -357,6 +392,24 @@ int main(int argc, char **argv)
         case ':': return bad_usage("option '%s' needs an argument", argv[optind - 1]);
         default: return bad_usage("unknown option '%s'", argv[optind - 1]);
         }
+    }
+    if (c.html || c.torch) {
+        if (c.html && c.torch)
+            return bad_usage("%s", "--html and --torch-snapshot: one at a time");
+        if (c.json || c.folded || c.output)
+            return bad_usage("%s", "--html and --torch-snapshot name their output file: "
+                                   "not with --json, --folded or --output");
+        if (mode == M_MERGE || (c.torch && mode != M_REPORT))
+            return bad_usage("%s", "--html takes snapshots (several: growth across them), "
+                                   "--torch-snapshot one snapshot");
+        if (c.torch && nfiles != 1)
+            return bad_usage("%s", nfiles ? "--torch-snapshot takes one snapshot"
+                                          : "no snapshot file given");
+        if (nfiles == 0 || (mode == M_DIFF && nfiles < 2))
+            return bad_usage("%s", "no snapshot file given");
+        c.output = c.html ? c.html : c.torch;
+        if (nfiles > 1)
+            mode = M_DIFF; /* handled below: the page with growth */
     }
     if (mode == M_REPORT && nfiles != 1)
         return bad_usage("%s", nfiles ? "expected one snapshot file, got more (diff and merge "
@@ -400,8 +453,10 @@ int main(int argc, char **argv)
     if (rc == 0) {
         static char obuf[1 << 16];
         setvbuf(out, obuf, _IOFBF, sizeof obuf);
-        if (mode == M_REPORT)
-            rc = run_report(&c, &m[0], db, &sup, out);
+        if (c.html && nfiles > 1)
+            rc = run_html_multi(&c, m, nfiles, db, &sup, out);
+        else if (mode == M_REPORT)
+            rc = run_report(&c, &m[0], db, &sup, out, NULL);
         else
             rc = run_multi(&c, mode, m, nfiles, db, &sup, out);
         int wrc = finish_output(out, c.output);

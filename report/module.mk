@@ -7,8 +7,12 @@ REPORT_SRCS = report/main.c report/snap_read.c report/symbolize.c \
               report/multi.c report/prepare.c report/fmt.c report/json.c \
               report/textout.c report/output_text.c report/text_sections.c \
               report/output_json.c report/json_sections.c report/folded.c \
-              report/output_multi.c
+              report/output_multi.c \
+              report/html.c report/html_assets.c report/torch_snapshot.c
 REPORT_OBJS = $(REPORT_SRCS:%.c=$(BUILD)/obj/%.o)
+
+# the page's script and style are .incbin'd into html_assets.o
+$(BUILD)/obj/report/html_assets.o: report/html/report.js report/html/report.css
 REPORT_LIBS = -ldw -lelf -lstdc++
 
 all: $(BUILD)/bin/gpuleak-report $(BUILD)/tests/snapgen $(BUILD)/tests/snapfuzz

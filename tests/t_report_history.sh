@@ -48,7 +48,7 @@ grep -qx '    after annotation "epoch 1" (0.04 s)' h.txt || fail "text annotatio
 grep -qx '        16,777,216 bytes (16.0 MiB) at 0.05 s (seq 5) device: tie_b (snapgen.c:[0-9]*)' h.txt || fail "text before"
 grep -qx '    highest by kind in the history: device 28.0 MiB at 0.05 s, managed 1.0 MiB at 0.12 s, virtual 4.0 MiB at 0.14 s' h.txt || fail "text kinds"
 grep -qx '    2 "epoch 1" at 0.04 s (seq 4)' h.txt || fail "legend"
-grep -qx '    X out of memory on device 0 at 0.08 s (seq 8)' h.txt || fail "legend oom"
+grep -qx '    X out of memory on device 0 asking for 1,073,741,824 bytes (1.0 GiB) (driver: 1,073,741,824 bytes (1.0 GiB) free of 85,899,345,920 bytes (80.0 GiB)) at 0.08 s (seq 8)' h.txt || fail "legend oom"
 grep -q '^    28.0 MiB ┤ █ *$' h.txt || fail "chart top row"
 grep -qE '^ +[0-9^X]*\^' h.txt || fail "peak marker"
 grep -qx 'device 0: fragmentation 0.37 (1 - largest hole / free bytes in the used span)' h.txt || fail "headline"

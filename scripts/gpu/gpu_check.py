@@ -498,7 +498,8 @@ RT_TO_DRV = {"cudaMalloc": "cuMemAlloc_v2", "cudaMallocManaged": "cuMemAllocMana
              "cudaMallocPitch": "cuMemAllocPitch_v2", "cudaMallocAsync": "cuMemAllocAsync",
              "cudaMallocFromPoolAsync": "cuMemAllocFromPoolAsync", "cudaMallocHost": "cuMemAllocHost_v2",
              "cudaHostAlloc": "cuMemHostAlloc", "cudaHostRegister": "cuMemHostRegister_v2",
-             "cudaMallocArray": "cuArrayCreate_v2"}
+             "cudaMallocArray": "cuArrayCreate_v2", "cudaMalloc3D": "cuMemAllocPitch_v2",
+             "cudaMalloc3DArray": "cuArray3DCreate_v2", "cudaMallocMipmappedArray": "cuMipmappedArrayCreate"}
 
 
 def check_runtime_kinds(ctx, how):
@@ -506,6 +507,8 @@ def check_runtime_kinds(ctx, how):
     out = run_traced(ctx, d, "runtime_kinds", prog(ctx, "rk_" + how), ["all"], os.path.join(d, "rk.snap"))
     m = re.search(r"pitch (\d+)", out)
     pitch = int(m.group(1)) if m else 1024
+    m = re.search(r"pitch3d (\d+)", out)
+    pitch3d = int(m.group(1)) if m else 512
     r = report_json(ctx, d, "rk.snap")
     want = [
         ("device", 0, "cudaMalloc", 100000, 1, "leak_device"),
@@ -517,6 +520,9 @@ def check_runtime_kinds(ctx, how):
         ("host-pinned", -1, "cudaHostAlloc", 600000, 1, "leak_host_alloc"),
         ("host-registered", -1, "cudaHostRegister", 700000, 1, "leak_registered"),
         ("array", 0, "cudaMallocArray", 20000, 1, "leak_array"),
+        ("device", 0, "cudaMalloc3D", pitch3d * 10 * 3, 1, "leak_3d"),
+        ("array", 0, "cudaMalloc3DArray", 4000, 1, "leak_array3d"),
+        ("array", 0, "cudaMallocMipmappedArray", 20480, 1, "leak_mipmap"),
     ]
     got = [(l["kind"], l["device"], l["api"], l["bytes"], l["count"], user_function(l["frames"]))
            for l in r["leaks"]]
@@ -546,16 +552,17 @@ def check_runtime_kinds(ctx, how):
         called = {"leak_" + k: v for k, v in (("device", "cudaMalloc"), ("managed", "cudaMallocManaged"),
                   ("pitch", "cudaMallocPitch"), ("async", "cudaMallocAsync"), ("from_pool", "cudaMallocFromPoolAsync"),
                   ("host", "cudaMallocHost"), ("host_alloc", "cudaHostAlloc"), ("registered", "cudaHostRegister"),
-                  ("array", "cudaMallocArray"))}
+                  ("array", "cudaMallocArray"), ("3d", "cudaMalloc3D"), ("array3d", "cudaMalloc3DArray"),
+                  ("mipmap", "cudaMallocMipmappedArray"))}
         expect(sorted((user_function(l["frames"]), l["via_static_runtime"]) for l in r["leaks"]),
                sorted((f, called[f] if how == "static" else None) for f in called), "via_static_runtime")
         note += "; via_static_runtime %s" % ("named" if how == "static" else "null")
     dv = devs(r)
-    expect((dv[0]["alloc_count"], dv[0]["free_count"]), (11, 5), "device 0 allocs/frees")
+    expect((dv[0]["alloc_count"], dv[0]["free_count"]), (14, 5), "device 0 allocs/frees")
     expect((dv[-1]["alloc_count"], dv[-1]["free_count"]), (6, 3), "host allocs/frees")
     expect((dv[0]["unknown_free_count"], dv[-1]["unknown_free_count"]), (0, 0), "unknown frees")
     dev_b = sum(w[3] for w in want if w[1] == 0)
-    return "9 leak groups exact (dev0 %s B, host %s B, pitch %d); allocs/frees dev0 11/5 host 6/3%s" % (
+    return "12 leak groups exact (dev0 %s B, host %s B, pitch %d); allocs/frees dev0 14/5 host 6/3%s" % (
         fmt(dev_b), fmt(1800000), pitch, note)
 
 
