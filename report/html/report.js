@@ -1,0 +1,674 @@
+/* gpuleak-report --html: draws the page from the JSON in #gl-data.
+ * Hand-written SVG, no library, no network.  Everything here works on data
+ * that gpuleak-report already aggregated (docs/html-report.md), so the cost
+ * of drawing is bounded whatever the size of the snapshot.
+ * Elements carry data-* attributes with exact numbers (bytes, counts) for
+ * tests and for anyone who inspects the page. */
+(function () {
+  'use strict';
+  var T_START = performance.now();
+  var D = JSON.parse(document.getElementById('gl-data').textContent);
+  var app = document.getElementById('app');
+  var NS = 'http://www.w3.org/2000/svg';
+
+  /* ---- helpers ---- */
+  function el(tag, attrs, kids) {
+    var e = document.createElement(tag);
+    setAttrs(e, attrs);
+    addKids(e, kids);
+    return e;
+  }
+  function sv(tag, attrs, kids) {
+    var e = document.createElementNS(NS, tag);
+    setAttrs(e, attrs);
+    addKids(e, kids);
+    return e;
+  }
+  function setAttrs(e, attrs) {
+    if (!attrs) return;
+    for (var k in attrs) {
+      if (attrs[k] === null || attrs[k] === undefined) continue;
+      if (k === 'text') e.textContent = attrs[k];
+      else if (k === 'cls') e.setAttribute('class', attrs[k]);
+      else if (k.slice(0, 2) === 'on') e.addEventListener(k.slice(2), attrs[k]);
+      else e.setAttribute(k, attrs[k]);
+    }
+  }
+  function addKids(e, kids) {
+    if (kids === undefined || kids === null) return;
+    if (!Array.isArray(kids)) kids = [kids];
+    for (var i = 0; i < kids.length; i++) {
+      var k = kids[i];
+      if (k === null || k === undefined) continue;
+      e.appendChild(typeof k === 'string' ? document.createTextNode(k) : k);
+    }
+  }
+  var UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  function human(n) {
+    if (n < 1024) return n + ' B';
+    var u = 0;
+    while (n >= 1024 && u < UNITS.length - 1) { n /= 1024; u++; }
+    return n.toFixed(1) + ' ' + UNITS[u];
+  }
+  function exact(n) { return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
+  function bytes(n) { return exact(n) + ' bytes (' + human(n) + ')'; }
+  function secs(ns) {
+    var s = ns / 1e9;
+    if (s >= 100) return s.toFixed(0) + ' s';
+    if (s >= 1) return s.toFixed(2) + ' s';
+    if (s >= 0.001) return (s * 1e3).toFixed(s >= 0.01 ? 0 : 1) + ' ms';
+    return (ns / 1e3).toFixed(0) + ' µs';
+  }
+  function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(a / b < 0.1 ? 2 : 1) + '%' : '-'; }
+  function base(p) { var i = p.lastIndexOf('/'); return i < 0 ? p : p.slice(i + 1); }
+  function devName(d) { return d < 0 ? 'host' : 'device ' + d; }
+  function frameText(i, full) {
+    var f = D.frames[i];
+    if (!f) return '?';
+    if (!f[1] && !f[2] && !f[3]) return f[0];
+    var where = f[1] ? (full ? f[1] : base(f[1])) + (f[2] ? ':' + f[2] : '') : f[3];
+    return f[0] + (where ? ' (' + where + ')' : '') + (f[4] & 1 ? ' [inlined]' : '');
+  }
+  function stackLines(si, max) {
+    var st = D.stacks[si];
+    if (!st || !st.length) return ['(no stack captured)'];
+    var out = [];
+    for (var i = 0; i < st.length && (!max || i < max); i++) out.push('#' + i + ' ' + frameText(st[i], true));
+    if (max && st.length > max) out.push('... ' + (st.length - max) + ' more');
+    return out;
+  }
+  function topFrame(si) {
+    var st = D.stacks[si];
+    return st && st.length ? frameText(st[0], false) : '(no stack captured)';
+  }
+  function hashColor(s, hue0, hue1) {
+    var h = 0;
+    for (var i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
+    var x = (h >>> 0) % 1000 / 1000;
+    return 'hsl(' + (hue0 + x * (hue1 - hue0)).toFixed(0) + ',' + (62 + (h >>> 10) % 20) + '%,' + (60 + (h >>> 20) % 12) + '%)';
+  }
+
+  /* one tooltip for the whole page */
+  var tip = el('div', {id: 'tip'});
+  document.body.appendChild(tip);
+  function showTip(ev, text) {
+    tip.textContent = text;
+    tip.style.display = 'block';
+    var x = ev.clientX + 14, y = ev.clientY + 14;
+    var w = tip.offsetWidth, h = tip.offsetHeight;
+    if (x + w > window.innerWidth - 8) x = Math.max(4, ev.clientX - w - 14);
+    if (y + h > window.innerHeight - 8) y = Math.max(4, ev.clientY - h - 14);
+    tip.style.left = x + 'px';
+    tip.style.top = y + 'px';
+  }
+  function hideTip() { tip.style.display = 'none'; }
+  function svgX(svg, ev, width) {
+    var r = svg.getBoundingClientRect();
+    return (ev.clientX - r.left) * width / r.width;
+  }
+  function niceTicks(max, n) {
+    if (max <= 0) return [0];
+    var step = Math.pow(10, Math.floor(Math.log10(max / n)));
+    var err = max / n / step;
+    if (err >= 5) step *= 5; else if (err >= 2) step *= 2;
+    var out = [];
+    for (var v = 0; v <= max * 1.0001; v += step) out.push(v);
+    return out;
+  }
+  function byteTicks(max) {
+    if (max <= 0) return [0];
+    var u = 1;
+    while (max / u >= 1024 * 4) u *= 1024;
+    return niceTicks(max / u, 4).map(function (v) { return v * u; });
+  }
+
+  /* ---- header ---- */
+  var S = D.snapshot;
+  var devPeak = {};
+  D.devices.forEach(function (d) { devPeak[d.device] = d; });
+  function header() {
+    var exe = base(S.exe || S.path);
+    var h = el('header', null, [
+      el('h1', {text: 'gpuleak report: ' + exe + ' (pid ' + S.pid + ')'}),
+      el('div', {cls: 'meta', text: S.path + ' · host ' + S.host + ' · rank ' + S.rank + ' · ' +
+        (S.final ? 'at exit' : S.reason) + ' · ran ' + secs(S.duration_ns) + ' · ' + exact(S.live_allocations) +
+        ' live allocations · ' + exact(S.events) + ' history events'}),
+    ]);
+    var cards = el('div', {cls: 'cards'});
+    var sm = D.summary;
+    cards.appendChild(el('div', {cls: 'card', id: 'card-leaked', 'data-bytes': sm.leaked_bytes}, [
+      el('div', {cls: 'v', text: human(sm.leaked_bytes)}),
+      el('div', {cls: 'l', text: 'leaked: ' + exact(sm.leaked_count) + ' allocations in ' + exact(sm.leak_groups) + ' stacks'})]));
+    if (sm.cached_bytes) cards.appendChild(el('div', {cls: 'card', 'data-bytes': sm.cached_bytes}, [
+      el('div', {cls: 'v', text: human(sm.cached_bytes)}), el('div', {cls: 'l', text: 'held by allocator caches'})]));
+    if (sm.suppressed_bytes) cards.appendChild(el('div', {cls: 'card', 'data-bytes': sm.suppressed_bytes}, [
+      el('div', {cls: 'v', text: human(sm.suppressed_bytes)}), el('div', {cls: 'l', text: 'suppressed'})]));
+    D.devices.forEach(function (d) {
+      cards.appendChild(el('div', {cls: 'card peak', 'data-device': d.device, 'data-peak-bytes': d.peak_bytes}, [
+        el('div', {cls: 'v', text: human(d.peak_bytes)}),
+        el('div', {cls: 'l', text: devName(d.device) + ' peak at ' + secs(d.peak_time_ns) + ', live ' + human(d.live_bytes) +
+          (d.fragmentation !== undefined ? ', fragmentation ' + d.fragmentation.toFixed(2) : '')})]));
+    });
+    h.appendChild(cards);
+    var nav = el('nav');
+    [['timeline', 'Timeline'], ['flame', 'Flame graphs'], ['addrmap', 'Address space'], ['tables', 'Tables']]
+      .concat(D.growth ? [['growth', 'Growth across snapshots']] : [])
+      .forEach(function (x) { nav.appendChild(el('a', {href: '#' + x[0], text: x[1]})); });
+    h.appendChild(nav);
+    return h;
+  }
+
+  /* ---- timeline ---- */
+  var W = 1000, ML = 64, MR = 12, MT = 26, MB = 22, TH = 230;
+  function timeline() {
+    var sec = el('section', {id: 'timeline'}, el('h2', {text: 'Memory over time'}));
+    var T = D.timeline;
+    if (!T.present) {
+      sec.appendChild(el('p', {cls: 'muted', text: 'No history in this snapshot: the timeline needs EVENTS records.'}));
+      return sec;
+    }
+    var note = 'History: ' + exact(T.last_seq - T.first_seq + 1) + ' sequence numbers' +
+      (T.wrapped ? ' (the ring wrapped: the first ' + exact(T.first_seq - 1) + ' are gone; the level before it is derived from the live allocations)' : '') +
+      '. Drag to zoom into a time range, double-click to zoom out; hover for the event under the cursor.';
+    sec.appendChild(el('p', {cls: 'meta', text: note}));
+    T.devices.forEach(function (dv) { sec.appendChild(timelinePanel(T, dv)); });
+    return sec;
+  }
+
+  function timelinePanel(T, dv) {
+    var span = Math.max(1, T.t1 - T.t0);
+    var n = dv.t.length, ts = dv.t, last = dv.last, lo = dv.lo || last, hi = dv.hi || last;
+    var peak = devPeak[dv.device];
+    var view = [0, span];
+    var panel = el('div', {cls: 'panel'});
+    var reset = el('button', {text: 'reset zoom'});
+    var info = el('span', {cls: 'meta'});
+    panel.appendChild(el('div', {cls: 'panel-head'}, [el('h3', {text: devName(dv.device)}), info, reset]));
+    var svg = sv('svg', {cls: 'timeline', viewBox: '0 0 ' + W + ' ' + TH, 'data-device': dv.device,
+      'data-max-bytes': dv.max_bytes, 'data-peak-bytes': peak ? peak.peak_bytes : dv.max_bytes,
+      'data-points': dv.points, 'data-drawn-points': n});
+    panel.appendChild(svg);
+    var PW = W - ML - MR, PH = TH - MT - MB;
+
+    function idxAt(t) { /* last bucket starting at or before t, -1 before the first */
+      var a = 0, b = n - 1, r = -1;
+      while (a <= b) { var m = (a + b) >> 1; if (ts[m] <= t) { r = m; a = m + 1; } else b = m - 1; }
+      return r;
+    }
+    function levelBefore(i) { return i < 0 ? dv.start_bytes : last[i]; }
+
+    function draw() {
+      while (svg.firstChild) svg.removeChild(svg.firstChild);
+      var v0 = view[0], v1 = view[1], vs = Math.max(1, v1 - v0);
+      svg.setAttribute('data-view-start', Math.round(v0));
+      svg.setAttribute('data-view-end', Math.round(v1));
+      var cols = PW;
+      var cmax = new Float64Array(cols), cmin = new Float64Array(cols), clast = new Float64Array(cols);
+      var i = idxAt(v0), cur = levelBefore(i), ymax = 0;
+      i = i < 0 ? 0 : i + 1;
+      for (var c = 0; c < cols; c++) {
+        var tEnd = v0 + vs * (c + 1) / cols;
+        var mx = cur, mn = cur;
+        while (i < n && ts[i] < tEnd) {
+          if (hi[i] > mx) mx = hi[i];
+          if (lo[i] < mn) mn = lo[i];
+          cur = last[i];
+          if (cur > mx) mx = cur;
+          if (cur < mn) mn = cur;
+          i++;
+        }
+        cmax[c] = mx; cmin[c] = mn; clast[c] = cur;
+        if (mx > ymax) ymax = mx;
+      }
+      var peakIn = peak && peak.peak_time_ns >= T.t0 + v0 && peak.peak_time_ns <= T.t0 + v1;
+      if (peakIn && peak.peak_bytes > ymax) ymax = peak.peak_bytes;
+      ymax = ymax > 0 ? ymax * 1.08 : 1;
+      function Y(b) { return MT + PH - PH * b / ymax; }
+      function X(t) { return ML + PW * (t - v0) / vs; }
+      /* grid and axes */
+      var g = sv('g', {cls: 'axis'});
+      byteTicks(ymax / 1.08).forEach(function (b) {
+        g.appendChild(sv('line', {cls: 'grid', x1: ML, x2: W - MR, y1: Y(b), y2: Y(b)}));
+        g.appendChild(sv('text', {x: ML - 4, y: Y(b) + 3, 'text-anchor': 'end', text: human(b)}));
+      });
+      niceTicks(vs / 1e9, 6).forEach(function (s) {
+        var x = X(v0 + s * 1e9);
+        if (x > W - MR) return;
+        g.appendChild(sv('line', {x1: x, x2: x, y1: MT + PH, y2: MT + PH + 4}));
+        g.appendChild(sv('text', {x: x, y: TH - 6, 'text-anchor': 'middle', text: secs(T.t0 + v0 + s * 1e9)}));
+      });
+      g.appendChild(sv('line', {x1: ML, x2: W - MR, y1: MT + PH, y2: MT + PH}));
+      svg.appendChild(g);
+      /* envelope: highest level in each column (light), lowest (dark), last level (line) */
+      var top = 'M' + ML + ',' + Y(0), bot = top, line = '';
+      for (c = 0; c < cols; c++) {
+        var x0 = ML + c, x1 = ML + c + 1;
+        top += 'L' + x0 + ',' + Y(cmax[c]).toFixed(1) + 'L' + x1 + ',' + Y(cmax[c]).toFixed(1);
+        bot += 'L' + x0 + ',' + Y(cmin[c]).toFixed(1) + 'L' + x1 + ',' + Y(cmin[c]).toFixed(1);
+        line += (c ? 'L' : 'M') + x0 + ',' + Y(clast[c]).toFixed(1) + 'L' + x1 + ',' + Y(clast[c]).toFixed(1);
+      }
+      top += 'L' + (ML + cols) + ',' + Y(0) + 'Z';
+      bot += 'L' + (ML + cols) + ',' + Y(0) + 'Z';
+      svg.appendChild(sv('path', {cls: 'env-hi', d: top}));
+      svg.appendChild(sv('path', {cls: 'env-lo', d: bot}));
+      svg.appendChild(sv('path', {cls: 'level', d: line}));
+      /* annotations, OOMs, snapshots: labels only where there is room */
+      var lastLabel = -1e9, shown = 0, marks = T.marks;
+      for (var k = 0; k < marks.length; k++) {
+        var m = marks[k];
+        if (m[3] >= 0 && m[3] !== dv.device) continue;
+        if (m[1] < v0 || m[1] > v1) continue;
+        var x = X(m[1]);
+        var label = m[0] === 3 ? 'OOM' : m[0] === 4 ? 'snapshot' : (m[2] === null ? 'annotation' : m[2]);
+        var mg = sv('g', {cls: 'mark' + (m[0] === 3 ? ' oom' : ''), 'data-type': m[0], 'data-seq': m[4],
+          'data-label': label});
+        mg.appendChild(sv('line', {x1: x, x2: x, y1: MT - 4, y2: MT + PH}));
+        if (x - lastLabel > 70) {
+          mg.appendChild(sv('text', {x: x + 3, y: MT - 8 + (shown % 2) * 0, text: label.length > 18 ? label.slice(0, 17) + '…' : label}));
+          lastLabel = x;
+          shown++;
+        }
+        svg.appendChild(mg);
+      }
+      /* the device's peak (from the snapshot's counters) */
+      if (peakIn) {
+        var px = X(peak.peak_time_ns - T.t0), py = Y(peak.peak_bytes);
+        var pg = sv('g', {cls: 'peak-marker', 'data-bytes': peak.peak_bytes, 'data-time-ns': peak.peak_time_ns,
+          'data-seq': peak.peak_seq});
+        pg.appendChild(sv('line', {x1: px, x2: px, y1: MT, y2: MT + PH}));
+        pg.appendChild(sv('circle', {cx: px, cy: py, r: 4}));
+        pg.appendChild(sv('text', {x: Math.min(px + 6, W - MR - 150), y: Math.max(py - 6, MT + 10),
+          text: 'peak ' + human(peak.peak_bytes)}));
+        svg.appendChild(pg);
+      }
+      info.textContent = 'peak ' + bytes(peak ? peak.peak_bytes : dv.max_bytes) + ' · highest in the history ' +
+        human(dv.max_bytes) + ' · ' + exact(dv.points) + ' points' + (dv.raw ? '' : ' in ' + exact(n) + ' buckets') +
+        (v0 > 0 || v1 < span ? ' · showing ' + secs(T.t0 + v0) + ' – ' + secs(T.t0 + v1) : '');
+      cursor = sv('line', {cls: 'cursor', y1: MT, y2: MT + PH, x1: -10, x2: -10});
+      sel = sv('rect', {cls: 'sel', x: -10, y: MT, width: 0, height: PH});
+      svg.appendChild(cursor);
+      svg.appendChild(sel);
+    }
+    var cursor, sel, drag = null;
+    function tAt(ev) {
+      var x = Math.max(ML, Math.min(W - MR, svgX(svg, ev, W)));
+      return {x: x, t: view[0] + (view[1] - view[0]) * (x - ML) / PW};
+    }
+    svg.addEventListener('mousemove', function (ev) {
+      var p = tAt(ev);
+      cursor.setAttribute('x1', p.x);
+      cursor.setAttribute('x2', p.x);
+      if (drag) {
+        sel.setAttribute('x', Math.min(drag.x, p.x));
+        sel.setAttribute('width', Math.abs(p.x - drag.x));
+      }
+      var i = idxAt(p.t);
+      var lines = [secs(T.t0 + p.t) + ': ' + human(levelBefore(i)) + ' live'];
+      if (i >= 0) {
+        var bucketEnd = i + 1 < n ? ts[i + 1] : span;
+        if (!dv.raw) lines.push('bucket ' + secs(T.t0 + ts[i]) + ' – ' + secs(T.t0 + bucketEnd) +
+          ': lowest ' + human(lo[i]) + ', highest ' + human(hi[i]));
+        var e = dv.ev[i] >= 0 ? D.timeline.events[dv.ev[i]] : null;
+        if (e) {
+          lines.push((e[3] === 1 ? 'alloc ' : 'free ') + bytes(e[2]) + ' ' + e[5] + ' (' + e[6] + ') ' + e[7]);
+          lines.push('seq ' + e[0] + ' at ' + secs(T.t0 + e[1]) + (dv.raw ? '' : ' (reached the highest level of the bucket)'));
+          lines = lines.concat(stackLines(e[4], 8));
+        }
+      }
+      showTip(ev, lines.join('\n'));
+    });
+    svg.addEventListener('mouseleave', function () { hideTip(); cursor.setAttribute('x1', -10); cursor.setAttribute('x2', -10); });
+    svg.addEventListener('mousedown', function (ev) { ev.preventDefault(); drag = tAt(ev); });
+    window.addEventListener('mouseup', function (ev) {
+      if (!drag) return;
+      var p = tAt(ev), a = drag;
+      drag = null;
+      sel.setAttribute('width', 0);
+      if (Math.abs(p.x - a.x) < 3) return;
+      var t0 = Math.min(a.t, p.t), t1 = Math.max(a.t, p.t);
+      if (t1 - t0 < 1) t1 = t0 + 1;
+      view = [t0, t1];
+      draw();
+    });
+    svg.addEventListener('dblclick', function () { view = [0, span]; draw(); });
+    reset.addEventListener('click', function () { view = [0, span]; draw(); });
+    draw();
+    return panel;
+  }
+
+  /* ---- flame graphs (icicle: the root on top) ---- */
+  var FR = 18;
+  function flames() {
+    var sec = el('section', {id: 'flame'}, el('h2', {text: 'Flame graphs'}));
+    sec.appendChild(el('p', {cls: 'meta', text: 'Outermost frame on top, the allocating frame at the bottom; width is bytes. ' +
+      'Click a frame to zoom into it, click the root or a dimmed frame above to zoom out. Frames under ' +
+      (100 / D.limits.flame_div).toFixed(2) + '% of the total are left out.'}));
+    [['leaks', 'Leaked memory (live at the snapshot, no rule matched)'],
+     ['peak', 'Composition of each device\u2019s peak']].forEach(function (x) {
+      sec.appendChild(flamePanel(x[0], x[1], D.flame[x[0]]));
+    });
+    return sec;
+  }
+
+  function flamePanel(kind, title, root) {
+    var panel = el('div', {cls: 'panel'});
+    var info = el('span', {cls: 'meta'});
+    panel.appendChild(el('div', {cls: 'panel-head'}, [el('h3', {text: title}), info]));
+    if (!root || !root[1]) {
+      panel.appendChild(el('p', {cls: 'muted', text: 'Nothing to show.'}));
+      return panel;
+    }
+    var depth = 0;
+    (function walk(nd, d) { if (d > depth) depth = d; if (nd[2]) nd[2].forEach(function (c) { walk(c, d + 1); }); })(root, 1);
+    var H = depth * FR + 4;
+    var svg = sv('svg', {cls: 'flame', viewBox: '0 0 ' + W + ' ' + H, 'data-kind': kind, 'data-total-bytes': root[1]});
+    panel.appendChild(svg);
+    var zoomPath = [root];
+    function name(nd) { return frameText(nd[0], false); }
+    function draw() {
+      while (svg.firstChild) svg.removeChild(svg.firstChild);
+      var z = zoomPath[zoomPath.length - 1];
+      svg.setAttribute('data-zoom-name', name(z));
+      svg.setAttribute('data-zoom-bytes', z[1]);
+      svg.setAttribute('data-zoom-depth', zoomPath.length - 1);
+      info.textContent = 'total ' + bytes(root[1]) + (zoomPath.length > 1 ? ' · zoomed: ' + name(z) + ', ' +
+        human(z[1]) + ' (' + pct(z[1], root[1]) + ')' : '');
+      var frag = document.createDocumentFragment();
+      /* the ancestors of the zoomed frame, full width, dimmed */
+      for (var a = 0; a < zoomPath.length - 1; a++) frag.appendChild(node(zoomPath[a], 0, W, a, true, a));
+      var scale = W / z[1], count = 0;
+      (function lay(nd, x, d) {
+        var w = nd[1] * scale;
+        if (w < 0.5) return;
+        count++;
+        frag.appendChild(node(nd, x, w, d, false, -1));
+        var cx = x;
+        if (nd[2]) for (var i = 0; i < nd[2].length; i++) { lay(nd[2][i], cx, d + 1); cx += nd[2][i][1] * scale; }
+      })(z, 0, zoomPath.length - 1);
+      svg.setAttribute('data-drawn-nodes', count);
+      svg.appendChild(frag);
+    }
+    function node(nd, x, w, d, anc, ancIndex) {
+      var nm = name(nd), pseudo = D.frames[nd[0]] && !D.frames[nd[0]][1] && !D.frames[nd[0]][3];
+      var g = sv('g', {cls: 'fnode' + (anc ? ' anc' : ''), 'data-bytes': nd[1], 'data-name': nm});
+      g.appendChild(sv('rect', {x: x.toFixed(2), y: d * FR, width: Math.max(0.5, w - 0.3).toFixed(2), height: FR - 1,
+        fill: pseudo ? '#c9d1da' : kind === 'leaks' ? hashColor(nm, 0, 50) : hashColor(nm, 190, 240)}));
+      if (w > 34) {
+        var maxc = Math.floor((w - 6) / 6.4), label = nm + ' ' + human(nd[1]);
+        if (label.length > maxc) label = maxc > 2 ? label.slice(0, maxc - 1) + '…' : '';
+        g.appendChild(sv('text', {x: (x + 3).toFixed(2), y: d * FR + 12.5, text: label}));
+      }
+      g.addEventListener('click', function () {
+        if (anc) zoomPath = zoomPath.slice(0, ancIndex + 1);
+        else if (nd === zoomPath[zoomPath.length - 1]) { if (zoomPath.length > 1) zoomPath.pop(); }
+        else zoomPath = pathTo(nd);
+        hideTip();
+        draw();
+      });
+      g.addEventListener('mousemove', function (ev) {
+        var z = zoomPath[zoomPath.length - 1];
+        showTip(ev, frameText(nd[0], true) + '\n' + bytes(nd[1]) + '\n' + pct(nd[1], root[1]) + ' of the total' +
+          (z !== root ? ', ' + pct(nd[1], z[1]) + ' of the zoomed frame' : ''));
+      });
+      g.addEventListener('mouseleave', hideTip);
+      return g;
+    }
+    function pathTo(target) {
+      var out = null;
+      (function find(nd, path) {
+        if (out) return;
+        path.push(nd);
+        if (nd === target) { out = path.slice(); return; }
+        if (nd[2]) nd[2].forEach(function (c) { find(c, path); });
+        path.pop();
+      })(root, []);
+      return out || [root];
+    }
+    draw();
+    return panel;
+  }
+
+  /* ---- address space ---- */
+  function addrmap() {
+    var sec = el('section', {id: 'addrmap'}, el('h2', {text: 'Address space (device and pool allocations)'}));
+    if (!D.addrmap.length) {
+      sec.appendChild(el('p', {cls: 'muted', text: 'No device memory analysed.'}));
+      return sec;
+    }
+    sec.appendChild(el('p', {cls: 'meta', text: 'Each cell is a 2 MiB page (or a run of pages when there are many), ' +
+      'shaded by the live bytes on it; white cells inside the span are holes, a hatched cell folds a long empty stretch. ' +
+      'Hover for the addresses.'}));
+    D.addrmap.forEach(function (m) { sec.appendChild(mapPanel(m)); });
+    return sec;
+  }
+
+  function occColor(o) {
+    if (o <= 0) return '#ffffff';
+    if (o < 0.5) return 'hsl(32,' + (90 - o * 40).toFixed(0) + '%,' + (80 - o * 40).toFixed(0) + '%)';
+    return 'hsl(212,60%,' + (70 - (o - 0.5) * 60).toFixed(0) + '%)';
+  }
+
+  function mapPanel(m) {
+    var panel = el('div', {cls: 'panel'});
+    var nc = m.u.length, unit = m.unit;
+    var touched = 0;
+    for (var i = 0; i < nc; i++) if (m.n[i] > 0) touched++;
+    var stats = exact(m.address_count) + ' allocations, ' + human(m.address_bytes) + ' in ' + exact(m.pages) +
+      ' pages (' + pct(m.address_bytes, m.pages * D.page_size) + ' occupancy), ' + exact(m.sparse_pages) +
+      ' mostly empty · ' + exact(m.holes) + ' holes, ' + human(m.hole_bytes) + ', largest ' + human(m.largest_hole) +
+      ' · fragmentation ' + m.fragmentation.toFixed(2) + (unit > D.page_size ? ' · one cell = ' + human(unit) : '');
+    panel.appendChild(el('div', {cls: 'panel-head'}, [el('h3', {text: devName(m.device)}),
+      el('span', {cls: 'meta', text: stats})]));
+    if (!nc) {
+      panel.appendChild(el('p', {cls: 'muted', text: 'No device or pool allocations live.'}));
+      return panel;
+    }
+    var cols = Math.min(64, Math.max(16, Math.ceil(Math.sqrt(nc * 4)))), cw = W / cols, ch = Math.min(cw, 16);
+    var rows = Math.ceil(nc / cols);
+    var svg = sv('svg', {cls: 'addrmap', viewBox: '0 0 ' + W + ' ' + (rows * ch + 2), 'data-device': m.device,
+      'data-pages': m.pages, 'data-holes': m.holes, 'data-hole-bytes': m.hole_bytes,
+      'data-largest-hole': m.largest_hole, 'data-address-bytes': m.address_bytes,
+      'data-fragmentation': m.fragmentation, 'data-cells': nc, 'data-touched-cells': touched, 'data-unit': unit});
+    var defs = sv('defs');
+    var pat = sv('pattern', {id: 'hatch' + m.device, width: 6, height: 6, patternUnits: 'userSpaceOnUse',
+      patternTransform: 'rotate(45)'});
+    pat.appendChild(sv('rect', {width: 6, height: 6, fill: '#eef0f3'}));
+    pat.appendChild(sv('line', {x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#b9c0c8', 'stroke-width': 2}));
+    defs.appendChild(pat);
+    svg.appendChild(defs);
+    var frag = document.createDocumentFragment();
+    for (i = 0; i < nc; i++) {
+      var occ = Math.min(1, m.b[i] / unit);
+      frag.appendChild(sv('rect', {cls: 'cell', x: (i % cols) * cw, y: Math.floor(i / cols) * ch, width: cw, height: ch,
+        fill: m.g[i] ? 'url(#hatch' + m.device + ')' : occColor(occ), 'data-i': i,
+        stroke: m.g[i] ? '#fff' : (m.n[i] ? '#fff' : '#e3e7eb')}));
+    }
+    svg.appendChild(frag);
+    var baseAddr = BigInt(m.base);
+    svg.addEventListener('mousemove', function (ev) {
+      var t = ev.target, i = t.getAttribute && t.getAttribute('data-i');
+      if (i === null || i === undefined) { hideTip(); return; }
+      i = +i;
+      var a = baseAddr + BigInt(m.u[i]) * BigInt(unit);
+      var len = m.g[i] ? m.g[i] : 1;
+      var e = a + BigInt(len) * BigInt(unit);
+      var lines = ['0x' + a.toString(16) + ' – 0x' + e.toString(16)];
+      if (m.g[i]) lines.push('empty: ' + exact(m.g[i]) + (unit === D.page_size ? ' pages' : ' cells') + ' (' + human(m.g[i] * unit) + ')');
+      else lines.push(bytes(m.b[i]) + ' live (' + pct(m.b[i], unit) + ' of ' + human(unit) + ')',
+        exact(m.n[i]) + ' allocation' + (m.n[i] === 1 ? '' : 's') + ' touch' + (m.n[i] === 1 ? 'es' : '') + ' it');
+      showTip(ev, lines.join('\n'));
+    });
+    svg.addEventListener('mouseleave', hideTip);
+    panel.appendChild(svg);
+    panel.appendChild(el('div', {cls: 'legend'}, [
+      el('span', null, [el('i', {style: 'background:#fff'}), 'hole (no live bytes)']),
+      el('span', null, [el('i', {style: 'background:' + occColor(0.2)}), 'under half used (mostly empty page)']),
+      el('span', null, [el('i', {style: 'background:' + occColor(0.75)}), 'half or more used']),
+      el('span', null, [el('i', {style: 'background:' + occColor(1)}), 'full']),
+      el('span', null, [el('i', {style: 'background:#eef0f3'}), 'long empty stretch (folded)']),
+    ]));
+    return panel;
+  }
+
+  /* ---- sortable tables ---- */
+  var PAGE_ROWS = 200;
+  function table(id, cols, rows, stackOf) {
+    /* cols: [title, key or function(row), numeric, render] */
+    var t = el('table', {cls: 'sortable', id: id, 'data-rows': rows.length});
+    var head = el('tr');
+    var body = el('tbody');
+    var sortCol = -1, dir = -1, limit = PAGE_ROWS;
+    var more = el('button', {text: ''});
+    function val(r, c) { var k = cols[c][1]; return typeof k === 'function' ? k(r) : r[k]; }
+    function render() {
+      while (body.firstChild) body.removeChild(body.firstChild);
+      var n = Math.min(limit, rows.length);
+      for (var i = 0; i < n; i++) {
+        (function (r) {
+          var tr = el('tr', {cls: 'row', 'data-bytes': r.bytes});
+          cols.forEach(function (c, ci) {
+            var v = val(r, ci);
+            tr.appendChild(el('td', {cls: c[2] ? 'num' : (c[4] || null), text: c[3] ? c[3](v, r) : String(v)}));
+          });
+          var open = null;
+          tr.addEventListener('click', function () {
+            if (open) { body.removeChild(open); open = null; return; }
+            open = el('tr', {cls: 'stack'}, el('td', {colspan: cols.length, text: stackLines(stackOf(r)).join('\n')}));
+            body.insertBefore(open, tr.nextSibling);
+          });
+          body.appendChild(tr);
+        })(rows[i]);
+      }
+      more.textContent = 'show all ' + exact(rows.length) + ' rows';
+      more.style.display = rows.length > limit ? '' : 'none';
+    }
+    cols.forEach(function (c, ci) {
+      var th = el('th', {cls: c[2] ? 'num' : null, text: c[0]});
+      th.addEventListener('click', function () {
+        dir = sortCol === ci ? -dir : (c[2] ? -1 : 1);
+        sortCol = ci;
+        rows.sort(function (a, b) {
+          var x = val(a, ci), y = val(b, ci);
+          return (x < y ? -1 : x > y ? 1 : 0) * dir;
+        });
+        Array.prototype.forEach.call(head.children, function (h) { h.className = h.className.replace(/ ?sorted-\w+/, ''); });
+        th.className += (th.className ? ' ' : '') + (dir > 0 ? 'sorted-asc' : 'sorted-desc');
+        t.setAttribute('data-sort-col', ci);
+        t.setAttribute('data-sort-dir', dir > 0 ? 'asc' : 'desc');
+        render();
+      });
+      head.appendChild(th);
+    });
+    more.addEventListener('click', function () { limit = rows.length; render(); });
+    t.appendChild(el('thead', null, head));
+    t.appendChild(body);
+    render();
+    return el('div', null, [t, more]);
+  }
+
+  function leakCols() {
+    return [['bytes', 'bytes', true, exact], ['size', 'bytes', true, function (v) { return human(v); }],
+      ['count', 'count', true, exact], ['kind', 'kind'], ['device', 'device', true, devName], ['API', 'api'],
+      ['first seq', 'first_seq', true], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']];
+  }
+  function tables() {
+    var sec = el('section', {id: 'tables'}, el('h2', {text: 'Tables'}));
+    var T = D.tables;
+    sec.appendChild(el('p', {cls: 'meta', text: 'Click a column to sort, a row to see its whole stack.'}));
+    sec.appendChild(el('h3', {text: 'Leaks: ' + exact(T.leaks_total) + ' stacks' +
+      (T.leaks.length < T.leaks_total ? ' (' + exact(T.leaks.length) + ' shown)' : '')}));
+    sec.appendChild(T.leaks.length ? table('leaks-table', leakCols(), T.leaks.slice(), function (r) { return r.stack; })
+      : el('p', {cls: 'muted', text: 'No leaks.'}));
+    if (T.cached.length) {
+      sec.appendChild(el('h3', {text: 'Held by allocator caches'}));
+      sec.appendChild(table('cached-table', [['rule', 'rule']].concat(leakCols()), T.cached.slice(), function (r) { return r.stack; }));
+    }
+    if (T.suppressed.length) {
+      sec.appendChild(el('h3', {text: 'Suppressed'}));
+      sec.appendChild(table('suppressed-table', [['rule', 'rule']].concat(leakCols()), T.suppressed.slice(), function (r) { return r.stack; }));
+    }
+    sec.appendChild(el('h3', {text: 'Peak consumers: what was live at each device\u2019s peak'}));
+    sec.appendChild(T.peak.length ? table('peak-table', [['device', 'device', true, devName], ['bytes', 'bytes', true, exact],
+      ['size', 'bytes', true, function (v) { return human(v); }],
+      ['of the peak', function (r) { return r.device_peak ? r.bytes / r.device_peak : 0; }, true, function (v) { return (100 * v).toFixed(1) + '%'; }],
+      ['count', 'count', true, exact], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+      T.peak.slice(), function (r) { return r.stack; }) : el('p', {cls: 'muted', text: 'No peak records.'}));
+    return sec;
+  }
+
+  /* ---- several snapshots ---- */
+  function growth() {
+    var G = D.growth;
+    var sec = el('section', {id: 'growth'}, el('h2', {text: 'Growth across ' + G.snapshots.length + ' snapshots'}));
+    sec.appendChild(el('p', {cls: 'meta', text: G.snapshots.map(function (s, i) {
+      return '#' + (i + 1) + ' ' + s.path + ' (pid ' + s.pid + ', rank ' + s.rank + ', ' + human(s.live_bytes) + ' live)';
+    }).join(' · ') + (G.same_process ? ' · one process over time' : ' · different processes: stacks matched by their frames')}));
+    if (!G.rows.length) {
+      sec.appendChild(el('p', {cls: 'muted', text: 'Nothing changed between the snapshots.'}));
+      return sec;
+    }
+    var cols = [['', function (r) { return r.suspected_leak ? 1 : 0; }, true, function (v) { return v ? 'suspected leak' : ''; }, 'flag'],
+      ['growth', 'growth', true, function (v) { return (v > 0 ? '+' : v < 0 ? '−' : '') + human(Math.abs(v)); }]];
+    G.snapshots.forEach(function (s, i) {
+      cols.push(['#' + (i + 1), function (r) { return r.bytes[i]; }, true, function (v) { return human(v); }]);
+    });
+    cols.push(['kind', 'kind'], ['device', 'device', true, devName],
+      ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']);
+    var wrap = table('growth-table', cols, G.rows.slice(), function (r) { return r.stack; });
+    sec.appendChild(growthChart(G));
+    sec.appendChild(wrap);
+    return sec;
+  }
+
+  /* the largest growers as lines over the snapshots */
+  function growthChart(G) {
+    var rows = G.rows.slice(0, 8), n = G.snapshots.length, H = 200;
+    var max = 1;
+    rows.forEach(function (r) { r.bytes.forEach(function (b) { if (b > max) max = b; }); });
+    var svg = sv('svg', {cls: 'growth', viewBox: '0 0 ' + W + ' ' + H, 'data-series': rows.length});
+    var PW = W - ML - 260, PH = H - 30;
+    function X(i) { return ML + (n > 1 ? PW * i / (n - 1) : PW / 2); }
+    function Y(b) { return 10 + PH - PH * b / (max * 1.05); }
+    var g = sv('g', {cls: 'axis'});
+    byteTicks(max).forEach(function (b) {
+      g.appendChild(sv('line', {cls: 'grid', x1: ML, x2: ML + PW, y1: Y(b), y2: Y(b)}));
+      g.appendChild(sv('text', {x: ML - 4, y: Y(b) + 3, 'text-anchor': 'end', text: human(b)}));
+    });
+    for (var i = 0; i < n; i++) g.appendChild(sv('text', {x: X(i), y: H - 4, 'text-anchor': 'middle', text: '#' + (i + 1)}));
+    svg.appendChild(g);
+    rows.forEach(function (r, k) {
+      var color = 'hsl(' + (k * 47 % 360) + ',65%,45%)';
+      var pts = r.bytes.map(function (b, i) { return X(i).toFixed(1) + ',' + Y(b).toFixed(1); }).join(' ');
+      var line = sv('polyline', {points: pts, fill: 'none', stroke: color, 'stroke-width': r.suspected_leak ? 2.5 : 1.5,
+        'data-growth': r.growth});
+      line.addEventListener('mousemove', function (ev) {
+        showTip(ev, r.bytes.map(function (b, i) { return '#' + (i + 1) + ' ' + human(b); }).join('  ') + '\n' +
+          stackLines(r.stack, 8).join('\n'));
+      });
+      line.addEventListener('mouseleave', hideTip);
+      svg.appendChild(line);
+      svg.appendChild(sv('text', {x: ML + PW + 10, y: 16 + k * 15, fill: color,
+        text: (r.suspected_leak ? '▲ ' : '') + topFrame(r.stack).slice(0, 38)}));
+    });
+    return el('div', {cls: 'panel'}, svg);
+  }
+
+  function warnings() {
+    if (!D.warnings.length) return null;
+    return el('section', {id: 'warnings'}, [el('h2', {text: 'Warnings'}),
+      el('ul', null, D.warnings.map(function (w) { return el('li', {cls: 'warn', text: w}); }))]);
+  }
+
+  /* ---- the page ---- */
+  app.appendChild(header());
+  var main = el('main');
+  app.appendChild(main);
+  [warnings, timeline, flames, addrmap, tables].concat(D.growth ? [growth] : []).forEach(function (f) {
+    var s = f();
+    if (s) main.appendChild(s);
+  });
+  var ms = performance.now() - T_START;
+  app.appendChild(el('footer', {text: 'gpuleak-report · drawn in ' + ms.toFixed(0) + ' ms · this page is self-contained and loads nothing'}));
+  document.body.setAttribute('data-render-ms', ms.toFixed(1));
+  document.body.setAttribute('data-ready', '1');
+})();

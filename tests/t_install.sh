@@ -1,0 +1,18 @@
+# `make install PREFIX=...` lays out bin/, lib/, include/ and docs; the
+# installed launcher finds the installed library and reporter by itself.
+source "$ROOT/tests/lib.sh"
+make -s -C "$ROOT" install PREFIX="$PWD/prefix" BUILD="$BUILD" >/dev/null
+for f in bin/gpuleak bin/gpuleak-report lib/libgpuleak.so include/gpuleak.h \
+         lib/python/gpuleak_memory.py share/doc/gpuleak/README.md share/doc/gpuleak/snapshot-format.md; do
+    [ -f "prefix/$f" ] || fail "not installed: $f"
+done
+LD_LIBRARY_PATH=$FAKECUDA prefix/bin/gpuleak run --output here.snap -- "$TPROG/scenarios" leak-runtime
+prefix/bin/gpuleak report --json here.snap >r.json
+check_json r.json <<'PY'
+eq([(l["bytes"], l["frames"][0]["function"]) for l in leaks], [(2097152, "leak_runtime")], "leaks")
+PY
+# The public header compiles on its own, in C and C++.
+echo '#include <gpuleak.h>
+int main(void) { return gpuleak_snapshot ? 0 : 1; }' >use.c
+cc -Iprefix/include -c use.c -o use.o
+cp use.c use.cc && g++ -Iprefix/include -c use.cc -o use2.o
