@@ -22,6 +22,7 @@
 #include "elf_lookup.h"
 #include "hook_table.h"
 #include "internal.h"
+#include "log.h"
 #include "resolve.h"
 
 typedef void *(*dlsym_fn)(void *, const char *);
@@ -50,12 +51,28 @@ void *gl_libc_dlsym(void *handle, const char *name)
 
 static void *decide(void *handle, const char *name, void *fn)
 {
+    static atomic_bool warned;
     const struct gl_hook_entry *e = gl_hook_by_name(name);
     if (e == NULL || fn == NULL || gl_is_own_address((uintptr_t)fn))
         return NULL;
+    (void)handle;
+    if (strncmp(name, "cuda", 4) == 0) {
+        /* A runtime function.  The hook will resolve its real function per
+         * calling object (resolve.h), and a pointer obtained here is called
+         * from anywhere, so it falls back to the first runtime loaded.  Hand
+         * out the hook only when that is this very function; a second,
+         * different runtime keeps its own pointer, untracked but correct. */
+        if (gl_resolve_any(name) != fn) {
+            gl_warn_once(&warned, "a second CUDA runtime is loaded; its functions looked up with "
+                                  "dlsym are not tracked");
+            return NULL;
+        }
+        return e->hook;
+    }
+    /* The driver: there is one per process.  Its function becomes the hook's
+     * real function unless one is known already. */
     void *expected = NULL;
     atomic_compare_exchange_strong(&e->real->fn, &expected, fn);
-    (void)handle;
     return e->hook;
 }
 

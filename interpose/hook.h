@@ -8,7 +8,9 @@
  *   - gl_real_<name>: the cache of the real function (resolve.h), shared with
  *     the dlsym and cuGetProcAddress hooks, which fill it with exactly the
  *     function the caller would have got,
- *   - REAL_<name>(): the typed accessor.
+ *   - REAL_<name>(caller): the typed accessor; GL_REAL_OR_RETURN, used at
+ *     the top of every hook, passes the hook's return address, so the real
+ *     function is the one the calling object would have bound to.
  * Every name used here must also be listed in hook_list.h. */
 #ifndef GL_HOOK_H
 #define GL_HOOK_H
@@ -18,10 +20,10 @@
 
 #define GL_HOOK(ret, name, params)                                               \
     typedef ret(*name##_fn) params;                                              \
-    struct gl_real gl_real_##name = {#name, NULL};                               \
-    static inline name##_fn REAL_##name(void)                                    \
+    struct gl_real gl_real_##name = {#name, NULL, GL_REAL_ID_##name, 0};         \
+    static inline name##_fn REAL_##name(uintptr_t caller)                        \
     {                                                                            \
-        return (name##_fn)gl_resolve(&gl_real_##name);                           \
+        return (name##_fn)gl_resolve(&gl_real_##name, caller);                   \
     }                                                                            \
     ret gl_hook_##name params;                                                   \
     extern __typeof__(gl_hook_##name) name                                       \
@@ -31,7 +33,8 @@
 /* Resolves the real function or returns `err` from the hook: without the
  * real library there is nothing to pass the call to. */
 #define GL_REAL_OR_RETURN(var, name, err)                                        \
-    name##_fn var = REAL_##name();                                               \
+    gl_caller_pc = (uintptr_t)__builtin_return_address(0);                       \
+    name##_fn var = REAL_##name(gl_caller_pc);                                   \
     if (var == NULL)                                                             \
         return err
 

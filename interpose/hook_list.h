@@ -32,4 +32,19 @@
 
 #define GL_ALL_HOOKS(X) GL_RUNTIME_HOOKS(X) GL_DRIVER_HOOKS(X)
 
+/* Real functions the library calls that it does not hook (queries made on
+ * the hook path). */
+#define GL_AUX_REALS(X)                                                          \
+    X(cudaGetDevice) X(cudaRuntimeGetVersion)                                    \
+    X(cuCtxGetDevice) X(cuCtxGetCurrent) X(cuPointerGetAttribute) X(cuMemGetInfo_v2)
+
+/* A dense index for every real-function cache: per-caller scopes keep one
+ * pointer per index (resolve.c). */
+enum gl_real_id {
+#define GL_REAL_ID(n) GL_REAL_ID_##n,
+    GL_ALL_HOOKS(GL_REAL_ID) GL_AUX_REALS(GL_REAL_ID)
+#undef GL_REAL_ID
+    GL_REAL_COUNT
+};
+
 #endif

@@ -3,11 +3,15 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elf_lookup.h"
 #include "hook_table.h"
 #include "internal.h"
+#include "modules.h"
+
+GL_TLS uintptr_t gl_caller_pc;
 
 struct search {
     const char *name;
@@ -60,8 +64,11 @@ static void forget_if_unloaded(struct gl_real *r)
         atomic_compare_exchange_strong(&r->fn, &fn, NULL);
 }
 
+void gl_resolve_forget_scopes(void);
+
 void gl_resolve_forget_unloaded(void)
 {
+    gl_resolve_forget_scopes();
     gl_hook_table_each_real(forget_if_unloaded);
     pthread_mutex_lock(&resolved_lock);
     for (size_t i = 0; i < nresolved; i++)
@@ -82,4 +89,156 @@ void *gl_resolve_slow(struct gl_real *r)
         atomic_store_explicit(&r->fn, fn, memory_order_release);
     }
     return fn;
+}
+
+void *gl_resolve_any(const char *name)
+{
+    void *fn = gl_libc_dlsym(RTLD_NEXT, name);
+    if (fn != NULL && !gl_is_own_address((uintptr_t)fn))
+        return fn;
+    struct search any = {name, NULL};
+    dl_iterate_phdr(search_object, &any);
+    return any.found;
+}
+
+/* ---- per calling object ------------------------------------------------ */
+
+/* One calling object (its address range) and the real functions its calls
+ * resolve to.  Append-only list; entries of unloaded objects are emptied by
+ * gl_resolve_forget_unloaded. */
+struct scope {
+    _Atomic uintptr_t start, end;
+    char *path;
+    void *_Atomic fn[GL_REAL_COUNT];
+    struct scope *next;
+};
+
+static struct scope *_Atomic scopes;
+static pthread_mutex_t scopes_lock = PTHREAD_MUTEX_INITIALIZER;
+static GL_TLS struct scope *last_scope;
+
+struct owner_query {
+    uintptr_t pc;
+    uintptr_t start, end;
+    const char *name;
+};
+
+static int find_owner(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct owner_query *q = data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && q->pc >= lo && q->pc < lo + ph->p_memsz) {
+            uint64_t start = UINT64_MAX, end = 0;
+            for (int k = 0; k < info->dlpi_phnum; k++) {
+                const ElfW(Phdr) *p = &info->dlpi_phdr[k];
+                if (p->p_type != PT_LOAD)
+                    continue;
+                if (info->dlpi_addr + p->p_vaddr < start)
+                    start = info->dlpi_addr + p->p_vaddr;
+                if (info->dlpi_addr + p->p_vaddr + p->p_memsz > end)
+                    end = info->dlpi_addr + p->p_vaddr + p->p_memsz;
+            }
+            q->start = start;
+            q->end = end;
+            q->name = info->dlpi_name;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static struct scope *scope_of(uintptr_t pc)
+{
+    struct scope *s = last_scope;
+    if (s != NULL && pc >= atomic_load(&s->start) && pc < atomic_load(&s->end))
+        return s;
+    for (s = atomic_load(&scopes); s != NULL; s = s->next)
+        if (pc >= atomic_load(&s->start) && pc < atomic_load(&s->end))
+            return last_scope = s;
+    struct owner_query q = {.pc = pc};
+    if (pc == 0 || dl_iterate_phdr(find_owner, &q) == 0)
+        return NULL;
+    pthread_mutex_lock(&scopes_lock);
+    for (s = atomic_load(&scopes); s != NULL; s = s->next)
+        if (pc >= atomic_load(&s->start) && pc < atomic_load(&s->end))
+            break;
+    if (s == NULL && (s = calloc(1, sizeof *s)) != NULL) {
+        /* The main program has no name: its scope is the global one,
+         * which step 1 has searched already. */
+        s->path = q.name && q.name[0] ? strdup(q.name) : NULL;
+        atomic_store(&s->start, q.start);
+        atomic_store(&s->end, q.end);
+        s->next = atomic_load(&scopes);
+        atomic_store(&scopes, s);
+    }
+    pthread_mutex_unlock(&scopes_lock);
+    return last_scope = s;
+}
+
+/* What `path` sees: the object and its dependencies, in the order the
+ * dynamic linker searches them (dlsym on its handle). */
+static void *lookup_in_scope(const char *path, const char *name)
+{
+    if (path == NULL)
+        return NULL;
+    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (h == NULL)
+        return NULL;
+    void *fn = gl_libc_dlsym(h, name);
+    gl_libc_dlclose(h);
+    return fn != NULL && !gl_is_own_address((uintptr_t)fn) ? fn : NULL;
+}
+
+void *gl_resolve_scoped(struct gl_real *r, uintptr_t caller)
+{
+    if (!atomic_load_explicit(&r->no_global, memory_order_relaxed)) {
+        void *fn = gl_libc_dlsym(RTLD_NEXT, r->name);
+        if (fn != NULL && !gl_is_own_address((uintptr_t)fn)) {
+            remember(r);
+            atomic_store_explicit(&r->fn, fn, memory_order_release);
+            return fn;
+        }
+        atomic_store(&r->no_global, 1);
+    }
+    struct scope *s = scope_of(caller);
+    if (s == NULL || r->index < 0 || r->index >= GL_REAL_COUNT) {
+        struct search any = {r->name, NULL};
+        dl_iterate_phdr(search_object, &any);
+        return any.found;
+    }
+    void *fn = atomic_load_explicit(&s->fn[r->index], memory_order_acquire);
+    if (fn != NULL)
+        return fn;
+    fn = lookup_in_scope(s->path, r->name);
+    if (fn == NULL) {
+        /* Not among the caller's dependencies (a pointer handed over from
+         * elsewhere, or our own query on the hook path): any loaded
+         * definition. */
+        struct search any = {r->name, NULL};
+        dl_iterate_phdr(search_object, &any);
+        fn = any.found;
+    }
+    if (fn != NULL)
+        atomic_store_explicit(&s->fn[r->index], fn, memory_order_release);
+    return fn;
+}
+
+void gl_resolve_forget_scopes(void);
+void gl_resolve_forget_scopes(void)
+{
+    for (struct scope *s = atomic_load(&scopes); s != NULL; s = s->next) {
+        Dl_info info;
+        if (atomic_load(&s->end) != 0 && dladdr((void *)atomic_load(&s->start), &info) == 0) {
+            atomic_store(&s->start, 0);
+            atomic_store(&s->end, 0);
+        }
+        for (int i = 0; i < GL_REAL_COUNT; i++) {
+            void *fn = atomic_load(&s->fn[i]);
+            if (fn != NULL && dladdr(fn, &info) == 0)
+                atomic_compare_exchange_strong(&s->fn[i], &fn, NULL);
+        }
+    }
 }

@@ -23,12 +23,12 @@
 #include "json.h"
 #include "radix.h"
 
-#define HT_POINTS 3000
+#define HT_POINTS 2000
 #define HF_DIV 3000
 #define HF_NODES 30000
 #define HM_CELLS 4096
 #define HM_SMALL_GAP 8 /* empty runs up to this many cells are drawn cell by cell */
-#define HT_ROWS 2000
+#define HT_ROWS 1000
 #define HT_MARKS 5000
 
 struct hw {
@@ -406,9 +406,12 @@ static void put_timeline(struct hw *w, const struct report_ctx *r)
     size_t *ev = NULL;
     key(w, "devices");
     fputc('[', f);
+    size_t shown = 0;
     for (size_t d = 0; ok && d < h->ndev; d++) {
         const struct hist_dev *hd = &h->dev[d];
-        sep(w, d);
+        if (hd->n == 0) /* no alloc/free event on it: nothing to draw */
+            continue;
+        sep(w, shown++);
         obj(w);
         kv_i(w, "device", hd->device);
         kv_u(w, "start_bytes", hd->base);
@@ -486,7 +489,22 @@ static void put_timeline(struct hw *w, const struct report_ctx *r)
         end_obj(w);
     }
     fputc(']', f);
-    /* [seq, time (after t0), size, type (1 alloc, 2 free), stack, kind, api, ptr (hex)] */
+    /* [seq, time (after t0), size, type (1 alloc, 2 free), stack, kind, api, ptr (hex)];
+     * kind and api index kind_names and api_names */
+    key(w, "kind_names");
+    fputc('[', f);
+    for (unsigned i = 0; i <= GL_KIND_COUNT; i++) {
+        sep(w, i);
+        put_cstr(f, gl_kind_name(i));
+    }
+    fputc(']', f);
+    key(w, "api_names");
+    fputc('[', f);
+    for (unsigned i = 0; i <= GL_API_COUNT; i++) {
+        sep(w, i);
+        put_cstr(f, gl_api_name(i));
+    }
+    fputc(']', f);
     key(w, "events");
     fputc('[', f);
     for (size_t i = 0; i < nev; i++) {
@@ -503,9 +521,9 @@ static void put_timeline(struct hw *w, const struct report_ctx *r)
         fputc(',', f);
         put_i(f, stack_local(w, sview_cs(r->v, e->stack_id)));
         fputc(',', f);
-        put_cstr(f, gl_kind_name(e->kind));
+        put_u(f, e->kind < GL_KIND_COUNT ? e->kind : GL_KIND_COUNT);
         fputc(',', f);
-        put_cstr(f, gl_api_name(e->api));
+        put_u(f, e->api < GL_API_COUNT ? e->api : GL_API_COUNT);
         fprintf(f, ",\"0x%" PRIx64 "\"]", e->ptr);
     }
     fputc(']', f);

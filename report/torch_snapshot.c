@@ -276,15 +276,19 @@ static bool exported(uint16_t kind, int32_t device)
 
 /* ---- the set of allocations live at a point of the backwards replay ---- */
 
+/* keyed by (device, ptr): UVA makes pointers unique, but a snapshot need
+ * not come from UVA */
 struct pset {
     uint64_t *key; /* ptr + 1; 0 empty, UINT64_MAX deleted */
     uint64_t *size;
+    int32_t *dev;
     size_t cap;
 };
 
-static size_t pset_find(const struct pset *s, uint64_t ptr, bool *found)
+static size_t pset_find(const struct pset *s, int32_t dev, uint64_t ptr, bool *found)
 {
-    size_t h = (size_t)((ptr >> 8) * 0x9e3779b97f4a7c15ull) & (s->cap - 1), del = SIZE_MAX;
+    size_t h = (size_t)(((ptr >> 8) ^ ((uint64_t)(uint32_t)dev << 40)) * 0x9e3779b97f4a7c15ull) &
+               (s->cap - 1), del = SIZE_MAX;
     for (;; h = (h + 1) & (s->cap - 1)) {
         if (s->key[h] == 0) {
             *found = false;
@@ -293,7 +297,7 @@ static size_t pset_find(const struct pset *s, uint64_t ptr, bool *found)
         if (s->key[h] == UINT64_MAX) {
             if (del == SIZE_MAX)
                 del = h;
-        } else if (s->key[h] == ptr + 1) {
+        } else if (s->key[h] == ptr + 1 && s->dev[h] == dev) {
             *found = true;
             return h;
         }
@@ -323,13 +327,14 @@ int output_torch_snapshot(struct report_ctx *r)
     size_t cap = 16;
     while (cap < 2 * (s->nallocs + s->nevents) + 16)
         cap *= 2;
-    struct pset set = {calloc(cap, sizeof *set.key), calloc(cap, sizeof *set.size), cap};
+    struct pset set = {calloc(cap, sizeof *set.key), calloc(cap, sizeof *set.size),
+                       calloc(cap, sizeof *set.dev), cap};
     uint64_t *evsize = malloc((s->nevents ? s->nevents : 1) * sizeof *evsize);
     uint8_t *keep = calloc(s->nevents ? s->nevents : 1, 1);
     struct seg *segs = malloc((s->nallocs ? s->nallocs : 1) * sizeof *segs);
     p.cs_memo = calloc(r->db->ncs ? r->db->ncs : 1, sizeof *p.cs_memo);
     int rc = -1;
-    if (!set.key || !set.size || !evsize || !keep || !segs || !p.cs_memo)
+    if (!set.key || !set.size || !set.dev || !evsize || !keep || !segs || !p.cs_memo)
         goto out;
 
     /* segments: the live allocations, by device then address */
@@ -346,9 +351,10 @@ int output_torch_snapshot(struct report_ctx *r)
         if (a->device > maxdev)
             maxdev = a->device;
         bool found;
-        size_t h = pset_find(&set, a->ptr, &found);
+        size_t h = pset_find(&set, a->device, a->ptr, &found);
         set.key[h] = a->ptr + 1;
         set.size[h] = a->size;
+        set.dev[h] = a->device;
     }
     qsort(segs, nseg, sizeof *segs, cmp_seg);
 
@@ -367,7 +373,7 @@ int output_torch_snapshot(struct report_ctx *r)
         if (e->device > maxdev)
             maxdev = e->device;
         bool found;
-        size_t h = pset_find(&set, e->ptr, &found);
+        size_t h = pset_find(&set, e->device, e->ptr, &found);
         if (e->type == GL_EV_FREE) {
             if (found) { /* freed again while live: its allocation is missing */
                 dropped++;
@@ -375,6 +381,7 @@ int output_torch_snapshot(struct report_ctx *r)
             }
             set.key[h] = e->ptr + 1;
             set.size[h] = e->size;
+            set.dev[h] = e->device;
             evsize[i] = e->size;
         } else {
             if (!found) { /* neither freed later nor live at the end */
@@ -499,6 +506,7 @@ int output_torch_snapshot(struct report_ctx *r)
 out:
     free(set.key);
     free(set.size);
+    free(set.dev);
     free(evsize);
     free(keep);
     free(segs);

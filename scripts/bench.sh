@@ -13,12 +13,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "${1:-}" = "--setup" ]; then
-    if ! command -v heaptrack >/dev/null; then
-        echo "bench: installing heaptrack"
+    # heaptrack: the reference; time: /usr/bin/time for the reporter's max RSS
+    missing=()
+    command -v heaptrack >/dev/null || missing+=(heaptrack)
+    [ -x /usr/bin/time ] || missing+=(time)
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "bench: installing ${missing[*]}"
         SUDO=
         [ "$(id -u)" -eq 0 ] || SUDO=sudo
         $SUDO apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends heaptrack >/dev/null
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     fi
     exit 0
 fi

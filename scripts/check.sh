@@ -1,6 +1,70 @@
 #!/usr/bin/env bash
-# Everything CI runs: the whole test suite against the normal build.  The last
-# line printed is the suite's "N passed, N failed".
+# Everything CI runs (make check, .ci/run), in phases:
+#   plain  the whole suite against the normal build (build/)
+#   asan   the whole suite against an ASan+UBSan build of the library, the
+#          reporter, fakecuda and the test programs (build-asan/)
+#   tsan   the concurrency tests against a TSan build (build-tsan/)
+#   fuzz   every libFuzzer target for FUZZ_SECONDS (default 30) from its
+#          seed corpus (build-fuzz/; needs clang)
+# CHECK_PHASES picks phases (default "plain asan tsan fuzz").  Each phase
+# prints its own results and time; the very last line is the sum over all
+# phases: "N passed, N failed" (", N skipped" when tests were skipped).  A
+# phase that cannot build counts as one failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build} tests/run.sh
+PHASES=${CHECK_PHASES:-plain asan tsan fuzz}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+export FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+# Threads, signals, fork, exit races, cancellation: what TSan can judge.
+TSAN_TESTS=${TSAN_TESTS:-t_fakecuda_threads t_signal_storm t_fork t_exit_paths t_robust_interposer t_teardown t_balanced t_leak_runtime t_oom_snapshot}
+
+tp=0; tf=0; ts=0; summary=()
+# tally LOG NAME SECONDS: adds the phase's last "N passed, N failed" line.
+tally() {
+    local line p f s
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+    if [ -z "$line" ]; then
+        p=0; f=1; s=0
+    else
+        p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
+        f=$(echo "$line" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
+        s=$(echo "$line" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p'); s=${s:-0}
+    fi
+    tp=$((tp + p)); tf=$((tf + f)); ts=$((ts + s))
+    summary+=("$(printf '%-6s %4d passed, %d failed, %d skipped  %5d s' "$2" "$p" "$f" "$s" "$3")")
+}
+phase() {  # phase NAME CMD...
+    local name=$1; shift
+    local log; log=$(mktemp "${TMPDIR:-/tmp}/gpuleak-check.XXXXXX")
+    local start; start=$(date +%s)
+    echo "==== phase $name ===="
+    "$@" 2>&1 | tee "$log"
+    tally "$log" "$name" $(( $(date +%s) - start ))
+    rm -f "$log"
+}
+build() {  # build SAN DIR: quiet sanitizer build; prints the tail on failure
+    local out; out=$(make -j"$JOBS" SAN="$1" BUILD="$2" all 2>&1) && return 0
+    echo "$out" | tail -30; echo "build with SAN=$1 failed"; return 1
+}
+
+for p in $PHASES; do
+    case $p in
+    plain) phase plain env BUILD=${BUILD:-build} tests/run.sh ;;
+    asan) phase asan bash -c "$(declare -f build); JOBS=$JOBS; build asan build-asan && BUILD=build-asan tests/run.sh" ;;
+    tsan)
+        tl=(); for t in $TSAN_TESTS; do tl+=("tests/$t.sh"); done
+        phase tsan bash -c "$(declare -f build); JOBS=$JOBS; build tsan build-tsan && BUILD=build-tsan tests/run.sh ${tl[*]}" ;;
+    fuzz)
+        if command -v "${FUZZ_CC:-clang}" >/dev/null; then
+            phase fuzz bash -c "make -s -j$JOBS fuzz-build >/dev/null && scripts/fuzz.sh"
+        else
+            echo "==== phase fuzz: no clang (scripts/install-deps.sh installs it) ===="
+            tf=$((tf + 1)); summary+=("fuzz   not run: no clang")
+        fi ;;
+    *) echo "unknown phase $p"; tf=$((tf + 1)) ;;
+    esac
+done
+echo "==== summary ===="
+printf '%s\n' "${summary[@]}"
+if [ $ts -gt 0 ]; then echo "$tp passed, $tf failed, $ts skipped"; else echo "$tp passed, $tf failed"; fi
+[ $tf -eq 0 ]

@@ -96,3 +96,22 @@ all: $(TEST_PROGS)
 $(TPROG_DIR)/dlclose_host: tests/programs/dlclose_host.c | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl
+
+# Two runtimes in one process (tests/t_two_runtimes.sh): a second copy of the
+# fake runtime under another soname, and a plugin built against each.
+RT12_DIR = $(TPROG_DIR)/rt12
+TEST_PROGS += $(RT12_DIR)/libcudart.so.12 $(TPROG_DIR)/plugin13.so $(TPROG_DIR)/plugin12.so $(TPROG_DIR)/multi_host
+all: $(TEST_PROGS)
+$(RT12_DIR)/libcudart.so.12: $(FC_RT_OBJS) tools/fakecuda/libcudart.map
+	@mkdir -p $(@D)
+	$(CC) -shared $(SAN_FLAGS) -Wl,-soname,libcudart.so.12 -Wl,--version-script=tools/fakecuda/libcudart.map \
+	  -o $@ $(FC_RT_OBJS) -ldl -lpthread
+$(TPROG_DIR)/plugin13.so: tests/programs/rt_plugin.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -fPIC -shared -o $@ $< -L$(FC_DIR) -lcudart
+$(TPROG_DIR)/plugin12.so: tests/programs/rt_plugin.c $(RT12_DIR)/libcudart.so.12 | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -fPIC -shared -o $@ $< $(RT12_DIR)/libcudart.so.12 -Wl,-rpath,'$$ORIGIN/rt12'
+$(TPROG_DIR)/multi_host: tests/programs/multi_host.c | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl

@@ -310,7 +310,8 @@
           ': lowest ' + human(lo[i]) + ', highest ' + human(hi[i]));
         var e = dv.ev[i] >= 0 ? D.timeline.events[dv.ev[i]] : null;
         if (e) {
-          lines.push((e[3] === 1 ? 'alloc ' : 'free ') + bytes(e[2]) + ' ' + e[5] + ' (' + e[6] + ') ' + e[7]);
+          lines.push((e[3] === 1 ? 'alloc ' : 'free ') + bytes(e[2]) + ' ' + T.kind_names[e[5]] + ' (' +
+            T.api_names[e[6]] + ') ' + e[7]);
           lines.push('seq ' + e[0] + ' at ' + secs(T.t0 + e[1]) + (dv.raw ? '' : ' (reached the highest level of the bucket)'));
           lines = lines.concat(stackLines(e[4], 8));
         }
@@ -463,7 +464,7 @@
       panel.appendChild(el('p', {cls: 'muted', text: 'No device or pool allocations live.'}));
       return panel;
     }
-    var cols = Math.min(64, Math.max(16, Math.ceil(Math.sqrt(nc * 4)))), cw = W / cols, ch = Math.min(cw, 16);
+    var cols = Math.min(128, Math.max(16, Math.ceil(Math.sqrt(nc * 4)))), cw = W / cols, ch = Math.min(cw, 16);
     var rows = Math.ceil(nc / cols);
     var svg = sv('svg', {cls: 'addrmap', viewBox: '0 0 ' + W + ' ' + (rows * ch + 2), 'data-device': m.device,
       'data-pages': m.pages, 'data-holes': m.holes, 'data-hole-bytes': m.hole_bytes,

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""Opens a gpuleak HTML report in headless Chromium and checks it.
+
+  check_html.py PAGE.html REPORT.json [--growth DIFF.json] [--max-load-s N]
+                [--screenshot OUT.png [--full]] [--quiet]
+  check_html.py --screenshot-only PAGE.html OUT.png [--full]
+
+REPORT.json is `gpuleak-report --json` of the same snapshot (the last one
+for a page of several): the numbers the page shows must be its numbers.
+Checks: the page loads with no console error and no request but its own
+file; the timeline, flame graphs and address map exist and carry the
+snapshot's numbers; hovering shows the event under the cursor; dragging
+zooms the timeline; clicking a flame-graph frame zooms into it and clicking
+the root zooms back out; clicking a column sorts a table.  Prints one line of
+timings (load, render) on success; exits 1 with the reasons otherwise.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cdp import Browser, CDPError  # noqa: E402
+
+fails = []
+
+
+def check(cond, what):
+    if not cond:
+        fails.append(what)
+    return cond
+
+
+def eq(got, want, what):
+    check(got == want, "%s: got %r, expected %r" % (what, got, want))
+
+
+def load(page, path, max_load_s):
+    t = time.time()
+    page.goto("file://" + os.path.abspath(path), timeout=max(60, max_load_s * 3))
+    deadline = time.time() + max(30, max_load_s * 3)
+    while page.eval("document.body && document.body.getAttribute('data-ready')") != "1":
+        if time.time() > deadline:
+            raise CDPError("page never became ready")
+        time.sleep(0.05)
+    load_s = time.time() - t
+    page.b.pump(0.3)  # late console messages
+    return load_s
+
+
+def attrs(page, selector, names):
+    return page.eval("Array.from(document.querySelectorAll(%s)).map(function(e){return %s.map("
+                     "function(n){return e.getAttribute(n);});})" % (json.dumps(selector), json.dumps(names)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("page")
+    ap.add_argument("report", nargs="?")
+    ap.add_argument("--growth")
+    ap.add_argument("--max-load-s", type=float, default=10.0)
+    ap.add_argument("--screenshot")
+    ap.add_argument("--screenshot-only", action="store_true")
+    ap.add_argument("--full", action="store_true")
+    ap.add_argument("--width", type=int, default=1280)
+    ap.add_argument("--height", type=int, default=900)
+    a = ap.parse_args()
+
+    b = Browser()
+    try:
+        page = b.new_page(a.width, a.height)
+        load_s = load(page, a.page, a.max_load_s)
+        render_ms = float(page.eval("document.body.getAttribute('data-render-ms')"))
+        if a.screenshot_only:
+            page.screenshot(a.screenshot or a.report, full=a.full)
+            print("screenshot: %s (load %.2f s, render %.0f ms)" % (a.screenshot or a.report, load_s, render_ms))
+            return 0
+        check(load_s <= a.max_load_s, "page took %.2f s to load and draw (limit %.1f s)" % (load_s, a.max_load_s))
+        eq(page.errors, [], "console errors")
+        url = "file://" + os.path.abspath(a.page)
+        eq([u for u in page.requests if u != url], [], "network requests besides the page itself")
+
+        rep = json.load(open(a.report))
+        devices = {d["device"]: d for d in rep["devices"]}
+
+        # timeline: one chart per device with history; the peak is the snapshot's
+        tl = rep.get("timeline", {})
+        charts = attrs(page, "svg.timeline", ["data-device", "data-peak-bytes", "data-max-bytes", "data-points"])
+        if tl.get("present"):
+            eq(sorted(int(c[0]) for c in charts), sorted(x["device"] for x in tl["devices"]), "timeline charts")
+            for c in charts:
+                dev = int(c[0])
+                tdev = [x for x in tl["devices"] if x["device"] == dev][0]
+                eq(int(c[1]), devices[dev]["peak_bytes"], "device %d: data-peak-bytes" % dev)
+                eq(int(c[2]), tdev["max_bytes"], "device %d: data-max-bytes" % dev)
+                eq(int(c[3]), len(tdev["bytes"]), "device %d: points" % dev)
+            cards = attrs(page, ".card.peak", ["data-device", "data-peak-bytes"])
+            eq(sorted((int(x), int(y)) for x, y in cards),
+               sorted((d["device"], d["peak_bytes"]) for d in rep["devices"]), "peak cards")
+            # the peak marker, where the history covers the peak
+            for d in rep["devices"]:
+                ph = d.get("peak_history")
+                if ph and ph["covered"]:
+                    m = attrs(page, "svg.timeline[data-device='%d'] .peak-marker" % d["device"],
+                              ["data-bytes", "data-seq"])
+                    eq([(int(x), int(y)) for x, y in m], [(d["peak_bytes"], d["peak_seq"])],
+                       "device %d: peak marker" % d["device"])
+                    text = page.eval("document.querySelector(\"svg.timeline[data-device='%d'] .peak-marker text\")"
+                                     ".textContent" % d["device"])
+                    check(text.startswith("peak "), "peak label: %r" % text)
+            labels = [m["label"] for m in tl["marks"] if m["type"] == "annotation"]
+            shown = page.eval("Array.from(document.querySelectorAll('svg.timeline .mark[data-type=\"5\"]'))"
+                              ".map(function(e){return e.getAttribute('data-label');})")
+            check(set(shown) <= set(labels) and (not labels or shown), "annotation marks %r of %r" % (shown, labels))
+            # hover: the event under the cursor
+            sel = "svg.timeline"
+            x, y, w, h = page.center(sel)
+            left = x - w / 2
+            ml = w * 64 / 1000.0  # the plot's left margin in pixels
+            target = None
+            dev0 = int(charts[0][0])
+            tdev = [x2 for x2 in tl["devices"] if x2["device"] == dev0][0]
+            if tdev["time_ns"]:
+                # the moment of the highest point
+                span = max(1, tl["end_ns"] - tl["start_ns"])
+                t = tdev["max_time_ns"] - tl["start_ns"]
+                target = left + ml + (w - ml - w * 12 / 1000.0) * (t + 0.5 * span / 1000) / span
+                page.mouse("mouseMoved", target, y)
+                tip = page.eval("document.getElementById('tip').textContent")
+                check("live" in tip and ("alloc " in tip or "free " in tip), "hover text: %r" % tip)
+            # drag to zoom: the view narrows
+            vs = page.eval("document.querySelector('svg.timeline').getAttribute('data-view-end')")
+            page.drag(left + ml + (w - ml) * 0.3, y, left + ml + (w - ml) * 0.6, y)
+            v0 = int(page.eval("document.querySelector('svg.timeline').getAttribute('data-view-start')"))
+            v1 = int(page.eval("document.querySelector('svg.timeline').getAttribute('data-view-end')"))
+            check(v0 > 0 and v1 < int(vs) and v1 > v0, "drag zoom: view %d..%d of %s" % (v0, v1, vs))
+            page.eval("document.querySelector('svg.timeline').dispatchEvent(new MouseEvent('dblclick'))")
+            eq(page.eval("document.querySelector('svg.timeline').getAttribute('data-view-start')"), "0",
+               "double-click zooms out")
+        else:
+            eq(charts, [], "no timeline without history")
+
+        # flame graphs: totals are the JSON's
+        leaked = rep["leak_summary"]["leaked_bytes"]
+        fl = attrs(page, "svg.flame", ["data-kind", "data-total-bytes"])
+        peak_total = sum(p["bytes"] for d in rep["devices"] for p in d["peak_composition"])
+        want = []
+        if leaked:
+            want.append(("leaks", leaked))
+        if peak_total:
+            want.append(("peak", peak_total))
+        eq([(k, int(v)) for k, v in fl], want, "flame graph totals")
+        if leaked:
+            sel = "svg.flame[data-kind='leaks']"
+            nodes = attrs(page, sel + " g.fnode", ["data-name", "data-bytes"])
+            check(len(nodes) >= 2, "flame nodes: %d" % len(nodes))
+            # click the largest frame below the roots: zoom into it
+            cand = page.eval("(function(){var g=Array.from(document.querySelectorAll(%s));"
+                             "g=g.filter(function(e){return e.querySelector('rect').getAttribute('y')>=36;});"
+                             "g.sort(function(a,b){return b.getAttribute('data-bytes')-a.getAttribute('data-bytes');});"
+                             "var e=g[0]; e.setAttribute('id','clickme'); return [e.getAttribute('data-name'),"
+                             "+e.getAttribute('data-bytes')];})()" % json.dumps(sel + " g.fnode"))
+            cx, cy, cw, ch = page.center("#clickme rect")
+            page.click(cx, cy)
+            z = attrs(page, sel, ["data-zoom-name", "data-zoom-bytes", "data-zoom-depth"])[0]
+            eq((z[0], int(z[1])), (cand[0], cand[1]), "click zooms into the frame")
+            check(int(z[2]) >= 2, "zoom depth %s" % z[2])
+            # the zoomed frame now spans the whole width
+            width = page.eval("(function(){var r=Array.from(document.querySelectorAll(%s)).filter(function(e){"
+                              "return !e.classList.contains('anc');})[0].querySelector('rect');"
+                              "return +r.getAttribute('width');})()" % json.dumps(sel + " g.fnode"))
+            check(width > 990, "zoomed frame width %r" % width)
+            cx, cy, cw, ch = page.center(sel + " g.fnode.anc rect")
+            page.click(cx, cy)
+            eq(attrs(page, sel, ["data-zoom-depth"])[0][0], "0", "click on the root zooms out")
+
+        # address map: the fragmentation section's numbers
+        for f in rep.get("fragmentation", {}).get("devices", []):
+            m = attrs(page, "svg.addrmap[data-device='%d']" % f["device"],
+                      ["data-pages", "data-holes", "data-hole-bytes", "data-largest-hole", "data-address-bytes",
+                       "data-touched-cells", "data-unit"])
+            if not f["address_count"]:
+                continue
+            if not check(len(m) == 1, "device %d: address map" % f["device"]):
+                continue
+            m = [int(v) for v in m[0]]
+            eq(m[:5], [f["pages"], f["holes"], f["hole_bytes"], f["largest_hole"], f["address_bytes"]],
+               "device %d: address map numbers" % f["device"])
+            if m[6] == 2097152:
+                eq(m[5], f["pages"], "device %d: touched cells are the touched pages" % f["device"])
+
+        # tables
+        if "leaks" in rep:
+            nrows = page.eval("document.querySelectorAll('#leaks-table tbody tr.row').length")
+            eq(nrows, min(len(rep["leaks"]), 200), "leak table rows")
+            if rep["leaks"]:
+                first = page.eval("+document.querySelector('#leaks-table tbody tr.row').getAttribute('data-bytes')")
+                eq(first, rep["leaks"][0]["bytes"], "largest leak first")
+                # sort by count, ascending after a second click
+                cx, cy, _, _ = page.center("#leaks-table th:nth-child(3)")
+                page.click(cx, cy)
+                page.click(cx, cy)
+                eq(page.eval("document.getElementById('leaks-table').getAttribute('data-sort-dir')"), "asc",
+                   "sorted by a click")
+                counts = page.eval("Array.from(document.querySelectorAll('#leaks-table tbody tr.row td:nth-child(3)'))"
+                                   ".map(function(e){return +e.textContent.replace(/,/g,'');})")
+                eq(counts, sorted(counts), "rows in count order")
+
+        if a.growth:
+            g = json.load(open(a.growth))
+            rows = page.eval("document.querySelectorAll('#growth-table tbody tr.row').length")
+            eq(rows, min(len(g["stacks"]), 200), "growth rows")
+            flags = page.eval("Array.from(document.querySelectorAll('#growth-table tbody tr.row td:first-child'))"
+                              ".filter(function(e){return e.textContent;}).length")
+            eq(flags, sum(1 for s in g["stacks"][:200] if s["suspected_leak"]), "suspected leaks flagged")
+            eq(page.eval("+document.querySelector('svg.growth').getAttribute('data-series')"),
+               min(8, len(g["stacks"])), "growth chart lines")
+
+        eq(page.errors, [], "console errors after interaction")
+        if a.screenshot:
+            page.eval("window.scrollTo(0,0)")
+            page.screenshot(a.screenshot, full=a.full)
+    finally:
+        b.close()
+    if fails:
+        for f in fails:
+            print("FAIL: " + f, file=sys.stderr)
+        return 1
+    print("ok: load %.2f s, render %.0f ms" % (load_s, render_ms))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

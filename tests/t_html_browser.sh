@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The HTML report in a real browser: headless Chromium (Debian's chromium,
+# installed by scripts/install-deps.sh), driven over the DevTools protocol by
+# tests/browser/check_html.py.  The page must load with no console error and
+# no network request, show the snapshot's numbers in its timeline, flame
+# graphs and address map, zoom on a drag and on a click, sort on a click;
+# then the same for several snapshots (growth), and for a snapshot with
+# 1,000,000 history events, which must load and draw within the limit.
+source "$ROOT/tests/lib.sh"
+skip_if '! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null && [ -z "${CHROMIUM:-}" ]' \
+    "chromium is not installed (scripts/install-deps.sh installs it)"
+skip_under_san "Chromium under the sanitizer runtime is not what is tested here"
+check=$ROOT/tests/browser/check_html.py
+
+"$TPROG/snapgen" history h.snap
+"$REPORT" --html h.html h.snap
+"$REPORT" --json h.snap > h.json
+python3 "$check" h.html h.json --screenshot h.png || fail "history page"
+[ -s h.png ] || fail "no screenshot"
+
+"$TPROG/snapgen" diffset .
+"$REPORT" --html g.html a.snap b.snap c.snap
+"$REPORT" --json c.snap > c.json
+"$REPORT" --json diff a.snap b.snap c.snap > d.json
+python3 "$check" g.html c.json --growth d.json || fail "growth page"
+
+"$TPROG/snapgen" leaks l.snap >/dev/null
+"$REPORT" --html l.html l.snap
+"$REPORT" --json l.snap > l.json
+python3 "$check" l.html l.json || fail "leaks page (no history)"
+
+# 1,000,000 events (and 100,000 live allocations on 4 devices)
+"$TPROG/snapgen" bench big.snap 100000 2000 1000000
+"$REPORT" --html big.html big.snap
+"$REPORT" --json big.snap > big.json
+size=$(stat -c %s big.html)
+[ "$size" -lt $((4 << 20)) ] || fail "page for 1M events is $size bytes"
+python3 "$check" big.html big.json --max-load-s "${HTML_MAX_LOAD_S:-8}" || fail "1M-event page"
+echo ok
