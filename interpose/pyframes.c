@@ -74,7 +74,12 @@ void gl_py_detect(void)
     if (atomic_load_explicit(&state, memory_order_acquire) != 0 || !gl_config.python)
         return;
     /* Not found so far: Python may be loaded later (embedding); look again,
-     * but at most once a second. */
+     * but only on every 1024th call and at most once a second, so a process
+     * without Python pays one counter increment per allocation. */
+    static _Atomic uint32_t calls;
+    if ((atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed) & 1023) != 0 &&
+        atomic_load(&last_probe_ns) != 0)
+        return;
     uint64_t now = gl_mono_ns(), last = atomic_load(&last_probe_ns);
     if (last != 0 && now - last < 1000000000u)
         return;
@@ -201,6 +206,47 @@ void gl_py_for_each(void (*fn)(uint32_t, uint32_t, const char *, size_t, const c
         fn(f->id, f->line, f->key, f->file_len, f->key + f->file_len + 1, f->func_len, arg);
 }
 
+/* ---- per-thread cache ---------------------------------------------------- */
+
+/* Most allocations come from frames seen before.  A frame is identified by
+ * its code object, that object's file and name objects, and the instruction
+ * offset: together they pin the text and the line, so a hit skips reading
+ * strings, computing the line and the interning lock.  (A code object freed
+ * and another allocated at the same address with the very same file and name
+ * objects and offset would be taken for the old one: its text is then the
+ * same anyway, only the line could differ.)  Each thread has its own
+ * direct-mapped table, allocated on first use, so lookups take no lock. */
+#define CACHE_SLOTS 512
+
+struct cache_entry {
+    const void *code, *file, *name;
+    int lasti;
+    uint32_t id;
+};
+
+static GL_TLS struct cache_entry *thread_cache;
+static GL_TLS bool thread_cache_failed;
+
+static struct cache_entry *cache_slot(const void *code, int lasti)
+{
+    if (thread_cache == NULL) {
+        if (thread_cache_failed)
+            return NULL;
+        /* Never freed: a thread's table outlives nothing it points to (it
+         * only holds addresses and ids), and threads that allocate from
+         * Python are few. */
+        thread_cache = calloc(CACHE_SLOTS, sizeof *thread_cache);
+        if (thread_cache == NULL) {
+            thread_cache_failed = true;
+            return NULL;
+        }
+    }
+    uintptr_t h = (uintptr_t)code >> 4;
+    h ^= (uintptr_t)lasti * 0x9e3779b1u;
+    h ^= h >> 15;
+    return &thread_cache[h % CACHE_SLOTS];
+}
+
 /* ---- the walk ------------------------------------------------------------ */
 
 size_t gl_py_capture(uintptr_t *out, size_t max)
@@ -238,10 +284,21 @@ size_t gl_py_capture(uintptr_t *out, size_t max)
             const char *start = (const char *)code + l->code_adaptive;
             lasti = (int)((instr - start) / 2);
         }
-        int line = addr2line(code, lasti >= 0 ? lasti * 2 : -1);
-        size_t file_len = read_str(ptr_at(code, l->code_filename), file, sizeof file);
-        size_t func_len = read_str(ptr_at(code, l->code_qualname ? l->code_qualname : l->code_name), func, sizeof func);
-        uint32_t id = intern(file, file_len, func, func_len, line > 0 ? (uint32_t)line : 0);
+        const void *fobj = ptr_at(code, l->code_filename);
+        const void *nobj = ptr_at(code, l->code_qualname ? l->code_qualname : l->code_name);
+        struct cache_entry *c = cache_slot(code, lasti);
+        uint32_t id;
+        if (c != NULL && c->code == code && c->lasti == lasti && c->file == fobj && c->name == nobj &&
+            c->id != 0) {
+            id = c->id;
+        } else {
+            int line = addr2line(code, lasti >= 0 ? lasti * 2 : -1);
+            size_t file_len = read_str(fobj, file, sizeof file);
+            size_t func_len = read_str(nobj, func, sizeof func);
+            id = intern(file, file_len, func, func_len, line > 0 ? (uint32_t)line : 0);
+            if (c != NULL)
+                *c = (struct cache_entry){code, fobj, nobj, lasti, id};
+        }
         if (id != 0)
             out[n++] = (uintptr_t)(GL_PYFRAME_TAG | id);
         frame = ptr_at(frame, l->frame_previous);
