@@ -1,6 +1,7 @@
 #include "stacks.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,11 @@ static void merge_python(struct gl_capture *cap)
     cap->depth = n;
 }
 
+/* How many frames to unwind beyond the `depth` the user wants, for our own:
+ * the most ever seen plus one (OWN_FRAMES_MAX until the first capture), so
+ * that unwinding does not pay for frames it then drops. */
+static _Atomic int own_frames_max;
+
 void gl_stack_capture(struct gl_capture *cap)
 {
     void *raw[GL_MAX_DEPTH + OWN_FRAMES_MAX];
@@ -61,10 +67,13 @@ void gl_stack_capture(struct gl_capture *cap)
     cap->hash = 0;
     if (want <= 0)
         return;
-    int n = unw_backtrace(raw, want + OWN_FRAMES_MAX);
+    int extra = atomic_load_explicit(&own_frames_max, memory_order_relaxed);
+    int n = unw_backtrace(raw, want + (extra ? extra : OWN_FRAMES_MAX));
     int skip = 0;
     while (skip < n && gl_is_own_address((uintptr_t)raw[skip]))
         skip++;
+    if (skip + 1 > extra && skip < OWN_FRAMES_MAX)
+        atomic_store_explicit(&own_frames_max, skip + 1, memory_order_relaxed);
     int keep = n - skip;
     if (keep > want)
         keep = want;

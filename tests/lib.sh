@@ -20,7 +20,10 @@ asan)
     LIBGPULEAK="$(${CC:-cc} -print-file-name=libasan.so):$LIBGPULEAK"
     # Leak checking stays on for instrumented programs (gpuleak-report, test
     # programs); see docs/reliability.md for why each option is set.
-    export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:abort_on_error=0:exitcode=86:detect_leaks=1:suppressions=$ROOT/tests/sanitizer/asan.supp}
+    # handle_*=0: fatal signals reach the program and gpuleak exactly as in
+    # production (t_exit_paths crashes on purpose); memory errors are still
+    # caught by the instrumentation.
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:exitcode=86:detect_leaks=1:handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0:handle_sigill=0:allow_user_segv_handler=1:suppressions=$ROOT/tests/sanitizer/asan.supp}
     export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/tests/sanitizer/lsan.supp:print_suppressions=0}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87:suppressions=$ROOT/tests/sanitizer/ubsan.supp}
     ;;
