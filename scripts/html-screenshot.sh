@@ -10,9 +10,10 @@ BUILD=${BUILD:-build}
 in=${1:-} out=${2:-docs/img/html-report.png} full=${3:-}
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpuleak-shot.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+root=$PWD
 case $in in
-'')     "$BUILD/tests/snapgen" history "$work/train.snap"
-        "$BUILD/bin/gpuleak-report" --html "$work/page.html" "$work/train.snap"
+'')     (cd "$work" && "$root/$BUILD/tests/snapgen" history train.snap &&
+         "$root/$BUILD/bin/gpuleak-report" --html page.html train.snap)
         page=$work/page.html ;;
 *.html) page=$in ;;
 *)      "$BUILD/bin/gpuleak-report" --html "$work/page.html" "$in"; page=$work/page.html ;;

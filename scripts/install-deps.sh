@@ -32,6 +32,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Headless Chromium for the HTML report's browser test (tests/t_html_browser.sh
+# skips, counted, without it).  Large, so apart; GPULEAK_NO_BROWSER=1 skips it.
+if [ -z "${GPULEAK_NO_BROWSER:-}" ] && ! command -v chromium >/dev/null; then
+    echo "install-deps: installing chromium (for the HTML report's browser test)"
+    SUDO=
+    [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 if [ ! -f "$CUDA_HOME/include/cuda.h" ] || [ ! -f "$CUDA_HOME/include/cuda_runtime_api.h" ]; then
     echo "install-deps: CUDA headers not found under CUDA_HOME=$CUDA_HOME." >&2

@@ -29,7 +29,10 @@ asan)
     ;;
 tsan)
     LIBGPULEAK="$(${CC:-cc} -print-file-name=libtsan.so):$LIBGPULEAK"
-    export TSAN_OPTIONS=${TSAN_OPTIONS:-exitcode=88:halt_on_error=1:second_deadlock_stack=1:suppressions=$ROOT/tests/sanitizer/tsan.supp}
+    # die_after_fork=0: a tracked process has gpuleak's writer thread, and its
+    # forked children start threads; TSan cannot judge those children, but
+    # they must run.
+    export TSAN_OPTIONS=${TSAN_OPTIONS:-exitcode=88:halt_on_error=1:second_deadlock_stack=1:die_after_fork=0:suppressions=$ROOT/tests/sanitizer/tsan.supp}
     ;;
 esac
 
