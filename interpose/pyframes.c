@@ -76,9 +76,8 @@ void gl_py_detect(void)
     /* Not found so far: Python may be loaded later (embedding); look again,
      * but only on every 1024th call and at most once a second, so a process
      * without Python pays one counter increment per allocation. */
-    static _Atomic uint32_t calls;
-    if ((atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed) & 1023) != 0 &&
-        atomic_load(&last_probe_ns) != 0)
+    static GL_TLS uint32_t calls; /* per thread: no shared cache line */
+    if ((calls++ & 1023) != 0 && atomic_load_explicit(&last_probe_ns, memory_order_relaxed) != 0)
         return;
     uint64_t now = gl_mono_ns(), last = atomic_load(&last_probe_ns);
     if (last != 0 && now - last < 1000000000u)

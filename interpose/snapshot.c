@@ -71,6 +71,11 @@ static void w_bytes(struct writer *w, const void *p, size_t n)
 {
     const uint8_t *src = p;
     w->offset += n;
+    if (n <= sizeof w->buf - w->len) { /* the common case: one field */
+        memcpy(w->buf + w->len, src, n);
+        w->len += n;
+        return;
+    }
     while (n > 0 && !w->err) {
         if (w->len == sizeof w->buf)
             w_flush(w);

@@ -89,12 +89,37 @@ void gl_stack_capture(struct gl_capture *cap)
         HASH_VALUE(cap->pcs, (unsigned)keep * sizeof(uintptr_t), cap->hash);
 }
 
+/* Most allocations come from stacks seen before: a small per-thread table
+ * of recently interned stacks answers those without the lock.  Interned
+ * stacks are immutable and never freed, so a cached pointer stays valid. */
+#define RECENT_SLOTS 256
+static GL_TLS struct gl_stack **recent;
+static GL_TLS bool recent_failed;
+
+static struct gl_stack **recent_slot(unsigned hash)
+{
+    if (recent == NULL) {
+        if (recent_failed)
+            return NULL;
+        recent = calloc(RECENT_SLOTS, sizeof *recent); /* one per thread, kept */
+        if (recent == NULL) {
+            recent_failed = true;
+            return NULL;
+        }
+    }
+    return &recent[hash % RECENT_SLOTS];
+}
+
 struct gl_stack *gl_stack_intern(const struct gl_capture *cap)
 {
     if (cap->depth == 0)
         return NULL;
     size_t keylen = cap->depth * sizeof(uintptr_t);
     struct gl_stack *s;
+    struct gl_stack **slot = recent_slot(cap->hash);
+    if (slot != NULL && (s = *slot) != NULL && s->hh.hashv == cap->hash && s->depth == cap->depth &&
+        memcmp(s->pcs, cap->pcs, keylen) == 0)
+        return s;
 
     pthread_mutex_lock(&stacks_lock);
     HASH_FIND_BYHASHVALUE(hh, stacks_by_pcs, cap->pcs, keylen, cap->hash, s);
@@ -117,6 +142,8 @@ struct gl_stack *gl_stack_intern(const struct gl_capture *cap)
         }
     }
     pthread_mutex_unlock(&stacks_lock);
+    if (slot != NULL && s != NULL)
+        *slot = s;
     return s;
 }
 
