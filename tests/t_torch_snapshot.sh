@@ -204,6 +204,16 @@ python3 check.py n.pickle n.json '{"actions": {}, "nseg": 5}' || fail "no-histor
 "$REPORT" --json x.snap > x.json
 python3 check.py x.pickle x.json || fail "weird pickle"
 
+# a real run whose ring wrapped: the demo with room for 10 events; the
+# model's weights, allocated before the window, are freed inside it
+GPULEAK_MAX_ENTRIES=10 GPULEAK_OUTPUT=ring.snap traced "$TPROG/demo_train" >/dev/null
+"$REPORT" --torch-snapshot ring.pickle ring.snap
+"$REPORT" --json ring.snap > ring.json
+python3 check.py ring.pickle ring.json '{"wrapped": true}' || fail "wrapped pickle from a real run"
+check_json ring.json <<'PY'
+eq((d["timeline"]["events"], d["timeline"]["first_seq"] > 1), (10, True), "a wrapped ring of 10 events")
+PY
+
 # Python frames become memory_viz frames {filename, line, name}
 if [ -z "$GL_SAN" ]; then
     export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 PYTHONPATH=$TPROG/python
