@@ -37,6 +37,7 @@ enum gl_record_type {
     GL_REC_VMM = 9,     /* array: VA reservations and mappings */
     GL_REC_LABEL = 10,  /* one annotation label (see EVENTS) */
     GL_REC_PYFRAME = 11, /* one interned Python frame (see STACK) */
+    GL_REC_ENV = 12,     /* allocator-related environment variables */
     GL_REC_END = 0xffffffffu, /* last record; nothing may follow it */
 };
 
@@ -128,6 +129,12 @@ enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
 /* LABEL payload: u32 id, str label.  An ANNOTATION event's ptr field holds
  * the id of its label. */
 #define GL_LABEL_FIXED_SIZE 4u
+
+/* ENV payload: u32 count, count x str "NAME=value": the variables that
+ * change how allocators behave (PYTORCH_NO_CUDA_MEMORY_CACHING,
+ * PYTORCH_CUDA_ALLOC_CONF, ...), as they were when tracking started, so the
+ * reporter can tell a cache from a leak.  At most once. */
+#define GL_ENV_MAX 64u
 
 /* Record multiplicity: PROCESS, DEVICES, PEAK, END once; MODULE, STACK,
  * LABEL, PYFRAME once per item; ALLOCS, EVENTS, POOLS, VMM any number of times (the

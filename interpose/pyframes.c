@@ -226,19 +226,29 @@ struct cache_entry {
 static GL_TLS struct cache_entry *thread_cache;
 static GL_TLS bool thread_cache_failed;
 
+static pthread_key_t thread_cache_key;
+static pthread_once_t thread_cache_key_once = PTHREAD_ONCE_INIT;
+static void thread_cache_free(void *p)
+{
+    free(p);
+    thread_cache = NULL;
+}
+static void thread_cache_key_init(void) { pthread_key_create(&thread_cache_key, thread_cache_free); }
+
 static struct cache_entry *cache_slot(const void *code, int lasti)
 {
     if (thread_cache == NULL) {
         if (thread_cache_failed)
             return NULL;
-        /* Never freed: a thread's table outlives nothing it points to (it
-         * only holds addresses and ids), and threads that allocate from
-         * Python are few. */
+        /* Freed when the thread exits (thread_cache_key): a job that keeps
+         * starting threads must not grow by a table per thread. */
         thread_cache = calloc(CACHE_SLOTS, sizeof *thread_cache);
         if (thread_cache == NULL) {
             thread_cache_failed = true;
             return NULL;
         }
+        pthread_once(&thread_cache_key_once, thread_cache_key_init);
+        pthread_setspecific(thread_cache_key, thread_cache);
     }
     uintptr_t h = (uintptr_t)code >> 4;
     h ^= (uintptr_t)lasti * 0x9e3779b1u;

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,6 +28,16 @@ static char cmdline[CMDLINE_MAX]; /* NUL-separated argv, read at activation */
 static size_t cmdline_len;
 static char exe_path[GL_PATH_MAX];
 
+/* Environment variables that decide whether allocator memory is a cache. */
+static const char *const env_names[] = {
+    "PYTORCH_NO_CUDA_MEMORY_CACHING", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF",
+    "CUDA_VISIBLE_DEVICES", "CUDA_MODULE_LOADING", "CUPY_GPU_MEMORY_LIMIT", "CUPY_CUDA_PER_THREAD_DEFAULT_STREAM",
+    "TF_FORCE_GPU_ALLOW_GROWTH", "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_ALLOCATOR",
+};
+#define ENV_VALUE_MAX 512
+static char env_values[sizeof env_names / sizeof env_names[0]][ENV_VALUE_MAX];
+static bool env_present[sizeof env_names / sizeof env_names[0]];
+
 void gl_procinfo_init(void)
 {
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -39,6 +50,13 @@ void gl_procinfo_init(void)
     }
     ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
     exe_path[n > 0 ? n : 0] = '\0';
+    /* Read once, now: getenv is not safe against a program's setenv later. */
+    for (size_t i = 0; i < sizeof env_names / sizeof env_names[0]; i++) {
+        const char *v = getenv(env_names[i]);
+        env_present[i] = v != NULL;
+        if (v != NULL)
+            snprintf(env_values[i], sizeof env_values[i], "%s", v);
+    }
 }
 
 /* ---- buffered little-endian writer ------------------------------------ */
@@ -159,6 +177,31 @@ static void write_process(struct writer *w, uint32_t reason, uint32_t flags, uin
         size_t n = strnlen(arg, (size_t)(cmdline + cmdline_len - arg));
         w_str(w, arg, n);
         arg += n + 1;
+    }
+}
+
+static void write_env(struct writer *w)
+{
+    size_t count = 0;
+    uint64_t len = 4;
+    for (size_t i = 0; i < sizeof env_names / sizeof env_names[0]; i++) {
+        if (!env_present[i])
+            continue;
+        count++;
+        len += 4 + strlen(env_names[i]) + 1 + strlen(env_values[i]);
+    }
+    if (count == 0)
+        return;
+    w_record(w, GL_REC_ENV, 1, len);
+    w_u32(w, (uint32_t)count);
+    for (size_t i = 0; i < sizeof env_names / sizeof env_names[0]; i++) {
+        if (!env_present[i])
+            continue;
+        size_t nl = strlen(env_names[i]), vl = strlen(env_values[i]);
+        w_u32(w, (uint32_t)(nl + 1 + vl));
+        w_bytes(w, env_names[i], nl);
+        w_bytes(w, "=", 1);
+        w_bytes(w, env_values[i], vl);
     }
 }
 
@@ -455,6 +498,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         w_u32(w, GL_SNAP_VERSION);
         w_u32(w, 0);
         write_process(w, reason, flags, index, snap_unix, snap_mono);
+        write_env(w);
         write_modules(w, &mods);
         gl_py_for_each(write_pyframe, w);
         write_stacks(w, &copy);

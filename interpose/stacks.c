@@ -96,16 +96,29 @@ void gl_stack_capture(struct gl_capture *cap)
 static GL_TLS struct gl_stack **recent;
 static GL_TLS bool recent_failed;
 
+/* Freed when its thread exits (a job that keeps starting threads must not
+ * grow by a table per thread; found by the ASan phase). */
+static pthread_key_t recent_key;
+static pthread_once_t recent_key_once = PTHREAD_ONCE_INIT;
+static void recent_free(void *p)
+{
+    free(p);
+    recent = NULL;
+}
+static void recent_key_init(void) { pthread_key_create(&recent_key, recent_free); }
+
 static struct gl_stack **recent_slot(unsigned hash)
 {
     if (recent == NULL) {
         if (recent_failed)
             return NULL;
-        recent = calloc(RECENT_SLOTS, sizeof *recent); /* one per thread, kept */
+        recent = calloc(RECENT_SLOTS, sizeof *recent); /* one per thread */
         if (recent == NULL) {
             recent_failed = true;
             return NULL;
         }
+        pthread_once(&recent_key_once, recent_key_init);
+        pthread_setspecific(recent_key, recent);
     }
     return &recent[hash % RECENT_SLOTS];
 }

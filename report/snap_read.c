@@ -428,6 +428,37 @@ static int parse_label(struct parser *p, size_t off, size_t end)
 
 static void free_str(struct snap_str *str);
 
+static int parse_env(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (s->env != NULL)
+        return fail(p, off, "second ENV record");
+    if (end - off < 4)
+        return fail(p, off, "ENV record too short (%zu bytes, need 4)", end - off);
+    uint32_t n = get32(p->buf + off);
+    if (n > GL_ENV_MAX)
+        return fail(p, off, "ENV count %u exceeds limit %u", n, GL_ENV_MAX);
+    s->env = calloc(n ? n : 1, sizeof *s->env);
+    if (s->env == NULL)
+        return fail(p, off, "out of memory");
+    size_t pos = off + 4;
+    for (uint32_t i = 0; i < n; i++) {
+        if (read_str(p, &pos, end, "environment variable", &s->env[i]))
+            return -1;
+        s->nenv++;
+    }
+    return 0;
+}
+
+const char *snap_env(const struct snapshot *s, const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < s->nenv; i++)
+        if (s->env[i].len > len && strncmp(s->env[i].s, name, len) == 0 && s->env[i].s[len] == '=')
+            return s->env[i].s + len + 1;
+    return NULL;
+}
+
 static int parse_pyframe(struct parser *p, size_t off, size_t end)
 {
     struct snapshot *s = p->s;
@@ -610,6 +641,7 @@ static int parse(struct parser *p)
         case GL_REC_VMM: rc = parse_vmms(p, pos, body, count, length); break;
         case GL_REC_LABEL: rc = parse_label(p, body, end); break;
         case GL_REC_PYFRAME: rc = parse_pyframe(p, body, end); break;
+        case GL_REC_ENV: rc = parse_env(p, body, end); break;
         case GL_REC_END: {
             if (length < GL_END_SIZE)
                 return fail(p, pos, "END record too short (%llu bytes, need %u)",
@@ -743,5 +775,8 @@ void snap_free(struct snapshot *s)
         free_str(&s->pyframes[i].function);
     }
     free(s->pyframes);
+    for (size_t i = 0; i < s->nenv; i++)
+        free_str(&s->env[i]);
+    free(s->env);
     memset(s, 0, sizeof *s);
 }

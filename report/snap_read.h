@@ -112,6 +112,8 @@ struct snapshot {
     size_t nlabels;
     struct snap_pyframe *pyframes; /* sorted by id after a successful parse */
     size_t npyframes;
+    struct snap_str *env; /* "NAME=value" (ENV record) */
+    size_t nenv;
     size_t unknown_records; /* skipped record types (newer writer) */
     size_t long_entries;    /* entries longer than this reader knows */
     size_t file_size;
@@ -133,6 +135,9 @@ void snap_free(struct snapshot *s);
 
 /* The stack with this id, or NULL (id 0 = no stack is always NULL). */
 const struct snap_stack *snap_find_stack(const struct snapshot *s, uint32_t id);
+
+/* Value of an environment variable recorded in the snapshot, or NULL. */
+const char *snap_env(const struct snapshot *s, const char *name);
 
 /* The Python frame with this id (from a tagged pc), or NULL. */
 const struct snap_pyframe *snap_find_pyframe(const struct snapshot *s, uint32_t id);

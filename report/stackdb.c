@@ -284,6 +284,11 @@ int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *
                 fr[n++] = &f[m];
         }
         v->rule_of[i] = sup ? supp_match(sup, fr, n, paths, s->nmodules) : -1;
+        if (v->rule_of[i] >= 0) {
+            const struct supp_rule *rule = &sup->rules[v->rule_of[i]];
+            if (rule->off_if_env && !supp_rule_applies(rule, snap_env(s, rule->off_if_env)))
+                v->rule_of[i] = -1;
+        }
         size_t skip = 0, dropped = 0;
         /* An allocation made from Python is shown, and grouped, by its
          * Python frames: that is the user's code (docs/python-frames.md). */

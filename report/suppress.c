@@ -17,11 +17,13 @@
 /* The default rules: memory these allocators keep on purpose.  Function
  * names are matched demangled, with their parameter lists. */
 static const char default_rules[] =
-    "# PyTorch: blocks kept by the CUDA caching allocator for reuse\n"
+    "# PyTorch: blocks kept by the CUDA caching allocator for reuse (not its\n"
+    "# cudaMallocAsync backend, CUDACachingAllocator::CudaMallocAsync, whose\n"
+    "# allocations are tensors; and off when PYTORCH_NO_CUDA_MEMORY_CACHING is set)\n"
     "{\n"
     "   pytorch-caching-allocator\n"
     "   ...\n"
-    "   fun:c10::cuda::CUDACachingAllocator::*\n"
+    "   fun:c10::cuda::CUDACachingAllocator::Native::*\n"
     "}\n"
     "# CuPy: the default memory pool (Cython module cupy/cuda/memory)\n"
     "{\n"
@@ -233,10 +235,24 @@ int supp_load_file(struct suppressions *sp, const char *path, char *err, size_t 
 void supp_add_defaults(struct suppressions *sp)
 {
     char err[128];
+    size_t first = sp->n;
     if (supp_parse(sp, default_rules, true, err, sizeof err) != 0) {
         fprintf(stderr, "gpuleak-report: built-in suppressions: %s\n", err);
         abort(); /* a bug in the table above */
     }
+    /* With caching off, PyTorch's allocator hands every cudaMalloc straight
+     * to a tensor: what is live is the program's, not a cache. */
+    for (size_t i = first; i < sp->n; i++)
+        if (strcmp(sp->rules[i].name, "pytorch-caching-allocator") == 0)
+            sp->rules[i].off_if_env = "PYTORCH_NO_CUDA_MEMORY_CACHING";
+}
+
+bool supp_rule_applies(const struct supp_rule *r, const char *env_value)
+{
+    if (r->off_if_env == NULL || env_value == NULL)
+        return true;
+    /* PyTorch reads the variable as "set and not 0". */
+    return env_value[0] == '\0' || strcmp(env_value, "0") == 0;
 }
 
 void supp_free(struct suppressions *sp)

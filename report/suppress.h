@@ -22,6 +22,10 @@ struct supp_pat {
 struct supp_rule {
     char *name;
     bool builtin; /* a default allocator-cache rule */
+    /* Built-in rules only: the rule does not apply to a snapshot whose
+     * environment has this variable set to a true value (the allocator was
+     * told not to cache). */
+    const char *off_if_env;
     struct supp_pat *pats;
     size_t npats;
 };
@@ -38,6 +42,10 @@ int supp_load_file(struct suppressions *sp, const char *path, char *err,
                    size_t errlen);
 /* Appends the built-in allocator-cache rules. */
 void supp_add_defaults(struct suppressions *sp);
+
+/* Whether rule r applies to a snapshot whose environment has env_value for
+ * r->off_if_env (NULL: not set). */
+bool supp_rule_applies(const struct supp_rule *r, const char *env_value);
 /* The built-in rules as text (for --help-suppressions and the docs). */
 const char *supp_default_text(void);
 void supp_free(struct suppressions *sp);

@@ -115,3 +115,9 @@ $(TPROG_DIR)/plugin12.so: tests/programs/rt_plugin.c $(RT12_DIR)/libcudart.so.12
 $(TPROG_DIR)/multi_host: tests/programs/multi_host.c | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl
+
+TEST_PROGS += $(TPROG_DIR)/fake_torch
+all: $(TEST_PROGS)
+$(TPROG_DIR)/fake_torch: tests/programs/fake_torch.cc $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $(SAN_FLAGS) $(CUDA_INC) -o $@ $< -L$(FC_DIR) -lcudart

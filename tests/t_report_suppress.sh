@@ -100,7 +100,7 @@ bad '{\n name\n}\n' 3
 bad '{\n name\n fun:x\n' 1
 bad 'fun:x\n' 1
 bad '{\n name\n frob:x\n}\n' 3
-"$REPORT" --list-default-suppressions | grep -q '^   fun:c10::cuda::CUDACachingAllocator::\*$' || fail "list defaults"
+"$REPORT" --list-default-suppressions | grep -q '^   fun:c10::cuda::CUDACachingAllocator::Native::\*$' || fail "list defaults"
 
 # folded stacks for flame graphs: outermost first, bytes
 "$REPORT" --folded leaks c.snap > f.txt
