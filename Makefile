@@ -15,6 +15,7 @@
 #                   docs/performance.md).  Not part of test or check.
 #   make install PREFIX=/usr/local
 #   make SAN=asan BUILD=build-asan test   sanitizer builds (asan|tsan)
+#   make fuzz FUZZ_SECONDS=600            libFuzzer campaign (tests/fuzz/module.mk)
 
 CUDA_HOME ?= /usr/local/cuda
 BUILD ?= build
@@ -71,7 +72,7 @@ deps:
 all: $(BUILD)/.san
 .PHONY: san-marker
 $(BUILD)/.san: san-marker
-	@mkdir -p $(@D); [ -f $@ ] && [ "$$(cat $@)" = "$(SAN)" ] || echo "$(SAN)" >$@
+	@mkdir -p $(@D); if [ ! -f $@ ] || { [ -n "$(SAN)" ] && [ "$$(cat $@)" != "$(SAN)" ]; }; then echo "$(SAN)" >$@; fi
 
 $(BUILD)/.cuda-ok: | check-cuda
 	@mkdir -p $(@D) && touch $@

@@ -12,6 +12,12 @@ pkgs=(
     libelf-dev
     binutils         # nm/readelf used by tests
     python3          # JSON assertions in tests
+    clang            # libFuzzer targets (make fuzz, the fuzz phase of make check)
+    libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes for clang 14
+    libasan8         # ASan/UBSan and TSan runtimes for gcc (sanitizer phases)
+    libubsan1
+    libtsan2
+    util-linux       # setpriv, unshare (hostile-environment tests)
 )
 
 missing=()
@@ -23,6 +29,14 @@ if command -v python3 >/dev/null; then
     missing=("${missing[@]/python3}")
 fi
 read -r -a missing <<<"${missing[*]}"
+
+# The libFuzzer runtime's package is named after clang's version: Debian 12
+# has libclang-rt-14-dev; elsewhere take the default clang's.
+for i in "${!missing[@]}"; do
+    if [ "${missing[$i]}" = libclang-rt-14-dev ] && ! apt-cache show libclang-rt-14-dev >/dev/null 2>&1; then
+        missing[$i]=libclang-rt-dev
+    fi
+done
 
 if [ ${#missing[@]} -gt 0 ]; then
     echo "install-deps: installing ${missing[*]}"

@@ -17,6 +17,7 @@ LIBGPULEAK_SO=$LIBGPULEAK
 GL_SAN=${GL_SAN:-$(cat "$BUILD/.san" 2>/dev/null || true)}
 case $GL_SAN in
 asan)
+    export SAN=asan  # a make run from a test (t_install) keeps building this tree alike
     LIBGPULEAK="$(${CC:-cc} -print-file-name=libasan.so):$LIBGPULEAK"
     # Leak checking stays on for instrumented programs (gpuleak-report, test
     # programs); see docs/reliability.md for why each option is set.
@@ -28,11 +29,12 @@ asan)
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87:suppressions=$ROOT/tests/sanitizer/ubsan.supp}
     ;;
 tsan)
+    export SAN=tsan
     LIBGPULEAK="$(${CC:-cc} -print-file-name=libtsan.so):$LIBGPULEAK"
     # die_after_fork=0: a tracked process has gpuleak's writer thread, and its
     # forked children start threads; TSan cannot judge those children, but
     # they must run.
-    export TSAN_OPTIONS=${TSAN_OPTIONS:-exitcode=88:halt_on_error=1:second_deadlock_stack=1:die_after_fork=0:suppressions=$ROOT/tests/sanitizer/tsan.supp}
+    export TSAN_OPTIONS=${TSAN_OPTIONS:-exitcode=88:halt_on_error=1:second_deadlock_stack=1:die_after_fork=0:handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0:handle_sigill=0:allow_user_segv_handler=1:suppressions=$ROOT/tests/sanitizer/tsan.supp}
     ;;
 esac
 

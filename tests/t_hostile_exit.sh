@@ -31,8 +31,12 @@ PY
 hrun closefds;  snap_has_leak closefds   # stderr closed: no warning possible, but the file is there
 hrun chdir;     snap_has_leak chdir      # written where the program started, not in /
 [ -z "$(ls /gpuleak.*.snap 2>/dev/null)" ] || fail "a snapshot was written in /"
-hrun nofile                              # no descriptor left: one warning
-expect_eq "$(grep -c '^gpuleak: ' nofile/err)" 1 "nofile: warning"
+if [ -z "$GL_SAN" ]; then
+    hrun nofile                          # no descriptor left: one warning
+    expect_eq "$(grep -c '^gpuleak: ' nofile/err)" 1 "nofile: warning"
+else
+    echo "note: nofile case not run under $GL_SAN (the sanitizer itself needs descriptors at exit)"
+fi
 skip_fsize=$([ "$GL_SAN" = "" ] && echo no || echo yes)
 if [ "$skip_fsize" = no ]; then
     hrun fsize                           # EFBIG, SIGXFSZ not fatal: one warning, no partial file
