@@ -122,7 +122,12 @@ void gl_final_snapshot(uint32_t reason)
     gl_hook_depth--;
 }
 
-__attribute__((destructor)) static void gl_on_unload(void) { gl_final_snapshot(GL_REASON_EXIT); }
+__attribute__((destructor)) static void gl_on_unload(void)
+{
+    if (atomic_load(&active))
+        gl_trigger_check_signal();
+    gl_final_snapshot(GL_REASON_EXIT);
+}
 
 /* ---- public API (gpuleak.h) -------------------------------------------- */
 

@@ -81,7 +81,7 @@ static void install_fatal_handlers(void)
     }
 }
 
-static void check_signal_still_ours(void)
+void gl_trigger_check_signal(void)
 {
     static atomic_bool warned;
     struct sigaction cur;
@@ -105,7 +105,7 @@ static void *writer_main(void *arg)
         clock_gettime(CLOCK_REALTIME, &deadline);
         deadline.tv_sec += 5;
         if (sem_timedwait(&wakeup, &deadline) != 0) {
-            check_signal_still_ours();
+            gl_trigger_check_signal();
             continue; /* timeout or EINTR */
         }
         /* A burst of signals while we were writing is one request. */

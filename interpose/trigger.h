@@ -23,6 +23,10 @@ void gl_trigger_oom(int32_t device, uint64_t mem_free, uint64_t mem_total);
 
 void gl_trigger_postfork_child(void);
 
+/* Says once if the program has replaced the snapshot signal's handler (the
+ * writer checks every few seconds, and the exit path once more). */
+void gl_trigger_check_signal(void);
+
 /* Writes the process's final snapshot unless one was written already
  * (lifecycle.c): at exit, or on a fatal signal. */
 void gl_final_snapshot(uint32_t reason);

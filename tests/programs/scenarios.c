@@ -150,10 +150,15 @@ int main(int argc, char **argv)
         signal(SIGUSR1, own_usr1);
         leak_runtime(MiB);
     } else if (!strcmp(what, "handler-later")) {
-        /* ... or takes it over afterwards. */
+        /* ... or takes it over afterwards, then works for 3 seconds
+         * whatever signals arrive. */
         leak_runtime(MiB);
         signal(SIGUSR1, own_usr1);
-        sleep(6);
+        printf("ready\n");
+        fflush(stdout);
+        unsigned left = 3;
+        while ((left = sleep(left)) > 0)
+            ;
     } else if (!strcmp(what, "fork")) {
         /* Parent and child each own exactly their own leaks. */
         leak_runtime(MiB);
