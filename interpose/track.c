@@ -337,46 +337,53 @@ void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack)
     gate_unlock();
 }
 
+/* The record of the free in progress on this thread.  A hook takes at most
+ * one record at a time (take, real free, release or restore), so one copy
+ * per thread is enough, and the record's slot goes back to its shard at once:
+ * a free costs one pass through the locks, not two. */
+static GL_TLS struct gl_record taken;
+
 struct gl_record *gl_track_take(uint32_t space, uint64_t addr)
 {
     struct shard *sh = shard_of(space, addr);
-    struct gl_record *r = NULL;
+    bool found = false;
     gate_read();
     pthread_mutex_lock(&sh->lock);
     struct gl_record **link = table_link(sh, space, addr);
     if (link != NULL && *link != NULL) {
-        r = table_unlink(sh, link);
-        r->state = GL_REC_TAKEN; /* off the table, its slot still ours */
+        struct gl_record *r = table_unlink(sh, link);
+        taken = *r;
+        taken.state = GL_REC_TAKEN;
+        rec_free(sh, r);
+        found = true;
     }
     pthread_mutex_unlock(&sh->lock);
-    if (r != NULL) {
-        account_free(r);
-        history_of(r, GL_EV_FREE, take_seq(), now_ns());
+    if (found) {
+        account_free(&taken);
+        history_of(&taken, GL_EV_FREE, take_seq(), now_ns());
     }
     gate_unlock();
-    return r;
+    return found ? &taken : NULL;
 }
 
-/* The slot goes back to its shard's free list (under the gate: a snapshot
- * copies whole slabs, free slots included). */
 void gl_track_release(struct gl_record *r)
 {
-    struct shard *sh = shard_of(r->space, r->addr);
-    gate_read();
-    pthread_mutex_lock(&sh->lock);
-    rec_free(sh, r);
-    pthread_mutex_unlock(&sh->lock);
-    gate_unlock();
+    (void)r; /* its slot went back to the shard when it was taken */
 }
 
-void gl_track_restore(struct gl_record *r)
+void gl_track_restore(struct gl_record *saved)
 {
-    struct shard *sh = shard_of(r->space, r->addr);
+    struct shard *sh = shard_of(saved->space, saved->addr);
     gate_read();
     pthread_mutex_lock(&sh->lock);
-    bool added = table_add(sh, r);
-    if (!added)
-        rec_free(sh, r);
+    struct gl_record *r = rec_new(sh);
+    bool added = false;
+    if (r != NULL) {
+        *r = *saved;
+        added = table_add(sh, r);
+        if (!added)
+            rec_free(sh, r);
+    }
     pthread_mutex_unlock(&sh->lock);
     if (added) {
         struct device *d = device_of(r->device);

@@ -66,6 +66,8 @@ void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack);
 struct gl_record *gl_track_take(uint32_t space, uint64_t addr);
 /* The real free succeeded: the record is gone for good. */
 void gl_track_release(struct gl_record *r);
+/* (The record returned by gl_track_take is the calling thread's copy, valid
+ * until its next take: a hook settles each take before the next.) */
 /* The real free failed: the memory is still allocated, put the record back. */
 void gl_track_restore(struct gl_record *r);
 
