@@ -36,7 +36,9 @@
  * the hook path). */
 #define GL_AUX_REALS(X)                                                          \
     X(cudaGetDevice) X(cudaRuntimeGetVersion)                                    \
-    X(cuCtxGetDevice) X(cuCtxGetCurrent) X(cuPointerGetAttribute) X(cuMemGetInfo_v2)
+    X(cuCtxGetDevice) X(cuCtxGetCurrent) X(cuPointerGetAttribute) X(cuMemGetInfo_v2)   \
+    X(cuDeviceGetDefaultMemPool) X(cuMemPoolGetAttribute) X(cuCtxPushCurrent_v2)     \
+    X(cuCtxPopCurrent_v2)
 
 /* A dense index for every real-function cache: per-caller scopes keep one
  * pointer per index (resolve.c). */

@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include "hook.h"
+#include "pools.h"
 #include "record.h"
 #include "snapshot_format.h"
 
@@ -122,6 +123,8 @@ static CUresult alloc_from_pool(CUresult (*real)(CUdeviceptr *, size_t, CUmemory
     bool track = gl_enter();
     CUresult rc = real(dptr, bytesize, pool, stream);
     after_alloc(track, rc, DPTR(dptr), bytesize, (uintptr_t)stream, GL_KIND_POOL, api);
+    if (track && rc == CUDA_SUCCESS)
+        gl_pools_note((uintptr_t)pool, gl_driver_where(DPTR(dptr)).device);
     gl_leave();
     return rc;
 }

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include "hook.h"
+#include "pools.h"
 #include "record.h"
 #include "snapshot_format.h"
 
@@ -106,6 +107,8 @@ static cudaError_t malloc_from_pool(cudaError_t (*real)(void **, size_t, cudaMem
     bool track = gl_enter();
     cudaError_t rc = real(ptr, size, pool, stream);
     after_alloc(track, rc, OUT(ptr), size, (uintptr_t)stream, GL_KIND_POOL, api);
+    if (track && rc == cudaSuccess)
+        gl_pools_note((uintptr_t)pool, gl_runtime_where().device);
     gl_leave();
     return rc;
 }

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include "internal.h"
+#include "pools.h"
 #include "resolve.h"
 #include "snapshot_format.h"
 #include "stacks.h"
@@ -71,6 +72,8 @@ void gl_record_alloc(struct gl_where w, uint64_t addr, uint64_t size, uint64_t s
     gl_stack_capture(&cap);
     struct gl_stack *stack = gl_stack_intern(&cap);
     bool host = kind == GL_KIND_HOST_PINNED || kind == GL_KIND_HOST_REGISTERED;
+    if (kind == GL_KIND_POOL)
+        gl_pools_note_default(w.device);
     struct gl_alloc_info info = {
         .addr = addr, .size = size, .stream = stream, .ctx = w.ctx, .owner = w.device,
         .device = host ? GL_HOST_DEVICE : w.device, .kind = kind, .api = api, .space = space,

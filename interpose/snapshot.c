@@ -16,6 +16,8 @@
 #include "log.h"
 #include "modules.h"
 #include "outfile.h"
+#include "pools.h"
+#include "record.h"
 #include "pyframes.h"
 #include "snapshot_format.h"
 #include "track.h"
@@ -259,7 +261,8 @@ static void write_allocs(struct writer *w, const struct gl_state_copy *c)
     }
 }
 
-static void write_devices(struct writer *w, const struct gl_state_copy *c, const struct gl_mem_view *mem)
+static void write_devices(struct writer *w, const struct gl_state_copy *c, const struct gl_mem_view *mem,
+                          const struct gl_mem_view *views, size_t nviews)
 {
     w_record(w, GL_REC_DEVICES, (uint32_t)c->ndevices, (uint64_t)c->ndevices * GL_DEVICE_ENTRY_SIZE);
     for (size_t i = 0; i < c->ndevices; i++) {
@@ -278,9 +281,12 @@ static void write_devices(struct writer *w, const struct gl_state_copy *c, const
         w_u64(w, d->unknown_free_count);
         /* The driver's view is only known when the caller queried it on a
          * thread with the device's context (see docs/snapshot-format.md). */
-        bool known = mem != NULL && mem->device == d->device;
-        w_u64(w, known ? mem->mem_free : 0);
-        w_u64(w, known ? mem->mem_total : 0);
+        const struct gl_mem_view *v = mem != NULL && mem->device == d->device ? mem : NULL;
+        for (size_t k = 0; v == NULL && k < nviews; k++)
+            if (views[k].device == d->device)
+                v = &views[k];
+        w_u64(w, v ? v->mem_free : 0);
+        w_u64(w, v ? v->mem_total : 0);
     }
 }
 
@@ -343,6 +349,22 @@ static void write_pyframe(uint32_t id, uint32_t line, const char *file, size_t f
     w_u32(w, line);
     w_str(w, file, file_len);
     w_str(w, func, func_len);
+}
+
+static void write_pools(struct writer *w, const struct gl_pool_info *p, size_t n)
+{
+    if (n == 0)
+        return;
+    w_record(w, GL_REC_POOLS, (uint32_t)n, (uint64_t)n * GL_POOL_ENTRY_SIZE);
+    for (size_t i = 0; i < n; i++) {
+        w_u64(w, p[i].pool);
+        w_u32(w, (uint32_t)p[i].device);
+        w_u32(w, 0);
+        w_u64(w, p[i].reserved);
+        w_u64(w, p[i].used);
+        w_u64(w, p[i].reserved_high);
+        w_u64(w, p[i].used_high);
+    }
 }
 
 static void write_vmm(struct writer *w)
@@ -472,6 +494,20 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
 
     uint64_t snap_unix = gl_unix_ns();
     uint64_t snap_mono = gl_mono_ns() - gl_start_mono_ns;
+    /* The driver's view, asked while the program runs; never at exit or on a
+     * fatal signal, when the CUDA libraries may already be going away. */
+    static struct gl_pool_info pools[GL_POOLS_MAX];
+    static struct gl_mem_view views[GL_MAX_DEVICES];
+    size_t npools = 0, nviews = 0;
+    bool live = reason == GL_REASON_SIGNAL || reason == GL_REASON_REQUEST || reason == GL_REASON_OOM;
+    if (live) {
+        npools = gl_pools_query(pools, GL_POOLS_MAX);
+        for (int32_t d = 0; d < GL_MAX_DEVICES; d++) {
+            uint64_t f, t;
+            if (gl_primary_ctx(d) != 0 && gl_device_mem_info(d, &f, &t) == 0)
+                views[nviews++] = (struct gl_mem_view){d, f, t};
+        }
+    }
     gl_track_mark(GL_EV_SNAPSHOT, 0, index);
     struct gl_state_copy copy;
     if (!gl_track_copy(&copy)) {
@@ -503,7 +539,8 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         gl_py_for_each(write_pyframe, w);
         write_stacks(w, &copy);
         write_allocs(w, &copy);
-        write_devices(w, &copy, mem);
+        write_devices(w, &copy, mem, views, nviews);
+        write_pools(w, pools, npools);
         write_peaks(w, &copy);
         write_events(w, &copy);
         write_vmm(w);

@@ -138,6 +138,20 @@ int main(int argc, char **argv)
     } else if (!strcmp(what, "abort")) {
         leak_runtime(MiB);
         abort();
+    } else if (!strcmp(what, "pool-wait")) {
+        /* 3 MiB in use from the default pool, 2 MiB freed back to it (kept
+         * reserved: no synchronization), then wait to be signalled. */
+        cudaStream_t s;
+        check(cudaStreamCreate(&s), "cudaStreamCreate");
+        void *p[5];
+        for (int i = 0; i < 5; i++)
+            p[i] = leak_async(MiB, s);
+        check(cudaFreeAsync(p[3], s), "cudaFreeAsync");
+        check(cudaFreeAsync(p[4], s), "cudaFreeAsync");
+        printf("ready\n");
+        fflush(stdout);
+        for (;;)
+            pause();
     } else if (!strcmp(what, "wait")) {
         /* Leak, say so, then wait to be signalled. */
         leak_runtime(MiB);

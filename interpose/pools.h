@@ -1,0 +1,35 @@
+/* The driver's view at snapshot time: memory pools (reserved versus used)
+ * and each device's free/total memory, for the reporter's fragmentation
+ * section.
+ *
+ * The hooks note which pools the program allocates from (cheaply: a bit per
+ * device for default pools, a short list of explicit ones); a snapshot
+ * taken while the program runs (signal, request, out-of-memory) asks the
+ * driver about them.  The final snapshot at exit does not: by then the CUDA
+ * libraries may be tearing down, and calling into them could crash the
+ * program on its way out. */
+#ifndef GL_POOLS_H
+#define GL_POOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void gl_pools_note_default(int32_t device);
+void gl_pools_note(uint64_t pool, int32_t device);
+
+struct gl_pool_info {
+    uint64_t pool;
+    int32_t device;
+    uint64_t reserved, used, reserved_high, used_high;
+};
+
+/* Queries the driver about every pool noted; returns how many were filled. */
+size_t gl_pools_query(struct gl_pool_info *out, size_t max);
+
+/* The driver's free and total memory of `device`, through its primary
+ * context; 0 on success. */
+int gl_device_mem_info(int32_t device, uint64_t *free_bytes, uint64_t *total);
+
+#define GL_POOLS_MAX 64
+
+#endif
