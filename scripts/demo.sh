@@ -16,3 +16,13 @@ snap=$(ls "$out"/gpuleak.*.snap)
 echo
 echo "== report: \$ gpuleak report $snap =="
 "$BUILD/bin/gpuleak" report "$snap"
+
+echo
+echo "== in short: the leaks gpuleak found (from \$ gpuleak-report --json) =="
+"$BUILD/bin/gpuleak-report" --json "$snap" | python3 -c '
+import json, os, sys
+for l in json.load(sys.stdin)["leaks"]:
+    f = l["frames"][0] if l["frames"] else {}
+    print("%s (%s:%s): %s bytes in %d allocation%s via %s" % (
+        f.get("function"), os.path.basename(f.get("file") or "?"), f.get("line"),
+        format(l["bytes"], ","), l["count"], "" if l["count"] == 1 else "s", l["api"]))'
