@@ -17,12 +17,16 @@ CUresult cuMemFreeAsync_ptsz(CUdeviceptr, CUstream);
 CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
 
 static void after_alloc(bool track, CUresult rc, uint64_t ptr, size_t size, uint64_t stream,
-                        uint16_t kind, uint16_t api)
+                        uint16_t kind, uint16_t api, uint64_t pool)
 {
     if (!track)
         return;
-    if (rc == CUDA_SUCCESS && ptr != 0)
-        gl_record_alloc(gl_driver_where(ptr), ptr, size, stream, kind, api, GL_SPACE_ADDR);
+    if (rc == CUDA_SUCCESS && ptr != 0) {
+        struct gl_where w = gl_driver_where(ptr);
+        gl_record_alloc(w, ptr, size, stream, kind, api, GL_SPACE_ADDR);
+        if (pool != 0) /* an explicit pool: asked about at snapshot time */
+            gl_pools_note(pool, w.device);
+    }
     else if (rc == CUDA_ERROR_OUT_OF_MEMORY)
         gl_record_failed(gl_driver_where(0).device, size, stream, kind, api);
 }
@@ -35,7 +39,7 @@ GL_HOOK(CUresult, cuMemAlloc_v2, (CUdeviceptr *dptr, size_t bytesize))
     GL_REAL_OR_RETURN(real, cuMemAlloc_v2, NO_DRIVER);
     bool track = gl_enter();
     CUresult rc = real(dptr, bytesize);
-    after_alloc(track, rc, DPTR(dptr), bytesize, 0, GL_KIND_DEVICE, GL_API_CU_MEM_ALLOC);
+    after_alloc(track, rc, DPTR(dptr), bytesize, 0, GL_KIND_DEVICE, GL_API_CU_MEM_ALLOC, 0);
     gl_leave();
     return rc;
 }
@@ -47,7 +51,7 @@ GL_HOOK(CUresult, cuMemAllocPitch_v2,
     bool track = gl_enter();
     CUresult rc = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     size_t bytes = rc == CUDA_SUCCESS && pPitch != NULL ? *pPitch * Height : WidthInBytes * Height;
-    after_alloc(track, rc, DPTR(dptr), bytes, 0, GL_KIND_DEVICE, GL_API_CU_MEM_ALLOC_PITCH);
+    after_alloc(track, rc, DPTR(dptr), bytes, 0, GL_KIND_DEVICE, GL_API_CU_MEM_ALLOC_PITCH, 0);
     gl_leave();
     return rc;
 }
@@ -57,7 +61,7 @@ GL_HOOK(CUresult, cuMemAllocManaged, (CUdeviceptr *dptr, size_t bytesize, unsign
     GL_REAL_OR_RETURN(real, cuMemAllocManaged, NO_DRIVER);
     bool track = gl_enter();
     CUresult rc = real(dptr, bytesize, flags);
-    after_alloc(track, rc, DPTR(dptr), bytesize, 0, GL_KIND_MANAGED, GL_API_CU_MEM_ALLOC_MANAGED);
+    after_alloc(track, rc, DPTR(dptr), bytesize, 0, GL_KIND_MANAGED, GL_API_CU_MEM_ALLOC_MANAGED, 0);
     gl_leave();
     return rc;
 }
@@ -67,7 +71,7 @@ GL_HOOK(CUresult, cuMemAllocHost_v2, (void **pp, size_t bytesize))
     GL_REAL_OR_RETURN(real, cuMemAllocHost_v2, NO_DRIVER);
     bool track = gl_enter();
     CUresult rc = real(pp, bytesize);
-    after_alloc(track, rc, HPTR(pp), bytesize, 0, GL_KIND_HOST_PINNED, GL_API_CU_MEM_ALLOC_HOST);
+    after_alloc(track, rc, HPTR(pp), bytesize, 0, GL_KIND_HOST_PINNED, GL_API_CU_MEM_ALLOC_HOST, 0);
     gl_leave();
     return rc;
 }
@@ -77,7 +81,7 @@ GL_HOOK(CUresult, cuMemHostAlloc, (void **pp, size_t bytesize, unsigned int Flag
     GL_REAL_OR_RETURN(real, cuMemHostAlloc, NO_DRIVER);
     bool track = gl_enter();
     CUresult rc = real(pp, bytesize, Flags);
-    after_alloc(track, rc, HPTR(pp), bytesize, 0, GL_KIND_HOST_PINNED, GL_API_CU_MEM_HOST_ALLOC);
+    after_alloc(track, rc, HPTR(pp), bytesize, 0, GL_KIND_HOST_PINNED, GL_API_CU_MEM_HOST_ALLOC, 0);
     gl_leave();
     return rc;
 }
@@ -99,7 +103,7 @@ static CUresult alloc_async(CUresult (*real)(CUdeviceptr *, size_t, CUstream), C
 {
     bool track = gl_enter();
     CUresult rc = real(dptr, bytesize, stream);
-    after_alloc(track, rc, DPTR(dptr), bytesize, (uintptr_t)stream, GL_KIND_POOL, api);
+    after_alloc(track, rc, DPTR(dptr), bytesize, (uintptr_t)stream, GL_KIND_POOL, api, 0);
     gl_leave();
     return rc;
 }
@@ -122,9 +126,7 @@ static CUresult alloc_from_pool(CUresult (*real)(CUdeviceptr *, size_t, CUmemory
 {
     bool track = gl_enter();
     CUresult rc = real(dptr, bytesize, pool, stream);
-    after_alloc(track, rc, DPTR(dptr), bytesize, (uintptr_t)stream, GL_KIND_POOL, api);
-    if (track && rc == CUDA_SUCCESS)
-        gl_pools_note((uintptr_t)pool, gl_driver_where(DPTR(dptr)).device);
+    after_alloc(track, rc, DPTR(dptr), bytesize, (uintptr_t)stream, GL_KIND_POOL, api, (uintptr_t)pool);
     gl_leave();
     return rc;
 }

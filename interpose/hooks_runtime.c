@@ -22,12 +22,16 @@ cudaError_t cudaFreeAsync_ptsz(void *, cudaStream_t);
 cudaError_t cudaMallocFromPoolAsync_ptsz(void **, size_t, cudaMemPool_t, cudaStream_t);
 
 static void after_alloc(bool track, cudaError_t rc, void *ptr, size_t size, uint64_t stream,
-                        uint16_t kind, uint16_t api)
+                        uint16_t kind, uint16_t api, uint64_t pool)
 {
     if (!track)
         return;
-    if (rc == cudaSuccess && ptr != NULL)
-        gl_record_alloc(gl_runtime_where(), (uintptr_t)ptr, size, stream, kind, api, GL_SPACE_ADDR);
+    if (rc == cudaSuccess && ptr != NULL) {
+        struct gl_where w = gl_runtime_where();
+        gl_record_alloc(w, (uintptr_t)ptr, size, stream, kind, api, GL_SPACE_ADDR);
+        if (pool != 0) /* an explicit pool: asked about at snapshot time */
+            gl_pools_note(pool, w.device);
+    }
     else if (rc == cudaErrorMemoryAllocation)
         gl_record_failed(gl_runtime_where().device, size, stream, kind, api);
 }
@@ -39,7 +43,7 @@ GL_HOOK(cudaError_t, cudaMalloc, (void **devPtr, size_t size))
     GL_REAL_OR_RETURN(real, cudaMalloc, NO_RUNTIME);
     bool track = gl_enter();
     cudaError_t rc = real(devPtr, size);
-    after_alloc(track, rc, OUT(devPtr), size, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC);
+    after_alloc(track, rc, OUT(devPtr), size, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC, 0);
     gl_leave();
     return rc;
 }
@@ -49,7 +53,7 @@ GL_HOOK(cudaError_t, cudaMallocManaged, (void **devPtr, size_t size, unsigned in
     GL_REAL_OR_RETURN(real, cudaMallocManaged, NO_RUNTIME);
     bool track = gl_enter();
     cudaError_t rc = real(devPtr, size, flags);
-    after_alloc(track, rc, OUT(devPtr), size, 0, GL_KIND_MANAGED, GL_API_CUDA_MALLOC_MANAGED);
+    after_alloc(track, rc, OUT(devPtr), size, 0, GL_KIND_MANAGED, GL_API_CUDA_MALLOC_MANAGED, 0);
     gl_leave();
     return rc;
 }
@@ -60,7 +64,7 @@ GL_HOOK(cudaError_t, cudaMallocPitch, (void **devPtr, size_t *pitch, size_t widt
     bool track = gl_enter();
     cudaError_t rc = real(devPtr, pitch, width, height);
     size_t bytes = rc == cudaSuccess && pitch != NULL ? *pitch * height : width * height;
-    after_alloc(track, rc, OUT(devPtr), bytes, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC_PITCH);
+    after_alloc(track, rc, OUT(devPtr), bytes, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC_PITCH, 0);
     gl_leave();
     return rc;
 }
@@ -73,7 +77,7 @@ GL_HOOK(cudaError_t, cudaMalloc3D, (struct cudaPitchedPtr *pitchedDevPtr, struct
     size_t h = extent.height ? extent.height : 1, d = extent.depth ? extent.depth : 1;
     void *ptr = rc == cudaSuccess && pitchedDevPtr != NULL ? pitchedDevPtr->ptr : NULL;
     size_t pitch = ptr != NULL ? pitchedDevPtr->pitch : extent.width;
-    after_alloc(track, rc, ptr, pitch * h * d, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC_3D);
+    after_alloc(track, rc, ptr, pitch * h * d, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC_3D, 0);
     gl_leave();
     return rc;
 }
@@ -83,7 +87,7 @@ static cudaError_t malloc_async(cudaError_t (*real)(void **, size_t, cudaStream_
 {
     bool track = gl_enter();
     cudaError_t rc = real(devPtr, size, stream);
-    after_alloc(track, rc, OUT(devPtr), size, (uintptr_t)stream, GL_KIND_POOL, api);
+    after_alloc(track, rc, OUT(devPtr), size, (uintptr_t)stream, GL_KIND_POOL, api, 0);
     gl_leave();
     return rc;
 }
@@ -106,9 +110,7 @@ static cudaError_t malloc_from_pool(cudaError_t (*real)(void **, size_t, cudaMem
 {
     bool track = gl_enter();
     cudaError_t rc = real(ptr, size, pool, stream);
-    after_alloc(track, rc, OUT(ptr), size, (uintptr_t)stream, GL_KIND_POOL, api);
-    if (track && rc == cudaSuccess)
-        gl_pools_note((uintptr_t)pool, gl_runtime_where().device);
+    after_alloc(track, rc, OUT(ptr), size, (uintptr_t)stream, GL_KIND_POOL, api, (uintptr_t)pool);
     gl_leave();
     return rc;
 }
@@ -132,7 +134,7 @@ GL_HOOK(cudaError_t, cudaMallocHost, (void **ptr, size_t size))
     GL_REAL_OR_RETURN(real, cudaMallocHost, NO_RUNTIME);
     bool track = gl_enter();
     cudaError_t rc = real(ptr, size);
-    after_alloc(track, rc, OUT(ptr), size, 0, GL_KIND_HOST_PINNED, GL_API_CUDA_MALLOC_HOST);
+    after_alloc(track, rc, OUT(ptr), size, 0, GL_KIND_HOST_PINNED, GL_API_CUDA_MALLOC_HOST, 0);
     gl_leave();
     return rc;
 }
@@ -142,7 +144,7 @@ GL_HOOK(cudaError_t, cudaHostAlloc, (void **pHost, size_t size, unsigned int fla
     GL_REAL_OR_RETURN(real, cudaHostAlloc, NO_RUNTIME);
     bool track = gl_enter();
     cudaError_t rc = real(pHost, size, flags);
-    after_alloc(track, rc, OUT(pHost), size, 0, GL_KIND_HOST_PINNED, GL_API_CUDA_HOST_ALLOC);
+    after_alloc(track, rc, OUT(pHost), size, 0, GL_KIND_HOST_PINNED, GL_API_CUDA_HOST_ALLOC, 0);
     gl_leave();
     return rc;
 }

@@ -97,24 +97,29 @@ size_t gl_pools_query(struct gl_pool_info *out, size_t max)
     return n;
 }
 
+int gl_current_mem_info(uint64_t *free_bytes, uint64_t *total)
+{
+    cuMemGetInfo_v2_fn info = REAL_cuMemGetInfo_v2();
+    size_t f = 0, t = 0;
+    if (info == NULL || info(&f, &t) != CUDA_SUCCESS)
+        return -1;
+    *free_bytes = f;
+    *total = t;
+    return 0;
+}
+
 int gl_device_mem_info(int32_t device, uint64_t *free_bytes, uint64_t *total)
 {
     gl_caller_pc = 0;
     uint64_t ctx = gl_primary_ctx(device);
     cuCtxPushCurrent_v2_fn push = REAL_cuCtxPushCurrent_v2();
     cuCtxPopCurrent_v2_fn pop = REAL_cuCtxPopCurrent_v2();
-    cuMemGetInfo_v2_fn info = REAL_cuMemGetInfo_v2();
-    if (ctx == 0 || push == NULL || pop == NULL || info == NULL)
+    if (ctx == 0 || push == NULL || pop == NULL)
         return -1;
     if (push((CUcontext)(uintptr_t)ctx) != CUDA_SUCCESS)
         return -1;
-    size_t f = 0, t = 0;
-    CUresult rc = info(&f, &t);
+    int rc = gl_current_mem_info(free_bytes, total);
     CUcontext popped;
     pop(&popped);
-    if (rc != CUDA_SUCCESS)
-        return -1;
-    *free_bytes = f;
-    *total = t;
-    return 0;
+    return rc;
 }

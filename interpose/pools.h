@@ -26,8 +26,11 @@ struct gl_pool_info {
 /* Queries the driver about every pool noted; returns how many were filled. */
 size_t gl_pools_query(struct gl_pool_info *out, size_t max);
 
-/* The driver's free and total memory of `device`, through its primary
+/* The driver's free and total memory for the calling thread's current
  * context; 0 on success. */
+int gl_current_mem_info(uint64_t *free_bytes, uint64_t *total);
+
+/* The same for `device`, through its primary context; 0 on success. */
 int gl_device_mem_info(int32_t device, uint64_t *free_bytes, uint64_t *total);
 
 #define GL_POOLS_MAX 64

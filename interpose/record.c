@@ -18,7 +18,6 @@ GL_DEFINE_REAL(cudaError_t, cudaGetDevice, (int *))
 GL_DEFINE_REAL(CUresult, cuCtxGetDevice, (CUdevice *))
 GL_DEFINE_REAL(CUresult, cuCtxGetCurrent, (CUcontext *))
 GL_DEFINE_REAL(CUresult, cuPointerGetAttribute, (void *, CUpointer_attribute, CUdeviceptr))
-GL_DEFINE_REAL(CUresult, cuMemGetInfo_v2, (size_t *, size_t *))
 
 static _Atomic uint64_t primary_ctx[GL_MAX_DEVICES];
 
@@ -90,12 +89,8 @@ void gl_record_failed(int32_t device, uint64_t size, uint64_t stream, uint16_t k
     struct gl_oom_info oom = {.size = size, .stream = stream, .device = device, .kind = kind, .api = api};
     /* The thread that just failed has the failing device's context current
      * (the runtime made it so), so the driver can say how much was free. */
-    size_t free_bytes = 0, total = 0;
-    cuMemGetInfo_v2_fn info = REAL_cuMemGetInfo_v2();
-    if (info != NULL && info(&free_bytes, &total) == CUDA_SUCCESS) {
-        oom.mem_free = free_bytes;
-        oom.mem_total = total;
-    }
+    if (gl_current_mem_info(&oom.mem_free, &oom.mem_total) != 0)
+        oom.mem_free = oom.mem_total = 0;
     gl_track_failed(&oom, gl_stack_intern(&cap));
     gl_trigger_oom(device, oom.mem_free, oom.mem_total);
     errno = saved;

@@ -3,31 +3,13 @@
  * of stack frames; symbolization is cached per pc by the symbolizer. */
 #include "stackdb.h"
 
+#include "xalloc.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fold.h"
-
-static void *xrealloc(void *p, size_t n)
-{
-    void *r = realloc(p, n ? n : 1);
-    if (!r) {
-        fputs("gpuleak-report: out of memory\n", stderr);
-        exit(1);
-    }
-    return r;
-}
-
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *r = calloc(n ? n : 1, sz);
-    if (!r) {
-        fputs("gpuleak-report: out of memory\n", stderr);
-        exit(1);
-    }
-    return r;
-}
 
 static uint64_t mix(uint64_t h)
 {

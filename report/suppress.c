@@ -8,6 +8,8 @@
  * algorithm: linear in practice, never exponential. */
 #include "suppress.h"
 
+#include "xalloc.h"
+
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -66,28 +68,6 @@ static const char default_rules[] =
 
 const char *supp_default_text(void) { return default_rules; }
 
-static char *dupn(const char *s, size_t n)
-{
-    char *r = malloc(n + 1);
-    if (!r) {
-        fputs("gpuleak-report: out of memory\n", stderr);
-        exit(1);
-    }
-    memcpy(r, s, n);
-    r[n] = '\0';
-    return r;
-}
-
-static void *grow(void *p, size_t n)
-{
-    void *r = realloc(p, n ? n : 1);
-    if (!r) {
-        fputs("gpuleak-report: out of memory\n", stderr);
-        exit(1);
-    }
-    return r;
-}
-
 static void free_rule(struct supp_rule *r)
 {
     for (size_t i = 0; i < r->npats; i++)
@@ -129,12 +109,12 @@ static int add_pat(struct supp_rule *r, const char *s, size_t n, unsigned lineno
         }
         if (gn == 0)
             return perr(err, errlen, lineno, "empty pattern");
-        p.glob = dupn(g, gn);
+        p.glob = xstrndup(g, gn);
     } else {
         return perr(err, errlen, lineno,
                     "expected fun:PATTERN, obj:PATTERN, src:PATTERN[:LINE], '...' or '}'");
     }
-    r->pats = grow(r->pats, (r->npats + 1) * sizeof *r->pats);
+    r->pats = xrealloc(r->pats, (r->npats + 1) * sizeof *r->pats);
     r->pats[r->npats++] = p;
     return 0;
 }
@@ -171,7 +151,7 @@ int supp_parse(struct suppressions *sp, const char *text, bool builtin,
                 free_rule(&cur);
                 return perr(err, errlen, lineno, "a rule needs a name on its first line");
             }
-            cur.name = dupn(p, n);
+            cur.name = xstrndup(p, n);
             cur.builtin = builtin;
             state = 2;
         } else if (n == 1 && *p == '}') {
@@ -179,7 +159,7 @@ int supp_parse(struct suppressions *sp, const char *text, bool builtin,
                 free_rule(&cur);
                 return perr(err, errlen, lineno, "a rule needs at least one pattern");
             }
-            sp->rules = grow(sp->rules, (sp->n + 1) * sizeof *sp->rules);
+            sp->rules = xrealloc(sp->rules, (sp->n + 1) * sizeof *sp->rules);
             sp->rules[sp->n++] = cur;
             memset(&cur, 0, sizeof cur);
             state = 0;
@@ -204,7 +184,7 @@ int supp_load_file(struct suppressions *sp, const char *path, char *err, size_t 
         return -1;
     }
     size_t cap = 4096, len = 0;
-    char *buf = grow(NULL, cap);
+    char *buf = xrealloc(NULL, cap);
     size_t n;
     while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
         len += n;
@@ -216,7 +196,7 @@ int supp_load_file(struct suppressions *sp, const char *path, char *err, size_t 
                 return -1;
             }
             cap *= 2;
-            buf = grow(buf, cap);
+            buf = xrealloc(buf, cap);
         }
     }
     int bad = ferror(f);

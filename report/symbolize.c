@@ -10,6 +10,8 @@
  * call instruction) to get the line of the call, not the line after it. */
 #include "symbolize.h"
 
+#include "xalloc.h"
+
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -49,16 +51,6 @@ struct symbolizer {
     size_t nstrings, cap_strings;
 };
 
-static void *xrealloc(void *p, size_t n)
-{
-    void *r = realloc(p, n ? n : 1);
-    if (!r) {
-        fputs("gpuleak-report: out of memory\n", stderr);
-        exit(1);
-    }
-    return r;
-}
-
 /* Takes ownership of str (may be NULL) and returns it. */
 static char *own(struct symbolizer *sy, char *str)
 {
@@ -70,16 +62,6 @@ static char *own(struct symbolizer *sy, char *str)
     }
     sy->strings[sy->nstrings++] = str;
     return str;
-}
-
-static char *xstrdup(const char *s)
-{
-    char *r = strdup(s);
-    if (!r) {
-        fputs("gpuleak-report: out of memory\n", stderr);
-        exit(1);
-    }
-    return r;
 }
 
 /* Demangled copy of a (possibly mangled) name. */

@@ -19,7 +19,7 @@ FUZZ_CFLAGS = -std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra \
 
 # What each harness links: the parser's own sources, nothing else.
 FUZZ_SRCS_snap = report/snap_read.c
-FUZZ_SRCS_supp = report/suppress.c
+FUZZ_SRCS_supp = report/suppress.c report/xalloc.c
 FUZZ_SRCS_env = interpose/config.c interpose/log.c interpose/outfile.c
 FUZZ_SRCS_outname = interpose/config.c interpose/log.c interpose/outfile.c
 
