@@ -155,6 +155,8 @@ enum gl_kind {
     GL_KIND_HOST_REGISTERED = 4, /* cudaHostRegister: pinned, not allocated */
     GL_KIND_ARRAY = 5,           /* CUDA arrays and mipmapped arrays */
     GL_KIND_VIRTUAL = 6,         /* cuMemCreate physical handles */
+    GL_KIND_GRAPH = 7,           /* CUDA graph memory nodes, while allocated */
+    GL_KIND_IPC = 8,             /* another process's memory mapped here (IPC, pool import) */
     GL_KIND_COUNT
 };
 
@@ -162,7 +164,7 @@ static inline const char *gl_kind_name(unsigned k)
 {
     static const char *const names[GL_KIND_COUNT] = {
         "device", "pool", "managed", "host-pinned", "host-registered",
-        "array", "virtual",
+        "array", "virtual", "graph", "ipc",
     };
     return k < GL_KIND_COUNT ? names[k] : "unknown";
 }
@@ -201,7 +203,13 @@ static inline const char *gl_kind_name(unsigned k)
     X(CUDA_MALLOC_ASYNC_PTSZ, "cudaMallocAsync_ptsz")                     \
     X(CUDA_MALLOC_FROM_POOL_ASYNC_PTSZ, "cudaMallocFromPoolAsync_ptsz")   \
     X(CU_MEM_ALLOC_ASYNC_PTSZ, "cuMemAllocAsync_ptsz")                    \
-    X(CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ, "cuMemAllocFromPoolAsync_ptsz")
+    X(CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ, "cuMemAllocFromPoolAsync_ptsz")   \
+    X(CUDA_GRAPH_ADD_MEM_ALLOC_NODE, "cudaGraphAddMemAllocNode")         \
+    X(CU_GRAPH_ADD_MEM_ALLOC_NODE, "cuGraphAddMemAllocNode")             \
+    X(CUDA_IPC_OPEN_MEM_HANDLE, "cudaIpcOpenMemHandle")                  \
+    X(CU_IPC_OPEN_MEM_HANDLE, "cuIpcOpenMemHandle_v2")                   \
+    X(CUDA_MEM_POOL_IMPORT_POINTER, "cudaMemPoolImportPointer")          \
+    X(CU_MEM_POOL_IMPORT_POINTER, "cuMemPoolImportPointer")
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

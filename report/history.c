@@ -11,7 +11,7 @@
 
 #define MAX_DEVS 256
 /* kinds newer than this reader share the last slot */
-#define KIDX(k) ((k) < GL_KIND_COUNT ? (unsigned)(k) : 7u)
+#define KIDX(k) ((k) < GL_KIND_COUNT ? (unsigned)(k) : (unsigned)GL_KIND_COUNT)
 
 unsigned size_class(uint64_t size)
 {
@@ -113,11 +113,11 @@ int history_build(const struct snapshot *s, struct history *h)
 
     /* what is live at the end, per device and kind */
     size_t nd0 = MAX_DEVS;
-    i128(*live)[8] = calloc(nd0, sizeof *live);
-    i128(*net)[8] = calloc(nd0, sizeof *net);
-    i128(*lo)[8] = calloc(nd0, sizeof *lo);  /* lowest running sum */
+    i128(*live)[GL_KIND_SLOTS] = calloc(nd0, sizeof *live);
+    i128(*net)[GL_KIND_SLOTS] = calloc(nd0, sizeof *net);
+    i128(*lo)[GL_KIND_SLOTS] = calloc(nd0, sizeof *lo);  /* lowest running sum */
     i128 *dnet = calloc(nd0, sizeof *dnet), *dlo = calloc(nd0, sizeof *dlo);
-    i128 (*cur)[8] = calloc(nd0, sizeof *cur);
+    i128 (*cur)[GL_KIND_SLOTS] = calloc(nd0, sizeof *cur);
     i128 *dcur = calloc(nd0, sizeof *dcur);
     int rc = -1;
     if (!live || !net || !lo || !dnet || !dlo || !cur || !dcur)
@@ -153,7 +153,7 @@ int history_build(const struct snapshot *s, struct history *h)
     /* base per device and kind; the device base is their sum */
     for (size_t d = 0; d < h->ndev; d++) {
         i128 dbase = 0;
-        for (unsigned k = 0; k < 8; k++) {
+        for (unsigned k = 0; k < GL_KIND_SLOTS; k++) {
             i128 b = live[d][k] - net[d][k];
             if (b + lo[d][k] < 0) {
                 b = -lo[d][k];
@@ -170,7 +170,7 @@ int history_build(const struct snapshot *s, struct history *h)
         hd->max_bytes = hd->base;
         hd->max_time_ns = h->t0;
         hd->max_seq = h->first_seq;
-        for (unsigned k = 0; k < 8; k++) {
+        for (unsigned k = 0; k < GL_KIND_SLOTS; k++) {
             hd->kind_max[k] = clamp_u64(cur[d][k]);
             hd->kind_max_time_ns[k] = h->t0;
             hd->has_kind[k] = cur[d][k] > 0 || live[d][k] > 0;

@@ -10,6 +10,11 @@
 #include <stdint.h>
 
 #include "snap_read.h"
+#include "snapshot_format.h"
+
+/* Per-kind arrays: one slot per gl_kind plus one for kinds this reader does
+ * not know (a newer writer). */
+#define GL_KIND_SLOTS (GL_KIND_COUNT + 1)
 
 #define HIST_NCLASS 65 /* size classes: 0, then [2^(k-1), 2^k) for k=1..64 */
 #define HIST_BEFORE 8  /* allocations shown before a peak */
@@ -32,8 +37,8 @@ struct hist_dev {
     size_t n, cap;
     uint64_t base;             /* live bytes when the history starts */
     uint64_t max_bytes, max_time_ns, max_seq; /* highest point in the window */
-    bool has_kind[8];
-    uint64_t kind_max[8], kind_max_time_ns[8]; /* by gl_kind (< 8) */
+    bool has_kind[GL_KIND_SLOTS];
+    uint64_t kind_max[GL_KIND_SLOTS], kind_max_time_ns[GL_KIND_SLOTS]; /* by gl_kind; the last slot: unknown kinds */
     /* the device's peak (DEVICES.peak_seq) seen in the history */
     bool peak_covered;
     size_t peak_event;       /* index into snapshot.events */

@@ -346,7 +346,7 @@ static void peak_history(struct report_ctx *r, const struct snap_device *dv)
         fputs("    the history does not reach back to the peak\n", f);
     }
     bool any = false;
-    for (unsigned k = 0; k < 8; k++) {
+    for (unsigned k = 0; k < GL_KIND_SLOTS; k++) {
         if (!hd->has_kind[k])
             continue;
         fputs(any ? ", " : "    highest by kind in the history: ", f);
