@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "pools.h"
+#include "procenv.h"
 #include "resolve.h"
 #include "snapshot_format.h"
 #include "stacks.h"
@@ -67,6 +68,7 @@ void gl_record_alloc(struct gl_where w, uint64_t addr, uint64_t size, uint64_t s
                      uint16_t kind, uint16_t api, uint32_t space)
 {
     int saved = errno;
+    gl_env_note_allocation();
     struct gl_capture cap;
     gl_stack_capture(&cap);
     struct gl_stack *stack = gl_stack_intern(&cap);

@@ -1,5 +1,7 @@
 #include "snapshot.h"
 
+#include "procenv.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,6 +19,7 @@
 #include "modules.h"
 #include "outfile.h"
 #include "pools.h"
+#include "procenv.h"
 #include "record.h"
 #include "pyframes.h"
 #include "snapshot_format.h"
@@ -30,16 +33,6 @@ static char cmdline[CMDLINE_MAX]; /* NUL-separated argv, read at activation */
 static size_t cmdline_len;
 static char exe_path[GL_PATH_MAX];
 
-/* Environment variables that decide whether allocator memory is a cache. */
-static const char *const env_names[] = {
-    "PYTORCH_NO_CUDA_MEMORY_CACHING", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF",
-    "CUDA_VISIBLE_DEVICES", "CUDA_MODULE_LOADING", "CUPY_GPU_MEMORY_LIMIT", "CUPY_CUDA_PER_THREAD_DEFAULT_STREAM",
-    "TF_FORCE_GPU_ALLOW_GROWTH", "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_ALLOCATOR",
-};
-#define ENV_VALUE_MAX 512
-static char env_values[sizeof env_names / sizeof env_names[0]][ENV_VALUE_MAX];
-static bool env_present[sizeof env_names / sizeof env_names[0]];
-
 void gl_procinfo_init(void)
 {
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -52,13 +45,7 @@ void gl_procinfo_init(void)
     }
     ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
     exe_path[n > 0 ? n : 0] = '\0';
-    /* Read once, now: getenv is not safe against a program's setenv later. */
-    for (size_t i = 0; i < sizeof env_names / sizeof env_names[0]; i++) {
-        const char *v = getenv(env_names[i]);
-        env_present[i] = v != NULL;
-        if (v != NULL)
-            snprintf(env_values[i], sizeof env_values[i], "%s", v);
-    }
+    gl_env_capture_initial();
 }
 
 /* ---- buffered little-endian writer ------------------------------------ */
@@ -184,26 +171,27 @@ static void write_process(struct writer *w, uint32_t reason, uint32_t flags, uin
 
 static void write_env(struct writer *w)
 {
+    const struct gl_env_set *env = gl_env_current();
     size_t count = 0;
     uint64_t len = 4;
-    for (size_t i = 0; i < sizeof env_names / sizeof env_names[0]; i++) {
-        if (!env_present[i])
+    for (size_t i = 0; i < env->count; i++) {
+        if (!env->present[i])
             continue;
         count++;
-        len += 4 + strlen(env_names[i]) + 1 + strlen(env_values[i]);
+        len += 4 + strlen(gl_env_names[i]) + 1 + strlen(env->values[i]);
     }
     if (count == 0)
         return;
     w_record(w, GL_REC_ENV, 1, len);
     w_u32(w, (uint32_t)count);
-    for (size_t i = 0; i < sizeof env_names / sizeof env_names[0]; i++) {
-        if (!env_present[i])
+    for (size_t i = 0; i < env->count; i++) {
+        if (!env->present[i])
             continue;
-        size_t nl = strlen(env_names[i]), vl = strlen(env_values[i]);
+        size_t nl = strlen(gl_env_names[i]), vl = strlen(env->values[i]);
         w_u32(w, (uint32_t)(nl + 1 + vl));
-        w_bytes(w, env_names[i], nl);
+        w_bytes(w, gl_env_names[i], nl);
         w_bytes(w, "=", 1);
-        w_bytes(w, env_values[i], vl);
+        w_bytes(w, env->values[i], vl);
     }
 }
 

@@ -1,9 +1,11 @@
 // Stand-ins for PyTorch's two CUDA allocators, with their real namespaces:
 // the native caching allocator (whose segments are a cache) and the
 // cudaMallocAsync backend (whose allocations are tensors).  Each keeps one
-// allocation alive at exit.
+// allocation alive at exit.  --set-no-caching: turns caching off the way a
+// script does, in code, after start and before the first allocation.
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include <cuda_runtime_api.h>
 
@@ -30,8 +32,17 @@ __attribute__((noinline)) void *mallocAsync(size_t bytes)
 } // namespace CudaMallocAsync
 }}} // namespace c10::cuda::CUDACachingAllocator
 
-int main()
+int main(int argc, char **argv)
 {
+    // A script that turns caching off in code, after CUDA started
+    // (torch.cuda.is_available()) and before its first tensor, as training
+    // scripts do with os.environ[...] = "1".
+    if (argc > 1 && std::string(argv[1]) == "--set-no-caching") {
+        int n = 0;
+        if (cudaGetDeviceCount(&n) != cudaSuccess)
+            std::abort();
+        setenv("PYTORCH_NO_CUDA_MEMORY_CACHING", "1", 1);
+    }
     c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator a;
     a.malloc(2 << 20);
     c10::cuda::CUDACachingAllocator::CudaMallocAsync::mallocAsync(3 << 20);
