@@ -55,6 +55,7 @@ enum gl_snap_reason {
     GL_REASON_OOM = 2,
     GL_REASON_REQUEST = 3,
     GL_REASON_FATAL_SIGNAL = 4,
+    GL_REASON_PERIODIC = 5, /* every GPULEAK_INTERVAL */
 };
 #define GL_SNAP_F_FINAL 0x1u /* written at process exit */
 

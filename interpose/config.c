@@ -30,6 +30,31 @@ bool gl_parse_long(const char *s, long min, long max, long *out)
     return true;
 }
 
+bool gl_parse_duration_ms(const char *s, uint64_t min_ms, uint64_t max_ms, uint64_t *out)
+{
+    if (s == NULL || *s < '0' || *s > '9')
+        return false;
+    uint64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v > UINT64_MAX / 10 / 3600000u)
+            return false; /* would overflow once scaled to milliseconds */
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    static const struct { const char *unit; uint64_t ms; } units[] = {
+        {"", 1000}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(s, units[i].unit) == 0) {
+            v *= units[i].ms;
+            if (v < min_ms || v > max_ms)
+                return false;
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
 int gl_parse_signal(const char *s)
 {
     if (s == NULL || *s == '\0')

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define GL_DEFAULT_DEPTH 64
 #define GL_MAX_DEPTH 256
@@ -26,6 +27,11 @@ void gl_config_load(void);
 
 /* Parses a decimal integer in [min,max]; false on anything else. */
 bool gl_parse_long(const char *s, long min, long max, long *out);
+
+/* A duration in milliseconds: a decimal number with an optional unit, ms,
+ * s (the default), m or h ("1500ms", "90", "10m", "2h"), in [min_ms,max_ms];
+ * false on anything else. */
+bool gl_parse_duration_ms(const char *s, uint64_t min_ms, uint64_t max_ms, uint64_t *out);
 
 /* GPULEAK_SIGNAL: NULL or "" -> SIGUSR1, "none"/"0" -> 0, a number 1..SIGRTMAX,
  * a name (USR1, SIGUSR2, HUP, PWR, WINCH, URG, RTMIN+n); -1 for anything else. */

@@ -436,10 +436,23 @@ static void unblock_xfsz(const sigset_t *old, bool was_pending)
 }
 
 static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *path,
-                                 const struct gl_mem_view *mem);
+                                 const struct gl_mem_view *mem, struct gl_snapshot_file *written);
 
-int gl_snapshot_write_with(uint32_t reason, uint32_t flags, const char *path,
-                           const struct gl_mem_view *mem)
+/* The identity of the file about to be renamed into place (rename keeps the
+ * inode). */
+static bool note_written(const struct gl_outfile *of, const char *name, struct gl_snapshot_file *out)
+{
+    struct stat st;
+    if (fstat(of->fd, &st) != 0)
+        return false;
+    snprintf(out->path, sizeof out->path, "%s", name);
+    out->dev = (uint64_t)st.st_dev;
+    out->ino = (uint64_t)st.st_ino;
+    return true;
+}
+
+static int snapshot_write(uint32_t reason, uint32_t flags, const char *path,
+                          const struct gl_mem_view *mem, struct gl_snapshot_file *written)
 {
     sigset_t old;
     bool was_pending;
@@ -452,15 +465,26 @@ int gl_snapshot_write_with(uint32_t reason, uint32_t flags, const char *path,
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     block_xfsz(&old, &was_pending);
     pthread_mutex_lock(&snap_lock);
-    int rc = snapshot_write_locked(reason, flags, path, mem);
+    int rc = snapshot_write_locked(reason, flags, path, mem, written);
     pthread_mutex_unlock(&snap_lock);
     unblock_xfsz(&old, was_pending);
     pthread_setcancelstate(cancel_state, NULL);
     return rc;
 }
 
+int gl_snapshot_write_with(uint32_t reason, uint32_t flags, const char *path,
+                           const struct gl_mem_view *mem)
+{
+    return snapshot_write(reason, flags, path, mem, NULL);
+}
+
+int gl_snapshot_write_file(uint32_t reason, uint32_t flags, struct gl_snapshot_file *written)
+{
+    return snapshot_write(reason, flags, NULL, NULL, written);
+}
+
 static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *path,
-                                 const struct gl_mem_view *mem)
+                                 const struct gl_mem_view *mem, struct gl_snapshot_file *written)
 {
     static atomic_bool warned_name, warned_mem, warned_io;
     int rc = -1;
@@ -487,7 +511,8 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
     static struct gl_pool_info pools[GL_POOLS_MAX];
     static struct gl_mem_view views[GL_MAX_DEVICES];
     size_t npools = 0, nviews = 0;
-    bool live = reason == GL_REASON_SIGNAL || reason == GL_REASON_REQUEST || reason == GL_REASON_OOM;
+    bool live = reason == GL_REASON_SIGNAL || reason == GL_REASON_REQUEST || reason == GL_REASON_OOM ||
+                reason == GL_REASON_PERIODIC;
     if (live) {
         npools = gl_pools_query(pools, GL_POOLS_MAX);
         for (int32_t d = 0; d < GL_MAX_DEVICES; d++) {
@@ -540,6 +565,9 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         w_flush(w);
         if (w->err) {
             errno = w->err;
+            gl_warn_once(&warned_io, "cannot write snapshot %s: %s", name, strerror(errno));
+            gl_outfile_abort(&of);
+        } else if (written != NULL && !note_written(&of, name, written)) {
             gl_warn_once(&warned_io, "cannot write snapshot %s: %s", name, strerror(errno));
             gl_outfile_abort(&of);
         } else if (!gl_outfile_commit(&of)) {

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "internal.h"
 #include "log.h"
+#include "periodic.h"
 #include "snapshot.h"
 #include "snapshot_format.h"
 #include <time.h>
@@ -25,6 +26,7 @@ static int snapshot_signal;
 static atomic_int fatal_state;
 static int fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 #define FATAL_WAIT_MS 10000 /* how long a dying thread waits for its snapshot */
+#define SIGNAL_CHECK_MS 5000 /* how often the writer checks that the signal is still ours */
 
 static void on_signal(int sig)
 {
@@ -100,13 +102,26 @@ static void *writer_main(void *arg)
     for (;;) {
         /* Wake up now and then to check that the snapshot signal is still
          * ours: a program that installs its own handler later silently
-         * takes it over, and `gpuleak snapshot` would then wait in vain. */
+         * takes it over, and `gpuleak snapshot` would then wait in vain.
+         * And when a periodic snapshot is due. */
+        uint64_t wait_ms = gl_periodic_wait_ms();
+        if (wait_ms > SIGNAL_CHECK_MS)
+            wait_ms = SIGNAL_CHECK_MS;
         struct timespec deadline;
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += 5;
-        if (sem_timedwait(&wakeup, &deadline) != 0) {
+        clock_gettime(CLOCK_MONOTONIC, &deadline);
+        deadline.tv_sec += (time_t)(wait_ms / 1000);
+        deadline.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+        if (deadline.tv_nsec >= 1000000000L) {
+            deadline.tv_sec++;
+            deadline.tv_nsec -= 1000000000L;
+        }
+        if (sem_clockwait(&wakeup, CLOCK_MONOTONIC, &deadline) != 0) {
+            if (errno == EINTR)
+                continue;
+            if (gl_periodic_wait_ms() == 0)
+                gl_periodic_run();
             gl_trigger_check_signal();
-            continue; /* timeout or EINTR */
+            continue;
         }
         /* A burst of signals while we were writing is one request. */
         while (sem_trywait(&wakeup) == 0)
@@ -157,6 +172,7 @@ void gl_trigger_start(void)
         sig = 0;
     }
     sem_init(&wakeup, 0, 0);
+    gl_periodic_configure();
     start_writer();
     if (atomic_load(&writer_running))
         install_fatal_handlers();
@@ -215,6 +231,7 @@ void gl_trigger_postfork_child(void)
     atomic_store(&writer_running, false);
     atomic_store(&fatal_state, 0);
     sem_init(&wakeup, 0, 0);
+    gl_periodic_postfork_child();
 }
 
 void gl_trigger_check(void)

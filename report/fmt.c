@@ -46,6 +46,7 @@ const char *reason_name(uint32_t reason)
     case GL_REASON_OOM: return "oom";
     case GL_REASON_REQUEST: return "request";
     case GL_REASON_FATAL_SIGNAL: return "fatal-signal";
+    case GL_REASON_PERIODIC: return "periodic";
     }
     return "unknown";
 }
@@ -58,6 +59,7 @@ const char *reason_phrase(uint32_t reason)
     case GL_REASON_OOM: return "on out-of-memory";
     case GL_REASON_REQUEST: return "on request";
     case GL_REASON_FATAL_SIGNAL: return "on fatal signal";
+    case GL_REASON_PERIODIC: return "on schedule (GPULEAK_INTERVAL)";
     }
     return "for an unknown reason";
 }

@@ -1,5 +1,6 @@
 /* Fuzz target: the GPULEAK_* environment parsing of libgpuleak
- * (interpose/config.c: gl_config_load, gl_parse_long, gl_parse_signal; the
+ * (interpose/config.c: gl_config_load, gl_parse_long, gl_parse_signal,
+ * gl_parse_duration_ms; the
  * rank variables in interpose/outfile.c).  The input is split at NUL bytes
  * into values for each variable.  Properties: no crash, no undefined
  * behaviour; every setting ends up within its documented range (a bad value
@@ -60,6 +61,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < NVARS; i++) {
         if (gl_parse_long(vals[i], -5, 300, &v))
             FUZZ_CHECK(v >= -5 && v <= 300, "parse_long %ld", v);
+    }
+    uint64_t ms;
+    for (size_t i = 0; i < NVARS; i++) {
+        if (gl_parse_duration_ms(vals[i], 100, 30ull * 24 * 3600 * 1000, &ms))
+            FUZZ_CHECK(ms >= 100 && ms <= 30ull * 24 * 3600 * 1000, "duration %llu", (unsigned long long)ms);
     }
     uint32_t rank = gl_rank();
     FUZZ_CHECK(rank <= 0x7fffffffu, "rank %u", rank);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <signal.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -100,6 +101,36 @@ static void errors(void)
 
 static void own_usr1(int sig) { (void)sig; }
 
+/* The highest n of the files "s.<n>.snap" in dir, or -1. */
+static long newest_snapshot(const char *dir)
+{
+    long best = -1;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        long n;
+        char tail[8];
+        if (sscanf(e->d_name, "s.%ld.%7s", &n, tail) == 2 && !strcmp(tail, "snap") && n > best)
+            best = n;
+    }
+    if (d != NULL)
+        closedir(d);
+    return best;
+}
+
+/* Waits (20 s at most) until a snapshot numbered above `after` exists. */
+static long wait_snapshot_after(const char *dir, long after)
+{
+    for (int i = 0; i < 2000; i++) {
+        long n = newest_snapshot(dir);
+        if (n > after)
+            return n;
+        usleep(10000);
+    }
+    fprintf(stderr, "no snapshot after %ld in %s\n", after, dir);
+    exit(3);
+}
+
 static void *exit_from_thread(void *arg)
 {
     (void)arg;
@@ -186,6 +217,18 @@ int main(int argc, char **argv)
         int status;
         waitpid(pid, &status, 0);
         return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+    } else if (!strcmp(what, "periodic") && argc == 4) {
+        /* Under GPULEAK_OUTPUT=DIR/s.%n.snap and GPULEAK_INTERVAL: snapshot 0
+         * is written before the first leak, and after each of the N leaks a
+         * newer snapshot is written (so one holds all of them). */
+        const char *dir = argv[2];
+        check(cudaFree(NULL), "cudaFree"); /* CUDA starts: so does tracking */
+        long seen = wait_snapshot_after(dir, -1);
+        for (int i = 0; i < atoi(argv[3]); i++) {
+            leak_runtime(MiB);
+            seen = wait_snapshot_after(dir, newest_snapshot(dir));
+        }
+        printf("newest %ld\n", seen);
     } else if (!strcmp(what, "oom")) {
         /* 1 MiB live, then an allocation that cannot succeed. */
         leak_runtime(MiB);
@@ -194,7 +237,7 @@ int main(int argc, char **argv)
         void *q = leak_runtime(MiB);
         check(cudaFree(q), "cudaFree");
     } else {
-        fprintf(stderr, "usage: %s leak-runtime|leak-async|balanced|peak|errors|fork|oom|exit-thread|segv|abort|wait|handler-first|handler-later\n", argv[0]);
+        fprintf(stderr, "usage: %s leak-runtime|leak-async|balanced|peak|errors|fork|oom|periodic DIR N|exit-thread|segv|abort|wait|handler-first|handler-later\n", argv[0]);
         return 2;
     }
     return 0;
