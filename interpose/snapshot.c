@@ -377,6 +377,10 @@ static void write_vmm(struct writer *w)
 
 static pthread_mutex_t snap_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t next_index;
+/* Once the final snapshot is written, the process is exiting: a periodic or
+ * signal snapshot taken after it (the writer thread still runs during exit)
+ * would be numbered after the "final" one and hide it. */
+static bool final_taken;
 
 static bool has_index(const char *pattern)
 {
@@ -489,6 +493,11 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
     static atomic_bool warned_name, warned_mem, warned_io;
     int rc = -1;
 
+    if (final_taken)
+        goto out;
+    if (flags & GL_SNAP_F_FINAL)
+        final_taken = true;
+
     char name[GL_PATH_MAX];
     uint64_t index;
     if (path != NULL) {
@@ -587,4 +596,5 @@ void gl_snapshot_postfork_child(void)
 {
     pthread_mutex_init(&snap_lock, NULL);
     next_index = 0;
+    final_taken = false;
 }

@@ -18,7 +18,7 @@ export FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 # Threads, fork, exit races, signals: what TSan can judge.  t_signal_storm is
 # left out: under TSan the storm crashes (not diagnosed yet, see
 # docs/reliability.md); it runs in the plain and ASan phases.
-TSAN_TESTS=${TSAN_TESTS:-t_fakecuda_threads t_fork t_exit_paths t_robust_interposer t_teardown t_balanced t_leak_runtime t_oom_snapshot}
+TSAN_TESTS=${TSAN_TESTS:-t_fakecuda_threads t_fork t_exit_paths t_robust_interposer t_teardown t_balanced t_leak_runtime t_oom_snapshot t_periodic}
 
 tp=0; tf=0; ts=0; summary=()
 # tally LOG NAME SECONDS: adds the phase's last "N passed, N failed" line.
