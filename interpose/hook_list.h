@@ -27,7 +27,7 @@
     X(cuMipmappedArrayCreate) X(cuMipmappedArrayDestroy)                         \
     X(cuCtxDestroy_v2) X(cuDevicePrimaryCtxReset_v2) X(cuDevicePrimaryCtxRetain) \
     X(cuMemCreate) X(cuMemRelease) X(cuMemAddressReserve) X(cuMemAddressFree)    \
-    X(cuMemMap) X(cuMemUnmap)                                                    \
+    X(cuMemMap) X(cuMemUnmap) X(cuMemRetainAllocationHandle)                     \
     X(cuGetProcAddress) X(cuGetProcAddress_v2)
 
 #define GL_ALL_HOOKS(X) GL_RUNTIME_HOOKS(X) GL_DRIVER_HOOKS(X)

@@ -35,9 +35,10 @@ GL_HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle handle))
 {
     GL_REAL_OR_RETURN(real, cuMemRelease, NO_DRIVER);
     bool track = gl_enter();
-    /* Unmapped: the memory goes with this call, and the handle value can be
-     * reused at once, so take the record first.  Mapped: it stays live. */
-    struct gl_record *r = track && gl_vmm_unmapped_now(handle) ? gl_free_begin(GL_SPACE_VMM, handle) : NULL;
+    /* The last reference of an unmapped handle: the memory goes with this
+     * call, and the handle value can be reused at once, so take the record
+     * first.  Mapped or still referenced: it stays live. */
+    struct gl_record *r = track && gl_vmm_release_frees(handle) ? gl_free_begin(GL_SPACE_VMM, handle) : NULL;
     CUresult rc = real(handle);
     if (track) {
         if (rc == CUDA_SUCCESS)
@@ -45,6 +46,17 @@ GL_HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle handle))
         if (r != NULL)
             gl_free_end(r, rc == CUDA_SUCCESS, 0);
     }
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(CUresult, cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle *handle, void *addr))
+{
+    GL_REAL_OR_RETURN(real, cuMemRetainAllocationHandle, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(handle, addr);
+    if (track && rc == CUDA_SUCCESS && handle != NULL)
+        gl_vmm_retained(*handle);
     gl_leave();
     return rc;
 }

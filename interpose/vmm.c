@@ -6,11 +6,13 @@
 #include "snapshot_format.h"
 #include "ut.h"
 
+/* A handle's memory lives while it has references (cuMemCreate's, one per
+ * cuMemRetainAllocationHandle, each ended by a cuMemRelease) or mappings. */
 struct handle_state {
     uint64_t handle; /* key */
     uint32_t mappings;
+    uint32_t refs;
     int32_t device;
-    bool released;
     UT_hash_handle hh;
 };
 
@@ -46,6 +48,7 @@ void gl_vmm_created(uint64_t handle, int32_t device)
         return;
     s->handle = handle;
     s->device = device;
+    s->refs = 1;
     pthread_mutex_lock(&vmm_lock);
     struct handle_state *old = find_handle(handle);
     if (old != NULL) {
@@ -59,13 +62,23 @@ void gl_vmm_created(uint64_t handle, int32_t device)
     pthread_mutex_unlock(&vmm_lock);
 }
 
-bool gl_vmm_unmapped_now(uint64_t handle)
+bool gl_vmm_retained(uint64_t handle)
 {
     pthread_mutex_lock(&vmm_lock);
     struct handle_state *s = find_handle(handle);
-    bool unmapped = s == NULL || s->mappings == 0;
+    if (s != NULL)
+        s->refs++;
     pthread_mutex_unlock(&vmm_lock);
-    return unmapped;
+    return s != NULL;
+}
+
+bool gl_vmm_release_frees(uint64_t handle)
+{
+    pthread_mutex_lock(&vmm_lock);
+    struct handle_state *s = find_handle(handle);
+    bool frees = s == NULL || (s->mappings == 0 && s->refs <= 1);
+    pthread_mutex_unlock(&vmm_lock);
+    return frees;
 }
 
 bool gl_vmm_released(uint64_t handle)
@@ -74,11 +87,12 @@ bool gl_vmm_released(uint64_t handle)
     struct handle_state *s = find_handle(handle);
     bool gone = true;
     if (s != NULL) {
-        if (s->mappings == 0) {
+        if (s->refs > 0)
+            s->refs--;
+        if (s->mappings == 0 && s->refs == 0) {
             HASH_DEL(handles, s);
             free(s);
         } else {
-            s->released = true;
             gone = false;
         }
     }
@@ -118,7 +132,7 @@ void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle))
         if (m->va < va || m->va >= va + size)
             continue;
         struct handle_state *s = find_handle(m->handle);
-        if (s != NULL && --s->mappings == 0 && s->released) {
+        if (s != NULL && --s->mappings == 0 && s->refs == 0) {
             if (ndead < sizeof dead / sizeof dead[0])
                 dead[ndead++] = s->handle;
             HASH_DEL(handles, s);

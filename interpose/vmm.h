@@ -2,9 +2,11 @@
  *
  * What is counted is physical memory: a cuMemCreate handle is a live
  * allocation (kind "virtual") from creation until its memory is really gone.
- * The driver keeps a handle's memory alive while it is mapped, even after
- * cuMemRelease, so the record goes only when the handle is both released and
- * unmapped everywhere, in whichever order those happen.  Reserved address
+ * The driver keeps a handle's memory alive while it is mapped or referenced:
+ * cuMemCreate and every cuMemRetainAllocationHandle take a reference, every
+ * cuMemRelease drops one (NCCL frees by retaining the handle from the
+ * address and releasing twice).  So the record goes only when the handle has
+ * neither references nor mappings, in whichever order those end.  Reserved address
  * ranges and mappings are tracked too (for the fragmentation report). */
 #ifndef GL_VMM_H
 #define GL_VMM_H
@@ -14,12 +16,15 @@
 #include <stdint.h>
 
 void gl_vmm_created(uint64_t handle, int32_t device);
-/* The handle was released.  Returns true if its memory is gone now (no
- * mapping left), false if mappings keep it alive. */
+/* A reference was taken (cuMemRetainAllocationHandle); false if the handle
+ * is not one we know. */
+bool gl_vmm_retained(uint64_t handle);
+/* One reference was released.  Returns true if its memory is gone now (no
+ * reference or mapping left), false if others keep it alive. */
 bool gl_vmm_released(uint64_t handle);
-/* Call before the real cuMemRelease: true if the handle has no mapping, in
- * which case a successful release frees its memory at once. */
-bool gl_vmm_unmapped_now(uint64_t handle);
+/* Call before the real cuMemRelease: true if this release drops the last
+ * reference of an unmapped handle, so that its memory goes at once. */
+bool gl_vmm_release_frees(uint64_t handle);
 void gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle);
 /* Removes the mappings inside [va, va+size); for each handle that this
  * leaves released and unmapped, calls gone(handle). */

@@ -75,6 +75,7 @@ static CUmemGenericAllocationHandle create(size_t bytes)
 
 NOINLINE static CUmemGenericAllocationHandle leak_vmm(void) { return create(4 * MiB); }
 NOINLINE static CUmemGenericAllocationHandle mapped_after_release(void) { return create(2 * MiB); }
+NOINLINE static CUmemGenericAllocationHandle retained_leak(void) { return create(2 * MiB); }
 
 static void vmm_lifecycle(void)
 {
@@ -102,6 +103,23 @@ static void vmm_lifecycle(void)
 
     /* C: create and release, never mapped. */
     check(cuMemRelease(create(2 * MiB)), "cuMemRelease");
+
+    /* E: freed the way NCCL frees (ncclCuMemFree): a second reference is
+     * taken from the address and released, then unmap and the last release. */
+    CUmemGenericAllocationHandle e = create(2 * MiB), again;
+    check(cuMemMap(va + 8 * MiB, 2 * MiB, 0, e, 0), "cuMemMap");
+    check(cuMemRetainAllocationHandle(&again, (void *)(uintptr_t)(va + 8 * MiB)), "cuMemRetainAllocationHandle");
+    check(cuMemRelease(again), "cuMemRelease");
+    check(cuMemUnmap(va + 8 * MiB, 2 * MiB), "cuMemUnmap");
+    check(cuMemRelease(e), "cuMemRelease");
+
+    /* F: a reference retained and never released keeps the memory after its
+     * creator released and unmapped it: a leak. */
+    CUmemGenericAllocationHandle f = retained_leak(), kept;
+    check(cuMemMap(va + 10 * MiB, 2 * MiB, 0, f, 0), "cuMemMap");
+    check(cuMemRetainAllocationHandle(&kept, (void *)(uintptr_t)(va + 10 * MiB)), "cuMemRetainAllocationHandle");
+    check(cuMemRelease(f), "cuMemRelease");
+    check(cuMemUnmap(va + 10 * MiB, 2 * MiB), "cuMemUnmap");
     /* The reservation itself outlives everything but is not memory. */
 }
 
