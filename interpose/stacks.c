@@ -64,7 +64,6 @@ void gl_stack_capture(struct gl_capture *cap)
     void *raw[GL_MAX_DEPTH + OWN_FRAMES_MAX];
     int want = gl_config.depth;
     cap->depth = 0;
-    cap->hash = 0;
     if (want <= 0)
         return;
     int extra = atomic_load_explicit(&own_frames_max, memory_order_relaxed);
@@ -84,9 +83,6 @@ void gl_stack_capture(struct gl_capture *cap)
     cap->depth = (uint32_t)keep;
     if (gl_config.python)
         merge_python(cap);
-    keep = (int)cap->depth;
-    if (keep > 0)
-        HASH_VALUE(cap->pcs, (unsigned)keep * sizeof(uintptr_t), cap->hash);
 }
 
 /* Most allocations come from stacks seen before: a small per-thread table
@@ -106,6 +102,20 @@ static void recent_free(void *p)
     recent = NULL;
 }
 static void recent_key_init(void) { pthread_key_create(&recent_key, recent_free); }
+
+/* The slot of a stack in the per-thread table: a few words of it mixed,
+ * not the full hash (which is only needed when the table misses).  The
+ * innermost frames tell call sites apart; the depth and the outermost frame
+ * separate the same site reached by different paths often enough. */
+static unsigned recent_index(const struct gl_capture *cap)
+{
+    uint64_t h = cap->depth * 0x9e3779b97f4a7c15u;
+    h = (h ^ cap->pcs[0]) * 0xff51afd7ed558ccdu;
+    if (cap->depth > 1)
+        h = (h ^ cap->pcs[1]) * 0xc4ceb9fe1a85ec53u;
+    h = (h ^ cap->pcs[cap->depth - 1]) * 0xff51afd7ed558ccdu;
+    return (unsigned)(h >> 40);
+}
 
 static struct gl_stack **recent_slot(unsigned hash)
 {
@@ -129,13 +139,14 @@ struct gl_stack *gl_stack_intern(const struct gl_capture *cap)
         return NULL;
     size_t keylen = cap->depth * sizeof(uintptr_t);
     struct gl_stack *s;
-    struct gl_stack **slot = recent_slot(cap->hash);
-    if (slot != NULL && (s = *slot) != NULL && s->hh.hashv == cap->hash && s->depth == cap->depth &&
-        memcmp(s->pcs, cap->pcs, keylen) == 0)
+    struct gl_stack **slot = recent_slot(recent_index(cap));
+    if (slot != NULL && (s = *slot) != NULL && s->depth == cap->depth && memcmp(s->pcs, cap->pcs, keylen) == 0)
         return s;
 
+    unsigned hash;
+    HASH_VALUE(cap->pcs, keylen, hash);
     pthread_mutex_lock(&stacks_lock);
-    HASH_FIND_BYHASHVALUE(hh, stacks_by_pcs, cap->pcs, keylen, cap->hash, s);
+    HASH_FIND_BYHASHVALUE(hh, stacks_by_pcs, cap->pcs, keylen, hash, s);
     if (s == NULL) {
         s = malloc(sizeof *s + keylen);
         if (s != NULL) {
@@ -143,7 +154,7 @@ struct gl_stack *gl_stack_intern(const struct gl_capture *cap)
             s->depth = cap->depth;
             s->id = stacks_count + 1;
             gl_ut_oom = false;
-            HASH_ADD_KEYPTR_BYHASHVALUE(hh, stacks_by_pcs, s->pcs, keylen, cap->hash, s);
+            HASH_ADD_KEYPTR_BYHASHVALUE(hh, stacks_by_pcs, s->pcs, keylen, hash, s);
             if (gl_ut_oom) {
                 free(s);
                 s = NULL;

@@ -20,12 +20,11 @@ struct gl_stack {
 
 struct gl_capture {
     uint32_t depth;
-    unsigned hash;
     uintptr_t pcs[GL_MAX_DEPTH];
 };
 
-/* Unwinds the calling thread, drops libgpuleak's own frames, keeps at most
- * gl_config.depth frames and hashes them. */
+/* Unwinds the calling thread, drops libgpuleak's own frames and keeps at
+ * most gl_config.depth frames. */
 void gl_stack_capture(struct gl_capture *cap);
 
 /* The interned stack equal to cap; NULL if cap is empty or memory ran out. */
