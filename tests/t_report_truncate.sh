@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# A small snapshot (every record type) cut at every offset: the reporter
-# must exit 2 with exactly one stderr line "gpuleak-report: FILE: ... (at
-# offset N)" and nothing on stdout, never crash.  Then the in-process
-# driver does the same for a large snapshot plus random byte mutations.
+# A small snapshot (every record type) cut short: the reporter must exit 2
+# with exactly one stderr line "gpuleak-report: FILE: ... (at offset N)" and
+# nothing on stdout, never crash.  The command line is run on every 5th cut
+# and the last 16 (a process per cut: every cut would take minutes under
+# ASan); the in-process driver (snapfuzz) then checks every cut of this and
+# a large snapshot, plus random byte mutations.
 source "$ROOT/tests/lib.sh"
 "$TPROG/snapgen" small small.snap
 "$REPORT" small.snap > /dev/null || fail "the full small snapshot must be valid"
 size=$(stat -c %s small.snap)
 [ "$size" -gt 300 ] || fail "small snapshot unexpectedly small ($size)"
 for ((i = 0; i < size; i++)); do
+    [ $((i % 5)) -eq 0 ] || [ "$i" -ge $((size - 16)) ] || continue
     head -c "$i" small.snap > cut.snap
     rc=0
     "$REPORT" cut.snap > out.txt 2> err.txt || rc=$?
