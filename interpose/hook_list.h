@@ -14,7 +14,8 @@
     X(cudaMallocHost) X(cudaHostAlloc) X(cudaFreeHost)                           \
     X(cudaHostRegister) X(cudaHostUnregister)                                    \
     X(cudaDeviceReset)                                                           \
-    X(cudaGetDriverEntryPoint) X(cudaGetDriverEntryPointByVersion)
+    X(cudaGetDriverEntryPoint) X(cudaGetDriverEntryPointByVersion)              \
+    X(cudaGetDriverEntryPoint_ptsz) X(cudaGetDriverEntryPointByVersion_ptsz)
 
 #define GL_DRIVER_HOOKS(X)                                                       \
     X(cuMemAlloc_v2) X(cuMemFree_v2) X(cuMemAllocPitch_v2) X(cuMemAllocManaged)  \

@@ -52,11 +52,16 @@ GL_HOOK(CUresult, cuGetProcAddress, (const char *symbol, void **pfn, int cudaVer
 
 GL_DEFINE_REAL(cudaError_t, cudaRuntimeGetVersion, (int *))
 
-GL_HOOK(cudaError_t, cudaGetDriverEntryPoint,
-        (const char *symbol, void **funcPtr, unsigned long long flags,
-         enum cudaDriverEntryPointQueryResult *driverStatus))
+/* The runtime's entry point queries.  Programs built for the per-thread
+ * default stream (nvcc --default-stream per-thread) call the _ptsz exports
+ * instead; the answer is wrapped the same way. */
+typedef cudaError_t (*entry_fn)(const char *, void **, unsigned long long, enum cudaDriverEntryPointQueryResult *);
+typedef cudaError_t (*entry_by_version_fn)(const char *, void **, unsigned int, unsigned long long,
+                                           enum cudaDriverEntryPointQueryResult *);
+
+static cudaError_t entry_point(entry_fn real, const char *symbol, void **funcPtr, unsigned long long flags,
+                               enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    GL_REAL_OR_RETURN(real, cudaGetDriverEntryPoint, cudaErrorInitializationError);
     gl_enter();
     cudaError_t rc = real(symbol, funcPtr, flags, driverStatus);
     /* Without a version argument the runtime answers for its own version. */
@@ -68,15 +73,46 @@ GL_HOOK(cudaError_t, cudaGetDriverEntryPoint,
     return rc;
 }
 
-GL_HOOK(cudaError_t, cudaGetDriverEntryPointByVersion,
-        (const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
-         enum cudaDriverEntryPointQueryResult *driverStatus))
+static cudaError_t entry_point_by_version(entry_by_version_fn real, const char *symbol, void **funcPtr,
+                                          unsigned int cudaVersion, unsigned long long flags,
+                                          enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    GL_REAL_OR_RETURN(real, cudaGetDriverEntryPointByVersion, cudaErrorInitializationError);
     gl_enter();
     cudaError_t rc = real(symbol, funcPtr, cudaVersion, flags, driverStatus);
     if (rc == cudaSuccess)
         wrap(symbol, funcPtr, (int)cudaVersion, flags);
     gl_leave();
     return rc;
+}
+
+GL_HOOK(cudaError_t, cudaGetDriverEntryPoint,
+        (const char *symbol, void **funcPtr, unsigned long long flags,
+         enum cudaDriverEntryPointQueryResult *driverStatus))
+{
+    GL_REAL_OR_RETURN(real, cudaGetDriverEntryPoint, cudaErrorInitializationError);
+    return entry_point(real, symbol, funcPtr, flags, driverStatus);
+}
+
+GL_HOOK(cudaError_t, cudaGetDriverEntryPoint_ptsz,
+        (const char *symbol, void **funcPtr, unsigned long long flags,
+         enum cudaDriverEntryPointQueryResult *driverStatus))
+{
+    GL_REAL_OR_RETURN(real, cudaGetDriverEntryPoint_ptsz, cudaErrorInitializationError);
+    return entry_point(real, symbol, funcPtr, flags, driverStatus);
+}
+
+GL_HOOK(cudaError_t, cudaGetDriverEntryPointByVersion,
+        (const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+         enum cudaDriverEntryPointQueryResult *driverStatus))
+{
+    GL_REAL_OR_RETURN(real, cudaGetDriverEntryPointByVersion, cudaErrorInitializationError);
+    return entry_point_by_version(real, symbol, funcPtr, cudaVersion, flags, driverStatus);
+}
+
+GL_HOOK(cudaError_t, cudaGetDriverEntryPointByVersion_ptsz,
+        (const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+         enum cudaDriverEntryPointQueryResult *driverStatus))
+{
+    GL_REAL_OR_RETURN(real, cudaGetDriverEntryPointByVersion_ptsz, cudaErrorInitializationError);
+    return entry_point_by_version(real, symbol, funcPtr, cudaVersion, flags, driverStatus);
 }

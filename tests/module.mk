@@ -48,6 +48,13 @@ $(TPROG_DIR)/driver_paths: tests/programs/driver_paths.c $(FAKECUDA_RT_DEPS) | $
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda -ldl
 
+# The same built for the per-thread default stream: its runtime calls are the
+# _ptsz exports (cudaGetDriverEntryPoint_ptsz, ...).
+TEST_PROGS += $(TPROG_DIR)/driver_paths_ptds
+$(TPROG_DIR)/driver_paths_ptds: tests/programs/driver_paths.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -DCUDA_API_PER_THREAD_DEFAULT_STREAM -o $@ $< -L$(FC_DIR) -lcudart -lcuda -ldl
+
 TEST_PROGS += $(TPROG_DIR)/other_interposer.so
 all: $(TEST_PROGS)
 $(TPROG_DIR)/other_interposer.so: tests/programs/other_interposer.c | $(BUILD)/.cuda-ok

@@ -1,14 +1,19 @@
 # Every driver family through every way of getting driver entry points:
 # linked exports, dlopen+dlsym, cuGetProcAddress_v2 by base name (as runtimes
 # do; also with the per-thread-default-stream flag, which selects the _ptsz
-# variants), and cudaGetDriverEntryPoint(ByVersion): the same exact result.
+# variants), and cudaGetDriverEntryPoint(ByVersion) -- also from a program
+# built for the per-thread default stream, whose runtime calls are the _ptsz
+# exports: the same exact result.
 source "$ROOT/tests/lib.sh"
-for how in direct dlsym procaddr procaddr-ptds entry entry-legacy; do
-    GPULEAK_OUTPUT=$how.snap traced "$TPROG/driver_paths" "$how"
+for how in direct dlsym procaddr procaddr-ptds entry entry-legacy entry-ptds entry-legacy-ptds; do
+    prog=$TPROG/driver_paths
+    mode=$how
+    case $how in *-ptds) [ "$how" = procaddr-ptds ] || { prog=$TPROG/driver_paths_ptds; mode=${how%-ptds}; } ;; esac
+    GPULEAK_OUTPUT=$how.snap traced "$prog" "$mode"
     "$REPORT" --json "$how.snap" >"$how.json"
     check_json "$how.json" <<PY
 got = sorted((l["kind"], l["device"], l["api"], l["bytes"], l["count"], l["frames"][0]["function"]) for l in leaks)
-ptsz = "_ptsz" if "$how" == "procaddr-ptds" else ""
+ptsz = "_ptsz" if "$how".endswith("-ptds") else ""
 want = sorted([
     ("device", 0, "cuMemAlloc_v2", 110000, 1, "leak_mem_alloc"),
     ("managed", 0, "cuMemAllocManaged", 120000, 1, "leak_managed"),

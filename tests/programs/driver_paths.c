@@ -227,12 +227,29 @@ static void fill_procaddr(struct driver *d)
 #undef Q
 }
 
+/* Built with CUDA_API_PER_THREAD_DEFAULT_STREAM, a program's runtime calls
+ * are the _ptsz exports.  The header would rename them, but not under
+ * __CUDA_API_VERSION_INTERNAL (needed above for the _v2 driver names), so
+ * name them here. */
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+cudaError_t cudaGetDriverEntryPoint_ptsz(const char *, void **, unsigned long long,
+                                         enum cudaDriverEntryPointQueryResult *);
+cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *, void **, unsigned int, unsigned long long,
+                                                  enum cudaDriverEntryPointQueryResult *);
+#define cudaGetDriverEntryPoint cudaGetDriverEntryPoint_ptsz
+#define cudaGetDriverEntryPointByVersion cudaGetDriverEntryPointByVersion_ptsz
+#endif
+
 static void *entry(const char *name, int legacy)
 {
     void *fn = NULL;
     enum cudaDriverEntryPointQueryResult status;
+    /* Deprecated, still called by programs built against CUDA 12. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
     cudaError_t rc = legacy ? cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &status)
                             : cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &status);
+#pragma GCC diagnostic pop
     if (rc != cudaSuccess || status != cudaDriverEntryPointSuccess)
         need(NULL, name);
     return need(fn, name);
