@@ -170,6 +170,12 @@ static inline const char *gl_kind_name(unsigned k)
     return k < GL_KIND_COUNT ? names[k] : "unknown";
 }
 
+/* Kinds that are another process's memory mapped into this one (IPC handles,
+ * imported pool pointers): reported, live or never closed, by site, but not
+ * part of this process's device usage -- DEVICES counters, PEAK and the
+ * usage timeline leave them out. */
+static inline int gl_kind_is_mapping(unsigned k) { return k == GL_KIND_IPC; }
+
 /* Which API made the allocation.  Append only: values are stored in files. */
 #define GL_API_LIST(X)                                                    \
     X(UNKNOWN, "unknown")                                                 \
@@ -210,7 +216,9 @@ static inline const char *gl_kind_name(unsigned k)
     X(CUDA_IPC_OPEN_MEM_HANDLE, "cudaIpcOpenMemHandle")                  \
     X(CU_IPC_OPEN_MEM_HANDLE, "cuIpcOpenMemHandle_v2")                   \
     X(CUDA_MEM_POOL_IMPORT_POINTER, "cudaMemPoolImportPointer")          \
-    X(CU_MEM_POOL_IMPORT_POINTER, "cuMemPoolImportPointer")
+    X(CU_MEM_POOL_IMPORT_POINTER, "cuMemPoolImportPointer")            \
+    X(CU_GRAPH_ADD_NODE, "cuGraphAddNode")                               \
+    X(CU_GRAPH_ADD_NODE_V2, "cuGraphAddNode_v2")
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

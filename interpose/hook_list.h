@@ -13,6 +13,8 @@
     X(cudaFreeArray) X(cudaFreeMipmappedArray)                                   \
     X(cudaMallocHost) X(cudaHostAlloc) X(cudaFreeHost)                           \
     X(cudaHostRegister) X(cudaHostUnregister)                                    \
+    X(cudaIpcOpenMemHandle) X(cudaIpcCloseMemHandle) X(cudaMemPoolImportPointer) \
+    X(cudaGraphAddMemAllocNode)                                                  \
     X(cudaDeviceReset)                                                           \
     X(cudaGetDriverEntryPoint) X(cudaGetDriverEntryPointByVersion)              \
     X(cudaGetDriverEntryPoint_ptsz) X(cudaGetDriverEntryPointByVersion_ptsz)
@@ -29,6 +31,11 @@
     X(cuCtxDestroy_v2) X(cuDevicePrimaryCtxReset_v2) X(cuDevicePrimaryCtxRetain) \
     X(cuMemCreate) X(cuMemRelease) X(cuMemAddressReserve) X(cuMemAddressFree)    \
     X(cuMemMap) X(cuMemUnmap) X(cuMemRetainAllocationHandle)                     \
+    X(cuIpcOpenMemHandle_v2) X(cuIpcCloseMemHandle) X(cuMemPoolImportPointer)    \
+    X(cuGraphAddMemAllocNode) X(cuGraphAddNode) X(cuGraphAddNode_v2)             \
+    X(cuGraphInstantiateWithFlags) X(cuGraphInstantiateWithParams)               \
+    X(cuGraphInstantiateWithParams_ptsz) X(cuGraphLaunch) X(cuGraphLaunch_ptsz)  \
+    X(cuGraphExecDestroy) X(cuGraphDestroy)                                      \
     X(cuGetProcAddress) X(cuGetProcAddress_v2)
 
 #define GL_ALL_HOOKS(X) GL_RUNTIME_HOOKS(X) GL_DRIVER_HOOKS(X)
@@ -39,7 +46,9 @@
     X(cudaGetDevice) X(cudaRuntimeGetVersion)                                    \
     X(cuCtxGetDevice) X(cuCtxGetCurrent) X(cuPointerGetAttribute) X(cuMemGetInfo_v2)   \
     X(cuDeviceGetDefaultMemPool) X(cuMemPoolGetAttribute) X(cuCtxPushCurrent_v2)     \
-    X(cuCtxPopCurrent_v2)
+    X(cuCtxPopCurrent_v2) X(cuMemGetAddressRange_v2)                             \
+    X(cuStreamIsCapturing) X(cuStreamIsCapturing_ptsz) X(cuGraphGetNodes)        \
+    X(cuGraphNodeGetType) X(cuGraphMemAllocNodeGetParams) X(cuGraphMemFreeNodeGetParams)
 
 /* A dense index for every real-function cache: per-caller scopes keep one
  * pointer per index (resolve.c). */

@@ -37,8 +37,9 @@ void gl_hook_table_each_real(void (*fn)(struct gl_real *real))
 }
 
 /* Driver functions whose ABI changed, with the CUDA version from which the
- * query of the base name returns the newer one (cuda.h's _v2 mappings).
- * Below that version the driver returns the old ABI, which we never wrap. */
+ * query of the base name returns the newer one (cuda.h's _v2 mappings); a
+ * base name with several rows takes the highest version the query reaches.
+ * Below the first, the driver returns the old ABI, which we never wrap. */
 static const struct {
     const char *base;
     const char *versioned;
@@ -53,25 +54,39 @@ static const struct {
     {"cuArray3DCreate", "cuArray3DCreate_v2", 3020},
     {"cuCtxDestroy", "cuCtxDestroy_v2", 4000},
     {"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", 11000},
+    {"cuIpcOpenMemHandle", "cuIpcOpenMemHandle_v2", 11000},
     {"cuGetProcAddress", "cuGetProcAddress_v2", 12000},
+    {"cuGraphInstantiate", "cuGraphInstantiateWithFlags", 12000}, /* before: 5 arguments */
+    {"cuGraphAddNode", "cuGraphAddNode", 12020},
+    {"cuGraphAddNode", "cuGraphAddNode_v2", 12030},
 };
 
 /* Stream-ordered functions that have a per-thread-default-stream variant. */
-static const char *const ptsz[] = {"cuMemAllocAsync", "cuMemFreeAsync", "cuMemAllocFromPoolAsync"};
+static const char *const ptsz[] = {"cuMemAllocAsync", "cuMemFreeAsync", "cuMemAllocFromPoolAsync",
+                                   "cuGraphLaunch", "cuGraphInstantiateWithParams"};
 
 const struct gl_hook_entry *gl_hook_for_query(const char *symbol, int cuda_version, int per_thread)
 {
     if (symbol == NULL || symbol[0] != 'c' || symbol[1] != 'u')
         return NULL;
+    bool named = false;
+    const char *best = NULL;
+    int best_since = 0;
     for (size_t i = 0; i < sizeof versioned / sizeof versioned[0]; i++) {
         if (strcmp(symbol, versioned[i].base) != 0)
             continue;
-        if (cuda_version >= versioned[i].since)
-            return gl_hook_by_name(versioned[i].versioned);
-        /* The 4-argument cuGetProcAddress is what older versions get, and
-         * we hook it too; every other pre-_v2 ABI passes through. */
-        return strcmp(symbol, "cuGetProcAddress") == 0 ? gl_hook_by_name(symbol) : NULL;
+        named = true;
+        if (cuda_version >= versioned[i].since && versioned[i].since > best_since) {
+            best = versioned[i].versioned;
+            best_since = versioned[i].since;
+        }
     }
+    if (best != NULL)
+        return gl_hook_by_name(best);
+    /* The 4-argument cuGetProcAddress is what older versions get, and we
+     * hook it too; every other pre-_v2 ABI passes through. */
+    if (named)
+        return strcmp(symbol, "cuGetProcAddress") == 0 ? gl_hook_by_name(symbol) : NULL;
     if (per_thread) {
         for (size_t i = 0; i < sizeof ptsz / sizeof ptsz[0]; i++) {
             if (strcmp(symbol, ptsz[i]) == 0) {

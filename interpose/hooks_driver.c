@@ -5,6 +5,7 @@
 #define __CUDA_API_VERSION_INTERNAL /* the un-renamed (_v2 and _ptsz) prototypes */
 #include <cuda.h>
 
+#include "graph.h"
 #include "hook.h"
 #include "pools.h"
 #include "record.h"
@@ -98,12 +99,28 @@ GL_HOOK(CUresult, cuMemHostRegister_v2, (void *p, size_t bytesize, unsigned int 
     return rc;
 }
 
+/* Stream-ordered allocations and frees on a stream being captured allocate
+ * and free nothing: they become nodes of the graph (graph.h), recorded when
+ * a launch reaches them.  Only these calls ask whether the stream is
+ * capturing; pt: the _ptsz entry point, where stream 0 is the per-thread
+ * default stream. */
+static void after_async(bool track, CUresult rc, uint64_t ptr, size_t size, CUstream stream, uint16_t api,
+                        uint64_t pool, bool pt)
+{
+    if (track && rc == CUDA_SUCCESS && ptr != 0 && gl_graph_capturing((uintptr_t)stream, pt)) {
+        struct gl_where w = gl_driver_where(0);
+        gl_graph_node_added(ptr, size, w.device, w.ctx, api);
+    } else {
+        after_alloc(track, rc, ptr, size, (uintptr_t)stream, GL_KIND_POOL, api, pool);
+    }
+}
+
 static CUresult alloc_async(CUresult (*real)(CUdeviceptr *, size_t, CUstream), CUdeviceptr *dptr,
-                            size_t bytesize, CUstream stream, uint16_t api)
+                            size_t bytesize, CUstream stream, uint16_t api, bool pt)
 {
     bool track = gl_enter();
     CUresult rc = real(dptr, bytesize, stream);
-    after_alloc(track, rc, DPTR(dptr), bytesize, (uintptr_t)stream, GL_KIND_POOL, api, 0);
+    after_async(track, rc, DPTR(dptr), bytesize, stream, api, 0, pt);
     gl_leave();
     return rc;
 }
@@ -111,22 +128,22 @@ static CUresult alloc_async(CUresult (*real)(CUdeviceptr *, size_t, CUstream), C
 GL_HOOK(CUresult, cuMemAllocAsync, (CUdeviceptr *dptr, size_t bytesize, CUstream hStream))
 {
     GL_REAL_OR_RETURN(real, cuMemAllocAsync, NO_DRIVER);
-    return alloc_async(real, dptr, bytesize, hStream, GL_API_CU_MEM_ALLOC_ASYNC);
+    return alloc_async(real, dptr, bytesize, hStream, GL_API_CU_MEM_ALLOC_ASYNC, false);
 }
 
 GL_HOOK(CUresult, cuMemAllocAsync_ptsz, (CUdeviceptr *dptr, size_t bytesize, CUstream hStream))
 {
     GL_REAL_OR_RETURN(real, cuMemAllocAsync_ptsz, NO_DRIVER);
-    return alloc_async(real, dptr, bytesize, hStream, GL_API_CU_MEM_ALLOC_ASYNC_PTSZ);
+    return alloc_async(real, dptr, bytesize, hStream, GL_API_CU_MEM_ALLOC_ASYNC_PTSZ, true);
 }
 
 static CUresult alloc_from_pool(CUresult (*real)(CUdeviceptr *, size_t, CUmemoryPool, CUstream),
                                 CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream stream,
-                                uint16_t api)
+                                uint16_t api, bool pt)
 {
     bool track = gl_enter();
     CUresult rc = real(dptr, bytesize, pool, stream);
-    after_alloc(track, rc, DPTR(dptr), bytesize, (uintptr_t)stream, GL_KIND_POOL, api, (uintptr_t)pool);
+    after_async(track, rc, DPTR(dptr), bytesize, stream, api, (uintptr_t)pool, pt);
     gl_leave();
     return rc;
 }
@@ -135,14 +152,15 @@ GL_HOOK(CUresult, cuMemAllocFromPoolAsync,
         (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream))
 {
     GL_REAL_OR_RETURN(real, cuMemAllocFromPoolAsync, NO_DRIVER);
-    return alloc_from_pool(real, dptr, bytesize, pool, hStream, GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC);
+    return alloc_from_pool(real, dptr, bytesize, pool, hStream, GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC, false);
 }
 
 GL_HOOK(CUresult, cuMemAllocFromPoolAsync_ptsz,
         (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream))
 {
     GL_REAL_OR_RETURN(real, cuMemAllocFromPoolAsync_ptsz, NO_DRIVER);
-    return alloc_from_pool(real, dptr, bytesize, pool, hStream, GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ);
+    return alloc_from_pool(real, dptr, bytesize, pool, hStream, GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ,
+                           true);
 }
 
 /* Frees.  The record is taken before the real call and settled after it. */
@@ -171,12 +189,26 @@ GL_HOOK(CUresult, cuMemHostUnregister, (void *p))
     FREE_BODY(cuMemHostUnregister, (uintptr_t)p, GL_SPACE_ADDR, real(p));
 }
 
+/* Captured, a free is a free node: nothing is freed now. */
+static CUresult free_async(CUresult (*real)(CUdeviceptr, CUstream), CUdeviceptr dptr, CUstream stream, bool pt)
+{
+    bool track = gl_enter() && dptr != 0 && !gl_graph_capturing((uintptr_t)stream, pt);
+    struct gl_record *r = track ? gl_free_begin(GL_SPACE_ADDR, (uint64_t)dptr) : NULL;
+    CUresult rc = real(dptr, stream);
+    if (track)
+        gl_free_end(r, rc == CUDA_SUCCESS, r ? 0 : gl_driver_where(0).device);
+    gl_leave();
+    return rc;
+}
+
 GL_HOOK(CUresult, cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream))
 {
-    FREE_BODY(cuMemFreeAsync, dptr, GL_SPACE_ADDR, real(dptr, hStream));
+    GL_REAL_OR_RETURN(real, cuMemFreeAsync, NO_DRIVER);
+    return free_async(real, dptr, hStream, false);
 }
 
 GL_HOOK(CUresult, cuMemFreeAsync_ptsz, (CUdeviceptr dptr, CUstream hStream))
 {
-    FREE_BODY(cuMemFreeAsync_ptsz, dptr, GL_SPACE_ADDR, real(dptr, hStream));
+    GL_REAL_OR_RETURN(real, cuMemFreeAsync_ptsz, NO_DRIVER);
+    return free_async(real, dptr, hStream, true);
 }

@@ -6,6 +6,7 @@
  * recorded as live. */
 #include <cuda_runtime_api.h>
 
+#include "graph.h"
 #include "hook.h"
 #include "pools.h"
 #include "record.h"
@@ -82,12 +83,26 @@ GL_HOOK(cudaError_t, cudaMalloc3D, (struct cudaPitchedPtr *pitchedDevPtr, struct
     return rc;
 }
 
+/* Stream-ordered allocations and frees on a stream being captured allocate
+ * and free nothing: they become nodes of the graph (graph.h), recorded when
+ * a launch reaches them.  Only these calls ask whether the stream is
+ * capturing; pt: the _ptsz entry point, where stream 0 is the per-thread
+ * default stream. */
+static void after_async(bool track, cudaError_t rc, void *ptr, size_t size, cudaStream_t stream,
+                        uint16_t api, uint64_t pool, bool pt)
+{
+    if (track && rc == cudaSuccess && ptr != NULL && gl_graph_capturing((uintptr_t)stream, pt))
+        gl_graph_node_added((uintptr_t)ptr, size, gl_runtime_where().device, 0, api);
+    else
+        after_alloc(track, rc, ptr, size, (uintptr_t)stream, GL_KIND_POOL, api, pool);
+}
+
 static cudaError_t malloc_async(cudaError_t (*real)(void **, size_t, cudaStream_t), void **devPtr,
-                                size_t size, cudaStream_t stream, uint16_t api)
+                                size_t size, cudaStream_t stream, uint16_t api, bool pt)
 {
     bool track = gl_enter();
     cudaError_t rc = real(devPtr, size, stream);
-    after_alloc(track, rc, OUT(devPtr), size, (uintptr_t)stream, GL_KIND_POOL, api, 0);
+    after_async(track, rc, OUT(devPtr), size, stream, api, 0, pt);
     gl_leave();
     return rc;
 }
@@ -95,22 +110,22 @@ static cudaError_t malloc_async(cudaError_t (*real)(void **, size_t, cudaStream_
 GL_HOOK(cudaError_t, cudaMallocAsync, (void **devPtr, size_t size, cudaStream_t stream))
 {
     GL_REAL_OR_RETURN(real, cudaMallocAsync, NO_RUNTIME);
-    return malloc_async(real, devPtr, size, stream, GL_API_CUDA_MALLOC_ASYNC);
+    return malloc_async(real, devPtr, size, stream, GL_API_CUDA_MALLOC_ASYNC, false);
 }
 
 GL_HOOK(cudaError_t, cudaMallocAsync_ptsz, (void **devPtr, size_t size, cudaStream_t stream))
 {
     GL_REAL_OR_RETURN(real, cudaMallocAsync_ptsz, NO_RUNTIME);
-    return malloc_async(real, devPtr, size, stream, GL_API_CUDA_MALLOC_ASYNC_PTSZ);
+    return malloc_async(real, devPtr, size, stream, GL_API_CUDA_MALLOC_ASYNC_PTSZ, true);
 }
 
 static cudaError_t malloc_from_pool(cudaError_t (*real)(void **, size_t, cudaMemPool_t, cudaStream_t),
                                     void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream,
-                                    uint16_t api)
+                                    uint16_t api, bool pt)
 {
     bool track = gl_enter();
     cudaError_t rc = real(ptr, size, pool, stream);
-    after_alloc(track, rc, OUT(ptr), size, (uintptr_t)stream, GL_KIND_POOL, api, (uintptr_t)pool);
+    after_async(track, rc, OUT(ptr), size, stream, api, (uintptr_t)pool, pt);
     gl_leave();
     return rc;
 }
@@ -119,14 +134,15 @@ GL_HOOK(cudaError_t, cudaMallocFromPoolAsync,
         (void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream))
 {
     GL_REAL_OR_RETURN(real, cudaMallocFromPoolAsync, NO_RUNTIME);
-    return malloc_from_pool(real, ptr, size, memPool, stream, GL_API_CUDA_MALLOC_FROM_POOL_ASYNC);
+    return malloc_from_pool(real, ptr, size, memPool, stream, GL_API_CUDA_MALLOC_FROM_POOL_ASYNC, false);
 }
 
 GL_HOOK(cudaError_t, cudaMallocFromPoolAsync_ptsz,
         (void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream))
 {
     GL_REAL_OR_RETURN(real, cudaMallocFromPoolAsync_ptsz, NO_RUNTIME);
-    return malloc_from_pool(real, ptr, size, memPool, stream, GL_API_CUDA_MALLOC_FROM_POOL_ASYNC_PTSZ);
+    return malloc_from_pool(real, ptr, size, memPool, stream, GL_API_CUDA_MALLOC_FROM_POOL_ASYNC_PTSZ,
+                            true);
 }
 
 GL_HOOK(cudaError_t, cudaMallocHost, (void **ptr, size_t size))
@@ -176,13 +192,30 @@ GL_HOOK(cudaError_t, cudaHostRegister, (void *ptr, size_t size, unsigned int fla
 GL_HOOK(cudaError_t, cudaFree, (void *devPtr)) { FREE_BODY(cudaFree, devPtr, real(devPtr)); }
 GL_HOOK(cudaError_t, cudaFreeHost, (void *ptr)) { FREE_BODY(cudaFreeHost, ptr, real(ptr)); }
 GL_HOOK(cudaError_t, cudaHostUnregister, (void *ptr)) { FREE_BODY(cudaHostUnregister, ptr, real(ptr)); }
+
+/* Captured, a free is a free node: nothing is freed now. */
+static cudaError_t free_async(cudaError_t (*real)(void *, cudaStream_t), void *devPtr, cudaStream_t stream,
+                              bool pt)
+{
+    bool track = gl_enter() && devPtr != NULL && !gl_graph_capturing((uintptr_t)stream, pt);
+    struct gl_record *r = track ? gl_free_begin(GL_SPACE_ADDR, (uintptr_t)devPtr) : NULL;
+    cudaError_t rc = real(devPtr, stream);
+    if (track)
+        gl_free_end(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device);
+    gl_leave();
+    return rc;
+}
+
 GL_HOOK(cudaError_t, cudaFreeAsync, (void *devPtr, cudaStream_t stream))
 {
-    FREE_BODY(cudaFreeAsync, devPtr, real(devPtr, stream));
+    GL_REAL_OR_RETURN(real, cudaFreeAsync, NO_RUNTIME);
+    return free_async(real, devPtr, stream, false);
 }
+
 GL_HOOK(cudaError_t, cudaFreeAsync_ptsz, (void *devPtr, cudaStream_t stream))
 {
-    FREE_BODY(cudaFreeAsync_ptsz, devPtr, real(devPtr, stream));
+    GL_REAL_OR_RETURN(real, cudaFreeAsync_ptsz, NO_RUNTIME);
+    return free_async(real, devPtr, stream, true);
 }
 
 GL_HOOK(cudaError_t, cudaDeviceReset, (void))

@@ -13,8 +13,10 @@
 
 #include "config.h"
 #include "gpuleak.h"
+#include "graph.h"
 #include "history.h"
 #include "internal.h"
+#include "ipc.h"
 #include "log.h"
 #include "modules.h"
 #include "outfile.h"
@@ -76,6 +78,8 @@ static void postfork_child(void)
     gl_snapshot_postfork_child();
     gl_trigger_postfork_child();
     gl_vmm_postfork_child();
+    gl_graph_postfork_child();
+    gl_ipc_postfork_child();
     gl_py_postfork_child();
     atomic_store(&final_done, false);
 }

@@ -19,6 +19,7 @@ GL_DEFINE_REAL(cudaError_t, cudaGetDevice, (int *))
 GL_DEFINE_REAL(CUresult, cuCtxGetDevice, (CUdevice *))
 GL_DEFINE_REAL(CUresult, cuCtxGetCurrent, (CUcontext *))
 GL_DEFINE_REAL(CUresult, cuPointerGetAttribute, (void *, CUpointer_attribute, CUdeviceptr))
+GL_DEFINE_REAL(CUresult, cuMemGetAddressRange_v2, (CUdeviceptr *, size_t *, CUdeviceptr))
 
 static _Atomic uint64_t primary_ctx[GL_MAX_DEVICES];
 
@@ -64,14 +65,31 @@ struct gl_where gl_driver_where(uint64_t ptr_hint)
     return w;
 }
 
+uint64_t gl_mapping_size(uint64_t ptr)
+{
+    cuMemGetAddressRange_v2_fn range = REAL_cuMemGetAddressRange_v2();
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    if (range == NULL || range(&base, &size, (CUdeviceptr)ptr) != CUDA_SUCCESS || base != ptr)
+        return 0;
+    return size;
+}
+
 void gl_record_alloc(struct gl_where w, uint64_t addr, uint64_t size, uint64_t stream,
                      uint16_t kind, uint16_t api, uint32_t space)
 {
     int saved = errno;
-    gl_env_note_allocation();
     struct gl_capture cap;
     gl_stack_capture(&cap);
-    struct gl_stack *stack = gl_stack_intern(&cap);
+    gl_record_alloc_stack(w, addr, size, stream, kind, api, space, gl_stack_intern(&cap));
+    errno = saved;
+}
+
+void gl_record_alloc_stack(struct gl_where w, uint64_t addr, uint64_t size, uint64_t stream,
+                           uint16_t kind, uint16_t api, uint32_t space, struct gl_stack *stack)
+{
+    int saved = errno;
+    gl_env_note_allocation();
     bool host = kind == GL_KIND_HOST_PINNED || kind == GL_KIND_HOST_REGISTERED;
     if (kind == GL_KIND_POOL)
         gl_pools_note_default(w.device);

@@ -24,10 +24,20 @@ struct gl_where gl_driver_where(uint64_t ptr_hint);
 void gl_note_primary_ctx(int32_t device, uint64_t ctx);
 uint64_t gl_primary_ctx(int32_t device);
 
+/* The size of the allocation or mapping that starts at ptr, as the driver
+ * knows it (cuMemGetAddressRange, in the current context); 0 when it cannot
+ * say.  For calls that map memory without stating its size. */
+uint64_t gl_mapping_size(uint64_t ptr);
+
 /* Records a successful allocation.  host: host memory (device -1), owned by
  * the context of w.device. */
 void gl_record_alloc(struct gl_where w, uint64_t addr, uint64_t size, uint64_t stream,
                      uint16_t kind, uint16_t api, uint32_t space);
+/* The same with a stack interned earlier: memory that the program asked for
+ * in one call and that comes into being later (a graph allocation made by a
+ * launch is blamed on the node's creation). */
+void gl_record_alloc_stack(struct gl_where w, uint64_t addr, uint64_t size, uint64_t stream,
+                           uint16_t kind, uint16_t api, uint32_t space, struct gl_stack *stack);
 /* An allocation failed with out-of-memory: counted, put in the history with
  * the requested size, its stack and the driver's free/total memory at that
  * moment, and (rate-limited) a snapshot is written. */

@@ -227,8 +227,14 @@ static void site_touch(struct device *d, struct site *s)
     }
 }
 
+/* Device counters and peaks are this process's memory: a mapping of another
+ * process's memory (kind ipc) is in the table and the history, not here. */
+static bool on_device(const struct gl_record *r) { return !gl_kind_is_mapping(r->kind); }
+
 static void account_alloc(const struct gl_record *r, bool is_new)
 {
+    if (!on_device(r))
+        return;
     struct device *d = device_of(r->device);
     pthread_mutex_lock(&d->lock);
     d->used = true;
@@ -255,6 +261,8 @@ static void account_alloc(const struct gl_record *r, bool is_new)
 
 static void account_free(const struct gl_record *r)
 {
+    if (!on_device(r))
+        return;
     struct device *d = device_of(r->device);
     pthread_mutex_lock(&d->lock);
     struct site *s = site_of(d, r->stack);
@@ -366,6 +374,20 @@ struct gl_record *gl_track_take(uint32_t space, uint64_t addr)
     return found ? &taken : NULL;
 }
 
+int gl_track_kind_of(uint32_t space, uint64_t addr)
+{
+    struct shard *sh = shard_of(space, addr);
+    int kind = -1;
+    gate_read();
+    pthread_mutex_lock(&sh->lock);
+    struct gl_record **link = table_link(sh, space, addr);
+    if (link != NULL && *link != NULL)
+        kind = (*link)->kind;
+    pthread_mutex_unlock(&sh->lock);
+    gate_unlock();
+    return kind;
+}
+
 void gl_track_release(struct gl_record *r)
 {
     (void)r; /* its slot went back to the shard when it was taken */
@@ -388,9 +410,11 @@ void gl_track_restore(struct gl_record *saved)
     if (added) {
         struct device *d = device_of(r->device);
         account_alloc(r, false);
-        pthread_mutex_lock(&d->lock);
-        d->free_count--; /* the free did not happen after all */
-        pthread_mutex_unlock(&d->lock);
+        if (on_device(r)) {
+            pthread_mutex_lock(&d->lock);
+            d->free_count--; /* the free did not happen after all */
+            pthread_mutex_unlock(&d->lock);
+        }
         history_of(r, GL_EV_ALLOC, take_seq(), now_ns());
     }
     gate_unlock();

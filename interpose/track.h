@@ -73,6 +73,9 @@ void gl_track_restore(struct gl_record *r);
 
 void gl_track_unknown_free(int32_t device);
 
+/* The kind of the live record for (space, addr), or -1 if there is none. */
+int gl_track_kind_of(uint32_t space, uint64_t addr);
+
 /* An allocation failed with out-of-memory: counted and put in the history. */
 struct gl_oom_info {
     uint64_t size, stream, mem_free, mem_total;

@@ -98,15 +98,18 @@ static int gt_add(struct gtable *t, const struct snap_alloc *a, uint32_t cs, int
 
 #define CMP(x, y) do { if ((x) != (y)) return (x) < (y) ? -1 : 1; } while (0)
 
-/* list (leaks, cached, suppressed) first so each list is contiguous; then
- * bytes desc, count desc, stack id asc; then the rest of the key so the
+/* list (leaks, cached, suppressed, mapped) first so each list is contiguous;
+ * then bytes desc, count desc, stack id asc; then the rest of the key so the
  * order is total and the output deterministic */
+enum { L_LEAKS, L_CACHED, L_SUPPRESSED, L_MAPPED };
 static int list_of(const struct leak_group *g, const struct suppressions *sup)
 {
     if (g->rule < 0)
-        return 0;
-    return sup->rules[g->rule].builtin ? 1 : 2;
+        return gl_kind_is_mapping(g->kind) ? L_MAPPED : L_LEAKS;
+    return sup->rules[g->rule].builtin ? L_CACHED : L_SUPPRESSED;
 }
+
+
 
 static int cmp_group(const void *pa, const void *pb, void *ctx)
 {
@@ -197,7 +200,7 @@ static int leaks(const struct snapview *v, const struct suppressions *sup,
         const struct snap_alloc *a = &s->allocs[i];
         out->total_bytes = sat_add(out->total_bytes, a->size);
         out->total_count++;
-        if (gt_add(&t, a, sview_cs(v, a->stack_id), sview_rule(v, a->stack_id))) {
+        if (gt_add(&t, a, sview_cs(v, a->stack_id), sview_alloc_rule(v, a))) {
             free(t.groups);
             free(t.slots);
             return -1;
@@ -207,19 +210,19 @@ static int leaks(const struct snapview *v, const struct suppressions *sup,
     if (t.n > 1) /* qsort(NULL, 0) is undefined */
         qsort_r(t.groups, t.n, sizeof *t.groups, cmp_group, (void *)sup);
     out->all = t.groups;
-    size_t n0 = 0, n1 = 0;
-    while (n0 < t.n && list_of(&t.groups[n0], sup) == 0)
-        n0++;
-    while (n0 + n1 < t.n && list_of(&t.groups[n0 + n1], sup) == 1)
-        n1++;
-    make_list(&out->leaks, t.groups, n0, o);
-    make_list(&out->cached, t.groups + n0, n1, o);
-    make_list(&out->suppressed, t.groups + n0 + n1, t.n - n0 - n1, o);
+    size_t n[4] = {0}, at = 0;
+    for (int l = L_LEAKS; l <= L_MAPPED; l++)
+        for (; at < t.n && list_of(&t.groups[at], sup) == l; at++)
+            n[l]++;
+    make_list(&out->leaks, t.groups, n[0], o);
+    make_list(&out->cached, t.groups + n[0], n[1], o);
+    make_list(&out->suppressed, t.groups + n[0] + n[1], n[2], o);
+    make_list(&out->mapped, t.groups + n[0] + n[1] + n[2], n[3], o);
     out->nrules = sup->n;
     out->rules = calloc(sup->n ? sup->n : 1, sizeof *out->rules);
     if (!out->rules)
         return -1;
-    for (size_t i = n0; i < t.n; i++) {
+    for (size_t i = n[0]; i < n[0] + n[1] + n[2]; i++) {
         struct rule_total *rt = &out->rules[t.groups[i].rule];
         rt->bytes = sat_add(rt->bytes, t.groups[i].bytes);
         rt->count += t.groups[i].count;

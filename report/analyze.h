@@ -65,9 +65,11 @@ struct analysis {
     struct group_list leaks;      /* no rule matched */
     struct group_list cached;     /* a built-in allocator-cache rule */
     struct group_list suppressed; /* a rule from --suppressions */
+    struct group_list mapped;     /* other processes' memory mapped here (kind ipc)
+                                     that no --suppressions rule matched */
     struct rule_total *rules;     /* by rule index */
     size_t nrules;
-    uint64_t total_bytes, total_count; /* every live allocation */
+    uint64_t total_bytes, total_count; /* every live allocation, mappings too */
     struct kind_total *by_kind; /* kind asc, then device asc */
     size_t nby_kind;
     struct device_report *devs; /* device asc, host (-1) last */

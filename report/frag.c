@@ -1,7 +1,8 @@
 /* Fragmentation.  Only device and pool allocations have device addresses
  * that share an address range (managed memory lives in its own range, array
  * and virtual "pointers" are handles), so the page and hole analyses use
- * those two kinds; the size classes use every kind.
+ * those two kinds; the size classes use every kind but mappings of other
+ * processes' memory, which are not this device's usage.
  *
  * Pages: live allocations do not overlap, so once sorted by address each
  * one touches pages at or after the last page of the one before: one pass
@@ -248,6 +249,8 @@ int frag_build(const struct snapview *v, const struct analyze_opts *o, struct fr
         find_dev(f, s->devices[i].device, true);
     for (size_t i = 0; i < s->nallocs; i++) {
         const struct snap_alloc *a = &s->allocs[i];
+        if (gl_kind_is_mapping(a->kind)) /* another process's memory */
+            continue;
         long d = find_dev(f, a->device, true);
         if (d < 0)
             continue;

@@ -3,7 +3,9 @@
  * exactly, the live allocations at the snapshot: base = live_at_end - (sum of
  * allocs - sum of frees in the window), per device and per kind.  A history
  * that frees more than that allows (inconsistent input) gets the smallest
- * base that keeps every point non-negative, and is flagged. */
+ * base that keeps every point non-negative, and is flagged.  Mappings of
+ * other processes' memory (gl_kind_is_mapping) have their per-kind level but
+ * are no part of the device's: not its usage, as in the DEVICES counters. */
 #include "history.h"
 
 #include <stdlib.h>
@@ -139,6 +141,8 @@ int history_build(const struct snapshot *s, struct history *h)
             net[d][k] += delta;
             if (net[d][k] < lo[d][k])
                 lo[d][k] = net[d][k];
+            if (gl_kind_is_mapping(e->kind))
+                continue;
             dnet[d] += delta;
             if (dnet[d] < dlo[d])
                 dlo[d] = dnet[d];
@@ -160,7 +164,8 @@ int history_build(const struct snapshot *s, struct history *h)
                 h->inconsistent = true;
             }
             cur[d][k] = b;
-            dbase += b;
+            if (!gl_kind_is_mapping(k))
+                dbase += b;
         }
         if (dbase + dlo[d] < 0) /* cannot happen once each kind is >= 0 */
             dbase = -dlo[d];
@@ -206,19 +211,25 @@ int history_build(const struct snapshot *s, struct history *h)
         unsigned k = KIDX(e->kind);
         i128 delta = e->type == GL_EV_ALLOC ? (i128)e->size : -(i128)e->size;
         cur[d][k] += delta;
-        dcur[d] += delta;
         hd->has_kind[k] = true;
-        uint64_t v = clamp_u64(dcur[d]), kv = clamp_u64(cur[d][k]);
+        uint64_t kv = clamp_u64(cur[d][k]);
+        if (kv > hd->kind_max[k]) {
+            hd->kind_max[k] = kv;
+            hd->kind_max_time_ns[k] = e->time_ns;
+        }
+        if (gl_kind_is_mapping(e->kind)) { /* the device's level does not move */
+            h->nalloc += e->type == GL_EV_ALLOC;
+            h->nfree += e->type == GL_EV_FREE;
+            continue;
+        }
+        dcur[d] += delta;
+        uint64_t v = clamp_u64(dcur[d]);
         if (push_point(hd, e->time_ns, v))
             goto out;
         if (v > hd->max_bytes) {
             hd->max_bytes = v;
             hd->max_time_ns = e->time_ns;
             hd->max_seq = e->seq;
-        }
-        if (kv > hd->kind_max[k]) {
-            hd->kind_max[k] = kv;
-            hd->kind_max_time_ns[k] = e->time_ns;
         }
         if (e->type == GL_EV_ALLOC) {
             h->nalloc++;
@@ -255,7 +266,7 @@ int history_build(const struct snapshot *s, struct history *h)
         size_t got = 0;
         for (size_t i = hd->peak_event + 1; i-- > 0 && got < HIST_BEFORE;) {
             const struct snap_event *e = &s->events[i];
-            if (e->type == GL_EV_ALLOC && e->device == hd->device)
+            if (e->type == GL_EV_ALLOC && e->device == hd->device && !gl_kind_is_mapping(e->kind))
                 hd->before[HIST_BEFORE - 1 - got++] = i;
         }
         memmove(hd->before, hd->before + (HIST_BEFORE - got), got * sizeof *hd->before);

@@ -306,6 +306,9 @@ static void put_summary(struct hw *w, const struct analysis *a)
     kv_u(w, "cached_count", a->cached.count);
     kv_u(w, "suppressed_bytes", a->suppressed.bytes);
     kv_u(w, "suppressed_count", a->suppressed.count);
+    kv_u(w, "mapped_bytes", a->mapped.bytes);
+    kv_u(w, "mapped_count", a->mapped.count);
+    kv_u(w, "mapped_groups", a->mapped.total);
     end_obj(w);
 }
 
@@ -773,6 +776,7 @@ static void put_tables(struct hw *w, const struct report_ctx *r)
     kv_u(w, "leaks_hidden_bytes", a->leaks.hidden_bytes);
     put_leak_rows(w, "cached", &a->cached, r);
     put_leak_rows(w, "suppressed", &a->suppressed, r);
+    put_leak_rows(w, "mapped", &a->mapped, r);
     key(w, "peak");
     fputc('[', w->f);
     size_t k = 0, total = 0;

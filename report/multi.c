@@ -122,7 +122,7 @@ static int mt_fill(struct mtable *t, struct msnap *m, size_t i, bool by_device)
     for (size_t k = 0; k < s->nallocs; k++) {
         const struct snap_alloc *a = &s->allocs[k];
         struct mrow *r = mt_get(t, sview_cs(&m->v, a->stack_id), a->kind,
-                                by_device ? a->device : -2, sview_rule(&m->v, a->stack_id));
+                                by_device ? a->device : -2, sview_alloc_rule(&m->v, a));
         if (!r)
             return -1;
         uint64_t *c = cell(t, r);
@@ -215,7 +215,7 @@ static int fresh_since(struct msnap *first, struct msnap *last, const struct ana
         if (a->time_ns <= t0)
             continue;
         struct mrow *r = mt_get(&t, sview_cs(&last->v, a->stack_id), a->kind, a->device,
-                                sview_rule(&last->v, a->stack_id));
+                                sview_alloc_rule(&last->v, a));
         if (!r) {
             mt_free(&t);
             return -1;
@@ -303,7 +303,8 @@ int merge_build(struct msnap *m, size_t n, const struct analyze_opts *o,
         for (size_t k = 0; k < s->nallocs; k++) {
             ms->live_bytes = sat_add(ms->live_bytes, s->allocs[k].size);
             ms->live_count++;
-            if (sview_rule(&m[i].v, s->allocs[k].stack_id) < 0) {
+            /* mappings of other processes' memory are reported on their own */
+            if (sview_alloc_rule(&m[i].v, &s->allocs[k]) < 0 && !gl_kind_is_mapping(s->allocs[k].kind)) {
                 ms->leaked_bytes = sat_add(ms->leaked_bytes, s->allocs[k].size);
                 ms->leaked_count++;
             }

@@ -168,6 +168,8 @@ static void leaks(struct report_ctx *r, struct json *j)
     json_key(j, "cached_count"); json_u64(j, a->cached.count);
     json_key(j, "suppressed_bytes"); json_u64(j, a->suppressed.bytes);
     json_key(j, "suppressed_count"); json_u64(j, a->suppressed.count);
+    json_key(j, "mapped_bytes"); json_u64(j, a->mapped.bytes);
+    json_key(j, "mapped_count"); json_u64(j, a->mapped.count);
     json_key(j, "by_kind");
     json_arr(j);
     for (size_t i = 0; i < a->nby_kind; i++) {
@@ -183,6 +185,16 @@ static void leaks(struct report_ctx *r, struct json *j)
     json_end_obj(j);
     list_obj(r, j, "allocator_caches", &a->cached, true);
     list_obj(r, j, "suppressed", &a->suppressed, false);
+    /* other processes' memory still mapped: no rule list (built-in rules do
+     * not apply to mappings, user rules move them to "suppressed") */
+    json_key(j, "mapped");
+    json_obj(j);
+    json_key(j, "bytes"); json_u64(j, a->mapped.bytes);
+    json_key(j, "count"); json_u64(j, a->mapped.count);
+    json_key(j, "groups_total"); json_u64(j, a->mapped.total);
+    json_key(j, "groups");
+    groups(r, j, &a->mapped);
+    json_end_obj(j);
 }
 
 static void peak_history(struct report_ctx *r, struct json *j, int32_t device)
@@ -225,7 +237,7 @@ static void peak_history(struct report_ctx *r, struct json *j, int32_t device)
     json_end_arr(j);
     json_key(j, "by_kind");
     json_arr(j);
-    for (unsigned k = 0; k < 8; k++) {
+    for (unsigned k = 0; k < GL_KIND_SLOTS; k++) {
         if (!hd->has_kind[k])
             continue;
         json_obj(j);

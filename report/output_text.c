@@ -87,12 +87,12 @@ static const struct frag_dev *frag_of(const struct report_ctx *r, int32_t dev)
 }
 
 static void summary_line(FILE *f, const char *label, uint64_t bytes, uint64_t count,
-                         size_t groups)
+                         size_t groups, const char *noun)
 {
     fprintf(f, "    %-18s", label);
     put_bytes(f, bytes);
     fputs(" in ", f);
-    put_count(f, count, "allocation");
+    put_count(f, count, noun);
     fputs(" from ", f);
     put_count(f, groups, "stack");
     fputc('\n', f);
@@ -110,14 +110,17 @@ static void summary(struct report_ctx *r)
         if (a->leaks.bytes)
             tc_on(r, TC_RED);
         summary_line(f, at_exit ? "leaked:" : "live:", a->leaks.bytes,
-                     a->leaks.count, a->leaks.total);
+                     a->leaks.count, a->leaks.total, "allocation");
         tc_off(r);
         if (a->cached.total)
             summary_line(f, "allocator caches:", a->cached.bytes, a->cached.count,
-                         a->cached.total);
+                         a->cached.total, "allocation");
         if (a->suppressed.total)
             summary_line(f, "suppressed:", a->suppressed.bytes, a->suppressed.count,
-                         a->suppressed.total);
+                         a->suppressed.total, "allocation");
+        if (a->mapped.total)
+            summary_line(f, at_exit ? "never unmapped:" : "mapped:", a->mapped.bytes,
+                         a->mapped.count, a->mapped.total, "mapping");
     }
     for (size_t d = 0; d < a->ndevs; d++) {
         const struct snap_device *dv = a->devs[d].dev;
@@ -134,6 +137,24 @@ static void summary(struct report_ctx *r)
             fprintf(f, ", fragmentation %.2f", fd->headline);
         fputc('\n', f);
     }
+}
+
+/* When a group was made ("allocated" or "mapped") and its stack. */
+static void group_when(struct report_ctx *r, const struct leak_group *g, const char *verb)
+{
+    FILE *f = r->out;
+    if (g->count == 1) {
+        fprintf(f, "    %s at ", verb);
+        put_secs(f, g->first_time_ns);
+        fprintf(f, " (seq %" PRIu64 ")\n", g->first_seq);
+    } else {
+        fprintf(f, "    %s from ", verb);
+        put_secs(f, g->first_time_ns);
+        fputs(" to ", f);
+        put_secs(f, g->last_time_ns);
+        fprintf(f, " (seq %" PRIu64 "..%" PRIu64 ")\n", g->first_seq, g->last_seq);
+    }
+    put_cs(r, "    ", g->cs);
 }
 
 static void group_head(struct report_ctx *r, const struct leak_group *g, bool rule)
@@ -166,18 +187,7 @@ static void group_head(struct report_ctx *r, const struct leak_group *g, bool ru
     } else {
         fprintf(f, "live at the snapshot (%s)\n", reason_phrase(p->reason));
     }
-    if (g->count == 1) {
-        fputs("    allocated at ", f);
-        put_secs(f, g->first_time_ns);
-        fprintf(f, " (seq %" PRIu64 ")\n", g->first_seq);
-    } else {
-        fputs("    allocated from ", f);
-        put_secs(f, g->first_time_ns);
-        fputs(" to ", f);
-        put_secs(f, g->last_time_ns);
-        fprintf(f, " (seq %" PRIu64 "..%" PRIu64 ")\n", g->first_seq, g->last_seq);
-    }
-    put_cs(r, "    ", g->cs);
+    group_when(r, g, "allocated");
 }
 
 static void hidden_line(FILE *f, const struct group_list *l)
@@ -205,9 +215,17 @@ static void leaks(struct report_ctx *r)
             put_count(f, total, "allocation");
             fputs(" were freed.\n", f);
         } else {
+            if (a->mapped.count == a->total_count) {
+                fputs("No leaks: nothing this process allocated is live; it still maps other\n"
+                      "processes' memory (below).\n", f);
+                return;
+            }
             fputs("No leaks: the ", f);
             put_count(f, a->total_count, "live allocation");
-            fputs(" are held by allocator caches or suppressed.\n", f);
+            fputs(a->mapped.count ? " are held by allocator caches, suppressed, or mapped from\n"
+                                    "other processes.\n"
+                                  : " are held by allocator caches or suppressed.\n",
+                  f);
         }
         return;
     }
@@ -253,6 +271,55 @@ static void caches(struct report_ctx *r)
     hidden_line(f, &a->cached);
 }
 
+/* A group of mappings: what an importer still had mapped of memory other
+ * processes exported -- IPC handles never closed, imported pool pointers
+ * never freed. */
+static void mapped_head(struct report_ctx *r, const struct leak_group *g)
+{
+    FILE *f = r->out;
+    const struct snap_process *p = &r->s->proc;
+    bool pool = g->api == GL_API_CUDA_MEM_POOL_IMPORT_POINTER || g->api == GL_API_CU_MEM_POOL_IMPORT_POINTER;
+    tc_on(r, TC_RED);
+    put_bytes(f, g->bytes);
+    tc_off(r);
+    fputs(" in ", f);
+    put_count(f, g->count, "mapping");
+    fputs(": ", f);
+    put_kind(f, g->kind);
+    fputs(" memory on ", f);
+    put_where(f, g->device);
+    fputs(" (", f);
+    put_api(f, g->api);
+    const char *via = g->cs ? r->db->cs[g->cs].via_static : NULL;
+    if (via) {
+        fputs(" via the static runtime's ", f);
+        put_str(f, via);
+    }
+    fputs("), ", f);
+    if (p->reason == GL_REASON_EXIT)
+        fprintf(f, "never %s at exit\n", pool ? "freed" : "closed");
+    else
+        fprintf(f, "mapped at the snapshot (%s)\n", reason_phrase(p->reason));
+    group_when(r, g, "mapped");
+}
+
+static void mapped(struct report_ctx *r)
+{
+    FILE *f = r->out;
+    const struct analysis *a = r->a;
+    if (a->mapped.total == 0)
+        return;
+    t_title(r, "MAPPED FROM OTHER PROCESSES");
+    fputs("Memory other processes exported (CUDA IPC handles, pool pointers) and this\n"
+          "one still maps: it keeps the exporter's memory alive.  Not this process's\n"
+          "device memory, so not in its usage or peak:\n", f);
+    for (size_t i = 0; i < a->mapped.n; i++) {
+        fputc('\n', f);
+        mapped_head(r, &a->mapped.g[i]);
+    }
+    hidden_line(f, &a->mapped);
+}
+
 static void leak_summary(struct report_ctx *r)
 {
     FILE *f = r->out;
@@ -289,6 +356,13 @@ static void leak_summary(struct report_ctx *r)
         put_count(f, a->suppressed.count, "allocation");
         fputc('\n', f);
         rule_totals(r, false);
+    }
+    if (a->mapped.total) {
+        fputs("    of which mapped from other processes: ", f);
+        put_bytes(f, a->mapped.bytes);
+        fputs(" in ", f);
+        put_count(f, a->mapped.count, "mapping");
+        fputc('\n', f);
     }
 }
 
@@ -433,6 +507,7 @@ void output_text(struct report_ctx *r)
     if (r->sections & SEC_LEAKS) {
         leaks(r);
         caches(r);
+        mapped(r);
         leak_summary(r);
     }
     if (r->sections & SEC_PEAK)

@@ -227,6 +227,7 @@ int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *
 {
     memset(v, 0, sizeof *v);
     v->s = s;
+    v->sup = sup;
     v->sy = sy;
     v->db = db;
     v->cs_of = xcalloc(s->nstacks, sizeof *v->cs_of);
@@ -335,4 +336,13 @@ int sview_rule(const struct snapview *v, uint32_t stack_id)
 {
     long i = index_of(v, stack_id);
     return i < 0 ? -1 : v->rule_of[i];
+}
+
+int sview_alloc_rule(const struct snapview *v, const struct snap_alloc *a)
+{
+    int rule = sview_rule(v, a->stack_id);
+    if (rule >= 0 && gl_kind_is_mapping(a->kind) && v->sup && (size_t)rule < v->sup->n &&
+        v->sup->rules[rule].builtin)
+        return -1;
+    return rule;
 }

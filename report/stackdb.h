@@ -64,6 +64,7 @@ struct snapview {
     int32_t *rule_of; /* by stack index; -1 = no rule */
     uint32_t *dense;  /* stack id -> index + 1 when ids are dense, else NULL */
     size_t ndense;
+    const struct suppressions *sup; /* what rule_of indexes; may be NULL */
 };
 
 struct stackdb *sdb_new(const struct sdb_opts *o);
@@ -84,5 +85,10 @@ void sview_free(struct snapview *v);
 /* The cstack of a stack id (0 for id 0 or an unknown id), and its rule. */
 uint32_t sview_cs(const struct snapview *v, uint32_t stack_id);
 int sview_rule(const struct snapview *v, uint32_t stack_id);
+/* The rule that applies to a live allocation: its stack's, except that the
+ * built-in allocator-cache rules never take a mapping of another process's
+ * memory (a mapping is no cache; PyTorch's caching allocator opens IPC
+ * handles from the namespace its rule matches).  -1 for none. */
+int sview_alloc_rule(const struct snapview *v, const struct snap_alloc *a);
 
 #endif

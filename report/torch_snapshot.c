@@ -267,11 +267,12 @@ static void p_frames(struct pk *p, uint32_t cs)
     p->batch = outer;
 }
 
-/* kinds with device addresses: device, pool and managed memory */
+/* kinds with device addresses: device, pool, managed and graph memory */
 static bool exported(uint16_t kind, int32_t device)
 {
     return device >= 0 && device < 4096 &&
-           (kind == GL_KIND_DEVICE || kind == GL_KIND_POOL || kind == GL_KIND_MANAGED);
+           (kind == GL_KIND_DEVICE || kind == GL_KIND_POOL || kind == GL_KIND_MANAGED ||
+            kind == GL_KIND_GRAPH);
 }
 
 /* ---- the set of allocations live at a point of the backwards replay ---- */
@@ -333,6 +334,7 @@ int output_torch_snapshot(struct report_ctx *r)
     uint8_t *keep = calloc(s->nevents ? s->nevents : 1, 1);
     struct seg *segs = malloc((s->nallocs ? s->nallocs : 1) * sizeof *segs);
     p.cs_memo = calloc(r->db->ncs ? r->db->ncs : 1, sizeof *p.cs_memo);
+    uint64_t *live = NULL; /* per device: the bytes live at this point of the trace */
     int rc = -1;
     if (!set.key || !set.size || !set.dev || !evsize || !keep || !segs || !p.cs_memo)
         goto out;
@@ -394,10 +396,18 @@ int output_torch_snapshot(struct report_ctx *r)
         keep[i] = 1;
         kept++;
     }
-    /* what is left in the set existed before the first event */
+    /* what is left in the set existed before the first event: the bytes
+     * each device had then start the running total that a 'snapshot' entry
+     * reports (PyTorch records its active bytes there) */
     size_t before = 0;
+    live = calloc((size_t)maxdev + 1, sizeof *live);
+    if (!live)
+        goto out;
     for (size_t h = 0; h < set.cap; h++)
-        before += set.key[h] != 0 && set.key[h] != UINT64_MAX;
+        if (set.key[h] != 0 && set.key[h] != UINT64_MAX) {
+            before++;
+            live[set.dev[h]] += set.size[h];
+        }
 
     p_byte(&p, P_PROTO);
     p_byte(&p, 4);
@@ -464,6 +474,8 @@ int output_torch_snapshot(struct report_ctx *r)
                 p_dict(&p);
                 p_key(&p, K_ACTION);
                 if (acts) {
+                    if (k == 0)
+                        live[d] += e->type == GL_EV_ALLOC ? evsize[i] : -evsize[i];
                     p_word(&p, acts[k]);
                     p_key(&p, K_ADDR); p_uint(&p, e->ptr);
                     p_key(&p, K_SIZE); p_uint(&p, evsize[i]);
@@ -474,7 +486,7 @@ int output_torch_snapshot(struct report_ctx *r)
                 } else {
                     p_word(&p, "snapshot");
                     p_key(&p, K_ADDR); p_int(&p, 0);
-                    p_key(&p, K_SIZE); p_int(&p, 0);
+                    p_key(&p, K_SIZE); p_uint(&p, live[d]);
                 }
                 p_key(&p, K_STREAM); p_uint(&p, e->stream);
                 p_key(&p, K_TIME_US); p_uint(&p, t_us);
@@ -487,6 +499,17 @@ int output_torch_snapshot(struct report_ctx *r)
     }
     p_byte(&p, P_APPENDS);
 
+    /* the newest memory_viz warns that events were lost when the ring
+     * overflowed (allocator_settings.trace_alloc_overflowed, with its size) */
+    bool wrapped = s->nevents && s->events[0].seq > 1;
+    p_cstr(&p, "allocator_settings");
+    p_dict(&p);
+    p_cstr(&p, "trace_alloc_overflowed"); p_byte(&p, wrapped ? P_TRUE : P_FALSE);
+    if (wrapped) {
+        p_cstr(&p, "trace_alloc_max_entries"); p_uint(&p, s->nevents);
+    }
+    p_end_dict(&p);
+
     /* what this file is and how it was made (ignored by the viewers) */
     p_cstr(&p, "gpuleak");
     p_dict(&p);
@@ -494,8 +517,8 @@ int output_torch_snapshot(struct report_ctx *r)
     p_cstr(&p, "source"); p_cstr(&p, r->path ? r->path : "");
     p_cstr(&p, "pid"); p_int(&p, s->proc.pid);
     p_cstr(&p, "model"); p_cstr(&p, "one segment per allocation");
-    p_cstr(&p, "kinds"); p_cstr(&p, "device,pool,managed");
-    p_cstr(&p, "history_wrapped"); p_byte(&p, s->nevents && s->events[0].seq > 1 ? P_TRUE : P_FALSE);
+    p_cstr(&p, "kinds"); p_cstr(&p, "device,pool,managed,graph");
+    p_cstr(&p, "history_wrapped"); p_byte(&p, wrapped ? P_TRUE : P_FALSE);
     p_cstr(&p, "kept_events"); p_uint(&p, kept);
     p_cstr(&p, "dropped_events"); p_uint(&p, dropped);
     p_cstr(&p, "live_before_history"); p_uint(&p, before);
@@ -504,6 +527,7 @@ int output_torch_snapshot(struct report_ctx *r)
     p_byte(&p, P_STOP);
     rc = 0;
 out:
+    free(live);
     free(set.key);
     free(set.size);
     free(set.dev);

@@ -128,3 +128,26 @@ all: $(TEST_PROGS)
 $(TPROG_DIR)/fake_torch: tests/programs/fake_torch.cc $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CXX) -std=c++17 -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $(SAN_FLAGS) $(CUDA_INC) -o $@ $< -L$(FC_DIR) -lcudart
+
+# Memory shared between two processes (tests/t_ipc.sh): an exporter and a
+# forked importer, the importer through the shared runtime, the driver, or
+# the static runtime.
+TEST_PROGS += $(TPROG_DIR)/ipc_share $(TPROG_DIR)/ipc_share_static
+all: $(TEST_PROGS)
+$(TPROG_DIR)/ipc_share: tests/programs/ipc_share.c tests/programs/ipc_channel.h $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda
+$(TPROG_DIR)/ipc_share_static: tests/programs/ipc_share.c tests/programs/ipc_channel.h $(FAKECUDA_STATIC_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< $(FC_DIR)/libcudart_static.a -L$(FC_DIR) -lcuda -ldl -lpthread
+
+# CUDA graph memory nodes (tests/t_graph_memory.sh): the shared runtime, the
+# static runtime (seen at the driver layer) and the per-thread default stream.
+TEST_PROGS += $(TPROG_DIR)/graph_memory $(TPROG_DIR)/graph_memory_static $(TPROG_DIR)/graph_memory_ptds
+all: $(TEST_PROGS)
+$(TPROG_DIR)/graph_memory: tests/programs/graph_memory.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
+$(TPROG_DIR)/graph_memory_ptds: tests/programs/graph_memory.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,-DCUDA_API_PER_THREAD_DEFAULT_STREAM $(FAKECUDA_RT_LDFLAGS))
+$(TPROG_DIR)/graph_memory_static: tests/programs/graph_memory.c $(FAKECUDA_STATIC_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_STATIC_LDFLAGS))

@@ -47,7 +47,7 @@ def need(names, status):
 assert d["mode"] == "fake", d["mode"]
 need(["build"], "PASS")
 runnable = ["rt-shared", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry", "vmm", "async",
-            "peak", "threads", "oom", "sigusr1"]
+            "peak", "threads", "oom", "sigusr1", "graph"]
 if have_nvcc:
     need(["nvcc"] + runnable, "PASS")
     # the real static runtime needs the real driver; kernels need a GPU

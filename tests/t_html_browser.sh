@@ -29,6 +29,12 @@ python3 "$check" g.html c.json --growth d.json || fail "growth page"
 "$REPORT" --json l.snap > l.json
 python3 "$check" l.html l.json || fail "leaks page (no history)"
 
+# other processes' memory mapped here (IPC): its card and table
+"$TPROG/snapgen" ipc i.snap
+"$REPORT" --html i.html i.snap
+"$REPORT" --json i.snap > i.json
+python3 "$check" i.html i.json || fail "mapped page"
+
 # 1,000,000 events (and 100,000 live allocations on 4 devices)
 "$TPROG/snapgen" bench big.snap 100000 2000 1000000
 "$REPORT" --html big.html big.snap

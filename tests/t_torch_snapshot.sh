@@ -5,9 +5,13 @@
 # the segment/block/trace schema, and the replay the viewer does (backwards
 # from the segments through device_traces) never finding an allocation or a
 # segment missing or twice, ending with what existed before the history
-# (nothing, for a history that starts at seq 1).  Scenarios: the known
+# (nothing, for a history that starts at seq 1), a 'snapshot' entry's size
+# being the bytes live then, and allocator_settings.trace_alloc_overflowed
+# saying whether the ring wrapped.  The fields and types are those that
+# PyTorch's memory_viz (MemoryViz.js, process_alloc_data.js, _memory_viz.py)
+# reads without checking (docs/memory-viz.md).  Scenarios: the known
 # history, a ring that wrapped with events the replay must drop, Python
-# frames, no history at all.
+# frames, no history at all, graph memory.
 source "$ROOT/tests/lib.sh"
 cat > check.py <<'PY'
 import collections, json, pickle, pickletools, sys
@@ -55,6 +59,11 @@ def frames_ok(fr, where):
             fail("%s: frame %r" % (where, f))
 SEG_KEYS = {"device", "address", "total_size", "allocated_size", "active_size", "requested_size",
             "stream", "segment_type", "blocks", "frames"}
+def ints(o, keys, where):
+    # JS: arithmetic, toFixed(), toString(16) -- a Number; a bool or None is a blank page
+    for k in keys:
+        if k in o and type(o[k]) is not int:
+            fail("%s: %s is %r" % (where, k, o[k]))
 segs = collections.defaultdict(dict)   # device -> address -> size
 blocks = collections.defaultdict(dict)
 for s in d["segments"]:
@@ -63,6 +72,7 @@ for s in d["segments"]:
         fail("segment without %s" % sorted(missing))
     if not 0 <= s["device"] < ndev:
         fail("segment of device %d, but %d device traces" % (s["device"], ndev))
+    ints(s, SEG_KEYS - {"segment_type", "blocks", "frames"}, "segment")
     if s["segment_type"] not in ("small", "large"):
         fail("segment_type %r" % s["segment_type"])
     frames_ok(s["frames"], "segment")
@@ -70,6 +80,7 @@ for s in d["segments"]:
     for b in s["blocks"]:
         if not {"size", "requested_size", "state", "frames"} <= set(b):
             fail("block %r" % b)
+        ints(b, ("address", "size", "requested_size"), "block")
         if b["state"] not in ("active_allocated", "active_pending_free", "inactive"):
             fail("state %r" % b["state"])
         if b.get("address", addr) != addr:
@@ -93,6 +104,7 @@ for dev, trace in enumerate(d["device_traces"]):
         if not need <= set(e):
             fail("trace entry without %s: %r" % (sorted(need - set(e)), e))
         frames_ok(e["frames"], "trace entry")
+        ints(e, ("addr", "size", "stream", "time_us", "device_free"), "trace entry")
         if e["time_us"] < last_t:
             fail("time goes backwards on device %d" % dev)
         last_t = e["time_us"]
@@ -139,6 +151,8 @@ for dev, trace in enumerate(d["device_traces"]):
             total += e["size"]
         elif e["action"] == "free_completed":
             total -= e["size"]
+        elif e["action"] == "snapshot":
+            eq(e["size"], total, "device %d: a snapshot entry's size (PyTorch: its active bytes)" % dev)
         if total < 0:
             fail("negative total on device %d" % dev)
         hi = max(hi, total)
@@ -147,14 +161,18 @@ for dev, trace in enumerate(d["device_traces"]):
 
 g = d["gpuleak"]
 eq(g["live_before_history"], before, "live_before_history")
+st = d.get("allocator_settings", {})
+eq(st.get("trace_alloc_overflowed"), g["history_wrapped"], "allocator_settings.trace_alloc_overflowed")
 live = collections.Counter()
 for k in report["leak_summary"]["by_kind"]:
-    if k["kind"] in ("device", "pool", "managed") and k["device"] >= 0:
+    if k["kind"] in ("device", "pool", "managed", "graph") and k["device"] >= 0:
         live[k["device"]] += k["bytes"]
-eq({dev: sum(v.values()) for dev, v in segs.items()}, dict(live), "segment bytes per device = live device/pool/managed bytes")
+eq({dev: sum(v.values()) for dev, v in segs.items()}, dict(live), "segment bytes per device = live device/pool/managed/graph bytes")
 tl = report.get("timeline", {})
 if tl.get("present") and tl["first_seq"] == 1 and not g["dropped_events"]:
     eq(before, 0, "nothing before a complete history")
+if g["history_wrapped"]:
+    eq(st.get("trace_alloc_max_entries"), tl.get("events"), "trace_alloc_max_entries: the ring's events")
 for k, v in want.items():
     got = {"peak": peak, "wrapped": g["history_wrapped"], "dropped": g["dropped_events"],
            "kept": g["kept_events"], "before": before, "nseg": len(d["segments"]),
@@ -238,3 +256,13 @@ set +e
 "$REPORT" --torch-snapshot o.pickle --folded leaks h.snap 2>err; expect_eq $? 2 "with --folded"
 set -e
 echo ok
+
+# graph memory (tests/programs/graph_memory.c): allocations that come and go
+# at the same address with each launch replay like any other; the two leaked
+# graph allocations are the segments, the 3 MiB peak is the trace's
+GPULEAK_OUTPUT=g.snap traced "$TPROG/graph_memory"
+"$REPORT" --torch-snapshot g.pickle g.snap
+"$REPORT" --json g.snap > g.json
+python3 check.py g.pickle g.json '{"peak": {"0": 3145728}, "dropped": 0, "before": 0, "nseg": 2,
+  "actions": {"segment_alloc": 12, "alloc": 12, "free_requested": 10, "free_completed": 10, "segment_free": 10, "snapshot": 1}}' \
+    || fail "graph memory pickle"

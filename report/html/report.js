@@ -143,6 +143,10 @@
       el('div', {cls: 'v', text: human(sm.cached_bytes)}), el('div', {cls: 'l', text: 'held by allocator caches'})]));
     if (sm.suppressed_bytes) cards.appendChild(el('div', {cls: 'card', 'data-bytes': sm.suppressed_bytes}, [
       el('div', {cls: 'v', text: human(sm.suppressed_bytes)}), el('div', {cls: 'l', text: 'suppressed'})]));
+    if (sm.mapped_count) cards.appendChild(el('div', {cls: 'card', id: 'card-mapped', 'data-bytes': sm.mapped_bytes}, [
+      el('div', {cls: 'v', text: human(sm.mapped_bytes)}),
+      el('div', {cls: 'l', text: 'mapped from other processes: ' + exact(sm.mapped_count) + ' mappings in ' +
+        exact(sm.mapped_groups) + ' stacks (not this process\u2019s memory)'})]));
     D.devices.forEach(function (d) {
       cards.appendChild(el('div', {cls: 'card peak', 'data-device': d.device, 'data-peak-bytes': d.peak_bytes}, [
         el('div', {cls: 'v', text: human(d.peak_bytes)}),
@@ -587,6 +591,10 @@
     if (T.suppressed.length) {
       sec.appendChild(el('h3', {text: 'Suppressed'}));
       sec.appendChild(table('suppressed-table', [['rule', 'rule']].concat(leakCols()), T.suppressed.slice(), function (r) { return r.stack; }));
+    }
+    if (T.mapped.length) { /* IPC handles never closed, imported pool pointers never freed */
+      sec.appendChild(el('h3', {text: 'Mapped from other processes (their memory, not in this process\u2019s usage)'}));
+      sec.appendChild(table('mapped-table', leakCols(), T.mapped.slice(), function (r) { return r.stack; }));
     }
     sec.appendChild(el('h3', {text: 'Peak consumers: what was live at each device\u2019s peak'}));
     sec.appendChild(T.peak.length ? table('peak-table', [['device', 'device', true, devName], ['bytes', 'bytes', true, exact],

@@ -54,7 +54,7 @@ def fmt(n):
 # ---------------------------------------------------------------- checks list
 
 CUDA_CHECKS = ["rt-shared", "rt-static", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
-               "vmm", "async", "peak", "threads", "oom", "sigusr1", "kernels"]
+               "vmm", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
 ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
@@ -75,6 +75,7 @@ DESCRIPTIONS = {
     "oom": "scenarios.c oom: one oversized cudaMalloc fails cleanly, OOM snapshot",
     "sigusr1": "churn.c: `gpuleak snapshot PID` (SIGUSR1) mid-run",
     "kernels": "scripts/gpu/kernels.cu: kernels, created pool, managed/pinned, two threads",
+    "graph": "graph_memory.c: graph memory nodes (explicit, generic, captured), exact leaks, counts, peak",
     "torch-caching": "default caching allocator: gpuleak peak == torch.cuda.max_memory_reserved()",
     "torch-uncached": "PYTORCH_NO_CUDA_MEMORY_CACHING=1: the leak, live and peak bytes",
     "torch-async": "backend:cudaMallocAsync: the leak, peak == max_memory_allocated",
@@ -306,9 +307,12 @@ def program_specs(ctx):
         "rk_shared": (tp("runtime_kinds.c"), ["-cudart", "shared"]),
         "rk_static": (tp("runtime_kinds.c"), ["-cudart", "static"]),
         "driver_paths": (tp("driver_paths.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
+        "driver_paths_ptds": (tp("driver_paths.c"), ["-cudart", "shared", "--default-stream", "per-thread"]
+                              + stubs + ["-lcuda", "-ldl"]),
         "driver_lifecycle": (tp("driver_lifecycle.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-lpthread"]),
         "scenarios": (tp("scenarios.c"), ["-cudart", "shared", "-lpthread"]),
         "churn": (tp("churn.c"), ["-cudart", "shared", "-lpthread"]),
+        "graph_memory": (tp("graph_memory.c"), ["-cudart", "shared"]),
         "kernels": (os.path.join(GPU_DIR, "kernels.cu"),
                     ["-cudart", "shared", "-gencode", "arch=compute_90,code=[sm_90,compute_90]", "-lpthread"]),
     }
@@ -587,11 +591,16 @@ def check_driver(ctx, how):
     if not modes:
         raise Skip("tests/t_paths_driver.sh has no %s mode" % how)
     for m in modes:
-        run_traced(ctx, d, m, prog(ctx, "driver_paths"), [m], os.path.join(d, m + ".snap"))
+        # "procaddr-ptds" is a mode of the program; any other "-ptds" is the
+        # program built for the per-thread default stream (_ptsz exports).
+        exe, arg = prog(ctx, "driver_paths"), m
+        if m.endswith("-ptds") and m != "procaddr-ptds":
+            exe, arg = prog(ctx, "driver_paths_ptds"), m[:-len("-ptds")]
+        run_traced(ctx, d, m, exe, [arg], os.path.join(d, m + ".snap"))
         r = report_json(ctx, d, m + ".snap")
         got = [(l["kind"], l["device"], l["api"], l["bytes"], l["count"], fn(l["frames"][0]) if l["frames"] else None)
                for l in r["leaks"]]
-        want = eval("[" + want_src + "]", {"ptsz": "_ptsz" if m == "procaddr-ptds" else ""})
+        want = eval("[" + want_src + "]", {"ptsz": "_ptsz" if m.endswith("-ptds") else ""})
         compare_sets(got, want, m + ": leak groups")
         dv = devs(r)
         expect((dv[0]["alloc_count"], dv[0]["free_count"]), dev_counts, m + ": device 0 allocs/frees")
@@ -647,6 +656,31 @@ def check_peak(ctx):
            "peak composition")
     expect(r["leaks"], [], "leaks")
     return "peak 6 MiB = 4 MiB peak_a + 2 x 1 MiB peak_b; no leaks"
+
+
+def check_graph(ctx):
+    """tests/programs/graph_memory.c (tests/t_graph_memory.sh has the same
+    expectations): what the real runtime does underneath -- instantiate and
+    launch through the driver's entry points -- is what this checks."""
+    d = check_dir(ctx, "graph")
+    run_traced(ctx, d, "graph", prog(ctx, "graph_memory"), [], os.path.join(d, "g.snap"))
+    r = report_json(ctx, d, "g.snap")
+    src = os.path.join(PROGRAMS, "graph_memory.c")
+    ll, lg = site_line(src, "LEAK-SITE: graph_leak"), site_line(src, "LEAK-SITE: generic_leak")
+    got = [(l["kind"], l["device"], l["api"], l["bytes"], l["count"], frame_str(l["frames"][0]) if l["frames"] else None)
+           for l in r["leaks"]]
+    # the generic cudaGraphAddNode is caught at the driver: its ABI name is
+    # the runtime's choice (cuGraphAddNode_v2 from CUDA 12.3 on)
+    generic = got[1][2] if len(got) == 2 and got[1][2] in ("cuGraphAddNode", "cuGraphAddNode_v2") else "cuGraphAddNode_v2"
+    expect(got, [("graph", 0, "cudaGraphAddMemAllocNode", 655360, 1, "graph_leak graph_memory.c:%d" % ll),
+                 ("graph", 0, generic, 393216, 1, "generic_leak graph_memory.c:%d" % lg)], "leak groups")
+    dv = devs(r)[0]
+    expect((dv["alloc_count"], dv["free_count"], dv["unknown_free_count"]), (12, 10, 0), "allocs/frees/unknown")
+    expect(dv["peak_bytes"], 3 * MiB, "peak bytes")
+    expect(sorted(fn(c["frames"][0]) for c in dv["peak_composition"]),
+           ["capture_alloc", "generic_leak", "graph_leak"], "peak composition")
+    return "leaks 640 KiB graph_leak:%d + 384 KiB generic_leak:%d (%s); 12 allocs/10 frees; peak 3 MiB" % (
+        ll, lg, generic)
 
 
 def check_threads(ctx):
@@ -1249,7 +1283,7 @@ def main(argv):
               ("vmm", lambda: check_vmm(ctx)), ("async", lambda: check_async(ctx)),
               ("peak", lambda: check_peak(ctx)), ("threads", lambda: check_threads(ctx)),
               ("oom", lambda: check_oom(ctx)), ("sigusr1", lambda: check_sigusr1(ctx)),
-              ("kernels", lambda: check_kernels(ctx)),
+              ("kernels", lambda: check_kernels(ctx)), ("graph", lambda: check_graph(ctx)),
               ("torch-caching", lambda: check_torch_segments(ctx, tr, "caching")),
               ("torch-uncached", lambda: check_torch_uncached(ctx, tr)),
               ("torch-async", lambda: check_torch_async(ctx, tr)),

@@ -207,6 +207,13 @@ def main():
                                    ".map(function(e){return +e.textContent.replace(/,/g,'');})")
                 eq(counts, sorted(counts), "rows in count order")
 
+        # other processes' memory still mapped: its own card and table
+        mapped = rep.get("mapped", {}).get("groups", [])
+        eq(attrs(page, "#card-mapped", ["data-bytes"]),
+           [[str(rep["mapped"]["bytes"])]] if mapped else [], "mapped card")
+        rows = attrs(page, "#mapped-table tbody tr.row", ["data-bytes"])
+        eq([int(x[0]) for x in rows], [m["bytes"] for m in mapped][:200], "mapped table rows")
+
         if a.growth:
             g = json.load(open(a.growth))
             rows = page.eval("document.querySelectorAll('#growth-table tbody tr.row').length")

@@ -12,7 +12,7 @@
  *   snapgen history OUT / nohistory OUT   known timeline, peak and
  *       fragmentation (snapgen_scen.inc); nohistory: the same without EVENTS
  *   snapgen caches OUT          allocator-cache, cuBLAS and static-runtime
- *       stacks (suppressions and folding)
+ *       stacks (suppressions and folding); snapgen ipc OUT: with mappings
  *   snapgen diffset DIR         DIR/a.snap b.snap c.snap (one process over
  *       time) and DIR/other.snap (another run)
  *   snapgen ranks DIR           DIR/r0.snap r1.snap r2.snap (three ranks)
@@ -803,6 +803,8 @@ int main(int argc, char **argv)
         return gen_history(out, 0);
     if (strcmp(mode, "caches") == 0 && argc == 3)
         return gen_caches(out);
+    if (strcmp(mode, "ipc") == 0 && argc == 3)
+        return gen_ipc(out);
     if (strcmp(mode, "diffset") == 0 && argc == 3)
         return gen_diffset(out);
     if (strcmp(mode, "ranks") == 0 && argc == 3)

@@ -19,7 +19,8 @@ int fc_access_ok(uintptr_t p, size_t n, int *is_device)
     if (fc_heap_in_range(p)) {
         struct fc_seg *s = fc_heap_find(p, 0, NULL);
         *is_device = 1;
-        ok = s && s->kind != FC_K_ARRAY && p + n <= s->start + s->size;
+        ok = s && s->kind != FC_K_ARRAY && !(s->kind == FC_K_GRAPH && !s->graph_live) &&
+             p + n <= s->start + s->size;
     } else if (fc_vmm_lookup(p, &rs, &rz, &ms, &mz, &dev, &rw)) {
         *is_device = 1;
         ok = fc_vmm_range_ok(p, n);

@@ -30,6 +30,8 @@ static const struct { CUresult code; const char *name, *str; } errs[] = {
     E(CUDA_ERROR_CONTEXT_IS_DESTROYED, "context is destroyed"),
     E(CUDA_ERROR_NOT_PERMITTED, "operation not permitted"),
     E(CUDA_ERROR_NOT_SUPPORTED, "operation not supported"),
+    E(CUDA_ERROR_ILLEGAL_STATE, "the operation cannot be performed in the present state"),
+    E(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "operation not permitted when stream is capturing"),
     E(CUDA_ERROR_UNKNOWN, "unknown error"),
 };
 #undef E

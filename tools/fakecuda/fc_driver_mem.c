@@ -74,7 +74,11 @@ CUresult cuMemFree_v2(CUdeviceptr dptr)
     if (s && s->kind == FC_K_POOL && !s->pool_free) {
         fc_pool_block_free(s); /* allowed: cuMemFree of a cuMemAllocAsync pointer */
         r = CUDA_SUCCESS;
-    } else if (s && (s->kind == FC_K_DEVICE || s->kind == FC_K_PITCH || s->kind == FC_K_MANAGED)) {
+    } else if (s && s->kind == FC_K_GRAPH && s->graph_live) {
+        fc_graph_free_alloc(s); /* allowed for a graph allocation, at once */
+        r = CUDA_SUCCESS;
+    } else if (s && (s->kind == FC_K_DEVICE || s->kind == FC_K_PITCH || s->kind == FC_K_MANAGED ||
+                     (s->kind == FC_K_IPC && s->ipc_pool))) { /* an imported pool pointer: unmapped */
         fc_heap_free(d, s);
         r = CUDA_SUCCESS;
     }
@@ -110,7 +114,8 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr 
     uintptr_t rs, ms;
     size_t rz, mz;
     int dev, rw;
-    if (s && s->kind != FC_K_ARRAY && !(s->kind == FC_K_POOL && s->pool_free)) {
+    if (s && s->kind != FC_K_ARRAY && !(s->kind == FC_K_POOL && s->pool_free) &&
+        !(s->kind == FC_K_GRAPH && !s->graph_live)) {
         base = s->start;
         size = s->req;
         if ((uintptr_t)dptr - base >= size)
@@ -326,11 +331,13 @@ CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
 
 /* Everything allocated in context c goes: device/pitch/managed blocks, arrays,
  * pinned host memory and host registrations.  Live pool blocks go back to
- * their pools, which are then emptied.  Lock held. */
+ * their pools, which are then emptied; live graph allocations die, while
+ * their addresses stay with their nodes.  Lock held. */
 void fc_ctx_release_memory(struct fc_ctx *c)
 {
     struct fc_dev *d = &fc_devs[c->dev];
     fc_array_release_ctx(c);
+    fc_graph_release_ctx(c);
 again:
     for (struct fc_seg *s = d->segs; s; s = s->next) {
         if (!s->used || s->ctx != c)
@@ -340,7 +347,7 @@ again:
                 fc_pool_block_free(s);
                 goto again;
             }
-        } else if (s->kind != FC_K_ARRAY) {
+        } else if (s->kind != FC_K_ARRAY && s->kind != FC_K_GRAPH) {
             fc_heap_free(d, s);
             goto again;
         }

@@ -11,7 +11,7 @@
 
 static struct fc_pool *all_pools; /* never freed: stale handles are refused */
 
-static int pool_known(struct fc_pool *p)
+int fc_pool_known(struct fc_pool *p)
 {
     for (struct fc_pool *x = all_pools; x; x = x->next_all)
         if (x == p)
@@ -19,12 +19,13 @@ static int pool_known(struct fc_pool *p)
     return 0;
 }
 
-static struct fc_pool *pool_new(int dev)
+struct fc_pool *fc_pool_new(int dev)
 {
     struct fc_pool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->dev = dev;
+    p->id = fc_next_id();
     p->alive = 1;
     p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
     p->next_all = all_pools;
@@ -35,7 +36,7 @@ static struct fc_pool *pool_new(int dev)
 void fc_pool_init_device(struct fc_dev *d)
 {
     fc_lock();
-    d->default_pool = d->cur_pool = pool_new(d->ord);
+    d->default_pool = d->cur_pool = fc_pool_new(d->ord);
     if (d->default_pool)
         d->default_pool->is_default = 1;
     fc_unlock();
@@ -81,6 +82,8 @@ void fc_pool_empty_device(int dev)
 void fc_pool_block_free(struct fc_seg *s)
 {
     struct fc_pool *p = s->pool;
+    if (s->ipc_slot) /* the exported allocation is gone, the block stays */
+        fc_ipc_forget(s);
     s->pool_free = 1;
     s->ctx = NULL;
     p->used -= s->size;
@@ -127,7 +130,9 @@ static CUresult pool_alloc(struct fc_pool *p, struct fc_ctx *c, size_t req, CUde
     return CUDA_SUCCESS;
 }
 
-static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, struct fc_pool *pool, CUstream st)
+/* pt: a _ptsz entry point, where stream 0 is the per-thread default stream
+ * (which, unlike the legacy one, can be captured). */
+static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, struct fc_pool *pool, CUstream st, int pt)
 {
     struct fc_ctx *c;
     int dev;
@@ -139,10 +144,13 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, struct fc_pool *
     if (!dptr || bytesize == 0)
         return CUDA_ERROR_INVALID_VALUE;
     fc_lock();
+    struct fc_graph *g = fc_capturing(st, pt);
     if (!pool)
         pool = fc_devs[dev].cur_pool;
-    if (!pool_known(pool) || !pool->alive)
+    if (!fc_pool_known(pool) || !pool->alive || pool->imported) /* imported pools only map */
         r = CUDA_ERROR_INVALID_VALUE;
+    else if (g) /* captured: an allocation node, the pool is not touched */
+        r = fc_capture_alloc(g, c, pool->dev, bytesize, dptr);
     else
         r = pool_alloc(pool, c, bytesize, dptr);
     fc_unlock();
@@ -151,35 +159,36 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, struct fc_pool *
 
 CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-    return alloc_async(dptr, bytesize, NULL, hStream);
+    return alloc_async(dptr, bytesize, NULL, hStream, 0);
 }
 
 CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-    return alloc_async(dptr, bytesize, NULL, hStream);
+    return alloc_async(dptr, bytesize, NULL, hStream, 1);
 }
 
-static CUresult from_pool(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream st)
+static CUresult from_pool(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream st, int pt)
 {
     if (!pool)
         return CUDA_ERROR_INVALID_VALUE;
-    return alloc_async(dptr, bytesize, (struct fc_pool *)pool, st);
+    return alloc_async(dptr, bytesize, (struct fc_pool *)pool, st, pt);
 }
 
 CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
-    return from_pool(dptr, bytesize, pool, hStream);
+    return from_pool(dptr, bytesize, pool, hStream, 0);
 }
 
 CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
                                       CUstream hStream)
 {
-    return from_pool(dptr, bytesize, pool, hStream);
+    return from_pool(dptr, bytesize, pool, hStream, 1);
 }
 
 /* Pool blocks go back to their pool; ordinary cuMemAlloc memory may also be
- * freed this way (the real driver allows it) and is released at once. */
-static CUresult free_async(CUdeviceptr dptr, CUstream st)
+ * freed this way (the real driver allows it) and is released at once, and
+ * so is a live graph allocation.  Captured, the free is a free node. */
+static CUresult free_async(CUdeviceptr dptr, CUstream st, int pt)
 {
     int dev;
     CUresult r = fc_stream_dev(st, &dev);
@@ -190,11 +199,18 @@ static CUresult free_async(CUdeviceptr dptr, CUstream st)
     fc_lock();
     struct fc_dev *d;
     struct fc_seg *s = fc_heap_find((uintptr_t)dptr, 1, &d);
+    struct fc_graph *g = fc_capturing(st, pt);
     r = CUDA_ERROR_INVALID_VALUE;
-    if (s && s->kind == FC_K_POOL && !s->pool_free) {
+    if (g) {
+        r = fc_capture_free(g, dptr);
+    } else if (s && s->kind == FC_K_GRAPH && s->graph_live) {
+        fc_graph_free_alloc(s);
+        r = CUDA_SUCCESS;
+    } else if (s && s->kind == FC_K_POOL && !s->pool_free) {
         fc_pool_block_free(s);
         r = CUDA_SUCCESS;
-    } else if (s && (s->kind == FC_K_DEVICE || s->kind == FC_K_PITCH || s->kind == FC_K_MANAGED)) {
+    } else if (s && (s->kind == FC_K_DEVICE || s->kind == FC_K_PITCH || s->kind == FC_K_MANAGED ||
+                     (s->kind == FC_K_IPC && s->ipc_pool))) {
         fc_heap_free(d, s);
         r = CUDA_SUCCESS;
     }
@@ -202,8 +218,8 @@ static CUresult free_async(CUdeviceptr dptr, CUstream st)
     return r;
 }
 
-CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) { return free_async(dptr, hStream); }
-CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) { return free_async(dptr, hStream); }
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) { return free_async(dptr, hStream, 0); }
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) { return free_async(dptr, hStream, 1); }
 
 /* ---- pool objects ------------------------------------------------------ */
 
@@ -215,7 +231,9 @@ CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
         poolProps->location.type != CU_MEM_LOCATION_TYPE_DEVICE || !fc_dev_get(poolProps->location.id))
         return CUDA_ERROR_INVALID_VALUE;
     fc_lock();
-    struct fc_pool *p = pool_new(poolProps->location.id);
+    struct fc_pool *p = fc_pool_new(poolProps->location.id);
+    if (p)
+        p->handle_types = (unsigned)poolProps->handleTypes;
     fc_unlock();
     if (!p)
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -231,7 +249,7 @@ CUresult cuMemPoolDestroy(CUmemoryPool pool)
         return CUDA_ERROR_NOT_INITIALIZED;
     struct fc_pool *p = (struct fc_pool *)pool;
     fc_lock();
-    int ok = p && pool_known(p) && p->alive && !p->is_default;
+    int ok = p && fc_pool_known(p) && p->alive && !p->is_default;
     if (ok) {
         p->alive = 0;
         if (fc_devs[p->dev].cur_pool == p)
@@ -248,7 +266,7 @@ CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
         return CUDA_ERROR_NOT_INITIALIZED;
     struct fc_pool *p = (struct fc_pool *)pool;
     fc_lock();
-    int ok = p && pool_known(p) && p->alive;
+    int ok = p && fc_pool_known(p) && p->alive;
     if (ok)
         fc_pool_trim(p, minBytesToKeep);
     fc_unlock();
@@ -264,7 +282,7 @@ CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void
         return CUDA_ERROR_INVALID_VALUE;
     CUresult r = CUDA_SUCCESS;
     fc_lock();
-    if (!p || !pool_known(p) || !p->alive) {
+    if (!p || !fc_pool_known(p) || !p->alive) {
         r = CUDA_ERROR_INVALID_VALUE;
     } else {
         switch (attr) {
@@ -305,7 +323,7 @@ CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void
         return CUDA_ERROR_INVALID_VALUE;
     CUresult r = CUDA_SUCCESS;
     fc_lock();
-    if (!p || !pool_known(p) || !p->alive) {
+    if (!p || !fc_pool_known(p) || !p->alive) {
         r = CUDA_ERROR_INVALID_VALUE;
     } else {
         switch (attr) {
@@ -363,7 +381,7 @@ CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
         return CUDA_ERROR_INVALID_DEVICE;
     struct fc_pool *p = (struct fc_pool *)pool;
     fc_lock();
-    int ok = p && pool_known(p) && p->alive && p->dev == dev;
+    int ok = p && fc_pool_known(p) && p->alive && p->dev == dev && !p->imported;
     if (ok)
         d->cur_pool = p;
     fc_unlock();

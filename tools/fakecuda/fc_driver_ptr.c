@@ -26,7 +26,8 @@ static void describe(uintptr_t p, struct info *in)
     int reg, rw;
     fc_lock();
     struct fc_seg *s = fc_heap_find(p, 0, &d);
-    if (s && s->kind != FC_K_ARRAY && !(s->kind == FC_K_POOL && s->pool_free)) {
+    if (s && s->kind != FC_K_ARRAY && !(s->kind == FC_K_POOL && s->pool_free) &&
+        !(s->kind == FC_K_GRAPH && !s->graph_live)) {
         in->found = 1;
         in->type = CU_MEMORYTYPE_DEVICE;
         in->ctx = s->ctx;

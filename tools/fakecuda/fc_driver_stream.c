@@ -10,6 +10,7 @@ struct fc_stream {
     unsigned flags;
     int alive;
     unsigned long long id;
+    struct fc_graph *capture;  /* the graph being captured into, if any */
     struct fc_stream *next_all;
 };
 
@@ -21,6 +22,19 @@ static int stream_known(struct fc_stream *s)
         if (x == s)
             return 1;
     return 0;
+}
+
+/* A per-thread default stream's capture (fc_driver_capture.c). */
+static __thread struct fc_graph *pt_capture;
+
+struct fc_graph **fc_stream_capture_slot(CUstream hs, int per_thread)
+{
+    if (hs == CU_STREAM_PER_THREAD || (hs == NULL && per_thread))
+        return &pt_capture;
+    if (hs == NULL || hs == CU_STREAM_LEGACY)
+        return NULL;
+    struct fc_stream *s = (struct fc_stream *)hs;
+    return stream_known(s) && s->alive ? &s->capture : NULL;
 }
 
 /* NULL, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD mean "the current

@@ -60,10 +60,10 @@ int fc_charge(struct fc_dev *d, size_t n)
 
 void fc_uncharge(struct fc_dev *d, size_t n) { d->used -= n; }
 
-struct fc_seg *fc_heap_alloc(struct fc_dev *d, size_t rsize)
+/* First fit; the caller has charged the device (or maps another process's
+ * memory, which is not this device's to charge). */
+static struct fc_seg *take(struct fc_dev *d, size_t rsize)
 {
-    if (rsize == 0 || fc_charge(d, rsize) != 0)
-        return NULL;
     for (struct fc_seg *s = d->segs; s; s = s->next) {
         if (s->used || s->size < rsize)
             continue;
@@ -91,8 +91,36 @@ struct fc_seg *fc_heap_alloc(struct fc_dev *d, size_t rsize)
         s->id = fc_next_id();
         return s;
     }
-    fc_uncharge(d, rsize);
     return NULL;
+}
+
+struct fc_seg *fc_heap_alloc(struct fc_dev *d, size_t rsize)
+{
+    if (rsize == 0 || fc_charge(d, rsize) != 0)
+        return NULL;
+    struct fc_seg *s = take(d, rsize);
+    if (!s)
+        fc_uncharge(d, rsize);
+    return s;
+}
+
+struct fc_seg *fc_heap_map(struct fc_dev *d, size_t rsize)
+{
+    struct fc_seg *s = rsize ? take(d, rsize) : NULL;
+    if (s)
+        s->kind = FC_K_IPC;
+    return s;
+}
+
+/* A graph allocation's address is fixed when its node is created; its
+ * physical memory comes and goes with launches and frees, charged to the
+ * device's graph pool (fc_driver_graph_exec.c), not here. */
+struct fc_seg *fc_heap_reserve(struct fc_dev *d, size_t rsize)
+{
+    struct fc_seg *s = rsize ? take(d, rsize) : NULL;
+    if (s)
+        s->kind = FC_K_GRAPH;
+    return s;
 }
 
 static void merge_next(struct fc_seg *s)
@@ -107,7 +135,10 @@ static void merge_next(struct fc_seg *s)
 
 void fc_heap_free(struct fc_dev *d, struct fc_seg *s)
 {
-    fc_uncharge(d, s->size);
+    if (s->ipc_slot)
+        fc_ipc_forget(s);
+    if (s->kind != FC_K_IPC && s->kind != FC_K_GRAPH)
+        fc_uncharge(d, s->size);
     /* Give the pages back so a test that churns gigabytes stays small -- only
      * whole pages inside the block: a neighbour may share its edge pages. */
     uintptr_t lo = (s->start + 4095) & ~(uintptr_t)4095, hi = (s->start + s->size) & ~(uintptr_t)4095;

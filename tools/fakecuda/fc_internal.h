@@ -26,6 +26,9 @@ enum fc_kind {
     FC_K_MANAGED,    /* cuMemAllocManaged */
     FC_K_POOL,       /* a block owned by a stream-ordered pool */
     FC_K_ARRAY,      /* backing store of a CUarray / CUmipmappedArray */
+    FC_K_IPC,        /* another process's allocation mapped here (not charged) */
+    FC_K_GRAPH,      /* a graph allocation node's address (not charged: launches
+                        charge the device's graph pool) */
 };
 
 struct fc_pool;
@@ -56,6 +59,18 @@ struct fc_seg {
     int pool_free;             /* FC_K_POOL: held by the pool, not by a user */
     struct fc_seg *pool_next;  /* FC_K_POOL: pool's block list */
     unsigned long long id;     /* process-unique buffer id */
+    int ipc_slot;              /* exported: export-table slot + 1, else 0 */
+    /* FC_K_IPC: where the mapping comes from, and how it goes away */
+    int ipc_pid;               /* exporting process */
+    unsigned long long ipc_src;/* exporter's buffer id */
+    int ipc_refs;              /* cuIpcOpenMemHandle references */
+    int ipc_pool;              /* cuMemPoolImportPointer: freed like a pool block */
+    /* FC_K_GRAPH (fc_driver_graph*.c) */
+    int graph_live;            /* a launch reached the node; not freed since */
+    int graph_refs;            /* nodes and executable graphs naming it */
+    void *graph_owner;         /* the graph of its allocation node */
+    int graph_freed;           /* a free node exists: 1 in the owner, 2 elsewhere */
+    int graph_sim;             /* scratch: live during a launch's dry run */
 };
 
 struct fc_pool {
@@ -67,6 +82,11 @@ struct fc_pool {
     uint64_t reserved, used, reserved_high, used_high;
     struct fc_seg *blocks;
     struct fc_pool *next_all;
+    unsigned long long id;     /* process-unique, named in exported handles */
+    unsigned handle_types;     /* CUmemAllocationHandleType mask: exportable */
+    int imported;              /* from another process: maps, never allocates */
+    int src_pid;               /* imported: the exporting process ... */
+    unsigned long long src_id; /* ... and its pool's id */
 };
 
 struct fc_dev {
@@ -78,6 +98,9 @@ struct fc_dev {
     struct fc_seg *segs;       /* address-ordered */
     struct fc_pool *default_pool, *cur_pool;
     struct fc_ctx primary;
+    /* the graph memory pool: used by live graph allocations, reserved
+     * (charged to `used`) until cuDeviceGraphMemTrim */
+    size_t graph_used, graph_reserved, graph_used_high, graph_reserved_high;
 };
 
 /* fc_state.c: one lock for all driver state; a fake needs correctness, not
@@ -95,6 +118,8 @@ struct fc_dev *fc_dev_get(CUdevice d); /* NULL when out of range */
 size_t fc_round(size_t n);
 int fc_heap_setup(struct fc_dev *d);
 struct fc_seg *fc_heap_alloc(struct fc_dev *d, size_t rsize); /* charges d->used */
+struct fc_seg *fc_heap_map(struct fc_dev *d, size_t rsize);   /* FC_K_IPC: charges nothing */
+struct fc_seg *fc_heap_reserve(struct fc_dev *d, size_t rsize); /* FC_K_GRAPH: charges nothing */
 void fc_heap_free(struct fc_dev *d, struct fc_seg *s);         /* uncharges */
 struct fc_seg *fc_heap_find(uintptr_t p, int exact, struct fc_dev **dout);
 int fc_heap_in_range(uintptr_t p);
@@ -113,6 +138,8 @@ void fc_array_release_ctx(struct fc_ctx *c);
 CUresult fc_stream_dev(CUstream s, int *dev);/* device a stream belongs to */
 
 /* fc_driver_pool.c (lock held) */
+struct fc_pool *fc_pool_new(int dev);
+int fc_pool_known(struct fc_pool *p);
 void fc_pool_init_device(struct fc_dev *d);
 void fc_pool_sync_device(int dev);           /* trim every pool to threshold */
 void fc_pool_block_free(struct fc_seg *s);   /* user returns a pool block */
@@ -125,6 +152,24 @@ void fc_pool_empty_device(int dev);          /* trim every pool to 0 */
 int fc_vmm_lookup(uintptr_t p, uintptr_t *rstart, size_t *rsize,
                   uintptr_t *mstart, size_t *msize, int *dev, int *rw);
 int fc_vmm_range_ok(uintptr_t p, size_t n);   /* mapped read-write throughout */
+
+/* fc_driver_ipc.c (lock held): an exported allocation ends (freed, or its
+ * pool block handed back), so importers can no longer open it. */
+void fc_ipc_forget(struct fc_seg *s);
+
+/* fc_driver_graph.c (lock held; the rest is in fc_graph.h) */
+struct fc_graph;
+void fc_graph_free_alloc(struct fc_seg *s);  /* a live graph allocation is freed */
+void fc_graph_release_ctx(struct fc_ctx *c); /* its context is torn down */
+/* Stream capture: the stream-ordered calls add nodes to graph g instead. */
+CUresult fc_capture_alloc(struct fc_graph *g, struct fc_ctx *c, int dev, size_t bytesize, CUdeviceptr *dptr);
+CUresult fc_capture_free(struct fc_graph *g, CUdeviceptr dptr);
+/* fc_driver_stream.c (lock held): where the capture into stream hs is kept
+ * (per_thread: NULL means the per-thread default stream); NULL for the
+ * legacy stream, which cannot be captured, and for an unknown stream. */
+struct fc_graph **fc_stream_capture_slot(CUstream hs, int per_thread);
+/* The graph stream hs is capturing into, or NULL (lock held). */
+struct fc_graph *fc_capturing(CUstream hs, int per_thread);
 
 /* fc_driver_mem.c */
 int fc_host_lookup(uintptr_t p, uintptr_t *start, size_t *size, struct fc_ctx **ctx,

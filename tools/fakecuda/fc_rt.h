@@ -71,7 +71,42 @@
     X(cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", 0)     \
     X(cuDeviceGetMemPool, "cuDeviceGetMemPool", 0)                   \
     X(cuDeviceSetMemPool, "cuDeviceSetMemPool", 0)                   \
-    X(cuPointerGetAttributes, "cuPointerGetAttributes", 0)
+    X(cuIpcGetMemHandle, "cuIpcGetMemHandle", 0)                     \
+    X(cuIpcOpenMemHandle_v2, "cuIpcOpenMemHandle", 0)                 \
+    X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", 0)                 \
+    X(cuMemPoolExportToShareableHandle, "cuMemPoolExportToShareableHandle", 0)     \
+    X(cuMemPoolImportFromShareableHandle, "cuMemPoolImportFromShareableHandle", 0) \
+    X(cuMemPoolExportPointer, "cuMemPoolExportPointer", 0)           \
+    X(cuMemPoolImportPointer, "cuMemPoolImportPointer", 0)           \
+    X(cuPointerGetAttributes, "cuPointerGetAttributes", 0)           \
+    FC_RT_GRAPH_FUNCS(X)
+
+/* Graphs and stream capture (fc_rt_graph*.c). */
+#define FC_RT_GRAPH_FUNCS(X)                                                   \
+    X(cuStreamBeginCapture_v2, "cuStreamBeginCapture", 0)                      \
+    X(cuStreamBeginCapture_v2_ptsz, "cuStreamBeginCapture", 1)                 \
+    X(cuStreamEndCapture, "cuStreamEndCapture", 0)                             \
+    X(cuStreamEndCapture_ptsz, "cuStreamEndCapture", 1)                        \
+    X(cuStreamIsCapturing, "cuStreamIsCapturing", 0)                           \
+    X(cuStreamIsCapturing_ptsz, "cuStreamIsCapturing", 1)                      \
+    X(cuGraphCreate, "cuGraphCreate", 0)                                       \
+    X(cuGraphDestroy, "cuGraphDestroy", 0)                                     \
+    X(cuGraphAddMemAllocNode, "cuGraphAddMemAllocNode", 0)                     \
+    X(cuGraphAddMemFreeNode, "cuGraphAddMemFreeNode", 0)                       \
+    X(cuGraphAddNode_v2, "cuGraphAddNode", 0)                                  \
+    X(cuGraphGetNodes, "cuGraphGetNodes", 0)                                   \
+    X(cuGraphNodeGetType, "cuGraphNodeGetType", 0)                             \
+    X(cuGraphMemAllocNodeGetParams, "cuGraphMemAllocNodeGetParams", 0)         \
+    X(cuGraphMemFreeNodeGetParams, "cuGraphMemFreeNodeGetParams", 0)           \
+    X(cuGraphInstantiateWithFlags, "cuGraphInstantiate", 0)                    \
+    X(cuGraphInstantiateWithParams, "cuGraphInstantiateWithParams", 0)         \
+    X(cuGraphInstantiateWithParams_ptsz, "cuGraphInstantiateWithParams", 1)    \
+    X(cuGraphLaunch, "cuGraphLaunch", 0)                                       \
+    X(cuGraphLaunch_ptsz, "cuGraphLaunch", 1)                                  \
+    X(cuGraphExecDestroy, "cuGraphExecDestroy", 0)                             \
+    X(cuDeviceGetGraphMemAttribute, "cuDeviceGetGraphMemAttribute", 0)         \
+    X(cuDeviceSetGraphMemAttribute, "cuDeviceSetGraphMemAttribute", 0)         \
+    X(cuDeviceGraphMemTrim, "cuDeviceGraphMemTrim", 0)
 
 struct fc_rt_driver {
     __typeof__(cuGetProcAddress_v2) *cuGetProcAddress_v2; /* from dlsym */

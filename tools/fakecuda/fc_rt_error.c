@@ -27,6 +27,8 @@ static const struct { cudaError_t code; const char *name, *str; } errs[] = {
     E(cudaErrorHostMemoryNotRegistered, "pointer does not correspond to a registered memory region"),
     E(cudaErrorNotPermitted, "operation not permitted"),
     E(cudaErrorNotSupported, "operation not supported"),
+    E(cudaErrorIllegalState, "the operation cannot be performed in the present state"),
+    E(cudaErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing"),
     E(cudaErrorUnknown, "unknown error"),
 };
 #undef E

@@ -18,13 +18,19 @@ FC_OBJ := $(BUILD)/obj/fakecuda
 
 FC_DRV_SRCS := fc_state.c fc_heap.c fc_driver_ctx.c fc_driver_stream.c fc_driver_error.c \
                fc_driver_mem.c fc_driver_copy.c fc_driver_array.c fc_driver_pool.c \
-               fc_driver_vmm.c fc_driver_ptr.c fc_procaddr.c
+               fc_driver_vmm.c fc_driver_ptr.c fc_driver_ipc.c fc_procaddr.c
 FC_RT_SRCS := fc_rt_init.c fc_rt_device.c fc_rt_error.c fc_rt_mem.c fc_rt_pool.c \
-              fc_rt_array.c fc_rt_entry.c
+              fc_rt_array.c fc_rt_entry.c fc_rt_ipc.c
+
+# Graph memory nodes and stream capture (their shared header: fc_graph.h).
+FC_GRAPH_SRCS := fc_driver_graph.c fc_driver_graph_exec.c fc_driver_capture.c
+FC_DRV_SRCS += $(FC_GRAPH_SRCS)
+FC_RT_SRCS += fc_rt_graph.c fc_rt_graph_exec.c
 
 FC_DRV_OBJS := $(FC_DRV_SRCS:%.c=$(FC_OBJ)/drv/%.o)
 FC_RT_OBJS := $(FC_RT_SRCS:%.c=$(FC_OBJ)/rt/%.o)
 FC_RTS_OBJS := $(FC_RT_SRCS:%.c=$(FC_OBJ)/rt_static/%.o)
+$(FC_GRAPH_SRCS:%.c=$(FC_OBJ)/drv/%.o): $(FC_SRC)/fc_graph.h
 
 FC_CFLAGS = $(BASE_CFLAGS) $(CUDA_INC) $(CPPFLAGS_COMMON) -I$(FC_SRC) -fPIC
 # Sanitized shared objects take their runtime from the (sanitized) program.
@@ -59,16 +65,24 @@ $(FC_OBJ)/rt_static/%.o: $(FC_SRC)/%.c $(FC_SRC)/fc_rt.h | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CC) $(FC_CFLAGS) -DFAKECUDA_STATIC -fvisibility=hidden -c -o $@ $<
 
-$(FAKECUDA_DIR)/libcuda.so.1: $(FC_DRV_OBJS) $(FC_SRC)/libcuda.map
+# -Bsymbolic-functions: the driver's own references to its functions (the
+# cuGetProcAddress table) bind inside it, as in NVIDIA's driver.  Without it
+# they would bind to a preloaded interposer's definitions of the same names,
+# so cuGetProcAddress would hand out libgpuleak's hooks by itself and tests
+# could not tell whether libgpuleak wraps what cuGetProcAddress returns.
+$(FAKECUDA_DIR)/libcuda.so.1: $(FC_DRV_OBJS) $(FC_SRC)/libcuda.map $(FC_SRC)/module.mk
 	@mkdir -p $(@D)
 	$(CC) -shared $(SAN_FLAGS) -Wl,-soname,libcuda.so.1 -Wl,--version-script=$(FC_SRC)/libcuda.map \
-	  $(FC_ZDEFS) -o $@ $(FC_DRV_OBJS) -lpthread
+	  -Wl,-Bsymbolic-functions $(FC_ZDEFS) -o $@ $(FC_DRV_OBJS) -lpthread
 
 # No DT_NEEDED on libcuda: the driver is dlopen()ed, found via RUNPATH $ORIGIN.
-$(FAKECUDA_DIR)/libcudart.so.13: $(FC_RT_OBJS) $(FC_SRC)/libcudart.map
+# -Bsymbolic-functions here too: NVIDIA's runtime calls its own internals, so
+# a runtime function that uses another (cudaGetDriverEntryPoint, the pools)
+# never reaches a preloaded hook through the export.
+$(FAKECUDA_DIR)/libcudart.so.13: $(FC_RT_OBJS) $(FC_SRC)/libcudart.map $(FC_SRC)/module.mk
 	@mkdir -p $(@D)
 	$(CC) -shared $(SAN_FLAGS) -Wl,-soname,libcudart.so.13 -Wl,--version-script=$(FC_SRC)/libcudart.map \
-	  -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN' $(FC_ZDEFS) -o $@ $(FC_RT_OBJS) -ldl -lpthread
+	  -Wl,-Bsymbolic-functions -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN' $(FC_ZDEFS) -o $@ $(FC_RT_OBJS) -ldl -lpthread
 
 $(FAKECUDA_DIR)/libcudart_static.a: $(FC_RTS_OBJS)
 	@mkdir -p $(@D)
@@ -81,7 +95,8 @@ $(FAKECUDA_DIR)/libcudart.so: $(FAKECUDA_DIR)/libcudart.so.13
 	ln -sf libcudart.so.13 $@
 
 # ---- self-tests (tests/t_fakecuda_*.sh) ----
-FC_TESTS := $(BUILD)/tests/fc_rt_test $(BUILD)/tests/fc_drv_test $(BUILD)/tests/fc_static_test
+FC_TESTS := $(BUILD)/tests/fc_rt_test $(BUILD)/tests/fc_drv_test $(BUILD)/tests/fc_static_test \
+            $(BUILD)/tests/fc_ipc_test
 all: $(FC_TESTS)
 
 $(BUILD)/tests/fc_rt_test: tests/fakecuda/fc_rt_test.c tests/fakecuda/fc_check.h $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
@@ -92,3 +107,13 @@ $(BUILD)/tests/fc_drv_test: tests/fakecuda/fc_drv_test.c tests/fakecuda/fc_check
 
 $(BUILD)/tests/fc_static_test: tests/fakecuda/fc_static_test.c tests/fakecuda/fc_check.h $(FAKECUDA_STATIC_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_STATIC_LDFLAGS))
+
+# Two processes (fork): driver and runtime API, so both libraries.
+$(BUILD)/tests/fc_ipc_test: tests/fakecuda/fc_ipc_test.c tests/fakecuda/fc_check.h tests/programs/ipc_channel.h $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -lcuda)
+
+# Graph memory nodes and stream capture, through the runtime and the driver.
+FC_TESTS += $(BUILD)/tests/fc_graph_test
+all: $(BUILD)/tests/fc_graph_test
+$(BUILD)/tests/fc_graph_test: tests/fakecuda/fc_graph_test.c tests/fakecuda/fc_check.h $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -lcuda)

@@ -1,0 +1,181 @@
+/* CUDA graph memory nodes with known outcomes (tests/t_graph_memory.sh).
+ * Built three ways: shared runtime, static runtime, and with the
+ * per-thread default stream (-DCUDA_API_PER_THREAD_DEFAULT_STREAM, where the
+ * capture runs on stream 0, the per-thread default stream).  Lines marked
+ * LEAK-SITE / PEAK-SITE are what the tests expect the reporter to point at.
+ *
+ *   graph 1 (explicit nodes): kept 1 MiB, scratch 256 KiB freed by a free
+ *     node of the same graph, leaked 640 KiB, generic (cudaGraphAddNode)
+ *     384 KiB; launched once; kept freed with cudaFree; a relaunch fails
+ *     (its allocations are still live) and must record nothing
+ *   graph 2 (stream capture, AutoFreeOnLaunch): 512 KiB freed in the
+ *     capture, then 2 MiB; launched 3 times (each relaunch frees the 2 MiB
+ *     first: before the 512 KiB come, not when the 2 MiB are reallocated)
+ *   graph 3 (capture): frees graph 2's 2 MiB (a free node in another graph)
+ *   graph 2 again, then its 2 MiB freed with cudaFreeAsync
+ *   graph 4 (capture) never instantiated, graph 5 (explicit) instantiated and
+ *     never launched: both allocate nothing
+ * Leaks at exit: 640 KiB (leaked) and 384 KiB (generic).  Peak of device 0:
+ * 640 + 384 KiB + 2 MiB, during graph 2's first launch. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#define KiB 1024u
+#define MiB (1024u * 1024u)
+
+static void check(cudaError_t rc, const char *what)
+{
+    if (rc != cudaSuccess) {
+        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
+        exit(1);
+    }
+}
+
+static struct cudaMemAllocNodeParams on_device0(size_t bytes)
+{
+    struct cudaMemAllocNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.poolProps.allocType = cudaMemAllocationTypePinned;
+    p.poolProps.location.type = cudaMemLocationTypeDevice;
+    p.poolProps.location.id = 0;
+    p.bytesize = bytes;
+    return p;
+}
+
+__attribute__((noinline)) static void *graph_kept(cudaGraph_t g, cudaGraphNode_t *n)
+{
+    struct cudaMemAllocNodeParams p = on_device0(1 * MiB);
+    check(cudaGraphAddMemAllocNode(n, g, NULL, 0, &p), "cudaGraphAddMemAllocNode"); /* PEAK-SITE: graph_kept */
+    return p.dptr;
+}
+
+__attribute__((noinline)) static void graph_scratch(cudaGraph_t g, cudaGraphNode_t *n)
+{
+    struct cudaMemAllocNodeParams p = on_device0(256 * KiB);
+    cudaGraphNode_t a;
+    check(cudaGraphAddMemAllocNode(&a, g, n, 1, &p), "cudaGraphAddMemAllocNode"); /* PEAK-SITE: graph_scratch */
+    check(cudaGraphAddMemFreeNode(n, g, &a, 1, p.dptr), "cudaGraphAddMemFreeNode");
+}
+
+__attribute__((noinline)) static void *graph_leak(cudaGraph_t g, cudaGraphNode_t *n)
+{
+    struct cudaMemAllocNodeParams p = on_device0(640 * KiB);
+    cudaGraphNode_t dep = *n;
+    check(cudaGraphAddMemAllocNode(n, g, &dep, 1, &p), "cudaGraphAddMemAllocNode"); /* LEAK-SITE: graph_leak */
+    return p.dptr;
+}
+
+/* The generic node API (CUDA 12.2+; edge data in cudaGraphAddNode from 13.0,
+ * in cudaGraphAddNode_v2 before). */
+#if CUDART_VERSION >= 13000
+#define ADD_NODE(n, g, dep, np) cudaGraphAddNode(n, g, dep, NULL, 1, np)
+#else
+#define ADD_NODE(n, g, dep, np) cudaGraphAddNode(n, g, dep, 1, np)
+#endif
+__attribute__((noinline)) static void *generic_leak(cudaGraph_t g, cudaGraphNode_t *n)
+{
+    struct cudaGraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = cudaGraphNodeTypeMemAlloc;
+    np.alloc.poolProps.allocType = cudaMemAllocationTypePinned;
+    np.alloc.poolProps.location.type = cudaMemLocationTypeDevice;
+    np.alloc.bytesize = 384 * KiB;
+    cudaGraphNode_t dep = *n;
+    check(ADD_NODE(n, g, &dep, &np), "cudaGraphAddNode"); /* LEAK-SITE: generic_leak */
+    return np.alloc.dptr;
+}
+
+__attribute__((noinline)) static void *capture_alloc(cudaStream_t s)
+{
+    void *p = NULL;
+    check(cudaMallocAsync(&p, 2 * MiB, s), "cudaMallocAsync"); /* PEAK-SITE: capture_alloc */
+    return p;
+}
+
+__attribute__((noinline)) static void capture_scratch(cudaStream_t s)
+{
+    void *p = NULL;
+    check(cudaMallocAsync(&p, 512 * KiB, s), "cudaMallocAsync"); /* PEAK-SITE: capture_scratch */
+    check(cudaFreeAsync(p, s), "cudaFreeAsync");
+}
+
+__attribute__((noinline)) static void *never_launched(cudaStream_t s)
+{
+    void *p = NULL;
+    check(cudaMallocAsync(&p, 5 * MiB, s), "cudaMallocAsync"); /* captured, never launched */
+    return p;
+}
+
+int main(void)
+{
+    cudaStream_t s;
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+    s = 0; /* the per-thread default stream, which can be captured */
+#else
+    check(cudaStreamCreate(&s), "cudaStreamCreate");
+#endif
+    /* graph 1: explicit nodes */
+    cudaGraph_t g1;
+    cudaGraphNode_t n;
+    check(cudaGraphCreate(&g1, 0), "cudaGraphCreate");
+    void *kept = graph_kept(g1, &n);
+    graph_scratch(g1, &n);
+    graph_leak(g1, &n);
+    generic_leak(g1, &n);
+    cudaGraphExec_t x1;
+    check(cudaGraphInstantiate(&x1, g1, 0), "cudaGraphInstantiate");
+    check(cudaGraphLaunch(x1, s), "cudaGraphLaunch");
+    check(cudaFree(kept), "cudaFree");
+    if (cudaGraphLaunch(x1, s) != cudaErrorInvalidValue) { /* leaked and generic still live */
+        fprintf(stderr, "relaunch with unfreed allocations did not fail\n");
+        return 1;
+    }
+    (void)cudaGetLastError();
+
+    /* graph 2: stream capture, auto-free on relaunch */
+    cudaGraph_t g2, g3, g4;
+    check(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    capture_scratch(s);
+    void *c1 = capture_alloc(s);
+    check(cudaStreamEndCapture(s, &g2), "cudaStreamEndCapture");
+    cudaGraphExec_t x2, x3, x5;
+    check(cudaGraphInstantiateWithFlags(&x2, g2, cudaGraphInstantiateFlagAutoFreeOnLaunch), "instantiate");
+    for (int i = 0; i < 3; i++)
+        check(cudaGraphLaunch(x2, s), "cudaGraphLaunch");
+
+    /* graph 3 frees graph 2's allocation */
+    check(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    check(cudaFreeAsync(c1, s), "cudaFreeAsync");
+    check(cudaStreamEndCapture(s, &g3), "cudaStreamEndCapture");
+    check(cudaGraphInstantiate(&x3, g3, 0), "cudaGraphInstantiate");
+    check(cudaGraphLaunch(x3, s), "cudaGraphLaunch");
+    check(cudaGraphLaunch(x2, s), "cudaGraphLaunch");
+    check(cudaFreeAsync(c1, s), "cudaFreeAsync");
+
+    /* graph 4: captured, never launched; graph 5: instantiated, never launched */
+    check(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    never_launched(s);
+    check(cudaStreamEndCapture(s, &g4), "cudaStreamEndCapture");
+    cudaGraph_t g5;
+    cudaGraphNode_t n5;
+    struct cudaMemAllocNodeParams p5 = on_device0(7 * MiB);
+    check(cudaGraphCreate(&g5, 0), "cudaGraphCreate");
+    check(cudaGraphAddMemAllocNode(&n5, g5, NULL, 0, &p5), "cudaGraphAddMemAllocNode");
+    check(cudaGraphInstantiate(&x5, g5, 0), "cudaGraphInstantiate");
+
+    check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    check(cudaGraphExecDestroy(x1), "cudaGraphExecDestroy");
+    check(cudaGraphExecDestroy(x2), "cudaGraphExecDestroy");
+    check(cudaGraphExecDestroy(x3), "cudaGraphExecDestroy");
+    check(cudaGraphExecDestroy(x5), "cudaGraphExecDestroy");
+    cudaGraph_t all[] = {g1, g2, g3, g4, g5};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        check(cudaGraphDestroy(all[i]), "cudaGraphDestroy");
+#ifndef CUDA_API_PER_THREAD_DEFAULT_STREAM
+    check(cudaStreamDestroy(s), "cudaStreamDestroy");
+#endif
+    return 0;
+}

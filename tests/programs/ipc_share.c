@@ -1,0 +1,252 @@
+/* A producer shares device memory with a consumer process, the way
+ * torch.multiprocessing shares CUDA tensors: the parent (exporter) allocates
+ * three buffers and a block of an exportable pool, sends their IPC handles,
+ * the pool's descriptor and the block's export data over a socketpair; the
+ * forked child (importer) maps all four, closes or frees all but one, and
+ * exits with that one still open -- a leak of the exporter's memory that
+ * neither process's allocator sees.  Under gpuleak the importer also asks
+ * for a snapshot, mapped.snap, while all four are mapped.
+ *
+ * Usage: ipc_share runtime|driver  (how the importer maps and releases; the
+ * exporter always uses the runtime).  Prints "exporter PID" and
+ * "importer PID".  The line marked LEAK-SITE is what the tests expect the
+ * reporter to name. */
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ipc_channel.h"
+
+#define NOINLINE __attribute__((noinline))
+
+/* gpuleak's public API, when preloaded: a snapshot with all four mapped. */
+int gpuleak_snapshot(const char *path) __attribute__((weak));
+static void snapshot_mapped(void)
+{
+    if (gpuleak_snapshot)
+        gpuleak_snapshot("mapped.snap");
+}
+
+enum { A_BYTES = 1000000, B_BYTES = 2000000, C_BYTES = 3000000, P_BYTES = 500000, OWN_BYTES = 4000000 };
+
+struct shared {
+    cudaIpcMemHandle_t a, b, c;
+    struct cudaMemPoolPtrExportData p;
+};
+
+static void rt(cudaError_t rc, const char *what)
+{
+    if (rc != cudaSuccess) {
+        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
+        exit(1);
+    }
+}
+
+static void drv(CUresult rc, const char *what)
+{
+    if (rc != CUDA_SUCCESS) {
+        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
+        exit(1);
+    }
+}
+
+/* ---- exporter (parent) -------------------------------------------------- */
+
+static void exporter(int sock, pid_t importer)
+{
+    void *a, *b, *c, *p;
+    rt(cudaMalloc(&a, A_BYTES), "cudaMalloc");
+    rt(cudaMalloc(&b, B_BYTES), "cudaMalloc");
+    rt(cudaMalloc(&c, C_BYTES), "cudaMalloc");
+    struct cudaMemPoolProps props = {.allocType = cudaMemAllocationTypePinned,
+                                     .handleTypes = cudaMemHandleTypePosixFileDescriptor,
+                                     .location = {cudaMemLocationTypeDevice, 0}};
+    cudaMemPool_t pool;
+    rt(cudaMemPoolCreate(&pool, &props), "cudaMemPoolCreate");
+    rt(cudaMallocFromPoolAsync(&p, P_BYTES, pool, NULL), "cudaMallocFromPoolAsync");
+    struct shared s;
+    rt(cudaIpcGetMemHandle(&s.a, a), "cudaIpcGetMemHandle");
+    rt(cudaIpcGetMemHandle(&s.b, b), "cudaIpcGetMemHandle");
+    rt(cudaIpcGetMemHandle(&s.c, c), "cudaIpcGetMemHandle");
+    rt(cudaMemPoolExportPointer(&s.p, p), "cudaMemPoolExportPointer");
+    int fd;
+    rt(cudaMemPoolExportToShareableHandle(&fd, pool, cudaMemHandleTypePosixFileDescriptor, 0),
+       "cudaMemPoolExportToShareableHandle");
+    chan_send(sock, &s, sizeof s, fd);
+    close(fd);
+    /* The memory must outlive the importer's use of it. */
+    int st;
+    if (waitpid(importer, &st, 0) != importer || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "importer failed\n");
+        exit(1);
+    }
+    rt(cudaFree(a), "cudaFree");
+    rt(cudaFree(b), "cudaFree");
+    rt(cudaFree(c), "cudaFree");
+    rt(cudaFreeAsync(p, NULL), "cudaFreeAsync");
+    rt(cudaMemPoolDestroy(pool), "cudaMemPoolDestroy");
+}
+
+/* ---- importer, runtime API ------------------------------------------------ */
+
+static NOINLINE void *rt_open(cudaIpcMemHandle_t h)
+{
+    void *d;
+    rt(cudaIpcOpenMemHandle(&d, h, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
+    return d;
+}
+
+static NOINLINE void *rt_leak_mapping(cudaIpcMemHandle_t h)
+{
+    void *d;
+    rt(cudaIpcOpenMemHandle(&d, h, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle"); /* LEAK-SITE: rt_leak_mapping */
+    return d;
+}
+
+static NOINLINE void *rt_import(cudaMemPool_t pool, struct cudaMemPoolPtrExportData *e)
+{
+    void *d;
+    rt(cudaMemPoolImportPointer(&d, pool, e), "cudaMemPoolImportPointer");
+    return d;
+}
+
+/* Own memory, allocated while all four mappings are open: the device's peak
+ * must be exactly this. */
+static NOINLINE void rt_own(void)
+{
+    void *d;
+    rt(cudaMalloc(&d, OWN_BYTES), "cudaMalloc");
+    rt(cudaFree(d), "cudaFree");
+}
+
+static void rt_importer(struct shared *s, int fd)
+{
+    void *a = rt_open(s->a);
+    void *a2 = rt_open(s->a); /* the same handle again: same mapping, one more reference */
+    void *b = rt_open(s->b);
+    rt_leak_mapping(s->c);
+    cudaMemPool_t pool;
+    rt(cudaMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0),
+       "cudaMemPoolImportFromShareableHandle");
+    void *p = rt_import(pool, &s->p);
+    rt(cudaMemset(p, 0, P_BYTES), "cudaMemset");
+    snapshot_mapped();
+    rt_own();
+    if (a2 != a) {
+        fprintf(stderr, "reopen gave another address\n");
+        exit(1);
+    }
+    rt(cudaIpcCloseMemHandle(a), "cudaIpcCloseMemHandle");
+    rt(cudaIpcCloseMemHandle(a2), "cudaIpcCloseMemHandle");
+    rt(cudaIpcCloseMemHandle(b), "cudaIpcCloseMemHandle");
+    rt(cudaFreeAsync(p, NULL), "cudaFreeAsync");
+    rt(cudaMemPoolDestroy(pool), "cudaMemPoolDestroy");
+}
+
+/* ---- importer, driver API --------------------------------------------------- */
+
+static CUipcMemHandle cu_handle(cudaIpcMemHandle_t h)
+{
+    CUipcMemHandle c;
+    memcpy(&c, &h, sizeof c);
+    return c;
+}
+
+static NOINLINE CUdeviceptr cu_open(cudaIpcMemHandle_t h)
+{
+    CUdeviceptr d;
+    drv(cuIpcOpenMemHandle(&d, cu_handle(h), CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), "cuIpcOpenMemHandle");
+    return d;
+}
+
+static NOINLINE CUdeviceptr cu_leak_mapping(cudaIpcMemHandle_t h)
+{
+    CUdeviceptr d;
+    drv(cuIpcOpenMemHandle(&d, cu_handle(h), CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), "cuIpcOpenMemHandle"); /* LEAK-SITE: cu_leak_mapping */
+    return d;
+}
+
+static NOINLINE CUdeviceptr cu_import(CUmemoryPool pool, struct cudaMemPoolPtrExportData *e)
+{
+    CUdeviceptr d;
+    drv(cuMemPoolImportPointer(&d, pool, (CUmemPoolPtrExportData *)e), "cuMemPoolImportPointer");
+    return d;
+}
+
+static NOINLINE void cu_own(void)
+{
+    CUdeviceptr d;
+    drv(cuMemAlloc(&d, OWN_BYTES), "cuMemAlloc");
+    drv(cuMemFree(d), "cuMemFree");
+}
+
+static void cu_importer(struct shared *s, int fd)
+{
+    CUcontext ctx;
+    drv(cuInit(0), "cuInit");
+    drv(cuDevicePrimaryCtxRetain(&ctx, 0), "cuDevicePrimaryCtxRetain");
+    drv(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    CUdeviceptr a = cu_open(s->a);
+    CUdeviceptr a2 = cu_open(s->a);
+    CUdeviceptr b = cu_open(s->b);
+    cu_leak_mapping(s->c);
+    CUmemoryPool pool;
+    drv(cuMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+        "cuMemPoolImportFromShareableHandle");
+    CUdeviceptr p = cu_import(pool, &s->p);
+    snapshot_mapped();
+    cu_own();
+    if (a2 != a) {
+        fprintf(stderr, "reopen gave another address\n");
+        exit(1);
+    }
+    drv(cuIpcCloseMemHandle(a), "cuIpcCloseMemHandle");
+    drv(cuIpcCloseMemHandle(a2), "cuIpcCloseMemHandle");
+    drv(cuIpcCloseMemHandle(b), "cuIpcCloseMemHandle");
+    drv(cuMemFree(p), "cuMemFree");
+    drv(cuMemPoolDestroy(pool), "cuMemPoolDestroy");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2 || (strcmp(argv[1], "runtime") != 0 && strcmp(argv[1], "driver") != 0)) {
+        fprintf(stderr, "usage: %s runtime|driver\n", argv[0]);
+        return 2;
+    }
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) {
+        perror("socketpair");
+        return 1;
+    }
+    fflush(stdout);
+    /* Fork before any CUDA call: two independent CUDA processes. */
+    pid_t child = fork();
+    if (child < 0) {
+        perror("fork");
+        return 1;
+    }
+    if (child == 0) {
+        close(sv[0]);
+        printf("importer %d\n", (int)getpid());
+        fflush(stdout);
+        struct shared s;
+        int fd = chan_recv(sv[1], &s, sizeof s);
+        if (fd < 0) {
+            fprintf(stderr, "no pool descriptor\n");
+            return 1;
+        }
+        if (strcmp(argv[1], "runtime") == 0)
+            rt_importer(&s, fd);
+        else
+            cu_importer(&s, fd);
+        close(fd);
+        return 0;
+    }
+    close(sv[1]);
+    printf("exporter %d\n", (int)getpid());
+    fflush(stdout);
+    exporter(sv[0], child);
+    return 0;
+}

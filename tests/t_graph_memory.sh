@@ -1,0 +1,62 @@
+# CUDA graph memory nodes (tests/programs/graph_memory.c): a graph
+# allocation is live from the launch that reaches its node to its free (in
+# the graph, in another graph, by cudaFree/cudaFreeAsync, or by an auto-free
+# relaunch), blamed on the line that created the node -- the explicit
+# cudaGraphAddMemAllocNode, the generic cudaGraphAddNode, or the
+# cudaMallocAsync a stream capture turned into a node -- never on the
+# launch.  Captured or instantiated nodes that are never launched allocate
+# nothing.  The same exact outcome through the shared runtime, the static
+# runtime (seen at the driver layer only) and the per-thread default stream
+# (captured on stream 0), each allocation counted once.
+source "$ROOT/tests/lib.sh"
+leak=$(site_line graph_memory.c 'LEAK-SITE: graph_leak')
+generic=$(site_line graph_memory.c 'LEAK-SITE: generic_leak')
+kept=$(site_line graph_memory.c 'PEAK-SITE: graph_kept')
+captured=$(site_line graph_memory.c 'PEAK-SITE: capture_alloc')
+for how in shared static ptds; do
+    prog=$TPROG/graph_memory
+    [ "$how" = shared ] || prog=${prog}_$how
+    GPULEAK_OUTPUT=$how.snap traced "$prog"
+    "$REPORT" --json "$how.snap" >"$how.json"
+    "$REPORT" "$how.snap" >"$how.txt"
+    check_json "$how.json" <<PY
+how = "$how"
+explicit = "cuGraphAddMemAllocNode" if how == "static" else "cudaGraphAddMemAllocNode"
+captured = {"shared": "cudaMallocAsync", "static": "cuMemAllocAsync", "ptds": "cudaMallocAsync_ptsz"}[how]
+# the leaks: exact bytes, count, kind, api and the line that made the node
+eq([(l["kind"], l["device"], l["api"], l["bytes"], l["count"], frame(l["frames"][0])) for l in leaks],
+   [("graph", 0, explicit, 655360, 1, "graph_leak graph_memory.c:$leak"),
+    ("graph", 0, "cuGraphAddNode_v2", 393216, 1, "generic_leak graph_memory.c:$generic")], how + ": leaks")
+eq([l["via_static_runtime"] for l in leaks],
+   ["cudaGraphAddMemAllocNode", "cudaGraphAddNode"] if how == "static" else [None, None], how + ": via")
+eq(d["leak_summary"]["by_kind"], [{"kind": "graph", "kind_code": 7, "device": 0, "bytes": 1048576, "count": 2}],
+   how + ": leak summary")
+# 4 allocations of graph 1's launch and 2 for each of graph 2's 4 launches;
+# frees: graph 1's scratch in the graph and kept by cudaFree, graph 2's
+# scratch in each launch, its 2 MiB by 2 auto-free relaunches, graph 3 and
+# cudaFreeAsync.  Nothing else: no pool allocation for the captured
+# cudaMallocAsync calls, nothing for graphs 4 and 5, nothing for the
+# relaunch that failed.
+d0 = devices[0]
+eq((d0["alloc_count"], d0["free_count"], d0["unknown_free_count"], d0["live_bytes"], d0["live_count"]),
+   (12, 10, 0, 1048576, 2), how + ": device 0 counts")
+eq(d0["alloc_bytes_total"], 1048576 + 262144 + 655360 + 393216 + 4 * (2097152 + 524288), how + ": bytes allocated")
+eq(sorted(devices), [0], how + ": devices")
+# the peak: during graph 2's first launch (not on a relaunch, whose
+# auto-free comes before its scratch allocation)
+eq(d0["peak_bytes"], 655360 + 393216 + 2097152, how + ": peak")
+eq(sorted((c["frames"][0]["function"], c["bytes"], c["count"]) for c in d0["peak_composition"]),
+   [("capture_alloc", 2097152, 1), ("generic_leak", 393216, 1), ("graph_leak", 655360, 1)],
+   how + ": peak composition")
+before = d0["peak_history"]["before"]
+eq([(b["kind"], b["api"], b["size"], frame(b["frames"][0])) for b in before if b["size"] in (1048576, 2097152)],
+   [("graph", explicit, 1048576, "graph_kept graph_memory.c:$kept"),
+    ("graph", captured, 2097152, "capture_alloc graph_memory.c:$captured")], how + ": history before the peak")
+eq(sorted({b["kind"] for b in before}), ["graph"], how + ": kinds in the history")
+PY
+    api=cudaGraphAddMemAllocNode
+    [ "$how" = static ] && api="cuGraphAddMemAllocNode via the static runtime's cudaGraphAddMemAllocNode"
+    grep -qF "655,360 bytes (640.0 KiB) in 1 allocation: graph memory on device 0 ($api), not freed at exit" "$how.txt" ||
+        fail "$how: text report leak line"
+    grep -q "#0 graph_leak (graph_memory.c:$leak)" "$how.txt" || fail "$how: text report frame"
+done

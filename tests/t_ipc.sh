@@ -1,0 +1,117 @@
+# Memory another process exported and this one maps (tests/programs/
+# ipc_share.c): the exporter shares three buffers by CUDA IPC handle and a
+# pool block by pool pointer; the importer opens one handle twice, closes or
+# frees every mapping but one, and exits.  Its report names the mapping left
+# open -- exact bytes, count, API, function and line -- in its own section,
+# not among the leaks; its device peak and counters are its own memory only;
+# each mapping is one record whichever layer the call went through (shared
+# runtime -> driver, the driver directly, the static runtime via
+# cuGetProcAddress).  The exporter's report is untouched by the importer.
+source "$ROOT/tests/lib.sh"
+for how in runtime driver static; do
+    prog=$TPROG/ipc_share mode=$how
+    [ "$how" = static ] && prog=$TPROG/ipc_share_static mode=runtime
+    mkdir "$how" && (cd "$how" && traced "$prog" "$mode" >pids) || fail "$how: run"
+    exp=$(awk '$1 == "exporter" {print $2}' "$how/pids")
+    imp=$(awk '$1 == "importer" {print $2}' "$how/pids")
+    final=$how/gpuleak.$imp.1.snap # .0 is mapped.snap, requested mid-run
+    "$REPORT" --json "$final" >"$how/imp.json"
+    "$REPORT" "$final" >"$how/imp.txt"
+    "$REPORT" --json "$how/gpuleak.$exp.0.snap" >"$how/exp.json"
+    fn=$([ "$how" = driver ] && echo cu_leak_mapping || echo rt_leak_mapping)
+    open_api=$([ "$how" = runtime ] && echo cudaIpcOpenMemHandle || echo cuIpcOpenMemHandle_v2)
+    line=$(site_line ipc_share.c "LEAK-SITE: $fn")
+    check_json "$how/imp.json" <<PY
+how = "$how"
+open_api = "$open_api"
+eq(leaks, [], how + ": no leaks of its own")
+m = d["mapped"]
+eq([(g["bytes"], g["count"], g["kind"], g["device"], g["api"], frame(g["frames"][0])) for g in m["groups"]],
+   [(3000000, 1, "ipc", 0, open_api, "$fn ipc_share.c:$line")], how + ": the mapping never closed")
+eq(m["groups"][0]["via_static_runtime"], "cudaIpcOpenMemHandle" if how == "static" else None, how + ": via")
+ls = d["leak_summary"]
+eq((ls["bytes"], ls["count"], ls["leaked_bytes"], ls["mapped_bytes"], ls["mapped_count"]),
+   (3000000, 1, 0, 3000000, 1), how + ": summary")
+eq([(k["kind"], k["bytes"]) for k in ls["by_kind"]], [("ipc", 3000000)], how + ": by kind")
+# The device is this process's memory: 4,000,000 bytes allocated while 6.5 MB
+# of mappings were open, and freed.
+dv = devices[0]
+eq(sorted(devices), [0], how + ": devices")
+eq((dv["peak_bytes"], dv["live_bytes"], dv["live_count"], dv["alloc_count"], dv["free_count"],
+    dv["unknown_free_count"]), (4000000, 0, 0, 1, 1, 0), how + ": device 0 counters")
+eq([(c["bytes"], c["frames"][0]["function"]) for c in dv["peak_composition"]],
+   [(4000000, "cu_own" if how == "driver" else "rt_own")], how + ": peak composition")
+eq([e["kind"] for e in dv["peak_history"]["before"]], ["device"], how + ": before the peak")
+# One record per mapping (A opened twice is one), none twice through the
+# runtime and the driver: 4 mapped + 1 own, 3 released + 1 own.
+t = d["timeline"]
+eq((t["allocs"], t["frees"]), (5, 4), how + ": history events")
+eq(t["devices"][0]["max_bytes"], 4000000, how + ": usage timeline")
+eq([(k["kind"], k["peak_bytes"]) for k in dv["peak_history"]["by_kind"]],
+   [("device", 4000000), ("ipc", 1000000 + 2000000 + 3000000 + 500000)], how + ": highest by kind")
+PY
+    # Mid-run, all four mapped: one record each (A, opened twice, is one),
+    # each under the API the program called; no device counters at all.
+    "$REPORT" --json "$how/mapped.snap" >"$how/mid.json"
+    import_api=$([ "$how" = runtime ] && echo cudaMemPoolImportPointer || echo cuMemPoolImportPointer)
+    pre=$([ "$how" = driver ] && echo cu || echo rt)
+    check_json "$how/mid.json" <<PY
+eq(d["snapshot"]["reason"], "request", "$how: mid-run snapshot")
+eq(sorted((g["bytes"], g["count"], g["api"], g["frames"][0]["function"]) for g in d["mapped"]["groups"]),
+   [(500000, 1, "$import_api", "${pre}_import"), (1000000, 1, "$open_api", "${pre}_open"),
+    (2000000, 1, "$open_api", "${pre}_open"), (3000000, 1, "$open_api", "${pre}_leak_mapping")],
+   "$how: all four mapped")
+eq((leaks, devices), ([], {}), "$how: nothing of its own yet")
+PY
+    grep -q '), mapped at the snapshot (on request)$' <("$REPORT" "$how/mapped.snap") || fail "$how: mid-run text"
+    check_json "$how/exp.json" <<PY
+eq((leaks, d["mapped"]["groups"]), ([], []), "$how: exporter freed everything")
+eq((devices[0]["peak_bytes"], devices[0]["alloc_count"], devices[0]["free_count"]),
+   (1000000 + 2000000 + 3000000 + 500000, 4, 4), "$how: exporter's peak is its memory")
+PY
+    grep -qx '    never unmapped:   3,000,000 bytes (2.9 MiB) in 1 mapping from 1 stack' "$how/imp.txt" ||
+        fail "$how: summary line"
+    grep -qx 'MAPPED FROM OTHER PROCESSES' "$how/imp.txt" || fail "$how: section"
+    grep -q "^3,000,000 bytes (2.9 MiB) in 1 mapping: ipc memory on device 0 ($open_api.*), never closed at exit$" \
+        "$how/imp.txt" || fail "$how: group line"
+    grep -qx "    #0 $fn (ipc_share.c:$line) \[$(basename "$prog")\]" "$how/imp.txt" || fail "$how: stack"
+    grep -qx '    of which mapped from other processes: 3,000,000 bytes (2.9 MiB) in 1 mapping' "$how/imp.txt" ||
+        fail "$how: leak summary line"
+done
+# The HTML page carries the same figures.
+"$REPORT" --html page.html "runtime/gpuleak.$(awk '$1 == "importer" {print $2}' runtime/pids).1.snap"
+grep -q '"mapped_bytes":3000000,"mapped_count":1' page.html || fail "html summary"
+
+# The reporter on a known snapshot (tests/report/snapgen.c "ipc"): a mapping
+# on PyTorch's caching-allocator stack stays a mapping (its built-in rule
+# takes only the cudaMalloc block there; PyTorch opens IPC handles from that
+# namespace), a pool pointer says "freed", a user rule moves a mapping to
+# "suppressed", and folded leaks and merge's leaked figures leave mappings out.
+"$TPROG/snapgen" ipc s.snap
+"$REPORT" --json s.snap >s.json
+check_json s.json <<'PY'
+eq([(l["bytes"], l["frames"][0]["function"]) for l in leaks], [(4194304, "alloc_activations")], "leaks")
+eq([(g["bytes"], g["rule"]) for g in d["allocator_caches"]["groups"]],
+   [(2097152, "pytorch-caching-allocator")], "cached")
+m = d["mapped"]
+eq([(g["bytes"], g["api"], g["frames"][0]["function"], "rule" in g) for g in m["groups"]],
+   [(8388608, "cudaIpcOpenMemHandle", "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(int)", False),
+    (1048576, "cuMemPoolImportPointer", "alloc_weights", False)], "mapped")
+eq((m["bytes"], m["count"], m["groups_total"]), (9437184, 2, 2), "mapped totals")
+ls = d["leak_summary"]
+eq((ls["bytes"], ls["leaked_bytes"], ls["cached_bytes"], ls["mapped_bytes"], ls["mapped_count"]),
+   (15728640, 4194304, 2097152, 9437184, 2), "summary")
+eq(devices[0]["live_bytes"], 6291456, "device counters")
+PY
+"$REPORT" s.snap | grep -qx '1,048,576 bytes (1.0 MiB) in 1 mapping: ipc memory on device 0 (cuMemPoolImportPointer), never freed at exit' ||
+    fail "pool pointer line"
+printf '{\n   weights\n   ...\n   fun:alloc_w*\n}\n' >w.supp
+"$REPORT" --json --suppressions w.supp s.snap >u.json
+check_json u.json <<'PY'
+eq([(g["bytes"], g["rule"]) for g in d["suppressed"]["groups"]], [(1048576, "weights")], "user rule")
+eq([g["bytes"] for g in d["mapped"]["groups"]], [8388608], "mapped left")
+PY
+expect_eq "$("$REPORT" --folded leaks s.snap)" "device_0:device;capture;train_loop;alloc_activations 4194304" "folded leaks"
+"$REPORT" merge --json s.snap s.snap >m.json
+expect_eq "$(jget m.json '[(r["live_bytes"], r["leaked_bytes"]) for r in d["ranks"]]')" \
+    "[[15728640, 4194304], [15728640, 4194304]]" "merge"

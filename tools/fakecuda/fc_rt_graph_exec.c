@@ -1,0 +1,128 @@
+/* Runtime: instantiating and launching graphs, stream capture and the
+ * graph memory pool, over the driver (the _ptsz entry points use the
+ * per-thread-default-stream driver variants). */
+#include "fc_rt.h"
+
+#define ENTER()                        \
+    do {                               \
+        cudaError_t e_ = fc_rt_ctx();  \
+        if (e_)                        \
+            return e_;                 \
+    } while (0)
+
+/* CUDA 12 gave cudaGraphInstantiate the flags of cudaGraphInstantiateWithFlags. */
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
+{
+    ENTER();
+    return fc_rt_cu(fc_drv.cuGraphInstantiateWithFlags((CUgraphExec *)pGraphExec, (CUgraph)graph, flags));
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
+{
+    ENTER();
+    return fc_rt_cu(fc_drv.cuGraphInstantiateWithFlags((CUgraphExec *)pGraphExec, (CUgraph)graph, flags));
+}
+
+static cudaError_t with_params(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *p,
+                               int pt)
+{
+    ENTER();
+    if (!p)
+        return fc_rt_set(cudaErrorInvalidValue);
+    CUDA_GRAPH_INSTANTIATE_PARAMS cp = {
+        .flags = p->flags, .hUploadStream = (CUstream)p->uploadStream,
+    };
+    CUresult r = pt ? fc_drv.cuGraphInstantiateWithParams_ptsz((CUgraphExec *)pGraphExec, (CUgraph)graph, &cp)
+                    : fc_drv.cuGraphInstantiateWithParams((CUgraphExec *)pGraphExec, (CUgraph)graph, &cp);
+    p->errNode_out = (cudaGraphNode_t)cp.hErrNode_out;
+    p->result_out = (cudaGraphInstantiateResult)cp.result_out;
+    return fc_rt_cu(r);
+}
+
+cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                           cudaGraphInstantiateParams *instantiateParams)
+{
+    return with_params(pGraphExec, graph, instantiateParams, 0);
+}
+
+cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                                cudaGraphInstantiateParams *instantiateParams)
+{
+    return with_params(pGraphExec, graph, instantiateParams, 1);
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    ENTER();
+    return fc_rt_cu(fc_drv.cuGraphLaunch((CUgraphExec)graphExec, (CUstream)stream));
+}
+
+cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    ENTER();
+    return fc_rt_cu(fc_drv.cuGraphLaunch_ptsz((CUgraphExec)graphExec, (CUstream)stream));
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
+{
+    ENTER();
+    return fc_rt_cu(fc_drv.cuGraphExecDestroy((CUgraphExec)graphExec));
+}
+
+/* ---- stream capture (the enums share their values) ------------------------ */
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+    ENTER();
+    return fc_rt_cu(fc_drv.cuStreamBeginCapture_v2((CUstream)stream, (CUstreamCaptureMode)mode));
+}
+
+cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+    ENTER();
+    return fc_rt_cu(fc_drv.cuStreamBeginCapture_v2_ptsz((CUstream)stream, (CUstreamCaptureMode)mode));
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+    ENTER();
+    return fc_rt_cu(fc_drv.cuStreamEndCapture((CUstream)stream, (CUgraph *)pGraph));
+}
+
+cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+    ENTER();
+    return fc_rt_cu(fc_drv.cuStreamEndCapture_ptsz((CUstream)stream, (CUgraph *)pGraph));
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+    ENTER();
+    return fc_rt_cu(fc_drv.cuStreamIsCapturing((CUstream)stream, (CUstreamCaptureStatus *)pCaptureStatus));
+}
+
+cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+    ENTER();
+    return fc_rt_cu(fc_drv.cuStreamIsCapturing_ptsz((CUstream)stream, (CUstreamCaptureStatus *)pCaptureStatus));
+}
+
+/* ---- the graph memory pool ------------------------------------------------ */
+
+cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
+{
+    ENTER();
+    return fc_rt_cu(fc_drv.cuDeviceGetGraphMemAttribute(device, (CUgraphMem_attribute)attr, value));
+}
+
+cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
+{
+    ENTER();
+    return fc_rt_cu(fc_drv.cuDeviceSetGraphMemAttribute(device, (CUgraphMem_attribute)attr, value));
+}
+
+cudaError_t cudaDeviceGraphMemTrim(int device)
+{
+    ENTER();
+    return fc_rt_cu(fc_drv.cuDeviceGraphMemTrim(device));
+}
