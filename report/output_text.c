@@ -157,15 +157,16 @@ static void group_when(struct report_ctx *r, const struct leak_group *g, const c
     put_cs(r, "    ", g->cs);
 }
 
-static void group_head(struct report_ctx *r, const struct leak_group *g, bool rule)
+/* "BYTES in N NOUNs: KIND memory on WHERE (API[ via the static runtime's
+ * X]), " -- the start of every group's first line. */
+static void group_what(struct report_ctx *r, const struct leak_group *g, enum tcolor color, const char *noun)
 {
     FILE *f = r->out;
-    const struct snap_process *p = &r->s->proc;
-    tc_on(r, rule ? TC_YELLOW : TC_RED);
+    tc_on(r, color);
     put_bytes(f, g->bytes);
     tc_off(r);
     fputs(" in ", f);
-    put_count(f, g->count, "allocation");
+    put_count(f, g->count, noun);
     fputs(": ", f);
     put_kind(f, g->kind);
     fputs(" memory on ", f);
@@ -178,6 +179,13 @@ static void group_head(struct report_ctx *r, const struct leak_group *g, bool ru
         put_str(f, via);
     }
     fputs("), ", f);
+}
+
+static void group_head(struct report_ctx *r, const struct leak_group *g, bool rule)
+{
+    FILE *f = r->out;
+    const struct snap_process *p = &r->s->proc;
+    group_what(r, g, rule ? TC_YELLOW : TC_RED, "allocation");
     if (rule) {
         fputs("held by ", f);
         put_str(f, r->sup->rules[g->rule].name);
@@ -279,23 +287,7 @@ static void mapped_head(struct report_ctx *r, const struct leak_group *g)
     FILE *f = r->out;
     const struct snap_process *p = &r->s->proc;
     bool pool = g->api == GL_API_CUDA_MEM_POOL_IMPORT_POINTER || g->api == GL_API_CU_MEM_POOL_IMPORT_POINTER;
-    tc_on(r, TC_RED);
-    put_bytes(f, g->bytes);
-    tc_off(r);
-    fputs(" in ", f);
-    put_count(f, g->count, "mapping");
-    fputs(": ", f);
-    put_kind(f, g->kind);
-    fputs(" memory on ", f);
-    put_where(f, g->device);
-    fputs(" (", f);
-    put_api(f, g->api);
-    const char *via = g->cs ? r->db->cs[g->cs].via_static : NULL;
-    if (via) {
-        fputs(" via the static runtime's ", f);
-        put_str(f, via);
-    }
-    fputs("), ", f);
+    group_what(r, g, TC_RED, "mapping");
     if (p->reason == GL_REASON_EXIT)
         fprintf(f, "never %s at exit\n", pool ? "freed" : "closed");
     else

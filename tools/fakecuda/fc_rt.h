@@ -119,6 +119,14 @@ struct fc_rt_driver {
 extern struct fc_rt_driver fc_drv;
 cudaError_t fc_rt_init(void);           /* load the driver (once) */
 cudaError_t fc_rt_ctx(void);            /* ... and make a context current */
+/* First thing in a runtime function that needs a current context: returns
+ * fc_rt_ctx()'s error from the caller, as the runtime does. */
+#define ENTER()                        \
+    do {                               \
+        cudaError_t e_ = fc_rt_ctx();  \
+        if (e_)                        \
+            return e_;                 \
+    } while (0)
 cudaError_t fc_rt_set(cudaError_t e);   /* record e as the last error; returns e */
 cudaError_t fc_rt_cu(CUresult r);       /* map + record a driver result */
 int fc_rt_device(void);                 /* the runtime's device for this thread */

@@ -2,13 +2,6 @@
  * cuMipmappedArrayCreate.  The runtime handle is the driver handle. */
 #include "fc_rt.h"
 
-#define ENTER()                        \
-    do {                               \
-        cudaError_t e_ = fc_rt_ctx();  \
-        if (e_)                        \
-            return e_;                 \
-    } while (0)
-
 /* Channel descriptor -> driver format + channel count. */
 static int to_format(const struct cudaChannelFormatDesc *d, CUarray_format *fmt, unsigned *nch)
 {

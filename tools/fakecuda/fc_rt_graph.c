@@ -6,13 +6,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define ENTER()                        \
-    do {                               \
-        cudaError_t e_ = fc_rt_ctx();  \
-        if (e_)                        \
-            return e_;                 \
-    } while (0)
-
 static void props_to_cu(CUmemPoolProps *o, const struct cudaMemPoolProps *i)
 {
     memset(o, 0, sizeof *o);

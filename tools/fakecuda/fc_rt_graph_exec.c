@@ -3,13 +3,6 @@
  * per-thread-default-stream driver variants). */
 #include "fc_rt.h"
 
-#define ENTER()                        \
-    do {                               \
-        cudaError_t e_ = fc_rt_ctx();  \
-        if (e_)                        \
-            return e_;                 \
-    } while (0)
-
 /* CUDA 12 gave cudaGraphInstantiate the flags of cudaGraphInstantiateWithFlags. */
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {

@@ -6,13 +6,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define ENTER()                        \
-    do {                               \
-        cudaError_t e_ = fc_rt_ctx();  \
-        if (e_)                        \
-            return e_;                 \
-    } while (0)
-
 _Static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(CUipcMemHandle), "same handle layout");
 _Static_assert(sizeof(struct cudaMemPoolPtrExportData) == sizeof(CUmemPoolPtrExportData),
                "same export data layout");

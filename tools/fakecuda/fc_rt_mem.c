@@ -5,13 +5,6 @@
 
 #include <stdint.h>
 
-#define ENTER()                        \
-    do {                               \
-        cudaError_t e_ = fc_rt_ctx();  \
-        if (e_)                        \
-            return e_;                 \
-    } while (0)
-
 /* cudaMalloc(&p, 0) succeeds with p = NULL without reaching the driver. */
 cudaError_t cudaMalloc(void **devPtr, size_t size)
 {

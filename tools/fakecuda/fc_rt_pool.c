@@ -6,13 +6,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define ENTER()                        \
-    do {                               \
-        cudaError_t e_ = fc_rt_ctx();  \
-        if (e_)                        \
-            return e_;                 \
-    } while (0)
-
 static cudaError_t malloc_async(void **devPtr, size_t size, cudaMemPool_t pool, cudaStream_t st, int pt)
 {
     ENTER();
