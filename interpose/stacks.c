@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define UNW_LOCAL_ONLY /* this process's stacks only: libunwind's _UL* functions */
 #include <libunwind.h>
 
 #include "internal.h"
@@ -54,6 +55,32 @@ static void merge_python(struct gl_capture *cap)
     cap->depth = n;
 }
 
+#if defined(__SANITIZE_THREAD__)
+/* TSan builds only: unw_backtrace keeps a per-thread trace cache that libunwind
+ * frees in the last round of thread-specific-data destructors, after TSan's
+ * runtime has finalized the thread, and the lock it takes there crashes TSan
+ * (docs/reliability.md).  Walking with unw_step keeps no per-thread state, so
+ * the TSan phase can run the tests whose threads exit.  Always inlined: the
+ * context is the caller's, as with unw_backtrace. */
+static inline __attribute__((always_inline)) int walk_stack(void **buf, int size)
+{
+    unw_context_t uc;
+    unw_cursor_t cursor;
+    if (unw_getcontext(&uc) != 0 || unw_init_local(&cursor, &uc) != 0)
+        return 0;
+    int n = 0;
+    unw_word_t ip;
+    while (n < size && unw_get_reg(&cursor, UNW_REG_IP, &ip) == 0 && ip != 0) {
+        buf[n++] = (void *)(uintptr_t)ip;
+        if (unw_step(&cursor) <= 0)
+            break;
+    }
+    return n;
+}
+#else
+#define walk_stack unw_backtrace
+#endif
+
 /* How many frames to unwind beyond the `depth` the user wants, for our own:
  * the most ever seen plus one (OWN_FRAMES_MAX until the first capture), so
  * that unwinding does not pay for frames it then drops. */
@@ -67,7 +94,7 @@ void gl_stack_capture(struct gl_capture *cap)
     if (want <= 0)
         return;
     int extra = atomic_load_explicit(&own_frames_max, memory_order_relaxed);
-    int n = unw_backtrace(raw, want + (extra ? extra : OWN_FRAMES_MAX));
+    int n = walk_stack(raw, want + (extra ? extra : OWN_FRAMES_MAX));
     int skip = 0;
     while (skip < n && gl_is_own_address((uintptr_t)raw[skip]))
         skip++;
