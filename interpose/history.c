@@ -1,26 +1,28 @@
 #include "history.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-static struct gl_event *ring;
+_Static_assert(sizeof(struct gl_event) == 64, "an event is one cache line");
+
+static struct gl_event *ring; /* 64-byte aligned: one line per slot */
 static size_t capacity;
-static _Atomic uint64_t head; /* events ever appended */
+static uint64_t floor_seq; /* events before it are not this process's */
 
 void gl_history_configure(size_t max_entries)
 {
     struct gl_event *fresh = NULL;
     if (max_entries > 0) {
-        fresh = calloc(max_entries, sizeof *fresh);
-        if (fresh == NULL)
+        fresh = aligned_alloc(64, max_entries * sizeof *fresh);
+        if (fresh != NULL)
+            memset(fresh, 0, max_entries * sizeof *fresh); /* seq 0: empty */
+        else
             max_entries = 0; /* no memory for it: run without history */
     }
     free(ring);
     ring = fresh;
     capacity = max_entries;
-    atomic_store(&head, 0);
 }
 
 size_t gl_history_capacity(void) { return capacity; }
@@ -29,21 +31,28 @@ void gl_history_add(const struct gl_event *e)
 {
     if (capacity == 0)
         return;
-    uint64_t i = atomic_fetch_add_explicit(&head, 1, memory_order_relaxed);
-    ring[i % capacity] = *e;
+    struct gl_event *slot = &ring[e->seq % capacity];
+    /* A thread that took its number long ago (descheduled for a whole ring)
+     * must not overwrite a newer event with one already out of the window. */
+    if (slot->seq < e->seq)
+        *slot = *e;
 }
 
-struct gl_event *gl_history_copy(size_t *n) { return gl_history_copy_into(NULL, 0, n); }
-
-struct gl_event *gl_history_copy_into(struct gl_event *buf, size_t room, size_t *n)
+struct gl_event *gl_history_copy_into(struct gl_event *buf, size_t room, uint64_t last_seq, size_t *n)
 {
     *n = 0;
-    uint64_t h = atomic_load(&head);
-    if (capacity == 0 || h == 0) {
+    if (capacity == 0 || last_seq == 0) {
         free(buf);
         return NULL;
     }
-    size_t count = h < capacity ? (size_t)h : capacity;
+    uint64_t first = last_seq >= capacity ? last_seq - capacity + 1 : 1;
+    if (first < floor_seq)
+        first = floor_seq;
+    if (first > last_seq) {
+        free(buf);
+        return NULL;
+    }
+    size_t count = (size_t)(last_seq - first + 1);
     struct gl_event *out = buf;
     if (out == NULL || room < count) {
         free(buf);
@@ -51,11 +60,19 @@ struct gl_event *gl_history_copy_into(struct gl_event *buf, size_t room, size_t 
     }
     if (out == NULL)
         return NULL;
-    size_t start = h < capacity ? 0 : (size_t)(h % capacity);
-    size_t first = capacity - start < count ? capacity - start : count;
-    memcpy(out, ring + start, first * sizeof *out);
-    memcpy(out + first, ring, (count - first) * sizeof *out);
-    *n = count;
+    /* Slots in sequence order; a slot holding another number belongs to an
+     * event not recorded (or not yet written): skipped. */
+    size_t k = 0;
+    for (uint64_t seq = first; seq <= last_seq; seq++) {
+        const struct gl_event *slot = &ring[seq % capacity];
+        if (slot->seq == seq)
+            out[k++] = *slot;
+    }
+    *n = k;
+    if (k == 0) {
+        free(out);
+        return NULL;
+    }
     return out;
 }
 
@@ -95,9 +112,10 @@ size_t gl_label_get(uint32_t id, char *buf, size_t size)
     return len;
 }
 
-void gl_history_postfork_child(void)
+void gl_history_postfork_child(uint64_t next_seq)
 {
-    /* The parent's events are not the child's. */
-    atomic_store(&head, 0);
+    /* The parent's events are not the child's (and the ring's pages stay
+     * shared with the parent until the child writes them). */
+    floor_seq = next_seq;
     pthread_mutex_init(&labels_lock, NULL);
 }

@@ -2,12 +2,14 @@
  * out-of-memory, snapshots, annotations), written into every snapshot so the
  * reporter can draw the usage timeline and replay the state at any point it
  * covers.  Like PyTorch's _record_memory_history(max_entries=N): the ring
- * holds GPULEAK_MAX_ENTRIES events (default 65536, 0 turns it off), 72 bytes
- * each, allocated once when tracking starts.
+ * holds the events of the last GPULEAK_MAX_ENTRIES sequence numbers (default
+ * 65536, 0 turns it off), 64 bytes each, allocated once when tracking starts.
  *
- * Appending is lock-free (one atomic increment picks the slot) and happens
- * while the caller holds the tracking gate for reading, so a snapshot, which
- * holds the gate for writing, always copies complete events. */
+ * An event's sequence number picks its slot (seq modulo the capacity), so
+ * appending needs no shared counter of its own and each event owns one cache
+ * line: threads appending at once do not write the same line.  It happens in
+ * the caller's lane (lanes.h), so a snapshot, which holds every lane, always
+ * copies complete events, in sequence order. */
 #ifndef GL_HISTORY_H
 #define GL_HISTORY_H
 
@@ -18,27 +20,32 @@
 #define GL_MAX_MAX_ENTRIES (64L * 1024 * 1024)
 
 struct gl_event {
-    uint64_t seq, time_ns, ptr, size, stream;
+    uint64_t seq, time_ns;
+    union {
+        uint64_t ptr;      /* ALLOC, FREE; the label id of an ANNOTATION */
+        uint64_t mem_free; /* OOM, which has no pointer: the driver's free memory */
+    };
+    uint64_t size, stream;
     uint32_t stack_id;
     int32_t device;
     uint16_t type, kind, api, reserved;
-    uint64_t mem_free, mem_total;
+    uint64_t mem_total; /* OOM */
 };
 
-/* Sizes the ring (0: off).  Must be called with the gate held exclusively
- * (or before any event). */
+/* Sizes the ring (0: off).  Must be called in the exclusive section (or
+ * before any event). */
 void gl_history_configure(size_t max_entries);
 size_t gl_history_capacity(void);
 
-/* Caller holds the gate for reading. */
+/* Caller is in its lane.  e->seq is unique and non-zero. */
 void gl_history_add(const struct gl_event *e);
 
-/* Caller holds the gate exclusively.  Returns a malloc'd copy, oldest first,
- * or NULL with *n = 0 (history off, or out of memory). */
-struct gl_event *gl_history_copy(size_t *n);
-/* The same into buf (malloc'd, room events), which is used when it is large
- * enough and freed otherwise; lets a snapshot allocate outside the gate. */
-struct gl_event *gl_history_copy_into(struct gl_event *buf, size_t room, size_t *n);
+/* In the exclusive section: the events of sequence numbers up to last_seq
+ * still held, oldest first, copied into buf (malloc'd, room events) if it is
+ * large enough, else into a new buffer (buf is then freed); NULL with *n = 0
+ * if there are none (history off, or out of memory).  Lets a snapshot
+ * allocate outside the exclusive section. */
+struct gl_event *gl_history_copy_into(struct gl_event *buf, size_t room, uint64_t last_seq, size_t *n);
 
 /* Annotation labels: a bounded table of the most recent 4096 labels; an
  * ANNOTATION event refers to its label by id. */
@@ -46,6 +53,7 @@ uint32_t gl_label_add(const char *text);
 /* Copies label `id` into buf; 0 if it has been evicted. */
 size_t gl_label_get(uint32_t id, char *buf, size_t size);
 
-void gl_history_postfork_child(void);
+/* fork child: events before next_seq were the parent's. */
+void gl_history_postfork_child(uint64_t next_seq);
 
 #endif

@@ -301,9 +301,10 @@ static void write_events(struct writer *w, const struct gl_state_copy *c)
         w_record(w, GL_REC_EVENTS, (uint32_t)n, (uint64_t)n * GL_EVENT_ENTRY_SIZE);
         for (size_t i = base; i < base + n; i++) {
             const struct gl_event *e = &c->events[i];
+            bool oom = e->type == GL_EV_OOM; /* ptr and mem_free share a field */
             w_u64(w, e->seq);
             w_u64(w, e->time_ns);
-            w_u64(w, e->ptr);
+            w_u64(w, oom ? 0 : e->ptr);
             w_u64(w, e->size);
             w_u64(w, e->stream);
             w_u32(w, e->stack_id);
@@ -312,8 +313,8 @@ static void write_events(struct writer *w, const struct gl_state_copy *c)
             w_u16(w, e->kind);
             w_u16(w, e->api);
             w_u16(w, 0);
-            w_u64(w, e->mem_free);
-            w_u64(w, e->mem_total);
+            w_u64(w, oom ? e->mem_free : 0);
+            w_u64(w, oom ? e->mem_total : 0);
         }
     }
     /* The text of every annotation still in the history. */

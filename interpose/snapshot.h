@@ -1,4 +1,4 @@
-/* Writing a snapshot: copy the state under the gate (brief), then encode and
+/* Writing a snapshot: copy the state in the exclusive section (brief), then encode and
  * write it outside any lock that allocating threads need. */
 #ifndef GL_SNAPSHOT_H
 #define GL_SNAPSHOT_H

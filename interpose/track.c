@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "account.h"
 #include "history.h"
 #include "internal.h"
+#include "lanes.h"
 #include "log.h"
 #include "snapshot_format.h"
 
@@ -37,59 +39,8 @@ struct shard {
     struct slab *slabs; /* newest first; only the first has room left */
 } __attribute__((aligned(64))); /* one cache line each: no false sharing */
 
-/* Live bytes of one stack on one device, for the peak composition.
- *
- * The composition at the peak is kept online in O(1) per event: when a device
- * reaches a new peak it bumps peak_epoch, which implicitly says "every site's
- * live value is its value at the peak".  The first time a site changes after
- * that, it saves its live value into at_peak_* and tags itself with the epoch.
- * So a site's value at the peak is at_peak_* if its epoch is current, else its
- * live value.  No rescan of the table, ever. */
-struct site {
-    struct gl_stack *stack; /* key */
-    uint64_t live_bytes, live_count;
-    uint64_t at_peak_bytes, at_peak_count;
-    uint64_t epoch;
-    UT_hash_handle hh;
-};
-
-struct device {
-    pthread_mutex_t lock;
-    bool used;
-    uint64_t live_bytes, live_count, peak_bytes, peak_seq, peak_time_ns;
-    uint64_t alloc_count, free_count, alloc_bytes_total, failed_count, unknown_free_count;
-    uint64_t peak_epoch;
-    struct site *sites;
-} __attribute__((aligned(64)));
-
-static pthread_rwlock_t gate;
-static pthread_once_t gate_once = PTHREAD_ONCE_INIT;
-static struct shard shards[SHARDS];
-static struct device devices[GL_MAX_DEVICES + 1]; /* [0] is the host */
+static struct shard shards[SHARDS] = {[0 ... SHARDS - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER}};
 static _Atomic uint64_t next_seq = 1;
-
-static void init_locks(void)
-{
-    pthread_rwlockattr_t attr;
-    pthread_rwlockattr_init(&attr);
-    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-    pthread_rwlock_init(&gate, &attr);
-    pthread_rwlockattr_destroy(&attr);
-    for (int i = 0; i < SHARDS; i++)
-        pthread_mutex_init(&shards[i].lock, NULL);
-    for (int i = 0; i <= GL_MAX_DEVICES; i++) {
-        pthread_mutex_init(&devices[i].lock, NULL);
-        devices[i].peak_epoch = 1;
-    }
-}
-
-static void gate_read(void)
-{
-    pthread_once(&gate_once, init_locks);
-    pthread_rwlock_rdlock(&gate);
-}
-
-static void gate_unlock(void) { pthread_rwlock_unlock(&gate); }
 
 static uint64_t key_hash(uint32_t space, uint64_t addr)
 {
@@ -188,96 +139,7 @@ static struct gl_record *table_unlink(struct shard *sh, struct gl_record **link)
     return r;
 }
 
-static struct device *device_of(int32_t dev)
-{
-    static atomic_bool warned;
-    if (dev < GL_HOST_DEVICE || dev >= GL_MAX_DEVICES) {
-        gl_warn_once(&warned, "device ordinal %d out of range; counting it as device 0", (int)dev);
-        dev = 0;
-    }
-    return &devices[dev + 1];
-}
-
-static struct site *site_of(struct device *d, struct gl_stack *stack)
-{
-    struct site *s;
-    HASH_FIND_PTR(d->sites, &stack, s);
-    if (s == NULL) {
-        s = calloc(1, sizeof *s);
-        if (s == NULL)
-            return NULL;
-        s->stack = stack;
-        gl_ut_oom = false;
-        HASH_ADD_PTR(d->sites, stack, s);
-        if (gl_ut_oom) {
-            free(s);
-            return NULL;
-        }
-    }
-    return s;
-}
-
-/* Called with d->lock held, before the site's live value changes. */
-static void site_touch(struct device *d, struct site *s)
-{
-    if (s->epoch != d->peak_epoch) {
-        s->at_peak_bytes = s->live_bytes;
-        s->at_peak_count = s->live_count;
-        s->epoch = d->peak_epoch;
-    }
-}
-
-/* Device counters and peaks are this process's memory: a mapping of another
- * process's memory (kind ipc) is in the table and the history, not here. */
-static bool on_device(const struct gl_record *r) { return !gl_kind_is_mapping(r->kind); }
-
-static void account_alloc(const struct gl_record *r, bool is_new)
-{
-    if (!on_device(r))
-        return;
-    struct device *d = device_of(r->device);
-    pthread_mutex_lock(&d->lock);
-    d->used = true;
-    struct site *s = site_of(d, r->stack);
-    if (s != NULL) {
-        site_touch(d, s);
-        s->live_bytes += r->size;
-        s->live_count++;
-    }
-    d->live_bytes += r->size;
-    d->live_count++;
-    if (is_new) {
-        d->alloc_count++;
-        d->alloc_bytes_total += r->size;
-    }
-    if (d->live_bytes > d->peak_bytes) {
-        d->peak_bytes = d->live_bytes;
-        d->peak_seq = r->seq;
-        d->peak_time_ns = r->time_ns;
-        d->peak_epoch++;
-    }
-    pthread_mutex_unlock(&d->lock);
-}
-
-static void account_free(const struct gl_record *r)
-{
-    if (!on_device(r))
-        return;
-    struct device *d = device_of(r->device);
-    pthread_mutex_lock(&d->lock);
-    struct site *s = site_of(d, r->stack);
-    if (s != NULL) {
-        site_touch(d, s);
-        s->live_bytes -= r->size;
-        s->live_count--;
-    }
-    d->live_bytes -= r->size;
-    d->live_count--;
-    d->free_count++;
-    pthread_mutex_unlock(&d->lock);
-}
-
-/* Appends r's event to the history; the caller holds the gate. */
+/* Appends r's event to the history; the caller is in its lane. */
 static void history_of(const struct gl_record *r, uint16_t type, uint64_t seq, uint64_t time_ns)
 {
     struct gl_event e = {
@@ -304,45 +166,92 @@ static uint32_t track_tid(void)
 }
 static uint64_t take_seq(void) { return atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed); }
 
+static struct gl_acct_event acct_event(const struct gl_record *r)
+{
+    return (struct gl_acct_event){.stack = r->stack, .size = r->size, .seq = r->seq,
+                                  .time_ns = r->time_ns, .device = r->device, .kind = r->kind};
+}
+
+/* Links a copy of rec into the table; a stale record with the same key (its
+ * free was never seen, e.g. memory released by a context teardown we do not
+ * model) is unlinked and copied to *old.  Sequence numbers are taken here, in
+ * the order of the events: the stale record's free (*free_seq), then a new
+ * allocation's (rec->seq), so that a replay of the history frees the old
+ * record before it sees the new one.  False if out of host memory: the record
+ * is lost, never the program. */
+static bool table_put(struct gl_record *rec, bool is_new, struct gl_record *old, bool *had_old,
+                      uint64_t *free_seq)
+{
+    struct shard *sh = shard_of(rec->space, rec->addr);
+    bool added = false;
+    *had_old = false;
+    pthread_mutex_lock(&sh->lock);
+    struct gl_record **link = table_link(sh, rec->space, rec->addr);
+    if (link != NULL && *link != NULL) {
+        struct gl_record *o = table_unlink(sh, link);
+        *old = *o;
+        *had_old = true;
+        *free_seq = take_seq();
+        rec_free(sh, o);
+    }
+    if (is_new)
+        rec->seq = take_seq();
+    struct gl_record *r = rec_new(sh);
+    if (r != NULL) {
+        *r = *rec;
+        added = table_add(sh, r);
+        if (!added)
+            rec_free(sh, r);
+    }
+    pthread_mutex_unlock(&sh->lock);
+    return added;
+}
+
+/* Puts rec (a new allocation, or a restored one whose free failed) in the
+ * table and accounts it, in the caller's lane or, when the accounting says
+ * so, in the exclusive section.  The caller holds nothing. */
+static void put_and_account(struct gl_record *rec, bool is_new)
+{
+    struct gl_acct_event ev = acct_event(rec);
+    struct gl_lane *lane = gl_lane_enter();
+    struct gl_acct_ticket t = gl_acct_alloc_begin(&lane->acct, &ev);
+    bool exclusive = t.mode == GL_ACCT_EXCLUSIVE;
+    if (exclusive) {
+        gl_lane_leave(lane);
+        gl_exclusive_enter();
+        gl_acct_revoke_all();
+        lane = gl_lane_current();
+        t = gl_acct_alloc_begin(&lane->acct, &ev); /* no credit is out: never EXCLUSIVE */
+    }
+    struct gl_record old;
+    bool had_old;
+    uint64_t free_seq = 0;
+    bool added = table_put(rec, is_new, &old, &had_old, &free_seq);
+    ev.seq = rec->seq;
+    struct gl_acct_event stale = had_old ? acct_event(&old) : ev;
+    gl_acct_alloc_end(&lane->acct, t, added ? &ev : NULL, had_old ? &stale : NULL, is_new);
+    if (had_old) {
+        if (!gl_acct_same_device(t, &stale))
+            gl_acct_free(&lane->acct, &stale);
+        history_of(&old, GL_EV_FREE, free_seq, rec->time_ns);
+    }
+    if (added)
+        history_of(rec, GL_EV_ALLOC, is_new ? rec->seq : take_seq(), is_new ? rec->time_ns : now_ns());
+    if (exclusive)
+        gl_exclusive_leave();
+    else
+        gl_lane_leave(lane);
+}
+
 void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack)
 {
     struct gl_record rec = {
-        .addr = info->addr, .size = info->size, .seq = take_seq(), .time_ns = now_ns(),
+        .addr = info->addr, .size = info->size, .time_ns = now_ns(), /* .seq: table_put */
         .stream = info->stream, .ctx = info->ctx, .stack = stack, .tid = track_tid(),
         .device = info->device, .owner = info->owner, .kind = (uint8_t)info->kind,
         .api = (uint8_t)info->api, .space = (uint8_t)info->space,
     };
-    struct shard *sh = shard_of(info->space, info->addr);
-    struct gl_record old;
-    bool had_old = false, added = false;
-    gate_read();
-    pthread_mutex_lock(&sh->lock);
-    /* A stale record with the same key (its free was never seen, e.g. memory
-     * released by a context teardown we do not model) is replaced. */
-    struct gl_record **link = table_link(sh, rec.space, rec.addr);
-    if (link != NULL && *link != NULL) {
-        struct gl_record *o = table_unlink(sh, link);
-        old = *o;
-        had_old = true;
-        rec_free(sh, o);
-    }
-    struct gl_record *r = rec_new(sh);
-    if (r != NULL) {
-        *r = rec;
-        added = table_add(sh, r);
-        if (!added)
-            rec_free(sh, r); /* out of host memory: lose this record, never the program */
-    }
-    pthread_mutex_unlock(&sh->lock);
-    if (had_old) {
-        account_free(&old);
-        history_of(&old, GL_EV_FREE, take_seq(), rec.time_ns);
-    }
-    if (added) {
-        account_alloc(&rec, true);
-        history_of(&rec, GL_EV_ALLOC, rec.seq, rec.time_ns);
-    }
-    gate_unlock();
+    put_and_account(&rec, true);
 }
 
 /* The record of the free in progress on this thread.  A hook takes at most
@@ -355,7 +264,7 @@ struct gl_record *gl_track_take(uint32_t space, uint64_t addr)
 {
     struct shard *sh = shard_of(space, addr);
     bool found = false;
-    gate_read();
+    struct gl_lane *lane = gl_lane_enter();
     pthread_mutex_lock(&sh->lock);
     struct gl_record **link = table_link(sh, space, addr);
     if (link != NULL && *link != NULL) {
@@ -367,24 +276,24 @@ struct gl_record *gl_track_take(uint32_t space, uint64_t addr)
     }
     pthread_mutex_unlock(&sh->lock);
     if (found) {
-        account_free(&taken);
+        struct gl_acct_event ev = acct_event(&taken);
+        gl_acct_free(&lane->acct, &ev);
         history_of(&taken, GL_EV_FREE, take_seq(), now_ns());
     }
-    gate_unlock();
+    gl_lane_leave(lane);
     return found ? &taken : NULL;
 }
 
+/* Reads one record under its shard's lock: no lane needed, nothing changes. */
 int gl_track_kind_of(uint32_t space, uint64_t addr)
 {
     struct shard *sh = shard_of(space, addr);
     int kind = -1;
-    gate_read();
     pthread_mutex_lock(&sh->lock);
     struct gl_record **link = table_link(sh, space, addr);
     if (link != NULL && *link != NULL)
         kind = (*link)->kind;
     pthread_mutex_unlock(&sh->lock);
-    gate_unlock();
     return kind;
 }
 
@@ -395,81 +304,57 @@ void gl_track_release(struct gl_record *r)
 
 void gl_track_restore(struct gl_record *saved)
 {
-    struct shard *sh = shard_of(saved->space, saved->addr);
-    gate_read();
-    pthread_mutex_lock(&sh->lock);
-    struct gl_record *r = rec_new(sh);
-    bool added = false;
-    if (r != NULL) {
-        *r = *saved;
-        added = table_add(sh, r);
-        if (!added)
-            rec_free(sh, r);
-    }
-    pthread_mutex_unlock(&sh->lock);
-    if (added) {
-        struct device *d = device_of(r->device);
-        account_alloc(r, false);
-        if (on_device(r)) {
-            pthread_mutex_lock(&d->lock);
-            d->free_count--; /* the free did not happen after all */
-            pthread_mutex_unlock(&d->lock);
-        }
-        history_of(r, GL_EV_ALLOC, take_seq(), now_ns());
-    }
-    gate_unlock();
+    struct gl_record rec = *saved;
+    rec.state = GL_REC_LIVE;
+    put_and_account(&rec, false);
 }
 
-static void bump(int32_t device, size_t field_offset)
+void gl_track_unknown_free(int32_t device)
 {
-    gate_read();
-    struct device *d = device_of(device);
-    pthread_mutex_lock(&d->lock);
-    d->used = true;
-    (*(uint64_t *)((char *)d + field_offset))++;
-    pthread_mutex_unlock(&d->lock);
-    gate_unlock();
+    struct gl_lane *lane = gl_lane_enter();
+    gl_acct_unknown_free(device);
+    gl_lane_leave(lane);
 }
-
-void gl_track_unknown_free(int32_t device) { bump(device, offsetof(struct device, unknown_free_count)); }
 
 void gl_track_failed(const struct gl_oom_info *oom, struct gl_stack *stack)
 {
-    bump(oom->device, offsetof(struct device, failed_count));
     struct gl_event e = {
         .seq = take_seq(), .time_ns = now_ns(), .size = oom->size, .stream = oom->stream,
         .stack_id = stack ? stack->id : 0, .device = oom->device, .type = GL_EV_OOM,
         .kind = oom->kind, .api = oom->api, .mem_free = oom->mem_free, .mem_total = oom->mem_total,
     };
-    gate_read();
+    struct gl_lane *lane = gl_lane_enter();
+    gl_acct_failed(oom->device);
     gl_history_add(&e);
-    gate_unlock();
+    gl_lane_leave(lane);
 }
 
 void gl_track_mark(uint16_t type, uint64_t ptr, uint64_t size)
 {
     struct gl_event e = {.seq = take_seq(), .time_ns = now_ns(), .ptr = ptr, .size = size,
                          .device = -1, .type = type};
-    gate_read();
+    struct gl_lane *lane = gl_lane_enter();
     gl_history_add(&e);
-    gate_unlock();
+    gl_lane_leave(lane);
 }
 
 void gl_track_configure_history(size_t max_entries)
 {
-    pthread_once(&gate_once, init_locks);
-    pthread_rwlock_wrlock(&gate);
+    gl_exclusive_enter();
     gl_history_configure(max_entries);
-    pthread_rwlock_unlock(&gate);
+    gl_exclusive_leave();
 }
 
 size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds)
 {
     size_t dropped = 0;
-    pthread_once(&gate_once, init_locks);
     /* Exclusive: a teardown is rare and must not race with frees of the
-     * same records on other threads. */
-    pthread_rwlock_wrlock(&gate);
+     * same records on other threads.  With every lane flushed, the frees are
+     * accounted on the devices directly (through an accounting with no
+     * credit). */
+    gl_exclusive_enter();
+    gl_acct_revoke_all();
+    struct gl_lane_acct none = {0};
     for (int i = 0; i < SHARDS; i++) {
         struct shard *sh = &shards[i];
         for (size_t b = 0; b < sh->nbuckets; b++) {
@@ -482,14 +367,15 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds)
                     continue;
                 }
                 table_unlink(sh, link);
-                account_free(r);
+                struct gl_acct_event ev = acct_event(r);
+                gl_acct_free(&none, &ev);
                 history_of(r, GL_EV_FREE, take_seq(), now_ns());
                 rec_free(sh, r);
                 dropped++;
             }
         }
     }
-    pthread_rwlock_unlock(&gate);
+    gl_exclusive_leave();
     return dropped;
 }
 
@@ -510,18 +396,17 @@ static void touch_pages(void *p, size_t n)
 bool gl_track_copy(struct gl_state_copy *out)
 {
     memset(out, 0, sizeof *out);
-    pthread_once(&gate_once, init_locks);
 
-    /* The gate is held only for plain memcpy of the slabs (sequential, ~80
+    /* The exclusive section is held only for plain memcpy of the slabs (sequential, ~80
      * bytes per record) and the history ring; turning records into
      * gl_alloc_copy entries, which follows a pointer per record, is done
      * after it is released (stacks are immutable, so that is safe).  The
-     * buffers are sized and their pages touched before taking the gate:
+     * buffers are sized and their pages touched before entering it:
      * faulting in ~80 MB for 1,000,000 allocations while every allocating
      * thread waits would double the hold.  Slabs can be added before we get
-     * the gate, hence the slack and the re-check. */
+     * in, hence the slack and the re-check. */
     size_t slots_guess = 0, hist_room;
-    gate_read();
+    struct gl_lane *lane = gl_lane_enter();
     for (int i = 0; i < SHARDS; i++) {
         pthread_mutex_lock(&shards[i].lock);
         for (const struct slab *sl = shards[i].slabs; sl != NULL; sl = sl->next)
@@ -529,20 +414,19 @@ bool gl_track_copy(struct gl_state_copy *out)
         pthread_mutex_unlock(&shards[i].lock);
     }
     hist_room = gl_history_capacity();
-    gate_unlock();
+    gl_lane_leave(lane);
     size_t room = slots_guess + slots_guess / 16 + SHARDS * 64;
     struct gl_record *raw = malloc(room * sizeof *raw);
     struct gl_event *hist = hist_room ? malloc(hist_room * sizeof *hist) : NULL;
     touch_pages(raw, room * sizeof *raw);
     touch_pages(hist, hist_room * sizeof *hist);
 
-    pthread_rwlock_wrlock(&gate);
-    size_t nslots = 0, npeaks = 0;
+    gl_exclusive_enter();
+    gl_acct_revoke_all(); /* every lane's accounting on its device */
+    size_t nslots = 0, npeaks = gl_acct_site_count();
     for (int i = 0; i < SHARDS; i++)
         for (const struct slab *sl = shards[i].slabs; sl != NULL; sl = sl->next)
             nslots += sl->used;
-    for (int i = 0; i <= GL_MAX_DEVICES; i++)
-        npeaks += HASH_COUNT(devices[i].sites);
     if (raw != NULL && nslots > room) {
         free(raw);
         raw = NULL;
@@ -551,7 +435,7 @@ bool gl_track_copy(struct gl_state_copy *out)
         raw = malloc((nslots ? nslots : 1) * sizeof *raw);
     out->peaks = malloc((npeaks ? npeaks : 1) * sizeof *out->peaks);
     if (raw == NULL || out->peaks == NULL) {
-        pthread_rwlock_unlock(&gate);
+        gl_exclusive_leave();
         free(raw);
         free(hist);
         gl_state_copy_free(out);
@@ -565,40 +449,10 @@ bool gl_track_copy(struct gl_state_copy *out)
         }
     }
 
-    size_t p = 0;
-    for (int i = 0; i <= GL_MAX_DEVICES; i++) {
-        struct device *d = &devices[i];
-        if (!d->used)
-            continue;
-        struct gl_device_copy *c = &out->devices[out->ndevices++];
-        c->device = i - 1;
-        c->live_bytes = d->live_bytes;
-        c->live_count = d->live_count;
-        c->peak_bytes = d->peak_bytes;
-        c->peak_seq = d->peak_seq;
-        c->peak_time_ns = d->peak_time_ns;
-        c->alloc_count = d->alloc_count;
-        c->free_count = d->free_count;
-        c->alloc_bytes_total = d->alloc_bytes_total;
-        c->failed_count = d->failed_count;
-        c->unknown_free_count = d->unknown_free_count;
-        for (struct site *s = d->sites; s != NULL; s = s->hh.next) {
-            bool changed = s->epoch == d->peak_epoch;
-            uint64_t bytes = changed ? s->at_peak_bytes : s->live_bytes;
-            uint64_t count = changed ? s->at_peak_count : s->live_count;
-            if (bytes == 0 && count == 0)
-                continue;
-            struct gl_peak_copy *pc = &out->peaks[p++];
-            pc->device = i - 1;
-            pc->stack_id = s->stack ? s->stack->id : 0;
-            pc->bytes = bytes;
-            pc->count = count;
-        }
-    }
-    out->npeaks = p;
-    out->events = gl_history_copy_into(hist, hist_room, &out->nevents);
+    gl_acct_copy(out, npeaks);
+    out->events = gl_history_copy_into(hist, hist_room, atomic_load(&next_seq) - 1, &out->nevents);
     out->stacks = gl_stacks_newest(&out->nstacks);
-    pthread_rwlock_unlock(&gate);
+    gl_exclusive_leave();
 
     /* In place: entry n (56 bytes) never reaches past record k >= n (80
      * bytes), which has already been read. */
@@ -632,15 +486,14 @@ void gl_state_copy_free(struct gl_state_copy *c)
 
 void gl_track_prefork(void)
 {
-    pthread_once(&gate_once, init_locks);
-    pthread_rwlock_wrlock(&gate);
+    gl_lanes_prefork();
     gl_stacks_lock();
 }
 
 void gl_track_postfork_parent(void)
 {
     gl_stacks_unlock();
-    pthread_rwlock_unlock(&gate);
+    gl_lanes_postfork_parent();
 }
 
 void gl_track_postfork_child(void)
@@ -658,20 +511,11 @@ void gl_track_postfork_child(void)
         sh->buckets = NULL;
         sh->nbuckets = sh->count = 0;
         sh->free_list = NULL;
+        pthread_mutex_init(&sh->lock, NULL);
     }
-    for (int i = 0; i <= GL_MAX_DEVICES; i++) {
-        struct device *d = &devices[i];
-        struct site *s, *tmp;
-        HASH_ITER(hh, d->sites, s, tmp) {
-            HASH_DEL(d->sites, s);
-            free(s);
-        }
-        memset((char *)d + offsetof(struct device, used), 0,
-               sizeof *d - offsetof(struct device, used));
-        d->peak_epoch = 1;
-    }
+    gl_acct_postfork_child();
     cached_tid = 0;
     gl_stacks_reinit_lock();
-    gl_history_postfork_child();
-    init_locks();
+    gl_history_postfork_child(atomic_load(&next_seq));
+    gl_lanes_postfork_child();
 }

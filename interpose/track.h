@@ -1,10 +1,10 @@
 /* The live-allocation table and the per-device counters.
  *
- * Locking: every mutation holds the gate for reading plus one short inner lock
- * (a shard of the table, then the device's counters); a snapshot holds the
- * gate for writing, which excludes all mutations at once and so sees the table
- * and the counters in one consistent state without taking the inner locks.
- * The gate prefers writers, so a snapshot is never starved by a busy program.
+ * Locking: every mutation runs in its thread's lane (lanes.h) and takes one
+ * short inner lock (a shard of the table) and, when its accounting cannot stay
+ * in the lane (account.h), the device's lock; a snapshot holds every lane (the
+ * exclusive section), which excludes all mutations at once and so sees the
+ * table and the counters in one consistent state without the inner locks.
  */
 #ifndef GL_TRACK_H
 #define GL_TRACK_H
