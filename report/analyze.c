@@ -6,6 +6,7 @@
  * never mixes APIs; with a captured stack it is implied by the call site
  * anyway.  Byte sums saturate instead of wrapping (hostile sizes). */
 #include "analyze.h"
+#include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -207,17 +208,19 @@ static int leaks(const struct snapview *v, const struct suppressions *sup,
         }
     }
     free(t.slots);
-    if (t.n > 1) /* qsort(NULL, 0) is undefined */
-        qsort_r(t.groups, t.n, sizeof *t.groups, cmp_group, (void *)sup);
+    sort_array_r(t.groups, t.n, sizeof *t.groups, cmp_group, (void *)sup);
     out->all = t.groups;
     size_t n[4] = {0}, at = 0;
     for (int l = L_LEAKS; l <= L_MAPPED; l++)
         for (; at < t.n && list_of(&t.groups[at], sup) == l; at++)
             n[l]++;
-    make_list(&out->leaks, t.groups, n[0], o);
-    make_list(&out->cached, t.groups + n[0], n[1], o);
-    make_list(&out->suppressed, t.groups + n[0] + n[1], n[2], o);
-    make_list(&out->mapped, t.groups + n[0] + n[1] + n[2], n[3], o);
+    /* no live allocation: t.groups is NULL, and NULL + 0 is undefined */
+    static struct leak_group no_groups[1];
+    struct leak_group *base = t.groups ? t.groups : no_groups;
+    make_list(&out->leaks, base, n[0], o);
+    make_list(&out->cached, base + n[0], n[1], o);
+    make_list(&out->suppressed, base + n[0] + n[1], n[2], o);
+    make_list(&out->mapped, base + n[0] + n[1] + n[2], n[3], o);
     out->nrules = sup->n;
     out->rules = calloc(sup->n ? sup->n : 1, sizeof *out->rules);
     if (!out->rules)
@@ -245,7 +248,7 @@ static int leaks(const struct snapview *v, const struct suppressions *sup,
         out->by_kind[j].bytes = sat_add(out->by_kind[j].bytes, g->bytes);
         out->by_kind[j].count += g->count;
     }
-    qsort(out->by_kind, out->nby_kind, sizeof *out->by_kind, cmp_kind_total);
+    sort_array(out->by_kind, out->nby_kind, sizeof *out->by_kind, cmp_kind_total);
     return 0;
 }
 
@@ -265,7 +268,7 @@ static int peaks(const struct snapview *v, const struct analyze_opts *o,
                                    s->peaks[i].count};
     size_t np = 0;
     if (s->npeaks) {
-        qsort(pk, s->npeaks, sizeof *pk, cmp_peak_key);
+        sort_array(pk, s->npeaks, sizeof *pk, cmp_peak_key);
         for (size_t i = 0; i < s->npeaks; i++) {
             if (np && pk[np - 1].device == pk[i].device && pk[np - 1].cs == pk[i].cs) {
                 struct peak_item *m = &pk[np - 1];
@@ -277,12 +280,12 @@ static int peaks(const struct snapview *v, const struct analyze_opts *o,
                 pk[np++] = pk[i];
             }
         }
-        qsort(pk, np, sizeof *pk, cmp_peak);
+        sort_array(pk, np, sizeof *pk, cmp_peak);
     }
     out->ndevs = s->ndevices;
     for (size_t i = 0; i < s->ndevices; i++)
         out->devs[i].dev = &s->devices[i];
-    qsort(out->devs, out->ndevs, sizeof *out->devs, cmp_dev);
+    sort_array(out->devs, out->ndevs, sizeof *out->devs, cmp_dev);
     for (size_t i = 0; i < np;) {
         size_t j = i;
         while (j < np && pk[j].device == pk[i].device)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "radix.h"
+#include "sort.h"
 
 static int cmp_pin(const void *pa, const void *pb)
 {
@@ -182,7 +183,7 @@ static int address_space(const struct snapview *v, struct frag_dev *fd,
             fd->pins[k++] = (struct frag_pin){(uint32_t)c,
                                               p.charge_stack[c] == UINT32_MAX ? 0 : p.charge_stack[c],
                                               p.charge[c], p.charge_count[c]};
-    qsort(fd->pins, k, sizeof *fd->pins, cmp_pin);
+    sort_array(fd->pins, k, sizeof *fd->pins, cmp_pin);
     fd->npins = o->top && k > o->top ? o->top : k;
     if (!o->top && k > 10)
         fd->npins = 10; /* a short list: the rest are in the totals */
@@ -244,7 +245,7 @@ int frag_build(const struct snapview *v, const struct analyze_opts *o, struct fr
     for (size_t i = 0; i < s->nvmms; i++)
         if (s->vmms[i].type == GL_VMM_MAPPING)
             handles[nh++] = s->vmms[i].handle;
-    qsort(handles, nh, sizeof *handles, cmp_u64);
+    sort_array(handles, nh, sizeof *handles, cmp_u64);
     for (size_t i = 0; i < s->ndevices; i++)
         find_dev(f, s->devices[i].device, true);
     for (size_t i = 0; i < s->nallocs; i++) {
@@ -271,7 +272,7 @@ int frag_build(const struct snapview *v, const struct analyze_opts *o, struct fr
     }
     for (size_t i = 0; i < s->nvmms; i++)
         find_dev(f, s->vmms[i].device, true);
-    qsort(f->dev, f->ndev, sizeof *f->dev, cmp_fdev);
+    sort_array(f->dev, f->ndev, sizeof *f->dev, cmp_fdev);
     for (size_t d = 0; d < f->ndev; d++) {
         struct frag_dev *fd = &f->dev[d];
         for (size_t i = 0; i < s->ndevices; i++)

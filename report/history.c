@@ -7,6 +7,7 @@
  * other processes' memory (gl_kind_is_mapping) have their per-kind level but
  * are no part of the device's: not its usage, as in the DEVICES counters. */
 #include "history.h"
+#include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +104,7 @@ int history_build(const struct snapshot *s, struct history *h)
         slot(h, s->devices[i].device, true);
     h->present = s->nevents > 0;
     if (!h->present) {
-        qsort(h->dev, h->ndev, sizeof *h->dev, cmp_dev);
+        sort_array(h->dev, h->ndev, sizeof *h->dev, cmp_dev);
         return 0;
     }
     h->first_seq = s->events[0].seq;
@@ -241,7 +242,7 @@ int history_build(const struct snapshot *s, struct history *h)
             h->nfree++;
         }
     }
-    qsort(h->dev, h->ndev, sizeof *h->dev, cmp_dev);
+    sort_array(h->dev, h->ndev, sizeof *h->dev, cmp_dev);
 
     /* each device's peak in the history: the alloc event with its seq */
     for (size_t d = 0; d < h->ndev; d++) {

@@ -22,6 +22,7 @@
 
 #include "json.h"
 #include "radix.h"
+#include "sort.h"
 
 #define HT_POINTS 2000
 #define HF_DIV 3000
@@ -656,7 +657,7 @@ static void ft_emit(struct hw *w, const struct ftree *t, uint32_t i, uint64_t mi
         for (uint32_t c = t->n[i].child; c; c = t->n[c].sib)
             if (t->n[c].value >= min)
                 all[nk++] = c;
-        qsort_r(all, nk, sizeof *all, cmp_val_desc, t->n);
+        sort_array_r(all, nk, sizeof *all, cmp_val_desc, t->n);
         fputs(",[", f);
         size_t shown = 0;
         for (size_t k = 0; k < nk && *budget; k++) {

@@ -14,18 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze.h"
-#include "frag.h"
-#include "history.h"
-#include "html.h"
-#include "multi.h"
-#include "multi_out.h"
 #include "report.h"
+#include "run.h"
 #include "snap_read.h"
 #include "stackdb.h"
 #include "suppress.h"
-#include "symbolize.h"
-#include "torch_snapshot.h"
 
 #define VERSION "0.2"
 
@@ -113,29 +106,6 @@ static int parse_sections(const char *arg, unsigned *out)
     return *out ? 0 : -1;
 }
 
-struct cli {
-    struct analyze_opts an;
-    struct sdb_opts so;
-    const char *output, *supp_file;
-    bool json, no_defaults;
-    int color; /* 0 never, 1 always, 2 auto */
-    int folded; /* 0 no, 1 leaks, 2 peak */
-    const char *html, *torch; /* --html / --torch-snapshot output files */
-    unsigned sections;
-};
-
-enum mode { M_REPORT, M_DIFF, M_MERGE };
-
-static bool want_color(const struct cli *c, FILE *out)
-{
-    if (c->json || c->folded || c->html || c->torch || c->color == 0)
-        return false;
-    if (c->color == 1)
-        return true;
-    const char *term = getenv("TERM");
-    return isatty(fileno(out)) && !getenv("NO_COLOR") && !(term && strcmp(term, "dumb") == 0);
-}
-
 static int load(struct msnap *m, const char *path, struct stackdb *db,
                 const struct suppressions *sup)
 {
@@ -146,19 +116,7 @@ static int load(struct msnap *m, const char *path, struct stackdb *db,
         fprintf(stderr, "gpuleak-report: %s: %s\n", path, err);
         return 2;
     }
-    m->sy = sym_new(&m->s);
-    if (!m->sy || sview_init(&m->v, &m->s, m->sy, db, sup)) {
-        fputs("gpuleak-report: out of memory\n", stderr);
-        return 1;
-    }
-    return 0;
-}
-
-static void unload(struct msnap *m)
-{
-    sview_free(&m->v);
-    sym_free(m->sy);
-    snap_free(&m->s);
+    return report_attach(m, db, sup, true);
 }
 
 static int finish_output(FILE *out, const char *output)
@@ -173,113 +131,6 @@ static int finish_output(FILE *out, const char *output)
         fprintf(stderr, "gpuleak-report: %s: write error: %s\n", output, strerror(errno));
         rc = 1;
     }
-    return rc;
-}
-
-static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
-                      const struct suppressions *sup, FILE *out, const struct html_multi *hm)
-{
-    struct analysis a;
-    struct history h;
-    struct frag fr;
-    memset(&h, 0, sizeof h);
-    memset(&fr, 0, sizeof fr);
-    if (analyze(&m->v, sup, &c->an, &a) != 0 || history_build(&m->s, &h) != 0 ||
-        frag_build(&m->v, &c->an, &fr) != 0) {
-        fputs("gpuleak-report: out of memory\n", stderr);
-        return 1;
-    }
-    struct report_ctx r = {.path = m->path, .s = &m->s, .a = &a, .sy = m->sy, .v = &m->v,
-                           .db = db, .sup = sup, .h = &h, .fr = &fr, .out = out,
-                           .color = want_color(c, out), .sections = c->sections,
-                           .default_suppressions = !c->no_defaults,
-                           .suppressions_file = c->supp_file};
-    report_prepare(&r);
-    int orc = 0;
-    if (c->html)
-        orc = output_html(&r, hm);
-    else if (c->torch)
-        orc = output_torch_snapshot(&r);
-    else if (c->folded)
-        output_folded(&r, c->folded == 2);
-    else if (c->json)
-        output_json(&r);
-    else
-        output_text(&r);
-    report_ctx_free(&r);
-    frag_free(&fr);
-    history_free(&h);
-    analysis_free(&a);
-    if (orc)
-        fputs("gpuleak-report: out of memory\n", stderr);
-    return orc ? 1 : 0;
-}
-
-/* --html with several snapshots: the page of the last one, plus the growth
- * per stack across all of them (the diff analysis). */
-static int run_html_multi(const struct cli *c, struct msnap *m, size_t n, struct stackdb *db,
-                          const struct suppressions *sup, FILE *out)
-{
-    struct diff_result d;
-    if (diff_build(m, n, &c->an, &d) != 0) {
-        fputs("gpuleak-report: out of memory\n", stderr);
-        return 1;
-    }
-    struct html_multi hm = {m, n, &d};
-    int rc = run_report(c, &m[n - 1], db, sup, out, &hm);
-    diff_free(&d);
-    return rc;
-}
-
-static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_t n,
-                     struct stackdb *db, const struct suppressions *sup, FILE *out)
-{
-    struct report_ctx r = {.s = &m[0].s, .sy = m[0].sy, .v = &m[0].v, .db = db, .sup = sup,
-                           .out = out, .color = want_color(c, out), .sections = SEC_ALL};
-    /* module problems of every snapshot, once each */
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < m[i].s.nmodules; k++) {
-            const char *note = sym_module_note(m[i].sy, k);
-            if (!note)
-                continue;
-            bool dup = false;
-            for (size_t w = 0; w < r.nwarnings && !dup; w++)
-                dup = strcmp(r.warnings[w], note) == 0;
-            char **nw = dup ? NULL : realloc(r.warnings, (r.nwarnings + 1) * sizeof *nw);
-            if (nw) {
-                r.warnings = nw;
-                r.warnings[r.nwarnings++] = strdup(note);
-                if (!r.warnings[r.nwarnings - 1])
-                    r.nwarnings--;
-            }
-        }
-    int rc = 0;
-    if (mode == M_DIFF) {
-        struct diff_result d;
-        if (diff_build(m, n, &c->an, &d) != 0) {
-            rc = 1;
-        } else {
-            if (c->json)
-                json_diff(&r, m, n, &d);
-            else
-                text_diff(&r, m, n, &d);
-            diff_free(&d);
-        }
-    } else {
-        struct merge_result mr;
-        if (merge_build(m, n, &c->an, &mr) != 0) {
-            rc = 1;
-        } else {
-            if (c->json)
-                json_merge(&r, m, n, &mr);
-            else
-                text_merge(&r, m, n, &mr);
-            merge_free(&mr);
-        }
-    }
-    if (rc)
-        fputs("gpuleak-report: out of memory\n", stderr);
-    report_ctx_free(&r);
     return rc;
 }
 
@@ -453,18 +304,13 @@ int main(int argc, char **argv)
     if (rc == 0) {
         static char obuf[1 << 16];
         setvbuf(out, obuf, _IOFBF, sizeof obuf);
-        if (c.html && nfiles > 1)
-            rc = run_html_multi(&c, m, nfiles, db, &sup, out);
-        else if (mode == M_REPORT)
-            rc = run_report(&c, &m[0], db, &sup, out, NULL);
-        else
-            rc = run_multi(&c, mode, m, nfiles, db, &sup, out);
+        rc = report_run(&c, mode, m, nfiles, db, &sup, out);
         int wrc = finish_output(out, c.output);
         if (rc == 0)
             rc = wrc;
     }
     for (size_t i = 0; i < loaded; i++)
-        unload(&m[i]);
+        report_detach(&m[i]);
     free(m);
     sdb_free(db);
     supp_free(&sup);

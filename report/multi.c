@@ -7,6 +7,7 @@
  *          key that changed, by the size of the change.
  *   merge: keys present in only some snapshots, by bytes summed over all. */
 #include "multi.h"
+#include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +179,7 @@ static int changed(const struct mrow *r, size_t n)
     return 0;
 }
 
-static size_t g_nsnaps; /* for the comparators below (qsort has no context) */
+static size_t g_nsnaps; /* for the comparators below (sort_array has no context) */
 
 static int cmp_diff(const void *pa, const void *pb)
 {
@@ -239,7 +240,7 @@ static int fresh_since(struct msnap *first, struct msnap *last, const struct ana
     }
     d->nfresh = t.n;
     mt_free(&t);
-    qsort(d->fresh, d->nfresh, sizeof *d->fresh, cmp_new);
+    sort_array(d->fresh, d->nfresh, sizeof *d->fresh, cmp_new);
     size_t k = 0;
     while (k < d->nfresh && d->fresh[k].bytes >= o->min_bytes)
         k++;
@@ -257,7 +258,7 @@ int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
             goto fail;
     finish_rows(&d->t);
     g_nsnaps = n;
-    qsort(d->t.rows, d->t.n, sizeof *d->t.rows, cmp_diff);
+    sort_array(d->t.rows, d->t.n, sizeof *d->t.rows, cmp_diff);
     size_t k = 0;
     while (k < d->t.n && changed(&d->t.rows[k], n) && d->t.rows[k].growth >= o->min_bytes)
         k++;
@@ -323,7 +324,7 @@ int merge_build(struct msnap *m, size_t n, const struct analyze_opts *o,
     }
     finish_rows(&r->t);
     g_nsnaps = n;
-    qsort(r->t.rows, r->t.n, sizeof *r->t.rows, cmp_merge);
+    sort_array(r->t.rows, r->t.n, sizeof *r->t.rows, cmp_merge);
     size_t k = 0;
     while (k < r->t.n && r->t.rows[k].present < n && r->t.rows[k].total >= o->min_bytes)
         k++;

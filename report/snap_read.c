@@ -6,6 +6,7 @@
  * unaligned casts); the first problem stops the parse with one message that
  * names the file offset. */
 #include "snap_read.h"
+#include "sort.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -548,18 +549,15 @@ const struct snap_stack *snap_find_stack(const struct snapshot *s, uint32_t id)
 static int validate(struct parser *p, size_t end_off)
 {
     struct snapshot *s = p->s;
-    if (s->nstacks > 1) /* qsort(NULL, 0) is undefined */
-        qsort(s->stacks, s->nstacks, sizeof *s->stacks, cmp_stack_id);
+    sort_array(s->stacks, s->nstacks, sizeof *s->stacks, cmp_stack_id);
     for (size_t i = 1; i < s->nstacks; i++)
         if (s->stacks[i].id == s->stacks[i - 1].id)
             return fail(p, end_off, "duplicate stack id %u", s->stacks[i].id);
-    if (s->npyframes > 1)
-        qsort(s->pyframes, s->npyframes, sizeof *s->pyframes, cmp_pyframe_id);
+    sort_array(s->pyframes, s->npyframes, sizeof *s->pyframes, cmp_pyframe_id);
     for (size_t i = 1; i < s->npyframes; i++)
         if (s->pyframes[i].id == s->pyframes[i - 1].id)
             return fail(p, end_off, "duplicate Python frame id %u", s->pyframes[i].id);
-    if (s->nlabels > 1)
-        qsort(s->labels, s->nlabels, sizeof *s->labels, cmp_label_id);
+    sort_array(s->labels, s->nlabels, sizeof *s->labels, cmp_label_id);
     for (size_t i = 1; i < s->nlabels; i++)
         if (s->labels[i].id == s->labels[i - 1].id)
             return fail(p, end_off, "duplicate label id %u", s->labels[i].id);

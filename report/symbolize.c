@@ -11,6 +11,7 @@
 #include "symbolize.h"
 
 #include "xalloc.h"
+#include "sort.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -41,6 +42,7 @@ struct cache_slot {
 
 struct symbolizer {
     const struct snapshot *s;
+    bool open_files; /* false: no module is opened (sym_new) */
     struct sym_module *mods;
     size_t *by_start; /* module indices sorted by start address */
     struct cache_slot *slots;
@@ -104,12 +106,13 @@ static const char *module_path(const struct snapshot *s, size_t i)
     return p ? p : "";
 }
 
-struct symbolizer *sym_new(const struct snapshot *s)
+struct symbolizer *sym_new(const struct snapshot *s, bool open_files)
 {
     struct symbolizer *sy = calloc(1, sizeof *sy);
     if (!sy)
         return NULL;
     sy->s = s;
+    sy->open_files = open_files;
     sy->mods = calloc(s->nmodules ? s->nmodules : 1, sizeof *sy->mods);
     sy->by_start = calloc(s->nmodules ? s->nmodules : 1, sizeof *sy->by_start);
     sy->nslots = 1024;
@@ -123,7 +126,7 @@ struct symbolizer *sym_new(const struct snapshot *s)
         const char *b = path_basename(module_path(s, i));
         sy->mods[i].basename = xstrdup(*b ? b : "?");
     }
-    qsort_r(sy->by_start, s->nmodules, sizeof *sy->by_start, cmp_start, (void *)s);
+    sort_array_r(sy->by_start, s->nmodules, sizeof *sy->by_start, cmp_start, (void *)s);
     return sy;
 }
 
@@ -204,6 +207,12 @@ static struct sym_module *open_module(struct symbolizer *sy, size_t i)
         m->status = SYM_MOD_MISSING; /* no file can have this name */
         set_note(m, "module %s%s: the recorded path holds a NUL byte; its frames are "
                  "shown as module+offset", path, "...");
+        return m;
+    }
+    if (!sy->open_files) {
+        m->status = SYM_MOD_MISSING;
+        set_note(m, "module %s: %s; its frames are shown as module+offset",
+                 *path ? path : "(no path)", "not opened (symbolization off)");
         return m;
     }
     if (!*path || access(path, R_OK) != 0) {

@@ -32,7 +32,9 @@ enum sym_module_status {
 
 struct symbolizer;
 
-struct symbolizer *sym_new(const struct snapshot *s);
+/* open_files false: every module is treated as missing and nothing is read
+ * from disk (a harness fed hostile snapshots). */
+struct symbolizer *sym_new(const struct snapshot *s, bool open_files);
 void sym_free(struct symbolizer *sy);
 
 /* Frames for one pc, innermost first (more than one when inlined calls were

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "sort.h"
 
 /* ---- pickle opcodes (protocol 4; all also read by memory_viz's JS
  * unpickler) ---- */
@@ -358,7 +359,7 @@ int output_torch_snapshot(struct report_ctx *r)
         set.size[h] = a->size;
         set.dev[h] = a->device;
     }
-    qsort(segs, nseg, sizeof *segs, cmp_seg);
+    sort_array(segs, nseg, sizeof *segs, cmp_seg);
 
     /* backwards from the live set: which events the viewer can replay */
     size_t dropped = 0, kept = 0;

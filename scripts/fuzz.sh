@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(snap supp env outname)
+[ ${#targets[@]} -gt 0 ] || targets=(snap supp env outname report)
 pass=0; fail=0
 for t in "${targets[@]}"; do
     bin=$FUZZ_BUILD/fuzz_$t

@@ -9,7 +9,7 @@
 #                        $(FUZZ_BUILD) and runs each for FUZZ_SECONDS
 #                        (scripts/fuzz.sh; crashes land in $(FUZZ_BUILD)/crashes)
 #   make fuzz-build      only builds them
-FUZZ_TARGETS = snap supp env outname
+FUZZ_TARGETS = snap supp env outname report
 FUZZ_BUILD ?= build-fuzz
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
@@ -22,6 +22,9 @@ FUZZ_SRCS_snap = report/snap_read.c
 FUZZ_SRCS_supp = report/suppress.c report/xalloc.c
 FUZZ_SRCS_env = interpose/config.c interpose/log.c interpose/outfile.c
 FUZZ_SRCS_outname = interpose/config.c interpose/log.c interpose/outfile.c
+# the reporter behind its command line: everything but main.c
+FUZZ_SRCS_report = $(filter-out report/main.c,$(REPORT_SRCS))
+FUZZ_LIBS_report = $(REPORT_LIBS)
 
 fuzz_objs = $(addprefix $(BUILD)/obj/,$(FUZZ_SRCS_$(1):.c=.o))
 FUZZ_REPLAY = $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/replay_%)
@@ -36,11 +39,11 @@ $(BUILD)/obj/tests/fuzz/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h | $(BUILD)/.cuda-o
 $(BUILD)/tests/fuzz/replay_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay_main.o \
 		$$(call fuzz_objs,$$*)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $^ -o $@
+	$(CC) $(BASE_CFLAGS) $^ -o $@ $(FUZZ_LIBS_$*)
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $$(FUZZ_SRCS_$$*) | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@ $(FUZZ_LIBS_$*)
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)

@@ -1,0 +1,159 @@
+#include "run.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frag.h"
+#include "history.h"
+#include "html.h"
+#include "multi_out.h"
+#include "report.h"
+#include "snap_read.h"
+#include "symbolize.h"
+#include "torch_snapshot.h"
+
+static bool want_color(const struct cli *c, FILE *out)
+{
+    if (c->json || c->folded || c->html || c->torch || c->color == 0)
+        return false;
+    if (c->color == 1)
+        return true;
+    const char *term = getenv("TERM");
+    return isatty(fileno(out)) && !getenv("NO_COLOR") && !(term && strcmp(term, "dumb") == 0);
+}
+
+int report_attach(struct msnap *m, struct stackdb *db, const struct suppressions *sup,
+                  bool open_files)
+{
+    m->sy = sym_new(&m->s, open_files);
+    if (!m->sy || sview_init(&m->v, &m->s, m->sy, db, sup)) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+        return 1;
+    }
+    return 0;
+}
+
+void report_detach(struct msnap *m)
+{
+    sview_free(&m->v);
+    sym_free(m->sy);
+    snap_free(&m->s);
+}
+
+static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
+                      const struct suppressions *sup, FILE *out, const struct html_multi *hm)
+{
+    struct analysis a;
+    struct history h;
+    struct frag fr;
+    memset(&h, 0, sizeof h);
+    memset(&fr, 0, sizeof fr);
+    if (analyze(&m->v, sup, &c->an, &a) != 0 || history_build(&m->s, &h) != 0 ||
+        frag_build(&m->v, &c->an, &fr) != 0) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+        return 1;
+    }
+    struct report_ctx r = {.path = m->path, .s = &m->s, .a = &a, .sy = m->sy, .v = &m->v,
+                           .db = db, .sup = sup, .h = &h, .fr = &fr, .out = out,
+                           .color = want_color(c, out), .sections = c->sections,
+                           .default_suppressions = !c->no_defaults,
+                           .suppressions_file = c->supp_file};
+    report_prepare(&r);
+    int orc = 0;
+    if (c->html)
+        orc = output_html(&r, hm);
+    else if (c->torch)
+        orc = output_torch_snapshot(&r);
+    else if (c->folded)
+        output_folded(&r, c->folded == 2);
+    else if (c->json)
+        output_json(&r);
+    else
+        output_text(&r);
+    report_ctx_free(&r);
+    frag_free(&fr);
+    history_free(&h);
+    analysis_free(&a);
+    if (orc)
+        fputs("gpuleak-report: out of memory\n", stderr);
+    return orc ? 1 : 0;
+}
+
+/* --html with several snapshots: the page of the last one, plus the growth
+ * per stack across all of them (the diff analysis). */
+static int run_html_multi(const struct cli *c, struct msnap *m, size_t n, struct stackdb *db,
+                          const struct suppressions *sup, FILE *out)
+{
+    struct diff_result d;
+    if (diff_build(m, n, &c->an, &d) != 0) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+        return 1;
+    }
+    struct html_multi hm = {m, n, &d};
+    int rc = run_report(c, &m[n - 1], db, sup, out, &hm);
+    diff_free(&d);
+    return rc;
+}
+
+static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_t n,
+                     struct stackdb *db, const struct suppressions *sup, FILE *out)
+{
+    struct report_ctx r = {.s = &m[0].s, .sy = m[0].sy, .v = &m[0].v, .db = db, .sup = sup,
+                           .out = out, .color = want_color(c, out), .sections = SEC_ALL};
+    /* module problems of every snapshot, once each */
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < m[i].s.nmodules; k++) {
+            const char *note = sym_module_note(m[i].sy, k);
+            if (!note)
+                continue;
+            bool dup = false;
+            for (size_t w = 0; w < r.nwarnings && !dup; w++)
+                dup = strcmp(r.warnings[w], note) == 0;
+            char **nw = dup ? NULL : realloc(r.warnings, (r.nwarnings + 1) * sizeof *nw);
+            if (nw) {
+                r.warnings = nw;
+                r.warnings[r.nwarnings++] = strdup(note);
+                if (!r.warnings[r.nwarnings - 1])
+                    r.nwarnings--;
+            }
+        }
+    int rc = 0;
+    if (mode == M_DIFF) {
+        struct diff_result d;
+        if (diff_build(m, n, &c->an, &d) != 0) {
+            rc = 1;
+        } else {
+            if (c->json)
+                json_diff(&r, m, n, &d);
+            else
+                text_diff(&r, m, n, &d);
+            diff_free(&d);
+        }
+    } else {
+        struct merge_result mr;
+        if (merge_build(m, n, &c->an, &mr) != 0) {
+            rc = 1;
+        } else {
+            if (c->json)
+                json_merge(&r, m, n, &mr);
+            else
+                text_merge(&r, m, n, &mr);
+            merge_free(&mr);
+        }
+    }
+    if (rc)
+        fputs("gpuleak-report: out of memory\n", stderr);
+    report_ctx_free(&r);
+    return rc;
+}
+
+int report_run(const struct cli *c, enum mode mode, struct msnap *m, size_t n,
+               struct stackdb *db, const struct suppressions *sup, FILE *out)
+{
+    if (c->html && n > 1)
+        return run_html_multi(c, m, n, db, sup, out);
+    if (mode == M_REPORT)
+        return run_report(c, &m[0], db, sup, out, NULL);
+    return run_multi(c, mode, m, n, db, sup, out);
+}

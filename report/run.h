@@ -1,0 +1,45 @@
+/* Running the reporter on snapshots already read: everything gpuleak-report
+ * does after its command line is parsed and before its exit.  Split from
+ * main.c so that the fuzz harness (tests/fuzz/fuzz_report.c) drives every
+ * analysis and output through the same code as the command. */
+#ifndef GL_REPORT_RUN_H
+#define GL_REPORT_RUN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "analyze.h"
+#include "multi.h"
+#include "stackdb.h"
+#include "suppress.h"
+
+/* What the command line asked for. */
+struct cli {
+    struct analyze_opts an;
+    struct sdb_opts so;
+    const char *output, *supp_file;
+    bool json, no_defaults;
+    int color;  /* 0 never, 1 always, 2 auto */
+    int folded; /* 0 no, 1 leaks, 2 peak */
+    const char *html, *torch; /* --html / --torch-snapshot output files */
+    unsigned sections;
+};
+
+enum mode { M_REPORT, M_DIFF, M_MERGE };
+
+/* m->s read (snap_load_file or snap_parse), m->path set: makes its
+ * symbolizer and stack view.  open_files false: symbolize nothing (every
+ * module treated as missing; the fuzz harness, which must not read the
+ * files a hostile snapshot names).  0, or 1 with "out of memory" printed. */
+int report_attach(struct msnap *m, struct stackdb *db, const struct suppressions *sup,
+                  bool open_files);
+/* Frees what report_attach and the snapshot reader made. */
+void report_detach(struct msnap *m);
+
+/* Writes the report mode asks for on the n snapshots to out (not flushed).
+ * M_REPORT: one snapshot; --html with several: the last one's page with
+ * the growth across all.  0, or 1 with a one-line error printed. */
+int report_run(const struct cli *c, enum mode mode, struct msnap *m, size_t n,
+               struct stackdb *db, const struct suppressions *sup, FILE *out);
+
+#endif
