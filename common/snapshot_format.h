@@ -24,6 +24,7 @@
 #define GL_SNAP_MAX_ARGS 65536u           /* argv entries in PROCESS */
 #define GL_SNAP_MAX_DEPTH 1024u           /* frames in one STACK */
 #define GL_SNAP_MAX_BUILD_ID 64u          /* bytes of a GNU build-id */
+#define GL_SNAP_MAX_DEVICE 4095           /* device ordinals: -1 (host), 0..this */
 
 enum gl_record_type {
     GL_REC_PROCESS = 1, /* exactly once, first record */

@@ -201,7 +201,8 @@ static int parse_stack(struct parser *p, size_t off, size_t end)
 
 static int check_device(struct parser *p, int32_t dev, size_t off)
 {
-    if (dev < -1)
+    /* the analyses index per-device tables by ordinal */
+    if (dev < -1 || dev > GL_SNAP_MAX_DEVICE)
         return fail(p, off, "invalid device %d", dev);
     return 0;
 }

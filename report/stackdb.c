@@ -134,8 +134,10 @@ static uint64_t seq_hash(const uint32_t *ids, size_t n, uint8_t cut, bool empty)
 static bool cs_eq(const struct stackdb *db, const struct cstack *c, const uint32_t *ids,
                   size_t n, uint8_t cut, bool empty)
 {
+    /* n == 0 (GPULEAK_DEPTH=0, or a stack of only folded frames): the
+     * pointers may be NULL, which memcmp must not be given even for 0 bytes */
     return c->n == n && c->cut == cut && c->empty == empty &&
-           memcmp(db->seq + c->first, ids, n * sizeof *ids) == 0;
+           (n == 0 || memcmp(db->seq + c->first, ids, n * sizeof *ids) == 0);
 }
 
 static uint32_t intern_cs(struct stackdb *db, const uint32_t *ids, size_t n,
@@ -178,7 +180,8 @@ static uint32_t intern_cs(struct stackdb *db, const uint32_t *ids, size_t n,
     db->cs[id] = (struct cstack){.first = (uint32_t)db->nseq, .n = (uint32_t)n,
                                  .folded = folded, .cut = cut, .empty = empty};
     db->cs_hash[id] = hv;
-    memcpy(db->seq + db->nseq, ids, n * sizeof *ids);
+    if (n) /* an empty stack: db->seq may still be NULL */
+        memcpy(db->seq + db->nseq, ids, n * sizeof *ids);
     db->nseq += n;
     db->cslots[h] = id;
     return id;

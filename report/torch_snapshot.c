@@ -366,8 +366,9 @@ int output_torch_snapshot(struct report_ctx *r)
     for (size_t i = s->nevents; i-- > 0;) {
         const struct snap_event *e = &s->events[i];
         if (e->type == GL_EV_OOM || e->type == GL_EV_SNAPSHOT) {
-            keep[i] = (e->device >= 0 && e->device < 4096) || e->type == GL_EV_SNAPSHOT;
-            if (keep[i] && e->device > maxdev)
+            bool on_device = e->device >= 0 && e->device < 4096;
+            keep[i] = on_device || e->type == GL_EV_SNAPSHOT;
+            if (on_device && e->device > maxdev) /* a snapshot event's device may be anything */
                 maxdev = e->device;
             continue;
         }
