@@ -158,7 +158,8 @@ enum gl_kind {
     GL_KIND_ARRAY = 5,           /* CUDA arrays and mipmapped arrays */
     GL_KIND_VIRTUAL = 6,         /* cuMemCreate physical handles */
     GL_KIND_GRAPH = 7,           /* CUDA graph memory nodes, while allocated */
-    GL_KIND_IPC = 8,             /* another process's memory mapped here (IPC, pool import) */
+    GL_KIND_IPC = 8,             /* another process's memory mapped here (IPC, pool import,
+                                    imported VMM handle mapped) */
     GL_KIND_COUNT
 };
 
@@ -172,7 +173,7 @@ static inline const char *gl_kind_name(unsigned k)
 }
 
 /* Kinds that are another process's memory mapped into this one (IPC handles,
- * imported pool pointers): reported, live or never closed, by site, but not
+ * imported pool pointers, mappings of imported VMM handles): reported, live or never closed, by site, but not
  * part of this process's device usage -- DEVICES counters, PEAK and the
  * usage timeline leave them out. */
 static inline int gl_kind_is_mapping(unsigned k) { return k == GL_KIND_IPC; }
@@ -219,7 +220,8 @@ static inline int gl_kind_is_mapping(unsigned k) { return k == GL_KIND_IPC; }
     X(CUDA_MEM_POOL_IMPORT_POINTER, "cudaMemPoolImportPointer")          \
     X(CU_MEM_POOL_IMPORT_POINTER, "cuMemPoolImportPointer")            \
     X(CU_GRAPH_ADD_NODE, "cuGraphAddNode")                               \
-    X(CU_GRAPH_ADD_NODE_V2, "cuGraphAddNode_v2")
+    X(CU_GRAPH_ADD_NODE_V2, "cuGraphAddNode_v2")                         \
+    X(CU_MEM_MAP, "cuMemMap") /* an imported VMM handle mapped (kind ipc) */
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

@@ -31,6 +31,7 @@
     X(cuCtxDestroy_v2) X(cuDevicePrimaryCtxReset_v2) X(cuDevicePrimaryCtxRetain) \
     X(cuMemCreate) X(cuMemRelease) X(cuMemAddressReserve) X(cuMemAddressFree)    \
     X(cuMemMap) X(cuMemUnmap) X(cuMemRetainAllocationHandle)                     \
+    X(cuMemImportFromShareableHandle)                                            \
     X(cuIpcOpenMemHandle_v2) X(cuIpcCloseMemHandle) X(cuMemPoolImportPointer)    \
     X(cuGraphAddMemAllocNode) X(cuGraphAddNode) X(cuGraphAddNode_v2)             \
     X(cuGraphInstantiateWithFlags) X(cuGraphInstantiateWithParams)               \
@@ -48,7 +49,8 @@
     X(cuDeviceGetDefaultMemPool) X(cuMemPoolGetAttribute) X(cuCtxPushCurrent_v2)     \
     X(cuCtxPopCurrent_v2) X(cuMemGetAddressRange_v2)                             \
     X(cuStreamIsCapturing) X(cuStreamIsCapturing_ptsz) X(cuGraphGetNodes)        \
-    X(cuGraphNodeGetType) X(cuGraphMemAllocNodeGetParams) X(cuGraphMemFreeNodeGetParams)
+    X(cuGraphNodeGetType) X(cuGraphMemAllocNodeGetParams) X(cuGraphMemFreeNodeGetParams) \
+    X(cuMemGetAllocationPropertiesFromHandle)
 
 /* A dense index for every real-function cache: per-caller scopes keep one
  * pointer per index (resolve.c). */

@@ -1,12 +1,18 @@
-/* Virtual memory management hooks (see vmm.h for what is counted). */
+/* Virtual memory management hooks (see vmm.h for what is counted, and
+ * vmm_import.h for handles imported from another process). */
 #include <cuda.h>
+#include <errno.h>
 
 #include "hook.h"
 #include "record.h"
+#include "resolve.h"
 #include "snapshot_format.h"
 #include "vmm.h"
+#include "vmm_import.h"
 
 #define NO_DRIVER CUDA_ERROR_NOT_INITIALIZED
+
+GL_DEFINE_REAL(CUresult, cuMemGetAllocationPropertiesFromHandle, (CUmemAllocationProp *, CUmemGenericAllocationHandle))
 
 GL_HOOK(CUresult, cuMemCreate,
         (CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
@@ -61,6 +67,29 @@ GL_HOOK(CUresult, cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle *ha
     return rc;
 }
 
+/* Another process's memory: no allocation here until it is mapped
+ * (vmm_import.h).  Its device is asked now, once, for its mappings. */
+GL_HOOK(CUresult, cuMemImportFromShareableHandle,
+        (CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType))
+{
+    GL_REAL_OR_RETURN(real, cuMemImportFromShareableHandle, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(handle, osHandle, shHandleType);
+    if (track && rc == CUDA_SUCCESS && handle != NULL) {
+        int saved = errno;
+        CUmemAllocationProp prop = {0};
+        cuMemGetAllocationPropertiesFromHandle_fn props = REAL_cuMemGetAllocationPropertiesFromHandle();
+        int32_t device = -1;
+        if (props != NULL && props(&prop, *handle) == CUDA_SUCCESS &&
+            prop.location.type == CU_MEM_LOCATION_TYPE_DEVICE)
+            device = prop.location.id;
+        gl_vmm_imported(*handle, device);
+        errno = saved;
+    }
+    gl_leave();
+    return rc;
+}
+
 static void handle_gone(uint64_t handle)
 {
     struct gl_record *r = gl_free_begin(GL_SPACE_VMM, handle);
@@ -75,8 +104,9 @@ GL_HOOK(CUresult, cuMemMap,
     GL_REAL_OR_RETURN(real, cuMemMap, NO_DRIVER);
     bool track = gl_enter();
     CUresult rc = real(ptr, size, offset, handle, flags);
-    if (track && rc == CUDA_SUCCESS)
-        gl_vmm_mapped(ptr, size, handle);
+    int32_t device;
+    if (track && rc == CUDA_SUCCESS && gl_vmm_mapped(ptr, size, handle, &device))
+        gl_vmm_import_mapped(ptr, size, device);
     gl_leave();
     return rc;
 }
@@ -85,9 +115,15 @@ GL_HOOK(CUresult, cuMemUnmap, (CUdeviceptr ptr, size_t size))
 {
     GL_REAL_OR_RETURN(real, cuMemUnmap, NO_DRIVER);
     bool track = gl_enter();
+    struct gl_vmm_unmap u;
+    if (track)
+        gl_vmm_unmap_begin(&u, ptr, size);
     CUresult rc = real(ptr, size);
-    if (track && rc == CUDA_SUCCESS)
-        gl_vmm_unmapped(ptr, size, handle_gone);
+    if (track) {
+        gl_vmm_unmap_end(&u, rc == CUDA_SUCCESS);
+        if (rc == CUDA_SUCCESS)
+            gl_vmm_unmapped(ptr, size, handle_gone);
+    }
     gl_leave();
     return rc;
 }

@@ -1,6 +1,7 @@
 #include "vmm.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "snapshot_format.h"
@@ -13,6 +14,7 @@ struct handle_state {
     uint32_t mappings;
     uint32_t refs;
     int32_t device;
+    bool imported; /* another process's memory: no record of ours */
     UT_hash_handle hh;
 };
 
@@ -31,6 +33,9 @@ struct reservation {
 
 static pthread_mutex_t vmm_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct handle_state *handles;
+/* Imported handles known now: while 0 (nearly always), an unmap needs no
+ * search for imported mappings. */
+static _Atomic size_t nimported;
 static struct mapping *mappings;
 static struct reservation *reservations;
 
@@ -39,6 +44,15 @@ static struct handle_state *find_handle(uint64_t h)
     struct handle_state *s;
     HASH_FIND(hh, handles, &h, sizeof h, s);
     return s;
+}
+
+/* Takes s out of the table and frees it (lock held). */
+static void forget(struct handle_state *s)
+{
+    if (s->imported)
+        nimported--;
+    HASH_DEL(handles, s);
+    free(s);
 }
 
 void gl_vmm_created(uint64_t handle, int32_t device)
@@ -51,14 +65,37 @@ void gl_vmm_created(uint64_t handle, int32_t device)
     s->refs = 1;
     pthread_mutex_lock(&vmm_lock);
     struct handle_state *old = find_handle(handle);
-    if (old != NULL) {
-        HASH_DEL(handles, old);
-        free(old);
-    }
+    if (old != NULL)
+        forget(old);
     gl_ut_oom = false;
     HASH_ADD(hh, handles, handle, sizeof s->handle, s);
     if (gl_ut_oom)
         free(s);
+    pthread_mutex_unlock(&vmm_lock);
+}
+
+void gl_vmm_imported(uint64_t handle, int32_t device)
+{
+    struct handle_state *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return;
+    s->handle = handle;
+    s->device = device;
+    s->refs = 1;
+    s->imported = true;
+    pthread_mutex_lock(&vmm_lock);
+    struct handle_state *old = find_handle(handle);
+    if (old != NULL) {
+        old->refs++;
+        free(s);
+    } else {
+        gl_ut_oom = false;
+        HASH_ADD(hh, handles, handle, sizeof s->handle, s);
+        if (gl_ut_oom)
+            free(s);
+        else
+            nimported++;
+    }
     pthread_mutex_unlock(&vmm_lock);
 }
 
@@ -76,7 +113,7 @@ bool gl_vmm_release_frees(uint64_t handle)
 {
     pthread_mutex_lock(&vmm_lock);
     struct handle_state *s = find_handle(handle);
-    bool frees = s == NULL || (s->mappings == 0 && s->refs <= 1);
+    bool frees = s == NULL || (!s->imported && s->mappings == 0 && s->refs <= 1);
     pthread_mutex_unlock(&vmm_lock);
     return frees;
 }
@@ -90,8 +127,8 @@ bool gl_vmm_released(uint64_t handle)
         if (s->refs > 0)
             s->refs--;
         if (s->mappings == 0 && s->refs == 0) {
-            HASH_DEL(handles, s);
-            free(s);
+            gone = !s->imported;
+            forget(s);
         } else {
             gone = false;
         }
@@ -100,26 +137,52 @@ bool gl_vmm_released(uint64_t handle)
     return gone;
 }
 
-void gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle)
+bool gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle, int32_t *device)
 {
     struct mapping *m = calloc(1, sizeof *m);
-    if (m == NULL)
-        return;
-    m->va = va;
-    m->size = size;
-    m->handle = handle;
     pthread_mutex_lock(&vmm_lock);
     struct handle_state *s = find_handle(handle);
-    if (s != NULL)
-        s->mappings++;
-    gl_ut_oom = false;
-    HASH_ADD(hh, mappings, va, sizeof m->va, m);
-    if (gl_ut_oom) {
-        free(m);
+    /* A mapping not stored (memory ran out) could never be unmapped here:
+     * better not recorded at all than reported mapped forever. */
+    bool imported = s != NULL && s->imported && m != NULL;
+    *device = s != NULL ? s->device : -1;
+    if (m != NULL) {
+        m->va = va;
+        m->size = size;
+        m->handle = handle;
         if (s != NULL)
-            s->mappings--;
+            s->mappings++;
+        gl_ut_oom = false;
+        HASH_ADD(hh, mappings, va, sizeof m->va, m);
+        if (gl_ut_oom) {
+            free(m);
+            imported = false;
+            if (s != NULL)
+                s->mappings--;
+        }
     }
     pthread_mutex_unlock(&vmm_lock);
+    return imported;
+}
+
+size_t gl_vmm_imported_in(uint64_t va, uint64_t size, uint64_t *out, size_t cap)
+{
+    if (nimported == 0)
+        return 0;
+    size_t n = 0;
+    pthread_mutex_lock(&vmm_lock);
+    for (struct mapping *m = mappings; m != NULL; m = m->hh.next) {
+        if (m->va < va || m->va - va >= size)
+            continue;
+        struct handle_state *s = find_handle(m->handle);
+        if (s == NULL || !s->imported)
+            continue;
+        if (n < cap)
+            out[n] = m->va;
+        n++;
+    }
+    pthread_mutex_unlock(&vmm_lock);
+    return n;
 }
 
 void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle))
@@ -133,10 +196,9 @@ void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle))
             continue;
         struct handle_state *s = find_handle(m->handle);
         if (s != NULL && --s->mappings == 0 && s->refs == 0) {
-            if (ndead < sizeof dead / sizeof dead[0])
+            if (!s->imported && ndead < sizeof dead / sizeof dead[0])
                 dead[ndead++] = s->handle;
-            HASH_DEL(handles, s);
-            free(s);
+            forget(s);
         }
         HASH_DEL(mappings, m);
         free(m);
@@ -199,6 +261,7 @@ void gl_vmm_postfork_child(void)
     pthread_mutex_init(&vmm_lock, NULL);
     struct handle_state *s, *st;
     HASH_ITER(hh, handles, s, st) { HASH_DEL(handles, s); free(s); }
+    nimported = 0;
     struct mapping *m, *mt;
     HASH_ITER(hh, mappings, m, mt) { HASH_DEL(mappings, m); free(m); }
     struct reservation *r, *rt;

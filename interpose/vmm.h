@@ -7,7 +7,12 @@
  * cuMemRelease drops one (NCCL frees by retaining the handle from the
  * address and releasing twice).  So the record goes only when the handle has
  * neither references nor mappings, in whichever order those end.  Reserved address
- * ranges and mappings are tracked too (for the fragmentation report). */
+ * ranges and mappings are tracked too (for the fragmentation report).
+ *
+ * A handle imported from another process (cuMemImportFromShareableHandle) is
+ * referenced and mapped the same way, but its memory is the exporter's: it
+ * is no allocation of this process (no record, never "gone" here).  What this
+ * process holds of it are its mappings, recorded as kind ipc (vmm_import.h). */
 #ifndef GL_VMM_H
 #define GL_VMM_H
 
@@ -16,6 +21,9 @@
 #include <stdint.h>
 
 void gl_vmm_created(uint64_t handle, int32_t device);
+/* A successful import.  The driver may hand out a handle it already gave
+ * (CUDA does not promise a new one): then it is one more reference. */
+void gl_vmm_imported(uint64_t handle, int32_t device);
 /* A reference was taken (cuMemRetainAllocationHandle); false if the handle
  * is not one we know. */
 bool gl_vmm_retained(uint64_t handle);
@@ -25,9 +33,14 @@ bool gl_vmm_released(uint64_t handle);
 /* Call before the real cuMemRelease: true if this release drops the last
  * reference of an unmapped handle, so that its memory goes at once. */
 bool gl_vmm_release_frees(uint64_t handle);
-void gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle);
-/* Removes the mappings inside [va, va+size); for each handle that this
- * leaves released and unmapped, calls gone(handle). */
+/* Returns true if handle is an imported one and the mapping was stored,
+ * with the handle's device in *device. */
+bool gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle, int32_t *device);
+/* The addresses of the mappings of imported handles inside [va, va+size):
+ * up to cap of them in out; returns how many there are. */
+size_t gl_vmm_imported_in(uint64_t va, uint64_t size, uint64_t *out, size_t cap);
+/* Removes the mappings inside [va, va+size); for each handle of this
+ * process's own that this leaves released and unmapped, calls gone(handle). */
 void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle));
 void gl_vmm_reserved(uint64_t va, uint64_t size);
 void gl_vmm_unreserved(uint64_t va);

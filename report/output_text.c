@@ -279,17 +279,32 @@ static void caches(struct report_ctx *r)
     hidden_line(f, &a->cached);
 }
 
+/* How a mapping of another process's memory ends, by the API that made
+ * it: an IPC handle is closed, an imported pool pointer freed, an imported
+ * VMM handle's mapping unmapped. */
+static const char *mapping_end(unsigned api)
+{
+    switch (api) {
+    case GL_API_CUDA_MEM_POOL_IMPORT_POINTER:
+    case GL_API_CU_MEM_POOL_IMPORT_POINTER:
+        return "freed";
+    case GL_API_CU_MEM_MAP:
+        return "unmapped";
+    default:
+        return "closed";
+    }
+}
+
 /* A group of mappings: what an importer still had mapped of memory other
  * processes exported -- IPC handles never closed, imported pool pointers
- * never freed. */
+ * never freed, imported VMM handles never unmapped. */
 static void mapped_head(struct report_ctx *r, const struct leak_group *g)
 {
     FILE *f = r->out;
     const struct snap_process *p = &r->s->proc;
-    bool pool = g->api == GL_API_CUDA_MEM_POOL_IMPORT_POINTER || g->api == GL_API_CU_MEM_POOL_IMPORT_POINTER;
     group_what(r, g, TC_RED, "mapping");
     if (p->reason == GL_REASON_EXIT)
-        fprintf(f, "never %s at exit\n", pool ? "freed" : "closed");
+        fprintf(f, "never %s at exit\n", mapping_end(g->api));
     else
         fprintf(f, "mapped at the snapshot (%s)\n", reason_phrase(p->reason));
     group_when(r, g, "mapped");
@@ -302,9 +317,9 @@ static void mapped(struct report_ctx *r)
     if (a->mapped.total == 0)
         return;
     t_title(r, "MAPPED FROM OTHER PROCESSES");
-    fputs("Memory other processes exported (CUDA IPC handles, pool pointers) and this\n"
-          "one still maps: it keeps the exporter's memory alive.  Not this process's\n"
-          "device memory, so not in its usage or peak:\n", f);
+    fputs("Memory other processes exported (CUDA IPC handles, pool pointers, VMM\n"
+          "handles) and this one still maps: it keeps the exporter's memory alive.  Not\n"
+          "this process's device memory, so not in its usage or peak:\n", f);
     for (size_t i = 0; i < a->mapped.n; i++) {
         fputc('\n', f);
         mapped_head(r, &a->mapped.g[i]);

@@ -151,3 +151,11 @@ $(TPROG_DIR)/graph_memory_ptds: tests/programs/graph_memory.c $(FAKECUDA_RT_DEPS
 	$(call fakecuda_prog,-DCUDA_API_PER_THREAD_DEFAULT_STREAM $(FAKECUDA_RT_LDFLAGS))
 $(TPROG_DIR)/graph_memory_static: tests/programs/graph_memory.c $(FAKECUDA_STATIC_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_STATIC_LDFLAGS))
+
+# VMM memory shared between two processes (tests/t_vmm_import.sh): an
+# exporter and a forked importer that maps the imported handle; the importer
+# reaches the driver linked, through dlsym or through cuGetProcAddress.
+TEST_PROGS += $(TPROG_DIR)/vmm_import
+all: $(TEST_PROGS)
+$(TPROG_DIR)/vmm_import: tests/programs/vmm_import.c tests/programs/ipc_channel.h $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_DRV_LDFLAGS) -ldl)

@@ -592,7 +592,7 @@
       sec.appendChild(el('h3', {text: 'Suppressed'}));
       sec.appendChild(table('suppressed-table', [['rule', 'rule']].concat(leakCols()), T.suppressed.slice(), function (r) { return r.stack; }));
     }
-    if (T.mapped.length) { /* IPC handles never closed, imported pool pointers never freed */
+    if (T.mapped.length) { /* IPC handles never closed, imported pool pointers never freed, imported VMM handles never unmapped */
       sec.appendChild(el('h3', {text: 'Mapped from other processes (their memory, not in this process\u2019s usage)'}));
       sec.appendChild(table('mapped-table', leakCols(), T.mapped.slice(), function (r) { return r.stack; }));
     }

@@ -7,7 +7,12 @@
  * range is unusable until cuMemSetAccess), cuMemUnmap puts PROT_NONE
  * anonymous memory back.  A handle lives while it is referenced (cuMemCreate,
  * cuMemRetainAllocationHandle) or mapped, so releasing a mapped handle keeps
- * the memory until the last unmap, like the real driver. */
+ * the memory until the last unmap, like the real driver.
+ *
+ * Handles created with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR can be shared
+ * with other processes (fc_driver_vmm_share.c): the memfd itself is the
+ * physical memory, so an importer that maps it sees the same bytes.  An
+ * imported handle is charged to no device: it is the exporter's memory. */
 #include "fc_internal.h"
 
 #include <stdlib.h>
@@ -20,6 +25,7 @@ struct fc_mh {
     int fd;
     int refs;
     int maps;
+    int imported;  /* from another process's fd: charged to no device */
     CUmemAllocationProp prop;
     struct fc_mh *next;
 };
@@ -75,7 +81,8 @@ static void mh_maybe_destroy(struct fc_mh *m)
             *pp = m->next;
             break;
         }
-    fc_uncharge(&fc_devs[m->dev], m->size);
+    if (!m->imported)
+        fc_uncharge(&fc_devs[m->dev], m->size);
     close(m->fd);
     free(m);
 }
@@ -127,6 +134,10 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CU
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!handle || !prop_ok(prop) || flags != 0 || size == 0 || size % FC_BIG)
         return CUDA_ERROR_INVALID_VALUE;
+    /* Win32 and fabric handles do not exist here. */
+    if (prop->requestedHandleTypes & ~(unsigned)CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    int exportable = (prop->requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != 0;
     struct fc_mh *m = calloc(1, sizeof *m);
     if (!m)
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -139,7 +150,8 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CU
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     m->fd = memfd_create("fakecuda-vmm", MFD_CLOEXEC);
-    if (m->fd < 0 || ftruncate(m->fd, (off_t)size) != 0) {
+    if (m->fd < 0 || ftruncate(m->fd, (off_t)(size + (exportable ? FC_VMM_TAG_SPACE : 0))) != 0 ||
+        (exportable && fc_vmm_write_tag(m->fd, size, prop) != 0)) {
         if (m->fd >= 0)
             close(m->fd);
         free(m);
@@ -203,6 +215,32 @@ CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmem
         *prop = m->prop;
     fc_unlock();
     return m ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+int fc_vmm_shareable_fd(CUmemGenericAllocationHandle handle)
+{
+    struct fc_mh *m = mh_find(handle);
+    if (!m || m->refs == 0 || !(m->prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
+        return -1;
+    return m->fd;
+}
+
+CUmemGenericAllocationHandle fc_vmm_adopt(int fd, size_t size, const CUmemAllocationProp *prop)
+{
+    struct fc_mh *m = calloc(1, sizeof *m);
+    if (!m)
+        return 0;
+    m->fd = fd;
+    m->dev = prop->location.id;
+    m->size = size;
+    m->refs = 1;
+    m->imported = 1;
+    m->prop = *prop;
+    fc_lock();
+    m->next = handles;
+    handles = m;
+    fc_unlock();
+    return (CUmemGenericAllocationHandle)(uintptr_t)m;
 }
 
 /* Reserved address space does not count against device memory. */

@@ -152,6 +152,18 @@ void fc_pool_empty_device(int dev);          /* trim every pool to 0 */
 int fc_vmm_lookup(uintptr_t p, uintptr_t *rstart, size_t *rsize,
                   uintptr_t *mstart, size_t *msize, int *dev, int *rw);
 int fc_vmm_range_ok(uintptr_t p, size_t n);   /* mapped read-write throughout */
+/* Sharing VMM handles between processes (fc_driver_vmm_share.c).  An
+ * exportable handle's memfd is FC_VMM_TAG_SPACE bytes longer than the
+ * allocation: a tag there (written by fc_vmm_write_tag; 0 ok) says what the
+ * importer needs, since the fd alone carries no properties. */
+#define FC_VMM_TAG_SPACE ((size_t)4096)
+int fc_vmm_write_tag(int fd, size_t size, const CUmemAllocationProp *prop);
+/* (lock held) The memfd of a live handle created exportable as a POSIX fd,
+ * else -1. */
+int fc_vmm_shareable_fd(CUmemGenericAllocationHandle handle);
+/* (takes the lock) A new handle for another process's memory: owns fd,
+ * charged to no device.  0 when memory ran out. */
+CUmemGenericAllocationHandle fc_vmm_adopt(int fd, size_t size, const CUmemAllocationProp *prop);
 
 /* fc_driver_ipc.c (lock held): an exported allocation ends (freed, or its
  * pool block handed back), so importers can no longer open it. */

@@ -110,6 +110,8 @@ static const struct ent tab[] = {
     R("cuMemSetAccess", 10020, A, cuMemSetAccess),
     R("cuMemRetainAllocationHandle", 11000, A, cuMemRetainAllocationHandle),
     R("cuMemGetAllocationPropertiesFromHandle", 10020, A, cuMemGetAllocationPropertiesFromHandle),
+    R("cuMemExportToShareableHandle", 10020, A, cuMemExportToShareableHandle),
+    R("cuMemImportFromShareableHandle", 10020, A, cuMemImportFromShareableHandle),
     R("cuMemAllocAsync", 11020, L, cuMemAllocAsync),
     R("cuMemAllocAsync", 11020, P, cuMemAllocAsync_ptsz),
     R("cuMemFreeAsync", 11020, L, cuMemFreeAsync),

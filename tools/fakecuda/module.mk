@@ -18,7 +18,7 @@ FC_OBJ := $(BUILD)/obj/fakecuda
 
 FC_DRV_SRCS := fc_state.c fc_heap.c fc_driver_ctx.c fc_driver_stream.c fc_driver_error.c \
                fc_driver_mem.c fc_driver_copy.c fc_driver_array.c fc_driver_pool.c \
-               fc_driver_vmm.c fc_driver_ptr.c fc_driver_ipc.c fc_procaddr.c
+               fc_driver_vmm.c fc_driver_vmm_share.c fc_driver_ptr.c fc_driver_ipc.c fc_procaddr.c
 FC_RT_SRCS := fc_rt_init.c fc_rt_device.c fc_rt_error.c fc_rt_mem.c fc_rt_pool.c \
               fc_rt_array.c fc_rt_entry.c fc_rt_ipc.c
 
@@ -117,3 +117,10 @@ FC_TESTS += $(BUILD)/tests/fc_graph_test
 all: $(BUILD)/tests/fc_graph_test
 $(BUILD)/tests/fc_graph_test: tests/fakecuda/fc_graph_test.c tests/fakecuda/fc_check.h $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -lcuda)
+
+# VMM memory shared between two processes (fork): export, import, one
+# physical allocation seen from both.
+FC_TESTS += $(BUILD)/tests/fc_vmm_share_test
+all: $(BUILD)/tests/fc_vmm_share_test
+$(BUILD)/tests/fc_vmm_share_test: tests/fakecuda/fc_vmm_share_test.c tests/fakecuda/fc_check.h tests/programs/ipc_channel.h $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_DRV_LDFLAGS))
