@@ -23,12 +23,14 @@ for t in "${targets[@]}"; do
     if [ ! -x "$bin" ]; then
         echo "FAIL fuzz_$t: $bin not built (make fuzz-build)"; fail=$((fail + 1)); continue
     fi
+    # the regression inputs run first with the seeds, under clang's sanitizers
+    regress=; [ -d "tests/fuzz/regressions/$t" ] && regress=tests/fuzz/regressions/$t
     # -timeout: an input taking over 10 s is a bug (e.g. a matcher gone
     # exponential); -rss_limit_mb: so is one needing 1 GiB.
     start=$(date +%s)
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
         "$bin" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=1024 -max_len=65536 \
-        -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" "tests/fuzz/corpus/$t" \
+        -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" "tests/fuzz/corpus/$t" $regress \
         >"$log" 2>&1
     rc=$?
     secs=$(( $(date +%s) - start ))
