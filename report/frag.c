@@ -196,12 +196,81 @@ out:
     return rc;
 }
 
+/* Which device each reservation belongs to.  cuMemAddressReserve names no
+ * device (the interposer writes -1), so a reservation is counted on the
+ * device of the lowest mapping inside it; one holding mappings of several
+ * devices counts on that one only, and one with nothing mapped on none
+ * (-1; struct frag's idle totals).  A reservation written with a device
+ * keeps it.  Mappings are sorted by address and each finds its reservation
+ * by binary search: O(n log n) whatever a hostile snapshot holds. */
+struct va_range {
+    uint64_t va, size;
+    size_t idx; /* into s->vmms */
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+    const struct va_range *x = a, *y = b;
+    if (x->va != y->va)
+        return x->va < y->va ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int reservation_owners(const struct snapshot *s, int32_t *owner)
+{
+    size_t nr = 0, nm = 0;
+    for (size_t i = 0; i < s->nvmms; i++) {
+        owner[i] = s->vmms[i].device;
+        nr += s->vmms[i].type == GL_VMM_RESERVATION;
+        nm += s->vmms[i].type == GL_VMM_MAPPING;
+    }
+    struct va_range *res = malloc((nr ? nr : 1) * sizeof *res);
+    struct va_range *map = malloc((nm ? nm : 1) * sizeof *map);
+    if (!res || !map) {
+        free(res);
+        free(map);
+        return -1;
+    }
+    nr = nm = 0;
+    for (size_t i = 0; i < s->nvmms; i++) {
+        struct va_range r = {s->vmms[i].va, s->vmms[i].size, i};
+        if (s->vmms[i].type == GL_VMM_RESERVATION)
+            res[nr++] = r;
+        else if (s->vmms[i].type == GL_VMM_MAPPING)
+            map[nm++] = r;
+    }
+    sort_array(res, nr, sizeof *res, cmp_range);
+    sort_array(map, nm, sizeof *map, cmp_range);
+    for (size_t k = 0; k < nm; k++) {
+        int32_t dev = s->vmms[map[k].idx].device;
+        if (dev < 0)
+            continue;
+        /* the last reservation starting at or below the mapping */
+        size_t lo = 0, hi = nr;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (res[mid].va <= map[k].va)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == 0)
+            continue;
+        const struct va_range *r = &res[lo - 1];
+        if (map[k].va - r->va < r->size && owner[r->idx] < 0)
+            owner[r->idx] = dev;
+    }
+    free(res);
+    free(map);
+    return 0;
+}
+
 static void virtual_memory(const struct snapshot *s, struct frag_dev *fd,
-                           uint64_t *handles, size_t nh)
+                           const uint64_t *handles, size_t nh, const int32_t *owner)
 {
     for (size_t i = 0; i < s->nvmms; i++) {
         const struct snap_vmm *m = &s->vmms[i];
-        if (m->device != fd->device)
+        if (owner[i] != fd->device)
             continue;
         if (m->type == GL_VMM_RESERVATION) {
             fd->nreservations++;
@@ -238,8 +307,9 @@ int frag_build(const struct snapview *v, const struct analyze_opts *o, struct fr
     struct kv *buf = malloc((s->nallocs ? s->nallocs : 1) * sizeof *buf);
     /* every mapped handle, to find physical memory that is not mapped */
     uint64_t *handles = malloc((s->nvmms ? s->nvmms : 1) * sizeof *handles);
+    int32_t *owner = malloc((s->nvmms ? s->nvmms : 1) * sizeof *owner);
     int rc = -1;
-    if (!f->dev || !buf || !handles)
+    if (!f->dev || !buf || !handles || !owner || reservation_owners(s, owner))
         goto out;
     size_t nh = 0;
     for (size_t i = 0; i < s->nvmms; i++)
@@ -270,8 +340,13 @@ int frag_build(const struct snapview *v, const struct analyze_opts *o, struct fr
             f->dev[d].pool_used += s->pools[i].used;
         }
     }
-    for (size_t i = 0; i < s->nvmms; i++)
-        find_dev(f, s->vmms[i].device, true);
+    for (size_t i = 0; i < s->nvmms; i++) {
+        find_dev(f, owner[i], true);
+        if (owner[i] < 0 && s->vmms[i].type == GL_VMM_RESERVATION) {
+            f->idle_reservations++;
+            f->idle_reserved += s->vmms[i].size;
+        }
+    }
     sort_array(f->dev, f->ndev, sizeof *f->dev, cmp_fdev);
     for (size_t d = 0; d < f->ndev; d++) {
         struct frag_dev *fd = &f->dev[d];
@@ -284,12 +359,13 @@ int frag_build(const struct snapview *v, const struct analyze_opts *o, struct fr
             }
         if (address_space(v, fd, o, buf))
             goto out;
-        virtual_memory(s, fd, handles, nh);
+        virtual_memory(s, fd, handles, nh, owner);
     }
     rc = 0;
 out:
     free(buf);
     free(handles);
+    free(owner);
     return rc;
 }
 

@@ -44,6 +44,11 @@ struct frag_dev {
 struct frag {
     struct frag_dev *dev; /* ordinal asc; the host is not analysed */
     size_t ndev;
+    /* VMM reservations with nothing mapped in them: address space belongs
+     * to no device until something is mapped (cuMemAddressReserve takes
+     * none), so these are counted here, not under a device */
+    size_t idle_reservations;
+    uint64_t idle_reserved;
 };
 
 int frag_build(const struct snapview *v, const struct analyze_opts *o, struct frag *f);

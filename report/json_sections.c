@@ -174,5 +174,7 @@ void json_fragmentation(struct report_ctx *r, struct json *j)
         json_end_obj(j);
     }
     json_end_arr(j);
+    json_key(j, "idle_reservations"); json_u64(j, fr->idle_reservations);
+    json_key(j, "idle_reserved_bytes"); json_u64(j, fr->idle_reserved);
     json_end_obj(j);
 }

@@ -252,8 +252,17 @@ void text_fragmentation(struct report_ctx *r)
     FILE *f = r->out;
     const struct frag *fr = r->fr;
     t_title(r, "FRAGMENTATION");
+    if (fr->idle_reservations) {
+        /* address space alone is no device's until something is mapped */
+        fputs("virtual address space reserved with nothing mapped in it: ", f);
+        put_bytes(f, fr->idle_reserved);
+        fputs(" in ", f);
+        put_count(f, fr->idle_reservations, "reservation");
+        fputs(fr->ndev ? "\n\n" : "\n", f);
+    }
     if (fr->ndev == 0) {
-        fputs("No device memory in this snapshot.\n", f);
+        if (!fr->idle_reservations)
+            fputs("No device memory in this snapshot.\n", f);
         return;
     }
     for (size_t d = 0; d < fr->ndev; d++) {

@@ -21,3 +21,17 @@ eq(d["snapshot"]["reason"], "request", "reason")
 eq(sorted((l["bytes"], l["frames"][1]["function"]) for l in leaks),
    [(2097152, "mapped_after_release"), (4194304, "leak_vmm")], "live mid-run")
 PY
+# Address space: cuMemAddressReserve names no device; the 16 MiB reservation
+# holding the leaked mapping counts on device 0, the 8 MiB one with nothing
+# mapped on no device.
+check_json final.json <<'PY'
+fd = d["fragmentation"]["devices"]
+eq([(x["device"], x["reservations"], x["va_reserved_bytes"], x["mappings"], x["va_mapped_bytes"]) for x in fd],
+   [(0, 1, 16 << 20, 1, 4 << 20)], "reservations and mappings per device")
+eq((d["fragmentation"]["idle_reservations"], d["fragmentation"]["idle_reserved_bytes"]), (1, 8 << 20), "idle reservations")
+PY
+"$REPORT" final.snap >final.txt
+grep -q "virtual memory: 16,777,216 bytes (16.0 MiB) of address space reserved, 4,194,304 bytes (4.0 MiB) mapped" final.txt \
+    || fail "text: device 0 reservation: $(grep 'virtual memory' final.txt)"
+grep -q "virtual address space reserved with nothing mapped in it: 8,388,608 bytes (8.0 MiB) in 1 reservation" final.txt \
+    || fail "text: idle reservation: $(sed -n '/FRAGMENTATION/,$p' final.txt)"

@@ -121,6 +121,11 @@ static void vmm_lifecycle(void)
     check(cuMemRelease(f), "cuMemRelease");
     check(cuMemUnmap(va + 10 * MiB, 2 * MiB), "cuMemUnmap");
     /* The reservation itself outlives everything but is not memory. */
+
+    /* A second reservation, nothing ever mapped in it: address space of no
+     * device (the report's idle reservations). */
+    CUdeviceptr idle;
+    check(cuMemAddressReserve(&idle, 8 * MiB, 0, 0, 0), "cuMemAddressReserve");
 }
 
 NOINLINE static void leak_on_device1(void)
