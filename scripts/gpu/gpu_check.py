@@ -54,7 +54,7 @@ def fmt(n):
 # ---------------------------------------------------------------- checks list
 
 CUDA_CHECKS = ["rt-shared", "rt-static", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
-               "vmm", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
+               "vmm", "vmm-import", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
 ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
@@ -69,6 +69,7 @@ DESCRIPTIONS = {
     "drv-procaddr": "driver_paths.c: cuGetProcAddress by base name (and per-thread: _ptsz)",
     "drv-entry": "driver_paths.c: cudaGetDriverEntryPoint(ByVersion)",
     "vmm": "driver_lifecycle.c vmm: cuMemCreate/cuMemMap lifetimes, mid-run snapshot",
+    "vmm-import": "vmm_import.c: a VMM handle shared as a POSIX fd, the importer's mapping never unmapped",
     "async": "scenarios.c leak-async: cudaMallocAsync leaks, exact site",
     "peak": "scenarios.c peak: exact peak and its composition",
     "threads": "churn.c: two threads allocating, exact per-thread leaks and counts",
@@ -310,6 +311,7 @@ def program_specs(ctx):
         "driver_paths_ptds": (tp("driver_paths.c"), ["-cudart", "shared", "--default-stream", "per-thread"]
                               + stubs + ["-lcuda", "-ldl"]),
         "driver_lifecycle": (tp("driver_lifecycle.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-lpthread"]),
+        "vmm_import": (tp("vmm_import.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-ldl"]),
         "scenarios": (tp("scenarios.c"), ["-cudart", "shared", "-lpthread"]),
         "churn": (tp("churn.c"), ["-cudart", "shared", "-lpthread"]),
         "graph_memory": (tp("graph_memory.c"), ["-cudart", "shared"]),
@@ -628,6 +630,35 @@ def check_vmm(ctx):
     expect(got, [(2 * MiB, "mapped_after_release"), (4 * MiB, "leak_vmm")], "live mid-run")
     return ("leaks 4 MiB at leak_vmm + 2 MiB retained (cuMemRetainAllocationHandle) at retained_leak; "
             "released-but-mapped 2 MiB live mid-run; 6 created/4 gone")
+
+
+def check_vmm_import(ctx):
+    """tests/t_vmm_import.sh's core on the real driver: the exporter forks the
+    importer and passes the handle's descriptor over a socketpair."""
+    line = site_line(os.path.join(PROGRAMS, "vmm_import.c"), "LEAK-SITE: leak_imported_mapping")
+    for how in ("direct", "procaddr"):
+        d = check_dir(ctx, "vmm-import-" + how)
+        out = run_traced(ctx, d, how, prog(ctx, "vmm_import"), [how], os.path.join(d, "gpuleak.%p.%n.snap"))
+        pids = dict(l.split()[:2] for l in out.splitlines() if l.split()[:1] in (["exporter"], ["importer"]))
+        if set(pids) != {"exporter", "importer"}:
+            raise Fail("%s: no exporter/importer pids in its output: %r" % (how, out[-200:]))
+        imp = report_json(ctx, d, "gpuleak.%s.1.snap" % pids["importer"])
+        expect(imp["leaks"], [], how + ": no leaks of its own")
+        got = [(g["bytes"], g["count"], g["kind"], g["device"], g["api"], fn(g["frames"][0]) if g["frames"] else None,
+                g["frames"][0].get("line") if g["frames"] else None) for g in imp["mapped"]["groups"]]
+        expect(got, [(4 * MiB, 1, "ipc", 0, "cuMemMap", "leak_imported_mapping", line)],
+               how + ": the mapping never unmapped")
+        dv = devs(imp)
+        expect((dv[0]["peak_bytes"], dv[0]["live_bytes"], dv[0]["alloc_count"], dv[0]["free_count"],
+                dv[0]["unknown_free_count"]), (3000000, 0, 2, 2, 0), how + ": importer's device 0")
+        mid = report_json(ctx, d, "mapped.snap")
+        got = sorted((g["bytes"], g["count"], fn(g["frames"][0]) if g["frames"] else None)
+                     for g in mid["mapped"]["groups"])
+        expect(got, [(4 * MiB, 1, "leak_imported_mapping"), (10 * 2 * MiB, 10, "map_many")], how + ": mapped mid-run")
+        exp = report_json(ctx, d, "gpuleak.%s.0.snap" % pids["exporter"])
+        expect((exp["leaks"], devs(exp)[0]["peak_bytes"]), ([], 8 * MiB), how + ": exporter's own memory only")
+    return ("direct+procaddr: 4 MiB mapping never unmapped at leak_imported_mapping:%d (kind ipc, cuMemMap); "
+            "importer peak 3,000,000 = its own memory; 10 mappings gone in one cuMemUnmap" % line)
 
 
 def check_async(ctx):
@@ -1280,7 +1311,8 @@ def main(argv):
               ("drv-dlsym", lambda: check_driver(ctx, "dlsym")),
               ("drv-procaddr", lambda: check_driver(ctx, "procaddr")),
               ("drv-entry", lambda: check_driver(ctx, "entry")),
-              ("vmm", lambda: check_vmm(ctx)), ("async", lambda: check_async(ctx)),
+              ("vmm", lambda: check_vmm(ctx)),
+              ("vmm-import", lambda: check_vmm_import(ctx)), ("async", lambda: check_async(ctx)),
               ("peak", lambda: check_peak(ctx)), ("threads", lambda: check_threads(ctx)),
               ("oom", lambda: check_oom(ctx)), ("sigusr1", lambda: check_sigusr1(ctx)),
               ("kernels", lambda: check_kernels(ctx)), ("graph", lambda: check_graph(ctx)),
