@@ -187,26 +187,40 @@ size_t gl_vmm_imported_in(uint64_t va, uint64_t size, uint64_t *out, size_t cap)
 
 void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle))
 {
-    uint64_t dead[64];
-    size_t ndead = 0;
-    pthread_mutex_lock(&vmm_lock);
-    struct mapping *m, *tmp;
-    HASH_ITER(hh, mappings, m, tmp) {
-        if (m->va < va || m->va >= va + size)
-            continue;
-        struct handle_state *s = find_handle(m->handle);
-        if (s != NULL && --s->mappings == 0 && s->refs == 0) {
-            if (!s->imported && ndead < sizeof dead / sizeof dead[0])
-                dead[ndead++] = s->handle;
-            forget(s);
+    /* Handles whose last mapping goes are settled by gone() outside the
+     * lock (it updates the main table), DEAD_BATCH at a time: when a batch
+     * is full, the scan stops, the batch is settled and the scan starts
+     * again on what is left in the range (each pass removes what it saw),
+     * so one unmap over any number of released handles frees them all
+     * without allocating. */
+    enum { DEAD_BATCH = 64 };
+    uint64_t dead[DEAD_BATCH];
+    bool more;
+    do {
+        size_t ndead = 0;
+        more = false;
+        pthread_mutex_lock(&vmm_lock);
+        struct mapping *m, *tmp;
+        HASH_ITER(hh, mappings, m, tmp) {
+            if (m->va < va || m->va - va >= size)
+                continue;
+            if (ndead == DEAD_BATCH) {
+                more = true;
+                break;
+            }
+            struct handle_state *s = find_handle(m->handle);
+            if (s != NULL && --s->mappings == 0 && s->refs == 0) {
+                if (!s->imported)
+                    dead[ndead++] = s->handle;
+                forget(s);
+            }
+            HASH_DEL(mappings, m);
+            free(m);
         }
-        HASH_DEL(mappings, m);
-        free(m);
-    }
-    pthread_mutex_unlock(&vmm_lock);
-    /* Outside the lock: gone() updates the main table. */
-    for (size_t i = 0; i < ndead; i++)
-        gone(dead[i]);
+        pthread_mutex_unlock(&vmm_lock);
+        for (size_t i = 0; i < ndead; i++)
+            gone(dead[i]);
+    } while (more);
 }
 
 void gl_vmm_reserved(uint64_t va, uint64_t size)

@@ -35,3 +35,19 @@ grep -q "virtual memory: 16,777,216 bytes (16.0 MiB) of address space reserved, 
     || fail "text: device 0 reservation: $(grep 'virtual memory' final.txt)"
 grep -q "virtual address space reserved with nothing mapped in it: 8,388,608 bytes (8.0 MiB) in 1 reservation" final.txt \
     || fail "text: idle reservation: $(sed -n '/FRAGMENTATION/,$p' final.txt)"
+
+# 150 handles released while mapped, then one cuMemUnmap over all of them
+# (more than the 64 gpuleak settles per batch): every one is gone.
+GPULEAK_OUTPUT=many.snap traced "$TPROG/driver_lifecycle" vmm-many
+"$REPORT" --json many-mapped.snap >many-mid.json
+"$REPORT" --json many.snap >many.json
+check_json many-mid.json <<'PY'
+eq([(l["api"], l["bytes"], l["count"], l["frames"][1]["function"]) for l in leaks],
+   [("cuMemCreate", 150 * 2097152, 150, "released_while_mapped")], "150 live while mapped")
+PY
+check_json many.json <<'PY'
+eq(leaks, [], "every handle gone after the one unmap")
+dv = devices[0]
+eq((dv["alloc_count"], dv["free_count"], dv["live_bytes"], dv["peak_bytes"], dv["unknown_free_count"]),
+   (150, 150, 0, 150 * 2097152, 0), "counts")
+PY

@@ -128,6 +128,27 @@ static void vmm_lifecycle(void)
     check(cuMemAddressReserve(&idle, 8 * MiB, 0, 0, 0), "cuMemAddressReserve");
 }
 
+/* More handles than gpuleak settles in one batch (64), each released while
+ * mapped, all unmapped by one cuMemUnmap: every one is gone after it. */
+enum { MANY_HANDLES = 150 };
+NOINLINE static CUmemGenericAllocationHandle released_while_mapped(void) { return create(2 * MiB); }
+
+static void vmm_many(void)
+{
+    primary(0);
+    CUdeviceptr va;
+    check(cuMemAddressReserve(&va, MANY_HANDLES * 2 * MiB, 0, 0, 0), "cuMemAddressReserve");
+    for (size_t i = 0; i < MANY_HANDLES; i++) {
+        CUmemGenericAllocationHandle h = released_while_mapped();
+        check(cuMemMap(va + i * 2 * MiB, 2 * MiB, 0, h, 0), "cuMemMap");
+        check(cuMemRelease(h), "cuMemRelease");
+    }
+    if (gpuleak_snapshot)
+        gpuleak_snapshot("many-mapped.snap");
+    check(cuMemUnmap(va, MANY_HANDLES * 2 * MiB), "cuMemUnmap");
+    check(cuMemAddressFree(va, MANY_HANDLES * 2 * MiB), "cuMemAddressFree");
+}
+
 NOINLINE static void leak_on_device1(void)
 {
     CUdeviceptr p;
@@ -160,10 +181,12 @@ int main(int argc, char **argv)
         ctx_lifecycle();
     else if (!strcmp(what, "vmm"))
         vmm_lifecycle();
+    else if (!strcmp(what, "vmm-many"))
+        vmm_many();
     else if (!strcmp(what, "noctx"))
         noctx();
     else {
-        fprintf(stderr, "usage: driver_lifecycle ctx|vmm|noctx\n");
+        fprintf(stderr, "usage: driver_lifecycle ctx|vmm|vmm-many|noctx\n");
         return 2;
     }
     return 0;
