@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "driver_view.h"
 #include "gpuleak.h"
 #include "graph.h"
 #include "history.h"
@@ -78,6 +79,7 @@ static void postfork_child(void)
     gl_snapshot_postfork_child();
     gl_trigger_postfork_child();
     gl_vmm_postfork_child();
+    gl_driver_view_postfork_child();
     gl_graph_postfork_child();
     gl_ipc_postfork_child();
     gl_py_postfork_child();

@@ -14,6 +14,7 @@ GL_DEFINE_REAL(CUresult, cuMemPoolGetAttribute, (CUmemoryPool, CUmemPool_attribu
 GL_DEFINE_REAL(CUresult, cuCtxPushCurrent_v2, (CUcontext))
 GL_DEFINE_REAL(CUresult, cuCtxPopCurrent_v2, (CUcontext *))
 GL_DEFINE_REAL(CUresult, cuMemGetInfo_v2, (size_t *, size_t *))
+GL_DEFINE_REAL(CUresult, cuDevicePrimaryCtxGetState, (CUdevice, unsigned int *, int *))
 
 static _Atomic uint64_t default_pool_devices[2]; /* bit per device 0..127 */
 
@@ -114,7 +115,14 @@ int gl_device_mem_info(int32_t device, uint64_t *free_bytes, uint64_t *total)
     uint64_t ctx = gl_primary_ctx(device);
     cuCtxPushCurrent_v2_fn push = REAL_cuCtxPushCurrent_v2();
     cuCtxPopCurrent_v2_fn pop = REAL_cuCtxPopCurrent_v2();
+    cuDevicePrimaryCtxGetState_fn state = REAL_cuDevicePrimaryCtxGetState();
     if (ctx == 0 || push == NULL || pop == NULL)
+        return -1;
+    /* A primary context the program has released or reset is not brought
+     * back to life (that would take device memory) just to be asked. */
+    unsigned int flags;
+    int alive = 0;
+    if (state == NULL || state(device, &flags, &alive) != CUDA_SUCCESS || !alive)
         return -1;
     if (push((CUcontext)(uintptr_t)ctx) != CUDA_SUCCESS)
         return -1;

@@ -5,9 +5,8 @@
  * The hooks note which pools the program allocates from (cheaply: a bit per
  * device for default pools, a short list of explicit ones); a snapshot
  * taken while the program runs (signal, request, out-of-memory) asks the
- * driver about them.  The final snapshot at exit does not: by then the CUDA
- * libraries may be tearing down, and calling into them could crash the
- * program on its way out. */
+ * driver about them; for the final snapshot at exit, driver_view.c asks
+ * when exit() begins, before the CUDA libraries tear down. */
 #ifndef GL_POOLS_H
 #define GL_POOLS_H
 

@@ -6,6 +6,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "driver_view.h"
 #include "internal.h"
 #include "pools.h"
 #include "procenv.h"
@@ -90,6 +91,7 @@ void gl_record_alloc_stack(struct gl_where w, uint64_t addr, uint64_t size, uint
 {
     int saved = errno;
     gl_env_note_allocation();
+    gl_driver_view_arm_exit();
     bool host = kind == GL_KIND_HOST_PINNED || kind == GL_KIND_HOST_REGISTERED;
     if (kind == GL_KIND_POOL)
         gl_pools_note_default(w.device);

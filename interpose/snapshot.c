@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "driver_view.h"
 #include "internal.h"
 #include "log.h"
 #include "modules.h"
@@ -516,20 +517,17 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
 
     uint64_t snap_unix = gl_unix_ns();
     uint64_t snap_mono = gl_mono_ns() - gl_start_mono_ns;
-    /* The driver's view, asked while the program runs; never at exit or on a
-     * fatal signal, when the CUDA libraries may already be going away. */
-    static struct gl_pool_info pools[GL_POOLS_MAX];
-    static struct gl_mem_view views[GL_MAX_DEVICES];
-    size_t npools = 0, nviews = 0;
-    bool live = reason == GL_REASON_SIGNAL || reason == GL_REASON_REQUEST || reason == GL_REASON_OOM ||
-                reason == GL_REASON_PERIODIC;
-    if (live) {
-        npools = gl_pools_query(pools, GL_POOLS_MAX);
-        for (int32_t d = 0; d < GL_MAX_DEVICES; d++) {
-            uint64_t f, t;
-            if (gl_primary_ctx(d) != 0 && gl_device_mem_info(d, &f, &t) == 0)
-                views[nviews++] = (struct gl_mem_view){d, f, t};
-        }
+    /* The driver's view, asked while the program runs; at exit, the one
+     * sampled when exit() began; never on a fatal signal, when the CUDA
+     * libraries may be in any state (driver_view.h). */
+    static struct gl_driver_view asked;
+    const struct gl_driver_view *view = NULL;
+    if (reason == GL_REASON_SIGNAL || reason == GL_REASON_REQUEST || reason == GL_REASON_OOM ||
+        reason == GL_REASON_PERIODIC) {
+        gl_driver_view_query(&asked);
+        view = &asked;
+    } else if (reason == GL_REASON_EXIT) {
+        view = gl_driver_view_at_exit();
     }
     gl_track_mark(GL_EV_SNAPSHOT, 0, index);
     struct gl_state_copy copy;
@@ -562,8 +560,8 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         gl_py_for_each(write_pyframe, w);
         write_stacks(w, &copy);
         write_allocs(w, &copy);
-        write_devices(w, &copy, mem, views, nviews);
-        write_pools(w, pools, npools);
+        write_devices(w, &copy, mem, view ? view->mems : NULL, view ? view->nmems : 0);
+        write_pools(w, view ? view->pools : NULL, view ? view->npools : 0);
         write_peaks(w, &copy);
         write_events(w, &copy);
         write_vmm(w);

@@ -19,7 +19,12 @@
 
 static sem_t wakeup;
 static atomic_bool writer_running;
-static int snapshot_signal;
+static atomic_int snapshot_signal; /* set after the writer starts, read by it */
+/* Why the writer was woken: a snapshot signal, a job (gl_trigger_run_job),
+ * a fatal signal (fatal_state).  Lock-free atomics: safe in a handler. */
+static atomic_bool signal_pending;
+static void (*_Atomic job_pending)(void);
+static sem_t job_done;
 
 /* A fatal signal asks the writer for a final snapshot: 0 nothing asked,
  * 1 asked, 2 written (or given up). */
@@ -32,6 +37,7 @@ static void on_signal(int sig)
 {
     (void)sig;
     int saved = errno;
+    atomic_store(&signal_pending, true);
     sem_post(&wakeup); /* async-signal-safe */
     errno = saved;
 }
@@ -87,17 +93,23 @@ void gl_trigger_check_signal(void)
 {
     static atomic_bool warned;
     struct sigaction cur;
-    if (snapshot_signal != 0 && sigaction(snapshot_signal, NULL, &cur) == 0 &&
+    int sig = atomic_load(&snapshot_signal);
+    if (sig != 0 && sigaction(sig, NULL, &cur) == 0 &&
         cur.sa_handler != on_signal)
         gl_warn_once(&warned,
                      "the program replaced gpuleak's handler for signal %d; snapshots on signal "
                      "no longer work (choose another signal with GPULEAK_SIGNAL, e.g. USR2)",
-                     snapshot_signal);
+                     sig);
 }
+
+static GL_TLS bool on_writer;
+
+bool gl_trigger_on_writer(void) { return on_writer; }
 
 static void *writer_main(void *arg)
 {
     (void)arg;
+    on_writer = true;
     gl_hook_depth = 1; /* CUDA calls made from here are never recorded */
     for (;;) {
         /* Wake up now and then to check that the snapshot signal is still
@@ -131,7 +143,13 @@ static void *writer_main(void *arg)
             atomic_store(&fatal_state, 2);
             continue;
         }
-        gl_snapshot_write(GL_REASON_SIGNAL, 0, NULL);
+        void (*job)(void) = atomic_exchange(&job_pending, NULL);
+        if (job != NULL) {
+            job();
+            sem_post(&job_done);
+        }
+        if (atomic_exchange(&signal_pending, false))
+            gl_snapshot_write(GL_REASON_SIGNAL, 0, NULL);
     }
     return NULL;
 }
@@ -172,6 +190,7 @@ void gl_trigger_start(void)
         sig = 0;
     }
     sem_init(&wakeup, 0, 0);
+    sem_init(&job_done, 0, 0);
     gl_periodic_configure();
     start_writer();
     if (atomic_load(&writer_running))
@@ -192,7 +211,7 @@ void gl_trigger_start(void)
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     if (sigaction(sig, &sa, NULL) == 0)
-        snapshot_signal = sig;
+        atomic_store(&snapshot_signal, sig);
 }
 
 void gl_trigger_oom(int32_t device, uint64_t mem_free, uint64_t mem_total)
@@ -230,7 +249,9 @@ void gl_trigger_postfork_child(void)
      * semaphore. */
     atomic_store(&writer_running, false);
     atomic_store(&fatal_state, 0);
+    atomic_store(&job_pending, NULL);
     sem_init(&wakeup, 0, 0);
+    sem_init(&job_done, 0, 0);
     gl_periodic_postfork_child();
 }
 
@@ -243,4 +264,31 @@ void gl_trigger_check(void)
     if (!atomic_load(&writer_running))
         start_writer();
     pthread_mutex_unlock(&restart_lock);
+}
+
+bool gl_trigger_run_job(void (*job)(void), unsigned timeout_ms)
+{
+    static pthread_mutex_t one_job = PTHREAD_MUTEX_INITIALIZER;
+    if (!atomic_load(&writer_running))
+        return false;
+    pthread_mutex_lock(&one_job);
+    while (sem_trywait(&job_done) == 0) /* left by a job that ran too late */
+        ;
+    atomic_store(&job_pending, job);
+    sem_post(&wakeup);
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += (time_t)(timeout_ms / 1000);
+    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    bool done;
+    while (!(done = sem_clockwait(&job_done, CLOCK_MONOTONIC, &deadline) == 0) && errno == EINTR)
+        ;
+    if (!done) /* not started yet: take it back; started: it finishes unheeded */
+        atomic_compare_exchange_strong(&job_pending, &job, NULL);
+    pthread_mutex_unlock(&one_job);
+    return done;
 }

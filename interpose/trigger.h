@@ -9,6 +9,7 @@
 #ifndef GL_TRIGGER_H
 #define GL_TRIGGER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Installs the handler and starts the writer (GPULEAK_SIGNAL: a number or
@@ -32,5 +33,16 @@ void gl_trigger_check_signal(void);
 void gl_final_snapshot(uint32_t reason);
 /* Restarts the writer in a forked child (cheap when it is running). */
 void gl_trigger_check(void);
+
+/* Runs job on the writer thread and waits for it at most timeout_ms: for
+ * work the calling thread must not do itself (it may be inside a CUDA
+ * callback, or the work may block in the driver).  True if the job ran to
+ * its end in time; false if there is no writer or it took too long -- then
+ * the job may still run or finish later, and must check for itself whether
+ * its result is still wanted. */
+bool gl_trigger_run_job(void (*job)(void), unsigned timeout_ms);
+
+/* True on the writer thread. */
+bool gl_trigger_on_writer(void);
 
 #endif

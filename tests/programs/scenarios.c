@@ -183,6 +183,17 @@ int main(int argc, char **argv)
         fflush(stdout);
         for (;;)
             pause();
+    } else if (!strcmp(what, "pool-exit")) {
+        /* pool-wait's state plus 1 MiB from cudaMalloc, then a normal exit:
+         * the exit snapshot's driver's view is sampled when exit() begins. */
+        cudaStream_t s;
+        check(cudaStreamCreate(&s), "cudaStreamCreate");
+        void *p[5];
+        for (int i = 0; i < 5; i++)
+            p[i] = leak_async(MiB, s);
+        check(cudaFreeAsync(p[3], s), "cudaFreeAsync");
+        check(cudaFreeAsync(p[4], s), "cudaFreeAsync");
+        leak_runtime(MiB);
     } else if (!strcmp(what, "wait")) {
         /* Leak, say so, then wait to be signalled. */
         leak_runtime(MiB);
@@ -237,7 +248,7 @@ int main(int argc, char **argv)
         void *q = leak_runtime(MiB);
         check(cudaFree(q), "cudaFree");
     } else {
-        fprintf(stderr, "usage: %s leak-runtime|leak-async|balanced|peak|errors|fork|oom|periodic DIR N|exit-thread|segv|abort|wait|handler-first|handler-later\n", argv[0]);
+        fprintf(stderr, "usage: %s leak-runtime|leak-async|balanced|peak|errors|fork|oom|periodic DIR N|exit-thread|segv|abort|pool-wait|pool-exit|wait|handler-first|handler-later\n", argv[0]);
         return 2;
     }
     return 0;

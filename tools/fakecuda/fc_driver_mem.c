@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- device memory ----------------------------------------------------- */
@@ -94,6 +95,11 @@ CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
         return r;
     if (!free || !total)
         return CUDA_ERROR_INVALID_VALUE;
+    if (fc_meminfo_delay_ms) {
+        struct timespec d = {(time_t)(fc_meminfo_delay_ms / 1000), (long)(fc_meminfo_delay_ms % 1000) * 1000000L};
+        while (nanosleep(&d, &d) != 0)
+            ;
+    }
     fc_lock();
     *total = fc_devs[c->dev].total;
     *free = fc_devs[c->dev].total - fc_devs[c->dev].used;

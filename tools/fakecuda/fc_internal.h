@@ -89,6 +89,10 @@ struct fc_pool {
     unsigned long long src_id; /* ... and its pool's id */
 };
 
+/* FAKECUDA_MEMINFO_DELAY_MS: how long cuMemGetInfo takes (a driver stuck at
+ * exit, for the interposer's time limits); 0 normally. */
+extern unsigned long long fc_meminfo_delay_ms;
+
 struct fc_dev {
     int ord;
     uintptr_t base;
