@@ -18,17 +18,23 @@ static struct gl_lane fallback_lane = {.lock = PTHREAD_MUTEX_INITIALIZER, .in_us
 static struct gl_lane *lanes = &fallback_lane; /* newest first */
 
 static GL_TLS struct gl_lane *my_lane;
+/* Set when the thread's lane was retired at thread exit: a hook that runs
+ * later in the exit (another key's destructor freeing memory) shares the
+ * fallback lane.  A new lane could not be retired: its destructor would not
+ * run if the thread had no destructor round left, and the lane would stay
+ * taken for good, one per such thread. */
+static GL_TLS bool retired;
 static pthread_key_t retire_key;
 static pthread_once_t retire_key_once = PTHREAD_ONCE_INIT;
 
 /* A thread exits: its local accounting goes back to the devices and the lane
- * to the registry for the next thread.  A hook running later in this thread
- * (another key's destructor freeing memory) registers afresh. */
+ * to the registry for the next thread. */
 static void lane_retire(void *p)
 {
     struct gl_lane *l = p;
     if (my_lane == l)
         my_lane = NULL;
+    retired = true;
     pthread_mutex_lock(&l->lock);
     gl_acct_flush(&l->acct);
     pthread_mutex_unlock(&l->lock);
@@ -71,7 +77,9 @@ static struct gl_lane *lane_register(void)
 struct gl_lane *gl_lane_enter(void)
 {
     struct gl_lane *l = my_lane;
-    if (l == NULL) {
+    if (l == NULL && retired) {
+        l = &fallback_lane;
+    } else if (l == NULL) {
         l = lane_register();
         if (l != NULL)
             my_lane = l;

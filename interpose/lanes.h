@@ -29,7 +29,8 @@ struct gl_lane {
 } __attribute__((aligned(64)));
 
 /* The calling thread's lane, locked.  Never fails: a thread that cannot get
- * a lane of its own (no memory) shares a static one. */
+ * a lane of its own (no memory), or whose lane was retired because it is
+ * exiting, shares a static one. */
 struct gl_lane *gl_lane_enter(void);
 void gl_lane_leave(struct gl_lane *lane);
 /* The lane gl_lane_enter would give this thread, not locked: for a thread

@@ -5,6 +5,7 @@
  * tests can check that the exit status and the output are the program's own. */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,6 +81,59 @@ static void *churn_thread(void *arg)
     return NULL;
 }
 
+/* ---- memory freed in the last round of thread-exit destructors --------- */
+/* The program's key is created after gpuleak's (which comes with the first
+ * CUDA call), so in every round gpuleak's destructor runs first -- a key set
+ * during a round is still seen in that round only if it comes later.  The
+ * program's destructor puts its value back until the last round
+ * (PTHREAD_DESTRUCTOR_ITERATIONS), long after gpuleak retired the thread's
+ * lane, and frees then: the hook runs in a thread with no destructor round
+ * left. */
+static pthread_key_t late_key;
+static __thread int late_round;
+
+static void late_free(void *p)
+{
+    if (++late_round < PTHREAD_DESTRUCTOR_ITERATIONS) {
+        pthread_setspecific(late_key, p);
+        return;
+    }
+    check(cudaFree(p), "cudaFree");
+}
+
+static void *late_thread(void *arg)
+{
+    (void)arg;
+    void *p = NULL;
+    check(cudaMalloc(&p, 4096), "cudaMalloc");
+    pthread_setspecific(late_key, p);
+    return NULL;
+}
+
+static void run_late_threads(int n)
+{
+    for (int i = 0; i < n; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, late_thread, NULL) != 0 || pthread_join(t, NULL) != 0) {
+            fprintf(stderr, "thread %d failed\n", i);
+            exit(1);
+        }
+    }
+}
+
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+            break;
+    if (f != NULL)
+        fclose(f);
+    return kib;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -127,6 +181,19 @@ int main(int argc, char **argv)
         nocfi_call(leak_void, (void *)0x10);  /* frame pointer into page 0 */
         nocfi_call(leak_void, garbage);       /* pointing at garbage */
         nocfi_call(leak_void, garbage + 63);
+        done(mode);
+    } else if (!strcmp(mode, "tsd-late") && argc == 3) {
+        /* argv[2] threads, each allocating 4 KiB and freeing it in the last
+         * round of its destructors; the resident memory this costs. */
+        int n = atoi(argv[2]);
+        void *first = NULL;
+        check(cudaMalloc(&first, 4096), "cudaMalloc");
+        check(cudaFree(first), "cudaFree");
+        pthread_key_create(&late_key, late_free);
+        run_late_threads(n / 10); /* settle thread stacks and malloc arenas */
+        long before = rss_kib();
+        run_late_threads(n);
+        printf("rss_growth_kib %ld\n", rss_kib() - before);
         done(mode);
     } else if (!strcmp(mode, "cancel")) {
         /* A thread cancelled while it allocates and takes snapshots: the
