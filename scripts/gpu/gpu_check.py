@@ -745,7 +745,13 @@ def check_oom(ctx):
     expect([(l["bytes"], l["count"]) for l in f["leaks"]], [(MiB, 1)], "leaks at exit")
     dv = devs(o)[0]
     mem = " (device %s of %s B free)" % (fmt(dv["mem_free"]), fmt(dv["mem_total"])) if dv.get("mem_total") else ""
-    return "1 PiB cudaMalloc -> 2 (no crash); OOM snapshot: 1 MiB live at leak_runtime%s" % mem
+    # The exit snapshot's driver's view, sampled when exit() began.
+    fv = devs(f)[0]
+    if not fv.get("mem_total"):
+        raise Fail("the exit snapshot has no driver's view (mem_total 0)")
+    expect(fv["mem_total"], dv["mem_total"], "device total memory at exit and at the OOM")
+    return "1 PiB cudaMalloc -> 2 (no crash); OOM snapshot: 1 MiB live at leak_runtime%s; exit: %s B free" % (
+        mem, fmt(fv["mem_free"]))
 
 
 def check_sigusr1(ctx):
@@ -1135,8 +1141,16 @@ def check_torch_exit(ctx, tr):
         res = tr.get(mode)
         r = tr.report(res, "exit")
         expect((r["snapshot"]["reason"], r["snapshot"]["final"]), ("exit", True), mode + ": final snapshot")
+        # The driver's view, sampled when exit() began: the device's total
+        # as torch.cuda.mem_get_info() gave it at the end of the loop.
+        dv = devs(r).get(0, {})
+        if not dv.get("mem_total") or not dv.get("mem_free"):
+            raise Fail("%s: the exit snapshot has no driver's view for device 0" % mode)
+        info = res.get("json", {}).get("end", {}).get("mem_get_info")
+        if info:
+            expect(dv["mem_total"], info[1], mode + ": device total at exit vs torch.cuda.mem_get_info()")
         n += 1
-    return "%d runs: final snapshot written at exit and readable" % n
+    return "%d runs: final snapshot written at exit, with the driver's view (%s B total)" % (n, fmt(dv["mem_total"]))
 
 
 def check_torch_overhead(ctx, tr):

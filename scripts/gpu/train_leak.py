@@ -144,6 +144,10 @@ def main():
     result["kept_bytes"] = sum(t.untyped_storage().nbytes() for t in kept)
     gc.collect()
     result["end"] = {"counters": counters(torch), "gc_live_bytes": live_tensor_bytes(torch)}
+    try:
+        result["end"]["mem_get_info"] = list(torch.cuda.mem_get_info())  # [free, total], device-wide
+    except Exception as e:
+        result["end"]["mem_get_info_error"] = str(e)
     if a.end_snap:
         result["end_snap"] = gpuleak_snapshot(a.end_snap)
     if a.record_history and a.torch_snap:
