@@ -248,6 +248,13 @@ int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *
             v->dense[s->stacks[i].id] = (uint32_t)(i + 1);
     }
 
+    /* What the built-in allocator rules need to know of the environment the
+     * program ran with (its allocator settings). */
+    const struct supp_env env = {
+        .no_caching = snap_env(s, "PYTORCH_NO_CUDA_MEMORY_CACHING"),
+        .alloc_conf = snap_env(s, "PYTORCH_ALLOC_CONF"),
+        .cuda_alloc_conf = snap_env(s, "PYTORCH_CUDA_ALLOC_CONF"),
+    };
     const struct sym_frame **fr = NULL;
     uint32_t *ids = NULL;
     size_t cap = 0;
@@ -272,7 +279,7 @@ int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *
         v->rule_of[i] = sup ? supp_match(sup, fr, n, paths, s->nmodules) : -1;
         if (v->rule_of[i] >= 0) {
             const struct supp_rule *rule = &sup->rules[v->rule_of[i]];
-            if (rule->off_if_env && !supp_rule_applies(rule, snap_env(s, rule->off_if_env)))
+            if (!supp_rule_applies(rule, &env))
                 v->rule_of[i] = -1;
         }
         size_t skip = 0, dropped = 0;

@@ -27,6 +27,14 @@ static const char default_rules[] =
     "   ...\n"
     "   fun:c10::cuda::CUDACachingAllocator::Native::*\n"
     "}\n"
+    "# PyTorch built without symbols (no function names to go by): in\n"
+    "# libc10_cuda.so only the allocators allocate; off, in addition, when\n"
+    "# PYTORCH_ALLOC_CONF or PYTORCH_CUDA_ALLOC_CONF picks backend:cudaMallocAsync\n"
+    "{\n"
+    "   pytorch-caching-allocator-stripped\n"
+    "   ...\n"
+    "   obj:libc10_cuda.so*\n"
+    "}\n"
     "# CuPy: the default memory pool (Cython module cupy/cuda/memory)\n"
     "{\n"
     "   cupy-memory-pool\n"
@@ -222,17 +230,64 @@ void supp_add_defaults(struct suppressions *sp)
     }
     /* With caching off, PyTorch's allocator hands every cudaMalloc straight
      * to a tensor: what is live is the program's, not a cache. */
-    for (size_t i = first; i < sp->n; i++)
+    for (size_t i = first; i < sp->n; i++) {
         if (strcmp(sp->rules[i].name, "pytorch-caching-allocator") == 0)
-            sp->rules[i].off_if_env = "PYTORCH_NO_CUDA_MEMORY_CACHING";
+            sp->rules[i].gate = SUPP_GATE_TORCH_CACHING;
+        else if (strcmp(sp->rules[i].name, "pytorch-caching-allocator-stripped") == 0)
+            sp->rules[i].gate = SUPP_GATE_TORCH_NATIVE_CACHING;
+    }
 }
 
-bool supp_rule_applies(const struct supp_rule *r, const char *env_value)
+/* PyTorch reads PYTORCH_NO_CUDA_MEMORY_CACHING as "set and not 0". */
+static bool torch_caching_off(const char *v) { return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0; }
+
+/* Whether an allocator configuration ("key:value,key:value", spaces
+ * ignored) says backend:cudaMallocAsync. */
+static bool torch_async_backend(const char *conf)
 {
-    if (r->off_if_env == NULL || env_value == NULL)
+    if (conf == NULL)
+        return false;
+    char key[16], value[32];
+    size_t nk = 0, nv = 0;
+    bool in_value = false;
+    for (const char *c = conf;; c++) {
+        if (*c == ',' || *c == '\0') {
+            key[nk < sizeof key ? nk : 0] = '\0';
+            value[nv < sizeof value ? nv : 0] = '\0';
+            if (nk < sizeof key && nv < sizeof value && strcmp(key, "backend") == 0 &&
+                strcmp(value, "cudaMallocAsync") == 0)
+                return true;
+            if (*c == '\0')
+                return false;
+            nk = nv = 0;
+            in_value = false;
+        } else if (*c == ':' && !in_value) {
+            in_value = true;
+        } else if (*c != ' ' && *c != '\t') {
+            if (in_value && nv < sizeof value)
+                value[nv++] = *c;
+            else if (!in_value && nk < sizeof key)
+                key[nk++] = *c;
+            else if (in_value)
+                nv = sizeof value; /* too long: not the value we look for */
+            else
+                nk = sizeof key;
+        }
+    }
+}
+
+bool supp_rule_applies(const struct supp_rule *r, const struct supp_env *env)
+{
+    switch (r->gate) {
+    case SUPP_GATE_NONE:
         return true;
-    /* PyTorch reads the variable as "set and not 0". */
-    return env_value[0] == '\0' || strcmp(env_value, "0") == 0;
+    case SUPP_GATE_TORCH_CACHING:
+        return !torch_caching_off(env->no_caching);
+    case SUPP_GATE_TORCH_NATIVE_CACHING:
+        return !torch_caching_off(env->no_caching) && !torch_async_backend(env->alloc_conf) &&
+               !torch_async_backend(env->cuda_alloc_conf);
+    }
+    return true;
 }
 
 void supp_free(struct suppressions *sp)

@@ -19,13 +19,26 @@ struct supp_pat {
     unsigned line; /* SP_SRC with ":LINE": that line only; 0 = any */
 };
 
+enum supp_gate {
+    SUPP_GATE_NONE,
+    /* off when PYTORCH_NO_CUDA_MEMORY_CACHING is set and not 0 */
+    SUPP_GATE_TORCH_CACHING,
+    /* that, and off when PYTORCH_ALLOC_CONF or PYTORCH_CUDA_ALLOC_CONF picks
+     * the cudaMallocAsync backend (whose allocations are tensors) */
+    SUPP_GATE_TORCH_NATIVE_CACHING,
+};
+
+/* The recorded environment variables the gates read (NULL: not set). */
+struct supp_env {
+    const char *no_caching, *alloc_conf, *cuda_alloc_conf;
+};
+
 struct supp_rule {
     char *name;
     bool builtin; /* a default allocator-cache rule */
-    /* Built-in rules only: the rule does not apply to a snapshot whose
-     * environment has this variable set to a true value (the allocator was
-     * told not to cache). */
-    const char *off_if_env;
+    /* Built-in rules only: when the snapshot's recorded environment turns
+     * the rule off (the allocator was told not to cache). */
+    enum supp_gate gate;
     struct supp_pat *pats;
     size_t npats;
 };
@@ -43,9 +56,8 @@ int supp_load_file(struct suppressions *sp, const char *path, char *err,
 /* Appends the built-in allocator-cache rules. */
 void supp_add_defaults(struct suppressions *sp);
 
-/* Whether rule r applies to a snapshot whose environment has env_value for
- * r->off_if_env (NULL: not set). */
-bool supp_rule_applies(const struct supp_rule *r, const char *env_value);
+/* Whether rule r applies to a snapshot with this environment. */
+bool supp_rule_applies(const struct supp_rule *r, const struct supp_env *env);
 /* The built-in rules as text (for --help-suppressions and the docs). */
 const char *supp_default_text(void);
 void supp_free(struct suppressions *sp);

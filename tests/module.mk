@@ -129,6 +129,16 @@ $(TPROG_DIR)/fake_torch: tests/programs/fake_torch.cc $(FAKECUDA_RT_DEPS) | $(BU
 	@mkdir -p $(@D)
 	$(CXX) -std=c++17 -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $(SAN_FLAGS) $(CUDA_INC) -o $@ $< -L$(FC_DIR) -lcudart
 
+# The same allocators in a libc10_cuda.so without symbols (hidden functions,
+# symbol table stripped at link time: -s), as a stripped PyTorch would be.
+TEST_PROGS += $(TPROG_DIR)/stripped/libc10_cuda.so $(TPROG_DIR)/fake_torch_stripped
+$(TPROG_DIR)/stripped/libc10_cuda.so: tests/programs/fake_c10_cuda.cc $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -O1 -g0 -fno-omit-frame-pointer -fvisibility=hidden -fPIC -shared -s -Wall -Wextra -Werror $(SAN_FLAGS) $(CUDA_INC) -o $@ $< -L$(FC_DIR) -lcudart
+$(TPROG_DIR)/fake_torch_stripped: tests/programs/fake_torch_stripped.c $(TPROG_DIR)/stripped/libc10_cuda.so
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(TPROG_DIR)/stripped -lc10_cuda -Wl,-rpath,'$$ORIGIN/stripped'
+
 # Memory shared between two processes (tests/t_ipc.sh): an exporter and a
 # forked importer, the importer through the shared runtime, the driver, or
 # the static runtime.

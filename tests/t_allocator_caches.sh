@@ -25,3 +25,40 @@ check_json setenv.json <<'PY'
 eq(sorted(l["bytes"] for l in leaks), [2 << 20, 3 << 20], "leaks with caching turned off in code")
 eq(d["allocator_caches"]["groups"], [], "caches with caching turned off in code")
 PY
+
+# A PyTorch without symbols (fake libc10_cuda.so: hidden functions, no
+# symbol table): the library's name is all there is.  The caching allocator's
+# segments are still a cache, unless caching is off or the allocator
+# configuration picks the cudaMallocAsync backend, whose allocations are
+# tensors (both spellings of the variable; spaces allowed).
+run_stripped() { # NAME MODE [VAR=VALUE...]
+    local name=$1 mode=$2; shift 2
+    env "$@" GPULEAK_OUTPUT="$name.snap" LD_PRELOAD="$LIBGPULEAK" LD_LIBRARY_PATH="$FAKECUDA" \
+        "$TPROG/fake_torch_stripped" "$mode"
+    "$REPORT" --json "$name.snap" >"$name.json"
+}
+run_stripped s-native native
+run_stripped s-native-conf native PYTORCH_CUDA_ALLOC_CONF=backend:native,expandable_segments:True
+run_stripped s-nocache native PYTORCH_NO_CUDA_MEMORY_CACHING=1
+run_stripped s-async async "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, backend: cudaMallocAsync"
+run_stripped s-async-new async PYTORCH_ALLOC_CONF=backend:cudaMallocAsync
+for f in s-native s-native-conf; do
+    check_json $f.json <<'PY'
+eq(leaks, [], "no leaks")
+eq([(g["bytes"], g["rule"]) for g in d["allocator_caches"]["groups"]],
+   [(2 << 20, "pytorch-caching-allocator-stripped")], "the stripped allocator's segment is a cache")
+PY
+done
+check_json s-nocache.json <<'PY'
+eq([(l["bytes"], l["frames"][0]["module"]) for l in leaks], [(2 << 20, "libc10_cuda.so")], "caching off: a leak")
+eq(d["allocator_caches"]["groups"], [], "caching off: no cache")
+PY
+for f in s-async s-async-new; do
+    check_json $f.json <<'PY'
+eq([(l["bytes"], l["frames"][0]["module"], l["frames"][1]["function"]) for l in leaks],
+   [(3 << 20, "libc10_cuda.so", "fake_c10_alloc")], "the cudaMallocAsync backend's allocation is a leak")
+eq(d["allocator_caches"]["groups"], [], "no cache with the cudaMallocAsync backend")
+PY
+done
+"$REPORT" s-native.snap | grep -qx '    pytorch-caching-allocator-stripped: 2,097,152 bytes (2.0 MiB) in 1 allocation' ||
+    fail "text: the stripped rule's line"
