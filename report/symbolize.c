@@ -281,8 +281,13 @@ static void push_frame(struct symbolizer *sy, const struct sym_frame *f)
 
 /* Name of a function DIE: the demangled linkage name when there is one
  * (qualified C++ names), else DW_AT_name.  Follows abstract origins and
- * specifications. */
-static char *die_function_name(Dwarf_Die *die)
+ * specifications.  GCC gives functions in an anonymous namespace no linkage
+ * name, so DW_AT_name would be bare ("allocate") where the symbol table has
+ * the whole name ("at::cuda::(anonymous namespace)::Impl::allocate(...)"):
+ * for the function the address is in (symname: its symbol, or NULL), a
+ * mangled C++ symbol is used instead -- not a compiler clone's ("[clone
+ * .cold]"), which names a part of the function. */
+static char *die_function_name(Dwarf_Die *die, const char *symname)
 {
     Dwarf_Attribute attr;
     const char *ln = NULL;
@@ -291,6 +296,12 @@ static char *die_function_name(Dwarf_Die *die)
         ln = dwarf_formstring(&attr);
     if (ln)
         return demangle(ln);
+    if (symname != NULL && strncmp(symname, "_Z", 2) == 0) {
+        char *d = demangle(symname);
+        if (d != NULL && strstr(d, "[clone") == NULL && strcmp(d, symname) != 0)
+            return d;
+        free(d);
+    }
     const char *n = dwarf_diename(die);
     if (!n && dwarf_attr_integrate(die, DW_AT_name, &attr))
         n = dwarf_formstring(&attr);
@@ -334,7 +345,7 @@ static void resolve_in_module(struct symbolizer *sy, struct sym_module *m,
         if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
             continue;
         struct sym_frame f = base;
-        char *name = die_function_name(&scopes[i]);
+        char *name = die_function_name(&scopes[i], tag == DW_TAG_subprogram ? symname : NULL);
         if (!name && tag == DW_TAG_subprogram && symname)
             name = demangle(symname);
         f.function = own(sy, name);

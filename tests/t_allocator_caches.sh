@@ -1,5 +1,5 @@
-# PyTorch's native caching allocator keeps segments on purpose: "held by
-# allocator caches", not leaks.  Its cudaMallocAsync backend hands every
+# PyTorch's native caching allocator keeps segments on purpose, its caching
+# host allocator pinned blocks: "held by allocator caches", not leaks.  Its cudaMallocAsync backend hands every
 # allocation to a tensor, and with PYTORCH_NO_CUDA_MEMORY_CACHING=1 (recorded
 # in the snapshot) nothing is cached: then the same memory is a leak.
 source "$ROOT/tests/lib.sh"
@@ -13,17 +13,26 @@ check_json cached.json <<'PY'
 eq([(l["bytes"], l["frames"][0]["function"]) for l in leaks],
    [(3 << 20, "c10::cuda::CUDACachingAllocator::CudaMallocAsync::mallocAsync(unsigned long)")], "leaks")
 caches = d["allocator_caches"]["groups"]
-eq([(g["bytes"], g["rule"]) for g in caches], [(2 << 20, "pytorch-caching-allocator")], "caches")
+eq([(g["bytes"], g["rule"]) for g in caches],
+   [(2 << 20, "pytorch-caching-allocator"), (1 << 20, "pytorch-caching-host-allocator")], "caches")
+# A member of a class in an anonymous namespace has no DWARF linkage name:
+# its name comes whole from the symbol table.
+eq(caches[1]["frames"][0]["function"],
+   "at::cuda::(anonymous namespace)::CUDACachingHostAllocatorImpl::allocate_host_memory_slowpath(unsigned long, void**)",
+   "qualified name")
 PY
+# PYTORCH_NO_CUDA_MEMORY_CACHING is about device memory: pinned host blocks
+# are still cached.
 check_json uncached.json <<'PY'
 eq(sorted(l["bytes"] for l in leaks), [2 << 20, 3 << 20], "leaks with caching off")
-eq(d["allocator_caches"]["groups"], [], "caches with caching off")
+eq([g["rule"] for g in d["allocator_caches"]["groups"]], ["pytorch-caching-host-allocator"], "caches with caching off")
 PY
 # Set in code before the first allocation: the allocator obeys it, and so
 # must the report (the environment is read again at the first allocation).
 check_json setenv.json <<'PY'
 eq(sorted(l["bytes"] for l in leaks), [2 << 20, 3 << 20], "leaks with caching turned off in code")
-eq(d["allocator_caches"]["groups"], [], "caches with caching turned off in code")
+eq([g["rule"] for g in d["allocator_caches"]["groups"]], ["pytorch-caching-host-allocator"],
+   "caches with caching turned off in code")
 PY
 
 # A PyTorch without symbols (fake libc10_cuda.so: hidden functions, no

@@ -1,7 +1,7 @@
 // Stand-ins for PyTorch's two CUDA allocators, with their real namespaces:
 // the native caching allocator (whose segments are a cache) and the
-// cudaMallocAsync backend (whose allocations are tensors).  Each keeps one
-// allocation alive at exit.  --set-no-caching: turns caching off the way a
+// cudaMallocAsync backend (whose allocations are tensors), and the caching
+// host allocator (pinned blocks).  Each keeps one allocation alive at exit.  --set-no-caching: turns caching off the way a
 // script does, in code, after start and before the first allocation.
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +32,17 @@ __attribute__((noinline)) void *mallocAsync(size_t bytes)
 } // namespace CudaMallocAsync
 }}} // namespace c10::cuda::CUDACachingAllocator
 
+// PyTorch's caching host allocator: pinned blocks kept for reuse.
+namespace at { namespace cuda { namespace {
+struct CUDACachingHostAllocatorImpl {
+    __attribute__((noinline)) void allocate_host_memory_slowpath(size_t size, void **ptr)
+    {
+        if (cudaHostAlloc(ptr, size, cudaHostAllocDefault) != cudaSuccess)
+            std::abort();
+    }
+};
+}}} // namespace at::cuda::(anonymous)
+
 int main(int argc, char **argv)
 {
     // A script that turns caching off in code, after CUDA started
@@ -46,5 +57,7 @@ int main(int argc, char **argv)
     c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator a;
     a.malloc(2 << 20);
     c10::cuda::CUDACachingAllocator::CudaMallocAsync::mallocAsync(3 << 20);
+    void *pinned = nullptr;
+    at::cuda::CUDACachingHostAllocatorImpl().allocate_host_memory_slowpath(1 << 20, &pinned);
     return 0;
 }
