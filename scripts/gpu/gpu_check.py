@@ -1120,7 +1120,17 @@ def check_torch_caches(ctx, tr):
             raise Fail("%s: %s B held by allocator caches, %s B of torch's reported as leaks; memory_reserved %s B" % (
                 mode, fmt(cached), fmt(leaked), fmt(reserved)))
         parts.append("%s %s B == memory_reserved" % (mode, fmt(cached)))
-    return "held by allocator caches: " + ", ".join(parts) + "; 0 B of torch's segments as leaks"
+        # The pinned block the script let go is kept by torch's caching host
+        # allocator: under allocator caches, never a leak.
+        pinned = res["json"].get("pinned_bytes")
+        host_cached = sum(g["bytes"] for g in r["allocator_caches"].get("groups", [])
+                          if g["device"] == -1 and g.get("rule") == "pytorch-caching-host-allocator")
+        host_leaked = [g for g in r["leaks"] if g["device"] == -1 and any(
+            "HostAllocator" in (f.get("function") or "") for f in g["frames"])]
+        if pinned and (host_cached < pinned or host_leaked):
+            raise Fail("%s: pinned %s B: %s B under pytorch-caching-host-allocator, %d host leak group(s) from it" % (
+                mode, fmt(pinned), fmt(host_cached), len(host_leaked)))
+    return "held by allocator caches: " + ", ".join(parts) + "; 0 B of torch's segments as leaks; pinned block cached"
 
 
 def check_torch_sigusr1(ctx, tr):
