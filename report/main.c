@@ -6,7 +6,8 @@
  *
  * Exit status: 0 report written; 1 the report could not be written (output
  * file, out of memory); 2 bad usage or a snapshot that cannot be read or is
- * invalid (then exactly one line on stderr). */
+ * invalid (then exactly one line on stderr); --error-exitcode's N: the report
+ * was written and found leaks. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -58,10 +59,14 @@ static void usage(FILE *f)
           "  --torch-snapshot FILE a pickle for PyTorch's memory_viz\n"
           "  --color auto|always|never\n"
           "                        colour the text report (auto: on a terminal)\n"
+          "  --error-exitcode N    exit with N (1-255) when the report finds leaks\n"
+          "                        (diff: a stack that grew; merge: a snapshot\n"
+          "                        with leaks), as valgrind does: for CI\n"
           "  --help, --version\n"
           "\n"
           "Exit status: 0 ok, 1 the report could not be written,\n"
-          "2 bad usage or an unreadable/invalid snapshot.\n", f);
+          "2 bad usage or an unreadable/invalid snapshot, N (--error-exitcode)\n"
+          "the report was written and found leaks.\n", f);
 }
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -153,6 +158,7 @@ int main(int argc, char **argv)
         {"html", required_argument, NULL, 'H'},
         {"torch-snapshot", required_argument, NULL, 'T'},
         {"colour", required_argument, NULL, 'c'},
+        {"error-exitcode", required_argument, NULL, 'E'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -225,6 +231,11 @@ int main(int argc, char **argv)
                 c.folded = 2;
             else
                 return bad_usage("--folded takes 'leaks' or 'peak', not '%s'", optarg);
+            break;
+        case 'E':
+            if (parse_u64(optarg, &v) || v == 0 || v > 255)
+                return bad_usage("--error-exitcode needs a status from 1 to 255, not '%s'", optarg);
+            c.error_exitcode = (int)v;
             break;
         case 'H': c.html = optarg; break;
         case 'T': c.torch = optarg; break;
@@ -304,10 +315,13 @@ int main(int argc, char **argv)
     if (rc == 0) {
         static char obuf[1 << 16];
         setvbuf(out, obuf, _IOFBF, sizeof obuf);
-        rc = report_run(&c, mode, m, nfiles, db, &sup, out);
+        bool found = false;
+        rc = report_run(&c, mode, m, nfiles, db, &sup, out, &found);
         int wrc = finish_output(out, c.output);
         if (rc == 0)
             rc = wrc;
+        if (rc == 0 && found && c.error_exitcode)
+            rc = c.error_exitcode;
     }
     for (size_t i = 0; i < loaded; i++)
         report_detach(&m[i]);

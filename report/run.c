@@ -41,8 +41,18 @@ void report_detach(struct msnap *m)
     snap_free(&m->s);
 }
 
+/* The smallest amount --error-exitcode counts. */
+static uint64_t finding_floor(const struct cli *c) { return c->an.min_bytes ? c->an.min_bytes : 1; }
+
+/* Lists are sorted by bytes, largest first. */
+static bool list_has(const struct group_list *l, uint64_t floor)
+{
+    return l->total > 0 && l->g[0].bytes >= floor;
+}
+
 static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
-                      const struct suppressions *sup, FILE *out, const struct html_multi *hm)
+                      const struct suppressions *sup, FILE *out, const struct html_multi *hm,
+                      bool *found)
 {
     struct analysis a;
     struct history h;
@@ -60,6 +70,7 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
                            .default_suppressions = !c->no_defaults,
                            .suppressions_file = c->supp_file};
     report_prepare(&r);
+    *found = list_has(&a.leaks, finding_floor(c)) || list_has(&a.mapped, finding_floor(c));
     int orc = 0;
     if (c->html)
         orc = output_html(&r, hm);
@@ -83,7 +94,7 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
 /* --html with several snapshots: the page of the last one, plus the growth
  * per stack across all of them (the diff analysis). */
 static int run_html_multi(const struct cli *c, struct msnap *m, size_t n, struct stackdb *db,
-                          const struct suppressions *sup, FILE *out)
+                          const struct suppressions *sup, FILE *out, bool *found)
 {
     struct diff_result d;
     if (diff_build(m, n, &c->an, &d) != 0) {
@@ -91,13 +102,24 @@ static int run_html_multi(const struct cli *c, struct msnap *m, size_t n, struct
         return 1;
     }
     struct html_multi hm = {m, n, &d};
-    int rc = run_report(c, &m[n - 1], db, sup, out, &hm);
+    int rc = run_report(c, &m[n - 1], db, sup, out, &hm, found);
     diff_free(&d);
     return rc;
 }
 
+/* A stack no rule matched whose live bytes grew by at least floor. */
+static bool diff_has_growth(const struct diff_result *d, uint64_t floor)
+{
+    for (size_t i = 0; i < d->t.n; i++) {
+        const struct mrow *r = &d->t.rows[i];
+        if (r->rule < 0 && !r->shrank && r->growth >= floor)
+            return true;
+    }
+    return false;
+}
+
 static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_t n,
-                     struct stackdb *db, const struct suppressions *sup, FILE *out)
+                     struct stackdb *db, const struct suppressions *sup, FILE *out, bool *found)
 {
     struct report_ctx r = {.s = &m[0].s, .sy = m[0].sy, .v = &m[0].v, .db = db, .sup = sup,
                            .out = out, .color = want_color(c, out), .sections = SEC_ALL};
@@ -124,6 +146,7 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
         if (diff_build(m, n, &c->an, &d) != 0) {
             rc = 1;
         } else {
+            *found = diff_has_growth(&d, finding_floor(c));
             if (c->json)
                 json_diff(&r, m, n, &d);
             else
@@ -135,6 +158,8 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
         if (merge_build(m, n, &c->an, &mr) != 0) {
             rc = 1;
         } else {
+            for (size_t i = 0; i < n; i++)
+                *found = *found || mr.snaps[i].leaked_bytes >= finding_floor(c);
             if (c->json)
                 json_merge(&r, m, n, &mr);
             else
@@ -149,11 +174,15 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
 }
 
 int report_run(const struct cli *c, enum mode mode, struct msnap *m, size_t n,
-               struct stackdb *db, const struct suppressions *sup, FILE *out)
+               struct stackdb *db, const struct suppressions *sup, FILE *out, bool *found)
 {
+    bool ignored;
+    if (found == NULL)
+        found = &ignored;
+    *found = false;
     if (c->html && n > 1)
-        return run_html_multi(c, m, n, db, sup, out);
+        return run_html_multi(c, m, n, db, sup, out, found);
     if (mode == M_REPORT)
-        return run_report(c, &m[0], db, sup, out, NULL);
-    return run_multi(c, mode, m, n, db, sup, out);
+        return run_report(c, &m[0], db, sup, out, NULL, found);
+    return run_multi(c, mode, m, n, db, sup, out, found);
 }

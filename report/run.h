@@ -23,6 +23,7 @@ struct cli {
     int folded; /* 0 no, 1 leaks, 2 peak */
     const char *html, *torch; /* --html / --torch-snapshot output files */
     unsigned sections;
+    int error_exitcode; /* --error-exitcode: the status when leaks are found; 0 off */
 };
 
 enum mode { M_REPORT, M_DIFF, M_MERGE };
@@ -38,8 +39,13 @@ void report_detach(struct msnap *m);
 
 /* Writes the report mode asks for on the n snapshots to out (not flushed).
  * M_REPORT: one snapshot; --html with several: the last one's page with
- * the growth across all.  0, or 1 with a one-line error printed. */
+ * the growth across all.  0, or 1 with a one-line error printed.  *found
+ * (when found is not NULL): whether the report holds what --error-exitcode
+ * fails on -- M_REPORT: a leak or a mapping left, of at least --min-bytes
+ * (and 1) bytes, after the suppressions; M_DIFF: a stack that no rule
+ * matches whose live bytes grew from the first snapshot to the last by at
+ * least that much; M_MERGE: a snapshot with at least that many bytes leaked. */
 int report_run(const struct cli *c, enum mode mode, struct msnap *m, size_t n,
-               struct stackdb *db, const struct suppressions *sup, FILE *out);
+               struct stackdb *db, const struct suppressions *sup, FILE *out, bool *found);
 
 #endif

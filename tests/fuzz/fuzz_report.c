@@ -69,7 +69,8 @@ static void run_way(const struct way *w, const uint8_t *data, size_t size)
         attached++;
         FUZZ_CHECK(report_attach(&m[i], db, &sup, false) == 0, "report_attach");
     }
-    int rc = report_run(&w->c, w->mode, m, w->n, db, &sup, sink());
+    bool found;
+    int rc = report_run(&w->c, w->mode, m, w->n, db, &sup, sink(), &found);
     FUZZ_CHECK(rc == 0, "%s: report_run returned %d", w->name, rc);
     for (size_t i = 0; i < attached; i++)
         report_detach(&m[i]);
