@@ -25,6 +25,19 @@ static atomic_int snapshot_signal; /* set after the writer starts, read by it */
 static atomic_bool signal_pending;
 static void (*_Atomic job_pending)(void);
 static sem_t job_done;
+static pthread_mutex_t one_job = PTHREAD_MUTEX_INITIALIZER; /* one caller at a time */
+
+/* CLOCK_MONOTONIC now + ms. */
+static void deadline_in(struct timespec *t, uint64_t ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, t);
+    t->tv_sec += (time_t)(ms / 1000);
+    t->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (t->tv_nsec >= 1000000000L) {
+        t->tv_sec++;
+        t->tv_nsec -= 1000000000L;
+    }
+}
 
 /* A fatal signal asks the writer for a final snapshot: 0 nothing asked,
  * 1 asked, 2 written (or given up). */
@@ -120,13 +133,7 @@ static void *writer_main(void *arg)
         if (wait_ms > SIGNAL_CHECK_MS)
             wait_ms = SIGNAL_CHECK_MS;
         struct timespec deadline;
-        clock_gettime(CLOCK_MONOTONIC, &deadline);
-        deadline.tv_sec += (time_t)(wait_ms / 1000);
-        deadline.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-        if (deadline.tv_nsec >= 1000000000L) {
-            deadline.tv_sec++;
-            deadline.tv_nsec -= 1000000000L;
-        }
+        deadline_in(&deadline, wait_ms);
         if (sem_clockwait(&wakeup, CLOCK_MONOTONIC, &deadline) != 0) {
             if (errno == EINTR)
                 continue;
@@ -250,6 +257,9 @@ void gl_trigger_postfork_child(void)
     atomic_store(&writer_running, false);
     atomic_store(&fatal_state, 0);
     atomic_store(&job_pending, NULL);
+    /* A thread of the parent may have been waiting for a job: the lock it
+     * held is the child's to take. */
+    pthread_mutex_init(&one_job, NULL);
     sem_init(&wakeup, 0, 0);
     sem_init(&job_done, 0, 0);
     gl_periodic_postfork_child();
@@ -268,7 +278,6 @@ void gl_trigger_check(void)
 
 bool gl_trigger_run_job(void (*job)(void), unsigned timeout_ms)
 {
-    static pthread_mutex_t one_job = PTHREAD_MUTEX_INITIALIZER;
     if (!atomic_load(&writer_running))
         return false;
     pthread_mutex_lock(&one_job);
@@ -277,13 +286,7 @@ bool gl_trigger_run_job(void (*job)(void), unsigned timeout_ms)
     atomic_store(&job_pending, job);
     sem_post(&wakeup);
     struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += (time_t)(timeout_ms / 1000);
-    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    deadline_in(&deadline, timeout_ms);
     bool done;
     while (!(done = sem_clockwait(&job_done, CLOCK_MONOTONIC, &deadline) == 0) && errno == EINTR)
         ;
