@@ -131,6 +131,19 @@ static long wait_snapshot_after(const char *dir, long after)
     exit(3);
 }
 
+/* 3 MiB in use from the default pool, 2 MiB freed back to it (kept
+ * reserved: no synchronization). */
+static void pool_state(void)
+{
+    cudaStream_t s;
+    check(cudaStreamCreate(&s), "cudaStreamCreate");
+    void *p[5];
+    for (int i = 0; i < 5; i++)
+        p[i] = leak_async(MiB, s);
+    check(cudaFreeAsync(p[3], s), "cudaFreeAsync");
+    check(cudaFreeAsync(p[4], s), "cudaFreeAsync");
+}
+
 static void *exit_from_thread(void *arg)
 {
     (void)arg;
@@ -170,29 +183,16 @@ int main(int argc, char **argv)
         leak_runtime(MiB);
         abort();
     } else if (!strcmp(what, "pool-wait")) {
-        /* 3 MiB in use from the default pool, 2 MiB freed back to it (kept
-         * reserved: no synchronization), then wait to be signalled. */
-        cudaStream_t s;
-        check(cudaStreamCreate(&s), "cudaStreamCreate");
-        void *p[5];
-        for (int i = 0; i < 5; i++)
-            p[i] = leak_async(MiB, s);
-        check(cudaFreeAsync(p[3], s), "cudaFreeAsync");
-        check(cudaFreeAsync(p[4], s), "cudaFreeAsync");
+        /* The pool state, then wait to be signalled. */
+        pool_state();
         printf("ready\n");
         fflush(stdout);
         for (;;)
             pause();
     } else if (!strcmp(what, "pool-exit")) {
-        /* pool-wait's state plus 1 MiB from cudaMalloc, then a normal exit:
+        /* The pool state plus 1 MiB from cudaMalloc, then a normal exit:
          * the exit snapshot's driver's view is sampled when exit() begins. */
-        cudaStream_t s;
-        check(cudaStreamCreate(&s), "cudaStreamCreate");
-        void *p[5];
-        for (int i = 0; i < 5; i++)
-            p[i] = leak_async(MiB, s);
-        check(cudaFreeAsync(p[3], s), "cudaFreeAsync");
-        check(cudaFreeAsync(p[4], s), "cudaFreeAsync");
+        pool_state();
         leak_runtime(MiB);
     } else if (!strcmp(what, "wait")) {
         /* Leak, say so, then wait to be signalled. */
