@@ -160,6 +160,8 @@ enum gl_kind {
     GL_KIND_GRAPH = 7,           /* CUDA graph memory nodes, while allocated */
     GL_KIND_IPC = 8,             /* another process's memory mapped here (IPC, pool import,
                                     imported VMM handle mapped) */
+    GL_KIND_EXTERNAL = 9,        /* another API's memory (Vulkan, D3D, DMA-BUF) imported as
+                                    CUDA external memory, and what is mapped of it */
     GL_KIND_COUNT
 };
 
@@ -167,16 +169,17 @@ static inline const char *gl_kind_name(unsigned k)
 {
     static const char *const names[GL_KIND_COUNT] = {
         "device", "pool", "managed", "host-pinned", "host-registered",
-        "array", "virtual", "graph", "ipc",
+        "array", "virtual", "graph", "ipc", "external",
     };
     return k < GL_KIND_COUNT ? names[k] : "unknown";
 }
 
-/* Kinds that are another process's memory mapped into this one (IPC handles,
- * imported pool pointers, mappings of imported VMM handles): reported, live or never closed, by site, but not
- * part of this process's device usage -- DEVICES counters, PEAK and the
- * usage timeline leave them out. */
-static inline int gl_kind_is_mapping(unsigned k) { return k == GL_KIND_IPC; }
+/* Kinds that are memory someone else allocated, mapped or imported here:
+ * another process's (IPC handles, imported pool pointers, mappings of
+ * imported VMM handles) or another API's (external memory).  Reported, live
+ * or never released, by site, but not part of this process's device usage --
+ * DEVICES counters, PEAK and the usage timeline leave them out. */
+static inline int gl_kind_is_mapping(unsigned k) { return k == GL_KIND_IPC || k == GL_KIND_EXTERNAL; }
 
 /* Which API made the allocation.  Append only: values are stored in files. */
 #define GL_API_LIST(X)                                                    \
@@ -221,7 +224,13 @@ static inline int gl_kind_is_mapping(unsigned k) { return k == GL_KIND_IPC; }
     X(CU_MEM_POOL_IMPORT_POINTER, "cuMemPoolImportPointer")            \
     X(CU_GRAPH_ADD_NODE, "cuGraphAddNode")                               \
     X(CU_GRAPH_ADD_NODE_V2, "cuGraphAddNode_v2")                         \
-    X(CU_MEM_MAP, "cuMemMap") /* an imported VMM handle mapped (kind ipc) */
+    X(CU_MEM_MAP, "cuMemMap") /* an imported VMM handle mapped (kind ipc) */ \
+    X(CUDA_IMPORT_EXTERNAL_MEMORY, "cudaImportExternalMemory")           \
+    X(CU_IMPORT_EXTERNAL_MEMORY, "cuImportExternalMemory")               \
+    X(CUDA_EXTERNAL_MEMORY_GET_MAPPED_BUFFER, "cudaExternalMemoryGetMappedBuffer") \
+    X(CU_EXTERNAL_MEMORY_GET_MAPPED_BUFFER, "cuExternalMemoryGetMappedBuffer")     \
+    X(CUDA_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY, "cudaExternalMemoryGetMappedMipmappedArray") \
+    X(CU_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY, "cuExternalMemoryGetMappedMipmappedArray")
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

@@ -15,6 +15,8 @@
     X(cudaHostRegister) X(cudaHostUnregister)                                    \
     X(cudaIpcOpenMemHandle) X(cudaIpcCloseMemHandle) X(cudaMemPoolImportPointer) \
     X(cudaGraphAddMemAllocNode)                                                  \
+    X(cudaImportExternalMemory) X(cudaDestroyExternalMemory)                     \
+    X(cudaExternalMemoryGetMappedBuffer) X(cudaExternalMemoryGetMappedMipmappedArray) \
     X(cudaDeviceReset)                                                           \
     X(cudaGetDriverEntryPoint) X(cudaGetDriverEntryPointByVersion)              \
     X(cudaGetDriverEntryPoint_ptsz) X(cudaGetDriverEntryPointByVersion_ptsz)
@@ -33,6 +35,8 @@
     X(cuMemMap) X(cuMemUnmap) X(cuMemRetainAllocationHandle)                     \
     X(cuMemImportFromShareableHandle)                                            \
     X(cuIpcOpenMemHandle_v2) X(cuIpcCloseMemHandle) X(cuMemPoolImportPointer)    \
+    X(cuImportExternalMemory) X(cuDestroyExternalMemory)                         \
+    X(cuExternalMemoryGetMappedBuffer) X(cuExternalMemoryGetMappedMipmappedArray) \
     X(cuGraphAddMemAllocNode) X(cuGraphAddNode) X(cuGraphAddNode_v2)             \
     X(cuGraphInstantiateWithFlags) X(cuGraphInstantiateWithParams)               \
     X(cuGraphInstantiateWithParams_ptsz) X(cuGraphLaunch) X(cuGraphLaunch_ptsz)  \

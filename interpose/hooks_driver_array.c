@@ -1,41 +1,13 @@
-/* Driver API hooks for CUDA arrays (see hooks_runtime_array.c for sizes). */
+/* Driver API hooks for CUDA arrays (sizes: array_size.h). */
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
 
+#include "array_size.h"
 #include "hook.h"
 #include "record.h"
 #include "snapshot_format.h"
 
 #define NO_DRIVER CUDA_ERROR_NOT_INITIALIZED
-
-static size_t format_bytes(CUarray_format f)
-{
-    switch (f) {
-    case CU_AD_FORMAT_UNSIGNED_INT8:
-    case CU_AD_FORMAT_SIGNED_INT8:
-        return 1;
-    case CU_AD_FORMAT_UNSIGNED_INT16:
-    case CU_AD_FORMAT_SIGNED_INT16:
-    case CU_AD_FORMAT_HALF:
-        return 2;
-    default: /* 32-bit formats; exotic ones are counted as 4 bytes */
-        return 4;
-    }
-}
-
-static size_t max1(size_t v) { return v ? v : 1; }
-
-static size_t bytes_3d(const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned levels)
-{
-    if (d == NULL)
-        return 0;
-    size_t bytes = 0, w = d->Width, h = d->Height, z = d->Depth;
-    for (unsigned i = 0; i < levels && i < 64; i++) {
-        bytes += max1(w) * max1(h) * max1(z) * d->NumChannels * format_bytes(d->Format);
-        w /= 2, h /= 2, z /= 2;
-    }
-    return bytes;
-}
 
 static void after_array(bool track, CUresult rc, void *handle, size_t bytes, uint16_t api)
 {
@@ -53,9 +25,14 @@ GL_HOOK(CUresult, cuArrayCreate_v2, (CUarray *pHandle, const CUDA_ARRAY_DESCRIPT
     GL_REAL_OR_RETURN(real, cuArrayCreate_v2, NO_DRIVER);
     bool track = gl_enter();
     CUresult rc = real(pHandle, pAllocateArray);
-    size_t bytes = pAllocateArray ? pAllocateArray->Width * max1(pAllocateArray->Height) *
-                                        pAllocateArray->NumChannels * format_bytes(pAllocateArray->Format)
-                                  : 0;
+    CUDA_ARRAY3D_DESCRIPTOR d3 = {0};
+    if (pAllocateArray != NULL) {
+        d3.Width = pAllocateArray->Width;
+        d3.Height = pAllocateArray->Height;
+        d3.Format = pAllocateArray->Format;
+        d3.NumChannels = pAllocateArray->NumChannels;
+    }
+    size_t bytes = pAllocateArray ? gl_array_bytes_driver(&d3, 1) : 0;
     after_array(track, rc, pHandle ? (void *)*pHandle : NULL, bytes, GL_API_CU_ARRAY_CREATE);
     gl_leave();
     return rc;
@@ -66,7 +43,7 @@ GL_HOOK(CUresult, cuArray3DCreate_v2, (CUarray *pHandle, const CUDA_ARRAY3D_DESC
     GL_REAL_OR_RETURN(real, cuArray3DCreate_v2, NO_DRIVER);
     bool track = gl_enter();
     CUresult rc = real(pHandle, pAllocateArray);
-    after_array(track, rc, pHandle ? (void *)*pHandle : NULL, bytes_3d(pAllocateArray, 1),
+    after_array(track, rc, pHandle ? (void *)*pHandle : NULL, gl_array_bytes_driver(pAllocateArray, 1),
                 GL_API_CU_ARRAY_3D_CREATE);
     gl_leave();
     return rc;
@@ -79,7 +56,8 @@ GL_HOOK(CUresult, cuMipmappedArrayCreate,
     GL_REAL_OR_RETURN(real, cuMipmappedArrayCreate, NO_DRIVER);
     bool track = gl_enter();
     CUresult rc = real(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-    after_array(track, rc, pHandle ? (void *)*pHandle : NULL, bytes_3d(pMipmappedArrayDesc, numMipmapLevels),
+    after_array(track, rc, pHandle ? (void *)*pHandle : NULL,
+                gl_array_bytes_driver(pMipmappedArrayDesc, numMipmapLevels),
                 GL_API_CU_MIPMAPPED_ARRAY_CREATE);
     gl_leave();
     return rc;

@@ -1,24 +1,13 @@
 /* Runtime API hooks for CUDA arrays.  Arrays are opaque handles, kept in
- * their own key space; their size is the logical size of the texels
- * (width x height x depth x element size, summed over mipmap levels), which
- * is what the program asked for; the driver may round it up. */
+ * their own key space; their size is what array_size.h says. */
 #include <cuda_runtime_api.h>
 
+#include "array_size.h"
 #include "hook.h"
 #include "record.h"
 #include "snapshot_format.h"
 
 #define NO_RUNTIME cudaErrorInitializationError
-
-static size_t element_bytes(const struct cudaChannelFormatDesc *d)
-{
-    if (d == NULL)
-        return 1;
-    int bits = d->x + d->y + d->z + d->w;
-    return bits > 0 ? (size_t)(bits + 7) / 8 : 1;
-}
-
-static size_t max1(size_t v) { return v ? v : 1; }
 
 static void after_array(bool track, cudaError_t rc, void *handle, size_t bytes, uint16_t api)
 {
@@ -38,7 +27,8 @@ GL_HOOK(cudaError_t, cudaMallocArray,
     GL_REAL_OR_RETURN(real, cudaMallocArray, NO_RUNTIME);
     bool track = gl_enter();
     cudaError_t rc = real(array, desc, width, height, flags);
-    after_array(track, rc, array ? (void *)*array : NULL, width * max1(height) * element_bytes(desc),
+    struct cudaExtent e2 = {width, height, 0};
+    after_array(track, rc, array ? (void *)*array : NULL, gl_array_bytes_runtime(desc, e2, 1),
                 GL_API_CUDA_MALLOC_ARRAY);
     gl_leave();
     return rc;
@@ -52,7 +42,7 @@ GL_HOOK(cudaError_t, cudaMalloc3DArray,
     bool track = gl_enter();
     cudaError_t rc = real(array, desc, extent, flags);
     after_array(track, rc, array ? (void *)*array : NULL,
-                extent.width * max1(extent.height) * max1(extent.depth) * element_bytes(desc),
+                gl_array_bytes_runtime(desc, extent, 1),
                 GL_API_CUDA_MALLOC_3D_ARRAY);
     gl_leave();
     return rc;
@@ -65,12 +55,8 @@ GL_HOOK(cudaError_t, cudaMallocMipmappedArray,
     GL_REAL_OR_RETURN(real, cudaMallocMipmappedArray, NO_RUNTIME);
     bool track = gl_enter();
     cudaError_t rc = real(mipmappedArray, desc, extent, numLevels, flags);
-    size_t bytes = 0, w = extent.width, h = extent.height, d = extent.depth;
-    for (unsigned i = 0; i < numLevels && i < 64; i++) {
-        bytes += max1(w) * max1(h) * max1(d) * element_bytes(desc);
-        w /= 2, h /= 2, d /= 2;
-    }
-    after_array(track, rc, mipmappedArray ? (void *)*mipmappedArray : NULL, bytes,
+    after_array(track, rc, mipmappedArray ? (void *)*mipmappedArray : NULL,
+                gl_array_bytes_runtime(desc, extent, numLevels),
                 GL_API_CUDA_MALLOC_MIPMAPPED_ARRAY);
     gl_leave();
     return rc;

@@ -119,7 +119,7 @@ static void summary(struct report_ctx *r)
             summary_line(f, "suppressed:", a->suppressed.bytes, a->suppressed.count,
                          a->suppressed.total, "allocation");
         if (a->mapped.total)
-            summary_line(f, at_exit ? "never unmapped:" : "mapped:", a->mapped.bytes,
+            summary_line(f, at_exit ? "never released:" : "mapped:", a->mapped.bytes,
                          a->mapped.count, a->mapped.total, "mapping");
     }
     for (size_t d = 0; d < a->ndevs; d++) {
@@ -224,8 +224,8 @@ static void leaks(struct report_ctx *r)
             fputs(" were freed.\n", f);
         } else {
             if (a->mapped.count == a->total_count) {
-                fputs("No leaks: nothing this process allocated is live; it still maps other\n"
-                      "processes' memory (below).\n", f);
+                fputs("No leaks: nothing this process allocated is live; it still maps memory\n"
+                      "allocated elsewhere (below).\n", f);
                 return;
             }
             fputs("No leaks: the ", f);
@@ -279,35 +279,50 @@ static void caches(struct report_ctx *r)
     hidden_line(f, &a->cached);
 }
 
-/* How a mapping of another process's memory ends, by the API that made
- * it: an IPC handle is closed, an imported pool pointer freed, an imported
- * VMM handle's mapping unmapped. */
+/* How a mapping of memory this process did not allocate ends, by the API
+ * that made it: an IPC handle is closed, an imported pool pointer or a buffer
+ * or array mapped from external memory freed, an imported VMM handle's
+ * mapping unmapped, an imported external memory object destroyed. */
 static const char *mapping_end(unsigned api)
 {
     switch (api) {
     case GL_API_CUDA_MEM_POOL_IMPORT_POINTER:
     case GL_API_CU_MEM_POOL_IMPORT_POINTER:
+    case GL_API_CUDA_EXTERNAL_MEMORY_GET_MAPPED_BUFFER:
+    case GL_API_CU_EXTERNAL_MEMORY_GET_MAPPED_BUFFER:
+    case GL_API_CUDA_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY:
+    case GL_API_CU_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY:
         return "freed";
     case GL_API_CU_MEM_MAP:
         return "unmapped";
+    case GL_API_CUDA_IMPORT_EXTERNAL_MEMORY:
+    case GL_API_CU_IMPORT_EXTERNAL_MEMORY:
+        return "destroyed";
     default:
         return "closed";
     }
 }
 
-/* A group of mappings: what an importer still had mapped of memory other
- * processes exported -- IPC handles never closed, imported pool pointers
- * never freed, imported VMM handles never unmapped. */
+static bool is_import(unsigned api)
+{
+    return api == GL_API_CUDA_IMPORT_EXTERNAL_MEMORY || api == GL_API_CU_IMPORT_EXTERNAL_MEMORY;
+}
+
+/* A group of mappings: what this process still had mapped or imported of
+ * memory it did not allocate -- IPC handles never closed, imported pool
+ * pointers never freed, imported VMM handles never unmapped, external memory
+ * never destroyed and its buffers and arrays never freed. */
 static void mapped_head(struct report_ctx *r, const struct leak_group *g)
 {
     FILE *f = r->out;
     const struct snap_process *p = &r->s->proc;
-    group_what(r, g, TC_RED, "mapping");
+    group_what(r, g, TC_RED, is_import(g->api) ? "import" : "mapping");
     if (p->reason == GL_REASON_EXIT)
         fprintf(f, "never %s at exit\n", mapping_end(g->api));
     else
-        fprintf(f, "mapped at the snapshot (%s)\n", reason_phrase(p->reason));
-    group_when(r, g, "mapped");
+        fprintf(f, "%s at the snapshot (%s)\n", is_import(g->api) ? "imported" : "mapped",
+                reason_phrase(p->reason));
+    group_when(r, g, is_import(g->api) ? "imported" : "mapped");
 }
 
 static void mapped(struct report_ctx *r)
@@ -316,10 +331,12 @@ static void mapped(struct report_ctx *r)
     const struct analysis *a = r->a;
     if (a->mapped.total == 0)
         return;
-    t_title(r, "MAPPED FROM OTHER PROCESSES");
+    t_title(r, "MAPPED FROM OTHER PROCESSES OR APIS");
     fputs("Memory other processes exported (CUDA IPC handles, pool pointers, VMM\n"
-          "handles) and this one still maps: it keeps the exporter's memory alive.  Not\n"
-          "this process's device memory, so not in its usage or peak:\n", f);
+          "handles) or other APIs allocated (external memory: Vulkan, Direct3D,\n"
+          "DMA-BUF) that this one still maps or holds imported: it keeps that memory\n"
+          "alive.  Not allocated through CUDA here, so not in this process's usage or\n"
+          "peak:\n", f);
     for (size_t i = 0; i < a->mapped.n; i++) {
         fputc('\n', f);
         mapped_head(r, &a->mapped.g[i]);
@@ -365,7 +382,7 @@ static void leak_summary(struct report_ctx *r)
         rule_totals(r, false);
     }
     if (a->mapped.total) {
-        fputs("    of which mapped from other processes: ", f);
+        fputs("    of which mapped from other processes or APIs: ", f);
         put_bytes(f, a->mapped.bytes);
         fputs(" in ", f);
         put_count(f, a->mapped.count, "mapping");

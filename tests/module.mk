@@ -169,3 +169,13 @@ TEST_PROGS += $(TPROG_DIR)/vmm_import
 all: $(TEST_PROGS)
 $(TPROG_DIR)/vmm_import: tests/programs/vmm_import.c tests/programs/ipc_channel.h $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_DRV_LDFLAGS) -ldl)
+
+# External memory (tests/t_external_memory.sh): another API's memory imported
+# and mapped, through the runtime (shared and static) and the driver (linked,
+# dlsym, cuGetProcAddress).
+TEST_PROGS += $(TPROG_DIR)/external_mem $(TPROG_DIR)/external_mem_static
+all: $(TEST_PROGS)
+$(TPROG_DIR)/external_mem: tests/programs/external_mem.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -lcuda -ldl)
+$(TPROG_DIR)/external_mem_static: tests/programs/external_mem.c $(FAKECUDA_STATIC_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,-DEXTMEM_STATIC $(FAKECUDA_STATIC_LDFLAGS))

@@ -1,10 +1,14 @@
 /* fakecuda self-test of the driver API, linked directly against libcuda.
  * Usage: fc_drv_test SCENARIO; exits 0 when every check holds. */
+#define _GNU_SOURCE /* memfd_create */
 #include <cuda.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fc_check.h"
 
@@ -412,6 +416,87 @@ static void arrays(void)
     EQ(free_mem(), f0);
 }
 
+/* A memfd stands in for another API's export (vkGetMemoryFdKHR). */
+static int exported_fd(off_t size)
+{
+    int fd = memfd_create("fc-extmem", MFD_CLOEXEC);
+    CHECK(fd >= 0 && ftruncate(fd, size) == 0);
+    return fd;
+}
+
+static int fd_open(int fd) { return fcntl(fd, F_GETFD) != -1; }
+
+/* External memory: charged to nothing, bounds checked, the descriptor the
+ * driver's once imported, buffers freed with cuMemFree (even after the object
+ * is destroyed), arrays with cuMipmappedArrayDestroy, everything gone with
+ * the context. */
+static void extmem(void)
+{
+    CUcontext c = setup();
+    size_t f0 = free_mem();
+    int fd = exported_fd(8 << 20);
+    CUDA_EXTERNAL_MEMORY_HANDLE_DESC hd = {.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, .size = 8 << 20};
+    hd.handle.fd = fd;
+    CUexternalMemory ext, ext2;
+    hd.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32;
+    EQ(cuImportExternalMemory(&ext, &hd), CUDA_ERROR_NOT_SUPPORTED);
+    hd.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD;
+    hd.size = (8 << 20) + 1; /* longer than what was exported */
+    EQ(cuImportExternalMemory(&ext, &hd), CUDA_ERROR_INVALID_VALUE);
+    CHECK(fd_open(fd)); /* a failed import leaves the descriptor the caller's */
+    hd.size = 8 << 20;
+    EQ(cuImportExternalMemory(&ext, &hd), CUDA_SUCCESS);
+    EQ(free_mem(), f0);
+    CUDA_EXTERNAL_MEMORY_BUFFER_DESC bd = {.offset = 7 << 20, .size = (1 << 20) + 1};
+    CUdeviceptr b, b2;
+    EQ(cuExternalMemoryGetMappedBuffer(&b, ext, &bd), CUDA_ERROR_INVALID_VALUE);
+    bd.size = 1 << 20;
+    EQ(cuExternalMemoryGetMappedBuffer(&b, ext, &bd), CUDA_SUCCESS);
+    bd.offset = 0;
+    bd.size = 3000000;
+    EQ(cuExternalMemoryGetMappedBuffer(&b2, ext, &bd), CUDA_SUCCESS);
+    CHECK(b != b2);
+    EQ(free_mem(), f0);
+    CUdeviceptr base;
+    size_t size;
+    EQ(cuMemGetAddressRange(&base, &size, b2 + 10), CUDA_SUCCESS);
+    EQ(base, b2);
+    EQ(size, 3000000);
+    EQ(cuMemsetD8(b2, 0x5a, 3000000), CUDA_SUCCESS);
+    /* 256 x 256 x 16 B + 128 x 128 x 16 B: 1,310,720 bytes */
+    CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC md = {
+        .offset = (8 << 20) - 1310719,
+        .arrayDesc = {.Width = 256, .Height = 256, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 4},
+        .numLevels = 2};
+    CUmipmappedArray m;
+    EQ(cuExternalMemoryGetMappedMipmappedArray(&m, ext, &md), CUDA_ERROR_INVALID_VALUE);
+    md.offset--;
+    EQ(cuExternalMemoryGetMappedMipmappedArray(&m, ext, &md), CUDA_SUCCESS);
+    EQ(free_mem(), f0);
+    EQ(cuDestroyExternalMemory(ext), CUDA_SUCCESS);
+    CHECK(!fd_open(fd)); /* the driver closed what it owned */
+    EQ(cuDestroyExternalMemory(ext), CUDA_ERROR_INVALID_HANDLE);
+    EQ(cuExternalMemoryGetMappedBuffer(&b, ext, &bd), CUDA_ERROR_INVALID_HANDLE);
+    /* what was mapped outlives the object until freed */
+    EQ(cuMemFree(b), CUDA_SUCCESS);
+    EQ(cuMemFree(b), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuMipmappedArrayDestroy(m), CUDA_SUCCESS);
+    /* a second object: its buffer and itself go with the context */
+    fd = exported_fd(1 << 20);
+    hd.handle.fd = fd;
+    hd.size = 1 << 20;
+    hd.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD;
+    EQ(cuImportExternalMemory(&ext2, &hd), CUDA_SUCCESS);
+    bd.size = 1 << 20;
+    EQ(cuExternalMemoryGetMappedBuffer(&b, ext2, &bd), CUDA_SUCCESS);
+    EQ(cuCtxDestroy(c), CUDA_SUCCESS);
+    CHECK(!fd_open(fd));
+    setup();
+    EQ(cuMemFree(b), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuMemFree(b2), CUDA_ERROR_INVALID_VALUE);
+    EQ(free_mem(), f0);
+}
+
 static void host(void)
 {
     setup();
@@ -492,7 +577,7 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } tests[] = {
         {"ctx", ctx}, {"primary", primary}, {"procaddr", procaddr}, {"pool", pool},
-        {"vmm", vmm}, {"arrays", arrays}, {"host", host}, {"threads", threads},
+        {"vmm", vmm}, {"arrays", arrays}, {"extmem", extmem}, {"host", host}, {"threads", threads},
     };
     if (argc != 2) {
         fprintf(stderr, "usage: %s SCENARIO\n", argv[0]);

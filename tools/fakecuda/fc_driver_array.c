@@ -40,7 +40,11 @@ static size_t level_bytes(const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned level, size
     return mul_sat(mul_sat(mul_sat(w, h), z), elem);
 }
 
-static CUresult array_make(void **handle, const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned levels, int mip)
+/* room NULL: a new array, its store taken from the device's memory.  Else
+ * an array over memory that is not this device's to charge (external
+ * memory), whose texels must fit in *room bytes. */
+static CUresult array_make(void **handle, const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned levels, int mip,
+                           const size_t *room)
 {
     struct fc_ctx *c;
     CUresult r = fc_cur_ctx(&c);
@@ -59,11 +63,13 @@ static CUresult array_make(void **handle, const CUDA_ARRAY3D_DESCRIPTOR *d, unsi
     size_t rsize = fc_round(bytes);
     if (bytes == SIZE_MAX || rsize == 0)
         return CUDA_ERROR_OUT_OF_MEMORY;
+    if (room && bytes > *room)
+        return CUDA_ERROR_INVALID_VALUE;
     struct fc_array *a = calloc(1, sizeof *a);
     if (!a)
         return CUDA_ERROR_OUT_OF_MEMORY;
     fc_lock();
-    a->seg = fc_heap_alloc(&fc_devs[c->dev], rsize);
+    a->seg = room ? fc_heap_map(&fc_devs[c->dev], rsize) : fc_heap_alloc(&fc_devs[c->dev], rsize);
     if (a->seg) {
         a->seg->kind = FC_K_ARRAY;
         a->seg->req = bytes;
@@ -93,18 +99,23 @@ CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAlloca
         .Width = pAllocateArray->Width, .Height = pAllocateArray->Height, .Depth = 0,
         .Format = pAllocateArray->Format, .NumChannels = pAllocateArray->NumChannels, .Flags = 0,
     };
-    return array_make((void **)pHandle, &d, 1, 0);
+    return array_make((void **)pHandle, &d, 1, 0, NULL);
 }
 
 CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
-    return array_make((void **)pHandle, pAllocateArray, 1, 0);
+    return array_make((void **)pHandle, pAllocateArray, 1, 0, NULL);
 }
 
 CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc,
                                 unsigned int numMipmapLevels)
 {
-    return array_make((void **)pHandle, pMipmappedArrayDesc, numMipmapLevels, 1);
+    return array_make((void **)pHandle, pMipmappedArrayDesc, numMipmapLevels, 1, NULL);
+}
+
+CUresult fc_array_map(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels, size_t room)
+{
+    return array_make((void **)pHandle, desc, levels, 1, &room);
 }
 
 static void array_free(struct fc_array *a)

@@ -79,6 +79,7 @@ CUresult cuMemFree_v2(CUdeviceptr dptr)
         fc_graph_free_alloc(s); /* allowed for a graph allocation, at once */
         r = CUDA_SUCCESS;
     } else if (s && (s->kind == FC_K_DEVICE || s->kind == FC_K_PITCH || s->kind == FC_K_MANAGED ||
+                     s->kind == FC_K_EXTERNAL || /* a buffer mapped from external memory: unmapped */
                      (s->kind == FC_K_IPC && s->ipc_pool))) { /* an imported pool pointer: unmapped */
         fc_heap_free(d, s);
         r = CUDA_SUCCESS;
@@ -344,6 +345,7 @@ void fc_ctx_release_memory(struct fc_ctx *c)
     struct fc_dev *d = &fc_devs[c->dev];
     fc_array_release_ctx(c);
     fc_graph_release_ctx(c);
+    fc_extmem_release_ctx(c);
 again:
     for (struct fc_seg *s = d->segs; s; s = s->next) {
         if (!s->used || s->ctx != c)

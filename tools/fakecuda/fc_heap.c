@@ -101,6 +101,8 @@ struct fc_seg *fc_heap_alloc(struct fc_dev *d, size_t rsize)
     struct fc_seg *s = take(d, rsize);
     if (!s)
         fc_uncharge(d, rsize);
+    else
+        s->charged = 1;
     return s;
 }
 
@@ -137,8 +139,9 @@ void fc_heap_free(struct fc_dev *d, struct fc_seg *s)
 {
     if (s->ipc_slot)
         fc_ipc_forget(s);
-    if (s->kind != FC_K_IPC && s->kind != FC_K_GRAPH)
+    if (s->charged)
         fc_uncharge(d, s->size);
+    s->charged = 0;
     /* Give the pages back so a test that churns gigabytes stays small -- only
      * whole pages inside the block: a neighbour may share its edge pages. */
     uintptr_t lo = (s->start + 4095) & ~(uintptr_t)4095, hi = (s->start + s->size) & ~(uintptr_t)4095;

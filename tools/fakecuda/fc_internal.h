@@ -29,6 +29,7 @@ enum fc_kind {
     FC_K_IPC,        /* another process's allocation mapped here (not charged) */
     FC_K_GRAPH,      /* a graph allocation node's address (not charged: launches
                         charge the device's graph pool) */
+    FC_K_EXTERNAL,   /* a buffer mapped from external memory (not charged) */
 };
 
 struct fc_pool;
@@ -50,6 +51,7 @@ struct fc_seg {
     uintptr_t start;
     size_t size;               /* reserved bytes (rounded) */
     int used;
+    int charged;               /* its size is counted in the device's `used` */
     struct fc_seg *prev, *next;
     /* metadata, valid when used */
     int kind;
@@ -137,6 +139,14 @@ void fc_ctx_release_memory(struct fc_ctx *c);/* fc_driver_mem.c; lock held */
 
 /* fc_driver_array.c (lock held): destroy the context's arrays */
 void fc_array_release_ctx(struct fc_ctx *c);
+/* (takes the lock) A mipmapped array in the current context over memory
+ * that is not its device's (external memory): charged to nothing; its texels
+ * must fit in `room` bytes. */
+CUresult fc_array_map(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels, size_t room);
+
+/* fc_driver_extmem.c (lock held): the context's imported external memory
+ * objects end with it. */
+void fc_extmem_release_ctx(struct fc_ctx *c);
 
 /* fc_driver_stream.c */
 CUresult fc_stream_dev(CUstream s, int *dev);/* device a stream belongs to */

@@ -79,6 +79,10 @@
     X(cuMemPoolExportPointer, "cuMemPoolExportPointer", 0)           \
     X(cuMemPoolImportPointer, "cuMemPoolImportPointer", 0)           \
     X(cuPointerGetAttributes, "cuPointerGetAttributes", 0)           \
+    X(cuImportExternalMemory, "cuImportExternalMemory", 0)           \
+    X(cuDestroyExternalMemory, "cuDestroyExternalMemory", 0)         \
+    X(cuExternalMemoryGetMappedBuffer, "cuExternalMemoryGetMappedBuffer", 0) \
+    X(cuExternalMemoryGetMappedMipmappedArray, "cuExternalMemoryGetMappedMipmappedArray", 0) \
     FC_RT_GRAPH_FUNCS(X)
 
 /* Graphs and stream capture (fc_rt_graph*.c). */
@@ -132,5 +136,8 @@ cudaError_t fc_rt_cu(CUresult r);       /* map + record a driver result */
 int fc_rt_device(void);                 /* the runtime's device for this thread */
 cudaError_t fc_rt_set_device(int dev);
 cudaError_t fc_rt_reset_device(int dev);
+/* fc_rt_array.c: channel descriptor -> driver format and channel count;
+ * -1 when the driver has no such format. */
+int fc_rt_array_format(const struct cudaChannelFormatDesc *d, CUarray_format *fmt, unsigned *nch);
 
 #endif

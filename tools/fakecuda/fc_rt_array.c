@@ -2,8 +2,7 @@
  * cuMipmappedArrayCreate.  The runtime handle is the driver handle. */
 #include "fc_rt.h"
 
-/* Channel descriptor -> driver format + channel count. */
-static int to_format(const struct cudaChannelFormatDesc *d, CUarray_format *fmt, unsigned *nch)
+int fc_rt_array_format(const struct cudaChannelFormatDesc *d, CUarray_format *fmt, unsigned *nch)
 {
     if (!d)
         return -1;
@@ -38,7 +37,7 @@ cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDe
     unsigned nch;
     if (!array)
         return fc_rt_set(cudaErrorInvalidValue);
-    if (to_format(desc, &fmt, &nch))
+    if (fc_rt_array_format(desc, &fmt, &nch))
         return fc_rt_set(cudaErrorInvalidChannelDescriptor);
     if (flags == 0) {
         CUDA_ARRAY_DESCRIPTOR d = {.Width = width, .Height = height, .Format = fmt, .NumChannels = nch};
@@ -57,7 +56,7 @@ cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormat
     unsigned nch;
     if (!array)
         return fc_rt_set(cudaErrorInvalidValue);
-    if (to_format(desc, &fmt, &nch))
+    if (fc_rt_array_format(desc, &fmt, &nch))
         return fc_rt_set(cudaErrorInvalidChannelDescriptor);
     CUDA_ARRAY3D_DESCRIPTOR d = {.Width = extent.width, .Height = extent.height, .Depth = extent.depth,
                                  .Format = fmt, .NumChannels = nch, .Flags = flags};
@@ -72,7 +71,7 @@ cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const
     unsigned nch;
     if (!mipmappedArray)
         return fc_rt_set(cudaErrorInvalidValue);
-    if (to_format(desc, &fmt, &nch))
+    if (fc_rt_array_format(desc, &fmt, &nch))
         return fc_rt_set(cudaErrorInvalidChannelDescriptor);
     CUDA_ARRAY3D_DESCRIPTOR d = {.Width = extent.width, .Height = extent.height, .Depth = extent.depth,
                                  .Format = fmt, .NumChannels = nch, .Flags = flags};
