@@ -54,7 +54,7 @@ def fmt(n):
 # ---------------------------------------------------------------- checks list
 
 CUDA_CHECKS = ["rt-shared", "rt-static", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
-               "vmm", "vmm-import", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
+               "vmm", "vmm-import", "external", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
 ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
@@ -70,6 +70,7 @@ DESCRIPTIONS = {
     "drv-entry": "driver_paths.c: cudaGetDriverEntryPoint(ByVersion)",
     "vmm": "driver_lifecycle.c vmm: cuMemCreate/cuMemMap lifetimes, mid-run snapshot",
     "vmm-import": "vmm_import.c: a VMM handle shared as a POSIX fd, the importer's mapping never unmapped",
+    "external": "external_mem.c: external memory imported from a VMM POSIX fd, object/buffer/array never released",
     "async": "scenarios.c leak-async: cudaMallocAsync leaks, exact site",
     "peak": "scenarios.c peak: exact peak and its composition",
     "threads": "churn.c: two threads allocating, exact per-thread leaks and counts",
@@ -312,6 +313,7 @@ def program_specs(ctx):
                               + stubs + ["-lcuda", "-ldl"]),
         "driver_lifecycle": (tp("driver_lifecycle.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-lpthread"]),
         "vmm_import": (tp("vmm_import.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-ldl"]),
+        "external_mem": (tp("external_mem.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
         "scenarios": (tp("scenarios.c"), ["-cudart", "shared", "-lpthread"]),
         "churn": (tp("churn.c"), ["-cudart", "shared", "-lpthread"]),
         "graph_memory": (tp("graph_memory.c"), ["-cudart", "shared"]),
@@ -659,6 +661,47 @@ def check_vmm_import(ctx):
         expect((exp["leaks"], devs(exp)[0]["peak_bytes"]), ([], 8 * MiB), how + ": exporter's own memory only")
     return ("direct+procaddr: 4 MiB mapping never unmapped at leak_imported_mapping:%d (kind ipc, cuMemMap); "
             "importer peak 3,000,000 = its own memory; 10 mappings gone in one cuMemUnmap" % line)
+
+
+def check_external(ctx):
+    """tests/t_external_memory.sh's core on the real driver.  No Vulkan there:
+    the imported descriptors come from cuMemCreate handles exported as POSIX
+    fds (EXTMEM_SOURCE=vmm).  A driver that refuses that import (the program
+    exits 3) makes this a SKIP, not a pass."""
+    src = os.path.join(PROGRAMS, "external_mem.c")
+    lines = {k: site_line(src, "LEAK-SITE: " + k) for k in ("leak_import", "leak_buffer", "leak_array")}
+    names = {"runtime": ("cudaImportExternalMemory", "cudaExternalMemoryGetMappedBuffer",
+                         "cudaExternalMemoryGetMappedMipmappedArray"),
+             "procaddr": ("cuImportExternalMemory", "cuExternalMemoryGetMappedBuffer",
+                          "cuExternalMemoryGetMappedMipmappedArray")}
+    for how in ("runtime", "procaddr"):
+        d = check_dir(ctx, "external-" + how)
+        rc, _, err = run([prog(ctx, "external_mem"), how], cwd=d,
+                         env=traced_env(ctx, os.path.join(d, "final.snap"), extra={"EXTMEM_SOURCE": "vmm"}),
+                         timeout=90, log=os.path.join(d, how + ".log"))
+        if rc == 3:
+            raise Skip("the driver refused the import: " + first_error(err))
+        if rc != 0:
+            raise Fail("%s exited %d under gpuleak: %s" % (how, rc, first_error(err)))
+        r = report_json(ctx, d, "final.snap")
+        expect(r["leaks"], [], how + ": no leaks of its own (the exported handles were released)")
+        got = [(g["bytes"], g["count"], g["kind"], g["api"], fn(g["frames"][1]) if len(g["frames"]) > 1 else None,
+                g["frames"][1].get("line") if len(g["frames"]) > 1 else None) for g in r["mapped"]["groups"]]
+        imp, buf, arr = names[how]
+        expect(got, [(8 * MiB, 1, "external", imp, "leak_import", lines["leak_import"]),
+                     (3000000, 1, "external", buf, "leak_buffer", lines["leak_buffer"]),
+                     (1310720, 1, "external", arr, "leak_array", lines["leak_array"])],
+               how + ": object never destroyed, buffer and array never freed")
+        dv = devs(r)
+        # Own memory: three exported handles and one cudaMalloc, all gone.
+        expect((dv[0]["alloc_count"], dv[0]["free_count"], dv[0]["live_bytes"], dv[0]["unknown_free_count"]),
+               (4, 4, 0, 0), how + ": device 0 counters")
+        mid = report_json(ctx, d, "mid.snap")
+        got = sorted((g["bytes"], fn(g["frames"][1]) if len(g["frames"]) > 1 else None) for g in mid["mapped"]["groups"])
+        expect(got, [(MiB, "balanced"), (1310720, "leak_array"), (2 * MiB, "balanced"), (3000000, "leak_buffer"),
+                     (8 * MiB, "leak_import")], how + ": mapped mid-run")
+    return ("runtime+procaddr: 8 MiB import never destroyed at leak_import:%d, 3,000,000-byte buffer and "
+            "1,310,720-byte array never freed; not in device counters" % lines["leak_import"])
 
 
 def check_async(ctx):
@@ -1336,7 +1379,8 @@ def main(argv):
               ("drv-procaddr", lambda: check_driver(ctx, "procaddr")),
               ("drv-entry", lambda: check_driver(ctx, "entry")),
               ("vmm", lambda: check_vmm(ctx)),
-              ("vmm-import", lambda: check_vmm_import(ctx)), ("async", lambda: check_async(ctx)),
+              ("vmm-import", lambda: check_vmm_import(ctx)), ("external", lambda: check_external(ctx)),
+              ("async", lambda: check_async(ctx)),
               ("peak", lambda: check_peak(ctx)), ("threads", lambda: check_threads(ctx)),
               ("oom", lambda: check_oom(ctx)), ("sigusr1", lambda: check_sigusr1(ctx)),
               ("kernels", lambda: check_kernels(ctx)), ("graph", lambda: check_graph(ctx)),

@@ -17,7 +17,13 @@
  * the driver API linked, through dlsym on libcuda.so.1, or through
  * cuGetProcAddress.  Built against the static runtime (EXTMEM_STATIC), only
  * `runtime`.  The lines marked LEAK-SITE are what the tests expect the
- * reporter to name. */
+ * reporter to name.
+ *
+ * EXTMEM_SOURCE=vmm (not with EXTMEM_STATIC): each descriptor comes from a
+ * cuMemCreate handle exported as a POSIX file descriptor and released at
+ * once -- something a real driver may import without Vulkan
+ * (scripts/gpu-check.sh); if the driver refuses the first import, the
+ * program says so and exits 3. */
 #define _GNU_SOURCE /* memfd_create */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -52,13 +58,47 @@ static void fail(const char *what, int rc)
             fail(#call, (int)rc_);              \
     } while (0)
 
+static int from_vmm; /* EXTMEM_SOURCE=vmm */
+
+#ifndef EXTMEM_STATIC
+static int exported_vmm(size_t size)
+{
+    CUmemAllocationProp p;
+    memset(&p, 0, sizeof p);
+    p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    p.location.id = 0;
+    p.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    CUmemGenericAllocationHandle h;
+    int fd = -1;
+    CHECK_CU(cuMemCreate(&h, size, &p, 0));
+    CHECK_CU(cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    CHECK_CU(cuMemRelease(h)); /* the descriptor keeps the memory */
+    return fd;
+}
+#endif
+
 /* Another API's allocation, exported as a descriptor. */
 static int exported(size_t size)
 {
+#ifndef EXTMEM_STATIC
+    if (from_vmm)
+        return exported_vmm(size);
+#endif
     int fd = memfd_create("vulkan-stand-in", MFD_CLOEXEC);
     if (fd < 0 || ftruncate(fd, (off_t)size) != 0)
         fail("memfd", -1);
     return fd;
+}
+
+/* A refused import of a VMM descriptor is the driver's choice, not a bug. */
+static void import_refused(int rc)
+{
+    if (from_vmm) {
+        fprintf(stderr, "the driver refused to import a VMM descriptor as external memory: %d\n", rc);
+        exit(3);
+    }
+    fail("import", rc);
 }
 
 /* ---- one interface, two APIs -------------------------------------------- */
@@ -79,7 +119,9 @@ static void *rt_import(size_t size)
     d.handle.fd = exported(size);
     d.size = size;
     cudaExternalMemory_t ext;
-    CHECK_RT(cudaImportExternalMemory(&ext, &d));
+    cudaError_t rc = cudaImportExternalMemory(&ext, &d);
+    if (rc != cudaSuccess)
+        import_refused((int)rc);
     return ext;
 }
 static void rt_destroy(void *ext) { CHECK_RT(cudaDestroyExternalMemory((cudaExternalMemory_t)ext)); }
@@ -124,7 +166,9 @@ static void *cu_import(size_t size)
     d.handle.fd = exported(size);
     d.size = size;
     CUexternalMemory ext;
-    CHECK_CU(drv.import(&ext, &d));
+    CUresult rc = drv.import(&ext, &d);
+    if (rc != CUDA_SUCCESS)
+        import_refused((int)rc);
     return ext;
 }
 static void cu_destroy(void *ext) { CHECK_CU(drv.destroy((CUexternalMemory)ext)); }
@@ -233,9 +277,12 @@ static NOINLINE void own_memory(void)
 int main(int argc, char **argv)
 {
     const char *how = argc == 2 ? argv[1] : "";
+    const char *source = getenv("EXTMEM_SOURCE");
+    from_vmm = source && strcmp(source, "vmm") == 0;
     struct api a = {rt_import, rt_destroy, rt_buffer, rt_free_buffer, rt_array};
     if (strcmp(how, "runtime") == 0) {
         CHECK_RT(cudaSetDevice(0));
+        CHECK_RT(cudaFree(NULL)); /* a current context, for cuMemCreate */
 #ifndef EXTMEM_STATIC
     } else if (!strcmp(how, "direct") || !strcmp(how, "dlsym") || !strcmp(how, "procaddr")) {
         CHECK_RT(cudaSetDevice(0));
