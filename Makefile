@@ -36,7 +36,7 @@ CPPFLAGS_COMMON = -Icommon -D_GNU_SOURCE
 # pointers, no inlining, against the real CUDA headers.
 PROG_CFLAGS = -std=gnu11 -O0 -g -fno-omit-frame-pointer -fno-inline $(WARN) $(SAN_FLAGS) $(CUDA_INC)
 
-.PHONY: all deps test check demo install clean check-cuda bench
+.PHONY: all deps test check demo install clean check-cuda bench check-aarch64
 all:
 
 # demo and check start with the install step, then build in a second make, so
@@ -66,6 +66,10 @@ check-cuda:
 
 deps:
 	scripts/install-deps.sh
+
+# AArch64 under emulation (scripts/check-aarch64.sh; not part of check).
+check-aarch64: all
+	scripts/check-aarch64.sh
 
 # Which sanitizer this build tree has (read by tests/lib.sh); rewritten only
 # when it changes.

@@ -62,6 +62,75 @@ dlvsym:
     .size dlvsym, .-dlvsym
 
     .section .note.GNU-stack,"",@progbits
+#elif defined(__aarch64__)
+/* The same on AArch64.  The caller's return address is in x30 on entry;
+ * glibc reads it there, so x30 (and x29) are restored before the tail
+ * branch, which goes through x16 (IP0, free to clobber at a call). */
+    .text
+
+    .globl dlsym
+    .type dlsym, %function
+    .p2align 2
+dlsym:
+    .cfi_startproc
+    stp x29, x30, [sp, #-32]!
+    .cfi_def_cfa_offset 32
+    .cfi_offset 29, -32
+    .cfi_offset 30, -24
+    mov x29, sp
+    stp x0, x1, [sp, #16]
+    bl gl_dlsym_decide
+    mov x16, x0
+    ldp x0, x1, [sp, #16]
+    ldp x29, x30, [sp], #32
+    .cfi_restore 29
+    .cfi_restore 30
+    .cfi_def_cfa_offset 0
+    cbz x16, 1f
+    mov x0, x16
+    ret
+1:  adrp x16, gl_libc_dlsym_ptr
+    ldr x16, [x16, :lo12:gl_libc_dlsym_ptr]
+    cbz x16, 2f
+    br x16
+2:  mov x0, #0                   /* no dlsym found in libc: NULL */
+    ret
+    .cfi_endproc
+    .size dlsym, .-dlsym
+
+    .globl dlvsym
+    .type dlvsym, %function
+    .p2align 2
+dlvsym:
+    .cfi_startproc
+    stp x29, x30, [sp, #-48]!
+    .cfi_def_cfa_offset 48
+    .cfi_offset 29, -48
+    .cfi_offset 30, -40
+    mov x29, sp
+    stp x0, x1, [sp, #16]
+    str x2, [sp, #32]
+    bl gl_dlvsym_decide
+    mov x16, x0
+    ldp x0, x1, [sp, #16]
+    ldr x2, [sp, #32]
+    ldp x29, x30, [sp], #48
+    .cfi_restore 29
+    .cfi_restore 30
+    .cfi_def_cfa_offset 0
+    cbz x16, 1f
+    mov x0, x16
+    ret
+1:  adrp x16, gl_libc_dlvsym_ptr
+    ldr x16, [x16, :lo12:gl_libc_dlvsym_ptr]
+    cbz x16, 2f
+    br x16
+2:  mov x0, #0                   /* no dlvsym in this libc: NULL */
+    ret
+    .cfi_endproc
+    .size dlvsym, .-dlvsym
+
+    .section .note.GNU-stack,"",@progbits
 #else
-#error "dlsym trampolines are written for x86-64 only; see docs/interception.md"
+#error "dlsym trampolines are written for x86-64 and AArch64 only; see docs/interception.md"
 #endif

@@ -179,3 +179,9 @@ $(TPROG_DIR)/external_mem: tests/programs/external_mem.c $(FAKECUDA_RT_DEPS) | $
 	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -lcuda -ldl)
 $(TPROG_DIR)/external_mem_static: tests/programs/external_mem.c $(FAKECUDA_STATIC_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,-DEXTMEM_STATIC $(FAKECUDA_STATIC_LDFLAGS))
+
+# What answers each kind of dlsym lookup (scripts/check-aarch64.sh).
+TEST_PROGS += $(TPROG_DIR)/dlsym_probe
+all: $(TEST_PROGS)
+$(TPROG_DIR)/dlsym_probe: tests/programs/dlsym_probe.c | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,-ldl)
