@@ -39,6 +39,7 @@ enum gl_record_type {
     GL_REC_LABEL = 10,  /* one annotation label (see EVENTS) */
     GL_REC_PYFRAME = 11, /* one interned Python frame (see STACK) */
     GL_REC_ENV = 12,     /* allocator-related environment variables */
+    GL_REC_BAD_FREES = 13, /* array: frees of addresses with no live allocation */
     GL_REC_END = 0xffffffffu, /* last record; nothing may follow it */
 };
 
@@ -138,8 +139,20 @@ enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
  * reporter can tell a cache from a leak.  At most once. */
 #define GL_ENV_MAX 64u
 
+/* BAD_FREES entry (40 bytes): one per (stack, API, outcome) of frees whose
+ * address or handle had no live allocation -- a double free, a pointer
+ * never allocated, or memory allocated where gpuleak could not see it:
+ *   0 u64 ptr (the first such free's)   8 u64 count   16 u64 time_ns (first)
+ *  24 u32 stack_id (of the free)        28 i32 device 32 u16 api (the free's)
+ *  34 u16 flags (GL_BAD_FREE_F_*)      36 u32 reserved(0)
+ * At most GL_BAD_FREE_MAX entries; later new sites are only counted in
+ * DEVICES' unknown_free_count. */
+#define GL_BAD_FREE_ENTRY_SIZE 40u
+#define GL_BAD_FREE_MAX 256u
+#define GL_BAD_FREE_F_REJECTED 0x1u /* CUDA refused the free too */
+
 /* Record multiplicity: PROCESS, DEVICES, PEAK, END once; MODULE, STACK,
- * LABEL, PYFRAME once per item; ALLOCS, EVENTS, POOLS, VMM any number of times (the
+ * LABEL, PYFRAME once per item; ALLOCS, EVENTS, POOLS, VMM, BAD_FREES any number of times (the
  * reader concatenates them).  For non-array records `count` is 1 and is not
  * otherwise meaningful.  END's `records` counts every record before it,
  * unknown types included. */
@@ -230,7 +243,21 @@ static inline int gl_kind_is_mapping(unsigned k) { return k == GL_KIND_IPC || k 
     X(CUDA_EXTERNAL_MEMORY_GET_MAPPED_BUFFER, "cudaExternalMemoryGetMappedBuffer") \
     X(CU_EXTERNAL_MEMORY_GET_MAPPED_BUFFER, "cuExternalMemoryGetMappedBuffer")     \
     X(CUDA_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY, "cudaExternalMemoryGetMappedMipmappedArray") \
-    X(CU_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY, "cuExternalMemoryGetMappedMipmappedArray")
+    X(CU_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY, "cuExternalMemoryGetMappedMipmappedArray") \
+    X(CUDA_FREE_HOST, "cudaFreeHost") /* frees, named in BAD_FREES */       \
+    X(CUDA_HOST_UNREGISTER, "cudaHostUnregister")                        \
+    X(CUDA_FREE_ARRAY, "cudaFreeArray")                                  \
+    X(CUDA_FREE_MIPMAPPED_ARRAY, "cudaFreeMipmappedArray")               \
+    X(CUDA_FREE_ASYNC_PTSZ, "cudaFreeAsync_ptsz")                        \
+    X(CUDA_IPC_CLOSE_MEM_HANDLE, "cudaIpcCloseMemHandle")                \
+    X(CUDA_DESTROY_EXTERNAL_MEMORY, "cudaDestroyExternalMemory")         \
+    X(CU_MEM_FREE_HOST, "cuMemFreeHost")                                 \
+    X(CU_MEM_HOST_UNREGISTER, "cuMemHostUnregister")                     \
+    X(CU_ARRAY_DESTROY, "cuArrayDestroy")                                \
+    X(CU_MIPMAPPED_ARRAY_DESTROY, "cuMipmappedArrayDestroy")             \
+    X(CU_MEM_FREE_ASYNC_PTSZ, "cuMemFreeAsync_ptsz")                     \
+    X(CU_IPC_CLOSE_MEM_HANDLE, "cuIpcCloseMemHandle")                    \
+    X(CU_DESTROY_EXTERNAL_MEMORY, "cuDestroyExternalMemory")
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

@@ -164,29 +164,30 @@ GL_HOOK(CUresult, cuMemAllocFromPoolAsync_ptsz,
 }
 
 /* Frees.  The record is taken before the real call and settled after it. */
-#define FREE_BODY(name, key, space, call)                                         \
+#define FREE_BODY(name, key, space, call, api)                                    \
     GL_REAL_OR_RETURN(real, name, NO_DRIVER);                                    \
     bool track = gl_enter() && (key) != 0;                                       \
     struct gl_record *r = track ? gl_free_begin(space, (uint64_t)(key)) : NULL;  \
     CUresult rc = call;                                                          \
     if (track)                                                                   \
-        gl_free_end(r, rc == CUDA_SUCCESS, r ? 0 : gl_driver_where(0).device);   \
+        gl_free_end_api(r, rc == CUDA_SUCCESS, r ? 0 : gl_driver_where(0).device, \
+                        (uint64_t)(key), api);                                   \
     gl_leave();                                                                  \
     return rc
 
 GL_HOOK(CUresult, cuMemFree_v2, (CUdeviceptr dptr))
 {
-    FREE_BODY(cuMemFree_v2, dptr, GL_SPACE_ADDR, real(dptr));
+    FREE_BODY(cuMemFree_v2, dptr, GL_SPACE_ADDR, real(dptr), GL_API_CU_MEM_FREE);
 }
 
 GL_HOOK(CUresult, cuMemFreeHost, (void *p))
 {
-    FREE_BODY(cuMemFreeHost, (uintptr_t)p, GL_SPACE_ADDR, real(p));
+    FREE_BODY(cuMemFreeHost, (uintptr_t)p, GL_SPACE_ADDR, real(p), GL_API_CU_MEM_FREE_HOST);
 }
 
 GL_HOOK(CUresult, cuMemHostUnregister, (void *p))
 {
-    FREE_BODY(cuMemHostUnregister, (uintptr_t)p, GL_SPACE_ADDR, real(p));
+    FREE_BODY(cuMemHostUnregister, (uintptr_t)p, GL_SPACE_ADDR, real(p), GL_API_CU_MEM_HOST_UNREGISTER);
 }
 
 /* Captured, a free is a free node: nothing is freed now. */
@@ -196,7 +197,8 @@ static CUresult free_async(CUresult (*real)(CUdeviceptr, CUstream), CUdeviceptr 
     struct gl_record *r = track ? gl_free_begin(GL_SPACE_ADDR, (uint64_t)dptr) : NULL;
     CUresult rc = real(dptr, stream);
     if (track)
-        gl_free_end(r, rc == CUDA_SUCCESS, r ? 0 : gl_driver_where(0).device);
+        gl_free_end_api(r, rc == CUDA_SUCCESS, r ? 0 : gl_driver_where(0).device, dptr,
+                        pt ? GL_API_CU_MEM_FREE_ASYNC_PTSZ : GL_API_CU_MEM_FREE_ASYNC);
     gl_leave();
     return rc;
 }

@@ -63,18 +63,19 @@ GL_HOOK(CUresult, cuMipmappedArrayCreate,
     return rc;
 }
 
-#define FREE_ARRAY_BODY(name, handle)                                            \
+#define FREE_ARRAY_BODY(name, handle, api)                                       \
     GL_REAL_OR_RETURN(real, name, NO_DRIVER);                                    \
     bool track = gl_enter() && (handle) != NULL;                                 \
     struct gl_record *r = track ? gl_free_begin(GL_SPACE_ARRAY, (uintptr_t)(handle)) : NULL; \
     CUresult rc = real(handle);                                                  \
     if (track)                                                                   \
-        gl_free_end(r, rc == CUDA_SUCCESS, r ? 0 : gl_driver_where(0).device);   \
+        gl_free_end_api(r, rc == CUDA_SUCCESS, r ? 0 : gl_driver_where(0).device, \
+                        (uintptr_t)(handle), api);                               \
     gl_leave();                                                                  \
     return rc
 
-GL_HOOK(CUresult, cuArrayDestroy, (CUarray hArray)) { FREE_ARRAY_BODY(cuArrayDestroy, hArray); }
+GL_HOOK(CUresult, cuArrayDestroy, (CUarray hArray)) { FREE_ARRAY_BODY(cuArrayDestroy, hArray, GL_API_CU_ARRAY_DESTROY); }
 GL_HOOK(CUresult, cuMipmappedArrayDestroy, (CUmipmappedArray hMipmappedArray))
 {
-    FREE_ARRAY_BODY(cuMipmappedArrayDestroy, hMipmappedArray);
+    FREE_ARRAY_BODY(cuMipmappedArrayDestroy, hMipmappedArray, GL_API_CU_MIPMAPPED_ARRAY_DESTROY);
 }

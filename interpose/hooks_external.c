@@ -43,13 +43,13 @@ static struct gl_where driver_here(void) { return gl_driver_where(0); }
 
 /* Destroying the object: its buffers and arrays stay recorded until they
  * are freed themselves, as CUDA requires. */
-#define DESTROY_BODY(name, handle, ok_rc, no_lib, where)                               \
+#define DESTROY_BODY(name, handle, ok_rc, no_lib, where, api)                          \
     GL_REAL_OR_RETURN(real, name, no_lib);                                             \
     bool track = gl_enter() && (handle) != NULL;                                       \
     struct gl_record *r = track ? gl_free_begin(GL_SPACE_EXTMEM, (uintptr_t)(handle)) : NULL; \
     __typeof__(real(handle)) rc = real(handle);                                        \
     if (track)                                                                         \
-        gl_free_end(r, rc == ok_rc, r ? 0 : (where).device);                           \
+        gl_free_end_api(r, rc == ok_rc, r ? 0 : (where).device, (uintptr_t)(handle), api); \
     gl_leave();                                                                        \
     return rc
 
@@ -70,7 +70,8 @@ GL_HOOK(cudaError_t, cudaImportExternalMemory,
 
 GL_HOOK(cudaError_t, cudaDestroyExternalMemory, (cudaExternalMemory_t extMem))
 {
-    DESTROY_BODY(cudaDestroyExternalMemory, extMem, cudaSuccess, NO_RUNTIME, gl_runtime_where());
+    DESTROY_BODY(cudaDestroyExternalMemory, extMem, cudaSuccess, NO_RUNTIME, gl_runtime_where(),
+                 GL_API_CUDA_DESTROY_EXTERNAL_MEMORY);
 }
 
 GL_HOOK(cudaError_t, cudaExternalMemoryGetMappedBuffer,
@@ -119,7 +120,8 @@ GL_HOOK(CUresult, cuImportExternalMemory,
 
 GL_HOOK(CUresult, cuDestroyExternalMemory, (CUexternalMemory extMem))
 {
-    DESTROY_BODY(cuDestroyExternalMemory, extMem, CUDA_SUCCESS, NO_DRIVER, gl_driver_where(0));
+    DESTROY_BODY(cuDestroyExternalMemory, extMem, CUDA_SUCCESS, NO_DRIVER, gl_driver_where(0),
+                 GL_API_CU_DESTROY_EXTERNAL_MEMORY);
 }
 
 GL_HOOK(CUresult, cuExternalMemoryGetMappedBuffer,

@@ -40,7 +40,7 @@ GL_HOOK(cudaError_t, cudaIpcCloseMemHandle, (void *devPtr))
     cudaError_t rc = real(devPtr);
     if (track)
         gl_ipc_close_end(&c, (uintptr_t)devPtr, rc == cudaSuccess,
-                         c.r || c.extra ? 0 : gl_runtime_where().device);
+                         c.r || c.extra ? 0 : gl_runtime_where().device, GL_API_CUDA_IPC_CLOSE_MEM_HANDLE);
     gl_leave();
     return rc;
 }
@@ -79,7 +79,8 @@ GL_HOOK(CUresult, cuIpcCloseMemHandle, (CUdeviceptr dptr))
         gl_ipc_close_begin(&c, dptr);
     CUresult rc = real(dptr);
     if (track)
-        gl_ipc_close_end(&c, dptr, rc == CUDA_SUCCESS, c.r || c.extra ? 0 : gl_driver_where(0).device);
+        gl_ipc_close_end(&c, dptr, rc == CUDA_SUCCESS, c.r || c.extra ? 0 : gl_driver_where(0).device,
+                         GL_API_CU_IPC_CLOSE_MEM_HANDLE);
     gl_leave();
     return rc;
 }

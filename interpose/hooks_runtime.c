@@ -179,19 +179,23 @@ GL_HOOK(cudaError_t, cudaHostRegister, (void *ptr, size_t size, unsigned int fla
 
 /* Frees.  The record is taken before the real call (the address may be
  * handed out again as soon as it returns) and settled after it. */
-#define FREE_BODY(name, ptr, call)                                               \
+#define FREE_BODY(name, ptr, call, api)                                          \
     GL_REAL_OR_RETURN(real, name, NO_RUNTIME);                                   \
     bool track = gl_enter() && (ptr) != NULL;                                    \
     struct gl_record *r = track ? gl_free_begin(GL_SPACE_ADDR, (uintptr_t)(ptr)) : NULL; \
     cudaError_t rc = call;                                                       \
     if (track)                                                                   \
-        gl_free_end(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device);    \
+        gl_free_end_api(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device, \
+                        (uintptr_t)(ptr), api);                                  \
     gl_leave();                                                                  \
     return rc
 
-GL_HOOK(cudaError_t, cudaFree, (void *devPtr)) { FREE_BODY(cudaFree, devPtr, real(devPtr)); }
-GL_HOOK(cudaError_t, cudaFreeHost, (void *ptr)) { FREE_BODY(cudaFreeHost, ptr, real(ptr)); }
-GL_HOOK(cudaError_t, cudaHostUnregister, (void *ptr)) { FREE_BODY(cudaHostUnregister, ptr, real(ptr)); }
+GL_HOOK(cudaError_t, cudaFree, (void *devPtr)) { FREE_BODY(cudaFree, devPtr, real(devPtr), GL_API_CUDA_FREE); }
+GL_HOOK(cudaError_t, cudaFreeHost, (void *ptr)) { FREE_BODY(cudaFreeHost, ptr, real(ptr), GL_API_CUDA_FREE_HOST); }
+GL_HOOK(cudaError_t, cudaHostUnregister, (void *ptr))
+{
+    FREE_BODY(cudaHostUnregister, ptr, real(ptr), GL_API_CUDA_HOST_UNREGISTER);
+}
 
 /* Captured, a free is a free node: nothing is freed now. */
 static cudaError_t free_async(cudaError_t (*real)(void *, cudaStream_t), void *devPtr, cudaStream_t stream,
@@ -201,7 +205,8 @@ static cudaError_t free_async(cudaError_t (*real)(void *, cudaStream_t), void *d
     struct gl_record *r = track ? gl_free_begin(GL_SPACE_ADDR, (uintptr_t)devPtr) : NULL;
     cudaError_t rc = real(devPtr, stream);
     if (track)
-        gl_free_end(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device);
+        gl_free_end_api(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device, (uintptr_t)devPtr,
+                        pt ? GL_API_CUDA_FREE_ASYNC_PTSZ : GL_API_CUDA_FREE_ASYNC);
     gl_leave();
     return rc;
 }

@@ -62,18 +62,19 @@ GL_HOOK(cudaError_t, cudaMallocMipmappedArray,
     return rc;
 }
 
-#define FREE_ARRAY_BODY(name, handle)                                            \
+#define FREE_ARRAY_BODY(name, handle, api)                                       \
     GL_REAL_OR_RETURN(real, name, NO_RUNTIME);                                   \
     bool track = gl_enter() && (handle) != NULL;                                 \
     struct gl_record *r = track ? gl_free_begin(GL_SPACE_ARRAY, (uintptr_t)(handle)) : NULL; \
     cudaError_t rc = real(handle);                                               \
     if (track)                                                                   \
-        gl_free_end(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device);    \
+        gl_free_end_api(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device, \
+                        (uintptr_t)(handle), api);                               \
     gl_leave();                                                                  \
     return rc
 
-GL_HOOK(cudaError_t, cudaFreeArray, (cudaArray_t array)) { FREE_ARRAY_BODY(cudaFreeArray, array); }
+GL_HOOK(cudaError_t, cudaFreeArray, (cudaArray_t array)) { FREE_ARRAY_BODY(cudaFreeArray, array, GL_API_CUDA_FREE_ARRAY); }
 GL_HOOK(cudaError_t, cudaFreeMipmappedArray, (cudaMipmappedArray_t mipmappedArray))
 {
-    FREE_ARRAY_BODY(cudaFreeMipmappedArray, mipmappedArray);
+    FREE_ARRAY_BODY(cudaFreeMipmappedArray, mipmappedArray, GL_API_CUDA_FREE_MIPMAPPED_ARRAY);
 }

@@ -99,7 +99,7 @@ void gl_ipc_close_begin(struct gl_ipc_close *c, uint64_t ptr)
     errno = saved;
 }
 
-void gl_ipc_close_end(struct gl_ipc_close *c, uint64_t ptr, bool ok, int32_t device_if_unknown)
+void gl_ipc_close_end(struct gl_ipc_close *c, uint64_t ptr, bool ok, int32_t device_if_unknown, uint16_t api)
 {
     int saved = errno;
     if (c->extra) {
@@ -109,7 +109,7 @@ void gl_ipc_close_end(struct gl_ipc_close *c, uint64_t ptr, bool ok, int32_t dev
             pthread_mutex_unlock(&ipc_lock);
         }
     } else {
-        gl_free_end(c->r, ok, device_if_unknown);
+        gl_free_end_api(c->r, ok, device_if_unknown, ptr, api);
     }
     errno = saved;
 }

@@ -36,7 +36,7 @@ struct gl_ipc_close {
     bool extra;          /* a later open's reference was used up instead */
 };
 void gl_ipc_close_begin(struct gl_ipc_close *c, uint64_t ptr);
-void gl_ipc_close_end(struct gl_ipc_close *c, uint64_t ptr, bool ok, int32_t device_if_unknown);
+void gl_ipc_close_end(struct gl_ipc_close *c, uint64_t ptr, bool ok, int32_t device_if_unknown, uint16_t api);
 
 void gl_ipc_postfork_child(void);
 

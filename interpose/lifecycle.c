@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bad_free.h"
 #include "config.h"
 #include "driver_view.h"
 #include "gpuleak.h"
@@ -83,6 +84,7 @@ static void postfork_child(void)
     gl_graph_postfork_child();
     gl_ipc_postfork_child();
     gl_py_postfork_child();
+    gl_bad_free_postfork_child();
     atomic_store(&final_done, false);
 }
 

@@ -6,6 +6,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "bad_free.h"
 #include "driver_view.h"
 #include "internal.h"
 #include "pools.h"
@@ -128,12 +129,20 @@ struct gl_record *gl_free_begin(uint32_t space, uint64_t addr)
 
 void gl_free_end(struct gl_record *r, int ok, int32_t device_if_unknown)
 {
+    gl_free_end_api(r, ok, device_if_unknown, 0, GL_API_UNKNOWN);
+}
+
+void gl_free_end_api(struct gl_record *r, int ok, int32_t device_if_unknown, uint64_t key, uint16_t api)
+{
     int saved = errno;
-    if (r == NULL)
+    if (r == NULL) {
         gl_track_unknown_free(device_if_unknown);
-    else if (ok)
+        if (api != GL_API_UNKNOWN)
+            gl_bad_free_note(device_if_unknown, key, api, !ok);
+    } else if (ok) {
         gl_track_release(r);
-    else
+    } else {
         gl_track_restore(r);
+    }
     errno = saved;
 }

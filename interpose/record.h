@@ -47,5 +47,9 @@ void gl_record_failed(int32_t device, uint64_t size, uint64_t stream, uint16_t k
  * soon as it returns), then settle once the result is known. */
 struct gl_record *gl_free_begin(uint32_t space, uint64_t addr);
 void gl_free_end(struct gl_record *r, int ok, int32_t device_if_unknown);
+/* The same for a free the program called: when r is NULL (no live
+ * allocation had that key), the free's stack and API are kept too
+ * (bad_free.h). */
+void gl_free_end_api(struct gl_record *r, int ok, int32_t device_if_unknown, uint64_t key, uint16_t api);
 
 #endif

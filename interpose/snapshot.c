@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bad_free.h"
 #include "config.h"
 #include "driver_view.h"
 #include "internal.h"
@@ -375,6 +376,24 @@ static void write_vmm(struct writer *w)
     free(r);
 }
 
+/* Taken before the state copy, so every stack it names is in the copy. */
+static void write_bad_frees(struct writer *w, const struct gl_bad_free *b, size_t n)
+{
+    if (n == 0)
+        return;
+    w_record(w, GL_REC_BAD_FREES, (uint32_t)n, (uint64_t)n * GL_BAD_FREE_ENTRY_SIZE);
+    for (size_t i = 0; i < n; i++) {
+        w_u64(w, b[i].ptr);
+        w_u64(w, b[i].count);
+        w_u64(w, b[i].time_ns);
+        w_u32(w, b[i].stack_id);
+        w_u32(w, (uint32_t)b[i].device);
+        w_u16(w, b[i].api);
+        w_u16(w, b[i].rejected ? GL_BAD_FREE_F_REJECTED : 0);
+        w_u32(w, 0);
+    }
+}
+
 /* ---- orchestration ------------------------------------------------------ */
 
 static pthread_mutex_t snap_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -530,14 +549,18 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         view = gl_driver_view_at_exit();
     }
     gl_track_mark(GL_EV_SNAPSHOT, 0, index);
+    size_t nbad;
+    struct gl_bad_free *bad = gl_bad_free_copy(&nbad); /* NULL: none, or no memory for them */
     struct gl_state_copy copy;
     if (!gl_track_copy(&copy)) {
+        free(bad);
         gl_warn_once(&warned_mem, "out of memory while taking a snapshot; none written");
         goto out;
     }
     struct gl_module_list mods;
     if (gl_modules_collect(&mods) != 0) {
         gl_state_copy_free(&copy);
+        free(bad);
         gl_warn_once(&warned_mem, "out of memory while taking a snapshot; none written");
         goto out;
     }
@@ -565,6 +588,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         write_peaks(w, &copy);
         write_events(w, &copy);
         write_vmm(w);
+        write_bad_frees(w, bad, nbad);
         uint64_t end_offset = w->offset;
         uint64_t records = w->records;
         w_record(w, GL_REC_END, 1, GL_END_SIZE);
@@ -585,6 +609,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         }
     }
     free(w);
+    free(bad);
     gl_modules_free(&mods);
     gl_state_copy_free(&copy);
 out:

@@ -2,6 +2,7 @@
  * (fields may be added within a schema_version, never renamed or retyped). */
 #include "report.h"
 
+#include "bad_frees.h"
 #include "json.h"
 
 #define SCHEMA_VERSION 2
@@ -336,8 +337,10 @@ void output_json(struct report_ctx *r)
     json_key(&j, "mode"); json_str(&j, "report");
     snapshot_info(r, &j);
     options(r, &j);
-    if (r->sections & SEC_LEAKS)
+    if (r->sections & SEC_LEAKS) {
         leaks(r, &j);
+        json_bad_frees(r, &j);
+    }
     devices(r, &j);
     if (r->sections & SEC_TIMELINE)
         json_timeline(r, &j);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bad_frees.h"
 #include "textout.h"
 
 void text_timeline(struct report_ctx *r);
@@ -121,6 +122,7 @@ static void summary(struct report_ctx *r)
         if (a->mapped.total)
             summary_line(f, at_exit ? "never released:" : "mapped:", a->mapped.bytes,
                          a->mapped.count, a->mapped.total, "mapping");
+        text_bad_frees_summary(r);
     }
     for (size_t d = 0; d < a->ndevs; d++) {
         const struct snap_device *dv = a->devs[d].dev;
@@ -532,6 +534,7 @@ void output_text(struct report_ctx *r)
         leaks(r);
         caches(r);
         mapped(r);
+        text_bad_frees(r);
         leak_summary(r);
     }
     if (r->sections & SEC_PEAK)

@@ -50,6 +50,16 @@ static bool list_has(const struct group_list *l, uint64_t floor)
     return l->total > 0 && l->g[0].bytes >= floor;
 }
 
+/* A free CUDA refused too (double or invalid free) is a bug, whatever the
+ * byte floor, as valgrind counts an invalid free as an error. */
+static bool refused_free(const struct snapshot *s)
+{
+    for (size_t i = 0; i < s->nbad_frees; i++)
+        if (s->bad_frees[i].flags & GL_BAD_FREE_F_REJECTED)
+            return true;
+    return false;
+}
+
 static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
                       const struct suppressions *sup, FILE *out, const struct html_multi *hm,
                       bool *found)
@@ -70,7 +80,8 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
                            .default_suppressions = !c->no_defaults,
                            .suppressions_file = c->supp_file};
     report_prepare(&r);
-    *found = list_has(&a.leaks, finding_floor(c)) || list_has(&a.mapped, finding_floor(c));
+    *found = list_has(&a.leaks, finding_floor(c)) || list_has(&a.mapped, finding_floor(c)) ||
+             refused_free(&m->s);
     int orc = 0;
     if (c->html)
         orc = output_html(&r, hm);

@@ -26,7 +26,7 @@ struct parser {
     size_t errlen;
     bool failed;
     size_t cap_modules, cap_stacks, cap_pcs, cap_allocs, cap_devices,
-        cap_peaks, cap_events, cap_pools, cap_vmms, cap_labels, cap_pyframes;
+        cap_peaks, cap_events, cap_pools, cap_vmms, cap_labels, cap_pyframes, cap_bad_frees;
 };
 
 static int fail(struct parser *p, size_t off, const char *fmt, ...)
@@ -384,6 +384,33 @@ static int parse_pools(struct parser *p, size_t hdr, size_t off,
     return 0;
 }
 
+static int parse_bad_frees(struct parser *p, size_t hdr, size_t off, uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "BAD_FREES", count, length, GL_BAD_FREE_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->bad_frees, &p->cap_bad_frees, s->nbad_frees + count, sizeof *s->bad_frees, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_bad_free *q = &s->bad_frees[s->nbad_frees];
+        q->ptr = get64(b + 0);
+        q->count = get64(b + 8);
+        q->time_ns = get64(b + 16);
+        q->stack_id = get32(b + 24);
+        q->device = geti32(b + 28);
+        q->api = get16(b + 32);
+        q->flags = get16(b + 34);
+        if (check_device(p, q->device, eo + 28))
+            return -1;
+        if (q->count == 0)
+            return fail(p, eo + 8, "bad-free entry with a count of 0");
+        s->nbad_frees++;
+    }
+    return 0;
+}
+
 static int parse_vmms(struct parser *p, size_t hdr, size_t off,
                       uint32_t count, uint64_t length)
 {
@@ -577,6 +604,11 @@ static int validate(struct parser *p, size_t end_off)
         if (id && !snap_find_stack(s, id))
             return fail(p, end_off, "event %zu refers to undefined stack id %u", i, id);
     }
+    for (size_t i = 0; i < s->nbad_frees; i++) {
+        uint32_t id = s->bad_frees[i].stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "bad-free entry %zu refers to undefined stack id %u", i, id);
+    }
     return 0;
 }
 
@@ -638,6 +670,7 @@ static int parse(struct parser *p)
         case GL_REC_EVENTS: rc = parse_events(p, pos, body, count, length); break;
         case GL_REC_POOLS: rc = parse_pools(p, pos, body, count, length); break;
         case GL_REC_VMM: rc = parse_vmms(p, pos, body, count, length); break;
+        case GL_REC_BAD_FREES: rc = parse_bad_frees(p, pos, body, count, length); break;
         case GL_REC_LABEL: rc = parse_label(p, body, end); break;
         case GL_REC_PYFRAME: rc = parse_pyframe(p, body, end); break;
         case GL_REC_ENV: rc = parse_env(p, body, end); break;
@@ -766,6 +799,7 @@ void snap_free(struct snapshot *s)
     free(s->events);
     free(s->pools);
     free(s->vmms);
+    free(s->bad_frees);
     for (size_t i = 0; i < s->nlabels; i++)
         free_str(&s->labels[i].text);
     free(s->labels);

@@ -72,6 +72,14 @@ struct snap_pool {
     uint64_t reserved, used, reserved_high, used_high;
 };
 
+/* BAD_FREES entry: frees of an address or handle with no live allocation. */
+struct snap_bad_free {
+    uint64_t ptr, count, time_ns;
+    uint32_t stack_id;
+    int32_t device;
+    uint16_t api, flags; /* GL_BAD_FREE_F_* */
+};
+
 struct snap_vmm {
     uint64_t va, size, handle;
     uint16_t type; /* GL_VMM_RESERVATION or GL_VMM_MAPPING */
@@ -108,6 +116,8 @@ struct snapshot {
     size_t npools;
     struct snap_vmm *vmms;
     size_t nvmms;
+    struct snap_bad_free *bad_frees;
+    size_t nbad_frees;
     struct snap_label *labels; /* sorted by id after a successful parse */
     size_t nlabels;
     struct snap_pyframe *pyframes; /* sorted by id after a successful parse */

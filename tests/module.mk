@@ -185,3 +185,9 @@ TEST_PROGS += $(TPROG_DIR)/dlsym_probe
 all: $(TEST_PROGS)
 $(TPROG_DIR)/dlsym_probe: tests/programs/dlsym_probe.c | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,-ldl)
+
+# Frees of pointers with no live allocation (tests/t_bad_free.sh).
+TEST_PROGS += $(TPROG_DIR)/bad_free
+all: $(TEST_PROGS)
+$(TPROG_DIR)/bad_free: tests/programs/bad_free.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -lcuda)

@@ -31,9 +31,12 @@ FUZZ_REPLAY = $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/replay_%)
 all: $(FUZZ_REPLAY)
 
 FUZZ_HCFLAGS = $(BASE_CFLAGS) $(CPPFLAGS_COMMON) $(CUDA_INC) -Iinterpose
+# -MMD: a harness includes the reporter's and the interposer's headers, whose
+# structs it shares; a stale object would disagree with them about layouts.
 $(BUILD)/obj/tests/fuzz/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
-	$(CC) $(FUZZ_HCFLAGS) -c $< -o $@
+	$(CC) $(FUZZ_HCFLAGS) -MMD -MP -c $< -o $@
+-include $(FUZZ_TARGETS:%=$(BUILD)/obj/tests/fuzz/fuzz_%.d) $(BUILD)/obj/tests/fuzz/replay_main.d
 
 .SECONDEXPANSION:
 $(BUILD)/tests/fuzz/replay_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay_main.o \
@@ -41,7 +44,8 @@ $(BUILD)/tests/fuzz/replay_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/test
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $^ -o $@ $(FUZZ_LIBS_$*)
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $$(FUZZ_SRCS_$$*) | $(BUILD)/.cuda-ok
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $$(FUZZ_SRCS_$$*) $(wildcard report/*.h interpose/*.h) \
+		common/snapshot_format.h | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@ $(FUZZ_LIBS_$*)
 

@@ -805,6 +805,8 @@ int main(int argc, char **argv)
         return gen_caches(out);
     if (strcmp(mode, "ipc") == 0 && argc == 3)
         return gen_ipc(out);
+    if (strcmp(mode, "badfree") == 0 && argc == 3)
+        return gen_badfree(out);
     if (strcmp(mode, "diffset") == 0 && argc == 3)
         return gen_diffset(out);
     if (strcmp(mode, "ranks") == 0 && argc == 3)

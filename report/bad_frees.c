@@ -1,0 +1,124 @@
+#include "bad_frees.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "json.h"
+#include "report.h"
+#include "snapshot_format.h"
+#include "textout.h"
+#include "xalloc.h"
+
+void json_frames(struct json *j, const struct stackdb *db, uint32_t cs); /* output_json.c */
+
+static int cmp(const void *a, const void *b)
+{
+    const struct snap_bad_free *x = *(const struct snap_bad_free *const *)a;
+    const struct snap_bad_free *y = *(const struct snap_bad_free *const *)b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    if (x->time_ns != y->time_ns)
+        return x->time_ns < y->time_ns ? -1 : 1;
+    if (x->stack_id != y->stack_id)
+        return x->stack_id < y->stack_id ? -1 : 1;
+    return x->api < y->api ? -1 : x->api > y->api;
+}
+
+const struct snap_bad_free **bad_frees_sorted(const struct snapshot *s, struct bad_free_totals *t)
+{
+    *t = (struct bad_free_totals){.sites = s->nbad_frees};
+    if (s->nbad_frees == 0)
+        return NULL;
+    const struct snap_bad_free **v = xcalloc(s->nbad_frees, sizeof *v);
+    for (size_t i = 0; i < s->nbad_frees; i++) {
+        const struct snap_bad_free *b = &s->bad_frees[i];
+        v[i] = b;
+        /* Saturating: hostile counts must not wrap the totals. */
+        t->count = t->count + b->count < t->count ? UINT64_MAX : t->count + b->count;
+        if (b->flags & GL_BAD_FREE_F_REJECTED)
+            t->refused_count = t->refused_count + b->count < t->refused_count ? UINT64_MAX
+                                                                              : t->refused_count + b->count;
+    }
+    qsort(v, s->nbad_frees, sizeof *v, cmp);
+    return v;
+}
+
+static bool refused(const struct snap_bad_free *b) { return (b->flags & GL_BAD_FREE_F_REJECTED) != 0; }
+
+void text_bad_frees_summary(struct report_ctx *r)
+{
+    struct bad_free_totals t;
+    const struct snap_bad_free **v = bad_frees_sorted(r->s, &t);
+    if (v == NULL)
+        return;
+    FILE *f = r->out;
+    tc_on(r, TC_RED);
+    fprintf(f, "    %-18s", "invalid frees:");
+    put_count(f, t.count, "free");
+    fputs(" from ", f);
+    put_count(f, t.sites, "stack");
+    tc_off(r);
+    fprintf(f, ", %" PRIu64 " refused by CUDA\n", t.refused_count);
+    free(v);
+}
+
+void text_bad_frees(struct report_ctx *r)
+{
+    struct bad_free_totals t;
+    const struct snap_bad_free **v = bad_frees_sorted(r->s, &t);
+    if (v == NULL)
+        return;
+    FILE *f = r->out;
+    t_title(r, "INVALID FREES");
+    fputs("Frees of an address or handle that had no live allocation.  Refused by\n"
+          "CUDA: freed twice, never allocated, or not the start of an allocation -- a\n"
+          "bug in the program.  Accepted by CUDA: memory allocated where gpuleak could\n"
+          "not see it.\n", f);
+    for (size_t i = 0; i < t.sites; i++) {
+        const struct snap_bad_free *b = v[i];
+        fputc('\n', f);
+        tc_on(r, refused(b) ? TC_RED : TC_YELLOW);
+        put_count(f, b->count, "free");
+        tc_off(r);
+        fputs(" (", f);
+        put_api(f, b->api);
+        fputs(") on ", f);
+        put_where(f, b->device);
+        fputs(refused(b) ? ", refused by CUDA (double or invalid free)\n"
+                         : ", accepted by CUDA (allocated where gpuleak could not see it)\n", f);
+        fprintf(f, "    first at ");
+        put_secs(f, b->time_ns);
+        fprintf(f, ", address 0x%" PRIx64 "\n", b->ptr);
+        put_cs(r, "    ", sview_cs(r->v, b->stack_id));
+    }
+    free(v);
+}
+
+void json_bad_frees(struct report_ctx *r, struct json *j)
+{
+    struct bad_free_totals t;
+    const struct snap_bad_free **v = bad_frees_sorted(r->s, &t);
+    json_key(j, "invalid_frees");
+    json_obj(j);
+    json_key(j, "count"); json_u64(j, t.count);
+    json_key(j, "refused_count"); json_u64(j, t.refused_count);
+    json_key(j, "sites");
+    json_arr(j);
+    for (size_t i = 0; i < t.sites; i++) {
+        const struct snap_bad_free *b = v[i];
+        json_obj(j);
+        json_key(j, "count"); json_u64(j, b->count);
+        json_key(j, "refused"); json_bool(j, refused(b));
+        json_key(j, "api"); json_str(j, gl_api_name(b->api));
+        json_key(j, "api_code"); json_u64(j, b->api);
+        json_key(j, "device"); json_i64(j, b->device);
+        json_key(j, "first_ptr"); json_u64(j, b->ptr);
+        json_key(j, "first_time_ns"); json_u64(j, b->time_ns);
+        json_key(j, "stack_id"); json_u64(j, b->stack_id);
+        json_frames(j, r->db, sview_cs(r->v, b->stack_id));
+        json_end_obj(j);
+    }
+    json_end_arr(j);
+    json_end_obj(j);
+    free(v);
+}

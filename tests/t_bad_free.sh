@@ -1,0 +1,100 @@
+# Frees of pointers with no live allocation (tests/programs/bad_free.c): a
+# double free (twice, from one call site), a free of an interior pointer, a
+# driver free of an address never allocated, a double cudaFreeHost and a
+# double cudaFreeArray.  The report lists each site once -- exact count,
+# API, device, whether CUDA refused it, the first bad address, function and
+# line -- and counts them in the summary and in unknown_free_count; the
+# real calls' results are untouched (the program checks them).  Then the
+# reporter on a known snapshot (snapgen "badfree"): a free CUDA accepted is
+# told apart from one it refused, and a hostile entry is refused with one
+# line.
+source "$ROOT/tests/lib.sh"
+line() { site_line bad_free.c "BAD-FREE: $1"; }
+traced "$TPROG/bad_free" >out || fail "run"
+addr=$(awk '$1 == "double" {print $2}' out)
+interior=$(awk '$1 == "interior" {print $2}' out)
+snap=$(only_snapshot)
+"$REPORT" --json "$snap" >r.json
+"$REPORT" "$snap" >r.txt
+check_json r.json <<PY
+b = d["invalid_frees"]
+eq([(s["count"], s["refused"], s["api"], s["device"], frame(s["frames"][0])) for s in b["sites"]],
+   [(2, True, "cudaFree", 0, "double_free bad_free.c:$(line double_free)"),
+    (1, True, "cudaFree", 0, "interior_free bad_free.c:$(line interior_free)"),
+    (1, True, "cuMemFree_v2", 0, "bogus_driver_free bad_free.c:$(line bogus_driver_free)"),
+    (1, True, "cudaFreeHost", 0, "host_double_free bad_free.c:$(line host_double_free)"),
+    (1, True, "cudaFreeArray", 0, "array_double_free bad_free.c:$(line array_double_free)")],
+   "invalid free sites")
+eq((b["count"], b["refused_count"]), (6, 6), "invalid free totals")
+eq(hex(b["sites"][0]["first_ptr"]), "$addr", "the double free's address")
+eq(b["sites"][2]["first_ptr"], 0x1234, "the bogus address")
+eq(hex(b["sites"][1]["first_ptr"]), "$interior", "the interior pointer")
+eq(sum(x["unknown_free_count"] for x in d["devices"]), 6, "unknown frees counted")
+eq(leaks, [], "no leaks")
+PY
+grep -qx '    invalid frees:    6 frees from 5 stacks, 6 refused by CUDA' r.txt || fail "summary line"
+grep -qx 'INVALID FREES' r.txt || fail "section"
+grep -qx '2 frees (cudaFree) on device 0, refused by CUDA (double or invalid free)' r.txt || fail "double free line"
+grep -qx "    first at [0-9.]* s, address $addr" r.txt || fail "first address"
+grep -qx "    #0 double_free (bad_free.c:$(line double_free)) \[bad_free\]" r.txt || fail "double free stack"
+grep -qx '1 free (cuMemFree_v2) on device 0, refused by CUDA (double or invalid free)' r.txt || fail "driver line"
+
+# A known snapshot: one accepted site, one refused site (3 frees).
+"$TPROG/snapgen" badfree s.snap
+"$REPORT" --json s.snap >s.json
+"$REPORT" s.snap >s.txt
+check_json s.json <<'PY'
+b = d["invalid_frees"]
+eq([(s["count"], s["refused"], s["api"], s["first_ptr"], s["first_time_ns"]) for s in b["sites"]],
+   [(3, True, "cudaFree", 0x9000, 7000000), (1, False, "cuMemFree_v2", 0x7000, 5000000)], "sites, most first")
+eq((b["count"], b["refused_count"]), (4, 3), "totals")
+PY
+grep -qx '    invalid frees:    4 frees from 2 stacks, 3 refused by CUDA' s.txt || fail "synthetic summary"
+grep -qx '1 free (cuMemFree_v2) on device 0, accepted by CUDA (allocated where gpuleak could not see it)' s.txt ||
+    fail "accepted line"
+grep -qx '    first at 0.01 s, address 0x7000' s.txt || fail "accepted first line"
+# No bad frees: the member is there, empty; the text has no section.
+"$TPROG/snapgen" ipc n.snap
+"$REPORT" --json n.snap >n.json
+check_json n.json <<'PY'
+eq(d["invalid_frees"], {"count": 0, "refused_count": 0, "sites": []}, "none")
+PY
+"$REPORT" n.snap | grep -q 'INVALID FREES\|invalid frees' && fail "section without invalid frees"
+
+# Hostile entries: a stack id no STACK record defines, and a count of 0.
+# And a copy whose refused site is marked accepted.
+python3 - s.snap <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+pos = 16
+while pos + 16 <= len(data):
+    rtype, count, length = struct.unpack_from("<IIQ", data, pos)
+    if rtype == 13:
+        bad = bytearray(data); struct.pack_into("<I", bad, pos + 16 + 24, 999999)
+        open("bad_stack.snap", "wb").write(bad)
+        bad = bytearray(data); struct.pack_into("<Q", bad, pos + 16 + 8, 0)
+        open("bad_count.snap", "wb").write(bad)
+        ok = bytearray(data); struct.pack_into("<H", ok, pos + 16 + 40 + 34, 0)
+        open("accepted.snap", "wb").write(ok)
+        break
+    pos += 16 + length
+else:
+    sys.exit("no BAD_FREES record")
+PY
+for f in bad_stack bad_count; do
+    rc=0
+    "$REPORT" "$f.snap" >/dev/null 2>"$f.err" || rc=$?
+    [ "$rc" -ne 0 ] || fail "$f: accepted"
+    expect_eq "$(wc -l <"$f.err")" 1 "$f: one error line"
+done
+grep -q 'bad-free entry 0 refers to undefined stack id 999999' bad_stack.err || fail "bad_stack message: $(cat bad_stack.err)"
+grep -q 'bad-free entry with a count of 0' bad_count.err || fail "bad_count message: $(cat bad_count.err)"
+
+# --error-exitcode: a free CUDA refused is an error whatever the byte floor;
+# one it accepted is not.
+rc=0; "$REPORT" --error-exitcode 7 "$snap" >/dev/null || rc=$?
+expect_eq "$rc" 7 "exit code with refused frees"
+rc=0; "$REPORT" --error-exitcode 7 s.snap >/dev/null || rc=$?
+expect_eq "$rc" 7 "exit code with a refused site"
+rc=0; "$REPORT" --error-exitcode 7 accepted.snap >/dev/null || rc=$?
+expect_eq "$rc" 0 "exit code with accepted frees only"
