@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bad_frees.h"
 #include "json.h"
 #include "radix.h"
 #include "sort.h"
@@ -767,6 +768,32 @@ static void put_leak_rows(struct hw *w, const char *k, const struct group_list *
     w->first = false;
 }
 
+/* Frees of pointers with no live allocation, most frequent first. */
+static void put_bad_free_rows(struct hw *w, const struct report_ctx *r)
+{
+    FILE *f = w->f;
+    struct bad_free_totals t;
+    const struct snap_bad_free **v = bad_frees_sorted(r->s, &t);
+    key(w, "invalid_frees");
+    fputc('[', f);
+    size_t n = t.sites < HT_ROWS ? t.sites : HT_ROWS;
+    for (size_t i = 0; i < n; i++) {
+        const struct snap_bad_free *b = v[i];
+        sep(w, i);
+        obj(w);
+        kv_u(w, "count", b->count);
+        kv_b(w, "refused", b->flags & GL_BAD_FREE_F_REJECTED);
+        kv_s(w, "api", gl_api_name(b->api));
+        kv_i(w, "device", b->device);
+        kv_u(w, "first_time_ns", b->time_ns);
+        kv_i(w, "stack", stack_local(w, sview_cs(r->v, b->stack_id)));
+        end_obj(w);
+    }
+    fputc(']', f);
+    w->first = false;
+    free(v);
+}
+
 static void put_tables(struct hw *w, const struct report_ctx *r)
 {
     const struct analysis *a = r->a;
@@ -778,6 +805,7 @@ static void put_tables(struct hw *w, const struct report_ctx *r)
     put_leak_rows(w, "cached", &a->cached, r);
     put_leak_rows(w, "suppressed", &a->suppressed, r);
     put_leak_rows(w, "mapped", &a->mapped, r);
+    put_bad_free_rows(w, r);
     key(w, "peak");
     fputc('[', w->f);
     size_t k = 0, total = 0;

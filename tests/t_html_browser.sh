@@ -35,6 +35,12 @@ python3 "$check" l.html l.json || fail "leaks page (no history)"
 "$REPORT" --json i.snap > i.json
 python3 "$check" i.html i.json || fail "mapped page"
 
+# frees of pointers with no live allocation: their table
+"$TPROG/snapgen" badfree b.snap
+"$REPORT" --html b.html b.snap
+"$REPORT" --json b.snap > b.json
+python3 "$check" b.html b.json || fail "invalid frees page"
+
 # 1,000,000 events (and 100,000 live allocations on 4 devices)
 "$TPROG/snapgen" bench big.snap 100000 2000 1000000
 "$REPORT" --html big.html big.snap

@@ -592,9 +592,17 @@
       sec.appendChild(el('h3', {text: 'Suppressed'}));
       sec.appendChild(table('suppressed-table', [['rule', 'rule']].concat(leakCols()), T.suppressed.slice(), function (r) { return r.stack; }));
     }
-    if (T.mapped.length) { /* IPC handles never closed, imported pool pointers never freed, imported VMM handles never unmapped */
-      sec.appendChild(el('h3', {text: 'Mapped from other processes (their memory, not in this process\u2019s usage)'}));
+    if (T.mapped.length) { /* IPC handles never closed, imported pool pointers never freed, imported VMM handles never unmapped, external memory never released */
+      sec.appendChild(el('h3', {text: 'Mapped from other processes or APIs (not allocated here, not in this process\u2019s usage)'}));
       sec.appendChild(table('mapped-table', leakCols(), T.mapped.slice(), function (r) { return r.stack; }));
+    }
+    if (T.invalid_frees && T.invalid_frees.length) { /* frees of pointers with no live allocation */
+      sec.appendChild(el('h3', {text: 'Invalid frees (no live allocation at that address)'}));
+      sec.appendChild(table('invalid-frees-table', [['count', 'count', true, exact],
+        ['CUDA', 'refused', false, function (v) { return v ? 'refused (double or invalid free)' : 'accepted (allocated unseen)'; }],
+        ['device', 'device', true, devName], ['API', 'api'], ['first at', 'first_time_ns', true, function (v) { return (v / 1e9).toFixed(2) + ' s'; }],
+        ['freed at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+        T.invalid_frees.slice(), function (r) { return r.stack; }));
     }
     sec.appendChild(el('h3', {text: 'Peak consumers: what was live at each device\u2019s peak'}));
     sec.appendChild(T.peak.length ? table('peak-table', [['device', 'device', true, devName], ['bytes', 'bytes', true, exact],

@@ -214,6 +214,14 @@ def main():
         rows = attrs(page, "#mapped-table tbody tr.row", ["data-bytes"])
         eq([int(x[0]) for x in rows], [m["bytes"] for m in mapped][:200], "mapped table rows")
 
+        # frees of pointers with no live allocation: their table, in the
+        # report's order, refused ones told apart
+        sites = rep.get("invalid_frees", {}).get("sites", [])
+        got = page.eval("Array.from(document.querySelectorAll('#invalid-frees-table tbody tr.row'))"
+                        ".map(function(r){return [+r.cells[0].textContent.replace(/,/g,''),"
+                        " r.cells[1].textContent.indexOf('refused') === 0];})")
+        eq(got, [[s["count"], s["refused"]] for s in sites][:200], "invalid frees table rows")
+
         if a.growth:
             g = json.load(open(a.growth))
             rows = page.eval("document.querySelectorAll('#growth-table tbody tr.row').length")
