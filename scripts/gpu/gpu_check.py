@@ -54,7 +54,7 @@ def fmt(n):
 # ---------------------------------------------------------------- checks list
 
 CUDA_CHECKS = ["rt-shared", "rt-static", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
-               "vmm", "vmm-import", "external", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
+               "vmm", "vmm-import", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
 ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
@@ -71,6 +71,7 @@ DESCRIPTIONS = {
     "vmm": "driver_lifecycle.c vmm: cuMemCreate/cuMemMap lifetimes, mid-run snapshot",
     "vmm-import": "vmm_import.c: a VMM handle shared as a POSIX fd, the importer's mapping never unmapped",
     "external": "external_mem.c: external memory imported from a VMM POSIX fd, object/buffer/array never released",
+    "bad-free": "bad_free.c: double, interior and bogus frees refused by CUDA, each reported at its line",
     "async": "scenarios.c leak-async: cudaMallocAsync leaks, exact site",
     "peak": "scenarios.c peak: exact peak and its composition",
     "threads": "churn.c: two threads allocating, exact per-thread leaks and counts",
@@ -314,6 +315,7 @@ def program_specs(ctx):
         "driver_lifecycle": (tp("driver_lifecycle.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-lpthread"]),
         "vmm_import": (tp("vmm_import.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-ldl"]),
         "external_mem": (tp("external_mem.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
+        "bad_free": (tp("bad_free.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "scenarios": (tp("scenarios.c"), ["-cudart", "shared", "-lpthread"]),
         "churn": (tp("churn.c"), ["-cudart", "shared", "-lpthread"]),
         "graph_memory": (tp("graph_memory.c"), ["-cudart", "shared"]),
@@ -702,6 +704,30 @@ def check_external(ctx):
                      (8 * MiB, "leak_import")], how + ": mapped mid-run")
     return ("runtime+procaddr: 8 MiB import never destroyed at leak_import:%d, 3,000,000-byte buffer and "
             "1,310,720-byte array never freed; not in device counters" % lines["leak_import"])
+
+
+def check_bad_free(ctx):
+    """tests/t_bad_free.sh's core on the real driver (without the array)."""
+    src = os.path.join(PROGRAMS, "bad_free.c")
+    line = lambda k: site_line(src, "BAD-FREE: " + k)
+    d = check_dir(ctx, "bad-free")
+    rc, out, err = run([prog(ctx, "bad_free")], cwd=d,
+                       env=traced_env(ctx, os.path.join(d, "final.snap"), extra={"BAD_FREE_NO_ARRAY": "1"}),
+                       timeout=60, log=os.path.join(d, "bad_free.log"))
+    if rc != 0:
+        raise Fail("bad_free exited %d (a bad free CUDA accepted?): %s" % (rc, first_error(err)))
+    r = report_json(ctx, d, "final.snap")
+    b = r["invalid_frees"]
+    got = [(s["count"], s["refused"], s["api"], fn(s["frames"][0]) if s["frames"] else None,
+            s["frames"][0].get("line") if s["frames"] else None) for s in b["sites"]]
+    expect(got, [(2, True, "cudaFree", "double_free", line("double_free")),
+                 (1, True, "cudaFree", "interior_free", line("interior_free")),
+                 (1, True, "cuMemFree_v2", "bogus_driver_free", line("bogus_driver_free")),
+                 (1, True, "cudaFreeHost", "host_double_free", line("host_double_free"))], "invalid free sites")
+    addr = [l.split()[1] for l in out.splitlines() if l.startswith("double ")]
+    expect(hex(b["sites"][0]["first_ptr"]) if b["sites"] else None, addr[0] if addr else None, "the double free's address")
+    expect(r["leaks"], [], "no leaks")
+    return "5 bad frees at 4 sites, all refused by CUDA, each at its line; no leaks"
 
 
 def check_async(ctx):
@@ -1380,6 +1406,7 @@ def main(argv):
               ("drv-entry", lambda: check_driver(ctx, "entry")),
               ("vmm", lambda: check_vmm(ctx)),
               ("vmm-import", lambda: check_vmm_import(ctx)), ("external", lambda: check_external(ctx)),
+              ("bad-free", lambda: check_bad_free(ctx)),
               ("async", lambda: check_async(ctx)),
               ("peak", lambda: check_peak(ctx)), ("threads", lambda: check_threads(ctx)),
               ("oom", lambda: check_oom(ctx)), ("sigusr1", lambda: check_sigusr1(ctx)),
