@@ -40,6 +40,7 @@ enum gl_record_type {
     GL_REC_PYFRAME = 11, /* one interned Python frame (see STACK) */
     GL_REC_ENV = 12,     /* allocator-related environment variables */
     GL_REC_BAD_FREES = 13, /* array: frees of addresses with no live allocation */
+    GL_REC_CALLS = 14,     /* array: allocation calls and frees per stack */
     GL_REC_END = 0xffffffffu, /* last record; nothing may follow it */
 };
 
@@ -151,8 +152,15 @@ enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
 #define GL_BAD_FREE_MAX 256u
 #define GL_BAD_FREE_F_REJECTED 0x1u /* CUDA refused the free too */
 
+/* CALLS entry (32 bytes): for one stack, every call that made memory with it
+ * since tracking started, and the frees of that memory:
+ *   0 u32 stack_id   4 u16 api (of the latest)   6 u16 kind (of the latest)
+ *   8 u64 allocs    16 u64 frees    24 u64 bytes (made in all)
+ * Only stacks with allocs > 0; at most one entry per stack. */
+#define GL_CALLS_ENTRY_SIZE 32u
+
 /* Record multiplicity: PROCESS, DEVICES, PEAK, END once; MODULE, STACK,
- * LABEL, PYFRAME once per item; ALLOCS, EVENTS, POOLS, VMM, BAD_FREES any number of times (the
+ * LABEL, PYFRAME once per item; ALLOCS, EVENTS, POOLS, VMM, BAD_FREES, CALLS any number of times (the
  * reader concatenates them).  For non-array records `count` is 1 and is not
  * otherwise meaningful.  END's `records` counts every record before it,
  * unknown types included. */

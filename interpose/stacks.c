@@ -178,6 +178,11 @@ struct gl_stack *gl_stack_intern(const struct gl_capture *cap)
         s = malloc(sizeof *s + keylen);
         if (s != NULL) {
             memcpy(s->pcs, cap->pcs, keylen);
+            atomic_init(&s->allocs, 0);
+            atomic_init(&s->frees, 0);
+            atomic_init(&s->bytes, 0);
+            atomic_init(&s->api, 0);
+            atomic_init(&s->kind, 0);
             s->depth = cap->depth;
             s->id = stacks_count + 1;
             gl_ut_oom = false;

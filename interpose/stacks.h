@@ -5,6 +5,7 @@
 #ifndef GL_STACKS_H
 #define GL_STACKS_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -13,6 +14,15 @@
 struct gl_stack {
     UT_hash_handle hh;
     struct gl_stack *older; /* list of all stacks, newest first */
+    /* The calls that made memory with this stack and the frees of that
+     * memory, of every kind, and the bytes made (the report's "allocation
+     * calls": CUDA's allocation calls are slow, so a site that allocates and
+     * frees in a loop costs time while leaking nothing).  The only mutable
+     * part of a stack; relaxed counters, so a snapshot may see an allocation
+     * counted before its bytes. */
+    _Atomic uint64_t allocs, frees, bytes;
+    _Atomic uint16_t api; /* of the latest allocation */
+    _Atomic uint8_t kind;
     uint32_t id;            /* 1, 2, 3...; 0 is "no stack" in files */
     uint32_t depth;
     uintptr_t pcs[];
@@ -26,6 +36,19 @@ struct gl_capture {
 /* Unwinds the calling thread, drops libgpuleak's own frames and keeps at
  * most gl_config.depth frames. */
 void gl_stack_capture(struct gl_capture *cap);
+
+/* Counting the calls (relaxed atomics: the stack may be shared by threads). */
+static inline void gl_stack_note_alloc(struct gl_stack *s, uint64_t size, uint16_t api, uint8_t kind)
+{
+    atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->bytes, size, memory_order_relaxed);
+    atomic_store_explicit(&s->api, api, memory_order_relaxed);
+    atomic_store_explicit(&s->kind, kind, memory_order_relaxed);
+}
+static inline void gl_stack_note_free(struct gl_stack *s)
+{
+    atomic_fetch_add_explicit(&s->frees, 1, memory_order_relaxed);
+}
 
 /* The interned stack equal to cap; NULL if cap is empty or memory ran out. */
 struct gl_stack *gl_stack_intern(const struct gl_capture *cap);

@@ -251,6 +251,8 @@ void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack)
         .device = info->device, .owner = info->owner, .kind = (uint8_t)info->kind,
         .api = (uint8_t)info->api, .space = (uint8_t)info->space,
     };
+    if (stack != NULL)
+        gl_stack_note_alloc(stack, info->size, info->api, (uint8_t)info->kind);
     put_and_account(&rec, true);
 }
 
@@ -299,7 +301,9 @@ int gl_track_kind_of(uint32_t space, uint64_t addr)
 
 void gl_track_release(struct gl_record *r)
 {
-    (void)r; /* its slot went back to the shard when it was taken */
+    /* its slot went back to the shard when it was taken */
+    if (r->stack != NULL)
+        gl_stack_note_free(r->stack);
 }
 
 void gl_track_restore(struct gl_record *saved)

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "bad_frees.h"
+#include "calls.h"
 #include "json.h"
 #include "radix.h"
 #include "sort.h"
@@ -794,6 +795,33 @@ static void put_bad_free_rows(struct hw *w, const struct report_ctx *r)
     free(v);
 }
 
+/* Allocation calls per stack, most calls first. */
+static void put_call_rows(struct hw *w, const struct report_ctx *r)
+{
+    FILE *f = w->f;
+    struct call_sites c;
+    if (calls_build(r->v, &c) != 0)
+        c = (struct call_sites){0};
+    key(w, "calls");
+    fputc('[', f);
+    size_t n = c.n < HT_ROWS ? c.n : HT_ROWS;
+    for (size_t i = 0; i < n; i++) {
+        const struct call_site *s = &c.site[i];
+        sep(w, i);
+        obj(w);
+        kv_u(w, "calls", s->allocs);
+        kv_u(w, "frees", s->frees);
+        kv_u(w, "bytes", s->bytes);
+        kv_s(w, "api", gl_api_name(s->api));
+        kv_s(w, "kind", gl_kind_name(s->kind));
+        kv_i(w, "stack", stack_local(w, s->cs));
+        end_obj(w);
+    }
+    fputc(']', f);
+    w->first = false;
+    calls_free(&c);
+}
+
 static void put_tables(struct hw *w, const struct report_ctx *r)
 {
     const struct analysis *a = r->a;
@@ -806,6 +834,7 @@ static void put_tables(struct hw *w, const struct report_ctx *r)
     put_leak_rows(w, "suppressed", &a->suppressed, r);
     put_leak_rows(w, "mapped", &a->mapped, r);
     put_bad_free_rows(w, r);
+    put_call_rows(w, r);
     key(w, "peak");
     fputc('[', w->f);
     size_t k = 0, total = 0;

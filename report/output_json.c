@@ -3,6 +3,7 @@
 #include "report.h"
 
 #include "bad_frees.h"
+#include "calls.h"
 #include "json.h"
 
 #define SCHEMA_VERSION 2
@@ -340,6 +341,7 @@ void output_json(struct report_ctx *r)
     if (r->sections & SEC_LEAKS) {
         leaks(r, &j);
         json_bad_frees(r, &j);
+        json_calls(r, &j);
     }
     devices(r, &j);
     if (r->sections & SEC_TIMELINE)

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "bad_frees.h"
+#include "calls.h"
 #include "textout.h"
 
 void text_timeline(struct report_ctx *r);
@@ -526,6 +527,9 @@ static void peaks(struct report_ctx *r)
               "peak and the peaks of each kind are not known)\n", f);
 }
 
+/* Allocation sites shown by default: the few that matter. */
+#define CALLS_SHOWN 5
+
 void output_text(struct report_ctx *r)
 {
     header(r);
@@ -536,6 +540,7 @@ void output_text(struct report_ctx *r)
         mapped(r);
         text_bad_frees(r);
         leak_summary(r);
+        text_calls(r, r->top ? r->top : CALLS_SHOWN);
     }
     if (r->sections & SEC_PEAK)
         peaks(r);

@@ -37,6 +37,7 @@ struct report_ctx {
     FILE *out;
     bool color;
     unsigned sections;
+    size_t top; /* --top: groups shown per list, 0 = the default */
     bool default_suppressions;
     const char *suppressions_file;
     /* warnings collected by report_prepare() */

@@ -76,7 +76,7 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
     }
     struct report_ctx r = {.path = m->path, .s = &m->s, .a = &a, .sy = m->sy, .v = &m->v,
                            .db = db, .sup = sup, .h = &h, .fr = &fr, .out = out,
-                           .color = want_color(c, out), .sections = c->sections,
+                           .color = want_color(c, out), .sections = c->sections, .top = c->an.top,
                            .default_suppressions = !c->no_defaults,
                            .suppressions_file = c->supp_file};
     report_prepare(&r);

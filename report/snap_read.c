@@ -26,7 +26,7 @@ struct parser {
     size_t errlen;
     bool failed;
     size_t cap_modules, cap_stacks, cap_pcs, cap_allocs, cap_devices,
-        cap_peaks, cap_events, cap_pools, cap_vmms, cap_labels, cap_pyframes, cap_bad_frees;
+        cap_peaks, cap_events, cap_pools, cap_vmms, cap_labels, cap_pyframes, cap_bad_frees, cap_calls;
 };
 
 static int fail(struct parser *p, size_t off, const char *fmt, ...)
@@ -411,6 +411,29 @@ static int parse_bad_frees(struct parser *p, size_t hdr, size_t off, uint32_t co
     return 0;
 }
 
+/* Entries with no calls (a writer's padding) are skipped. */
+static int parse_calls(struct parser *p, size_t hdr, size_t off, uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "CALLS", count, length, GL_CALLS_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->calls, &p->cap_calls, s->ncalls + count, sizeof *s->calls, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *b = p->buf + off + (size_t)i * stride;
+        struct snap_calls *q = &s->calls[s->ncalls];
+        q->stack_id = get32(b + 0);
+        q->api = get16(b + 4);
+        q->kind = get16(b + 6);
+        q->allocs = get64(b + 8);
+        q->frees = get64(b + 16);
+        q->bytes = get64(b + 24);
+        if (q->allocs != 0)
+            s->ncalls++;
+    }
+    return 0;
+}
+
 static int parse_vmms(struct parser *p, size_t hdr, size_t off,
                       uint32_t count, uint64_t length)
 {
@@ -604,6 +627,11 @@ static int validate(struct parser *p, size_t end_off)
         if (id && !snap_find_stack(s, id))
             return fail(p, end_off, "event %zu refers to undefined stack id %u", i, id);
     }
+    for (size_t i = 0; i < s->ncalls; i++) {
+        uint32_t id = s->calls[i].stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "calls entry %zu refers to undefined stack id %u", i, id);
+    }
     for (size_t i = 0; i < s->nbad_frees; i++) {
         uint32_t id = s->bad_frees[i].stack_id;
         if (id && !snap_find_stack(s, id))
@@ -671,6 +699,7 @@ static int parse(struct parser *p)
         case GL_REC_POOLS: rc = parse_pools(p, pos, body, count, length); break;
         case GL_REC_VMM: rc = parse_vmms(p, pos, body, count, length); break;
         case GL_REC_BAD_FREES: rc = parse_bad_frees(p, pos, body, count, length); break;
+        case GL_REC_CALLS: rc = parse_calls(p, pos, body, count, length); break;
         case GL_REC_LABEL: rc = parse_label(p, body, end); break;
         case GL_REC_PYFRAME: rc = parse_pyframe(p, body, end); break;
         case GL_REC_ENV: rc = parse_env(p, body, end); break;
@@ -800,6 +829,7 @@ void snap_free(struct snapshot *s)
     free(s->pools);
     free(s->vmms);
     free(s->bad_frees);
+    free(s->calls);
     for (size_t i = 0; i < s->nlabels; i++)
         free_str(&s->labels[i].text);
     free(s->labels);

@@ -80,6 +80,13 @@ struct snap_bad_free {
     uint16_t api, flags; /* GL_BAD_FREE_F_* */
 };
 
+/* CALLS entry: allocation calls and frees made with one stack. */
+struct snap_calls {
+    uint32_t stack_id;
+    uint16_t api, kind; /* of the latest allocation */
+    uint64_t allocs, frees, bytes;
+};
+
 struct snap_vmm {
     uint64_t va, size, handle;
     uint16_t type; /* GL_VMM_RESERVATION or GL_VMM_MAPPING */
@@ -118,6 +125,8 @@ struct snapshot {
     size_t nvmms;
     struct snap_bad_free *bad_frees;
     size_t nbad_frees;
+    struct snap_calls *calls;
+    size_t ncalls;
     struct snap_label *labels; /* sorted by id after a successful parse */
     size_t nlabels;
     struct snap_pyframe *pyframes; /* sorted by id after a successful parse */

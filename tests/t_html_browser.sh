@@ -41,6 +41,12 @@ python3 "$check" i.html i.json || fail "mapped page"
 "$REPORT" --json b.snap > b.json
 python3 "$check" b.html b.json || fail "invalid frees page"
 
+# a live run: the allocation calls table
+mkdir live && (cd live && traced "$TPROG/churn" 2 100 >/dev/null) || fail "churn run"
+"$REPORT" --html c.html live/gpuleak.*.snap
+"$REPORT" --json live/gpuleak.*.snap > c.json
+python3 "$check" c.html c.json || fail "allocation calls page"
+
 # 1,000,000 events (and 100,000 live allocations on 4 devices)
 "$TPROG/snapgen" bench big.snap 100000 2000 1000000
 "$REPORT" --html big.html big.snap

@@ -604,6 +604,13 @@
         ['freed at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
         T.invalid_frees.slice(), function (r) { return r.stack; }));
     }
+    if (T.calls && T.calls.length) { /* allocation calls per stack, freed or not */
+      sec.appendChild(el('h3', {text: 'Allocation calls: every call that made memory, by stack (cudaMalloc is slow, cudaFree waits for the device)'}));
+      sec.appendChild(table('calls-table', [['calls', 'calls', true, exact], ['freed', 'frees', true, exact],
+        ['bytes', 'bytes', true, exact], ['API', 'api'], ['kind', 'kind'],
+        ['called at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+        T.calls.slice(), function (r) { return r.stack; }));
+    }
     sec.appendChild(el('h3', {text: 'Peak consumers: what was live at each device\u2019s peak'}));
     sec.appendChild(T.peak.length ? table('peak-table', [['device', 'device', true, devName], ['bytes', 'bytes', true, exact],
       ['size', 'bytes', true, function (v) { return human(v); }],

@@ -221,6 +221,11 @@ def main():
                         ".map(function(r){return [+r.cells[0].textContent.replace(/,/g,''),"
                         " r.cells[1].textContent.indexOf('refused') === 0];})")
         eq(got, [[s["count"], s["refused"]] for s in sites][:200], "invalid frees table rows")
+        calls = rep.get("allocation_calls", {}).get("sites", [])
+        got = page.eval("Array.from(document.querySelectorAll('#calls-table tbody tr.row'))"
+                        ".map(function(r){return [+r.cells[0].textContent.replace(/,/g,''),"
+                        " +r.cells[1].textContent.replace(/,/g,'')];})")
+        eq(got, [[s["calls"], s["frees"]] for s in calls][:200], "allocation calls table rows")
 
         if a.growth:
             g = json.load(open(a.growth))

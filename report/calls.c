@@ -1,0 +1,161 @@
+#include "calls.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "json.h"
+#include "report.h"
+#include "snapshot_format.h"
+#include "textout.h"
+
+void json_frames(struct json *j, const struct stackdb *db, uint32_t cs); /* output_json.c */
+
+static uint64_t add_sat(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
+
+static int by_key(const void *a, const void *b)
+{
+    const struct call_site *x = a, *y = b;
+    if (x->cs != y->cs)
+        return x->cs < y->cs ? -1 : 1;
+    if (x->api != y->api)
+        return x->api < y->api ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+}
+
+static int by_calls(const void *a, const void *b)
+{
+    const struct call_site *x = a, *y = b;
+    if (x->allocs != y->allocs)
+        return x->allocs > y->allocs ? -1 : 1;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+}
+
+int calls_build(const struct snapview *v, struct call_sites *out)
+{
+    const struct snapshot *s = v->s;
+    *out = (struct call_sites){0};
+    if (s->ncalls == 0)
+        return 0;
+    struct call_site *site = malloc(s->ncalls * sizeof *site);
+    if (site == NULL)
+        return -1;
+    for (size_t i = 0; i < s->ncalls; i++) {
+        const struct snap_calls *c = &s->calls[i];
+        site[i] = (struct call_site){.cs = sview_cs(v, c->stack_id), .stack_id = c->stack_id, .api = c->api,
+                                     .kind = c->kind, .allocs = c->allocs, .frees = c->frees, .bytes = c->bytes};
+    }
+    /* Stacks that fold to the same shown stack are one site. */
+    qsort(site, s->ncalls, sizeof *site, by_key);
+    size_t n = 0;
+    for (size_t i = 0; i < s->ncalls; i++) {
+        if (n > 0 && site[n - 1].cs == site[i].cs && site[n - 1].api == site[i].api &&
+            site[n - 1].kind == site[i].kind) {
+            site[n - 1].allocs = add_sat(site[n - 1].allocs, site[i].allocs);
+            site[n - 1].frees = add_sat(site[n - 1].frees, site[i].frees);
+            site[n - 1].bytes = add_sat(site[n - 1].bytes, site[i].bytes);
+        } else {
+            site[n++] = site[i];
+        }
+    }
+    qsort(site, n, sizeof *site, by_calls);
+    out->site = site;
+    out->n = n;
+    for (size_t i = 0; i < n; i++) {
+        out->allocs = add_sat(out->allocs, site[i].allocs);
+        out->frees = add_sat(out->frees, site[i].frees);
+        out->bytes = add_sat(out->bytes, site[i].bytes);
+    }
+    return 0;
+}
+
+void calls_free(struct call_sites *c)
+{
+    free(c->site);
+    *c = (struct call_sites){0};
+}
+
+void text_calls(struct report_ctx *r, size_t top)
+{
+    struct call_sites c;
+    if (calls_build(r->v, &c) != 0 || c.n == 0) {
+        calls_free(&c);
+        return;
+    }
+    FILE *f = r->out;
+    t_title(r, "ALLOCATION CALLS");
+    fputs("Every call that made memory since tracking started, by call stack, most\n"
+          "calls first.  CUDA's allocation calls are slow and cudaFree waits for the\n"
+          "device, so a site that allocates and frees in a loop costs time even when\n"
+          "it leaks nothing.\n", f);
+    char freed[32];
+    put_count(f, c.allocs, "call");
+    fmt_commas(freed, sizeof freed, c.frees);
+    fprintf(f, ", %s freed, from ", freed);
+    put_count(f, c.n, "stack");
+    fputs(", ", f);
+    put_bytes(f, c.bytes);
+    fputs(" made in all\n", f);
+    size_t shown = top && top < c.n ? top : c.n;
+    for (size_t i = 0; i < shown; i++) {
+        const struct call_site *s = &c.site[i];
+        fputc('\n', f);
+        tc_on(r, TC_BOLD);
+        put_count(f, s->allocs, "call");
+        tc_off(r);
+        fputs(" (", f);
+        put_api(f, s->api);
+        fputs(", ", f);
+        put_kind(f, s->kind);
+        fmt_commas(freed, sizeof freed, s->frees);
+        fprintf(f, "), %s freed, ", freed);
+        put_bytes(f, s->bytes);
+        fputs(" in all\n", f);
+        put_cs(r, "    ", s->cs);
+    }
+    if (shown < c.n) {
+        uint64_t calls = 0;
+        for (size_t i = shown; i < c.n; i++)
+            calls = add_sat(calls, c.site[i].allocs);
+        fputs("\n(", f);
+        put_count(f, c.n - shown, "more stack");
+        fputs(" with ", f);
+        put_count(f, calls, "call");
+        fputs(" not shown; --top N shows more)\n", f);
+    }
+    calls_free(&c);
+}
+
+void json_calls(struct report_ctx *r, struct json *j)
+{
+    struct call_sites c;
+    if (calls_build(r->v, &c) != 0)
+        c = (struct call_sites){0};
+    json_key(j, "allocation_calls");
+    json_obj(j);
+    json_key(j, "calls"); json_u64(j, c.allocs);
+    json_key(j, "frees"); json_u64(j, c.frees);
+    json_key(j, "bytes"); json_u64(j, c.bytes);
+    json_key(j, "sites");
+    json_arr(j);
+    for (size_t i = 0; i < c.n; i++) {
+        const struct call_site *s = &c.site[i];
+        json_obj(j);
+        json_key(j, "calls"); json_u64(j, s->allocs);
+        json_key(j, "frees"); json_u64(j, s->frees);
+        json_key(j, "bytes"); json_u64(j, s->bytes);
+        json_key(j, "api"); json_str(j, gl_api_name(s->api));
+        json_key(j, "api_code"); json_u64(j, s->api);
+        json_key(j, "kind"); json_str(j, gl_kind_name(s->kind));
+        json_key(j, "kind_code"); json_u64(j, s->kind);
+        json_key(j, "stack_id"); json_u64(j, s->stack_id);
+        json_frames(j, r->db, s->cs);
+        json_end_obj(j);
+    }
+    json_end_arr(j);
+    json_end_obj(j);
+    calls_free(&c);
+}

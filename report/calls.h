@@ -1,0 +1,39 @@
+/* Allocation calls per call stack (the snapshot's CALLS record): how many
+ * calls made memory at each site since tracking started, how many of those
+ * were freed, and the bytes made -- heaptrack's "most calls to allocation
+ * functions".  On a GPU this is where time goes: cudaMalloc is slow and
+ * cudaFree waits for the device, so a site that allocates and frees in a
+ * loop costs time even when it leaks nothing. */
+#ifndef GPULEAK_CALLS_H
+#define GPULEAK_CALLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stackdb.h"
+
+/* Entries regrouped by canonical stack, API and kind. */
+struct call_site {
+    uint32_t cs, stack_id; /* canonical stack; lowest snapshot stack id */
+    uint16_t api, kind;
+    uint64_t allocs, frees, bytes;
+};
+
+struct call_sites {
+    struct call_site *site; /* most calls first, then most bytes, then stack id */
+    size_t n;
+    uint64_t allocs, frees, bytes; /* all sites (saturating) */
+};
+
+/* 0, or -1 when out of memory.  Empty when the snapshot has no CALLS. */
+int calls_build(const struct snapview *v, struct call_sites *out);
+void calls_free(struct call_sites *c);
+
+struct report_ctx;
+struct json;
+/* The ALLOCATION CALLS section: the first `top` sites (all when 0). */
+void text_calls(struct report_ctx *r, size_t top);
+/* The "allocation_calls" member (always present; every site). */
+void json_calls(struct report_ctx *r, struct json *j);
+
+#endif

@@ -1,0 +1,56 @@
+# Allocation calls per stack (the CALLS record): four threads each make 1,000
+# cudaMalloc/cudaFree pairs from one line (tests/programs/churn.c) and leak
+# t+1 allocations from another.  The report counts every call exactly,
+# whichever thread made it -- calls, frees and bytes per site, most calls
+# first -- in JSON and text, --top limits the text, and a CALLS entry naming
+# an undefined stack is refused with one line.
+source "$ROOT/tests/lib.sh"
+traced "$TPROG/churn" 4 1000 >/dev/null || fail "run"
+snap=$(only_snapshot)
+"$REPORT" --json "$snap" >r.json
+"$REPORT" "$snap" >r.txt
+"$REPORT" --top 1 "$snap" >top.txt
+check_json r.json <<'PY'
+c = d["allocation_calls"]
+# worker: 1,000 pairs per thread of 4096 + t bytes; leak_in_thread: t + 1 of 1000 bytes
+eq([(s["calls"], s["frees"], s["bytes"], s["api"], s["kind"], s["frames"][0]["function"]) for s in c["sites"]],
+   [(4000, 4000, 1000 * (4 * 4096 + 0 + 1 + 2 + 3), "cudaMalloc", "device", "worker"),
+    (10, 0, 10 * 1000, "cudaMalloc", "device", "leak_in_thread")], "sites")
+eq((c["calls"], c["frees"], c["bytes"]), (4010, 4000, 16390000 + 10000), "totals")
+eq(sum(x["alloc_count"] for x in d["devices"]), 4010, "the device counters agree")
+PY
+grep -qx 'ALLOCATION CALLS' r.txt || fail "section"
+grep -qx '4,010 calls, 4,000 freed, from 2 stacks, 16,400,000 bytes (15.6 MiB) made in all' r.txt || fail "total line"
+grep -qx '4,000 calls (cudaMalloc, device), 4,000 freed, 16,390,000 bytes (15.6 MiB) in all' r.txt || fail "site line"
+grep -qx '10 calls (cudaMalloc, device), 0 freed, 10,000 bytes (9.8 KiB) in all' r.txt || fail "leak site line"
+grep -qx '(1 more stack with 10 calls not shown; --top N shows more)' top.txt || fail "--top 1"
+grep -q '^10 calls' top.txt && fail "--top 1 showed the second site"
+
+# A snapshot without the record (an older writer): no section, an empty member.
+"$TPROG/snapgen" ipc old.snap
+"$REPORT" old.snap | grep -q 'ALLOCATION CALLS' && fail "section without calls"
+"$REPORT" --json old.snap >old.json
+check_json old.json <<'PY'
+eq(d["allocation_calls"], {"calls": 0, "frees": 0, "bytes": 0, "sites": []}, "no record")
+PY
+
+# Hostile: an entry naming a stack no STACK record defines.
+python3 - "$snap" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+pos = 16
+while pos + 16 <= len(data):
+    rtype, count, length = struct.unpack_from("<IIQ", data, pos)
+    if rtype == 14:
+        struct.pack_into("<I", data, pos + 16, 999999)
+        open("bad.snap", "wb").write(data)
+        break
+    pos += 16 + length
+else:
+    sys.exit("no CALLS record")
+PY
+rc=0
+"$REPORT" bad.snap >/dev/null 2>bad.err || rc=$?
+[ "$rc" -eq 2 ] || fail "undefined stack: exit $rc"
+expect_eq "$(wc -l <bad.err)" 1 "one error line"
+grep -q 'calls entry 0 refers to undefined stack id 999999' bad.err || fail "message: $(cat bad.err)"
