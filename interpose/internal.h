@@ -4,6 +4,7 @@
 #ifndef GL_INTERNAL_H
 #define GL_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,12 +32,28 @@ extern GL_TLS int gl_hook_depth;
  * hooks then only pass calls through. */
 bool gl_ensure_active(void);
 
+/* The outermost hook runs with cancellation disabled.  A thread the
+ * program cancels must not die inside gpuleak: libunwind reads a pipe while
+ * unwinding (a cancellation point), and gpuleak waits for its writer thread
+ * and takes locks, so a thread cancelled there would leave a lock held (exit
+ * would hang) or an allocation made and never recorded.  The state is put
+ * back when the hook returns; a pending cancellation then acts at the
+ * program's next cancellation point, as if the CUDA call had not been one. */
+extern GL_TLS int gl_cancel_saved;
+
 static inline bool gl_enter(void)
 {
-    return gl_hook_depth++ == 0 && gl_ensure_active();
+    if (gl_hook_depth++ != 0)
+        return false;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &gl_cancel_saved);
+    return gl_ensure_active();
 }
 
-static inline void gl_leave(void) { gl_hook_depth--; }
+static inline void gl_leave(void)
+{
+    if (--gl_hook_depth == 0)
+        pthread_setcancelstate(gl_cancel_saved, NULL);
+}
 
 static inline uint64_t gl_mono_ns(void)
 {

@@ -30,6 +30,7 @@
 #include "vmm.h"
 
 GL_TLS int gl_hook_depth;
+GL_TLS int gl_cancel_saved;
 uint64_t gl_start_mono_ns;
 uint64_t gl_start_unix_ns;
 

@@ -280,6 +280,13 @@ bool gl_trigger_run_job(void (*job)(void), unsigned timeout_ms)
 {
     if (!atomic_load(&writer_running))
         return false;
+    /* sem_clockwait is a cancellation point: a thread the program cancels
+     * while it waits here (its first allocation waits for the writer's
+     * warm-up) would die holding one_job, and the exit handler would wait
+     * for it forever.  A pending cancellation acts at the caller's next
+     * cancellation point instead. */
+    int cancel_state;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     pthread_mutex_lock(&one_job);
     while (sem_trywait(&job_done) == 0) /* left by a job that ran too late */
         ;
@@ -293,5 +300,6 @@ bool gl_trigger_run_job(void (*job)(void), unsigned timeout_ms)
     if (!done) /* not started yet: take it back; started: it finishes unheeded */
         atomic_compare_exchange_strong(&job_pending, &job, NULL);
     pthread_mutex_unlock(&one_job);
+    pthread_setcancelstate(cancel_state, NULL);
     return done;
 }

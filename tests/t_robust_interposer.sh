@@ -1,7 +1,8 @@
 # Interposer robustness: CUDA called before main (a constructor); from a
 # frame without unwind information (libunwind must stop safely); from a
-# thread cancelled in the middle of allocating and snapshotting (no lock left
-# held: the process still snapshots and exits); from threads still running
+# thread cancelled in the middle of allocating and snapshotting, or on its
+# first allocation (no lock left held: the process still snapshots and
+# exits); from threads still running
 # while exit() runs the destructors; through a runtime that is dlclose'd and
 # loaded again elsewhere (the hooks must follow it); with malloc failing
 # inside libgpuleak.  No crash, no deadlock, the program's own status and
@@ -42,6 +43,12 @@ for i in 1 2 3; do
     hrun cancel.$i "${P[@]}" "$H" cancel
     one_leak cancel.$i leak
 done
+# The first tracked allocation, by a thread with a cancellation pending: it
+# waits for gpuleak's writer (driver_view.c), and that wait must not be where
+# the thread dies (it held a lock there: exit hung; seen under ASan).
+hrun cancel-first "${P[@]}" "$H" cancel-first
+expect_eq "$(head -1 cancel-first/out)" "thread cancelled" "cancel-first: the thread was cancelled after"
+one_leak cancel-first leak
 for i in 1 2 3 4 5; do
     hrun exit-race.$i "${P[@]}" "$H" exit-race
     one_leak exit-race.$i leak

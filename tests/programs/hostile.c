@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,22 @@ static void *churn_thread(void *arg)
             api_snapshot(NULL); /* write() inside: a cancellation point */
         pthread_testcancel();
     }
+    return NULL;
+}
+
+/* The process's first tracked allocation made by a thread whose
+ * cancellation is already pending: gpuleak's first allocation waits for its
+ * writer thread (driver_view.c), and that wait must not be where the
+ * cancellation lands -- the thread would die holding the job lock, and exit
+ * would wait for it forever. */
+static atomic_int go;
+static void *first_alloc_thread(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&go)) /* no cancellation point until then */
+        ;
+    leak();
+    pthread_testcancel();
     return NULL;
 }
 
@@ -194,6 +211,16 @@ int main(int argc, char **argv)
         long before = rss_kib();
         run_late_threads(n);
         printf("rss_growth_kib %ld\n", rss_kib() - before);
+        done(mode);
+    } else if (!strcmp(mode, "cancel-first")) {
+        check(cudaFree(NULL), "cudaFree"); /* the runtime is up; nothing allocated yet */
+        pthread_t t;
+        pthread_create(&t, NULL, first_alloc_thread, NULL);
+        pthread_cancel(t);
+        atomic_store(&go, 1);
+        void *res;
+        pthread_join(t, &res);
+        printf("thread %s\n", res == PTHREAD_CANCELED ? "cancelled" : "finished");
         done(mode);
     } else if (!strcmp(mode, "cancel")) {
         /* A thread cancelled while it allocates and takes snapshots: the
