@@ -793,7 +793,12 @@ def check_threads(ctx):
     expect((sum(l["count"] for l in r["leaks"]), sum(l["bytes"] for l in r["leaks"])), (3, 3000), "leaked count/bytes")
     dv = devs(r)[0]
     expect((dv["alloc_count"], dv["free_count"], dv["unknown_free_count"]), (403, 400, 0), "allocs/frees/unknown")
-    return "2 threads x 200 malloc/free; leaks 1+2 x 1,000 B at leak_in_thread; 403/400 allocs/frees"
+    calls = [(c["calls"], c["frees"], c["bytes"], fn(c["frames"][0]) if c["frames"] else None)
+             for c in r["allocation_calls"]["sites"]]
+    expect(calls, [(400, 400, 200 * (4096 + 4097), "worker"), (3, 0, 3000, "leak_in_thread")],
+           "allocation calls per stack")
+    return ("2 threads x 200 malloc/free; leaks 1+2 x 1,000 B at leak_in_thread; 403/400 allocs/frees; "
+            "allocation calls 400 at worker, 3 at leak_in_thread")
 
 
 def check_oom(ctx):
