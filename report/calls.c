@@ -72,36 +72,69 @@ int calls_build(const struct snapview *v, struct call_sites *out)
     return 0;
 }
 
+static int same_site(const struct call_site *x, const struct call_site *y)
+{
+    return x->cs == y->cs && x->api == y->api && x->kind == y->kind;
+}
+
+int calls_between(const struct snapview *first, const struct snapview *last, struct call_sites *out)
+{
+    struct call_sites a, b;
+    *out = (struct call_sites){0};
+    if (calls_build(first, &a) != 0)
+        return -1;
+    if (calls_build(last, &b) != 0) {
+        calls_free(&a);
+        return -1;
+    }
+    /* a is small next to the cost of symbolizing: a linear match will do */
+    size_t n = 0;
+    for (size_t i = 0; i < b.n; i++) {
+        struct call_site s = b.site[i];
+        for (size_t k = 0; k < a.n; k++) {
+            if (!same_site(&a.site[k], &s))
+                continue;
+            s.allocs = s.allocs > a.site[k].allocs ? s.allocs - a.site[k].allocs : 0;
+            s.frees = s.frees > a.site[k].frees ? s.frees - a.site[k].frees : 0;
+            s.bytes = s.bytes > a.site[k].bytes ? s.bytes - a.site[k].bytes : 0;
+            break;
+        }
+        if (s.allocs > 0)
+            b.site[n++] = s;
+    }
+    calls_free(&a);
+    qsort(b.site, n, sizeof *b.site, by_calls);
+    b.n = n;
+    b.allocs = b.frees = b.bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        b.allocs = add_sat(b.allocs, b.site[i].allocs);
+        b.frees = add_sat(b.frees, b.site[i].frees);
+        b.bytes = add_sat(b.bytes, b.site[i].bytes);
+    }
+    *out = b;
+    return 0;
+}
+
 void calls_free(struct call_sites *c)
 {
     free(c->site);
     *c = (struct call_sites){0};
 }
 
-void text_calls(struct report_ctx *r, size_t top)
+static void text_sites(struct report_ctx *r, const struct call_sites *c, size_t top)
 {
-    struct call_sites c;
-    if (calls_build(r->v, &c) != 0 || c.n == 0) {
-        calls_free(&c);
-        return;
-    }
     FILE *f = r->out;
-    t_title(r, "ALLOCATION CALLS");
-    fputs("Every call that made memory since tracking started, by call stack, most\n"
-          "calls first.  CUDA's allocation calls are slow and cudaFree waits for the\n"
-          "device, so a site that allocates and frees in a loop costs time even when\n"
-          "it leaks nothing.\n", f);
     char freed[32];
-    put_count(f, c.allocs, "call");
-    fmt_commas(freed, sizeof freed, c.frees);
+    put_count(f, c->allocs, "call");
+    fmt_commas(freed, sizeof freed, c->frees);
     fprintf(f, ", %s freed, from ", freed);
-    put_count(f, c.n, "stack");
+    put_count(f, c->n, "stack");
     fputs(", ", f);
-    put_bytes(f, c.bytes);
+    put_bytes(f, c->bytes);
     fputs(" made in all\n", f);
-    size_t shown = top && top < c.n ? top : c.n;
+    size_t shown = top && top < c->n ? top : c->n;
     for (size_t i = 0; i < shown; i++) {
-        const struct call_site *s = &c.site[i];
+        const struct call_site *s = &c->site[i];
         fputc('\n', f);
         tc_on(r, TC_BOLD);
         put_count(f, s->allocs, "call");
@@ -116,33 +149,64 @@ void text_calls(struct report_ctx *r, size_t top)
         fputs(" in all\n", f);
         put_cs(r, "    ", s->cs);
     }
-    if (shown < c.n) {
+    if (shown < c->n) {
         uint64_t calls = 0;
-        for (size_t i = shown; i < c.n; i++)
-            calls = add_sat(calls, c.site[i].allocs);
+        for (size_t i = shown; i < c->n; i++)
+            calls = add_sat(calls, c->site[i].allocs);
         fputs("\n(", f);
-        put_count(f, c.n - shown, "more stack");
+        put_count(f, c->n - shown, "more stack");
         fputs(" with ", f);
         put_count(f, calls, "call");
         fputs(" not shown; --top N shows more)\n", f);
     }
+}
+
+void text_calls(struct report_ctx *r, size_t top)
+{
+    struct call_sites c;
+    if (calls_build(r->v, &c) != 0 || c.n == 0) {
+        calls_free(&c);
+        return;
+    }
+    t_title(r, "ALLOCATION CALLS");
+    fputs("Every call that made memory since tracking started, by call stack, most\n"
+          "calls first.  CUDA's allocation calls are slow and cudaFree waits for the\n"
+          "device, so a site that allocates and frees in a loop costs time even when\n"
+          "it leaks nothing.\n", r->out);
+    text_sites(r, &c, top);
     calls_free(&c);
 }
 
-void json_calls(struct report_ctx *r, struct json *j)
+void text_calls_between(struct report_ctx *r, const struct snapview *first, const struct snapview *last,
+                        bool same_process, size_t top)
 {
+    FILE *f = r->out;
+    t_title(r, "ALLOCATION CALLS BETWEEN THE FIRST AND LAST SNAPSHOTS");
+    if (!same_process) {
+        fputs("Not applicable: the first and last snapshots come from different processes.\n", f);
+        return;
+    }
     struct call_sites c;
-    if (calls_build(r->v, &c) != 0)
-        c = (struct call_sites){0};
-    json_key(j, "allocation_calls");
+    if (calls_between(first, last, &c) != 0 || c.n == 0) {
+        fputs(first->s->ncalls || last->s->ncalls ? "None.\n" : "Not recorded in these snapshots.\n", f);
+        calls_free(&c);
+        return;
+    }
+    fputs("The calls that made memory in that time, by call stack, most calls first:\n", f);
+    text_sites(r, &c, top);
+    calls_free(&c);
+}
+
+static void json_sites(struct report_ctx *r, struct json *j, const struct call_sites *c)
+{
     json_obj(j);
-    json_key(j, "calls"); json_u64(j, c.allocs);
-    json_key(j, "frees"); json_u64(j, c.frees);
-    json_key(j, "bytes"); json_u64(j, c.bytes);
+    json_key(j, "calls"); json_u64(j, c->allocs);
+    json_key(j, "frees"); json_u64(j, c->frees);
+    json_key(j, "bytes"); json_u64(j, c->bytes);
     json_key(j, "sites");
     json_arr(j);
-    for (size_t i = 0; i < c.n; i++) {
-        const struct call_site *s = &c.site[i];
+    for (size_t i = 0; i < c->n; i++) {
+        const struct call_site *s = &c->site[i];
         json_obj(j);
         json_key(j, "calls"); json_u64(j, s->allocs);
         json_key(j, "frees"); json_u64(j, s->frees);
@@ -157,5 +221,27 @@ void json_calls(struct report_ctx *r, struct json *j)
     }
     json_end_arr(j);
     json_end_obj(j);
+}
+
+void json_calls(struct report_ctx *r, struct json *j)
+{
+    struct call_sites c;
+    if (calls_build(r->v, &c) != 0)
+        c = (struct call_sites){0};
+    json_key(j, "allocation_calls");
+    json_sites(r, j, &c);
+    calls_free(&c);
+}
+
+void json_calls_between(struct report_ctx *r, struct json *j, const struct snapview *first,
+                        const struct snapview *last, bool same_process)
+{
+    json_key(j, "allocation_calls_between");
+    struct call_sites c;
+    if (!same_process || calls_between(first, last, &c) != 0) {
+        json_null(j);
+        return;
+    }
+    json_sites(r, j, &c);
     calls_free(&c);
 }

@@ -7,6 +7,7 @@
 #ifndef GPULEAK_CALLS_H
 #define GPULEAK_CALLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,10 @@ struct call_sites {
 
 /* 0, or -1 when out of memory.  Empty when the snapshot has no CALLS. */
 int calls_build(const struct snapview *v, struct call_sites *out);
+/* The calls made between two snapshots of one process (the counters only
+ * grow): per site, last minus first, sites with new calls only, most first.
+ * Both views must share one stackdb.  0, or -1 when out of memory. */
+int calls_between(const struct snapview *first, const struct snapview *last, struct call_sites *out);
 void calls_free(struct call_sites *c);
 
 struct report_ctx;
@@ -35,5 +40,11 @@ struct json;
 void text_calls(struct report_ctx *r, size_t top);
 /* The "allocation_calls" member (always present; every site). */
 void json_calls(struct report_ctx *r, struct json *j);
+/* The same for diff, between its first and last snapshots: a section
+ * (top sites) and a member; "not applicable" / null unless `same_process`. */
+void text_calls_between(struct report_ctx *r, const struct snapview *first, const struct snapview *last,
+                        bool same_process, size_t top);
+void json_calls_between(struct report_ctx *r, struct json *j, const struct snapview *first,
+                        const struct snapview *last, bool same_process);
 
 #endif

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "calls.h"
 #include "json.h"
 #include "textout.h"
 
@@ -31,6 +32,8 @@ static void put_rule(struct report_ctx *r, int32_t rule)
     fputs(", held by ", r->out);
     put_str(r->out, r->sup->rules[rule].name);
 }
+
+static void text_fresh(struct report_ctx *r, const struct diff_result *d);
 
 void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct diff_result *d)
 {
@@ -92,6 +95,13 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
     if (changed)
         fprintf(f, "\n(%zu more changed stack%s not shown: see --top / --min-bytes)\n", changed,
                 changed == 1 ? "" : "s");
+    text_fresh(r, d);
+    text_calls_between(r, &m[0].v, &m[n - 1].v, d->same_process, r->top ? r->top : 5);
+}
+
+static void text_fresh(struct report_ctx *r, const struct diff_result *d)
+{
+    FILE *f = r->out;
     t_title(r, "ALLOCATED AFTER THE FIRST SNAPSHOT, STILL LIVE AT THE LAST");
     if (!d->same_process) {
         fputs("Not applicable: the first and last snapshots come from different processes.\n", f);
@@ -215,6 +225,7 @@ void json_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
         json_end_arr(&j);
         json_end_obj(&j);
     }
+    json_calls_between(r, &j, &m[0].v, &m[n - 1].v, d->same_process);
     json_tail(r, &j);
 }
 

@@ -133,7 +133,7 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
                      struct stackdb *db, const struct suppressions *sup, FILE *out, bool *found)
 {
     struct report_ctx r = {.s = &m[0].s, .sy = m[0].sy, .v = &m[0].v, .db = db, .sup = sup,
-                           .out = out, .color = want_color(c, out), .sections = SEC_ALL};
+                           .out = out, .color = want_color(c, out), .sections = SEC_ALL, .top = c->an.top};
     /* module problems of every snapshot, once each */
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < m[i].s.nmodules; k++) {

@@ -191,3 +191,9 @@ TEST_PROGS += $(TPROG_DIR)/bad_free
 all: $(TEST_PROGS)
 $(TPROG_DIR)/bad_free: tests/programs/bad_free.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -lcuda)
+
+# Allocation calls on both sides of a snapshot (tests/t_alloc_calls.sh).
+TEST_PROGS += $(TPROG_DIR)/call_window
+all: $(TEST_PROGS)
+$(TPROG_DIR)/call_window: tests/programs/call_window.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))

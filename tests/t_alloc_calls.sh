@@ -54,3 +54,36 @@ rc=0
 [ "$rc" -eq 2 ] || fail "undefined stack: exit $rc"
 expect_eq "$(wc -l <bad.err)" 1 "one error line"
 grep -q 'calls entry 0 refers to undefined stack id 999999' bad.err || fail "message: $(cat bad.err)"
+
+# diff: the calls made between the first and last snapshots of one process
+# (tests/programs/call_window.c): site_a made 100 calls before and 150 in
+# all from one stack, site_b 30 after.
+mkdir win && (cd win && GPULEAK_OUTPUT=final.snap traced "$TPROG/call_window") || fail "call_window run"
+"$REPORT" --json diff win/before.snap win/final.snap >diff.json
+"$REPORT" diff win/before.snap win/final.snap >diff.txt
+diff_json() { python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+def eq(got, want, what):
+    if got != want:
+        sys.exit("FAIL: %s: got %r, expected %r" % (what, got, want))
+exec(sys.stdin.read())
+' "$1"; }
+diff_json diff.json <<'PY'
+c = d["allocation_calls_between"]
+eq([(s["calls"], s["frees"], s["bytes"], s["frames"][1]["function"]) for s in c["sites"]],
+   [(50, 50, 50 * 4096, "site_a"), (30, 30, 30 * 1000, "site_b")], "calls between")
+eq((c["calls"], c["frees"], c["bytes"]), (80, 80, 50 * 4096 + 30000), "totals between")
+PY
+grep -qx 'ALLOCATION CALLS BETWEEN THE FIRST AND LAST SNAPSHOTS' diff.txt || fail "diff section"
+grep -qx '50 calls (cudaMalloc, device), 50 freed, 204,800 bytes (200.0 KiB) in all' diff.txt || fail "diff site line"
+# The same snapshot twice: nothing between.
+"$REPORT" diff win/final.snap win/final.snap | sed -n '/^ALLOCATION CALLS BETWEEN/{n;p}' | grep -qx 'None.' ||
+    fail "no calls between a snapshot and itself"
+# Two processes: not applicable, null in JSON.
+"$REPORT" diff "$snap" win/final.snap | sed -n '/^ALLOCATION CALLS BETWEEN/{n;p}' |
+    grep -qx 'Not applicable: the first and last snapshots come from different processes.' || fail "two processes"
+"$REPORT" --json diff "$snap" win/final.snap >two.json
+diff_json two.json <<'PY'
+eq(d["allocation_calls_between"], None, "null for two processes")
+PY
