@@ -71,6 +71,25 @@ only_snapshot() {
     echo "${files[0]}"
 }
 
+# snap_patch IN OUT TYPE OFFSET FORMAT VALUE: a copy of snapshot IN with
+# VALUE packed (Python struct FORMAT, little-endian) at OFFSET bytes into the
+# payload of the first record of TYPE -- a hostile or altered input.
+snap_patch() { python3 - "$@" <<'PY'
+import struct, sys
+src, dst, rtype, off, fmt, value = sys.argv[1:7]
+data = bytearray(open(src, "rb").read())
+pos = 16
+while pos + 16 <= len(data):
+    t, count, length = struct.unpack_from("<IIQ", data, pos)
+    if t == int(rtype):
+        struct.pack_into("<" + fmt, data, pos + 16 + int(off), int(value, 0))
+        open(dst, "wb").write(data)
+        sys.exit(0)
+    pos += 16 + length
+sys.exit("snap_patch: no record of type %s in %s" % (rtype, src))
+PY
+}
+
 # Line number of the marker "MARK" in a test program source.
 site_line() { grep -n "$2" "$ROOT/tests/programs/$1" | head -1 | cut -d: -f1; }
 

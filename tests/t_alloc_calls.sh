@@ -35,20 +35,7 @@ eq(d["allocation_calls"], {"calls": 0, "frees": 0, "bytes": 0, "sites": []}, "no
 PY
 
 # Hostile: an entry naming a stack no STACK record defines.
-python3 - "$snap" <<'PY'
-import struct, sys
-data = bytearray(open(sys.argv[1], "rb").read())
-pos = 16
-while pos + 16 <= len(data):
-    rtype, count, length = struct.unpack_from("<IIQ", data, pos)
-    if rtype == 14:
-        struct.pack_into("<I", data, pos + 16, 999999)
-        open("bad.snap", "wb").write(data)
-        break
-    pos += 16 + length
-else:
-    sys.exit("no CALLS record")
-PY
+snap_patch "$snap" bad.snap 14 0 I 999999   # entry 0's stack id
 rc=0
 "$REPORT" bad.snap >/dev/null 2>bad.err || rc=$?
 [ "$rc" -eq 2 ] || fail "undefined stack: exit $rc"

@@ -63,24 +63,9 @@ PY
 
 # Hostile entries: a stack id no STACK record defines, and a count of 0.
 # And a copy whose refused site is marked accepted.
-python3 - s.snap <<'PY'
-import struct, sys
-data = bytearray(open(sys.argv[1], "rb").read())
-pos = 16
-while pos + 16 <= len(data):
-    rtype, count, length = struct.unpack_from("<IIQ", data, pos)
-    if rtype == 13:
-        bad = bytearray(data); struct.pack_into("<I", bad, pos + 16 + 24, 999999)
-        open("bad_stack.snap", "wb").write(bad)
-        bad = bytearray(data); struct.pack_into("<Q", bad, pos + 16 + 8, 0)
-        open("bad_count.snap", "wb").write(bad)
-        ok = bytearray(data); struct.pack_into("<H", ok, pos + 16 + 40 + 34, 0)
-        open("accepted.snap", "wb").write(ok)
-        break
-    pos += 16 + length
-else:
-    sys.exit("no BAD_FREES record")
-PY
+snap_patch s.snap bad_stack.snap 13 24 I 999999   # entry 0's stack id
+snap_patch s.snap bad_count.snap 13 8 Q 0         # entry 0's count
+snap_patch s.snap accepted.snap 13 74 H 0         # entry 1's flags (40 + 34)
 for f in bad_stack bad_count; do
     rc=0
     "$REPORT" "$f.snap" >/dev/null 2>"$f.err" || rc=$?
