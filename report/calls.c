@@ -72,9 +72,15 @@ int calls_build(const struct snapview *v, struct call_sites *out)
     return 0;
 }
 
-static int same_site(const struct call_site *x, const struct call_site *y)
+/* Sites of one snapshot are unique by (cs, api, kind) after calls_build. */
+static int by_site(const void *a, const void *b)
 {
-    return x->cs == y->cs && x->api == y->api && x->kind == y->kind;
+    const struct call_site *x = a, *y = b;
+    if (x->cs != y->cs)
+        return x->cs < y->cs ? -1 : 1;
+    if (x->api != y->api)
+        return x->api < y->api ? -1 : 1;
+    return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
 int calls_between(const struct snapview *first, const struct snapview *last, struct call_sites *out)
@@ -87,17 +93,17 @@ int calls_between(const struct snapview *first, const struct snapview *last, str
         calls_free(&a);
         return -1;
     }
-    /* a is small next to the cost of symbolizing: a linear match will do */
+    /* The first snapshot's sites by key, for a binary search per site of
+     * the last (tens of thousands of stacks in a long job). */
+    qsort(a.site, a.n, sizeof *a.site, by_site);
     size_t n = 0;
     for (size_t i = 0; i < b.n; i++) {
         struct call_site s = b.site[i];
-        for (size_t k = 0; k < a.n; k++) {
-            if (!same_site(&a.site[k], &s))
-                continue;
-            s.allocs = s.allocs > a.site[k].allocs ? s.allocs - a.site[k].allocs : 0;
-            s.frees = s.frees > a.site[k].frees ? s.frees - a.site[k].frees : 0;
-            s.bytes = s.bytes > a.site[k].bytes ? s.bytes - a.site[k].bytes : 0;
-            break;
+        const struct call_site *o = a.n ? bsearch(&s, a.site, a.n, sizeof *a.site, by_site) : NULL;
+        if (o != NULL) {
+            s.allocs = s.allocs > o->allocs ? s.allocs - o->allocs : 0;
+            s.frees = s.frees > o->frees ? s.frees - o->frees : 0;
+            s.bytes = s.bytes > o->bytes ? s.bytes - o->bytes : 0;
         }
         if (s.allocs > 0)
             b.site[n++] = s;
