@@ -95,7 +95,8 @@ int calls_between(const struct snapview *first, const struct snapview *last, str
     }
     /* The first snapshot's sites by key, for a binary search per site of
      * the last (tens of thousands of stacks in a long job). */
-    qsort(a.site, a.n, sizeof *a.site, by_site);
+    if (a.n > 1) /* qsort and bsearch want a real array, even of 0 */
+        qsort(a.site, a.n, sizeof *a.site, by_site);
     size_t n = 0;
     for (size_t i = 0; i < b.n; i++) {
         struct call_site s = b.site[i];
@@ -109,7 +110,8 @@ int calls_between(const struct snapview *first, const struct snapview *last, str
             b.site[n++] = s;
     }
     calls_free(&a);
-    qsort(b.site, n, sizeof *b.site, by_calls);
+    if (n > 1)
+        qsort(b.site, n, sizeof *b.site, by_calls);
     b.n = n;
     b.allocs = b.frees = b.bytes = 0;
     for (size_t i = 0; i < n; i++) {
