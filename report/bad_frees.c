@@ -45,6 +45,31 @@ const struct snap_bad_free **bad_frees_sorted(const struct snapshot *s, struct b
 
 static bool refused(const struct snap_bad_free *b) { return (b->flags & GL_BAD_FREE_F_REJECTED) != 0; }
 
+/* valgrind's "Address ... was free'd": from the history, the last free of the
+ * site's first address before its first bad free, and the allocation that
+ * free ended (*alloc; NULL if it has left the history).  NULL when the
+ * history holds no such free (none kept, wrapped, or never allocated). */
+static const struct snap_event *previous_free(const struct snapshot *s, const struct snap_bad_free *b,
+                                              const struct snap_event **alloc)
+{
+    *alloc = NULL;
+    size_t i = s->nevents;
+    while (i > 0) {
+        const struct snap_event *e = &s->events[--i];
+        if (e->type != GL_EV_FREE || e->ptr != b->ptr || e->time_ns > b->time_ns)
+            continue;
+        for (size_t k = i; k > 0;) {
+            const struct snap_event *a = &s->events[--k];
+            if (a->type == GL_EV_ALLOC && a->ptr == e->ptr && a->seq < e->seq) {
+                *alloc = a;
+                break;
+            }
+        }
+        return e;
+    }
+    return NULL;
+}
+
 void text_bad_frees_summary(struct report_ctx *r)
 {
     struct bad_free_totals t;
@@ -90,6 +115,21 @@ void text_bad_frees(struct report_ctx *r)
         put_secs(f, b->time_ns);
         fprintf(f, ", address 0x%" PRIx64 "\n", b->ptr);
         put_cs(r, "    ", sview_cs(r->v, b->stack_id));
+        const struct snap_event *al, *fr = previous_free(r->s, b, &al);
+        if (fr != NULL) {
+            fputs("    that address was freed before, at ", f);
+            put_secs(f, fr->time_ns);
+            fprintf(f, " (seq %" PRIu64 "): ", fr->seq);
+            put_bytes(f, fr->size);
+            fputs(" allocated", f);
+            if (al != NULL) {
+                fputs(" at ", f);
+                put_secs(f, al->time_ns);
+                fprintf(f, " (seq %" PRIu64 ")", al->seq);
+            }
+            fputs(" by\n", f);
+            put_cs(r, "        ", sview_cs(r->v, fr->stack_id));
+        }
     }
     free(v);
 }
@@ -116,6 +156,24 @@ void json_bad_frees(struct report_ctx *r, struct json *j)
         json_key(j, "first_time_ns"); json_u64(j, b->time_ns);
         json_key(j, "stack_id"); json_u64(j, b->stack_id);
         json_frames(j, r->db, sview_cs(r->v, b->stack_id));
+        const struct snap_event *al, *fr = previous_free(r->s, b, &al);
+        json_key(j, "previous_free");
+        if (fr == NULL) {
+            json_null(j);
+        } else {
+            json_obj(j);
+            json_key(j, "seq"); json_u64(j, fr->seq);
+            json_key(j, "time_ns"); json_u64(j, fr->time_ns);
+            json_key(j, "bytes"); json_u64(j, fr->size);
+            json_key(j, "alloc_seq");
+            if (al)
+                json_u64(j, al->seq);
+            else
+                json_null(j);
+            json_key(j, "alloc_stack_id"); json_u64(j, fr->stack_id);
+            json_frames(j, r->db, sview_cs(r->v, fr->stack_id)); /* the allocation's */
+            json_end_obj(j);
+        }
         json_end_obj(j);
     }
     json_end_arr(j);

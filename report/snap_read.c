@@ -388,6 +388,10 @@ static int parse_bad_frees(struct parser *p, size_t hdr, size_t off, uint32_t co
 {
     struct snapshot *s = p->s;
     size_t stride;
+    /* The writer keeps at most GL_BAD_FREE_MAX sites; more is a hostile file
+     * (and each costs a pass over the history in the report). */
+    if (count > GL_BAD_FREE_MAX - s->nbad_frees)
+        return fail(p, hdr, "more than %u bad-free entries", GL_BAD_FREE_MAX);
     if (array_stride(p, hdr, "BAD_FREES", count, length, GL_BAD_FREE_ENTRY_SIZE, &stride) ||
         grow(p, (void **)&s->bad_frees, &p->cap_bad_frees, s->nbad_frees + count, sizeof *s->bad_frees, hdr))
         return -1;

@@ -73,7 +73,8 @@ only_snapshot() {
 
 # snap_patch IN OUT TYPE OFFSET FORMAT VALUE: a copy of snapshot IN with
 # VALUE packed (Python struct FORMAT, little-endian) at OFFSET bytes into the
-# payload of the first record of TYPE -- a hostile or altered input.
+# payload of the first record of TYPE (negative: into its header; -12 is
+# the count) -- a hostile or altered input.
 snap_patch() { python3 - "$@" <<'PY'
 import struct, sys
 src, dst, rtype, off, fmt, value = sys.argv[1:7]

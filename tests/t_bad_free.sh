@@ -30,6 +30,14 @@ eq(hex(b["sites"][0]["first_ptr"]), "$addr", "the double free's address")
 eq(b["sites"][2]["first_ptr"], 0x1234, "the bogus address")
 eq(hex(b["sites"][1]["first_ptr"]), "$interior", "the interior pointer")
 eq(sum(x["unknown_free_count"] for x in d["devices"]), 6, "unknown frees counted")
+# The history says where each double-freed address was allocated and first
+# freed; the interior and bogus pointers were never freed before.
+prev = [s["previous_free"] for s in b["sites"]]
+eq([(p["bytes"], frame(p["frames"][0])) if p else None for p in prev],
+   [(1000, "double_free bad_free.c:$(site_line bad_free.c "ALLOC-SITE: double_free")"), None, None,
+    (5000, "host_double_free bad_free.c:$(($(line host_double_free) - 2))"),
+    (16384, "array_double_free bad_free.c:$(($(line array_double_free) - 2))")], "previous frees")
+eq(all(p["alloc_seq"] < p["seq"] for p in prev if p), True, "allocated before it was freed")
 eq(leaks, [], "no leaks")
 PY
 grep -qx '    invalid frees:    6 frees from 5 stacks, 6 refused by CUDA' r.txt || fail "summary line"
@@ -37,6 +45,10 @@ grep -qx 'INVALID FREES' r.txt || fail "section"
 grep -qx '2 frees (cudaFree) on device 0, refused by CUDA (double or invalid free)' r.txt || fail "double free line"
 grep -qx "    first at [0-9.]* s, address $addr" r.txt || fail "first address"
 grep -qx "    #0 double_free (bad_free.c:$(line double_free)) \[bad_free\]" r.txt || fail "double free stack"
+grep -qx '    that address was freed before, at [0-9.]* s (seq [0-9]*): 1,000 bytes allocated at [0-9.]* s (seq [0-9]*) by' r.txt ||
+    fail "previous free line"
+grep -qx "        #0 double_free (bad_free.c:$(site_line bad_free.c "ALLOC-SITE: double_free")) \[bad_free\]" r.txt ||
+    fail "previous free's allocation stack"
 grep -qx '1 free (cuMemFree_v2) on device 0, refused by CUDA (double or invalid free)' r.txt || fail "driver line"
 
 # A known snapshot: one accepted site, one refused site (3 frees).
@@ -61,12 +73,14 @@ eq(d["invalid_frees"], {"count": 0, "refused_count": 0, "sites": []}, "none")
 PY
 "$REPORT" n.snap | grep -q 'INVALID FREES\|invalid frees' && fail "section without invalid frees"
 
-# Hostile entries: a stack id no STACK record defines, and a count of 0.
+# Hostile entries: a stack id no STACK record defines, a count of 0, more
+# entries than a writer ever keeps.
 # And a copy whose refused site is marked accepted.
 snap_patch s.snap bad_stack.snap 13 24 I 999999   # entry 0's stack id
 snap_patch s.snap bad_count.snap 13 8 Q 0         # entry 0's count
 snap_patch s.snap accepted.snap 13 74 H 0         # entry 1's flags (40 + 34)
-for f in bad_stack bad_count; do
+snap_patch s.snap bad_many.snap 13 -12 I 300      # the record header's count
+for f in bad_stack bad_count bad_many; do
     rc=0
     "$REPORT" "$f.snap" >/dev/null 2>"$f.err" || rc=$?
     [ "$rc" -ne 0 ] || fail "$f: accepted"
@@ -74,6 +88,7 @@ for f in bad_stack bad_count; do
 done
 grep -q 'bad-free entry 0 refers to undefined stack id 999999' bad_stack.err || fail "bad_stack message: $(cat bad_stack.err)"
 grep -q 'bad-free entry with a count of 0' bad_count.err || fail "bad_count message: $(cat bad_count.err)"
+grep -q 'more than 256 bad-free entries' bad_many.err || fail "bad_many message: $(cat bad_many.err)"
 
 # --error-exitcode: a free CUDA refused is an error whatever the byte floor;
 # one it accepted is not.

@@ -727,7 +727,11 @@ def check_bad_free(ctx):
     addr = [l.split()[1] for l in out.splitlines() if l.startswith("double ")]
     expect(hex(b["sites"][0]["first_ptr"]) if b["sites"] else None, addr[0] if addr else None, "the double free's address")
     expect(r["leaks"], [], "no leaks")
-    return "5 bad frees at 4 sites, all refused by CUDA, each at its line; no leaks"
+    prev = b["sites"][0].get("previous_free") if b["sites"] else None
+    expect((prev["bytes"], fn(prev["frames"][0]), prev["frames"][0].get("line")) if prev else None,
+           (1000, "double_free", site_line(src, "ALLOC-SITE: double_free")), "the double free's earlier free")
+    return ("5 bad frees at 4 sites, all refused by CUDA, each at its line; the double free's allocation found "
+            "in the history; no leaks")
 
 
 def check_async(ctx):

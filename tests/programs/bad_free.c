@@ -31,7 +31,7 @@ static void must(int ok, const char *what)
 static NOINLINE void double_free(void)
 {
     void *p;
-    must(cudaMalloc(&p, 1000) == cudaSuccess, "cudaMalloc");
+    must(cudaMalloc(&p, 1000) == cudaSuccess, "cudaMalloc"); /* ALLOC-SITE: double_free */
     must(cudaFree(p) == cudaSuccess, "cudaFree");
     cudaError_t rc = cudaFree(p); /* BAD-FREE: double_free */
     must(rc != cudaSuccess, "the second cudaFree succeeded");
