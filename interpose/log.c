@@ -1,7 +1,6 @@
 #include "log.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -36,12 +35,7 @@ void gl_warn_once(atomic_bool *once, const char *fmt, ...)
     va_end(ap);
     size_t len = strnlen(line, sizeof line - 2);
     line[len++] = '\n';
-    /* write is a cancellation point, and a warning may come from a hook
-     * that holds a lock: never let the program's cancellation land here. */
-    int cancel_state;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     write_all(line, len);
-    pthread_setcancelstate(cancel_state, NULL);
     errno = saved;
 }
 

@@ -241,8 +241,9 @@ static void write_calls(struct writer *w, const struct gl_state_copy *c)
         uint64_t allocs = atomic_load_explicit(&s->allocs, memory_order_relaxed);
         if (allocs == 0)
             continue;
-        /* A stack first counted between the two passes would not fit the
-         * record's count: n bounds what is written. */
+        /* Counters only grow, so every stack the first pass counted is
+         * seen again; one first counted in between takes a slot, and n
+         * keeps the record at the size its header says. */
         n--;
         w_u32(w, s->id);
         w_u16(w, atomic_load_explicit(&s->api, memory_order_relaxed));
@@ -250,14 +251,6 @@ static void write_calls(struct writer *w, const struct gl_state_copy *c)
         w_u64(w, allocs);
         w_u64(w, atomic_load_explicit(&s->frees, memory_order_relaxed));
         w_u64(w, atomic_load_explicit(&s->bytes, memory_order_relaxed));
-    }
-    while (n-- > 0) { /* counted, then not seen again: cannot happen, but the record's size is fixed */
-        w_u32(w, 0);
-        w_u16(w, 0);
-        w_u16(w, 0);
-        w_u64(w, 0);
-        w_u64(w, 0);
-        w_u64(w, 0);
     }
 }
 

@@ -280,11 +280,10 @@ bool gl_trigger_run_job(void (*job)(void), unsigned timeout_ms)
 {
     if (!atomic_load(&writer_running))
         return false;
-    /* sem_clockwait is a cancellation point: a thread the program cancels
-     * while it waits here (its first allocation waits for the writer's
-     * warm-up) would die holding one_job, and the exit handler would wait
-     * for it forever.  A pending cancellation acts at the caller's next
-     * cancellation point instead. */
+    /* sem_clockwait is a cancellation point, and a thread cancelled here
+     * would die holding one_job: every later job, the exit sample included,
+     * would wait for it forever.  Hooks already run with cancellation off
+     * (gl_enter); this caller may also be an exit handler. */
     int cancel_state;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     pthread_mutex_lock(&one_job);

@@ -6,15 +6,11 @@
  * never mixes APIs; with a captured stack it is implied by the call site
  * anyway.  Byte sums saturate instead of wrapping (hostile sizes). */
 #include "analyze.h"
+#include "sat.h"
 #include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-    return a + b < a ? UINT64_MAX : a + b;
-}
 
 struct gtable {
     struct leak_group *groups;

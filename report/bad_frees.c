@@ -5,7 +5,9 @@
 
 #include "json.h"
 #include "report.h"
+#include "sat.h"
 #include "snapshot_format.h"
+#include "sort.h"
 #include "textout.h"
 #include "xalloc.h"
 
@@ -33,13 +35,11 @@ const struct snap_bad_free **bad_frees_sorted(const struct snapshot *s, struct b
     for (size_t i = 0; i < s->nbad_frees; i++) {
         const struct snap_bad_free *b = &s->bad_frees[i];
         v[i] = b;
-        /* Saturating: hostile counts must not wrap the totals. */
-        t->count = t->count + b->count < t->count ? UINT64_MAX : t->count + b->count;
+        t->count = sat_add(t->count, b->count);
         if (b->flags & GL_BAD_FREE_F_REJECTED)
-            t->refused_count = t->refused_count + b->count < t->refused_count ? UINT64_MAX
-                                                                              : t->refused_count + b->count;
+            t->refused_count = sat_add(t->refused_count, b->count);
     }
-    qsort(v, s->nbad_frees, sizeof *v, cmp);
+    sort_array(v, s->nbad_frees, sizeof *v, cmp);
     return v;
 }
 

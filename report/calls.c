@@ -5,12 +5,12 @@
 
 #include "json.h"
 #include "report.h"
+#include "sat.h"
 #include "snapshot_format.h"
+#include "sort.h"
 #include "textout.h"
 
 void json_frames(struct json *j, const struct stackdb *db, uint32_t cs); /* output_json.c */
-
-static uint64_t add_sat(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
 
 static int by_key(const void *a, const void *b)
 {
@@ -49,25 +49,25 @@ int calls_build(const struct snapview *v, struct call_sites *out)
                                      .kind = c->kind, .allocs = c->allocs, .frees = c->frees, .bytes = c->bytes};
     }
     /* Stacks that fold to the same shown stack are one site. */
-    qsort(site, s->ncalls, sizeof *site, by_key);
+    sort_array(site, s->ncalls, sizeof *site, by_key);
     size_t n = 0;
     for (size_t i = 0; i < s->ncalls; i++) {
         if (n > 0 && site[n - 1].cs == site[i].cs && site[n - 1].api == site[i].api &&
             site[n - 1].kind == site[i].kind) {
-            site[n - 1].allocs = add_sat(site[n - 1].allocs, site[i].allocs);
-            site[n - 1].frees = add_sat(site[n - 1].frees, site[i].frees);
-            site[n - 1].bytes = add_sat(site[n - 1].bytes, site[i].bytes);
+            site[n - 1].allocs = sat_add(site[n - 1].allocs, site[i].allocs);
+            site[n - 1].frees = sat_add(site[n - 1].frees, site[i].frees);
+            site[n - 1].bytes = sat_add(site[n - 1].bytes, site[i].bytes);
         } else {
             site[n++] = site[i];
         }
     }
-    qsort(site, n, sizeof *site, by_calls);
+    sort_array(site, n, sizeof *site, by_calls);
     out->site = site;
     out->n = n;
     for (size_t i = 0; i < n; i++) {
-        out->allocs = add_sat(out->allocs, site[i].allocs);
-        out->frees = add_sat(out->frees, site[i].frees);
-        out->bytes = add_sat(out->bytes, site[i].bytes);
+        out->allocs = sat_add(out->allocs, site[i].allocs);
+        out->frees = sat_add(out->frees, site[i].frees);
+        out->bytes = sat_add(out->bytes, site[i].bytes);
     }
     return 0;
 }
@@ -95,8 +95,7 @@ int calls_between(const struct snapview *first, const struct snapview *last, str
     }
     /* The first snapshot's sites by key, for a binary search per site of
      * the last (tens of thousands of stacks in a long job). */
-    if (a.n > 1) /* qsort and bsearch want a real array, even of 0 */
-        qsort(a.site, a.n, sizeof *a.site, by_site);
+    sort_array(a.site, a.n, sizeof *a.site, by_site);
     size_t n = 0;
     for (size_t i = 0; i < b.n; i++) {
         struct call_site s = b.site[i];
@@ -110,14 +109,13 @@ int calls_between(const struct snapview *first, const struct snapview *last, str
             b.site[n++] = s;
     }
     calls_free(&a);
-    if (n > 1)
-        qsort(b.site, n, sizeof *b.site, by_calls);
+    sort_array(b.site, n, sizeof *b.site, by_calls);
     b.n = n;
     b.allocs = b.frees = b.bytes = 0;
     for (size_t i = 0; i < n; i++) {
-        b.allocs = add_sat(b.allocs, b.site[i].allocs);
-        b.frees = add_sat(b.frees, b.site[i].frees);
-        b.bytes = add_sat(b.bytes, b.site[i].bytes);
+        b.allocs = sat_add(b.allocs, b.site[i].allocs);
+        b.frees = sat_add(b.frees, b.site[i].frees);
+        b.bytes = sat_add(b.bytes, b.site[i].bytes);
     }
     *out = b;
     return 0;
@@ -160,7 +158,7 @@ static void text_sites(struct report_ctx *r, const struct call_sites *c, size_t 
     if (shown < c->n) {
         uint64_t calls = 0;
         for (size_t i = shown; i < c->n; i++)
-            calls = add_sat(calls, c->site[i].allocs);
+            calls = sat_add(calls, c->site[i].allocs);
         fputs("\n(", f);
         put_count(f, c->n - shown, "more stack");
         fputs(" with ", f);

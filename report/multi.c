@@ -7,15 +7,11 @@
  *          key that changed, by the size of the change.
  *   merge: keys present in only some snapshots, by bytes summed over all. */
 #include "multi.h"
+#include "sat.h"
 #include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-    return a + b < a ? UINT64_MAX : a + b;
-}
 
 static uint64_t key_hash(uint32_t cs, uint16_t kind, int32_t dev, int32_t rule)
 {
