@@ -34,6 +34,16 @@ static int by_calls(const void *a, const void *b)
     return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
 }
 
+static void totals(struct call_sites *c)
+{
+    c->allocs = c->frees = c->bytes = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        c->allocs = sat_add(c->allocs, c->site[i].allocs);
+        c->frees = sat_add(c->frees, c->site[i].frees);
+        c->bytes = sat_add(c->bytes, c->site[i].bytes);
+    }
+}
+
 int calls_build(const struct snapview *v, struct call_sites *out)
 {
     const struct snapshot *s = v->s;
@@ -64,11 +74,7 @@ int calls_build(const struct snapview *v, struct call_sites *out)
     sort_array(site, n, sizeof *site, by_calls);
     out->site = site;
     out->n = n;
-    for (size_t i = 0; i < n; i++) {
-        out->allocs = sat_add(out->allocs, site[i].allocs);
-        out->frees = sat_add(out->frees, site[i].frees);
-        out->bytes = sat_add(out->bytes, site[i].bytes);
-    }
+    totals(out);
     return 0;
 }
 
@@ -111,23 +117,93 @@ int calls_between(const struct snapview *first, const struct snapview *last, str
     calls_free(&a);
     sort_array(b.site, n, sizeof *b.site, by_calls);
     b.n = n;
-    b.allocs = b.frees = b.bytes = 0;
-    for (size_t i = 0; i < n; i++) {
-        b.allocs = sat_add(b.allocs, b.site[i].allocs);
-        b.frees = sat_add(b.frees, b.site[i].frees);
-        b.bytes = sat_add(b.bytes, b.site[i].bytes);
-    }
+    totals(&b);
     *out = b;
     return 0;
+}
+
+/* A site of one snapshot, for merging. */
+struct tagged {
+    struct call_site s;
+    size_t snap;
+};
+
+static int by_site_snap(const void *a, const void *b)
+{
+    const struct tagged *x = a, *y = b;
+    int c = by_site(&x->s, &y->s);
+    if (c)
+        return c;
+    return x->snap < y->snap ? -1 : x->snap > y->snap;
+}
+
+int calls_merge(struct msnap *m, size_t n, struct call_sites *out)
+{
+    *out = (struct call_sites){.nsnaps = n};
+    struct tagged *all = NULL;
+    size_t na = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct call_sites c;
+        if (calls_build(&m[i].v, &c) != 0)
+            goto fail;
+        struct tagged *grown = c.n ? realloc(all, (na + c.n) * sizeof *all) : all;
+        if (grown == NULL) {
+            calls_free(&c);
+            goto fail;
+        }
+        all = grown;
+        for (size_t k = 0; k < c.n; k++)
+            all[na++] = (struct tagged){c.site[k], i};
+        calls_free(&c);
+    }
+    sort_array(all, na, sizeof *all, by_site_snap);
+    size_t nsites = 0;
+    for (size_t i = 0; i < na; i++)
+        nsites += i == 0 || by_site(&all[i - 1].s, &all[i].s) != 0;
+    if (nsites == 0) {
+        free(all);
+        return 0;
+    }
+    out->site = calloc(nsites, sizeof *out->site);
+    out->cells = calloc(nsites * n, sizeof *out->cells);
+    if (out->site == NULL || out->cells == NULL)
+        goto fail;
+    struct call_site *s = NULL;
+    for (size_t i = 0; i < na; i++) {
+        const struct call_site *x = &all[i].s;
+        if (i == 0 || by_site(&all[i - 1].s, x) != 0) {
+            s = &out->site[out->n];
+            *s = *x;
+            s->allocs = s->frees = s->bytes = 0;
+            s->per_snap = &out->cells[out->n * n];
+            out->n++;
+        }
+        /* calls_build made each site unique within its snapshot */
+        s->allocs = sat_add(s->allocs, x->allocs);
+        s->frees = sat_add(s->frees, x->frees);
+        s->bytes = sat_add(s->bytes, x->bytes);
+        s->per_snap[all[i].snap] = x->allocs;
+        s->present++;
+    }
+    free(all);
+    sort_array(out->site, out->n, sizeof *out->site, by_calls);
+    totals(out);
+    return 0;
+fail:
+    free(all);
+    calls_free(out);
+    return -1;
 }
 
 void calls_free(struct call_sites *c)
 {
     free(c->site);
+    free(c->cells);
     *c = (struct call_sites){0};
 }
 
-static void text_sites(struct report_ctx *r, const struct call_sites *c, size_t top)
+/* m: merge's snapshots, for each site's line of ranks; NULL otherwise. */
+static void text_sites(struct report_ctx *r, const struct call_sites *c, size_t top, struct msnap *m)
 {
     FILE *f = r->out;
     char freed[32];
@@ -153,6 +229,15 @@ static void text_sites(struct report_ctx *r, const struct call_sites *c, size_t 
         fprintf(f, "), %s freed, ", freed);
         put_bytes(f, s->bytes);
         fputs(" in all\n", f);
+        if (m != NULL && s->per_snap != NULL) {
+            fprintf(f, "    on %zu of %zu ranks:", s->present, c->nsnaps);
+            for (size_t k = 0; k < c->nsnaps; k++)
+                if (s->per_snap[k]) {
+                    fmt_commas(freed, sizeof freed, s->per_snap[k]);
+                    fprintf(f, " rank %u (%s)", m[k].s.proc.rank, freed);
+                }
+            fputc('\n', f);
+        }
         put_cs(r, "    ", s->cs);
     }
     if (shown < c->n) {
@@ -179,7 +264,7 @@ void text_calls(struct report_ctx *r, size_t top)
           "calls first.  CUDA's allocation calls are slow and cudaFree waits for the\n"
           "device, so a site that allocates and frees in a loop costs time even when\n"
           "it leaks nothing.\n", r->out);
-    text_sites(r, &c, top);
+    text_sites(r, &c, top, NULL);
     calls_free(&c);
 }
 
@@ -199,7 +284,7 @@ void text_calls_between(struct report_ctx *r, const struct snapview *first, cons
         return;
     }
     fputs("The calls that made memory in that time, by call stack, most calls first:\n", f);
-    text_sites(r, &c, top);
+    text_sites(r, &c, top, NULL);
     calls_free(&c);
 }
 
@@ -221,7 +306,12 @@ static void json_sites(struct report_ctx *r, struct json *j, const struct call_s
         json_key(j, "api_code"); json_u64(j, s->api);
         json_key(j, "kind"); json_str(j, gl_kind_name(s->kind));
         json_key(j, "kind_code"); json_u64(j, s->kind);
-        json_key(j, "stack_id"); json_u64(j, s->stack_id);
+        if (s->per_snap != NULL) { /* merge: stack ids are per process */
+            json_key(j, "present"); json_u64(j, s->present);
+            json_key(j, "calls_by_snapshot"); json_u64_inline(j, s->per_snap, c->nsnaps);
+        } else {
+            json_key(j, "stack_id"); json_u64(j, s->stack_id);
+        }
         json_frames(j, r->db, s->cs);
         json_end_obj(j);
     }
@@ -248,6 +338,30 @@ void json_calls_between(struct report_ctx *r, struct json *j, const struct snapv
         json_null(j);
         return;
     }
+    json_sites(r, j, &c);
+    calls_free(&c);
+}
+
+void text_calls_merge(struct report_ctx *r, struct msnap *m, size_t n, size_t top)
+{
+    struct call_sites c;
+    if (calls_merge(m, n, &c) != 0 || c.n == 0) {
+        calls_free(&c);
+        return;
+    }
+    t_title(r, "ALLOCATION CALLS");
+    fputs("Every call that made memory since tracking started, by call stack over all\n"
+          "ranks, most calls first.\n", r->out);
+    text_sites(r, &c, top, m);
+    calls_free(&c);
+}
+
+void json_calls_merge(struct report_ctx *r, struct json *j, struct msnap *m, size_t n)
+{
+    struct call_sites c;
+    if (calls_merge(m, n, &c) != 0)
+        c = (struct call_sites){0};
+    json_key(j, "allocation_calls");
     json_sites(r, j, &c);
     calls_free(&c);
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "multi.h"
 #include "stackdb.h"
 
 /* Entries regrouped by canonical stack, API and kind. */
@@ -18,12 +19,17 @@ struct call_site {
     uint32_t cs, stack_id; /* canonical stack; lowest snapshot stack id */
     uint16_t api, kind;
     uint64_t allocs, frees, bytes;
+    /* merge only: calls in each snapshot (NULL otherwise), and in how many */
+    uint64_t *per_snap;
+    size_t present;
 };
 
 struct call_sites {
     struct call_site *site; /* most calls first, then most bytes, then stack id */
     size_t n;
     uint64_t allocs, frees, bytes; /* all sites (saturating) */
+    uint64_t *cells;               /* merge: the sites' per_snap arrays */
+    size_t nsnaps;                 /* merge: snapshots; 0 otherwise */
 };
 
 /* 0, or -1 when out of memory.  Empty when the snapshot has no CALLS. */
@@ -32,6 +38,10 @@ int calls_build(const struct snapview *v, struct call_sites *out);
  * grow): per site, last minus first, sites with new calls only, most first.
  * Both views must share one stackdb.  0, or -1 when out of memory. */
 int calls_between(const struct snapview *first, const struct snapview *last, struct call_sites *out);
+/* Several snapshots (merge): sites matched by shown stack, API and kind
+ * across them, calls summed, with each snapshot's share.  The views must
+ * share one stackdb.  0, or -1 when out of memory. */
+int calls_merge(struct msnap *m, size_t n, struct call_sites *out);
 void calls_free(struct call_sites *c);
 
 struct report_ctx;
@@ -46,5 +56,9 @@ void text_calls_between(struct report_ctx *r, const struct snapview *first, cons
                         bool same_process, size_t top);
 void json_calls_between(struct report_ctx *r, struct json *j, const struct snapview *first,
                         const struct snapview *last, bool same_process);
+/* merge: the section (top sites; nothing when no snapshot recorded calls)
+ * and the "allocation_calls" member, each site with its ranks. */
+void text_calls_merge(struct report_ctx *r, struct msnap *m, size_t n, size_t top);
+void json_calls_merge(struct report_ctx *r, struct json *j, struct msnap *m, size_t n);
 
 #endif

@@ -264,6 +264,8 @@ int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
                       strcmp(a->host.s, b->host.s) == 0;
     if (d->same_process && fresh_since(&m[0], &m[n - 1], o, d))
         goto fail;
+    if (free_table_build(m, n, false, &d->frees))
+        goto fail;
     return 0;
 fail:
     diff_free(d);
@@ -274,6 +276,7 @@ void diff_free(struct diff_result *d)
 {
     mt_free(&d->t);
     free(d->fresh);
+    free_table_free(&d->frees);
     memset(d, 0, sizeof *d);
 }
 
@@ -325,6 +328,8 @@ int merge_build(struct msnap *m, size_t n, const struct analyze_opts *o,
     while (k < r->t.n && r->t.rows[k].present < n && r->t.rows[k].total >= o->min_bytes)
         k++;
     r->t.nshown = o->top && k > o->top ? o->top : k;
+    if (free_table_build(m, n, true, &r->frees))
+        goto fail;
     return 0;
 fail:
     merge_free(r);
@@ -335,5 +340,6 @@ void merge_free(struct merge_result *r)
 {
     mt_free(&r->t);
     free(r->snaps);
+    free_table_free(&r->frees);
     memset(r, 0, sizeof *r);
 }

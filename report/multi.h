@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "analyze.h"
+#include "bad_frees_multi.h"
 #include "stackdb.h"
 
 struct msnap {
@@ -56,6 +57,7 @@ struct diff_result {
     struct newgroup *fresh;
     size_t nfresh, nfresh_shown;
     uint64_t fresh_bytes, fresh_count;
+    struct free_table frees; /* invalid frees per site and snapshot */
 };
 
 struct merge_snap {
@@ -69,6 +71,7 @@ struct merge_result {
     struct merge_snap *snaps;
     struct mtable t; /* rows present in only some snapshots, shown first */
     size_t largest;  /* snapshot with the largest peak */
+    struct free_table frees;
 };
 
 int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,

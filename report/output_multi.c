@@ -97,6 +97,7 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
                 changed == 1 ? "" : "s");
     text_fresh(r, d);
     text_calls_between(r, &m[0].v, &m[n - 1].v, d->same_process, r->top ? r->top : 5);
+    text_frees_diff(r, &d->frees, r->top);
 }
 
 static void text_fresh(struct report_ctx *r, const struct diff_result *d)
@@ -226,6 +227,7 @@ void json_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
         json_end_obj(&j);
     }
     json_calls_between(r, &j, &m[0].v, &m[n - 1].v, d->same_process);
+    json_frees_multi(r, &j, &d->frees);
     json_tail(r, &j);
 }
 
@@ -315,6 +317,11 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
             fputs(" on ", f);
             put_where(f, ms->peak_device);
         }
+        if (mr->frees.count[i]) {
+            fputs(", ", f);
+            put_count(f, mr->frees.count[i], "invalid free");
+            fprintf(f, " (%" PRIu64 " refused)", mr->frees.refused_count[i]);
+        }
         fputc('\n', f);
     }
     t_title(r, "BY HOST");
@@ -382,6 +389,8 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         fputc('\n', f);
         put_cs(r, "    ", row->cs);
     }
+    text_frees_merge(r, m, &mr->frees, r->top);
+    text_calls_merge(r, m, n, r->top ? r->top : 5);
 }
 
 void json_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct merge_result *mr)
@@ -407,6 +416,8 @@ void json_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         json_key(&j, "leaked_count"); json_u64(&j, ms->leaked_count);
         json_key(&j, "peak_bytes"); json_u64(&j, ms->peak_bytes);
         json_key(&j, "peak_device"); json_i64(&j, ms->peak_device);
+        json_key(&j, "invalid_frees"); json_u64(&j, mr->frees.count[i]);
+        json_key(&j, "refused_frees"); json_u64(&j, mr->frees.refused_count[i]);
         json_key(&j, "devices");
         json_arr(&j);
         for (size_t k = 0; k < s->ndevices; k++) {
@@ -464,5 +475,7 @@ void json_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         json_end_obj(&j);
     }
     json_end_arr(&j);
+    json_frees_multi(r, &j, &mr->frees);
+    json_calls_merge(r, &j, m, n);
     json_tail(r, &j);
 }

@@ -157,7 +157,7 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
         if (diff_build(m, n, &c->an, &d) != 0) {
             rc = 1;
         } else {
-            *found = diff_has_growth(&d, finding_floor(c));
+            *found = diff_has_growth(&d, finding_floor(c)) || free_table_refused_grew(&d.frees);
             if (c->json)
                 json_diff(&r, m, n, &d);
             else
@@ -170,7 +170,8 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
             rc = 1;
         } else {
             for (size_t i = 0; i < n; i++)
-                *found = *found || mr.snaps[i].leaked_bytes >= finding_floor(c);
+                *found = *found || mr.snaps[i].leaked_bytes >= finding_floor(c) ||
+                         mr.frees.refused_count[i] > 0;
             if (c->json)
                 json_merge(&r, m, n, &mr);
             else

@@ -111,3 +111,18 @@ def eq(got, want, what):
 exec(sys.stdin.read())
 ' "$file"
 }
+
+# check_multi_json FILE <<'PY' ... PY: the same for diff and merge JSON,
+# which have no leaks or devices members.
+check_multi_json() {
+    python3 -c '
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+def frame(f):
+    return "%s %s:%s" % (f["function"], os.path.basename(f["file"] or "?"), f["line"])
+def eq(got, want, what):
+    if got != want:
+        sys.exit("FAIL: %s: got %r, expected %r" % (what, got, want))
+exec(sys.stdin.read())
+' "$1"
+}

@@ -45,18 +45,10 @@ grep -q 'calls entry 0 refers to undefined stack id 999999' bad.err || fail "mes
 # diff: the calls made between the first and last snapshots of one process
 # (tests/programs/call_window.c): site_a made 100 calls before and 150 in
 # all from one stack, site_b 30 after.
-mkdir win && (cd win && GPULEAK_OUTPUT=final.snap traced "$TPROG/call_window") || fail "call_window run"
+mkdir win && (cd win && RANK=2 GPULEAK_OUTPUT=final.snap traced "$TPROG/call_window") || fail "call_window run"
 "$REPORT" --json diff win/before.snap win/final.snap >diff.json
 "$REPORT" diff win/before.snap win/final.snap >diff.txt
-diff_json() { python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-def eq(got, want, what):
-    if got != want:
-        sys.exit("FAIL: %s: got %r, expected %r" % (what, got, want))
-exec(sys.stdin.read())
-' "$1"; }
-diff_json diff.json <<'PY'
+check_multi_json diff.json <<'PY'
 c = d["allocation_calls_between"]
 eq([(s["calls"], s["frees"], s["bytes"], s["frames"][1]["function"]) for s in c["sites"]],
    [(50, 50, 50 * 4096, "site_a"), (30, 30, 30 * 1000, "site_b")], "calls between")
@@ -71,6 +63,32 @@ grep -qx '50 calls (cudaMalloc, device), 50 freed, 204,800 bytes (200.0 KiB) in 
 "$REPORT" diff "$snap" win/final.snap | sed -n '/^ALLOCATION CALLS BETWEEN/{n;p}' |
     grep -qx 'Not applicable: the first and last snapshots come from different processes.' || fail "two processes"
 "$REPORT" --json diff "$snap" win/final.snap >two.json
-diff_json two.json <<'PY'
+check_multi_json two.json <<'PY'
 eq(d["allocation_calls_between"], None, "null for two processes")
+PY
+
+# merge: the sites of both processes (rank 0: churn, rank 2: call_window),
+# matched by stack, most calls first, each with its ranks.
+"$REPORT" --json merge "$snap" win/final.snap >merge.json
+"$REPORT" merge "$snap" win/final.snap >merge.txt
+check_multi_json merge.json <<'PY'
+c = d["allocation_calls"]
+eq([(s["calls"], s["frees"], s["present"], s["calls_by_snapshot"], s["frames"][0]["function"], s["frames"][1]["function"])
+    for s in c["sites"]],
+   [(4000, 4000, 1, [4000, 0], "worker", "start_thread"),
+    (150, 150, 1, [0, 150], "pairs", "site_a"),
+    (30, 30, 1, [0, 30], "pairs", "site_b"),
+    (10, 0, 1, [10, 0], "leak_in_thread", "worker")], "merged sites")
+eq((c["calls"], c["frees"]), (4190, 4180), "merged totals")
+eq(all("stack_id" not in s for s in c["sites"]), True, "no per-process stack ids")
+PY
+grep -qx 'ALLOCATION CALLS' merge.txt || fail "merge section"
+grep -A1 -x '150 calls (cudaMalloc, device), 150 freed, 614,400 bytes (600.0 KiB) in all' merge.txt |
+    grep -qx '    on 1 of 2 ranks: rank 2 (150)' || fail "merge site line"
+grep -qx '4,190 calls, 4,180 freed, from 4 stacks, 17,044,400 bytes (16.3 MiB) made in all' merge.txt || fail "merge totals line"
+# Snapshots without the record: no section, an empty member.
+"$REPORT" merge old.snap old.snap | grep -q 'ALLOCATION CALLS' && fail "merge section without calls"
+"$REPORT" --json merge old.snap old.snap >mold.json
+check_multi_json mold.json <<'PY'
+eq(d["allocation_calls"], {"calls": 0, "frees": 0, "bytes": 0, "sites": []}, "merge without calls")
 PY

@@ -98,3 +98,67 @@ rc=0; "$REPORT" --error-exitcode 7 s.snap >/dev/null || rc=$?
 expect_eq "$rc" 7 "exit code with a refused site"
 rc=0; "$REPORT" --error-exitcode 7 accepted.snap >/dev/null || rc=$?
 expect_eq "$rc" 0 "exit code with accepted frees only"
+
+# diff of one process: a snapshot requested after the first double free,
+# then the exit snapshot.  Counts are per site in each snapshot; the change
+# is the invalid frees made in between.  --error-exitcode fires when a
+# refused site's count grew, not for a snapshot compared with itself.
+mkdir win && (cd win && GPULEAK_OUTPUT=final.snap traced "$TPROG/bad_free" before.snap >/dev/null) || fail "mid-run"
+"$REPORT" --json diff win/before.snap win/final.snap >diff.json
+"$REPORT" diff win/before.snap win/final.snap >diff.txt
+check_multi_json diff.json <<PY
+b = d["invalid_frees"]
+eq((b["count"], b["refused_count"]), ([1, 6], [1, 6]), "totals per snapshot")
+eq([(s["count"], s["change"], s["refused"], s["api"], frame(s["frames"][0])) for s in b["sites"]],
+   [([1, 2], 1, True, "cudaFree", "double_free bad_free.c:$(line double_free)"),
+    ([0, 1], 1, True, "cudaFree", "interior_free bad_free.c:$(line interior_free)"),
+    ([0, 1], 1, True, "cuMemFree_v2", "bogus_driver_free bad_free.c:$(line bogus_driver_free)"),
+    ([0, 1], 1, True, "cudaFreeHost", "host_double_free bad_free.c:$(line host_double_free)"),
+    ([0, 1], 1, True, "cudaFreeArray", "array_double_free bad_free.c:$(line array_double_free)")],
+   "sites: the double free first (most in all), then the site key")
+eq([s["present"] for s in b["sites"]], [2, 1, 1, 1, 1], "present")
+PY
+grep -qx 'frees: 1 -> 6, refused by CUDA: 1 -> 6' diff.txt || fail "diff totals line"
+grep -A2 -x '+1 free (cudaFree) on device 0, refused by CUDA (double or invalid free)' diff.txt | grep -qx '    frees: 1 -> 2' ||
+    fail "diff double free row"
+grep -A1 -x '    frees: 1 -> 2' diff.txt | grep -qx "    #0 double_free (bad_free.c:$(line double_free)) \[bad_free\]" ||
+    fail "diff double free stack"
+rc=0; "$REPORT" --error-exitcode 7 diff win/before.snap win/final.snap >/dev/null || rc=$?
+expect_eq "$rc" 7 "diff exit code: new refused frees"
+rc=0; "$REPORT" --error-exitcode 7 diff win/final.snap win/final.snap >same.txt || rc=$?
+expect_eq "$rc" 0 "diff exit code: no new refused frees"
+grep -qx 'No change between the snapshots.' same.txt || fail "diff without change"
+grep -qx '(5 stacks with the same invalid frees in every snapshot)' same.txt || fail "unchanged stacks line"
+# Two runs: the synthetic snapshot's sites are other stacks (the change is
+# the last count minus the first: -3 for a site only the first has).
+"$REPORT" --json diff s.snap win/final.snap >two.json
+check_multi_json two.json <<'PY'
+b = d["invalid_frees"]
+eq(sorted(s["change"] for s in b["sites"]), [-3, -1, 1, 1, 1, 1, 2], "changes across runs")
+PY
+"$REPORT" diff n.snap n.snap | grep -q 'INVALID FREES' && fail "diff section without invalid frees"
+
+# merge: a rank with invalid frees and a rank without.  BY RANK counts them,
+# the section lists the sites with the ranks that have them, and
+# --error-exitcode fires for a refused free on any rank.
+RANK=3 traced "$TPROG/churn" 1 10 >/dev/null || fail "churn run"
+clean=$(ls -t gpuleak.*.snap | head -1)
+"$REPORT" --json merge "$snap" "$clean" >merge.json
+"$REPORT" merge "$snap" "$clean" >merge.txt
+check_multi_json merge.json <<PY
+b = d["invalid_frees"]
+eq((b["count"], b["refused_count"]), ([6, 0], [6, 0]), "merge totals per snapshot")
+eq([(s["total"], s["present"], s["count"], frame(s["frames"][0])) for s in b["sites"]][0],
+   (2, 1, [2, 0], "double_free bad_free.c:$(line double_free)"), "merge: the double free first")
+eq(len(b["sites"]), 5, "merge sites")
+eq([(r["rank"], r["invalid_frees"], r["refused_frees"]) for r in d["ranks"]], [(0, 6, 6), (3, 0, 0)], "per rank")
+PY
+grep -qx '6 frees from 5 stacks on 1 of 2 ranks, 6 refused by CUDA' merge.txt || fail "merge total line"
+grep -A1 -x '2 frees (cudaFree) on device 0, refused by CUDA (double or invalid free)' merge.txt |
+    grep -qx '    on 1 of 2 ranks: rank 0 (2)' || fail "merge site ranks"
+grep -q '^rank 0 (.*, 6 invalid frees (6 refused)$' merge.txt || fail "BY RANK line"
+grep -q '^rank 3 (.*invalid' merge.txt && fail "BY RANK line of the clean rank"
+rc=0; "$REPORT" --error-exitcode 7 --min-bytes 1000000000 merge "$snap" "$clean" >/dev/null || rc=$?
+expect_eq "$rc" 7 "merge exit code with a refused free"
+rc=0; "$REPORT" --error-exitcode 7 --min-bytes 1000000000 merge "$clean" "$clean" >/dev/null || rc=$?
+expect_eq "$rc" 0 "merge exit code without"

@@ -10,7 +10,8 @@
  * the array (a real driver's array handle is a pointer to memory it freed,
  * so destroying it twice is not safe to try on hardware).  Prints the double free's and
  * the interior pointer's addresses ("double 0x...", "interior 0x..."), so
- * the test can match the report's.  The lines marked
+ * the test can match the report's.  With an argument, asks for a snapshot
+ * to that path after the first double free (for `gpuleak-report diff`).  The lines marked
  * BAD-FREE are what the tests expect the reporter to name. */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -19,6 +20,8 @@
 #include <stdlib.h>
 
 #define NOINLINE __attribute__((noinline))
+
+int gpuleak_snapshot(const char *path) __attribute__((weak));
 
 static void must(int ok, const char *what)
 {
@@ -71,12 +74,15 @@ static NOINLINE void array_double_free(void)
     must(cudaFreeArray(a) != cudaSuccess, "the second cudaFreeArray succeeded"); /* BAD-FREE: array_double_free */
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     must(cudaSetDevice(0) == cudaSuccess, "cudaSetDevice");
     must(cudaFree(NULL) == cudaSuccess, "cudaFree(NULL)"); /* frees nothing: not a bad free */
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         double_free();
+        if (i == 0 && argc > 1 && gpuleak_snapshot)
+            must(gpuleak_snapshot(argv[1]) == 0, "gpuleak_snapshot");
+    }
     interior_free();
     bogus_driver_free();
     host_double_free();

@@ -1,0 +1,53 @@
+/* Invalid frees across snapshots, for diff and merge.  The BAD_FREES
+ * entries of every snapshot are matched by site: the shown stack (through
+ * the shared stackdb, so across processes too), the API, the device and
+ * whether CUDA refused the free.  Each site has a count per snapshot.  A
+ * process's counts only grow, so in a diff of one process last minus first
+ * is the invalid frees made in between. */
+#ifndef GPULEAK_BAD_FREES_MULTI_H
+#define GPULEAK_BAD_FREES_MULTI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct msnap; /* multi.h, which includes this file */
+
+struct free_row {
+    uint32_t cs;
+    uint16_t api;
+    int32_t device;
+    bool refused;
+    uint64_t *count;    /* one per snapshot */
+    uint64_t first_ptr; /* of the earliest snapshot that has the site */
+    uint64_t total;     /* summed over the snapshots (saturating) */
+    uint64_t change;    /* |last - first| */
+    bool shrank;        /* last < first (different runs) */
+    bool varies;        /* the count differs between snapshots */
+    size_t present;     /* snapshots with the site */
+};
+
+struct free_table {
+    struct free_row *row; /* diff: changed first, by change; merge: by total */
+    size_t n, nchanged;   /* nchanged: rows whose count differs between snapshots */
+    size_t nsnaps;
+    uint64_t *count, *refused_count; /* per snapshot */
+    uint64_t *cells;                 /* n * nsnaps; rows point into it */
+};
+
+/* 0, or -1 when out of memory.  merge: rows ordered for merge. */
+int free_table_build(struct msnap *m, size_t n, bool merge, struct free_table *out);
+void free_table_free(struct free_table *t);
+/* A site CUDA refused whose count grew from the first snapshot to the last. */
+bool free_table_refused_grew(const struct free_table *t);
+
+struct report_ctx;
+struct json;
+/* The INVALID FREES sections of diff and merge (nothing when no snapshot has
+ * any): the `top` first rows (all when 0). */
+void text_frees_diff(struct report_ctx *r, const struct free_table *t, size_t top);
+void text_frees_merge(struct report_ctx *r, struct msnap *m, const struct free_table *t, size_t top);
+/* The "invalid_frees" member of diff and merge JSON (always present). */
+void json_frees_multi(struct report_ctx *r, struct json *j, const struct free_table *t);
+
+#endif
