@@ -265,7 +265,8 @@ static inline int gl_kind_is_mapping(unsigned k) { return k == GL_KIND_IPC || k 
     X(CU_MIPMAPPED_ARRAY_DESTROY, "cuMipmappedArrayDestroy")             \
     X(CU_MEM_FREE_ASYNC_PTSZ, "cuMemFreeAsync_ptsz")                     \
     X(CU_IPC_CLOSE_MEM_HANDLE, "cuIpcCloseMemHandle")                    \
-    X(CU_DESTROY_EXTERNAL_MEMORY, "cuDestroyExternalMemory")
+    X(CU_DESTROY_EXTERNAL_MEMORY, "cuDestroyExternalMemory")             \
+    X(CU_MEM_IMPORT_FROM_SHAREABLE_HANDLE, "cuMemImportFromShareableHandle") /* kind ipc, size 0 */
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

@@ -43,8 +43,14 @@ GL_HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle handle))
     bool track = gl_enter();
     /* The last reference of an unmapped handle: the memory goes with this
      * call, and the handle value can be reused at once, so take the record
-     * first.  Mapped or still referenced: it stays live. */
-    struct gl_record *r = track && gl_vmm_release_frees(handle) ? gl_free_begin(GL_SPACE_VMM, handle) : NULL;
+     * first.  Mapped or still referenced: it stays live.  An imported
+     * handle's record goes with its last reference, mapped or not (its
+     * mappings have records of their own). */
+    struct gl_record *r = NULL;
+    if (track && gl_vmm_release_frees(handle))
+        r = gl_free_begin(GL_SPACE_VMM, handle);
+    else if (track && gl_vmm_release_ends_import(handle))
+        r = gl_free_begin(GL_SPACE_VMM_IMPORT, handle);
     CUresult rc = real(handle);
     if (track) {
         if (rc == CUDA_SUCCESS)
@@ -67,8 +73,10 @@ GL_HOOK(CUresult, cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle *ha
     return rc;
 }
 
-/* Another process's memory: no allocation here until it is mapped
- * (vmm_import.h).  Its device is asked now, once, for its mappings. */
+/* Another process's memory (vmm_import.h): the handle is recorded as kind
+ * ipc with no size (the exporter knows it, this process is not told) until
+ * its last reference is released; each mapping of it is recorded too.  Its
+ * device is asked now, once, for those records. */
 GL_HOOK(CUresult, cuMemImportFromShareableHandle,
         (CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType))
 {
@@ -83,7 +91,13 @@ GL_HOOK(CUresult, cuMemImportFromShareableHandle,
         if (props != NULL && props(&prop, *handle) == CUDA_SUCCESS &&
             prop.location.type == CU_MEM_LOCATION_TYPE_DEVICE)
             device = prop.location.id;
-        gl_vmm_imported(*handle, device);
+        if (gl_vmm_imported(*handle, device)) {
+            struct gl_where w = gl_driver_where(0);
+            if (device >= 0)
+                w.device = device;
+            gl_record_alloc(w, *handle, 0, 0, GL_KIND_IPC, GL_API_CU_MEM_IMPORT_FROM_SHAREABLE_HANDLE,
+                            GL_SPACE_VMM_IMPORT);
+        }
         errno = saved;
     }
     gl_leave();

@@ -17,9 +17,16 @@
 #include "ut.h"
 
 /* Which namespace a key lives in: addresses (device, managed, host memory)
- * cannot collide with each other, but array handles, VMM handles and
- * external memory objects are opaque values that could equal an address. */
-enum gl_space { GL_SPACE_ADDR = 0, GL_SPACE_ARRAY = 1, GL_SPACE_VMM = 2, GL_SPACE_EXTMEM = 3 };
+ * cannot collide with each other, but array handles, VMM handles (created
+ * here or imported) and external memory objects are opaque values that
+ * could equal an address. */
+enum gl_space {
+    GL_SPACE_ADDR = 0,
+    GL_SPACE_ARRAY = 1,
+    GL_SPACE_VMM = 2,
+    GL_SPACE_EXTMEM = 3,
+    GL_SPACE_VMM_IMPORT = 4,
+};
 
 #define GL_HOST_DEVICE (-1)
 #define GL_MAX_DEVICES 128 /* ordinals 0..127, plus the host */

@@ -74,29 +74,34 @@ void gl_vmm_created(uint64_t handle, int32_t device)
     pthread_mutex_unlock(&vmm_lock);
 }
 
-void gl_vmm_imported(uint64_t handle, int32_t device)
+bool gl_vmm_imported(uint64_t handle, int32_t device)
 {
     struct handle_state *s = calloc(1, sizeof *s);
     if (s == NULL)
-        return;
+        return false; /* not known here: no record either, its release passes */
     s->handle = handle;
     s->device = device;
     s->refs = 1;
     s->imported = true;
     pthread_mutex_lock(&vmm_lock);
     struct handle_state *old = find_handle(handle);
+    bool fresh = false;
     if (old != NULL) {
-        old->refs++;
+        /* no reference left, only mappings: its record went at the release */
+        fresh = old->imported && old->refs++ == 0;
         free(s);
     } else {
         gl_ut_oom = false;
         HASH_ADD(hh, handles, handle, sizeof s->handle, s);
-        if (gl_ut_oom)
+        if (gl_ut_oom) {
             free(s);
-        else
+        } else {
             nimported++;
+            fresh = true;
+        }
     }
     pthread_mutex_unlock(&vmm_lock);
+    return fresh;
 }
 
 bool gl_vmm_retained(uint64_t handle)
@@ -116,6 +121,15 @@ bool gl_vmm_release_frees(uint64_t handle)
     bool frees = s == NULL || (!s->imported && s->mappings == 0 && s->refs <= 1);
     pthread_mutex_unlock(&vmm_lock);
     return frees;
+}
+
+bool gl_vmm_release_ends_import(uint64_t handle)
+{
+    pthread_mutex_lock(&vmm_lock);
+    struct handle_state *s = find_handle(handle);
+    bool ends = s != NULL && s->imported && s->refs == 1;
+    pthread_mutex_unlock(&vmm_lock);
+    return ends;
 }
 
 bool gl_vmm_released(uint64_t handle)

@@ -11,8 +11,9 @@
  *
  * A handle imported from another process (cuMemImportFromShareableHandle) is
  * referenced and mapped the same way, but its memory is the exporter's: it
- * is no allocation of this process (no record, never "gone" here).  What this
- * process holds of it are its mappings, recorded as kind ipc (vmm_import.h). */
+ * is no allocation of this process (never "gone" here).  What this process
+ * holds of it are its references and its mappings, recorded as kind ipc
+ * (vmm_import.h). */
 #ifndef GL_VMM_H
 #define GL_VMM_H
 
@@ -22,8 +23,10 @@
 
 void gl_vmm_created(uint64_t handle, int32_t device);
 /* A successful import.  The driver may hand out a handle it already gave
- * (CUDA does not promise a new one): then it is one more reference. */
-void gl_vmm_imported(uint64_t handle, int32_t device);
+ * (CUDA does not promise a new one): then it is one more reference.  True
+ * when the handle needs a record: new here, or its references had all been
+ * released (only mappings kept it). */
+bool gl_vmm_imported(uint64_t handle, int32_t device);
 /* A reference was taken (cuMemRetainAllocationHandle); false if the handle
  * is not one we know. */
 bool gl_vmm_retained(uint64_t handle);
@@ -33,6 +36,9 @@ bool gl_vmm_released(uint64_t handle);
 /* Call before the real cuMemRelease: true if this release drops the last
  * reference of an unmapped handle, so that its memory goes at once. */
 bool gl_vmm_release_frees(uint64_t handle);
+/* Call before the real cuMemRelease: true if the handle was imported and
+ * this release drops its last reference (its mappings may outlive it). */
+bool gl_vmm_release_ends_import(uint64_t handle);
 /* Returns true if handle is an imported one and the mapping was stored,
  * with the handle's device in *device. */
 bool gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle, int32_t *device);

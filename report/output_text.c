@@ -285,7 +285,8 @@ static void caches(struct report_ctx *r)
 /* How a mapping of memory this process did not allocate ends, by the API
  * that made it: an IPC handle is closed, an imported pool pointer or a buffer
  * or array mapped from external memory freed, an imported VMM handle's
- * mapping unmapped, an imported external memory object destroyed. */
+ * mapping unmapped and the handle itself released, an imported external
+ * memory object destroyed. */
 static const char *mapping_end(unsigned api)
 {
     switch (api) {
@@ -298,6 +299,8 @@ static const char *mapping_end(unsigned api)
         return "freed";
     case GL_API_CU_MEM_MAP:
         return "unmapped";
+    case GL_API_CU_MEM_IMPORT_FROM_SHAREABLE_HANDLE:
+        return "released";
     case GL_API_CUDA_IMPORT_EXTERNAL_MEMORY:
     case GL_API_CU_IMPORT_EXTERNAL_MEMORY:
         return "destroyed";
@@ -308,7 +311,30 @@ static const char *mapping_end(unsigned api)
 
 static bool is_import(unsigned api)
 {
-    return api == GL_API_CUDA_IMPORT_EXTERNAL_MEMORY || api == GL_API_CU_IMPORT_EXTERNAL_MEMORY;
+    return api == GL_API_CUDA_IMPORT_EXTERNAL_MEMORY || api == GL_API_CU_IMPORT_EXTERNAL_MEMORY ||
+           api == GL_API_CU_MEM_IMPORT_FROM_SHAREABLE_HANDLE;
+}
+
+/* Imported VMM handles: the import says nothing of their size (the exporter
+ * knows it; vmm_import.h), so the group has no bytes to show. */
+static bool unsized_handles(const struct leak_group *g)
+{
+    return g->api == GL_API_CU_MEM_IMPORT_FROM_SHAREABLE_HANDLE && g->bytes == 0;
+}
+
+static void handles_what(struct report_ctx *r, const struct leak_group *g)
+{
+    FILE *f = r->out;
+    tc_on(r, TC_RED);
+    put_count(f, g->count, "imported handle");
+    tc_off(r);
+    fputs(" (size known only to the exporter): ", f);
+    put_kind(f, g->kind);
+    fputs(" memory on ", f);
+    put_where(f, g->device);
+    fputs(" (", f);
+    put_api(f, g->api);
+    fputs("), ", f);
 }
 
 /* A group of mappings: what this process still had mapped or imported of
@@ -319,7 +345,10 @@ static void mapped_head(struct report_ctx *r, const struct leak_group *g)
 {
     FILE *f = r->out;
     const struct snap_process *p = &r->s->proc;
-    group_what(r, g, TC_RED, is_import(g->api) ? "import" : "mapping");
+    if (unsized_handles(g))
+        handles_what(r, g);
+    else
+        group_what(r, g, TC_RED, is_import(g->api) ? "import" : "mapping");
     if (p->reason == GL_REASON_EXIT)
         fprintf(f, "never %s at exit\n", mapping_end(g->api));
     else

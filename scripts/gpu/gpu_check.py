@@ -640,6 +640,7 @@ def check_vmm_import(ctx):
     """tests/t_vmm_import.sh's core on the real driver: the exporter forks the
     importer and passes the handle's descriptor over a socketpair."""
     line = site_line(os.path.join(PROGRAMS, "vmm_import.c"), "LEAK-SITE: leak_imported_mapping")
+    hline = site_line(os.path.join(PROGRAMS, "vmm_import.c"), "LEAK-SITE: leak_imported_handle")
     for how in ("direct", "procaddr"):
         d = check_dir(ctx, "vmm-import-" + how)
         out = run_traced(ctx, d, how, prog(ctx, "vmm_import"), [how], os.path.join(d, "gpuleak.%p.%n.snap"))
@@ -650,19 +651,22 @@ def check_vmm_import(ctx):
         expect(imp["leaks"], [], how + ": no leaks of its own")
         got = [(g["bytes"], g["count"], g["kind"], g["device"], g["api"], fn(g["frames"][0]) if g["frames"] else None,
                 g["frames"][0].get("line") if g["frames"] else None) for g in imp["mapped"]["groups"]]
-        expect(got, [(4 * MiB, 1, "ipc", 0, "cuMemMap", "leak_imported_mapping", line)],
-               how + ": the mapping never unmapped")
+        expect(got, [(4 * MiB, 1, "ipc", 0, "cuMemMap", "leak_imported_mapping", line),
+                     (0, 1, "ipc", 0, "cuMemImportFromShareableHandle", "leak_imported_handle", hline)],
+               how + ": the mapping never unmapped, the handle never released")
         dv = devs(imp)
         expect((dv[0]["peak_bytes"], dv[0]["live_bytes"], dv[0]["alloc_count"], dv[0]["free_count"],
                 dv[0]["unknown_free_count"]), (3000000, 0, 2, 2, 0), how + ": importer's device 0")
         mid = report_json(ctx, d, "mapped.snap")
         got = sorted((g["bytes"], g["count"], fn(g["frames"][0]) if g["frames"] else None)
                      for g in mid["mapped"]["groups"])
-        expect(got, [(4 * MiB, 1, "leak_imported_mapping"), (10 * 2 * MiB, 10, "map_many")], how + ": mapped mid-run")
+        expect(got, [(0, 1, "importer"), (4 * MiB, 1, "leak_imported_mapping"), (10 * 2 * MiB, 10, "map_many")],
+               how + ": mapped mid-run (the first imported handle, its mappings)")
         exp = report_json(ctx, d, "gpuleak.%s.0.snap" % pids["exporter"])
         expect((exp["leaks"], devs(exp)[0]["peak_bytes"]), ([], 8 * MiB), how + ": exporter's own memory only")
-    return ("direct+procaddr: 4 MiB mapping never unmapped at leak_imported_mapping:%d (kind ipc, cuMemMap); "
-            "importer peak 3,000,000 = its own memory; 10 mappings gone in one cuMemUnmap" % line)
+    return ("direct+procaddr: 4 MiB mapping never unmapped at leak_imported_mapping:%d (kind ipc, cuMemMap), "
+            "handle never released at leak_imported_handle:%d; importer peak 3,000,000 = its own memory; "
+            "10 mappings gone in one cuMemUnmap" % (line, hline))
 
 
 def check_external(ctx):

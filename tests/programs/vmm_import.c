@@ -10,7 +10,10 @@
  *   - allocates and frees memory of its own while the mappings are live,
  *   - imports the descriptor twice more: releases one handle unmapped, and
  *     the other mapped, then unmaps it,
- *   - releases the imported handle (the leaked mapping keeps it alive).
+ *   - imports it once more and never releases that handle
+ *     (leak_imported_handle): a reference that keeps the exporter's memory
+ *     alive with no mapping at all,
+ *   - releases the first imported handle (the leaked mapping keeps it alive).
  * Under gpuleak the importer asks for a snapshot, mapped.snap, while the
  * leaked mapping and the ten are live.  The exporter reads back what the
  * importer wrote: one physical allocation.
@@ -18,7 +21,7 @@
  * Usage: vmm_import direct|dlsym|procaddr -- how the importer reaches
  * cuMemImportFromShareableHandle, cuMemMap and cuMemUnmap (linked, dlsym on
  * libcuda.so.1, cuGetProcAddress).  Prints "exporter PID" and
- * "importer PID".  The line marked LEAK-SITE is what the tests expect the
+ * "importer PID".  The lines marked LEAK-SITE are what the tests expect the
  * reporter to name. */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -186,6 +189,14 @@ static NOINLINE void import_again(const struct driver *d, int fd, CUdeviceptr va
     check(d->unmap(va, G), "cuMemUnmap");
 }
 
+static NOINLINE void leak_imported_handle(const struct driver *d, int fd)
+{
+    CUmemGenericAllocationHandle forgotten;
+    void *os = (void *)(intptr_t)fd;
+    CUresult rc = d->import(&forgotten, os, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR); /* LEAK-SITE: leak_imported_handle */
+    check(rc, "cuMemImportFromShareableHandle");
+}
+
 static void importer(int sock, const char *how)
 {
     size_t size;
@@ -230,6 +241,7 @@ static void importer(int sock, const char *how)
     check(d.unmap(va + 4 * G, (MANY + 1) * G), "cuMemUnmap");
     check(cuMemRelease(own), "cuMemRelease");
     import_again(&d, fd, va + 16 * G);
+    leak_imported_handle(&d, fd);
     close(fd);
     /* Released while the leaked mapping still holds it. */
     check(cuMemRelease(h), "cuMemRelease");
