@@ -108,7 +108,9 @@ static inline int gl_pc_is_pyframe(uint64_t pc) { return (pc & GL_PYFRAME_TAG) =
  *  40 u32 stack_id  44 i32 device  48 u16 type  50 u16 kind  52 u16 api
  *  54 u16 reserved  56 u64 mem_free  64 u64 mem_total
  * ptr is the label id for ANNOTATION events; mem_free/mem_total are the
- * driver's view at an OOM event (0 when unknown or for other events);
+ * driver's view at an OOM event (0 when unknown or for other events); a
+ * FREE event's mem_free is the free's own stack id (GPULEAK_FREE_STACKS;
+ * 0 when not recorded) -- its stack_id is the allocation's;
  * size is the requested size for OOM, the snapshot index for SNAPSHOT. */
 #define GL_EVENT_ENTRY_SIZE 72u
 enum gl_event_type {

@@ -97,6 +97,7 @@ void gl_config_load(void)
 
     gl_config.disabled = parse_bool("GPULEAK_DISABLE", getenv("GPULEAK_DISABLE"), false);
     gl_config.python = parse_bool("GPULEAK_PYTHON", getenv("GPULEAK_PYTHON"), true);
+    gl_config.free_stacks = parse_bool("GPULEAK_FREE_STACKS", getenv("GPULEAK_FREE_STACKS"), false);
 
     const char *depth = getenv("GPULEAK_DEPTH");
     long v;

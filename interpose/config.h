@@ -19,6 +19,7 @@ struct gl_config {
     char output[GL_OUTPUT_MAX];  /* GPULEAK_OUTPUT: file name pattern */
     long max_entries;            /* GPULEAK_MAX_ENTRIES: history events kept */
     bool python;                 /* GPULEAK_PYTHON: Python frames (default on) */
+    bool free_stacks;            /* GPULEAK_FREE_STACKS: unwind frees too (default off) */
 };
 
 extern struct gl_config gl_config;

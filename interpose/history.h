@@ -29,7 +29,10 @@ struct gl_event {
     uint32_t stack_id;
     int32_t device;
     uint16_t type, kind, api, reserved;
-    uint64_t mem_total; /* OOM */
+    union {
+        uint64_t mem_total;     /* OOM */
+        uint64_t free_stack_id; /* FREE: the free's own stack (GPULEAK_FREE_STACKS), else 0 */
+    };
 };
 
 /* Sizes the ring (0: off).  Must be called in the exclusive section (or

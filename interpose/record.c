@@ -122,7 +122,14 @@ void gl_record_failed(int32_t device, uint64_t size, uint64_t stream, uint16_t k
 struct gl_record *gl_free_begin(uint32_t space, uint64_t addr)
 {
     int saved = errno;
-    struct gl_record *r = gl_track_take(space, addr);
+    uint32_t free_stack = 0;
+    if (gl_config.free_stacks) { /* valgrind's "freed at": one more unwind per free */
+        struct gl_capture cap;
+        gl_stack_capture(&cap);
+        const struct gl_stack *st = gl_stack_intern(&cap);
+        free_stack = st ? st->id : 0;
+    }
+    struct gl_record *r = gl_track_take(space, addr, free_stack);
     errno = saved;
     return r;
 }

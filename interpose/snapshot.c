@@ -332,6 +332,7 @@ static void write_events(struct writer *w, const struct gl_state_copy *c)
         for (size_t i = base; i < base + n; i++) {
             const struct gl_event *e = &c->events[i];
             bool oom = e->type == GL_EV_OOM; /* ptr and mem_free share a field */
+            bool freed = e->type == GL_EV_FREE;
             w_u64(w, e->seq);
             w_u64(w, e->time_ns);
             w_u64(w, oom ? 0 : e->ptr);
@@ -343,7 +344,7 @@ static void write_events(struct writer *w, const struct gl_state_copy *c)
             w_u16(w, e->kind);
             w_u16(w, e->api);
             w_u16(w, 0);
-            w_u64(w, oom ? e->mem_free : 0);
+            w_u64(w, oom ? e->mem_free : freed ? e->free_stack_id : 0);
             w_u64(w, oom ? e->mem_total : 0);
         }
     }

@@ -139,13 +139,15 @@ static struct gl_record *table_unlink(struct shard *sh, struct gl_record **link)
     return r;
 }
 
-/* Appends r's event to the history; the caller is in its lane. */
-static void history_of(const struct gl_record *r, uint16_t type, uint64_t seq, uint64_t time_ns)
+/* Appends r's event to the history; the caller is in its lane.  free_stack:
+ * a FREE event's own stack id, or 0. */
+static void history_of(const struct gl_record *r, uint16_t type, uint64_t seq, uint64_t time_ns,
+                       uint32_t free_stack)
 {
     struct gl_event e = {
         .seq = seq, .time_ns = time_ns, .ptr = r->addr, .size = r->size,
         .stream = r->stream, .stack_id = r->stack ? r->stack->id : 0, .device = r->device,
-        .type = type, .kind = r->kind, .api = r->api,
+        .type = type, .kind = r->kind, .api = r->api, .free_stack_id = free_stack,
     };
     gl_history_add(&e);
 }
@@ -233,10 +235,10 @@ static void put_and_account(struct gl_record *rec, bool is_new)
     if (had_old) {
         if (!gl_acct_same_device(t, &stale))
             gl_acct_free(&lane->acct, &stale);
-        history_of(&old, GL_EV_FREE, free_seq, rec->time_ns);
+        history_of(&old, GL_EV_FREE, free_seq, rec->time_ns, 0);
     }
     if (added)
-        history_of(rec, GL_EV_ALLOC, is_new ? rec->seq : take_seq(), is_new ? rec->time_ns : now_ns());
+        history_of(rec, GL_EV_ALLOC, is_new ? rec->seq : take_seq(), is_new ? rec->time_ns : now_ns(), 0);
     if (exclusive)
         gl_exclusive_leave();
     else
@@ -262,7 +264,7 @@ void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack)
  * a free costs one pass through the locks, not two. */
 static GL_TLS struct gl_record taken;
 
-struct gl_record *gl_track_take(uint32_t space, uint64_t addr)
+struct gl_record *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_stack)
 {
     struct shard *sh = shard_of(space, addr);
     bool found = false;
@@ -280,7 +282,7 @@ struct gl_record *gl_track_take(uint32_t space, uint64_t addr)
     if (found) {
         struct gl_acct_event ev = acct_event(&taken);
         gl_acct_free(&lane->acct, &ev);
-        history_of(&taken, GL_EV_FREE, take_seq(), now_ns());
+        history_of(&taken, GL_EV_FREE, take_seq(), now_ns(), free_stack);
     }
     gl_lane_leave(lane);
     return found ? &taken : NULL;
@@ -373,7 +375,7 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds)
                 table_unlink(sh, link);
                 struct gl_acct_event ev = acct_event(r);
                 gl_acct_free(&none, &ev);
-                history_of(r, GL_EV_FREE, take_seq(), now_ns());
+                history_of(r, GL_EV_FREE, take_seq(), now_ns(), 0);
                 rec_free(sh, r);
                 dropped++;
             }

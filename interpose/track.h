@@ -69,8 +69,9 @@ void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack);
 
 /* Removes the record for (space, addr) before the real free runs, so that the
  * address cannot be handed out again and recorded while the old record still
- * exists.  Returns NULL for an unknown pointer. */
-struct gl_record *gl_track_take(uint32_t space, uint64_t addr);
+ * exists.  Returns NULL for an unknown pointer.  free_stack: the free's own
+ * stack id for its history event (GPULEAK_FREE_STACKS), or 0. */
+struct gl_record *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_stack);
 /* The real free succeeded: the record is gone for good. */
 void gl_track_release(struct gl_record *r);
 /* (The record returned by gl_track_take is the calling thread's copy, valid

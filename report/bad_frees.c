@@ -129,6 +129,12 @@ void text_bad_frees(struct report_ctx *r)
             }
             fputs(" by\n", f);
             put_cs(r, "        ", sview_cs(r->v, fr->stack_id));
+            if (fr->free_stack_id) {
+                fputs("    and freed by\n", f);
+                put_cs(r, "        ", sview_cs(r->v, fr->free_stack_id));
+            } else {
+                fputs("    (where it was freed is not recorded: GPULEAK_FREE_STACKS=1 records it)\n", f);
+            }
         }
     }
     free(v);
@@ -172,6 +178,15 @@ void json_bad_frees(struct report_ctx *r, struct json *j)
                 json_null(j);
             json_key(j, "alloc_stack_id"); json_u64(j, fr->stack_id);
             json_frames(j, r->db, sview_cs(r->v, fr->stack_id)); /* the allocation's */
+            json_key(j, "free_stack"); /* the free's own, with GPULEAK_FREE_STACKS */
+            if (fr->free_stack_id == 0) {
+                json_null(j);
+            } else {
+                json_obj(j);
+                json_key(j, "stack_id"); json_u64(j, fr->free_stack_id);
+                json_frames(j, r->db, sview_cs(r->v, fr->free_stack_id));
+                json_end_obj(j);
+            }
             json_end_obj(j);
         }
         json_end_obj(j);

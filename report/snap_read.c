@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -351,6 +352,13 @@ static int parse_events(struct parser *p, size_t hdr, size_t off,
         e->api = get16(b + 52);
         e->mem_free = get64(b + 56);
         e->mem_total = get64(b + 64);
+        e->free_stack_id = 0;
+        if (e->type == GL_EV_FREE) { /* the field is the free's stack there */
+            if (e->mem_free > UINT32_MAX)
+                return fail(p, eo + 56, "free event with a stack id of %" PRIu64, e->mem_free);
+            e->free_stack_id = (uint32_t)e->mem_free;
+            e->mem_free = 0;
+        }
         if (check_device(p, e->device, eo + 44))
             return -1;
         s->nevents++;
@@ -630,6 +638,9 @@ static int validate(struct parser *p, size_t end_off)
         uint32_t id = s->events[i].stack_id;
         if (id && !snap_find_stack(s, id))
             return fail(p, end_off, "event %zu refers to undefined stack id %u", i, id);
+        id = s->events[i].free_stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "free event %zu refers to undefined stack id %u", i, id);
     }
     for (size_t i = 0; i < s->ncalls; i++) {
         uint32_t id = s->calls[i].stack_id;

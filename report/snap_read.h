@@ -64,6 +64,7 @@ struct snap_event {
     int32_t device;
     uint16_t type, kind, api;
     uint64_t mem_free, mem_total; /* driver's view at an OOM event, else 0 */
+    uint32_t free_stack_id;       /* FREE: the free's own stack, 0 if not recorded */
 };
 
 struct snap_pool {

@@ -458,7 +458,9 @@ int output_torch_snapshot(struct report_ctx *r)
             if (!keep[i] || (e->device != d && !(e->type == GL_EV_SNAPSHOT && e->device < 0 && d == 0)))
                 continue;
             uint64_t t_us = (s->proc.start_unix_ns + e->time_ns) / 1000;
-            uint32_t cs = sview_cs(r->v, e->stack_id);
+            /* a free's own stack when recorded, as PyTorch's free entries have */
+            uint32_t cs = sview_cs(r->v, e->type == GL_EV_FREE && e->free_stack_id ? e->free_stack_id
+                                                                                  : e->stack_id);
             static const char *const alloc_seq[] = {"segment_alloc", "alloc"};
             static const char *const free_seq[] = {"free_requested", "free_completed",
                                                    "segment_free"};

@@ -162,3 +162,40 @@ rc=0; "$REPORT" --error-exitcode 7 --min-bytes 1000000000 merge "$snap" "$clean"
 expect_eq "$rc" 7 "merge exit code with a refused free"
 rc=0; "$REPORT" --error-exitcode 7 --min-bytes 1000000000 merge "$clean" "$clean" >/dev/null || rc=$?
 expect_eq "$rc" 0 "merge exit code without"
+
+# Where the double-freed address was first freed: unrecorded by default
+# (previous_free.free_stack null, one line saying how to record it); with
+# GPULEAK_FREE_STACKS=1 each free is unwound and the report names the line of
+# the first free (text, JSON, and the free entries of --torch-snapshot).
+grep -qx '    (where it was freed is not recorded: GPULEAK_FREE_STACKS=1 records it)' r.txt || fail "hint line"
+check_json r.json <<'PY'
+eq([s["previous_free"]["free_stack"] for s in d["invalid_frees"]["sites"] if s["previous_free"]], [None] * 3,
+   "no free stacks by default")
+PY
+mkdir fs && (cd fs && GPULEAK_FREE_STACKS=1 traced "$TPROG/bad_free" >/dev/null) || fail "free stacks run"
+fsnap=$(ls fs/gpuleak.*.snap)
+"$REPORT" --json "$fsnap" >fs.json
+"$REPORT" "$fsnap" >fs.txt
+first=$(site_line bad_free.c "FIRST-FREE: double_free")
+check_json fs.json <<PY
+p = d["invalid_frees"]["sites"][0]["previous_free"]
+eq((frame(p["frames"][0]), frame(p["free_stack"]["frames"][0])),
+   ("double_free bad_free.c:$(site_line bad_free.c "ALLOC-SITE: double_free")", "double_free bad_free.c:$first"),
+   "allocated at, and first freed at")
+PY
+grep -A1 -x '    and freed by' fs.txt | grep -qx "        #0 double_free (bad_free.c:$first) \[bad_free\]" || fail "freed-by text"
+grep -q 'where it was freed is not recorded' fs.txt && fail "hint with free stacks on"
+"$REPORT" --torch-snapshot fs.pickle "$fsnap" || fail "torch snapshot"
+python3 - fs.pickle "$first" <<'PY' || fail "torch snapshot free frames"
+import pickle, sys
+d = pickle.load(open(sys.argv[1], "rb"))
+ev = [e for t in d["device_traces"] for e in t if e["action"] == "free_requested"]
+lines = [(e["frames"][0]["name"], e["frames"][0]["line"]) for e in ev if e["frames"]]
+assert ("double_free", int(sys.argv[2])) in lines, lines
+PY
+# A free event naming an undefined stack as its own: one line, refused.
+snap_patch "$fsnap" bad_free_stack.snap 7 128 Q 999999   # event 1 (the first free), offset 56
+rc=0; "$REPORT" bad_free_stack.snap >/dev/null 2>bad_fs.err || rc=$?
+expect_eq "$rc" 2 "undefined free stack refused"
+expect_eq "$(wc -l <bad_fs.err)" 1 "one error line"
+grep -q 'free event 1 refers to undefined stack id 999999' bad_fs.err || fail "message: $(cat bad_fs.err)"

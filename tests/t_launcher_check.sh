@@ -49,6 +49,13 @@ rc=0; check --error-exitcode 4 -- "$TPROG/bad_free" || rc=$?
 expect_eq "$rc" 4 "invalid frees"
 grep -qx 'INVALID FREES' err.txt || fail "invalid frees section"
 grep -q '^double 0x' out.txt || fail "the program's stdout"
+grep -qx '    (where it was freed is not recorded: GPULEAK_FREE_STACKS=1 records it)' err.txt || fail "free stacks off"
+# --free-stacks: where the double-freed address was first freed.
+rc=0; check --error-exitcode 4 --free-stacks -- "$TPROG/bad_free" || rc=$?
+expect_eq "$rc" 4 "invalid frees, free stacks"
+grep -A1 -x '    and freed by' err.txt |
+    grep -qx "        #0 double_free (bad_free.c:$(site_line bad_free.c 'FIRST-FREE: double_free')) \[bad_free\]" ||
+    fail "--free-stacks: the first free's line"
 
 # No CUDA at all: one line, and the command's status.
 rc=0; check --error-exitcode 9 -- sh -c 'exit 3' || rc=$?

@@ -35,7 +35,7 @@ static NOINLINE void double_free(void)
 {
     void *p;
     must(cudaMalloc(&p, 1000) == cudaSuccess, "cudaMalloc"); /* ALLOC-SITE: double_free */
-    must(cudaFree(p) == cudaSuccess, "cudaFree");
+    must(cudaFree(p) == cudaSuccess, "cudaFree"); /* FIRST-FREE: double_free */
     cudaError_t rc = cudaFree(p); /* BAD-FREE: double_free */
     must(rc != cudaSuccess, "the second cudaFree succeeded");
     static int once;
