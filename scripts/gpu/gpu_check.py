@@ -715,8 +715,11 @@ def check_bad_free(ctx):
     src = os.path.join(PROGRAMS, "bad_free.c")
     line = lambda k: site_line(src, "BAD-FREE: " + k)
     d = check_dir(ctx, "bad-free")
+    # With free stacks: the report also says where the double free's address
+    # was first freed (the real runtime's cudaFree unwinds like any call).
     rc, out, err = run([prog(ctx, "bad_free")], cwd=d,
-                       env=traced_env(ctx, os.path.join(d, "final.snap"), extra={"BAD_FREE_NO_ARRAY": "1"}),
+                       env=traced_env(ctx, os.path.join(d, "final.snap"),
+                                      extra={"BAD_FREE_NO_ARRAY": "1", "GPULEAK_FREE_STACKS": "1"}),
                        timeout=60, log=os.path.join(d, "bad_free.log"))
     if rc != 0:
         raise Fail("bad_free exited %d (a bad free CUDA accepted?): %s" % (rc, first_error(err)))
@@ -734,8 +737,11 @@ def check_bad_free(ctx):
     prev = b["sites"][0].get("previous_free") if b["sites"] else None
     expect((prev["bytes"], fn(prev["frames"][0]), prev["frames"][0].get("line")) if prev else None,
            (1000, "double_free", site_line(src, "ALLOC-SITE: double_free")), "the double free's earlier free")
-    return ("5 bad frees at 4 sites, all refused by CUDA, each at its line; the double free's allocation found "
-            "in the history; no leaks")
+    fs = prev.get("free_stack") if prev else None
+    expect((fn(fs["frames"][0]), fs["frames"][0].get("line")) if fs and fs["frames"] else None,
+           ("double_free", site_line(src, "FIRST-FREE: double_free")), "where it was first freed")
+    return ("5 bad frees at 4 sites, all refused by CUDA, each at its line; the double free's allocation and "
+            "first free found in the history; no leaks")
 
 
 def check_async(ctx):
