@@ -45,12 +45,8 @@ const struct snap_bad_free **bad_frees_sorted(const struct snapshot *s, struct b
 
 static bool refused(const struct snap_bad_free *b) { return (b->flags & GL_BAD_FREE_F_REJECTED) != 0; }
 
-/* valgrind's "Address ... was free'd": from the history, the last free of the
- * site's first address before its first bad free, and the allocation that
- * free ended (*alloc; NULL if it has left the history).  NULL when the
- * history holds no such free (none kept, wrapped, or never allocated). */
-static const struct snap_event *previous_free(const struct snapshot *s, const struct snap_bad_free *b,
-                                              const struct snap_event **alloc)
+const struct snap_event *bad_free_previous(const struct snapshot *s, const struct snap_bad_free *b,
+                                           const struct snap_event **alloc)
 {
     *alloc = NULL;
     size_t i = s->nevents;
@@ -115,7 +111,7 @@ void text_bad_frees(struct report_ctx *r)
         put_secs(f, b->time_ns);
         fprintf(f, ", address 0x%" PRIx64 "\n", b->ptr);
         put_cs(r, "    ", sview_cs(r->v, b->stack_id));
-        const struct snap_event *al, *fr = previous_free(r->s, b, &al);
+        const struct snap_event *al, *fr = bad_free_previous(r->s, b, &al);
         if (fr != NULL) {
             fputs("    that address was freed before, at ", f);
             put_secs(f, fr->time_ns);
@@ -162,7 +158,7 @@ void json_bad_frees(struct report_ctx *r, struct json *j)
         json_key(j, "first_time_ns"); json_u64(j, b->time_ns);
         json_key(j, "stack_id"); json_u64(j, b->stack_id);
         json_frames(j, r->db, sview_cs(r->v, b->stack_id));
-        const struct snap_event *al, *fr = previous_free(r->s, b, &al);
+        const struct snap_event *al, *fr = bad_free_previous(r->s, b, &al);
         json_key(j, "previous_free");
         if (fr == NULL) {
             json_null(j);

@@ -18,6 +18,13 @@ struct bad_free_totals {
  * malloc'ed array of pointers into s, or NULL when there are none. */
 const struct snap_bad_free **bad_frees_sorted(const struct snapshot *s, struct bad_free_totals *t);
 
+/* valgrind's "Address ... was free'd": from the history, the last free of the
+ * site's first address before its first bad free, and the allocation that
+ * free ended (*alloc; NULL if it has left the history).  NULL when the
+ * history holds no such free (none kept, wrapped, or never allocated). */
+const struct snap_event *bad_free_previous(const struct snapshot *s, const struct snap_bad_free *b,
+                                           const struct snap_event **alloc);
+
 struct report_ctx;
 struct json;
 /* The SUMMARY line ("invalid frees: ..."), when there are any. */

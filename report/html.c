@@ -788,6 +788,12 @@ static void put_bad_free_rows(struct hw *w, const struct report_ctx *r)
         kv_i(w, "device", b->device);
         kv_u(w, "first_time_ns", b->time_ns);
         kv_i(w, "stack", stack_local(w, sview_cs(r->v, b->stack_id)));
+        /* a double free: where the address was allocated and, with
+         * GPULEAK_FREE_STACKS, first freed (-1: not known) */
+        const struct snap_event *al, *fr = bad_free_previous(r->s, b, &al);
+        kv_i(w, "prev_alloc_stack", fr ? stack_local(w, sview_cs(r->v, fr->stack_id)) : -1);
+        kv_i(w, "prev_free_stack", fr && fr->free_stack_id ? stack_local(w, sview_cs(r->v, fr->free_stack_id)) : -1);
+        kv_u(w, "prev_free_time_ns", fr ? fr->time_ns : 0);
         end_obj(w);
     }
     fputc(']', f);

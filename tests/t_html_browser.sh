@@ -41,6 +41,13 @@ python3 "$check" i.html i.json || fail "mapped page"
 "$REPORT" --json b.snap > b.json
 python3 "$check" b.html b.json || fail "invalid frees page"
 
+# a real double free, its stacks recorded: the opened row says where the
+# address was allocated and first freed
+mkdir bf && (cd bf && GPULEAK_FREE_STACKS=1 traced "$TPROG/bad_free" >/dev/null) || fail "bad_free run"
+"$REPORT" --html bf.html bf/gpuleak.*.snap
+"$REPORT" --json bf/gpuleak.*.snap > bf.json
+python3 "$check" bf.html bf.json || fail "double free page"
+
 # a live run: the allocation calls table
 mkdir live && (cd live && traced "$TPROG/churn" 2 100 >/dev/null) || fail "churn run"
 "$REPORT" --html c.html live/gpuleak.*.snap

@@ -538,7 +538,11 @@
           var open = null;
           tr.addEventListener('click', function () {
             if (open) { body.removeChild(open); open = null; return; }
-            open = el('tr', {cls: 'stack'}, el('td', {colspan: cols.length, text: stackLines(stackOf(r)).join('\n')}));
+            /* stackOf: a stack index, or [[title, stack index], ...] */
+            var s = stackOf(r), lines = [];
+            if (Array.isArray(s)) s.forEach(function (p) { lines = lines.concat(p[0] ? [p[0]] : [], p[1] >= 0 ? stackLines(p[1]) : []); });
+            else lines = stackLines(s);
+            open = el('tr', {cls: 'stack'}, el('td', {colspan: cols.length, text: lines.join('\n')}));
             body.insertBefore(open, tr.nextSibling);
           });
           body.appendChild(tr);
@@ -602,7 +606,14 @@
         ['CUDA', 'refused', false, function (v) { return v ? 'refused (double or invalid free)' : 'accepted (allocated unseen)'; }],
         ['device', 'device', true, devName], ['API', 'api'], ['first at', 'first_time_ns', true, function (v) { return (v / 1e9).toFixed(2) + ' s'; }],
         ['freed at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
-        T.invalid_frees.slice(), function (r) { return r.stack; }));
+        T.invalid_frees.slice(), function (r) {
+          if (r.prev_alloc_stack < 0) return r.stack;
+          var s = [[null, r.stack], ['that address was freed before, at ' + (r.prev_free_time_ns / 1e9).toFixed(2) +
+            ' s; allocated by', r.prev_alloc_stack]];
+          if (r.prev_free_stack >= 0) s.push(['and freed by', r.prev_free_stack]);
+          else s.push(['(where it was freed is not recorded: GPULEAK_FREE_STACKS=1 records it)', -2]);
+          return s;
+        }));
     }
     if (T.calls && T.calls.length) { /* allocation calls per stack, freed or not */
       sec.appendChild(el('h3', {text: 'Allocation calls: every call that made memory, by stack (cudaMalloc is slow, cudaFree waits for the device)'}));

@@ -221,6 +221,26 @@ def main():
                         ".map(function(r){return [+r.cells[0].textContent.replace(/,/g,''),"
                         " r.cells[1].textContent.indexOf('refused') === 0];})")
         eq(got, [[s["count"], s["refused"]] for s in sites][:200], "invalid frees table rows")
+        # a double free's row opens on the free's stack, then where the
+        # address was allocated and (free stacks recorded) first freed
+        for i, site in enumerate(sites[:200]):
+            prev = site.get("previous_free")
+            if not prev:
+                continue
+            text = page.eval("(function(){var r=document.querySelectorAll('#invalid-frees-table tbody tr.row')[%d];"
+                             "r.dispatchEvent(new MouseEvent('click'));var t=r.nextSibling.textContent;"
+                             "r.dispatchEvent(new MouseEvent('click'));return t;})()" % i)
+            want = ["that address was freed before", "allocated by"]
+            if prev["frames"]:
+                want.append("#0 " + prev["frames"][0]["function"])
+            fs = prev.get("free_stack")
+            if fs and fs["frames"]:
+                f = fs["frames"][0]  # the page shows the file's whole path
+                want += ["and freed by", "#0 %s (" % f["function"], "%s:%d)" % (os.path.basename(f["file"]), f["line"])]
+            else:
+                want.append("GPULEAK_FREE_STACKS=1 records it")
+            missing = [w for w in want if w not in text]
+            eq(missing, [], "invalid free %d: its opened row" % i)
         calls = rep.get("allocation_calls", {}).get("sites", [])
         got = page.eval("Array.from(document.querySelectorAll('#calls-table tbody tr.row'))"
                         ".map(function(r){return [+r.cells[0].textContent.replace(/,/g,''),"
