@@ -575,8 +575,11 @@
     return el('div', null, [t, more]);
   }
 
+  /* an imported VMM handle: the import does not say its size */
+  function unsized(r) { return r.api === 'cuMemImportFromShareableHandle' && !r.bytes; }
   function leakCols() {
-    return [['bytes', 'bytes', true, exact], ['size', 'bytes', true, function (v) { return human(v); }],
+    return [['bytes', 'bytes', true, function (v, r) { return unsized(r) ? 'unknown' : exact(v); }],
+      ['size', 'bytes', true, function (v, r) { return unsized(r) ? 'exporter\u2019s' : human(v); }],
       ['count', 'count', true, exact], ['kind', 'kind'], ['device', 'device', true, devName], ['API', 'api'],
       ['first seq', 'first_seq', true], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']];
   }
