@@ -88,7 +88,8 @@ bool gl_vmm_imported(uint64_t handle, int32_t device)
     bool fresh = false;
     if (old != NULL) {
         /* no reference left, only mappings: its record went at the release */
-        fresh = old->imported && old->refs++ == 0;
+        bool unreferenced = old->refs++ == 0;
+        fresh = old->imported && unreferenced;
         free(s);
     } else {
         gl_ut_oom = false;

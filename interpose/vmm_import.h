@@ -3,8 +3,11 @@
  * PyTorch's shared expandable segments.
  *
  * The physical memory is the exporter's, so the imported handle itself is
- * no allocation here (vmm.h).  What this process holds is its mappings: each
- * is recorded, like an IPC mapping, as kind ipc with api cuMemMap and the
+ * no allocation here (vmm.h): it is recorded as kind ipc with no size, from
+ * the import to its last cuMemRelease (hooks_vmm.c), so that a handle never
+ * released is reported at the line that imported it.  What this process
+ * also holds is its mappings: each is recorded, like an IPC mapping, as kind
+ * ipc with api cuMemMap and the
  * stack of the cuMemMap call, live until a cuMemUnmap covers it.  A mapping
  * never unmapped keeps the exporter's memory alive -- a leak neither
  * process's allocator sees -- and is reported at the line that mapped it.
