@@ -46,21 +46,8 @@ static int by_site(const void *a, const void *b)
     return 0;
 }
 
-/* Rows whose count varies first, then by net change; ties fall back on the
- * site key, so the order is total. */
-static int by_change(const void *a, const void *b)
-{
-    const struct free_row *x = a, *y = b;
-    CMP(y->varies, x->varies);
-    CMP(y->change, x->change);
-    CMP(y->total, x->total);
-    CMP(y->refused, x->refused);
-    CMP(x->cs, y->cs);
-    CMP(x->api, y->api);
-    CMP(x->device, y->device);
-    return 0;
-}
-
+/* Most frees first; ties: refused first, then the site key, so the order is
+ * total (sites are unique). */
 static int by_total(const void *a, const void *b)
 {
     const struct free_row *x = a, *y = b;
@@ -70,6 +57,15 @@ static int by_total(const void *a, const void *b)
     CMP(x->api, y->api);
     CMP(x->device, y->device);
     return 0;
+}
+
+/* Rows whose count varies first, then by net change, then as by_total. */
+static int by_change(const void *a, const void *b)
+{
+    const struct free_row *x = a, *y = b;
+    CMP(y->varies, x->varies);
+    CMP(y->change, x->change);
+    return by_total(a, b);
 }
 
 static bool changed(const struct free_row *r, size_t nsnaps)

@@ -160,16 +160,10 @@ static void group_when(struct report_ctx *r, const struct leak_group *g, const c
     put_cs(r, "    ", g->cs);
 }
 
-/* "BYTES in N NOUNs: KIND memory on WHERE (API[ via the static runtime's
- * X]), " -- the start of every group's first line. */
-static void group_what(struct report_ctx *r, const struct leak_group *g, enum tcolor color, const char *noun)
+/* ": KIND memory on WHERE (API[ via the static runtime's X]), " */
+static void group_where(struct report_ctx *r, const struct leak_group *g)
 {
     FILE *f = r->out;
-    tc_on(r, color);
-    put_bytes(f, g->bytes);
-    tc_off(r);
-    fputs(" in ", f);
-    put_count(f, g->count, noun);
     fputs(": ", f);
     put_kind(f, g->kind);
     fputs(" memory on ", f);
@@ -182,6 +176,19 @@ static void group_what(struct report_ctx *r, const struct leak_group *g, enum tc
         put_str(f, via);
     }
     fputs("), ", f);
+}
+
+/* "BYTES in N NOUNs: KIND memory on ..." -- the start of every group's
+ * first line. */
+static void group_what(struct report_ctx *r, const struct leak_group *g, enum tcolor color, const char *noun)
+{
+    FILE *f = r->out;
+    tc_on(r, color);
+    put_bytes(f, g->bytes);
+    tc_off(r);
+    fputs(" in ", f);
+    put_count(f, g->count, noun);
+    group_where(r, g);
 }
 
 static void group_head(struct report_ctx *r, const struct leak_group *g, bool rule)
@@ -328,13 +335,8 @@ static void handles_what(struct report_ctx *r, const struct leak_group *g)
     tc_on(r, TC_RED);
     put_count(f, g->count, "imported handle");
     tc_off(r);
-    fputs(" (size known only to the exporter): ", f);
-    put_kind(f, g->kind);
-    fputs(" memory on ", f);
-    put_where(f, g->device);
-    fputs(" (", f);
-    put_api(f, g->api);
-    fputs("), ", f);
+    fputs(" (size known only to the exporter)", f);
+    group_where(r, g);
 }
 
 /* A group of mappings: what this process still had mapped or imported of

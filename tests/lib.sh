@@ -96,25 +96,10 @@ site_line() { grep -n "$2" "$ROOT/tests/programs/$1" | head -1 | cut -d: -f1; }
 
 # Runs python3 assertions against a JSON report: check_json FILE <<'PY' ... PY
 # The script sees `d` (the document), `leaks`, `devices`, and helpers:
-# frame(f) -> "function file:line" with the file's basename.
-check_json() {
-    local file=$1
-    python3 -c '
-import json, os, sys
-d = json.load(open(sys.argv[1]))
-leaks = d["leaks"]; devices = {x["device"]: x for x in d["devices"]}
-def frame(f):
-    return "%s %s:%s" % (f["function"], os.path.basename(f["file"] or "?"), f["line"])
-def eq(got, want, what):
-    if got != want:
-        sys.exit("FAIL: %s: got %r, expected %r" % (what, got, want))
-exec(sys.stdin.read())
-' "$file"
-}
-
-# check_multi_json FILE <<'PY' ... PY: the same for diff and merge JSON,
-# which have no leaks or devices members.
-check_multi_json() {
+# frame(f) -> "function file:line" with the file's basename; eq(got, want, what).
+# check_multi_json is the same for diff and merge JSON, which have no leaks or
+# devices members.
+json_assert() { # FILE PRELUDE (python run before the script on stdin)
     python3 -c '
 import json, os, sys
 d = json.load(open(sys.argv[1]))
@@ -123,6 +108,9 @@ def frame(f):
 def eq(got, want, what):
     if got != want:
         sys.exit("FAIL: %s: got %r, expected %r" % (what, got, want))
+exec(sys.argv[2])
 exec(sys.stdin.read())
-' "$1"
+' "$1" "$2"
 }
+check_json() { json_assert "$1" 'leaks = d["leaks"]; devices = {x["device"]: x for x in d["devices"]}'; }
+check_multi_json() { json_assert "$1" ''; }
