@@ -103,3 +103,19 @@ expect_eq "$rc" 6 "exit code with a handle never released"
 grep -q '^1 imported handle' handle.txt || fail "the handle is still reported"
 rc=0; "$REPORT" --suppressions map.supp --error-exitcode 6 --min-bytes 1 "$final" >/dev/null || rc=$?
 expect_eq "$rc" 0 "--min-bytes hides a handle of unknown size"
+
+# A driver that hands out the same handle for every import of the same
+# memory (FAKECUDA_IMPORT_REUSE=1): each import is one more reference of one
+# handle, so one record, from the first import, which is still referenced at
+# exit (four imports, three releases); the mapping never unmapped as before.
+mkdir reuse && (cd reuse && FAKECUDA_IMPORT_REUSE=1 traced "$TPROG/vmm_import" direct >pids) || fail "reuse: run"
+imp=$(awk '$1 == "importer" {print $2}' reuse/pids)
+"$REPORT" --json "reuse/gpuleak.$imp.1.snap" >reuse.json
+first=$(site_line vmm_import.c "IMPORT-SITE: first")
+check_json reuse.json <<PY
+eq([(g["bytes"], g["count"], g["api"], frame(g["frames"][0])) for g in d["mapped"]["groups"]],
+   [(4194304, 1, "cuMemMap", "leak_imported_mapping vmm_import.c:$line"),
+    (0, 1, "cuMemImportFromShareableHandle", "importer vmm_import.c:$first")], "reuse: mapped")
+eq((d["timeline"]["allocs"], d["timeline"]["frees"]), (16, 14), "reuse: one import record, never freed")
+eq(leaks, [], "reuse: no leaks of its own")
+PY

@@ -14,6 +14,8 @@
  *     (leak_imported_handle): a reference that keeps the exporter's memory
  *     alive with no mapping at all,
  *   - releases the first imported handle (the leaked mapping keeps it alive).
+ * Under FAKECUDA_IMPORT_REUSE=1 every import returns the first handle again
+ * (a driver may): then that handle is the one left with a reference.
  * Under gpuleak the importer asks for a snapshot, mapped.snap, while the
  * leaked mapping and the ten are live.  The exporter reads back what the
  * importer wrote: one physical allocation.
@@ -209,7 +211,7 @@ static void importer(int sock, const char *how)
     struct driver d;
     get_driver(&d, how);
     CUmemGenericAllocationHandle h, own;
-    check(d.import(&h, (void *)(intptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+    check(d.import(&h, (void *)(intptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR), /* IMPORT-SITE: first */
           "cuMemImportFromShareableHandle");
     /* What a real importer does to learn how to map it. */
     CUmemAllocationProp p;

@@ -17,6 +17,7 @@
 
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct fc_mh {
@@ -225,8 +226,31 @@ int fc_vmm_shareable_fd(CUmemGenericAllocationHandle handle)
     return m->fd;
 }
 
+/* A live imported handle of the same memory (file) as fd, or NULL. */
+static struct fc_mh *imported_same(int fd)
+{
+    struct stat a, b;
+    if (fstat(fd, &a) != 0)
+        return NULL;
+    for (struct fc_mh *m = handles; m; m = m->next)
+        if (m->imported && m->refs > 0 && fstat(m->fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            return m;
+    return NULL;
+}
+
 CUmemGenericAllocationHandle fc_vmm_adopt(int fd, size_t size, const CUmemAllocationProp *prop)
 {
+    if (fc_import_reuse) {
+        fc_lock();
+        struct fc_mh *old = imported_same(fd);
+        if (old)
+            old->refs++;
+        fc_unlock();
+        if (old) {
+            close(fd); /* adopted: the handle keeps its own descriptor */
+            return (CUmemGenericAllocationHandle)(uintptr_t)old;
+        }
+    }
     struct fc_mh *m = calloc(1, sizeof *m);
     if (!m)
         return 0;
