@@ -139,6 +139,19 @@ $(TPROG_DIR)/fake_torch_stripped: tests/programs/fake_torch_stripped.c $(TPROG_D
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(TPROG_DIR)/stripped -lc10_cuda -Wl,-rpath,'$$ORIGIN/stripped'
 
+# Other frameworks' caching allocators (tests/t_framework_caches.sh): C++
+# names in the program, file names for the modules it loads.
+FAKE_MODULES = $(TPROG_DIR)/fw/cupy/cuda/memory.cpython-311-x86_64-linux-gnu.so \
+               $(TPROG_DIR)/fw/cupy/cuda/pinned_memory.cpython-311-x86_64-linux-gnu.so \
+               $(TPROG_DIR)/fw/libcublasLt.so.12
+TEST_PROGS += $(TPROG_DIR)/fake_frameworks $(FAKE_MODULES)
+$(TPROG_DIR)/fake_frameworks: tests/programs/fake_frameworks.cc $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $(SAN_FLAGS) $(CUDA_INC) -o $@ $< -L$(FC_DIR) -lcudart -ldl
+$(FAKE_MODULES): tests/programs/fake_module.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -fPIC -shared -o $@ $< -L$(FC_DIR) -lcudart
+
 # Memory shared between two processes (tests/t_ipc.sh): an exporter and a
 # forked importer, the importer through the shared runtime, the driver, or
 # the static runtime.
