@@ -41,6 +41,7 @@ enum gl_record_type {
     GL_REC_ENV = 12,     /* allocator-related environment variables */
     GL_REC_BAD_FREES = 13, /* array: frees of addresses with no live allocation */
     GL_REC_CALLS = 14,     /* array: allocation calls and frees per stack */
+    GL_REC_TEARDOWN = 15,  /* array: allocations freed only by a context teardown */
     GL_REC_END = 0xffffffffu, /* last record; nothing may follow it */
 };
 
@@ -151,6 +152,18 @@ enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
  * At most GL_BAD_FREE_MAX entries; later new sites are only counted in
  * DEVICES' unknown_free_count. */
 #define GL_BAD_FREE_ENTRY_SIZE 40u
+
+/* TEARDOWN entry (40 bytes): allocations the program never freed that a
+ * context teardown released (cudaDeviceReset, cuDevicePrimaryCtxReset,
+ * cuCtxDestroy) -- what compute-sanitizer's leak check reports at
+ * cudaDeviceReset.  One per (stack, kind, API, device, teardown call):
+ *   0 u64 bytes   8 u64 count   16 u64 time_ns (the first such teardown)
+ *  24 u32 stack_id (of the allocation)   28 i32 device
+ *  32 u16 kind   34 u16 api (the allocation's)   36 u16 teardown (its API)
+ *  38 u16 reserved(0)
+ * At most GL_TEARDOWN_MAX entries; later new groups are not kept. */
+#define GL_TEARDOWN_ENTRY_SIZE 40u
+#define GL_TEARDOWN_MAX 1024u
 #define GL_BAD_FREE_MAX 256u
 #define GL_BAD_FREE_F_REJECTED 0x1u /* CUDA refused the free too */
 
@@ -268,7 +281,10 @@ static inline int gl_kind_is_mapping(unsigned k) { return k == GL_KIND_IPC || k 
     X(CU_MEM_FREE_ASYNC_PTSZ, "cuMemFreeAsync_ptsz")                     \
     X(CU_IPC_CLOSE_MEM_HANDLE, "cuIpcCloseMemHandle")                    \
     X(CU_DESTROY_EXTERNAL_MEMORY, "cuDestroyExternalMemory")             \
-    X(CU_MEM_IMPORT_FROM_SHAREABLE_HANDLE, "cuMemImportFromShareableHandle") /* kind ipc, size 0 */
+    X(CU_MEM_IMPORT_FROM_SHAREABLE_HANDLE, "cuMemImportFromShareableHandle") /* kind ipc, size 0 */ \
+    X(CUDA_DEVICE_RESET, "cudaDeviceReset") /* teardowns, named in TEARDOWN */ \
+    X(CU_DEVICE_PRIMARY_CTX_RESET, "cuDevicePrimaryCtxReset_v2")          \
+    X(CU_CTX_DESTROY, "cuCtxDestroy_v2")
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

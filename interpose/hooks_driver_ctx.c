@@ -1,5 +1,6 @@
 /* Context lifetime: destroying or resetting a context releases all of its
- * memory without any free call, so its records are dropped here.  The hook on
+ * memory without any free call, so its records are dropped here (and noted
+ * as leaked until then, teardown.h).  The hook on
  * cuDevicePrimaryCtxRetain only learns each device's primary context handle
  * (record.c), so that driver allocations made in it are attributed to the
  * same context as the runtime's. */
@@ -8,6 +9,7 @@
 
 #include "hook.h"
 #include "record.h"
+#include "snapshot_format.h"
 
 #define NO_DRIVER CUDA_ERROR_NOT_INITIALIZED
 
@@ -29,7 +31,7 @@ GL_HOOK(CUresult, cuDevicePrimaryCtxReset_v2, (CUdevice dev))
     bool track = gl_enter();
     CUresult rc = real(dev);
     if (track && rc == CUDA_SUCCESS)
-        gl_track_drop_context(dev, 0, 0);
+        gl_track_drop_context(dev, 0, 0, GL_API_CU_DEVICE_PRIMARY_CTX_RESET);
     gl_leave();
     return rc;
 }
@@ -40,7 +42,7 @@ GL_HOOK(CUresult, cuCtxDestroy_v2, (CUcontext ctx))
     bool track = gl_enter();
     CUresult rc = real(ctx);
     if (track && rc == CUDA_SUCCESS && ctx != NULL)
-        gl_track_drop_context(GL_ANY_OWNER, (uintptr_t)ctx, 0);
+        gl_track_drop_context(GL_ANY_OWNER, (uintptr_t)ctx, 0, GL_API_CU_CTX_DESTROY);
     gl_leave();
     return rc;
 }

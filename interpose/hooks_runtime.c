@@ -232,7 +232,7 @@ GL_HOOK(cudaError_t, cudaDeviceReset, (void))
     /* Everything the primary context owned is gone, except stream-ordered
      * allocations, which cudaDeviceReset documents it does not destroy. */
     if (track && rc == cudaSuccess)
-        gl_track_drop_context(device, 0, 1u << GL_KIND_POOL);
+        gl_track_drop_context(device, 0, 1u << GL_KIND_POOL, GL_API_CUDA_DEVICE_RESET);
     gl_leave();
     return rc;
 }

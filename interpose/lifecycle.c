@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bad_free.h"
+#include "teardown.h"
 #include "config.h"
 #include "driver_view.h"
 #include "gpuleak.h"
@@ -86,6 +87,7 @@ static void postfork_child(void)
     gl_ipc_postfork_child();
     gl_py_postfork_child();
     gl_bad_free_postfork_child();
+    gl_teardown_postfork_child();
     atomic_store(&final_done, false);
 }
 

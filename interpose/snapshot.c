@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bad_free.h"
+#include "teardown.h"
 #include "config.h"
 #include "driver_view.h"
 #include "internal.h"
@@ -406,6 +407,25 @@ static void write_vmm(struct writer *w)
 }
 
 /* Taken before the state copy, so every stack it names is in the copy. */
+static void write_teardowns(struct writer *w, const struct gl_teardown *t, size_t n)
+{
+    if (n == 0)
+        return;
+    w_record(w, GL_REC_TEARDOWN, (uint32_t)n, (uint64_t)n * GL_TEARDOWN_ENTRY_SIZE);
+    for (size_t i = 0; i < n; i++) {
+        w_u64(w, t[i].bytes);
+        w_u64(w, t[i].count);
+        w_u64(w, t[i].time_ns);
+        w_u32(w, t[i].stack_id);
+        w_u32(w, (uint32_t)t[i].device);
+        w_u16(w, t[i].kind);
+        w_u16(w, t[i].api);
+        w_u16(w, t[i].teardown);
+        w_u16(w, 0);
+    }
+}
+
+/* Taken before the state copy, so every stack it names is in the copy. */
 static void write_bad_frees(struct writer *w, const struct gl_bad_free *b, size_t n)
 {
     if (n == 0)
@@ -580,9 +600,12 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
     gl_track_mark(GL_EV_SNAPSHOT, 0, index);
     size_t nbad;
     struct gl_bad_free *bad = gl_bad_free_copy(&nbad); /* NULL: none, or no memory for them */
+    size_t ntorn;
+    struct gl_teardown *torn = gl_teardown_copy(&ntorn);
     struct gl_state_copy copy;
     if (!gl_track_copy(&copy)) {
         free(bad);
+        free(torn);
         gl_warn_once(&warned_mem, "out of memory while taking a snapshot; none written");
         goto out;
     }
@@ -590,6 +613,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
     if (gl_modules_collect(&mods) != 0) {
         gl_state_copy_free(&copy);
         free(bad);
+        free(torn);
         gl_warn_once(&warned_mem, "out of memory while taking a snapshot; none written");
         goto out;
     }
@@ -619,6 +643,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         write_vmm(w);
         write_bad_frees(w, bad, nbad);
         write_calls(w, &copy);
+        write_teardowns(w, torn, ntorn);
         uint64_t end_offset = w->offset;
         uint64_t records = w->records;
         w_record(w, GL_REC_END, 1, GL_END_SIZE);
@@ -640,6 +665,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
     }
     free(w);
     free(bad);
+    free(torn);
     gl_modules_free(&mods);
     gl_state_copy_free(&copy);
 out:

@@ -11,6 +11,7 @@
 #include "lanes.h"
 #include "log.h"
 #include "snapshot_format.h"
+#include "teardown.h"
 
 #define SHARDS 64
 
@@ -351,7 +352,7 @@ void gl_track_configure_history(size_t max_entries)
     gl_exclusive_leave();
 }
 
-size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds)
+size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds, uint16_t teardown_api)
 {
     size_t dropped = 0;
     /* Exclusive: a teardown is rare and must not race with frees of the
@@ -375,7 +376,10 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds)
                 table_unlink(sh, link);
                 struct gl_acct_event ev = acct_event(r);
                 gl_acct_free(&none, &ev);
-                history_of(r, GL_EV_FREE, take_seq(), now_ns(), 0);
+                uint64_t t = now_ns();
+                history_of(r, GL_EV_FREE, take_seq(), t, 0);
+                /* never freed by the program: a leak until this teardown */
+                gl_teardown_note(r->stack ? r->stack->id : 0, r->device, r->kind, r->api, r->size, teardown_api, t);
                 rec_free(sh, r);
                 dropped++;
             }

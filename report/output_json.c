@@ -5,6 +5,7 @@
 #include "bad_frees.h"
 #include "calls.h"
 #include "json.h"
+#include "teardown.h"
 
 #define SCHEMA_VERSION 2
 
@@ -341,6 +342,7 @@ void output_json(struct report_ctx *r)
     if (r->sections & SEC_LEAKS) {
         leaks(r, &j);
         json_bad_frees(r, &j);
+        json_torn(r, &j);
         json_calls(r, &j);
     }
     devices(r, &j);

@@ -11,6 +11,7 @@
 
 #include "bad_frees.h"
 #include "calls.h"
+#include "teardown.h"
 #include "textout.h"
 
 void text_timeline(struct report_ctx *r);
@@ -124,6 +125,7 @@ static void summary(struct report_ctx *r)
             summary_line(f, at_exit ? "never released:" : "mapped:", a->mapped.bytes,
                          a->mapped.count, a->mapped.total, "mapping");
         text_bad_frees_summary(r);
+        text_torn_summary(r);
     }
     for (size_t d = 0; d < a->ndevs; d++) {
         const struct snap_device *dv = a->devs[d].dev;
@@ -570,6 +572,7 @@ void output_text(struct report_ctx *r)
         caches(r);
         mapped(r);
         text_bad_frees(r);
+        text_torn(r, r->top);
         leak_summary(r);
         text_calls(r, r->top ? r->top : CALLS_SHOWN);
     }

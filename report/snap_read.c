@@ -27,7 +27,8 @@ struct parser {
     size_t errlen;
     bool failed;
     size_t cap_modules, cap_stacks, cap_pcs, cap_allocs, cap_devices,
-        cap_peaks, cap_events, cap_pools, cap_vmms, cap_labels, cap_pyframes, cap_bad_frees, cap_calls;
+        cap_peaks, cap_events, cap_pools, cap_vmms, cap_labels, cap_pyframes, cap_bad_frees, cap_calls,
+        cap_teardowns;
 };
 
 static int fail(struct parser *p, size_t off, const char *fmt, ...)
@@ -423,6 +424,36 @@ static int parse_bad_frees(struct parser *p, size_t hdr, size_t off, uint32_t co
     return 0;
 }
 
+static int parse_teardowns(struct parser *p, size_t hdr, size_t off, uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (count > GL_TEARDOWN_MAX - s->nteardowns)
+        return fail(p, hdr, "more than %u teardown entries", GL_TEARDOWN_MAX);
+    if (array_stride(p, hdr, "TEARDOWN", count, length, GL_TEARDOWN_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->teardowns, &p->cap_teardowns, s->nteardowns + count, sizeof *s->teardowns, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_teardown *q = &s->teardowns[s->nteardowns];
+        q->bytes = get64(b + 0);
+        q->count = get64(b + 8);
+        q->time_ns = get64(b + 16);
+        q->stack_id = get32(b + 24);
+        q->device = geti32(b + 28);
+        q->kind = get16(b + 32);
+        q->api = get16(b + 34);
+        q->teardown = get16(b + 36);
+        if (check_device(p, q->device, eo + 28))
+            return -1;
+        if (q->count == 0)
+            return fail(p, eo + 8, "teardown entry with a count of 0");
+        s->nteardowns++;
+    }
+    return 0;
+}
+
 /* Entries with no calls (a writer's padding) are skipped. */
 static int parse_calls(struct parser *p, size_t hdr, size_t off, uint32_t count, uint64_t length)
 {
@@ -647,6 +678,11 @@ static int validate(struct parser *p, size_t end_off)
         if (id && !snap_find_stack(s, id))
             return fail(p, end_off, "calls entry %zu refers to undefined stack id %u", i, id);
     }
+    for (size_t i = 0; i < s->nteardowns; i++) {
+        uint32_t id = s->teardowns[i].stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "teardown entry %zu refers to undefined stack id %u", i, id);
+    }
     for (size_t i = 0; i < s->nbad_frees; i++) {
         uint32_t id = s->bad_frees[i].stack_id;
         if (id && !snap_find_stack(s, id))
@@ -714,6 +750,7 @@ static int parse(struct parser *p)
         case GL_REC_POOLS: rc = parse_pools(p, pos, body, count, length); break;
         case GL_REC_VMM: rc = parse_vmms(p, pos, body, count, length); break;
         case GL_REC_BAD_FREES: rc = parse_bad_frees(p, pos, body, count, length); break;
+        case GL_REC_TEARDOWN: rc = parse_teardowns(p, pos, body, count, length); break;
         case GL_REC_CALLS: rc = parse_calls(p, pos, body, count, length); break;
         case GL_REC_LABEL: rc = parse_label(p, body, end); break;
         case GL_REC_PYFRAME: rc = parse_pyframe(p, body, end); break;
@@ -844,6 +881,7 @@ void snap_free(struct snapshot *s)
     free(s->pools);
     free(s->vmms);
     free(s->bad_frees);
+    free(s->teardowns);
     free(s->calls);
     for (size_t i = 0; i < s->nlabels; i++)
         free_str(&s->labels[i].text);

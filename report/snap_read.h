@@ -81,6 +81,14 @@ struct snap_bad_free {
     uint16_t api, flags; /* GL_BAD_FREE_F_* */
 };
 
+/* TEARDOWN entry: allocations never freed that a context teardown released. */
+struct snap_teardown {
+    uint64_t bytes, count, time_ns;
+    uint32_t stack_id;
+    int32_t device;
+    uint16_t kind, api, teardown;
+};
+
 /* CALLS entry: allocation calls and frees made with one stack. */
 struct snap_calls {
     uint32_t stack_id;
@@ -128,6 +136,8 @@ struct snapshot {
     size_t nbad_frees;
     struct snap_calls *calls;
     size_t ncalls;
+    struct snap_teardown *teardowns;
+    size_t nteardowns;
     struct snap_label *labels; /* sorted by id after a successful parse */
     size_t nlabels;
     struct snap_pyframe *pyframes; /* sorted by id after a successful parse */

@@ -53,7 +53,7 @@ def fmt(n):
 
 # ---------------------------------------------------------------- checks list
 
-CUDA_CHECKS = ["rt-shared", "rt-static", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
+CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
                "vmm", "vmm-import", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
@@ -64,6 +64,7 @@ DESCRIPTIONS = {
     "nvcc": "the real CUDA test programs, built with nvcc (-cudart shared/static/none)",
     "rt-shared": "runtime_kinds.c, -cudart shared: every runtime family, exact leaks and counts",
     "rt-static": "runtime_kinds.c, -cudart static: caught at the driver layer",
+    "reset": "runtime_kinds.c reset: cudaDeviceReset releases leaked memory but stream-ordered; reported as torn down",
     "drv-direct": "driver_paths.c: driver API linked directly",
     "drv-dlsym": "driver_paths.c: dlopen(libcuda.so.1) + dlsym",
     "drv-procaddr": "driver_paths.c: cuGetProcAddress by base name (and per-thread: _ptsz)",
@@ -510,6 +511,23 @@ RT_TO_DRV = {"cudaMalloc": "cuMemAlloc_v2", "cudaMallocManaged": "cuMemAllocMana
              "cudaHostAlloc": "cuMemHostAlloc", "cudaHostRegister": "cuMemHostRegister_v2",
              "cudaMallocArray": "cuArrayCreate_v2", "cudaMalloc3D": "cuMemAllocPitch_v2",
              "cudaMalloc3DArray": "cuArray3DCreate_v2", "cudaMallocMipmappedArray": "cuMipmappedArrayCreate"}
+
+
+def check_reset(ctx):
+    """tests/t_teardown.sh's cudaDeviceReset part on the real runtime: what the
+    reset released (device and managed) is listed as freed only by a context
+    teardown, the stream-ordered allocation it documents it keeps is a leak."""
+    d = check_dir(ctx, "reset")
+    run_traced(ctx, d, "runtime_kinds", prog(ctx, "rk_shared"), ["reset"], os.path.join(d, "reset.snap"))
+    r = report_json(ctx, d, "reset.snap")
+    expect([(l["kind"], l["bytes"], user_function(l["frames"])) for l in r["leaks"]],
+           [("pool", 300000, "leak_async")], "leaks after cudaDeviceReset")
+    t = r.get("teardown_leaks", {})
+    got = sorted((g["kind"], g["bytes"], g["api"], g["teardown"], user_function(g["frames"])) for g in t.get("groups", []))
+    expect(got, [("device", 100000, "cudaMalloc", "cudaDeviceReset", "leak_device"),
+                 ("managed", 200000, "cudaMallocManaged", "cudaDeviceReset", "leak_managed")],
+           "freed only by the reset")
+    return "cudaDeviceReset: 100,000 B device + 200,000 B managed torn down at their lines; 300,000 B pool kept"
 
 
 def check_runtime_kinds(ctx, how):
@@ -1428,6 +1446,7 @@ def main(argv):
     checks = [("build", lambda: check_build(ctx)), ("nvcc", lambda: check_nvcc(ctx)),
               ("rt-shared", lambda: check_runtime_kinds(ctx, "shared")),
               ("rt-static", lambda: check_runtime_kinds(ctx, "static")),
+              ("reset", lambda: check_reset(ctx)),
               ("drv-direct", lambda: check_driver(ctx, "direct")),
               ("drv-dlsym", lambda: check_driver(ctx, "dlsym")),
               ("drv-procaddr", lambda: check_driver(ctx, "procaddr")),
