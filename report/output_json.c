@@ -85,19 +85,26 @@ static void options(struct report_ctx *r, struct json *j)
     json_end_obj(j);
 }
 
+/* The first members of every group object: what, how much, where, by which API. */
+void json_group_head(struct json *j, uint64_t bytes, uint64_t count, unsigned kind, int32_t device, unsigned api);
+void json_group_head(struct json *j, uint64_t bytes, uint64_t count, unsigned kind, int32_t device, unsigned api)
+{
+    json_key(j, "bytes"); json_u64(j, bytes);
+    json_key(j, "count"); json_u64(j, count);
+    json_key(j, "kind"); json_str(j, gl_kind_name(kind));
+    json_key(j, "kind_code"); json_u64(j, kind);
+    json_key(j, "device"); json_i64(j, device);
+    json_key(j, "api"); json_str(j, gl_api_name(api));
+    json_key(j, "api_code"); json_u64(j, api);
+}
+
 static void groups(struct report_ctx *r, struct json *j, const struct group_list *l)
 {
     json_arr(j);
     for (size_t i = 0; i < l->n; i++) {
         const struct leak_group *g = &l->g[i];
         json_obj(j);
-        json_key(j, "bytes"); json_u64(j, g->bytes);
-        json_key(j, "count"); json_u64(j, g->count);
-        json_key(j, "kind"); json_str(j, gl_kind_name(g->kind));
-        json_key(j, "kind_code"); json_u64(j, g->kind);
-        json_key(j, "device"); json_i64(j, g->device);
-        json_key(j, "api"); json_str(j, gl_api_name(g->api));
-        json_key(j, "api_code"); json_u64(j, g->api);
+        json_group_head(j, g->bytes, g->count, g->kind, g->device, g->api);
         {
             const char *via = g->cs ? r->db->cs[g->cs].via_static : NULL;
             json_key(j, "via_static_runtime");

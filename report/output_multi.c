@@ -120,13 +120,8 @@ static void text_fresh(struct report_ctx *r, const struct diff_result *d)
     for (size_t i = 0; i < d->nfresh_shown; i++) {
         const struct newgroup *g = &d->fresh[i];
         fputc('\n', f);
-        put_bytes(f, g->bytes);
-        fputs(" in ", f);
-        put_count(f, g->count, "allocation");
-        fputs(": ", f);
-        put_kind(f, g->kind);
-        fputs(" memory on ", f);
-        put_where(f, g->device);
+        put_amount(r, TC_BOLD, g->bytes, g->count, "allocation");
+        put_kind_where(f, g->kind, g->device);
         put_rule(r, g->rule);
         fputc('\n', f);
         put_cs(r, "    ", g->cs);

@@ -166,10 +166,7 @@ static void group_when(struct report_ctx *r, const struct leak_group *g, const c
 static void group_where(struct report_ctx *r, const struct leak_group *g)
 {
     FILE *f = r->out;
-    fputs(": ", f);
-    put_kind(f, g->kind);
-    fputs(" memory on ", f);
-    put_where(f, g->device);
+    put_kind_where(f, g->kind, g->device);
     fputs(" (", f);
     put_api(f, g->api);
     const char *via = g->cs ? r->db->cs[g->cs].via_static : NULL;
@@ -184,12 +181,7 @@ static void group_where(struct report_ctx *r, const struct leak_group *g)
  * first line. */
 static void group_what(struct report_ctx *r, const struct leak_group *g, enum tcolor color, const char *noun)
 {
-    FILE *f = r->out;
-    tc_on(r, color);
-    put_bytes(f, g->bytes);
-    tc_off(r);
-    fputs(" in ", f);
-    put_count(f, g->count, noun);
+    put_amount(r, color, g->bytes, g->count, noun);
     group_where(r, g);
 }
 

@@ -12,7 +12,9 @@
 #include "suppress.h"
 #include "textout.h"
 
-void json_frames(struct json *j, const struct stackdb *db, uint32_t cs); /* output_json.c */
+/* output_json.c */
+void json_frames(struct json *j, const struct stackdb *db, uint32_t cs);
+void json_group_head(struct json *j, uint64_t bytes, uint64_t count, unsigned kind, int32_t device, unsigned api);
 
 #define CMP(a, b) do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
 
@@ -151,15 +153,8 @@ void text_torn(struct report_ctx *r, size_t top)
     for (size_t i = 0; i < shown; i++) {
         const struct torn_group *g = &t.g[i];
         fputc('\n', f);
-        tc_on(r, g->rule < 0 ? TC_RED : TC_YELLOW);
-        put_bytes(f, g->bytes);
-        tc_off(r);
-        fputs(" in ", f);
-        put_count(f, g->count, "allocation");
-        fputs(": ", f);
-        put_kind(f, g->kind);
-        fputs(" memory on ", f);
-        put_where(f, g->device);
+        put_amount(r, g->rule < 0 ? TC_RED : TC_YELLOW, g->bytes, g->count, "allocation");
+        put_kind_where(f, g->kind, g->device);
         fputs(" (", f);
         put_api(f, g->api);
         fputs("), released by ", f);
@@ -202,13 +197,7 @@ void json_torn(struct report_ctx *r, struct json *j)
     for (size_t i = 0; i < t.n; i++) {
         const struct torn_group *g = &t.g[i];
         json_obj(j);
-        json_key(j, "bytes"); json_u64(j, g->bytes);
-        json_key(j, "count"); json_u64(j, g->count);
-        json_key(j, "kind"); json_str(j, gl_kind_name(g->kind));
-        json_key(j, "kind_code"); json_u64(j, g->kind);
-        json_key(j, "device"); json_i64(j, g->device);
-        json_key(j, "api"); json_str(j, gl_api_name(g->api));
-        json_key(j, "api_code"); json_u64(j, g->api);
+        json_group_head(j, g->bytes, g->count, g->kind, g->device, g->api);
         json_key(j, "teardown"); json_str(j, gl_api_name(g->teardown));
         json_key(j, "teardown_code"); json_u64(j, g->teardown);
         json_key(j, "time_ns"); json_u64(j, g->time_ns);

@@ -103,6 +103,23 @@ void put_where(FILE *f, int32_t dev)
         fprintf(f, "device %d", dev);
 }
 
+void put_amount(const struct report_ctx *r, enum tcolor c, uint64_t bytes, uint64_t count, const char *noun)
+{
+    tc_on(r, c);
+    put_bytes(r->out, bytes);
+    tc_off(r);
+    fputs(" in ", r->out);
+    put_count(r->out, count, noun);
+}
+
+void put_kind_where(FILE *f, unsigned kind, int32_t dev)
+{
+    fputs(": ", f);
+    put_kind(f, kind);
+    fputs(" memory on ", f);
+    put_where(f, dev);
+}
+
 /* Kinds and APIs newer than this reader print with their number. */
 void put_kind(FILE *f, unsigned kind)
 {

@@ -27,6 +27,11 @@ void put_count(FILE *f, uint64_t n, const char *noun);
 void put_secs(FILE *f, uint64_t ns);
 void put_where(FILE *f, int32_t dev);
 void put_kind(FILE *f, unsigned kind);
+/* "BYTES in N NOUNs", the bytes in colour (or bold) c when colour is on:
+ * the start of a group's first line. */
+void put_amount(const struct report_ctx *r, enum tcolor c, uint64_t bytes, uint64_t count, const char *noun);
+/* ": KIND memory on WHERE" */
+void put_kind_where(FILE *f, unsigned kind, int32_t dev);
 void put_api(FILE *f, unsigned api);
 const char *base_name(const char *p);
 /* "function (file:line)" or "module+0xOFF" or "0xADDR": one line's worth */
