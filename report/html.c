@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "bad_frees.h"
+#include "teardown.h"
 #include "calls.h"
 #include "json.h"
 #include "radix.h"
@@ -828,6 +829,36 @@ static void put_call_rows(struct hw *w, const struct report_ctx *r)
     calls_free(&c);
 }
 
+/* Memory never freed that a context teardown released, most bytes first. */
+static void put_teardown_rows(struct hw *w, const struct report_ctx *r)
+{
+    FILE *f = w->f;
+    struct torn_groups t;
+    if (torn_build(r->v, &t) != 0)
+        t = (struct torn_groups){0};
+    key(w, "teardown");
+    fputc('[', f);
+    size_t n = t.n < HT_ROWS ? t.n : HT_ROWS;
+    for (size_t i = 0; i < n; i++) {
+        const struct torn_group *g = &t.g[i];
+        sep(w, i);
+        obj(w);
+        kv_u(w, "bytes", g->bytes);
+        kv_u(w, "count", g->count);
+        kv_s(w, "kind", gl_kind_name(g->kind));
+        kv_i(w, "device", g->device);
+        kv_s(w, "api", gl_api_name(g->api));
+        kv_s(w, "teardown", gl_api_name(g->teardown));
+        kv_u(w, "time_ns", g->time_ns);
+        kv_s(w, "rule", g->rule >= 0 ? r->sup->rules[g->rule].name : "");
+        kv_i(w, "stack", stack_local(w, g->cs));
+        end_obj(w);
+    }
+    fputc(']', f);
+    w->first = false;
+    torn_free(&t);
+}
+
 static void put_tables(struct hw *w, const struct report_ctx *r)
 {
     const struct analysis *a = r->a;
@@ -840,6 +871,7 @@ static void put_tables(struct hw *w, const struct report_ctx *r)
     put_leak_rows(w, "suppressed", &a->suppressed, r);
     put_leak_rows(w, "mapped", &a->mapped, r);
     put_bad_free_rows(w, r);
+    put_teardown_rows(w, r);
     put_call_rows(w, r);
     key(w, "peak");
     fputc('[', w->f);

@@ -48,6 +48,12 @@ mkdir bf && (cd bf && GPULEAK_FREE_STACKS=1 traced "$TPROG/bad_free" >/dev/null)
 "$REPORT" --json bf/gpuleak.*.snap > bf.json
 python3 "$check" bf.html bf.json || fail "double free page"
 
+# memory a context teardown released: its table
+mkdir td && (cd td && traced "$TPROG/driver_lifecycle" ctx) || fail "driver_lifecycle run"
+"$REPORT" --html td.html td/gpuleak.*.snap
+"$REPORT" --json td/gpuleak.*.snap > td.json
+python3 "$check" td.html td.json || fail "teardown page"
+
 # a live run: the allocation calls table
 mkdir live && (cd live && traced "$TPROG/churn" 2 100 >/dev/null) || fail "churn run"
 "$REPORT" --html c.html live/gpuleak.*.snap

@@ -618,6 +618,14 @@
           return s;
         }));
     }
+    if (T.teardown && T.teardown.length) { /* never freed; released by cudaDeviceReset or a context teardown */
+      sec.appendChild(el('h3', {text: 'Freed only by a context teardown (never freed by the program; compute-sanitizer reports these as leaks)'}));
+      sec.appendChild(table('teardown-table', [['bytes', 'bytes', true, exact], ['size', 'bytes', true, function (v) { return human(v); }],
+        ['count', 'count', true, exact], ['kind', 'kind'], ['device', 'device', true, devName], ['API', 'api'],
+        ['released by', 'teardown'], ['rule', 'rule'],
+        ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+        T.teardown.slice(), function (r) { return r.stack; }));
+    }
     if (T.calls && T.calls.length) { /* allocation calls per stack, freed or not */
       sec.appendChild(el('h3', {text: 'Allocation calls: every call that made memory, by stack (cudaMalloc is slow, cudaFree waits for the device)'}));
       sec.appendChild(table('calls-table', [['calls', 'calls', true, exact], ['freed', 'frees', true, exact],

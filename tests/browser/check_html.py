@@ -241,6 +241,10 @@ def main():
                 want.append("GPULEAK_FREE_STACKS=1 records it")
             missing = [w for w in want if w not in text]
             eq(missing, [], "invalid free %d: its opened row" % i)
+        torn = rep.get("teardown_leaks", {}).get("groups", [])
+        got = page.eval("Array.from(document.querySelectorAll('#teardown-table tbody tr.row'))"
+                        ".map(function(r){return [+r.cells[0].textContent.replace(/,/g,''), r.cells[6].textContent];})")
+        eq(got, [[g["bytes"], g["teardown"]] for g in torn][:200], "teardown table rows")
         calls = rep.get("allocation_calls", {}).get("sites", [])
         got = page.eval("Array.from(document.querySelectorAll('#calls-table tbody tr.row'))"
                         ".map(function(r){return [+r.cells[0].textContent.replace(/,/g,''),"
