@@ -46,6 +46,9 @@ struct gl_teardown *gl_teardown_copy(size_t *n)
 
 void gl_teardown_postfork_child(void)
 {
-    /* The parent's teardowns stay the child's history, as bad frees do. */
+    /* Another thread may have held the lock at fork.  What the parent leaked
+     * until a teardown is the parent's, as its live records are (the child
+     * starts with an empty table, track.c). */
     pthread_mutex_init(&lock, NULL);
+    used = 0;
 }

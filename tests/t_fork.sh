@@ -17,3 +17,20 @@ pids = {d["snapshot"]["pid"] for d in docs}
 if len(pids) != 2:
     sys.exit("FAIL: snapshots do not have two different pids: %r" % pids)
 PY
+
+# What the parent leaked until a cudaDeviceReset before the fork is the
+# parent's: the child's snapshot has no teardown leaks, nor live ones of the
+# parent's.
+mkdir reset && (cd reset && traced "$TPROG/scenarios" fork-reset) || fail "fork-reset"
+for s in reset/gpuleak.*.snap; do "$REPORT" --json "$s" >"$s.json"; done
+python3 - reset/gpuleak.*.snap.json <<'PY'
+import json, sys
+docs = [json.load(open(f)) for f in sys.argv[1:]]
+got = sorted(([(l["frames"][0]["function"], l["bytes"]) for l in d["leaks"]],
+              [(g["frames"][0]["function"], g["bytes"], g["teardown"]) for g in d["teardown_leaks"]["groups"]])
+             for d in docs)
+want = sorted([([], [("leak_runtime", 1048576, "cudaDeviceReset")]),
+               ([("leak_async", 131072)], [])])
+if got != want:
+    sys.exit("FAIL: got %r, expected %r" % (got, want))
+PY

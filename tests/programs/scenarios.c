@@ -215,9 +215,13 @@ int main(int argc, char **argv)
         unsigned left = 3;
         while ((left = sleep(left)) > 0)
             ;
-    } else if (!strcmp(what, "fork")) {
-        /* Parent and child each own exactly their own leaks. */
+    } else if (!strcmp(what, "fork") || !strcmp(what, "fork-reset")) {
+        /* Parent and child each own exactly their own leaks.  fork-reset:
+         * the parent's leak is released by cudaDeviceReset before the fork
+         * (a leak until that teardown, the parent's alone). */
         leak_runtime(MiB);
+        if (!strcmp(what, "fork-reset"))
+            check(cudaDeviceReset(), "cudaDeviceReset");
         fflush(NULL);
         pid_t pid = fork();
         if (pid == 0) {
@@ -248,7 +252,7 @@ int main(int argc, char **argv)
         void *q = leak_runtime(MiB);
         check(cudaFree(q), "cudaFree");
     } else {
-        fprintf(stderr, "usage: %s leak-runtime|leak-async|balanced|peak|errors|fork|oom|periodic DIR N|exit-thread|segv|abort|pool-wait|pool-exit|wait|handler-first|handler-later\n", argv[0]);
+        fprintf(stderr, "usage: %s leak-runtime|leak-async|balanced|peak|errors|fork|fork-reset|oom|periodic DIR N|exit-thread|segv|abort|pool-wait|pool-exit|wait|handler-first|handler-later\n", argv[0]);
         return 2;
     }
     return 0;
