@@ -46,11 +46,10 @@ GL_HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle handle))
      * first.  Mapped or still referenced: it stays live.  An imported
      * handle's record goes with its last reference, mapped or not (its
      * mappings have records of their own). */
-    struct gl_record *r = NULL;
-    if (track && gl_vmm_release_frees(handle))
-        r = gl_free_begin(GL_SPACE_VMM, handle);
-    else if (track && gl_vmm_release_ends_import(handle))
-        r = gl_free_begin(GL_SPACE_VMM_IMPORT, handle);
+    enum gl_vmm_release e = track ? gl_vmm_release_effect(handle) : GL_VMM_RELEASE_KEEPS;
+    struct gl_record *r = e == GL_VMM_RELEASE_FREES         ? gl_free_begin(GL_SPACE_VMM, handle)
+                          : e == GL_VMM_RELEASE_ENDS_IMPORT ? gl_free_begin(GL_SPACE_VMM_IMPORT, handle)
+                                                            : NULL;
     CUresult rc = real(handle);
     if (track) {
         if (rc == CUDA_SUCCESS)

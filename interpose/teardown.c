@@ -1,6 +1,7 @@
 #include "teardown.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,21 +13,41 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gl_teardown table[GL_TEARDOWN_MAX];
 static size_t used;
+/* A reset drops every record at once, inside the exclusive section (every
+ * thread waits): finding a record's group must not scan the table.  Open
+ * addressing over twice the table's size; a slot holds index + 1, 0 empty. */
+#define SLOTS (2 * GL_TEARDOWN_MAX)
+static uint16_t slots[SLOTS];
+
+static bool same(const struct gl_teardown *t, uint32_t stack_id, int32_t device, uint16_t kind, uint16_t api,
+                 uint16_t teardown)
+{
+    return t->stack_id == stack_id && t->device == device && t->kind == kind && t->api == api &&
+           t->teardown == teardown;
+}
+
+static size_t slot_of(uint32_t stack_id, int32_t device, uint16_t kind, uint16_t api, uint16_t teardown)
+{
+    uint64_t h = ((uint64_t)stack_id << 32 | (uint32_t)device) * 0x9e3779b97f4a7c15u;
+    h ^= ((uint64_t)kind << 32 | (uint64_t)api << 16 | teardown) * 0xc2b2ae3d27d4eb4fu;
+    return (size_t)(h >> 40) % SLOTS;
+}
 
 void gl_teardown_note(uint32_t stack_id, int32_t device, uint16_t kind, uint16_t api, uint64_t bytes,
                       uint16_t teardown, uint64_t time_ns)
 {
     pthread_mutex_lock(&lock);
-    size_t i = 0;
-    while (i < used && !(table[i].stack_id == stack_id && table[i].device == device && table[i].kind == kind &&
-                         table[i].api == api && table[i].teardown == teardown))
-        i++;
-    if (i < used) {
-        table[i].bytes = table[i].bytes + bytes < table[i].bytes ? UINT64_MAX : table[i].bytes + bytes;
-        table[i].count++;
+    size_t k = slot_of(stack_id, device, kind, api, teardown);
+    while (slots[k] != 0 && !same(&table[slots[k] - 1], stack_id, device, kind, api, teardown))
+        k = (k + 1) % SLOTS; /* never full: at most half the slots are used */
+    if (slots[k] != 0) {
+        struct gl_teardown *t = &table[slots[k] - 1];
+        t->bytes = t->bytes + bytes < t->bytes ? UINT64_MAX : t->bytes + bytes;
+        t->count++;
     } else if (used < GL_TEARDOWN_MAX) {
-        table[used++] = (struct gl_teardown){.bytes = bytes, .count = 1, .time_ns = time_ns, .stack_id = stack_id,
-                                             .device = device, .kind = kind, .api = api, .teardown = teardown};
+        table[used] = (struct gl_teardown){.bytes = bytes, .count = 1, .time_ns = time_ns, .stack_id = stack_id,
+                                           .device = device, .kind = kind, .api = api, .teardown = teardown};
+        slots[k] = (uint16_t)++used;
     }
     pthread_mutex_unlock(&lock);
 }
@@ -51,4 +72,5 @@ void gl_teardown_postfork_child(void)
      * starts with an empty table, track.c). */
     pthread_mutex_init(&lock, NULL);
     used = 0;
+    memset(slots, 0, sizeof slots);
 }

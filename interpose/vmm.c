@@ -115,22 +115,17 @@ bool gl_vmm_retained(uint64_t handle)
     return s != NULL;
 }
 
-bool gl_vmm_release_frees(uint64_t handle)
+enum gl_vmm_release gl_vmm_release_effect(uint64_t handle)
 {
     pthread_mutex_lock(&vmm_lock);
     struct handle_state *s = find_handle(handle);
-    bool frees = s == NULL || (!s->imported && s->mappings == 0 && s->refs <= 1);
+    enum gl_vmm_release e = GL_VMM_RELEASE_KEEPS;
+    if (s == NULL || (!s->imported && s->mappings == 0 && s->refs <= 1))
+        e = GL_VMM_RELEASE_FREES;
+    else if (s->imported && s->refs == 1)
+        e = GL_VMM_RELEASE_ENDS_IMPORT;
     pthread_mutex_unlock(&vmm_lock);
-    return frees;
-}
-
-bool gl_vmm_release_ends_import(uint64_t handle)
-{
-    pthread_mutex_lock(&vmm_lock);
-    struct handle_state *s = find_handle(handle);
-    bool ends = s != NULL && s->imported && s->refs == 1;
-    pthread_mutex_unlock(&vmm_lock);
-    return ends;
+    return e;
 }
 
 bool gl_vmm_released(uint64_t handle)

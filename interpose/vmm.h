@@ -33,12 +33,12 @@ bool gl_vmm_retained(uint64_t handle);
 /* One reference was released.  Returns true if its memory is gone now (no
  * reference or mapping left), false if others keep it alive. */
 bool gl_vmm_released(uint64_t handle);
-/* Call before the real cuMemRelease: true if this release drops the last
- * reference of an unmapped handle, so that its memory goes at once. */
-bool gl_vmm_release_frees(uint64_t handle);
-/* Call before the real cuMemRelease: true if the handle was imported and
- * this release drops its last reference (its mappings may outlive it). */
-bool gl_vmm_release_ends_import(uint64_t handle);
+/* What a cuMemRelease of handle will end (call before the real one): the
+ * memory of an own, unmapped handle with its last reference (FREES; also for
+ * a handle not known here), the last reference of an imported handle, whose
+ * mappings may outlive it (ENDS_IMPORT), or nothing (KEEPS). */
+enum gl_vmm_release { GL_VMM_RELEASE_KEEPS, GL_VMM_RELEASE_FREES, GL_VMM_RELEASE_ENDS_IMPORT };
+enum gl_vmm_release gl_vmm_release_effect(uint64_t handle);
 /* Returns true if handle is an imported one and the mapping was stored,
  * with the handle's device in *device. */
 bool gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle, int32_t *device);

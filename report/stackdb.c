@@ -348,11 +348,16 @@ int sview_rule(const struct snapview *v, uint32_t stack_id)
     return i < 0 ? -1 : v->rule_of[i];
 }
 
-int sview_alloc_rule(const struct snapview *v, const struct snap_alloc *a)
+int sview_kind_rule(const struct snapview *v, uint32_t stack_id, unsigned kind)
 {
-    int rule = sview_rule(v, a->stack_id);
-    if (rule >= 0 && gl_kind_is_mapping(a->kind) && v->sup && (size_t)rule < v->sup->n &&
+    int rule = sview_rule(v, stack_id);
+    if (rule >= 0 && gl_kind_is_mapping(kind) && v->sup && (size_t)rule < v->sup->n &&
         v->sup->rules[rule].builtin)
         return -1;
     return rule;
+}
+
+int sview_alloc_rule(const struct snapview *v, const struct snap_alloc *a)
+{
+    return sview_kind_rule(v, a->stack_id, a->kind);
 }

@@ -90,5 +90,7 @@ int sview_rule(const struct snapview *v, uint32_t stack_id);
  * memory (a mapping is no cache; PyTorch's caching allocator opens IPC
  * handles from the namespace its rule matches).  -1 for none. */
 int sview_alloc_rule(const struct snapview *v, const struct snap_alloc *a);
+/* The same for memory of `kind` allocated with stack_id (a teardown group). */
+int sview_kind_rule(const struct snapview *v, uint32_t stack_id, unsigned kind);
 
 #endif

@@ -48,17 +48,6 @@ static int by_bytes(const void *a, const void *b)
     return same_group(x, y);
 }
 
-/* The rule of a teardown group: its stack's, but no built-in cache rule for
- * another process's memory (as for live memory, sview_alloc_rule). */
-static int32_t rule_of(const struct snapview *v, const struct snap_teardown *t)
-{
-    int rule = sview_rule(v, t->stack_id);
-    if (rule >= 0 && gl_kind_is_mapping(t->kind) && v->sup && (size_t)rule < v->sup->n &&
-        v->sup->rules[rule].builtin)
-        return -1;
-    return rule;
-}
-
 int torn_build(const struct snapview *v, struct torn_groups *out)
 {
     const struct snapshot *s = v->s;
@@ -71,7 +60,7 @@ int torn_build(const struct snapview *v, struct torn_groups *out)
     for (size_t i = 0; i < s->nteardowns; i++) {
         const struct snap_teardown *t = &s->teardowns[i];
         g[i] = (struct torn_group){.cs = sview_cs(v, t->stack_id), .stack_id = t->stack_id, .device = t->device,
-                                   .rule = rule_of(v, t), .kind = t->kind, .api = t->api,
+                                   .rule = sview_kind_rule(v, t->stack_id, t->kind), .kind = t->kind, .api = t->api,
                                    .teardown = t->teardown, .bytes = t->bytes, .count = t->count,
                                    .time_ns = t->time_ns};
     }
