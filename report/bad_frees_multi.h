@@ -11,28 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sites_multi.h"
+
 struct msnap; /* multi.h, which includes this file */
 
-struct free_row {
-    uint32_t cs;
-    uint16_t api;
-    int32_t device;
-    bool refused;
-    uint64_t *count;    /* one per snapshot */
-    uint64_t first_ptr; /* of the earliest snapshot that has the site */
-    uint64_t total;     /* summed over the snapshots (saturating) */
-    uint64_t change;    /* |last - first| */
-    bool shrank;        /* last < first (different runs) */
-    bool varies;        /* the count differs between snapshots */
-    size_t present;     /* snapshots with the site */
-};
-
 struct free_table {
-    struct free_row *row; /* diff: changed first, by change; merge: by total */
-    size_t n, nchanged;   /* nchanged: rows whose count differs between snapshots */
+    struct site_table s; /* diff: changed first, by change; merge: by total */
     size_t nsnaps;
     uint64_t *count, *refused_count; /* per snapshot */
-    uint64_t *cells;                 /* n * nsnaps; rows point into it */
 };
 
 /* 0, or -1 when out of memory.  merge: rows ordered for merge. */

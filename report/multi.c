@@ -264,7 +264,7 @@ int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
                       strcmp(a->host.s, b->host.s) == 0;
     if (d->same_process && fresh_since(&m[0], &m[n - 1], o, d))
         goto fail;
-    if (free_table_build(m, n, false, &d->frees))
+    if (free_table_build(m, n, false, &d->frees) || torn_table_build(m, n, false, &d->torn))
         goto fail;
     return 0;
 fail:
@@ -277,6 +277,7 @@ void diff_free(struct diff_result *d)
     mt_free(&d->t);
     free(d->fresh);
     free_table_free(&d->frees);
+    torn_table_free(&d->torn);
     memset(d, 0, sizeof *d);
 }
 
@@ -328,7 +329,7 @@ int merge_build(struct msnap *m, size_t n, const struct analyze_opts *o,
     while (k < r->t.n && r->t.rows[k].present < n && r->t.rows[k].total >= o->min_bytes)
         k++;
     r->t.nshown = o->top && k > o->top ? o->top : k;
-    if (free_table_build(m, n, true, &r->frees))
+    if (free_table_build(m, n, true, &r->frees) || torn_table_build(m, n, true, &r->torn))
         goto fail;
     return 0;
 fail:
@@ -341,5 +342,6 @@ void merge_free(struct merge_result *r)
     mt_free(&r->t);
     free(r->snaps);
     free_table_free(&r->frees);
+    torn_table_free(&r->torn);
     memset(r, 0, sizeof *r);
 }

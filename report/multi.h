@@ -11,6 +11,7 @@
 #include "analyze.h"
 #include "bad_frees_multi.h"
 #include "stackdb.h"
+#include "teardown_multi.h"
 
 struct msnap {
     const char *path;
@@ -58,6 +59,7 @@ struct diff_result {
     size_t nfresh, nfresh_shown;
     uint64_t fresh_bytes, fresh_count;
     struct free_table frees; /* invalid frees per site and snapshot */
+    struct torn_table torn;  /* memory freed only by a context teardown */
 };
 
 struct merge_snap {
@@ -72,6 +74,7 @@ struct merge_result {
     struct mtable t; /* rows present in only some snapshots, shown first */
     size_t largest;  /* snapshot with the largest peak */
     struct free_table frees;
+    struct torn_table torn;
 };
 
 int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,

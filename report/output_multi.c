@@ -98,6 +98,7 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
     text_fresh(r, d);
     text_calls_between(r, &m[0].v, &m[n - 1].v, d->same_process, r->top ? r->top : 5);
     text_frees_diff(r, &d->frees, r->top);
+    text_torn_diff(r, &d->torn, r->top);
 }
 
 static void text_fresh(struct report_ctx *r, const struct diff_result *d)
@@ -223,6 +224,7 @@ void json_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
     }
     json_calls_between(r, &j, &m[0].v, &m[n - 1].v, d->same_process);
     json_frees_multi(r, &j, &d->frees);
+    json_torn_multi(r, &j, &d->torn);
     json_tail(r, &j);
 }
 
@@ -317,6 +319,10 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
             put_count(f, mr->frees.count[i], "invalid free");
             fprintf(f, " (%" PRIu64 " refused)", mr->frees.refused_count[i]);
         }
+        if (mr->torn.count[i]) {
+            fputs(", until teardown ", f);
+            put_human(f, mr->torn.bytes[i]);
+        }
         fputc('\n', f);
     }
     t_title(r, "BY HOST");
@@ -385,6 +391,7 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         put_cs(r, "    ", row->cs);
     }
     text_frees_merge(r, m, &mr->frees, r->top);
+    text_torn_merge(r, m, &mr->torn, r->top);
     text_calls_merge(r, m, n, r->top ? r->top : 5);
 }
 
@@ -413,6 +420,8 @@ void json_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         json_key(&j, "peak_device"); json_i64(&j, ms->peak_device);
         json_key(&j, "invalid_frees"); json_u64(&j, mr->frees.count[i]);
         json_key(&j, "refused_frees"); json_u64(&j, mr->frees.refused_count[i]);
+        json_key(&j, "teardown_bytes"); json_u64(&j, mr->torn.bytes[i]);
+        json_key(&j, "teardown_leaked_bytes"); json_u64(&j, mr->torn.leaked_bytes[i]);
         json_key(&j, "devices");
         json_arr(&j);
         for (size_t k = 0; k < s->ndevices; k++) {
@@ -471,6 +480,7 @@ void json_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
     }
     json_end_arr(&j);
     json_frees_multi(r, &j, &mr->frees);
+    json_torn_multi(r, &j, &mr->torn);
     json_calls_merge(r, &j, m, n);
     json_tail(r, &j);
 }

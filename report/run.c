@@ -180,7 +180,8 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
         if (diff_build(m, n, &c->an, &d) != 0) {
             rc = 1;
         } else {
-            *found = diff_has_growth(&d, finding_floor(c)) || free_table_refused_grew(&d.frees);
+            *found = diff_has_growth(&d, finding_floor(c)) || free_table_refused_grew(&d.frees) ||
+                     torn_table_grew(&d.torn, finding_floor(c));
             if (c->json)
                 json_diff(&r, m, n, &d);
             else
@@ -194,7 +195,7 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
         } else {
             for (size_t i = 0; i < n; i++)
                 *found = *found || mr.snaps[i].leaked_bytes >= finding_floor(c) ||
-                         mr.frees.refused_count[i] > 0;
+                         mr.frees.refused_count[i] > 0 || torn_table_leak_in(&mr.torn, i, finding_floor(c));
             if (c->json)
                 json_merge(&r, m, n, &mr);
             else

@@ -105,6 +105,24 @@ bool torn_has_leak(const struct torn_groups *t, uint64_t floor)
     return false;
 }
 
+void put_torn_site(struct report_ctx *r, unsigned kind, int32_t device, unsigned api, unsigned teardown)
+{
+    FILE *f = r->out;
+    put_kind_where(f, kind, device);
+    fputs(" (", f);
+    put_api(f, api);
+    fputs("), released by ", f);
+    put_api(f, teardown);
+}
+
+void put_torn_rule(struct report_ctx *r, int32_t rule)
+{
+    if (rule >= 0) {
+        fputs(", held by ", r->out);
+        put_str(r->out, r->sup->rules[rule].name);
+    }
+}
+
 void text_torn_summary(struct report_ctx *r)
 {
     struct torn_groups t;
@@ -143,17 +161,10 @@ void text_torn(struct report_ctx *r, size_t top)
         const struct torn_group *g = &t.g[i];
         fputc('\n', f);
         put_amount(r, g->rule < 0 ? TC_RED : TC_YELLOW, g->bytes, g->count, "allocation");
-        put_kind_where(f, g->kind, g->device);
-        fputs(" (", f);
-        put_api(f, g->api);
-        fputs("), released by ", f);
-        put_api(f, g->teardown);
+        put_torn_site(r, g->kind, g->device, g->api, g->teardown);
         fputs(" at ", f);
         put_secs(f, g->time_ns);
-        if (g->rule >= 0) {
-            fputs(", held by ", f);
-            put_str(f, r->sup->rules[g->rule].name);
-        }
+        put_torn_rule(r, g->rule);
         fputc('\n', f);
         put_cs(r, "    ", g->cs);
     }

@@ -1,6 +1,7 @@
 /* Driver-API lifecycles with known outcomes:
  *   ctx    memory of a destroyed context and of a reset primary context is
- *          gone without frees; one survivor leaks
+ *          gone without frees; one survivor leaks (argv[2]: a snapshot
+ *          between the two teardowns)
  *   vmm    cuMemCreate/cuMemMap/cuMemUnmap/cuMemRelease in the orders the
  *          driver allows; a released handle stays alive while mapped
  *   noctx  a second device, and a thread with no context at all */
@@ -37,7 +38,7 @@ static CUcontext primary(int ordinal)
 NOINLINE static void alloc_in_ctx(size_t bytes)
 {
     CUdeviceptr p;
-    check(cuMemAlloc(&p, bytes), "cuMemAlloc");
+    check(cuMemAlloc(&p, bytes), "cuMemAlloc"); /* IN-CTX-SITE */
 }
 
 NOINLINE static void leak_survivor(void)
@@ -46,7 +47,7 @@ NOINLINE static void leak_survivor(void)
     check(cuMemAlloc(&p, 7000), "cuMemAlloc"); /* LEAK-SITE: leak_survivor */
 }
 
-static void ctx_lifecycle(void)
+static void ctx_lifecycle(const char *mid)
 {
     CUdevice dev;
     CUcontext own;
@@ -54,6 +55,8 @@ static void ctx_lifecycle(void)
     check(cuCtxCreate(&own, NULL, 0, dev), "cuCtxCreate");
     alloc_in_ctx(5000);                       /* gone with cuCtxDestroy */
     check(cuCtxDestroy(own), "cuCtxDestroy");
+    if (mid && gpuleak_snapshot)
+        gpuleak_snapshot(mid);                /* one teardown so far */
     primary(0);
     alloc_in_ctx(6000);                       /* gone with the reset */
     check(cuDevicePrimaryCtxReset(dev), "cuDevicePrimaryCtxReset");
@@ -178,7 +181,7 @@ int main(int argc, char **argv)
     const char *what = argc > 1 ? argv[1] : "";
     check(cuInit(0), "cuInit");
     if (!strcmp(what, "ctx"))
-        ctx_lifecycle();
+        ctx_lifecycle(argc > 2 ? argv[2] : NULL);
     else if (!strcmp(what, "vmm"))
         vmm_lifecycle();
     else if (!strcmp(what, "vmm-many"))
@@ -186,7 +189,7 @@ int main(int argc, char **argv)
     else if (!strcmp(what, "noctx"))
         noctx();
     else {
-        fprintf(stderr, "usage: driver_lifecycle ctx|vmm|vmm-many|noctx\n");
+        fprintf(stderr, "usage: driver_lifecycle ctx [MID.snap]|vmm|vmm-many|noctx\n");
         return 2;
     }
     return 0;
