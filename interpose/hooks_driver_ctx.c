@@ -31,7 +31,7 @@ GL_HOOK(CUresult, cuDevicePrimaryCtxReset_v2, (CUdevice dev))
     bool track = gl_enter();
     CUresult rc = real(dev);
     if (track && rc == CUDA_SUCCESS)
-        gl_track_drop_context(dev, 0, 0, GL_API_CU_DEVICE_PRIMARY_CTX_RESET);
+        gl_track_drop_context(dev, 0, GL_API_CU_DEVICE_PRIMARY_CTX_RESET);
     gl_leave();
     return rc;
 }
@@ -42,7 +42,7 @@ GL_HOOK(CUresult, cuCtxDestroy_v2, (CUcontext ctx))
     bool track = gl_enter();
     CUresult rc = real(ctx);
     if (track && rc == CUDA_SUCCESS && ctx != NULL)
-        gl_track_drop_context(GL_ANY_OWNER, (uintptr_t)ctx, 0, GL_API_CU_CTX_DESTROY);
+        gl_track_drop_context(GL_ANY_OWNER, (uintptr_t)ctx, GL_API_CU_CTX_DESTROY);
     gl_leave();
     return rc;
 }

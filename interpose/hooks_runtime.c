@@ -227,12 +227,16 @@ GL_HOOK(cudaError_t, cudaDeviceReset, (void))
 {
     GL_REAL_OR_RETURN(real, cudaDeviceReset, NO_RUNTIME);
     bool track = gl_enter();
-    int32_t device = track ? gl_runtime_where().device : 0;
+    /* With a context of the program's own current (not the primary one),
+     * cudaDeviceReset destroys only the runtime's state for it, not memory
+     * (CUDA documents it so): nothing to drop. */
+    bool primary = track && gl_driver_where(0).ctx == 0;
+    int32_t device = primary ? gl_runtime_where().device : 0;
     cudaError_t rc = real();
-    /* Everything the primary context owned is gone, except stream-ordered
-     * allocations, which cudaDeviceReset documents it does not destroy. */
-    if (track && rc == cudaSuccess)
-        gl_track_drop_context(device, 0, 1u << GL_KIND_POOL, GL_API_CUDA_DEVICE_RESET);
+    /* Everything the primary context owned is gone (not stream-ordered
+     * allocations: gl_track_drop_context). */
+    if (primary && rc == cudaSuccess)
+        gl_track_drop_context(device, 0, GL_API_CUDA_DEVICE_RESET);
     gl_leave();
     return rc;
 }

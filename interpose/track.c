@@ -352,7 +352,20 @@ void gl_track_configure_history(size_t max_entries)
     gl_exclusive_leave();
 }
 
-size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds, uint16_t teardown_api)
+/* What a context owns.  CUDA documents (cuCtxDestroy, cudaDeviceReset) that
+ * stream-ordered allocations and cuMemCreate memory "are not associated with
+ * any CUDA context" and survive its teardown; so do the handles imported
+ * from other processes and the mappings made of them (virtual memory, like
+ * cuMemCreate's).  Everything else made in a context goes with it. */
+static bool context_owned(const struct gl_record *r)
+{
+    if (r->kind == GL_KIND_POOL || r->kind == GL_KIND_VIRTUAL || r->space == GL_SPACE_VMM ||
+        r->space == GL_SPACE_VMM_IMPORT)
+        return false;
+    return !(r->kind == GL_KIND_IPC && r->api == GL_API_CU_MEM_MAP);
+}
+
+size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api)
 {
     size_t dropped = 0;
     /* Exclusive: a teardown is rare and must not race with frees of the
@@ -368,8 +381,7 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds, u
             struct gl_record **link = &sh->buckets[b];
             while (*link != NULL) {
                 struct gl_record *r = *link;
-                if ((owner != GL_ANY_OWNER && r->owner != owner) || r->ctx != ctx ||
-                    (keep_kinds & (1u << r->kind))) {
+                if ((owner != GL_ANY_OWNER && r->owner != owner) || r->ctx != ctx || !context_owned(r)) {
                     link = &r->next;
                     continue;
                 }

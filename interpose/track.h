@@ -100,11 +100,12 @@ void gl_track_configure_history(size_t max_entries);
 
 /* A context was destroyed or reset: its memory is gone without frees.  Drops
  * every record of context ctx (0: the primary context) owned by device
- * `owner` (GL_ANY_OWNER: any), except kinds in keep_kinds (a mask of
- * 1 << kind), and notes each as leaked until that teardown (teardown.h;
- * teardown_api: the call).  Returns the number dropped. */
+ * `owner` (GL_ANY_OWNER: any) that the context owns -- not stream-ordered
+ * or virtual memory, which CUDA documents outlive contexts -- and notes each
+ * as leaked until that teardown (teardown.h; teardown_api: the call).
+ * Returns the number dropped. */
 #define GL_ANY_OWNER INT32_MIN
-size_t gl_track_drop_context(int32_t owner, uint64_t ctx, unsigned keep_kinds, uint16_t teardown_api);
+size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api);
 
 /* Consistent copy of everything a snapshot needs (see snapshot.c). */
 struct gl_alloc_copy {

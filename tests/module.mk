@@ -61,6 +61,11 @@ $(TPROG_DIR)/other_interposer.so: tests/programs/other_interposer.c | $(BUILD)/.
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -Wno-missing-prototypes -fPIC -shared -o $@ $< -ldl
 
+TEST_PROGS += $(TPROG_DIR)/ctx_teardown
+$(TPROG_DIR)/ctx_teardown: tests/programs/ctx_teardown.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda
+
 TEST_PROGS += $(TPROG_DIR)/driver_lifecycle
 all: $(TEST_PROGS)
 $(TPROG_DIR)/driver_lifecycle: tests/programs/driver_lifecycle.c $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok

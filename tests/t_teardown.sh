@@ -1,7 +1,7 @@
-# Context teardown releases memory without frees: cuCtxDestroy and
-# cuDevicePrimaryCtxReset drop that context's records; cudaDeviceReset drops
-# the device's, except stream-ordered allocations (which CUDA documents
-# survive it).  What was dropped had never been freed by the program: the
+# Context teardown releases memory without frees: cuCtxDestroy,
+# cuDevicePrimaryCtxReset and cudaDeviceReset drop that context's records,
+# except stream-ordered and virtual memory, which CUDA documents belong to
+# no context (t_ctx_teardown).  What was dropped had never been freed by the program: the
 # report lists it as "freed only by a context teardown" (compute-sanitizer's
 # leak check reports exactly these), with the allocation's stack and the
 # call that released it, and --error-exitcode counts it.

@@ -53,7 +53,7 @@ def fmt(n):
 
 # ---------------------------------------------------------------- checks list
 
-CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
+CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
                "vmm", "vmm-import", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
@@ -64,7 +64,10 @@ DESCRIPTIONS = {
     "nvcc": "the real CUDA test programs, built with nvcc (-cudart shared/static/none)",
     "rt-shared": "runtime_kinds.c, -cudart shared: every runtime family, exact leaks and counts",
     "rt-static": "runtime_kinds.c, -cudart static: caught at the driver layer",
-    "reset": "runtime_kinds.c reset: cudaDeviceReset releases leaked memory but stream-ordered; reported as torn down",
+    "reset": "runtime_kinds.c reset: cudaDeviceReset releases leaked memory but stream-ordered; reported as torn down"
+             " (shared runtime; and static, seen as the driver's reset)",
+    "ctx-teardown": "ctx_teardown.c: pool and VMM memory outlive cuDevicePrimaryCtxReset/cuCtxDestroy, a reset with"
+                    " an own context frees nothing: the driver's answers, and gpuleak agrees",
     "drv-direct": "driver_paths.c: driver API linked directly",
     "drv-dlsym": "driver_paths.c: dlopen(libcuda.so.1) + dlsym",
     "drv-procaddr": "driver_paths.c: cuGetProcAddress by base name (and per-thread: _ptsz)",
@@ -314,6 +317,7 @@ def program_specs(ctx):
         "driver_paths_ptds": (tp("driver_paths.c"), ["-cudart", "shared", "--default-stream", "per-thread"]
                               + stubs + ["-lcuda", "-ldl"]),
         "driver_lifecycle": (tp("driver_lifecycle.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-lpthread"]),
+        "ctx_teardown": (tp("ctx_teardown.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "vmm_import": (tp("vmm_import.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-ldl"]),
         "external_mem": (tp("external_mem.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
         "bad_free": (tp("bad_free.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
@@ -527,7 +531,45 @@ def check_reset(ctx):
     expect(got, [("device", 100000, "cudaMalloc", "cudaDeviceReset", "leak_device"),
                  ("managed", 200000, "cudaMallocManaged", "cudaDeviceReset", "leak_managed")],
            "freed only by the reset")
-    return "cudaDeviceReset: 100,000 B device + 200,000 B managed torn down at their lines; 300,000 B pool kept"
+    note = "cudaDeviceReset: 100,000 B device + 200,000 B managed torn down at their lines; 300,000 B pool kept"
+    # The static runtime's reset reaches gpuleak as the driver's: the same
+    # outcome, with the driver's API names (whichever the runtime calls).
+    try:
+        run_traced(ctx, d, "runtime_kinds_static", prog(ctx, "rk_static"), ["reset"], os.path.join(d, "static.snap"))
+    except Skip as e:
+        return note + "; static runtime: skipped (%s)" % e
+    r = report_json(ctx, d, "static.snap")
+    expect([(l["kind"], l["bytes"], user_function(l["frames"])) for l in r["leaks"]],
+           [("pool", 300000, "leak_async")], "static runtime: leaks after cudaDeviceReset")
+    t = r.get("teardown_leaks", {})
+    got = sorted((g["kind"], g["bytes"], user_function(g["frames"])) for g in t.get("groups", []))
+    expect(got, [("device", 100000, "leak_device"), ("managed", 200000, "leak_managed")],
+           "static runtime: freed only by the reset")
+    return note + "; static runtime the same, seen as %s" % ", ".join(sorted({g["teardown"] for g in t["groups"]}))
+
+
+def check_ctx_teardown(ctx):
+    """tests/t_ctx_teardown.sh on the real driver.  The program frees what
+    CUDA documents outlives each teardown and prints the driver's answer
+    ("OBS what rc"); gpuleak's report must agree with what the driver did."""
+    d = check_dir(ctx, "ctx-teardown")
+    want = {"primary-reset": ([("pool-free", 0), ("vmm-unmap", 0), ("vmm-release", 0), ("va-free", 0)],
+                              [(6000, "device", "cuDevicePrimaryCtxReset_v2")]),
+            "ctx-destroy": ([("pool-free", 0)], [(5000, "device", "cuCtxDestroy_v2")]),
+            "own-ctx-reset": ([("reset", 0), ("rt-free", 0)], [])}
+    for sc, (obs_want, groups_want) in want.items():
+        out = run_traced(ctx, d, sc, prog(ctx, "ctx_teardown"), [sc], os.path.join(d, sc + ".snap"))
+        obs = [(m.group(1), int(m.group(2))) for m in re.finditer(r"^OBS (\S+) (-?\d+)$", out, re.M)]
+        # the driver's own behaviour first: if it differs from CUDA's
+        # documentation, gpuleak's model is what is wrong
+        expect(obs, obs_want, "%s: the driver's results (0: the memory outlived the teardown)" % sc)
+        r = report_json(ctx, d, sc + ".snap")
+        expect([(l["bytes"], user_function(l["frames"], "")) for l in r["leaks"]], [], "%s: leaks" % sc)
+        expect(r["invalid_frees"]["count"], 0, "%s: invalid frees" % sc)
+        expect([(g["bytes"], g["kind"], g["teardown"]) for g in r["teardown_leaks"]["groups"]], groups_want,
+               "%s: freed only by a context teardown" % sc)
+    return ("pool + VMM memory outlived cuDevicePrimaryCtxReset, pool memory cuCtxDestroy, a reset with an own "
+            "context freed nothing; gpuleak: no leaks, no invalid frees, 6,000 + 5,000 B torn down")
 
 
 def check_runtime_kinds(ctx, how):
@@ -1447,6 +1489,7 @@ def main(argv):
               ("rt-shared", lambda: check_runtime_kinds(ctx, "shared")),
               ("rt-static", lambda: check_runtime_kinds(ctx, "static")),
               ("reset", lambda: check_reset(ctx)),
+              ("ctx-teardown", lambda: check_ctx_teardown(ctx)),
               ("drv-direct", lambda: check_driver(ctx, "direct")),
               ("drv-dlsym", lambda: check_driver(ctx, "dlsym")),
               ("drv-procaddr", lambda: check_driver(ctx, "procaddr")),

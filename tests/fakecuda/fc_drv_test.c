@@ -173,6 +173,12 @@ static void primary(void)
     EQ(cuMemAlloc(&a, 1), CUDA_ERROR_INVALID_CONTEXT); /* inactive until retained */
     EQ(cuDevicePrimaryCtxRetain(&p2, 0), CUDA_SUCCESS);
     CHECK(p == p2);
+    /* the stream-ordered allocation belongs to no context: it outlives the
+     * reset until freed (cuCtxDestroy's documentation) */
+    EQ(f0 - free_mem(), 1024);
+    EQ(cuCtxSetCurrent(p2), CUDA_SUCCESS);
+    EQ(cuMemFreeAsync(as, NULL), CUDA_SUCCESS);
+    EQ(cuCtxSynchronize(), CUDA_SUCCESS);
     EQ(free_mem(), f0);
     EQ(cuMemFree(a), CUDA_ERROR_INVALID_VALUE);
     EQ(cuMemFreeHost(h), CUDA_ERROR_INVALID_VALUE);
@@ -534,6 +540,7 @@ static void *worker(void *arg)
         EQ(cuCtxCreate(&c, NULL, 0, 0), CUDA_SUCCESS);
     }
     CUdeviceptr live[8] = {0};
+    int async[8] = {0};
     for (int i = 0; i < 300; i++) {
         int k = (int)(rand_r(&seed) % 8);
         if (live[k]) {
@@ -541,7 +548,8 @@ static void *worker(void *arg)
             live[k] = 0;
         } else {
             size_t n = 1 + rand_r(&seed) % (4 << 20);
-            EQ((i & 1) ? cuMemAlloc(&live[k], n) : cuMemAllocAsync(&live[k], n, NULL), CUDA_SUCCESS);
+            async[k] = !(i & 1);
+            EQ(async[k] ? cuMemAllocAsync(&live[k], n, NULL) : cuMemAlloc(&live[k], n), CUDA_SUCCESS);
             EQ(cuMemsetD8(live[k], (unsigned char)k, n), CUDA_SUCCESS);
         }
     }
@@ -552,6 +560,10 @@ static void *worker(void *arg)
                 EQ(cuMemFree(live[k]), CUDA_SUCCESS);
         EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
     } else {
+        /* stream-ordered allocations outlive the context: freed first */
+        for (int k = 0; k < 8; k++)
+            if (live[k] && async[k])
+                EQ(cuMemFreeAsync(live[k], NULL), CUDA_SUCCESS);
         EQ(cuCtxDestroy(c), CUDA_SUCCESS); /* frees what is left */
     }
     return NULL;

@@ -337,9 +337,9 @@ CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
 /* ---- context teardown ----------------------------------------------------- */
 
 /* Everything allocated in context c goes: device/pitch/managed blocks, arrays,
- * pinned host memory and host registrations.  Live pool blocks go back to
- * their pools, which are then emptied; live graph allocations die, while
- * their addresses stay with their nodes.  Lock held. */
+ * pinned host memory and host registrations; live graph allocations die,
+ * while their addresses stay with their nodes.  Live pool blocks stay, and
+ * what the device's pools hold unused is released.  Lock held. */
 void fc_ctx_release_memory(struct fc_ctx *c)
 {
     struct fc_dev *d = &fc_devs[c->dev];
@@ -348,14 +348,12 @@ void fc_ctx_release_memory(struct fc_ctx *c)
     fc_extmem_release_ctx(c);
 again:
     for (struct fc_seg *s = d->segs; s; s = s->next) {
-        if (!s->used || s->ctx != c)
+        /* Stream-ordered allocations belong to their pool, not to the
+         * context (CUDA documents they outlive cuCtxDestroy and
+         * cudaDeviceReset): they stay until freed or their pool goes. */
+        if (!s->used || s->ctx != c || s->kind == FC_K_POOL)
             continue;
-        if (s->kind == FC_K_POOL) {
-            if (!s->pool_free) {
-                fc_pool_block_free(s);
-                goto again;
-            }
-        } else if (s->kind != FC_K_ARRAY && s->kind != FC_K_GRAPH) {
+        if (s->kind != FC_K_ARRAY && s->kind != FC_K_GRAPH) {
             fc_heap_free(d, s);
             goto again;
         }

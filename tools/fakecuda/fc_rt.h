@@ -23,6 +23,8 @@
     X(cuDeviceTotalMem_v2, "cuDeviceTotalMem", 0)                    \
     X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 0)       \
     X(cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", 0)      \
+    X(cuDevicePrimaryCtxRelease_v2, "cuDevicePrimaryCtxRelease", 0)  \
+    X(cuDevicePrimaryCtxGetState, "cuDevicePrimaryCtxGetState", 0)   \
     X(cuCtxGetCurrent, "cuCtxGetCurrent", 0)                         \
     X(cuCtxSetCurrent, "cuCtxSetCurrent", 0)                         \
     X(cuCtxGetDevice, "cuCtxGetDevice", 0)                           \

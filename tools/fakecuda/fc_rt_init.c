@@ -146,8 +146,30 @@ cudaError_t fc_rt_set_device(int dev)
     return fc_rt_cu(fc_drv.cuCtxSetCurrent(c));
 }
 
+/* Whether a context of the program's own (not a primary one) is current.
+ * Asking for the primary handle is free of side effects only while the
+ * primary context is active (the release then does not destroy it); an
+ * inactive primary context cannot be the live current one. */
+static int own_context_current(void)
+{
+    CUcontext cur = NULL, prim_ctx = NULL;
+    CUdevice dev;
+    unsigned flags;
+    int active = 0;
+    if (fc_drv.cuCtxGetCurrent(&cur) != CUDA_SUCCESS || cur == NULL || fc_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+        return 0;
+    if (fc_drv.cuDevicePrimaryCtxGetState(dev, &flags, &active) != CUDA_SUCCESS || !active)
+        return 1;
+    if (fc_drv.cuDevicePrimaryCtxRetain(&prim_ctx, dev) != CUDA_SUCCESS)
+        return 0;
+    fc_drv.cuDevicePrimaryCtxRelease_v2(dev);
+    return prim_ctx != cur;
+}
+
 /* cuDevicePrimaryCtxReset frees everything the primary context owns; the
- * runtime then holds no reference until the device is used again. */
+ * runtime then holds no reference until the device is used again.  With a
+ * context of the program's own current, only the runtime's state for it
+ * would go (CUDA documents it so): this runtime keeps none, so nothing. */
 cudaError_t fc_rt_reset_device(int dev)
 {
     cudaError_t e = fc_rt_init();
@@ -155,6 +177,8 @@ cudaError_t fc_rt_reset_device(int dev)
         return fc_rt_set(e);
     if (dev < 0 || dev >= FC_MAX_DEV)
         return fc_rt_set(cudaErrorInvalidDevice);
+    if (own_context_current())
+        return cudaSuccess;
     pthread_mutex_lock(&prim_mu);
     CUresult r = fc_drv.cuDevicePrimaryCtxReset_v2(dev);
     if (r == CUDA_SUCCESS)

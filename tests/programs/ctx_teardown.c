@@ -1,0 +1,136 @@
+/* What a context teardown does not take with it.  CUDA documents that
+ * stream-ordered and cuMemCreate allocations belong to no context (they
+ * outlive cuCtxDestroy and cudaDeviceReset), and that cudaDeviceReset with a
+ * context of the program's own current destroys only the runtime's state.
+ * Each scenario makes memory of both sorts, tears the context down, then
+ * frees what should have survived, printing each result as "OBS what rc"
+ * (0: the memory was still there):
+ *   primary-reset  cuDevicePrimaryCtxReset: pool and VMM memory survive
+ *   ctx-destroy    cuCtxDestroy: a pool allocation made in it survives
+ *   own-ctx-reset  cudaDeviceReset with an own context current: all survives
+ * Exactly one allocation per teardown is lost with its context
+ * (lost_with_context), so a report has one teardown group per scenario. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#define NOINLINE __attribute__((noinline))
+#define MiB (1024u * 1024u)
+
+static void check(CUresult rc, const char *what)
+{
+    if (rc != CUDA_SUCCESS) {
+        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
+        exit(1);
+    }
+}
+
+static CUdevice primary(void)
+{
+    CUdevice dev;
+    CUcontext ctx;
+    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+    check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    return dev;
+}
+
+static CUstream stream(void)
+{
+    CUstream s;
+    check(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    return s;
+}
+
+NOINLINE static CUdeviceptr pool_alloc(CUstream s, size_t bytes)
+{
+    CUdeviceptr p;
+    check(cuMemAllocAsync(&p, bytes, s), "cuMemAllocAsync");
+    check(cuStreamSynchronize(s), "cuStreamSynchronize");
+    return p;
+}
+
+NOINLINE static void lost_with_context(size_t bytes)
+{
+    CUdeviceptr p;
+    check(cuMemAlloc(&p, bytes), "cuMemAlloc"); /* LOST-SITE */
+}
+
+static void primary_reset(void)
+{
+    CUdevice dev = primary();
+    CUdeviceptr pool = pool_alloc(stream(), 300000);
+    size_t gran = 0;
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    check(cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "granularity");
+    size_t size = gran > 2 * MiB ? gran : 2 * MiB;
+    CUmemGenericAllocationHandle h;
+    CUdeviceptr va;
+    check(cuMemCreate(&h, size, &prop, 0), "cuMemCreate");
+    check(cuMemAddressReserve(&va, size, 0, 0, 0), "cuMemAddressReserve");
+    check(cuMemMap(va, size, 0, h, 0), "cuMemMap");
+    lost_with_context(6000);
+    check(cuDevicePrimaryCtxReset(dev), "cuDevicePrimaryCtxReset");
+    primary();
+    CUstream s = stream();
+    printf("OBS pool-free %d\n", (int)cuMemFreeAsync(pool, s));
+    cuStreamSynchronize(s);
+    printf("OBS vmm-unmap %d\n", (int)cuMemUnmap(va, size));
+    printf("OBS vmm-release %d\n", (int)cuMemRelease(h));
+    printf("OBS va-free %d\n", (int)cuMemAddressFree(va, size));
+}
+
+static void ctx_destroy(void)
+{
+    CUdevice dev;
+    CUcontext own;
+    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+    check(cuCtxCreate(&own, NULL, 0, dev), "cuCtxCreate");
+    CUdeviceptr pool = pool_alloc(stream(), 400000);
+    lost_with_context(5000);
+    check(cuCtxDestroy(own), "cuCtxDestroy");
+    primary();
+    CUstream s = stream();
+    printf("OBS pool-free %d\n", (int)cuMemFreeAsync(pool, s));
+    cuStreamSynchronize(s);
+}
+
+static void own_ctx_reset(void)
+{
+    void *p = NULL;
+    if (cudaSetDevice(0) != cudaSuccess || cudaMalloc(&p, 7000) != cudaSuccess) {
+        fprintf(stderr, "cudaMalloc failed\n");
+        exit(1);
+    }
+    CUdevice dev;
+    CUcontext own;
+    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+    check(cuCtxCreate(&own, NULL, 0, dev), "cuCtxCreate");
+    printf("OBS reset %d\n", (int)cudaDeviceReset());
+    check(cuCtxDestroy(own), "cuCtxDestroy");
+    printf("OBS rt-free %d\n", (int)cudaFree(p));
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "";
+    check(cuInit(0), "cuInit");
+    if (!strcmp(what, "primary-reset"))
+        primary_reset();
+    else if (!strcmp(what, "ctx-destroy"))
+        ctx_destroy();
+    else if (!strcmp(what, "own-ctx-reset"))
+        own_ctx_reset();
+    else {
+        fprintf(stderr, "usage: ctx_teardown primary-reset|ctx-destroy|own-ctx-reset\n");
+        return 2;
+    }
+    return 0;
+}
