@@ -155,7 +155,7 @@ enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
 
 /* TEARDOWN entry (40 bytes): allocations the program never freed that a
  * context teardown released (cudaDeviceReset, cuDevicePrimaryCtxReset,
- * cuCtxDestroy) -- what compute-sanitizer's leak check reports at
+ * cuCtxDestroy, the last cuDevicePrimaryCtxRelease) -- what compute-sanitizer's leak check reports at
  * cudaDeviceReset.  One per (stack, kind, API, device, teardown call):
  *   0 u64 bytes   8 u64 count   16 u64 time_ns (the first such teardown)
  *  24 u32 stack_id (of the allocation)   28 i32 device
@@ -284,7 +284,8 @@ static inline int gl_kind_is_mapping(unsigned k) { return k == GL_KIND_IPC || k 
     X(CU_MEM_IMPORT_FROM_SHAREABLE_HANDLE, "cuMemImportFromShareableHandle") /* kind ipc, size 0 */ \
     X(CUDA_DEVICE_RESET, "cudaDeviceReset") /* teardowns, named in TEARDOWN */ \
     X(CU_DEVICE_PRIMARY_CTX_RESET, "cuDevicePrimaryCtxReset_v2")          \
-    X(CU_CTX_DESTROY, "cuCtxDestroy_v2")
+    X(CU_CTX_DESTROY, "cuCtxDestroy_v2")                                     \
+    X(CU_DEVICE_PRIMARY_CTX_RELEASE, "cuDevicePrimaryCtxRelease_v2") /* its last reference */
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

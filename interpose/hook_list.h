@@ -31,6 +31,7 @@
     X(cuArrayCreate_v2) X(cuArray3DCreate_v2) X(cuArrayDestroy)                  \
     X(cuMipmappedArrayCreate) X(cuMipmappedArrayDestroy)                         \
     X(cuCtxDestroy_v2) X(cuDevicePrimaryCtxReset_v2) X(cuDevicePrimaryCtxRetain) \
+    X(cuDevicePrimaryCtxRelease_v2)                                              \
     X(cuMemCreate) X(cuMemRelease) X(cuMemAddressReserve) X(cuMemAddressFree)    \
     X(cuMemMap) X(cuMemUnmap) X(cuMemRetainAllocationHandle)                     \
     X(cuMemImportFromShareableHandle)                                            \

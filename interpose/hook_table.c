@@ -54,6 +54,7 @@ static const struct {
     {"cuArray3DCreate", "cuArray3DCreate_v2", 3020},
     {"cuCtxDestroy", "cuCtxDestroy_v2", 4000},
     {"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", 11000},
+    {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", 11000},
     {"cuIpcOpenMemHandle", "cuIpcOpenMemHandle_v2", 11000},
     {"cuGetProcAddress", "cuGetProcAddress_v2", 12000},
     {"cuGraphInstantiate", "cuGraphInstantiateWithFlags", 12000}, /* before: 5 arguments */

@@ -1,5 +1,6 @@
-/* Context lifetime: destroying or resetting a context releases all of its
- * memory without any free call, so its records are dropped here (and noted
+/* Context lifetime: destroying or resetting a context (or releasing the
+ * primary context's last reference) releases the memory it owns without any
+ * free call, so its records are dropped here (and noted
  * as leaked until then, teardown.h).  The hook on
  * cuDevicePrimaryCtxRetain only learns each device's primary context handle
  * (record.c), so that driver allocations made in it are attributed to the
@@ -12,6 +13,8 @@
 #include "snapshot_format.h"
 
 #define NO_DRIVER CUDA_ERROR_NOT_INITIALIZED
+
+GL_DEFINE_REAL(CUresult, cuDevicePrimaryCtxGetState, (CUdevice, unsigned int *, int *))
 
 GL_HOOK(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev))
 {
@@ -32,6 +35,24 @@ GL_HOOK(CUresult, cuDevicePrimaryCtxReset_v2, (CUdevice dev))
     CUresult rc = real(dev);
     if (track && rc == CUDA_SUCCESS)
         gl_track_drop_context(dev, 0, GL_API_CU_DEVICE_PRIMARY_CTX_RESET);
+    gl_leave();
+    return rc;
+}
+
+/* The primary context is reset when its last reference is released (CUDA's
+ * documentation): that is a teardown too.  Whether this was the last one is
+ * asked after the call; a retain by another thread in between hides it (the
+ * records then stay live, as before this hook). */
+GL_HOOK(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice dev))
+{
+    GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxRelease_v2, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(dev);
+    unsigned int flags;
+    int active = 1;
+    cuDevicePrimaryCtxGetState_fn state = REAL_cuDevicePrimaryCtxGetState();
+    if (track && rc == CUDA_SUCCESS && state != NULL && state(dev, &flags, &active) == CUDA_SUCCESS && !active)
+        gl_track_drop_context(dev, 0, GL_API_CU_DEVICE_PRIMARY_CTX_RELEASE);
     gl_leave();
     return rc;
 }

@@ -4,6 +4,7 @@
  * allocator caches hold, a LEAK SUMMARY, each device's peak, then the
  * timeline and fragmentation sections (text_sections.c). */
 #include "report.h"
+#include "sat.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -223,9 +224,18 @@ static void leaks(struct report_ctx *r)
             uint64_t total = 0;
             for (size_t i = 0; i < r->s->ndevices; i++)
                 total += r->s->devices[i].alloc_count;
+            uint64_t torn = 0;
+            for (size_t i = 0; i < r->s->nteardowns; i++)
+                torn = sat_add(torn, r->s->teardowns[i].count);
             fputs("No leaks: all ", f);
             put_count(f, total, "allocation");
-            fputs(" were freed.\n", f);
+            if (torn) {
+                char c[32];
+                fmt_commas(c, sizeof c, torn);
+                fprintf(f, " were freed (%s only by a context teardown, below).\n", c);
+            } else {
+                fputs(" were freed.\n", f);
+            }
         } else {
             if (a->mapped.count == a->total_count) {
                 fputs("No leaks: nothing this process allocated is live; it still maps memory\n"

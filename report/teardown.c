@@ -154,8 +154,9 @@ void text_torn(struct report_ctx *r, size_t top)
     FILE *f = r->out;
     t_title(r, "FREED ONLY BY A CONTEXT TEARDOWN");
     fputs("Allocations the program never freed that a context teardown released\n"
-          "(cudaDeviceReset, cuDevicePrimaryCtxReset, cuCtxDestroy): leaks until then,\n"
-          "as compute-sanitizer's leak check reports them.\n", f);
+          "(cudaDeviceReset, cuDevicePrimaryCtxReset, cuCtxDestroy, the primary context's\n"
+          "last cuDevicePrimaryCtxRelease): leaks until then, as compute-sanitizer's leak\n"
+          "check reports them.\n", f);
     size_t shown = top && top < t.n ? top : t.n;
     for (size_t i = 0; i < shown; i++) {
         const struct torn_group *g = &t.g[i];

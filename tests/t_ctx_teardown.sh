@@ -39,6 +39,20 @@ check_json own.json <<'PY'
 eq((leaks, d["invalid_frees"]["count"], d["teardown_leaks"]["groups"]), ([], 0, []), "the reset destroyed nothing")
 PY
 
+# The primary context's last cuDevicePrimaryCtxRelease resets it; the one
+# before (two references) does not: what was made before it is still freed.
+GPULEAK_OUTPUT=release.snap traced "$TPROG/ctx_teardown" primary-release >release.out
+expect_eq "$(tr '\n' ' ' <release.out)" "OBS kept-free 0 OBS pool-free 0 " "driver results around the releases"
+"$REPORT" --json release.snap >release.json
+check_json release.json <<PY
+eq((leaks, d["invalid_frees"]["count"]), ([], 0), "no leaks, no invalid frees")
+eq([(g["bytes"], g["teardown"], frame(g["frames"][0])) for g in d["teardown_leaks"]["groups"]],
+   [(3000, "cuDevicePrimaryCtxRelease_v2", "lost_with_context ctx_teardown.c:$lost")], "the last release's group")
+PY
+"$REPORT" release.snap >release.txt
+grep -qx 'No leaks: all 3 allocations were freed (1 only by a context teardown, below).' release.txt ||
+    fail "no-leak line: $(grep -A1 '^LEAKS' release.txt)"
+
 GPULEAK_OUTPUT=static.snap traced "$TPROG/runtime_kinds_static" reset
 "$REPORT" --json static.snap >static.json
 check_json static.json <<'PY'

@@ -66,8 +66,9 @@ DESCRIPTIONS = {
     "rt-static": "runtime_kinds.c, -cudart static: caught at the driver layer",
     "reset": "runtime_kinds.c reset: cudaDeviceReset releases leaked memory but stream-ordered; reported as torn down"
              " (shared runtime; and static, seen as the driver's reset)",
-    "ctx-teardown": "ctx_teardown.c: pool and VMM memory outlive cuDevicePrimaryCtxReset/cuCtxDestroy, a reset with"
-                    " an own context frees nothing: the driver's answers, and gpuleak agrees",
+    "ctx-teardown": "ctx_teardown.c: pool and VMM memory outlive cuDevicePrimaryCtxReset/cuCtxDestroy/the last"
+                    " cuDevicePrimaryCtxRelease, a reset with an own context frees nothing: the driver's answers,"
+                    " and gpuleak agrees",
     "drv-direct": "driver_paths.c: driver API linked directly",
     "drv-dlsym": "driver_paths.c: dlopen(libcuda.so.1) + dlsym",
     "drv-procaddr": "driver_paths.c: cuGetProcAddress by base name (and per-thread: _ptsz)",
@@ -556,7 +557,9 @@ def check_ctx_teardown(ctx):
     want = {"primary-reset": ([("pool-free", 0), ("vmm-unmap", 0), ("vmm-release", 0), ("va-free", 0)],
                               [(6000, "device", "cuDevicePrimaryCtxReset_v2")]),
             "ctx-destroy": ([("pool-free", 0)], [(5000, "device", "cuCtxDestroy_v2")]),
-            "own-ctx-reset": ([("reset", 0), ("rt-free", 0)], [])}
+            "own-ctx-reset": ([("reset", 0), ("rt-free", 0)], []),
+            "primary-release": ([("kept-free", 0), ("pool-free", 0)],
+                                [(3000, "device", "cuDevicePrimaryCtxRelease_v2")])}
     for sc, (obs_want, groups_want) in want.items():
         out = run_traced(ctx, d, sc, prog(ctx, "ctx_teardown"), [sc], os.path.join(d, sc + ".snap"))
         obs = [(m.group(1), int(m.group(2))) for m in re.finditer(r"^OBS (\S+) (-?\d+)$", out, re.M)]
@@ -568,8 +571,9 @@ def check_ctx_teardown(ctx):
         expect(r["invalid_frees"]["count"], 0, "%s: invalid frees" % sc)
         expect([(g["bytes"], g["kind"], g["teardown"]) for g in r["teardown_leaks"]["groups"]], groups_want,
                "%s: freed only by a context teardown" % sc)
-    return ("pool + VMM memory outlived cuDevicePrimaryCtxReset, pool memory cuCtxDestroy, a reset with an own "
-            "context freed nothing; gpuleak: no leaks, no invalid frees, 6,000 + 5,000 B torn down")
+    return ("pool + VMM memory outlived cuDevicePrimaryCtxReset, pool memory cuCtxDestroy and the last "
+            "cuDevicePrimaryCtxRelease, a reset with an own context freed nothing; gpuleak: no leaks, no invalid "
+            "frees, 6,000 + 5,000 + 3,000 B torn down")
 
 
 def check_runtime_kinds(ctx, how):

@@ -8,6 +8,8 @@
  *   primary-reset  cuDevicePrimaryCtxReset: pool and VMM memory survive
  *   ctx-destroy    cuCtxDestroy: a pool allocation made in it survives
  *   own-ctx-reset  cudaDeviceReset with an own context current: all survives
+ *   primary-release  the primary context's last cuDevicePrimaryCtxRelease
+ *                  resets it (an earlier release does not)
  * Exactly one allocation per teardown is lost with its context
  * (lost_with_context), so a report has one teardown group per scenario. */
 #include <stdio.h>
@@ -118,6 +120,24 @@ static void own_ctx_reset(void)
     printf("OBS rt-free %d\n", (int)cudaFree(p));
 }
 
+static void primary_release(void)
+{
+    CUdevice dev = primary();
+    CUcontext again;
+    check(cuDevicePrimaryCtxRetain(&again, dev), "cuDevicePrimaryCtxRetain"); /* two references */
+    CUdeviceptr kept;
+    check(cuMemAlloc(&kept, 4000), "cuMemAlloc");
+    check(cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease"); /* not the last */
+    printf("OBS kept-free %d\n", (int)cuMemFree(kept));
+    CUdeviceptr pool = pool_alloc(stream(), 200000);
+    lost_with_context(3000);
+    check(cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease"); /* the last: a reset */
+    primary();
+    CUstream s = stream();
+    printf("OBS pool-free %d\n", (int)cuMemFreeAsync(pool, s));
+    cuStreamSynchronize(s);
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
@@ -128,8 +148,10 @@ int main(int argc, char **argv)
         ctx_destroy();
     else if (!strcmp(what, "own-ctx-reset"))
         own_ctx_reset();
+    else if (!strcmp(what, "primary-release"))
+        primary_release();
     else {
-        fprintf(stderr, "usage: ctx_teardown primary-reset|ctx-destroy|own-ctx-reset\n");
+        fprintf(stderr, "usage: ctx_teardown primary-reset|ctx-destroy|own-ctx-reset|primary-release\n");
         return 2;
     }
     return 0;
