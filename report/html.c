@@ -1047,6 +1047,49 @@ out:
 
 /* ---- several snapshots ---- */
 
+static void put_u64s(struct hw *w, const char *k, const uint64_t *v, size_t n)
+{
+    key(w, k);
+    fputc('[', w->f);
+    for (size_t i = 0; i < n; i++) {
+        sep(w, i);
+        put_u(w->f, v[i]);
+    }
+    fputc(']', w->f);
+    w->first = false;
+}
+
+/* The sites of a diff's per-site table (invalid frees, teardown leaks)
+ * whose measure changed between the snapshots: they sort first. */
+static void put_site_rows(struct hw *w, const char *name, const struct site_table *t, size_t nsnaps)
+{
+    key(w, name);
+    fputc('[', w->f);
+    size_t n = t->nchanged < HT_ROWS ? t->nchanged : HT_ROWS;
+    for (size_t i = 0; i < n; i++) {
+        const struct site_row *row = &t->row[i];
+        int64_t change = row->change > INT64_MAX ? INT64_MAX : (int64_t)row->change;
+        sep(w, i);
+        obj(w);
+        kv_s(w, "api", gl_api_name(row->k.api));
+        kv_i(w, "device", row->k.device);
+        if (t->by_bytes) {
+            kv_s(w, "kind", gl_kind_name(row->k.kind));
+            kv_s(w, "teardown", gl_api_name(row->k.teardown));
+            kv_s(w, "rule", row->k.rule >= 0 ? w->r->sup->rules[row->k.rule].name : NULL);
+            put_u64s(w, "bytes", row->bytes, nsnaps);
+        } else {
+            kv_b(w, "refused", row->k.refused);
+        }
+        put_u64s(w, "count", row->count, nsnaps);
+        kv_i(w, "change", row->shrank ? -change : change);
+        kv_i(w, "stack", stack_local(w, row->k.cs));
+        end_obj(w);
+    }
+    fputc(']', w->f);
+    w->first = false;
+}
+
 static void put_growth(struct hw *w, const struct html_multi *hm)
 {
     FILE *f = w->f;
@@ -1112,6 +1155,8 @@ static void put_growth(struct hw *w, const struct html_multi *hm)
     fputc(']', f);
     w->first = false;
     kv_u(w, "rows_total", d->t.n);
+    put_site_rows(w, "frees", &d->frees.s, hm->n);
+    put_site_rows(w, "teardown", &d->torn.s, hm->n);
     end_obj(w);
 }
 

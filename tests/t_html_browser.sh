@@ -54,6 +54,19 @@ mkdir td && (cd td && traced "$TPROG/driver_lifecycle" ctx) || fail "driver_life
 "$REPORT" --json td/gpuleak.*.snap > td.json
 python3 "$check" td.html td.json || fail "teardown page"
 
+# growth between two snapshots of one run: the teardown leak and the
+# invalid frees that happened in between have their tables
+mkdir tg && (cd tg && GPULEAK_OUTPUT=end.snap traced "$TPROG/driver_lifecycle" ctx mid.snap) || fail "mid-run teardown"
+"$REPORT" --html tg.html tg/mid.snap tg/end.snap
+"$REPORT" --json tg/end.snap > tg-end.json
+"$REPORT" --json diff tg/mid.snap tg/end.snap > tg.json
+python3 "$check" tg.html tg-end.json --growth tg.json || fail "teardown growth page"
+mkdir fg && (cd fg && GPULEAK_OUTPUT=end.snap traced "$TPROG/bad_free" mid.snap >/dev/null) || fail "mid-run frees"
+"$REPORT" --html fg.html fg/mid.snap fg/end.snap
+"$REPORT" --json fg/end.snap > fg-end.json
+"$REPORT" --json diff fg/mid.snap fg/end.snap > fg.json
+python3 "$check" fg.html fg-end.json --growth fg.json || fail "invalid frees growth page"
+
 # a live run: the allocation calls table
 mkdir live && (cd live && traced "$TPROG/churn" 2 100 >/dev/null) || fail "churn run"
 "$REPORT" --html c.html live/gpuleak.*.snap

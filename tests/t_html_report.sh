@@ -116,6 +116,21 @@ if not any(r["suspected_leak"] for r in g["rows"]) or p["snapshot"]["path"] != "
 PY
 "$REPORT" --html g2.html diff a.snap other.snap || fail "diff keyword"
 
+# growth between two snapshots of one run: the teardown leak in between
+mkdir tg && (cd tg && GPULEAK_OUTPUT=end.snap traced "$TPROG/driver_lifecycle" ctx mid.snap) || fail "mid-run teardown"
+"$REPORT" --html tg.html tg/mid.snap tg/end.snap || fail "teardown growth exit $?"
+data tg.html
+python3 - tg.html.data.json <<'PY' || exit 1
+import json, sys
+p = json.load(open(sys.argv[1]))
+g = p["growth"]
+got = [(r["kind"], r["api"], r["teardown"], r["rule"], r["bytes"], r["count"], r["change"],
+        p["frames"][p["stacks"][r["stack"]][0]][0]) for r in g["teardown"]]
+want = [("device", "cuMemAlloc_v2", "cuDevicePrimaryCtxReset_v2", None, [0, 6000], [0, 1], 6000, "alloc_in_ctx")]
+if got != want or g["frees"] != []:
+    sys.exit("FAIL: growth teardown rows %r, frees %r; expected %r, []" % (got, g["frees"], want))
+PY
+
 # strings that need escaping stay inside the data
 "$TPROG/snapgen" weird w.snap
 "$REPORT" --html w.html w.snap || fail "weird exit"

@@ -650,20 +650,55 @@
       return '#' + (i + 1) + ' ' + s.path + ' (pid ' + s.pid + ', rank ' + s.rank + ', ' + human(s.live_bytes) + ' live)';
     }).join(' · ') + (G.same_process ? ' · one process over time' : ' · different processes: stacks matched by their frames')}));
     if (!G.rows.length) {
-      sec.appendChild(el('p', {cls: 'muted', text: 'Nothing changed between the snapshots.'}));
-      return sec;
+      sec.appendChild(el('p', {cls: 'muted', text: 'No live memory changed between the snapshots.'}));
+    } else {
+      growthTable(G, sec);
     }
-    var cols = [['', function (r) { return r.suspected_leak ? 1 : 0; }, true, function (v) { return v ? 'suspected leak' : ''; }, 'flag'],
-      ['growth', 'growth', true, function (v) { return (v > 0 ? '+' : v < 0 ? '−' : '') + human(Math.abs(v)); }]];
+    growthSites(G, sec);
+    return sec;
+  }
+
+  /* one column per snapshot: '#1', '#2', ... of values(r)[i] */
+  function perSnapshot(G, cols, values, render) {
     G.snapshots.forEach(function (s, i) {
-      cols.push(['#' + (i + 1), function (r) { return r.bytes[i]; }, true, function (v) { return human(v); }]);
+      cols.push(['#' + (i + 1), function (r) { return values(r)[i]; }, true, render]);
     });
+  }
+
+  function signed(render) {
+    return function (v) { return (v > 0 ? '+' : v < 0 ? '−' : '') + render(Math.abs(v)); };
+  }
+
+  /* the diff's per-site tables: what changed between the snapshots */
+  function growthSites(G, sec) {
+    if (G.frees.length) {
+      sec.appendChild(el('h3', {text: 'Invalid frees between the snapshots'}));
+      var fc = [['', 'refused', false, function (v) { return v ? 'refused by CUDA' : 'accepted'; }, 'flag'],
+        ['new frees', 'change', true, signed(exact)]];
+      perSnapshot(G, fc, function (r) { return r.count; }, exact);
+      fc.push(['API', 'api'], ['device', 'device', true, devName],
+        ['freed at', function (r) { return topFrame(r.stack); }, false, null, 'where']);
+      sec.appendChild(table('growth-frees', fc, G.frees.slice(), function (r) { return r.stack; }));
+    }
+    if (G.teardown.length) {
+      sec.appendChild(el('h3', {text: 'Freed only by a context teardown between the snapshots'}));
+      var tc = [['change', 'change', true, signed(human)]];
+      perSnapshot(G, tc, function (r) { return r.bytes; }, human);
+      tc.push(['kind', 'kind'], ['API', 'api'], ['released by', 'teardown'], ['rule', 'rule', false, function (v) { return v || ''; }],
+        ['device', 'device', true, devName], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']);
+      sec.appendChild(table('growth-teardown', tc, G.teardown.slice(), function (r) { return r.stack; }));
+    }
+  }
+
+  function growthTable(G, sec) {
+    var cols = [['', function (r) { return r.suspected_leak ? 1 : 0; }, true, function (v) { return v ? 'suspected leak' : ''; }, 'flag'],
+      ['growth', 'growth', true, signed(human)]];
+    perSnapshot(G, cols, function (r) { return r.bytes; }, human);
     cols.push(['kind', 'kind'], ['device', 'device', true, devName],
       ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']);
     var wrap = table('growth-table', cols, G.rows.slice(), function (r) { return r.stack; });
     sec.appendChild(growthChart(G));
     sec.appendChild(wrap);
-    return sec;
   }
 
   /* the largest growers as lines over the snapshots */

@@ -258,8 +258,22 @@ def main():
             flags = page.eval("Array.from(document.querySelectorAll('#growth-table tbody tr.row td:first-child'))"
                               ".filter(function(e){return e.textContent;}).length")
             eq(flags, sum(1 for s in g["stacks"][:200] if s["suspected_leak"]), "suspected leaks flagged")
-            eq(page.eval("+document.querySelector('svg.growth').getAttribute('data-series')"),
-               min(8, len(g["stacks"])), "growth chart lines")
+            if g["stacks"]:
+                eq(page.eval("+document.querySelector('svg.growth').getAttribute('data-series')"),
+                   min(8, len(g["stacks"])), "growth chart lines")
+            # the diff's invalid frees and teardown leaks that changed
+            n = len(g["snapshots"])
+            frees = [s for s in g["invalid_frees"]["sites"] if len(set(s["count"])) > 1]
+            got = page.eval("Array.from(document.querySelectorAll('#growth-frees tbody tr.row'))"
+                            ".map(function(r){return [r.cells[0].textContent, +r.cells[1].textContent"
+                            ".replace(/[+,]/g,'').replace('\u2212','-'), r.cells[%d].textContent];})" % (n + 2))
+            eq(got, [["refused by CUDA" if s["refused"] else "accepted", s["change"], s["api"]] for s in frees][:200],
+               "growth: invalid frees rows")
+            torn = [t for t in g["teardown_leaks"]["groups"] if len(set(t["bytes"])) > 1]
+            got = page.eval("Array.from(document.querySelectorAll('#growth-teardown tbody tr.row'))"
+                            ".map(function(r){return [r.cells[%d].textContent, r.cells[%d].textContent];})"
+                            % (n + 2, n + 3))
+            eq(got, [[t["api"], t["teardown"]] for t in torn][:200], "growth: teardown rows")
 
         eq(page.errors, [], "console errors after interaction")
         if a.screenshot:
