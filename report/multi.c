@@ -264,7 +264,8 @@ int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
                       strcmp(a->host.s, b->host.s) == 0;
     if (d->same_process && fresh_since(&m[0], &m[n - 1], o, d))
         goto fail;
-    if (free_table_build(m, n, false, &d->frees) || torn_table_build(m, n, false, &d->torn))
+    if (free_table_build(m, n, false, &d->frees) || torn_table_build(m, n, false, &d->torn) ||
+        diff_devices_build(m, n, &d->devs))
         goto fail;
     return 0;
 fail:
@@ -278,6 +279,7 @@ void diff_free(struct diff_result *d)
     free(d->fresh);
     free_table_free(&d->frees);
     torn_table_free(&d->torn);
+    diff_devices_free(&d->devs);
     memset(d, 0, sizeof *d);
 }
 

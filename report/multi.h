@@ -10,6 +10,7 @@
 
 #include "analyze.h"
 #include "bad_frees_multi.h"
+#include "diff_devices.h"
 #include "stackdb.h"
 #include "teardown_multi.h"
 
@@ -60,6 +61,7 @@ struct diff_result {
     uint64_t fresh_bytes, fresh_count;
     struct free_table frees; /* invalid frees per site and snapshot */
     struct torn_table torn;  /* memory freed only by a context teardown */
+    struct diff_devices devs; /* live and peak per device and snapshot */
 };
 
 struct merge_snap {

@@ -49,6 +49,7 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
         put_str(f, r->warnings[i]);
         fputc('\n', f);
     }
+    text_diff_devices(r, &d->devs);
     t_title(r, "CHANGES BY STACK");
     if (d->t.nshown == 0)
         fputs("No change in live memory between the snapshots.\n", f);
@@ -181,6 +182,7 @@ void json_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
     json_head(r, &j, "diff");
     json_snaps(&j, m, n);
     json_key(&j, "same_process"); json_bool(&j, d->same_process);
+    json_diff_devices(&j, &d->devs);
     json_key(&j, "stacks");
     json_arr(&j);
     for (size_t i = 0; i < d->t.nshown; i++) {

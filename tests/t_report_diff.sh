@@ -20,6 +20,9 @@ want = [("alloc_activations", [MiB, 2 * MiB, 4 * MiB], [1, 2, 3], 3 * MiB, True,
         ("tie_a", [MiB, 3 * MiB, 2 * MiB], [1, 2, 2], MiB, False, False),
         ("tie_b", [0, MiB // 2, 0], [0, 1, 0], 0, False, False)]
 assert got == want, got
+assert [(x["device"], x["present"], x["live_bytes"], x["peak_bytes"], x["peak_time_ns"], x["failed_count"])
+        for x in d["devices"]] == [(0, [True] * 3, [3 * MiB, 6 * MiB + MiB // 2, 7 * MiB], [8 * MiB, 9 * MiB, 10 * MiB],
+                                    [5000000] * 3, [0] * 3)], d["devices"]
 n = d["new_since_first"]
 assert (n["bytes"], n["count"]) == (4 * MiB, 3), n
 assert [(g["frames"][0]["function"], g["bytes"], g["count"]) for g in n["groups"]] == \
@@ -35,6 +38,8 @@ CHANGES BY STACK
 EOT
 head -4 first.txt | diff -u want.txt - || fail "text diff"
 grep -qx '+1,048,576 bytes (1.0 MiB): device memory on device 0' d.txt || fail "non-monotonic line"
+expect_eq "$(sed -n '/^BY DEVICE$/{n;p}' d.txt)" \
+    "device 0: live 3.0 MiB -> 6.5 MiB -> 7.0 MiB (+4.0 MiB), peak 8.0 MiB -> 9.0 MiB -> 10.0 MiB (+2.0 MiB)" "BY DEVICE"
 expect_eq "$(grep -c 'suspected leak' d.txt)" 1 "one suspected leak"
 grep -qx 'total: 4,194,304 bytes (4.0 MiB) in 3 allocations' d.txt || fail "new since first"
 # two snapshots: growth, but never "monotonic"
@@ -45,6 +50,13 @@ expect_eq "$(jget two.json '[(s["growth"], s["monotonic"]) for s in d["stacks"]]
 expect_eq "$(jget o.json '[d["same_process"], d["new_since_first"], [s["frames"][0]["function"] for s in d["stacks"]]]')" \
     '[false, null, ["alloc_activations", "tie_a"]]' "other run"
 "$REPORT" diff d/a.snap d/other.snap | grep -qx 'Not applicable: the first and last snapshots come from different processes.' || fail "other run text"
+# devices are matched by number: one a snapshot does not have is absent there
+mkdir r && "$TPROG/snapgen" ranks r
+"$REPORT" diff r/r0.snap r/r1.snap | sed -n '/^BY DEVICE$/,/^$/p' > bydev.txt
+printf 'BY DEVICE\ndevice 0: live 1.0 MiB -> -, peak 10.0 MiB -> -\ndevice 1: live - -> 1.0 MiB, peak - -> 12.0 MiB\n\n' |
+    diff -u - bydev.txt || fail "BY DEVICE with a device per snapshot"
+expect_eq "$(jget <("$REPORT" --json diff r/r0.snap r/r1.snap) '[(x["device"], x["present"], x["peak_bytes"]) for x in d["devices"]]')" \
+    '[[0, [true, false], [10485760, 0]], [1, [false, true], [0, 12582912]]]' "devices JSON with absent devices"
 # --top limits the list
 expect_eq "$(jget <("$REPORT" --json --top 1 diff d/a.snap d/b.snap d/c.snap) 'len(d["stacks"])')" 1 "--top 1"
 # usage
