@@ -354,15 +354,18 @@ void gl_track_configure_history(size_t max_entries)
 
 /* What a context owns.  CUDA documents (cuCtxDestroy, cudaDeviceReset) that
  * stream-ordered allocations and cuMemCreate memory "are not associated with
- * any CUDA context" and survive its teardown; so do the handles imported
- * from other processes and the mappings made of them (virtual memory, like
- * cuMemCreate's).  Everything else made in a context goes with it. */
+ * any CUDA context" and survive its teardown; so do, by the same reasoning,
+ * what other processes share of those: pool pointers imported from another
+ * process's pool, VMM handles imported and the mappings made of them.
+ * Everything else made in a context goes with it (cuIpcOpenMemHandle
+ * mappings too). */
 static bool context_owned(const struct gl_record *r)
 {
     if (r->kind == GL_KIND_POOL || r->kind == GL_KIND_VIRTUAL || r->space == GL_SPACE_VMM ||
         r->space == GL_SPACE_VMM_IMPORT)
         return false;
-    return !(r->kind == GL_KIND_IPC && r->api == GL_API_CU_MEM_MAP);
+    return !(r->kind == GL_KIND_IPC && (r->api == GL_API_CU_MEM_MAP || r->api == GL_API_CU_MEM_POOL_IMPORT_POINTER ||
+                                        r->api == GL_API_CUDA_MEM_POOL_IMPORT_POINTER));
 }
 
 size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api)

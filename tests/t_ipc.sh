@@ -115,3 +115,18 @@ expect_eq "$("$REPORT" --folded leaks s.snap)" "device_0:device;capture;train_lo
 "$REPORT" merge --json s.snap s.snap >m.json
 expect_eq "$(jget m.json '[(r["live_bytes"], r["leaked_bytes"]) for r in d["ranks"]]')" \
     "[[15728640, 4194304], [15728640, 4194304]]" "merge"
+
+# A reset of the importer's context before it frees the pool pointer: the
+# pointer belongs to the exporter's pool, not to the context, so it stays
+# live and its free is valid; the IPC mapping left open goes with the
+# context, a leak until that reset.
+mkdir reset && (cd reset && traced "$TPROG/ipc_share" driver-reset >pids) || fail "driver-reset: run"
+imp=$(awk '$1 == "importer" {print $2}' reset/pids)
+"$REPORT" --json "reset/gpuleak.$imp.1.snap" >reset.json
+line=$(site_line ipc_share.c "LEAK-SITE: cu_leak_mapping")
+check_json reset.json <<PY
+eq((leaks, d["mapped"]["groups"], d["invalid_frees"]["count"]), ([], [], 0), "nothing live, no invalid free")
+eq([(g["bytes"], g["kind"], g["api"], g["teardown"], frame(g["frames"][0])) for g in d["teardown_leaks"]["groups"]],
+   [(3000000, "ipc", "cuIpcOpenMemHandle_v2", "cuDevicePrimaryCtxReset_v2", "cu_leak_mapping ipc_share.c:$line")],
+   "the open mapping went with the context")
+PY

@@ -7,8 +7,9 @@
  * neither process's allocator sees.  Under gpuleak the importer also asks
  * for a snapshot, mapped.snap, while all four are mapped.
  *
- * Usage: ipc_share runtime|driver  (how the importer maps and releases; the
- * exporter always uses the runtime).  Prints "exporter PID" and
+ * Usage: ipc_share runtime|driver|driver-reset  (how the importer maps and
+ * releases; the exporter always uses the runtime; driver-reset: see
+ * cu_importer).  Prints "exporter PID" and
  * "importer PID".  The line marked LEAK-SITE is what the tests expect the
  * reporter to name. */
 #include <cuda.h>
@@ -182,6 +183,12 @@ static NOINLINE void cu_own(void)
     drv(cuMemFree(d), "cuMemFree");
 }
 
+/* driver-reset: the importer resets its primary context before freeing the
+ * pool pointer.  The pointer belongs to the exporter's pool, not to the
+ * context (pools are not context-bound): the free after the reset succeeds.
+ * The IPC mapping left open is gone with the context. */
+static int reset_first;
+
 static void cu_importer(struct shared *s, int fd)
 {
     CUcontext ctx;
@@ -205,16 +212,23 @@ static void cu_importer(struct shared *s, int fd)
     drv(cuIpcCloseMemHandle(a), "cuIpcCloseMemHandle");
     drv(cuIpcCloseMemHandle(a2), "cuIpcCloseMemHandle");
     drv(cuIpcCloseMemHandle(b), "cuIpcCloseMemHandle");
+    if (reset_first) {
+        drv(cuDevicePrimaryCtxReset(0), "cuDevicePrimaryCtxReset");
+        drv(cuDevicePrimaryCtxRetain(&ctx, 0), "cuDevicePrimaryCtxRetain");
+        drv(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    }
     drv(cuMemFree(p), "cuMemFree");
     drv(cuMemPoolDestroy(pool), "cuMemPoolDestroy");
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 2 || (strcmp(argv[1], "runtime") != 0 && strcmp(argv[1], "driver") != 0)) {
-        fprintf(stderr, "usage: %s runtime|driver\n", argv[0]);
+    if (argc != 2 || (strcmp(argv[1], "runtime") != 0 && strcmp(argv[1], "driver") != 0 &&
+                      strcmp(argv[1], "driver-reset") != 0)) {
+        fprintf(stderr, "usage: %s runtime|driver|driver-reset\n", argv[0]);
         return 2;
     }
+    reset_first = strcmp(argv[1], "driver-reset") == 0;
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) {
         perror("socketpair");

@@ -350,8 +350,9 @@ again:
     for (struct fc_seg *s = d->segs; s; s = s->next) {
         /* Stream-ordered allocations belong to their pool, not to the
          * context (CUDA documents they outlive cuCtxDestroy and
-         * cudaDeviceReset): they stay until freed or their pool goes. */
-        if (!s->used || s->ctx != c || s->kind == FC_K_POOL)
+         * cudaDeviceReset): they stay until freed or their pool goes; so do
+         * pointers imported from another process's pool. */
+        if (!s->used || s->ctx != c || s->kind == FC_K_POOL || (s->kind == FC_K_IPC && s->ipc_pool))
             continue;
         if (s->kind != FC_K_ARRAY && s->kind != FC_K_GRAPH) {
             fc_heap_free(d, s);
