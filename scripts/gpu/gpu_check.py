@@ -54,7 +54,7 @@ def fmt(n):
 # ---------------------------------------------------------------- checks list
 
 CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
-               "vmm", "vmm-import", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
+               "vmm", "vmm-import", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
 ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
@@ -75,6 +75,8 @@ DESCRIPTIONS = {
     "drv-entry": "driver_paths.c: cudaGetDriverEntryPoint(ByVersion)",
     "vmm": "driver_lifecycle.c vmm: cuMemCreate/cuMemMap lifetimes, mid-run snapshot",
     "vmm-import": "vmm_import.c: a VMM handle shared as a POSIX fd, the importer's mapping never unmapped",
+    "ipc": "ipc_share.c: CUDA IPC handles and a pool pointer shared by a forked process (runtime, driver, driver"
+           " with a context reset): the mapping never closed, the exporter untouched",
     "external": "external_mem.c: external memory imported from a VMM POSIX fd, object/buffer/array never released",
     "bad-free": "bad_free.c: double, interior and bogus frees refused by CUDA, each reported at its line",
     "async": "scenarios.c leak-async: cudaMallocAsync leaks, exact site",
@@ -320,6 +322,7 @@ def program_specs(ctx):
         "driver_lifecycle": (tp("driver_lifecycle.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-lpthread"]),
         "ctx_teardown": (tp("ctx_teardown.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "vmm_import": (tp("vmm_import.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-ldl"]),
+        "ipc_share": (tp("ipc_share.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "external_mem": (tp("external_mem.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
         "bad_free": (tp("bad_free.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "scenarios": (tp("scenarios.c"), ["-cudart", "shared", "-lpthread"]),
@@ -740,6 +743,50 @@ def check_vmm_import(ctx):
     return ("direct+procaddr: 4 MiB mapping never unmapped at leak_imported_mapping:%d (kind ipc, cuMemMap), "
             "a handle never released (driver: %s); importer peak 3,000,000 = its own memory; "
             "10 mappings gone in one cuMemUnmap" % (line, ", ".join(sorted(seen))))
+
+
+def check_ipc(ctx):
+    """tests/t_ipc.sh's core on the real driver, as torch.multiprocessing
+    shares CUDA tensors: the exporter sends three IPC handles and a pool
+    pointer to a forked importer, which maps all four and exits with one
+    open.  driver-reset: the importer resets its context before freeing the
+    pool pointer, which (pools belong to no context) must still be valid."""
+    src = os.path.join(PROGRAMS, "ipc_share.c")
+    notes = []
+    for how in ("runtime", "driver", "driver-reset"):
+        d = check_dir(ctx, "ipc-" + how)
+        out = run_traced(ctx, d, how, prog(ctx, "ipc_share"), [how], os.path.join(d, "gpuleak.%p.%n.snap"))
+        pids = dict(l.split()[:2] for l in out.splitlines() if l.split()[:1] in (["exporter"], ["importer"]))
+        if set(pids) != {"exporter", "importer"}:
+            raise Fail("%s: no exporter/importer pids in its output: %r" % (how, out[-200:]))
+        pre = "rt" if how == "runtime" else "cu"
+        line = site_line(src, "LEAK-SITE: %s_leak_mapping" % pre)
+        open_api = "cudaIpcOpenMemHandle" if how == "runtime" else "cuIpcOpenMemHandle_v2"
+        imp = report_json(ctx, d, "gpuleak.%s.1.snap" % pids["importer"])
+        expect(imp["leaks"], [], how + ": no leaks of its own")
+        got = [(g["bytes"], g["count"], g["kind"], g["api"], fn(g["frames"][0]) if g["frames"] else None,
+                g["frames"][0].get("line") if g["frames"] else None) for g in imp["mapped"]["groups"]]
+        torn = [(g["bytes"], g["kind"], g["api"], g["teardown"]) for g in imp["teardown_leaks"]["groups"]]
+        want = [(3000000, 1, "ipc", open_api, "%s_leak_mapping" % pre, line)]
+        if how == "driver-reset":
+            expect((got, torn, imp["invalid_frees"]["count"]),
+                   ([], [(3000000, "ipc", open_api, "cuDevicePrimaryCtxReset_v2")], 0),
+                   how + ": the open mapping went with the context, the pool pointer's free was valid")
+        else:
+            expect((got, torn), (want, []), how + ": the mapping never closed")
+            mid = report_json(ctx, d, "mapped.snap")
+            expect(sorted((g["bytes"], fn(g["frames"][0]) if g["frames"] else None) for g in mid["mapped"]["groups"]),
+                   [(500000, pre + "_import"), (1000000, pre + "_open"), (2000000, pre + "_open"),
+                    (3000000, pre + "_leak_mapping")], how + ": all four mapped mid-run")
+        dv = devs(imp)
+        expect((dv[0]["peak_bytes"], dv[0]["live_bytes"], dv[0]["unknown_free_count"]), (4000000, 0, 0),
+               how + ": importer's device 0 is its own memory")
+        exp = report_json(ctx, d, "gpuleak.%s.0.snap" % pids["exporter"])
+        expect((exp["leaks"], exp["mapped"]["groups"], devs(exp)[0]["peak_bytes"]), ([], [], 6500000),
+               how + ": exporter freed everything, its peak is its memory")
+        notes.append(how)
+    return ("%s: 3,000,000 B mapping never closed at its line (kind ipc), exporter untouched; after a context reset "
+            "the mapping is torn down and the pool pointer's free valid" % "+".join(notes[:2]))
 
 
 def check_external(ctx):
@@ -1499,7 +1546,8 @@ def main(argv):
               ("drv-procaddr", lambda: check_driver(ctx, "procaddr")),
               ("drv-entry", lambda: check_driver(ctx, "entry")),
               ("vmm", lambda: check_vmm(ctx)),
-              ("vmm-import", lambda: check_vmm_import(ctx)), ("external", lambda: check_external(ctx)),
+              ("vmm-import", lambda: check_vmm_import(ctx)), ("ipc", lambda: check_ipc(ctx)),
+              ("external", lambda: check_external(ctx)),
               ("bad-free", lambda: check_bad_free(ctx)),
               ("async", lambda: check_async(ctx)),
               ("peak", lambda: check_peak(ctx)), ("threads", lambda: check_threads(ctx)),
