@@ -125,6 +125,34 @@ static int load(struct msnap *m, const char *path, struct stackdb *db,
     return report_attach(m, db, sup, true);
 }
 
+/* Snapshots of one process are compared in the order they were taken: a
+ * shell glob sorts gpuleak.PID.10.snap before gpuleak.PID.2.snap, which
+ * would make growth look like shrinkage.  Stable, so a snapshot given twice
+ * stays twice.  Returns whether the order changed.  The structs move, so
+ * what points at a snapshot is pointed at it again. */
+static bool order_by_index(struct msnap *m, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        const struct snap_process *a = &m[0].s.proc, *b = &m[i].s.proc;
+        if (a->pid != b->pid || a->start_unix_ns != b->start_unix_ns || a->host.len != b->host.len ||
+            memcmp(a->host.s, b->host.s, a->host.len) != 0)
+            return false;
+    }
+    bool moved = false;
+    for (size_t i = 1; i < n; i++)
+        for (size_t k = i; k > 0 && m[k - 1].s.proc.index > m[k].s.proc.index; k--) {
+            struct msnap t = m[k - 1];
+            m[k - 1] = m[k];
+            m[k] = t;
+            moved = true;
+        }
+    for (size_t i = 0; moved && i < n; i++) {
+        m[i].v.s = &m[i].s;
+        sym_rebind(m[i].sy, &m[i].s);
+    }
+    return moved;
+}
+
 static int finish_output(FILE *out, const char *output)
 {
     int rc = 0;
@@ -308,6 +336,9 @@ int main(int argc, char **argv)
         rc = load(&m[loaded], files[loaded], db, &sup);
         loaded++; /* also on failure: unload what was partly set up */
     }
+    if (rc == 0 && mode == M_DIFF && order_by_index(m, nfiles))
+        fputs("gpuleak-report: note: the snapshots, all of one process, are compared in the order they were "
+              "taken\n", stderr);
     FILE *out = stdout;
     if (rc == 0 && c.output && !(out = fopen(c.output, "w"))) {
         fprintf(stderr, "gpuleak-report: %s: cannot write: %s\n", c.output, strerror(errno));

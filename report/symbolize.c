@@ -130,6 +130,11 @@ struct symbolizer *sym_new(const struct snapshot *s, bool open_files)
     return sy;
 }
 
+void sym_rebind(struct symbolizer *sy, const struct snapshot *s)
+{
+    sy->s = s;
+}
+
 void sym_free(struct symbolizer *sy)
 {
     if (!sy)

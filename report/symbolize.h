@@ -36,6 +36,8 @@ struct symbolizer;
  * from disk (a harness fed hostile snapshots). */
 struct symbolizer *sym_new(const struct snapshot *s, bool open_files);
 void sym_free(struct symbolizer *sy);
+/* The snapshot moved (its struct, not its contents): point at it anew. */
+void sym_rebind(struct symbolizer *sy, const struct snapshot *s);
 
 /* Frames for one pc, innermost first (more than one when inlined calls were
  * expanded).  The array and its strings live until sym_free. */

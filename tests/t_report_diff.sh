@@ -50,6 +50,25 @@ expect_eq "$(jget two.json '[(s["growth"], s["monotonic"]) for s in d["stacks"]]
 expect_eq "$(jget o.json '[d["same_process"], d["new_since_first"], [s["frames"][0]["function"] for s in d["stacks"]]]')" \
     '[false, null, ["alloc_activations", "tie_a"]]' "other run"
 "$REPORT" diff d/a.snap d/other.snap | grep -qx 'Not applicable: the first and last snapshots come from different processes.' || fail "other run text"
+# snapshots of one process are compared in the order they were taken, not
+# in the order given (a shell glob puts gpuleak.PID.10.snap before .2):
+# the same result, with a note; snapshots of different runs keep their order
+"$REPORT" --json diff d/c.snap d/a.snap d/b.snap > shuffled.json 2> shuffled.err || fail "shuffled exit"
+expect_eq "$(cat shuffled.err)" "gpuleak-report: note: the snapshots, all of one process, are compared in the order they were taken" "reorder note"
+expect_eq "$(jget shuffled.json '[s["path"] for s in d["snapshots"]]')" '["d/a.snap", "d/b.snap", "d/c.snap"]' "reordered"
+expect_eq "$(jget shuffled.json 'd["stacks"]')" "$(jget d.json 'd["stacks"]')" "same rows as in order"
+"$REPORT" diff d/b.snap d/a.snap > /dev/null 2> two.err
+expect_eq "$(wc -l < two.err)" 1 "two snapshots reordered too"
+"$REPORT" --json diff d/other.snap d/a.snap > o2.json 2> o2.err
+expect_eq "$(jget o2.json '[s["path"] for s in d["snapshots"]]'):$(cat o2.err)" '["d/other.snap", "d/a.snap"]:' "other runs: as given"
+"$REPORT" --html sh.html d/c.snap d/a.snap d/b.snap 2>/dev/null || fail "html of shuffled snapshots"
+python3 - sh.html <<'PY' || fail "html: the page is the last snapshot taken, growth in order"
+import json, re, sys
+p = json.loads(re.search(r'id="gl-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
+assert p["snapshot"]["path"] == "d/c.snap", p["snapshot"]["path"]
+assert [s["path"] for s in p["growth"]["snapshots"]] == ["d/a.snap", "d/b.snap", "d/c.snap"]
+PY
+
 # devices are matched by number: one a snapshot does not have is absent there
 mkdir r && "$TPROG/snapgen" ranks r
 "$REPORT" diff r/r0.snap r/r1.snap | sed -n '/^BY DEVICE$/,/^$/p' > bydev.txt
