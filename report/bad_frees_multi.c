@@ -114,16 +114,7 @@ void text_frees_diff(struct report_ctx *r, const struct free_table *t, size_t to
         fputc('\n', f);
         put_cs(r, "    ", row->k.cs);
     }
-    if (shown < t->s.nchanged) {
-        fputs("\n(", f);
-        put_count(f, t->s.nchanged - shown, "more changed stack");
-        fputs(" not shown; --top N shows more)\n", f);
-    }
-    if (t->s.nchanged < t->s.n) {
-        fputs("\n(", f);
-        put_count(f, t->s.n - t->s.nchanged, "stack");
-        fputs(" with the same invalid frees in every snapshot)\n", f);
-    }
+    put_sites_rest(f, &t->s, shown, "invalid frees");
 }
 
 void text_frees_merge(struct report_ctx *r, struct msnap *m, const struct free_table *t, size_t top)
@@ -160,11 +151,7 @@ void text_frees_merge(struct report_ctx *r, struct msnap *m, const struct free_t
         fputc('\n', f);
         put_cs(r, "    ", row->k.cs);
     }
-    if (shown < t->s.n) {
-        fputs("\n(", f);
-        put_count(f, t->s.n - shown, "more stack");
-        fputs(" not shown; --top N shows more)\n", f);
-    }
+    put_sites_rest(f, &t->s, shown, NULL);
 }
 
 void json_frees_multi(struct report_ctx *r, struct json *j, const struct free_table *t)

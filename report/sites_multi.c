@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "textout.h"
 #include "sat.h"
 #include "sort.h"
 
@@ -126,5 +127,20 @@ void put_series(FILE *f, const uint64_t *v, size_t n, bool commas)
         else
             snprintf(c, sizeof c, "%" PRIu64, v[k]);
         fprintf(f, "%s%s", k ? " -> " : "", c);
+    }
+}
+
+void put_sites_rest(FILE *f, const struct site_table *t, size_t shown, const char *same)
+{
+    size_t listed = same ? t->nchanged : t->n; /* a diff lists the changed */
+    if (shown < listed) {
+        fputs("\n(", f);
+        put_count(f, listed - shown, same ? "more changed stack" : "more stack");
+        fputs(" not shown; --top N shows more)\n", f);
+    }
+    if (same && t->nchanged < t->n) {
+        fputs("\n(", f);
+        put_count(f, t->n - t->nchanged, "stack");
+        fprintf(f, " with the same %s in every snapshot)\n", same);
     }
 }

@@ -130,16 +130,7 @@ void text_torn_diff(struct report_ctx *r, const struct torn_table *t, size_t top
         fputc('\n', f);
         put_cs(r, "    ", row->k.cs);
     }
-    if (shown < t->s.nchanged) {
-        fputs("\n(", f);
-        put_count(f, t->s.nchanged - shown, "more changed stack");
-        fputs(" not shown; --top N shows more)\n", f);
-    }
-    if (t->s.nchanged < t->s.n) {
-        fputs("\n(", f);
-        put_count(f, t->s.n - t->s.nchanged, "stack");
-        fputs(" with the same teardown leaks in every snapshot)\n", f);
-    }
+    put_sites_rest(f, &t->s, shown, "teardown leaks");
 }
 
 void text_torn_merge(struct report_ctx *r, struct msnap *m, const struct torn_table *t, size_t top)
@@ -177,11 +168,7 @@ void text_torn_merge(struct report_ctx *r, struct msnap *m, const struct torn_ta
         fputc('\n', f);
         put_cs(r, "    ", row->k.cs);
     }
-    if (shown < t->s.n) {
-        fputs("\n(", f);
-        put_count(f, t->s.n - shown, "more stack");
-        fputs(" not shown; --top N shows more)\n", f);
-    }
+    put_sites_rest(f, &t->s, shown, NULL);
 }
 
 void json_torn_multi(struct report_ctx *r, struct json *j, const struct torn_table *t)
