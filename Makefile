@@ -19,6 +19,11 @@
 
 CUDA_HOME ?= /usr/local/cuda
 BUILD ?= build
+# One spelling per build directory: BUILD=$PWD/build and BUILD=build are the
+# same files, but make matches dependency files (-MMD) by the spelling they
+# were made with, so a header change would not rebuild objects last compiled
+# under the other one.  A directory inside the tree is always relative.
+override BUILD := $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
 PREFIX ?= /usr/local
 SAN ?=
 CC ?= cc

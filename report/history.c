@@ -201,6 +201,10 @@ int history_build(const struct snapshot *s, struct history *h)
                     m->mem_free = e->mem_free;
                     m->mem_total = e->mem_total;
                     m->stack_id = e->stack_id;
+                    m->kind = e->kind;
+                    m->api = e->api;
+                    long d = slot(h, e->device, false); /* none: nothing was live there */
+                    m->live_bytes = d >= 0 ? clamp_u64(dcur[d]) : 0;
                 }
             }
             continue;

@@ -29,6 +29,8 @@ struct hist_mark {
     /* out-of-memory marks: what was asked for, where, and the driver's view */
     uint64_t size, mem_free, mem_total;
     uint32_t stack_id;
+    uint16_t kind, api;   /* of the failed call */
+    uint64_t live_bytes;  /* the device's live allocations then (mappings aside) */
 };
 
 struct hist_dev {

@@ -5,6 +5,7 @@
 #include "bad_frees.h"
 #include "calls.h"
 #include "json.h"
+#include "oom.h"
 #include "teardown.h"
 
 #define SCHEMA_VERSION 2
@@ -353,6 +354,7 @@ void output_json(struct report_ctx *r)
         json_calls(r, &j);
     }
     devices(r, &j);
+    json_oom(r, &j);
     if (r->sections & SEC_TIMELINE)
         json_timeline(r, &j);
     if (r->sections & SEC_FRAG)

@@ -12,6 +12,7 @@
 
 #include "bad_frees.h"
 #include "calls.h"
+#include "oom.h"
 #include "teardown.h"
 #include "textout.h"
 
@@ -128,6 +129,7 @@ static void summary(struct report_ctx *r)
         text_bad_frees_summary(r);
         text_torn_summary(r);
     }
+    text_oom_summary(r);
     for (size_t d = 0; d < a->ndevs; d++) {
         const struct snap_device *dv = a->devs[d].dev;
         fputs("    ", f);
@@ -569,6 +571,8 @@ void output_text(struct report_ctx *r)
 {
     header(r);
     summary(r);
+    if (r->sections & SEC_PEAK)
+        text_oom(r);
     if (r->sections & SEC_LEAKS) {
         leaks(r);
         caches(r);

@@ -6,6 +6,9 @@ expect_eq "$(cat out.txt)" "oom 2" "return code of the failing cudaMalloc"
 ls gpuleak.*.0.snap gpuleak.*.1.snap >/dev/null || fail "expected an OOM snapshot (.0) and a final one (.1): $(ls)"
 "$REPORT" --json gpuleak.*.0.snap >oom.json
 "$REPORT" --json gpuleak.*.1.snap >final.json
+"$REPORT" gpuleak.*.0.snap >oom.txt
+grep -qx 'This snapshot was taken at the last one: what was live then is listed below.' oom.txt || fail "OOM snapshot's note"
+"$REPORT" gpuleak.*.1.snap | grep -q '^This snapshot was taken at' && fail "the note in the exit snapshot"
 check_json oom.json <<'PY'
 eq(d["snapshot"]["reason"], "oom", "reason")
 eq(d["snapshot"]["final"], False, "final flag")
@@ -28,3 +31,43 @@ PY
 rm -f gpuleak.*.snap
 GPULEAK_OOM_SNAPSHOT=0 traced "$TPROG/scenarios" oom >/dev/null
 expect_eq "$(ls gpuleak.*.snap | wc -l)" 1 "snapshots with OOM snapshots off"
+
+# The OUT OF MEMORY section: each failed call with what it asked for, the
+# driver's free and total memory then, the live allocations of this process
+# at that moment, and its stack (a 64 MiB device: 6 MiB short, then more
+# than the device has).
+rm -f gpuleak.*.snap
+FAKECUDA_MEM_BYTES=67108864 GPULEAK_OOM_SNAPSHOT=0 GPULEAK_OUTPUT=kinds.snap traced "$TPROG/scenarios" oom-kinds >kinds.out
+expect_eq "$(tr '\n' ' ' <kinds.out)" "short 2 too-big 2 " "return codes"
+"$REPORT" --json kinds.snap >kinds.json
+short=$(site_line scenarios.c 'OOM-SITE: short')
+big=$(site_line scenarios.c 'OOM-SITE: too-big')
+check_json kinds.json <<PY
+MiB = 1 << 20
+o = d["out_of_memory"]
+eq(o["failed_count"], 2, "failed allocations")
+eq([(e["api"], e["kind"], e["device"], e["requested_bytes"], e["mem_free"], e["mem_total"], e["live_bytes"],
+     e["unaccounted_bytes"], frame(e["frames"][0])) for e in o["events"]],
+   [("cudaMalloc", "device", 0, 30 * MiB, 24 * MiB, 64 * MiB, 40 * MiB, 0, "main scenarios.c:$short"),
+    ("cudaMalloc", "device", 0, 128 * MiB, 4 * MiB, 64 * MiB, 60 * MiB, 0, "main scenarios.c:$big")], "OOM events")
+PY
+"$REPORT" kinds.snap >kinds.txt
+grep -qx '    out of memory:    2 failed allocations' kinds.txt || fail "summary line"
+sed -n '/^OUT OF MEMORY$/,/^LEAKS$/p' kinds.txt | grep -v '^    #[1-9]' >section.txt
+cat >want.txt <<EOT
+OUT OF MEMORY
+2 allocations failed for lack of memory: 2 on device 0.
+
+cudaMalloc of 31,457,280 bytes (30.0 MiB) on device 0 failed at TIME (seq 2)
+    the driver: 25,165,824 bytes (24.0 MiB) free of 67,108,864 bytes (64.0 MiB): 6.0 MiB short
+    in use: 40.0 MiB = this process's live allocations 40.0 MiB + 0 B elsewhere
+    #0 main (scenarios.c:$short) [scenarios]
+
+cudaMalloc of 134,217,728 bytes (128.0 MiB) on device 0 failed at TIME (seq 4)
+    the driver: 4,194,304 bytes (4.0 MiB) free of 67,108,864 bytes (64.0 MiB): more than the device has
+    in use: 60.0 MiB = this process's live allocations 60.0 MiB + 0 B elsewhere
+    #0 main (scenarios.c:$big) [scenarios]
+
+LEAKS
+EOT
+sed 's/failed at [0-9.]* s/failed at TIME/' section.txt | diff -u want.txt - || fail "OUT OF MEMORY section"

@@ -8,6 +8,8 @@
 source "$ROOT/tests/lib.sh"
 "$TPROG/snapgen" history h.snap
 "$REPORT" --json h.snap > h.json || fail "exit $?"
+"$REPORT" h.snap | grep -qx '    the driver: 1,073,741,824 bytes (1.0 GiB) free of 85,899,345,920 bytes (80.0 GiB): enough free in all, so not in one piece or over a limit' ||
+    fail "OOM with enough free memory"
 check_json h.json <<'PY'
 MiB = 1 << 20
 ph = devices[0]["peak_history"]
@@ -22,6 +24,12 @@ eq((t["present"], t["events"], t["allocs"], t["frees"], t["first_seq"], t["last_
    (True, 15, 9, 2, 1, 15, False), "timeline counts")
 eq([(m["type"], m["seq"], m["label"]) for m in t["marks"]],
    [("annotation", 1, "warmup"), ("annotation", 4, "epoch 1"), ("oom", 8, None), ("annotation", 15, "done")], "marks")
+# the OOM at seq 8: 1 GiB asked with 1 GiB free of 80 GiB, 4 MiB of this
+# process's live then (alloc_weights'), 79 GiB in use elsewhere
+o = d["out_of_memory"]
+eq((o["failed_count"], [(e["seq"], e["api"], e["requested_bytes"], e["mem_free"], e["live_bytes"], e["unaccounted_bytes"],
+                         e["frames"][0]["function"]) for e in o["events"]]),
+   (1, [(8, "cudaMalloc", 1 << 30, 1 << 30, 4 * MiB, 79 * (1 << 30) - 4 * MiB, "alloc_activations")]), "out of memory")
 s = t["devices"][0]
 eq((s["device"], s["start_bytes"], s["max_bytes"], s["max_seq"]), (0, 0, 28 * MiB, 5), "series head")
 eq(s["time_ns"], [x * 1000000 for x in (20, 30, 50, 60, 70, 90, 100, 110, 120, 130, 140)], "series times")
@@ -70,11 +78,15 @@ expect_eq "$(jget s.json '["timeline" in d, "fragmentation" in d, "leaks" in d, 
 expect_eq "$(sed -n '/^TIMELINE$/{n;p}' n.txt)" "No history in this snapshot." "no history line"
 grep -q '^(no history in this snapshot: the annotation and allocations before each' n.txt || fail "peak note"
 grep -qx '    size classes:                    live ' n.txt || fail "classes without requests"
+expect_eq "$(sed -n '/^OUT OF MEMORY$/,/^$/p' n.txt | tail -n +2 | head -2)" \
+    "1 allocation failed for lack of memory: 1 on device 0.
+The history holds none of them (it is off, or they were before the events it keeps)." "OOM without a history"
 "$REPORT" --json n.snap > n.json
 check_json n.json <<'PY'
 eq(devices[0]["peak_history"], None, "no peak history")
 eq((d["timeline"]["present"], d["timeline"]["devices"]), (False, []), "no timeline")
 eq(d["fragmentation"]["devices"][0]["requested_size_classes"], None, "no requests")
 eq(d["fragmentation"]["devices"][0]["holes"], 2, "fragmentation still there")
+eq(d["out_of_memory"], {"failed_count": 1, "events": []}, "failed count, no events")
 PY
 echo ok

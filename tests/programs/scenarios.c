@@ -251,8 +251,17 @@ int main(int argc, char **argv)
         printf("oom %d\n", (int)cudaMalloc(&p, (size_t)1 << 50));
         void *q = leak_runtime(MiB);
         check(cudaFree(q), "cudaFree");
+    } else if (!strcmp(what, "oom-kinds")) {
+        /* On a 64 MiB device (FAKECUDA_MEM_BYTES): 40 MiB live, then 30 MiB
+         * asked with 24 MiB free (6 MiB short); 20 MiB more live, then more
+         * than the device has. */
+        leak_runtime(40 * MiB);
+        void *p;
+        printf("short %d\n", (int)cudaMalloc(&p, 30 * MiB)); /* OOM-SITE: short */
+        leak_runtime(20 * MiB);
+        printf("too-big %d\n", (int)cudaMalloc(&p, 128 * MiB)); /* OOM-SITE: too-big */
     } else {
-        fprintf(stderr, "usage: %s leak-runtime|leak-async|balanced|peak|errors|fork|fork-reset|oom|periodic DIR N|exit-thread|segv|abort|pool-wait|pool-exit|wait|handler-first|handler-later\n", argv[0]);
+        fprintf(stderr, "usage: %s leak-runtime|leak-async|balanced|peak|errors|fork|fork-reset|oom|oom-kinds|periodic DIR N|exit-thread|segv|abort|pool-wait|pool-exit|wait|handler-first|handler-later\n", argv[0]);
         return 2;
     }
     return 0;

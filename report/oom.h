@@ -1,0 +1,20 @@
+/* Out of memory: the allocations that failed for lack of memory, each with
+ * what was asked for, the driver's free and total memory at that moment,
+ * how much of what was in use this process's live allocations account for,
+ * and the failing call's stack -- the questions PyTorch's OOM message
+ * answers, for any CUDA program.  From the history's OOM events and the
+ * devices' failed-allocation counters. */
+#ifndef GPULEAK_OOM_H
+#define GPULEAK_OOM_H
+
+struct report_ctx;
+struct json;
+
+/* The SUMMARY line ("out of memory: N failed allocations"), when any. */
+void text_oom_summary(struct report_ctx *r);
+/* The OUT OF MEMORY section, when any allocation failed for lack of memory. */
+void text_oom(struct report_ctx *r);
+/* The "out_of_memory" member (always present). */
+void json_oom(struct report_ctx *r, struct json *j);
+
+#endif
