@@ -958,8 +958,13 @@ def check_oom(ctx):
     if not fv.get("mem_total"):
         raise Fail("the exit snapshot has no driver's view (mem_total 0)")
     expect(fv["mem_total"], dv["mem_total"], "device total memory at exit and at the OOM")
-    return "1 PiB cudaMalloc -> 2 (no crash); OOM snapshot: 1 MiB live at leak_runtime%s; exit: %s B free" % (
-        mem, fmt(fv["mem_free"]))
+    # The OUT OF MEMORY event: what was asked, the live 1 MiB, and what the
+    # driver had in use beyond it (CUDA's own context on a GPU to itself).
+    ev = o["out_of_memory"]["events"]
+    expect([(e["api"], e["requested_bytes"], e["live_bytes"], e["mem_total"]) for e in ev],
+           [("cudaMalloc", 1 << 50, MiB, dv["mem_total"])], "the out-of-memory event")
+    return ("1 PiB cudaMalloc -> 2 (no crash); OOM snapshot: 1 MiB live at leak_runtime%s; in use beyond it "
+            "(CUDA's own): %s B; exit: %s B free" % (mem, fmt(ev[0]["unaccounted_bytes"]), fmt(fv["mem_free"])))
 
 
 def check_sigusr1(ctx):
