@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "bad_frees.h"
+#include "oom.h"
 #include "teardown.h"
 #include "calls.h"
 #include "json.h"
@@ -859,11 +860,40 @@ static void put_teardown_rows(struct hw *w, const struct report_ctx *r)
     torn_free(&t);
 }
 
+/* Allocations that failed for lack of memory, as the history holds them. */
+static void put_oom_rows(struct hw *w, const struct report_ctx *r)
+{
+    FILE *f = w->f;
+    key(w, "oom");
+    fputc('[', f);
+    size_t k = 0;
+    for (size_t i = 0; r->h->present && i < r->h->nmarks && k < HT_ROWS; i++) {
+        const struct hist_mark *m = &r->h->marks[i];
+        if (m->type != GL_EV_OOM)
+            continue;
+        sep(w, k++);
+        obj(w);
+        kv_u(w, "time_ns", m->time_ns);
+        kv_i(w, "device", m->device);
+        kv_s(w, "api", gl_api_name(m->api));
+        kv_u(w, "requested", m->size);
+        kv_u(w, "mem_free", m->mem_free);
+        kv_u(w, "mem_total", m->mem_total);
+        kv_u(w, "live", m->live_bytes);
+        kv_u(w, "elsewhere", oom_elsewhere(m));
+        kv_i(w, "stack", stack_local(w, sview_cs(r->v, m->stack_id)));
+        end_obj(w);
+    }
+    fputc(']', f);
+    w->first = false;
+}
+
 static void put_tables(struct hw *w, const struct report_ctx *r)
 {
     const struct analysis *a = r->a;
     key(w, "tables");
     obj(w);
+    put_oom_rows(w, r);
     put_leak_rows(w, "leaks", &a->leaks, r);
     kv_u(w, "leaks_total", a->leaks.total);
     kv_u(w, "leaks_hidden_bytes", a->leaks.hidden_bytes);

@@ -27,8 +27,10 @@ static bool is_oom(const struct hist_mark *m) { return m->type == GL_EV_OOM; }
 /* What the driver said was in use then, beyond this process's live
  * allocations: other processes, CUDA's own (context, kernels), what pools
  * keep reserved, memory allocated where gpuleak could not see it. */
-static uint64_t unaccounted(const struct hist_mark *m)
+uint64_t oom_elsewhere(const struct hist_mark *m)
 {
+    if (m->mem_total == 0)
+        return 0;
     uint64_t in_use = m->mem_total > m->mem_free ? m->mem_total - m->mem_free : 0;
     return in_use > m->live_bytes ? in_use - m->live_bytes : 0;
 }
@@ -76,7 +78,7 @@ static void oom_event(struct report_ctx *r, const struct hist_mark *m)
         } else {
             fputs(": enough free in all, so not in one piece or over a limit\n", f);
         }
-        uint64_t other = unaccounted(m);
+        uint64_t other = oom_elsewhere(m);
         fputs("    in use: ", f);
         put_human(f, m->mem_total - (m->mem_free < m->mem_total ? m->mem_free : m->mem_total));
         fputs(" = this process's live allocations ", f);
@@ -153,7 +155,7 @@ void json_oom(struct report_ctx *r, struct json *j)
         json_key(j, "mem_free"); json_u64(j, m->mem_free);
         json_key(j, "mem_total"); json_u64(j, m->mem_total);
         json_key(j, "live_bytes"); json_u64(j, m->live_bytes);
-        json_key(j, "unaccounted_bytes"); json_u64(j, m->mem_total ? unaccounted(m) : 0);
+        json_key(j, "unaccounted_bytes"); json_u64(j, oom_elsewhere(m));
         json_key(j, "stack_id"); json_u64(j, m->stack_id);
         json_frames(j, r->db, sview_cs(r->v, m->stack_id));
         json_end_obj(j);

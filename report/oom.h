@@ -7,8 +7,15 @@
 #ifndef GPULEAK_OOM_H
 #define GPULEAK_OOM_H
 
+#include <stdint.h>
+
 struct report_ctx;
 struct json;
+struct hist_mark;
+
+/* In use at an OOM event beyond this process's live allocations (0 when
+ * the driver's view is not known). */
+uint64_t oom_elsewhere(const struct hist_mark *m);
 
 /* The SUMMARY line ("out of memory: N failed allocations"), when any. */
 void text_oom_summary(struct report_ctx *r);

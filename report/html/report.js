@@ -587,6 +587,17 @@
     var sec = el('section', {id: 'tables'}, el('h2', {text: 'Tables'}));
     var T = D.tables;
     sec.appendChild(el('p', {cls: 'meta', text: 'Click a column to sort, a row to see its whole stack.'}));
+    if (T.oom && T.oom.length) { /* allocations that failed for lack of memory */
+      sec.appendChild(el('h3', {text: 'Out of memory: allocations that failed'}));
+      sec.appendChild(table('oom-table', [['at', 'time_ns', true, function (v) { return (v / 1e9).toFixed(2) + ' s'; }],
+        ['asked', 'requested', true, exact], ['size', 'requested', true, function (v) { return human(v); }],
+        ['device', 'device', true, devName], ['API', 'api'],
+        ['free', 'mem_free', true, function (v, r) { return r.mem_total ? human(v) + ' of ' + human(r.mem_total) : 'unknown'; }],
+        ['live here', 'live', true, function (v) { return human(v); }],
+        ['elsewhere', 'elsewhere', true, function (v, r) { return r.mem_total ? human(v) : ''; }],
+        ['called at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+        T.oom.slice(), function (r) { return r.stack; }));
+    }
     sec.appendChild(el('h3', {text: 'Leaks: ' + exact(T.leaks_total) + ' stacks' +
       (T.leaks.length < T.leaks_total ? ' (' + exact(T.leaks.length) + ' shown)' : '')}));
     sec.appendChild(T.leaks.length ? table('leaks-table', leakCols(), T.leaks.slice(), function (r) { return r.stack; })

@@ -241,6 +241,10 @@ def main():
                 want.append("GPULEAK_FREE_STACKS=1 records it")
             missing = [w for w in want if w not in text]
             eq(missing, [], "invalid free %d: its opened row" % i)
+        oom = rep.get("out_of_memory", {}).get("events", [])
+        got = page.eval("Array.from(document.querySelectorAll('#oom-table tbody tr.row'))"
+                        ".map(function(r){return [+r.cells[1].textContent.replace(/,/g,''), r.cells[4].textContent];})")
+        eq(got, [[e["requested_bytes"], e["api"]] for e in oom][:200], "out of memory table rows")
         torn = rep.get("teardown_leaks", {}).get("groups", [])
         got = page.eval("Array.from(document.querySelectorAll('#teardown-table tbody tr.row'))"
                         ".map(function(r){return [+r.cells[0].textContent.replace(/,/g,''), r.cells[6].textContent];})")
