@@ -71,3 +71,7 @@ cudaMalloc of 134,217,728 bytes (128.0 MiB) on device 0 failed at TIME (seq 4)
 LEAKS
 EOT
 sed 's/failed at [0-9.]* s/failed at TIME/' section.txt | diff -u want.txt - || fail "OUT OF MEMORY section"
+# merge: each rank's failed allocations
+"$REPORT" --json merge kinds.snap kinds.snap >merge.json
+expect_eq "$(jget merge.json '[r["failed_count"] for r in d["ranks"]]')" "[2, 2]" "failed allocations per rank"
+expect_eq "$("$REPORT" merge kinds.snap kinds.snap | grep -c '^rank 0 .*, 2 failed allocations$')" 2 "BY RANK lines"
