@@ -55,7 +55,8 @@
     X(cuCtxPopCurrent_v2) X(cuMemGetAddressRange_v2)                             \
     X(cuStreamIsCapturing) X(cuStreamIsCapturing_ptsz) X(cuGraphGetNodes)        \
     X(cuGraphNodeGetType) X(cuGraphMemAllocNodeGetParams) X(cuGraphMemFreeNodeGetParams) \
-    X(cuMemGetAllocationPropertiesFromHandle) X(cuDevicePrimaryCtxGetState)
+    X(cuMemGetAllocationPropertiesFromHandle) X(cuDevicePrimaryCtxGetState)      \
+    X(cuPointerGetAttributes)
 
 /* A dense index for every real-function cache: per-caller scopes keep one
  * pointer per index (resolve.c). */

@@ -24,6 +24,8 @@ static void after_alloc(bool track, CUresult rc, uint64_t ptr, size_t size, uint
         return;
     if (rc == CUDA_SUCCESS && ptr != 0) {
         struct gl_where w = gl_driver_where(ptr);
+        if (kind == GL_KIND_POOL)
+            w = gl_where_stream_ordered(w, ptr, stream, pool);
         gl_record_alloc(w, ptr, size, stream, kind, api, GL_SPACE_ADDR);
         if (pool != 0) /* an explicit pool: asked about at snapshot time */
             gl_pools_note(pool, w.device);

@@ -29,6 +29,8 @@ static void after_alloc(bool track, cudaError_t rc, void *ptr, size_t size, uint
         return;
     if (rc == cudaSuccess && ptr != NULL) {
         struct gl_where w = gl_runtime_where();
+        if (kind == GL_KIND_POOL)
+            w = gl_where_stream_ordered(w, (uintptr_t)ptr, stream, pool);
         gl_record_alloc(w, (uintptr_t)ptr, size, stream, kind, api, GL_SPACE_ADDR);
         if (pool != 0) /* an explicit pool: asked about at snapshot time */
             gl_pools_note(pool, w.device);

@@ -67,6 +67,26 @@ struct gl_where gl_driver_where(uint64_t ptr_hint)
     return w;
 }
 
+GL_DEFINE_REAL(CUresult, cuPointerGetAttributes, (unsigned int, CUpointer_attribute *, void **, CUdeviceptr))
+
+struct gl_where gl_where_stream_ordered(struct gl_where w, uint64_t ptr, uint64_t stream, uint64_t pool)
+{
+    if (pool == 0 && stream <= 2)
+        return w;
+    cuPointerGetAttributes_fn attrs = REAL_cuPointerGetAttributes();
+    CUpointer_attribute which[2] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+    unsigned int type = 0;
+    int ordinal = -1;
+    void *data[2] = {&type, &ordinal};
+    if (attrs == NULL || attrs(2, which, data, (CUdeviceptr)ptr) != CUDA_SUCCESS)
+        return w;
+    if (type == CU_MEMORYTYPE_HOST)
+        w.device = -1;
+    else if (type == CU_MEMORYTYPE_DEVICE && ordinal >= 0)
+        w.device = ordinal;
+    return w;
+}
+
 uint64_t gl_mapping_size(uint64_t ptr)
 {
     cuMemGetAddressRange_v2_fn range = REAL_cuMemGetAddressRange_v2();

@@ -18,6 +18,14 @@ struct gl_where {
 struct gl_where gl_runtime_where(void);
 struct gl_where gl_driver_where(uint64_t ptr_hint);
 
+/* Stream-ordered memory comes from the pool of the stream's device, or of
+ * the pool named, which need not be the calling thread's device (nor a
+ * device: host memory pools).  Where the memory at ptr is, when it may not
+ * be w's: a stream other than the default ones (raw handles 0, 1 legacy,
+ * 2 per-thread), or an explicit pool.  Asks the driver; w unchanged when it
+ * cannot say. */
+struct gl_where gl_where_stream_ordered(struct gl_where w, uint64_t ptr, uint64_t stream, uint64_t pool);
+
 /* The driver context the runtime uses for `device` is its primary context;
  * the hook on cuDevicePrimaryCtxRetain tells us its handle, so that driver
  * allocations in it are attributed to "primary" (ctx 0) like runtime ones. */

@@ -61,6 +61,15 @@ $(TPROG_DIR)/other_interposer.so: tests/programs/other_interposer.c | $(BUILD)/.
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -Wno-missing-prototypes -fPIC -shared -o $@ $< -ldl
 
+TEST_PROGS += $(TPROG_DIR)/cross_device $(TPROG_DIR)/cross_device_static
+$(TPROG_DIR)/cross_device: tests/programs/cross_device.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda
+
+$(TPROG_DIR)/cross_device_static: tests/programs/cross_device.c $(FAKECUDA_STATIC_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< $(FC_DIR)/libcudart_static.a -L$(FC_DIR) -lcuda -ldl -lpthread
+
 TEST_PROGS += $(TPROG_DIR)/ctx_teardown
 $(TPROG_DIR)/ctx_teardown: tests/programs/ctx_teardown.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)

@@ -1,0 +1,122 @@
+/* Stream-ordered memory lives on the stream's device, or the named pool's,
+ * not necessarily the calling thread's current one.  With device 0
+ * current, each family allocates on device 1 and leaks (LEAK-SITE lines):
+ *   runtime  cudaMallocAsync on a stream of device 1 (1 MiB),
+ *            cudaMallocFromPoolAsync from device 1's pool (2 MiB)
+ *   driver   cuMemAllocAsync on a stream created in device 1's context, used
+ *            while device 0's is current (3 MiB), cuMemAllocFromPoolAsync
+ *            from device 1's pool (4 MiB)
+ * and, on the default stream of device 0, 512 KiB that stays on device 0.
+ * Usage: cross_device runtime|driver */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#define NOINLINE __attribute__((noinline))
+#define MiB (1024u * 1024u)
+
+static void rt(cudaError_t rc, const char *what)
+{
+    if (rc != cudaSuccess) {
+        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
+        exit(1);
+    }
+}
+
+static void drv(CUresult rc, const char *what)
+{
+    if (rc != CUDA_SUCCESS) {
+        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
+        exit(1);
+    }
+}
+
+NOINLINE static void rt_leak_on_stream(cudaStream_t s1)
+{
+    void *p;
+    rt(cudaMallocAsync(&p, MiB, s1), "cudaMallocAsync"); /* LEAK-SITE: rt_leak_on_stream */
+}
+
+NOINLINE static void rt_leak_from_pool(cudaMemPool_t pool1)
+{
+    void *p;
+    rt(cudaMallocFromPoolAsync(&p, 2 * MiB, pool1, 0), "cudaMallocFromPoolAsync"); /* LEAK-SITE: rt_leak_from_pool */
+}
+
+NOINLINE static void rt_leak_here(void)
+{
+    void *p;
+    rt(cudaMallocAsync(&p, MiB / 2, 0), "cudaMallocAsync"); /* LEAK-SITE: rt_leak_here */
+}
+
+static void runtime(void)
+{
+    cudaStream_t s1;
+    cudaMemPool_t pool1;
+    rt(cudaSetDevice(1), "cudaSetDevice");
+    rt(cudaStreamCreate(&s1), "cudaStreamCreate");
+    rt(cudaDeviceGetDefaultMemPool(&pool1, 1), "cudaDeviceGetDefaultMemPool");
+    rt(cudaSetDevice(0), "cudaSetDevice");
+    rt_leak_on_stream(s1);
+    rt_leak_from_pool(pool1);
+    rt_leak_here();
+    rt(cudaStreamSynchronize(s1), "cudaStreamSynchronize");
+    rt(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+NOINLINE static void cu_leak_on_stream(CUstream s1)
+{
+    CUdeviceptr p;
+    drv(cuMemAllocAsync(&p, 3 * MiB, s1), "cuMemAllocAsync"); /* LEAK-SITE: cu_leak_on_stream */
+}
+
+NOINLINE static void cu_leak_from_pool(CUmemoryPool pool1)
+{
+    CUdeviceptr p;
+    drv(cuMemAllocFromPoolAsync(&p, 4 * MiB, pool1, 0), "cuMemAllocFromPoolAsync"); /* LEAK-SITE: cu_leak_from_pool */
+}
+
+NOINLINE static void cu_leak_here(void)
+{
+    CUdeviceptr p;
+    drv(cuMemAllocAsync(&p, MiB / 2, 0), "cuMemAllocAsync"); /* LEAK-SITE: cu_leak_here */
+}
+
+static void driver(void)
+{
+    CUdevice d0, d1;
+    CUcontext c0, c1;
+    CUstream s1;
+    CUmemoryPool pool1;
+    drv(cuInit(0), "cuInit");
+    drv(cuDeviceGet(&d0, 0), "cuDeviceGet");
+    drv(cuDeviceGet(&d1, 1), "cuDeviceGet");
+    drv(cuDevicePrimaryCtxRetain(&c1, d1), "cuDevicePrimaryCtxRetain");
+    drv(cuCtxSetCurrent(c1), "cuCtxSetCurrent");
+    drv(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    drv(cuDeviceGetDefaultMemPool(&pool1, d1), "cuDeviceGetDefaultMemPool");
+    drv(cuDevicePrimaryCtxRetain(&c0, d0), "cuDevicePrimaryCtxRetain");
+    drv(cuCtxSetCurrent(c0), "cuCtxSetCurrent");
+    cu_leak_on_stream(s1);
+    cu_leak_from_pool(pool1);
+    cu_leak_here();
+    drv(cuStreamSynchronize(s1), "cuStreamSynchronize");
+    drv(cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+int main(int argc, char **argv)
+{
+    const char *how = argc > 1 ? argv[1] : "";
+    if (!strcmp(how, "runtime"))
+        runtime();
+    else if (!strcmp(how, "driver"))
+        driver();
+    else {
+        fprintf(stderr, "usage: cross_device runtime|driver\n");
+        return 2;
+    }
+    return 0;
+}
