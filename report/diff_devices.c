@@ -144,11 +144,7 @@ void json_diff_devices(struct json *j, const struct diff_devices *dd)
         const struct diff_device *x = &dd->d[k];
         json_obj(j);
         json_key(j, "device"); json_i64(j, x->device);
-        json_key(j, "present");
-        json_arr(j);
-        for (size_t i = 0; i < n; i++)
-            json_bool(j, x->present[i]);
-        json_end_arr(j);
+        json_key(j, "present"); json_bool_inline(j, x->present, n);
         json_u64s(j, "live_bytes", x->live, n);
         json_u64s(j, "peak_bytes", x->peak, n);
         json_u64s(j, "peak_time_ns", x->peak_time_ns, n);

@@ -217,6 +217,15 @@ void json_u64_inline(struct json *j, const uint64_t *v, size_t n)
     fputc_unlocked(']', j->f);
 }
 
+void json_bool_inline(struct json *j, const bool *v, size_t n)
+{
+    sep(j);
+    fputc_unlocked('[', j->f);
+    for (size_t i = 0; i < n; i++)
+        fputs(i ? (v[i] ? ", true" : ", false") : (v[i] ? "true" : "false"), j->f);
+    fputc_unlocked(']', j->f);
+}
+
 void json_double(struct json *j, double v)
 {
     sep(j);

@@ -30,6 +30,8 @@ void json_u64(struct json *j, uint64_t v);
 void json_i64(struct json *j, int64_t v);
 /* A whole array of integers on one line: for long raw series. */
 void json_u64_inline(struct json *j, const uint64_t *v, size_t n);
+/* The same for booleans. */
+void json_bool_inline(struct json *j, const bool *v, size_t n);
 /* A ratio or fraction (%.6g; never NaN or infinity). */
 void json_double(struct json *j, double v);
 /* Decimal digits of v into buf (no terminator); returns their number. */
