@@ -53,7 +53,7 @@ def fmt(n):
 
 # ---------------------------------------------------------------- checks list
 
-CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
+CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "cross-device", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
                "vmm", "vmm-import", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
@@ -69,6 +69,8 @@ DESCRIPTIONS = {
     "ctx-teardown": "ctx_teardown.c: pool and VMM memory outlive cuDevicePrimaryCtxReset/cuCtxDestroy/the last"
                     " cuDevicePrimaryCtxRelease, a reset with an own context frees nothing: the driver's answers,"
                     " and gpuleak agrees",
+    "cross-device": "cross_device.c: stream-ordered memory on another device's stream or pool is that device's"
+                    " (needs two GPUs)",
     "drv-direct": "driver_paths.c: driver API linked directly",
     "drv-dlsym": "driver_paths.c: dlopen(libcuda.so.1) + dlsym",
     "drv-procaddr": "driver_paths.c: cuGetProcAddress by base name (and per-thread: _ptsz)",
@@ -321,6 +323,7 @@ def program_specs(ctx):
                               + stubs + ["-lcuda", "-ldl"]),
         "driver_lifecycle": (tp("driver_lifecycle.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-lpthread"]),
         "ctx_teardown": (tp("ctx_teardown.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
+        "cross_device": (tp("cross_device.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "vmm_import": (tp("vmm_import.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-ldl"]),
         "ipc_share": (tp("ipc_share.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "external_mem": (tp("external_mem.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
@@ -577,6 +580,32 @@ def check_ctx_teardown(ctx):
     return ("pool + VMM memory outlived cuDevicePrimaryCtxReset, pool memory cuCtxDestroy and the last "
             "cuDevicePrimaryCtxRelease, a reset with an own context freed nothing; gpuleak: no leaks, no invalid "
             "frees, 6,000 + 5,000 + 3,000 B torn down")
+
+
+def check_cross_device(ctx):
+    """tests/t_cross_device.sh on the real driver: with device 0 current,
+    allocations on a stream of device 1 and from device 1's pool are device
+    1's memory.  One GPU: SKIP."""
+    src = os.path.join(PROGRAMS, "cross_device.c")
+    got_all = []
+    for how in ("runtime", "driver"):
+        d = check_dir(ctx, "cross-device-" + how)
+        rc, _, err = run([prog(ctx, "cross_device"), how], cwd=d, env=traced_env(ctx, os.path.join(d, "x.snap")),
+                         timeout=60, log=os.path.join(d, how + ".log"))
+        if rc == 3:
+            raise Skip("needs two GPUs: " + first_error(err))
+        if rc != 0:
+            raise Fail("%s exited %d under gpuleak: %s" % (how, rc, first_error(err)))
+        r = report_json(ctx, d, "x.snap")
+        pre = "rt" if how == "runtime" else "cu"
+        sizes = (MiB, 2 * MiB) if how == "runtime" else (3 * MiB, 4 * MiB)
+        got = sorted((l["device"], l["bytes"], fn(l["frames"][0])) for l in r["leaks"])
+        expect(got, [(0, MiB // 2, pre + "_leak_here"), (1, sizes[0], pre + "_leak_on_stream"),
+                     (1, sizes[1], pre + "_leak_from_pool")], how + ": leaks by device")
+        expect(sorted((x["device"], x["live_bytes"]) for x in r["devices"]),
+               [(0, MiB // 2), (1, sum(sizes))], how + ": live bytes per device")
+        got_all.append(how)
+    return "runtime+driver: another device's stream and pool counted on that device, the default stream's on the current"
 
 
 def check_runtime_kinds(ctx, how):
@@ -1546,6 +1575,7 @@ def main(argv):
               ("rt-static", lambda: check_runtime_kinds(ctx, "static")),
               ("reset", lambda: check_reset(ctx)),
               ("ctx-teardown", lambda: check_ctx_teardown(ctx)),
+              ("cross-device", lambda: check_cross_device(ctx)),
               ("drv-direct", lambda: check_driver(ctx, "direct")),
               ("drv-dlsym", lambda: check_driver(ctx, "dlsym")),
               ("drv-procaddr", lambda: check_driver(ctx, "procaddr")),

@@ -7,7 +7,7 @@
  *            while device 0's is current (3 MiB), cuMemAllocFromPoolAsync
  *            from device 1's pool (4 MiB)
  * and, on the default stream of device 0, 512 KiB that stays on device 0.
- * Usage: cross_device runtime|driver */
+ * Usage: cross_device runtime|driver  (exits 3 with fewer than two devices) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +110,11 @@ static void driver(void)
 int main(int argc, char **argv)
 {
     const char *how = argc > 1 ? argv[1] : "";
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n < 2) {
+        fprintf(stderr, "cross_device needs two devices (%d)\n", n);
+        return 3;
+    }
     if (!strcmp(how, "runtime"))
         runtime();
     else if (!strcmp(how, "driver"))
