@@ -16,12 +16,14 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gl_bad_free table[GL_BAD_FREE_MAX];
 static size_t used;
 
-void gl_bad_free_note(int32_t device, uint64_t key, uint16_t api, bool rejected)
+void gl_bad_free_note(int32_t device, uint64_t key, uint16_t api, bool rejected, const struct gl_stack *st)
 {
     int saved = errno;
-    struct gl_capture cap;
-    gl_stack_capture(&cap);
-    const struct gl_stack *st = gl_stack_intern(&cap);
+    if (st == NULL) {
+        struct gl_capture cap;
+        gl_stack_capture(&cap);
+        st = gl_stack_intern(&cap);
+    }
     uint32_t stack_id = st ? st->id : 0;
     uint64_t now = gl_mono_ns() - gl_start_mono_ns;
     pthread_mutex_lock(&lock);

@@ -22,9 +22,12 @@ struct gl_bad_free {
     bool rejected;
 };
 
+struct gl_stack;
+
 /* A free of `key` by `api` found no record; `rejected`: the real call
- * failed.  Captures the calling stack (errno is preserved). */
-void gl_bad_free_note(int32_t device, uint64_t key, uint16_t api, bool rejected);
+ * failed.  stack: the free's, when the caller has it already; else (NULL)
+ * the calling stack is captured (errno is preserved). */
+void gl_bad_free_note(int32_t device, uint64_t key, uint16_t api, bool rejected, const struct gl_stack *stack);
 
 /* Copies the entries into a malloc'ed array (*n of them); NULL when there
  * are none or memory ran out. */

@@ -139,15 +139,22 @@ void gl_record_failed(int32_t device, uint64_t size, uint64_t stream, uint16_t k
     errno = saved;
 }
 
+/* The stack gl_free_begin captured (GPULEAK_FREE_STACKS), for the same
+ * free's gl_free_end_api: a free with no record needs it too, and is not
+ * unwound twice.  Stacks are never freed, so the pointer stays valid. */
+static GL_TLS const struct gl_stack *tls_free_stack;
+
 struct gl_record *gl_free_begin(uint32_t space, uint64_t addr)
 {
     int saved = errno;
     uint32_t free_stack = 0;
+    tls_free_stack = NULL;
     if (gl_config.free_stacks) { /* valgrind's "freed at": one more unwind per free */
         struct gl_capture cap;
         gl_stack_capture(&cap);
         const struct gl_stack *st = gl_stack_intern(&cap);
         free_stack = st ? st->id : 0;
+        tls_free_stack = st;
     }
     struct gl_record *r = gl_track_take(space, addr, free_stack);
     errno = saved;
@@ -162,10 +169,12 @@ void gl_free_end(struct gl_record *r, int ok, int32_t device_if_unknown)
 void gl_free_end_api(struct gl_record *r, int ok, int32_t device_if_unknown, uint64_t key, uint16_t api)
 {
     int saved = errno;
+    const struct gl_stack *known = tls_free_stack;
+    tls_free_stack = NULL;
     if (r == NULL) {
         gl_track_unknown_free(device_if_unknown);
         if (api != GL_API_UNKNOWN)
-            gl_bad_free_note(device_if_unknown, key, api, !ok);
+            gl_bad_free_note(device_if_unknown, key, api, !ok, known);
     } else if (ok) {
         gl_track_release(r);
     } else {

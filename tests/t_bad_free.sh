@@ -184,6 +184,10 @@ eq((frame(p["frames"][0]), frame(p["free_stack"]["frames"][0])),
    "allocated at, and first freed at")
 PY
 grep -A1 -x '    and freed by' fs.txt | grep -qx "        #0 double_free (bad_free.c:$first) \[bad_free\]" || fail "freed-by text"
+# The bad frees' own stacks are the same either way (with free stacks on,
+# the stack unwound for the free is the one kept for its site).
+sites='[(s["api"], s["count"], s["refused"], [frame(f) for f in s["frames"]]) for s in d["invalid_frees"]["sites"]]'
+expect_eq "$(json_assert fs.json "print($sites)" </dev/null)" "$(json_assert r.json "print($sites)" </dev/null)" "sites with free stacks"
 grep -q 'where it was freed is not recorded' fs.txt && fail "hint with free stacks on"
 "$REPORT" --torch-snapshot fs.pickle "$fsnap" || fail "torch snapshot"
 python3 - fs.pickle "$first" <<'PY' || fail "torch snapshot free frames"
