@@ -110,6 +110,20 @@ static const char default_rules[] =
     "   cudnn-workspace\n"
     "   ...\n"
     "   obj:libcudnn*\n"
+    "}\n"
+    "# NCCL: a communicator's buffers (cudaMalloc'd or cuMem* memory), kept until\n"
+    "# ncclCommDestroy -- which a job exiting without destroying its\n"
+    "# communicators (torch.distributed without destroy_process_group) never\n"
+    "# calls; by file name, and by function name where NCCL is linked in statically\n"
+    "{\n"
+    "   nccl-communicator\n"
+    "   ...\n"
+    "   obj:libnccl.so*\n"
+    "}\n"
+    "{\n"
+    "   nccl-communicator-static\n"
+    "   ...\n"
+    "   fun:ncclCommInit*\n"
     "}\n";
 
 const char *supp_default_text(void) { return default_rules; }

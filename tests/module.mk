@@ -157,7 +157,7 @@ $(TPROG_DIR)/fake_torch_stripped: tests/programs/fake_torch_stripped.c $(TPROG_D
 # names in the program, file names for the modules it loads.
 FAKE_MODULES = $(TPROG_DIR)/fw/cupy/cuda/memory.cpython-311-x86_64-linux-gnu.so \
                $(TPROG_DIR)/fw/cupy/cuda/pinned_memory.cpython-311-x86_64-linux-gnu.so \
-               $(TPROG_DIR)/fw/libcublasLt.so.12
+               $(TPROG_DIR)/fw/libcublasLt.so.12 $(TPROG_DIR)/fw/libnccl.so.2
 TEST_PROGS += $(TPROG_DIR)/fake_frameworks $(FAKE_MODULES)
 $(TPROG_DIR)/fake_frameworks: tests/programs/fake_frameworks.cc $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)

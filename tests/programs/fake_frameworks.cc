@@ -2,10 +2,11 @@
 // names, each keeping one device allocation alive at exit the way its arena
 // or pool does: TensorFlow's and XLA's (JAX) BFC allocator
 // (tensorflow::BFCAllocator, later tsl::BFCAllocator), ONNX Runtime's BFC
-// arena, RMM's pool resource.  A plain function leaks 5 MiB: a real leak.
+// arena, RMM's pool resource, NCCL's communicator setup linked in
+// (ncclCommInitRank*).  A plain function leaks 5 MiB: a real leak.
 // Argument DIR: also loads DIR/cupy/cuda/memory.*.so,
-// DIR/cupy/cuda/pinned_memory.*.so and DIR/libcublasLt.so.12
-// (fake_cupy_module.c, fake_cublas.c), each of which allocates once.
+// DIR/cupy/cuda/pinned_memory.*.so, DIR/libcublasLt.so.12 and
+// DIR/libnccl.so.2 (fake_module.c), each of which allocates once.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -48,6 +49,12 @@ template <typename Upstream> struct pool_memory_resource {
 };
 }} // namespace rmm::mr
 
+// NCCL linked statically: its communicator buffers, allocated under init.
+NOINLINE void *ncclCommInitRankConfig(size_t bytes)
+{
+    return device(bytes);
+}
+
 NOINLINE static void *user_leak(size_t bytes)
 {
     return device(bytes); // LEAK-SITE: user_leak
@@ -75,12 +82,14 @@ int main(int argc, char **argv)
     onnxruntime::BFCArena().Extend(3 << 20);
     rmm::mr::pool_memory_resource<rmm::mr::cuda_memory_resource>().do_allocate(4 << 20);
     user_leak(5 << 20);
+    ncclCommInitRankConfig(10 << 20);
     if (argc > 1) {
         std::string dir = argv[1];
         call_module(dir + "/cupy/cuda/memory.cpython-311-x86_64-linux-gnu.so", "fake_module_alloc", 6 << 20);
         call_module(dir + "/cupy/cuda/pinned_memory.cpython-311-x86_64-linux-gnu.so", "fake_module_alloc_host",
                     7 << 20);
         call_module(dir + "/libcublasLt.so.12", "fake_module_alloc", 8 << 20);
+        call_module(dir + "/libnccl.so.2", "fake_module_alloc", 9 << 20);
     }
     return 0;
 }

@@ -1,6 +1,6 @@
 /* One shared object, built under several names (tests/module.mk) to stand
  * for a library known by its file name: CuPy's Cython modules
- * cupy/cuda/memory and cupy/cuda/pinned_memory, cuBLASLt.  Each function
+ * cupy/cuda/memory and cupy/cuda/pinned_memory, cuBLASLt, NCCL.  Each function
  * allocates once and keeps it, as their pools and workspaces do. */
 #include <stddef.h>
 
