@@ -1185,6 +1185,27 @@ static void put_growth(struct hw *w, const struct html_multi *hm)
     fputc(']', f);
     w->first = false;
     kv_u(w, "rows_total", d->t.n);
+    key(w, "devices"); /* each device's live bytes and peak per snapshot */
+    fputc('[', f);
+    for (size_t k = 0; k < d->devs.n; k++) {
+        const struct diff_device *x = &d->devs.d[k];
+        sep(w, k);
+        obj(w);
+        kv_i(w, "device", x->device);
+        put_u64s(w, "live", x->live, hm->n);
+        put_u64s(w, "peak", x->peak, hm->n);
+        key(w, "present");
+        fputc('[', f);
+        for (size_t i = 0; i < hm->n; i++) {
+            sep(w, i);
+            fputs(x->present[i] ? "true" : "false", f);
+        }
+        fputc(']', f);
+        w->first = false;
+        end_obj(w);
+    }
+    fputc(']', f);
+    w->first = false;
     put_site_rows(w, "frees", &d->frees.s, hm->n);
     put_site_rows(w, "teardown", &d->torn.s, hm->n);
     end_obj(w);

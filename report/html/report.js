@@ -536,7 +536,7 @@
             tr.appendChild(el('td', {cls: c[2] ? 'num' : (c[4] || null), text: c[3] ? c[3](v, r) : String(v)}));
           });
           var open = null;
-          tr.addEventListener('click', function () {
+          if (stackOf) tr.addEventListener('click', function () {
             if (open) { body.removeChild(open); open = null; return; }
             /* stackOf: a stack index, or [[title, stack index], ...] */
             var s = stackOf(r), lines = [];
@@ -660,6 +660,16 @@
     sec.appendChild(el('p', {cls: 'meta', text: G.snapshots.map(function (s, i) {
       return '#' + (i + 1) + ' ' + s.path + ' (pid ' + s.pid + ', rank ' + s.rank + ', ' + human(s.live_bytes) + ' live)';
     }).join(' · ') + (G.same_process ? ' · one process over time' : ' · different processes: stacks matched by their frames')}));
+    if (G.devices.length) { /* is the total growing, is the peak creeping up? */
+      var dc = [['device', 'device', true, devName]];
+      G.snapshots.forEach(function (s, i) {
+        dc.push(['#' + (i + 1) + ' live', function (r) { return r.live[i]; }, true,
+          function (v, r) { return r.present[i] ? human(v) : '–'; }]);
+        dc.push(['#' + (i + 1) + ' peak', function (r) { return r.peak[i]; }, true,
+          function (v, r) { return r.present[i] ? human(v) : '–'; }]);
+      });
+      sec.appendChild(table('growth-devices', dc, G.devices.slice(), null)); /* rows without stacks */
+    }
     if (!G.rows.length) {
       sec.appendChild(el('p', {cls: 'muted', text: 'No live memory changed between the snapshots.'}));
     } else {

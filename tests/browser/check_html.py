@@ -265,6 +265,10 @@ def main():
             if g["stacks"]:
                 eq(page.eval("+document.querySelector('svg.growth').getAttribute('data-series')"),
                    min(8, len(g["stacks"])), "growth chart lines")
+            got = page.eval("Array.from(document.querySelectorAll('#growth-devices tbody tr.row'))"
+                            ".map(function(r){return r.cells[0].textContent;})")
+            eq(got, [("host" if x["device"] < 0 else "device %d" % x["device"]) for x in g["devices"]],
+               "growth: one row per device")
             # the diff's invalid frees and teardown leaks that changed
             n = len(g["snapshots"])
             frees = [s for s in g["invalid_frees"]["sites"] if len(set(s["count"])) > 1]
