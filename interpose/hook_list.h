@@ -56,7 +56,7 @@
     X(cuStreamIsCapturing) X(cuStreamIsCapturing_ptsz) X(cuGraphGetNodes)        \
     X(cuGraphNodeGetType) X(cuGraphMemAllocNodeGetParams) X(cuGraphMemFreeNodeGetParams) \
     X(cuMemGetAllocationPropertiesFromHandle) X(cuDevicePrimaryCtxGetState)      \
-    X(cuPointerGetAttributes)
+    X(cuPointerGetAttributes) X(cuStreamGetDevice)
 
 /* A dense index for every real-function cache: per-caller scopes keep one
  * pointer per index (resolve.c). */

@@ -87,6 +87,17 @@ struct gl_where gl_where_stream_ordered(struct gl_where w, uint64_t ptr, uint64_
     return w;
 }
 
+GL_DEFINE_REAL(CUresult, cuStreamGetDevice, (CUstream, CUdevice *))
+
+int32_t gl_failed_stream_device(int32_t current, uint64_t stream)
+{
+    cuStreamGetDevice_fn get = stream > 2 ? REAL_cuStreamGetDevice() : NULL;
+    CUdevice dev;
+    if (get == NULL || get((CUstream)(uintptr_t)stream, &dev) != CUDA_SUCCESS)
+        return current;
+    return dev;
+}
+
 uint64_t gl_mapping_size(uint64_t ptr)
 {
     cuMemGetAddressRange_v2_fn range = REAL_cuMemGetAddressRange_v2();

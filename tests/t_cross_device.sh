@@ -29,3 +29,15 @@ eq(sorted((x["device"], x["live_bytes"], x["peak_bytes"]) for x in d["devices"])
    [(0, $MiB // 2, $MiB // 2), (1, $s1 + $s2, $s1 + $s2)], "$how: each device's live bytes and peak")
 PY
 done
+
+# A stream-ordered request on device 1's stream that fails is device 1's
+# failure (the stream's device, from the driver), through the runtime and
+# the driver alike.
+GPULEAK_OOM_SNAPSHOT=0 GPULEAK_OUTPUT=oom.snap traced "$TPROG/cross_device" oom >oom.out || fail "oom: run"
+expect_eq "$(tr '\n' ' ' <oom.out)" "oom runtime 2 oom driver 2 " "return codes"
+"$REPORT" --json oom.snap >oom.json
+check_json oom.json <<'PY'
+eq([(e["device"], e["api"]) for e in d["out_of_memory"]["events"]], [(1, "cudaMallocAsync"), (1, "cuMemAllocAsync")],
+   "failed on the stream's device")
+eq(sorted((x["device"], x["failed_count"]) for x in d["devices"]), [(1, 2)], "device 1's failed count")
+PY

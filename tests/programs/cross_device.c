@@ -7,7 +7,8 @@
  *            while device 0's is current (3 MiB), cuMemAllocFromPoolAsync
  *            from device 1's pool (4 MiB)
  * and, on the default stream of device 0, 512 KiB that stays on device 0.
- * Usage: cross_device runtime|driver  (exits 3 with fewer than two devices) */
+ * oom: requests on device 1's stream that fail are device 1's failures.
+ * Usage: cross_device runtime|driver|oom  (exits 3 with fewer than two devices) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,20 @@ static void driver(void)
     drv(cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
+/* oom: with device 0 current, stream-ordered requests on a stream of
+ * device 1 that cannot succeed: failed on device 1 (runtime, then driver). */
+static void oom(void)
+{
+    cudaStream_t s1;
+    rt(cudaSetDevice(1), "cudaSetDevice");
+    rt(cudaStreamCreate(&s1), "cudaStreamCreate");
+    rt(cudaSetDevice(0), "cudaSetDevice");
+    void *p;
+    printf("oom runtime %d\n", (int)cudaMallocAsync(&p, (size_t)1 << 50, s1));
+    CUdeviceptr d;
+    printf("oom driver %d\n", (int)cuMemAllocAsync(&d, (size_t)1 << 50, (CUstream)s1));
+}
+
 int main(int argc, char **argv)
 {
     const char *how = argc > 1 ? argv[1] : "";
@@ -119,8 +134,10 @@ int main(int argc, char **argv)
         runtime();
     else if (!strcmp(how, "driver"))
         driver();
+    else if (!strcmp(how, "oom"))
+        oom();
     else {
-        fprintf(stderr, "usage: cross_device runtime|driver\n");
+        fprintf(stderr, "usage: cross_device runtime|driver|oom\n");
         return 2;
     }
     return 0;

@@ -60,6 +60,19 @@ CUresult fc_stream_dev(CUstream hs, int *dev)
     return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device)
+{
+    int dev;
+    if (!device)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = fc_stream_dev(hStream, &dev);
+    if (r == CUDA_SUCCESS)
+        *device = dev;
+    return r;
+}
+
+CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device) { return cuStreamGetDevice(hStream, device); }
+
 CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
     struct fc_ctx *c;

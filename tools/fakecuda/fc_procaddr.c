@@ -146,6 +146,8 @@ static const struct ent tab[] = {
     R("cuStreamDestroy", 4000, A, cuStreamDestroy_v2),
     R("cuStreamSynchronize", 2000, L, cuStreamSynchronize),
     R("cuStreamSynchronize", 7000, P, cuStreamSynchronize_ptsz),
+    R("cuStreamGetDevice", 12080, L, cuStreamGetDevice),
+    R("cuStreamGetDevice", 12080, P, cuStreamGetDevice_ptsz),
     R("cuStreamQuery", 2000, L, cuStreamQuery),
     R("cuStreamQuery", 7000, P, cuStreamQuery_ptsz),
     R("cuStreamBeginCapture", 10010, L, cuStreamBeginCapture_v2),
