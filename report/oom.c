@@ -106,11 +106,13 @@ void text_oom(struct report_ctx *r)
     t_title(r, "OUT OF MEMORY");
     put_count(f, failed, "allocation");
     fputs(" failed for lack of memory", f);
+    const char *sep = ": ";
     for (size_t i = 0; i < r->s->ndevices; i++) {
         const struct snap_device *d = &r->s->devices[i];
         if (d->failed_count == 0)
             continue;
-        fputs(i ? ", " : ": ", f);
+        fputs(sep, f);
+        sep = ", ";
         fprintf(f, "%" PRIu64 " on ", d->failed_count);
         put_where(f, d->device);
     }

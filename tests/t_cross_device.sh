@@ -39,5 +39,6 @@ expect_eq "$(tr '\n' ' ' <oom.out)" "oom runtime 2 oom driver 2 " "return codes"
 check_json oom.json <<'PY'
 eq([(e["device"], e["api"]) for e in d["out_of_memory"]["events"]], [(1, "cudaMallocAsync"), (1, "cuMemAllocAsync")],
    "failed on the stream's device")
-eq(sorted((x["device"], x["failed_count"]) for x in d["devices"]), [(1, 2)], "device 1's failed count")
+eq(sorted((x["device"], x["failed_count"]) for x in d["devices"]), [(0, 0), (1, 2)], "device 1's failed count")
 PY
+"$REPORT" oom.snap | grep -qx '2 allocations failed for lack of memory: 2 on device 1.' || fail "OOM headline"

@@ -117,6 +117,8 @@ static void oom(void)
     rt(cudaStreamCreate(&s1), "cudaStreamCreate");
     rt(cudaSetDevice(0), "cudaSetDevice");
     void *p;
+    rt(cudaMalloc(&p, 4096), "cudaMalloc"); /* device 0 has a record, and no failure */
+    rt(cudaFree(p), "cudaFree");
     printf("oom runtime %d\n", (int)cudaMallocAsync(&p, (size_t)1 << 50, s1));
     CUdeviceptr d;
     printf("oom driver %d\n", (int)cuMemAllocAsync(&d, (size_t)1 << 50, (CUstream)s1));
