@@ -56,6 +56,23 @@ static long slot(struct history *h, int32_t device, bool add)
     return (long)(last = h->ndev++);
 }
 
+/* An allocation of the size, kind and device an OOM asked for, after it:
+ * that OOM's "then" (the first such; one allocation settles one OOM). */
+#define OOM_PENDING 64
+static void settle_oom(struct history *h, size_t *pending, size_t *npending, const struct snap_event *e)
+{
+    for (size_t i = 0; i < *npending; i++) {
+        struct hist_mark *m = &h->marks[pending[i]];
+        if (m->size != e->size || m->kind != e->kind || m->device != e->device)
+            continue;
+        m->then_seq = e->seq;
+        m->then_time_ns = e->time_ns;
+        m->then_stack_id = e->stack_id;
+        memmove(pending + i, pending + i + 1, (--*npending - i) * sizeof *pending);
+        return;
+    }
+}
+
 static int push_point(struct hist_dev *d, uint64_t t, uint64_t v)
 {
     if (d->n == d->cap) {
@@ -182,7 +199,8 @@ int history_build(const struct snapshot *s, struct history *h)
             hd->has_kind[k] = cur[d][k] > 0 || live[d][k] > 0;
         }
     }
-    /* replay */
+    /* replay; OOM marks wait for a later allocation of their size */
+    size_t pending[OOM_PENDING], npending = 0;
     for (size_t i = 0; i < s->nevents; i++) {
         const struct snap_event *e = &s->events[i];
         if (e->type != GL_EV_ALLOC && e->type != GL_EV_FREE) {
@@ -205,10 +223,15 @@ int history_build(const struct snapshot *s, struct history *h)
                     m->api = e->api;
                     long d = slot(h, e->device, false); /* none: nothing was live there */
                     m->live_bytes = d >= 0 ? clamp_u64(dcur[d]) : 0;
+                    if (npending == OOM_PENDING) /* the oldest gives up waiting */
+                        memmove(pending, pending + 1, --npending * sizeof *pending);
+                    pending[npending++] = h->nmarks - 1;
                 }
             }
             continue;
         }
+        if (e->type == GL_EV_ALLOC && npending)
+            settle_oom(h, pending, &npending, e);
         long d = slot(h, e->device, false);
         if (d < 0)
             continue;

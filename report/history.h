@@ -31,6 +31,10 @@ struct hist_mark {
     uint32_t stack_id;
     uint16_t kind, api;   /* of the failed call */
     uint64_t live_bytes;  /* the device's live allocations then (mappings aside) */
+    /* the first later allocation of the same size, kind and device (as a
+     * caching allocator's retry after freeing its cache); then_seq 0: none */
+    uint64_t then_seq, then_time_ns;
+    uint32_t then_stack_id;
 };
 
 struct hist_dev {

@@ -91,6 +91,18 @@ static void oom_event(struct report_ctx *r, const struct hist_mark *m)
                   "    memory gpuleak could not see)\n", f);
     }
     put_cs(r, "    ", sview_cs(r->v, m->stack_id));
+    /* Caching allocators free what they cache and ask again: a failure the
+     * program got past.  Only the size says it is the same request. */
+    if (m->then_seq) {
+        fputs("    then the same size was allocated at ", f);
+        put_secs(f, m->then_time_ns);
+        fprintf(f, " (seq %" PRIu64 ")%s\n", m->then_seq,
+                sview_cs(r->v, m->then_stack_id) == sview_cs(r->v, m->stack_id)
+                    ? ", from the same stack: the request succeeded when tried again"
+                    : ", from another stack");
+    } else {
+        fputs("    nothing of that size was allocated after it (in the history)\n", f);
+    }
 }
 
 void text_oom(struct report_ctx *r)
@@ -159,6 +171,18 @@ void json_oom(struct report_ctx *r, struct json *j)
         json_key(j, "live_bytes"); json_u64(j, m->live_bytes);
         json_key(j, "unaccounted_bytes"); json_u64(j, oom_elsewhere(m));
         json_key(j, "stack_id"); json_u64(j, m->stack_id);
+        json_key(j, "then");
+        if (m->then_seq) {
+            json_obj(j);
+            json_key(j, "seq"); json_u64(j, m->then_seq);
+            json_key(j, "time_ns"); json_u64(j, m->then_time_ns);
+            json_key(j, "stack_id"); json_u64(j, m->then_stack_id);
+            json_key(j, "same_stack");
+            json_bool(j, sview_cs(r->v, m->then_stack_id) == sview_cs(r->v, m->stack_id));
+            json_end_obj(j);
+        } else {
+            json_null(j);
+        }
         json_frames(j, r->db, sview_cs(r->v, m->stack_id));
         json_end_obj(j);
     }

@@ -34,22 +34,25 @@ expect_eq "$(ls gpuleak.*.snap | wc -l)" 1 "snapshots with OOM snapshots off"
 
 # The OUT OF MEMORY section: each failed call with what it asked for, the
 # driver's free and total memory then, the live allocations of this process
-# at that moment, and its stack (a 64 MiB device: 6 MiB short, then more
-# than the device has).
+# at that moment, its stack, and what came after (a 64 MiB device: 16 MiB
+# short, then the same call tried again after freeing 30 MiB succeeds; then
+# more than the device has, never allocated).
 rm -f gpuleak.*.snap
 FAKECUDA_MEM_BYTES=67108864 GPULEAK_OOM_SNAPSHOT=0 GPULEAK_OUTPUT=kinds.snap traced "$TPROG/scenarios" oom-kinds >kinds.out
-expect_eq "$(tr '\n' ' ' <kinds.out)" "short 2 too-big 2 " "return codes"
+expect_eq "$(tr '\n' ' ' <kinds.out)" "attempt 0 2 attempt 1 0 too-big 2 " "return codes"
 "$REPORT" --json kinds.snap >kinds.json
-short=$(site_line scenarios.c 'OOM-SITE: short')
+retried=$(site_line scenarios.c 'OOM-SITE: retried')
 big=$(site_line scenarios.c 'OOM-SITE: too-big')
 check_json kinds.json <<PY
 MiB = 1 << 20
 o = d["out_of_memory"]
 eq(o["failed_count"], 2, "failed allocations")
 eq([(e["api"], e["kind"], e["device"], e["requested_bytes"], e["mem_free"], e["mem_total"], e["live_bytes"],
-     e["unaccounted_bytes"], frame(e["frames"][0])) for e in o["events"]],
-   [("cudaMalloc", "device", 0, 30 * MiB, 24 * MiB, 64 * MiB, 40 * MiB, 0, "main scenarios.c:$short"),
-    ("cudaMalloc", "device", 0, 128 * MiB, 4 * MiB, 64 * MiB, 60 * MiB, 0, "main scenarios.c:$big")], "OOM events")
+     e["unaccounted_bytes"], frame(e["frames"][0]), e["then"] and (e["then"]["seq"], e["then"]["same_stack"]))
+    for e in o["events"]],
+   [("cudaMalloc", "device", 0, 30 * MiB, 14 * MiB, 64 * MiB, 50 * MiB, 0, "main scenarios.c:$retried", (5, True)),
+    ("cudaMalloc", "device", 0, 128 * MiB, 14 * MiB, 64 * MiB, 50 * MiB, 0, "main scenarios.c:$big", None)],
+   "OOM events")
 PY
 "$REPORT" kinds.snap >kinds.txt
 grep -qx '    out of memory:    2 failed allocations' kinds.txt || fail "summary line"
@@ -58,19 +61,21 @@ cat >want.txt <<EOT
 OUT OF MEMORY
 2 allocations failed for lack of memory: 2 on device 0.
 
-cudaMalloc of 31,457,280 bytes (30.0 MiB) on device 0 failed at TIME (seq 2)
-    the driver: 25,165,824 bytes (24.0 MiB) free of 67,108,864 bytes (64.0 MiB): 6.0 MiB short
-    in use: 40.0 MiB = this process's live allocations 40.0 MiB + 0 B elsewhere
-    #0 main (scenarios.c:$short) [scenarios]
+cudaMalloc of 31,457,280 bytes (30.0 MiB) on device 0 failed at TIME (seq 3)
+    the driver: 14,680,064 bytes (14.0 MiB) free of 67,108,864 bytes (64.0 MiB): 16.0 MiB short
+    in use: 50.0 MiB = this process's live allocations 50.0 MiB + 0 B elsewhere
+    #0 main (scenarios.c:$retried) [scenarios]
+    then the same size was allocated at TIME (seq 5), from the same stack: the request succeeded when tried again
 
-cudaMalloc of 134,217,728 bytes (128.0 MiB) on device 0 failed at TIME (seq 4)
-    the driver: 4,194,304 bytes (4.0 MiB) free of 67,108,864 bytes (64.0 MiB): more than the device has
-    in use: 60.0 MiB = this process's live allocations 60.0 MiB + 0 B elsewhere
+cudaMalloc of 134,217,728 bytes (128.0 MiB) on device 0 failed at TIME (seq 6)
+    the driver: 14,680,064 bytes (14.0 MiB) free of 67,108,864 bytes (64.0 MiB): more than the device has
+    in use: 50.0 MiB = this process's live allocations 50.0 MiB + 0 B elsewhere
     #0 main (scenarios.c:$big) [scenarios]
+    nothing of that size was allocated after it (in the history)
 
 LEAKS
 EOT
-sed 's/failed at [0-9.]* s/failed at TIME/' section.txt | diff -u want.txt - || fail "OUT OF MEMORY section"
+sed 's/ at [0-9.]* s (seq/ at TIME (seq/' section.txt | diff -u want.txt - || fail "OUT OF MEMORY section"
 # merge: each rank's failed allocations
 "$REPORT" --json merge kinds.snap kinds.snap >merge.json
 expect_eq "$(jget merge.json '[r["failed_count"] for r in d["ranks"]]')" "[2, 2]" "failed allocations per rank"

@@ -28,8 +28,9 @@ eq([(m["type"], m["seq"], m["label"]) for m in t["marks"]],
 # process's live then (alloc_weights'), 79 GiB in use elsewhere
 o = d["out_of_memory"]
 eq((o["failed_count"], [(e["seq"], e["api"], e["requested_bytes"], e["mem_free"], e["live_bytes"], e["unaccounted_bytes"],
-                         e["frames"][0]["function"]) for e in o["events"]]),
-   (1, [(8, "cudaMalloc", 1 << 30, 1 << 30, 4 * MiB, 79 * (1 << 30) - 4 * MiB, "alloc_activations")]), "out of memory")
+                         e["frames"][0]["function"], e["then"]) for e in o["events"]]),
+   (1, [(8, "cudaMalloc", 1 << 30, 1 << 30, 4 * MiB, 79 * (1 << 30) - 4 * MiB, "alloc_activations", None)]),
+   "out of memory")
 s = t["devices"][0]
 eq((s["device"], s["start_bytes"], s["max_bytes"], s["max_seq"]), (0, 0, 28 * MiB, 5), "series head")
 eq(s["time_ns"], [x * 1000000 for x in (20, 30, 50, 60, 70, 90, 100, 110, 120, 130, 140)], "series times")
