@@ -881,6 +881,8 @@ static void put_oom_rows(struct hw *w, const struct report_ctx *r)
         kv_u(w, "mem_total", m->mem_total);
         kv_u(w, "live", m->live_bytes);
         kv_u(w, "elsewhere", oom_elsewhere(m));
+        kv_u(w, "then_time_ns", m->then_seq ? m->then_time_ns : 0);
+        kv_b(w, "then_same_stack", m->then_seq && sview_cs(r->v, m->then_stack_id) == sview_cs(r->v, m->stack_id));
         kv_i(w, "stack", stack_local(w, sview_cs(r->v, m->stack_id)));
         end_obj(w);
     }

@@ -67,6 +67,13 @@ mkdir fg && (cd fg && GPULEAK_OUTPUT=end.snap traced "$TPROG/bad_free" mid.snap 
 "$REPORT" --json diff fg/mid.snap fg/end.snap > fg.json
 python3 "$check" fg.html fg-end.json --growth fg.json || fail "invalid frees growth page"
 
+# allocations that failed for lack of memory: their table
+FAKECUDA_MEM_BYTES=67108864 GPULEAK_OOM_SNAPSHOT=0 GPULEAK_OUTPUT=oom.snap traced "$TPROG/scenarios" oom-kinds >/dev/null ||
+    fail "oom-kinds run"
+"$REPORT" --html oom.html oom.snap
+"$REPORT" --json oom.snap > oom.json
+python3 "$check" oom.html oom.json || fail "out of memory page"
+
 # a live run: the allocation calls table
 mkdir live && (cd live && traced "$TPROG/churn" 2 100 >/dev/null) || fail "churn run"
 "$REPORT" --html c.html live/gpuleak.*.snap

@@ -595,6 +595,8 @@
         ['free', 'mem_free', true, function (v, r) { return r.mem_total ? human(v) + ' of ' + human(r.mem_total) : 'unknown'; }],
         ['live here', 'live', true, function (v) { return human(v); }],
         ['elsewhere', 'elsewhere', true, function (v, r) { return r.mem_total ? human(v) : ''; }],
+        ['then', 'then_time_ns', true, function (v, r) {
+          return !v ? '' : 'same size at ' + (v / 1e9).toFixed(2) + ' s' + (r.then_same_stack ? ', same stack (retried)' : ''); }],
         ['called at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
         T.oom.slice(), function (r) { return r.stack; }));
     }
