@@ -31,9 +31,7 @@ static void after_alloc(bool track, CUresult rc, uint64_t ptr, size_t size, uint
             gl_pools_note(pool, w.device);
     }
     else if (rc == CUDA_ERROR_OUT_OF_MEMORY)
-        gl_record_failed(kind == GL_KIND_POOL ? gl_failed_stream_device(gl_driver_where(0).device, stream)
-                                              : gl_driver_where(0).device,
-                         size, stream, kind, api);
+        gl_record_failed(gl_failed_device(gl_driver_where(0).device, kind, stream), size, stream, kind, api);
 }
 
 #define DPTR(p) ((p) != NULL ? (uint64_t)*(p) : 0)

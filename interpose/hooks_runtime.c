@@ -36,9 +36,7 @@ static void after_alloc(bool track, cudaError_t rc, void *ptr, size_t size, uint
             gl_pools_note(pool, w.device);
     }
     else if (rc == cudaErrorMemoryAllocation)
-        gl_record_failed(kind == GL_KIND_POOL ? gl_failed_stream_device(gl_runtime_where().device, stream)
-                                              : gl_runtime_where().device,
-                         size, stream, kind, api);
+        gl_record_failed(gl_failed_device(gl_runtime_where().device, kind, stream), size, stream, kind, api);
 }
 
 #define OUT(p) ((p) != NULL ? *(p) : NULL)

@@ -89,9 +89,9 @@ struct gl_where gl_where_stream_ordered(struct gl_where w, uint64_t ptr, uint64_
 
 GL_DEFINE_REAL(CUresult, cuStreamGetDevice, (CUstream, CUdevice *))
 
-int32_t gl_failed_stream_device(int32_t current, uint64_t stream)
+int32_t gl_failed_device(int32_t current, uint16_t kind, uint64_t stream)
 {
-    cuStreamGetDevice_fn get = stream > 2 ? REAL_cuStreamGetDevice() : NULL;
+    cuStreamGetDevice_fn get = kind == GL_KIND_POOL && stream > 2 ? REAL_cuStreamGetDevice() : NULL;
     CUdevice dev;
     if (get == NULL || get((CUstream)(uintptr_t)stream, &dev) != CUDA_SUCCESS)
         return current;

@@ -26,11 +26,12 @@ struct gl_where gl_driver_where(uint64_t ptr_hint);
  * cannot say. */
 struct gl_where gl_where_stream_ordered(struct gl_where w, uint64_t ptr, uint64_t stream, uint64_t pool);
 
-/* The device of a stream-ordered allocation that failed: the stream's
- * (cuStreamGetDevice, CUDA 12.8 on) for a stream other than the default
- * ones, else `current`.  A failed allocation from an explicit pool is
- * counted on `current` too (no call tells a pool's device). */
-int32_t gl_failed_stream_device(int32_t current, uint64_t stream);
+/* The device an allocation of `kind` that failed is counted on: for
+ * stream-ordered memory on a stream other than the default ones, the
+ * stream's (cuStreamGetDevice, CUDA 12.8 on); else `current`.  A failed
+ * allocation from an explicit pool is counted on `current` too (no call
+ * tells a pool's device). */
+int32_t gl_failed_device(int32_t current, uint16_t kind, uint64_t stream);
 
 /* The driver context the runtime uses for `device` is its primary context;
  * the hook on cuDevicePrimaryCtxRetain tells us its handle, so that driver

@@ -14,13 +14,15 @@ void json_frames(struct json *j, const struct stackdb *db, uint32_t cs); /* outp
 
 #define OOM_SHOWN 3 /* the most recent ones in the text */
 
-static uint64_t failed_total(const struct report_ctx *r)
+uint64_t oom_failed_count(const struct snapshot *s)
 {
     uint64_t n = 0;
-    for (size_t i = 0; i < r->s->ndevices; i++)
-        n = sat_add(n, r->s->devices[i].failed_count);
+    for (size_t i = 0; i < s->ndevices; i++)
+        n = sat_add(n, s->devices[i].failed_count);
     return n;
 }
+
+static uint64_t failed_total(const struct report_ctx *r) { return oom_failed_count(r->s); }
 
 static bool is_oom(const struct hist_mark *m) { return m->type == GL_EV_OOM; }
 

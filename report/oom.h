@@ -13,6 +13,12 @@ struct report_ctx;
 struct json;
 struct hist_mark;
 
+struct snapshot;
+
+/* The allocations a snapshot's devices failed for lack of memory
+ * (saturating). */
+uint64_t oom_failed_count(const struct snapshot *s);
+
 /* In use at an OOM event beyond this process's live allocations (0 when
  * the driver's view is not known). */
 uint64_t oom_elsewhere(const struct hist_mark *m);

@@ -6,6 +6,7 @@
 
 #include "calls.h"
 #include "json.h"
+#include "oom.h"
 #include "textout.h"
 
 void json_frames(struct json *j, const struct stackdb *db, uint32_t cs);
@@ -325,9 +326,7 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
             fputs(", until teardown ", f);
             put_human(f, mr->torn.bytes[i]);
         }
-        uint64_t failed = 0;
-        for (size_t k = 0; k < m[i].s.ndevices; k++)
-            failed += m[i].s.devices[k].failed_count;
+        uint64_t failed = oom_failed_count(&m[i].s);
         if (failed) {
             fputs(", ", f);
             tc_on(r, TC_RED);
@@ -433,10 +432,7 @@ void json_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         json_key(&j, "refused_frees"); json_u64(&j, mr->frees.refused_count[i]);
         json_key(&j, "teardown_bytes"); json_u64(&j, mr->torn.bytes[i]);
         json_key(&j, "teardown_leaked_bytes"); json_u64(&j, mr->torn.leaked_bytes[i]);
-        uint64_t failed = 0;
-        for (size_t k = 0; k < s->ndevices; k++)
-            failed += s->devices[k].failed_count;
-        json_key(&j, "failed_count"); json_u64(&j, failed);
+        json_key(&j, "failed_count"); json_u64(&j, oom_failed_count(s));
         json_key(&j, "devices");
         json_arr(&j);
         for (size_t k = 0; k < s->ndevices; k++) {
