@@ -25,6 +25,8 @@ FC_RT_SRCS := fc_rt_init.c fc_rt_device.c fc_rt_error.c fc_rt_mem.c fc_rt_pool.c
 # Graph memory nodes and stream capture (their shared header: fc_graph.h).
 FC_GRAPH_SRCS := fc_driver_graph.c fc_driver_graph_exec.c fc_driver_capture.c
 FC_DRV_SRCS += $(FC_GRAPH_SRCS)
+# What numba's driver binding asks for beyond memory (tests/t_numba*.sh).
+FC_DRV_SRCS += fc_driver_device.c fc_driver_event.c
 FC_RT_SRCS += fc_rt_graph.c fc_rt_graph_exec.c
 
 FC_DRV_OBJS := $(FC_DRV_SRCS:%.c=$(FC_OBJ)/drv/%.o)
