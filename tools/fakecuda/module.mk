@@ -126,3 +126,10 @@ FC_TESTS += $(BUILD)/tests/fc_vmm_share_test
 all: $(BUILD)/tests/fc_vmm_share_test
 $(BUILD)/tests/fc_vmm_share_test: tests/fakecuda/fc_vmm_share_test.c tests/fakecuda/fc_check.h tests/programs/ipc_channel.h $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_DRV_LDFLAGS))
+
+# What numba's driver binding needs beyond memory (fc_driver_device.c,
+# fc_driver_event.c), and unified addressing's rules for frees and pinned memory.
+FC_TESTS += $(BUILD)/tests/fc_numba_api_test
+all: $(BUILD)/tests/fc_numba_api_test
+$(BUILD)/tests/fc_numba_api_test: tests/fakecuda/fc_numba_api_test.c tests/fakecuda/fc_check.h $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_DRV_LDFLAGS))
