@@ -6,10 +6,6 @@
 source "$ROOT/tests/lib.sh"
 py=/usr/bin/python3   # Debian's python: python3-numba is installed for it, not for a pyenv python on PATH
 skip_if "! $py -c 'import numba.cuda' 2>/dev/null" "python3-numba is not installed (scripts/install-deps.sh)"
-# Debian's python3 is not built with ASan: its interpreter and numba's
-# llvmlite (LLVM, loaded at import) would run under the preloaded ASan runtime
-# that libgpuleak then needs, which is not what this test is about.
-skip_under_san "Debian's python3 and llvmlite under a preloaded sanitizer runtime"
 export NUMBA_CUDA_DRIVER=$FAKECUDA/libcuda.so.1
 prog=$ROOT/tests/programs/numba_memory.py
 line() { grep -n "$1" "$prog" | cut -d: -f1; }
