@@ -25,6 +25,10 @@ header's #defines say), plus the older ABI versions the header still declares
 for the driver's exports (cuMemAlloc, cuDevicePrimaryCtxReset v1...), since a
 runtime can ask cuGetProcAddress for those.
 
+"Hooked" means named in interpose/hook_list.h and, when LIBGPULEAK_SO is
+given, exported by it (nm -D): the list feeds the dlsym and cuGetProcAddress
+paths, the export the dynamic linker's.
+
 It fails when a caught name is neither hooked nor listed, when a listed name
 is hooked (a stale entry: the list must say what is NOT intercepted), when a
 listed name is in neither header (a typo, or an entry point CUDA removed), or
@@ -113,8 +117,10 @@ def hooked_names(hook_list, so):
     if aux:  # real functions the library only calls are not hooks
         names -= set(re.findall(r"X\((cu\w+)\)", aux.group(1)))
     if so:
+        # A hook is both: listed (the dlsym and cuGetProcAddress paths hand
+        # it out) and exported (what the dynamic linker binds callers to).
         nm = subprocess.run(["nm", "-D", "--defined-only", so], capture_output=True, text=True, check=True)
-        names |= {l.split()[-1] for l in nm.stdout.splitlines() if re.match(r"cu", l.split()[-1])}
+        names &= {l.split()[-1] for l in nm.stdout.splitlines() if l.split()}
     return names
 
 
