@@ -18,6 +18,7 @@ pkgs=(
     libubsan1
     libtsan2
     util-linux       # setpriv, unshare (hostile-environment tests)
+    python3-numba    # numba.cuda as a real driver-API client (tests/t_numba.sh); for Debian's /usr/bin/python3
 )
 
 missing=()
@@ -25,8 +26,11 @@ for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 # python3 may come from elsewhere (pyenv); only ask apt if none is on PATH.
+# (Whole elements only: python3-numba is still Debian's to install.)
 if command -v python3 >/dev/null; then
-    missing=("${missing[@]/python3}")
+    for i in "${!missing[@]}"; do
+        [ "${missing[$i]}" = python3 ] && missing[$i]=
+    done
 fi
 read -r -a missing <<<"${missing[*]}"
 

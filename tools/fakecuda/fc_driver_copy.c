@@ -11,6 +11,10 @@ int fc_access_ok(uintptr_t p, size_t n, int *is_device)
     uintptr_t rs, ms;
     size_t rz, mz;
     int dev, rw;
+    uintptr_t hs;
+    size_t hz;
+    struct fc_ctx *hc;
+    int hr;
     *is_device = 0;
     if (n && p + n < p)
         return 0;
@@ -24,6 +28,12 @@ int fc_access_ok(uintptr_t p, size_t n, int *is_device)
     } else if (fc_vmm_lookup(p, &rs, &rz, &ms, &mz, &dev, &rw)) {
         *is_device = 1;
         ok = fc_vmm_range_ok(p, n);
+    } else if (fc_host_lookup(p, &hs, &hz, &hc, &hr)) {
+        /* Pinned or registered host memory: with unified addressing its
+         * device pointer is its host address (cuMemHostGetDevicePointer),
+         * so device copies and memsets reach it, within its bounds. */
+        *is_device = 1;
+        ok = p + n <= hs + hz;
     }
     fc_unlock();
     return ok;

@@ -52,6 +52,23 @@ CUresult fc_cur_ctx(struct fc_ctx **out)
     return CUDA_SUCCESS;
 }
 
+/* Frees and unregistrations name their memory by address, and under unified
+ * addressing the address says its context: the driver accepts them with no
+ * context current (numba frees its pending deallocations after popping every
+ * context).  A current context that was destroyed is still refused. */
+CUresult fc_release_ctx_check(void)
+{
+    if (!fc_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct fc_ctx *c = tls_top();
+    if (!c)
+        return CUDA_SUCCESS;
+    fc_lock();
+    int ok = fc_ctx_valid(c);
+    fc_unlock();
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
 #define NEED_INIT() do { if (!fc_initialized()) return CUDA_ERROR_NOT_INITIALIZED; } while (0)
 
 CUresult cuInit(unsigned int Flags)

@@ -62,8 +62,7 @@ CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flag
 
 CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
-    struct fc_ctx *c;
-    CUresult r = fc_cur_ctx(&c);
+    CUresult r = fc_release_ctx_check();
     if (r)
         return r;
     if (dptr == 0)
@@ -130,6 +129,13 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr 
     } else if (fc_vmm_lookup((uintptr_t)dptr, &rs, &rz, &ms, &mz, &dev, &rw) && mz) {
         base = ms;
         size = mz;
+    } else {
+        /* Pinned or registered host memory is device memory too under
+         * unified addressing: numba sizes mapped arrays this way. */
+        struct fc_ctx *hc;
+        int hr;
+        if (!fc_host_lookup((uintptr_t)dptr, &base, &size, &hc, &hr))
+            base = 0;
     }
     fc_unlock();
     if (!base)
@@ -227,8 +233,7 @@ CUresult cuMemAllocHost_v2(void **pp, size_t bytesize) { return cuMemHostAlloc(p
 
 CUresult cuMemFreeHost(void *p)
 {
-    struct fc_ctx *c;
-    CUresult r = fc_cur_ctx(&c);
+    CUresult r = fc_release_ctx_check();
     if (r)
         return r;
     fc_lock();
@@ -284,8 +289,7 @@ CUresult cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)
 
 CUresult cuMemHostUnregister(void *p)
 {
-    struct fc_ctx *c;
-    CUresult r = fc_cur_ctx(&c);
+    CUresult r = fc_release_ctx_check();
     if (r)
         return r;
     fc_lock();

@@ -139,6 +139,7 @@ void fc_uncharge(struct fc_dev *d, size_t n);
 /* fc_driver_ctx.c */
 CUresult fc_cur_ctx(struct fc_ctx **out);    /* checks init + current + alive */
 int fc_ctx_valid(struct fc_ctx *c);          /* handle is one of ours and alive */
+CUresult fc_release_ctx_check(void);         /* frees: init, and no dead current context */
 void fc_ctx_release_memory(struct fc_ctx *c);/* fc_driver_mem.c; lock held */
 
 /* fc_driver_array.c (lock held): destroy the context's arrays */

@@ -25,6 +25,8 @@ FC_RT_SRCS := fc_rt_init.c fc_rt_device.c fc_rt_error.c fc_rt_mem.c fc_rt_pool.c
 # Graph memory nodes and stream capture (their shared header: fc_graph.h).
 FC_GRAPH_SRCS := fc_driver_graph.c fc_driver_graph_exec.c fc_driver_capture.c
 FC_DRV_SRCS += $(FC_GRAPH_SRCS)
+# What numba's driver binding asks for beyond memory (tests/t_numba*.sh).
+FC_DRV_SRCS += fc_driver_device.c fc_driver_event.c
 FC_RT_SRCS += fc_rt_graph.c fc_rt_graph_exec.c
 
 FC_DRV_OBJS := $(FC_DRV_SRCS:%.c=$(FC_OBJ)/drv/%.o)
@@ -123,4 +125,11 @@ $(BUILD)/tests/fc_graph_test: tests/fakecuda/fc_graph_test.c tests/fakecuda/fc_c
 FC_TESTS += $(BUILD)/tests/fc_vmm_share_test
 all: $(BUILD)/tests/fc_vmm_share_test
 $(BUILD)/tests/fc_vmm_share_test: tests/fakecuda/fc_vmm_share_test.c tests/fakecuda/fc_check.h tests/programs/ipc_channel.h $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_DRV_LDFLAGS))
+
+# What numba's driver binding needs beyond memory (fc_driver_device.c,
+# fc_driver_event.c), and unified addressing's rules for frees and pinned memory.
+FC_TESTS += $(BUILD)/tests/fc_numba_api_test
+all: $(BUILD)/tests/fc_numba_api_test
+$(BUILD)/tests/fc_numba_api_test: tests/fakecuda/fc_numba_api_test.c tests/fakecuda/fc_check.h $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_DRV_LDFLAGS))
