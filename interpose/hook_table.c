@@ -124,6 +124,12 @@ void *gl_wrap_entry_point(const char *symbol, int cuda_version, int per_thread, 
      * one (from RTLD_NEXT, or an earlier query): either way the slot holds an
      * implementation of exactly this ABI, so the hook is safe to hand out. */
     void *expected = NULL;
-    atomic_compare_exchange_strong(&e->real->fn, &expected, fn);
+    if (strcmp(symbol, "cuGetProcAddress") == 0)
+        /* Except cuGetProcAddress itself: NVIDIA's runtime makes every
+         * request after its first 4 through the one it fetched, not the one
+         * it dlsym'd, so the hook does the same from then on. */
+        atomic_store(&e->real->fn, fn);
+    else
+        atomic_compare_exchange_strong(&e->real->fn, &expected, fn);
     return e->hook;
 }
