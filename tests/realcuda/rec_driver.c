@@ -54,7 +54,9 @@ static void logf_line(const char *fmt, ...)
 
 /* One stub per symbol handed out, in order of first request. */
 #define MAX_STUBS 600
-static char *stub_name[MAX_STUBS];
+/* Static storage, not the heap: the runtime dlcloses the driver when it
+ * gives up, which would leave heap copies unreachable (LeakSanitizer). */
+static char stub_name[MAX_STUBS][128];
 static int stub_count;
 
 static CUresult stub_call(int i)
@@ -150,8 +152,10 @@ static CUresult answer(const char *entry, const char *symbol, void **pfn, int ve
         for (i = 0; i < stub_count; i++)
             if (!strcmp(stub_name[i], symbol))
                 break;
-        if (i == stub_count && stub_count < MAX_STUBS && (stub_name[i] = strdup(symbol)) != NULL)
+        if (i == stub_count && stub_count < MAX_STUBS && strlen(symbol) < sizeof stub_name[i]) {
+            strcpy(stub_name[i], symbol);
             stub_count++;
+        }
         fn = i < stub_count ? stubs[i] : NULL;
     }
     pthread_mutex_unlock(&mu);
