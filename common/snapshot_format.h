@@ -285,7 +285,10 @@ static inline int gl_kind_is_mapping(unsigned k) { return k == GL_KIND_IPC || k 
     X(CUDA_DEVICE_RESET, "cudaDeviceReset") /* teardowns, named in TEARDOWN */ \
     X(CU_DEVICE_PRIMARY_CTX_RESET, "cuDevicePrimaryCtxReset_v2")          \
     X(CU_CTX_DESTROY, "cuCtxDestroy_v2")                                     \
-    X(CU_DEVICE_PRIMARY_CTX_RELEASE, "cuDevicePrimaryCtxRelease_v2") /* its last reference */
+    X(CU_DEVICE_PRIMARY_CTX_RELEASE, "cuDevicePrimaryCtxRelease_v2") /* its last reference */ \
+    X(CU_DEVICE_PRIMARY_CTX_RESET_V1, "cuDevicePrimaryCtxReset") /* the pre-11.0 ABIs, */ \
+    X(CU_DEVICE_PRIMARY_CTX_RELEASE_V1, "cuDevicePrimaryCtxRelease") /* what runtimes ask */ \
+    X(CU_CTX_DETACH, "cuCtxDetach") /* its last usage */
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

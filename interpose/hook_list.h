@@ -32,6 +32,7 @@
     X(cuMipmappedArrayCreate) X(cuMipmappedArrayDestroy)                         \
     X(cuCtxDestroy_v2) X(cuDevicePrimaryCtxReset_v2) X(cuDevicePrimaryCtxRetain) \
     X(cuDevicePrimaryCtxRelease_v2)                                              \
+    X(cuDevicePrimaryCtxReset) X(cuDevicePrimaryCtxRelease) X(cuCtxDetach)      \
     X(cuMemCreate) X(cuMemRelease) X(cuMemAddressReserve) X(cuMemAddressFree)    \
     X(cuMemMap) X(cuMemUnmap) X(cuMemRetainAllocationHandle)                     \
     X(cuMemImportFromShareableHandle)                                            \
@@ -56,7 +57,7 @@
     X(cuStreamIsCapturing) X(cuStreamIsCapturing_ptsz) X(cuGraphGetNodes)        \
     X(cuGraphNodeGetType) X(cuGraphMemAllocNodeGetParams) X(cuGraphMemFreeNodeGetParams) \
     X(cuMemGetAllocationPropertiesFromHandle) X(cuDevicePrimaryCtxGetState)      \
-    X(cuPointerGetAttributes) X(cuStreamGetDevice)
+    X(cuPointerGetAttributes) X(cuStreamGetDevice) X(cuCtxGetApiVersion)
 
 /* A dense index for every real-function cache: per-caller scopes keep one
  * pointer per index (resolve.c). */

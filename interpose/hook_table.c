@@ -39,7 +39,8 @@ void gl_hook_table_each_real(void (*fn)(struct gl_real *real))
 /* Driver functions whose ABI changed, with the CUDA version from which the
  * query of the base name returns the newer one (cuda.h's _v2 mappings); a
  * base name with several rows takes the highest version the query reaches.
- * Below the first, the driver returns the old ABI, which we never wrap. */
+ * A row may name the base name itself: the old ABI, wrapped by its own hook.
+ * Below the first row, the driver returns an ABI we do not wrap. */
 static const struct {
     const char *base;
     const char *versioned;
@@ -53,7 +54,9 @@ static const struct {
     {"cuArrayCreate", "cuArrayCreate_v2", 3020},
     {"cuArray3DCreate", "cuArray3DCreate_v2", 3020},
     {"cuCtxDestroy", "cuCtxDestroy_v2", 4000},
+    {"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset", 7000}, /* what CUDA 13's runtime asks */
     {"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", 11000},
+    {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease", 7000},
     {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", 11000},
     {"cuIpcOpenMemHandle", "cuIpcOpenMemHandle_v2", 11000},
     {"cuGetProcAddress", "cuGetProcAddress_v2", 12000},
@@ -121,6 +124,12 @@ void *gl_wrap_entry_point(const char *symbol, int cuda_version, int per_thread, 
      * one (from RTLD_NEXT, or an earlier query): either way the slot holds an
      * implementation of exactly this ABI, so the hook is safe to hand out. */
     void *expected = NULL;
-    atomic_compare_exchange_strong(&e->real->fn, &expected, fn);
+    if (strcmp(symbol, "cuGetProcAddress") == 0)
+        /* Except cuGetProcAddress itself: NVIDIA's runtime makes every
+         * request after its first 4 through the one it fetched, not the one
+         * it dlsym'd, so the hook does the same from then on. */
+        atomic_store(&e->real->fn, fn);
+    else
+        atomic_compare_exchange_strong(&e->real->fn, &expected, fn);
     return e->hook;
 }

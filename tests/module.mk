@@ -224,3 +224,14 @@ TEST_PROGS += $(TPROG_DIR)/call_window
 all: $(TEST_PROGS)
 $(TPROG_DIR)/call_window: tests/programs/call_window.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
+
+# NVIDIA's real runtime against a recording driver (tests/t_real_runtime.sh,
+# tests/realcuda/): the recording libcuda.so.1 and the request replayer.
+TEST_PROGS += $(BUILD)/realcuda/libcuda.so.1 $(TPROG_DIR)/replay_requests
+all: $(BUILD)/realcuda/libcuda.so.1 $(TPROG_DIR)/replay_requests
+$(BUILD)/realcuda/libcuda.so.1: tests/realcuda/rec_driver.c | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -fvisibility=hidden -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $< -ldl -lpthread
+$(TPROG_DIR)/replay_requests: tests/realcuda/replay.c | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl

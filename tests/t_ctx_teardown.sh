@@ -53,12 +53,39 @@ PY
 grep -qx 'No leaks: all 3 allocations were freed (1 only by a context teardown, below).' release.txt ||
     fail "no-leak line: $(grep -A1 '^LEAKS' release.txt)"
 
+# NVIDIA's CUDA 13 runtime fetches the release at version 7000, the v1 ABI
+# (tools/fakecuda/real_runtime_requests.txt), and cuCtxDetach at 2000.
+GPULEAK_OUTPUT=v1.snap traced "$TPROG/ctx_teardown" v1-release >v1.out
+expect_eq "$(tr '\n' ' ' <v1.out)" "OBS kept-free 0 " "driver result before the last v1 release"
+"$REPORT" --json v1.snap >v1.json
+check_json v1.json <<PY
+eq((leaks, d["invalid_frees"]["count"]), ([], 0), "no leaks after the last v1 release")
+eq([(g["bytes"], g["teardown"], frame(g["frames"][0])) for g in d["teardown_leaks"]["groups"]],
+   [(3000, "cuDevicePrimaryCtxRelease", "lost_with_context ctx_teardown.c:$lost")], "the last v1 release's group")
+PY
+GPULEAK_OUTPUT=detach.snap traced "$TPROG/ctx_teardown" ctx-detach >detach.out
+expect_eq "$(tr '\n' ' ' <detach.out)" "OBS kept-free 0 " "driver result after the first cuCtxDetach"
+"$REPORT" --json detach.snap >detach.json
+check_json detach.json <<PY
+eq((leaks, d["invalid_frees"]["count"]), ([], 0), "no leaks after the last cuCtxDetach")
+eq([(g["bytes"], g["teardown"], frame(g["frames"][0])) for g in d["teardown_leaks"]["groups"]],
+   [(2000, "cuCtxDetach", "lost_with_context ctx_teardown.c:$lost")], "cuCtxDetach's group")
+PY
+
+# nvcc's default: the static runtime, whose cudaDeviceReset is the driver's
+# v1 cuDevicePrimaryCtxReset.  A program that frees nothing by hand and
+# ends with it leaks nothing (8 allocations balanced first, 2 left to the reset).
+GPULEAK_OUTPUT=static_only.snap traced "$TPROG/runtime_kinds_static" reset-only
+"$REPORT" static_only.snap >static_only.txt
+grep -qx 'No leaks: all 10 allocations were freed (2 only by a context teardown, below).' static_only.txt ||
+    fail "static reset-only: $(grep -A2 '^LEAKS' static_only.txt)"
+
 GPULEAK_OUTPUT=static.snap traced "$TPROG/runtime_kinds_static" reset
 "$REPORT" --json static.snap >static.json
 check_json static.json <<'PY'
 eq([(l["kind"], l["bytes"], l["api"], l["frames"][0]["function"]) for l in leaks],
    [("pool", 300000, "cuMemAllocAsync", "leak_async")], "static runtime: the stream-ordered leak survives the reset")
 eq([(g["kind"], g["bytes"], g["teardown"], g["frames"][0]["function"]) for g in d["teardown_leaks"]["groups"]],
-   [("managed", 200000, "cuDevicePrimaryCtxReset_v2", "leak_managed"),
-    ("device", 100000, "cuDevicePrimaryCtxReset_v2", "leak_device")], "static runtime: what the reset released")
+   [("managed", 200000, "cuDevicePrimaryCtxReset", "leak_managed"),
+    ("device", 100000, "cuDevicePrimaryCtxReset", "leak_device")], "static runtime: what the reset released")
 PY

@@ -144,6 +144,29 @@ static void ctx(void)
     EQ(cuGetErrorString(CUDA_ERROR_OUT_OF_MEMORY, &str), CUDA_SUCCESS);
     CHECK(strcmp(str, "out of memory") == 0);
     EQ(cuGetErrorString((CUresult)12345, &str), CUDA_ERROR_INVALID_VALUE);
+    /* the deprecated usage count, fetched as NVIDIA's runtime fetches it */
+    CUresult (*attach)(CUcontext *, unsigned) = NULL;
+    CUresult (*detach)(CUcontext) = NULL;
+    EQ(cuGetProcAddress("cuCtxAttach", (void **)&attach, 2000, 0, NULL), CUDA_SUCCESS);
+    EQ(cuGetProcAddress("cuCtxDetach", (void **)&detach, 2000, 0, NULL), CUDA_SUCCESS);
+    CUcontext c3, same, none = NULL;
+    unsigned api;
+    EQ(cuCtxCreate(&c3, NULL, 0, 0), CUDA_SUCCESS);
+    EQ(attach(&same, 0), CUDA_SUCCESS);
+    CHECK(same == c3);
+    EQ(cuMemAlloc(&a, 1024 * 1024), CUDA_SUCCESS);
+    EQ(detach(c3), CUDA_SUCCESS); /* one usage left */
+    EQ(cuCtxGetApiVersion(c3, &api), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), 1024 * 1024);
+    EQ(detach(c3), CUDA_SUCCESS); /* the last: destroyed, its memory freed */
+    EQ(cuCtxGetApiVersion(c3, &api), CUDA_ERROR_INVALID_CONTEXT);
+    EQ(cuCtxGetCurrent(&none), CUDA_SUCCESS);
+    CHECK(none == NULL);
+    EQ(detach(c3), CUDA_ERROR_INVALID_CONTEXT);
+    EQ(cuCtxCreate(&c1, NULL, 0, 0), CUDA_SUCCESS);
+    EQ(free_mem(), f0);
+    EQ(detach(c3), CUDA_ERROR_INVALID_CONTEXT); /* not current either */
+    EQ(cuCtxDestroy(c1), CUDA_SUCCESS);
 }
 
 static void primary(void)
@@ -236,6 +259,28 @@ static void procaddr(void)
     CHECK(fn == dlsym(RTLD_DEFAULT, "cuCtxCreate_v3"));
     EQ(cuGetProcAddress("cuCtxDestroy", &fn, 13000, 0, &st), CUDA_SUCCESS);
     CHECK(fn == (void *)cuCtxDestroy_v2);
+    /* what NVIDIA's 13.0 runtime asks (tools/fakecuda/real_runtime_requests.txt):
+     * each at the ABI of its version, v1 functions exported by their names */
+    EQ(cuGetProcAddress("cuDevicePrimaryCtxReset", &fn, 7000, 0, NULL), CUDA_SUCCESS);
+    CHECK(fn != NULL && fn == dlsym(RTLD_DEFAULT, "cuDevicePrimaryCtxReset") && fn != (void *)cuDevicePrimaryCtxReset_v2);
+    EQ(cuGetProcAddress("cuDevicePrimaryCtxRelease", &fn, 7000, 0, NULL), CUDA_SUCCESS);
+    CHECK(fn != NULL && fn == dlsym(RTLD_DEFAULT, "cuDevicePrimaryCtxRelease") && fn != (void *)cuDevicePrimaryCtxRelease_v2);
+    EQ(cuGetProcAddress("cuDevicePrimaryCtxRelease", &fn, 11000, 0, NULL), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuDevicePrimaryCtxRelease_v2);
+    EQ(cuGetProcAddress("cuCtxDetach", &fn, 2000, 0, NULL), CUDA_SUCCESS);
+    CHECK(fn != NULL && fn == dlsym(RTLD_DEFAULT, "cuCtxDetach"));
+    EQ(cuGetProcAddress("cuMemAlloc", &fn, 3020, 0, NULL), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuMemAlloc_v2);
+    EQ(cuGetProcAddress("cuIpcOpenMemHandle", &fn, 4010, 0, NULL), CUDA_SUCCESS);
+    CHECK(fn != NULL && fn == dlsym(RTLD_DEFAULT, "cuIpcOpenMemHandle"));
+    EQ(cuGetProcAddress("cuStreamBeginCapture", &fn, 10000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, NULL), CUDA_SUCCESS);
+    CHECK(fn != NULL && fn == dlsym(RTLD_DEFAULT, "cuStreamBeginCapture_ptsz"));
+    EQ(cuGetProcAddress("cuCtxGetDevice", &fn, 13000, 0, NULL), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuCtxGetDevice_v2);
+    EQ(cuGetProcAddress("cuCtxGetDevice", &fn, 2000, 0, NULL), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuCtxGetDevice);
+    EQ(cuGetProcAddress("cuCtxSynchronize", &fn, 13000, 0, NULL), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuCtxSynchronize_v2);
     /* cuGetProcAddress itself: _v2 from 12.0, the 4-argument legacy before */
     void *legacy = dlsym(RTLD_DEFAULT, "cuGetProcAddress");
     CHECK(legacy != NULL && legacy != (void *)cuGetProcAddress_v2);

@@ -335,12 +335,16 @@ static void entry(void)
     enum cudaDriverEntryPointQueryResult st;
     EQ(cudaGetDriverEntryPoint("cuMemAlloc", &fn, cudaEnableDefault, &st), cudaSuccess);
     EQ(st, cudaDriverEntryPointSuccess);
-    /* the runtime loaded the driver RTLD_GLOBAL */
-    CHECK(fn != NULL && fn == dlsym(RTLD_DEFAULT, "cuMemAlloc_v2"));
+    /* the runtime loaded the driver without RTLD_GLOBAL, as NVIDIA's does:
+     * its names are not in the global scope, only behind its own handle */
+    void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    CHECK(drv != NULL);
+    CHECK(dlsym(RTLD_DEFAULT, "cuMemAlloc_v2") == NULL);
+    CHECK(fn != NULL && fn == dlsym(drv, "cuMemAlloc_v2"));
     EQ(cudaGetDriverEntryPoint("cuMemAllocAsync", &fn, cudaEnablePerThreadDefaultStream, &st), cudaSuccess);
-    CHECK(fn == dlsym(RTLD_DEFAULT, "cuMemAllocAsync_ptsz"));
+    CHECK(fn == dlsym(drv, "cuMemAllocAsync_ptsz"));
     EQ(cudaGetDriverEntryPoint("cuMemAllocAsync", &fn, cudaEnableLegacyStream, &st), cudaSuccess);
-    CHECK(fn == dlsym(RTLD_DEFAULT, "cuMemAllocAsync"));
+    CHECK(fn == dlsym(drv, "cuMemAllocAsync"));
     EQ(cudaGetDriverEntryPoint("cuNoSuchThing", &fn, cudaEnableDefault, &st), cudaSuccess);
     CHECK(fn == NULL);
     EQ(st, cudaDriverEntryPointSymbolNotFound);
@@ -348,11 +352,11 @@ static void entry(void)
     CHECK(fn == NULL);
     EQ(st, cudaDriverEntryPointVersionNotSufficent);
     EQ(cudaGetDriverEntryPointByVersion("cuMemFree", &fn, 12000, cudaEnableDefault, &st), cudaSuccess);
-    CHECK(fn == dlsym(RTLD_DEFAULT, "cuMemFree_v2"));
+    CHECK(fn == dlsym(drv, "cuMemFree_v2"));
     /* the runtime's allocations are made in the primary context, by the driver */
-    CUresult (*retain)(CUcontext *, CUdevice) = (CUresult(*)(CUcontext *, CUdevice))dlsym(RTLD_DEFAULT, "cuDevicePrimaryCtxRetain");
+    CUresult (*retain)(CUcontext *, CUdevice) = (CUresult(*)(CUcontext *, CUdevice))dlsym(drv, "cuDevicePrimaryCtxRetain");
     CUresult (*attr)(void *, CUpointer_attribute, CUdeviceptr) =
-        (CUresult(*)(void *, CUpointer_attribute, CUdeviceptr))dlsym(RTLD_DEFAULT, "cuPointerGetAttribute");
+        (CUresult(*)(void *, CUpointer_attribute, CUdeviceptr))dlsym(drv, "cuPointerGetAttribute");
     CHECK(retain && attr);
     void *p;
     EQ(cudaMalloc(&p, 100), cudaSuccess);

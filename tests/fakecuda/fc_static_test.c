@@ -29,8 +29,11 @@ int main(void)
     /* nothing named cuda* is visible to the dynamic linker ... */
     CHECK(dlsym(RTLD_DEFAULT, "cudaMalloc") == NULL);
     CHECK(dlsym(RTLD_DEFAULT, "cudaFree") == NULL);
-    /* ... while the driver was loaded RTLD_GLOBAL, as by the real runtime */
-    CHECK(dlsym(RTLD_DEFAULT, "cuMemAlloc_v2") != NULL);
+    /* ... nor the driver's, loaded without RTLD_GLOBAL as by the real
+     * runtime, but loaded */
+    CHECK(dlsym(RTLD_DEFAULT, "cuMemAlloc_v2") == NULL);
+    void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    CHECK(drv != NULL && dlsym(drv, "cuMemAlloc_v2") != NULL);
     printf("ok static\n");
     return 0;
 }

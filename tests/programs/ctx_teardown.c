@@ -10,6 +10,11 @@
  *   own-ctx-reset  cudaDeviceReset with an own context current: all survives
  *   primary-release  the primary context's last cuDevicePrimaryCtxRelease
  *                  resets it (an earlier release does not)
+ *   v1-release     the same, with the pre-11.0 ABI fetched at version 7000,
+ *                  as NVIDIA's CUDA 13 runtime fetches it
+ *   ctx-detach     cuCtxDetach (fetched at 2000, as by that runtime) of a
+ *                  context attached once more: the first keeps it, the
+ *                  second destroys it
  * Exactly one allocation per teardown is lost with its context
  * (lost_with_context), so a report has one teardown group per scenario. */
 #include <stdio.h>
@@ -138,6 +143,46 @@ static void primary_release(void)
     cuStreamSynchronize(s);
 }
 
+/* An entry point the way NVIDIA's runtime gets it: by base name at the
+ * version it asks for (tools/fakecuda/real_runtime_requests.txt). */
+static void *fetch(const char *name, int version)
+{
+    void *fn = NULL;
+    check(cuGetProcAddress(name, &fn, version, 0, NULL), name);
+    return fn;
+}
+
+static void v1_release(void)
+{
+    CUresult (*release)(CUdevice) = (CUresult(*)(CUdevice))fetch("cuDevicePrimaryCtxRelease", 7000);
+    CUdevice dev = primary();
+    CUcontext again;
+    check(cuDevicePrimaryCtxRetain(&again, dev), "cuDevicePrimaryCtxRetain"); /* two references */
+    CUdeviceptr kept;
+    check(cuMemAlloc(&kept, 4000), "cuMemAlloc");
+    check(release(dev), "cuDevicePrimaryCtxRelease@7000"); /* not the last */
+    printf("OBS kept-free %d\n", (int)cuMemFree(kept));
+    lost_with_context(3000);
+    check(release(dev), "cuDevicePrimaryCtxRelease@7000"); /* the last: a reset */
+}
+
+static void ctx_detach(void)
+{
+    CUresult (*attach)(CUcontext *, unsigned) = (CUresult(*)(CUcontext *, unsigned))fetch("cuCtxAttach", 2000);
+    CUresult (*detach)(CUcontext) = (CUresult(*)(CUcontext))fetch("cuCtxDetach", 2000);
+    CUdevice dev;
+    CUcontext own, same;
+    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+    check(cuCtxCreate(&own, NULL, 0, dev), "cuCtxCreate");
+    check(attach(&same, 0), "cuCtxAttach"); /* two usages */
+    CUdeviceptr kept;
+    check(cuMemAlloc(&kept, 4000), "cuMemAlloc");
+    check(detach(own), "cuCtxDetach"); /* not the last */
+    printf("OBS kept-free %d\n", (int)cuMemFree(kept));
+    lost_with_context(2000);
+    check(detach(own), "cuCtxDetach"); /* the last: destroyed */
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
@@ -150,8 +195,12 @@ int main(int argc, char **argv)
         own_ctx_reset();
     else if (!strcmp(what, "primary-release"))
         primary_release();
+    else if (!strcmp(what, "v1-release"))
+        v1_release();
+    else if (!strcmp(what, "ctx-detach"))
+        ctx_detach();
     else {
-        fprintf(stderr, "usage: ctx_teardown primary-reset|ctx-destroy|own-ctx-reset|primary-release\n");
+        fprintf(stderr, "usage: ctx_teardown primary-reset|ctx-destroy|own-ctx-reset|primary-release|v1-release|ctx-detach\n");
         return 2;
     }
     return 0;

@@ -32,6 +32,9 @@ static CUresult begin(CUstream hs, CUstreamCaptureMode mode, int per_thread)
 }
 
 CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) { return begin(hStream, mode, 0); }
+/* The 10.0 ABI, before capture modes: what it captured is the global mode's. */
+CUresult cuStreamBeginCapture(CUstream hStream) { return begin(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, 0); }
+CUresult cuStreamBeginCapture_ptsz(CUstream hStream) { return begin(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, 1); }
 CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode) { return begin(hStream, mode, 1); }
 
 static CUresult end(CUstream hs, CUgraph *phGraph, int per_thread)

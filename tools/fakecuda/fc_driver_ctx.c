@@ -241,6 +241,43 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
 
 CUresult cuCtxDestroy(CUcontext ctx) { return cuCtxDestroy_v2(ctx); }
 
+/* The deprecated usage count: cuCtxAttach adds a usage of the current
+ * context, cuCtxDetach of the current context drops one, and the last
+ * (creation's) destroys it like cuCtxDestroy. */
+CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)
+{
+    NEED_INIT();
+    if (!pctx || flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fc_ctx *c = tls_top();
+    fc_lock();
+    int ok = c && fc_ctx_valid(c) && !c->primary;
+    if (ok)
+        c->attached++;
+    fc_unlock();
+    if (!ok)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *pctx = (CUcontext)c;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxDetach(CUcontext ctx)
+{
+    NEED_INIT();
+    struct fc_ctx *c = (struct fc_ctx *)ctx;
+    if (!c || tls_top() != c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    fc_lock();
+    int ok = ctx_known(c) && c->alive && !c->primary;
+    int last = ok && c->attached == 0;
+    if (ok && !last)
+        c->attached--;
+    fc_unlock();
+    if (!ok)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return last ? cuCtxDestroy_v2(ctx) : CUDA_SUCCESS;
+}
+
 CUresult cuCtxSetCurrent(CUcontext ctx)
 {
     NEED_INIT();
@@ -314,12 +351,47 @@ CUresult cuCtxGetDevice(CUdevice *device)
     return CUDA_SUCCESS;
 }
 
+/* CUDA 13.0's ABIs that name the context (NULL: the current one). */
+CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
+{
+    if (!ctx)
+        return cuCtxGetDevice(device);
+    NEED_INIT();
+    struct fc_ctx *c = (struct fc_ctx *)ctx;
+    fc_lock();
+    int ok = fc_ctx_valid(c);
+    fc_unlock();
+    if (!ok)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (!device)
+        return CUDA_ERROR_INVALID_VALUE;
+    *device = c->dev;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSynchronize_v2(CUcontext ctx)
+{
+    CUdevice dev;
+    CUresult r = cuCtxGetDevice_v2(&dev, ctx);
+    if (r)
+        return r;
+    fc_lock();
+    fc_pool_sync_device(dev);
+    fc_unlock();
+    return CUDA_SUCCESS;
+}
+
 CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 {
     NEED_INIT();
     if (!version)
         return CUDA_ERROR_INVALID_VALUE;
-    (void)ctx;
+    struct fc_ctx *c = ctx ? (struct fc_ctx *)ctx : tls_top();
+    fc_lock();
+    int ok = c && fc_ctx_valid(c);
+    fc_unlock();
+    if (!ok)
+        return CUDA_ERROR_INVALID_CONTEXT;
     *version = 3020;
     return CUDA_SUCCESS;
 }

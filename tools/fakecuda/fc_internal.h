@@ -39,6 +39,7 @@ struct fc_ctx {
     int primary;   /* the device's primary context (never freed) */
     int alive;     /* 0 after cuCtxDestroy / primary reset-to-inactive */
     int refs;      /* primary retain count */
+    int attached;  /* user context: cuCtxAttach usages beyond its creation */
     unsigned flags;
     unsigned long long id;
     struct fc_ctx *next_all; /* every context ever made, for handle checks */

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <string.h>
 
 #define FC_MAX_DEV 16
 
@@ -19,12 +20,41 @@ static int retained[FC_MAX_DEV];   /* does the runtime hold a reference now? */
 static __thread int tls_dev;
 static __thread cudaError_t tls_last;
 
+/* NVIDIA's 13.0 runtime's requests, in order (generated from
+ * real_runtime_requests.txt by module.mk). */
+struct fc_req {
+    int fetched; /* asked through the cuGetProcAddress it fetched, not the dlsym'd one */
+    const char *name;
+    int version;
+    cuuint64_t flags;
+};
+static const struct fc_req reqs[] = {
+#define FC_REQ(fetched, name, version, flags) {fetched, name, version, flags},
+#include "fc_rt_requests.h"
+#undef FC_REQ
+};
+#define FC_NREQ (sizeof reqs / sizeof reqs[0])
+
+static void *answer_of(void *const *answers, const char *name, int version, int per_thread)
+{
+    cuuint64_t flags = per_thread ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : 0;
+    for (size_t i = 0; i < FC_NREQ; i++)
+        if (reqs[i].version == version && reqs[i].flags == flags && !strcmp(reqs[i].name, name))
+            return answers[i];
+    return NULL;
+}
+
+/* Loads the driver the way NVIDIA's runtime does: dlopen without
+ * RTLD_GLOBAL (the driver's symbols stay out of the global scope), one dlsym,
+ * then every request the real runtime makes, through the dlsym'd
+ * cuGetProcAddress_v2 until it has fetched cuGetProcAddress@12000 and
+ * through that pointer after.  symbolStatus is NULL, as there; a request
+ * the driver does not answer is not an error (the real runtime asks for
+ * many functions a program may never use), a function this runtime needs
+ * and did not get is. */
 static void load(void)
 {
-    /* RTLD_GLOBAL like the real runtime, so tools that dlsym(RTLD_DEFAULT)
-     * for driver symbols find them.  The shared runtime's RUNPATH $ORIGIN
-     * makes this find the sibling fake driver first. */
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    void *h = dlopen("libcuda.so.1", RTLD_NOW);
     if (!h) {
         init_err = cudaErrorInsufficientDriver;
         return;
@@ -34,20 +64,22 @@ static void load(void)
         init_err = cudaErrorInsufficientDriver;
         return;
     }
-    CUdriverProcAddressQueryResult st;
-    void *p;
-#define FC_RESOLVE(f, name, pt)                                                                          \
-    p = NULL;                                                                                            \
-    if (fc_drv.cuGetProcAddress_v2(name, &p, CUDART_VERSION,                                             \
-                                   (pt) ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM                  \
-                                        : CU_GET_PROC_ADDRESS_DEFAULT,                                   \
-                                   &st) != CUDA_SUCCESS || !p) {                                         \
-        init_err = cudaErrorInsufficientDriver;                                                          \
-        return;                                                                                          \
-    }                                                                                                    \
-    fc_drv.f = (__typeof__(fc_drv.f))p;
-    FC_RT_DRIVER_FUNCS(FC_RESOLVE)
-#undef FC_RESOLVE
+    static void *answers[FC_NREQ];
+    __typeof__(fc_drv.cuGetProcAddress_v2) fetched = NULL;
+    for (size_t i = 0; i < FC_NREQ; i++) {
+        __typeof__(fetched) gpa = reqs[i].fetched ? fetched : fc_drv.cuGetProcAddress_v2;
+        if (!gpa || gpa(reqs[i].name, &answers[i], reqs[i].version, reqs[i].flags, NULL) != CUDA_SUCCESS)
+            answers[i] = NULL;
+        if (!strcmp(reqs[i].name, "cuGetProcAddress") && reqs[i].version >= 12000 && answers[i])
+            fetched = (__typeof__(fetched))answers[i];
+    }
+#define FC_TAKE(f, name, version, pt)                                    \
+    if (!(fc_drv.f = (__typeof__(fc_drv.f))answer_of(answers, name, version, pt))) { \
+        init_err = cudaErrorInsufficientDriver;                          \
+        return;                                                          \
+    }
+    FC_RT_DRIVER_FUNCS(FC_TAKE)
+#undef FC_TAKE
     CUresult r = fc_drv.cuInit(0);
     if (r == CUDA_ERROR_NO_DEVICE)
         init_err = cudaErrorNoDevice;
@@ -162,7 +194,7 @@ static int own_context_current(void)
         return 1;
     if (fc_drv.cuDevicePrimaryCtxRetain(&prim_ctx, dev) != CUDA_SUCCESS)
         return 0;
-    fc_drv.cuDevicePrimaryCtxRelease_v2(dev);
+    fc_drv.cuDevicePrimaryCtxRelease(dev);
     return prim_ctx != cur;
 }
 
@@ -180,7 +212,7 @@ cudaError_t fc_rt_reset_device(int dev)
     if (own_context_current())
         return cudaSuccess;
     pthread_mutex_lock(&prim_mu);
-    CUresult r = fc_drv.cuDevicePrimaryCtxReset_v2(dev);
+    CUresult r = fc_drv.cuDevicePrimaryCtxReset(dev);
     if (r == CUDA_SUCCESS)
         retained[dev] = 0;
     pthread_mutex_unlock(&prim_mu);

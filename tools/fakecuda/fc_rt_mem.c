@@ -76,7 +76,7 @@ cudaError_t cudaMallocHost(void **ptr, size_t size)
     ENTER();
     if (!ptr)
         return fc_rt_set(cudaErrorInvalidValue);
-    return fc_rt_cu(fc_drv.cuMemAllocHost_v2(ptr, size));
+    return fc_rt_cu(fc_drv.cuMemHostAlloc(ptr, size, 0)); /* NVIDIA's runtime never asks for cuMemAllocHost */
 }
 
 cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)

@@ -57,6 +57,13 @@ $(FC_OBJ)/drv/%.o: $(FC_SRC)/%.c $(FC_SRC)/fc_internal.h | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CC) $(FC_CFLAGS) -c -o $@ $<
 
+# The real runtime's requests, as C (fc_rt_init.c follows them).
+$(FC_OBJ)/fc_rt_requests.h: $(FC_SRC)/real_runtime_requests.txt
+	@mkdir -p $(@D)
+	awk '!/^#/ { printf "FC_REQ(%d, %s, %s, %s)\n", $$2 == "fetched", ($$3 == "\"\"" ? $$3 : "\"" $$3 "\""), $$4, $$5 }' $< > $@.tmp && mv $@.tmp $@
+$(FC_OBJ)/rt/fc_rt_init.o $(FC_OBJ)/rt_static/fc_rt_init.o: $(FC_OBJ)/fc_rt_requests.h
+$(FC_OBJ)/rt/fc_rt_init.o $(FC_OBJ)/rt_static/fc_rt_init.o: FC_CFLAGS += -I$(FC_OBJ)
+
 $(FC_OBJ)/rt/%.o: $(FC_SRC)/%.c $(FC_SRC)/fc_rt.h | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CC) $(FC_CFLAGS) -c -o $@ $<
