@@ -4,6 +4,8 @@ two runs (with and without gpuleak) compare line by line."""
 import sys
 import unittest
 
+import numba_cuda13  # noqa: F401  (CUDA 13 ABIs numba 0.56 predates)
+
 MODULES = ["test_cuda_memory", "test_host_alloc", "test_pinned", "test_managed_alloc",
            "test_deallocations", "test_context_stack", "test_streams", "test_events"]
 

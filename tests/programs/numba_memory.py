@@ -8,6 +8,8 @@ import sys
 import numpy as np
 from numba import cuda
 
+import numba_cuda13  # noqa: F401  (CUDA 13 ABIs numba 0.56 predates)
+
 
 def freed():
     # Deferred deallocation: numba queues the frees of dropped arrays and
