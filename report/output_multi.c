@@ -7,6 +7,7 @@
 #include "calls.h"
 #include "json.h"
 #include "oom.h"
+#include "sat.h"
 #include "textout.h"
 
 void json_frames(struct json *j, const struct stackdb *db, uint32_t cs);
@@ -259,12 +260,12 @@ static size_t aggregate(struct msnap *m, size_t n, struct agg *out, size_t max, 
                 peak = s->devices[k].peak_bytes;
             } else {
                 for (size_t q = 0; q < s->nallocs; q++)
-                    live += s->allocs[q].size;
+                    live = sat_add(live, s->allocs[q].size);
                 for (size_t q = 0; q < s->ndevices; q++)
-                    peak += s->devices[q].peak_bytes;
+                    peak = sat_add(peak, s->devices[q].peak_bytes);
             }
-            g->live += live;
-            g->peak_sum += peak;
+            g->live = sat_add(g->live, live);
+            g->peak_sum = sat_add(g->peak_sum, peak);
             if (peak > g->peak_max)
                 g->peak_max = peak;
             size_t len = strlen(g->ranks);
