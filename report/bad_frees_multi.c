@@ -109,8 +109,10 @@ void text_frees_diff(struct report_ctx *r, const struct free_table *t, size_t to
         put_count(f, row->change, "free");
         tc_off(r);
         put_site(f, row);
+        const uint64_t *count, *bytes;
+        site_expand(&t->s, row, &count, &bytes);
         fputs("    frees: ", f);
-        put_series(f, row->count, t->nsnaps, false);
+        put_series(f, count, t->nsnaps, false);
         fputc('\n', f);
         put_cs(r, "    ", row->k.cs);
     }
@@ -145,9 +147,8 @@ void text_frees_merge(struct report_ctx *r, struct msnap *m, const struct free_t
         tc_off(r);
         put_site(f, row);
         fprintf(f, "    on %zu of %zu ranks:", row->present, t->nsnaps);
-        for (size_t k = 0; k < t->nsnaps; k++)
-            if (row->count[k])
-                fprintf(f, " rank %u (%" PRIu64 ")", m[k].s.proc.rank, row->count[k]);
+        for (size_t c = 0; c < row->present; c++)
+            fprintf(f, " rank %u (%" PRIu64 ")", m[row->cells[c].snap].s.proc.rank, row->cells[c].a);
         fputc('\n', f);
         put_cs(r, "    ", row->k.cs);
     }
@@ -170,7 +171,9 @@ void json_frees_multi(struct report_ctx *r, struct json *j, const struct free_ta
         json_key(j, "api"); json_str(j, gl_api_name(row->k.api));
         json_key(j, "api_code"); json_u64(j, row->k.api);
         json_key(j, "device"); json_i64(j, row->k.device);
-        json_key(j, "count"); json_u64_inline(j, row->count, t->nsnaps);
+        const uint64_t *count, *bytes;
+        site_expand(&t->s, row, &count, &bytes);
+        json_key(j, "count"); json_u64_inline(j, count, t->nsnaps);
         json_key(j, "change"); json_i64(j, row->shrank ? -change : change);
         json_key(j, "total"); json_u64(j, row->total);
         json_key(j, "present"); json_u64(j, row->present);

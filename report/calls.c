@@ -165,8 +165,9 @@ int calls_merge(struct msnap *m, size_t n, struct call_sites *out)
         return 0;
     }
     out->site = calloc(nsites, sizeof *out->site);
-    out->cells = calloc(nsites * n, sizeof *out->cells);
-    if (out->site == NULL || out->cells == NULL)
+    out->cells = calloc(na, sizeof *out->cells);
+    out->scratch = calloc(n, sizeof *out->scratch);
+    if (out->site == NULL || out->cells == NULL || out->scratch == NULL)
         goto fail;
     struct call_site *s = NULL;
     for (size_t i = 0; i < na; i++) {
@@ -175,14 +176,15 @@ int calls_merge(struct msnap *m, size_t n, struct call_sites *out)
             s = &out->site[out->n];
             *s = *x;
             s->allocs = s->frees = s->bytes = 0;
-            s->per_snap = &out->cells[out->n * n];
+            s->cells = &out->cells[i];
             out->n++;
         }
-        /* calls_build made each site unique within its snapshot */
+        /* calls_build made each site unique within its snapshot: one cell
+         * per entry, in snapshot order */
         s->allocs = sat_add(s->allocs, x->allocs);
         s->frees = sat_add(s->frees, x->frees);
         s->bytes = sat_add(s->bytes, x->bytes);
-        s->per_snap[all[i].snap] = x->allocs;
+        out->cells[i] = (struct snapcell){.snap = (uint32_t)all[i].snap, .a = x->allocs};
         s->present++;
     }
     free(all);
@@ -199,6 +201,7 @@ void calls_free(struct call_sites *c)
 {
     free(c->site);
     free(c->cells);
+    free(c->scratch);
     *c = (struct call_sites){0};
 }
 
@@ -229,12 +232,12 @@ static void text_sites(struct report_ctx *r, const struct call_sites *c, size_t 
         fprintf(f, "), %s freed, ", freed);
         put_bytes(f, s->bytes);
         fputs(" in all\n", f);
-        if (m != NULL && s->per_snap != NULL) {
+        if (m != NULL && s->cells != NULL) {
             fprintf(f, "    on %zu of %zu ranks:", s->present, c->nsnaps);
-            for (size_t k = 0; k < c->nsnaps; k++)
-                if (s->per_snap[k]) {
-                    fmt_commas(freed, sizeof freed, s->per_snap[k]);
-                    fprintf(f, " rank %u (%s)", m[k].s.proc.rank, freed);
+            for (size_t k = 0; k < s->present; k++)
+                if (s->cells[k].a) {
+                    fmt_commas(freed, sizeof freed, s->cells[k].a);
+                    fprintf(f, " rank %u (%s)", m[s->cells[k].snap].s.proc.rank, freed);
                 }
             fputc('\n', f);
         }
@@ -306,9 +309,10 @@ static void json_sites(struct report_ctx *r, struct json *j, const struct call_s
         json_key(j, "api_code"); json_u64(j, s->api);
         json_key(j, "kind"); json_str(j, gl_kind_name(s->kind));
         json_key(j, "kind_code"); json_u64(j, s->kind);
-        if (s->per_snap != NULL) { /* merge: stack ids are per process */
+        if (s->cells != NULL) { /* merge: stack ids are per process */
+            cells_expand(s->cells, s->present, c->nsnaps, c->scratch, NULL);
             json_key(j, "present"); json_u64(j, s->present);
-            json_key(j, "calls_by_snapshot"); json_u64_inline(j, s->per_snap, c->nsnaps);
+            json_key(j, "calls_by_snapshot"); json_u64_inline(j, c->scratch, c->nsnaps);
         } else {
             json_key(j, "stack_id"); json_u64(j, s->stack_id);
         }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cells.h"
 #include "multi.h"
 #include "stackdb.h"
 
@@ -19,8 +20,9 @@ struct call_site {
     uint32_t cs, stack_id; /* canonical stack; lowest snapshot stack id */
     uint16_t api, kind;
     uint64_t allocs, frees, bytes;
-    /* merge only: calls in each snapshot (NULL otherwise), and in how many */
-    uint64_t *per_snap;
+    /* merge only: the calls (a) in each snapshot that has the site (NULL
+     * otherwise), and in how many */
+    const struct snapcell *cells;
     size_t present;
 };
 
@@ -28,7 +30,8 @@ struct call_sites {
     struct call_site *site; /* most calls first, then most bytes, then stack id */
     size_t n;
     uint64_t allocs, frees, bytes; /* all sites (saturating) */
-    uint64_t *cells;               /* merge: the sites' per_snap arrays */
+    struct snapcell *cells;        /* merge: the sites' cells */
+    uint64_t *scratch;             /* merge: one site's calls in every snapshot */
     size_t nsnaps;                 /* merge: snapshots; 0 otherwise */
 };
 

@@ -9,12 +9,14 @@
 #include "sort.h"
 #include "textout.h"
 
-/* Host memory (-1) after every device. */
+/* By device, host memory (-1) after every device; then by snapshot. */
 static int by_device(const void *a, const void *b)
 {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    uint32_t kx = (uint32_t)x, ky = (uint32_t)y; /* -1 sorts last */
-    return kx < ky ? -1 : kx > ky;
+    const struct device_cell *x = a, *y = b;
+    uint32_t kx = (uint32_t)x->device, ky = (uint32_t)y->device; /* -1 sorts last */
+    if (kx != ky)
+        return kx < ky ? -1 : 1;
+    return x->snap < y->snap ? -1 : x->snap > y->snap;
 }
 
 int diff_devices_build(struct msnap *m, size_t n, struct diff_devices *dd)
@@ -26,54 +28,63 @@ int diff_devices_build(struct msnap *m, size_t n, struct diff_devices *dd)
         total += m[i].s.ndevices;
     if (total == 0)
         return 0;
-    int32_t *ids = malloc(total * sizeof *ids);
-    if (ids == NULL)
-        return -1;
+    struct device_series *x = &dd->scratch;
+    dd->cells = malloc(total * sizeof *dd->cells);
+    x->live = calloc(4 * n, sizeof *x->live);
+    x->present = calloc(n, sizeof *x->present);
+    if (dd->cells == NULL || x->live == NULL || x->present == NULL)
+        goto fail;
+    x->peak = x->live + n;
+    x->peak_time_ns = x->live + 2 * n;
+    x->failed = x->live + 3 * n;
     total = 0;
     for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < m[i].s.ndevices; k++)
-            ids[total++] = m[i].s.devices[k].device;
-    sort_array(ids, total, sizeof *ids, by_device);
+        for (size_t k = 0; k < m[i].s.ndevices; k++) { /* one entry per device (snap_read.c) */
+            const struct snap_device *s = &m[i].s.devices[k];
+            dd->cells[total++] = (struct device_cell){.snap = (uint32_t)i, .device = s->device,
+                .live = s->live_bytes, .peak = s->peak_bytes, .peak_time_ns = s->peak_time_ns,
+                .failed = s->failed_count};
+        }
+    sort_array(dd->cells, total, sizeof *dd->cells, by_device);
     size_t nd = 0;
     for (size_t i = 0; i < total; i++)
-        if (nd == 0 || ids[nd - 1] != ids[i])
-            ids[nd++] = ids[i];
+        nd += i == 0 || dd->cells[i - 1].device != dd->cells[i].device;
     dd->d = calloc(nd, sizeof *dd->d);
-    dd->cells = calloc(nd * n, 4 * sizeof *dd->cells);
-    dd->flags = calloc(nd * n, sizeof *dd->flags);
-    if (dd->d == NULL || dd->cells == NULL || dd->flags == NULL) {
-        free(ids);
-        diff_devices_free(dd);
-        return -1;
+    if (dd->d == NULL)
+        goto fail;
+    for (size_t i = 0; i < total; i++) {
+        if (i == 0 || dd->cells[i - 1].device != dd->cells[i].device)
+            dd->d[dd->n++] = (struct diff_device){.device = dd->cells[i].device, .cells = &dd->cells[i]};
+        dd->d[dd->n - 1].ncells++;
     }
-    for (size_t k = 0; k < nd; k++) {
-        struct diff_device *x = &dd->d[k];
-        uint64_t *c = &dd->cells[4 * k * n];
-        *x = (struct diff_device){.device = ids[k], .live = c, .peak = c + n, .peak_time_ns = c + 2 * n,
-                                  .failed = c + 3 * n, .present = &dd->flags[k * n]};
-        for (size_t i = 0; i < n; i++)
-            for (size_t q = 0; q < m[i].s.ndevices; q++) {
-                const struct snap_device *s = &m[i].s.devices[q];
-                if (s->device != ids[k])
-                    continue;
-                x->present[i] = true;
-                x->live[i] = s->live_bytes;
-                x->peak[i] = s->peak_bytes;
-                x->peak_time_ns[i] = s->peak_time_ns;
-                x->failed[i] = s->failed_count;
-            }
-    }
-    dd->n = nd;
-    free(ids);
     return 0;
+fail:
+    diff_devices_free(dd);
+    return -1;
 }
 
 void diff_devices_free(struct diff_devices *dd)
 {
     free(dd->d);
     free(dd->cells);
-    free(dd->flags);
+    free(dd->scratch.live);
+    free(dd->scratch.present);
     memset(dd, 0, sizeof *dd);
+}
+
+const struct device_series *diff_devices_expand(const struct diff_devices *dd, size_t k)
+{
+    const struct device_series *x = &dd->scratch;
+    const struct diff_device *d = &dd->d[k];
+    for (size_t i = 0, c = 0; i < dd->nsnaps; i++) {
+        const struct device_cell *v = c < d->ncells && d->cells[c].snap == i ? &d->cells[c++] : NULL;
+        x->present[i] = v != NULL;
+        x->live[i] = v ? v->live : 0;
+        x->peak[i] = v ? v->peak : 0;
+        x->peak_time_ns[i] = v ? v->peak_time_ns : 0;
+        x->failed[i] = v ? v->failed : 0;
+    }
+    return x;
 }
 
 static void put_steps(FILE *f, const uint64_t *v, const bool *present, size_t n)
@@ -109,8 +120,8 @@ void text_diff_devices(struct report_ctx *r, const struct diff_devices *dd)
     size_t n = dd->nsnaps;
     t_title(r, "BY DEVICE");
     for (size_t k = 0; k < dd->n; k++) {
-        const struct diff_device *x = &dd->d[k];
-        put_where(f, x->device);
+        const struct device_series *x = diff_devices_expand(dd, k);
+        put_where(f, dd->d[k].device);
         fputs(": live ", f);
         put_steps(f, x->live, x->present, n);
         put_change(f, x->live, x->present, n);
@@ -141,9 +152,9 @@ void json_diff_devices(struct json *j, const struct diff_devices *dd)
     json_key(j, "devices");
     json_arr(j);
     for (size_t k = 0; k < dd->n; k++) {
-        const struct diff_device *x = &dd->d[k];
+        const struct device_series *x = diff_devices_expand(dd, k);
         json_obj(j);
-        json_key(j, "device"); json_i64(j, x->device);
+        json_key(j, "device"); json_i64(j, dd->d[k].device);
         json_key(j, "present"); json_bool_inline(j, x->present, n);
         json_u64s(j, "live_bytes", x->live, n);
         json_u64s(j, "peak_bytes", x->peak, n);

@@ -13,7 +13,8 @@
  *               bytes still count in their parents), at most HF_NODES
  *   address map at most HM_CELLS cells per device: 2 MiB pages, or runs of
  *               2^k pages, with long empty stretches folded into one cell
- *   tables      at most HT_ROWS rows each */
+ *   tables      at most HT_ROWS rows each
+ *   growth      at most HG_COLS snapshot columns (several snapshots) */
 #include "html.h"
 
 #include <inttypes.h>
@@ -26,6 +27,7 @@
 #include "calls.h"
 #include "json.h"
 #include "radix.h"
+#include "sat.h"
 #include "sort.h"
 
 #define HT_POINTS 2000
@@ -35,6 +37,7 @@
 #define HM_SMALL_GAP 8 /* empty runs up to this many cells are drawn cell by cell */
 #define HT_ROWS 1000
 #define HT_MARKS 5000
+#define HG_COLS 32 /* snapshot columns of the growth tables */
 
 struct hw {
     FILE *f;
@@ -1079,13 +1082,31 @@ out:
 
 /* ---- several snapshots ---- */
 
-static void put_u64s(struct hw *w, const char *k, const uint64_t *v, size_t n)
+/* The snapshot columns of the growth tables and chart: all of them up to
+ * HG_COLS, else HG_COLS of them, the first, the last and evenly spaced ones
+ * between (growth, "suspected leak" and the order of the rows are computed
+ * over every snapshot).  A thousand snapshots made a 40 MB page that took
+ * 25 s to load. */
+static size_t growth_columns(size_t n, size_t *cols)
+{
+    if (n <= HG_COLS) {
+        for (size_t i = 0; i < n; i++)
+            cols[i] = i;
+        return n;
+    }
+    for (size_t c = 0; c < HG_COLS; c++) /* step >= 1: strictly increasing */
+        cols[c] = c * (n - 1) / (HG_COLS - 1);
+    return HG_COLS;
+}
+
+/* v[cols[0]], v[cols[1]], ... */
+static void put_cols(struct hw *w, const char *k, const uint64_t *v, const size_t *cols, size_t ncols)
 {
     key(w, k);
     fputc('[', w->f);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < ncols; i++) {
         sep(w, i);
-        put_u(w->f, v[i]);
+        put_u(w->f, v[cols[i]]);
     }
     fputc(']', w->f);
     w->first = false;
@@ -1093,7 +1114,8 @@ static void put_u64s(struct hw *w, const char *k, const uint64_t *v, size_t n)
 
 /* The sites of a diff's per-site table (invalid frees, teardown leaks)
  * whose measure changed between the snapshots: they sort first. */
-static void put_site_rows(struct hw *w, const char *name, const struct site_table *t, size_t nsnaps)
+static void put_site_rows(struct hw *w, const char *name, const struct site_table *t, const size_t *cols,
+                          size_t ncols)
 {
     key(w, name);
     fputc('[', w->f);
@@ -1101,6 +1123,8 @@ static void put_site_rows(struct hw *w, const char *name, const struct site_tabl
     for (size_t i = 0; i < n; i++) {
         const struct site_row *row = &t->row[i];
         int64_t change = row->change > INT64_MAX ? INT64_MAX : (int64_t)row->change;
+        const uint64_t *count, *bytes;
+        site_expand(t, row, &count, &bytes);
         sep(w, i);
         obj(w);
         kv_s(w, "api", gl_api_name(row->k.api));
@@ -1109,11 +1133,11 @@ static void put_site_rows(struct hw *w, const char *name, const struct site_tabl
             kv_s(w, "kind", gl_kind_name(row->k.kind));
             kv_s(w, "teardown", gl_api_name(row->k.teardown));
             kv_s(w, "rule", row->k.rule >= 0 ? w->r->sup->rules[row->k.rule].name : NULL);
-            put_u64s(w, "bytes", row->bytes, nsnaps);
+            put_cols(w, "bytes", bytes, cols, ncols);
         } else {
             kv_b(w, "refused", row->k.refused);
         }
-        put_u64s(w, "count", row->count, nsnaps);
+        put_cols(w, "count", count, cols, ncols);
         kv_i(w, "change", row->shrank ? -change : change);
         kv_i(w, "stack", stack_local(w, row->k.cs));
         end_obj(w);
@@ -1131,23 +1155,28 @@ static void put_growth(struct hw *w, const struct html_multi *hm)
         return;
     }
     const struct diff_result *d = hm->d;
+    size_t cols[HG_COLS];
+    size_t ncols = growth_columns(hm->n, cols);
     obj(w);
     kv_b(w, "same_process", d->same_process);
-    key(w, "snapshots");
+    kv_u(w, "snapshots_total", hm->n);
+    key(w, "snapshots"); /* the columns: number is the snapshot's place, from 1 */
     fputc('[', f);
-    for (size_t i = 0; i < hm->n; i++) {
-        const struct snap_process *p = &hm->m[i].s.proc;
-        sep(w, i);
+    for (size_t c = 0; c < ncols; c++) {
+        const struct msnap *m = &hm->m[cols[c]];
+        const struct snap_process *p = &m->s.proc;
+        sep(w, c);
         obj(w);
-        kv_s(w, "path", hm->m[i].path);
+        kv_u(w, "number", cols[c] + 1);
+        kv_s(w, "path", m->path);
         kv_u(w, "pid", p->pid);
         kv_u(w, "rank", p->rank);
         kv_sn(w, "host", &p->host);
         kv_u(w, "index", p->index);
         kv_u(w, "duration_ns", p->snapshot_mono_ns);
         uint64_t live = 0;
-        for (size_t k = 0; k < hm->m[i].s.nallocs; k++)
-            live += hm->m[i].s.allocs[k].size;
+        for (size_t k = 0; k < m->s.nallocs; k++)
+            live = sat_add(live, m->s.allocs[k].size);
         kv_u(w, "live_bytes", live);
         end_obj(w);
     }
@@ -1158,27 +1187,17 @@ static void put_growth(struct hw *w, const struct html_multi *hm)
     size_t n = d->t.nshown < HT_ROWS ? d->t.nshown : HT_ROWS;
     for (size_t i = 0; i < n; i++) {
         const struct mrow *row = &d->t.rows[i];
+        const uint64_t *bytes, *count;
+        mt_expand(&d->t, row, &bytes, &count);
+        int64_t growth = row->growth > INT64_MAX ? INT64_MAX : (int64_t)row->growth;
         sep(w, i);
         obj(w);
         kv_s(w, "kind", gl_kind_name(row->kind));
         kv_i(w, "device", row->device);
         kv_s(w, "rule", row->rule >= 0 ? w->r->sup->rules[row->rule].name : NULL);
-        key(w, "bytes");
-        fputc('[', f);
-        for (size_t k = 0; k < hm->n; k++) {
-            sep(w, k);
-            put_u(f, row->bytes[k]);
-        }
-        fputc(']', f);
-        key(w, "count");
-        fputc('[', f);
-        for (size_t k = 0; k < hm->n; k++) {
-            sep(w, k);
-            put_u(f, row->count[k]);
-        }
-        fputc(']', f);
-        w->first = false;
-        kv_i(w, "growth", row->shrank ? -(int64_t)row->growth : (int64_t)row->growth);
+        put_cols(w, "bytes", bytes, cols, ncols);
+        put_cols(w, "count", count, cols, ncols);
+        kv_i(w, "growth", row->shrank ? -growth : growth);
         kv_b(w, "monotonic", row->monotonic);
         kv_b(w, "suspected_leak", row->monotonic && row->rule < 0);
         kv_i(w, "stack", stack_local(w, row->cs));
@@ -1189,18 +1208,19 @@ static void put_growth(struct hw *w, const struct html_multi *hm)
     kv_u(w, "rows_total", d->t.n);
     key(w, "devices"); /* each device's live bytes and peak per snapshot */
     fputc('[', f);
-    for (size_t k = 0; k < d->devs.n; k++) {
-        const struct diff_device *x = &d->devs.d[k];
+    size_t nd = d->devs.n < HT_ROWS ? d->devs.n : HT_ROWS;
+    for (size_t k = 0; k < nd; k++) {
+        const struct device_series *x = diff_devices_expand(&d->devs, k);
         sep(w, k);
         obj(w);
-        kv_i(w, "device", x->device);
-        put_u64s(w, "live", x->live, hm->n);
-        put_u64s(w, "peak", x->peak, hm->n);
+        kv_i(w, "device", d->devs.d[k].device);
+        put_cols(w, "live", x->live, cols, ncols);
+        put_cols(w, "peak", x->peak, cols, ncols);
         key(w, "present");
         fputc('[', f);
-        for (size_t i = 0; i < hm->n; i++) {
-            sep(w, i);
-            fputs(x->present[i] ? "true" : "false", f);
+        for (size_t c = 0; c < ncols; c++) {
+            sep(w, c);
+            fputs(x->present[cols[c]] ? "true" : "false", f);
         }
         fputc(']', f);
         w->first = false;
@@ -1208,8 +1228,9 @@ static void put_growth(struct hw *w, const struct html_multi *hm)
     }
     fputc(']', f);
     w->first = false;
-    put_site_rows(w, "frees", &d->frees.s, hm->n);
-    put_site_rows(w, "teardown", &d->torn.s, hm->n);
+    kv_u(w, "devices_total", d->devs.n);
+    put_site_rows(w, "frees", &d->frees.s, cols, ncols);
+    put_site_rows(w, "teardown", &d->torn.s, cols, ncols);
     end_obj(w);
 }
 
@@ -1273,8 +1294,9 @@ int output_html(struct report_ctx *r, const struct html_multi *hm)
     }
     fputc(']', f);
     key(&w, "limits");
-    fprintf(f, "{\"points\":%d,\"flame_div\":%d,\"flame_nodes\":%d,\"cells\":%d,\"rows\":%d}",
-            HT_POINTS, HF_DIV, HF_NODES, HM_CELLS, HT_ROWS);
+    fprintf(f, "{\"points\":%d,\"flame_div\":%d,\"flame_nodes\":%d,\"cells\":%d,\"rows\":%d,"
+            "\"snapshot_columns\":%d}",
+            HT_POINTS, HF_DIV, HF_NODES, HM_CELLS, HT_ROWS, HG_COLS);
     put_frames_table(&w);
     fputs("}</script>\n<script>\n", f);
     fputs(gl_html_js, f);

@@ -11,6 +11,7 @@
 #include "analyze.h"
 #include "bad_frees_multi.h"
 #include "diff_devices.h"
+#include "mtable.h"
 #include "stackdb.h"
 #include "teardown_multi.h"
 
@@ -19,30 +20,6 @@ struct msnap {
     struct snapshot s;
     struct symbolizer *sy;
     struct snapview v;
-};
-
-/* Live memory of one (stack, kind, device, rule) in every snapshot. */
-struct mrow {
-    uint32_t cs;
-    uint16_t kind;
-    int32_t device; /* diff: the device; merge: -2 (rows span devices) */
-    int32_t rule;
-    uint64_t *bytes, *count; /* one per snapshot */
-    uint64_t growth;         /* |last - first| */
-    bool shrank;             /* last < first */
-    bool monotonic;          /* >= 3 snapshots, bytes grew at every step */
-    size_t present;          /* snapshots in which it has live memory */
-    uint64_t total;          /* bytes summed over the snapshots */
-};
-
-struct mtable {
-    struct mrow *rows;
-    size_t n, cap, nshown;
-    size_t nsnaps;
-    uint64_t *cells; /* 2 * nsnaps per row; rows point into it */
-    size_t ncells_cap;
-    uint32_t *slots;
-    size_t nslots;
 };
 
 /* Allocations of the last snapshot made after the first one was taken. */

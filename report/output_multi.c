@@ -7,6 +7,7 @@
 #include "calls.h"
 #include "json.h"
 #include "oom.h"
+#include "sat.h"
 #include "textout.h"
 
 void json_frames(struct json *j, const struct stackdb *db, uint32_t cs);
@@ -73,27 +74,18 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
             fputs("suspected leak (monotonic growth)", f);
             tc_off(r);
         }
+        const uint64_t *bytes, *count;
+        mt_expand(&d->t, row, &bytes, &count);
         fputs("\n    live bytes:  ", f);
-        for (size_t k = 0; k < n; k++) {
-            char c[32];
-            fmt_commas(c, sizeof c, row->bytes[k]);
-            fprintf(f, "%s%s", k ? " -> " : "", c);
-        }
+        put_series(f, bytes, n, true);
         fputs("\n    allocations: ", f);
-        for (size_t k = 0; k < n; k++)
-            fprintf(f, "%s%" PRIu64, k ? " -> " : "", row->count[k]);
+        put_series(f, count, n, false);
         fputc('\n', f);
         put_cs(r, "    ", row->cs);
     }
     size_t changed = 0;
-    for (size_t i = d->t.nshown; i < d->t.n; i++) {
-        const struct mrow *row = &d->t.rows[i];
-        for (size_t k = 1; k < n; k++)
-            if (row->bytes[k] != row->bytes[0] || row->count[k] != row->count[0]) {
-                changed++;
-                break;
-            }
-    }
+    for (size_t i = d->t.nshown; i < d->t.n; i++)
+        changed += d->t.rows[i].changed;
     if (changed)
         fprintf(f, "\n(%zu more changed stack%s not shown: see --top / --min-bytes)\n", changed,
                 changed == 1 ? "" : "s");
@@ -192,8 +184,10 @@ void json_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
         json_key(&j, "kind"); json_str(&j, gl_kind_name(row->kind));
         json_key(&j, "device"); json_i64(&j, row->device);
         json_rule(r, &j, row->rule);
-        json_key(&j, "bytes"); json_u64_inline(&j, row->bytes, n);
-        json_key(&j, "count"); json_u64_inline(&j, row->count, n);
+        const uint64_t *bytes, *count;
+        mt_expand(&d->t, row, &bytes, &count);
+        json_key(&j, "bytes"); json_u64_inline(&j, bytes, n);
+        json_key(&j, "count"); json_u64_inline(&j, count, n);
         json_key(&j, "growth"); json_i64(&j, row->shrank ? -(int64_t)(row->growth > INT64_MAX ? INT64_MAX : row->growth)
                                                          : (int64_t)(row->growth > INT64_MAX ? INT64_MAX : row->growth));
         json_key(&j, "monotonic"); json_bool(&j, row->monotonic);
@@ -266,12 +260,12 @@ static size_t aggregate(struct msnap *m, size_t n, struct agg *out, size_t max, 
                 peak = s->devices[k].peak_bytes;
             } else {
                 for (size_t q = 0; q < s->nallocs; q++)
-                    live += s->allocs[q].size;
+                    live = sat_add(live, s->allocs[q].size);
                 for (size_t q = 0; q < s->ndevices; q++)
-                    peak += s->devices[q].peak_bytes;
+                    peak = sat_add(peak, s->devices[q].peak_bytes);
             }
-            g->live += live;
-            g->peak_sum += peak;
+            g->live = sat_add(g->live, live);
+            g->peak_sum = sat_add(g->peak_sum, peak);
             if (peak > g->peak_max)
                 g->peak_max = peak;
             size_t len = strlen(g->ranks);
@@ -384,19 +378,21 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         fputs(" memory", f);
         put_rule(r, row->rule);
         fprintf(f, ", live on %zu of %zu ranks\n    on:", row->present, n);
-        for (size_t k = 0; k < n; k++)
-            if (row->count[k]) {
-                fprintf(f, " rank %u (", m[k].s.proc.rank);
-                put_human(f, row->bytes[k]);
-                fputc(')', f);
-            }
+        for (size_t c = 0; c < row->present; c++) {
+            fprintf(f, " rank %u (", m[row->cells[c].snap].s.proc.rank);
+            put_human(f, row->cells[c].a);
+            fputc(')', f);
+        }
         fputs("\n    not on:", f);
         bool first = true;
-        for (size_t k = 0; k < n; k++)
-            if (!row->count[k]) {
-                fprintf(f, "%s rank %u", first ? "" : ",", m[k].s.proc.rank);
-                first = false;
+        for (size_t k = 0, c = 0; k < n; k++) {
+            if (c < row->present && row->cells[c].snap == k) {
+                c++;
+                continue;
             }
+            fprintf(f, "%s rank %u", first ? "" : ",", m[k].s.proc.rank);
+            first = false;
+        }
         fputc('\n', f);
         put_cs(r, "    ", row->cs);
     }
@@ -482,8 +478,10 @@ void json_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         json_obj(&j);
         json_key(&j, "kind"); json_str(&j, gl_kind_name(row->kind));
         json_rule(r, &j, row->rule);
-        json_key(&j, "bytes"); json_u64_inline(&j, row->bytes, n);
-        json_key(&j, "count"); json_u64_inline(&j, row->count, n);
+        const uint64_t *bytes, *count;
+        mt_expand(&mr->t, row, &bytes, &count);
+        json_key(&j, "bytes"); json_u64_inline(&j, bytes, n);
+        json_key(&j, "count"); json_u64_inline(&j, count, n);
         json_key(&j, "present"); json_u64(&j, row->present);
         json_key(&j, "total_bytes"); json_u64(&j, row->total);
         json_frames(&j, r->db, row->cs);

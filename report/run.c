@@ -195,7 +195,8 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
         } else {
             for (size_t i = 0; i < n; i++)
                 *found = *found || mr.snaps[i].leaked_bytes >= finding_floor(c) ||
-                         mr.frees.refused_count[i] > 0 || torn_table_leak_in(&mr.torn, i, finding_floor(c));
+                         mr.frees.refused_count[i] > 0;
+            *found = *found || torn_table_leak_any(&mr.torn, finding_floor(c));
             if (c->json)
                 json_merge(&r, m, n, &mr);
             else

@@ -60,6 +60,19 @@ static int by_change(const void *a, const void *b)
     return by_total(a, b);
 }
 
+/* Whether the measure differs between snapshots; a snapshot without a
+ * cell has 0. */
+static bool varies(const struct snapcell *c, size_t nc, size_t nsnaps, bool by_bytes)
+{
+    uint64_t v0 = by_bytes ? c[0].b : c[0].a;
+    if (nc < nsnaps && v0 != 0)
+        return true;
+    for (size_t i = 1; i < nc; i++)
+        if ((by_bytes ? c[i].b : c[i].a) != v0)
+            return true;
+    return false;
+}
+
 int site_table_build(struct site_entry *e, size_t ne, size_t nsnaps, bool by_bytes, bool merge,
                      struct site_table *t)
 {
@@ -69,40 +82,46 @@ int site_table_build(struct site_entry *e, size_t ne, size_t nsnaps, bool by_byt
     if (ne == 0)
         return 0;
     sort_array(e, ne, sizeof *e, by_site);
-    size_t nrows = 0;
-    for (size_t i = 0; i < ne; i++)
-        nrows += i == 0 || same_key(&e[i - 1].k, &e[i].k) != 0;
+    size_t nrows = 0, ncells = 0;
+    for (size_t i = 0; i < ne; i++) {
+        bool row = i == 0 || same_key(&e[i - 1].k, &e[i].k) != 0;
+        nrows += row;
+        ncells += row || e[i - 1].snap != e[i].snap;
+    }
     t->row = calloc(nrows, sizeof *t->row);
-    t->cells = calloc(nrows * nsnaps, 2 * sizeof *t->cells);
-    if (t->row == NULL || t->cells == NULL) {
+    t->cells = calloc(ncells, sizeof *t->cells);
+    t->scratch = calloc(2 * nsnaps, sizeof *t->scratch);
+    if (t->row == NULL || t->cells == NULL || t->scratch == NULL) {
         site_table_free(t);
         return -1;
     }
     struct site_row *r = NULL;
+    struct snapcell *c = NULL;
     for (size_t i = 0; i < ne; i++) {
-        if (i == 0 || same_key(&e[i - 1].k, &e[i].k) != 0) {
-            r = &t->row[t->n];
-            *r = (struct site_row){.k = e[i].k, .count = &t->cells[2 * t->n * nsnaps],
-                                   .bytes = &t->cells[(2 * t->n + 1) * nsnaps],
+        bool row = i == 0 || same_key(&e[i - 1].k, &e[i].k) != 0;
+        if (row) {
+            r = &t->row[t->n++];
+            *r = (struct site_row){.k = e[i].k, .cells = c ? c + 1 : t->cells,
                                    .first_ptr = e[i].ptr, .first_time_ns = e[i].time_ns};
-            t->n++;
         }
-        size_t s = e[i].snap;
-        if (r->count[s] == 0)
+        if (row || e[i - 1].snap != e[i].snap) {
+            c = c ? c + 1 : t->cells;
+            *c = (struct snapcell){.snap = (uint32_t)e[i].snap};
             r->present++;
-        r->count[s] = sat_add(r->count[s], e[i].count);
-        r->bytes[s] = sat_add(r->bytes[s], e[i].bytes);
+        }
+        c->a = sat_add(c->a, e[i].count);
+        c->b = sat_add(c->b, e[i].bytes);
         r->total = sat_add(r->total, e[i].count);
         r->total_bytes = sat_add(r->total_bytes, e[i].bytes);
     }
     for (size_t i = 0; i < t->n; i++) {
         r = &t->row[i];
-        const uint64_t *v = by_bytes ? r->bytes : r->count;
-        uint64_t a = v[0], b = v[nsnaps - 1];
+        const struct snapcell *first = &r->cells[0], *last = &r->cells[r->present - 1];
+        uint64_t a = first->snap == 0 ? (by_bytes ? first->b : first->a) : 0;
+        uint64_t b = last->snap == nsnaps - 1 ? (by_bytes ? last->b : last->a) : 0;
         r->shrank = b < a;
         r->change = b < a ? a - b : b - a;
-        for (size_t k = 1; k < nsnaps && !r->varies; k++)
-            r->varies = v[k] != v[0];
+        r->varies = varies(r->cells, r->present, nsnaps, by_bytes);
         t->nchanged += r->varies;
     }
     g_by_bytes = by_bytes;
@@ -115,7 +134,16 @@ void site_table_free(struct site_table *t)
 {
     free(t->row);
     free(t->cells);
+    free(t->scratch);
     memset(t, 0, sizeof *t);
+}
+
+void site_expand(const struct site_table *t, const struct site_row *r, const uint64_t **count,
+                 const uint64_t **bytes)
+{
+    cells_expand(r->cells, r->present, t->nsnaps, t->scratch, t->scratch + t->nsnaps);
+    *count = t->scratch;
+    *bytes = t->scratch + t->nsnaps;
 }
 
 void put_series(FILE *f, const uint64_t *v, size_t n, bool commas)

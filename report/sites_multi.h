@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cells.h"
+
 struct site_key {
     uint32_t cs;
     int32_t device;
@@ -32,14 +34,14 @@ struct site_entry {
 
 struct site_row {
     struct site_key k;
-    uint64_t *count, *bytes;   /* one per snapshot */
+    const struct snapcell *cells; /* a: count, b: bytes; the snapshots with the site */
     uint64_t first_ptr;        /* of the earliest snapshot that has the site, */
     uint64_t first_time_ns;    /* its earliest entry */
     uint64_t total, total_bytes; /* summed over the snapshots (saturating) */
     uint64_t change;           /* |last - first| of the measure (below) */
     bool shrank;               /* last < first (different runs) */
     bool varies;               /* the measure differs between snapshots */
-    size_t present;            /* snapshots with the site */
+    size_t present;            /* snapshots with the site: its cells */
 };
 
 struct site_table {
@@ -47,7 +49,8 @@ struct site_table {
     size_t n, nchanged;   /* nchanged: rows that vary */
     size_t nsnaps;
     bool by_bytes;        /* the measure: bytes (else the count) */
-    uint64_t *cells;      /* 2 * n * nsnaps; rows point into it */
+    struct snapcell *cells; /* every row's, row after row */
+    uint64_t *scratch;      /* 2 * nsnaps: one row expanded by site_expand */
 };
 
 /* Groups the entries (reordered in place) into rows.  by_bytes: changes and
@@ -56,6 +59,10 @@ struct site_table {
 int site_table_build(struct site_entry *e, size_t ne, size_t nsnaps, bool by_bytes, bool merge,
                      struct site_table *t);
 void site_table_free(struct site_table *t);
+/* The row's count and bytes in every snapshot (0 where it has none), in the
+ * table's scratch arrays: valid until the next call. */
+void site_expand(const struct site_table *t, const struct site_row *r, const uint64_t **count,
+                 const uint64_t **bytes);
 
 /* The lines after a section's rows: how many were not shown (--top) and,
  * in a diff (same: what did not change, "invalid frees"), how many sites

@@ -8,16 +8,12 @@
 #include "snap_read.h"
 #include "sort.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 struct parser {
     const uint8_t *buf;
@@ -691,7 +687,7 @@ static int validate(struct parser *p, size_t end_off)
     return 0;
 }
 
-static int parse(struct parser *p)
+static int check_header(struct parser *p)
 {
     const uint8_t *buf = p->buf;
     size_t len = p->len;
@@ -705,6 +701,23 @@ static int parse(struct parser *p)
                     version, GL_SNAP_VERSION);
     if (flags != 0)
         return fail(p, 12, "unsupported file header flags 0x%x", flags);
+    return 0;
+}
+
+int snap_check_header(const uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+    if (errlen)
+        err[0] = '\0';
+    struct parser p = {.buf = buf, .len = len, .err = err, .errlen = errlen};
+    return check_header(&p);
+}
+
+static int parse(struct parser *p)
+{
+    const uint8_t *buf = p->buf;
+    size_t len = p->len;
+    if (check_header(p) != 0)
+        return -1;
 
     size_t pos = GL_SNAP_FILE_HEADER_SIZE;
     uint64_t nrec = 0;
@@ -798,57 +811,6 @@ int snap_parse(const uint8_t *buf, size_t len, struct snapshot *out, char *err,
         return -1;
     }
     return 0;
-}
-
-int snap_load_file(const char *path, struct snapshot *out, char *err, size_t errlen)
-{
-    memset(out, 0, sizeof *out);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot open: %s", strerror(errno));
-        return -1;
-    }
-    /* read() rather than mmap: works on pipes and /dev/stdin, and a file
-     * truncated under us cannot SIGBUS the reader */
-    size_t cap = 1 << 16, len = 0;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-        cap = (size_t)st.st_size + 1;
-    uint8_t *buf = malloc(cap);
-    if (!buf) {
-        close(fd);
-        snprintf(err, errlen, "out of memory reading the file");
-        return -1;
-    }
-    for (;;) {
-        if (len == cap) {
-            uint8_t *n = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-            if (!n) {
-                free(buf);
-                close(fd);
-                snprintf(err, errlen, "out of memory reading the file");
-                return -1;
-            }
-            buf = n;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            snprintf(err, errlen, "read error: %s", strerror(errno));
-            free(buf);
-            close(fd);
-            return -1;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fd);
-    int rc = snap_parse(buf, len, out, err, errlen);
-    free(buf);
-    return rc;
 }
 
 static void free_str(struct snap_str *str)

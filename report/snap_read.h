@@ -156,8 +156,13 @@ struct snapshot {
 int snap_parse(const uint8_t *buf, size_t len, struct snapshot *out,
                char *err, size_t errlen);
 
-/* Reads a whole file and parses it.  On failure err holds one line (without
- * the file name). */
+/* Checks the file header (magic, version, flags) in buf[0..len), len at
+ * most the header's size: 0, or -1 with the message snap_parse would give. */
+int snap_check_header(const uint8_t *buf, size_t len, char *err, size_t errlen);
+
+/* Reads a file and parses it (snap_load.c): the header is checked before
+ * the rest is read, and what is read from anything but a regular file is
+ * bounded.  On failure err holds one line (without the file name). */
 int snap_load_file(const char *path, struct snapshot *out, char *err,
                    size_t errlen);
 

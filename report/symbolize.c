@@ -26,8 +26,32 @@
 /* from libstdc++ (cxxabi.h is C++ only) */
 char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
 
+static const Dwfl_Callbacks offline_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+/* An opened module file, shared by every symbolizer of the run that needs
+ * that file at that load bias: the snapshots of one job name the same files,
+ * and each Dwfl holds the file's parsed debug information (about 190 KB for
+ * the test generator, far more for a large library) -- a diff of 1,000
+ * snapshots of one process opened the same file 1,000 times, which was most
+ * of its memory and time.  The build-id is still checked per snapshot.  The
+ * reporter is single-threaded. */
+struct open_file {
+    char *path;
+    uint64_t bias;
+    Dwfl *dwfl;
+    Dwfl_Module *mod;
+    size_t refs;
+};
+static struct open_file **g_files;
+static size_t g_nfiles, g_capfiles;
+
 struct sym_module {
     enum sym_module_status status;
+    struct open_file *file; /* a reference, or NULL */
     Dwfl *dwfl;
     Dwfl_Module *mod;
     char *basename;
@@ -135,14 +159,64 @@ void sym_rebind(struct symbolizer *sy, const struct snapshot *s)
     sy->s = s;
 }
 
+/* The opened file for path at bias, shared; NULL when it cannot be read
+ * (err: the reason, from libdwfl). */
+static struct open_file *file_open(const char *path, const char *name, uint64_t bias, const char **err)
+{
+    for (size_t i = 0; i < g_nfiles; i++)
+        if (g_files[i]->bias == bias && strcmp(g_files[i]->path, path) == 0) {
+            g_files[i]->refs++;
+            return g_files[i];
+        }
+    Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+    if (!dwfl) {
+        *err = dwfl_errmsg(-1);
+        return NULL;
+    }
+    dwfl_report_begin(dwfl);
+    Dwfl_Module *mod = dwfl_report_elf(dwfl, name, path, -1, bias, true);
+    dwfl_report_end(dwfl, NULL, NULL);
+    if (!mod) {
+        *err = dwfl_errmsg(-1);
+        dwfl_end(dwfl);
+        return NULL;
+    }
+    if (g_nfiles == g_capfiles) {
+        g_capfiles = g_capfiles ? 2 * g_capfiles : 16;
+        g_files = xrealloc(g_files, g_capfiles * sizeof *g_files);
+    }
+    struct open_file *f = xcalloc(1, sizeof *f);
+    *f = (struct open_file){.path = xstrdup(path), .bias = bias, .dwfl = dwfl, .mod = mod, .refs = 1};
+    g_files[g_nfiles++] = f;
+    return f;
+}
+
+static void file_release(struct open_file *f)
+{
+    if (!f || --f->refs > 0)
+        return;
+    for (size_t i = 0; i < g_nfiles; i++)
+        if (g_files[i] == f) {
+            g_files[i] = g_files[--g_nfiles];
+            break;
+        }
+    if (g_nfiles == 0) {
+        free(g_files);
+        g_files = NULL;
+        g_capfiles = 0;
+    }
+    dwfl_end(f->dwfl);
+    free(f->path);
+    free(f);
+}
+
 void sym_free(struct symbolizer *sy)
 {
     if (!sy)
         return;
     if (sy->mods)
         for (size_t i = 0; i < sy->s->nmodules; i++) {
-            if (sy->mods[i].dwfl)
-                dwfl_end(sy->mods[i].dwfl);
+            file_release(sy->mods[i].file);
             free(sy->mods[i].basename);
             free(sy->mods[i].note);
         }
@@ -193,12 +267,6 @@ static void hex(char *out, const uint8_t *b, size_t n)
     out[2 * n] = '\0';
 }
 
-static const Dwfl_Callbacks offline_callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-};
-
 /* Opens module i on first use and decides whether its names can be trusted. */
 static struct sym_module *open_module(struct symbolizer *sy, size_t i)
 {
@@ -234,19 +302,15 @@ static struct sym_module *open_module(struct symbolizer *sy, size_t i)
                  "not a regular file");
         return m;
     }
-    m->dwfl = dwfl_begin(&offline_callbacks);
-    if (!m->dwfl) {
-        set_note(m, "module %s: %s", path, dwfl_errmsg(-1));
-        return m;
-    }
-    dwfl_report_begin(m->dwfl);
-    m->mod = dwfl_report_elf(m->dwfl, m->basename, path, -1, sm->load_bias, true);
-    dwfl_report_end(m->dwfl, NULL, NULL);
-    if (!m->mod) {
+    const char *why = NULL;
+    m->file = file_open(path, m->basename, sm->load_bias, &why);
+    if (!m->file) {
         set_note(m, "module %s: cannot read it: %s; its frames are shown as module+offset",
-                 path, dwfl_errmsg(-1));
+                 path, why ? why : "unknown error");
         return m;
     }
+    m->dwfl = m->file->dwfl;
+    m->mod = m->file->mod;
     if (sm->build_id_len > 0) {
         const unsigned char *bits = NULL;
         GElf_Addr vaddr;
@@ -265,7 +329,8 @@ static struct sym_module *open_module(struct symbolizer *sy, size_t i)
                      "module %s: build-id %s does not match the snapshot's %s "
                      "(file changed since the run?); its frames are shown as module+offset",
                      path, got, want);
-            dwfl_end(m->dwfl);
+            file_release(m->file);
+            m->file = NULL;
             m->dwfl = NULL;
             m->mod = NULL;
             return m;

@@ -74,19 +74,20 @@ bool torn_table_grew(const struct torn_table *t, uint64_t floor)
     return false;
 }
 
-bool torn_table_leak_in(const struct torn_table *t, size_t k, uint64_t floor)
+bool torn_table_leak_any(const struct torn_table *t, uint64_t floor)
 {
     for (size_t i = 0; i < t->s.n; i++) {
         const struct site_row *row = &t->s.row[i];
-        if (row->k.rule < 0 && row->count[k] > 0 && row->bytes[k] >= floor)
-            return true;
+        for (size_t c = 0; row->k.rule < 0 && c < row->present; c++)
+            if (row->cells[c].b >= floor)
+                return true;
     }
     return false;
 }
 
-static uint64_t count_change(const struct site_row *row, size_t n)
+static uint64_t count_change(const uint64_t *count, size_t n)
 {
-    uint64_t a = row->count[0], b = row->count[n - 1];
+    uint64_t a = count[0], b = count[n - 1];
     return a > b ? a - b : b - a;
 }
 
@@ -116,17 +117,19 @@ void text_torn_diff(struct report_ctx *r, const struct torn_table *t, size_t top
     size_t shown = top && top < t->s.nchanged ? top : t->s.nchanged;
     for (size_t i = 0; i < shown; i++) { /* rows that vary sort first */
         const struct site_row *row = &t->s.row[i];
+        const uint64_t *count, *bytes;
+        site_expand(&t->s, row, &count, &bytes);
         fputc('\n', f);
         tc_on(r, row->shrank ? TC_GREEN : row->k.rule < 0 ? TC_RED : TC_YELLOW);
         fputs(row->shrank ? "-" : "+", f);
         tc_off(r);
         put_amount(r, row->shrank ? TC_GREEN : row->k.rule < 0 ? TC_RED : TC_YELLOW, row->change,
-                   count_change(row, n), "allocation");
+                   count_change(count, n), "allocation");
         put_site(r, row);
         fputs("    bytes:       ", f);
-        put_series(f, row->bytes, n, true);
+        put_series(f, bytes, n, true);
         fputs("\n    allocations: ", f);
-        put_series(f, row->count, n, false);
+        put_series(f, count, n, false);
         fputc('\n', f);
         put_cs(r, "    ", row->k.cs);
     }
@@ -159,12 +162,11 @@ void text_torn_merge(struct report_ctx *r, struct msnap *m, const struct torn_ta
         put_amount(r, row->k.rule < 0 ? TC_RED : TC_YELLOW, row->total_bytes, row->total, "allocation");
         put_site(r, row);
         fprintf(f, "    on %zu of %zu ranks:", row->present, n);
-        for (size_t k = 0; k < n; k++)
-            if (row->count[k]) {
-                fprintf(f, " rank %u (", m[k].s.proc.rank);
-                put_human(f, row->bytes[k]);
-                fputc(')', f);
-            }
+        for (size_t c = 0; c < row->present; c++) {
+            fprintf(f, " rank %u (", m[row->cells[c].snap].s.proc.rank);
+            put_human(f, row->cells[c].b);
+            fputc(')', f);
+        }
         fputc('\n', f);
         put_cs(r, "    ", row->k.cs);
     }
@@ -192,8 +194,10 @@ void json_torn_multi(struct report_ctx *r, struct json *j, const struct torn_tab
         json_key(j, "teardown"); json_str(j, gl_api_name(row->k.teardown));
         json_key(j, "teardown_code"); json_u64(j, row->k.teardown);
         json_key(j, "rule"); json_str(j, row->k.rule >= 0 ? r->sup->rules[row->k.rule].name : NULL);
-        json_key(j, "bytes"); json_u64_inline(j, row->bytes, n);
-        json_key(j, "count"); json_u64_inline(j, row->count, n);
+        const uint64_t *count, *bytes;
+        site_expand(&t->s, row, &count, &bytes);
+        json_key(j, "bytes"); json_u64_inline(j, bytes, n);
+        json_key(j, "count"); json_u64_inline(j, count, n);
         json_key(j, "change"); json_i64(j, row->shrank ? -change : change);
         json_key(j, "total_bytes"); json_u64(j, row->total_bytes);
         json_key(j, "total_count"); json_u64(j, row->total);

@@ -26,8 +26,8 @@ int torn_table_build(struct msnap *m, size_t n, bool merge, struct torn_table *o
 void torn_table_free(struct torn_table *t);
 /* diff: a site no rule matched whose bytes grew by at least floor. */
 bool torn_table_grew(const struct torn_table *t, uint64_t floor);
-/* merge: snapshot k has a site no rule matched of at least floor bytes. */
-bool torn_table_leak_in(const struct torn_table *t, size_t k, uint64_t floor);
+/* merge: some snapshot has a site no rule matched of at least floor bytes. */
+bool torn_table_leak_any(const struct torn_table *t, uint64_t floor);
 
 struct report_ctx;
 struct json;

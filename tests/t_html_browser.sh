@@ -4,7 +4,7 @@
 # tests/browser/check_html.py.  The page must load with no console error and
 # no network request, show the snapshot's numbers in its timeline, flame
 # graphs and address map, zoom on a drag and on a click, sort on a click;
-# then the same for several snapshots (growth), and for a snapshot with
+# then the same for several snapshots (growth; 300 of them: 32 columns), and for a snapshot with
 # 1,000,000 history events, which must load and draw within the limit.
 source "$ROOT/tests/lib.sh"
 skip_if '! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null && [ -z "${CHROMIUM:-}" ]' \
@@ -79,6 +79,15 @@ mkdir live && (cd live && traced "$TPROG/churn" 2 100 >/dev/null) || fail "churn
 "$REPORT" --html c.html live/gpuleak.*.snap
 "$REPORT" --json live/gpuleak.*.snap > c.json
 python3 "$check" c.html c.json || fail "allocation calls page"
+
+# growth over 300 snapshots: 32 columns (the first, the last, evenly spaced
+# between), said so on the page, and it loads within the limit
+mkdir series && "$TPROG/snapgen" series series 300 3 2
+"$REPORT" --html series.html series/*.snap
+"$REPORT" --json series/s00299.snap > series-last.json
+"$REPORT" --json --top 200 diff series/*.snap > series-diff.json
+python3 "$check" series.html series-last.json --growth series-diff.json --max-load-s "${HTML_MAX_LOAD_S:-8}" ||
+    fail "growth page of 300 snapshots"
 
 # 1,000,000 events (and 100,000 live allocations on 4 devices)
 "$TPROG/snapgen" bench big.snap 100000 2000 1000000

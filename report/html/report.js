@@ -658,19 +658,28 @@
   /* ---- several snapshots ---- */
   function growth() {
     var G = D.growth;
-    var sec = el('section', {id: 'growth'}, el('h2', {text: 'Growth across ' + G.snapshots.length + ' snapshots'}));
-    sec.appendChild(el('p', {cls: 'meta', text: G.snapshots.map(function (s, i) {
-      return '#' + (i + 1) + ' ' + s.path + ' (pid ' + s.pid + ', rank ' + s.rank + ', ' + human(s.live_bytes) + ' live)';
+    var sec = el('section', {id: 'growth'}, el('h2', {text: 'Growth across ' + exact(G.snapshots_total) + ' snapshots'}));
+    sec.appendChild(el('p', {cls: 'meta', text: G.snapshots.map(function (s) {
+      return '#' + s.number + ' ' + s.path + ' (pid ' + s.pid + ', rank ' + s.rank + ', ' + human(s.live_bytes) + ' live)';
     }).join(' · ') + (G.same_process ? ' · one process over time' : ' · different processes: stacks matched by their frames')}));
+    if (G.snapshots.length < G.snapshots_total) { /* the page stays small: say what is left out */
+      sec.appendChild(el('p', {cls: 'muted', id: 'growth-columns', 'data-shown': G.snapshots.length,
+        'data-total': G.snapshots_total, text: 'The tables and the chart show ' + G.snapshots.length + ' of the ' +
+        exact(G.snapshots_total) + ' snapshots: the first, the last and evenly spaced ones between (#' +
+        G.snapshots.map(function (s) { return s.number; }).join(', #') + '). Growth, the order of the rows and ' +
+        '"suspected leak" are computed over all of them; the text and JSON reports (gpuleak-report diff) list every snapshot.'}));
+    }
     if (G.devices.length) { /* is the total growing, is the peak creeping up? */
       var dc = [['device', 'device', true, devName]];
       G.snapshots.forEach(function (s, i) {
-        dc.push(['#' + (i + 1) + ' live', function (r) { return r.live[i]; }, true,
+        dc.push(['#' + s.number + ' live', function (r) { return r.live[i]; }, true,
           function (v, r) { return r.present[i] ? human(v) : '–'; }]);
-        dc.push(['#' + (i + 1) + ' peak', function (r) { return r.peak[i]; }, true,
+        dc.push(['#' + s.number + ' peak', function (r) { return r.peak[i]; }, true,
           function (v, r) { return r.present[i] ? human(v) : '–'; }]);
       });
       sec.appendChild(table('growth-devices', dc, G.devices.slice(), null)); /* rows without stacks */
+      if (G.devices.length < G.devices_total)
+        sec.appendChild(el('p', {cls: 'muted', text: 'The first ' + exact(G.devices.length) + ' of ' + exact(G.devices_total) + ' devices.'}));
     }
     if (!G.rows.length) {
       sec.appendChild(el('p', {cls: 'muted', text: 'No live memory changed between the snapshots.'}));
@@ -684,7 +693,7 @@
   /* one column per snapshot: '#1', '#2', ... of values(r)[i] */
   function perSnapshot(G, cols, values, render) {
     G.snapshots.forEach(function (s, i) {
-      cols.push(['#' + (i + 1), function (r) { return values(r)[i]; }, true, render]);
+      cols.push(['#' + s.number, function (r) { return values(r)[i]; }, true, render]);
     });
   }
 
@@ -738,7 +747,12 @@
       g.appendChild(sv('line', {cls: 'grid', x1: ML, x2: ML + PW, y1: Y(b), y2: Y(b)}));
       g.appendChild(sv('text', {x: ML - 4, y: Y(b) + 3, 'text-anchor': 'end', text: human(b)}));
     });
-    for (var i = 0; i < n; i++) g.appendChild(sv('text', {x: X(i), y: H - 4, 'text-anchor': 'middle', text: '#' + (i + 1)}));
+    /* labels only where there is room: a thousand snapshots cannot all be named */
+    var every = Math.max(1, Math.ceil(n * 28 / PW));
+    for (var i = 0; i < n; i++) {
+      if (i !== n - 1 && (i % every || n - 1 - i < every)) continue; /* the last always */
+      g.appendChild(sv('text', {x: X(i), y: H - 4, 'text-anchor': 'middle', text: '#' + G.snapshots[i].number}));
+    }
     svg.appendChild(g);
     rows.forEach(function (r, k) {
       var color = 'hsl(' + (k * 47 % 360) + ',65%,45%)';
@@ -746,7 +760,7 @@
       var line = sv('polyline', {points: pts, fill: 'none', stroke: color, 'stroke-width': r.suspected_leak ? 2.5 : 1.5,
         'data-growth': r.growth});
       line.addEventListener('mousemove', function (ev) {
-        showTip(ev, r.bytes.map(function (b, i) { return '#' + (i + 1) + ' ' + human(b); }).join('  ') + '\n' +
+        showTip(ev, r.bytes.map(function (b, i) { return '#' + G.snapshots[i].number + ' ' + human(b); }).join('  ') + '\n' +
           stackLines(r.stack, 8).join('\n'));
       });
       line.addEventListener('mouseleave', hideTip);

@@ -269,8 +269,20 @@ def main():
                             ".map(function(r){return r.cells[0].textContent;})")
             eq(got, [("host" if x["device"] < 0 else "device %d" % x["device"]) for x in g["devices"]],
                "growth: one row per device")
+            # the snapshot columns: every snapshot, or the first, the last and
+            # evenly spaced ones between when there are more than the page's limit
+            total = len(g["snapshots"])
+            limit = page.eval("JSON.parse(document.getElementById('gl-data').textContent).limits.snapshot_columns")
+            n = min(total, limit)
+            want_cols = ["#%d" % (c * (total - 1) // (limit - 1) + 1 if total > limit else c + 1) for c in range(n)]
+            got = page.eval("Array.from(document.querySelectorAll('#growth-devices th'))"
+                            ".map(function(h){return h.textContent;}).filter(function(t){return / live$/.test(t);})"
+                            ".map(function(t){return t.split(' ')[0];})")
+            if g["devices"]:
+                eq(got, want_cols, "growth: snapshot columns")
+            eq(page.eval("!!document.getElementById('growth-columns')"), total > limit,
+               "growth: the page says when it shows only some snapshots")
             # the diff's invalid frees and teardown leaks that changed
-            n = len(g["snapshots"])
             frees = [s for s in g["invalid_frees"]["sites"] if len(set(s["count"])) > 1]
             got = page.eval("Array.from(document.querySelectorAll('#growth-frees tbody tr.row'))"
                             ".map(function(r){return [r.cells[0].textContent, +r.cells[1].textContent"

@@ -736,6 +736,10 @@ static int gen_small(const char *out, const char *k)
 }
 
 #include "snapgen_scen.inc"
+/* snapgen series DIR NSNAPS NSTACKS NDEV: a long series of one process,
+ * mostly distinct stacks in each snapshot (below the chains: the tests
+ * name lines of this file) */
+#include "snapgen_series.inc"
 
 static int usage(void)
 {
@@ -811,5 +815,8 @@ int main(int argc, char **argv)
         return gen_diffset(out);
     if (strcmp(mode, "ranks") == 0 && argc == 3)
         return gen_ranks(out);
+    if (strcmp(mode, "series") == 0 && argc == 6)
+        return gen_series(out, (uint32_t)strtoul(argv[3], NULL, 10), (uint32_t)strtoul(argv[4], NULL, 10),
+                          (int32_t)strtol(argv[5], NULL, 10));
     return usage();
 }
