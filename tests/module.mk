@@ -224,3 +224,13 @@ TEST_PROGS += $(TPROG_DIR)/call_window
 all: $(TEST_PROGS)
 $(TPROG_DIR)/call_window: tests/programs/call_window.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
+
+# Processes exiting together under one shared output pattern
+# (tests/t_output_race.sh); a running target for `gpuleak snapshot`
+# (tests/t_launcher_snapshot.sh).
+TEST_PROGS += $(TPROG_DIR)/exit_together $(TPROG_DIR)/snapshot_target
+all: $(TEST_PROGS)
+$(TPROG_DIR)/exit_together: tests/programs/exit_together.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
+$(TPROG_DIR)/snapshot_target: tests/programs/snapshot_target.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))

@@ -1,0 +1,63 @@
+# A GPULEAK_OUTPUT without %p is shared by every process of a job: 30 forked
+# children (or ranks) that exit together all want the same next number.  The
+# name is chosen before the file is written and taken with a no-replace
+# rename; when another process got there first, the next free number is
+# used, so every process keeps its final snapshot, numbered 0..30 with no
+# gap, and the number inside each file is the one in its name.
+source "$ROOT/tests/lib.sh"
+n=30
+host=$(hostname | sed 's/[^A-Za-z0-9_.-]/_/g; s/^\./_/')
+
+# Checks directory $1 holds snapshots $2 0..n (one per process: the parent
+# leaks nothing, child i leaks i*4096 bytes), each numbered as its name.
+check_dir() {
+    python3 - "$1" "$2" "$n" "$REPORT" <<'PY'
+import json, os, re, struct, subprocess, sys
+d, prefix, n, report = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+names = sorted(os.listdir(d))
+want = sorted("%s%d.snap" % (prefix, i) for i in range(n + 1))
+if names != want:
+    sys.exit("FAIL: files %r, expected %r" % (names, want))
+leaked, pids = [], set()
+for name in names:
+    path = os.path.join(d, name)
+    doc = json.loads(subprocess.run([report, "--json", path], check=True,
+                                    capture_output=True).stdout)
+    num = int(re.search(r"(\d+)\.snap$", name).group(1))
+    if doc["snapshot"]["index"] != num:
+        sys.exit("FAIL: %s holds index %d" % (name, doc["snapshot"]["index"]))
+    # The history's mark of this snapshot carries the same number.
+    data = open(path, "rb").read()
+    marks, pos = [], 16
+    while pos + 16 <= len(data):
+        t, count, length = struct.unpack_from("<IIQ", data, pos)
+        if t == 7:
+            for e in range(count):
+                ev = pos + 16 + 72 * e
+                if struct.unpack_from("<H", data, ev + 48)[0] == 4:
+                    marks.append(struct.unpack_from("<Q", data, ev + 24)[0])
+        pos += 16 + length
+    if marks != [num]:
+        sys.exit("FAIL: %s: snapshot marks %r, expected [%d]" % (name, marks, num))
+    pids.add(doc["snapshot"]["pid"])
+    leaked.append(sum(l["bytes"] for l in doc["leaks"]))
+if len(pids) != n + 1:
+    sys.exit("FAIL: %d distinct pids in %d files" % (len(pids), n + 1))
+if sorted(leaked) != [i * 4096 for i in range(n + 1)]:
+    sys.exit("FAIL: leaked bytes per file %r" % sorted(leaked))
+PY
+}
+
+# Ranks of one job writing %h.%n.snap into one directory.
+mkdir ranks
+GPULEAK_OUTPUT='ranks/%h.%n.snap' traced "$TPROG/exit_together" "$n" 2>err.txt ||
+    fail "exit_together failed: $(cat err.txt)"
+[ ! -s err.txt ] || fail "warnings: $(head -3 err.txt)"
+check_dir ranks "$host."
+# A relative pattern with only %n, in the working directory.
+mkdir plain && cd plain
+GPULEAK_OUTPUT='run.%n.snap' traced "$TPROG/exit_together" "$n" 2>../err.txt ||
+    fail "exit_together failed: $(cat ../err.txt)"
+cd ..
+[ ! -s err.txt ] || fail "warnings: $(head -3 err.txt)"
+check_dir plain run.
