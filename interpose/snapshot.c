@@ -577,9 +577,10 @@ int gl_snapshot_write_with(uint32_t reason, uint32_t flags, const char *path,
     return snapshot_write(reason, flags, path, mem, NULL);
 }
 
-int gl_snapshot_write_file(uint32_t reason, uint32_t flags, struct gl_snapshot_file *written)
+int gl_snapshot_write_file(uint32_t reason, uint32_t flags, const char *path,
+                           struct gl_snapshot_file *written)
 {
-    return snapshot_write(reason, flags, NULL, NULL, written);
+    return snapshot_write(reason, flags, path, NULL, written);
 }
 
 static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *path,
