@@ -1,5 +1,5 @@
 # `gpuleak snapshot PID`: the request goes to gpuleak's writer thread alone
-# (no program thread sees the signal: a 3 s nanosleep is not cut short); it
+# (no program thread sees the signal: a 5 s nanosleep is not cut short); it
 # is refused, with one line, when the signal would kill the program or go to
 # the program's own handler; and it finds the file wherever the output
 # pattern put it (any name, a directory with %h, after the program chdir()ed)
@@ -27,11 +27,11 @@ facts() {
     jget facts.json '"%s %d" % (d["snapshot"]["reason"], sum(l["bytes"] for l in d["leaks"]))'
 }
 mkdir snaps elsewhere quick "h-$(hostname | sed 's/[^A-Za-z0-9_.-]/_/g; s/^\./_/')"
-start sleep snaps/ sleep 3000
 start dfl snaps/ dfl 20000
 start own snaps/ own 20000
+start sleep snaps/ sleep 5000
 
-# A 3 s nanosleep in the main thread runs to its end (checked last); the
+# A 5 s nanosleep in the main thread runs to its end (checked last); the
 # snapshot is written.
 pid=${pids[sleep]}
 name=$("$LAUNCHER" snapshot "$pid") || fail "snapshot failed"
