@@ -12,6 +12,8 @@
 #ifndef GPULEAK_H
 #define GPULEAK_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -21,6 +23,11 @@ extern "C" {
  * stderr says why).  The file is never an existing one: existing names are
  * not overwritten. */
 int gpuleak_snapshot(const char *path);
+
+/* The same, and tells which file it wrote: its name (absolute when it came
+ * from GPULEAK_OUTPUT, path as given otherwise) is copied to name, size bytes
+ * with the NUL; name is "" if it does not fit (4096 bytes always do). */
+int gpuleak_snapshot_name(const char *path, char *name, size_t size);
 
 /* Puts a labelled marker on the timeline ("epoch 3"), kept in the history
  * and shown by the reporter next to the memory curve.  Labels longer than

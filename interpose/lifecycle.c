@@ -8,6 +8,8 @@
  * as leaked.  _exit() and SIGKILL skip destructors: no final snapshot then. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -149,6 +151,27 @@ GL_EXPORT int gpuleak_snapshot(const char *path)
     gl_hook_depth++;
     int rc = gl_snapshot_write(GL_REASON_REQUEST, 0, path);
     gl_hook_depth--;
+    return rc;
+}
+
+GL_EXPORT int gpuleak_snapshot_name(const char *path, char *name, size_t size)
+{
+    if (!gl_ensure_active())
+        return -1;
+    struct gl_snapshot_file *written = malloc(sizeof *written); /* 4 KiB: not on the caller's stack */
+    if (written == NULL)
+        return -1;
+    gl_hook_depth++;
+    int rc = gl_snapshot_write_file(GL_REASON_REQUEST, 0, path, written);
+    gl_hook_depth--;
+    if (rc == 0 && name != NULL && size > 0) {
+        size_t len = strlen(written->path);
+        if (len < size)
+            memcpy(name, written->path, len + 1);
+        else
+            name[0] = '\0';
+    }
+    free(written);
     return rc;
 }
 

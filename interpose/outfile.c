@@ -1,6 +1,8 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +15,37 @@
 #include "internal.h"
 #include "log.h"
 
+static bool append(char *buf, size_t size, size_t *len, const char *s)
+{
+    size_t n = strlen(s);
+    if (*len + n >= size)
+        return false;
+    memcpy(buf + *len, s, n);
+    *len += n;
+    buf[*len] = '\0';
+    return true;
+}
+
 static char resolved[GL_PATH_MAX]; /* absolute pattern, a file pattern */
+/* The working directory a relative pattern was resolved against ("" for an
+ * absolute pattern): the writer thread keeps it as its own (gl_outfile_pin_cwd). */
+static char resolved_base[GL_PATH_MAX];
+
+/* Appends s to buf[*len] with every '%' doubled: a directory name joined
+ * into the pattern is literal text, and "res%p" must not become a pid. */
+static bool append_literal(char *buf, size_t size, size_t *len, const char *s)
+{
+    for (; *s; s++) {
+        size_t n = *s == '%' ? 2 : 1;
+        if (*len + n >= size)
+            return false;
+        buf[(*len)++] = *s;
+        if (*s == '%')
+            buf[(*len)++] = '%';
+    }
+    buf[*len] = '\0';
+    return true;
+}
 
 void gl_outfile_setup(const char *pattern)
 {
@@ -24,6 +56,7 @@ void gl_outfile_setup(const char *pattern)
     struct stat st;
     if (!is_dir && stat(pattern, &st) == 0 && S_ISDIR(st.st_mode))
         is_dir = true;
+    resolved_base[0] = '\0';
     int n = snprintf(joined, sizeof joined, "%s%s%s", pattern,
                      is_dir && pattern[plen - 1] != '/' ? "/" : "",
                      is_dir ? GL_DEFAULT_OUTPUT : "");
@@ -36,14 +69,34 @@ void gl_outfile_setup(const char *pattern)
     char cwd[GL_PATH_MAX];
     if (getcwd(cwd, sizeof cwd) == NULL)
         goto fallback;
-    n = snprintf(resolved, sizeof resolved, "%s/%s", cwd, joined);
-    if (n < 0 || (size_t)n >= sizeof resolved)
+    size_t len = 0;
+    resolved[0] = '\0';
+    if (!append_literal(resolved, sizeof resolved, &len, cwd) ||
+        !append(resolved, sizeof resolved, &len, "/") ||
+        !append(resolved, sizeof resolved, &len, joined))
         goto fallback;
+    memcpy(resolved_base, cwd, strlen(cwd) + 1);
     return;
 fallback:
     gl_warn_once(&warned, "output pattern too long; using %s in the working directory",
                  GL_DEFAULT_OUTPUT);
     snprintf(resolved, sizeof resolved, "%s", GL_DEFAULT_OUTPUT);
+    resolved_base[0] = '\0';
+}
+
+void gl_outfile_pin_cwd(void)
+{
+    /* Only this thread's working directory changes (CLONE_FS unshared): the
+     * program's own chdir() no longer moves it, and `gpuleak snapshot` reads
+     * /proc/PID/task/TID/cwd to find where relative names point.  Where
+     * unshare is refused (a seccomp filter) the thread simply shares the
+     * program's, as before; nothing else depends on it. */
+    if (resolved_base[0] == '\0' || unshare(CLONE_FS) != 0)
+        return;
+    /* A directory removed since cannot hold snapshots either; the thread
+     * then keeps the copy of the program's it has. */
+    if (chdir(resolved_base) != 0)
+        return;
 }
 
 uint32_t gl_rank(void)
@@ -55,17 +108,6 @@ uint32_t gl_rank(void)
             return (uint32_t)v;
     }
     return 0;
-}
-
-static bool append(char *buf, size_t size, size_t *len, const char *s)
-{
-    size_t n = strlen(s);
-    if (*len + n >= size)
-        return false;
-    memcpy(buf + *len, s, n);
-    *len += n;
-    buf[*len] = '\0';
-    return true;
 }
 
 const char *gl_outfile_pattern(void) { return resolved; }
@@ -196,19 +238,69 @@ bool gl_outfile_open(struct gl_outfile *of, const char *final_path)
     return false;
 }
 
-bool gl_outfile_commit(struct gl_outfile *of)
+/* The temporary takes its final name, which must not exist: false with
+ * errno EEXIST when it does (the temporary is kept). */
+static bool publish(struct gl_outfile *of)
 {
-    bool ok = close(of->fd) == 0;
+    if (renameat2(of->dirfd, of->tmp_name, of->dirfd, of->final_name, RENAME_NOREPLACE) == 0)
+        return true;
+    if (errno != EINVAL && errno != ENOSYS)
+        return false;
+    /* Filesystem without RENAME_NOREPLACE: link() also refuses to replace
+     * an existing name, then drop the temporary. */
+    if (linkat(of->dirfd, of->tmp_name, of->dirfd, of->final_name, 0) != 0)
+        return false;
+    unlinkat(of->dirfd, of->tmp_name, 0);
+    return true;
+}
+
+/* Points of->final_path at path, which must be in the same directory as the
+ * temporary (a rename cannot move it elsewhere). */
+static bool retarget_to(struct gl_outfile *of, const char *path)
+{
+    size_t dirlen = (size_t)(of->final_name - of->final_path);
+    size_t len = strlen(path);
+    if (len >= sizeof of->final_path || len <= dirlen || memcmp(path, of->final_path, dirlen) != 0 ||
+        strchr(path + dirlen, '/') != NULL)
+        return false;
+    memcpy(of->final_path, path, len + 1);
+    return true;
+}
+
+/* The temporary, opened again for writing, if it is still the file we wrote. */
+static int reopen_tmp(const struct gl_outfile *of, const struct stat *id)
+{
+    int fd = openat(of->dirfd, of->tmp_name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != id->st_dev || st.st_ino != id->st_ino)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+bool gl_outfile_commit(struct gl_outfile *of, gl_outfile_rename_fn rename_fn, void *ctx)
+{
+    struct stat id;
+    bool ok = fstat(of->fd, &id) == 0;
+    /* Closed before it gets a final name: a late write error (NFS reports
+     * them at close) must not leave a bad file under a snapshot name. */
+    ok = close(of->fd) == 0 && ok;
     of->fd = -1;
-    if (ok) {
-        ok = renameat2(of->dirfd, of->tmp_name, of->dirfd, of->final_name, RENAME_NOREPLACE) == 0;
-        if (!ok && (errno == EINVAL || errno == ENOSYS)) {
-            /* Filesystem without RENAME_NOREPLACE: link() also refuses to
-             * replace an existing name, then drop the temporary. */
-            ok = linkat(of->dirfd, of->tmp_name, of->dirfd, of->final_name, 0) == 0;
-            if (ok)
-                unlinkat(of->dirfd, of->tmp_name, 0);
-        }
+    for (int tries = 0; ok && !publish(of); tries++) {
+        /* The name was free when it was chosen, but another process sharing
+         * the pattern (no %p: forked children or ranks exiting together)
+         * took it since.  Move on to a name that is free now. */
+        ok = false;
+        if (errno != EEXIST || rename_fn == NULL || tries >= GL_OUTFILE_RENAME_TRIES)
+            break;
+        int fd = reopen_tmp(of, &id);
+        if (fd < 0)
+            break;
+        char next[GL_PATH_MAX];
+        bool named = rename_fn(ctx, fd, next, sizeof next) && retarget_to(of, next);
+        ok = close(fd) == 0 && named;
+        errno = EEXIST; /* if we give up here, it is for the name taken */
     }
     int saved = errno;
     if (!ok)

@@ -58,6 +58,11 @@ struct writer {
     int err; /* first errno seen; once set, nothing more is written */
     uint64_t offset;
     uint64_t records;
+    /* Where the snapshot's number (the %n of its name) is in the file: the
+     * process record and this snapshot's mark in the history; rewritten if
+     * the file has to take another number (renumber). */
+    uint64_t index;
+    uint64_t index_at[2];
     size_t len;
     uint8_t buf[1 << 16];
 };
@@ -155,6 +160,8 @@ static void write_process(struct writer *w, uint32_t reason, uint32_t flags, uin
     w_u32(w, (uint32_t)getppid());
     w_u32(w, gl_rank());
     w_u32(w, reason);
+    w->index = index;
+    w->index_at[0] = w->offset;
     w_u64(w, index);
     w_u64(w, gl_start_unix_ns);
     w_u64(w, snap_unix);
@@ -337,6 +344,8 @@ static void write_events(struct writer *w, const struct gl_state_copy *c)
             w_u64(w, e->seq);
             w_u64(w, e->time_ns);
             w_u64(w, oom ? 0 : e->ptr);
+            if (e->type == GL_EV_SNAPSHOT && e->size == w->index)
+                w->index_at[1] = w->offset;
             w_u64(w, e->size);
             w_u64(w, e->stream);
             w_u32(w, e->stack_id);
@@ -452,6 +461,8 @@ static uint64_t next_index;
  * would be numbered after the "final" one and hide it. */
 static bool final_taken;
 
+/* Whether the resolved pattern has %n (its directory part is escaped: a
+ * '%' there is "%%"). */
 static bool has_index(const char *pattern)
 {
     for (const char *p = pattern; *p; p++)
@@ -467,7 +478,7 @@ static bool has_index(const char *pattern)
  * in the pattern we move on to the next number. */
 static bool next_name(char *path, size_t size, uint64_t *index)
 {
-    bool numbered = has_index(gl_config.output);
+    bool numbered = has_index(gl_outfile_pattern());
     for (int tries = 0; tries < 1000; tries++) {
         *index = next_index++;
         if (!gl_outfile_expand(*index, path, size))
@@ -477,6 +488,20 @@ static bool next_name(char *path, size_t size, uint64_t *index)
             return true;
     }
     return false;
+}
+
+/* The file's name was taken after next_name chose it (another process
+ * sharing the pattern): the next free number, written into the file too. */
+static bool renumber(void *ctx, int fd, char *path, size_t size)
+{
+    const struct writer *w = ctx;
+    uint64_t index;
+    if (!next_name(path, size, &index))
+        return false;
+    for (size_t i = 0; i < sizeof w->index_at / sizeof w->index_at[0]; i++)
+        if (w->index_at[i] != 0 && pwrite(fd, &index, sizeof index, (off_t)w->index_at[i]) != sizeof index)
+            return false;
+    return true;
 }
 
 int gl_snapshot_write(uint32_t reason, uint32_t flags, const char *path)
@@ -552,9 +577,10 @@ int gl_snapshot_write_with(uint32_t reason, uint32_t flags, const char *path,
     return snapshot_write(reason, flags, path, mem, NULL);
 }
 
-int gl_snapshot_write_file(uint32_t reason, uint32_t flags, struct gl_snapshot_file *written)
+int gl_snapshot_write_file(uint32_t reason, uint32_t flags, const char *path,
+                           struct gl_snapshot_file *written)
 {
-    return snapshot_write(reason, flags, NULL, NULL, written);
+    return snapshot_write(reason, flags, path, NULL, written);
 }
 
 static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *path,
@@ -657,9 +683,11 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         } else if (written != NULL && !note_written(&of, name, written)) {
             gl_warn_once(&warned_io, "cannot write snapshot %s: %s", name, strerror(errno));
             gl_outfile_abort(&of);
-        } else if (!gl_outfile_commit(&of)) {
-            gl_warn_once(&warned_io, "cannot write snapshot %s: %s", name, strerror(errno));
+        } else if (!gl_outfile_commit(&of, path == NULL && has_index(gl_outfile_pattern()) ? renumber : NULL, w)) {
+            gl_warn_once(&warned_io, "cannot write snapshot %s: %s", of.final_path, strerror(errno));
         } else {
+            if (written != NULL)
+                snprintf(written->path, sizeof written->path, "%s", of.final_path);
             rc = 0;
         }
     }

@@ -23,13 +23,15 @@ struct gl_mem_view {
 int gl_snapshot_write_with(uint32_t reason, uint32_t flags, const char *path,
                            const struct gl_mem_view *mem);
 
-/* The same for a snapshot with the next name from GPULEAK_OUTPUT, telling
- * which file it wrote (to remove it later only if it is still that file). */
+/* The same, telling which file it wrote: its name (absolute when it came
+ * from GPULEAK_OUTPUT), to report it or to remove it later only if it is
+ * still that file. */
 struct gl_snapshot_file {
     char path[4096];
     uint64_t dev, ino;
 };
-int gl_snapshot_write_file(uint32_t reason, uint32_t flags, struct gl_snapshot_file *written);
+int gl_snapshot_write_file(uint32_t reason, uint32_t flags, const char *path,
+                           struct gl_snapshot_file *written);
 
 /* fork: the child numbers its snapshots from 0 again. */
 void gl_snapshot_postfork_child(void);

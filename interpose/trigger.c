@@ -12,6 +12,7 @@
 #include "config.h"
 #include "internal.h"
 #include "log.h"
+#include "outfile.h"
 #include "periodic.h"
 #include "snapshot.h"
 #include "snapshot_format.h"
@@ -117,6 +118,25 @@ void gl_trigger_check_signal(void)
 
 static GL_TLS bool on_writer;
 
+/* The writer takes the snapshot signal itself while the handler is
+ * gpuleak's: `gpuleak snapshot` sends it to this thread alone (tgkill), so no
+ * program thread is interrupted (a nanosleep or a read with a timeout would
+ * fail with EINTR, SA_RESTART or not).  Once the program has put its own
+ * handler in place the writer blocks the signal again: that handler must not
+ * run on gpuleak's thread, and `gpuleak snapshot` sees it blocked here and
+ * refuses (/proc/PID/task/TID/status SigBlk).  Called on the writer only. */
+static void writer_sync_signal_mask(void)
+{
+    int sig = atomic_load(&snapshot_signal);
+    struct sigaction cur;
+    if (sig == 0 || sigaction(sig, NULL, &cur) != 0)
+        return;
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    pthread_sigmask(cur.sa_handler == on_signal ? SIG_UNBLOCK : SIG_BLOCK, &one, NULL);
+}
+
 bool gl_trigger_on_writer(void) { return on_writer; }
 
 static void *writer_main(void *arg)
@@ -124,7 +144,9 @@ static void *writer_main(void *arg)
     (void)arg;
     on_writer = true;
     gl_hook_depth = 1; /* CUDA calls made from here are never recorded */
+    gl_outfile_pin_cwd();
     for (;;) {
+        writer_sync_signal_mask();
         /* Wake up now and then to check that the snapshot signal is still
          * ours: a program that installs its own handler later silently
          * takes it over, and `gpuleak snapshot` would then wait in vain.
@@ -217,8 +239,10 @@ void gl_trigger_start(void)
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
-    if (sigaction(sig, &sa, NULL) == 0)
+    if (sigaction(sig, &sa, NULL) == 0) {
         atomic_store(&snapshot_signal, sig);
+        sem_post(&wakeup); /* the writer unblocks it now (writer_sync_signal_mask) */
+    }
 }
 
 void gl_trigger_oom(int32_t device, uint64_t mem_free, uint64_t mem_total)

@@ -3,8 +3,9 @@
  *
  * The signal handler only posts a semaphore (async-signal-safe: no locks, no
  * malloc); a writer thread, started when tracking activates and with every
- * signal blocked so it never receives the program's signals, wakes up and
- * writes the snapshot.  So a snapshot can be asked for at any instant, even
+ * signal blocked so it never receives the program's signals (but the snapshot
+ * signal while the handler is gpuleak's: `gpuleak snapshot` sends it to that
+ * thread alone), wakes up and writes the snapshot.  So a snapshot can be asked for at any instant, even
  * while a thread is inside malloc or holds one of gpuleak's locks. */
 #ifndef GL_TRIGGER_H
 #define GL_TRIGGER_H

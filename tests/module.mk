@@ -235,3 +235,13 @@ $(BUILD)/realcuda/libcuda.so.1: tests/realcuda/rec_driver.c | $(BUILD)/.cuda-ok
 $(TPROG_DIR)/replay_requests: tests/realcuda/replay.c | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl
+
+# Processes exiting together under one shared output pattern
+# (tests/t_output_race.sh); a running target for `gpuleak snapshot`
+# (tests/t_launcher_snapshot.sh).
+TEST_PROGS += $(TPROG_DIR)/exit_together $(TPROG_DIR)/snapshot_target
+all: $(TEST_PROGS)
+$(TPROG_DIR)/exit_together: tests/programs/exit_together.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
+$(TPROG_DIR)/snapshot_target: tests/programs/snapshot_target.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))

@@ -69,3 +69,16 @@ expect_eq "$rc" 2 "--error-exitcode 0"
 rc=0; check || rc=$?
 expect_eq "$rc" 2 "no command"
 grep -q 'no command given' err.txt || fail "no command message"
+
+# A directory whose name has '%' in it is a directory, not a pattern: the
+# leak is found there (it went to res<pid>, and check passed).
+rc=0; check --error-exitcode 3 --output 'res%p%n' -- "$TPROG/scenarios" leak-runtime || rc=$?
+expect_eq "$rc" 3 "leak with --output 'res%p%n'"
+expect_eq "$(ls 'res%p%n' | wc -l)" 1 "snapshots in 'res%p%n'"
+grep -qx 'gpuleak: snapshots in res%p%n' err.txt || fail "directory named: $(tail -1 err.txt)"
+# A command that changes directory before its first CUDA call: the
+# snapshots still go to the directory check reads.
+mkdir away
+rc=0; check --error-exitcode 3 --output here -- sh -c "cd away && exec '$TPROG/scenarios' leak-runtime" || rc=$?
+expect_eq "$rc" 3 "leak after a cd"
+expect_eq "$(ls here | wc -l) $(ls away | wc -l)" "1 0" "snapshots in here and away"

@@ -48,3 +48,9 @@ GPULEAK_OUTPUT=missing/dir/x.snap traced "$TPROG/scenarios" leak-runtime 2>err3.
 set -e
 expect_eq "$rc" 0 "exit status with missing directory"
 expect_eq "$(wc -l <err3.txt)" 1 "stderr lines (missing directory)"
+
+# A relative pattern run from a directory whose name has '%' in it: the
+# directory is literal text, not conversions (it was expanded as %p and %n).
+mkdir 'wd%p%n' && (cd 'wd%p%n' && GPULEAK_OUTPUT='x.%n.snap' traced "$TPROG/scenarios" leak-runtime 2>../err4.txt)
+[ -f 'wd%p%n/x.0.snap' ] || fail "snapshot in a directory named with '%': $(ls -R; cat err4.txt)"
+[ ! -s err4.txt ] || fail "warnings: $(cat err4.txt)"

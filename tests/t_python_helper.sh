@@ -26,3 +26,15 @@ expect_eq "$(cat out2.txt)" "available False
 history None
 dumped None" "helper results without gpuleak"
 expect_eq "$(grep -c 'libgpuleak.so is not preloaded' err2.txt)" 1 "warnings"
+
+# _dump_snapshot() without a name returns the file it wrote (absolute), also
+# when GPULEAK_OUTPUT names a directory and after the program's chdir (it
+# returned None, its failure value, for both).
+mkdir snaps elsewhere
+GPULEAK_OUTPUT=snaps ELSEWHERE=$PWD/elsewhere traced python3 "$ROOT/tests/programs/py_dump.py" >out3.txt 2>err3.txt ||
+    fail "python failed: $(cat err3.txt)"
+pid=$(ls snaps | sed -n 's/^gpuleak\.\([0-9]*\)\.0\.snap$/\1/p')
+[ -n "$pid" ] || fail "snapshots: $(ls snaps)"
+expect_eq "$(cat out3.txt)" "first $PWD/snaps/gpuleak.$pid.0.snap True
+after chdir $PWD/snaps/gpuleak.$pid.1.snap True" "_dump_snapshot() results"
+expect_eq "$(ls elsewhere)" "" "files after chdir"

@@ -34,8 +34,9 @@ def _gpuleak():
     if _lib is None:
         process = ctypes.CDLL(None)
         try:
-            process.gpuleak_snapshot.argtypes = [ctypes.c_char_p]
-            process.gpuleak_snapshot.restype = ctypes.c_int
+            process.gpuleak_snapshot_name.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                                      ctypes.c_size_t]
+            process.gpuleak_snapshot_name.restype = ctypes.c_int
             process.gpuleak_annotate.argtypes = [ctypes.c_char_p]
             process.gpuleak_annotate.restype = ctypes.c_int
             process.gpuleak_record_history.argtypes = [ctypes.c_int, ctypes.c_long]
@@ -78,19 +79,19 @@ def _record_memory_history(enabled="all", context=None, stacks=None,
 
 def _dump_snapshot(filename=None):
     """Writes a gpuleak snapshot now and returns its path (None on failure).
-    filename None: the next name from GPULEAK_OUTPUT.  (PyTorch's version
-    writes a pickle; `gpuleak-report --torch-snapshot` makes one from this.)"""
+    filename None: the next name from GPULEAK_OUTPUT, returned absolute (the
+    library says which file it wrote: the pattern may name a directory, and
+    relative names are resolved where tracking started, whatever the working
+    directory is now).  (PyTorch's version writes a pickle;
+    `gpuleak-report --torch-snapshot` makes one from this.)"""
     lib = _gpuleak()
     if lib is None:
         return None
-    if filename is None:
-        before = set(os.listdir("."))
-        if lib.gpuleak_snapshot(None) != 0:
-            return None
-        new = sorted(set(os.listdir(".")) - before)
-        return new[0] if new else None
-    path = os.fsencode(filename)
-    return filename if lib.gpuleak_snapshot(path) == 0 else None
+    path = None if filename is None else os.fsencode(filename)
+    written = ctypes.create_string_buffer(4096)  # the library's longest name
+    if lib.gpuleak_snapshot_name(path, written, len(written)) != 0:
+        return None
+    return filename if filename is not None else os.fsdecode(written.value)
 
 
 @contextlib.contextmanager

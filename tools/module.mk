@@ -6,6 +6,13 @@ $(BUILD)/bin/gpuleak: tools/gpuleak
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
+# The launcher's helper that signals one thread (tools/tgkill.c), where
+# helpers belong: libexec, found by the launcher as ../libexec/gpuleak/.
+all: $(BUILD)/libexec/gpuleak/gpuleak-tgkill
+$(BUILD)/libexec/gpuleak/gpuleak-tgkill: tools/tgkill.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CPPFLAGS_COMMON) -o $@ $<
+
 all: $(BUILD)/lib/python/gpuleak_memory.py
 $(BUILD)/lib/python/gpuleak_memory.py: tools/gpuleak_memory.py
 	@mkdir -p $(@D)

@@ -272,7 +272,8 @@ def try_build_dir(ctx, d, what):
 
 def make_build(ctx):
     bdir = os.path.join("build", "gpu-check", "make")
-    targets = [os.path.join(bdir, t) for t in ("lib/libgpuleak.so", "bin/gpuleak-report", "bin/gpuleak")]
+    targets = [os.path.join(bdir, t) for t in ("lib/libgpuleak.so", "bin/gpuleak-report", "bin/gpuleak",
+                                               "libexec/gpuleak/gpuleak-tgkill")]
     if ctx.mode == "fake":
         targets += [os.path.join(bdir, "fakecuda", t) for t in ("libcudart.so", "libcuda.so", "libcuda.so.1")]
     cmd = ["make", "-j%d" % ctx.args.jobs, "BUILD=" + bdir] + targets
@@ -1475,6 +1476,10 @@ def do_pack(args):
     shutil.copy2(lib, os.path.join(dest, "lib"))
     shutil.copy2(rep, os.path.join(dest, "bin"))
     shutil.copy2(launcher, os.path.join(dest, "bin"))
+    tgkill = os.path.join(src, "libexec", "gpuleak", "gpuleak-tgkill")  # for `gpuleak snapshot`
+    if os.path.exists(tgkill):
+        os.makedirs(os.path.join(dest, "libexec", "gpuleak"))
+        shutil.copy2(tgkill, os.path.join(dest, "libexec", "gpuleak"))
     py = os.path.join(src, "lib", "python", "gpuleak_memory.py")
     if os.path.exists(py):
         shutil.copy2(py, os.path.join(dest, "lib", "python"))
