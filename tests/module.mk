@@ -224,3 +224,10 @@ TEST_PROGS += $(TPROG_DIR)/call_window
 all: $(TEST_PROGS)
 $(TPROG_DIR)/call_window: tests/programs/call_window.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
+
+# How a tracked process ends: fork, exit from two threads, fatal signals
+# (tests/t_process_end.sh).
+TEST_PROGS += $(TPROG_DIR)/process_end
+all: $(TEST_PROGS)
+$(TPROG_DIR)/process_end: tests/programs/process_end.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -pthread)
