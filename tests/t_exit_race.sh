@@ -15,7 +15,9 @@ for mode in exit-race return-race; do
         set +e; fc "$TPROG/process_end" $mode 1000; bare=$?; set -e
         expect_eq "$bare" 5 "$mode without gpuleak"
     fi
-    for delay in 0 1000 3000 5000; do
+    delays="0 1000 3000 5000"
+    [ -n "${GL_SAN:-}" ] && delays="0 3000" # the old code failed every run; keep the TSan phase short
+    for delay in $delays; do
         set +e; GPULEAK_OUTPUT=$mode.$delay.snap traced "$TPROG/process_end" $mode $delay; rc=$?; set -e
         expect_eq "$rc" 5 "$mode $delay us: status"
         [ -f $mode.$delay.snap ] || fail "$mode $delay us: no snapshot"
