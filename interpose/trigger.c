@@ -58,14 +58,15 @@ static void on_signal(int sig)
     errno = saved;
 }
 
+static GL_TLS bool on_writer;
+
 /* A fatal signal: the program is about to die with it.  The handler cannot
  * write a snapshot itself (the thread may have been stopped inside malloc or
  * holding a lock), so it hands the work to the writer thread, waits a bounded
  * time, then lets the signal take its default action, so the exit status is
- * the same as without gpuleak. */
-static GL_TLS bool on_writer;
-
-/* Asks for the snapshot unless this thread may hold something the writer
+ * the same as without gpuleak.
+ *
+ * It asks for the snapshot unless this thread may hold something the writer
  * needs (gl_busy: one of our locks, the loader's in a walk or a stack
  * capture): the writer would wait for it until FATAL_WAIT_MS ran out.  A
  * thread inside an intercepted CUDA call is not busy while it waits inside
