@@ -3,10 +3,10 @@
  * inside a CUDA call and on an alternate stack, an ignored snapshot signal
  * (tests/t_process_end.sh).
  *
- *   fork-exit SECONDS   fork children that exit at once, for SECONDS,
- *                       while a thread keeps the writer busy with SIGUSR1;
- *                       prints "forks N"; exit 1 if a child did not exit
- *                       within 5 s ("child hung")
+ *   fork-exit SECONDS   fork children that exit at once (4 at a time), for
+ *                       SECONDS, while a thread keeps the writer busy with
+ *                       SIGUSR1; prints "forks N"; exit 1 if a child did
+ *                       not exit within 5 s ("... hung after N forks")
  *   exit-race DELAY_US  main exit(5); a worker exit(6) DELAY_US later
  *   return-race DELAY_US  the same with main returning 5
  *   term-in-free        a thread frees inside cudaFree (run it with
@@ -58,27 +58,32 @@ static void *storm(void *arg)
     return NULL;
 }
 
-/* Returns 0 once the child exited, -1 if it was still there after 5 s. */
-static int reap(pid_t pid)
+/* Children in flight at once: more forks per second, so more of them land
+ * while the writer is inside a snapshot. */
+#define IN_FLIGHT 4
+#define CHILD_DEADLINE_S 5.0
+
+struct child {
+    pid_t pid;
+    double born;
+};
+
+/* Reaps what has exited; returns the index of a child older than the
+ * deadline, or -1. */
+static int reap_some(struct child *kids, int n)
 {
-    /* By the clock: the storm's signals cut every sleep short. */
-    double give_up = now_s() + 5;
-    pid_t r = 0;
-    int err = 0;
-    while (now_s() < give_up) {
-        int st;
-        r = waitpid(pid, &st, WNOHANG);
-        err = errno;
-        if (r == pid)
-            return 0;
-        if (r < 0 && errno != EINTR)
-            return 0;
-        struct timespec ms = {0, 1000 * 1000};
-        nanosleep(&ms, NULL);
+    for (;;) {
+        pid_t r = waitpid(-1, NULL, WNOHANG);
+        if (r <= 0)
+            break;
+        for (int i = 0; i < n; i++)
+            if (kids[i].pid == r)
+                kids[i].pid = 0;
     }
-    printf("child %d still there after 5 s (waitpid %d, %s)\n", (int)pid, (int)r, strerror(err));
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    double now = now_s();
+    for (int i = 0; i < n; i++)
+        if (kids[i].pid != 0 && now - kids[i].born > CHILD_DEADLINE_S)
+            return i;
     return -1;
 }
 
@@ -89,24 +94,46 @@ static int fork_exit(double seconds)
     pthread_t t;
     pthread_create(&t, NULL, storm, NULL);
     double end = now_s() + seconds;
+    struct child kids[IN_FLIGHT] = {{0, 0}};
     long forks = 0;
-    int rc = 0;
-    while (now_s() < end) {
-        pid_t pid = fork();
-        if (pid == 0)
-            exit(0); /* no CUDA call in the child */
-        if (pid < 0) {
-            perror("fork");
-            rc = 2;
-            break;
+    int rc = 0, hung = -1;
+    for (;;) {
+        bool forking = now_s() < end;
+        int free_slot = -1, live = 0;
+        for (int i = 0; i < IN_FLIGHT; i++) {
+            if (kids[i].pid == 0 && free_slot < 0)
+                free_slot = i;
+            live += kids[i].pid != 0;
         }
-        forks++;
-        if (reap(pid) != 0) {
-            printf("child hung after %ld forks\n", forks);
+        if (!forking && live == 0)
+            break;
+        if (forking && free_slot >= 0) {
+            pid_t pid = fork();
+            if (pid == 0)
+                exit(0); /* no CUDA call in the child */
+            if (pid < 0) {
+                perror("fork");
+                rc = 2;
+                break;
+            }
+            kids[free_slot] = (struct child){pid, now_s()};
+            forks++;
+            continue;
+        }
+        if ((hung = reap_some(kids, IN_FLIGHT)) >= 0) {
+            printf("child %d still there after %.0f s; hung after %ld forks\n", (int)kids[hung].pid,
+                   CHILD_DEADLINE_S, forks);
             rc = 1;
             break;
         }
+        struct timespec ms = {0, 1000 * 1000}; /* the storm's signals cut it short */
+        nanosleep(&ms, NULL);
     }
+    for (int i = 0; i < IN_FLIGHT; i++)
+        if (kids[i].pid != 0) {
+            kill(kids[i].pid, SIGKILL);
+            waitpid(kids[i].pid, NULL, 0);
+        }
     atomic_store(&storm_stop, true);
     pthread_join(t, NULL);
     if (rc == 0)
