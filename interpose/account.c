@@ -8,6 +8,7 @@
 #include "lanes.h"
 #include "log.h"
 #include "snapshot_format.h"
+#include "internal.h"
 
 /* Live bytes of one stack on one device, for the peak composition.
  *
@@ -147,9 +148,9 @@ void gl_acct_flush(struct gl_lane_acct *la)
     if (la->credit == 0)
         return;
     struct device *d = &devices[la->dev];
-    pthread_mutex_lock(&d->lock);
+    gl_mutex_lock(&d->lock);
     apply_lane(d, la);
-    pthread_mutex_unlock(&d->lock);
+    gl_mutex_unlock(&d->lock);
 }
 
 static void revoke(struct gl_lane_acct *la)
@@ -208,10 +209,10 @@ struct gl_acct_ticket gl_acct_alloc_begin(struct gl_lane_acct *la, const struct 
     bool ran_out = la->credit != 0 && la->dev == t.dev && !fits_local(la, t.dev, ev->size);
     gl_acct_flush(la);
     struct device *d = &devices[t.dev];
-    pthread_mutex_lock(&d->lock);
+    gl_mutex_lock(&d->lock);
     d->used = true;
     if (grant(d, t.dev, la, ev->size, ran_out)) {
-        pthread_mutex_unlock(&d->lock);
+        gl_mutex_unlock(&d->lock);
         lane_site(la, ev->stack); /* the lane was just flushed: there is room */
         t.mode = GL_ACCT_LOCAL;
         return t;
@@ -227,7 +228,7 @@ struct gl_acct_ticket gl_acct_alloc_begin(struct gl_lane_acct *la, const struct 
         d->backoff = d->backoff ? d->backoff * 2 : BACKOFF_MIN;
     d->backoff_left = d->backoff;
     d->last_revoke_ns = ev->time_ns;
-    pthread_mutex_unlock(&d->lock);
+    gl_mutex_unlock(&d->lock);
     t.mode = GL_ACCT_EXCLUSIVE;
     return t;
 }
@@ -289,16 +290,16 @@ void gl_acct_alloc_end(struct gl_lane_acct *la, struct gl_acct_ticket t, const s
             free_locked(d, stale);
         if (ev != NULL)
             alloc_locked(d, ev, is_new);
-        pthread_mutex_unlock(&d->lock);
+        gl_mutex_unlock(&d->lock);
         return;
     }
     /* LOCAL: the stale record's free first (it only lowers the lane's
      * bytes), then the allocation, whose slot alloc_begin reserved. */
     if (stale != NULL && gl_acct_same_device(t, stale) && !free_local(la, stale)) {
         struct device *d = &devices[t.dev];
-        pthread_mutex_lock(&d->lock);
+        gl_mutex_lock(&d->lock);
         free_locked(d, stale);
-        pthread_mutex_unlock(&d->lock);
+        gl_mutex_unlock(&d->lock);
     }
     if (ev == NULL)
         return;
@@ -326,18 +327,18 @@ void gl_acct_free(struct gl_lane_acct *la, const struct gl_acct_event *ev)
     if (la->credit != 0 && la->dev == idx && free_local(la, ev))
         return;
     struct device *d = &devices[idx];
-    pthread_mutex_lock(&d->lock);
+    gl_mutex_lock(&d->lock);
     free_locked(d, ev);
-    pthread_mutex_unlock(&d->lock);
+    gl_mutex_unlock(&d->lock);
 }
 
 static void bump(int32_t device, size_t field_offset)
 {
     struct device *d = &devices[device_index(device)];
-    pthread_mutex_lock(&d->lock);
+    gl_mutex_lock(&d->lock);
     d->used = true;
     (*(uint64_t *)((char *)d + field_offset))++;
-    pthread_mutex_unlock(&d->lock);
+    gl_mutex_unlock(&d->lock);
 }
 
 void gl_acct_unknown_free(int32_t device) { bump(device, offsetof(struct device, unknown_free_count)); }

@@ -26,7 +26,7 @@ void gl_bad_free_note(int32_t device, uint64_t key, uint16_t api, bool rejected,
     }
     uint32_t stack_id = st ? st->id : 0;
     uint64_t now = gl_mono_ns() - gl_start_mono_ns;
-    pthread_mutex_lock(&lock);
+    gl_mutex_lock(&lock);
     size_t i = 0;
     while (i < used && !(table[i].stack_id == stack_id && table[i].api == api &&
                          table[i].rejected == rejected && table[i].device == device))
@@ -37,20 +37,20 @@ void gl_bad_free_note(int32_t device, uint64_t key, uint16_t api, bool rejected,
         table[used++] = (struct gl_bad_free){.ptr = key, .count = 1, .time_ns = now, .stack_id = stack_id,
                                              .device = device, .api = api, .rejected = rejected};
     }
-    pthread_mutex_unlock(&lock);
+    gl_mutex_unlock(&lock);
     errno = saved;
 }
 
 struct gl_bad_free *gl_bad_free_copy(size_t *n)
 {
-    pthread_mutex_lock(&lock);
+    gl_mutex_lock(&lock);
     *n = used;
     struct gl_bad_free *out = used ? malloc(used * sizeof *out) : NULL;
     if (out != NULL)
         memcpy(out, table, used * sizeof *out);
     else
         *n = 0;
-    pthread_mutex_unlock(&lock);
+    gl_mutex_unlock(&lock);
     return out;
 }
 

@@ -9,6 +9,7 @@
 #include "record.h"
 #include "resolve.h"
 #include "trigger.h"
+#include "exit_guard.h"
 
 #define EXIT_SAMPLE_MS 1000 /* the longest exit() waits for the driver */
 #define WARM_MS 1000        /* the longest the first allocation waits for the writer */
@@ -91,6 +92,7 @@ static void sample_on_writer(void)
 
 static void sample_at_exit(void)
 {
+    gl_exit_claim(); /* exit began here if main returned (exit_guard.c) */
     if (atomic_load(&armed_pid) != getpid() || atomic_load(&writer_warm) != JOB_DONE)
         return;
     if (atomic_load(&exit_state) != JOB_IDLE)

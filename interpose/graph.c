@@ -13,6 +13,7 @@
 #include "stacks.h"
 #include "track.h"
 #include "ut.h"
+#include "internal.h"
 
 /* The driver's own graph queries: runtime graph handles are driver handles,
  * so these serve graphs made through either API. */
@@ -81,7 +82,7 @@ void gl_graph_node_added(uint64_t va, uint64_t size, int32_t device, uint64_t ct
     if (n != NULL) {
         *n = (struct node){.va = va, .size = size, .ctx = ctx, .stack = gl_stack_intern(&cap),
                            .device = device, .api = api};
-        pthread_mutex_lock(&graph_lock);
+        gl_mutex_lock(&graph_lock);
         struct node *old = node_find(va); /* an address of a destroyed graph, reused */
         if (old != NULL) {
             HASH_DEL(nodes, old);
@@ -91,7 +92,7 @@ void gl_graph_node_added(uint64_t va, uint64_t size, int32_t device, uint64_t ct
         HASH_ADD(hh, nodes, va, sizeof n->va, n);
         if (gl_ut_oom)
             free(n);
-        pthread_mutex_unlock(&graph_lock);
+        gl_mutex_unlock(&graph_lock);
     }
     errno = saved;
 }
@@ -154,7 +155,7 @@ void gl_graph_instantiated(uint64_t exec, uint64_t graph, bool autofree)
     struct gl_stack *here = gl_stack_intern(&cap);
     struct gl_where w = gl_driver_where(0);
     *x = (struct exec){.exec = exec, .autofree = autofree, .n = n, .ops = ops};
-    pthread_mutex_lock(&graph_lock);
+    gl_mutex_lock(&graph_lock);
     for (size_t i = 0; i < n; i++) {
         struct op *o = &ops[i];
         struct node *nd = node_find(o->va);
@@ -181,7 +182,7 @@ void gl_graph_instantiated(uint64_t exec, uint64_t graph, bool autofree)
     } else {
         atomic_fetch_add(&nexecs, 1);
     }
-    pthread_mutex_unlock(&graph_lock);
+    gl_mutex_unlock(&graph_lock);
     errno = saved;
 }
 
@@ -196,7 +197,7 @@ void gl_graph_launched(uint64_t exec, uint64_t stream)
     if (atomic_load_explicit(&nexecs, memory_order_relaxed) == 0)
         return;
     int saved = errno;
-    pthread_mutex_lock(&graph_lock);
+    gl_mutex_lock(&graph_lock);
     struct exec *x = exec_find(exec);
     for (size_t i = 0; x != NULL && x->autofree && i < x->n; i++) {
         /* what an earlier launch left allocated goes first, as if freed
@@ -213,7 +214,7 @@ void gl_graph_launched(uint64_t exec, uint64_t stream)
         else
             free_at(o->va, o->device);
     }
-    pthread_mutex_unlock(&graph_lock);
+    gl_mutex_unlock(&graph_lock);
     errno = saved;
 }
 
@@ -221,7 +222,7 @@ void gl_graph_exec_destroyed(uint64_t exec)
 {
     if (atomic_load_explicit(&nexecs, memory_order_relaxed) == 0)
         return;
-    pthread_mutex_lock(&graph_lock);
+    gl_mutex_lock(&graph_lock);
     struct exec *x = exec_find(exec);
     if (x != NULL) {
         HASH_DEL(execs, x);
@@ -229,7 +230,7 @@ void gl_graph_exec_destroyed(uint64_t exec)
         free(x);
         atomic_fetch_sub(&nexecs, 1);
     }
-    pthread_mutex_unlock(&graph_lock);
+    gl_mutex_unlock(&graph_lock);
 }
 
 void gl_graph_destroy_begin(uint64_t graph, struct gl_graph_vas *v)
@@ -237,9 +238,9 @@ void gl_graph_destroy_begin(uint64_t graph, struct gl_graph_vas *v)
     int saved = errno;
     v->va = NULL;
     v->n = 0;
-    pthread_mutex_lock(&graph_lock);
+    gl_mutex_lock(&graph_lock);
     bool any = nodes != NULL;
-    pthread_mutex_unlock(&graph_lock);
+    gl_mutex_unlock(&graph_lock);
     size_t n;
     struct op *ops = any ? list_memory_nodes(graph, false, &n) : NULL;
     if (ops != NULL && (v->va = malloc(n * sizeof *v->va)) != NULL) {
@@ -254,7 +255,7 @@ void gl_graph_destroy_begin(uint64_t graph, struct gl_graph_vas *v)
 void gl_graph_destroy_end(struct gl_graph_vas *v, bool ok)
 {
     if (ok && v->n > 0) {
-        pthread_mutex_lock(&graph_lock);
+        gl_mutex_lock(&graph_lock);
         for (size_t i = 0; i < v->n; i++) {
             struct node *n = node_find(v->va[i]);
             if (n != NULL) {
@@ -262,7 +263,7 @@ void gl_graph_destroy_end(struct gl_graph_vas *v, bool ok)
                 free(n);
             }
         }
-        pthread_mutex_unlock(&graph_lock);
+        gl_mutex_unlock(&graph_lock);
     }
     free(v->va);
     v->va = NULL;

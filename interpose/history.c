@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "internal.h"
 
 _Static_assert(sizeof(struct gl_event) == 64, "an event is one cache line");
 
@@ -88,19 +89,19 @@ static uint32_t next_label = 1;
 
 uint32_t gl_label_add(const char *text)
 {
-    pthread_mutex_lock(&labels_lock);
+    gl_mutex_lock(&labels_lock);
     uint32_t id = next_label++;
     labels[id % LABELS].id = id;
     strncpy(labels[id % LABELS].text, text ? text : "", LABEL_MAX - 1);
     labels[id % LABELS].text[LABEL_MAX - 1] = '\0';
-    pthread_mutex_unlock(&labels_lock);
+    gl_mutex_unlock(&labels_lock);
     return id;
 }
 
 size_t gl_label_get(uint32_t id, char *buf, size_t size)
 {
     size_t len = 0;
-    pthread_mutex_lock(&labels_lock);
+    gl_mutex_lock(&labels_lock);
     if (id != 0 && labels[id % LABELS].id == id) {
         len = strnlen(labels[id % LABELS].text, LABEL_MAX);
         if (len >= size)
@@ -108,7 +109,7 @@ size_t gl_label_get(uint32_t id, char *buf, size_t size)
         memcpy(buf, labels[id % LABELS].text, len);
         buf[len] = '\0';
     }
-    pthread_mutex_unlock(&labels_lock);
+    gl_mutex_unlock(&labels_lock);
     return len;
 }
 

@@ -5,6 +5,7 @@
 #define GL_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +33,9 @@ extern GL_TLS int gl_hook_depth;
  * hooks then only pass calls through. */
 bool gl_ensure_active(void);
 
+/* Tracking was activated and is on (no activation attempted here). */
+bool gl_tracking_active(void);
+
 /* The outermost hook runs with cancellation disabled.  A thread the
  * program cancels must not die inside gpuleak: libunwind reads a pipe while
  * unwinding (a cancellation point), and gpuleak waits for its writer thread
@@ -53,6 +57,42 @@ static inline void gl_leave(void)
 {
     if (--gl_hook_depth == 0)
         pthread_setcancelstate(gl_cancel_saved, NULL);
+}
+
+/* How many of libgpuleak's locks this thread holds, plus the other places
+ * where it may hold a lock a snapshot needs (the loader's, in a stack
+ * capture).  A fatal signal's handler asks the writer thread for a snapshot
+ * only when this is 0: a thread stopped inside the real CUDA function (0) is
+ * not in the writer's way, one stopped holding a lock the writer needs would
+ * make it wait for good.  Counted before the lock is taken and after it is
+ * released, so a signal in between errs on the side of "busy".  The
+ * compiler fences keep the count in order with the locking as the handler,
+ * on the same thread, sees it. */
+extern GL_TLS int gl_busy;
+
+static inline void gl_busy_enter(void)
+{
+    gl_busy++;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline void gl_busy_leave(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    gl_busy--;
+}
+
+/* Every lock libgpuleak takes goes through these two (see gl_busy). */
+static inline void gl_mutex_lock(pthread_mutex_t *m)
+{
+    gl_busy_enter();
+    pthread_mutex_lock(m);
+}
+
+static inline void gl_mutex_unlock(pthread_mutex_t *m)
+{
+    pthread_mutex_unlock(m);
+    gl_busy_leave();
 }
 
 static inline uint64_t gl_mono_ns(void)

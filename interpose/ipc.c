@@ -7,6 +7,7 @@
 #include "snapshot_format.h"
 #include "track.h"
 #include "ut.h"
+#include "internal.h"
 
 /* References beyond the first open, per mapped address.  Rare (a consumer
  * that opens the same handle twice), so a plain locked hash.  The lock also
@@ -59,7 +60,7 @@ void gl_ipc_opened(struct gl_where w, uint64_t ptr, uint16_t api)
 {
     int saved = errno;
     uint64_t size = gl_mapping_size(ptr); /* a driver call: outside the lock */
-    pthread_mutex_lock(&ipc_lock);
+    gl_mutex_lock(&ipc_lock);
     if (gl_track_kind_of(GL_SPACE_ADDR, ptr) == GL_KIND_IPC) {
         add_ref(ptr);
     } else {
@@ -70,7 +71,7 @@ void gl_ipc_opened(struct gl_where w, uint64_t ptr, uint16_t api)
             drop(e);
         gl_record_alloc(w, ptr, size, 0, GL_KIND_IPC, api, GL_SPACE_ADDR);
     }
-    pthread_mutex_unlock(&ipc_lock);
+    gl_mutex_unlock(&ipc_lock);
     errno = saved;
 }
 
@@ -86,7 +87,7 @@ void gl_ipc_close_begin(struct gl_ipc_close *c, uint64_t ptr)
     int saved = errno;
     c->r = NULL;
     c->extra = false;
-    pthread_mutex_lock(&ipc_lock);
+    gl_mutex_lock(&ipc_lock);
     struct extra *e = find(ptr);
     if (e != NULL && gl_track_kind_of(GL_SPACE_ADDR, ptr) == GL_KIND_IPC) {
         c->extra = true;
@@ -95,7 +96,7 @@ void gl_ipc_close_begin(struct gl_ipc_close *c, uint64_t ptr)
     } else {
         c->r = gl_free_begin(GL_SPACE_ADDR, ptr);
     }
-    pthread_mutex_unlock(&ipc_lock);
+    gl_mutex_unlock(&ipc_lock);
     errno = saved;
 }
 
@@ -104,9 +105,9 @@ void gl_ipc_close_end(struct gl_ipc_close *c, uint64_t ptr, bool ok, int32_t dev
     int saved = errno;
     if (c->extra) {
         if (!ok) { /* the reference was not used up after all */
-            pthread_mutex_lock(&ipc_lock);
+            gl_mutex_lock(&ipc_lock);
             add_ref(ptr);
-            pthread_mutex_unlock(&ipc_lock);
+            gl_mutex_unlock(&ipc_lock);
         }
     } else {
         gl_free_end_api(c->r, ok, device_if_unknown, ptr, api);

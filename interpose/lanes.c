@@ -35,12 +35,12 @@ static void lane_retire(void *p)
     if (my_lane == l)
         my_lane = NULL;
     retired = true;
-    pthread_mutex_lock(&l->lock);
+    gl_mutex_lock(&l->lock);
     gl_acct_flush(&l->acct);
-    pthread_mutex_unlock(&l->lock);
-    pthread_mutex_lock(&registry_lock);
+    gl_mutex_unlock(&l->lock);
+    gl_mutex_lock(&registry_lock);
     l->in_use = false;
-    pthread_mutex_unlock(&registry_lock);
+    gl_mutex_unlock(&registry_lock);
 }
 
 static void retire_key_init(void) { pthread_key_create(&retire_key, lane_retire); }
@@ -48,7 +48,7 @@ static void retire_key_init(void) { pthread_key_create(&retire_key, lane_retire)
 static struct gl_lane *lane_register(void)
 {
     struct gl_lane *l;
-    pthread_mutex_lock(&registry_lock);
+    gl_mutex_lock(&registry_lock);
     for (l = lanes; l != NULL && l->in_use; l = l->next)
         ;
     if (l == NULL && (l = aligned_alloc(64, sizeof *l)) != NULL) {
@@ -59,16 +59,16 @@ static struct gl_lane *lane_register(void)
     }
     if (l != NULL)
         l->in_use = true;
-    pthread_mutex_unlock(&registry_lock);
+    gl_mutex_unlock(&registry_lock);
     if (l == NULL)
         return NULL;
     pthread_once(&retire_key_once, retire_key_init);
     if (pthread_setspecific(retire_key, l) != 0) {
         /* Without the destructor the lane would never come back: give it
          * back now and share the fallback instead. */
-        pthread_mutex_lock(&registry_lock);
+        gl_mutex_lock(&registry_lock);
         l->in_use = false;
-        pthread_mutex_unlock(&registry_lock);
+        gl_mutex_unlock(&registry_lock);
         return NULL;
     }
     return l;
@@ -88,33 +88,33 @@ struct gl_lane *gl_lane_enter(void)
     }
     /* A writer is waiting for every lane: let it have this one first. */
     if (atomic_load_explicit(&writer_waiting, memory_order_relaxed)) {
-        pthread_mutex_lock(&writer_mutex);
-        pthread_mutex_unlock(&writer_mutex);
+        gl_mutex_lock(&writer_mutex);
+        gl_mutex_unlock(&writer_mutex);
     }
-    pthread_mutex_lock(&l->lock);
+    gl_mutex_lock(&l->lock);
     return l;
 }
 
-void gl_lane_leave(struct gl_lane *lane) { pthread_mutex_unlock(&lane->lock); }
+void gl_lane_leave(struct gl_lane *lane) { gl_mutex_unlock(&lane->lock); }
 
 struct gl_lane *gl_lane_current(void) { return my_lane != NULL ? my_lane : &fallback_lane; }
 
 void gl_exclusive_enter(void)
 {
-    pthread_mutex_lock(&writer_mutex);
+    gl_mutex_lock(&writer_mutex);
     atomic_store(&writer_waiting, true);
-    pthread_mutex_lock(&registry_lock);
+    gl_mutex_lock(&registry_lock);
     for (struct gl_lane *l = lanes; l != NULL; l = l->next)
-        pthread_mutex_lock(&l->lock);
+        gl_mutex_lock(&l->lock);
 }
 
 void gl_exclusive_leave(void)
 {
     for (struct gl_lane *l = lanes; l != NULL; l = l->next)
-        pthread_mutex_unlock(&l->lock);
-    pthread_mutex_unlock(&registry_lock);
+        gl_mutex_unlock(&l->lock);
+    gl_mutex_unlock(&registry_lock);
     atomic_store(&writer_waiting, false);
-    pthread_mutex_unlock(&writer_mutex);
+    gl_mutex_unlock(&writer_mutex);
 }
 
 void gl_lanes_each(void (*fn)(struct gl_lane_acct *))

@@ -17,6 +17,7 @@
 #include "teardown.h"
 #include "config.h"
 #include "driver_view.h"
+#include "exit_guard.h"
 #include "gpuleak.h"
 #include "graph.h"
 #include "history.h"
@@ -25,7 +26,9 @@
 #include "log.h"
 #include "modules.h"
 #include "outfile.h"
+#include "pools.h"
 #include "pyframes.h"
+#include "resolve.h"
 #include "snapshot.h"
 #include "snapshot_format.h"
 #include "track.h"
@@ -33,6 +36,7 @@
 #include "vmm.h"
 
 GL_TLS int gl_hook_depth;
+GL_TLS int gl_busy;
 GL_TLS int gl_cancel_saved;
 uint64_t gl_start_mono_ns;
 uint64_t gl_start_unix_ns;
@@ -76,10 +80,26 @@ __attribute__((constructor)) static void gl_on_load(void)
     gl_module_range_of((uintptr_t)&gl_on_load, &own_start, &own_end);
 }
 
-static void prefork(void) { gl_track_prefork(); }
-static void postfork_parent(void) { gl_track_postfork_parent(); }
+/* The loader walk is taken first: a writer thread collecting modules holds
+ * it and never enters the exclusive section inside it, and what fork copies
+ * must not be in mid-walk (modules.c). */
+static void prefork(void)
+{
+    gl_loader_walk_prefork();
+    gl_track_prefork();
+}
+
+static void postfork_parent(void)
+{
+    gl_track_postfork_parent();
+    gl_loader_walk_postfork_parent();
+}
+
 static void postfork_child(void)
 {
+    gl_loader_walk_postfork_child();
+    gl_resolve_postfork_child();
+    gl_pools_postfork_child();
     gl_track_postfork_child();
     gl_snapshot_postfork_child();
     gl_trigger_postfork_child();
@@ -90,7 +110,11 @@ static void postfork_child(void)
     gl_py_postfork_child();
     gl_bad_free_postfork_child();
     gl_teardown_postfork_child();
+    gl_exit_postfork_child();
     atomic_store(&final_done, false);
+    /* The prepare handler's locks were re-initialized, not released: the
+     * child's one thread holds none of ours. */
+    gl_busy = 0;
 }
 
 static void activate(void)
@@ -116,6 +140,8 @@ static void activate(void)
     atomic_store(&activated, true);
 }
 
+bool gl_tracking_active(void) { return atomic_load(&active); }
+
 bool gl_ensure_active(void)
 {
     if (!atomic_load_explicit(&activated, memory_order_acquire))
@@ -137,6 +163,10 @@ void gl_final_snapshot(uint32_t reason)
 
 __attribute__((destructor)) static void gl_on_unload(void)
 {
+    /* main returned (libc's own call to exit is not hooked): from here a
+     * second thread's exit() waits (exit_guard.c). */
+    if (atomic_load(&active))
+        gl_exit_claim();
     if (atomic_load(&active))
         gl_trigger_check_signal();
     gl_final_snapshot(GL_REASON_EXIT);

@@ -2,9 +2,49 @@
 
 #include <elf.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "internal.h"
+
+/* Every walk of the loader's list by libgpuleak goes through here, under
+ * walk_lock, and the fork prepare handler takes walk_lock too.
+ * dl_iterate_phdr holds the loader's dl_load_write_lock, which glibc (2.36)
+ * does not reset in a forked child: a child forked while our writer thread
+ * was collecting modules inherited it locked, and its own final snapshot
+ * waited for it forever (and its parent, in waitpid, for the child).
+ * Recursive: a callback may ask for our own range (gl_is_own_address) on
+ * the same thread. */
+static pthread_mutex_t walk_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+int gl_loader_walk(int (*callback)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+    gl_mutex_lock(&walk_lock);
+    int rc = dl_iterate_phdr(callback, data);
+    gl_mutex_unlock(&walk_lock);
+    return rc;
+}
+
+void gl_loader_walk_prefork(void)
+{
+    gl_mutex_lock(&walk_lock);
+}
+
+void gl_loader_walk_postfork_parent(void)
+{
+    gl_mutex_unlock(&walk_lock);
+}
+
+void gl_loader_walk_postfork_child(void)
+{
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&walk_lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+}
 
 static void read_build_id(const struct dl_phdr_info *info, struct gl_module *m)
 {
@@ -91,7 +131,7 @@ static int collect_one(struct dl_phdr_info *info, size_t size, void *data)
 int gl_modules_collect(struct gl_module_list *out)
 {
     memset(out, 0, sizeof *out);
-    if (dl_iterate_phdr(collect_one, out) != 0) {
+    if (gl_loader_walk(collect_one, out) != 0) {
         gl_modules_free(out);
         return -1;
     }
@@ -129,7 +169,7 @@ static int find_range(struct dl_phdr_info *info, size_t size, void *data)
 int gl_module_range_of(uintptr_t addr, uintptr_t *start, uintptr_t *end)
 {
     struct range_query q = {.addr = addr};
-    dl_iterate_phdr(find_range, &q);
+    gl_loader_walk(find_range, &q);
     if (!q.found)
         return -1;
     *start = q.start;

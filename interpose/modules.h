@@ -25,6 +25,16 @@ struct gl_module_list {
 int gl_modules_collect(struct gl_module_list *out);
 void gl_modules_free(struct gl_module_list *list);
 
+/* dl_iterate_phdr, serialized against fork (see modules.c): libgpuleak's
+ * only way to walk the loader's list of objects. */
+struct dl_phdr_info;
+int gl_loader_walk(int (*callback)(struct dl_phdr_info *, size_t, void *), void *data);
+/* The fork handlers: no walk of ours is in progress while fork copies the
+ * process, so the child never inherits the loader's lock held by us. */
+void gl_loader_walk_prefork(void);
+void gl_loader_walk_postfork_parent(void);
+void gl_loader_walk_postfork_child(void);
+
 /* Address range of the object containing `addr` (used to find our own). */
 int gl_module_range_of(uintptr_t addr, uintptr_t *start, uintptr_t *end);
 

@@ -8,6 +8,7 @@
 #include "record.h"
 #include "resolve.h"
 #include "track.h"
+#include "internal.h"
 
 GL_DEFINE_REAL(CUresult, cuDeviceGetDefaultMemPool, (CUmemoryPool *, CUdevice))
 GL_DEFINE_REAL(CUresult, cuMemPoolGetAttribute, (CUmemoryPool, CUmemPool_attribute, void *))
@@ -39,7 +40,7 @@ void gl_pools_note(uint64_t pool, int32_t device)
     for (size_t i = 0; i < n; i++)
         if (atomic_load_explicit(&pools[i], memory_order_relaxed) == pool)
             return;
-    pthread_mutex_lock(&pools_lock);
+    gl_mutex_lock(&pools_lock);
     n = atomic_load(&npools);
     size_t i = 0;
     while (i < n && atomic_load(&pools[i]) != pool)
@@ -49,7 +50,7 @@ void gl_pools_note(uint64_t pool, int32_t device)
         atomic_store(&pool_devices[n], device);
         atomic_store_explicit(&npools, n + 1, memory_order_release);
     }
-    pthread_mutex_unlock(&pools_lock);
+    gl_mutex_unlock(&pools_lock);
 }
 
 static int attr(CUmemoryPool pool, CUmemPool_attribute a, uint64_t *out)
@@ -130,4 +131,10 @@ int gl_device_mem_info(int32_t device, uint64_t *free_bytes, uint64_t *total)
     CUcontext popped;
     pop(&popped);
     return rc;
+}
+
+void gl_pools_postfork_child(void)
+{
+    /* A program thread may have been noting a pool at fork. */
+    pthread_mutex_init(&pools_lock, NULL);
 }

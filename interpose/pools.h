@@ -34,4 +34,7 @@ int gl_device_mem_info(int32_t device, uint64_t *free_bytes, uint64_t *total);
 
 #define GL_POOLS_MAX 64
 
+/* Fork child: the pool list's lock, re-initialized. */
+void gl_pools_postfork_child(void);
+
 #endif

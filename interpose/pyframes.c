@@ -83,10 +83,10 @@ void gl_py_detect(void)
     if (last != 0 && now - last < 1000000000u)
         return;
     atomic_store(&last_probe_ns, now);
-    pthread_mutex_lock(&detect_lock);
+    gl_mutex_lock(&detect_lock);
     if (atomic_load(&state) == 0)
         detect_locked();
-    pthread_mutex_unlock(&detect_lock);
+    gl_mutex_unlock(&detect_lock);
 }
 
 bool gl_py_is_interpreter_pc(uintptr_t pc) { return pc >= interp_start && pc < interp_end; }
@@ -169,7 +169,7 @@ static uint32_t intern(const char *file, size_t file_len, const char *func, size
 
     uint32_t id = 0;
     struct pyframe *f;
-    pthread_mutex_lock(&frames_lock);
+    gl_mutex_lock(&frames_lock);
     HASH_FIND_BYHASHVALUE(hh, frames_by_key, key, keylen, hash, f);
     if (f == NULL && (f = malloc(sizeof *f + keylen)) != NULL) {
         memcpy(f->key, key, keylen);
@@ -190,16 +190,16 @@ static uint32_t intern(const char *file, size_t file_len, const char *func, size
     }
     if (f != NULL)
         id = f->id;
-    pthread_mutex_unlock(&frames_lock);
+    gl_mutex_unlock(&frames_lock);
     return id;
 }
 
 void gl_py_for_each(void (*fn)(uint32_t, uint32_t, const char *, size_t, const char *, size_t, void *),
                     void *arg)
 {
-    pthread_mutex_lock(&frames_lock);
+    gl_mutex_lock(&frames_lock);
     struct pyframe *f = frames_newest;
-    pthread_mutex_unlock(&frames_lock);
+    gl_mutex_unlock(&frames_lock);
     /* Frames are immutable and only prepended: walk without the lock. */
     for (; f != NULL; f = f->older)
         fn(f->id, f->line, f->key, f->file_len, f->key + f->file_len + 1, f->func_len, arg);

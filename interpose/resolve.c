@@ -47,13 +47,13 @@ static pthread_mutex_t resolved_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void remember(struct gl_real *r)
 {
-    pthread_mutex_lock(&resolved_lock);
+    gl_mutex_lock(&resolved_lock);
     size_t i = 0;
     while (i < nresolved && resolved[i] != r)
         i++;
     if (i == nresolved && nresolved < RESOLVED_MAX)
         resolved[nresolved++] = r;
-    pthread_mutex_unlock(&resolved_lock);
+    gl_mutex_unlock(&resolved_lock);
 }
 
 static void forget_if_unloaded(struct gl_real *r)
@@ -70,10 +70,10 @@ void gl_resolve_forget_unloaded(void)
 {
     gl_resolve_forget_scopes();
     gl_hook_table_each_real(forget_if_unloaded);
-    pthread_mutex_lock(&resolved_lock);
+    gl_mutex_lock(&resolved_lock);
     for (size_t i = 0; i < nresolved; i++)
         forget_if_unloaded(resolved[i]);
-    pthread_mutex_unlock(&resolved_lock);
+    gl_mutex_unlock(&resolved_lock);
 }
 
 void *gl_resolve_slow(struct gl_real *r)
@@ -81,7 +81,7 @@ void *gl_resolve_slow(struct gl_real *r)
     void *fn = gl_libc_dlsym(RTLD_NEXT, r->name);
     if (fn == NULL || gl_is_own_address((uintptr_t)fn)) {
         struct search s = {r->name, NULL};
-        dl_iterate_phdr(search_object, &s);
+        gl_loader_walk(search_object, &s);
         fn = s.found;
     }
     if (fn != NULL) {
@@ -97,7 +97,7 @@ void *gl_resolve_any(const char *name)
     if (fn != NULL && !gl_is_own_address((uintptr_t)fn))
         return fn;
     struct search any = {name, NULL};
-    dl_iterate_phdr(search_object, &any);
+    gl_loader_walk(search_object, &any);
     return any.found;
 }
 
@@ -159,9 +159,9 @@ static struct scope *scope_of(uintptr_t pc)
         if (pc >= atomic_load(&s->start) && pc < atomic_load(&s->end))
             return last_scope = s;
     struct owner_query q = {.pc = pc};
-    if (pc == 0 || dl_iterate_phdr(find_owner, &q) == 0)
+    if (pc == 0 || gl_loader_walk(find_owner, &q) == 0)
         return NULL;
-    pthread_mutex_lock(&scopes_lock);
+    gl_mutex_lock(&scopes_lock);
     for (s = atomic_load(&scopes); s != NULL; s = s->next)
         if (pc >= atomic_load(&s->start) && pc < atomic_load(&s->end))
             break;
@@ -174,7 +174,7 @@ static struct scope *scope_of(uintptr_t pc)
         s->next = atomic_load(&scopes);
         atomic_store(&scopes, s);
     }
-    pthread_mutex_unlock(&scopes_lock);
+    gl_mutex_unlock(&scopes_lock);
     return last_scope = s;
 }
 
@@ -206,7 +206,7 @@ void *gl_resolve_scoped(struct gl_real *r, uintptr_t caller)
     struct scope *s = scope_of(caller);
     if (s == NULL || r->index < 0 || r->index >= GL_REAL_COUNT) {
         struct search any = {r->name, NULL};
-        dl_iterate_phdr(search_object, &any);
+        gl_loader_walk(search_object, &any);
         return any.found;
     }
     void *fn = atomic_load_explicit(&s->fn[r->index], memory_order_acquire);
@@ -218,7 +218,7 @@ void *gl_resolve_scoped(struct gl_real *r, uintptr_t caller)
          * elsewhere, or our own query on the hook path): any loaded
          * definition. */
         struct search any = {r->name, NULL};
-        dl_iterate_phdr(search_object, &any);
+        gl_loader_walk(search_object, &any);
         fn = any.found;
     }
     if (fn != NULL)
@@ -241,4 +241,12 @@ void gl_resolve_forget_scopes(void)
                 atomic_compare_exchange_strong(&s->fn[i], &fn, NULL);
         }
     }
+}
+
+void gl_resolve_postfork_child(void)
+{
+    /* The writer thread takes both when its own CUDA calls resolve (the
+     * driver's view); it does not exist in the child. */
+    pthread_mutex_init(&resolved_lock, NULL);
+    pthread_mutex_init(&scopes_lock, NULL);
 }

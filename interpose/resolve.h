@@ -68,4 +68,7 @@ static inline void *gl_resolve(struct gl_real *r, uintptr_t caller)
         return (name##_fn)gl_resolve(&gl_real_##name, gl_caller_pc);           \
     }
 
+/* Fork child: the locks of the resolved-function lists, re-initialized. */
+void gl_resolve_postfork_child(void);
+
 #endif

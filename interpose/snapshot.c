@@ -563,9 +563,9 @@ static int snapshot_write(uint32_t reason, uint32_t flags, const char *path,
     int cancel_state;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     block_xfsz(&old, &was_pending);
-    pthread_mutex_lock(&snap_lock);
+    gl_mutex_lock(&snap_lock);
     int rc = snapshot_write_locked(reason, flags, path, mem, written);
-    pthread_mutex_unlock(&snap_lock);
+    gl_mutex_unlock(&snap_lock);
     unblock_xfsz(&old, was_pending);
     pthread_setcancelstate(cancel_state, NULL);
     return rc;

@@ -94,7 +94,12 @@ void gl_stack_capture(struct gl_capture *cap)
     if (want <= 0)
         return;
     int extra = atomic_load_explicit(&own_frames_max, memory_order_relaxed);
+    /* libunwind may hold the loader's lock (dl_iterate_phdr) and its own
+     * while it walks: a fatal signal here must not send the writer, which
+     * walks the loader's list too, to wait for them (gl_busy). */
+    gl_busy_enter();
     int n = walk_stack(raw, want + (extra ? extra : OWN_FRAMES_MAX));
+    gl_busy_leave();
     int skip = 0;
     while (skip < n && gl_is_own_address((uintptr_t)raw[skip]))
         skip++;
@@ -172,7 +177,7 @@ struct gl_stack *gl_stack_intern(const struct gl_capture *cap)
 
     unsigned hash;
     HASH_VALUE(cap->pcs, keylen, hash);
-    pthread_mutex_lock(&stacks_lock);
+    gl_mutex_lock(&stacks_lock);
     HASH_FIND_BYHASHVALUE(hh, stacks_by_pcs, cap->pcs, keylen, hash, s);
     if (s == NULL) {
         s = malloc(sizeof *s + keylen);
@@ -197,7 +202,7 @@ struct gl_stack *gl_stack_intern(const struct gl_capture *cap)
             }
         }
     }
-    pthread_mutex_unlock(&stacks_lock);
+    gl_mutex_unlock(&stacks_lock);
     if (slot != NULL && s != NULL)
         *slot = s;
     return s;
@@ -205,13 +210,13 @@ struct gl_stack *gl_stack_intern(const struct gl_capture *cap)
 
 struct gl_stack *gl_stacks_newest(uint32_t *count)
 {
-    pthread_mutex_lock(&stacks_lock);
+    gl_mutex_lock(&stacks_lock);
     struct gl_stack *s = stacks_newest;
     *count = stacks_count;
-    pthread_mutex_unlock(&stacks_lock);
+    gl_mutex_unlock(&stacks_lock);
     return s;
 }
 
-void gl_stacks_lock(void) { pthread_mutex_lock(&stacks_lock); }
-void gl_stacks_unlock(void) { pthread_mutex_unlock(&stacks_lock); }
+void gl_stacks_lock(void) { gl_mutex_lock(&stacks_lock); }
+void gl_stacks_unlock(void) { gl_mutex_unlock(&stacks_lock); }
 void gl_stacks_reinit_lock(void) { pthread_mutex_init(&stacks_lock, NULL); }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "snapshot_format.h"
+#include "internal.h"
 
 /* Teardowns are rare and drop their records in one pass, so a plain array
  * under a mutex (the copy runs on the writer thread, outside the exclusive
@@ -36,7 +37,7 @@ static size_t slot_of(uint32_t stack_id, int32_t device, uint16_t kind, uint16_t
 void gl_teardown_note(uint32_t stack_id, int32_t device, uint16_t kind, uint16_t api, uint64_t bytes,
                       uint16_t teardown, uint64_t time_ns)
 {
-    pthread_mutex_lock(&lock);
+    gl_mutex_lock(&lock);
     size_t k = slot_of(stack_id, device, kind, api, teardown);
     while (slots[k] != 0 && !same(&table[slots[k] - 1], stack_id, device, kind, api, teardown))
         k = (k + 1) % SLOTS; /* never full: at most half the slots are used */
@@ -49,19 +50,19 @@ void gl_teardown_note(uint32_t stack_id, int32_t device, uint16_t kind, uint16_t
                                            .device = device, .kind = kind, .api = api, .teardown = teardown};
         slots[k] = (uint16_t)++used;
     }
-    pthread_mutex_unlock(&lock);
+    gl_mutex_unlock(&lock);
 }
 
 struct gl_teardown *gl_teardown_copy(size_t *n)
 {
-    pthread_mutex_lock(&lock);
+    gl_mutex_lock(&lock);
     *n = used;
     struct gl_teardown *out = used ? malloc(used * sizeof *out) : NULL;
     if (out != NULL)
         memcpy(out, table, used * sizeof *out);
     else
         *n = 0;
-    pthread_mutex_unlock(&lock);
+    gl_mutex_unlock(&lock);
     return out;
 }
 

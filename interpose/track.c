@@ -188,7 +188,7 @@ static bool table_put(struct gl_record *rec, bool is_new, struct gl_record *old,
     struct shard *sh = shard_of(rec->space, rec->addr);
     bool added = false;
     *had_old = false;
-    pthread_mutex_lock(&sh->lock);
+    gl_mutex_lock(&sh->lock);
     struct gl_record **link = table_link(sh, rec->space, rec->addr);
     if (link != NULL && *link != NULL) {
         struct gl_record *o = table_unlink(sh, link);
@@ -206,7 +206,7 @@ static bool table_put(struct gl_record *rec, bool is_new, struct gl_record *old,
         if (!added)
             rec_free(sh, r);
     }
-    pthread_mutex_unlock(&sh->lock);
+    gl_mutex_unlock(&sh->lock);
     return added;
 }
 
@@ -270,7 +270,7 @@ struct gl_record *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_sta
     struct shard *sh = shard_of(space, addr);
     bool found = false;
     struct gl_lane *lane = gl_lane_enter();
-    pthread_mutex_lock(&sh->lock);
+    gl_mutex_lock(&sh->lock);
     struct gl_record **link = table_link(sh, space, addr);
     if (link != NULL && *link != NULL) {
         struct gl_record *r = table_unlink(sh, link);
@@ -279,7 +279,7 @@ struct gl_record *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_sta
         rec_free(sh, r);
         found = true;
     }
-    pthread_mutex_unlock(&sh->lock);
+    gl_mutex_unlock(&sh->lock);
     if (found) {
         struct gl_acct_event ev = acct_event(&taken);
         gl_acct_free(&lane->acct, &ev);
@@ -294,11 +294,11 @@ int gl_track_kind_of(uint32_t space, uint64_t addr)
 {
     struct shard *sh = shard_of(space, addr);
     int kind = -1;
-    pthread_mutex_lock(&sh->lock);
+    gl_mutex_lock(&sh->lock);
     struct gl_record **link = table_link(sh, space, addr);
     if (link != NULL && *link != NULL)
         kind = (*link)->kind;
-    pthread_mutex_unlock(&sh->lock);
+    gl_mutex_unlock(&sh->lock);
     return kind;
 }
 
@@ -433,10 +433,10 @@ bool gl_track_copy(struct gl_state_copy *out)
     size_t slots_guess = 0, hist_room;
     struct gl_lane *lane = gl_lane_enter();
     for (int i = 0; i < SHARDS; i++) {
-        pthread_mutex_lock(&shards[i].lock);
+        gl_mutex_lock(&shards[i].lock);
         for (const struct slab *sl = shards[i].slabs; sl != NULL; sl = sl->next)
             slots_guess += sl->used;
-        pthread_mutex_unlock(&shards[i].lock);
+        gl_mutex_unlock(&shards[i].lock);
     }
     hist_room = gl_history_capacity();
     gl_lane_leave(lane);

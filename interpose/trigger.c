@@ -27,6 +27,9 @@ static atomic_bool signal_pending;
 static void (*_Atomic job_pending)(void);
 static sem_t job_done;
 static pthread_mutex_t one_job = PTHREAD_MUTEX_INITIALIZER; /* one caller at a time */
+/* Taken by a program thread that starts the writer (the first call after
+ * activation or fork). */
+static pthread_mutex_t restart_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* CLOCK_MONOTONIC now + ms. */
 static void deadline_in(struct timespec *t, uint64_t ms)
@@ -56,15 +59,25 @@ static void on_signal(int sig)
     errno = saved;
 }
 
+static GL_TLS bool on_writer;
+
 /* A fatal signal: the program is about to die with it.  The handler cannot
  * write a snapshot itself (the thread may have been stopped inside malloc or
  * holding a lock), so it hands the work to the writer thread, waits a bounded
  * time, then lets the signal take its default action, so the exit status is
- * the same as without gpuleak. */
+ * the same as without gpuleak.
+ *
+ * It asks for the snapshot unless this thread may hold something the writer
+ * needs (gl_busy: one of our locks, the loader's in a walk or a stack
+ * capture): the writer would wait for it until FATAL_WAIT_MS ran out.  A
+ * thread inside an intercepted CUDA call is not busy while it waits inside
+ * the real function (on a GPU, cudaFree waits for the device: a
+ * scheduler's SIGTERM lands there often).  The writer itself blocks every
+ * signal; a fault on it cannot wait for it. */
 static void on_fatal(int sig)
 {
     int saved = errno;
-    if (gl_hook_depth == 0 && atomic_load(&writer_running)) {
+    if (gl_busy == 0 && !on_writer && atomic_load(&writer_running)) {
         int expected = 0;
         if (atomic_compare_exchange_strong(&fatal_state, &expected, 1)) {
             sem_post(&wakeup);
@@ -98,7 +111,12 @@ static void install_fatal_handlers(void)
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_fatal;
         sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        /* SA_ONSTACK: a stack overflow can only be handled on the
+         * alternate stack the program installed (none: the kernel kills
+         * it, as without gpuleak).  The handler needs little of it (an
+         * atomic, sem_post, nanosleep, sigaction, raise); the snapshot is
+         * written on the writer thread's own stack. */
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
         sigaction(fatal_signals[i], &sa, NULL);
     }
 }
@@ -115,8 +133,6 @@ void gl_trigger_check_signal(void)
                      "no longer work (choose another signal with GPULEAK_SIGNAL, e.g. USR2)",
                      sig);
 }
-
-static GL_TLS bool on_writer;
 
 /* The writer takes the snapshot signal itself while the handler is
  * gpuleak's: `gpuleak snapshot` sends it to this thread alone (tgkill), so no
@@ -228,7 +244,16 @@ void gl_trigger_start(void)
         return;
 
     struct sigaction old;
-    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN) {
+    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN && !(old.sa_flags & SA_SIGINFO)) {
+        /* Ignored on purpose (often inherited through exec, e.g. nohup or
+         * a supervisor): taking it over would make the program's exec'ed
+         * children, which inherit "default" instead, die of it. */
+        gl_warn_once(&warned_taken,
+                     "the snapshot signal (GPULEAK_SIGNAL=%d) is ignored by this program: left ignored, "
+                     "snapshots on signal are off (choose another with GPULEAK_SIGNAL, e.g. USR2)", sig);
+        return;
+    }
+    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL) {
         gl_warn_once(&warned_taken,
                      "signal %d already has a handler in this program; snapshots on signal are off "
                      "(choose another with GPULEAK_SIGNAL, e.g. USR2)", sig);
@@ -284,6 +309,9 @@ void gl_trigger_postfork_child(void)
     /* A thread of the parent may have been waiting for a job: the lock it
      * held is the child's to take. */
     pthread_mutex_init(&one_job, NULL);
+    /* Another thread of the parent may have been starting the writer: the
+     * child's next call must be able to start its own. */
+    pthread_mutex_init(&restart_lock, NULL);
     sem_init(&wakeup, 0, 0);
     sem_init(&job_done, 0, 0);
     gl_periodic_postfork_child();
@@ -291,13 +319,12 @@ void gl_trigger_postfork_child(void)
 
 void gl_trigger_check(void)
 {
-    static pthread_mutex_t restart_lock = PTHREAD_MUTEX_INITIALIZER;
     if (atomic_load_explicit(&writer_running, memory_order_relaxed))
         return;
-    pthread_mutex_lock(&restart_lock);
+    gl_mutex_lock(&restart_lock);
     if (!atomic_load(&writer_running))
         start_writer();
-    pthread_mutex_unlock(&restart_lock);
+    gl_mutex_unlock(&restart_lock);
 }
 
 bool gl_trigger_run_job(void (*job)(void), unsigned timeout_ms)
@@ -310,7 +337,7 @@ bool gl_trigger_run_job(void (*job)(void), unsigned timeout_ms)
      * (gl_enter); this caller may also be an exit handler. */
     int cancel_state;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-    pthread_mutex_lock(&one_job);
+    gl_mutex_lock(&one_job);
     while (sem_trywait(&job_done) == 0) /* left by a job that ran too late */
         ;
     atomic_store(&job_pending, job);
@@ -322,7 +349,7 @@ bool gl_trigger_run_job(void (*job)(void), unsigned timeout_ms)
         ;
     if (!done) /* not started yet: take it back; started: it finishes unheeded */
         atomic_compare_exchange_strong(&job_pending, &job, NULL);
-    pthread_mutex_unlock(&one_job);
+    gl_mutex_unlock(&one_job);
     pthread_setcancelstate(cancel_state, NULL);
     return done;
 }

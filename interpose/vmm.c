@@ -6,6 +6,7 @@
 
 #include "snapshot_format.h"
 #include "ut.h"
+#include "internal.h"
 
 /* A handle's memory lives while it has references (cuMemCreate's, one per
  * cuMemRetainAllocationHandle, each ended by a cuMemRelease) or mappings. */
@@ -63,7 +64,7 @@ void gl_vmm_created(uint64_t handle, int32_t device)
     s->handle = handle;
     s->device = device;
     s->refs = 1;
-    pthread_mutex_lock(&vmm_lock);
+    gl_mutex_lock(&vmm_lock);
     struct handle_state *old = find_handle(handle);
     if (old != NULL)
         forget(old);
@@ -71,7 +72,7 @@ void gl_vmm_created(uint64_t handle, int32_t device)
     HASH_ADD(hh, handles, handle, sizeof s->handle, s);
     if (gl_ut_oom)
         free(s);
-    pthread_mutex_unlock(&vmm_lock);
+    gl_mutex_unlock(&vmm_lock);
 }
 
 bool gl_vmm_imported(uint64_t handle, int32_t device)
@@ -83,7 +84,7 @@ bool gl_vmm_imported(uint64_t handle, int32_t device)
     s->device = device;
     s->refs = 1;
     s->imported = true;
-    pthread_mutex_lock(&vmm_lock);
+    gl_mutex_lock(&vmm_lock);
     struct handle_state *old = find_handle(handle);
     bool fresh = false;
     if (old != NULL) {
@@ -101,36 +102,36 @@ bool gl_vmm_imported(uint64_t handle, int32_t device)
             fresh = true;
         }
     }
-    pthread_mutex_unlock(&vmm_lock);
+    gl_mutex_unlock(&vmm_lock);
     return fresh;
 }
 
 bool gl_vmm_retained(uint64_t handle)
 {
-    pthread_mutex_lock(&vmm_lock);
+    gl_mutex_lock(&vmm_lock);
     struct handle_state *s = find_handle(handle);
     if (s != NULL)
         s->refs++;
-    pthread_mutex_unlock(&vmm_lock);
+    gl_mutex_unlock(&vmm_lock);
     return s != NULL;
 }
 
 enum gl_vmm_release gl_vmm_release_effect(uint64_t handle)
 {
-    pthread_mutex_lock(&vmm_lock);
+    gl_mutex_lock(&vmm_lock);
     struct handle_state *s = find_handle(handle);
     enum gl_vmm_release e = GL_VMM_RELEASE_KEEPS;
     if (s == NULL || (!s->imported && s->mappings == 0 && s->refs <= 1))
         e = GL_VMM_RELEASE_FREES;
     else if (s->imported && s->refs == 1)
         e = GL_VMM_RELEASE_ENDS_IMPORT;
-    pthread_mutex_unlock(&vmm_lock);
+    gl_mutex_unlock(&vmm_lock);
     return e;
 }
 
 bool gl_vmm_released(uint64_t handle)
 {
-    pthread_mutex_lock(&vmm_lock);
+    gl_mutex_lock(&vmm_lock);
     struct handle_state *s = find_handle(handle);
     bool gone = true;
     if (s != NULL) {
@@ -143,14 +144,14 @@ bool gl_vmm_released(uint64_t handle)
             gone = false;
         }
     }
-    pthread_mutex_unlock(&vmm_lock);
+    gl_mutex_unlock(&vmm_lock);
     return gone;
 }
 
 bool gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle, int32_t *device)
 {
     struct mapping *m = calloc(1, sizeof *m);
-    pthread_mutex_lock(&vmm_lock);
+    gl_mutex_lock(&vmm_lock);
     struct handle_state *s = find_handle(handle);
     /* A mapping not stored (memory ran out) could never be unmapped here:
      * better not recorded at all than reported mapped forever. */
@@ -171,7 +172,7 @@ bool gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle, int32_t *device)
                 s->mappings--;
         }
     }
-    pthread_mutex_unlock(&vmm_lock);
+    gl_mutex_unlock(&vmm_lock);
     return imported;
 }
 
@@ -180,7 +181,7 @@ size_t gl_vmm_imported_in(uint64_t va, uint64_t size, uint64_t *out, size_t cap)
     if (nimported == 0)
         return 0;
     size_t n = 0;
-    pthread_mutex_lock(&vmm_lock);
+    gl_mutex_lock(&vmm_lock);
     for (struct mapping *m = mappings; m != NULL; m = m->hh.next) {
         if (m->va < va || m->va - va >= size)
             continue;
@@ -191,7 +192,7 @@ size_t gl_vmm_imported_in(uint64_t va, uint64_t size, uint64_t *out, size_t cap)
             out[n] = m->va;
         n++;
     }
-    pthread_mutex_unlock(&vmm_lock);
+    gl_mutex_unlock(&vmm_lock);
     return n;
 }
 
@@ -209,7 +210,7 @@ void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle))
     do {
         size_t ndead = 0;
         more = false;
-        pthread_mutex_lock(&vmm_lock);
+        gl_mutex_lock(&vmm_lock);
         struct mapping *m, *tmp;
         HASH_ITER(hh, mappings, m, tmp) {
             if (m->va < va || m->va - va >= size)
@@ -227,7 +228,7 @@ void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle))
             HASH_DEL(mappings, m);
             free(m);
         }
-        pthread_mutex_unlock(&vmm_lock);
+        gl_mutex_unlock(&vmm_lock);
         for (size_t i = 0; i < ndead; i++)
             gone(dead[i]);
     } while (more);
@@ -240,29 +241,29 @@ void gl_vmm_reserved(uint64_t va, uint64_t size)
         return;
     r->va = va;
     r->size = size;
-    pthread_mutex_lock(&vmm_lock);
+    gl_mutex_lock(&vmm_lock);
     gl_ut_oom = false;
     HASH_ADD(hh, reservations, va, sizeof r->va, r);
     if (gl_ut_oom)
         free(r);
-    pthread_mutex_unlock(&vmm_lock);
+    gl_mutex_unlock(&vmm_lock);
 }
 
 void gl_vmm_unreserved(uint64_t va)
 {
-    pthread_mutex_lock(&vmm_lock);
+    gl_mutex_lock(&vmm_lock);
     struct reservation *r;
     HASH_FIND(hh, reservations, &va, sizeof va, r);
     if (r != NULL) {
         HASH_DEL(reservations, r);
         free(r);
     }
-    pthread_mutex_unlock(&vmm_lock);
+    gl_mutex_unlock(&vmm_lock);
 }
 
 struct gl_vmm_range *gl_vmm_copy(size_t *n)
 {
-    pthread_mutex_lock(&vmm_lock);
+    gl_mutex_lock(&vmm_lock);
     size_t count = HASH_COUNT(reservations) + HASH_COUNT(mappings);
     struct gl_vmm_range *out = count ? malloc(count * sizeof *out) : NULL;
     size_t i = 0;
@@ -274,7 +275,7 @@ struct gl_vmm_range *gl_vmm_copy(size_t *n)
             out[i++] = (struct gl_vmm_range){m->va, m->size, m->handle, GL_VMM_MAPPING, h ? h->device : -1};
         }
     }
-    pthread_mutex_unlock(&vmm_lock);
+    gl_mutex_unlock(&vmm_lock);
     *n = i;
     return out;
 }

@@ -245,3 +245,10 @@ $(TPROG_DIR)/exit_together: tests/programs/exit_together.c $(FAKECUDA_RT_DEPS) |
 	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
 $(TPROG_DIR)/snapshot_target: tests/programs/snapshot_target.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
+
+# How a tracked process ends: fork, exit from two threads, fatal signals
+# (tests/t_process_end.sh).
+TEST_PROGS += $(TPROG_DIR)/process_end
+all: $(TEST_PROGS)
+$(TPROG_DIR)/process_end: tests/programs/process_end.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -pthread)

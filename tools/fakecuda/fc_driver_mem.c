@@ -67,6 +67,13 @@ CUresult cuMemFree_v2(CUdeviceptr dptr)
         return r;
     if (dptr == 0)
         return CUDA_SUCCESS;
+    /* Like a real cuMemFree waiting for the device to go idle: the caller
+     * sits inside the call, holding no lock of the driver's. */
+    if (fc_free_delay_ms) {
+        struct timespec delay = {(time_t)(fc_free_delay_ms / 1000), (long)(fc_free_delay_ms % 1000) * 1000000L};
+        while (nanosleep(&delay, &delay) != 0)
+            ;
+    }
     fc_lock();
     struct fc_dev *d;
     struct fc_seg *s = fc_heap_find((uintptr_t)dptr, 1, &d);

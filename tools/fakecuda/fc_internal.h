@@ -95,6 +95,7 @@ struct fc_pool {
 /* FAKECUDA_MEMINFO_DELAY_MS: how long cuMemGetInfo takes (a driver stuck at
  * exit, for the interposer's time limits); 0 normally. */
 extern unsigned long long fc_meminfo_delay_ms;
+extern unsigned long long fc_free_delay_ms;
 /* FAKECUDA_IMPORT_REUSE=1: importing memory this process already holds a
  * live imported handle of returns that handle again, one more reference
  * (CUDA allows either; the default is a new handle per import). */

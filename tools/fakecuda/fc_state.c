@@ -9,6 +9,7 @@
 struct fc_dev fc_devs[FC_MAX_DEVICES];
 int fc_ndev;
 unsigned long long fc_meminfo_delay_ms;
+unsigned long long fc_free_delay_ms;
 int fc_import_reuse;
 
 static pthread_mutex_t fc_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -46,6 +47,7 @@ static void do_init(void)
     if (mem > ((unsigned long long)1 << 38)) /* the range must fit its 1 TiB slot */
         mem = (unsigned long long)1 << 38;
     fc_meminfo_delay_ms = env_ull("FAKECUDA_MEMINFO_DELAY_MS", 0);
+    fc_free_delay_ms = env_ull("FAKECUDA_FREE_DELAY_MS", 0);
     fc_import_reuse = env_ull("FAKECUDA_IMPORT_REUSE", 0) != 0;
     if (n == 0) {
         init_result = CUDA_ERROR_NO_DEVICE;
