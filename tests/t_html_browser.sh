@@ -40,6 +40,12 @@ python3 "$check" i.html i.json || fail "mapped page"
 "$REPORT" --html b.html b.snap
 "$REPORT" --json b.snap > b.json
 python3 "$check" b.html b.json || fail "invalid frees page"
+# frees of addresses inside blocks (live and freed): the opened row names
+# the block and where it was allocated
+"$TPROG/snapgen" badinside bi.snap
+"$REPORT" --html bi.html bi.snap
+"$REPORT" --json bi.snap > bi.json
+python3 "$check" bi.html bi.json || fail "frees inside blocks page"
 
 # a real double free, its stacks recorded: the opened row says where the
 # address was allocated and first freed

@@ -619,10 +619,15 @@
     if (T.invalid_frees && T.invalid_frees.length) { /* frees of pointers with no live allocation */
       sec.appendChild(el('h3', {text: 'Invalid frees (no live allocation at that address)'}));
       sec.appendChild(table('invalid-frees-table', [['count', 'count', true, exact],
-        ['CUDA', 'refused', false, function (v) { return v ? 'refused (double or invalid free)' : 'accepted (allocated unseen)'; }],
+        ['CUDA', function (r) { return !r.refused ? 'accepted (allocated unseen)' : r.inside_stack >= 0 ? 'refused (not the start of an allocation)' : 'refused (double or invalid free)'; }],
         ['device', 'device', true, devName], ['API', 'api'], ['first at', 'first_time_ns', true, function (v) { return (v / 1e9).toFixed(2) + ' s'; }],
         ['freed at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
         T.invalid_frees.slice(), function (r) {
+          if (r.inside_stack >= 0) /* valgrind's "16 bytes inside a block of size 4,096" */
+            return [[null, r.stack], [exact(r.inside_offset) + ' byte' + (r.inside_offset === 1 ? '' : 's') +
+              ' inside the ' + (r.inside_bytes >= 1024 ? human(r.inside_bytes) : exact(r.inside_bytes) + '-byte') + ' block' +
+              (r.inside_freed_ns ? ' freed at ' + (r.inside_freed_ns / 1e9).toFixed(2) + ' s,' : '') +
+              ' allocated at ' + topFrame(r.inside_stack) + ', by', r.inside_stack]];
           if (r.prev_alloc_stack < 0) return r.stack;
           var s = [[null, r.stack], ['that address was freed before, at ' + (r.prev_free_time_ns / 1e9).toFixed(2) +
             ' s; allocated by', r.prev_alloc_stack]];

@@ -224,6 +224,20 @@ def main():
         # a double free's row opens on the free's stack, then where the
         # address was allocated and (free stacks recorded) first freed
         for i, site in enumerate(sites[:200]):
+            inside = site.get("inside_block")
+            if inside:  # the block the address lies inside, as valgrind says
+                text = page.eval("(function(){var r=document.querySelectorAll('#invalid-frees-table tbody tr.row')[%d];"
+                                 "r.dispatchEvent(new MouseEvent('click'));var t=r.nextSibling.textContent;"
+                                 "r.dispatchEvent(new MouseEvent('click'));return t;})()" % i)
+                want = ["%d byte%s inside the " % (inside["offset"], "" if inside["offset"] == 1 else "s"),
+                        " allocated at %s" % inside["frames"][0]["function"],
+                        "#0 " + inside["frames"][0]["function"]]
+                if inside["freed_time_ns"] is not None:
+                    want.append(" block freed at %.2f s," % (inside["freed_time_ns"] / 1e9))
+                missing = [w for w in want if w not in text]
+                eq(missing, [], "invalid free %d: the block it is inside" % i)
+                cell = page.eval("document.querySelectorAll('#invalid-frees-table tbody tr.row')[%d].cells[1].textContent" % i)
+                eq(cell, "refused (not the start of an allocation)", "invalid free %d: its CUDA cell" % i)
             prev = site.get("previous_free")
             if not prev:
                 continue
