@@ -12,7 +12,7 @@ REPORT_SRCS = report/main.c report/run.c report/snap_read.c report/snap_load.c r
 REPORT_OBJS = $(REPORT_SRCS:%.c=$(BUILD)/obj/%.o)
 
 # the page's script and style are .incbin'd into html_assets.o
-$(BUILD)/obj/report/html_assets.o: report/html/report.js report/html/report.css
+$(BUILD)/obj/report/html_assets.o: report/html/ticks.js report/html/report.js report/html/report.css
 REPORT_LIBS = -ldw -lelf -lstdc++
 
 all: $(BUILD)/bin/gpuleak-report $(BUILD)/tests/snapgen $(BUILD)/tests/snapfuzz
