@@ -45,7 +45,7 @@ static void offer(const struct snapshot *s, struct bad_free_block *out, const st
                   size_t n, uint64_t base, uint64_t bytes, uint64_t seq, uint64_t time_ns,
                   uint32_t stack_id, unsigned kind)
 {
-    if (bytes < 2 || !is_address(kind))
+    if (bytes < 2 || !is_address(kind) || base == UINT64_MAX) /* nothing lies after its start */
         return;
     uint64_t end = base + bytes < base ? UINT64_MAX : base + bytes;
     for (size_t k = lower(by_ptr, n, base + 1); k < n && by_ptr[k].key < end; k++) {
