@@ -609,8 +609,6 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         goto out;
     }
 
-    uint64_t snap_unix = gl_unix_ns();
-    uint64_t snap_mono = gl_mono_ns() - gl_start_mono_ns;
     /* The driver's view, asked while the program runs; at exit, the one
      * sampled when exit() began; never on a fatal signal, when the CUDA
      * libraries may be in any state (driver_view.h). */
@@ -635,6 +633,12 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         gl_warn_once(&warned_mem, "out of memory while taking a snapshot; none written");
         goto out;
     }
+    /* Taken now, after the copy: every event, peak and allocation it holds
+     * (this snapshot's own mark included) happened before this time.
+     * Stamped before the driver was asked and the state copied, it was
+     * earlier than events it contained. */
+    uint64_t snap_unix = gl_unix_ns();
+    uint64_t snap_mono = gl_mono_ns() - gl_start_mono_ns;
     struct gl_module_list mods;
     if (gl_modules_collect(&mods) != 0) {
         gl_state_copy_free(&copy);

@@ -1,5 +1,7 @@
 #include "bad_frees.h"
 
+#include "bad_free_block.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -83,6 +85,39 @@ void text_bad_frees_summary(struct report_ctx *r)
     free(v);
 }
 
+/* "16-byte" below a KiB, "4.0 KiB" above */
+static void put_block_size(FILE *f, uint64_t bytes)
+{
+    char h[32];
+    fmt_human(h, sizeof h, bytes);
+    if (h[0])
+        fputs(h, f);
+    else
+        fprintf(f, "%" PRIu64 "-byte", bytes);
+}
+
+/* valgrind's "Address 0x... is 16 bytes inside a block of size 4,096
+ * alloc'd", with the place the block was allocated at. */
+static void text_inside(struct report_ctx *r, const struct snap_bad_free *b,
+                        const struct bad_free_block *k)
+{
+    FILE *f = r->out;
+    fprintf(f, "    %" PRIu64 " byte%s inside the ", b->ptr - k->base, b->ptr - k->base == 1 ? "" : "s");
+    put_block_size(f, k->bytes);
+    fputs(" block", f);
+    if (k->freed) {
+        fputs(" freed at ", f);
+        put_secs(f, k->free_time_ns);
+        fputs(",", f);
+    }
+    fputs(" allocated at ", f);
+    put_cs_top(r, sview_cs(r->v, k->stack_id));
+    fputs(", ", f);
+    put_secs(f, k->alloc_time_ns);
+    fprintf(f, " (seq %" PRIu64 "), by\n", k->alloc_seq);
+    put_cs(r, "        ", sview_cs(r->v, k->stack_id));
+}
+
 void text_bad_frees(struct report_ctx *r)
 {
     struct bad_free_totals t;
@@ -95,8 +130,10 @@ void text_bad_frees(struct report_ctx *r)
           "CUDA: freed twice, never allocated, or not the start of an allocation -- a\n"
           "bug in the program.  Accepted by CUDA: memory allocated where gpuleak could\n"
           "not see it.\n", f);
+    struct bad_free_block *blocks = bad_free_blocks(r->s);
     for (size_t i = 0; i < t.sites; i++) {
         const struct snap_bad_free *b = v[i];
+        const struct bad_free_block *k = &blocks[b - r->s->bad_frees];
         fputc('\n', f);
         tc_on(r, refused(b) ? TC_RED : TC_YELLOW);
         put_count(f, b->count, "free");
@@ -105,12 +142,15 @@ void text_bad_frees(struct report_ctx *r)
         put_api(f, b->api);
         fputs(") on ", f);
         put_where(f, b->device);
-        fputs(refused(b) ? ", refused by CUDA (double or invalid free)\n"
-                         : ", accepted by CUDA (allocated where gpuleak could not see it)\n", f);
+        fputs(!refused(b) ? ", accepted by CUDA (allocated where gpuleak could not see it)\n"
+              : k->found  ? ", refused by CUDA (invalid free: not the start of an allocation)\n"
+                          : ", refused by CUDA (double or invalid free)\n", f);
         fprintf(f, "    first at ");
         put_secs(f, b->time_ns);
         fprintf(f, ", address 0x%" PRIx64 "\n", b->ptr);
         put_cs(r, "    ", sview_cs(r->v, b->stack_id));
+        if (k->found)
+            text_inside(r, b, k);
         const struct snap_event *al, *fr = bad_free_previous(r->s, b, &al);
         if (fr != NULL) {
             fputs("    that address was freed before, at ", f);
@@ -133,6 +173,7 @@ void text_bad_frees(struct report_ctx *r)
             }
         }
     }
+    free(blocks);
     free(v);
 }
 
@@ -146,8 +187,10 @@ void json_bad_frees(struct report_ctx *r, struct json *j)
     json_key(j, "refused_count"); json_u64(j, t.refused_count);
     json_key(j, "sites");
     json_arr(j);
+    struct bad_free_block *blocks = bad_free_blocks(r->s);
     for (size_t i = 0; i < t.sites; i++) {
         const struct snap_bad_free *b = v[i];
+        const struct bad_free_block *k = &blocks[b - r->s->bad_frees];
         json_obj(j);
         json_key(j, "count"); json_u64(j, b->count);
         json_key(j, "refused"); json_bool(j, refused(b));
@@ -158,6 +201,25 @@ void json_bad_frees(struct report_ctx *r, struct json *j)
         json_key(j, "first_time_ns"); json_u64(j, b->time_ns);
         json_key(j, "stack_id"); json_u64(j, b->stack_id);
         json_frames(j, r->db, sview_cs(r->v, b->stack_id));
+        json_key(j, "inside_block"); /* the address is not a block's start */
+        if (!k->found) {
+            json_null(j);
+        } else {
+            json_obj(j);
+            json_key(j, "offset"); json_u64(j, b->ptr - k->base);
+            json_key(j, "ptr"); json_u64(j, k->base);
+            json_key(j, "bytes"); json_u64(j, k->bytes);
+            json_key(j, "alloc_seq"); json_u64(j, k->alloc_seq);
+            json_key(j, "alloc_time_ns"); json_u64(j, k->alloc_time_ns);
+            json_key(j, "freed_time_ns");
+            if (k->freed)
+                json_u64(j, k->free_time_ns);
+            else
+                json_null(j);
+            json_key(j, "stack_id"); json_u64(j, k->stack_id);
+            json_frames(j, r->db, sview_cs(r->v, k->stack_id));
+            json_end_obj(j);
+        }
         const struct snap_event *al, *fr = bad_free_previous(r->s, b, &al);
         json_key(j, "previous_free");
         if (fr == NULL) {
@@ -189,5 +251,6 @@ void json_bad_frees(struct report_ctx *r, struct json *j)
     }
     json_end_arr(j);
     json_end_obj(j);
+    free(blocks);
     free(v);
 }

@@ -53,3 +53,33 @@ bool fold_is_cuda_api_frame(const struct sym_frame *f)
     }
     return false;
 }
+
+/* The frames a process or thread starts in, below main or the thread's
+ * start function: glibc's and musl's entry and thread-start code.  They are
+ * the same in every stack and say nothing about the program. */
+static const char *const start_functions[] = {
+    "_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+    "libc_start_main_stage2", "start_thread", "clone", "clone3", "__clone", "__clone3",
+    "__clone_internal", "thread_start",
+};
+/* objects those frames live in, for a C library without symbols, whose
+ * start code then has no name */
+static const char *const start_modules[] = {"libc.so", "libc.musl", "ld-linux", "ld-musl",
+                                            "libpthread.so"};
+
+bool fold_is_start_frame(const struct sym_frame *f)
+{
+    if (f->python)
+        return false;
+    if (f->function) {
+        for (size_t i = 0; i < N(start_functions); i++)
+            if (strcmp(f->function, start_functions[i]) == 0)
+                return true;
+        return strncmp(f->function, "__libc_start_main@", 18) == 0;
+    }
+    if (f->module)
+        for (size_t i = 0; i < N(start_modules); i++)
+            if (strncmp(f->module, start_modules[i], strlen(start_modules[i])) == 0)
+                return true;
+    return false;
+}

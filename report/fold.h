@@ -18,4 +18,10 @@ bool fold_is_cuda_api_frame(const struct sym_frame *f);
 /* True when f lies in a shared CUDA library or libgpuleak. */
 bool fold_is_cuda_library(const struct sym_frame *f);
 
+/* True when f is C-library process or thread start code (_start,
+ * __libc_start_main, start_thread, clone3...), which is hidden at the
+ * outermost end of a stack so that it ends at main or the thread's start
+ * function (see stackdb.c). */
+bool fold_is_start_frame(const struct sym_frame *f);
+
 #endif

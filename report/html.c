@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bad_free_block.h"
 #include "bad_frees.h"
 #include "oom.h"
 #include "teardown.h"
@@ -783,8 +784,10 @@ static void put_bad_free_rows(struct hw *w, const struct report_ctx *r)
     key(w, "invalid_frees");
     fputc('[', f);
     size_t n = t.sites < HT_ROWS ? t.sites : HT_ROWS;
+    struct bad_free_block *blocks = bad_free_blocks(r->s);
     for (size_t i = 0; i < n; i++) {
         const struct snap_bad_free *b = v[i];
+        const struct bad_free_block *k = &blocks[b - r->s->bad_frees];
         sep(w, i);
         obj(w);
         kv_u(w, "count", b->count);
@@ -799,10 +802,17 @@ static void put_bad_free_rows(struct hw *w, const struct report_ctx *r)
         kv_i(w, "prev_alloc_stack", fr ? stack_local(w, sview_cs(r->v, fr->stack_id)) : -1);
         kv_i(w, "prev_free_stack", fr && fr->free_stack_id ? stack_local(w, sview_cs(r->v, fr->free_stack_id)) : -1);
         kv_u(w, "prev_free_time_ns", fr ? fr->time_ns : 0);
+        /* an address inside a block: how far in, the block and where it
+         * was made (inside_stack -1: not inside any block known) */
+        kv_i(w, "inside_stack", k->found ? stack_local(w, sview_cs(r->v, k->stack_id)) : -1);
+        kv_u(w, "inside_offset", k->found ? b->ptr - k->base : 0);
+        kv_u(w, "inside_bytes", k->found ? k->bytes : 0);
+        kv_u(w, "inside_freed_ns", k->found && k->freed ? k->free_time_ns : 0);
         end_obj(w);
     }
     fputc(']', f);
     w->first = false;
+    free(blocks);
     free(v);
 }
 

@@ -2,9 +2,9 @@
 # Included from the top-level Makefile (paths are relative to the root).
 
 REPORT_SRCS = report/main.c report/run.c report/snap_read.c report/snap_load.c report/symbolize.c report/xalloc.c \
-              report/fold.c report/suppress.c report/stackdb.c report/bad_frees.c report/bad_frees_multi.c report/sites_multi.c report/teardown_multi.c report/diff_devices.c report/oom.c report/calls.c report/teardown.c \
+              report/fold.c report/suppress.c report/stackdb.c report/bad_frees.c report/bad_free_block.c report/bad_frees_multi.c report/sites_multi.c report/teardown_multi.c report/diff_devices.c report/oom.c report/calls.c report/teardown.c \
               report/analyze.c report/history.c report/frag.c report/radix.c \
-              report/multi.c report/mtable.c report/prepare.c report/fmt.c report/json.c \
+              report/multi.c report/mtable.c report/leaks_merge.c report/prepare.c report/fmt.c report/json.c \
               report/textout.c report/output_text.c report/text_sections.c \
               report/output_json.c report/json_sections.c report/folded.c \
               report/output_multi.c \
@@ -12,7 +12,7 @@ REPORT_SRCS = report/main.c report/run.c report/snap_read.c report/snap_load.c r
 REPORT_OBJS = $(REPORT_SRCS:%.c=$(BUILD)/obj/%.o)
 
 # the page's script and style are .incbin'd into html_assets.o
-$(BUILD)/obj/report/html_assets.o: report/html/report.js report/html/report.css
+$(BUILD)/obj/report/html_assets.o: report/html/ticks.js report/html/report.js report/html/report.css
 REPORT_LIBS = -ldw -lelf -lstdc++
 
 all: $(BUILD)/bin/gpuleak-report $(BUILD)/tests/snapgen $(BUILD)/tests/snapfuzz

@@ -198,7 +198,8 @@ int merge_build(struct msnap *m, size_t n, const struct analyze_opts *o,
     while (k < r->t.n && r->t.rows[k].present < n && r->t.rows[k].total >= o->min_bytes)
         k++;
     r->t.nshown = o->top && k > o->top ? o->top : k;
-    if (free_table_build(m, n, true, &r->frees) || torn_table_build(m, n, true, &r->torn))
+    if (free_table_build(m, n, true, &r->frees) || torn_table_build(m, n, true, &r->torn) ||
+        leak_sites_build(&r->t, o->min_bytes, &r->leaks))
         goto fail;
     return 0;
 fail:
@@ -212,5 +213,6 @@ void merge_free(struct merge_result *r)
     free(r->snaps);
     free_table_free(&r->frees);
     torn_table_free(&r->torn);
+    leak_sites_free(&r->leaks);
     memset(r, 0, sizeof *r);
 }

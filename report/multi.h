@@ -11,6 +11,7 @@
 #include "analyze.h"
 #include "bad_frees_multi.h"
 #include "diff_devices.h"
+#include "leaks_merge.h"
 #include "mtable.h"
 #include "stackdb.h"
 #include "teardown_multi.h"
@@ -54,6 +55,7 @@ struct merge_result {
     size_t largest;  /* snapshot with the largest peak */
     struct free_table frees;
     struct torn_table torn;
+    struct leak_sites leaks; /* leaks by site across the ranks */
 };
 
 int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,

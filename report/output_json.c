@@ -38,6 +38,7 @@ void json_frames(struct json *j, const struct stackdb *db, uint32_t cs)
     }
     json_end_arr(j);
     json_key(j, "folded_frames"); json_u64(j, c ? c->folded : 0);
+    json_key(j, "start_frames"); json_u64(j, c ? c->start : 0);
     json_key(j, "truncated"); json_str(j, c ? cut_name(c->cut) : NULL);
 }
 

@@ -365,6 +365,7 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
     fputs(" at ", f);
     put_secs(f, big->peak_time_ns);
     fputc('\n', f);
+    text_leaks_merge(r, m, n, &mr->t, &mr->leaks, r->top);
     t_title(r, "STACKS ON ONLY SOME RANKS");
     if (mr->t.nshown == 0)
         fputs("None: every stack with live memory is live on every rank.\n", f);
@@ -471,6 +472,7 @@ void json_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
     json_key(&j, "peak_bytes"); json_u64(&j, big->peak_bytes);
     json_key(&j, "peak_time_ns"); json_u64(&j, big->peak_time_ns);
     json_end_obj(&j);
+    json_leaks_merge(r, &j, m, n, &mr->t, &mr->leaks);
     json_key(&j, "partial_stacks");
     json_arr(&j);
     for (size_t i = 0; i < mr->t.nshown; i++) {

@@ -141,7 +141,7 @@ static bool cs_eq(const struct stackdb *db, const struct cstack *c, const uint32
 }
 
 static uint32_t intern_cs(struct stackdb *db, const uint32_t *ids, size_t n,
-                          uint8_t cut, bool empty, uint32_t folded)
+                          uint8_t cut, bool empty, uint32_t folded, uint32_t start)
 {
     if ((db->ncs + 1) * 2 > db->ncslots) {
         size_t ns_n = db->ncslots * 2;
@@ -178,7 +178,8 @@ static uint32_t intern_cs(struct stackdb *db, const uint32_t *ids, size_t n,
     }
     uint32_t id = (uint32_t)db->ncs++;
     db->cs[id] = (struct cstack){.first = (uint32_t)db->nseq, .n = (uint32_t)n,
-                                 .folded = folded, .cut = cut, .empty = empty};
+                                 .folded = folded, .start = start, .cut = cut,
+                                 .empty = empty};
     db->cs_hash[id] = hv;
     if (n) /* an empty stack: db->seq may still be NULL */
         memcpy(db->seq + db->nseq, ids, n * sizeof *ids);
@@ -215,6 +216,20 @@ static size_t fold_count(const struct sym_frame **fr, size_t n, const char **via
         if (fold_is_cuda_api_frame(fr[k]) && !fold_is_cuda_library(fr[k]) && fr[k]->module_index >= 0)
             *via_static = fr[k]->function;
     return skip;
+}
+
+/* How many frames at the outermost end are the C library's process or
+ * thread start code (fold_is_start_frame), so that a stack ends at main or
+ * at the thread's start function: those frames are the same in every stack
+ * and were a fifth of a small report.  Only a stack that ends in them is
+ * trimmed, never one cut at the depth limit (its outer end is unknown), and
+ * never below `inner` + 1 frames. */
+static size_t start_count(const struct sym_frame **fr, size_t n, size_t inner)
+{
+    size_t k = 0;
+    while (n - k > inner + 1 && fold_is_start_frame(fr[n - 1 - k]))
+        k++;
+    return k;
 }
 
 static const char *module_path(const struct snapshot *s, size_t i)
@@ -298,17 +313,21 @@ int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *
         const char *via_static = NULL;
         if (!db->o.all_frames && dropped == 0)
             skip = fold_count(fr, n, &via_static);
-        size_t keep = n - skip;
+        size_t keep = n - skip, start = 0;
+        bool limited = s->proc.depth_limit && st->depth >= s->proc.depth_limit;
+        if (!db->o.all_frames && dropped == 0 && !limited)
+            keep -= start = start_count(fr, n, skip);
         uint8_t cut = CS_WHOLE;
         if (db->o.group_depth && keep > db->o.group_depth) {
             keep = db->o.group_depth;
             cut = CS_CUT_GROUP;
-        } else if (s->proc.depth_limit && st->depth >= s->proc.depth_limit) {
+        } else if (limited) {
             cut = CS_CUT_LIMIT;
         }
         for (size_t m = 0; m < keep; m++)
             ids[m] = intern_frame(db, fr[skip + m]);
-        v->cs_of[i] = intern_cs(db, ids, keep, cut, st->depth == 0, (uint32_t)(skip + dropped));
+        v->cs_of[i] = intern_cs(db, ids, keep, cut, st->depth == 0, (uint32_t)(skip + dropped),
+                                (uint32_t)start);
         if (via_static && v->cs_of[i] && !db->cs[v->cs_of[i]].via_static)
             db->cs[v->cs_of[i]].via_static = via_static;
     }

@@ -19,7 +19,8 @@
 #include "symbolize.h"
 
 struct sdb_opts {
-    bool all_frames;      /* do not fold CUDA-library frames */
+    bool all_frames;      /* do not fold CUDA-library frames, keep the
+                             C library's start frames below main */
     bool native;          /* keep native frames of stacks that have Python ones */
     unsigned group_depth; /* keep only the innermost N frames; 0 = all */
 };
@@ -30,6 +31,7 @@ struct cstack {
     uint32_t first;  /* index of its first frame id in stackdb.seq */
     uint32_t n;      /* frames shown */
     uint32_t folded; /* CUDA frames folded away (for the first stack seen) */
+    uint32_t start;  /* start frames hidden below main (first stack seen) */
     uint8_t cut;     /* enum cs_cut: why the outer end is missing */
     bool empty;      /* a captured stack of depth 0 */
     /* The runtime API function the program called when it is linked into the

@@ -494,7 +494,8 @@ int output_torch_snapshot(struct report_ctx *r)
                 }
                 p_key(&p, K_STREAM); p_uint(&p, e->stream);
                 p_key(&p, K_TIME_US); p_uint(&p, t_us);
-                p_key(&p, K_FRAMES); p_frames(&p, acts ? cs : 0);
+                /* an OOM carries the failing call's stack, as PyTorch's do */
+                p_key(&p, K_FRAMES); p_frames(&p, acts || e->type == GL_EV_OOM ? cs : 0);
                 p_end_dict(&p);
             }
         }

@@ -39,6 +39,14 @@ eq([(p["bytes"], frame(p["frames"][0])) if p else None for p in prev],
     (16384, "array_double_free bad_free.c:$(($(line array_double_free) - 2))")], "previous frees")
 eq(all(p["alloc_seq"] < p["seq"] for p in prev if p), True, "allocated before it was freed")
 eq(leaks, [], "no leaks")
+# The interior pointer is 16 bytes inside the 4 KiB block interior_free
+# allocated (still allocated then); a double free's address is no block's
+# inside.
+ib = [s["inside_block"] for s in b["sites"]]
+eq([(k["offset"], k["bytes"], k["freed_time_ns"], frame(k["frames"][0]), k["frames"][-1]["function"]) if k else None for k in ib],
+   [None, (16, 4096, None, "interior_free bad_free.c:$(site_line bad_free.c "ALLOC-SITE: interior_free")", "main"), None, None, None],
+   "blocks the addresses are inside")
+eq(hex(ib[1]["ptr"] + 16), "$interior", "the block's start")
 PY
 grep -qx '    invalid frees:    6 frees from 5 stacks, 6 refused by CUDA' r.txt || fail "summary line"
 grep -qx 'INVALID FREES' r.txt || fail "section"
@@ -50,6 +58,12 @@ grep -qx '    that address was freed before, at [0-9.]* s (seq [0-9]*): 1,000 by
 grep -qx "        #0 double_free (bad_free.c:$(site_line bad_free.c "ALLOC-SITE: double_free")) \[bad_free\]" r.txt ||
     fail "previous free's allocation stack"
 grep -qx '1 free (cuMemFree_v2) on device 0, refused by CUDA (double or invalid free)' r.txt || fail "driver line"
+grep -A5 -x '1 free (cudaFree) on device 0, refused by CUDA (invalid free: not the start of an allocation)' r.txt >inside.txt ||
+    fail "interior free line"
+grep -qx "    16 bytes inside the 4.0 KiB block allocated at interior_free (bad_free.c:$(site_line bad_free.c "ALLOC-SITE: interior_free")), [0-9.]* s (seq [0-9]*), by" inside.txt ||
+    fail "inside line: $(cat inside.txt)"
+grep -qx "        #0 interior_free (bad_free.c:$(site_line bad_free.c "ALLOC-SITE: interior_free")) \[bad_free\]" inside.txt ||
+    fail "the block's stack: $(cat inside.txt)"
 
 # A known snapshot: one accepted site, one refused site (3 frees).
 "$TPROG/snapgen" badfree s.snap
@@ -65,6 +79,28 @@ grep -qx '    invalid frees:    4 frees from 2 stacks, 3 refused by CUDA' s.txt 
 grep -qx '1 free (cuMemFree_v2) on device 0, accepted by CUDA (allocated where gpuleak could not see it)' s.txt ||
     fail "accepted line"
 grep -qx '    first at 0.01 s, address 0x7000' s.txt || fail "accepted first line"
+# Frees of addresses inside blocks (snapgen "badinside"): 64 bytes into a
+# live 8 MiB block, 16 bytes into a 4 KiB block the history shows freed
+# before the bad free; said as valgrind says it, with where each was made.
+"$TPROG/snapgen" badinside i.snap
+"$REPORT" --json i.snap >i.json
+"$REPORT" i.snap >i.txt
+sgl() { grep -n "STK_CALL(s, \"$1\", fake_cuda_api" "$ROOT/tests/report/snapgen.c" | cut -d: -f1; }
+check_json i.json <<PY
+ib = [s["inside_block"] for s in d["invalid_frees"]["sites"]]
+eq([(k["offset"], k["ptr"], k["bytes"], k["alloc_seq"], k["alloc_time_ns"], k["freed_time_ns"], frame(k["frames"][0]))
+    for k in ib],
+   [(16, 0x20000000, 4096, 2, 200000000, 300000000, "alloc_activations snapgen.c:$(sgl alloc_activations)"),
+    (64, 0x10000000, 8 << 20, 1, 100000000, None, "alloc_weights snapgen.c:$(sgl alloc_weights)")], "blocks")
+PY
+grep -qx "    16 bytes inside the 4.0 KiB block freed at 0.30 s, allocated at alloc_activations (snapgen.c:$(sgl alloc_activations)), 0.20 s (seq 2), by" i.txt ||
+    fail "inside a freed block: $(cat i.txt)"
+grep -qx "    64 bytes inside the 8.0 MiB block allocated at alloc_weights (snapgen.c:$(sgl alloc_weights)), 0.10 s (seq 1), by" i.txt ||
+    fail "inside a live block"
+expect_eq "$(grep -c 'refused by CUDA (invalid free: not the start of an allocation)$' i.txt)" 2 "interior sites named"
+"$REPORT" --html i.html i.snap
+grep -q '"inside_offset":64' i.html && grep -q '"inside_bytes":8388608' i.html || fail "the page's data"
+
 # No bad frees: the member is there, empty; the text has no section.
 "$TPROG/snapgen" ipc n.snap
 "$REPORT" --json n.snap >n.json

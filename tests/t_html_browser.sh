@@ -23,6 +23,15 @@ python3 "$check" h.html h.json --screenshot h.png || fail "history page"
 "$REPORT" --json c.snap > c.json
 "$REPORT" --json diff a.snap b.snap c.snap > d.json
 python3 "$check" g.html c.json --growth d.json || fail "growth page"
+# snapshots of one process taken at 1, 2 and 10 s: the growth chart's x
+# axis is the time they were taken (by their numbers, a steady leak sampled
+# at growing intervals would look like it speeds up)
+snap_patch c.snap c10.snap 1 40 Q 10000000000   # PROCESS: snapshot_mono_ns
+"$REPORT" --html gt.html a.snap b.snap c10.snap
+"$REPORT" --json c10.snap > c10.json
+"$REPORT" --json diff a.snap b.snap c10.snap > dt.json
+expect_eq "$(jget dt.json 'd["snapshots"][2]["duration_ns"]')" 10000000000 "the patched snapshot's time"
+python3 "$check" gt.html c10.json --growth dt.json || fail "growth page over time"
 
 "$TPROG/snapgen" leaks l.snap >/dev/null
 "$REPORT" --html l.html l.snap
@@ -40,6 +49,12 @@ python3 "$check" i.html i.json || fail "mapped page"
 "$REPORT" --html b.html b.snap
 "$REPORT" --json b.snap > b.json
 python3 "$check" b.html b.json || fail "invalid frees page"
+# frees of addresses inside blocks (live and freed): the opened row names
+# the block and where it was allocated
+"$TPROG/snapgen" badinside bi.snap
+"$REPORT" --html bi.html bi.snap
+"$REPORT" --json bi.snap > bi.json
+python3 "$check" bi.html bi.json || fail "frees inside blocks page"
 
 # a real double free, its stacks recorded: the opened row says where the
 # address was allocated and first freed

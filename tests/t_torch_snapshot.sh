@@ -191,15 +191,20 @@ PY
 python3 check.py h.pickle h.json '{"peak": {"0": 29360128}, "wrapped": false, "dropped": 0, "before": 0, "nseg": 5,
   "actions": {"segment_alloc": 7, "alloc": 7, "free_requested": 2, "free_completed": 2, "segment_free": 2, "oom": 1}}' \
     || fail "history pickle"
-python3 - h.pickle <<'PY' || exit 1
-import pickle, sys
+python3 - h.pickle h.json <<'PY' || exit 1
+import json, pickle, sys
 d = pickle.load(open(sys.argv[1], "rb"))
+j = json.load(open(sys.argv[2]))
 f = d["segments"][0]["blocks"][0]["frames"]
 if [x["name"] for x in f] != ["alloc_weights", "load_model", "capture"] or not f[0]["filename"].endswith("snapgen.c"):
     sys.exit("FAIL: frames %r" % f)
 oom = [e for e in d["device_traces"][0] if e["action"] == "oom"][0]
 if (oom["device_free"], oom["time_us"]) != (1 << 30, 1700000000000000 + 80000):
     sys.exit("FAIL: oom %r" % oom)
+# the failing call's stack, as PyTorch's OOM entries carry it: the report's
+want = [{"filename": f["file"], "line": f["line"], "name": f["function"]} for f in j["out_of_memory"]["events"][0]["frames"]]
+if [x["name"] for x in oom["frames"]] != ["alloc_activations", "train_loop", "capture"] or oom["frames"] != want:
+    sys.exit("FAIL: oom frames %r, expected %r" % (oom["frames"], want))
 PY
 
 # a ring that wrapped (first seq > 1): the 400 live allocations predate it

@@ -106,20 +106,24 @@
     var r = svg.getBoundingClientRect();
     return (ev.clientX - r.left) * width / r.width;
   }
-  function niceTicks(max, n) {
-    if (max <= 0) return [0];
-    var step = Math.pow(10, Math.floor(Math.log10(max / n)));
-    var err = max / n / step;
-    if (err >= 5) step *= 5; else if (err >= 2) step *= 2;
-    var out = [];
-    for (var v = 0; v <= max * 1.0001; v += step) out.push(v);
-    return out;
+  /* an axis label's width in the SVG's units (11px sans-serif) */
+  function labelWidth(text) { return 6.2 * text.length; }
+  /* the byte axis: grid lines and labels (GLTicks, ticks.js) */
+  function byteAxis(g, max, x1, x2, Y) {
+    GLTicks.bytes(max, 4).forEach(function (t) {
+      g.appendChild(sv('line', {cls: 'grid', x1: x1, x2: x2, y1: Y(t.v), y2: Y(t.v)}));
+      g.appendChild(sv('text', {cls: 'ytick', x: x1 - 4, y: Y(t.v) + 3, 'text-anchor': 'end', 'data-v': t.v, text: t.label}));
+    });
   }
-  function byteTicks(max) {
-    if (max <= 0) return [0];
-    var u = 1;
-    while (max / u >= 1024 * 4) u *= 1024;
-    return niceTicks(max / u, 4).map(function (v) { return v * u; });
+  /* the time axis: ticks between t0 and t1 (ns) at x = X(t), labels kept
+   * inside [lo, hi] */
+  function timeAxis(g, t0, t1, X, y, lo, hi, n) {
+    GLTicks.time(t0, t1, n).forEach(function (t) {
+      var x = X(t.v);
+      g.appendChild(sv('line', {x1: x, x2: x, y1: y - 16, y2: y - 12}));
+      g.appendChild(sv('text', {cls: 'xtick', x: x, y: y, 'text-anchor': GLTicks.anchor(x, labelWidth(t.label), lo, hi),
+        'data-v': t.v, text: t.label}));
+    });
   }
 
   /* ---- header ---- */
@@ -231,16 +235,9 @@
       function X(t) { return ML + PW * (t - v0) / vs; }
       /* grid and axes */
       var g = sv('g', {cls: 'axis'});
-      byteTicks(ymax / 1.08).forEach(function (b) {
-        g.appendChild(sv('line', {cls: 'grid', x1: ML, x2: W - MR, y1: Y(b), y2: Y(b)}));
-        g.appendChild(sv('text', {x: ML - 4, y: Y(b) + 3, 'text-anchor': 'end', text: human(b)}));
-      });
-      niceTicks(vs / 1e9, 6).forEach(function (s) {
-        var x = X(v0 + s * 1e9);
-        if (x > W - MR) return;
-        g.appendChild(sv('line', {x1: x, x2: x, y1: MT + PH, y2: MT + PH + 4}));
-        g.appendChild(sv('text', {x: x, y: TH - 6, 'text-anchor': 'middle', text: secs(T.t0 + v0 + s * 1e9)}));
-      });
+      byteAxis(g, ymax / 1.08, ML, W - MR, Y);
+      /* times since the process started, as the labels elsewhere */
+      timeAxis(g, T.t0 + v0, T.t0 + v0 + vs, function (t) { return X(t - T.t0); }, TH - 6, 0, W, 6);
       g.appendChild(sv('line', {x1: ML, x2: W - MR, y1: MT + PH, y2: MT + PH}));
       svg.appendChild(g);
       /* envelope: highest level in each column (light), lowest (dark), last level (line) */
@@ -619,10 +616,15 @@
     if (T.invalid_frees && T.invalid_frees.length) { /* frees of pointers with no live allocation */
       sec.appendChild(el('h3', {text: 'Invalid frees (no live allocation at that address)'}));
       sec.appendChild(table('invalid-frees-table', [['count', 'count', true, exact],
-        ['CUDA', 'refused', false, function (v) { return v ? 'refused (double or invalid free)' : 'accepted (allocated unseen)'; }],
+        ['CUDA', function (r) { return !r.refused ? 'accepted (allocated unseen)' : r.inside_stack >= 0 ? 'refused (not the start of an allocation)' : 'refused (double or invalid free)'; }],
         ['device', 'device', true, devName], ['API', 'api'], ['first at', 'first_time_ns', true, function (v) { return (v / 1e9).toFixed(2) + ' s'; }],
         ['freed at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
         T.invalid_frees.slice(), function (r) {
+          if (r.inside_stack >= 0) /* valgrind's "16 bytes inside a block of size 4,096" */
+            return [[null, r.stack], [exact(r.inside_offset) + ' byte' + (r.inside_offset === 1 ? '' : 's') +
+              ' inside the ' + (r.inside_bytes >= 1024 ? human(r.inside_bytes) : exact(r.inside_bytes) + '-byte') + ' block' +
+              (r.inside_freed_ns ? ' freed at ' + (r.inside_freed_ns / 1e9).toFixed(2) + ' s,' : '') +
+              ' allocated at ' + topFrame(r.inside_stack) + ', by', r.inside_stack]];
           if (r.prev_alloc_stack < 0) return r.stack;
           var s = [[null, r.stack], ['that address was freed before, at ' + (r.prev_free_time_ns / 1e9).toFixed(2) +
             ' s; allocated by', r.prev_alloc_stack]];
@@ -740,18 +742,34 @@
     rows.forEach(function (r) { r.bytes.forEach(function (b) { if (b > max) max = b; }); });
     var svg = sv('svg', {cls: 'growth', viewBox: '0 0 ' + W + ' ' + H, 'data-series': rows.length});
     var PW = W - ML - 260, PH = H - 30;
-    function X(i) { return ML + (n > 1 ? PW * i / (n - 1) : PW / 2); }
+    /* Snapshots of one process sit at the time they were taken (since it
+     * started): spaced by their numbers, a steady leak sampled at growing
+     * intervals would look like it speeds up.  Snapshots of different
+     * processes have no common clock: they are spaced evenly. */
+    var ts = G.snapshots.map(function (s) { return s.duration_ns; });
+    var byTime = G.same_process && n > 1 && ts[n - 1] > ts[0] &&
+      ts.every(function (t, i) { return i === 0 || t >= ts[i - 1]; });
+    svg.setAttribute('data-x', byTime ? 'time' : 'snapshot');
+    function X(i) {
+      if (byTime) return ML + PW * (ts[i] - ts[0]) / (ts[n - 1] - ts[0]);
+      return ML + (n > 1 ? PW * i / (n - 1) : PW / 2);
+    }
     function Y(b) { return 10 + PH - PH * b / (max * 1.05); }
     var g = sv('g', {cls: 'axis'});
-    byteTicks(max).forEach(function (b) {
-      g.appendChild(sv('line', {cls: 'grid', x1: ML, x2: ML + PW, y1: Y(b), y2: Y(b)}));
-      g.appendChild(sv('text', {x: ML - 4, y: Y(b) + 3, 'text-anchor': 'end', text: human(b)}));
-    });
-    /* labels only where there is room: a thousand snapshots cannot all be named */
-    var every = Math.max(1, Math.ceil(n * 28 / PW));
-    for (var i = 0; i < n; i++) {
-      if (i !== n - 1 && (i % every || n - 1 - i < every)) continue; /* the last always */
-      g.appendChild(sv('text', {x: X(i), y: H - 4, 'text-anchor': 'middle', text: '#' + G.snapshots[i].number}));
+    byteAxis(g, max, ML, ML + PW, Y);
+    if (byTime) {
+      timeAxis(g, ts[0], ts[n - 1], function (t) { return ML + PW * (t - ts[0]) / (ts[n - 1] - ts[0]); }, H - 4,
+        0, ML + PW + 10, 6);
+      for (var i = 0; i < n; i++) /* where each snapshot was taken */
+        g.appendChild(sv('line', {cls: 'snap-tick', x1: X(i), x2: X(i), y1: 10 + PH, y2: 10 + PH + 3,
+          'data-number': G.snapshots[i].number}));
+    } else {
+      /* labels only where there is room: a thousand snapshots cannot all be named */
+      var every = Math.max(1, Math.ceil(n * 28 / PW));
+      for (i = 0; i < n; i++) {
+        if (i !== n - 1 && (i % every || n - 1 - i < every)) continue; /* the last always */
+        g.appendChild(sv('text', {cls: 'xtick', x: X(i), y: H - 4, 'text-anchor': 'middle', text: '#' + G.snapshots[i].number}));
+      }
     }
     svg.appendChild(g);
     rows.forEach(function (r, k) {

@@ -54,6 +54,58 @@ def attrs(page, selector, names):
                      "function(n){return e.getAttribute(n);});})" % (json.dumps(selector), json.dumps(names)))
 
 
+AXES_JS = """(function(){return Array.from(document.querySelectorAll(%s)).map(function(svg){
+  var vb = svg.viewBox.baseVal;
+  function ticks(cls) { return Array.from(svg.querySelectorAll('text.' + cls)).map(function(t){
+    var b = t.getBBox(); return [t.textContent, +t.getAttribute('data-v'), b.x, b.x + b.width]; }); }
+  return {w: vb.width, x: ticks('xtick'), y: ticks('ytick')};});})()"""
+
+BYTE_UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+
+
+def byte_label(v, top):
+    """What a byte tick must read: the largest binary unit not above the top tick."""
+    if v == 0:
+        return "0"
+    u = 0
+    while u < len(BYTE_UNITS) - 1 and 1024 ** (u + 1) <= top:
+        u += 1
+    x = v / 1024 ** u
+    return ("%d" % x if x == int(x) else ("%g" % x)) + " " + BYTE_UNITS[u]
+
+
+def check_axes(page, selector, what):
+    """Every chart's axes: time labels distinct, at evenly spaced rising
+    values, each inside the chart (not clipped at an edge); byte ticks at a
+    power-of-two step in one binary unit ("256 KiB", never "1000.0 KiB")."""
+    charts = page.eval(AXES_JS % json.dumps(selector))
+    check(len(charts) > 0, "%s: no chart" % what)
+    for i, c in enumerate(charts):
+        xs, ys = c["x"], c["y"]
+        labels = [x[0] for x in xs]
+        if labels and labels[0].startswith("#"):
+            pass  # snapshots of different processes: numbered, not timed
+        else:
+            check(len(xs) >= 2, "%s %d: time ticks %r" % (what, i, labels))
+            eq(len(set(labels)), len(labels), "%s %d: distinct time labels" % (what, i))
+            vs = [x[1] for x in xs]
+            check(all(b > a for a, b in zip(vs, vs[1:])), "%s %d: rising time ticks %r" % (what, i, vs))
+            steps = [b - a for a, b in zip(vs, vs[1:])]
+            check(all(abs(d - steps[0]) <= 1e-6 * steps[0] for d in steps), "%s %d: even time steps %r" % (what, i, vs))
+            check(all(v % steps[0] < 1e-3 or steps[0] - v % steps[0] < 1e-3 for v in vs) if steps else True,
+                  "%s %d: time ticks at multiples of their step %r" % (what, i, vs))
+        for x in xs:
+            check(x[2] >= -0.5 and x[3] <= c["w"] + 0.5, "%s %d: label %r clipped (%.1f..%.1f of %s)" %
+                  (what, i, x[0], x[2], x[3], c["w"]))
+        yv = [int(y[1]) for y in ys]
+        check(len(yv) >= 1 and yv[0] == 0, "%s %d: byte ticks %r" % (what, i, ys))  # only "0": no memory in view
+        if len(yv) >= 2:
+            step = yv[1]
+            check(step & (step - 1) == 0, "%s %d: byte step %d is a power of two" % (what, i, step))
+            eq(yv, [k * step for k in range(len(yv))], "%s %d: byte ticks evenly spaced" % (what, i))
+            eq([y[0] for y in ys], [byte_label(v, yv[-1]) for v in yv], "%s %d: byte labels" % (what, i))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("page")
@@ -129,12 +181,14 @@ def main():
                 page.mouse("mouseMoved", target, y)
                 tip = page.eval("document.getElementById('tip').textContent")
                 check("live" in tip and ("alloc " in tip or "free " in tip), "hover text: %r" % tip)
+            check_axes(page, "svg.timeline", "timeline")
             # drag to zoom: the view narrows
             vs = page.eval("document.querySelector('svg.timeline').getAttribute('data-view-end')")
             page.drag(left + ml + (w - ml) * 0.3, y, left + ml + (w - ml) * 0.6, y)
             v0 = int(page.eval("document.querySelector('svg.timeline').getAttribute('data-view-start')"))
             v1 = int(page.eval("document.querySelector('svg.timeline').getAttribute('data-view-end')"))
             check(v0 > 0 and v1 < int(vs) and v1 > v0, "drag zoom: view %d..%d of %s" % (v0, v1, vs))
+            check_axes(page, "svg.timeline", "zoomed timeline")
             page.eval("document.querySelector('svg.timeline').dispatchEvent(new MouseEvent('dblclick'))")
             eq(page.eval("document.querySelector('svg.timeline').getAttribute('data-view-start')"), "0",
                "double-click zooms out")
@@ -224,6 +278,20 @@ def main():
         # a double free's row opens on the free's stack, then where the
         # address was allocated and (free stacks recorded) first freed
         for i, site in enumerate(sites[:200]):
+            inside = site.get("inside_block")
+            if inside:  # the block the address lies inside, as valgrind says
+                text = page.eval("(function(){var r=document.querySelectorAll('#invalid-frees-table tbody tr.row')[%d];"
+                                 "r.dispatchEvent(new MouseEvent('click'));var t=r.nextSibling.textContent;"
+                                 "r.dispatchEvent(new MouseEvent('click'));return t;})()" % i)
+                want = ["%d byte%s inside the " % (inside["offset"], "" if inside["offset"] == 1 else "s"),
+                        " allocated at %s" % inside["frames"][0]["function"],
+                        "#0 " + inside["frames"][0]["function"]]
+                if inside["freed_time_ns"] is not None:
+                    want.append(" block freed at %.2f s," % (inside["freed_time_ns"] / 1e9))
+                missing = [w for w in want if w not in text]
+                eq(missing, [], "invalid free %d: the block it is inside" % i)
+                cell = page.eval("document.querySelectorAll('#invalid-frees-table tbody tr.row')[%d].cells[1].textContent" % i)
+                eq(cell, "refused (not the start of an allocation)", "invalid free %d: its CUDA cell" % i)
             prev = site.get("previous_free")
             if not prev:
                 continue
@@ -265,6 +333,25 @@ def main():
             if g["stacks"]:
                 eq(page.eval("+document.querySelector('svg.growth').getAttribute('data-series')"),
                    min(8, len(g["stacks"])), "growth chart lines")
+                check_axes(page, "svg.growth", "growth chart")
+                # one process: the snapshots sit at the times they were
+                # taken, not at their numbers
+                snaps = g["snapshots"]
+                same = len(set((x["pid"], x["start_unix_ns"]) for x in snaps)) == 1
+                ts = [x["duration_ns"] for x in snaps]
+                timed = same and ts[-1] > ts[0] and all(b >= a for a, b in zip(ts, ts[1:]))
+                eq(page.eval("document.querySelector('svg.growth').getAttribute('data-x')"),
+                   "time" if timed else "snapshot", "growth chart: its x axis")
+                if timed:
+                    got = page.eval("Array.from(document.querySelectorAll('svg.growth line.snap-tick'))"
+                                    ".map(function(l){return [+l.getAttribute('data-number'), +l.getAttribute('x1')];})")
+                    cols = {x[0]: x[1] for x in got}
+                    ml, pw = 64, 1000 - 64 - 260  # the chart's margins (report.js)
+                    for k, x in enumerate(snaps):
+                        if k + 1 in cols:
+                            want = ml + pw * (ts[k] - ts[0]) / (ts[-1] - ts[0])
+                            check(abs(cols[k + 1] - want) < 0.01, "growth chart: snapshot %d at x %.2f, expected %.2f" %
+                                  (k + 1, cols[k + 1], want))
             got = page.eval("Array.from(document.querySelectorAll('#growth-devices tbody tr.row'))"
                             ".map(function(r){return r.cells[0].textContent;})")
             eq(got, [("host" if x["device"] < 0 else "device %d" % x["device"]) for x in g["devices"]],

@@ -46,7 +46,7 @@ static NOINLINE void double_free(void)
 static NOINLINE void interior_free(void)
 {
     char *p;
-    must(cudaMalloc((void **)&p, 4096) == cudaSuccess, "cudaMalloc");
+    must(cudaMalloc((void **)&p, 4096) == cudaSuccess, "cudaMalloc"); /* ALLOC-SITE: interior_free */
     must(cudaFree(p + 16) != cudaSuccess, "cudaFree of an interior pointer succeeded"); /* BAD-FREE: interior_free */
     must(cudaFree(p) == cudaSuccess, "cudaFree");
     printf("interior %p\n", (void *)(p + 16));

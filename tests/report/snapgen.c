@@ -811,6 +811,8 @@ int main(int argc, char **argv)
         return gen_ipc(out);
     if (strcmp(mode, "badfree") == 0 && argc == 3)
         return gen_badfree(out);
+    if (strcmp(mode, "badinside") == 0 && argc == 3)
+        return gen_badinside(out);
     if (strcmp(mode, "diffset") == 0 && argc == 3)
         return gen_diffset(out);
     if (strcmp(mode, "ranks") == 0 && argc == 3)
