@@ -35,7 +35,7 @@
     X(cuDevicePrimaryCtxReset) X(cuDevicePrimaryCtxRelease) X(cuCtxDetach)      \
     X(cuMemCreate) X(cuMemRelease) X(cuMemAddressReserve) X(cuMemAddressFree)    \
     X(cuMemMap) X(cuMemUnmap) X(cuMemRetainAllocationHandle)                     \
-    X(cuMemImportFromShareableHandle)                                            \
+    X(cuMemImportFromShareableHandle) X(cuMulticastCreate)                       \
     X(cuIpcOpenMemHandle_v2) X(cuIpcCloseMemHandle) X(cuMemPoolImportPointer)    \
     X(cuImportExternalMemory) X(cuDestroyExternalMemory)                         \
     X(cuExternalMemoryGetMappedBuffer) X(cuExternalMemoryGetMappedMipmappedArray) \

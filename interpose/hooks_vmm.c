@@ -61,6 +61,28 @@ GL_HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle handle))
     return rc;
 }
 
+/* A multicast object is a generic allocation handle like cuMemCreate's:
+ * released with cuMemRelease, mappable with cuMemMap, so it lives by the
+ * same references and mappings (vmm.h).  Its record (kind multicast, its
+ * per-device size, the creating stack) makes a never-released object a leak
+ * and its release no unknown free; it is no part of the device's usage, as
+ * the memory bound to it is its cuMemCreate handles' and counted there.
+ * Binding and unbinding are not followed: cuda.h does not say that a binding
+ * keeps memory alive, so each handle's record follows its own references. */
+GL_HOOK(CUresult, cuMulticastCreate, (CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop))
+{
+    GL_REAL_OR_RETURN(real, cuMulticastCreate, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(mcHandle, prop);
+    if (track && rc == CUDA_SUCCESS && mcHandle != NULL && prop != NULL) {
+        struct gl_where w = gl_driver_where(0);
+        gl_vmm_created(*mcHandle, w.device);
+        gl_record_alloc(w, *mcHandle, prop->size, 0, GL_KIND_MULTICAST, GL_API_CU_MULTICAST_CREATE, GL_SPACE_VMM);
+    }
+    gl_leave();
+    return rc;
+}
+
 GL_HOOK(CUresult, cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle *handle, void *addr))
 {
     GL_REAL_OR_RETURN(real, cuMemRetainAllocationHandle, NO_DRIVER);

@@ -320,7 +320,7 @@ int frag_build(const struct snapview *v, const struct analyze_opts *o, struct fr
         find_dev(f, s->devices[i].device, true);
     for (size_t i = 0; i < s->nallocs; i++) {
         const struct snap_alloc *a = &s->allocs[i];
-        if (gl_kind_is_mapping(a->kind)) /* another process's memory */
+        if (!gl_kind_in_usage(a->kind)) /* another process's memory, a multicast object */
             continue;
         long d = find_dev(f, a->device, true);
         if (d < 0)

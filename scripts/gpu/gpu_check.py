@@ -54,7 +54,7 @@ def fmt(n):
 # ---------------------------------------------------------------- checks list
 
 CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "cross-device", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
-               "vmm", "vmm-import", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
+               "vmm", "vmm-import", "multicast", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
 ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
@@ -77,6 +77,9 @@ DESCRIPTIONS = {
     "drv-entry": "driver_paths.c: cudaGetDriverEntryPoint(ByVersion)",
     "vmm": "driver_lifecycle.c vmm: cuMemCreate/cuMemMap lifetimes, mid-run snapshot",
     "vmm-import": "vmm_import.c: a VMM handle shared as a POSIX fd, the importer's mapping never unmapped",
+    "multicast": "multicast.c plain: a multicast object bound (BindMem, BindAddr), mapped, released while mapped;"
+                 " one never released is a leak of its own kind, in no device's usage (needs two GPUs with"
+                 " multicast)",
     "ipc": "ipc_share.c: CUDA IPC handles and a pool pointer shared by a forked process (runtime, driver, driver"
            " with a context reset): the mapping never closed, the exporter untouched",
     "external": "external_mem.c: external memory imported from a VMM POSIX fd, object/buffer/array never released",
@@ -325,6 +328,7 @@ def program_specs(ctx):
         "ctx_teardown": (tp("ctx_teardown.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "cross_device": (tp("cross_device.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "vmm_import": (tp("vmm_import.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-ldl"]),
+        "multicast": (tp("multicast.c"), ["-cudart", "none"] + stubs + ["-lcuda"]),
         "ipc_share": (tp("ipc_share.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "external_mem": (tp("external_mem.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
         "bad_free": (tp("bad_free.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
@@ -781,6 +785,36 @@ def check_vmm_import(ctx):
     return ("direct+procaddr: 4 MiB mapping never unmapped at leak_imported_mapping:%d (kind ipc, cuMemMap), "
             "a handle never released (driver: %s); importer peak 3,000,000 = its own memory; "
             "10 mappings gone in one cuMemUnmap" % (line, ", ".join(sorted(seen))))
+
+
+def check_multicast(ctx):
+    """tests/t_multicast.sh on the real driver, without the refusal probes (a
+    real driver blocks a bind until the team is complete): a normal cycle
+    leaves nothing, the object never released is the one leak, of kind
+    multicast, and no device's usage counts it.  Fewer than two GPUs with
+    multicast support (NVLink SHARP): SKIP."""
+    src = os.path.join(PROGRAMS, "multicast.c")
+    d = check_dir(ctx, "multicast")
+    rc, out, err = run([prog(ctx, "multicast"), "plain", "mid.snap"], cwd=d,
+                       env=traced_env(ctx, os.path.join(d, "final.snap")), timeout=60,
+                       log=os.path.join(d, "multicast.log"))
+    if rc == 3:
+        raise Skip(out.strip() or first_error(err))
+    if rc != 0:
+        raise Fail("multicast exited %d under gpuleak: %s" % (rc, first_error(err)))
+    r = report_json(ctx, d, "final.snap")
+    leak = site_line(src, "LEAK-SITE")
+    expect([(l["kind"], l["api"], l["bytes"], l["device"], fn(l["frames"][0]), l["frames"][0]["line"])
+            for l in r["leaks"]],
+           [("multicast", "cuMulticastCreate", 6 * MiB, 0, "leak_multicast", leak)], "leaks at exit")
+    expect((r["invalid_frees"]["count"], r["invalid_frees"]["refused_count"]), (0, 0), "no unknown free")
+    expect(sorted((x["device"], x["live_bytes"], x["peak_bytes"]) for x in r["devices"] if x["device"] >= 0),
+           [(0, 0, 4 * MiB), (1, 0, 4 * MiB)], "usage: the bound cuMemCreate memory only")
+    mid = report_json(ctx, d, "mid.snap")
+    expect(sorted((l["kind"], l["bytes"], l["device"]) for l in mid["leaks"]),
+           [("multicast", 4 * MiB, 0), ("virtual", 4 * MiB, 0), ("virtual", 4 * MiB, 1)],
+           "released but mapped: live mid-run")
+    return "6 MiB multicast leak at leak_multicast line %d; normal cycle: no leak, no unknown free; usage 4 MiB/GPU" % leak
 
 
 def check_ipc(ctx):
@@ -1590,7 +1624,8 @@ def main(argv):
               ("drv-procaddr", lambda: check_driver(ctx, "procaddr")),
               ("drv-entry", lambda: check_driver(ctx, "entry")),
               ("vmm", lambda: check_vmm(ctx)),
-              ("vmm-import", lambda: check_vmm_import(ctx)), ("ipc", lambda: check_ipc(ctx)),
+              ("vmm-import", lambda: check_vmm_import(ctx)), ("multicast", lambda: check_multicast(ctx)),
+              ("ipc", lambda: check_ipc(ctx)),
               ("external", lambda: check_external(ctx)),
               ("bad-free", lambda: check_bad_free(ctx)),
               ("async", lambda: check_async(ctx)),

@@ -27,6 +27,7 @@ struct fc_mh {
     int refs;
     int maps;
     int imported;  /* from another process's fd: charged to no device */
+    struct fc_mc *mc; /* a multicast object (fc_driver_multicast.c): charged to no device */
     CUmemAllocationProp prop;
     struct fc_mh *next;
 };
@@ -82,8 +83,9 @@ static void mh_maybe_destroy(struct fc_mh *m)
             *pp = m->next;
             break;
         }
-    if (!m->imported)
+    if (!m->imported && !m->mc)
         fc_uncharge(&fc_devs[m->dev], m->size);
+    fc_mc_free(m->mc);
     close(m->fd);
     free(m);
 }
@@ -267,6 +269,57 @@ CUmemGenericAllocationHandle fc_vmm_adopt(int fd, size_t size, const CUmemAlloca
     return (CUmemGenericAllocationHandle)(uintptr_t)m;
 }
 
+CUmemGenericAllocationHandle fc_vmm_add_multicast(size_t size, int dev, struct fc_mc *mc)
+{
+    struct fc_mh *m = calloc(1, sizeof *m);
+    if (!m)
+        return 0;
+    m->fd = memfd_create("fakecuda-multicast", MFD_CLOEXEC);
+    if (m->fd < 0 || ftruncate(m->fd, (off_t)size) != 0) {
+        if (m->fd >= 0)
+            close(m->fd);
+        free(m);
+        return 0;
+    }
+    m->dev = dev;
+    m->size = size;
+    m->refs = 1;
+    m->mc = mc;
+    m->prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    m->prop.location.id = dev;
+    fc_lock();
+    m->next = handles;
+    handles = m;
+    fc_unlock();
+    return (CUmemGenericAllocationHandle)(uintptr_t)m;
+}
+
+struct fc_mc *fc_vmm_multicast(CUmemGenericAllocationHandle h)
+{
+    struct fc_mh *m = mh_find(h);
+    return m && m->refs > 0 ? m->mc : NULL;
+}
+
+int fc_vmm_memory(CUmemGenericAllocationHandle h, int *dev, size_t *size)
+{
+    struct fc_mh *m = mh_find(h);
+    if (!m || m->refs == 0 || m->mc || m->imported)
+        return 0;
+    *dev = m->dev;
+    *size = m->size;
+    return 1;
+}
+
+int fc_vmm_memory_at(uintptr_t p, int *dev, size_t *room)
+{
+    struct fc_vmap *v = map_find(p);
+    if (!v || v->h->mc || v->h->imported)
+        return 0;
+    *dev = v->h->dev;
+    *room = v->start + v->size - p;
+    return 1;
+}
+
 /* Reserved address space does not count against device memory. */
 CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
                              unsigned long long flags)
@@ -344,8 +397,10 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
     fc_lock();
     struct fc_mh *m = mh_find(handle);
     struct fc_vres *res = res_find(p);
+    /* The real driver blocks a multicast map until the whole team has been
+     * added; a one-process fake would block forever, so it refuses. */
     if (!m || m->refs == 0 || offset > m->size || size > m->size - offset || !res ||
-        p + size > res->start + res->size) {
+        p + size > res->start + res->size || (m->mc && !fc_mc_team_complete(m->mc))) {
         r = CUDA_ERROR_INVALID_VALUE;
     } else {
         for (struct fc_vmap *x = maps; x; x = x->next)
