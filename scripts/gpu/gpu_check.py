@@ -54,7 +54,7 @@ def fmt(n):
 # ---------------------------------------------------------------- checks list
 
 CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "cross-device", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
-               "vmm", "vmm-import", "multicast", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
+               "vmm", "vmm-import", "multicast", "vmm-host", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
 ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
@@ -80,6 +80,8 @@ DESCRIPTIONS = {
     "multicast": "multicast.c plain: a multicast object bound (BindMem, BindAddr), mapped, released while mapped;"
                  " one never released is a leak of its own kind, in no device's usage (needs two GPUs with"
                  " multicast)",
+    "vmm-host": "vmm_host.c plain: cuMemCreate at host and host-NUMA locations is host-pinned memory on the"
+                " host, not on a GPU; device-located stays the device's",
     "ipc": "ipc_share.c: CUDA IPC handles and a pool pointer shared by a forked process (runtime, driver, driver"
            " with a context reset): the mapping never closed, the exporter untouched",
     "external": "external_mem.c: external memory imported from a VMM POSIX fd, object/buffer/array never released",
@@ -329,6 +331,7 @@ def program_specs(ctx):
         "cross_device": (tp("cross_device.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "vmm_import": (tp("vmm_import.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-ldl"]),
         "multicast": (tp("multicast.c"), ["-cudart", "none"] + stubs + ["-lcuda"]),
+        "vmm_host": (tp("vmm_host.c"), ["-cudart", "none"] + stubs + ["-lcuda"]),
         "ipc_share": (tp("ipc_share.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "external_mem": (tp("external_mem.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
         "bad_free": (tp("bad_free.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
@@ -815,6 +818,29 @@ def check_multicast(ctx):
            [("multicast", 4 * MiB, 0), ("virtual", 4 * MiB, 0), ("virtual", 4 * MiB, 1)],
            "released but mapped: live mid-run")
     return "6 MiB multicast leak at leak_multicast line %d; normal cycle: no leak, no unknown free; usage 4 MiB/GPU" % leak
+
+
+def check_vmm_host(ctx):
+    """tests/t_vmm_host.sh on the real driver, without the refusal probes:
+    host-located cuMemCreate handles are host-pinned memory on the host.  A
+    driver without host locations (before 12.2): SKIP."""
+    src = os.path.join(PROGRAMS, "vmm_host.c")
+    d = check_dir(ctx, "vmm-host")
+    rc, out, err = run([prog(ctx, "vmm_host"), "plain"], cwd=d, env=traced_env(ctx, os.path.join(d, "final.snap")),
+                       timeout=60, log=os.path.join(d, "vmm_host.log"))
+    if rc == 3:
+        raise Skip(out.strip() or first_error(err))
+    if rc != 0:
+        raise Fail("vmm_host exited %d under gpuleak: %s" % (rc, first_error(err)))
+    r = report_json(ctx, d, "final.snap")
+    expect([(l["kind"], l["api"], l["bytes"], l["device"], fn(l["frames"][0]), l["frames"][0]["line"])
+            for l in r["leaks"]],
+           [("host-pinned", "cuMemCreate", 4 * MiB, -1, "leak_numa", site_line(src, "NUMA-SITE")),
+            ("host-pinned", "cuMemCreate", 2 * MiB, -1, "leak_host", site_line(src, "HOST-SITE"))], "leaks at exit")
+    expect(r["invalid_frees"]["count"], 0, "every release matched")
+    expect(sorted((x["device"], x["alloc_count"], x["free_count"], x["live_bytes"]) for x in r["devices"]),
+           [(-1, 3, 1, 6 * MiB), (0, 1, 1, 0)], "host and device 0 counters")
+    return "6 MiB host-pinned (HOST 2 MiB + HOST_NUMA 4 MiB) leaked on the host; device 0: 1 made, 1 freed"
 
 
 def check_ipc(ctx):
@@ -1625,6 +1651,7 @@ def main(argv):
               ("drv-entry", lambda: check_driver(ctx, "entry")),
               ("vmm", lambda: check_vmm(ctx)),
               ("vmm-import", lambda: check_vmm_import(ctx)), ("multicast", lambda: check_multicast(ctx)),
+              ("vmm-host", lambda: check_vmm_host(ctx)),
               ("ipc", lambda: check_ipc(ctx)),
               ("external", lambda: check_external(ctx)),
               ("bad-free", lambda: check_bad_free(ctx)),

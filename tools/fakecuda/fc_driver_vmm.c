@@ -28,6 +28,8 @@ struct fc_mh {
     int maps;
     int imported;  /* from another process's fd: charged to no device */
     struct fc_mc *mc; /* a multicast object (fc_driver_multicast.c): charged to no device */
+    /* dev is -1 for host memory (a host or host-NUMA location): charged to
+     * no device either, as it is the machine's RAM */
     CUmemAllocationProp prop;
     struct fc_mh *next;
 };
@@ -83,7 +85,7 @@ static void mh_maybe_destroy(struct fc_mh *m)
             *pp = m->next;
             break;
         }
-    if (!m->imported && !m->mc)
+    if (!m->imported && !m->mc && m->dev >= 0)
         fc_uncharge(&fc_devs[m->dev], m->size);
     fc_mc_free(m->mc);
     close(m->fd);
@@ -112,10 +114,22 @@ int fc_vmm_lookup(uintptr_t p, uintptr_t *rstart, size_t *rsize, uintptr_t *msta
     return 1;
 }
 
+/* cuMemCreate's documented locations: a device; the host (id ignored); a
+ * host NUMA node (this fake has one, node 0, as a machine without NUMA
+ * must say).  HOST_NUMA_CURRENT is refused, as documented for 13.0. */
+static int location_ok(const CUmemLocation *l)
+{
+    switch (l->type) {
+    case CU_MEM_LOCATION_TYPE_DEVICE: return fc_dev_get(l->id) != NULL;
+    case CU_MEM_LOCATION_TYPE_HOST: return 1;
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA: return l->id == 0;
+    default: return 0;
+    }
+}
+
 static int prop_ok(const CUmemAllocationProp *prop)
 {
-    return prop && prop->type == CU_MEM_ALLOCATION_TYPE_PINNED &&
-           prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE && fc_dev_get(prop->location.id);
+    return prop && prop->type == CU_MEM_ALLOCATION_TYPE_PINNED && location_ok(&prop->location);
 }
 
 CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
@@ -137,16 +151,21 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CU
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!handle || !prop_ok(prop) || flags != 0 || size == 0 || size % FC_BIG)
         return CUDA_ERROR_INVALID_VALUE;
-    /* Win32 and fabric handles do not exist here. */
-    if (prop->requestedHandleTypes & ~(unsigned)CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+    /* HOST allocations "are not IPC capable": any handle type is invalid. */
+    if (prop->location.type == CU_MEM_LOCATION_TYPE_HOST && prop->requestedHandleTypes != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    /* Win32 and fabric handles do not exist here, nor exportable host-NUMA
+     * memory (an importer would take its tag's node for a device). */
+    if ((prop->requestedHandleTypes & ~(unsigned)CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ||
+        (prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE && prop->requestedHandleTypes != 0))
         return CUDA_ERROR_NOT_SUPPORTED;
     int exportable = (prop->requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != 0;
     struct fc_mh *m = calloc(1, sizeof *m);
     if (!m)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    struct fc_dev *d = fc_dev_get(prop->location.id);
+    struct fc_dev *d = prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? fc_dev_get(prop->location.id) : NULL;
     fc_lock();
-    int ok = fc_charge(d, size) == 0;
+    int ok = !d || fc_charge(d, size) == 0;
     fc_unlock();
     if (!ok) {
         free(m);
@@ -159,11 +178,12 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CU
             close(m->fd);
         free(m);
         fc_lock();
-        fc_uncharge(d, size);
+        if (d)
+            fc_uncharge(d, size);
         fc_unlock();
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    m->dev = d->ord;
+    m->dev = d ? d->ord : -1;
     m->size = size;
     m->refs = 1;
     m->prop = *prop;
