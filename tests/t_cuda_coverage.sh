@@ -16,10 +16,10 @@ cov --list "$inc" "$hooks" "$doc" "$LIBGPULEAK_SO" >list.txt 2>&1
 state() { awk -v n="$1" '$1 == n { print $2 }' list.txt; }
 for n in cuMemAlloc_v2 cuMemFree_v2 cudaMalloc cudaFreeAsync cuMemCreate cuMemRelease cuMemMap \
          cuIpcOpenMemHandle_v2 cuImportExternalMemory cuCtxDestroy_v2 cudaDeviceReset cuGraphAddMemAllocNode \
-         cuCtxDetach cuDevicePrimaryCtxReset cuDevicePrimaryCtxRelease cuMulticastCreate; do
+         cuCtxDetach cuDevicePrimaryCtxReset cuDevicePrimaryCtxRelease cuMulticastCreate cuMemPoolCreate; do
     expect_eq "$(state $n)" hooked "$n"
 done
-for n in cuMemAlloc cuModuleLoadData cuLibraryLoadData cudaLibraryLoadData cuMulticastBindMem cuMemPoolCreate \
+for n in cuMemAlloc cuModuleLoadData cuLibraryLoadData cudaLibraryLoadData cuMulticastBindMem cudaMemPoolCreate \
          cuGreenCtxCreate cuDeviceGraphMemTrim cuEventDestroy_v2; do
     expect_eq "$(state $n)" listed "$n"
 done

@@ -54,7 +54,7 @@ def fmt(n):
 # ---------------------------------------------------------------- checks list
 
 CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "cross-device", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
-               "vmm", "vmm-import", "multicast", "vmm-host", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
+               "vmm", "vmm-import", "multicast", "vmm-host", "managed-pool", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
 ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
@@ -82,6 +82,8 @@ DESCRIPTIONS = {
                  " multicast)",
     "vmm-host": "vmm_host.c plain: cuMemCreate at host and host-NUMA locations is host-pinned memory on the"
                 " host, not on a GPU; device-located stays the device's",
+    "managed-pool": "managed_pool.c: what a CUDA 13 managed pool hands out (driver and runtime) is managed memory;"
+                    " a pinned pool's is pool memory",
     "ipc": "ipc_share.c: CUDA IPC handles and a pool pointer shared by a forked process (runtime, driver, driver"
            " with a context reset): the mapping never closed, the exporter untouched",
     "external": "external_mem.c: external memory imported from a VMM POSIX fd, object/buffer/array never released",
@@ -332,6 +334,7 @@ def program_specs(ctx):
         "vmm_import": (tp("vmm_import.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-ldl"]),
         "multicast": (tp("multicast.c"), ["-cudart", "none"] + stubs + ["-lcuda"]),
         "vmm_host": (tp("vmm_host.c"), ["-cudart", "none"] + stubs + ["-lcuda"]),
+        "managed_pool": (tp("managed_pool.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "ipc_share": (tp("ipc_share.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "external_mem": (tp("external_mem.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
         "bad_free": (tp("bad_free.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
@@ -841,6 +844,27 @@ def check_vmm_host(ctx):
     expect(sorted((x["device"], x["alloc_count"], x["free_count"], x["live_bytes"]) for x in r["devices"]),
            [(-1, 3, 1, 6 * MiB), (0, 1, 1, 0)], "host and device 0 counters")
     return "6 MiB host-pinned (HOST 2 MiB + HOST_NUMA 4 MiB) leaked on the host; device 0: 1 made, 1 freed"
+
+
+def check_managed_pool(ctx):
+    """tests/t_managed_pool.sh on the real driver.  A driver without managed
+    pools (before 13.0): SKIP."""
+    src = os.path.join(PROGRAMS, "managed_pool.c")
+    d = check_dir(ctx, "managed-pool")
+    rc, out, err = run([prog(ctx, "managed_pool")], cwd=d, env=traced_env(ctx, os.path.join(d, "final.snap")),
+                       timeout=60, log=os.path.join(d, "managed_pool.log"))
+    if rc == 3:
+        raise Skip(out.strip() or first_error(err))
+    if rc != 0:
+        raise Fail("managed_pool exited %d under gpuleak: %s" % (rc, first_error(err)))
+    r = report_json(ctx, d, "final.snap")
+    expect(sorted((l["kind"], l["api"], l["bytes"], l["device"], fn(l["frames"][0]), l["frames"][0]["line"])
+                  for l in r["leaks"]),
+           [("managed", "cuMemAllocFromPoolAsync", 3 * MiB, 0, "leak_managed", site_line(src, "MANAGED-SITE")),
+            ("managed", "cudaMallocFromPoolAsync", 4 * MiB, 0, "rt_leak_managed", site_line(src, "RT-SITE")),
+            ("pool", "cuMemAllocFromPoolAsync", 1 * MiB, 0, "leak_pool", site_line(src, "POOL-SITE"))], "leaks")
+    expect(r["invalid_frees"]["count"], 0, "the managed pool's free matched")
+    return "7 MiB managed (driver 3 MiB + runtime 4 MiB) from managed pools, 1 MiB pool from a pinned pool"
 
 
 def check_ipc(ctx):
@@ -1652,6 +1676,7 @@ def main(argv):
               ("vmm", lambda: check_vmm(ctx)),
               ("vmm-import", lambda: check_vmm_import(ctx)), ("multicast", lambda: check_multicast(ctx)),
               ("vmm-host", lambda: check_vmm_host(ctx)),
+              ("managed-pool", lambda: check_managed_pool(ctx)),
               ("ipc", lambda: check_ipc(ctx)),
               ("external", lambda: check_external(ctx)),
               ("bad-free", lambda: check_bad_free(ctx)),

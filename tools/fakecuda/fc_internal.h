@@ -88,6 +88,7 @@ struct fc_pool {
     unsigned long long id;     /* process-unique, named in exported handles */
     unsigned handle_types;     /* CUmemAllocationHandleType mask: exportable */
     int imported;              /* from another process: maps, never allocates */
+    int managed;               /* CU_MEM_ALLOCATION_TYPE_MANAGED (CUDA 13): its blocks are managed */
     int src_pid;               /* imported: the exporting process ... */
     unsigned long long src_id; /* ... and its pool's id */
 };
