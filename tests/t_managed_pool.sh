@@ -6,8 +6,14 @@ source "$ROOT/tests/lib.sh"
 line() { site_line managed_pool.c "$1"; }
 
 GPULEAK_OUTPUT=final.snap traced "$TPROG/managed_pool"
+# cudaDeviceReset last: stream-ordered memory, a managed pool's too, is not
+# the context's, so the same leaks, none torn down.
+GPULEAK_OUTPUT=reset.snap traced "$TPROG/managed_pool" reset
 "$REPORT" --json final.snap >final.json
-check_json final.json <<PY
+"$REPORT" --json reset.snap >reset.json
+for f in final.json reset.json; do
+check_json $f <<PY
+eq(d["teardown_leaks"]["groups"], [], "nothing went with a teardown")
 eq(sorted((l["kind"], l["api"], l["bytes"], l["device"], frame(l["frames"][0])) for l in leaks),
    [("managed", "cuMemAllocFromPoolAsync", 3 << 20, 0, "leak_managed managed_pool.c:$(line MANAGED-SITE)"),
     ("managed", "cudaMallocFromPoolAsync", 4 << 20, 0, "rt_leak_managed managed_pool.c:$(line RT-SITE)"),
@@ -17,6 +23,7 @@ eq(d["invalid_frees"]["count"], 0, "the managed pool's free matched")
 eq([(x["device"], x["alloc_count"], x["free_count"], x["live_bytes"]) for x in d["devices"]],
    [(0, 4, 1, 8 << 20)], "device 0 counters")
 PY
+done
 "$REPORT" final.snap >final.txt
 grep -qx "    managed memory on device 0: 7,340,032 bytes (7.0 MiB) in 2 allocations" final.txt ||
     fail "text report: $(sed -n '/^LEAK SUMMARY/,/^ALLOCATION/p' final.txt)"

@@ -6,6 +6,8 @@
  *   - 4 MiB from a managed pool (runtime), never freed: rt_leak_managed
  *   - 1 MiB from a pinned pool, never freed: leak_pool
  *   - 2 MiB from the managed pool, freed with cuMemFreeAsync
+ * With argv[1] "reset", cudaDeviceReset last: stream-ordered memory is "not
+ * associated with any CUDA context", a managed pool's too, so it survives.
  * Exits 3 ("SKIP ...") where the driver has no managed pools. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +84,7 @@ NOINLINE static void rt_leak_managed(void)
     rt_check(cudaMallocFromPoolAsync(&p, 4 * MiB, pool, 0), "cudaMallocFromPoolAsync"); /* RT-SITE */
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     CUdevice dev;
     CUcontext ctx;
@@ -97,5 +99,7 @@ int main(void)
     freed_managed(managed);
     rt_leak_managed();
     check(cuCtxSynchronize(), "cuCtxSynchronize");
+    if (argc > 1 && !strcmp(argv[1], "reset"))
+        rt_check(cudaDeviceReset(), "cudaDeviceReset");
     return 0;
 }
