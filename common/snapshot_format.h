@@ -200,6 +200,9 @@ enum gl_kind {
                                     CUDA external memory, and what is mapped of it */
     GL_KIND_MULTICAST = 10,      /* cuMulticastCreate objects: their size is what can be bound
                                     per device, memory cuMemCreate handles own (kind virtual) */
+    GL_KIND_MEMPOOL = 11,        /* a pool made by cuMemPoolCreate, not yet destroyed: its size
+                                    is its reserve at the snapshot, memory its allocations
+                                    (kinds pool, managed) are counted in */
     GL_KIND_COUNT
 };
 
@@ -207,7 +210,7 @@ static inline const char *gl_kind_name(unsigned k)
 {
     static const char *const names[GL_KIND_COUNT] = {
         "device", "pool", "managed", "host-pinned", "host-registered",
-        "array", "virtual", "graph", "ipc", "external", "multicast",
+        "array", "virtual", "graph", "ipc", "external", "multicast", "mempool",
     };
     return k < GL_KIND_COUNT ? names[k] : "unknown";
 }
@@ -220,11 +223,15 @@ static inline const char *gl_kind_name(unsigned k)
 static inline int gl_kind_is_mapping(unsigned k) { return k == GL_KIND_IPC || k == GL_KIND_EXTERNAL; }
 
 /* Kinds whose bytes are part of this process's device usage: all but the
- * mappings above and multicast objects, which hold no memory of their own
- * (what is bound to them is counted as the cuMemCreate handles it is), so
- * counting them would count the bound memory twice.  A multicast object is
+ * mappings above, multicast objects, which hold no memory of their own
+ * (what is bound to them is counted as the cuMemCreate handles it is), and
+ * pool objects, whose reserve their allocations are counted in; counting
+ * those would count the same memory twice.  A multicast object is
  * still reported, with its size, when it is never released. */
-static inline int gl_kind_in_usage(unsigned k) { return !gl_kind_is_mapping(k) && k != GL_KIND_MULTICAST; }
+static inline int gl_kind_in_usage(unsigned k)
+{
+    return !gl_kind_is_mapping(k) && k != GL_KIND_MULTICAST && k != GL_KIND_MEMPOOL;
+}
 
 /* Which API made the allocation.  Append only: values are stored in files. */
 #define GL_API_LIST(X)                                                    \
@@ -298,7 +305,8 @@ static inline int gl_kind_in_usage(unsigned k) { return !gl_kind_is_mapping(k) &
     X(CU_DEVICE_PRIMARY_CTX_RESET_V1, "cuDevicePrimaryCtxReset") /* the pre-11.0 ABIs, */ \
     X(CU_DEVICE_PRIMARY_CTX_RELEASE_V1, "cuDevicePrimaryCtxRelease") /* what runtimes ask */ \
     X(CU_CTX_DETACH, "cuCtxDetach") /* its last usage */                   \
-    X(CU_MULTICAST_CREATE, "cuMulticastCreate") /* kind multicast */
+    X(CU_MULTICAST_CREATE, "cuMulticastCreate") /* kind multicast */         \
+    X(CU_MEM_POOL_CREATE, "cuMemPoolCreate") /* kind mempool */
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

@@ -369,7 +369,7 @@ static bool context_owned(const struct gl_record *r)
 {
     /* from_pool: stream-ordered memory of kind managed (a managed pool's) */
     if (r->kind == GL_KIND_POOL || r->kind == GL_KIND_VIRTUAL || r->space == GL_SPACE_VMM ||
-        r->space == GL_SPACE_VMM_IMPORT || from_pool(r->api))
+        r->space == GL_SPACE_VMM_IMPORT || r->space == GL_SPACE_POOL || from_pool(r->api))
         return false;
     return !(r->kind == GL_KIND_IPC && (r->api == GL_API_CU_MEM_MAP || r->api == GL_API_CU_MEM_POOL_IMPORT_POINTER ||
                                         r->api == GL_API_CUDA_MEM_POOL_IMPORT_POINTER));

@@ -96,6 +96,11 @@ $(TPROG_DIR)/managed_pool: tests/programs/managed_pool.c $(FAKECUDA_RT_DEPS) | $
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda
 
+TEST_PROGS += $(TPROG_DIR)/pool_owner
+$(TPROG_DIR)/pool_owner: tests/programs/pool_owner.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda
+
 # A C extension module for the Python-frames tests, built against the
 # machine's python3 headers like any extension.
 PY_INCLUDE := $(shell python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)

@@ -54,7 +54,7 @@ def fmt(n):
 # ---------------------------------------------------------------- checks list
 
 CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "cross-device", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
-               "vmm", "vmm-import", "multicast", "vmm-host", "managed-pool", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
+               "vmm", "vmm-import", "multicast", "vmm-host", "managed-pool", "pool-owner", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
 ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
@@ -84,6 +84,8 @@ DESCRIPTIONS = {
                 " host, not on a GPU; device-located stays the device's",
     "managed-pool": "managed_pool.c: what a CUDA 13 managed pool hands out (driver and runtime) is managed memory;"
                     " a pinned pool's is pool memory",
+    "pool-owner": "pool_owner.c: pools never destroyed (driver and runtime) reported at their lines with the"
+                  " driver's reserve; a destroyed one is nothing",
     "ipc": "ipc_share.c: CUDA IPC handles and a pool pointer shared by a forked process (runtime, driver, driver"
            " with a context reset): the mapping never closed, the exporter untouched",
     "external": "external_mem.c: external memory imported from a VMM POSIX fd, object/buffer/array never released",
@@ -335,6 +337,7 @@ def program_specs(ctx):
         "multicast": (tp("multicast.c"), ["-cudart", "none"] + stubs + ["-lcuda"]),
         "vmm_host": (tp("vmm_host.c"), ["-cudart", "none"] + stubs + ["-lcuda"]),
         "managed_pool": (tp("managed_pool.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
+        "pool_owner": (tp("pool_owner.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "ipc_share": (tp("ipc_share.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "external_mem": (tp("external_mem.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
         "bad_free": (tp("bad_free.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
@@ -858,13 +861,32 @@ def check_managed_pool(ctx):
     if rc != 0:
         raise Fail("managed_pool exited %d under gpuleak: %s" % (rc, first_error(err)))
     r = report_json(ctx, d, "final.snap")
+    expect(len([l for l in r["leaks"] if l["kind"] == "mempool"]), 3, "the 3 pools never destroyed")
     expect(sorted((l["kind"], l["api"], l["bytes"], l["device"], fn(l["frames"][0]), l["frames"][0]["line"])
-                  for l in r["leaks"]),
+                  for l in r["leaks"] if l["kind"] != "mempool"),
            [("managed", "cuMemAllocFromPoolAsync", 3 * MiB, 0, "leak_managed", site_line(src, "MANAGED-SITE")),
             ("managed", "cudaMallocFromPoolAsync", 4 * MiB, 0, "rt_leak_managed", site_line(src, "RT-SITE")),
             ("pool", "cuMemAllocFromPoolAsync", 1 * MiB, 0, "leak_pool", site_line(src, "POOL-SITE"))], "leaks")
     expect(r["invalid_frees"]["count"], 0, "the managed pool's free matched")
     return "7 MiB managed (driver 3 MiB + runtime 4 MiB) from managed pools, 1 MiB pool from a pinned pool"
+
+
+def check_pool_owner(ctx):
+    """tests/t_pool_owner.sh on the real driver; the kept pool's reserve is
+    the driver's own (at least the 4 MiB block it keeps), the unused one's 0."""
+    src = os.path.join(PROGRAMS, "pool_owner.c")
+    d = check_dir(ctx, "pool-owner")
+    run_traced(ctx, d, "pool_owner", prog(ctx, "pool_owner"), [], os.path.join(d, "final.snap"))
+    r = report_json(ctx, d, "final.snap")
+    got = [(l["kind"], l["api"], l["device"], fn(l["frames"][0]), l["frames"][0]["line"]) for l in r["leaks"]]
+    expect(sorted(got), [("mempool", "cuMemPoolCreate", 0, "leak_pool_object", site_line(src, "POOL-SITE")),
+                         ("mempool", "cuMemPoolCreate", 0, "rt_leak_pool_object", site_line(src, "RT-SITE"))],
+           "pools never destroyed")
+    reserve = {fn(l["frames"][0]): l["bytes"] for l in r["leaks"]}
+    if reserve["leak_pool_object"] < 4 * MiB or reserve["rt_leak_pool_object"] != 0:
+        raise Fail("reserves %r: expected >= 4 MiB kept, 0 unused" % reserve)
+    expect(r["invalid_frees"]["count"], 0, "the destroyed pool's destroy matched")
+    return "2 pools never destroyed at their lines, reserve %s B kept / 0 unused" % fmt(reserve["leak_pool_object"])
 
 
 def check_ipc(ctx):
@@ -1134,7 +1156,13 @@ def check_kernels(ctx):
         raise Fail("kernels did not print ok")
     r = report_json(ctx, d, "k.snap")
     got = [(l["kind"], l["device"], l["api"], l["bytes"], l["count"], user_function(l["frames"]))
-           for l in r["leaks"]]
+           for l in r["leaks"] if l["kind"] != "mempool"]
+    # the created pool is never destroyed: a leak of its own, its size the
+    # driver's reserve for it, at least its live allocation
+    pools = [(l["device"], l["api"], l["count"]) for l in r["leaks"] if l["kind"] == "mempool"]
+    expect(pools, [(0, "cuMemPoolCreate", 1)], "the created pool, never destroyed")
+    if [l["bytes"] for l in r["leaks"] if l["kind"] == "mempool"][0] < MiB + 512:
+        raise Fail("the created pool's reserve is less than its live allocation")
     want = [
         ("device", 0, "cudaMalloc", 2 * MiB + 4096, 1, "leak_kernel_device"),
         ("managed", 0, "cudaMallocManaged", 3 * MiB, 1, "leak_managed_touched"),
@@ -1677,6 +1705,7 @@ def main(argv):
               ("vmm-import", lambda: check_vmm_import(ctx)), ("multicast", lambda: check_multicast(ctx)),
               ("vmm-host", lambda: check_vmm_host(ctx)),
               ("managed-pool", lambda: check_managed_pool(ctx)),
+              ("pool-owner", lambda: check_pool_owner(ctx)),
               ("ipc", lambda: check_ipc(ctx)),
               ("external", lambda: check_external(ctx)),
               ("bad-free", lambda: check_bad_free(ctx)),
