@@ -29,6 +29,7 @@
     X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz)                                     \
     X(cuMemAllocFromPoolAsync) X(cuMemAllocFromPoolAsync_ptsz)                   \
     X(cuMemPoolCreate) X(cuMemPoolDestroy)                                       \
+    X(cuMemGetDefaultMemPool) X(cuMemGetMemPool)                                 \
     X(cuArrayCreate_v2) X(cuArray3DCreate_v2) X(cuArrayDestroy)                  \
     X(cuMipmappedArrayCreate) X(cuMipmappedArrayDestroy)                         \
     X(cuCtxDestroy_v2) X(cuDevicePrimaryCtxReset_v2) X(cuDevicePrimaryCtxRetain) \

@@ -53,3 +53,36 @@ GL_HOOK(CUresult, cuMemPoolDestroy, (CUmemoryPool pool))
     gl_leave();
     return rc;
 }
+
+/* CUDA 13.0 names pools by location and allocation type.  A managed pool
+ * handed out here (a location's default or current managed pool) was never
+ * created by the program, so this is where gpuleak learns that allocations
+ * from it are managed memory.  Pinned pools need nothing: theirs are pool
+ * memory already. */
+static void note_managed(CUresult rc, CUmemoryPool *pool, CUmemAllocationType type)
+{
+    if (rc == CUDA_SUCCESS && pool != NULL && type == CU_MEM_ALLOCATION_TYPE_MANAGED)
+        gl_pool_kinds_created((uintptr_t)*pool, 1);
+}
+
+GL_HOOK(CUresult, cuMemGetDefaultMemPool, (CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type))
+{
+    GL_REAL_OR_RETURN(real, cuMemGetDefaultMemPool, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(pool_out, location, type);
+    if (track)
+        note_managed(rc, pool_out, type);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(CUresult, cuMemGetMemPool, (CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type))
+{
+    GL_REAL_OR_RETURN(real, cuMemGetMemPool, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(pool, location, type);
+    if (track)
+        note_managed(rc, pool, type);
+    gl_leave();
+    return rc;
+}

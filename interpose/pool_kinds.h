@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+/* Also for a managed pool the driver hands out (a location's default or
+ * current, CUDA 13.0): noted as managed until destroyed. */
 void gl_pool_kinds_created(uint64_t pool, int managed);
 void gl_pool_kinds_destroyed(uint64_t pool);
 /* GL_KIND_MANAGED for a managed pool noted here, else GL_KIND_POOL (pool 0:

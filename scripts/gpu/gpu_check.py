@@ -82,7 +82,8 @@ DESCRIPTIONS = {
                  " multicast)",
     "vmm-host": "vmm_host.c plain: cuMemCreate at host and host-NUMA locations is host-pinned memory on the"
                 " host, not on a GPU; device-located stays the device's",
-    "managed-pool": "managed_pool.c: what a CUDA 13 managed pool hands out (driver and runtime) is managed memory;"
+    "managed-pool": "managed_pool.c: what a CUDA 13 managed pool (created, or a location's default or current)"
+                    " hands out (driver and runtime) is managed memory;"
                     " a pinned pool's is pool memory",
     "pool-owner": "pool_owner.c: pools never destroyed (driver and runtime) reported at their lines with the"
                   " driver's reserve; a destroyed one is nothing",
@@ -865,10 +866,13 @@ def check_managed_pool(ctx):
     expect(sorted((l["kind"], l["api"], l["bytes"], l["device"], fn(l["frames"][0]), l["frames"][0]["line"])
                   for l in r["leaks"] if l["kind"] != "mempool"),
            [("managed", "cuMemAllocFromPoolAsync", 3 * MiB, 0, "leak_managed", site_line(src, "MANAGED-SITE")),
+            ("managed", "cuMemAllocFromPoolAsync", 5 * MiB, 0, "leak_default_managed", site_line(src, "DEFAULT-SITE")),
+            ("managed", "cuMemAllocFromPoolAsync", 6 * MiB, 0, "leak_current_managed", site_line(src, "CURRENT-SITE")),
             ("managed", "cudaMallocFromPoolAsync", 4 * MiB, 0, "rt_leak_managed", site_line(src, "RT-SITE")),
             ("pool", "cuMemAllocFromPoolAsync", 1 * MiB, 0, "leak_pool", site_line(src, "POOL-SITE"))], "leaks")
     expect(r["invalid_frees"]["count"], 0, "the managed pool's free matched")
-    return "7 MiB managed (driver 3 MiB + runtime 4 MiB) from managed pools, 1 MiB pool from a pinned pool"
+    return ("18 MiB managed (created 3 MiB + runtime 4 MiB + 13.0 default 5 MiB + current 6 MiB) from managed pools, "
+            "1 MiB pool from a pinned pool")
 
 
 def check_pool_owner(ctx):

@@ -6,6 +6,12 @@
  *   - 4 MiB from a managed pool (runtime), never freed: rt_leak_managed
  *   - 1 MiB from a pinned pool, never freed: leak_pool
  *   - 2 MiB from the managed pool, freed with cuMemFreeAsync
+ *   - 5 MiB from device 0's default managed pool (cuMemGetDefaultMemPool,
+ *     13.0), never freed: leak_default_managed
+ *   - 6 MiB from the current managed pool of no preferred location
+ *     (cuMemGetMemPool), never freed: leak_current_managed
+ *   - cuMemSetMemPool makes the created managed pool device 0's current
+ *     managed pool: printed "CURRENT created" (or "CURRENT other")
  * With argv[1] "reset", cudaDeviceReset last: stream-ordered memory is "not
  * associated with any CUDA context", a managed pool's too, so it survives.
  * Exits 3 ("SKIP ...") where the driver has no managed pools. */
@@ -71,6 +77,42 @@ NOINLINE static void freed_managed(CUmemoryPool pool)
     check(cuMemFreeAsync(p, 0), "cuMemFreeAsync");
 }
 
+static CUmemLocation where_(CUmemLocationType type, int id)
+{
+    CUmemLocation loc;
+    memset(&loc, 0, sizeof loc);
+    loc.type = type;
+    loc.id = id;
+    return loc;
+}
+
+NOINLINE static void leak_default_managed(void)
+{
+    CUmemLocation dev0 = where_(CU_MEM_LOCATION_TYPE_DEVICE, 0);
+    CUmemoryPool pool;
+    check(cuMemGetDefaultMemPool(&pool, &dev0, CU_MEM_ALLOCATION_TYPE_MANAGED), "cuMemGetDefaultMemPool");
+    CUdeviceptr p;
+    check(cuMemAllocFromPoolAsync(&p, 5 * MiB, pool, 0), "cuMemAllocFromPoolAsync"); /* DEFAULT-SITE */
+}
+
+NOINLINE static void leak_current_managed(void)
+{
+    CUmemLocation none = where_(CU_MEM_LOCATION_TYPE_NONE, 0);
+    CUmemoryPool pool;
+    check(cuMemGetMemPool(&pool, &none, CU_MEM_ALLOCATION_TYPE_MANAGED), "cuMemGetMemPool");
+    CUdeviceptr p;
+    check(cuMemAllocFromPoolAsync(&p, 6 * MiB, pool, 0), "cuMemAllocFromPoolAsync"); /* CURRENT-SITE */
+}
+
+static void set_current(CUmemoryPool managed)
+{
+    CUmemLocation dev0 = where_(CU_MEM_LOCATION_TYPE_DEVICE, 0);
+    CUmemoryPool cur;
+    check(cuMemSetMemPool(&dev0, CU_MEM_ALLOCATION_TYPE_MANAGED, managed), "cuMemSetMemPool");
+    check(cuMemGetMemPool(&cur, &dev0, CU_MEM_ALLOCATION_TYPE_MANAGED), "cuMemGetMemPool");
+    printf("CURRENT %s\n", cur == managed ? "created" : "other");
+}
+
 NOINLINE static void rt_leak_managed(void)
 {
     struct cudaMemPoolProps props;
@@ -98,6 +140,9 @@ int main(int argc, char **argv)
     leak_pool(pinned);
     freed_managed(managed);
     rt_leak_managed();
+    leak_default_managed();
+    leak_current_managed();
+    set_current(managed);
     check(cuCtxSynchronize(), "cuCtxSynchronize");
     if (argc > 1 && !strcmp(argv[1], "reset"))
         rt_check(cudaDeviceReset(), "cudaDeviceReset");

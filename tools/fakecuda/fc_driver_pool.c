@@ -246,6 +246,7 @@ CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     if (p) {
         p->handle_types = (unsigned)poolProps->handleTypes;
         p->managed = managed;
+        p->no_location = poolProps->location.type == CU_MEM_LOCATION_TYPE_NONE;
     }
     fc_unlock();
     if (!p)

@@ -89,6 +89,7 @@ struct fc_pool {
     unsigned handle_types;     /* CUmemAllocationHandleType mask: exportable */
     int imported;              /* from another process: maps, never allocates */
     int managed;               /* CU_MEM_ALLOCATION_TYPE_MANAGED (CUDA 13): its blocks are managed */
+    int no_location;           /* managed, CU_MEM_LOCATION_TYPE_NONE (held by dev here) */
     int src_pid;               /* imported: the exporting process ... */
     unsigned long long src_id; /* ... and its pool's id */
 };
