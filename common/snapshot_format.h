@@ -126,6 +126,9 @@ enum gl_event_type {
  * u64 reserved_bytes, u64 used_bytes, u64 reserved_high, u64 used_high
  * (the pool's ReservedMemCurrent / UsedMemCurrent / ...High attributes). */
 #define GL_POOL_ENTRY_SIZE 48u
+/* The pool handle of an entry that is a device's graph memory pool (what
+ * cuDeviceGetGraphMemAttribute tells: the same four figures). */
+#define GL_POOL_GRAPH_MEM 0xffffffffffffffffull
 
 /* VMM entry (32 bytes): u64 va, u64 size, u64 handle, u16 type
  * (GL_VMM_RESERVATION: handle 0; GL_VMM_MAPPING: va..va+size maps handle),

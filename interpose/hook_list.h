@@ -59,7 +59,8 @@
     X(cuStreamIsCapturing) X(cuStreamIsCapturing_ptsz) X(cuGraphGetNodes)        \
     X(cuGraphNodeGetType) X(cuGraphMemAllocNodeGetParams) X(cuGraphMemFreeNodeGetParams) \
     X(cuMemGetAllocationPropertiesFromHandle) X(cuDevicePrimaryCtxGetState)      \
-    X(cuPointerGetAttributes) X(cuStreamGetDevice) X(cuCtxGetApiVersion)
+    X(cuPointerGetAttributes) X(cuStreamGetDevice) X(cuCtxGetApiVersion)        \
+    X(cuDeviceGetGraphMemAttribute)
 
 /* A dense index for every real-function cache: per-caller scopes keep one
  * pointer per index (resolve.c). */

@@ -1061,8 +1061,14 @@ def check_graph(ctx):
     expect(dv["peak_bytes"], 3 * MiB, "peak bytes")
     expect(sorted(fn(c["frames"][0]) for c in dv["peak_composition"]),
            ["capture_alloc", "generic_leak", "graph_leak"], "peak composition")
-    return "leaks 640 KiB graph_leak:%d + 384 KiB generic_leak:%d (%s); 12 allocs/10 frees; peak 3 MiB" % (
-        ll, lg, generic)
+    # the graph memory pool in the driver's view: the live 1 MiB used; its
+    # reserve is the driver's own (at least that)
+    gp = [p for x in r["fragmentation"]["devices"] if x["device"] == 0 for p in x["pools"] if p["graph"]]
+    expect([p["used_bytes"] for p in gp], [MiB], "graph memory pool used")
+    if gp[0]["reserved_bytes"] < MiB:
+        raise Fail("graph memory pool reserve %d below its used 1 MiB" % gp[0]["reserved_bytes"])
+    return ("leaks 640 KiB graph_leak:%d + 384 KiB generic_leak:%d (%s); 12 allocs/10 frees; peak 3 MiB; "
+            "graph pool reserve %s B" % (ll, lg, generic, fmt(gp[0]["reserved_bytes"])))
 
 
 def check_threads(ctx):
