@@ -126,6 +126,9 @@ enum gl_event_type {
  * u64 reserved_bytes, u64 used_bytes, u64 reserved_high, u64 used_high
  * (the pool's ReservedMemCurrent / UsedMemCurrent / ...High attributes). */
 #define GL_POOL_ENTRY_SIZE 48u
+/* The pool handle of an entry that is a device's graph memory pool (what
+ * cuDeviceGetGraphMemAttribute tells: the same four figures). */
+#define GL_POOL_GRAPH_MEM 0xffffffffffffffffull
 
 /* VMM entry (32 bytes): u64 va, u64 size, u64 handle, u16 type
  * (GL_VMM_RESERVATION: handle 0; GL_VMM_MAPPING: va..va+size maps handle),
@@ -198,6 +201,11 @@ enum gl_kind {
                                     imported VMM handle mapped) */
     GL_KIND_EXTERNAL = 9,        /* another API's memory (Vulkan, D3D, DMA-BUF) imported as
                                     CUDA external memory, and what is mapped of it */
+    GL_KIND_MULTICAST = 10,      /* cuMulticastCreate objects: their size is what can be bound
+                                    per device, memory cuMemCreate handles own (kind virtual) */
+    GL_KIND_MEMPOOL = 11,        /* a pool made by cuMemPoolCreate, not yet destroyed: its size
+                                    is its reserve at the snapshot, memory its allocations
+                                    (kinds pool, managed) are counted in */
     GL_KIND_COUNT
 };
 
@@ -205,7 +213,7 @@ static inline const char *gl_kind_name(unsigned k)
 {
     static const char *const names[GL_KIND_COUNT] = {
         "device", "pool", "managed", "host-pinned", "host-registered",
-        "array", "virtual", "graph", "ipc", "external",
+        "array", "virtual", "graph", "ipc", "external", "multicast", "mempool",
     };
     return k < GL_KIND_COUNT ? names[k] : "unknown";
 }
@@ -216,6 +224,17 @@ static inline const char *gl_kind_name(unsigned k)
  * or never released, by site, but not part of this process's device usage --
  * DEVICES counters, PEAK and the usage timeline leave them out. */
 static inline int gl_kind_is_mapping(unsigned k) { return k == GL_KIND_IPC || k == GL_KIND_EXTERNAL; }
+
+/* Kinds whose bytes are part of this process's device usage: all but the
+ * mappings above, multicast objects, which hold no memory of their own
+ * (what is bound to them is counted as the cuMemCreate handles it is), and
+ * pool objects, whose reserve their allocations are counted in; counting
+ * those would count the same memory twice.  A multicast object is
+ * still reported, with its size, when it is never released. */
+static inline int gl_kind_in_usage(unsigned k)
+{
+    return !gl_kind_is_mapping(k) && k != GL_KIND_MULTICAST && k != GL_KIND_MEMPOOL;
+}
 
 /* Which API made the allocation.  Append only: values are stored in files. */
 #define GL_API_LIST(X)                                                    \
@@ -288,7 +307,9 @@ static inline int gl_kind_is_mapping(unsigned k) { return k == GL_KIND_IPC || k 
     X(CU_DEVICE_PRIMARY_CTX_RELEASE, "cuDevicePrimaryCtxRelease_v2") /* its last reference */ \
     X(CU_DEVICE_PRIMARY_CTX_RESET_V1, "cuDevicePrimaryCtxReset") /* the pre-11.0 ABIs, */ \
     X(CU_DEVICE_PRIMARY_CTX_RELEASE_V1, "cuDevicePrimaryCtxRelease") /* what runtimes ask */ \
-    X(CU_CTX_DETACH, "cuCtxDetach") /* its last usage */
+    X(CU_CTX_DETACH, "cuCtxDetach") /* its last usage */                   \
+    X(CU_MULTICAST_CREATE, "cuMulticastCreate") /* kind multicast */         \
+    X(CU_MEM_POOL_CREATE, "cuMemPoolCreate") /* kind mempool */
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

@@ -199,7 +199,7 @@ static bool grant(struct device *d, int32_t idx, struct gl_lane_acct *la, uint64
 struct gl_acct_ticket gl_acct_alloc_begin(struct gl_lane_acct *la, const struct gl_acct_event *ev)
 {
     struct gl_acct_ticket t = {GL_ACCT_NONE, 0};
-    if (gl_kind_is_mapping(ev->kind))
+    if (!gl_kind_in_usage(ev->kind))
         return t;
     t.dev = device_index(ev->device);
     if (fits_local(la, t.dev, ev->size) && lane_site(la, ev->stack) != NULL) {
@@ -235,7 +235,7 @@ struct gl_acct_ticket gl_acct_alloc_begin(struct gl_lane_acct *la, const struct 
 
 bool gl_acct_same_device(struct gl_acct_ticket t, const struct gl_acct_event *stale)
 {
-    return t.mode != GL_ACCT_NONE && !gl_kind_is_mapping(stale->kind) && device_index(stale->device) == t.dev;
+    return t.mode != GL_ACCT_NONE && gl_kind_in_usage(stale->kind) && device_index(stale->device) == t.dev;
 }
 
 /* Called with d->lock held. */
@@ -321,7 +321,7 @@ void gl_acct_alloc_end(struct gl_lane_acct *la, struct gl_acct_ticket t, const s
 
 void gl_acct_free(struct gl_lane_acct *la, const struct gl_acct_event *ev)
 {
-    if (gl_kind_is_mapping(ev->kind))
+    if (!gl_kind_in_usage(ev->kind))
         return;
     int32_t idx = device_index(ev->device);
     if (la->credit != 0 && la->dev == idx && free_local(la, ev))

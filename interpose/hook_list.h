@@ -28,6 +28,8 @@
     X(cuMemAllocAsync) X(cuMemAllocAsync_ptsz)                                   \
     X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz)                                     \
     X(cuMemAllocFromPoolAsync) X(cuMemAllocFromPoolAsync_ptsz)                   \
+    X(cuMemPoolCreate) X(cuMemPoolDestroy)                                       \
+    X(cuMemGetDefaultMemPool) X(cuMemGetMemPool)                                 \
     X(cuArrayCreate_v2) X(cuArray3DCreate_v2) X(cuArrayDestroy)                  \
     X(cuMipmappedArrayCreate) X(cuMipmappedArrayDestroy)                         \
     X(cuCtxDestroy_v2) X(cuDevicePrimaryCtxReset_v2) X(cuDevicePrimaryCtxRetain) \
@@ -35,7 +37,7 @@
     X(cuDevicePrimaryCtxReset) X(cuDevicePrimaryCtxRelease) X(cuCtxDetach)      \
     X(cuMemCreate) X(cuMemRelease) X(cuMemAddressReserve) X(cuMemAddressFree)    \
     X(cuMemMap) X(cuMemUnmap) X(cuMemRetainAllocationHandle)                     \
-    X(cuMemImportFromShareableHandle)                                            \
+    X(cuMemImportFromShareableHandle) X(cuMulticastCreate)                       \
     X(cuIpcOpenMemHandle_v2) X(cuIpcCloseMemHandle) X(cuMemPoolImportPointer)    \
     X(cuImportExternalMemory) X(cuDestroyExternalMemory)                         \
     X(cuExternalMemoryGetMappedBuffer) X(cuExternalMemoryGetMappedMipmappedArray) \
@@ -57,7 +59,8 @@
     X(cuStreamIsCapturing) X(cuStreamIsCapturing_ptsz) X(cuGraphGetNodes)        \
     X(cuGraphNodeGetType) X(cuGraphMemAllocNodeGetParams) X(cuGraphMemFreeNodeGetParams) \
     X(cuMemGetAllocationPropertiesFromHandle) X(cuDevicePrimaryCtxGetState)      \
-    X(cuPointerGetAttributes) X(cuStreamGetDevice) X(cuCtxGetApiVersion)
+    X(cuPointerGetAttributes) X(cuStreamGetDevice) X(cuCtxGetApiVersion)        \
+    X(cuDeviceGetGraphMemAttribute)
 
 /* A dense index for every real-function cache: per-caller scopes keep one
  * pointer per index (resolve.c). */

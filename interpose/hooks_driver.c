@@ -7,6 +7,7 @@
 
 #include "graph.h"
 #include "hook.h"
+#include "pool_kinds.h"
 #include "pools.h"
 #include "record.h"
 #include "snapshot_format.h"
@@ -24,7 +25,7 @@ static void after_alloc(bool track, CUresult rc, uint64_t ptr, size_t size, uint
         return;
     if (rc == CUDA_SUCCESS && ptr != 0) {
         struct gl_where w = gl_driver_where(ptr);
-        if (kind == GL_KIND_POOL)
+        if (kind == GL_KIND_POOL || pool != 0) /* stream-ordered (a managed pool's too) */
             w = gl_where_stream_ordered(w, ptr, stream, pool);
         gl_record_alloc(w, ptr, size, stream, kind, api, GL_SPACE_ADDR);
         if (pool != 0) /* an explicit pool: asked about at snapshot time */
@@ -113,7 +114,7 @@ static void after_async(bool track, CUresult rc, uint64_t ptr, size_t size, CUst
         struct gl_where w = gl_driver_where(0);
         gl_graph_node_added(ptr, size, w.device, w.ctx, api);
     } else {
-        after_alloc(track, rc, ptr, size, (uintptr_t)stream, GL_KIND_POOL, api, pool);
+        after_alloc(track, rc, ptr, size, (uintptr_t)stream, gl_pool_kind(pool), api, pool);
     }
 }
 

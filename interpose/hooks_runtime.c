@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include "graph.h"
+#include "pool_kinds.h"
 #include "hook.h"
 #include "pools.h"
 #include "record.h"
@@ -29,7 +30,7 @@ static void after_alloc(bool track, cudaError_t rc, void *ptr, size_t size, uint
         return;
     if (rc == cudaSuccess && ptr != NULL) {
         struct gl_where w = gl_runtime_where();
-        if (kind == GL_KIND_POOL)
+        if (kind == GL_KIND_POOL || pool != 0) /* stream-ordered (a managed pool's too) */
             w = gl_where_stream_ordered(w, (uintptr_t)ptr, stream, pool);
         gl_record_alloc(w, (uintptr_t)ptr, size, stream, kind, api, GL_SPACE_ADDR);
         if (pool != 0) /* an explicit pool: asked about at snapshot time */
@@ -96,7 +97,7 @@ static void after_async(bool track, cudaError_t rc, void *ptr, size_t size, cuda
     if (track && rc == cudaSuccess && ptr != NULL && gl_graph_capturing((uintptr_t)stream, pt))
         gl_graph_node_added((uintptr_t)ptr, size, gl_runtime_where().device, 0, api);
     else
-        after_alloc(track, rc, ptr, size, (uintptr_t)stream, GL_KIND_POOL, api, pool);
+        after_alloc(track, rc, ptr, size, (uintptr_t)stream, gl_pool_kind(pool), api, pool);
 }
 
 static cudaError_t malloc_async(cudaError_t (*real)(void **, size_t, cudaStream_t), void **devPtr,

@@ -14,6 +14,31 @@
 
 GL_DEFINE_REAL(CUresult, cuMemGetAllocationPropertiesFromHandle, (CUmemAllocationProp *, CUmemGenericAllocationHandle))
 
+/* Where a cuMemCreate's memory is: a device (its ordinal), or the host (-1)
+ * for the host and host-NUMA locations (CUDA 12.2+): that is the machine's
+ * RAM, pinned, so it is counted as host-pinned memory on the host, as
+ * cuMemHostAlloc's is, not on the current context's GPU.  Any other type
+ * (none, or a future one): the current context's device, as before. */
+static void created_where(const CUmemAllocationProp *prop, int32_t *device, uint16_t *kind)
+{
+    *kind = GL_KIND_VIRTUAL;
+    if (prop == NULL)
+        return;
+    switch (prop->location.type) {
+    case CU_MEM_LOCATION_TYPE_DEVICE:
+        *device = prop->location.id;
+        break;
+    case CU_MEM_LOCATION_TYPE_HOST:
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
+        *device = -1;
+        *kind = GL_KIND_HOST_PINNED;
+        break;
+    default:
+        break;
+    }
+}
+
 GL_HOOK(CUresult, cuMemCreate,
         (CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
          unsigned long long flags))
@@ -21,17 +46,16 @@ GL_HOOK(CUresult, cuMemCreate,
     GL_REAL_OR_RETURN(real, cuMemCreate, NO_DRIVER);
     bool track = gl_enter();
     CUresult rc = real(handle, size, prop, flags);
-    if (track && rc == CUDA_SUCCESS && handle != NULL) {
+    if (track && ((rc == CUDA_SUCCESS && handle != NULL) || rc == CUDA_ERROR_OUT_OF_MEMORY)) {
         struct gl_where w = gl_driver_where(0);
-        if (prop != NULL && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
-            w.device = prop->location.id;
-        gl_vmm_created(*handle, w.device);
-        gl_record_alloc(w, *handle, size, 0, GL_KIND_VIRTUAL, GL_API_CU_MEM_CREATE, GL_SPACE_VMM);
-    } else if (track && rc == CUDA_ERROR_OUT_OF_MEMORY) {
-        gl_record_failed(prop != NULL && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE
-                             ? prop->location.id
-                             : gl_driver_where(0).device,
-                         size, 0, GL_KIND_VIRTUAL, GL_API_CU_MEM_CREATE);
+        uint16_t kind;
+        created_where(prop, &w.device, &kind);
+        if (rc == CUDA_SUCCESS) {
+            gl_vmm_created(*handle, w.device);
+            gl_record_alloc(w, *handle, size, 0, kind, GL_API_CU_MEM_CREATE, GL_SPACE_VMM);
+        } else {
+            gl_record_failed(w.device, size, 0, kind, GL_API_CU_MEM_CREATE);
+        }
     }
     gl_leave();
     return rc;
@@ -56,6 +80,28 @@ GL_HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle handle))
             gl_vmm_released(handle);
         if (r != NULL)
             gl_free_end(r, rc == CUDA_SUCCESS, 0);
+    }
+    gl_leave();
+    return rc;
+}
+
+/* A multicast object is a generic allocation handle like cuMemCreate's:
+ * released with cuMemRelease, mappable with cuMemMap, so it lives by the
+ * same references and mappings (vmm.h).  Its record (kind multicast, its
+ * per-device size, the creating stack) makes a never-released object a leak
+ * and its release no unknown free; it is no part of the device's usage, as
+ * the memory bound to it is its cuMemCreate handles' and counted there.
+ * Binding and unbinding are not followed: cuda.h does not say that a binding
+ * keeps memory alive, so each handle's record follows its own references. */
+GL_HOOK(CUresult, cuMulticastCreate, (CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop))
+{
+    GL_REAL_OR_RETURN(real, cuMulticastCreate, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(mcHandle, prop);
+    if (track && rc == CUDA_SUCCESS && mcHandle != NULL && prop != NULL) {
+        struct gl_where w = gl_driver_where(0);
+        gl_vmm_created(*mcHandle, w.device);
+        gl_record_alloc(w, *mcHandle, prop->size, 0, GL_KIND_MULTICAST, GL_API_CU_MULTICAST_CREATE, GL_SPACE_VMM);
     }
     gl_leave();
     return rc;

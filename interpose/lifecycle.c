@@ -26,6 +26,7 @@
 #include "log.h"
 #include "modules.h"
 #include "outfile.h"
+#include "pool_kinds.h"
 #include "pools.h"
 #include "pyframes.h"
 #include "resolve.h"
@@ -104,6 +105,7 @@ static void postfork_child(void)
     gl_snapshot_postfork_child();
     gl_trigger_postfork_child();
     gl_vmm_postfork_child();
+    gl_pool_kinds_postfork_child();
     gl_driver_view_postfork_child();
     gl_graph_postfork_child();
     gl_ipc_postfork_child();

@@ -7,6 +7,7 @@
 
 #include "record.h"
 #include "resolve.h"
+#include "snapshot_format.h"
 #include "track.h"
 #include "internal.h"
 
@@ -16,22 +17,59 @@ GL_DEFINE_REAL(CUresult, cuCtxPushCurrent_v2, (CUcontext))
 GL_DEFINE_REAL(CUresult, cuCtxPopCurrent_v2, (CUcontext *))
 GL_DEFINE_REAL(CUresult, cuMemGetInfo_v2, (size_t *, size_t *))
 GL_DEFINE_REAL(CUresult, cuDevicePrimaryCtxGetState, (CUdevice, unsigned int *, int *))
+GL_DEFINE_REAL(CUresult, cuDeviceGetGraphMemAttribute, (CUdevice, CUgraphMem_attribute, void *))
 
 static _Atomic uint64_t default_pool_devices[2]; /* bit per device 0..127 */
+static _Atomic uint64_t graph_pool_devices[2];   /* the same for graph memory */
 
 static _Atomic uint64_t pools[GL_POOLS_MAX];
 static _Atomic int32_t pool_devices[GL_POOLS_MAX];
 static _Atomic size_t npools;
 static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void gl_pools_note_default(int32_t device)
+static void note_bit(_Atomic uint64_t *words, int32_t device)
 {
     if (device < 0 || device >= 128)
         return;
     uint64_t bit = 1ull << (device % 64);
-    _Atomic uint64_t *word = &default_pool_devices[device / 64];
+    _Atomic uint64_t *word = &words[device / 64];
     if ((atomic_load_explicit(word, memory_order_relaxed) & bit) == 0)
         atomic_fetch_or(word, bit);
+}
+
+static bool noted(_Atomic uint64_t *words, int32_t d)
+{
+    return (atomic_load(&words[d / 64]) & (1ull << (d % 64))) != 0;
+}
+
+void gl_pools_note_default(int32_t device) { note_bit(default_pool_devices, device); }
+void gl_pools_note_graph(int32_t device) { note_bit(graph_pool_devices, device); }
+
+static int graph_attr(cuDeviceGetGraphMemAttribute_fn get, int32_t d, CUgraphMem_attribute a, uint64_t *out)
+{
+    cuuint64_t v = 0;
+    if (get(d, a, &v) != CUDA_SUCCESS)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* The graph memory pool's reserve in the driver's view: what graph
+ * allocations took and cuDeviceGraphMemTrim has not given back. */
+static size_t query_graph(int32_t d, struct gl_pool_info *out, size_t n, size_t max)
+{
+    cuDeviceGetGraphMemAttribute_fn get = REAL_cuDeviceGetGraphMemAttribute();
+    if (n >= max || get == NULL)
+        return n;
+    struct gl_pool_info *p = &out[n];
+    p->pool = GL_POOL_GRAPH_MEM;
+    p->device = d;
+    if (graph_attr(get, d, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &p->reserved) ||
+        graph_attr(get, d, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &p->used) ||
+        graph_attr(get, d, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH, &p->reserved_high) ||
+        graph_attr(get, d, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &p->used_high))
+        return n;
+    return n + 1;
 }
 
 void gl_pools_note(uint64_t pool, int32_t device)
@@ -86,8 +124,11 @@ size_t gl_pools_query(struct gl_pool_info *out, size_t max)
     size_t n = 0;
     gl_caller_pc = 0;
     cuDeviceGetDefaultMemPool_fn get_default = REAL_cuDeviceGetDefaultMemPool();
+    for (int32_t d = 0; d < 128; d++)
+        if (noted(graph_pool_devices, d))
+            n = query_graph(d, out, n, max);
     for (int32_t d = 0; d < 128 && get_default != NULL; d++) {
-        if ((atomic_load(&default_pool_devices[d / 64]) & (1ull << (d % 64))) == 0)
+        if (!noted(default_pool_devices, d))
             continue;
         CUmemoryPool pool;
         if (get_default(&pool, d) == CUDA_SUCCESS)

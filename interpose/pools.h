@@ -15,6 +15,9 @@
 
 void gl_pools_note_default(int32_t device);
 void gl_pools_note(uint64_t pool, int32_t device);
+/* A graph allocation was made on device: its graph memory pool is asked
+ * about too (an entry with pool GL_POOL_GRAPH_MEM). */
+void gl_pools_note_graph(int32_t device);
 
 struct gl_pool_info {
     uint64_t pool;

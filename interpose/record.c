@@ -127,6 +127,8 @@ void gl_record_alloc_stack(struct gl_where w, uint64_t addr, uint64_t size, uint
     bool host = kind == GL_KIND_HOST_PINNED || kind == GL_KIND_HOST_REGISTERED;
     if (kind == GL_KIND_POOL)
         gl_pools_note_default(w.device);
+    else if (kind == GL_KIND_GRAPH)
+        gl_pools_note_graph(w.device);
     struct gl_alloc_info info = {
         .addr = addr, .size = size, .stream = stream, .ctx = w.ctx, .owner = w.device,
         .device = host ? GL_HOST_DEVICE : w.device, .kind = kind, .api = api, .space = space,

@@ -264,7 +264,18 @@ static void write_calls(struct writer *w, const struct gl_state_copy *c)
 
 #define ALLOCS_PER_RECORD 4096
 
-static void write_allocs(struct writer *w, const struct gl_state_copy *c)
+/* A pool object's size is its reserve, asked with the other pools (POOLS)
+ * when the snapshot was taken; 0 where the driver did not answer. */
+static uint64_t pool_reserve(uint64_t pool, const struct gl_pool_info *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i].pool == pool)
+            return p[i].reserved;
+    return 0;
+}
+
+static void write_allocs(struct writer *w, const struct gl_state_copy *c, const struct gl_pool_info *pools,
+                         size_t npools)
 {
     for (size_t base = 0; base < c->nallocs; base += ALLOCS_PER_RECORD) {
         size_t n = c->nallocs - base;
@@ -274,7 +285,7 @@ static void write_allocs(struct writer *w, const struct gl_state_copy *c)
         for (size_t i = base; i < base + n; i++) {
             const struct gl_alloc_copy *a = &c->allocs[i];
             w_u64(w, a->ptr);
-            w_u64(w, a->size);
+            w_u64(w, a->kind == GL_KIND_MEMPOOL ? pool_reserve(a->ptr, pools, npools) : a->size);
             w_u64(w, a->seq);
             w_u64(w, a->time_ns);
             w_u64(w, a->stream);
@@ -665,7 +676,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         write_modules(w, &mods);
         gl_py_for_each(write_pyframe, w);
         write_stacks(w, &copy);
-        write_allocs(w, &copy);
+        write_allocs(w, &copy, view ? view->pools : NULL, view ? view->npools : 0);
         write_devices(w, &copy, mem, view ? view->mems : NULL, view ? view->nmems : 0);
         write_pools(w, view ? view->pools : NULL, view ? view->npools : 0);
         write_peaks(w, &copy);

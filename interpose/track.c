@@ -359,10 +359,17 @@ void gl_track_configure_history(size_t max_entries)
  * process's pool, VMM handles imported and the mappings made of them.
  * Everything else made in a context goes with it (cuIpcOpenMemHandle
  * mappings too). */
+static bool from_pool(uint16_t api)
+{
+    return api == GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC || api == GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ ||
+           api == GL_API_CUDA_MALLOC_FROM_POOL_ASYNC || api == GL_API_CUDA_MALLOC_FROM_POOL_ASYNC_PTSZ;
+}
+
 static bool context_owned(const struct gl_record *r)
 {
+    /* from_pool: stream-ordered memory of kind managed (a managed pool's) */
     if (r->kind == GL_KIND_POOL || r->kind == GL_KIND_VIRTUAL || r->space == GL_SPACE_VMM ||
-        r->space == GL_SPACE_VMM_IMPORT)
+        r->space == GL_SPACE_VMM_IMPORT || r->space == GL_SPACE_POOL || from_pool(r->api))
         return false;
     return !(r->kind == GL_KIND_IPC && (r->api == GL_API_CU_MEM_MAP || r->api == GL_API_CU_MEM_POOL_IMPORT_POINTER ||
                                         r->api == GL_API_CUDA_MEM_POOL_IMPORT_POINTER));

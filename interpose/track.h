@@ -26,6 +26,7 @@ enum gl_space {
     GL_SPACE_VMM = 2,
     GL_SPACE_EXTMEM = 3,
     GL_SPACE_VMM_IMPORT = 4,
+    GL_SPACE_POOL = 5, /* pool objects (cuMemPoolCreate handles) */
 };
 
 #define GL_HOST_DEVICE (-1)

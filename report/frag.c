@@ -320,7 +320,7 @@ int frag_build(const struct snapview *v, const struct analyze_opts *o, struct fr
         find_dev(f, s->devices[i].device, true);
     for (size_t i = 0; i < s->nallocs; i++) {
         const struct snap_alloc *a = &s->allocs[i];
-        if (gl_kind_is_mapping(a->kind)) /* another process's memory */
+        if (!gl_kind_in_usage(a->kind)) /* another process's memory, a multicast object */
             continue;
         long d = find_dev(f, a->device, true);
         if (d < 0)
@@ -334,7 +334,11 @@ int frag_build(const struct snapview *v, const struct analyze_opts *o, struct fr
     }
     for (size_t i = 0; i < s->npools; i++) {
         long d = find_dev(f, s->pools[i].device, true);
-        if (d >= 0) {
+        if (d >= 0 && s->pools[i].handle == GL_POOL_GRAPH_MEM) {
+            f->dev[d].have_graph_pool = true;
+            f->dev[d].graph_reserved = s->pools[i].reserved;
+            f->dev[d].graph_used = s->pools[i].used;
+        } else if (d >= 0) {
             f->dev[d].npools++;
             f->dev[d].pool_reserved += s->pools[i].reserved;
             f->dev[d].pool_used += s->pools[i].used;

@@ -35,8 +35,10 @@ struct frag_dev {
     double headline; /* 1 - largest_hole / hole_bytes; 0 without holes */
     uint64_t live_class_count[HIST_NCLASS], live_class_bytes[HIST_NCLASS];
     /* pools and virtual memory queried at snapshot time */
-    size_t npools;
+    size_t npools; /* memory pools; the graph memory pool on its own: */
     uint64_t pool_reserved, pool_used;
+    bool have_graph_pool;
+    uint64_t graph_reserved, graph_used;
     size_t nreservations, nmappings, nphysical, nunmapped;
     uint64_t va_reserved, va_mapped, physical, physical_unmapped;
 };

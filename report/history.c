@@ -4,8 +4,9 @@
  * allocs - sum of frees in the window), per device and per kind.  A history
  * that frees more than that allows (inconsistent input) gets the smallest
  * base that keeps every point non-negative, and is flagged.  Mappings of
- * other processes' memory (gl_kind_is_mapping) have their per-kind level but
- * are no part of the device's: not its usage, as in the DEVICES counters. */
+ * other processes' memory and multicast objects (not gl_kind_in_usage) have
+ * their per-kind level but are no part of the device's: not its usage, as in
+ * the DEVICES counters. */
 #include "history.h"
 #include "sort.h"
 
@@ -159,7 +160,7 @@ int history_build(const struct snapshot *s, struct history *h)
             net[d][k] += delta;
             if (net[d][k] < lo[d][k])
                 lo[d][k] = net[d][k];
-            if (gl_kind_is_mapping(e->kind))
+            if (!gl_kind_in_usage(e->kind))
                 continue;
             dnet[d] += delta;
             if (dnet[d] < dlo[d])
@@ -182,7 +183,7 @@ int history_build(const struct snapshot *s, struct history *h)
                 h->inconsistent = true;
             }
             cur[d][k] = b;
-            if (!gl_kind_is_mapping(k))
+            if (gl_kind_in_usage(k))
                 dbase += b;
         }
         if (dbase + dlo[d] < 0) /* cannot happen once each kind is >= 0 */
@@ -245,7 +246,7 @@ int history_build(const struct snapshot *s, struct history *h)
             hd->kind_max[k] = kv;
             hd->kind_max_time_ns[k] = e->time_ns;
         }
-        if (gl_kind_is_mapping(e->kind)) { /* the device's level does not move */
+        if (!gl_kind_in_usage(e->kind)) { /* the device's level does not move */
             h->nalloc += e->type == GL_EV_ALLOC;
             h->nfree += e->type == GL_EV_FREE;
             continue;
@@ -294,7 +295,7 @@ int history_build(const struct snapshot *s, struct history *h)
         size_t got = 0;
         for (size_t i = hd->peak_event + 1; i-- > 0 && got < HIST_BEFORE;) {
             const struct snap_event *e = &s->events[i];
-            if (e->type == GL_EV_ALLOC && e->device == hd->device && !gl_kind_is_mapping(e->kind))
+            if (e->type == GL_EV_ALLOC && e->device == hd->device && gl_kind_in_usage(e->kind))
                 hd->before[HIST_BEFORE - 1 - got++] = i;
         }
         memmove(hd->before, hd->before + (HIST_BEFORE - got), got * sizeof *hd->before);

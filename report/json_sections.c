@@ -155,6 +155,7 @@ void json_fragmentation(struct report_ctx *r, struct json *j)
                 continue;
             json_obj(j);
             json_key(j, "handle"); json_u64(j, p->handle);
+            json_key(j, "graph"); json_bool(j, p->handle == GL_POOL_GRAPH_MEM);
             json_key(j, "reserved_bytes"); json_u64(j, p->reserved);
             json_key(j, "used_bytes"); json_u64(j, p->used);
             json_key(j, "reserved_high"); json_u64(j, p->reserved_high);

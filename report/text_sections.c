@@ -344,6 +344,15 @@ void text_fragmentation(struct report_ctx *r)
             put_human(f, fd->pool_reserved > fd->pool_used ? fd->pool_reserved - fd->pool_used : 0);
             fputs(" reserved but unused)\n", f);
         }
+        if (fd->have_graph_pool) {
+            fputs("    graph memory pool: ", f);
+            put_bytes(f, fd->graph_reserved);
+            fputs(" reserved, ", f);
+            put_bytes(f, fd->graph_used);
+            fputs(" used by live graph allocations (", f);
+            put_human(f, fd->graph_reserved > fd->graph_used ? fd->graph_reserved - fd->graph_used : 0);
+            fputs(" kept until cuDeviceGraphMemTrim)\n", f);
+        }
         if (fd->nreservations || fd->nmappings || fd->nphysical) {
             fputs("    virtual memory: ", f);
             put_bytes(f, fd->va_reserved);

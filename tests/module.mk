@@ -81,6 +81,26 @@ $(TPROG_DIR)/driver_lifecycle: tests/programs/driver_lifecycle.c $(FAKECUDA_DRV_
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< -L$(FC_DIR) -lcuda
 
+TEST_PROGS += $(TPROG_DIR)/multicast
+$(TPROG_DIR)/multicast: tests/programs/multicast.c $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcuda
+
+TEST_PROGS += $(TPROG_DIR)/vmm_host
+$(TPROG_DIR)/vmm_host: tests/programs/vmm_host.c $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcuda
+
+TEST_PROGS += $(TPROG_DIR)/managed_pool
+$(TPROG_DIR)/managed_pool: tests/programs/managed_pool.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda
+
+TEST_PROGS += $(TPROG_DIR)/pool_owner
+$(TPROG_DIR)/pool_owner: tests/programs/pool_owner.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda
+
 # A C extension module for the Python-frames tests, built against the
 # machine's python3 headers like any extension.
 PY_INCLUDE := $(shell python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)

@@ -16,10 +16,10 @@ cov --list "$inc" "$hooks" "$doc" "$LIBGPULEAK_SO" >list.txt 2>&1
 state() { awk -v n="$1" '$1 == n { print $2 }' list.txt; }
 for n in cuMemAlloc_v2 cuMemFree_v2 cudaMalloc cudaFreeAsync cuMemCreate cuMemRelease cuMemMap \
          cuIpcOpenMemHandle_v2 cuImportExternalMemory cuCtxDestroy_v2 cudaDeviceReset cuGraphAddMemAllocNode \
-         cuCtxDetach cuDevicePrimaryCtxReset cuDevicePrimaryCtxRelease; do
+         cuCtxDetach cuDevicePrimaryCtxReset cuDevicePrimaryCtxRelease cuMulticastCreate cuMemPoolCreate; do
     expect_eq "$(state $n)" hooked "$n"
 done
-for n in cuMemAlloc cuModuleLoadData cuLibraryLoadData cudaLibraryLoadData cuMulticastCreate cuMemPoolCreate \
+for n in cuMemAlloc cuModuleLoadData cuLibraryLoadData cudaLibraryLoadData cuMulticastBindMem cudaMemPoolCreate \
          cuGreenCtxCreate cuDeviceGraphMemTrim cuEventDestroy_v2; do
     expect_eq "$(state $n)" listed "$n"
 done
@@ -33,9 +33,9 @@ grep -q '^cuda-coverage: cuMemFree_v2: can doc: Frees device memory / free; neit
 expect_eq "$(grep -c 'neither hooked' err.txt)" 1 "errors for one removed hook"
 
 # One doc entry removed: red, naming it.
-sed 's/`cuMulticastCreate`, //' "$doc" >doc.md
+sed 's/`cuMulticastBindMem`, //' "$doc" >doc.md
 ! cov "$inc" "$hooks" doc.md >/dev/null 2>err.txt || fail "a removed doc entry passed"
-expect_eq "$(cat err.txt)" "cuda-coverage: cuMulticastCreate: can multicast; neither hooked nor listed in doc.md" "removed doc entry"
+expect_eq "$(cat err.txt)" "cuda-coverage: cuMulticastBindMem: can multicast; neither hooked nor listed in doc.md" "removed doc entry"
 
 # A stale entry (a hooked name listed as not intercepted), a name no header
 # declares, and an entry without a reason: red, each named.

@@ -53,7 +53,16 @@ eq([(b["kind"], b["api"], b["size"], frame(b["frames"][0])) for b in before if b
    [("graph", explicit, 1048576, "graph_kept graph_memory.c:$kept"),
     ("graph", captured, 2097152, "capture_alloc graph_memory.c:$captured")], how + ": history before the peak")
 eq(sorted({b["kind"] for b in before}), ["graph"], how + ": kinds in the history")
+# the graph memory pool in the driver's view (cuDeviceGetGraphMemAttribute):
+# it keeps the peak of graph memory, 3 MiB, until cuDeviceGraphMemTrim; the
+# live 1 MiB is used.  No other pool: nothing was allocated from one.
+eq([(x["device"], p["graph"], p["reserved_bytes"], p["used_bytes"], p["reserved_high"], p["used_high"])
+    for x in d["fragmentation"]["devices"] for p in x["pools"]],
+   [(0, True, 3145728, 1048576, 3145728, 3145728)], how + ": graph memory pool")
+eq(d["fragmentation"]["devices"][0]["pool_reserved_bytes"], 0, how + ": pools besides it")
 PY
+    grep -qx "    graph memory pool: 3,145,728 bytes (3.0 MiB) reserved, 1,048,576 bytes (1.0 MiB) used by live graph allocations (2.0 MiB kept until cuDeviceGraphMemTrim)" "$how.txt" ||
+        fail "$how: text graph memory pool: $(grep 'graph memory pool' "$how.txt")"
     api=cudaGraphAddMemAllocNode
     [ "$how" = static ] && api="cuGraphAddMemAllocNode via the static runtime's cudaGraphAddMemAllocNode"
     grep -qF "655,360 bytes (640.0 KiB) in 1 allocation: graph memory on device 0 ($api), not freed at exit" "$how.txt" ||

@@ -54,7 +54,7 @@ def fmt(n):
 # ---------------------------------------------------------------- checks list
 
 CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "cross-device", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
-               "vmm", "vmm-import", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
+               "vmm", "vmm-import", "multicast", "vmm-host", "managed-pool", "pool-owner", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
 ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
@@ -77,6 +77,16 @@ DESCRIPTIONS = {
     "drv-entry": "driver_paths.c: cudaGetDriverEntryPoint(ByVersion)",
     "vmm": "driver_lifecycle.c vmm: cuMemCreate/cuMemMap lifetimes, mid-run snapshot",
     "vmm-import": "vmm_import.c: a VMM handle shared as a POSIX fd, the importer's mapping never unmapped",
+    "multicast": "multicast.c plain: a multicast object bound (BindMem, BindAddr), mapped, released while mapped;"
+                 " one never released is a leak of its own kind, in no device's usage (needs two GPUs with"
+                 " multicast)",
+    "vmm-host": "vmm_host.c plain: cuMemCreate at host and host-NUMA locations is host-pinned memory on the"
+                " host, not on a GPU; device-located stays the device's",
+    "managed-pool": "managed_pool.c: what a CUDA 13 managed pool (created, or a location's default or current)"
+                    " hands out (driver and runtime) is managed memory;"
+                    " a pinned pool's is pool memory",
+    "pool-owner": "pool_owner.c: pools never destroyed (driver and runtime) reported at their lines with the"
+                  " driver's reserve; a destroyed one is nothing",
     "ipc": "ipc_share.c: CUDA IPC handles and a pool pointer shared by a forked process (runtime, driver, driver"
            " with a context reset): the mapping never closed, the exporter untouched",
     "external": "external_mem.c: external memory imported from a VMM POSIX fd, object/buffer/array never released",
@@ -326,6 +336,10 @@ def program_specs(ctx):
         "ctx_teardown": (tp("ctx_teardown.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "cross_device": (tp("cross_device.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "vmm_import": (tp("vmm_import.c"), ["-cudart", "none"] + stubs + ["-lcuda", "-ldl"]),
+        "multicast": (tp("multicast.c"), ["-cudart", "none"] + stubs + ["-lcuda"]),
+        "vmm_host": (tp("vmm_host.c"), ["-cudart", "none"] + stubs + ["-lcuda"]),
+        "managed_pool": (tp("managed_pool.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
+        "pool_owner": (tp("pool_owner.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "ipc_share": (tp("ipc_share.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "external_mem": (tp("external_mem.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
         "bad_free": (tp("bad_free.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
@@ -784,6 +798,102 @@ def check_vmm_import(ctx):
             "10 mappings gone in one cuMemUnmap" % (line, ", ".join(sorted(seen))))
 
 
+def check_multicast(ctx):
+    """tests/t_multicast.sh on the real driver, without the refusal probes (a
+    real driver blocks a bind until the team is complete): a normal cycle
+    leaves nothing, the object never released is the one leak, of kind
+    multicast, and no device's usage counts it.  Fewer than two GPUs with
+    multicast support (NVLink SHARP): SKIP."""
+    src = os.path.join(PROGRAMS, "multicast.c")
+    d = check_dir(ctx, "multicast")
+    rc, out, err = run([prog(ctx, "multicast"), "plain", "mid.snap"], cwd=d,
+                       env=traced_env(ctx, os.path.join(d, "final.snap")), timeout=60,
+                       log=os.path.join(d, "multicast.log"))
+    if rc == 3:
+        raise Skip(out.strip() or first_error(err))
+    if rc != 0:
+        raise Fail("multicast exited %d under gpuleak: %s" % (rc, first_error(err)))
+    r = report_json(ctx, d, "final.snap")
+    leak = site_line(src, "LEAK-SITE")
+    expect([(l["kind"], l["api"], l["bytes"], l["device"], fn(l["frames"][0]), l["frames"][0]["line"])
+            for l in r["leaks"]],
+           [("multicast", "cuMulticastCreate", 6 * MiB, 0, "leak_multicast", leak)], "leaks at exit")
+    expect((r["invalid_frees"]["count"], r["invalid_frees"]["refused_count"]), (0, 0), "no unknown free")
+    expect(sorted((x["device"], x["live_bytes"], x["peak_bytes"]) for x in r["devices"] if x["device"] >= 0),
+           [(0, 0, 4 * MiB), (1, 0, 4 * MiB)], "usage: the bound cuMemCreate memory only")
+    mid = report_json(ctx, d, "mid.snap")
+    expect(sorted((l["kind"], l["bytes"], l["device"]) for l in mid["leaks"]),
+           [("multicast", 4 * MiB, 0), ("virtual", 4 * MiB, 0), ("virtual", 4 * MiB, 1)],
+           "released but mapped: live mid-run")
+    return "6 MiB multicast leak at leak_multicast line %d; normal cycle: no leak, no unknown free; usage 4 MiB/GPU" % leak
+
+
+def check_vmm_host(ctx):
+    """tests/t_vmm_host.sh on the real driver, without the refusal probes:
+    host-located cuMemCreate handles are host-pinned memory on the host.  A
+    driver without host locations (before 12.2): SKIP."""
+    src = os.path.join(PROGRAMS, "vmm_host.c")
+    d = check_dir(ctx, "vmm-host")
+    rc, out, err = run([prog(ctx, "vmm_host"), "plain"], cwd=d, env=traced_env(ctx, os.path.join(d, "final.snap")),
+                       timeout=60, log=os.path.join(d, "vmm_host.log"))
+    if rc == 3:
+        raise Skip(out.strip() or first_error(err))
+    if rc != 0:
+        raise Fail("vmm_host exited %d under gpuleak: %s" % (rc, first_error(err)))
+    r = report_json(ctx, d, "final.snap")
+    expect([(l["kind"], l["api"], l["bytes"], l["device"], fn(l["frames"][0]), l["frames"][0]["line"])
+            for l in r["leaks"]],
+           [("host-pinned", "cuMemCreate", 4 * MiB, -1, "leak_numa", site_line(src, "NUMA-SITE")),
+            ("host-pinned", "cuMemCreate", 2 * MiB, -1, "leak_host", site_line(src, "HOST-SITE"))], "leaks at exit")
+    expect(r["invalid_frees"]["count"], 0, "every release matched")
+    expect(sorted((x["device"], x["alloc_count"], x["free_count"], x["live_bytes"]) for x in r["devices"]),
+           [(-1, 3, 1, 6 * MiB), (0, 1, 1, 0)], "host and device 0 counters")
+    return "6 MiB host-pinned (HOST 2 MiB + HOST_NUMA 4 MiB) leaked on the host; device 0: 1 made, 1 freed"
+
+
+def check_managed_pool(ctx):
+    """tests/t_managed_pool.sh on the real driver.  A driver without managed
+    pools (before 13.0): SKIP."""
+    src = os.path.join(PROGRAMS, "managed_pool.c")
+    d = check_dir(ctx, "managed-pool")
+    rc, out, err = run([prog(ctx, "managed_pool")], cwd=d, env=traced_env(ctx, os.path.join(d, "final.snap")),
+                       timeout=60, log=os.path.join(d, "managed_pool.log"))
+    if rc == 3:
+        raise Skip(out.strip() or first_error(err))
+    if rc != 0:
+        raise Fail("managed_pool exited %d under gpuleak: %s" % (rc, first_error(err)))
+    r = report_json(ctx, d, "final.snap")
+    expect(len([l for l in r["leaks"] if l["kind"] == "mempool"]), 3, "the 3 pools never destroyed")
+    expect(sorted((l["kind"], l["api"], l["bytes"], l["device"], fn(l["frames"][0]), l["frames"][0]["line"])
+                  for l in r["leaks"] if l["kind"] != "mempool"),
+           [("managed", "cuMemAllocFromPoolAsync", 3 * MiB, 0, "leak_managed", site_line(src, "MANAGED-SITE")),
+            ("managed", "cuMemAllocFromPoolAsync", 5 * MiB, 0, "leak_default_managed", site_line(src, "DEFAULT-SITE")),
+            ("managed", "cuMemAllocFromPoolAsync", 6 * MiB, 0, "leak_current_managed", site_line(src, "CURRENT-SITE")),
+            ("managed", "cudaMallocFromPoolAsync", 4 * MiB, 0, "rt_leak_managed", site_line(src, "RT-SITE")),
+            ("pool", "cuMemAllocFromPoolAsync", 1 * MiB, 0, "leak_pool", site_line(src, "POOL-SITE"))], "leaks")
+    expect(r["invalid_frees"]["count"], 0, "the managed pool's free matched")
+    return ("18 MiB managed (created 3 MiB + runtime 4 MiB + 13.0 default 5 MiB + current 6 MiB) from managed pools, "
+            "1 MiB pool from a pinned pool")
+
+
+def check_pool_owner(ctx):
+    """tests/t_pool_owner.sh on the real driver; the kept pool's reserve is
+    the driver's own (at least the 4 MiB block it keeps), the unused one's 0."""
+    src = os.path.join(PROGRAMS, "pool_owner.c")
+    d = check_dir(ctx, "pool-owner")
+    run_traced(ctx, d, "pool_owner", prog(ctx, "pool_owner"), [], os.path.join(d, "final.snap"))
+    r = report_json(ctx, d, "final.snap")
+    got = [(l["kind"], l["api"], l["device"], fn(l["frames"][0]), l["frames"][0]["line"]) for l in r["leaks"]]
+    expect(sorted(got), [("mempool", "cuMemPoolCreate", 0, "leak_pool_object", site_line(src, "POOL-SITE")),
+                         ("mempool", "cuMemPoolCreate", 0, "rt_leak_pool_object", site_line(src, "RT-SITE"))],
+           "pools never destroyed")
+    reserve = {fn(l["frames"][0]): l["bytes"] for l in r["leaks"]}
+    if reserve["leak_pool_object"] < 4 * MiB or reserve["rt_leak_pool_object"] != 0:
+        raise Fail("reserves %r: expected >= 4 MiB kept, 0 unused" % reserve)
+    expect(r["invalid_frees"]["count"], 0, "the destroyed pool's destroy matched")
+    return "2 pools never destroyed at their lines, reserve %s B kept / 0 unused" % fmt(reserve["leak_pool_object"])
+
+
 def check_ipc(ctx):
     """tests/t_ipc.sh's core on the real driver, as torch.multiprocessing
     shares CUDA tensors: the exporter sends three IPC handles and a pool
@@ -952,8 +1062,14 @@ def check_graph(ctx):
     expect(dv["peak_bytes"], 3 * MiB, "peak bytes")
     expect(sorted(fn(c["frames"][0]) for c in dv["peak_composition"]),
            ["capture_alloc", "generic_leak", "graph_leak"], "peak composition")
-    return "leaks 640 KiB graph_leak:%d + 384 KiB generic_leak:%d (%s); 12 allocs/10 frees; peak 3 MiB" % (
-        ll, lg, generic)
+    # the graph memory pool in the driver's view: the live 1 MiB used; its
+    # reserve is the driver's own (at least that)
+    gp = [p for x in r["fragmentation"]["devices"] if x["device"] == 0 for p in x["pools"] if p["graph"]]
+    expect([p["used_bytes"] for p in gp], [MiB], "graph memory pool used")
+    if gp[0]["reserved_bytes"] < MiB:
+        raise Fail("graph memory pool reserve %d below its used 1 MiB" % gp[0]["reserved_bytes"])
+    return ("leaks 640 KiB graph_leak:%d + 384 KiB generic_leak:%d (%s); 12 allocs/10 frees; peak 3 MiB; "
+            "graph pool reserve %s B" % (ll, lg, generic, fmt(gp[0]["reserved_bytes"])))
 
 
 def check_threads(ctx):
@@ -1051,7 +1167,13 @@ def check_kernels(ctx):
         raise Fail("kernels did not print ok")
     r = report_json(ctx, d, "k.snap")
     got = [(l["kind"], l["device"], l["api"], l["bytes"], l["count"], user_function(l["frames"]))
-           for l in r["leaks"]]
+           for l in r["leaks"] if l["kind"] != "mempool"]
+    # the created pool is never destroyed: a leak of its own, its size the
+    # driver's reserve for it, at least its live allocation
+    pools = [(l["device"], l["api"], l["count"]) for l in r["leaks"] if l["kind"] == "mempool"]
+    expect(pools, [(0, "cuMemPoolCreate", 1)], "the created pool, never destroyed")
+    if [l["bytes"] for l in r["leaks"] if l["kind"] == "mempool"][0] < MiB + 512:
+        raise Fail("the created pool's reserve is less than its live allocation")
     want = [
         ("device", 0, "cudaMalloc", 2 * MiB + 4096, 1, "leak_kernel_device"),
         ("managed", 0, "cudaMallocManaged", 3 * MiB, 1, "leak_managed_touched"),
@@ -1595,7 +1717,11 @@ def main(argv):
               ("drv-procaddr", lambda: check_driver(ctx, "procaddr")),
               ("drv-entry", lambda: check_driver(ctx, "entry")),
               ("vmm", lambda: check_vmm(ctx)),
-              ("vmm-import", lambda: check_vmm_import(ctx)), ("ipc", lambda: check_ipc(ctx)),
+              ("vmm-import", lambda: check_vmm_import(ctx)), ("multicast", lambda: check_multicast(ctx)),
+              ("vmm-host", lambda: check_vmm_host(ctx)),
+              ("managed-pool", lambda: check_managed_pool(ctx)),
+              ("pool-owner", lambda: check_pool_owner(ctx)),
+              ("ipc", lambda: check_ipc(ctx)),
               ("external", lambda: check_external(ctx)),
               ("bad-free", lambda: check_bad_free(ctx)),
               ("async", lambda: check_async(ctx)),

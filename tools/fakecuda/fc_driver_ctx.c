@@ -147,6 +147,7 @@ CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: *pi = 1; break;
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *pi = 1; break;
     case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: *pi = 1; break;
+    case CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: *pi = 1; break; /* fc_driver_multicast.c */
     case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: *pi = 32; break;
     case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *pi = dev + 1; break;
     case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: *pi = 0; break;

@@ -227,13 +227,27 @@ CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
     if (!fc_initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!pool || !poolProps || poolProps->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
-        poolProps->location.type != CU_MEM_LOCATION_TYPE_DEVICE || !fc_dev_get(poolProps->location.id))
+    if (!pool || !poolProps)
+        return CUDA_ERROR_INVALID_VALUE;
+    /* Pinned pools on a device; since 13.0 managed pools too, on a device
+     * or with no preferred location (NONE: the current context's device
+     * holds it here).  Host-located pools are not modelled. */
+    int managed = poolProps->allocType == CU_MEM_ALLOCATION_TYPE_MANAGED;
+    int dev = poolProps->location.id;
+    struct fc_ctx *c;
+    if (managed && poolProps->location.type == CU_MEM_LOCATION_TYPE_NONE)
+        dev = fc_cur_ctx(&c) == CUDA_SUCCESS ? c->dev : 0;
+    else if (poolProps->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((!managed && poolProps->allocType != CU_MEM_ALLOCATION_TYPE_PINNED) || !fc_dev_get(dev))
         return CUDA_ERROR_INVALID_VALUE;
     fc_lock();
-    struct fc_pool *p = fc_pool_new(poolProps->location.id);
-    if (p)
+    struct fc_pool *p = fc_pool_new(dev);
+    if (p) {
         p->handle_types = (unsigned)poolProps->handleTypes;
+        p->managed = managed;
+        p->no_location = poolProps->location.type == CU_MEM_LOCATION_TYPE_NONE;
+    }
     fc_unlock();
     if (!p)
         return CUDA_ERROR_OUT_OF_MEMORY;

@@ -32,7 +32,7 @@ static void describe(uintptr_t p, struct info *in)
         in->type = CU_MEMORYTYPE_DEVICE;
         in->ctx = s->ctx;
         in->dev = d->ord;
-        in->managed = s->kind == FC_K_MANAGED;
+        in->managed = s->kind == FC_K_MANAGED || (s->kind == FC_K_POOL && s->pool && s->pool->managed);
         in->host_ok = in->managed;
         in->mapped = 1;
         in->access = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE;

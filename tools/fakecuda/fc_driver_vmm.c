@@ -27,6 +27,9 @@ struct fc_mh {
     int refs;
     int maps;
     int imported;  /* from another process's fd: charged to no device */
+    struct fc_mc *mc; /* a multicast object (fc_driver_multicast.c): charged to no device */
+    /* dev is -1 for host memory (a host or host-NUMA location): charged to
+     * no device either, as it is the machine's RAM */
     CUmemAllocationProp prop;
     struct fc_mh *next;
 };
@@ -82,8 +85,9 @@ static void mh_maybe_destroy(struct fc_mh *m)
             *pp = m->next;
             break;
         }
-    if (!m->imported)
+    if (!m->imported && !m->mc && m->dev >= 0)
         fc_uncharge(&fc_devs[m->dev], m->size);
+    fc_mc_free(m->mc);
     close(m->fd);
     free(m);
 }
@@ -110,10 +114,22 @@ int fc_vmm_lookup(uintptr_t p, uintptr_t *rstart, size_t *rsize, uintptr_t *msta
     return 1;
 }
 
+/* cuMemCreate's documented locations: a device; the host (id ignored); a
+ * host NUMA node (this fake has one, node 0, as a machine without NUMA
+ * must say).  HOST_NUMA_CURRENT is refused, as documented for 13.0. */
+static int location_ok(const CUmemLocation *l)
+{
+    switch (l->type) {
+    case CU_MEM_LOCATION_TYPE_DEVICE: return fc_dev_get(l->id) != NULL;
+    case CU_MEM_LOCATION_TYPE_HOST: return 1;
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA: return l->id == 0;
+    default: return 0;
+    }
+}
+
 static int prop_ok(const CUmemAllocationProp *prop)
 {
-    return prop && prop->type == CU_MEM_ALLOCATION_TYPE_PINNED &&
-           prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE && fc_dev_get(prop->location.id);
+    return prop && prop->type == CU_MEM_ALLOCATION_TYPE_PINNED && location_ok(&prop->location);
 }
 
 CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
@@ -135,16 +151,21 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CU
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!handle || !prop_ok(prop) || flags != 0 || size == 0 || size % FC_BIG)
         return CUDA_ERROR_INVALID_VALUE;
-    /* Win32 and fabric handles do not exist here. */
-    if (prop->requestedHandleTypes & ~(unsigned)CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+    /* HOST allocations "are not IPC capable": any handle type is invalid. */
+    if (prop->location.type == CU_MEM_LOCATION_TYPE_HOST && prop->requestedHandleTypes != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    /* Win32 and fabric handles do not exist here, nor exportable host-NUMA
+     * memory (an importer would take its tag's node for a device). */
+    if ((prop->requestedHandleTypes & ~(unsigned)CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ||
+        (prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE && prop->requestedHandleTypes != 0))
         return CUDA_ERROR_NOT_SUPPORTED;
     int exportable = (prop->requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != 0;
     struct fc_mh *m = calloc(1, sizeof *m);
     if (!m)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    struct fc_dev *d = fc_dev_get(prop->location.id);
+    struct fc_dev *d = prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? fc_dev_get(prop->location.id) : NULL;
     fc_lock();
-    int ok = fc_charge(d, size) == 0;
+    int ok = !d || fc_charge(d, size) == 0;
     fc_unlock();
     if (!ok) {
         free(m);
@@ -157,11 +178,12 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CU
             close(m->fd);
         free(m);
         fc_lock();
-        fc_uncharge(d, size);
+        if (d)
+            fc_uncharge(d, size);
         fc_unlock();
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    m->dev = d->ord;
+    m->dev = d ? d->ord : -1;
     m->size = size;
     m->refs = 1;
     m->prop = *prop;
@@ -267,6 +289,57 @@ CUmemGenericAllocationHandle fc_vmm_adopt(int fd, size_t size, const CUmemAlloca
     return (CUmemGenericAllocationHandle)(uintptr_t)m;
 }
 
+CUmemGenericAllocationHandle fc_vmm_add_multicast(size_t size, int dev, struct fc_mc *mc)
+{
+    struct fc_mh *m = calloc(1, sizeof *m);
+    if (!m)
+        return 0;
+    m->fd = memfd_create("fakecuda-multicast", MFD_CLOEXEC);
+    if (m->fd < 0 || ftruncate(m->fd, (off_t)size) != 0) {
+        if (m->fd >= 0)
+            close(m->fd);
+        free(m);
+        return 0;
+    }
+    m->dev = dev;
+    m->size = size;
+    m->refs = 1;
+    m->mc = mc;
+    m->prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    m->prop.location.id = dev;
+    fc_lock();
+    m->next = handles;
+    handles = m;
+    fc_unlock();
+    return (CUmemGenericAllocationHandle)(uintptr_t)m;
+}
+
+struct fc_mc *fc_vmm_multicast(CUmemGenericAllocationHandle h)
+{
+    struct fc_mh *m = mh_find(h);
+    return m && m->refs > 0 ? m->mc : NULL;
+}
+
+int fc_vmm_memory(CUmemGenericAllocationHandle h, int *dev, size_t *size)
+{
+    struct fc_mh *m = mh_find(h);
+    if (!m || m->refs == 0 || m->mc || m->imported)
+        return 0;
+    *dev = m->dev;
+    *size = m->size;
+    return 1;
+}
+
+int fc_vmm_memory_at(uintptr_t p, int *dev, size_t *room)
+{
+    struct fc_vmap *v = map_find(p);
+    if (!v || v->h->mc || v->h->imported)
+        return 0;
+    *dev = v->h->dev;
+    *room = v->start + v->size - p;
+    return 1;
+}
+
 /* Reserved address space does not count against device memory. */
 CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
                              unsigned long long flags)
@@ -344,8 +417,10 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
     fc_lock();
     struct fc_mh *m = mh_find(handle);
     struct fc_vres *res = res_find(p);
+    /* The real driver blocks a multicast map until the whole team has been
+     * added; a one-process fake would block forever, so it refuses. */
     if (!m || m->refs == 0 || offset > m->size || size > m->size - offset || !res ||
-        p + size > res->start + res->size) {
+        p + size > res->start + res->size || (m->mc && !fc_mc_team_complete(m->mc))) {
         r = CUDA_ERROR_INVALID_VALUE;
     } else {
         for (struct fc_vmap *x = maps; x; x = x->next)

@@ -88,6 +88,8 @@ struct fc_pool {
     unsigned long long id;     /* process-unique, named in exported handles */
     unsigned handle_types;     /* CUmemAllocationHandleType mask: exportable */
     int imported;              /* from another process: maps, never allocates */
+    int managed;               /* CU_MEM_ALLOCATION_TYPE_MANAGED (CUDA 13): its blocks are managed */
+    int no_location;           /* managed, CU_MEM_LOCATION_TYPE_NONE (held by dev here) */
     int src_pid;               /* imported: the exporting process ... */
     unsigned long long src_id; /* ... and its pool's id */
 };
@@ -185,6 +187,22 @@ int fc_vmm_shareable_fd(CUmemGenericAllocationHandle handle);
 /* (takes the lock) A new handle for another process's memory: owns fd,
  * charged to no device.  0 when memory ran out. */
 CUmemGenericAllocationHandle fc_vmm_adopt(int fd, size_t size, const CUmemAllocationProp *prop);
+
+/* Multicast objects (fc_driver_multicast.c) are VMM handles with a team.
+ * (takes the lock) A new handle of size bytes for mc, charged to no device
+ * (its memory is what is bound to it); 0 when memory ran out. */
+struct fc_mc;
+CUmemGenericAllocationHandle fc_vmm_add_multicast(size_t size, int dev, struct fc_mc *mc);
+/* (lock held) The multicast object of a live handle, else NULL. */
+struct fc_mc *fc_vmm_multicast(CUmemGenericAllocationHandle h);
+/* (lock held) 1 when h is a live cuMemCreate handle of this process's, with
+ * its device and size. */
+int fc_vmm_memory(CUmemGenericAllocationHandle h, int *dev, size_t *size);
+/* (lock held) 1 when p is mapped from such a handle: its device, and the
+ * bytes from p to the end of that mapping. */
+int fc_vmm_memory_at(uintptr_t p, int *dev, size_t *room);
+int fc_mc_team_complete(const struct fc_mc *mc); /* lock held */
+void fc_mc_free(struct fc_mc *mc);                /* with its handle; NULL ok */
 
 /* fc_driver_ipc.c (lock held): an exported allocation ends (freed, or its
  * pool block handed back), so importers can no longer open it. */
