@@ -62,6 +62,13 @@ if bad or n < 10:
     sys.exit("%d links, broken: %s" % (n, bad))
 PY
 
+# make demo builds in parallel: one job per core unless -j was given (a dry
+# run shows the build command; it builds nothing).
+make -n -C "$ROOT" demo BUILD="$BUILD" >demo-n.txt 2>&1 || true
+grep -qx "make -j$(nproc) all" demo-n.txt || fail "make demo: no -j$(nproc): $(head -5 demo-n.txt)"
+make -n -j3 -C "$ROOT" demo BUILD="$BUILD" >demo-n.txt 2>&1 || true
+grep -qx "make  *all" demo-n.txt || fail "make -j3 demo: its own -j not kept: $(head -5 demo-n.txt)"
+
 # The Python helper as a normal module: pip builds and installs it offline
 # (tools/pybuild/gpuleak_wheel.py needs nothing but pip) into a fresh venv.
 skip_if '! python3 -m venv --without-pip venv >/dev/null 2>&1' "python3 -m venv unavailable"
@@ -70,3 +77,4 @@ python3 -m pip --python venv/bin/python install -q --no-index --no-build-isolati
 (cd / && "$OLDPWD/venv/bin/python" -c 'import gpuleak_memory, os; print(os.path.basename(os.path.dirname(gpuleak_memory.__file__)))') >where.txt
 expect_eq "$(cat where.txt)" "site-packages" "gpuleak_memory installed in the venv"
 expect_eq "$(venv/bin/python -m pip --version >/dev/null 2>&1; python3 -m pip --python venv/bin/python show gpuleak-memory 2>/dev/null | sed -n 's/^Version: //p')" "$version" "the installed module's version"
+
