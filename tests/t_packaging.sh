@@ -42,6 +42,8 @@ expect_eq "$(complete_words gpuleak ru)" "run" "completing 'gpuleak ru'"
 expect_eq "$(complete_words gpuleak check --mi)" "--min-bytes" "completing 'gpuleak check --mi'"
 expect_eq "$(complete_words gpuleak run --signal U)" "URG USR1 USR2" "completing a signal"
 expect_eq "$(complete_words gpuleak run --q)" "--quiet" "completing 'gpuleak run --q'"
+mkdir -p comp/sub && touch 'comp/a b.snap' comp/c.txt
+expect_eq "$(cd comp && complete_words gpuleak report '')" "a b.snap diff merge sub" "completing a report's operand"
 
 # Links: every relative link of the installed Markdown files resolves.
 python3 - "$P/share/doc/gpuleak" <<'PY' || fail "broken links in the installed docs"
