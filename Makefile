@@ -46,9 +46,10 @@ all:
 
 # demo and check start with the install step, then build in a second make, so
 # that a fresh machine needs nothing but these commands.
+# The build runs in parallel (one job per core) unless -j was given.
 demo:
 	scripts/install-deps.sh
-	$(MAKE) all
+	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc)) all
 	scripts/demo.sh $(BUILD)
 
 check:
@@ -97,8 +98,13 @@ include tests/bench/module.mk
 clean:
 	rm -rf build build-asan build-tsan build-fuzz
 
+# Docs keep the tree's layout under share/doc/gpuleak (README.md beside
+# docs/ and tools/fakecuda/README.md), so the README's relative links work
+# there too.  The man pages and gpuleak.pc get the version of
+# common/version.h (GPULEAK_VERSION, tools/module.mk).
+DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/gpuleak
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/doc/gpuleak
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DOCDIR)/docs/img $(DOCDIR)/tools/fakecuda
 	install -m 0755 $(BUILD)/lib/libgpuleak.so $(DESTDIR)$(PREFIX)/lib/libgpuleak.so
 	install -m 0755 $(BUILD)/bin/gpuleak-report $(DESTDIR)$(PREFIX)/bin/gpuleak-report
 	install -m 0755 $(BUILD)/bin/gpuleak $(DESTDIR)$(PREFIX)/bin/gpuleak
@@ -107,4 +113,14 @@ install: all
 	install -m 0644 interpose/gpuleak.h $(DESTDIR)$(PREFIX)/include/gpuleak.h
 	install -d $(DESTDIR)$(PREFIX)/lib/python
 	install -m 0644 tools/gpuleak_memory.py $(DESTDIR)$(PREFIX)/lib/python/gpuleak_memory.py
-	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/gpuleak/
+	install -m 0644 README.md $(DOCDIR)/README.md
+	install -m 0644 docs/*.md $(DOCDIR)/docs/
+	install -m 0644 docs/img/* $(DOCDIR)/docs/img/
+	install -m 0644 tools/fakecuda/README.md $(DOCDIR)/tools/fakecuda/README.md
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	for m in gpuleak gpuleak-report; do \
+	  sed 's/@VERSION@/$(GPULEAK_VERSION)/g' tools/man/$$m.1 >$(DESTDIR)$(PREFIX)/share/man/man1/$$m.1 && \
+	  chmod 0644 $(DESTDIR)$(PREFIX)/share/man/man1/$$m.1 || exit 1; \
+	done
+	sed 's|@PREFIX@|$(PREFIX)|g; s/@VERSION@/$(GPULEAK_VERSION)/g' tools/gpuleak.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/gpuleak.pc
+	install -m 0644 tools/gpuleak.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpuleak

@@ -15,6 +15,8 @@ struct gl_config gl_config = {
     .output = GL_DEFAULT_OUTPUT,
     .max_entries = GL_DEFAULT_MAX_ENTRIES,
     .python = true,
+    .oom_snapshot = true,
+    .oom_interval_ms = GL_DEFAULT_OOM_INTERVAL_MS,
 };
 
 bool gl_parse_long(const char *s, long min, long max, long *out)
@@ -66,9 +68,13 @@ int gl_parse_signal(const char *s)
         return (int)v;
     if (!strncasecmp(s, "SIG", 3))
         s += 3;
+    /* The signals that cannot be used are named too, so that the warning
+     * says why (gl_signal_unusable) rather than "not a signal name". */
     static const struct { const char *name; int sig; } names[] = {
         {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}, {"PWR", SIGPWR},
         {"WINCH", SIGWINCH}, {"URG", SIGURG},
+        {"KILL", SIGKILL}, {"STOP", SIGSTOP}, {"SEGV", SIGSEGV}, {"BUS", SIGBUS},
+        {"ILL", SIGILL}, {"FPE", SIGFPE}, {"ABRT", SIGABRT},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcasecmp(s, names[i].name))
@@ -78,26 +84,85 @@ int gl_parse_signal(const char *s)
     return -1;
 }
 
-static bool parse_bool(const char *name, const char *s, bool dflt)
+const char *gl_signal_unusable(int sig)
 {
-    static atomic_bool warned;
+    switch (sig) {
+    case SIGKILL: return "SIGKILL cannot be caught";
+    case SIGSTOP: return "SIGSTOP cannot be caught";
+    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGABRT:
+        return "a crash signal cannot ask for snapshots";
+    default: return NULL;
+    }
+}
+
+bool gl_parse_bool(const char *s, bool *out)
+{
+    static const char *const on[] = {"1", "yes", "y", "true", "on"};
+    static const char *const off[] = {"0", "no", "n", "false", "off"};
+    if (s == NULL)
+        return false;
+    for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+        if (!strcasecmp(s, on[i])) {
+            *out = true;
+            return true;
+        }
+        if (!strcasecmp(s, off[i])) {
+            *out = false;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool gl_env_bool(const char *name, bool dflt, atomic_bool *warned)
+{
+    const char *s = getenv(name);
+    bool v;
     if (s == NULL || *s == '\0')
         return dflt;
-    if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "true") || !strcasecmp(s, "on"))
-        return true;
-    if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "false") || !strcasecmp(s, "off"))
-        return false;
-    gl_warn_once(&warned, "ignoring %s=%.40s: expected 0 or 1", name, s);
+    if (gl_parse_bool(s, &v))
+        return v;
+    gl_warn_once(warned, "ignoring %s=%.40s: expected 1 or 0 (yes/no, true/false, on/off), using %d",
+                 name, s, dflt ? 1 : 0);
     return dflt;
+}
+
+const char *gl_output_unknown_conversion(const char *pattern)
+{
+    for (const char *p = pattern; *p != '\0'; p++) {
+        if (*p != '%')
+            continue;
+        if (p[1] == '\0' || strchr("phrnt%", p[1]) == NULL)
+            return p;
+        p++;
+    }
+    return NULL;
 }
 
 void gl_config_load(void)
 {
-    static atomic_bool warned_depth, warned_output, warned_entries;
+    /* One flag per variable: each bad value gets its own line. */
+    static atomic_bool warned_depth, warned_output, warned_entries, warned_conv;
+    static atomic_bool warned_disable, warned_python, warned_free, warned_oom, warned_oom_iv;
 
-    gl_config.disabled = parse_bool("GPULEAK_DISABLE", getenv("GPULEAK_DISABLE"), false);
-    gl_config.python = parse_bool("GPULEAK_PYTHON", getenv("GPULEAK_PYTHON"), true);
-    gl_config.free_stacks = parse_bool("GPULEAK_FREE_STACKS", getenv("GPULEAK_FREE_STACKS"), false);
+    gl_config.disabled = gl_env_bool("GPULEAK_DISABLE", false, &warned_disable);
+    gl_config.python = gl_env_bool("GPULEAK_PYTHON", true, &warned_python);
+    gl_config.free_stacks = gl_env_bool("GPULEAK_FREE_STACKS", false, &warned_free);
+    gl_config.oom_snapshot = gl_env_bool("GPULEAK_OOM_SNAPSHOT", true, &warned_oom);
+
+    /* Read here, not at the first out-of-memory error: a typo is told at
+     * the start, when the user is still looking. */
+    const char *oom_iv = getenv("GPULEAK_OOM_INTERVAL");
+    uint64_t ms;
+    if (oom_iv != NULL && *oom_iv != '\0') {
+        if (gl_parse_duration_ms(oom_iv, 0, GL_MAX_OOM_INTERVAL_MS, &ms))
+            gl_config.oom_interval_ms = ms;
+        else
+            gl_warn_once(&warned_oom_iv,
+                         "ignoring GPULEAK_OOM_INTERVAL=%.40s: expected seconds from 0 to 1 year "
+                         "(or 500ms, 5m, 1h), using %d",
+                         oom_iv, GL_DEFAULT_OOM_INTERVAL_MS / 1000);
+    }
 
     const char *depth = getenv("GPULEAK_DEPTH");
     long v;
@@ -120,9 +185,16 @@ void gl_config_load(void)
 
     const char *out = getenv("GPULEAK_OUTPUT");
     if (out != NULL && *out != '\0') {
-        if (strlen(out) < sizeof gl_config.output)
+        const char *bad;
+        if (strlen(out) < sizeof gl_config.output) {
             memcpy(gl_config.output, out, strlen(out) + 1);
-        else
+            /* Kept as text (never a surprise file name elsewhere), but said:
+             * "%z" is most likely a typo of a conversion. */
+            if ((bad = gl_output_unknown_conversion(out)) != NULL)
+                gl_warn_once(&warned_conv,
+                             "GPULEAK_OUTPUT=%.60s: unknown conversion '%%%.1s' kept as text "
+                             "(known: %%p %%h %%r %%n %%t %%%%)", out, bad + 1);
+        } else
             gl_warn_once(&warned_output, "ignoring GPULEAK_OUTPUT: longer than %d bytes, using %s",
                          GL_OUTPUT_MAX - 1, GL_DEFAULT_OUTPUT);
     }

@@ -4,6 +4,7 @@
 #ifndef GL_CONFIG_H
 #define GL_CONFIG_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +13,8 @@
 #define GL_MAX_DEPTH 256
 #define GL_DEFAULT_OUTPUT "gpuleak.%p.%n.snap"
 #define GL_OUTPUT_MAX 1024
+#define GL_DEFAULT_OOM_INTERVAL_MS 10000
+#define GL_MAX_OOM_INTERVAL_MS (365ull * 86400 * 1000)
 
 struct gl_config {
     bool disabled;               /* GPULEAK_DISABLE=1: pass-through only */
@@ -20,6 +23,8 @@ struct gl_config {
     long max_entries;            /* GPULEAK_MAX_ENTRIES: history events kept */
     bool python;                 /* GPULEAK_PYTHON: Python frames (default on) */
     bool free_stacks;            /* GPULEAK_FREE_STACKS: unwind frees too (default off) */
+    bool oom_snapshot;           /* GPULEAK_OOM_SNAPSHOT: snapshot on out-of-memory (default on) */
+    uint64_t oom_interval_ms;    /* GPULEAK_OOM_INTERVAL: at most one OOM snapshot per this */
 };
 
 extern struct gl_config gl_config;
@@ -37,5 +42,21 @@ bool gl_parse_duration_ms(const char *s, uint64_t min_ms, uint64_t max_ms, uint6
 /* GPULEAK_SIGNAL: NULL or "" -> SIGUSR1, "none"/"0" -> 0, a number 1..SIGRTMAX,
  * a name (USR1, SIGUSR2, HUP, PWR, WINCH, URG, RTMIN+n); -1 for anything else. */
 int gl_parse_signal(const char *s);
+
+/* Why signal sig cannot ask for snapshots (SIGKILL, SIGSTOP, the crash
+ * signals gpuleak reports on), or NULL when it can. */
+const char *gl_signal_unusable(int sig);
+
+/* The one boolean syntax of every GPULEAK_* switch: 1/0, yes/no, y/n,
+ * true/false, on/off, in any case; false on anything else. */
+bool gl_parse_bool(const char *s, bool *out);
+
+/* Environment variable name as a boolean: unset or empty -> dflt; a bad
+ * value -> dflt and one warning (keyed by *warned, one per variable). */
+bool gl_env_bool(const char *name, bool dflt, atomic_bool *warned);
+
+/* The first '%' of an output pattern that is not a known conversion
+ * (%p %h %r %n %t %%, outfile.c), or NULL. */
+const char *gl_output_unknown_conversion(const char *pattern);
 
 #endif

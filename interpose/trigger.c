@@ -229,9 +229,10 @@ void gl_trigger_start(void)
         gl_warn_once(&warned_bad, "ignoring GPULEAK_SIGNAL=%.40s: not a signal name or number; using USR1", env);
         sig = SIGUSR1;
     }
-    if (sig == SIGKILL || sig == SIGSTOP || sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
-        sig == SIGFPE || sig == SIGABRT) {
-        gl_warn_once(&warned_bad, "GPULEAK_SIGNAL=%.40s cannot be used; snapshots on signal are off", env);
+    const char *unusable = gl_signal_unusable(sig);
+    if (unusable != NULL) {
+        gl_warn_once(&warned_bad, "ignoring GPULEAK_SIGNAL=%.40s: %s; snapshots on signal are off", env,
+                     unusable);
         sig = 0;
     }
     sem_init(&wakeup, 0, 0);
@@ -273,21 +274,11 @@ void gl_trigger_start(void)
 void gl_trigger_oom(int32_t device, uint64_t mem_free, uint64_t mem_total)
 {
     static _Atomic uint64_t last_ns;
-    static atomic_bool parsed;
-    static long interval_s = 10;
-    static bool enabled = true;
-    if (!atomic_exchange(&parsed, true)) {
-        const char *on = getenv("GPULEAK_OOM_SNAPSHOT");
-        enabled = !(on != NULL && !strcmp(on, "0"));
-        long v;
-        if (gl_parse_long(getenv("GPULEAK_OOM_INTERVAL"), 0, 86400 * 365, &v))
-            interval_s = v;
-    }
-    if (!enabled)
+    if (!gl_config.oom_snapshot) /* GPULEAK_OOM_SNAPSHOT, read by gl_config_load */
         return;
     uint64_t now = gl_mono_ns();
     uint64_t last = atomic_load(&last_ns);
-    if (last != 0 && now - last < (uint64_t)interval_s * 1000000000u)
+    if (last != 0 && now - last < gl_config.oom_interval_ms * 1000000u)
         return;
     if (!atomic_compare_exchange_strong(&last_ns, &last, now))
         return; /* another thread is taking this one */

@@ -10,6 +10,7 @@
  * was written and found leaks. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 #include "stackdb.h"
 #include "suppress.h"
 
-#define VERSION "0.2"
+#include "version.h"
 
 static void usage(FILE *f)
 {
@@ -38,7 +39,8 @@ static void usage(FILE *f)
           "  --json                write JSON (schema: docs/json-output.md)\n"
           "  --output FILE         write the report to FILE instead of stdout\n"
           "  --top N               show only the N largest groups of each list\n"
-          "  --min-bytes N         do not show groups smaller than N bytes\n"
+          "  --min-bytes N         do not show groups smaller than N bytes (100M, 2G:\n"
+          "                        units K, M, G, T are powers of 1024)\n"
           "  --group-depth N       group stacks on their innermost N frames\n"
           "  --suppressions FILE   suppression rules (docs/reporter.md)\n"
           "  --no-default-suppressions\n"
@@ -87,6 +89,38 @@ static int parse_u64(const char *s, unsigned long long *v)
     char *end;
     *v = strtoull(s, &end, 10);
     return errno || *end ? -1 : 0;
+}
+
+/* A byte count: decimal, with an optional binary unit K, M, G or T (also
+ * written KiB or KB, any case: the report prints binary units, so 100M is
+ * what it shows as 100.0 MiB).  The launcher checks --min-bytes alike. */
+static int parse_size(const char *s, unsigned long long *v)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long n = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    if (*end != '\0') {
+        const char *units = "KMGT";
+        char c = (char)(end[0] & ~0x20);
+        const char *u = c != '\0' ? strchr(units, c) : NULL;
+        if (u == NULL)
+            return -1;
+        shift = 10 * (unsigned)(u - units + 1);
+        end++;
+        if ((*end | 0x20) == 'i')
+            end++;
+        if ((*end | 0x20) == 'b')
+            end++;
+        if (*end != '\0' || n > (ULLONG_MAX >> shift))
+            return -1;
+    }
+    *v = n << shift;
+    return 0;
 }
 
 static int parse_sections(const char *arg, unsigned *out)
@@ -229,8 +263,8 @@ int main(int argc, char **argv)
             c.an.top = (size_t)v;
             break;
         case 'm':
-            if (parse_u64(optarg, &v))
-                return bad_usage("--min-bytes needs a number of bytes, not '%s'", optarg);
+            if (parse_size(optarg, &v))
+                return bad_usage("--min-bytes needs a number of bytes (4096, 100M, 2GiB), not '%s'", optarg);
             c.an.min_bytes = v;
             break;
         case 'g':
@@ -279,7 +313,7 @@ int main(int argc, char **argv)
                 return bad_usage("--color takes auto, always or never, not '%s'", optarg);
             break;
         case 'h': usage(stdout); return 0;
-        case 'V': printf("gpuleak-report " VERSION " (snapshot format v%u)\n", GL_SNAP_VERSION); return 0;
+        case 'V': printf("gpuleak-report " GPULEAK_VERSION " (snapshot format v%u)\n", GL_SNAP_VERSION); return 0;
         case ':': return bad_usage("option '%s' needs an argument", argv[optind - 1]);
         default: return bad_usage("unknown option '%s'", argv[optind - 1]);
         }

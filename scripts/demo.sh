@@ -8,17 +8,23 @@ BUILD=${1:-build}
 out=$BUILD/demo
 rm -rf "$out" && mkdir -p "$out"
 
+# Each command is shown exactly as it is run, quoted for the shell, so that
+# it can be pasted as printed (from this directory, the repository root).
+show() { printf '$'; printf ' %q' "$@"; printf '\n'; }
+fc_path=$BUILD/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
 echo "== running tests/programs/demo_train.c under gpuleak (on fakecuda) =="
-echo "\$ gpuleak run --output $out/ -- $BUILD/tests/demo_train"
-LD_LIBRARY_PATH=$BUILD/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-    "$BUILD/bin/gpuleak" run --output "$out/" -- "$BUILD/tests/demo_train"
+show env LD_LIBRARY_PATH="$fc_path" "$BUILD/bin/gpuleak" run --output "$out/" -- "$BUILD/tests/demo_train"
+env LD_LIBRARY_PATH="$fc_path" "$BUILD/bin/gpuleak" run --output "$out/" -- "$BUILD/tests/demo_train"
 snap=$(ls "$out"/gpuleak.*.snap)
 echo
-echo "== report: \$ gpuleak report $snap =="
+echo "== report =="
+show "$BUILD/bin/gpuleak" report "$snap"
 "$BUILD/bin/gpuleak" report "$snap"
 
 echo
-echo "== in short: the leaks gpuleak found (from \$ gpuleak-report --json) =="
+echo "== in short: the leaks gpuleak found (from gpuleak-report --json) =="
+show "$BUILD/bin/gpuleak-report" --json "$snap"
 "$BUILD/bin/gpuleak-report" --json "$snap" | python3 -c '
 import json, os, sys
 for l in json.load(sys.stdin)["leaks"]:

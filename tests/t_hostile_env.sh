@@ -55,9 +55,10 @@ run GPULEAK_OUTPUT=; expect_snapshot
 for pat in . .. ./ "nonexistent/.." "sub/"; do
     run GPULEAK_OUTPUT="$pat"
 done
-# '%' at the end, unknown conversions, '%%': literal, inside the directory.
+# '%' at the end, unknown conversions, '%%': literal, inside the directory
+# (the unknown conversion is said; a missing directory is a second problem).
 run GPULEAK_OUTPUT='snap%'; [ -f run.$n/snap% ] || fail "pattern 'snap%': $(ls -A run.$n)"
-run GPULEAK_OUTPUT='a%q%/b%%'; [ -f 'run.'$n'/a%q%/b%' ] 2>/dev/null || [ -z "$(ls -A run.$n | grep -v '^out$\|^err$')" ] \
+MAXWARN=2 run GPULEAK_OUTPUT='a%q%/b%%'; [ -f 'run.'$n'/a%q%/b%' ] 2>/dev/null || [ -z "$(ls -A run.$n | grep -v '^out$\|^err$')" ] \
     || fail "pattern 'a%q%/b%%' wrote outside: $(ls -A run.$n)"
 # Huge %n counts: a pattern that is all conversions still fits.
 run GPULEAK_OUTPUT="$(printf '%%n%.0s' $(seq 400))"

@@ -32,10 +32,13 @@ rc=0; check --error-exitcode 9 --output bal -- "$TPROG/scenarios" balanced || rc
 expect_eq "$rc" 0 "balanced"
 grep -q '^No leaks' err.txt || fail "balanced report"
 grep -qx 'gpuleak: snapshots in bal' err.txt || fail "--output directory named"
-# --output refuses a directory that already holds snapshots.
-rc=0; check --output bal -- "$TPROG/scenarios" balanced || rc=$?
-expect_eq "$rc" 2 "reused directory"
-grep -q 'already holds snapshots' err.txt || fail "reused directory message"
+# --output DIR reused: only this run's snapshots are read (the first run's
+# balanced one is not reported again).
+rc=0; check --error-exitcode 9 --output bal -- "$TPROG/scenarios" leak-runtime || rc=$?
+expect_eq "$rc" 9 "reused directory"
+expect_eq "$(grep -c '^==== gpuleak report' err.txt)" 1 "reports in a reused directory"
+expect_eq "$(ls bal | wc -l)" 2 "snapshots in a reused directory"
+
 
 # Fork: a report per process, parent and child.
 rc=0; check --error-exitcode 9 --output fk -- "$TPROG/scenarios" fork || rc=$?

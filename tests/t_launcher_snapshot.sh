@@ -16,7 +16,8 @@ declare -A pids
 start() {
     local name=$1 output=$2
     shift 2
-    "$LAUNCHER" run --output "$output" -- "$T" "$@" >"$name.out" 2>"$name.err" &
+    # --quiet: the command replaces the launcher, so $! is its pid.
+    "$LAUNCHER" run --quiet --output "$output" -- "$T" "$@" >"$name.out" 2>"$name.err" &
     pids[$name]=$!
     for _ in $(seq 200); do grep -q ready "$name.out" && return; sleep 0.05; done
     fail "$name: target not ready: $(cat "$name.err")"

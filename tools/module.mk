@@ -2,9 +2,12 @@
 # it finds ../lib/libgpuleak.so exactly as it does when installed.
 all: $(BUILD)/bin/gpuleak
 
-$(BUILD)/bin/gpuleak: tools/gpuleak
+# The version comes from common/version.h, the one place it is written.
+GPULEAK_VERSION := $(shell sed -n 's/^\#define GPULEAK_VERSION "\(.*\)"/\1/p' common/version.h)
+
+$(BUILD)/bin/gpuleak: tools/gpuleak common/version.h
 	@mkdir -p $(@D)
-	install -m 0755 $< $@
+	sed 's/@VERSION@/$(GPULEAK_VERSION)/g' tools/gpuleak >$@.tmp && chmod 0755 $@.tmp && mv $@.tmp $@
 
 # The launcher's helper that signals one thread (tools/tgkill.c), where
 # helpers belong: libexec, found by the launcher as ../libexec/gpuleak/.

@@ -16,6 +16,8 @@
 static const char *const vars[] = {
     "GPULEAK_DEPTH",  "GPULEAK_MAX_ENTRIES", "GPULEAK_OUTPUT", "GPULEAK_DISABLE",
     "GPULEAK_PYTHON", "GPULEAK_SIGNAL",      "RANK",           "LOCAL_RANK",
+    /* appended, so that the corpus keeps its meaning for the ones above */
+    "GPULEAK_OOM_SNAPSHOT", "GPULEAK_OOM_INTERVAL", "GPULEAK_FREE_STACKS",
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
@@ -47,7 +49,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gl_config.depth = GL_DEFAULT_DEPTH;
     gl_config.max_entries = GL_DEFAULT_MAX_ENTRIES;
     strcpy(gl_config.output, GL_DEFAULT_OUTPUT);
+    gl_config.oom_interval_ms = GL_DEFAULT_OOM_INTERVAL_MS;
     gl_config_load();
+    FUZZ_CHECK(gl_config.oom_interval_ms <= GL_MAX_OOM_INTERVAL_MS, "oom interval %llu",
+               (unsigned long long)gl_config.oom_interval_ms);
+    const char *conv = gl_output_unknown_conversion(gl_config.output);
+    FUZZ_CHECK(conv == NULL || (conv >= gl_config.output && *conv == '%'), "unknown conversion %p", (const void *)conv);
     FUZZ_CHECK(gl_config.depth >= 0 && gl_config.depth <= GL_MAX_DEPTH, "depth %d", gl_config.depth);
     FUZZ_CHECK(gl_config.max_entries >= 0 && gl_config.max_entries <= GL_MAX_MAX_ENTRIES, "max_entries %ld",
                gl_config.max_entries);
@@ -56,6 +63,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     int sig = gl_parse_signal(vals[5]);
     FUZZ_CHECK(sig >= -1 && sig <= SIGRTMAX, "signal %d", sig);
+    const char *why = sig > 0 ? gl_signal_unusable(sig) : NULL;
+    FUZZ_CHECK(why == NULL || strlen(why) > 0, "unusable signal %d", sig);
+    bool b;
+    for (size_t i = 0; i < NVARS; i++)
+        if (vals[i] != NULL && gl_parse_bool(vals[i], &b)) /* only the words, "false" the longest */
+            FUZZ_CHECK(strlen(vals[i]) >= 1 && strlen(vals[i]) <= 5, "bool from '%.20s'", vals[i]);
 
     long v;
     for (size_t i = 0; i < NVARS; i++) {

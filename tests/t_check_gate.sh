@@ -1,0 +1,61 @@
+# gpuleak check as a CI gate: one verdict line per process and an ERROR
+# SUMMARY line; the short report by default, --full for every section;
+# gpuleak-report's options passed through, sizes with units, bad options
+# refused before the command runs; no empty gpuleak-check.* directory left.
+# (Split from t_launcher_check to keep each test short under ASan.)
+source "$ROOT/tests/lib.sh"
+export LD_LIBRARY_PATH=$FAKECUDA
+[ -z "$GL_SAN" ] || export GPULEAK_LIB=$LIBGPULEAK
+check() { "$LAUNCHER" check "$@" >out.txt 2>err.txt; }
+
+# The verdict: one line per process, then the snapshots' directory and the
+# overall line (valgrind's ERROR SUMMARY); the short report by default
+# (summary and leaks), all sections with --full.
+rc=0; check --error-exitcode 9 --output fv -- "$TPROG/scenarios" fork || rc=$?
+expect_eq "$rc" 9 "fork verdict"
+tail -4 err.txt | sed 's/process [0-9]*/process P/; s/gpuleak\.[0-9]*\./gpuleak.P./' >tail.txt
+cat >want.txt <<EOT
+gpuleak: process P: ERRORS: leaked: 1,048,576 bytes (1.0 MiB) in 1 allocation from 1 stack [fv/gpuleak.P.0.snap]
+gpuleak: process P: ERRORS: leaked: 131,072 bytes (128.0 KiB) in 2 allocations from 1 stack [fv/gpuleak.P.0.snap]
+gpuleak: snapshots in fv
+gpuleak: ERROR SUMMARY: 2 of 2 processes with errors (leaks, memory still mapped, refused frees, teardown releases)
+EOT
+diff want.txt tail.txt || fail "verdict lines"
+grep -qx 'PEAK' err.txt && fail "PEAK in the default (short) report"
+rc=0; check --full --output clean -- "$TPROG/scenarios" balanced || rc=$?
+grep -qx 'PEAK' err.txt || fail "no PEAK with --full"
+tail -2 err.txt | sed 's/process [0-9]*/process P/' >tail.txt
+expect_eq "$(head -1 tail.txt)" "gpuleak: snapshots in clean" "clean: directory line"
+expect_eq "$(tail -1 tail.txt)" \
+    "gpuleak: ERROR SUMMARY: 0 of 1 processes with errors (leaks, memory still mapped, refused frees, teardown releases)" \
+    "clean verdict"
+grep -q '^gpuleak: process [0-9]*: no errors: .* \[clean/gpuleak\.[0-9]*\.0\.snap\]$' err.txt || fail "clean process line"
+
+# The reporter's options pass through; sizes take units (3 MiB is more
+# than the 2 MiB leak: not a finding).
+rc=0; check --error-exitcode 9 --min-bytes 3MiB -- "$TPROG/scenarios" leak-runtime || rc=$?
+expect_eq "$rc" 0 "--min-bytes 3MiB"
+rc=0; "$REPORT" --min-bytes 3M --error-exitcode 9 "$(ls fv/gpuleak.*.snap | head -1)" >/dev/null || rc=$?
+expect_eq "$rc" 0 "gpuleak-report --min-bytes 3M"
+rc=0; check --error-exitcode 9 --top 1 --sections leaks,peak --all-frames --no-default-suppressions --color never \
+    -- "$TPROG/scenarios" leak-runtime || rc=$?
+expect_eq "$rc" 9 "reporter options"
+grep -qx 'PEAK' err.txt || fail "--sections leaks,peak passed through"
+rc=0; check --suppressions missing.supp -- touch ran || rc=$?
+expect_eq "$rc" 2 "a missing suppressions file"
+expect_eq "$(cat err.txt)" "gpuleak: check: --suppressions missing.supp: cannot read that file" "missing suppressions"
+rc=0; check --top 0 -- touch ran || rc=$?
+expect_eq "$(cat err.txt)" "gpuleak: check: --top needs a positive number, not '0' (try --help)" "--top 0 (the reporter's words)"
+[ ! -e ran ] || fail "the command ran with a bad suppressions file"
+rc=0; check --min-bytes 5x -- touch ran || rc=$?
+expect_eq "$rc" 2 "--min-bytes 5x"
+expect_eq "$(cat err.txt)" "gpuleak: check: --min-bytes 5x: expected bytes, e.g. 4096, 100M, 2GiB" "--min-bytes 5x message"
+rc=0; check --depth 999 -- touch ran || rc=$?
+expect_eq "$(cat err.txt)" "gpuleak: check: --depth 999: expected 0 to 256 frames" "--depth 999 message"
+[ ! -e ran ] || fail "the command ran with bad options"
+# No CUDA, no --output: no gpuleak-check.* directory is left.
+mkdir nocuda && cd nocuda
+rc=0; check -- true || rc=$?
+expect_eq "$(ls -A)" "err.txt
+out.txt" "what check left in the directory"
+cd ..
