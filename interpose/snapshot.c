@@ -264,13 +264,16 @@ static void write_calls(struct writer *w, const struct gl_state_copy *c)
 
 #define ALLOCS_PER_RECORD 4096
 
-/* A pool object's size is its reserve, asked with the other pools (POOLS)
- * when the snapshot was taken; 0 where the driver did not answer. */
+/* A pool object's size is its idle reserve: what the driver holds for it
+ * (asked with the other pools, POOLS, when the snapshot was taken) beyond
+ * what its live allocations use.  Those allocations are records of their
+ * own, so a pool never destroyed whose allocations leaked too does not
+ * count their memory twice.  0 where the driver did not answer. */
 static uint64_t pool_reserve(uint64_t pool, const struct gl_pool_info *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (p[i].pool == pool)
-            return p[i].reserved;
+            return p[i].reserved > p[i].used ? p[i].reserved - p[i].used : 0;
     return 0;
 }
 

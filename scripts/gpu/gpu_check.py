@@ -884,14 +884,27 @@ def check_pool_owner(ctx):
     run_traced(ctx, d, "pool_owner", prog(ctx, "pool_owner"), [], os.path.join(d, "final.snap"))
     r = report_json(ctx, d, "final.snap")
     got = [(l["kind"], l["api"], l["device"], fn(l["frames"][0]), l["frames"][0]["line"]) for l in r["leaks"]]
-    expect(sorted(got), [("mempool", "cuMemPoolCreate", 0, "leak_pool_object", site_line(src, "POOL-SITE")),
-                         ("mempool", "cuMemPoolCreate", 0, "rt_leak_pool_object", site_line(src, "RT-SITE"))],
-           "pools never destroyed")
-    reserve = {fn(l["frames"][0]): l["bytes"] for l in r["leaks"]}
-    if reserve["leak_pool_object"] < 4 * MiB or reserve["rt_leak_pool_object"] != 0:
+    expect(sorted(got), sorted([("mempool", "cuMemPoolCreate", 0, "leak_pool_object", site_line(src, "POOL-SITE")),
+                                ("mempool", "cuMemPoolCreate", 0, "rt_leak_pool_object", site_line(src, "RT-SITE")),
+                                ("mempool", "cuMemPoolCreate", 0, "leak_pool_and_block", site_line(src, "POOL2-SITE")),
+                                ("pool", "cuMemAllocFromPoolAsync", 0, "leak_pool_and_block",
+                                 site_line(src, "BLOCK-SITE"))]),
+           "pools never destroyed, and the block leaked from one")
+    reserve = {(l["kind"], fn(l["frames"][0])): l["bytes"] for l in r["leaks"]}
+    if reserve[("mempool", "leak_pool_object")] < 4 * MiB or reserve[("mempool", "rt_leak_pool_object")] != 0:
         raise Fail("reserves %r: expected >= 4 MiB kept, 0 unused" % reserve)
+    expect(reserve[("pool", "leak_pool_and_block")], MiB, "the block leaked from a pool")
+    # The pool's own leak is its idle reserve: what the driver reserves for
+    # it beyond what its live block uses (POOLS), never the block again.
+    every = [p for dev in r["fragmentation"]["devices"] for p in dev["pools"]]
+    pools = [p for p in every if not p["graph"] and p["used_bytes"] == MiB]
+    if len(pools) != 1:
+        raise Fail("POOLS: no single pool with the live 1 MiB block: %r" % every)
+    expect(reserve[("mempool", "leak_pool_and_block")], pools[0]["reserved_bytes"] - MiB,
+           "the second pool's idle reserve")
     expect(r["invalid_frees"]["count"], 0, "the destroyed pool's destroy matched")
-    return "2 pools never destroyed at their lines, reserve %s B kept / 0 unused" % fmt(reserve["leak_pool_object"])
+    return "3 pools never destroyed at their lines, reserve %s B kept / 0 unused / %s B idle beside a 1 MiB leak" % (
+        fmt(reserve[("mempool", "leak_pool_object")]), fmt(reserve[("mempool", "leak_pool_and_block")]))
 
 
 def check_ipc(ctx):

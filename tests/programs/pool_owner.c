@@ -4,7 +4,11 @@
  *     with its creation line and its reserve, 4 MiB
  *   - a pool made by the runtime (cudaMemPoolCreate), never destroyed and
  *     never used: reserve 0, at rt_leak_pool_object's line
- *   - a pool created, used and destroyed: nothing */
+ *   - a pool created, used and destroyed: nothing
+ *   - a pool never destroyed (leak_pool_and_block) that keeps a freed 4 MiB
+ *     block reserved and from which 1 MiB is allocated and never freed: the
+ *     1 MiB block is a leak of its own, and the pool's is only its idle
+ *     reserve (reserved minus used), so nothing is counted twice */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +79,19 @@ NOINLINE static void destroyed_pool(void)
     check(cuMemPoolDestroy(pool), "cuMemPoolDestroy");
 }
 
+NOINLINE static void leak_pool_and_block(void)
+{
+    CUmemPoolProps props = on_device0();
+    CUmemoryPool pool;
+    check(cuMemPoolCreate(&pool, &props), "cuMemPoolCreate"); /* POOL2-SITE */
+    cuuint64_t keep = UINT64_MAX;
+    check(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep), "cuMemPoolSetAttribute");
+    use(pool);
+    CUdeviceptr p;
+    check(cuMemAllocFromPoolAsync(&p, 1 * MiB, pool, 0), "cuMemAllocFromPoolAsync"); /* BLOCK-SITE */
+    check(cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
 int main(void)
 {
     CUcontext ctx;
@@ -86,5 +103,6 @@ int main(void)
     leak_pool_object();
     rt_leak_pool_object();
     destroyed_pool();
+    leak_pool_and_block();
     return 0;
 }
