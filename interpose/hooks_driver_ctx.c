@@ -28,15 +28,22 @@ GL_HOOK(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev))
     return rc;
 }
 
-GL_HOOK(CUresult, cuDevicePrimaryCtxReset_v2, (CUdevice dev))
+/* A reset of the primary context, through either ABI (same arguments, same
+ * effect): what the context owned goes with it. */
+static CUresult reset_primary(CUresult (*real)(CUdevice), CUdevice dev, uint16_t api)
 {
-    GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxReset_v2, NO_DRIVER);
     bool track = gl_enter();
     CUresult rc = real(dev);
     if (track && rc == CUDA_SUCCESS)
-        gl_track_drop_context(dev, 0, GL_API_CU_DEVICE_PRIMARY_CTX_RESET);
+        gl_track_drop_context(dev, 0, api);
     gl_leave();
     return rc;
+}
+
+GL_HOOK(CUresult, cuDevicePrimaryCtxReset_v2, (CUdevice dev))
+{
+    GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxReset_v2, NO_DRIVER);
+    return reset_primary(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RESET);
 }
 
 /* The primary context is reset when its last reference is released (CUDA's
@@ -51,15 +58,22 @@ static bool primary_ctx_inactive(CUdevice dev)
     return state != NULL && state(dev, &flags, &active) == CUDA_SUCCESS && !active;
 }
 
-GL_HOOK(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice dev))
+/* A release of the primary context, through either ABI: a teardown when it
+ * was the last reference. */
+static CUresult release_primary(CUresult (*real)(CUdevice), CUdevice dev, uint16_t api)
 {
-    GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxRelease_v2, NO_DRIVER);
     bool track = gl_enter();
     CUresult rc = real(dev);
     if (track && rc == CUDA_SUCCESS && primary_ctx_inactive(dev))
-        gl_track_drop_context(dev, 0, GL_API_CU_DEVICE_PRIMARY_CTX_RELEASE);
+        gl_track_drop_context(dev, 0, api);
     gl_leave();
     return rc;
+}
+
+GL_HOOK(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice dev))
+{
+    GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxRelease_v2, NO_DRIVER);
+    return release_primary(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RELEASE);
 }
 
 GL_HOOK(CUresult, cuCtxDestroy_v2, (CUcontext ctx))
@@ -80,23 +94,13 @@ GL_HOOK(CUresult, cuCtxDestroy_v2, (CUcontext ctx))
 GL_HOOK(CUresult, cuDevicePrimaryCtxReset, (CUdevice dev))
 {
     GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxReset, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(dev);
-    if (track && rc == CUDA_SUCCESS)
-        gl_track_drop_context(dev, 0, GL_API_CU_DEVICE_PRIMARY_CTX_RESET_V1);
-    gl_leave();
-    return rc;
+    return reset_primary(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RESET_V1);
 }
 
 GL_HOOK(CUresult, cuDevicePrimaryCtxRelease, (CUdevice dev))
 {
     GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxRelease, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(dev);
-    if (track && rc == CUDA_SUCCESS && primary_ctx_inactive(dev))
-        gl_track_drop_context(dev, 0, GL_API_CU_DEVICE_PRIMARY_CTX_RELEASE_V1);
-    gl_leave();
-    return rc;
+    return release_primary(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RELEASE_V1);
 }
 
 GL_DEFINE_REAL(CUresult, cuCtxGetApiVersion, (CUcontext, unsigned int *))

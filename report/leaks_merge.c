@@ -61,6 +61,19 @@ void leak_sites_free(struct leak_sites *l)
     *l = (struct leak_sites){0};
 }
 
+void put_absent_ranks(FILE *f, const struct msnap *m, size_t n, const struct mrow *row)
+{
+    bool first = true;
+    for (size_t k = 0, c = 0; k < n; k++) {
+        if (c < row->present && row->cells[c].snap == k) {
+            c++; /* a row's cells are in snapshot order */
+            continue;
+        }
+        fprintf(f, "%s rank %u", first ? "" : ",", m[k].s.proc.rank);
+        first = false;
+    }
+}
+
 void text_leaks_merge(struct report_ctx *r, const struct msnap *m, size_t n, const struct mtable *t,
                       const struct leak_sites *l, size_t top)
 {
@@ -110,15 +123,7 @@ void text_leaks_merge(struct report_ctx *r, const struct msnap *m, size_t n, con
         fputc('\n', f);
         if (row->present < n) {
             fputs("    not on:", f);
-            bool first = true;
-            for (size_t k = 0, c = 0; k < n; k++) {
-                if (c < row->present && row->cells[c].snap == k) {
-                    c++;
-                    continue;
-                }
-                fprintf(f, "%s rank %u", first ? "" : ",", m[k].s.proc.rank);
-                first = false;
-            }
+            put_absent_ranks(f, m, n, row);
             fputc('\n', f);
         }
         put_cs(r, "    ", row->cs);

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mtable.h"
 
@@ -31,6 +32,9 @@ struct json;
 /* LEAKS BY SITE (text): at most `top` sites, 0 = all. */
 void text_leaks_merge(struct report_ctx *r, const struct msnap *m, size_t n, const struct mtable *t,
                       const struct leak_sites *l, size_t top);
+/* The ranks (snapshots) of m[0..n) in which row has no cell, as
+ * " rank 1, rank 3" (merge's "not on:" lines). */
+void put_absent_ranks(FILE *f, const struct msnap *m, size_t n, const struct mrow *row);
 /* "leaks" (JSON): every site. */
 void json_leaks_merge(struct report_ctx *r, struct json *j, const struct msnap *m, size_t n,
                       const struct mtable *t, const struct leak_sites *l);

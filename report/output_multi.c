@@ -385,15 +385,7 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
             fputc(')', f);
         }
         fputs("\n    not on:", f);
-        bool first = true;
-        for (size_t k = 0, c = 0; k < n; k++) {
-            if (c < row->present && row->cells[c].snap == k) {
-                c++;
-                continue;
-            }
-            fprintf(f, "%s rank %u", first ? "" : ",", m[k].s.proc.rank);
-            first = false;
-        }
+        put_absent_ranks(f, m, n, row);
         fputc('\n', f);
         put_cs(r, "    ", row->cs);
     }
