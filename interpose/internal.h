@@ -110,8 +110,8 @@ static inline uint64_t gl_unix_ns(void)
 }
 
 /* Monotonic time when the library was loaded; event times are relative. */
-extern uint64_t gl_start_mono_ns;
-extern uint64_t gl_start_unix_ns;
+extern _Atomic uint64_t gl_start_mono_ns;
+extern _Atomic uint64_t gl_start_unix_ns;
 
 uint32_t gl_gettid(void);
 

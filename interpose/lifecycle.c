@@ -39,14 +39,27 @@
 GL_TLS int gl_hook_depth;
 GL_TLS int gl_busy;
 GL_TLS int gl_cancel_saved;
-uint64_t gl_start_mono_ns;
-uint64_t gl_start_unix_ns;
+_Atomic uint64_t gl_start_mono_ns; /* written once, before or at activation; atomic so no thread reads it torn (TSan) */
+_Atomic uint64_t gl_start_unix_ns;
 
 static pthread_once_t activate_once = PTHREAD_ONCE_INIT;
 static atomic_bool active;      /* tracking on */
 static atomic_bool activated;   /* activation ran (whatever its outcome) */
 static atomic_bool final_done;
-static uintptr_t own_start, own_end;
+/* libgpuleak's own address range.  Found by the constructor, or on demand by
+ * whichever thread needs it first (dlsym before our constructor, a thread
+ * racing it): atomics, start stored before end, so a reader that sees the end
+ * sees the start, and two finders write the same values without a data race. */
+static _Atomic uintptr_t own_start, own_end;
+
+static void find_own_range(uintptr_t probe)
+{
+    uintptr_t start, end;
+    if (gl_module_range_of(probe, &start, &end) != 0)
+        return;
+    atomic_store(&own_start, start);
+    atomic_store(&own_end, end);
+}
 
 static GL_TLS uint32_t cached_tid;
 static GL_TLS pid_t cached_tid_pid;
@@ -67,9 +80,10 @@ bool gl_is_own_address(uintptr_t addr)
 {
     /* dlsym can be called before our constructor has run (by the
      * constructor of a library loaded earlier): find the range on demand. */
-    if (own_end == 0)
-        gl_module_range_of((uintptr_t)&gl_is_own_address, &own_start, &own_end);
-    return addr >= own_start && addr < own_end;
+    if (atomic_load(&own_end) == 0)
+        find_own_range((uintptr_t)&gl_is_own_address);
+    uintptr_t end = atomic_load(&own_end);
+    return addr >= atomic_load(&own_start) && addr < end;
 }
 
 __attribute__((constructor)) static void gl_on_load(void)
@@ -78,7 +92,7 @@ __attribute__((constructor)) static void gl_on_load(void)
     gl_start_unix_ns = gl_unix_ns();
     /* Our own address range is needed before any hook can resolve or unwind;
      * finding it touches no CUDA state and allocates nothing. */
-    gl_module_range_of((uintptr_t)&gl_on_load, &own_start, &own_end);
+    find_own_range((uintptr_t)&gl_on_load);
 }
 
 /* The loader walk is taken first: a writer thread collecting modules holds
@@ -126,8 +140,8 @@ static void activate(void)
         gl_start_mono_ns = gl_mono_ns();
         gl_start_unix_ns = gl_unix_ns();
     }
-    if (own_end == 0)
-        gl_module_range_of((uintptr_t)&activate, &own_start, &own_end);
+    if (atomic_load(&own_end) == 0)
+        find_own_range((uintptr_t)&activate);
     if (gl_config.disabled) {
         atomic_store(&activated, true);
         return;
