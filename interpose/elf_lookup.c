@@ -64,7 +64,7 @@ GL_NO_SANITIZE static void *lookup_in(ElfW(Addr) base, const ElfW(Dyn) *dyn, con
         if ((ch | 1u) == (h | 1u)) {
             const ElfW(Sym) *sym = &symtab[i];
             if (sym->st_shndx != SHN_UNDEF && sym->st_value != 0 &&
-                str_eq(strtab + sym->st_name, name)) {
+                ELF64_ST_TYPE(sym->st_info) != STT_GNU_IFUNC && str_eq(strtab + sym->st_name, name)) {
                 void *addr = (void *)(base + sym->st_value);
                 /* Prefer the default version (not hidden): what a program
                  * linked today would bind to. */
@@ -97,5 +97,14 @@ GL_NO_SANITIZE void *gl_elf_find_symbol(const char *name)
         if (addr != NULL)
             return addr;
     }
+    return NULL;
+}
+
+GL_NO_SANITIZE void *gl_elf_find_in_object(const struct dl_phdr_info *info, const char *name)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            return lookup_in(info->dlpi_addr,
+                             (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr), name);
     return NULL;
 }

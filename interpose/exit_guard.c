@@ -26,6 +26,7 @@
 #include "elf_lookup.h"
 #include "exit_guard.h"
 #include "internal.h"
+#include "resolve.h"
 
 /* pid << 32 | tid of the thread that began exiting; 0: none.  The pid tells
  * a claim of this process from one made in shared memory by a vfork child,
@@ -78,6 +79,7 @@ GL_EXPORT _Noreturn void exit(int status)
     }
     if (fn == NULL || gl_is_own_address((uintptr_t)fn))
         _exit(status); /* cannot happen with a glibc; never loop into ourselves */
+    gl_resolve_close_loader();
     if (gl_tracking_active() && !gl_exit_claim())
         wait_for_the_end();
     fn(status);

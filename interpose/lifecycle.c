@@ -179,6 +179,7 @@ void gl_final_snapshot(uint32_t reason)
 
 __attribute__((destructor)) static void gl_on_unload(void)
 {
+    gl_resolve_close_loader();
     /* main returned (libc's own call to exit is not hooked): from here a
      * second thread's exit() waits (exit_guard.c). */
     if (atomic_load(&active))

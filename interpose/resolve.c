@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "elf_lookup.h"
 #include "hook_table.h"
@@ -18,24 +19,45 @@ struct search {
     void *found;
 };
 
+/* Read from the object's own symbol table, not through dlopen(RTLD_NOLOAD)
+ * + dlsym: the first dlopen of an object loaded at startup builds its
+ * search list and runs the initializers of everything in it that is not
+ * marked initialized, and during exit glibc's _dl_fini has cleared that
+ * mark on each object whose destructors ran.  A thread still calling CUDA
+ * while another exits then ran libgpuleak's constructors again (and
+ * libcudart's, libc's...): ASan saw libgpuleak's globals registered twice. */
 static int search_object(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     struct search *s = data;
     if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0')
-        return 0;
-    /* RTLD_NOLOAD: only look at what is already there; this takes a
-     * reference we drop at once, and never runs constructors. */
-    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (h == NULL)
-        return 0;
-    void *fn = gl_libc_dlsym(h, s->name);
-    gl_libc_dlclose(h);
+        return 0; /* the main program: a definition there is not a library's */
+    void *fn = gl_elf_find_in_object(info, s->name);
     if (fn != NULL && !gl_is_own_address((uintptr_t)fn)) {
         s->found = fn;
         return 1;
     }
     return 0;
+}
+
+/* The one dlopen left (lookup_in_scope, for the dependency order of one
+ * caller's scope) has the same hazard.  It is closed when the process begins
+ * to exit -- exit() called, or libgpuleak's destructor, the first of a
+ * startup object's to run after main returned -- and the exiting thread
+ * waits for the ones already inside to leave.  Closed, a lookup falls back
+ * to the any-object search above. */
+static _Atomic int scope_opens_closed;
+static _Atomic int scope_opens_inside;
+
+#define SCOPE_OPEN_DRAIN_MS 1000
+
+void gl_resolve_close_loader(void)
+{
+    if (atomic_exchange(&scope_opens_closed, 1))
+        return;
+    struct timespec tick = {0, 1000 * 1000};
+    for (int i = 0; i < SCOPE_OPEN_DRAIN_MS && atomic_load(&scope_opens_inside) > 0; i++)
+        nanosleep(&tick, NULL);
 }
 
 /* Every cache gl_resolve_slow has filled, for gl_resolve_forget_unloaded
@@ -184,11 +206,16 @@ static void *lookup_in_scope(const char *path, const char *name)
 {
     if (path == NULL)
         return NULL;
-    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
-    if (h == NULL)
-        return NULL;
-    void *fn = gl_libc_dlsym(h, name);
-    gl_libc_dlclose(h);
+    atomic_fetch_add(&scope_opens_inside, 1);
+    void *fn = NULL;
+    if (!atomic_load(&scope_opens_closed)) {
+        void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+        if (h != NULL) {
+            fn = gl_libc_dlsym(h, name);
+            gl_libc_dlclose(h);
+        }
+    }
+    atomic_fetch_sub(&scope_opens_inside, 1);
     return fn != NULL && !gl_is_own_address((uintptr_t)fn) ? fn : NULL;
 }
 

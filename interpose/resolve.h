@@ -49,6 +49,11 @@ extern GL_TLS uintptr_t gl_caller_pc;
  * other cache filled by gl_resolve_slow are covered. */
 void gl_resolve_forget_unloaded(void);
 
+/* The process begins to exit: from here no lookup calls dlopen, whose
+ * first use on an object already finalized would run its constructors
+ * again (resolve.c).  Waits (at most 1 s) for lookups already inside. */
+void gl_resolve_close_loader(void);
+
 /* libc's dlclose, bypassing the dlclose hook (dlsym_hook.c). */
 int gl_libc_dlclose(void *handle);
 
