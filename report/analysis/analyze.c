@@ -5,9 +5,9 @@
  * the (much fewer) groups.  The api is part of the key only so that a group
  * never mixes APIs; with a captured stack it is implied by the call site
  * anyway.  Byte sums saturate instead of wrapping (hostile sizes). */
-#include "analyze.h"
-#include "sat.h"
-#include "sort.h"
+#include "analysis/analyze.h"
+#include "util/sat.h"
+#include "util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>

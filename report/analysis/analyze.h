@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snap_read.h"
-#include "stackdb.h"
+#include "model/snap_read.h"
+#include "model/stackdb.h"
 
 struct analyze_opts {
     size_t top;         /* groups shown per list; 0 = all */

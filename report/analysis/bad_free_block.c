@@ -2,13 +2,13 @@
  * address once; every live allocation and every ALLOC event then finds the
  * sites inside it by binary search, and every FREE event the sites whose
  * block it ended. */
-#include "bad_free_block.h"
+#include "analysis/bad_free_block.h"
 
 #include <stdlib.h>
 
 #include "snapshot_format.h"
-#include "sort.h"
-#include "xalloc.h"
+#include "util/sort.h"
+#include "util/xalloc.h"
 
 struct site_ref {
     uint64_t key; /* the site's address, or its block's base */

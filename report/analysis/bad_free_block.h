@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "snap_read.h"
+#include "model/snap_read.h"
 
 struct bad_free_block {
     bool found;

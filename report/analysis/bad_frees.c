@@ -1,17 +1,17 @@
-#include "bad_frees.h"
+#include "analysis/bad_frees.h"
 
-#include "bad_free_block.h"
+#include "analysis/bad_free_block.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "json.h"
-#include "report.h"
-#include "sat.h"
+#include "render/json/json.h"
+#include "render/report.h"
+#include "util/sat.h"
 #include "snapshot_format.h"
-#include "sort.h"
-#include "textout.h"
-#include "xalloc.h"
+#include "util/sort.h"
+#include "render/text/textout.h"
+#include "util/xalloc.h"
 
 void json_frames(struct json *j, const struct stackdb *db, uint32_t cs); /* output_json.c */
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snap_read.h"
+#include "model/snap_read.h"
 
 struct bad_free_totals {
     uint64_t count;         /* frees */

@@ -1,14 +1,14 @@
-#include "calls.h"
+#include "analysis/calls.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "json.h"
-#include "report.h"
-#include "sat.h"
+#include "render/json/json.h"
+#include "render/report.h"
+#include "util/sat.h"
 #include "snapshot_format.h"
-#include "sort.h"
-#include "textout.h"
+#include "util/sort.h"
+#include "render/text/textout.h"
 
 void json_frames(struct json *j, const struct stackdb *db, uint32_t cs); /* output_json.c */
 

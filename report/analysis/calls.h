@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cells.h"
-#include "multi.h"
-#include "stackdb.h"
+#include "analysis/multi/cells.h"
+#include "analysis/multi/multi.h"
+#include "model/stackdb.h"
 
 /* Entries regrouped by canonical stack, API and kind. */
 struct call_site {

@@ -10,13 +10,13 @@
  * next allocation starts on a later page.  A page whose live bytes are under
  * half of it is "mostly empty"; its empty bytes are charged in equal shares
  * to the allocations touching it, which are what keeps it allocated. */
-#include "frag.h"
+#include "analysis/frag.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "radix.h"
-#include "sort.h"
+#include "util/radix.h"
+#include "util/sort.h"
 
 static int cmp_pin(const void *pa, const void *pb)
 {

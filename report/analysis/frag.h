@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze.h"
-#include "history.h"
-#include "stackdb.h"
+#include "analysis/analyze.h"
+#include "analysis/history.h"
+#include "model/stackdb.h"
 
 #define FRAG_PAGE (2ull << 20) /* the driver's allocation granularity */
 

@@ -7,8 +7,8 @@
  * other processes' memory and multicast objects (not gl_kind_in_usage) have
  * their per-kind level but are no part of the device's: not its usage, as in
  * the DEVICES counters. */
-#include "history.h"
-#include "sort.h"
+#include "analysis/history.h"
+#include "util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>

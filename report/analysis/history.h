@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snap_read.h"
+#include "model/snap_read.h"
 #include "snapshot_format.h"
 
 /* Per-kind arrays: one slot per gl_kind plus one for kinds this reader does

@@ -1,14 +1,14 @@
-#include "oom.h"
+#include "analysis/oom.h"
 
 #include <inttypes.h>
 
-#include "history.h"
-#include "json.h"
-#include "report.h"
-#include "sat.h"
+#include "analysis/history.h"
+#include "render/json/json.h"
+#include "render/report.h"
+#include "util/sat.h"
 #include "snapshot_format.h"
-#include "stackdb.h"
-#include "textout.h"
+#include "model/stackdb.h"
+#include "render/text/textout.h"
 
 void json_frames(struct json *j, const struct stackdb *db, uint32_t cs); /* output_json.c */
 

@@ -1,16 +1,16 @@
-#include "teardown.h"
+#include "analysis/teardown.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "json.h"
-#include "report.h"
-#include "sat.h"
+#include "render/json/json.h"
+#include "render/report.h"
+#include "util/sat.h"
 #include "snapshot_format.h"
-#include "sort.h"
-#include "stackdb.h"
-#include "suppress.h"
-#include "textout.h"
+#include "util/sort.h"
+#include "model/stackdb.h"
+#include "model/suppress.h"
+#include "render/text/textout.h"
 
 /* output_json.c */
 void json_frames(struct json *j, const struct stackdb *db, uint32_t cs);

@@ -16,11 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
-#include "run.h"
-#include "snap_read.h"
-#include "stackdb.h"
-#include "suppress.h"
+#include "render/report.h"
+#include "cli/run.h"
+#include "model/snap_read.h"
+#include "model/stackdb.h"
+#include "model/suppress.h"
 
 #include "version.h"
 

@@ -1,18 +1,18 @@
-#include "run.h"
+#include "cli/run.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "frag.h"
-#include "history.h"
-#include "html.h"
-#include "multi_out.h"
-#include "report.h"
-#include "snap_read.h"
-#include "symbolize.h"
-#include "teardown.h"
-#include "torch_snapshot.h"
+#include "analysis/frag.h"
+#include "analysis/history.h"
+#include "render/html/html.h"
+#include "render/multi_out.h"
+#include "render/report.h"
+#include "model/snap_read.h"
+#include "model/symbolize.h"
+#include "analysis/teardown.h"
+#include "render/torch/torch_snapshot.h"
 
 static bool want_color(const struct cli *c, FILE *out)
 {

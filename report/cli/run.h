@@ -8,10 +8,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "analyze.h"
-#include "multi.h"
-#include "stackdb.h"
-#include "suppress.h"
+#include "analysis/analyze.h"
+#include "analysis/multi/multi.h"
+#include "model/stackdb.h"
+#include "model/suppress.h"
 
 /* What the command line asked for. */
 struct cli {

@@ -6,7 +6,7 @@
  * linked into the program itself and can only be recognised by name.
  *
  * Keep this table and the one in docs/reporter.md in step. */
-#include "fold.h"
+#include "model/fold.h"
 
 #include <string.h>
 

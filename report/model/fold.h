@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "symbolize.h"
+#include "model/symbolize.h"
 
 /* True when f is a CUDA-library or libgpuleak frame.  Only ever applied to
  * the innermost end of a stack (see stackdb.c). */

@@ -9,7 +9,7 @@
  * SNAP_STREAM_MAX bytes: `gpuleak-report /dev/zero` used to read until
  * memory ran out.  read() rather than mmap: works on pipes, and a file
  * truncated under us cannot SIGBUS the reader. */
-#include "snap_read.h"
+#include "model/snap_read.h"
 
 #include <errno.h>
 #include <fcntl.h>

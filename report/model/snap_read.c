@@ -5,8 +5,8 @@
  * small multiple of the file size; fields are decoded with memcpy (no
  * unaligned casts); the first problem stops the parse with one message that
  * names the file offset. */
-#include "snap_read.h"
-#include "sort.h"
+#include "model/snap_read.h"
+#include "util/sort.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -1,15 +1,15 @@
 /* See stackdb.h.  Two open-addressing tables: one interns frames by what
  * they show, one interns frame-id sequences.  Work is linear in the number
  * of stack frames; symbolization is cached per pc by the symbolizer. */
-#include "stackdb.h"
+#include "model/stackdb.h"
 
-#include "xalloc.h"
+#include "util/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fold.h"
+#include "model/fold.h"
 
 static uint64_t mix(uint64_t h)
 {

@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snap_read.h"
-#include "suppress.h"
-#include "symbolize.h"
+#include "model/snap_read.h"
+#include "model/suppress.h"
+#include "model/symbolize.h"
 
 struct sdb_opts {
     bool all_frames;      /* do not fold CUDA-library frames, keep the

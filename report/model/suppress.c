@@ -6,9 +6,9 @@
  * frames left over at the outer end do not matter.  "..." makes this a
  * glob over frames, matched with the classic backtrack-to-the-last-star
  * algorithm: linear in practice, never exponential. */
-#include "suppress.h"
+#include "model/suppress.h"
 
-#include "xalloc.h"
+#include "util/xalloc.h"
 
 #include <errno.h>
 #include <fnmatch.h>

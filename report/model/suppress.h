@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "symbolize.h"
+#include "model/symbolize.h"
 
 enum supp_pat_type { SP_FUN, SP_OBJ, SP_SRC, SP_ANY };
 

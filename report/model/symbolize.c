@@ -8,10 +8,10 @@
  *
  * Every recorded pc is a return address, so lookups use pc-1 (inside the
  * call instruction) to get the line of the call, not the line after it. */
-#include "symbolize.h"
+#include "model/symbolize.h"
 
-#include "xalloc.h"
-#include "sort.h"
+#include "util/xalloc.h"
+#include "util/sort.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

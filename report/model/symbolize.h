@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snap_read.h"
+#include "model/snap_read.h"
 
 struct sym_frame {
     const char *function; /* demangled; NULL when unknown */

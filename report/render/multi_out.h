@@ -2,8 +2,8 @@
 #ifndef GPULEAK_MULTI_OUT_H
 #define GPULEAK_MULTI_OUT_H
 
-#include "multi.h"
-#include "report.h"
+#include "analysis/multi/multi.h"
+#include "render/report.h"
 
 void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct diff_result *d);
 void json_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct diff_result *d);

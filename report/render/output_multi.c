@@ -1,14 +1,14 @@
 /* Text and JSON for diff and merge (multi.c). */
-#include "multi_out.h"
+#include "render/multi_out.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#include "calls.h"
-#include "json.h"
-#include "oom.h"
-#include "sat.h"
-#include "textout.h"
+#include "analysis/calls.h"
+#include "render/json/json.h"
+#include "analysis/oom.h"
+#include "util/sat.h"
+#include "render/text/textout.h"
 
 void json_frames(struct json *j, const struct stackdb *db, uint32_t cs);
 

@@ -1,6 +1,6 @@
 /* Warnings that head the report.  Every stack has been symbolized by then
  * (sview_init), so module problems are already known. */
-#include "report.h"
+#include "render/report.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -7,13 +7,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analyze.h"
-#include "frag.h"
-#include "history.h"
-#include "snap_read.h"
-#include "stackdb.h"
-#include "suppress.h"
-#include "symbolize.h"
+#include "analysis/analyze.h"
+#include "analysis/frag.h"
+#include "analysis/history.h"
+#include "model/snap_read.h"
+#include "model/stackdb.h"
+#include "model/suppress.h"
+#include "model/symbolize.h"
 
 /* --sections */
 enum {

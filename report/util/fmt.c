@@ -1,5 +1,5 @@
 /* Number and wording helpers shared by the text and JSON writers. */
-#include "report.h"
+#include "render/report.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Eight passes of one byte each; a pass whose byte is the same in every key
  * (the high bytes of addresses usually are) is skipped. */
-#include "radix.h"
+#include "util/radix.h"
 
 #include <stdlib.h>
 #include <string.h>

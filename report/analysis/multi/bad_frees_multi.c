@@ -1,15 +1,15 @@
-#include "bad_frees_multi.h"
+#include "analysis/multi/bad_frees_multi.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "multi.h"
-#include "report.h"
-#include "sat.h"
+#include "render/json/json.h"
+#include "analysis/multi/multi.h"
+#include "render/report.h"
+#include "util/sat.h"
 #include "snapshot_format.h"
-#include "textout.h"
+#include "render/text/textout.h"
 
 void json_frames(struct json *j, const struct stackdb *db, uint32_t cs); /* output_json.c */
 

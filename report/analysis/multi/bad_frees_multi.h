@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sites_multi.h"
+#include "analysis/multi/sites_multi.h"
 
 struct msnap; /* multi.h, which includes this file */
 

@@ -1,13 +1,13 @@
-#include "diff_devices.h"
+#include "analysis/multi/diff_devices.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "multi.h"
-#include "report.h"
-#include "sort.h"
-#include "textout.h"
+#include "render/json/json.h"
+#include "analysis/multi/multi.h"
+#include "render/report.h"
+#include "util/sort.h"
+#include "render/text/textout.h"
 
 /* By device, host memory (-1) after every device; then by snapshot. */
 static int by_device(const void *a, const void *b)

@@ -1,18 +1,18 @@
 /* See leaks_merge.h.  A leak on every rank at one site is the usual shape of
  * a job's leak (each rank runs the same code); one on some ranks only, or
  * of different sizes, points at rank-dependent code or data. */
-#include "leaks_merge.h"
+#include "analysis/multi/leaks_merge.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "json.h"
-#include "multi.h"
-#include "report.h"
-#include "sat.h"
+#include "render/json/json.h"
+#include "analysis/multi/multi.h"
+#include "render/report.h"
+#include "util/sat.h"
 #include "snapshot_format.h"
-#include "sort.h"
-#include "textout.h"
+#include "util/sort.h"
+#include "render/text/textout.h"
 
 void json_frames(struct json *j, const struct stackdb *db, uint32_t cs); /* output_json.c */
 

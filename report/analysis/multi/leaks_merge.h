@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "mtable.h"
+#include "analysis/multi/mtable.h"
 
 struct leak_site {
     const struct mrow *row;

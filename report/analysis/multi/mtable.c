@@ -1,9 +1,9 @@
-#include "mtable.h"
+#include "analysis/multi/mtable.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "sat.h"
+#include "util/sat.h"
 
 static uint64_t key_hash(uint32_t cs, uint16_t kind, int32_t dev, int32_t rule)
 {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cells.h"
+#include "analysis/multi/cells.h"
 
 struct mrow {
     uint32_t cs;

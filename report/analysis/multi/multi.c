@@ -6,9 +6,9 @@
  *          memory a suppression rule matches), by growth; then every other
  *          key that changed, by the size of the change.
  *   merge: keys present in only some snapshots, by bytes summed over all. */
-#include "multi.h"
-#include "sat.h"
-#include "sort.h"
+#include "analysis/multi/multi.h"
+#include "util/sat.h"
+#include "util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>

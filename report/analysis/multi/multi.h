@@ -8,13 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze.h"
-#include "bad_frees_multi.h"
-#include "diff_devices.h"
-#include "leaks_merge.h"
-#include "mtable.h"
-#include "stackdb.h"
-#include "teardown_multi.h"
+#include "analysis/analyze.h"
+#include "analysis/multi/bad_frees_multi.h"
+#include "analysis/multi/diff_devices.h"
+#include "analysis/multi/leaks_merge.h"
+#include "analysis/multi/mtable.h"
+#include "model/stackdb.h"
+#include "analysis/multi/teardown_multi.h"
 
 struct msnap {
     const char *path;

@@ -1,13 +1,13 @@
-#include "sites_multi.h"
+#include "analysis/multi/sites_multi.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "textout.h"
-#include "sat.h"
-#include "sort.h"
+#include "render/report.h"
+#include "render/text/textout.h"
+#include "util/sat.h"
+#include "util/sort.h"
 
 #define CMP(a, b) do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
 

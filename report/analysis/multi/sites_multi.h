@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cells.h"
+#include "analysis/multi/cells.h"
 
 struct site_key {
     uint32_t cs;

@@ -2,12 +2,12 @@
  * inferno and speedscope: "root;...;leaf WEIGHT" per line, outermost frame
  * first, weight in bytes.  The device is the root frame so one flame graph
  * can hold several devices apart. */
-#include "report.h"
+#include "render/report.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#include "textout.h"
+#include "render/text/textout.h"
 
 /* A frame name without the characters the format uses as separators. */
 static void put_name(FILE *f, const struct sym_frame *fr)

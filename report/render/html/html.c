@@ -15,21 +15,21 @@
  *               2^k pages, with long empty stretches folded into one cell
  *   tables      at most HT_ROWS rows each
  *   growth      at most HG_COLS snapshot columns (several snapshots) */
-#include "html.h"
+#include "render/html/html.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bad_free_block.h"
-#include "bad_frees.h"
-#include "oom.h"
-#include "teardown.h"
-#include "calls.h"
-#include "json.h"
-#include "radix.h"
-#include "sat.h"
-#include "sort.h"
+#include "analysis/bad_free_block.h"
+#include "analysis/bad_frees.h"
+#include "analysis/oom.h"
+#include "analysis/teardown.h"
+#include "analysis/calls.h"
+#include "render/json/json.h"
+#include "util/radix.h"
+#include "util/sat.h"
+#include "util/sort.h"
 
 #define HT_POINTS 2000
 #define HF_DIV 3000

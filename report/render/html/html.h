@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "multi.h"
-#include "report.h"
+#include "analysis/multi/multi.h"
+#include "render/report.h"
 
 /* Several snapshots: growth per stack across them (a diff of m[0..n)). */
 struct html_multi {

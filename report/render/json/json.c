@@ -2,7 +2,7 @@
  * (paths, argv), so escaping must produce valid UTF-8 JSON whatever they
  * hold: valid UTF-8 sequences pass through, each byte of an invalid one
  * becomes U+FFFD, control characters and DEL are \u-escaped. */
-#include "json.h"
+#include "render/json/json.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* The "timeline" and "fragmentation" members of the JSON report.  The raw
  * series are written as one-line integer arrays: a million points would be
  * several million lines pretty-printed. */
-#include "report.h"
+#include "render/report.h"
 
-#include "json.h"
+#include "render/json/json.h"
 
 void json_frames(struct json *j, const struct stackdb *db, uint32_t cs);
 void json_timeline(struct report_ctx *r, struct json *j);

@@ -1,12 +1,12 @@
 /* Machine-readable report; the schema is documented in docs/json-output.md
  * (fields may be added within a schema_version, never renamed or retyped). */
-#include "report.h"
+#include "render/report.h"
 
-#include "bad_frees.h"
-#include "calls.h"
-#include "json.h"
-#include "oom.h"
-#include "teardown.h"
+#include "analysis/bad_frees.h"
+#include "analysis/calls.h"
+#include "render/json/json.h"
+#include "analysis/oom.h"
+#include "analysis/teardown.h"
 
 #define SCHEMA_VERSION 2
 

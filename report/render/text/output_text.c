@@ -3,18 +3,18 @@
  * group (exact bytes, human units, when and where it was allocated), what
  * allocator caches hold, a LEAK SUMMARY, each device's peak, then the
  * timeline and fragmentation sections (text_sections.c). */
-#include "report.h"
-#include "sat.h"
+#include "render/report.h"
+#include "util/sat.h"
 
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
 
-#include "bad_frees.h"
-#include "calls.h"
-#include "oom.h"
-#include "teardown.h"
-#include "textout.h"
+#include "analysis/bad_frees.h"
+#include "analysis/calls.h"
+#include "analysis/oom.h"
+#include "analysis/teardown.h"
+#include "render/text/textout.h"
 
 void text_timeline(struct report_ctx *r);
 void text_fragmentation(struct report_ctx *r);

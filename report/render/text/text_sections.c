@@ -3,12 +3,12 @@
  * The timeline chart is W columns over the time the history covers; each
  * column shows the highest level reached in it (so no peak is ever averaged
  * away), drawn with the eighth-block characters for 8 levels per row. */
-#include "report.h"
+#include "render/report.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#include "textout.h"
+#include "render/text/textout.h"
 
 void text_timeline(struct report_ctx *r);
 void text_fragmentation(struct report_ctx *r);

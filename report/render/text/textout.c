@@ -1,11 +1,11 @@
 /* See textout.h.  Strings from the snapshot are printed with control bytes
  * as \xNN so a hostile path or argv cannot drive the terminal. */
-#include "textout.h"
+#include "render/text/textout.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#include "json.h"
+#include "render/json/json.h"
 
 static const char *const codes[] = {
     [TC_BOLD] = "\033[1m", [TC_RED] = "\033[1;31m", [TC_YELLOW] = "\033[33m",

@@ -17,13 +17,13 @@
  * segments, so the two must agree: events are kept only when that replay
  * works (worked out here backwards from the live allocations, as the viewer
  * will), and the others are counted in gpuleak.dropped_events. */
-#include "torch_snapshot.h"
+#include "render/torch/torch_snapshot.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "sort.h"
+#include "render/json/json.h"
+#include "util/sort.h"
 
 /* ---- pickle opcodes (protocol 4; all also read by memory_viz's JS
  * unpickler) ---- */

@@ -5,7 +5,7 @@
 #ifndef GPULEAK_TORCH_SNAPSHOT_H
 #define GPULEAK_TORCH_SNAPSHOT_H
 
-#include "report.h"
+#include "render/report.h"
 
 /* Writes the pickle to r->out.  0, or -1 when out of memory. */
 int output_torch_snapshot(struct report_ctx *r);
