@@ -106,8 +106,6 @@ static int list_of(const struct leak_group *g, const struct suppressions *sup)
     return sup->rules[g->rule].builtin ? L_CACHED : L_SUPPRESSED;
 }
 
-
-
 static int cmp_group(const void *pa, const void *pb, void *ctx)
 {
     const struct leak_group *a = pa, *b = pb;

@@ -3,10 +3,12 @@
 #ifndef GPULEAK_BAD_FREES_H
 #define GPULEAK_BAD_FREES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "model/snap_read.h"
+#include "snapshot_format.h"
 
 struct bad_free_totals {
     uint64_t count;         /* frees */
@@ -25,13 +27,11 @@ const struct snap_bad_free **bad_frees_sorted(const struct snapshot *s, struct b
 const struct snap_event *bad_free_previous(const struct snapshot *s, const struct snap_bad_free *b,
                                            const struct snap_event **alloc);
 
-struct report_ctx;
-struct json;
-/* The SUMMARY line ("invalid frees: ..."), when there are any. */
-void text_bad_frees_summary(struct report_ctx *r);
-/* The INVALID FREES section, when there are any. */
-void text_bad_frees(struct report_ctx *r);
-/* The "invalid_frees" member of the JSON report (always present). */
-void json_bad_frees(struct report_ctx *r, struct json *j);
+/* CUDA refused it (an invalid free), rather than accepted one gpuleak could
+ * not match. */
+static inline bool bad_free_refused(const struct snap_bad_free *b)
+{
+    return (b->flags & GL_BAD_FREE_F_REJECTED) != 0;
+}
 
 #endif

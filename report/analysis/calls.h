@@ -7,7 +7,6 @@
 #ifndef GPULEAK_CALLS_H
 #define GPULEAK_CALLS_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,22 +45,5 @@ int calls_between(const struct snapview *first, const struct snapview *last, str
  * share one stackdb.  0, or -1 when out of memory. */
 int calls_merge(struct msnap *m, size_t n, struct call_sites *out);
 void calls_free(struct call_sites *c);
-
-struct report_ctx;
-struct json;
-/* The ALLOCATION CALLS section: the first `top` sites (all when 0). */
-void text_calls(struct report_ctx *r, size_t top);
-/* The "allocation_calls" member (always present; every site). */
-void json_calls(struct report_ctx *r, struct json *j);
-/* The same for diff, between its first and last snapshots: a section
- * (top sites) and a member; "not applicable" / null unless `same_process`. */
-void text_calls_between(struct report_ctx *r, const struct snapview *first, const struct snapview *last,
-                        bool same_process, size_t top);
-void json_calls_between(struct report_ctx *r, struct json *j, const struct snapview *first,
-                        const struct snapview *last, bool same_process);
-/* merge: the section (top sites; nothing when no snapshot recorded calls)
- * and the "allocation_calls" member, each site with its ranks. */
-void text_calls_merge(struct report_ctx *r, struct msnap *m, size_t n, size_t top);
-void json_calls_merge(struct report_ctx *r, struct json *j, struct msnap *m, size_t n);
 
 #endif

@@ -7,10 +7,9 @@
 #ifndef GPULEAK_OOM_H
 #define GPULEAK_OOM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
-struct report_ctx;
-struct json;
 struct hist_mark;
 
 struct snapshot;
@@ -23,11 +22,7 @@ uint64_t oom_failed_count(const struct snapshot *s);
  * the driver's view is not known). */
 uint64_t oom_elsewhere(const struct hist_mark *m);
 
-/* The SUMMARY line ("out of memory: N failed allocations"), when any. */
-void text_oom_summary(struct report_ctx *r);
-/* The OUT OF MEMORY section, when any allocation failed for lack of memory. */
-void text_oom(struct report_ctx *r);
-/* The "out_of_memory" member (always present). */
-void json_oom(struct report_ctx *r, struct json *j);
+/* An out-of-memory mark of the history (GL_EV_OOM). */
+bool oom_is_mark(const struct hist_mark *m);
 
 #endif

@@ -32,17 +32,4 @@ void torn_free(struct torn_groups *t);
 /* A group no rule matched of at least floor bytes (--error-exitcode). */
 bool torn_has_leak(const struct torn_groups *t, uint64_t floor);
 
-struct report_ctx;
-struct json;
-/* The SUMMARY line, and the section (the `top` largest groups, all when 0),
- * when there are any. */
-void text_torn_summary(struct report_ctx *r);
-void text_torn(struct report_ctx *r, size_t top);
-/* ": KIND memory on WHERE (API), released by TEARDOWN" and ", held by
- * RULE" (nothing without a rule): the parts of a group's first line. */
-void put_torn_site(struct report_ctx *r, unsigned kind, int32_t device, unsigned api, unsigned teardown);
-void put_torn_rule(struct report_ctx *r, int32_t rule);
-/* The "teardown_leaks" member (always present). */
-void json_torn(struct report_ctx *r, struct json *j);
-
 #endif

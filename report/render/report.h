@@ -1,19 +1,20 @@
-/* What the output writers share: the parsed snapshot, its analyses, the
- * symbolizer and canonical stacks, and the formatting helpers. */
+/* What every output writer is given: the parsed snapshot, its analyses, the
+ * symbolizer and canonical stacks, where to write and how (report.c). */
 #ifndef GPULEAK_REPORT_H
 #define GPULEAK_REPORT_H
 
 #include <stdbool.h>
-#include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 
-#include "analysis/analyze.h"
-#include "analysis/frag.h"
-#include "analysis/history.h"
-#include "model/snap_read.h"
-#include "model/stackdb.h"
-#include "model/suppress.h"
-#include "model/symbolize.h"
+struct snapshot;
+struct analysis;
+struct symbolizer;
+struct snapview;
+struct stackdb;
+struct suppressions;
+struct history;
+struct frag;
 
 /* --sections */
 enum {
@@ -48,19 +49,5 @@ struct report_ctx {
 /* Gathers the warning lines (module problems, skipped records, ...). */
 void report_prepare(struct report_ctx *r);
 void report_ctx_free(struct report_ctx *r);
-
-void output_text(struct report_ctx *r);
-void output_json(struct report_ctx *r);
-/* --folded leaks|peak: one "outer;...;inner BYTES" line per stack */
-void output_folded(struct report_ctx *r, bool peak);
-
-/* "1,048,576" */
-void fmt_commas(char *buf, size_t len, uint64_t v);
-/* "1.0 MiB"; "" below 1024 (the exact count says it all) */
-void fmt_human(char *buf, size_t len, uint64_t v);
-/* "at exit", "on signal", ... */
-const char *reason_phrase(uint32_t reason);
-/* "exit", "signal", ... (JSON) */
-const char *reason_name(uint32_t reason);
 
 #endif

@@ -1,5 +1,5 @@
-/* Number and wording helpers shared by the text and JSON writers. */
-#include "render/report.h"
+/* Numbers in words for people (fmt.h). */
+#include "util/fmt.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -38,28 +38,3 @@ void fmt_human(char *buf, size_t len, uint64_t v)
     snprintf(buf, len, "%.1f %s", x, units[u]);
 }
 
-const char *reason_name(uint32_t reason)
-{
-    switch (reason) {
-    case GL_REASON_EXIT: return "exit";
-    case GL_REASON_SIGNAL: return "signal";
-    case GL_REASON_OOM: return "oom";
-    case GL_REASON_REQUEST: return "request";
-    case GL_REASON_FATAL_SIGNAL: return "fatal-signal";
-    case GL_REASON_PERIODIC: return "periodic";
-    }
-    return "unknown";
-}
-
-const char *reason_phrase(uint32_t reason)
-{
-    switch (reason) {
-    case GL_REASON_EXIT: return "at exit";
-    case GL_REASON_SIGNAL: return "on signal";
-    case GL_REASON_OOM: return "on out-of-memory";
-    case GL_REASON_REQUEST: return "on request";
-    case GL_REASON_FATAL_SIGNAL: return "on fatal signal";
-    case GL_REASON_PERIODIC: return "on schedule (GPULEAK_INTERVAL)";
-    }
-    return "for an unknown reason";
-}

@@ -27,13 +27,4 @@ void free_table_free(struct free_table *t);
 /* A site CUDA refused whose count grew from the first snapshot to the last. */
 bool free_table_refused_grew(const struct free_table *t);
 
-struct report_ctx;
-struct json;
-/* The INVALID FREES sections of diff and merge (nothing when no snapshot has
- * any): the `top` first rows (all when 0). */
-void text_frees_diff(struct report_ctx *r, const struct free_table *t, size_t top);
-void text_frees_merge(struct report_ctx *r, struct msnap *m, const struct free_table *t, size_t top);
-/* The "invalid_frees" member of diff and merge JSON (always present). */
-void json_frees_multi(struct report_ctx *r, struct json *j, const struct free_table *t);
-
 #endif

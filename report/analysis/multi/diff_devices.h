@@ -46,11 +46,4 @@ void diff_devices_free(struct diff_devices *dd);
  * the next call. */
 const struct device_series *diff_devices_expand(const struct diff_devices *dd, size_t k);
 
-struct report_ctx;
-struct json;
-/* The BY DEVICE section of a diff. */
-void text_diff_devices(struct report_ctx *r, const struct diff_devices *dd);
-/* The "devices" member of diff JSON. */
-void json_diff_devices(struct json *j, const struct diff_devices *dd);
-
 #endif

@@ -26,17 +26,6 @@ struct leak_sites {
 int leak_sites_build(const struct mtable *t, uint64_t min_bytes, struct leak_sites *out);
 void leak_sites_free(struct leak_sites *l);
 
-struct report_ctx;
 struct msnap;
-struct json;
-/* LEAKS BY SITE (text): at most `top` sites, 0 = all. */
-void text_leaks_merge(struct report_ctx *r, const struct msnap *m, size_t n, const struct mtable *t,
-                      const struct leak_sites *l, size_t top);
-/* The ranks (snapshots) of m[0..n) in which row has no cell, as
- * " rank 1, rank 3" (merge's "not on:" lines). */
-void put_absent_ranks(FILE *f, const struct msnap *m, size_t n, const struct mrow *row);
-/* "leaks" (JSON): every site. */
-void json_leaks_merge(struct report_ctx *r, struct json *j, const struct msnap *m, size_t n,
-                      const struct mtable *t, const struct leak_sites *l);
 
 #endif

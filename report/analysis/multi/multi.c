@@ -10,6 +10,7 @@
 #include "util/sat.h"
 #include "util/sort.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,4 +216,48 @@ void merge_free(struct merge_result *r)
     torn_table_free(&r->torn);
     leak_sites_free(&r->leaks);
     memset(r, 0, sizeof *r);
+}
+
+size_t merge_aggregate(struct msnap *m, size_t n, struct merge_agg *out, size_t max, bool by_dev)
+{
+    size_t na = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct snapshot *s = &m[i].s;
+        size_t nd = by_dev ? s->ndevices : 1;
+        for (size_t k = 0; k < nd; k++) {
+            int32_t dev = by_dev ? s->devices[k].device : -2;
+            size_t a = 0;
+            while (a < na && !(strcmp(out[a].host, s->proc.host.s) == 0 && out[a].device == dev))
+                a++;
+            if (a == na) {
+                if (na == max)
+                    continue;
+                memset(&out[na], 0, sizeof out[na]);
+                out[na].host = s->proc.host.s;
+                out[na].device = dev;
+                na++;
+            }
+            struct merge_agg *g = &out[a];
+            uint64_t live = 0, peak = 0;
+            if (by_dev) {
+                live = s->devices[k].live_bytes;
+                peak = s->devices[k].peak_bytes;
+            } else {
+                for (size_t q = 0; q < s->nallocs; q++)
+                    live = sat_add(live, s->allocs[q].size);
+                for (size_t q = 0; q < s->ndevices; q++)
+                    peak = sat_add(peak, s->devices[q].peak_bytes);
+            }
+            g->live = sat_add(g->live, live);
+            g->peak_sum = sat_add(g->peak_sum, peak);
+            if (peak > g->peak_max)
+                g->peak_max = peak;
+            size_t len = strlen(g->ranks);
+            if (len + 16 < sizeof g->ranks)
+                snprintf(g->ranks + len, sizeof g->ranks - len, "%s%u", g->snaps ? "," : "",
+                         s->proc.rank);
+            g->snaps++;
+        }
+    }
+    return na;
 }

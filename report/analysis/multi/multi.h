@@ -65,4 +65,18 @@ int merge_build(struct msnap *m, size_t n, const struct analyze_opts *o,
                 struct merge_result *out);
 void merge_free(struct merge_result *r);
 
+/* Per-host and per-(host, device) totals, computed on the fly: few rows. */
+struct merge_agg {
+    const char *host;
+    int32_t device; /* -2 for a host total */
+    uint64_t live, peak_sum, peak_max;
+    size_t snaps;
+    char ranks[256];
+};
+#define MERGE_MAX_AGG 1024
+
+/* The rows of out[0..max) for m[0..n): one per host (by_dev false) or per
+ * (host, device); rows beyond max are dropped.  Returns their number. */
+size_t merge_aggregate(struct msnap *m, size_t n, struct merge_agg *out, size_t max, bool by_dev);
+
 #endif

@@ -29,13 +29,4 @@ bool torn_table_grew(const struct torn_table *t, uint64_t floor);
 /* merge: some snapshot has a site no rule matched of at least floor bytes. */
 bool torn_table_leak_any(const struct torn_table *t, uint64_t floor);
 
-struct report_ctx;
-struct json;
-/* The FREED ONLY BY A CONTEXT TEARDOWN sections of diff and merge (nothing
- * when no snapshot has any): the `top` first rows (all when 0). */
-void text_torn_diff(struct report_ctx *r, const struct torn_table *t, size_t top);
-void text_torn_merge(struct report_ctx *r, struct msnap *m, const struct torn_table *t, size_t top);
-/* The "teardown_leaks" member of diff and merge JSON (always present). */
-void json_torn_multi(struct report_ctx *r, struct json *j, const struct torn_table *t);
-
 #endif

@@ -30,6 +30,14 @@
 #include "util/radix.h"
 #include "util/sat.h"
 #include "util/sort.h"
+#include "analysis/analyze.h"
+#include "analysis/frag.h"
+#include "analysis/history.h"
+#include "model/snap_read.h"
+#include "model/stackdb.h"
+#include "model/suppress.h"
+#include "model/symbolize.h"
+#include "model/reason.h"
 
 #define HT_POINTS 2000
 #define HF_DIV 3000
@@ -137,12 +145,14 @@ static void kv_sn(struct hw *w, const char *k, const struct snap_str *s)
     key(w, k);
     put_jstr(w->f, s->s, s->len);
 }
+
 static void kv_b(struct hw *w, const char *k, bool v) { key(w, k); fputs(v ? "true" : "false", w->f); }
 static void kv_d(struct hw *w, const char *k, double v)
 {
     key(w, k);
     fprintf(w->f, "%.6g", v == v ? v : 0.0);
 }
+
 static void obj(struct hw *w) { fputc('{', w->f); w->first = true; }
 static void end_obj(struct hw *w) { fputc('}', w->f); w->first = false; }
 /* separator inside arrays */

@@ -4,10 +4,15 @@
 #include "render/report.h"
 
 #include "render/json/json.h"
-
-void json_frames(struct json *j, const struct stackdb *db, uint32_t cs);
-void json_timeline(struct report_ctx *r, struct json *j);
-void json_fragmentation(struct report_ctx *r, struct json *j);
+#include "analysis/analyze.h"
+#include "analysis/frag.h"
+#include "analysis/history.h"
+#include "model/snap_read.h"
+#include "model/stackdb.h"
+#include "model/suppress.h"
+#include "model/symbolize.h"
+#include "render/json/json_sections.h"
+#include "render/json/common.h"
 
 static const char *mark_type(uint16_t t)
 {

@@ -9,9 +9,15 @@
 #include <string.h>
 
 #include "render/text/textout.h"
-
-void text_timeline(struct report_ctx *r);
-void text_fragmentation(struct report_ctx *r);
+#include "analysis/analyze.h"
+#include "analysis/frag.h"
+#include "analysis/history.h"
+#include "model/snap_read.h"
+#include "model/stackdb.h"
+#include "model/suppress.h"
+#include "model/symbolize.h"
+#include "render/text/text_sections.h"
+#include "util/fmt.h"
 
 #define CHART_W 64
 #define CHART_H 6

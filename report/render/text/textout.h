@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/symbolize.h"
 #include "render/report.h"
 
 enum tcolor { TC_BOLD, TC_RED, TC_YELLOW, TC_GREEN, TC_CYAN, TC_DIM };

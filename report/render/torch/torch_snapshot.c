@@ -24,6 +24,13 @@
 
 #include "render/json/json.h"
 #include "util/sort.h"
+#include "analysis/analyze.h"
+#include "analysis/frag.h"
+#include "analysis/history.h"
+#include "model/snap_read.h"
+#include "model/stackdb.h"
+#include "model/suppress.h"
+#include "model/symbolize.h"
 
 /* ---- pickle opcodes (protocol 4; all also read by memory_viz's JS
  * unpickler) ---- */

@@ -1,6 +1,13 @@
 /* Warnings that head the report.  Every stack has been symbolized by then
  * (sview_init), so module problems are already known. */
 #include "render/report.h"
+#include "analysis/analyze.h"
+#include "analysis/frag.h"
+#include "analysis/history.h"
+#include "model/snap_read.h"
+#include "model/stackdb.h"
+#include "model/suppress.h"
+#include "model/symbolize.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
