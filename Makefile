@@ -113,6 +113,7 @@ install: all
 	install -m 0644 interpose/gpuleak.h $(DESTDIR)$(PREFIX)/include/gpuleak.h
 	install -d $(DESTDIR)$(PREFIX)/lib/python
 	install -m 0644 tools/gpuleak_memory.py $(DESTDIR)$(PREFIX)/lib/python/gpuleak_memory.py
+	install -m 0644 tools/pytest_gpuleak.py $(DESTDIR)$(PREFIX)/lib/python/pytest_gpuleak.py
 	install -m 0644 README.md $(DOCDIR)/README.md
 	install -m 0644 docs/*.md $(DOCDIR)/docs/
 	install -m 0644 docs/img/* $(DOCDIR)/docs/img/

@@ -78,5 +78,10 @@ python3 -m pip --python venv/bin/python install -q --no-index --no-build-isolati
     fail "pip install tools/: $(tail -5 pip.out)"
 (cd / && "$OLDPWD/venv/bin/python" -c 'import gpuleak_memory, os; print(os.path.basename(os.path.dirname(gpuleak_memory.__file__)))') >where.txt
 expect_eq "$(cat where.txt)" "site-packages" "gpuleak_memory installed in the venv"
+# and the pytest plugin, registered as pytest's entry point "gpuleak"
+venv/bin/python -c '
+from importlib.metadata import entry_points
+print(" ".join("%s=%s" % (e.name, e.value) for e in entry_points(group="pytest11")))' >eps.txt
+expect_eq "$(cat eps.txt)" "gpuleak=pytest_gpuleak" "pytest11 entry points"
 expect_eq "$(venv/bin/python -m pip --version >/dev/null 2>&1; python3 -m pip --python venv/bin/python show gpuleak-memory 2>/dev/null | sed -n 's/^Version: //p')" "$version" "the installed module's version"
 

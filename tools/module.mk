@@ -16,7 +16,7 @@ $(BUILD)/libexec/gpuleak/gpuleak-tgkill: tools/tgkill.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CPPFLAGS_COMMON) -o $@ $<
 
-all: $(BUILD)/lib/python/gpuleak_memory.py
-$(BUILD)/lib/python/gpuleak_memory.py: tools/gpuleak_memory.py
+all: $(BUILD)/lib/python/gpuleak_memory.py $(BUILD)/lib/python/pytest_gpuleak.py
+$(BUILD)/lib/python/%.py: tools/%.py
 	@mkdir -p $(@D)
 	install -m 0644 $< $@

@@ -1,4 +1,7 @@
-"""A PEP 517 build backend for the one-module gpuleak_memory package.
+"""A PEP 517 build backend for gpuleak's Python package: two modules,
+gpuleak_memory (the torch.cuda.memory look-alike) and pytest_gpuleak (the
+pytest plugin, registered as entry point "gpuleak" so `pytest -p gpuleak`
+and `pytest --gpuleak` find it).
 
 In-tree and dependency-free on purpose: `pip install --no-build-isolation
 tools/` must work offline, with nothing but pip (setuptools cannot build a
@@ -11,7 +14,8 @@ import re
 import zipfile
 
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_MODULE = "gpuleak_memory.py"
+_MODULES = ("gpuleak_memory.py", "pytest_gpuleak.py")
+_ENTRY_POINTS = b"[pytest11]\ngpuleak = pytest_gpuleak\n"
 
 
 def _meta():
@@ -44,6 +48,8 @@ def _write_metadata(directory, name, version, summary, requires):
     os.makedirs(info, exist_ok=True)
     with open(os.path.join(info, "METADATA"), "w", encoding="utf-8") as f:
         f.write(_metadata_text(name, version, summary, requires))
+    with open(os.path.join(info, "entry_points.txt"), "wb") as f:
+        f.write(_ENTRY_POINTS)
     return os.path.basename(info)
 
 
@@ -59,10 +65,12 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     name, version, summary, requires = _meta()
     dist = _dist(name, version)
     wheel_name = dist + "-py3-none-any.whl"
-    with open(os.path.join(_HERE, _MODULE), "rb") as f:
-        module = f.read()
-    files = [
-        (_MODULE, module),
+    files = []
+    for module in _MODULES:
+        with open(os.path.join(_HERE, module), "rb") as f:
+            files.append((module, f.read()))
+    files += [
+        (dist + ".dist-info/entry_points.txt", _ENTRY_POINTS),
         (dist + ".dist-info/METADATA", _metadata_text(name, version, summary, requires).encode()),
         (dist + ".dist-info/WHEEL",
          b"Wheel-Version: 1.0\nGenerator: gpuleak_wheel\nRoot-Is-Purelib: true\nTag: py3-none-any\n"),

@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""Checks that a program's layers only point down, and that every function is
+declared in the header of the file that defines it.
+
+    layer-check.py ROOT OBJDIR
+
+ROOT is a source folder (interpose, report) holding a LAYERS file: one layer
+folder per line, lowest first; '#' starts a comment.  A line
+    header NAME.h: a.c b.c
+says that NAME.h is the interface of several files (a module split in two).
+
+1. Layers, from the objects: every object under OBJDIR belongs to the layer
+   named by its first folder (OBJDIR/state/track.o is in "state").  An
+   undefined symbol of an object that another object defines in a HIGHER
+   layer is an upward reference: the lower layer could not be linked or
+   tested without the higher one.  References inside one layer are allowed.
+2. Prototypes, from the sources: a function declaration (not a definition)
+   must be in the file that defines the function, or in the header beside it
+   with the same name (track.c -> track.h).  A prototype written anywhere
+   else is a second copy of the interface, free to drift from the first.
+
+Prints one line per violation and exits 1 if there is any; exit 2 on bad
+usage or a missing LAYERS file.  Standard library only: runs wherever the
+build does.
+"""
+import os
+import re
+import subprocess
+import sys
+
+
+def die(msg, code=2):
+    print("layer-check: " + msg, file=sys.stderr)
+    sys.exit(code)
+
+
+def read_layers(root):
+    path = os.path.join(root, "LAYERS")
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+    except OSError as e:
+        die("%s: %s" % (path, e.strerror))
+    layers, headers = [], {}
+    for n, line in enumerate(lines, 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        m = re.fullmatch(r"header\s+(\S+\.h)\s*:\s*(.+)", line)
+        if m:
+            headers[m.group(1)] = set(m.group(2).split())
+        elif re.fullmatch(r"[A-Za-z0-9_]+", line):
+            layers.append(line)
+        else:
+            die("%s:%d: expected a layer name or 'header X.h: a.c ...'" % (path, n))
+    if not layers:
+        die("%s: no layers" % path)
+    return layers, headers
+
+
+# ---- 1. symbols ------------------------------------------------------------
+
+def nm(obj):
+    out = subprocess.run(["nm", "-P", obj], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    if out.returncode != 0:
+        die("nm %s: %s" % (obj, out.stderr.strip()))
+    defined, undefined = set(), set()
+    for line in out.stdout.splitlines():
+        parts = line.split()
+        if len(parts) < 2:
+            continue
+        name, kind = parts[0], parts[1]
+        if kind in ("U", "w", "v"):
+            undefined.add(name)
+        elif kind.isupper():  # global definitions only: locals cannot be referenced
+            defined.add(name)
+    return defined, undefined
+
+
+def check_symbols(objdir, layers):
+    rank = {name: i for i, name in enumerate(layers)}
+    objs = []
+    for dirpath, _, files in os.walk(objdir):
+        for f in files:
+            if f.endswith(".o"):
+                objs.append(os.path.join(dirpath, f))
+    if not objs:
+        die("%s: no objects (build first)" % objdir)
+    problems = []
+    table = {}
+    info = {}
+    for obj in sorted(objs):
+        rel = os.path.relpath(obj, objdir)
+        layer = rel.split(os.sep, 1)[0] if os.sep in rel else None
+        if layer not in rank:
+            problems.append("%s: not in a layer folder (LAYERS: %s)" % (rel, " ".join(layers)))
+            continue
+        defined, undefined = nm(obj)
+        info[rel] = (layer, undefined)
+        for s in defined:
+            table.setdefault(s, []).append((rank[layer], rel))
+    for rel, (layer, undefined) in sorted(info.items()):
+        for s in sorted(undefined):
+            for r, where in table.get(s, []):
+                if r > rank[layer]:
+                    problems.append("%s (%s) uses %s, defined in %s (%s is above %s)"
+                                    % (rel, layer, s, where, layers[r], layer))
+    return problems
+
+
+# ---- 2. prototypes ---------------------------------------------------------
+
+def strip_source(text):
+    """The text with comments, string and character literals and preprocessor
+    lines blanked out (newlines kept, so line numbers stay right)."""
+    out, i, n = [], 0, len(text)
+    at_line_start = True
+    while i < n:
+        c = text[i]
+        if at_line_start and c in " \t":
+            out.append(c)
+            i += 1
+            continue
+        if at_line_start and c == "#":
+            while i < n and text[i] != "\n":  # the directive, with continuations
+                if text[i] == "\\" and i + 1 < n and text[i + 1] == "\n":
+                    out.append("\n")
+                    i += 2
+                    continue
+                i += 1
+            continue
+        at_line_start = False
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif text.startswith("//", i):
+            while i < n and text[i] != "\n":
+                i += 1
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(" ")
+            i = j + 1
+        else:
+            out.append(c)
+            if c == "\n":
+                at_line_start = True
+            i += 1
+    return "".join(out)
+
+
+def drop_attributes(s):
+    """s without __attribute__((...)) and __asm__(...) groups."""
+    while True:
+        m = re.search(r"\b(__attribute__|__asm__|asm)\s*\(", s)
+        if not m:
+            return s
+        depth, j = 0, m.end() - 1
+        while j < len(s):
+            if s[j] == "(":
+                depth += 1
+            elif s[j] == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        s = s[:m.start()] + " " + s[j + 1:]
+
+
+def function_name(stmt):
+    """The name of the function a declaration or definition head declares:
+    the identifier just before its last top-level parenthesis group, which
+    must end the statement.  None for anything else (variables, function
+    pointers, macro calls that are not declarations)."""
+    s = drop_attributes(stmt).strip()
+    if not s.endswith(")") or re.match(r"typedef\b", s):
+        return None
+    depth, j = 0, len(s) - 1
+    while j >= 0:
+        if s[j] == ")":
+            depth += 1
+        elif s[j] == "(":
+            depth -= 1
+            if depth == 0:
+                break
+        j -= 1
+    if j <= 0:
+        return None
+    head = s[:j].rstrip()
+    if "=" in head:
+        return None
+    m = re.search(r"([A-Za-z_][A-Za-z0-9_]*)$", head)
+    if not m or m.group(1) in ("if", "while", "for", "switch", "return", "sizeof"):
+        return None
+    before = head[:m.start()].strip()
+    if not before:  # a macro invocation at top level, not a declaration
+        return None
+    return m.group(1), bool(re.search(r"\bstatic\b", before))
+
+
+def scan(path):
+    """(definitions, declarations) of functions at file scope, each a list of
+    (name, line, is_static)."""
+    text = strip_source(open(path, encoding="utf-8", errors="replace").read())
+    defs, decls = [], []
+    depth, start, line = 0, 0, 1
+    start_line = 1
+    for i, c in enumerate(text):
+        if c == "\n":
+            line += 1
+        if depth == 0 and c in ";{}":
+            stmt = text[start:i]
+            if c == "{":
+                got = function_name(stmt)
+                if got:
+                    defs.append((got[0], start_line + stmt[:len(stmt) - len(stmt.lstrip())].count("\n"), got[1]))
+            elif c == ";":
+                got = function_name(stmt)
+                if got:
+                    decls.append((got[0], start_line + stmt[:len(stmt) - len(stmt.lstrip())].count("\n"), got[1]))
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(0, depth - 1)
+        if depth == 0 and c in ";{}":
+            start, start_line = i + 1, line
+    return defs, decls
+
+
+def check_prototypes(root, headers):
+    files = []
+    for dirpath, _, names in os.walk(root):
+        for f in names:
+            if f.endswith((".c", ".h")):
+                files.append(os.path.relpath(os.path.join(dirpath, f), root))
+    defined_in = {}
+    scanned = {}
+    for f in sorted(files):
+        defs, decls = scan(os.path.join(root, f))
+        scanned[f] = decls
+        for name, _, is_static in defs:
+            if not is_static:
+                defined_in.setdefault(name, set()).add(f)
+    problems = []
+    for f, decls in sorted(scanned.items()):
+        for name, line, is_static in decls:
+            homes = defined_in.get(name)
+            if not homes or is_static or f in homes:
+                continue  # not ours (libc, CUDA), or declared where it is defined
+            if f.endswith(".h"):
+                if any(h[:-2] + ".h" == f for h in homes):
+                    continue
+                if homes & headers.get(f, set()):
+                    continue
+            want = " or ".join(sorted(h[:-2] + ".h" for h in homes))
+            problems.append("%s:%d: prototype of %s, defined in %s: it belongs in %s"
+                            % (os.path.join(root, f), line, name, ", ".join(sorted(homes)), want))
+    return problems
+
+
+def main(argv):
+    if len(argv) != 3:
+        die("usage: layer-check.py ROOT OBJDIR")
+    root, objdir = argv[1], argv[2]
+    layers, headers = read_layers(root)
+    problems = check_symbols(objdir, layers) + check_prototypes(root, headers)
+    for p in problems:
+        print(p)
+    if problems:
+        print("layer-check: %s: %d problem%s" % (root, len(problems), "" if len(problems) == 1 else "s"))
+        return 1
+    print("layer-check: %s: %d layers, no upward reference, every prototype in its header"
+          % (root, len(layers)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

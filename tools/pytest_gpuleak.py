@@ -1,0 +1,279 @@
+"""pytest plugin: each test's device-memory leaks and peak, under gpuleak.
+
+    gpuleak run -- python -m pytest --gpuleak            # the launcher puts
+    gpuleak run -- python -m pytest -p pytest_gpuleak --gpuleak   # this on PYTHONPATH
+    pip install tools/ && gpuleak run -- pytest --gpuleak       # entry point "gpuleak"
+
+Each test runs as an annotated phase ("pytest: <node id>" on the timeline).
+gpuleak snapshots the process just before and just after the test's call
+phase, and the reporter's diff of the two (`new_since_first`) gives the
+allocations the test made and did not free: its leaks.  The peak is the
+highest device usage reached during the call, above the usage when it began
+(so that one test's leak is not charged to the next), read from the
+history, which is restarted for each test and read from the second
+snapshot.  Allocator caches the reporter recognizes
+(PyTorch, CuPy, RMM, ... docs/reporter.md) are not leaks.
+
+Markers, like pytest-memray's limit_memory / limit_leaks:
+
+    @pytest.mark.gpu_limit_peak("2 GiB")      fails a test whose peak is over
+    @pytest.mark.gpu_limit_leaks(0, warmup=1) fails a test that leaves more than
+                                              0 bytes; warmup=N runs the test N
+                                              times first, unmeasured, so that
+                                              caches filled on first use are
+                                              not leaks
+
+Without gpuleak preloaded, --gpuleak is a usage error (markers alone are
+ignored, so a test suite runs as before without --gpuleak).
+"""
+
+import ctypes
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+__all__ = ["parse_size"]
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
+          "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
+          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
+          "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+
+
+def parse_size(value):
+    """Bytes from 4096, "512K", "2 GiB", "1.5G" (units are powers of 1024, as
+    everywhere in gpuleak)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", str(value))
+    if not m or m.group(2).lower() not in _UNITS:
+        raise ValueError("not a size: %r (examples: 4096, 512K, 2 GiB)" % (value,))
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
+def _s(n):
+    return "" if n == 1 else "s"
+
+
+def _human(n):
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return "%.1f %s" % (n / size, unit)
+    return "%d B" % n
+
+
+class _Library:
+    """libgpuleak.so's public API in this process (gpuleak.h)."""
+
+    def __init__(self):
+        process = ctypes.CDLL(None)
+        try:
+            self.snapshot_name = process.gpuleak_snapshot_name
+            self.annotate = process.gpuleak_annotate
+            self.record_history = process.gpuleak_record_history
+        except AttributeError:
+            raise pytest.UsageError(
+                "--gpuleak: libgpuleak.so is not preloaded; run "
+                "'gpuleak run -- python -m pytest --gpuleak ...'") from None
+        self.snapshot_name.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+        self.snapshot_name.restype = ctypes.c_int
+        self.annotate.argtypes = [ctypes.c_char_p]
+        self.annotate.restype = ctypes.c_int
+        self.record_history.argtypes = [ctypes.c_int, ctypes.c_long]
+        self.record_history.restype = ctypes.c_int
+
+    def snapshot(self, path):
+        if self.snapshot_name(os.fsencode(path), None, 0) != 0:
+            raise RuntimeError("gpuleak could not write %s" % path)
+
+    def mark(self, label):
+        self.annotate(label.encode("utf-8", "replace"))
+
+
+def _find_reporter(config):
+    given = config.getoption("gpuleak_report") or os.environ.get("GPULEAK_REPORT")
+    if given:
+        return given
+    # Installed or in the build tree, the reporter is ../../bin/gpuleak-report
+    # from lib/python, where the launcher finds this module.
+    here = os.path.dirname(os.path.abspath(__file__))
+    beside = os.path.join(here, "..", "..", "bin", "gpuleak-report")
+    if os.access(beside, os.X_OK):
+        return os.path.normpath(beside)
+    found = shutil.which("gpuleak-report")
+    if found is None:
+        raise pytest.UsageError("--gpuleak: gpuleak-report not found; give --gpuleak-report PATH")
+    return found
+
+
+class _Result:
+    def __init__(self, leaked_bytes, leaked_count, leak_sites, peak_bytes):
+        self.leaked_bytes = leaked_bytes
+        self.leaked_count = leaked_count
+        self.leak_sites = leak_sites  # [(bytes, count, "function file:line")]
+        self.peak_bytes = peak_bytes
+
+
+def _frame_text(frames, depth=3):
+    """The innermost frames of a stack, "function file:line <- caller ...",
+    files relative to the working directory when under it."""
+    parts = []
+    for f in frames[:depth]:
+        name = f.get("function") or "??"
+        path = f.get("file")
+        if path:
+            rel = os.path.relpath(path) if os.path.isabs(path) else path
+            path = path if rel.startswith("..") else rel
+            parts.append("%s %s:%s" % (name, path, f.get("line", 0)))
+        else:
+            parts.append(name)
+    return " <- ".join(parts) if parts else "(no stack)"
+
+
+class GpuleakPlugin:
+    # The history must hold every event of one test: the ring keeps the last
+    # this many (72 bytes each).
+    HISTORY_ENTRIES = 1_000_000
+
+    def __init__(self, config):
+        self.config = config
+        self.lib = _Library()
+        self.reporter = _find_reporter(config)
+        keep = config.getoption("gpuleak_keep")
+        self.keep = keep is not None
+        self.dir = keep if keep else tempfile.mkdtemp(prefix="pytest-gpuleak-")
+        os.makedirs(self.dir, exist_ok=True)
+        self.results = {}
+        self.count = 0
+        if self.lib.record_history(1, self.HISTORY_ENTRIES) != 0:
+            raise pytest.UsageError("--gpuleak: gpuleak refused to record the history")
+
+    def _report(self, *args):
+        out = subprocess.run([self.reporter, "--json"] + list(args),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if out.returncode != 0:
+            raise RuntimeError("gpuleak-report %s: %s" % (" ".join(args),
+                                                         out.stderr.decode(errors="replace").strip()))
+        return json.loads(out.stdout)
+
+    def _measure(self, before, after):
+        new = self._report("diff", before, after).get("new_since_first") or {"groups": []}
+        groups = [g for g in new["groups"] if g.get("rule") is None]
+        sites = sorted(((g["bytes"], g["count"], _frame_text(g["frames"])) for g in groups),
+                       reverse=True)
+        # The history was restarted just before the test: its series are the
+        # test's own events, from the level the test began with.
+        timeline = self._report(after)["timeline"]
+        peak = 0
+        for dev in timeline["devices"]:
+            if dev["device"] >= 0:  # pinned host memory is not device memory
+                peak = max(peak, dev["max_bytes"] - dev["start_bytes"])
+        return _Result(sum(s[0] for s in sites), sum(s[1] for s in sites), sites, peak)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item):
+        leak_marker = item.get_closest_marker("gpu_limit_leaks")
+        warmup = int(leak_marker.kwargs.get("warmup", 0)) if leak_marker else 0
+        for _ in range(warmup):
+            item.runtest()  # unmeasured: fills the caches a first call fills
+        self.count += 1
+        before = os.path.join(self.dir, "%d.before.snap" % self.count)
+        after = os.path.join(self.dir, "%d.after.snap" % self.count)
+        label = "pytest: " + item.nodeid
+        if self.lib.record_history(1, self.HISTORY_ENTRIES) != 0:  # restarts it
+            raise RuntimeError("gpuleak refused to record the history")
+        self.lib.snapshot(before)
+        self.lib.mark(label)
+        try:
+            yield
+        finally:
+            self.lib.mark(label + " (end)")
+            self.lib.snapshot(after)
+            try:
+                self.results[item.nodeid] = self._measure(before, after)
+            except (RuntimeError, ValueError, KeyError) as e:
+                self.results[item.nodeid] = e
+            if not self.keep:
+                for f in (before, after):
+                    try:
+                        os.unlink(f)
+                    except OSError:
+                        pass
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if call.when != "call" or not report.passed:
+            return
+        result = self.results.get(item.nodeid)
+        if isinstance(result, Exception):
+            report.outcome = "failed"
+            report.longrepr = "gpuleak: could not measure this test: %s" % result
+            return
+        problems = []
+        peak_marker = item.get_closest_marker("gpu_limit_peak")
+        if result is not None and peak_marker is not None:
+            limit = parse_size(peak_marker.args[0])
+            if result.peak_bytes > limit:
+                problems.append("peak device memory %s (%d bytes) is over the limit of %s (%d bytes)"
+                                % (_human(result.peak_bytes), result.peak_bytes, _human(limit), limit))
+        leak_marker = item.get_closest_marker("gpu_limit_leaks")
+        if result is not None and leak_marker is not None:
+            limit = parse_size(leak_marker.args[0] if leak_marker.args else 0)
+            if result.leaked_bytes > limit:
+                lines = ["leaked %s (%d bytes in %d allocation%s), over the limit of %d bytes:"
+                         % (_human(result.leaked_bytes), result.leaked_bytes,
+                            result.leaked_count, _s(result.leaked_count), limit)]
+                lines += ["    %d bytes in %d allocation%s at %s" % (b, n, _s(n), where)
+                          for b, n, where in result.leak_sites[:10]]
+                problems.append("\n".join(lines))
+        if problems:
+            report.outcome = "failed"
+            report.longrepr = "gpuleak: " + "\ngpuleak: ".join(problems)
+
+    def pytest_terminal_summary(self, terminalreporter):
+        tr = terminalreporter
+        tr.write_sep("=", "gpuleak: device memory per test")
+        rows = [(r.peak_bytes, r.leaked_bytes, r.leaked_count, node)
+                for node, r in self.results.items() if not isinstance(r, Exception)]
+        rows.sort(key=lambda r: (-r[0], -r[1], r[3]))
+        shown = rows[:self.config.getoption("gpuleak_top")]
+        if not shown:
+            tr.write_line("no test was measured")
+        for peak, leaked, count, node in shown:
+            tr.write_line("peak %10s  leaked %10s in %d allocation%s  %s"
+                          % (_human(peak), _human(leaked), count, _s(count), node))
+        leaking = sum(1 for r in rows if r[1] > 0)
+        tr.write_line("%d tests measured, %d leaked device memory%s"
+                      % (len(rows), leaking,
+                         "; snapshots in %s" % self.dir if self.keep else ""))
+
+    def pytest_unconfigure(self, config):
+        if not self.keep:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("gpuleak", "GPU memory leaks and peaks (gpuleak)")
+    group.addoption("--gpuleak", action="store_true", default=False,
+                    help="measure each test's device-memory leaks and peak (run under 'gpuleak run')")
+    group.addoption("--gpuleak-top", type=int, default=10, metavar="N",
+                    help="tests shown in the summary, largest peak first (default 10)")
+    group.addoption("--gpuleak-keep", default=None, metavar="DIR",
+                    help="keep each test's before/after snapshots in DIR")
+    group.addoption("--gpuleak-report", default=None, metavar="PATH",
+                    help="the gpuleak-report to use (default: beside this module, then PATH)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu_limit_peak(size): fail if the test's peak device memory is over size")
+    config.addinivalue_line("markers",
+                            "gpu_limit_leaks(size=0, warmup=0): fail if the test leaves more than size bytes of device memory")
+    if config.getoption("gpuleak"):
+        config.pluginmanager.register(GpuleakPlugin(config), "gpuleak-plugin")
