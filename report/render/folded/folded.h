@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "render/report.h"
+struct report_ctx;
 
 /* --folded leaks|peak: one "outer;...;inner BYTES" line per stack */
 void output_folded(struct report_ctx *r, bool peak);

@@ -38,6 +38,8 @@
 #include "model/suppress.h"
 #include "model/symbolize.h"
 #include "model/reason.h"
+#include "render/report.h"
+#include "util/utf8.h"
 
 #define HT_POINTS 2000
 #define HF_DIV 3000

@@ -9,7 +9,8 @@
 #include <stddef.h>
 
 #include "analysis/multi/multi.h"
-#include "render/report.h"
+
+struct report_ctx;
 
 /* Several snapshots: growth per stack across them (a diff of m[0..n)). */
 struct html_multi {

@@ -9,6 +9,7 @@
 #include "snapshot_format.h"
 #include "model/stackdb.h"
 #include "util/sat.h"
+#include "render/report.h"
 
 void json_bad_frees(struct report_ctx *r, struct json *j)
 {

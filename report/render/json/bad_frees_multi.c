@@ -3,6 +3,7 @@
 
 #include "render/json/common.h"
 #include "snapshot_format.h"
+#include "render/report.h"
 
 void json_frees_multi(struct report_ctx *r, struct json *j, const struct free_table *t)
 {

@@ -4,7 +4,8 @@
 
 #include "analysis/multi/bad_frees_multi.h"
 #include "render/json/json.h"
-#include "render/report.h"
+
+struct report_ctx;
 
 /* The "invalid_frees" member of diff and merge JSON (always present). */
 void json_frees_multi(struct report_ctx *r, struct json *j, const struct free_table *t);

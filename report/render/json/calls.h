@@ -6,7 +6,8 @@
 
 #include "analysis/calls.h"
 #include "render/json/json.h"
-#include "render/report.h"
+
+struct report_ctx;
 
 /* The "allocation_calls" member (always present; every site). */
 void json_calls(struct report_ctx *r, struct json *j);

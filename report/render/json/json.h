@@ -38,9 +38,6 @@ void json_double(struct json *j, double v);
 size_t json_fmt_u64(char *buf, uint64_t v);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is invalid
- * (overlong, surrogate, truncated, beyond U+10FFFF).  left > 0. */
-size_t utf8_len(const unsigned char *s, size_t left);
 /* Writes the string escaping of s (without quotes) to f. */
 void json_escape(FILE *f, const char *s, size_t len);
 

@@ -3,7 +3,8 @@
 #define GPULEAK_RENDER_JSON_JSON_SECTIONS_H
 
 #include "render/json/json.h"
-#include "render/report.h"
+
+struct report_ctx;
 
 void json_timeline(struct report_ctx *r, struct json *j);
 void json_fragmentation(struct report_ctx *r, struct json *j);

@@ -6,7 +6,8 @@
 
 #include "analysis/multi/multi.h"
 #include "render/json/json.h"
-#include "render/report.h"
+
+struct report_ctx;
 
 /* "leaks" (JSON): every site. */
 void json_leaks_merge(struct report_ctx *r, struct json *j, const struct msnap *m, size_t n,

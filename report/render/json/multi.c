@@ -14,6 +14,7 @@
 #include "render/json/teardown_multi.h"
 #include "snapshot_format.h"
 #include "util/sat.h"
+#include "render/report.h"
 
 static void json_snaps(struct json *j, struct msnap *m, size_t n)
 {

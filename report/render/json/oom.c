@@ -6,6 +6,7 @@
 #include "model/stackdb.h"
 #include "render/json/common.h"
 #include "snapshot_format.h"
+#include "render/report.h"
 
 void json_oom(struct report_ctx *r, struct json *j)
 {

@@ -3,7 +3,8 @@
 #define GPULEAK_RENDER_JSON_OOM_H
 
 #include "render/json/json.h"
-#include "render/report.h"
+
+struct report_ctx;
 
 /* The "out_of_memory" member (always present). */
 void json_oom(struct report_ctx *r, struct json *j);

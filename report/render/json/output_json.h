@@ -2,7 +2,7 @@
 #ifndef GPULEAK_RENDER_JSON_OUTPUT_JSON_H
 #define GPULEAK_RENDER_JSON_OUTPUT_JSON_H
 
-#include "render/report.h"
+struct report_ctx;
 
 void output_json(struct report_ctx *r);
 

@@ -6,6 +6,7 @@
 #include "model/suppress.h"
 #include "render/json/common.h"
 #include "snapshot_format.h"
+#include "render/report.h"
 
 /* output_json.c */
 

@@ -3,7 +3,8 @@
 #define GPULEAK_RENDER_JSON_TEARDOWN_H
 
 #include "render/json/json.h"
-#include "render/report.h"
+
+struct report_ctx;
 
 /* The "teardown_leaks" member (always present). */
 void json_torn(struct report_ctx *r, struct json *j);

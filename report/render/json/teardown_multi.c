@@ -3,6 +3,7 @@
 
 #include "render/json/common.h"
 #include "snapshot_format.h"
+#include "render/report.h"
 
 void json_torn_multi(struct report_ctx *r, struct json *j, const struct torn_table *t)
 {

@@ -4,7 +4,8 @@
 
 #include "analysis/multi/multi.h"
 #include "render/json/json.h"
-#include "render/report.h"
+
+struct report_ctx;
 
 /* The "teardown_leaks" member of diff and merge JSON (always present). */
 void json_torn_multi(struct report_ctx *r, struct json *j, const struct torn_table *t);

@@ -11,6 +11,7 @@
 #include "util/fmt.h"
 #include "model/stackdb.h"
 #include "util/sat.h"
+#include "render/report.h"
 
 void text_bad_frees_summary(struct report_ctx *r)
 {

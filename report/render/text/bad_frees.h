@@ -2,7 +2,7 @@
 #ifndef GPULEAK_RENDER_TEXT_BAD_FREES_H
 #define GPULEAK_RENDER_TEXT_BAD_FREES_H
 
-#include "render/report.h"
+struct report_ctx;
 
 /* The SUMMARY line ("invalid frees: ..."), when there are any. */
 void text_bad_frees_summary(struct report_ctx *r);

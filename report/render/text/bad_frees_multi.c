@@ -7,6 +7,7 @@
 #include "render/text/textout.h"
 #include "snapshot_format.h"
 #include "util/sat.h"
+#include "render/report.h"
 
 static bool any(const struct free_table *t)
 {

@@ -5,7 +5,8 @@
 #include <stddef.h>
 
 #include "analysis/calls.h"
-#include "render/report.h"
+
+struct report_ctx;
 
 /* The ALLOCATION CALLS section: the first `top` sites (all when 0). */
 void text_calls(struct report_ctx *r, size_t top);

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "render/text/textout.h"
+#include "render/report.h"
 
 static void put_steps(FILE *f, const uint64_t *v, const bool *present, size_t n)
 {

@@ -6,7 +6,8 @@
 #include <stdio.h>
 
 #include "analysis/multi/multi.h"
-#include "render/report.h"
+
+struct report_ctx;
 
 /* LEAKS BY SITE (text): at most `top` sites, 0 = all. */
 void text_leaks_merge(struct report_ctx *r, const struct msnap *m, size_t n, const struct mtable *t,

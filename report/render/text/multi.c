@@ -16,6 +16,7 @@
 #include "render/text/textout.h"
 #include "snapshot_format.h"
 #include "util/sat.h"
+#include "render/report.h"
 
 static void put_snaps(struct report_ctx *r, struct msnap *m, size_t n)
 {

@@ -5,7 +5,8 @@
 #include <stddef.h>
 
 #include "analysis/multi/multi.h"
-#include "render/report.h"
+
+struct report_ctx;
 
 void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct diff_result *d);
 void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct merge_result *mr);

@@ -8,6 +8,7 @@
 #include "model/stackdb.h"
 #include "render/text/textout.h"
 #include "snapshot_format.h"
+#include "render/report.h"
 
 #define OOM_SHOWN 3 /* the most recent ones in the text */
 

@@ -2,7 +2,7 @@
 #ifndef GPULEAK_RENDER_TEXT_OOM_H
 #define GPULEAK_RENDER_TEXT_OOM_H
 
-#include "render/report.h"
+struct report_ctx;
 
 /* The SUMMARY line ("out of memory: N failed allocations"), when any. */
 void text_oom_summary(struct report_ctx *r);

@@ -2,7 +2,7 @@
 #ifndef GPULEAK_RENDER_TEXT_OUTPUT_TEXT_H
 #define GPULEAK_RENDER_TEXT_OUTPUT_TEXT_H
 
-#include "render/report.h"
+struct report_ctx;
 
 void output_text(struct report_ctx *r);
 

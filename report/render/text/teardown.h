@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "render/report.h"
+struct report_ctx;
 
 /* The SUMMARY line, and the section (the `top` largest groups, all when 0),
  * when there are any. */

@@ -8,6 +8,7 @@
 #include "render/text/textout.h"
 #include "snapshot_format.h"
 #include "util/sat.h"
+#include "render/report.h"
 
 static uint64_t count_change(const uint64_t *count, size_t n)
 {

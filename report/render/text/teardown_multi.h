@@ -5,7 +5,8 @@
 #include <stddef.h>
 
 #include "analysis/multi/multi.h"
-#include "render/report.h"
+
+struct report_ctx;
 
 /* The FREED ONLY BY A CONTEXT TEARDOWN sections of diff and merge (nothing
  * when no snapshot has any): the `top` first rows (all when 0). */

@@ -8,6 +8,8 @@
 #include "render/json/json.h"
 #include "model/stackdb.h"
 #include "util/fmt.h"
+#include "render/report.h"
+#include "util/utf8.h"
 
 static const char *const codes[] = {
     [TC_BOLD] = "\033[1m", [TC_RED] = "\033[1;31m", [TC_YELLOW] = "\033[33m",

@@ -9,7 +9,8 @@
 #include <stdio.h>
 
 #include "model/symbolize.h"
-#include "render/report.h"
+
+struct report_ctx;
 
 enum tcolor { TC_BOLD, TC_RED, TC_YELLOW, TC_GREEN, TC_CYAN, TC_DIM };
 

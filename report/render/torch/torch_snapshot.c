@@ -31,6 +31,8 @@
 #include "model/stackdb.h"
 #include "model/suppress.h"
 #include "model/symbolize.h"
+#include "render/report.h"
+#include "util/utf8.h"
 
 /* ---- pickle opcodes (protocol 4; all also read by memory_viz's JS
  * unpickler) ---- */

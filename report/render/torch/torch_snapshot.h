@@ -5,7 +5,7 @@
 #ifndef GPULEAK_TORCH_SNAPSHOT_H
 #define GPULEAK_TORCH_SNAPSHOT_H
 
-#include "render/report.h"
+struct report_ctx;
 
 /* Writes the pickle to r->out.  0, or -1 when out of memory. */
 int output_torch_snapshot(struct report_ctx *r);
