@@ -51,7 +51,7 @@
 #define HG_COLS 32 /* snapshot columns of the growth tables */
 
 struct hw {
-    FILE *f;
+    struct json j; /* the page's data, compact and script-safe */
     struct report_ctx *r;
     const struct stackdb *db;
     int32_t *cs_local;   /* db cstack -> local stack index, -1 */
@@ -63,102 +63,29 @@ struct hw {
     char **pseudo;       /* names that are not frames (roots of the flame graphs) */
     size_t npseudo;
     bool oom;
-    bool first; /* no element written yet in the current array/object */
 };
 
-/* ---- output helpers ---- */
+/* ---- output helpers: the one JSON writer (render/json/json.c), compact
+ * and script-safe, as the page's data sits inside a <script> element ---- */
 
-static void put_jstr(FILE *f, const char *s, size_t len)
-{
-    static const char hex[] = "0123456789abcdef";
-    fputc('"', f);
-    const unsigned char *p = (const unsigned char *)s;
-    for (size_t i = 0; i < len;) {
-        unsigned c = p[i];
-        if (c < 0x80) {
-            if (c == '"' || c == '\\') {
-                fputc('\\', f);
-                fputc((int)c, f);
-            } else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&') {
-                /* '<' and friends escaped: the document sits inside <script> */
-                fputs("\\u00", f);
-                fputc(hex[c >> 4], f);
-                fputc(hex[c & 15], f);
-            } else {
-                fputc((int)c, f);
-            }
-            i++;
-            continue;
-        }
-        size_t n = utf8_len(p + i, len - i);
-        if (n == 0) {
-            fputs("\\ufffd", f);
-            i++;
-        } else if (n == 3 && p[i] == 0xe2 && p[i + 1] == 0x80 && (p[i + 2] == 0xa8 || p[i + 2] == 0xa9)) {
-            fputs(p[i + 2] == 0xa8 ? "\\u2028" : "\\u2029", f);
-            i += 3;
-        } else {
-            fwrite(p + i, 1, n, f);
-            i += n;
-        }
-    }
-    fputc('"', f);
-}
-
-static void put_cstr(FILE *f, const char *s)
-{
-    if (s)
-        put_jstr(f, s, strlen(s));
-    else
-        fputs("null", f);
-}
-
-static void put_u(FILE *f, uint64_t v)
-{
-    char buf[24];
-    size_t n = json_fmt_u64(buf, v);
-    fwrite(buf, 1, n, f);
-}
-
-static void put_i(FILE *f, int64_t v)
-{
-    if (v < 0) {
-        fputc('-', f);
-        put_u(f, (uint64_t)0 - (uint64_t)v);
-    } else {
-        put_u(f, (uint64_t)v);
-    }
-}
-
-/* "key": with a comma before it unless it is the first member */
-static void key(struct hw *w, const char *k)
-{
-    if (!w->first)
-        fputc(',', w->f);
-    w->first = false;
-    fprintf(w->f, "\"%s\":", k);
-}
-
-static void kv_u(struct hw *w, const char *k, uint64_t v) { key(w, k); put_u(w->f, v); }
-static void kv_i(struct hw *w, const char *k, int64_t v) { key(w, k); put_i(w->f, v); }
-static void kv_s(struct hw *w, const char *k, const char *s) { key(w, k); put_cstr(w->f, s); }
+static void kv_u(struct hw *w, const char *k, uint64_t v) { json_key(&w->j, k); json_u64(&w->j, v); }
+static void kv_i(struct hw *w, const char *k, int64_t v) { json_key(&w->j, k); json_i64(&w->j, v); }
+static void kv_s(struct hw *w, const char *k, const char *s) { json_key(&w->j, k); json_str(&w->j, s); }
 static void kv_sn(struct hw *w, const char *k, const struct snap_str *s)
 {
-    key(w, k);
-    put_jstr(w->f, s->s, s->len);
+    json_key(&w->j, k);
+    json_strn(&w->j, s->s, s->len);
 }
 
-static void kv_b(struct hw *w, const char *k, bool v) { key(w, k); fputs(v ? "true" : "false", w->f); }
-static void kv_d(struct hw *w, const char *k, double v)
+static void kv_b(struct hw *w, const char *k, bool v) { json_key(&w->j, k); json_bool(&w->j, v); }
+static void kv_d(struct hw *w, const char *k, double v) { json_key(&w->j, k); json_double(&w->j, v); }
+/* "0x..." (addresses as strings: JavaScript numbers stop at 2^53) */
+static void put_hex(struct hw *w, uint64_t v)
 {
-    key(w, k);
-    fprintf(w->f, "%.6g", v == v ? v : 0.0);
+    char buf[24];
+    snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+    json_str(&w->j, buf);
 }
-
-static void obj(struct hw *w) { fputc('{', w->f); w->first = true; }
-static void end_obj(struct hw *w) { fputc('}', w->f); w->first = false; }
-/* separator inside arrays */
-static void sep(struct hw *w, size_t i) { if (i) fputc(',', w->f); }
 
 /* ---- stacks and frames, interned into the page's own tables ---- */
 
@@ -234,15 +161,17 @@ static const char *base_of(const char *p)
 
 static void put_frames_table(struct hw *w)
 {
-    FILE *f = w->f;
-    key(w, "frames");
-    fputc('[', f);
+    json_key(&w->j, "frames");
+    json_arr(&w->j);
     for (size_t i = 0; i < w->nfr; i++) {
-        sep(w, i);
         if (w->fr_list[i] < 0) {
-            fputc('[', f);
-            put_cstr(f, w->pseudo[-w->fr_list[i] - 1]);
-            fputs(",\"\",0,\"\",0]", f);
+            json_arr(&w->j);
+            json_str(&w->j, w->pseudo[-w->fr_list[i] - 1]);
+            json_str(&w->j, "");
+            json_u64(&w->j, 0);
+            json_str(&w->j, "");
+            json_u64(&w->j, 0);
+            json_end_arr(&w->j);
             continue;
         }
         const struct sym_frame *fr = &w->db->frames[w->fr_list[i]];
@@ -256,33 +185,27 @@ static void put_frames_table(struct hw *w)
             name = buf;
         }
         /* [name, file (full), line, module, flags: 1 inlined, 2 python] */
-        fputc('[', f);
-        put_cstr(f, name);
-        fputc(',', f);
-        put_cstr(f, fr->file ? fr->file : "");
-        fputc(',', f);
-        put_u(f, fr->line);
-        fputc(',', f);
-        put_cstr(f, fr->module ? fr->module : "");
-        fputc(',', f);
-        put_u(f, (fr->inlined ? 1u : 0u) | (fr->python ? 2u : 0u));
-        fputc(']', f);
+        json_arr(&w->j);
+        json_str(&w->j, name);
+        json_str(&w->j, fr->file ? fr->file : "");
+        json_u64(&w->j, fr->line);
+        json_str(&w->j, fr->module ? fr->module : "");
+        json_u64(&w->j, (fr->inlined ? 1u : 0u) | (fr->python ? 2u : 0u));
+        json_end_arr(&w->j);
     }
-    fputc(']', f);
-    key(w, "stacks");
-    fputc('[', f);
+    json_end_arr(&w->j);
+    json_key(&w->j, "stacks");
+    json_arr(&w->j);
     for (size_t i = 0; i < w->ncs; i++) {
-        sep(w, i);
-        fputc('[', f);
+        json_arr(&w->j);
         uint32_t cs = w->cs_list[i];
         const struct cstack *c = &w->db->cs[cs];
         for (uint32_t k = 0; cs && k < c->n; k++) {
-            sep(w, k);
-            put_u(f, (uint64_t)w->fr_local[w->db->seq[c->first + k]]);
+            json_u64(&w->j, (uint64_t)w->fr_local[w->db->seq[c->first + k]]);
         }
-        fputc(']', f);
+        json_end_arr(&w->j);
     }
-    fputc(']', f);
+    json_end_arr(&w->j);
 }
 
 /* ---- snapshot header and summary ---- */
@@ -290,8 +213,8 @@ static void put_frames_table(struct hw *w)
 static void put_snapshot(struct hw *w, const struct report_ctx *r, const char *path)
 {
     const struct snap_process *p = &r->s->proc;
-    key(w, "snapshot");
-    obj(w);
+    json_key(&w->j, "snapshot");
+    json_obj(&w->j);
     kv_s(w, "path", path);
     kv_u(w, "pid", p->pid);
     kv_u(w, "rank", p->rank);
@@ -299,25 +222,24 @@ static void put_snapshot(struct hw *w, const struct report_ctx *r, const char *p
     kv_b(w, "final", p->flags & GL_SNAP_F_FINAL);
     kv_sn(w, "host", &p->host);
     kv_sn(w, "exe", &p->exe);
-    key(w, "argv");
-    fputc('[', w->f);
+    json_key(&w->j, "argv");
+    json_arr(&w->j);
     for (uint32_t i = 0; i < p->argc; i++) {
-        sep(w, i);
-        put_jstr(w->f, p->argv[i].s, p->argv[i].len);
+        json_strn(&w->j, p->argv[i].s, p->argv[i].len);
     }
-    fputc(']', w->f);
+    json_end_arr(&w->j);
     kv_u(w, "start_unix_ns", p->start_unix_ns);
     kv_u(w, "duration_ns", p->snapshot_mono_ns);
     kv_u(w, "live_allocations", r->s->nallocs);
     kv_u(w, "stacks", r->s->nstacks);
     kv_u(w, "events", r->s->nevents);
-    end_obj(w);
+    json_end_obj(&w->j);
 }
 
 static void put_summary(struct hw *w, const struct analysis *a)
 {
-    key(w, "summary");
-    obj(w);
+    json_key(&w->j, "summary");
+    json_obj(&w->j);
     kv_u(w, "bytes", a->total_bytes);
     kv_u(w, "count", a->total_count);
     kv_u(w, "leaked_bytes", a->leaks.bytes);
@@ -330,17 +252,16 @@ static void put_summary(struct hw *w, const struct analysis *a)
     kv_u(w, "mapped_bytes", a->mapped.bytes);
     kv_u(w, "mapped_count", a->mapped.count);
     kv_u(w, "mapped_groups", a->mapped.total);
-    end_obj(w);
+    json_end_obj(&w->j);
 }
 
 static void put_devices(struct hw *w, const struct analysis *a, const struct frag *fr)
 {
-    key(w, "devices");
-    fputc('[', w->f);
+    json_key(&w->j, "devices");
+    json_arr(&w->j);
     for (size_t d = 0; d < a->ndevs; d++) {
         const struct snap_device *v = a->devs[d].dev;
-        sep(w, d);
-        obj(w);
+        json_obj(&w->j);
         kv_i(w, "device", v->device);
         kv_u(w, "live_bytes", v->live_bytes);
         kv_u(w, "live_count", v->live_count);
@@ -355,9 +276,9 @@ static void put_devices(struct hw *w, const struct analysis *a, const struct fra
         for (size_t i = 0; fr && i < fr->ndev; i++)
             if (fr->dev[i].device == v->device)
                 kv_d(w, "fragmentation", fr->dev[i].headline);
-        end_obj(w);
+        json_end_obj(&w->j);
     }
-    fputc(']', w->f);
+    json_end_arr(&w->j);
 }
 
 /* ---- timeline ---- */
@@ -366,12 +287,11 @@ static void put_timeline(struct hw *w, const struct report_ctx *r)
 {
     const struct history *h = r->h;
     const struct snapshot *s = r->s;
-    FILE *f = w->f;
-    key(w, "timeline");
-    obj(w);
+    json_key(&w->j, "timeline");
+    json_obj(&w->j);
     kv_b(w, "present", h->present);
     if (!h->present) {
-        end_obj(w);
+        json_end_obj(&w->j);
         return;
     }
     kv_u(w, "t0", h->t0);
@@ -380,29 +300,24 @@ static void put_timeline(struct hw *w, const struct report_ctx *r)
     kv_u(w, "last_seq", h->last_seq);
     kv_b(w, "wrapped", h->first_seq > 1);
     kv_b(w, "inconsistent", h->inconsistent);
-    key(w, "marks");
-    fputc('[', f);
+    json_key(&w->j, "marks");
+    json_arr(&w->j);
     size_t nm = h->nmarks < HT_MARKS ? h->nmarks : HT_MARKS;
     for (size_t i = 0; i < nm; i++) {
         const struct hist_mark *m = &h->marks[i];
-        sep(w, i);
         /* [type: 3 oom, 4 snapshot, 5 annotation, time (ns after t0), label, device, seq] */
-        fputc('[', f);
-        put_u(f, m->type);
-        fputc(',', f);
-        put_u(f, m->time_ns - (m->time_ns >= h->t0 ? h->t0 : m->time_ns));
-        fputc(',', f);
+        json_arr(&w->j);
+        json_u64(&w->j, m->type);
+        json_u64(&w->j, m->time_ns - (m->time_ns >= h->t0 ? h->t0 : m->time_ns));
         if (m->label)
-            put_jstr(f, m->label->text.s, m->label->text.len);
+            json_strn(&w->j, m->label->text.s, m->label->text.len);
         else
-            fputs("null", f);
-        fputc(',', f);
-        put_i(f, m->device);
-        fputc(',', f);
-        put_u(f, m->seq);
-        fputc(']', f);
+            json_null(&w->j);
+        json_i64(&w->j, m->device);
+        json_u64(&w->j, m->seq);
+        json_end_arr(&w->j);
     }
-    fputc(']', f);
+    json_end_arr(&w->j);
     kv_u(w, "marks_total", h->nmarks);
 
     /* event index of each point of each device's series */
@@ -428,15 +343,15 @@ static void put_timeline(struct hw *w, const struct report_ctx *r)
     /* events shown on hover, shared by every device */
     size_t nev = 0, capev = 0;
     size_t *ev = NULL;
-    key(w, "devices");
-    fputc('[', f);
+    json_key(&w->j, "devices");
+    json_arr(&w->j);
     size_t shown = 0;
     for (size_t d = 0; ok && d < h->ndev; d++) {
         const struct hist_dev *hd = &h->dev[d];
         if (hd->n == 0) /* no alloc/free event on it: nothing to draw */
             continue;
-        sep(w, shown++);
-        obj(w);
+        shown++;
+        json_obj(&w->j);
         kv_i(w, "device", hd->device);
         kv_u(w, "start_bytes", hd->base);
         kv_u(w, "max_bytes", hd->max_bytes);
@@ -451,7 +366,7 @@ static void put_timeline(struct hw *w, const struct report_ctx *r)
         size_t *bfirst = malloc((raw ? hd->n : HT_POINTS) * sizeof *bfirst + 1);
         if (!bfirst) {
             w->oom = true;
-            end_obj(w);
+            json_end_obj(&w->j);
             continue;
         }
         if (raw) {
@@ -473,8 +388,8 @@ static void put_timeline(struct hw *w, const struct report_ctx *r)
         for (int c = 0; c < 5; c++) {
             if (raw && (c == 1 || c == 2))
                 continue; /* raw: lo = hi = last */
-            key(w, cols[c]);
-            fputc('[', f);
+            json_key(&w->j, cols[c]);
+            json_arr(&w->j);
             for (size_t b = 0; b < nb; b++) {
                 size_t i0 = bfirst[b], i1 = b + 1 < nb ? bfirst[b + 1] : hd->n;
                 uint64_t lo = UINT64_MAX, hi = 0;
@@ -487,76 +402,67 @@ static void put_timeline(struct hw *w, const struct report_ctx *r)
                         at = i;
                     }
                 }
-                sep(w, b);
                 switch (c) {
-                case 0: put_u(f, hd->time_ns[i0] - (hd->time_ns[i0] >= h->t0 ? h->t0 : hd->time_ns[i0])); break;
-                case 1: put_u(f, lo); break;
-                case 2: put_u(f, hi); break;
-                case 3: put_u(f, hd->bytes[i1 - 1]); break;
+                case 0: json_u64(&w->j, hd->time_ns[i0] - (hd->time_ns[i0] >= h->t0 ? h->t0 : hd->time_ns[i0])); break;
+                case 1: json_u64(&w->j, lo); break;
+                case 2: json_u64(&w->j, hi); break;
+                case 3: json_u64(&w->j, hd->bytes[i1 - 1]); break;
                 default:
                     if (at < npts) {
                         if (grow((void **)&ev, &capev, nev + 1, sizeof *ev)) {
                             w->oom = true;
-                            fputs("-1", f);
+                            json_i64(&w->j, -1);
                             break;
                         }
                         ev[nev] = evi[d][at];
-                        put_u(f, nev++);
+                        json_u64(&w->j, nev++);
                     } else {
-                        fputs("-1", f);
+                        json_i64(&w->j, -1);
                     }
                 }
             }
-            fputc(']', f);
+            json_end_arr(&w->j);
         }
         free(bfirst);
-        end_obj(w);
+        json_end_obj(&w->j);
     }
-    fputc(']', f);
+    json_end_arr(&w->j);
     /* [seq, time (after t0), size, type (1 alloc, 2 free), stack, kind, api, ptr (hex)];
      * kind and api index kind_names and api_names */
-    key(w, "kind_names");
-    fputc('[', f);
+    json_key(&w->j, "kind_names");
+    json_arr(&w->j);
     for (unsigned i = 0; i <= GL_KIND_COUNT; i++) {
-        sep(w, i);
-        put_cstr(f, gl_kind_name(i));
+        json_str(&w->j, gl_kind_name(i));
     }
-    fputc(']', f);
-    key(w, "api_names");
-    fputc('[', f);
+    json_end_arr(&w->j);
+    json_key(&w->j, "api_names");
+    json_arr(&w->j);
     for (unsigned i = 0; i <= GL_API_COUNT; i++) {
-        sep(w, i);
-        put_cstr(f, gl_api_name(i));
+        json_str(&w->j, gl_api_name(i));
     }
-    fputc(']', f);
-    key(w, "events");
-    fputc('[', f);
+    json_end_arr(&w->j);
+    json_key(&w->j, "events");
+    json_arr(&w->j);
     for (size_t i = 0; i < nev; i++) {
         const struct snap_event *e = &s->events[ev[i]];
-        sep(w, i);
-        fputc('[', f);
-        put_u(f, e->seq);
-        fputc(',', f);
-        put_u(f, e->time_ns >= h->t0 ? e->time_ns - h->t0 : 0);
-        fputc(',', f);
-        put_u(f, e->size);
-        fputc(',', f);
-        put_u(f, e->type);
-        fputc(',', f);
-        put_i(f, stack_local(w, sview_cs(r->v, e->stack_id)));
-        fputc(',', f);
-        put_u(f, e->kind < GL_KIND_COUNT ? e->kind : GL_KIND_COUNT);
-        fputc(',', f);
-        put_u(f, e->api < GL_API_COUNT ? e->api : GL_API_COUNT);
-        fprintf(f, ",\"0x%" PRIx64 "\"]", e->ptr);
+        json_arr(&w->j);
+        json_u64(&w->j, e->seq);
+        json_u64(&w->j, e->time_ns >= h->t0 ? e->time_ns - h->t0 : 0);
+        json_u64(&w->j, e->size);
+        json_u64(&w->j, e->type);
+        json_i64(&w->j, stack_local(w, sview_cs(r->v, e->stack_id)));
+        json_u64(&w->j, e->kind < GL_KIND_COUNT ? e->kind : GL_KIND_COUNT);
+        json_u64(&w->j, e->api < GL_API_COUNT ? e->api : GL_API_COUNT);
+        put_hex(w, e->ptr);
+        json_end_arr(&w->j);
     }
-    fputc(']', f);
+    json_end_arr(&w->j);
     free(ev);
     for (size_t d = 0; evi && d < h->ndev; d++)
         free(evi[d]);
     free(evi);
     free(k);
-    end_obj(w);
+    json_end_obj(&w->j);
 }
 
 /* ---- flame graphs ---- */
@@ -655,11 +561,9 @@ static int cmp_val_desc(const void *a, const void *b, void *ctx)
 
 static void ft_emit(struct hw *w, const struct ftree *t, uint32_t i, uint64_t min, size_t *budget)
 {
-    FILE *f = w->f;
-    fputc('[', f);
-    put_i(f, t->n[i].name);
-    fputc(',', f);
-    put_u(f, t->n[i].value);
+    json_arr(&w->j);
+    json_i64(&w->j, t->n[i].name);
+    json_u64(&w->j, t->n[i].value);
     uint32_t kids[64];
     size_t nk = 0;
     uint32_t *all = NULL;
@@ -671,26 +575,23 @@ static void ft_emit(struct hw *w, const struct ftree *t, uint32_t i, uint64_t mi
         all = nall <= 64 ? kids : malloc(nall * sizeof *all);
         if (!all) {
             w->oom = true;
-            fputc(']', f);
+            json_end_arr(&w->j);
             return;
         }
         for (uint32_t c = t->n[i].child; c; c = t->n[c].sib)
             if (t->n[c].value >= min)
                 all[nk++] = c;
         sort_array_r(all, nk, sizeof *all, cmp_val_desc, t->n);
-        fputs(",[", f);
-        size_t shown = 0;
+        json_arr(&w->j);
         for (size_t k = 0; k < nk && *budget; k++) {
             (*budget)--;
-            if (shown++)
-                fputc(',', f);
             ft_emit(w, t, all[k], min, budget);
         }
-        fputc(']', f);
+        json_end_arr(&w->j);
         if (all != kids)
             free(all);
     }
-    fputc(']', f);
+    json_end_arr(&w->j);
 }
 
 static void ft_free(struct ftree *t)
@@ -711,8 +612,8 @@ static int ft_init(struct ftree *t, struct hw *w, const char *root)
 
 static void put_flames(struct hw *w, const struct analysis *a)
 {
-    key(w, "flame");
-    obj(w);
+    json_key(&w->j, "flame");
+    json_obj(&w->j);
     for (int which = 0; which < 2; which++) {
         struct ftree t;
         if (ft_init(&t, w, which ? "peak" : "leaks")) {
@@ -743,17 +644,15 @@ static void put_flames(struct hw *w, const struct analysis *a)
         }
         if (rc)
             w->oom = true;
-        w->first = which == 0;
-        key(w, which ? "peak" : "leaks");
+        json_key(&w->j, which ? "peak" : "leaks");
         uint64_t min = t.n[0].value / HF_DIV;
         if (min == 0)
             min = 1;
         size_t budget = HF_NODES;
         ft_emit(w, &t, 0, min, &budget);
-        w->first = false;
         ft_free(&t);
     }
-    end_obj(w);
+    json_end_obj(&w->j);
 }
 
 /* ---- tables ---- */
@@ -761,14 +660,12 @@ static void put_flames(struct hw *w, const struct analysis *a)
 static void put_leak_rows(struct hw *w, const char *k, const struct group_list *l,
                           const struct report_ctx *r)
 {
-    FILE *f = w->f;
-    key(w, k);
-    fputc('[', f);
+    json_key(&w->j, k);
+    json_arr(&w->j);
     size_t n = l->n < HT_ROWS ? l->n : HT_ROWS;
     for (size_t i = 0; i < n; i++) {
         const struct leak_group *g = &l->g[i];
-        sep(w, i);
-        obj(w);
+        json_obj(&w->j);
         kv_u(w, "bytes", g->bytes);
         kv_u(w, "count", g->count);
         kv_s(w, "kind", gl_kind_name(g->kind));
@@ -781,27 +678,24 @@ static void put_leak_rows(struct hw *w, const char *k, const struct group_list *
         if (g->rule >= 0)
             kv_s(w, "rule", r->sup->rules[g->rule].name);
         kv_i(w, "stack", stack_local(w, g->cs));
-        end_obj(w);
+        json_end_obj(&w->j);
     }
-    fputc(']', f);
-    w->first = false;
+    json_end_arr(&w->j);
 }
 
 /* Frees of pointers with no live allocation, most frequent first. */
 static void put_bad_free_rows(struct hw *w, const struct report_ctx *r)
 {
-    FILE *f = w->f;
     struct bad_free_totals t;
     const struct snap_bad_free **v = bad_frees_sorted(r->s, &t);
-    key(w, "invalid_frees");
-    fputc('[', f);
+    json_key(&w->j, "invalid_frees");
+    json_arr(&w->j);
     size_t n = t.sites < HT_ROWS ? t.sites : HT_ROWS;
     struct bad_free_block *blocks = bad_free_blocks(r->s);
     for (size_t i = 0; i < n; i++) {
         const struct snap_bad_free *b = v[i];
         const struct bad_free_block *k = &blocks[b - r->s->bad_frees];
-        sep(w, i);
-        obj(w);
+        json_obj(&w->j);
         kv_u(w, "count", b->count);
         kv_b(w, "refused", b->flags & GL_BAD_FREE_F_REJECTED);
         kv_s(w, "api", gl_api_name(b->api));
@@ -820,10 +714,9 @@ static void put_bad_free_rows(struct hw *w, const struct report_ctx *r)
         kv_u(w, "inside_offset", k->found ? b->ptr - k->base : 0);
         kv_u(w, "inside_bytes", k->found ? k->bytes : 0);
         kv_u(w, "inside_freed_ns", k->found && k->freed ? k->free_time_ns : 0);
-        end_obj(w);
+        json_end_obj(&w->j);
     }
-    fputc(']', f);
-    w->first = false;
+    json_end_arr(&w->j);
     free(blocks);
     free(v);
 }
@@ -831,44 +724,39 @@ static void put_bad_free_rows(struct hw *w, const struct report_ctx *r)
 /* Allocation calls per stack, most calls first. */
 static void put_call_rows(struct hw *w, const struct report_ctx *r)
 {
-    FILE *f = w->f;
     struct call_sites c;
     if (calls_build(r->v, &c) != 0)
         c = (struct call_sites){0};
-    key(w, "calls");
-    fputc('[', f);
+    json_key(&w->j, "calls");
+    json_arr(&w->j);
     size_t n = c.n < HT_ROWS ? c.n : HT_ROWS;
     for (size_t i = 0; i < n; i++) {
         const struct call_site *s = &c.site[i];
-        sep(w, i);
-        obj(w);
+        json_obj(&w->j);
         kv_u(w, "calls", s->allocs);
         kv_u(w, "frees", s->frees);
         kv_u(w, "bytes", s->bytes);
         kv_s(w, "api", gl_api_name(s->api));
         kv_s(w, "kind", gl_kind_name(s->kind));
         kv_i(w, "stack", stack_local(w, s->cs));
-        end_obj(w);
+        json_end_obj(&w->j);
     }
-    fputc(']', f);
-    w->first = false;
+    json_end_arr(&w->j);
     calls_free(&c);
 }
 
 /* Memory never freed that a context teardown released, most bytes first. */
 static void put_teardown_rows(struct hw *w, const struct report_ctx *r)
 {
-    FILE *f = w->f;
     struct torn_groups t;
     if (torn_build(r->v, &t) != 0)
         t = (struct torn_groups){0};
-    key(w, "teardown");
-    fputc('[', f);
+    json_key(&w->j, "teardown");
+    json_arr(&w->j);
     size_t n = t.n < HT_ROWS ? t.n : HT_ROWS;
     for (size_t i = 0; i < n; i++) {
         const struct torn_group *g = &t.g[i];
-        sep(w, i);
-        obj(w);
+        json_obj(&w->j);
         kv_u(w, "bytes", g->bytes);
         kv_u(w, "count", g->count);
         kv_s(w, "kind", gl_kind_name(g->kind));
@@ -878,26 +766,24 @@ static void put_teardown_rows(struct hw *w, const struct report_ctx *r)
         kv_u(w, "time_ns", g->time_ns);
         kv_s(w, "rule", g->rule >= 0 ? r->sup->rules[g->rule].name : "");
         kv_i(w, "stack", stack_local(w, g->cs));
-        end_obj(w);
+        json_end_obj(&w->j);
     }
-    fputc(']', f);
-    w->first = false;
+    json_end_arr(&w->j);
     torn_free(&t);
 }
 
 /* Allocations that failed for lack of memory, as the history holds them. */
 static void put_oom_rows(struct hw *w, const struct report_ctx *r)
 {
-    FILE *f = w->f;
-    key(w, "oom");
-    fputc('[', f);
+    json_key(&w->j, "oom");
+    json_arr(&w->j);
     size_t k = 0;
     for (size_t i = 0; r->h->present && i < r->h->nmarks && k < HT_ROWS; i++) {
         const struct hist_mark *m = &r->h->marks[i];
         if (m->type != GL_EV_OOM)
             continue;
-        sep(w, k++);
-        obj(w);
+        k++;
+        json_obj(&w->j);
         kv_u(w, "time_ns", m->time_ns);
         kv_i(w, "device", m->device);
         kv_s(w, "api", gl_api_name(m->api));
@@ -909,17 +795,16 @@ static void put_oom_rows(struct hw *w, const struct report_ctx *r)
         kv_u(w, "then_time_ns", m->then_seq ? m->then_time_ns : 0);
         kv_b(w, "then_same_stack", m->then_seq && sview_cs(r->v, m->then_stack_id) == sview_cs(r->v, m->stack_id));
         kv_i(w, "stack", stack_local(w, sview_cs(r->v, m->stack_id)));
-        end_obj(w);
+        json_end_obj(&w->j);
     }
-    fputc(']', f);
-    w->first = false;
+    json_end_arr(&w->j);
 }
 
 static void put_tables(struct hw *w, const struct report_ctx *r)
 {
     const struct analysis *a = r->a;
-    key(w, "tables");
-    obj(w);
+    json_key(&w->j, "tables");
+    json_obj(&w->j);
     put_oom_rows(w, r);
     put_leak_rows(w, "leaks", &a->leaks, r);
     kv_u(w, "leaks_total", a->leaks.total);
@@ -930,27 +815,26 @@ static void put_tables(struct hw *w, const struct report_ctx *r)
     put_bad_free_rows(w, r);
     put_teardown_rows(w, r);
     put_call_rows(w, r);
-    key(w, "peak");
-    fputc('[', w->f);
+    json_key(&w->j, "peak");
+    json_arr(&w->j);
     size_t k = 0, total = 0;
     for (size_t d = 0; d < a->ndevs; d++) {
         total += a->devs[d].ncomp_total;
         for (size_t i = 0; i < a->devs[d].ncomp && k < HT_ROWS; i++) {
             const struct peak_item *p = &a->devs[d].comp[i];
-            sep(w, k++);
-            obj(w);
+            k++;
+            json_obj(&w->j);
             kv_i(w, "device", p->device);
             kv_u(w, "bytes", p->bytes);
             kv_u(w, "count", p->count);
             kv_u(w, "device_peak", a->devs[d].dev->peak_bytes);
             kv_i(w, "stack", stack_local(w, p->cs));
-            end_obj(w);
+            json_end_obj(&w->j);
         }
     }
-    fputc(']', w->f);
-    w->first = false;
+    json_end_arr(&w->j);
     kv_u(w, "peak_total", total);
-    end_obj(w);
+    json_end_obj(&w->j);
 }
 
 /* ---- address map ---- */
@@ -1000,9 +884,8 @@ struct cell {
 static void put_addrmap(struct hw *w, const struct report_ctx *r)
 {
     const struct snapshot *s = r->s;
-    FILE *f = w->f;
-    key(w, "addrmap");
-    fputc('[', f);
+    json_key(&w->j, "addrmap");
+    json_arr(&w->j);
     struct kv *buf = malloc((s->nallocs ? s->nallocs : 1) * sizeof *buf);
     struct cell *cells = calloc(HM_CELLS + 2 * HM_SMALL_GAP + 4, sizeof *cells);
     if (!buf || !cells) {
@@ -1060,16 +943,15 @@ static void put_addrmap(struct hw *w, const struct report_ctx *r)
         }
         if (nc > HM_CELLS)
             nc = HM_CELLS;
-        sep(w, d);
-        obj(w);
+        json_obj(&w->j);
         kv_i(w, "device", fd->device);
         kv_u(w, "unit", unit);
-        key(w, "base");
-        fprintf(f, "\"0x%" PRIx64 "\"", n ? (uint64_t)(cells[0].unit * unit) : 0);
-        key(w, "span_start");
-        fprintf(f, "\"0x%" PRIx64 "\"", fd->span_lo);
-        key(w, "span_end");
-        fprintf(f, "\"0x%" PRIx64 "\"", fd->span_hi);
+        json_key(&w->j, "base");
+        put_hex(w, n ? (uint64_t)(cells[0].unit * unit) : 0);
+        json_key(&w->j, "span_start");
+        put_hex(w, fd->span_lo);
+        json_key(&w->j, "span_end");
+        put_hex(w, fd->span_hi);
         kv_u(w, "address_bytes", fd->addr_bytes);
         kv_u(w, "address_count", fd->addr_count);
         kv_u(w, "pages", fd->pages);
@@ -1084,20 +966,19 @@ static void put_addrmap(struct hw *w, const struct report_ctx *r)
         /* cells: unit offset from the first cell, folded gap length, bytes, allocations */
         static const char *const cols[] = {"u", "g", "b", "n"};
         for (int c = 0; c < 4; c++) {
-            key(w, cols[c]);
-            fputc('[', f);
+            json_key(&w->j, cols[c]);
+            json_arr(&w->j);
             for (size_t i = 0; i < nc; i++) {
-                sep(w, i);
                 uint64_t v = c == 0 ? cells[i].unit - cells[0].unit
                            : c == 1 ? cells[i].gap : c == 2 ? cells[i].bytes : cells[i].count;
-                put_u(f, v);
+                json_u64(&w->j, v);
             }
-            fputc(']', f);
+            json_end_arr(&w->j);
         }
-        end_obj(w);
+        json_end_obj(&w->j);
     }
 out:
-    fputc(']', f);
+    json_end_arr(&w->j);
     free(buf);
     free(cells);
 }
@@ -1124,14 +1005,12 @@ static size_t growth_columns(size_t n, size_t *cols)
 /* v[cols[0]], v[cols[1]], ... */
 static void put_cols(struct hw *w, const char *k, const uint64_t *v, const size_t *cols, size_t ncols)
 {
-    key(w, k);
-    fputc('[', w->f);
+    json_key(&w->j, k);
+    json_arr(&w->j);
     for (size_t i = 0; i < ncols; i++) {
-        sep(w, i);
-        put_u(w->f, v[cols[i]]);
+        json_u64(&w->j, v[cols[i]]);
     }
-    fputc(']', w->f);
-    w->first = false;
+    json_end_arr(&w->j);
 }
 
 /* The sites of a diff's per-site table (invalid frees, teardown leaks)
@@ -1139,16 +1018,15 @@ static void put_cols(struct hw *w, const char *k, const uint64_t *v, const size_
 static void put_site_rows(struct hw *w, const char *name, const struct site_table *t, const size_t *cols,
                           size_t ncols)
 {
-    key(w, name);
-    fputc('[', w->f);
+    json_key(&w->j, name);
+    json_arr(&w->j);
     size_t n = t->nchanged < HT_ROWS ? t->nchanged : HT_ROWS;
     for (size_t i = 0; i < n; i++) {
         const struct site_row *row = &t->row[i];
         int64_t change = row->change > INT64_MAX ? INT64_MAX : (int64_t)row->change;
         const uint64_t *count, *bytes;
         site_expand(t, row, &count, &bytes);
-        sep(w, i);
-        obj(w);
+        json_obj(&w->j);
         kv_s(w, "api", gl_api_name(row->k.api));
         kv_i(w, "device", row->k.device);
         if (t->by_bytes) {
@@ -1162,33 +1040,30 @@ static void put_site_rows(struct hw *w, const char *name, const struct site_tabl
         put_cols(w, "count", count, cols, ncols);
         kv_i(w, "change", row->shrank ? -change : change);
         kv_i(w, "stack", stack_local(w, row->k.cs));
-        end_obj(w);
+        json_end_obj(&w->j);
     }
-    fputc(']', w->f);
-    w->first = false;
+    json_end_arr(&w->j);
 }
 
 static void put_growth(struct hw *w, const struct html_multi *hm)
 {
-    FILE *f = w->f;
-    key(w, "growth");
+    json_key(&w->j, "growth");
     if (!hm) {
-        fputs("null", f);
+        json_null(&w->j);
         return;
     }
     const struct diff_result *d = hm->d;
     size_t cols[HG_COLS];
     size_t ncols = growth_columns(hm->n, cols);
-    obj(w);
+    json_obj(&w->j);
     kv_b(w, "same_process", d->same_process);
     kv_u(w, "snapshots_total", hm->n);
-    key(w, "snapshots"); /* the columns: number is the snapshot's place, from 1 */
-    fputc('[', f);
+    json_key(&w->j, "snapshots"); /* the columns: number is the snapshot's place, from 1 */
+    json_arr(&w->j);
     for (size_t c = 0; c < ncols; c++) {
         const struct msnap *m = &hm->m[cols[c]];
         const struct snap_process *p = &m->s.proc;
-        sep(w, c);
-        obj(w);
+        json_obj(&w->j);
         kv_u(w, "number", cols[c] + 1);
         kv_s(w, "path", m->path);
         kv_u(w, "pid", p->pid);
@@ -1200,20 +1075,18 @@ static void put_growth(struct hw *w, const struct html_multi *hm)
         for (size_t k = 0; k < m->s.nallocs; k++)
             live = sat_add(live, m->s.allocs[k].size);
         kv_u(w, "live_bytes", live);
-        end_obj(w);
+        json_end_obj(&w->j);
     }
-    fputc(']', f);
-    w->first = false;
-    key(w, "rows");
-    fputc('[', f);
+    json_end_arr(&w->j);
+    json_key(&w->j, "rows");
+    json_arr(&w->j);
     size_t n = d->t.nshown < HT_ROWS ? d->t.nshown : HT_ROWS;
     for (size_t i = 0; i < n; i++) {
         const struct mrow *row = &d->t.rows[i];
         const uint64_t *bytes, *count;
         mt_expand(&d->t, row, &bytes, &count);
         int64_t growth = row->growth > INT64_MAX ? INT64_MAX : (int64_t)row->growth;
-        sep(w, i);
-        obj(w);
+        json_obj(&w->j);
         kv_s(w, "kind", gl_kind_name(row->kind));
         kv_i(w, "device", row->device);
         kv_s(w, "rule", row->rule >= 0 ? w->r->sup->rules[row->rule].name : NULL);
@@ -1223,37 +1096,32 @@ static void put_growth(struct hw *w, const struct html_multi *hm)
         kv_b(w, "monotonic", row->monotonic);
         kv_b(w, "suspected_leak", row->monotonic && row->rule < 0);
         kv_i(w, "stack", stack_local(w, row->cs));
-        end_obj(w);
+        json_end_obj(&w->j);
     }
-    fputc(']', f);
-    w->first = false;
+    json_end_arr(&w->j);
     kv_u(w, "rows_total", d->t.n);
-    key(w, "devices"); /* each device's live bytes and peak per snapshot */
-    fputc('[', f);
+    json_key(&w->j, "devices"); /* each device's live bytes and peak per snapshot */
+    json_arr(&w->j);
     size_t nd = d->devs.n < HT_ROWS ? d->devs.n : HT_ROWS;
     for (size_t k = 0; k < nd; k++) {
         const struct device_series *x = diff_devices_expand(&d->devs, k);
-        sep(w, k);
-        obj(w);
+        json_obj(&w->j);
         kv_i(w, "device", d->devs.d[k].device);
         put_cols(w, "live", x->live, cols, ncols);
         put_cols(w, "peak", x->peak, cols, ncols);
-        key(w, "present");
-        fputc('[', f);
+        json_key(&w->j, "present");
+        json_arr(&w->j);
         for (size_t c = 0; c < ncols; c++) {
-            sep(w, c);
-            fputs(x->present[cols[c]] ? "true" : "false", f);
+            json_bool(&w->j, x->present[cols[c]]);
         }
-        fputc(']', f);
-        w->first = false;
-        end_obj(w);
+        json_end_arr(&w->j);
+        json_end_obj(&w->j);
     }
-    fputc(']', f);
-    w->first = false;
+    json_end_arr(&w->j);
     kv_u(w, "devices_total", d->devs.n);
     put_site_rows(w, "frees", &d->frees.s, cols, ncols);
     put_site_rows(w, "teardown", &d->torn.s, cols, ncols);
-    end_obj(w);
+    json_end_obj(&w->j);
 }
 
 /* ---- the page ---- */
@@ -1269,7 +1137,8 @@ static const char page_head[] =
 int output_html(struct report_ctx *r, const struct html_multi *hm)
 {
     FILE *f = r->out;
-    struct hw w = {.f = f, .r = r, .db = r->db};
+    struct hw w = {.r = r, .db = r->db};
+    json_init_compact(&w.j, f);
     w.cs_local = malloc((r->db->ncs ? r->db->ncs : 1) * sizeof *w.cs_local);
     w.fr_local = malloc((r->db->nframes ? r->db->nframes : 1) * sizeof *w.fr_local);
     if (!w.cs_local || !w.fr_local) {
@@ -1294,9 +1163,7 @@ int output_html(struct report_ctx *r, const struct html_multi *hm)
             gl_html_css);
     fputs("<noscript>This report is drawn by JavaScript; enable it to see the charts.</noscript>\n"
           "<div id=\"app\"></div>\n<script type=\"application/json\" id=\"gl-data\">", f);
-
-    w.first = true;
-    fputc('{', f);
+    json_obj(&w.j);
     kv_s(&w, "format", "gpuleak-html");
     kv_u(&w, "version", 1);
     kv_u(&w, "page_size", FRAG_PAGE);
@@ -1308,19 +1175,23 @@ int output_html(struct report_ctx *r, const struct html_multi *hm)
     put_tables(&w, r);
     put_addrmap(&w, r);
     put_growth(&w, hm);
-    key(&w, "warnings");
-    fputc('[', f);
-    for (size_t i = 0; i < r->nwarnings; i++) {
-        sep(&w, i);
-        put_cstr(f, r->warnings[i]);
-    }
-    fputc(']', f);
-    key(&w, "limits");
-    fprintf(f, "{\"points\":%d,\"flame_div\":%d,\"flame_nodes\":%d,\"cells\":%d,\"rows\":%d,"
-            "\"snapshot_columns\":%d}",
-            HT_POINTS, HF_DIV, HF_NODES, HM_CELLS, HT_ROWS, HG_COLS);
+    json_key(&w.j, "warnings");
+    json_arr(&w.j);
+    for (size_t i = 0; i < r->nwarnings; i++)
+        json_str(&w.j, r->warnings[i]);
+    json_end_arr(&w.j);
+    json_key(&w.j, "limits");
+    json_obj(&w.j);
+    kv_u(&w, "points", HT_POINTS);
+    kv_u(&w, "flame_div", HF_DIV);
+    kv_u(&w, "flame_nodes", HF_NODES);
+    kv_u(&w, "cells", HM_CELLS);
+    kv_u(&w, "rows", HT_ROWS);
+    kv_u(&w, "snapshot_columns", HG_COLS);
+    json_end_obj(&w.j);
     put_frames_table(&w);
-    fputs("}</script>\n<script>\n", f);
+    json_end_obj(&w.j);
+    fputs("</script>\n<script>\n", f);
     fputs(gl_html_js, f);
     fputs("</script>\n</body>\n</html>\n", f);
 

@@ -41,6 +41,13 @@ void json_init(struct json *j, FILE *f)
     j->depth = 0;
     j->first[0] = true;
     j->after_key = false;
+    j->compact = false;
+}
+
+void json_init_compact(struct json *j, FILE *f)
+{
+    json_init(j, f);
+    j->compact = true;
 }
 
 /* Separator and indentation before a value or key at the current level. */
@@ -53,8 +60,10 @@ static void sep(struct json *j)
     if (j->depth > 0) {
         if (!j->first[j->depth])
             fputc_unlocked(',', j->f);
-        fputc_unlocked('\n', j->f);
-        put_indent(j->f, j->depth);
+        if (!j->compact) {
+            fputc_unlocked('\n', j->f);
+            put_indent(j->f, j->depth);
+        }
     }
     j->first[j->depth] = false;
 }
@@ -73,12 +82,12 @@ static void close_(struct json *j, char c)
     bool empty = j->first[j->depth];
     if (j->depth > 0)
         j->depth--;
-    if (!empty) {
+    if (!empty && !j->compact) {
         fputc_unlocked('\n', j->f);
         put_indent(j->f, j->depth);
     }
     fputc_unlocked(c, j->f);
-    if (j->depth == 0)
+    if (j->depth == 0 && !j->compact)
         fputc_unlocked('\n', j->f);
 }
 
@@ -91,19 +100,19 @@ void json_key(struct json *j, const char *key)
 {
     sep(j);
     fputc_unlocked('"', j->f);
-    json_escape(j->f, key, strlen(key));
-    fwrite_unlocked("\": ", 1, 3, j->f);
+    json_escape(j->f, key, strlen(key), j->compact);
+    fwrite_unlocked("\": ", 1, j->compact ? 2 : 3, j->f);
     j->after_key = true;
 }
 
-void json_escape(FILE *f, const char *str, size_t len)
+void json_escape(FILE *f, const char *str, size_t len, bool script_safe)
 {
     const unsigned char *s = (const unsigned char *)str;
     for (size_t i = 0; i < len;) {
         /* copy runs of plain printable ASCII in one call */
         size_t run = i;
         while (run < len && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' &&
-               s[run] != '\\')
+               s[run] != '\\' && !(script_safe && (s[run] == '<' || s[run] == '>' || s[run] == '&')))
             run++;
         if (run > i) {
             fwrite_unlocked(s + i, 1, run - i, f);
@@ -121,7 +130,7 @@ void json_escape(FILE *f, const char *str, size_t len)
         case '\f': fputs("\\f", f); i++; continue;
         default: break;
         }
-        if (c < 0x20 || c == 0x7f) {
+        if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&') {
             fprintf(f, "\\u%04x", c);
             i++;
             continue;
@@ -130,6 +139,12 @@ void json_escape(FILE *f, const char *str, size_t len)
         if (n == 0) {
             fputs("\\ufffd", f);
             i++;
+            continue;
+        }
+        /* line and paragraph separators end a JavaScript string literal */
+        if (script_safe && n == 3 && c == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
+            fputs(s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029", f);
+            i += 3;
             continue;
         }
         fwrite_unlocked(s + i, 1, n, f);
@@ -141,7 +156,7 @@ void json_strn(struct json *j, const char *s, size_t len)
 {
     sep(j);
     fputc_unlocked('"', j->f);
-    json_escape(j->f, s, len);
+    json_escape(j->f, s, len, j->compact);
     fputc_unlocked('"', j->f);
 }
 
@@ -184,7 +199,7 @@ void json_u64_inline(struct json *j, const uint64_t *v, size_t n)
         if (i) {
             buf[0] = ',';
             buf[1] = ' ';
-            k = 2;
+            k = j->compact ? 1 : 2;
         }
         k += json_fmt_u64(buf + k, v[i]);
         fwrite_unlocked(buf, 1, k, j->f);
@@ -197,7 +212,7 @@ void json_bool_inline(struct json *j, const bool *v, size_t n)
     sep(j);
     fputc_unlocked('[', j->f);
     for (size_t i = 0; i < n; i++)
-        fputs(i ? (v[i] ? ", true" : ", false") : (v[i] ? "true" : "false"), j->f);
+        fputs((i ? (v[i] ? ", true" : ", false") : (v[i] ? "true" : "false")) + (i && j->compact), j->f);
     fputc_unlocked(']', j->f);
 }
 

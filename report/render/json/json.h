@@ -1,5 +1,8 @@
-/* Minimal streaming JSON writer: pretty-printed (2-space indent), commas and
- * nesting handled here so the emitters only name keys and values. */
+/* The one JSON writer: streaming, commas and nesting handled here so the
+ * emitters only name keys and values.  Pretty-printed (2-space indent) for
+ * --json; compact and script-safe for the document the HTML page embeds in a
+ * <script> element ('<', '>', '&', U+2028 and U+2029 escaped, so neither
+ * "</script>" nor "<!--" can appear inside it). */
 #ifndef GPULEAK_JSON_H
 #define GPULEAK_JSON_H
 
@@ -8,16 +11,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define JSON_MAX_DEPTH 32
+#define JSON_MAX_DEPTH 4096 /* the page's flame graphs nest two levels per frame */
 
 struct json {
     FILE *f;
     int depth;
     bool first[JSON_MAX_DEPTH]; /* nothing written yet at this level */
     bool after_key;
+    bool compact; /* no whitespace; script-safe strings */
 };
 
+/* Pretty-printed, a newline after the top-level value. */
 void json_init(struct json *j, FILE *f);
+/* Compact and script-safe, nothing after the top-level value. */
+void json_init_compact(struct json *j, FILE *f);
 void json_obj(struct json *j);
 void json_end_obj(struct json *j);
 void json_arr(struct json *j);
@@ -38,7 +45,8 @@ void json_double(struct json *j, double v);
 size_t json_fmt_u64(char *buf, uint64_t v);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
-/* Writes the string escaping of s (without quotes) to f. */
-void json_escape(FILE *f, const char *s, size_t len);
+/* Writes the string escaping of s (without quotes) to f; script_safe: also
+ * '<', '>', '&', U+2028 and U+2029 as \u escapes. */
+void json_escape(FILE *f, const char *s, size_t len, bool script_safe);
 
 #endif
