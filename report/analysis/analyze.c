@@ -8,6 +8,7 @@
 #include "analysis/analyze.h"
 #include "util/sat.h"
 #include "util/sort.h"
+#include "util/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,7 @@ static uint64_t key_hash(uint16_t kind, int32_t dev, uint32_t cs, uint16_t api, 
 static int gt_rehash(struct gtable *t)
 {
     size_t n = t->nslots ? t->nslots * 2 : 1024;
-    uint32_t *ns = calloc(n, sizeof *ns);
+    uint32_t *ns = xcalloc(n, sizeof *ns);
     if (!ns)
         return -1;
     for (size_t i = 0; i < t->n; i++) {
@@ -77,7 +78,7 @@ static int gt_add(struct gtable *t, const struct snap_alloc *a, uint32_t cs, int
     }
     if (t->n == t->cap) {
         size_t nc = t->cap ? 2 * t->cap : 64;
-        struct leak_group *ng = realloc(t->groups, nc * sizeof *ng);
+        struct leak_group *ng = xrealloc(t->groups, nc * sizeof *ng);
         if (!ng)
             return -1;
         t->groups = ng;
@@ -216,7 +217,7 @@ static int leaks(const struct snapview *v, const struct suppressions *sup,
     make_list(&out->suppressed, base + n[0] + n[1], n[2], o);
     make_list(&out->mapped, base + n[0] + n[1] + n[2], n[3], o);
     out->nrules = sup->n;
-    out->rules = calloc(sup->n ? sup->n : 1, sizeof *out->rules);
+    out->rules = xcalloc(sup->n ? sup->n : 1, sizeof *out->rules);
     if (!out->rules)
         return -1;
     for (size_t i = n[0]; i < n[0] + n[1] + n[2]; i++) {
@@ -226,7 +227,7 @@ static int leaks(const struct snapview *v, const struct suppressions *sup,
     }
 
     /* totals per (kind, device): few distinct keys, derive from groups */
-    out->by_kind = calloc(t.n ? t.n : 1, sizeof *out->by_kind);
+    out->by_kind = xcalloc(t.n ? t.n : 1, sizeof *out->by_kind);
     if (!out->by_kind)
         return -1;
     for (size_t i = 0; i < t.n; i++) {
@@ -250,8 +251,8 @@ static int peaks(const struct snapview *v, const struct analyze_opts *o,
                  struct analysis *out)
 {
     const struct snapshot *s = v->s;
-    out->devs = calloc(s->ndevices ? s->ndevices : 1, sizeof *out->devs);
-    struct peak_item *pk = malloc((s->npeaks ? s->npeaks : 1) * sizeof *pk);
+    out->devs = xcalloc(s->ndevices ? s->ndevices : 1, sizeof *out->devs);
+    struct peak_item *pk = xmalloc((s->npeaks ? s->npeaks : 1) * sizeof *pk);
     out->peak_buf = pk;
     if (!out->devs || !pk)
         return -1;

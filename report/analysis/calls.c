@@ -6,6 +6,7 @@
 #include "util/sat.h"
 #include "snapshot_format.h"
 #include "util/sort.h"
+#include "util/xalloc.h"
 
 static int by_key(const void *a, const void *b)
 {
@@ -45,7 +46,7 @@ int calls_build(const struct snapview *v, struct call_sites *out)
     *out = (struct call_sites){0};
     if (s->ncalls == 0)
         return 0;
-    struct call_site *site = malloc(s->ncalls * sizeof *site);
+    struct call_site *site = xmalloc(s->ncalls * sizeof *site);
     if (site == NULL)
         return -1;
     for (size_t i = 0; i < s->ncalls; i++) {
@@ -141,7 +142,7 @@ int calls_merge(struct msnap *m, size_t n, struct call_sites *out)
         struct call_sites c;
         if (calls_build(&m[i].v, &c) != 0)
             goto fail;
-        struct tagged *grown = c.n ? realloc(all, (na + c.n) * sizeof *all) : all;
+        struct tagged *grown = c.n ? xrealloc(all, (na + c.n) * sizeof *all) : all;
         if (grown == NULL) {
             calls_free(&c);
             goto fail;
@@ -159,9 +160,9 @@ int calls_merge(struct msnap *m, size_t n, struct call_sites *out)
         free(all);
         return 0;
     }
-    out->site = calloc(nsites, sizeof *out->site);
-    out->cells = calloc(na, sizeof *out->cells);
-    out->scratch = calloc(n, sizeof *out->scratch);
+    out->site = xcalloc(nsites, sizeof *out->site);
+    out->cells = xcalloc(na, sizeof *out->cells);
+    out->scratch = xcalloc(n, sizeof *out->scratch);
     if (out->site == NULL || out->cells == NULL || out->scratch == NULL)
         goto fail;
     struct call_site *s = NULL;

@@ -17,6 +17,7 @@
 
 #include "util/radix.h"
 #include "util/sort.h"
+#include "util/xalloc.h"
 
 static int cmp_pin(const void *pa, const void *pb)
 {
@@ -66,7 +67,7 @@ static int member(struct pager *p, size_t i)
 {
     if (p->nmem == p->capm) {
         p->capm = p->capm ? 2 * p->capm : 16;
-        size_t *m = realloc(p->members, p->capm * sizeof *m);
+        size_t *m = xrealloc(p->members, p->capm * sizeof *m);
         if (!m)
             return -1;
         p->members = m;
@@ -140,9 +141,9 @@ static int address_space(const struct snapview *v, struct frag_dev *fd,
         return -1;
     size_t ncs = v->db->ncs;
     struct pager p = {.fd = fd, .sorted = buf, .s = s, .v = v};
-    p.charge = calloc(ncs, sizeof *p.charge);
-    p.charge_count = calloc(ncs, sizeof *p.charge_count);
-    p.charge_stack = calloc(ncs, sizeof *p.charge_stack);
+    p.charge = xcalloc(ncs, sizeof *p.charge);
+    p.charge_count = xcalloc(ncs, sizeof *p.charge_count);
+    p.charge_stack = xcalloc(ncs, sizeof *p.charge_stack);
     int rc = -1;
     if (!p.charge || !p.charge_count || !p.charge_stack)
         goto out;
@@ -174,7 +175,7 @@ static int address_space(const struct snapview *v, struct frag_dev *fd,
     for (size_t c = 0; c < ncs; c++)
         if (p.charge_count[c])
             fd->npins_total++;
-    fd->pins = calloc(fd->npins_total ? fd->npins_total : 1, sizeof *fd->pins);
+    fd->pins = xcalloc(fd->npins_total ? fd->npins_total : 1, sizeof *fd->pins);
     if (!fd->pins)
         goto out;
     size_t k = 0;
@@ -224,8 +225,8 @@ static int reservation_owners(const struct snapshot *s, int32_t *owner)
         nr += s->vmms[i].type == GL_VMM_RESERVATION;
         nm += s->vmms[i].type == GL_VMM_MAPPING;
     }
-    struct va_range *res = malloc((nr ? nr : 1) * sizeof *res);
-    struct va_range *map = malloc((nm ? nm : 1) * sizeof *map);
+    struct va_range *res = xmalloc((nr ? nr : 1) * sizeof *res);
+    struct va_range *map = xmalloc((nm ? nm : 1) * sizeof *map);
     if (!res || !map) {
         free(res);
         free(map);
@@ -303,11 +304,11 @@ int frag_build(const struct snapview *v, const struct analyze_opts *o, struct fr
 {
     const struct snapshot *s = v->s;
     memset(f, 0, sizeof *f);
-    f->dev = calloc(4096, sizeof *f->dev);
-    struct kv *buf = malloc((s->nallocs ? s->nallocs : 1) * sizeof *buf);
+    f->dev = xcalloc(4096, sizeof *f->dev);
+    struct kv *buf = xmalloc((s->nallocs ? s->nallocs : 1) * sizeof *buf);
     /* every mapped handle, to find physical memory that is not mapped */
-    uint64_t *handles = malloc((s->nvmms ? s->nvmms : 1) * sizeof *handles);
-    int32_t *owner = malloc((s->nvmms ? s->nvmms : 1) * sizeof *owner);
+    uint64_t *handles = xmalloc((s->nvmms ? s->nvmms : 1) * sizeof *handles);
+    int32_t *owner = xmalloc((s->nvmms ? s->nvmms : 1) * sizeof *owner);
     int rc = -1;
     if (!f->dev || !buf || !handles || !owner || reservation_owners(s, owner))
         goto out;

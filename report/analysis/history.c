@@ -9,6 +9,7 @@
  * the DEVICES counters. */
 #include "analysis/history.h"
 #include "util/sort.h"
+#include "util/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -78,11 +79,11 @@ static int push_point(struct hist_dev *d, uint64_t t, uint64_t v)
 {
     if (d->n == d->cap) {
         size_t nc = d->cap ? 2 * d->cap : 256;
-        uint64_t *a = realloc(d->time_ns, nc * sizeof *a);
+        uint64_t *a = xrealloc(d->time_ns, nc * sizeof *a);
         if (!a)
             return -1;
         d->time_ns = a;
-        uint64_t *b = realloc(d->bytes, nc * sizeof *b);
+        uint64_t *b = xrealloc(d->bytes, nc * sizeof *b);
         if (!b)
             return -1;
         d->bytes = b;
@@ -115,7 +116,7 @@ long history_mark_before(const struct history *h, uint64_t seq, bool *known)
 int history_build(const struct snapshot *s, struct history *h)
 {
     memset(h, 0, sizeof *h);
-    h->dev = calloc(MAX_DEVS, sizeof *h->dev);
+    h->dev = xcalloc(MAX_DEVS, sizeof *h->dev);
     if (!h->dev)
         return -1;
     for (size_t i = 0; i < s->ndevices; i++)
@@ -134,12 +135,12 @@ int history_build(const struct snapshot *s, struct history *h)
 
     /* what is live at the end, per device and kind */
     size_t nd0 = MAX_DEVS;
-    i128(*live)[GL_KIND_SLOTS] = calloc(nd0, sizeof *live);
-    i128(*net)[GL_KIND_SLOTS] = calloc(nd0, sizeof *net);
-    i128(*lo)[GL_KIND_SLOTS] = calloc(nd0, sizeof *lo);  /* lowest running sum */
-    i128 *dnet = calloc(nd0, sizeof *dnet), *dlo = calloc(nd0, sizeof *dlo);
-    i128 (*cur)[GL_KIND_SLOTS] = calloc(nd0, sizeof *cur);
-    i128 *dcur = calloc(nd0, sizeof *dcur);
+    i128(*live)[GL_KIND_SLOTS] = xcalloc(nd0, sizeof *live);
+    i128(*net)[GL_KIND_SLOTS] = xcalloc(nd0, sizeof *net);
+    i128(*lo)[GL_KIND_SLOTS] = xcalloc(nd0, sizeof *lo);  /* lowest running sum */
+    i128 *dnet = xcalloc(nd0, sizeof *dnet), *dlo = xcalloc(nd0, sizeof *dlo);
+    i128 (*cur)[GL_KIND_SLOTS] = xcalloc(nd0, sizeof *cur);
+    i128 *dcur = xcalloc(nd0, sizeof *dcur);
     int rc = -1;
     if (!live || !net || !lo || !dnet || !dlo || !cur || !dcur)
         goto out;
@@ -170,7 +171,7 @@ int history_build(const struct snapshot *s, struct history *h)
             nmarks++;
         }
     }
-    h->marks = calloc(nmarks ? nmarks : 1, sizeof *h->marks);
+    h->marks = xcalloc(nmarks ? nmarks : 1, sizeof *h->marks);
     if (!h->marks)
         goto out;
     /* base per device and kind; the device base is their sum */

@@ -8,6 +8,7 @@
 #include "util/sort.h"
 #include "model/stackdb.h"
 #include "model/suppress.h"
+#include "util/xalloc.h"
 
 #define CMP(a, b) do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
 
@@ -47,7 +48,7 @@ int torn_build(const struct snapview *v, struct torn_groups *out)
     *out = (struct torn_groups){0};
     if (s->nteardowns == 0)
         return 0;
-    struct torn_group *g = malloc(s->nteardowns * sizeof *g);
+    struct torn_group *g = xmalloc(s->nteardowns * sizeof *g);
     if (g == NULL)
         return -1;
     for (size_t i = 0; i < s->nteardowns; i++) {

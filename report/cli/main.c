@@ -23,6 +23,7 @@
 #include "model/suppress.h"
 
 #include "version.h"
+#include "util/xalloc.h"
 
 static void usage(FILE *f)
 {
@@ -230,7 +231,7 @@ int main(int argc, char **argv)
     enum mode mode = M_REPORT;
     /* static: still reachable on the early usage-error returns */
     static char **files;
-    files = calloc((size_t)argc + 1, sizeof *files);
+    files = xcalloc((size_t)argc + 1, sizeof *files);
     size_t nfiles = 0;
     if (!files) {
         fputs("gpuleak-report: out of memory\n", stderr);
@@ -359,7 +360,7 @@ int main(int argc, char **argv)
         supp_add_defaults(&sup);
 
     struct stackdb *db = sdb_new(&c.so);
-    struct msnap *m = calloc(nfiles, sizeof *m);
+    struct msnap *m = xcalloc(nfiles, sizeof *m);
     int rc = 0;
     size_t loaded = 0;
     if (!m) {

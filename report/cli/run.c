@@ -17,6 +17,7 @@
 #include "render/folded/folded.h"
 #include "render/json/output_json.h"
 #include "render/text/output_text.h"
+#include "util/xalloc.h"
 
 static bool want_color(const struct cli *c, FILE *out)
 {
@@ -170,10 +171,10 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
             bool dup = false;
             for (size_t w = 0; w < r.nwarnings && !dup; w++)
                 dup = strcmp(r.warnings[w], note) == 0;
-            char **nw = dup ? NULL : realloc(r.warnings, (r.nwarnings + 1) * sizeof *nw);
+            char **nw = dup ? NULL : xrealloc(r.warnings, (r.nwarnings + 1) * sizeof *nw);
             if (nw) {
                 r.warnings = nw;
-                r.warnings[r.nwarnings++] = strdup(note);
+                r.warnings[r.nwarnings++] = xstrdup(note);
                 if (!r.warnings[r.nwarnings - 1])
                     r.nwarnings--;
             }

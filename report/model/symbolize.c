@@ -132,15 +132,15 @@ static const char *module_path(const struct snapshot *s, size_t i)
 
 struct symbolizer *sym_new(const struct snapshot *s, bool open_files)
 {
-    struct symbolizer *sy = calloc(1, sizeof *sy);
+    struct symbolizer *sy = xcalloc(1, sizeof *sy);
     if (!sy)
         return NULL;
     sy->s = s;
     sy->open_files = open_files;
-    sy->mods = calloc(s->nmodules ? s->nmodules : 1, sizeof *sy->mods);
-    sy->by_start = calloc(s->nmodules ? s->nmodules : 1, sizeof *sy->by_start);
+    sy->mods = xcalloc(s->nmodules ? s->nmodules : 1, sizeof *sy->mods);
+    sy->by_start = xcalloc(s->nmodules ? s->nmodules : 1, sizeof *sy->by_start);
     sy->nslots = 1024;
-    sy->slots = calloc(sy->nslots, sizeof *sy->slots);
+    sy->slots = xcalloc(sy->nslots, sizeof *sy->slots);
     if (!sy->mods || !sy->by_start || !sy->slots) {
         sym_free(sy);
         return NULL;
@@ -497,7 +497,7 @@ static size_t hash_pc(uint64_t pc)
 static void rehash(struct symbolizer *sy)
 {
     size_t n = sy->nslots * 2;
-    struct cache_slot *ns = calloc(n, sizeof *ns);
+    struct cache_slot *ns = xcalloc(n, sizeof *ns);
     if (!ns) {
         fputs("gpuleak-report: out of memory\n", stderr);
         exit(1);

@@ -8,6 +8,7 @@
 #include "model/stackdb.h"
 #include "model/suppress.h"
 #include "model/symbolize.h"
+#include "util/xalloc.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@ static void warn(struct report_ctx *r, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return;
-    char **nw = realloc(r->warnings, (r->nwarnings + 1) * sizeof *nw);
+    char **nw = xrealloc(r->warnings, (r->nwarnings + 1) * sizeof *nw);
     if (!nw) {
         free(line);
         return;

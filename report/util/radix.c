@@ -1,6 +1,7 @@
 /* Eight passes of one byte each; a pass whose byte is the same in every key
  * (the high bytes of addresses usually are) is skipped. */
 #include "util/radix.h"
+#include "util/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +10,10 @@ int radix_sort(struct kv *a, size_t n)
 {
     if (n < 2)
         return 0;
-    struct kv *tmp = malloc(n * sizeof *tmp);
+    struct kv *tmp = xmalloc(n * sizeof *tmp);
     if (!tmp)
         return -1;
-    size_t (*cnt)[256] = calloc(8, sizeof *cnt);
+    size_t (*cnt)[256] = xcalloc(8, sizeof *cnt);
     if (!cnt) {
         free(tmp);
         return -1;

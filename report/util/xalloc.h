@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
 void *xcalloc(size_t n, size_t size);
 char *xstrdup(const char *s);

@@ -7,14 +7,15 @@
 #include "analysis/multi/multi.h"
 #include "util/sat.h"
 #include "snapshot_format.h"
+#include "util/xalloc.h"
 
 int free_table_build(struct msnap *m, size_t n, bool merge, struct free_table *t)
 {
     memset(t, 0, sizeof *t);
     t->nsnaps = n;
     t->s.nsnaps = n;
-    t->count = calloc(n, sizeof *t->count);
-    t->refused_count = calloc(n, sizeof *t->refused_count);
+    t->count = xcalloc(n, sizeof *t->count);
+    t->refused_count = xcalloc(n, sizeof *t->refused_count);
     if (t->count == NULL || t->refused_count == NULL)
         goto fail;
     size_t ne = 0;
@@ -22,7 +23,7 @@ int free_table_build(struct msnap *m, size_t n, bool merge, struct free_table *t
         ne += m[i].s.nbad_frees; /* at most 256 per snapshot (snap_read.c) */
     if (ne == 0)
         return 0;
-    struct site_entry *e = malloc(ne * sizeof *e);
+    struct site_entry *e = xmalloc(ne * sizeof *e);
     if (e == NULL)
         goto fail;
     ne = 0;

@@ -5,6 +5,7 @@
 
 #include "analysis/multi/multi.h"
 #include "util/sort.h"
+#include "util/xalloc.h"
 
 /* By device, host memory (-1) after every device; then by snapshot. */
 static int by_device(const void *a, const void *b)
@@ -26,9 +27,9 @@ int diff_devices_build(struct msnap *m, size_t n, struct diff_devices *dd)
     if (total == 0)
         return 0;
     struct device_series *x = &dd->scratch;
-    dd->cells = malloc(total * sizeof *dd->cells);
-    x->live = calloc(4 * n, sizeof *x->live);
-    x->present = calloc(n, sizeof *x->present);
+    dd->cells = xmalloc(total * sizeof *dd->cells);
+    x->live = xcalloc(4 * n, sizeof *x->live);
+    x->present = xcalloc(n, sizeof *x->present);
     if (dd->cells == NULL || x->live == NULL || x->present == NULL)
         goto fail;
     x->peak = x->live + n;
@@ -46,7 +47,7 @@ int diff_devices_build(struct msnap *m, size_t n, struct diff_devices *dd)
     size_t nd = 0;
     for (size_t i = 0; i < total; i++)
         nd += i == 0 || dd->cells[i - 1].device != dd->cells[i].device;
-    dd->d = calloc(nd, sizeof *dd->d);
+    dd->d = xcalloc(nd, sizeof *dd->d);
     if (dd->d == NULL)
         goto fail;
     for (size_t i = 0; i < total; i++) {

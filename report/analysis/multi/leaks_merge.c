@@ -10,6 +10,7 @@
 #include "util/sat.h"
 #include "snapshot_format.h"
 #include "util/sort.h"
+#include "util/xalloc.h"
 
 static int cmp_site(const void *pa, const void *pb)
 {
@@ -22,7 +23,7 @@ static int cmp_site(const void *pa, const void *pb)
 int leak_sites_build(const struct mtable *t, uint64_t min_bytes, struct leak_sites *out)
 {
     *out = (struct leak_sites){0};
-    if (t->n && !(out->v = calloc(t->n, sizeof *out->v)))
+    if (t->n && !(out->v = xcalloc(t->n, sizeof *out->v)))
         return -1;
     for (size_t i = 0; i < t->n; i++) {
         const struct mrow *row = &t->rows[i];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/sat.h"
+#include "util/xalloc.h"
 
 static uint64_t key_hash(uint32_t cs, uint16_t kind, int32_t dev, int32_t rule)
 {
@@ -19,14 +20,14 @@ int mt_init(struct mtable *t, size_t nsnaps)
 {
     memset(t, 0, sizeof *t);
     t->nsnaps = nsnaps;
-    t->scratch = calloc(nsnaps ? 2 * nsnaps : 1, sizeof *t->scratch);
+    t->scratch = xcalloc(nsnaps ? 2 * nsnaps : 1, sizeof *t->scratch);
     return t->scratch ? 0 : -1;
 }
 
 static int rehash(struct mtable *t)
 {
     size_t n = t->nslots ? 2 * t->nslots : 1024;
-    uint32_t *ns = calloc(n, sizeof *ns);
+    uint32_t *ns = xcalloc(n, sizeof *ns);
     if (!ns)
         return -1;
     for (size_t i = 0; i < t->n; i++) {
@@ -58,7 +59,7 @@ static struct mrow *row_of(struct mtable *t, uint32_t cs, uint16_t kind, int32_t
         return NULL;
     if (t->n == t->cap) {
         size_t nc = t->cap ? 2 * t->cap : 256;
-        struct mrow *nr = realloc(t->rows, nc * sizeof *nr);
+        struct mrow *nr = xrealloc(t->rows, nc * sizeof *nr);
         if (!nr)
             return NULL;
         t->rows = nr;
@@ -81,7 +82,7 @@ int mt_add(struct mtable *t, uint32_t cs, uint16_t kind, int32_t dev, int32_t ru
     if (r->last == 0 || t->cells[r->last - 1].snap != snap) {
         if (t->ncells == t->ncells_cap) {
             size_t nc = t->ncells_cap ? 2 * t->ncells_cap : 1024;
-            struct snapcell *c = realloc(t->cells, nc * sizeof *c);
+            struct snapcell *c = xrealloc(t->cells, nc * sizeof *c);
             if (!c)
                 return -1;
             t->cells = c;
@@ -127,8 +128,8 @@ int mt_finish(struct mtable *t)
 {
     /* Counting sort of the cells by row, stable: each row's cells stay in
      * snapshot order. */
-    size_t *start = calloc(t->n + 1, sizeof *start);
-    struct snapcell *sorted = malloc((t->ncells ? t->ncells : 1) * sizeof *sorted);
+    size_t *start = xcalloc(t->n + 1, sizeof *start);
+    struct snapcell *sorted = xmalloc((t->ncells ? t->ncells : 1) * sizeof *sorted);
     if (!start || !sorted) {
         free(start);
         free(sorted);

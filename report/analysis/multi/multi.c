@@ -9,6 +9,7 @@
 #include "analysis/multi/multi.h"
 #include "util/sat.h"
 #include "util/sort.h"
+#include "util/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +92,7 @@ static int fresh_since(struct msnap *first, struct msnap *last, const struct ana
         d->fresh_bytes = sat_add(d->fresh_bytes, a->size);
         d->fresh_count = sat_add(d->fresh_count, 1);
     }
-    d->fresh = calloc(t.n ? t.n : 1, sizeof *d->fresh);
+    d->fresh = xcalloc(t.n ? t.n : 1, sizeof *d->fresh);
     if (!d->fresh || mt_finish(&t)) {
         mt_free(&t);
         return -1;
@@ -164,7 +165,7 @@ int merge_build(struct msnap *m, size_t n, const struct analyze_opts *o,
                 struct merge_result *r)
 {
     memset(r, 0, sizeof *r);
-    r->snaps = calloc(n, sizeof *r->snaps);
+    r->snaps = xcalloc(n, sizeof *r->snaps);
     if (!r->snaps || mt_init(&r->t, n))
         goto fail;
     for (size_t i = 0; i < n; i++) {

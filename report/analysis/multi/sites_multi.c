@@ -6,6 +6,7 @@
 
 #include "util/sat.h"
 #include "util/sort.h"
+#include "util/xalloc.h"
 
 #define CMP(a, b) do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
 
@@ -86,9 +87,9 @@ int site_table_build(struct site_entry *e, size_t ne, size_t nsnaps, bool by_byt
         nrows += row;
         ncells += row || e[i - 1].snap != e[i].snap;
     }
-    t->row = calloc(nrows, sizeof *t->row);
-    t->cells = calloc(ncells, sizeof *t->cells);
-    t->scratch = calloc(2 * nsnaps, sizeof *t->scratch);
+    t->row = xcalloc(nrows, sizeof *t->row);
+    t->cells = xcalloc(ncells, sizeof *t->cells);
+    t->scratch = xcalloc(2 * nsnaps, sizeof *t->scratch);
     if (t->row == NULL || t->cells == NULL || t->scratch == NULL) {
         site_table_free(t);
         return -1;

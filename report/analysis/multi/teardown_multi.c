@@ -7,15 +7,16 @@
 #include "analysis/multi/multi.h"
 #include "util/sat.h"
 #include "snapshot_format.h"
+#include "util/xalloc.h"
 
 int torn_table_build(struct msnap *m, size_t n, bool merge, struct torn_table *t)
 {
     memset(t, 0, sizeof *t);
     t->nsnaps = n;
     t->s.nsnaps = n;
-    t->bytes = calloc(n, sizeof *t->bytes);
-    t->count = calloc(n, sizeof *t->count);
-    t->leaked_bytes = calloc(n, sizeof *t->leaked_bytes);
+    t->bytes = xcalloc(n, sizeof *t->bytes);
+    t->count = xcalloc(n, sizeof *t->count);
+    t->leaked_bytes = xcalloc(n, sizeof *t->leaked_bytes);
     if (t->bytes == NULL || t->count == NULL || t->leaked_bytes == NULL)
         goto fail;
     size_t ne = 0;
@@ -23,7 +24,7 @@ int torn_table_build(struct msnap *m, size_t n, bool merge, struct torn_table *t
         ne += m[i].s.nteardowns; /* at most 1,024 per snapshot (snap_read.c) */
     if (ne == 0)
         return 0;
-    struct site_entry *e = malloc(ne * sizeof *e);
+    struct site_entry *e = xmalloc(ne * sizeof *e);
     if (e == NULL)
         goto fail;
     ne = 0;

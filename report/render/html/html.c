@@ -40,6 +40,7 @@
 #include "model/reason.h"
 #include "render/report.h"
 #include "util/utf8.h"
+#include "util/xalloc.h"
 
 #define HT_POINTS 2000
 #define HF_DIV 3000
@@ -96,7 +97,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
     size_t nc = *cap ? *cap * 2 : 256;
     while (nc < need)
         nc *= 2;
-    void *q = realloc(*p, nc * elem);
+    void *q = xrealloc(*p, nc * elem);
     if (!q)
         return -1;
     *p = q;
@@ -121,8 +122,8 @@ static int32_t pseudo_local(struct hw *w, const char *name)
     for (size_t i = 0; i < w->nfr; i++)
         if (w->fr_list[i] < 0 && strcmp(w->pseudo[-w->fr_list[i] - 1], name) == 0)
             return (int32_t)i;
-    char **np = realloc(w->pseudo, (w->npseudo + 1) * sizeof *np);
-    char *copy = strdup(name);
+    char **np = xrealloc(w->pseudo, (w->npseudo + 1) * sizeof *np);
+    char *copy = xstrdup(name);
     if (np)
         w->pseudo = np;
     if (!np || !copy || grow((void **)&w->fr_list, &w->capfr, w->nfr + 1, sizeof *w->fr_list)) {
@@ -321,11 +322,11 @@ static void put_timeline(struct hw *w, const struct report_ctx *r)
     kv_u(w, "marks_total", h->nmarks);
 
     /* event index of each point of each device's series */
-    size_t **evi = calloc(h->ndev ? h->ndev : 1, sizeof *evi);
-    size_t *k = calloc(h->ndev ? h->ndev : 1, sizeof *k);
+    size_t **evi = xcalloc(h->ndev ? h->ndev : 1, sizeof *evi);
+    size_t *k = xcalloc(h->ndev ? h->ndev : 1, sizeof *k);
     bool ok = evi && k;
     for (size_t d = 0; ok && d < h->ndev; d++)
-        ok = (evi[d] = malloc((h->dev[d].n ? h->dev[d].n : 1) * sizeof **evi)) != NULL;
+        ok = (evi[d] = xmalloc((h->dev[d].n ? h->dev[d].n : 1) * sizeof **evi)) != NULL;
     size_t last_d = 0;
     for (size_t i = 0; ok && i < s->nevents; i++) {
         const struct snap_event *e = &s->events[i];
@@ -363,7 +364,7 @@ static void put_timeline(struct hw *w, const struct report_ctx *r)
         kv_b(w, "raw", raw);
         /* buckets: [first index, last index] ranges over the points */
         size_t nb = 0;
-        size_t *bfirst = malloc((raw ? hd->n : HT_POINTS) * sizeof *bfirst + 1);
+        size_t *bfirst = xmalloc((raw ? hd->n : HT_POINTS) * sizeof *bfirst + 1);
         if (!bfirst) {
             w->oom = true;
             json_end_obj(&w->j);
@@ -492,7 +493,7 @@ static uint64_t mix(uint64_t x)
 static int ft_rehash(struct ftree *t)
 {
     size_t ns = t->nslots ? t->nslots * 2 : 1024;
-    uint32_t *sl = calloc(ns, sizeof *sl);
+    uint32_t *sl = xcalloc(ns, sizeof *sl);
     if (!sl)
         return -1;
     free(t->slots);
@@ -572,7 +573,7 @@ static void ft_emit(struct hw *w, const struct ftree *t, uint32_t i, uint64_t mi
         if (t->n[c].value >= min)
             nall++;
     if (nall) {
-        all = nall <= 64 ? kids : malloc(nall * sizeof *all);
+        all = nall <= 64 ? kids : xmalloc(nall * sizeof *all);
         if (!all) {
             w->oom = true;
             json_end_arr(&w->j);
@@ -886,8 +887,8 @@ static void put_addrmap(struct hw *w, const struct report_ctx *r)
     const struct snapshot *s = r->s;
     json_key(&w->j, "addrmap");
     json_arr(&w->j);
-    struct kv *buf = malloc((s->nallocs ? s->nallocs : 1) * sizeof *buf);
-    struct cell *cells = calloc(HM_CELLS + 2 * HM_SMALL_GAP + 4, sizeof *cells);
+    struct kv *buf = xmalloc((s->nallocs ? s->nallocs : 1) * sizeof *buf);
+    struct cell *cells = xcalloc(HM_CELLS + 2 * HM_SMALL_GAP + 4, sizeof *cells);
     if (!buf || !cells) {
         w->oom = true;
         goto out;
@@ -1139,8 +1140,8 @@ int output_html(struct report_ctx *r, const struct html_multi *hm)
     FILE *f = r->out;
     struct hw w = {.r = r, .db = r->db};
     json_init_compact(&w.j, f);
-    w.cs_local = malloc((r->db->ncs ? r->db->ncs : 1) * sizeof *w.cs_local);
-    w.fr_local = malloc((r->db->nframes ? r->db->nframes : 1) * sizeof *w.fr_local);
+    w.cs_local = xmalloc((r->db->ncs ? r->db->ncs : 1) * sizeof *w.cs_local);
+    w.fr_local = xmalloc((r->db->nframes ? r->db->nframes : 1) * sizeof *w.fr_local);
     if (!w.cs_local || !w.fr_local) {
         free(w.cs_local);
         free(w.fr_local);

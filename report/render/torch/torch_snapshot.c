@@ -33,6 +33,7 @@
 #include "model/symbolize.h"
 #include "render/report.h"
 #include "util/utf8.h"
+#include "util/xalloc.h"
 
 /* ---- pickle opcodes (protocol 4; all also read by memory_viz's JS
  * unpickler) ---- */
@@ -338,12 +339,12 @@ int output_torch_snapshot(struct report_ctx *r)
     size_t cap = 16;
     while (cap < 2 * (s->nallocs + s->nevents) + 16)
         cap *= 2;
-    struct pset set = {calloc(cap, sizeof *set.key), calloc(cap, sizeof *set.size),
-                       calloc(cap, sizeof *set.dev), cap};
-    uint64_t *evsize = malloc((s->nevents ? s->nevents : 1) * sizeof *evsize);
-    uint8_t *keep = calloc(s->nevents ? s->nevents : 1, 1);
-    struct seg *segs = malloc((s->nallocs ? s->nallocs : 1) * sizeof *segs);
-    p.cs_memo = calloc(r->db->ncs ? r->db->ncs : 1, sizeof *p.cs_memo);
+    struct pset set = {xcalloc(cap, sizeof *set.key), xcalloc(cap, sizeof *set.size),
+                       xcalloc(cap, sizeof *set.dev), cap};
+    uint64_t *evsize = xmalloc((s->nevents ? s->nevents : 1) * sizeof *evsize);
+    uint8_t *keep = xcalloc(s->nevents ? s->nevents : 1, 1);
+    struct seg *segs = xmalloc((s->nallocs ? s->nallocs : 1) * sizeof *segs);
+    p.cs_memo = xcalloc(r->db->ncs ? r->db->ncs : 1, sizeof *p.cs_memo);
     uint64_t *live = NULL; /* per device: the bytes live at this point of the trace */
     int rc = -1;
     if (!set.key || !set.size || !set.dev || !evsize || !keep || !segs || !p.cs_memo)
@@ -411,7 +412,7 @@ int output_torch_snapshot(struct report_ctx *r)
      * each device had then start the running total that a 'snapshot' entry
      * reports (PyTorch records its active bytes there) */
     size_t before = 0;
-    live = calloc((size_t)maxdev + 1, sizeof *live);
+    live = xcalloc((size_t)maxdev + 1, sizeof *live);
     if (!live)
         goto out;
     for (size_t h = 0; h < set.cap; h++)
