@@ -8,7 +8,6 @@
 #include "snapshot_format.h"
 #include "render/report.h"
 
-/* output_json.c */
 
 void json_torn(struct report_ctx *r, struct json *j)
 {
