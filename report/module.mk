@@ -1,12 +1,12 @@
 # gpuleak-report, the reporter, and the test programs that exercise it.
 # Included from the top-level Makefile (paths are relative to the root).
 
-# Sources are found by folder: one folder per layer (report/LAYERS, lowest
-# first; report/README.md says what each may use), render/ with one folder
-# per output format.  Objects mirror the tree under $(BUILD)/obj/report/.
-REPORT_LAYERS = util model analysis analysis/multi render render/text render/json render/html \
-                render/folded render/torch cli
-REPORT_SRCS = $(sort $(foreach d,$(REPORT_LAYERS),$(wildcard report/$(d)/*.c)))
+# Sources are found by folder: every .c under report/, whatever its depth.
+# One folder per layer (report/LAYERS, lowest first; report/README.md says
+# what each may use), render/ with one folder per output format.  Objects
+# mirror the tree under $(BUILD)/obj/report/.
+report_rwildcard = $(foreach d,$(wildcard $(1:=/*)),$(call report_rwildcard,$d,$2) $(filter $(subst *,%,$2),$d))
+REPORT_SRCS = $(sort $(call report_rwildcard,report,*.c))
 REPORT_OBJS = $(REPORT_SRCS:%.c=$(BUILD)/obj/%.o)
 # Includes name the folder ("model/stackdb.h"); snapshot_format.h and
 # version.h come from common/.

@@ -3,8 +3,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "util/sat.h"
 #include "snapshot_format.h"
+#include "util/sat.h"
 #include "util/sort.h"
 #include "util/xalloc.h"
 

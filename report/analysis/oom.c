@@ -3,9 +3,9 @@
 #include <inttypes.h>
 
 #include "analysis/history.h"
-#include "util/sat.h"
-#include "snapshot_format.h"
 #include "model/stackdb.h"
+#include "snapshot_format.h"
+#include "util/sat.h"
 
 uint64_t oom_failed_count(const struct snapshot *s)
 {

@@ -3,11 +3,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "util/sat.h"
-#include "snapshot_format.h"
-#include "util/sort.h"
 #include "model/stackdb.h"
 #include "model/suppress.h"
+#include "snapshot_format.h"
+#include "util/sat.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 
 #define CMP(a, b) do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)

@@ -16,14 +16,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "render/report.h"
 #include "cli/run.h"
 #include "model/snap_read.h"
 #include "model/stackdb.h"
 #include "model/suppress.h"
+#include "render/report.h"
 
-#include "version.h"
 #include "util/xalloc.h"
+#include "version.h"
 
 static void usage(FILE *f)
 {

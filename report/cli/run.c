@@ -6,17 +6,17 @@
 
 #include "analysis/frag.h"
 #include "analysis/history.h"
-#include "render/html/html.h"
-#include "render/json/multi.h"
-#include "render/text/multi.h"
-#include "render/report.h"
+#include "analysis/teardown.h"
 #include "model/snap_read.h"
 #include "model/symbolize.h"
-#include "analysis/teardown.h"
-#include "render/torch/torch_snapshot.h"
 #include "render/folded/folded.h"
+#include "render/html/html.h"
+#include "render/json/multi.h"
 #include "render/json/output_json.h"
+#include "render/report.h"
+#include "render/text/multi.h"
 #include "render/text/output_text.h"
+#include "render/torch/torch_snapshot.h"
 #include "util/xalloc.h"
 
 static bool want_color(const struct cli *c, FILE *out)

@@ -10,8 +10,8 @@
  * call instruction) to get the line of the call, not the line after it. */
 #include "model/symbolize.h"
 
-#include "util/xalloc.h"
 #include "util/sort.h"
+#include "util/xalloc.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

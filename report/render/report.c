@@ -1,6 +1,7 @@
 /* Warnings that head the report.  Every stack has been symbolized by then
  * (sview_init), so module problems are already known. */
 #include "render/report.h"
+
 #include "analysis/analyze.h"
 #include "analysis/frag.h"
 #include "analysis/history.h"

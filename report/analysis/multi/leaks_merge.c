@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #include "analysis/multi/multi.h"
-#include "util/sat.h"
 #include "snapshot_format.h"
+#include "util/sat.h"
 #include "util/sort.h"
 #include "util/xalloc.h"
 

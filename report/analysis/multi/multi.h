@@ -13,8 +13,8 @@
 #include "analysis/multi/diff_devices.h"
 #include "analysis/multi/leaks_merge.h"
 #include "analysis/multi/mtable.h"
-#include "model/stackdb.h"
 #include "analysis/multi/teardown_multi.h"
+#include "model/stackdb.h"
 
 struct msnap {
     const char *path;

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "analysis/multi/multi.h"
-#include "util/sat.h"
 #include "snapshot_format.h"
+#include "util/sat.h"
 #include "util/xalloc.h"
 
 int torn_table_build(struct msnap *m, size_t n, bool merge, struct torn_table *t)

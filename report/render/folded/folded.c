@@ -7,10 +7,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "render/text/textout.h"
-#include "render/folded/folded.h"
 #include "analysis/analyze.h"
 #include "model/stackdb.h"
+#include "render/folded/folded.h"
+#include "render/text/textout.h"
 
 /* A frame name without the characters the format uses as separators. */
 static void put_name(FILE *f, const struct sym_frame *fr)

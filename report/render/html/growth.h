@@ -2,8 +2,8 @@
 #ifndef GPULEAK_RENDER_HTML_GROWTH_H
 #define GPULEAK_RENDER_HTML_GROWTH_H
 
-#include "render/html/hw.h"
 #include "render/html/html.h"
+#include "render/html/hw.h"
 
 struct report_ctx;
 

@@ -5,11 +5,11 @@
 
 #include "analysis/bad_free_block.h"
 #include "analysis/bad_frees.h"
-#include "render/json/common.h"
-#include "snapshot_format.h"
 #include "model/stackdb.h"
-#include "util/sat.h"
+#include "render/json/common.h"
 #include "render/report.h"
+#include "snapshot_format.h"
+#include "util/sat.h"
 
 void json_bad_frees(struct report_ctx *r, struct json *j)
 {

@@ -2,8 +2,8 @@
 #include "render/json/bad_frees_multi.h"
 
 #include "render/json/common.h"
-#include "snapshot_format.h"
 #include "render/report.h"
+#include "snapshot_format.h"
 
 void json_frees_multi(struct report_ctx *r, struct json *j, const struct free_table *t)
 {

@@ -3,8 +3,8 @@
 
 #include "analysis/multi/cells.h"
 #include "render/json/common.h"
-#include "snapshot_format.h"
 #include "render/report.h"
+#include "snapshot_format.h"
 
 static void json_sites(struct report_ctx *r, struct json *j, const struct call_sites *c)
 {

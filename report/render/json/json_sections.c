@@ -3,7 +3,6 @@
  * several million lines pretty-printed. */
 #include "render/report.h"
 
-#include "render/json/json.h"
 #include "analysis/analyze.h"
 #include "analysis/frag.h"
 #include "analysis/history.h"
@@ -11,8 +10,9 @@
 #include "model/stackdb.h"
 #include "model/suppress.h"
 #include "model/symbolize.h"
-#include "render/json/json_sections.h"
 #include "render/json/common.h"
+#include "render/json/json.h"
+#include "render/json/json_sections.h"
 
 static const char *mark_type(uint16_t t)
 {

@@ -2,8 +2,8 @@
 #include "render/json/leaks_merge.h"
 
 #include "render/json/common.h"
-#include "snapshot_format.h"
 #include "render/report.h"
+#include "snapshot_format.h"
 
 void json_leaks_merge(struct report_ctx *r, struct json *j, const struct msnap *m, size_t n,
                       const struct mtable *t, const struct leak_sites *l)

@@ -12,9 +12,9 @@
 #include "render/json/diff_devices.h"
 #include "render/json/leaks_merge.h"
 #include "render/json/teardown_multi.h"
+#include "render/report.h"
 #include "snapshot_format.h"
 #include "util/sat.h"
-#include "render/report.h"
 
 static void json_snaps(struct json *j, struct msnap *m, size_t n)
 {

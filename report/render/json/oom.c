@@ -5,8 +5,8 @@
 #include "analysis/oom.h"
 #include "model/stackdb.h"
 #include "render/json/common.h"
-#include "snapshot_format.h"
 #include "render/report.h"
+#include "snapshot_format.h"
 
 void json_oom(struct report_ctx *r, struct json *j)
 {

@@ -2,21 +2,21 @@
  * (fields may be added within a schema_version, never renamed or retyped). */
 #include "render/report.h"
 
-#include "render/json/json.h"
 #include "analysis/analyze.h"
 #include "analysis/frag.h"
 #include "analysis/history.h"
+#include "model/reason.h"
 #include "model/snap_read.h"
 #include "model/stackdb.h"
 #include "model/suppress.h"
 #include "model/symbolize.h"
-#include "model/reason.h"
-#include "render/json/output_json.h"
-#include "render/json/json_sections.h"
-#include "render/json/common.h"
 #include "render/json/bad_frees.h"
 #include "render/json/calls.h"
+#include "render/json/common.h"
+#include "render/json/json.h"
+#include "render/json/json_sections.h"
 #include "render/json/oom.h"
+#include "render/json/output_json.h"
 #include "render/json/teardown.h"
 
 #define SCHEMA_VERSION 2

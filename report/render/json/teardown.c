@@ -5,8 +5,8 @@
 #include "model/stackdb.h"
 #include "model/suppress.h"
 #include "render/json/common.h"
-#include "snapshot_format.h"
 #include "render/report.h"
+#include "snapshot_format.h"
 
 
 void json_torn(struct report_ctx *r, struct json *j)

@@ -2,8 +2,8 @@
 #include "render/json/teardown_multi.h"
 
 #include "render/json/common.h"
-#include "snapshot_format.h"
 #include "render/report.h"
+#include "snapshot_format.h"
 
 void json_torn_multi(struct report_ctx *r, struct json *j, const struct torn_table *t)
 {

@@ -6,12 +6,12 @@
 
 #include "analysis/bad_free_block.h"
 #include "analysis/bad_frees.h"
+#include "model/stackdb.h"
+#include "render/report.h"
 #include "render/text/textout.h"
 #include "snapshot_format.h"
 #include "util/fmt.h"
-#include "model/stackdb.h"
 #include "util/sat.h"
-#include "render/report.h"
 
 void text_bad_frees_summary(struct report_ctx *r)
 {

@@ -3,11 +3,11 @@
 
 #include <inttypes.h>
 
+#include "render/report.h"
 #include "render/text/sites_multi.h"
 #include "render/text/textout.h"
 #include "snapshot_format.h"
 #include "util/sat.h"
-#include "render/report.h"
 
 static bool any(const struct free_table *t)
 {

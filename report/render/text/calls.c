@@ -4,11 +4,11 @@
 #include <inttypes.h>
 
 #include "analysis/multi/cells.h"
+#include "render/report.h"
 #include "render/text/textout.h"
 #include "snapshot_format.h"
 #include "util/fmt.h"
 #include "util/sat.h"
-#include "render/report.h"
 
 /* m: merge's snapshots, for each site's line of ranks; NULL otherwise. */
 static void text_sites(struct report_ctx *r, const struct call_sites *c, size_t top, struct msnap *m)

@@ -3,8 +3,8 @@
 
 #include <inttypes.h>
 
-#include "render/text/textout.h"
 #include "render/report.h"
+#include "render/text/textout.h"
 
 static void put_steps(FILE *f, const uint64_t *v, const bool *present, size_t n)
 {

@@ -3,9 +3,9 @@
 
 #include <inttypes.h>
 
+#include "render/report.h"
 #include "render/text/textout.h"
 #include "snapshot_format.h"
-#include "render/report.h"
 
 void put_absent_ranks(FILE *f, const struct msnap *m, size_t n, const struct mrow *row)
 {

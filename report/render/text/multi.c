@@ -7,6 +7,7 @@
 #include "analysis/calls.h"
 #include "analysis/oom.h"
 #include "model/reason.h"
+#include "render/report.h"
 #include "render/text/bad_frees_multi.h"
 #include "render/text/calls.h"
 #include "render/text/diff_devices.h"
@@ -16,7 +17,6 @@
 #include "render/text/textout.h"
 #include "snapshot_format.h"
 #include "util/sat.h"
-#include "render/report.h"
 
 static void put_snaps(struct report_ctx *r, struct msnap *m, size_t n)
 {

@@ -6,9 +6,9 @@
 #include "analysis/history.h"
 #include "analysis/oom.h"
 #include "model/stackdb.h"
+#include "render/report.h"
 #include "render/text/textout.h"
 #include "snapshot_format.h"
-#include "render/report.h"
 
 #define OOM_SHOWN 3 /* the most recent ones in the text */
 

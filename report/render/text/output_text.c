@@ -10,22 +10,22 @@
 #include <string.h>
 #include <time.h>
 
-#include "render/text/textout.h"
 #include "analysis/analyze.h"
 #include "analysis/frag.h"
 #include "analysis/history.h"
+#include "model/reason.h"
 #include "model/snap_read.h"
 #include "model/stackdb.h"
 #include "model/suppress.h"
 #include "model/symbolize.h"
-#include "model/reason.h"
-#include "util/fmt.h"
-#include "render/text/output_text.h"
-#include "render/text/text_sections.h"
 #include "render/text/bad_frees.h"
 #include "render/text/calls.h"
 #include "render/text/oom.h"
+#include "render/text/output_text.h"
 #include "render/text/teardown.h"
+#include "render/text/text_sections.h"
+#include "render/text/textout.h"
+#include "util/fmt.h"
 
 /* One argv word, single-quoted when the shell would need it. */
 static void put_word(FILE *f, const struct snap_str *w)

@@ -3,8 +3,8 @@
 
 #include <inttypes.h>
 
-#include "util/fmt.h"
 #include "render/text/textout.h"
+#include "util/fmt.h"
 
 void put_series(FILE *f, const uint64_t *v, size_t n, bool commas)
 {

@@ -6,10 +6,10 @@
 #include "analysis/teardown.h"
 #include "model/stackdb.h"
 #include "model/suppress.h"
+#include "render/report.h"
 #include "render/text/textout.h"
 #include "snapshot_format.h"
 #include "util/sat.h"
-#include "render/report.h"
 
 void put_torn_site(struct report_ctx *r, unsigned kind, int32_t device, unsigned api, unsigned teardown)
 {

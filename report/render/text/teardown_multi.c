@@ -3,12 +3,12 @@
 
 #include <inttypes.h>
 
+#include "render/report.h"
 #include "render/text/sites_multi.h"
 #include "render/text/teardown.h"
 #include "render/text/textout.h"
 #include "snapshot_format.h"
 #include "util/sat.h"
-#include "render/report.h"
 
 static uint64_t count_change(const uint64_t *count, size_t n)
 {

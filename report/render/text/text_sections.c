@@ -8,7 +8,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "render/text/textout.h"
 #include "analysis/analyze.h"
 #include "analysis/frag.h"
 #include "analysis/history.h"
@@ -17,6 +16,7 @@
 #include "model/suppress.h"
 #include "model/symbolize.h"
 #include "render/text/text_sections.h"
+#include "render/text/textout.h"
 #include "util/fmt.h"
 
 #define CHART_W 64

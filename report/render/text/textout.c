@@ -5,10 +5,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "render/json/json.h"
 #include "model/stackdb.h"
-#include "util/fmt.h"
+#include "render/json/json.h"
 #include "render/report.h"
+#include "util/fmt.h"
 #include "util/utf8.h"
 
 static const char *const codes[] = {

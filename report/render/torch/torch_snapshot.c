@@ -22,8 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/json/json.h"
-#include "util/sort.h"
 #include "analysis/analyze.h"
 #include "analysis/frag.h"
 #include "analysis/history.h"
@@ -31,7 +29,9 @@
 #include "model/stackdb.h"
 #include "model/suppress.h"
 #include "model/symbolize.h"
+#include "render/json/json.h"
 #include "render/report.h"
+#include "util/sort.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
