@@ -62,7 +62,14 @@ $(BUILD)/tests/snapfuzz: $(BUILD)/obj/tests/report/snapfuzz.o $(BUILD)/obj/repor
 	@mkdir -p $(@D)
 	$(CC) $(SNAPGEN_CFLAGS) $^ -o $@
 
--include $(REPORT_OBJS:.o=.d) $(SNAPGEN_OBJS:.o=.d) $(BUILD)/obj/tests/report/snapfuzz.d
+# Unit test of the one JSON writer: links its own layer and the one below.
+all: $(BUILD)/tests/report_json_unit
+$(BUILD)/tests/report_json_unit: $(BUILD)/obj/tests/report/json_writer.o \
+		$(BUILD)/obj/report/render/json/json.o $(BUILD)/obj/report/util/utf8.o
+	@mkdir -p $(@D)
+	$(CC) $(SNAPGEN_CFLAGS) $^ -o $@
+
+-include $(REPORT_OBJS:.o=.d) $(BUILD)/obj/tests/report/json_writer.d $(SNAPGEN_OBJS:.o=.d) $(BUILD)/obj/tests/report/snapfuzz.d
 
 # make bench-report: the reporter's speed on a 1M-allocation / 20k-stack /
 # 1M-event snapshot (scripts/bench-report.sh prints wall time and max RSS);

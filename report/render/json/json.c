@@ -211,8 +211,11 @@ void json_bool_inline(struct json *j, const bool *v, size_t n)
 {
     sep(j);
     fputc_unlocked('[', j->f);
-    for (size_t i = 0; i < n; i++)
-        fputs((i ? (v[i] ? ", true" : ", false") : (v[i] ? "true" : "false")) + (i && j->compact), j->f);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputs(j->compact ? "," : ", ", j->f);
+        fputs(v[i] ? "true" : "false", j->f);
+    }
     fputc_unlocked(']', j->f);
 }
 
