@@ -9,13 +9,13 @@
 #                        $(FUZZ_BUILD) and runs each for FUZZ_SECONDS
 #                        (scripts/fuzz.sh; crashes land in $(FUZZ_BUILD)/crashes)
 #   make fuzz-build      only builds them
-FUZZ_TARGETS = snap supp env outname report
+FUZZ_TARGETS = snap supp env outname report live
 FUZZ_BUILD ?= build-fuzz
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-              $(CPPFLAGS_COMMON) $(CUDA_INC) -Iinterpose
+              $(CPPFLAGS_COMMON) $(CUDA_INC) -Iinterpose -Ireport
 
 # What each harness links: the parser's own sources, nothing else.
 FUZZ_SRCS_snap = report/snap_read.c
@@ -24,13 +24,14 @@ FUZZ_SRCS_env = interpose/config.c interpose/log.c interpose/outfile.c
 FUZZ_SRCS_outname = interpose/config.c interpose/log.c interpose/outfile.c
 # the reporter behind its command line: everything but main.c
 FUZZ_SRCS_report = $(filter-out report/main.c,$(REPORT_SRCS))
+FUZZ_SRCS_live = tools/top/live_read.c
 FUZZ_LIBS_report = $(REPORT_LIBS)
 
 fuzz_objs = $(addprefix $(BUILD)/obj/,$(FUZZ_SRCS_$(1):.c=.o))
 FUZZ_REPLAY = $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/replay_%)
 all: $(FUZZ_REPLAY)
 
-FUZZ_HCFLAGS = $(BASE_CFLAGS) $(CPPFLAGS_COMMON) $(CUDA_INC) -Iinterpose
+FUZZ_HCFLAGS = $(BASE_CFLAGS) $(CPPFLAGS_COMMON) $(CUDA_INC) -Iinterpose -Ireport
 # -MMD: a harness includes the reporter's and the interposer's headers, whose
 # structs it shares; a stale object would disagree with them about layouts.
 $(BUILD)/obj/tests/fuzz/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h | $(BUILD)/.cuda-ok
