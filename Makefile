@@ -110,6 +110,7 @@ install: all
 	install -m 0755 $(BUILD)/bin/gpuleak $(DESTDIR)$(PREFIX)/bin/gpuleak
 	install -d $(DESTDIR)$(PREFIX)/libexec/gpuleak
 	install -m 0755 $(BUILD)/libexec/gpuleak/gpuleak-tgkill $(DESTDIR)$(PREFIX)/libexec/gpuleak/gpuleak-tgkill
+	install -m 0755 $(BUILD)/libexec/gpuleak/gpuleak-top $(DESTDIR)$(PREFIX)/libexec/gpuleak/gpuleak-top
 	install -m 0644 interpose/gpuleak.h $(DESTDIR)$(PREFIX)/include/gpuleak.h
 	install -d $(DESTDIR)$(PREFIX)/lib/python
 	install -m 0644 tools/gpuleak_memory.py $(DESTDIR)$(PREFIX)/lib/python/gpuleak_memory.py

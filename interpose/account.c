@@ -389,6 +389,37 @@ void gl_acct_copy(struct gl_state_copy *out, size_t peaks_room)
     out->npeaks = p;
 }
 
+void gl_acct_live_copy(struct gl_live_copy *out, size_t room)
+{
+    for (int i = 0; i <= GL_MAX_DEVICES; i++) {
+        struct device *d = &devices[i];
+        if (!d->used)
+            continue;
+        struct gl_device_copy *c = &out->devices[out->ndevices++];
+        c->device = i - 1;
+        c->live_bytes = d->live_bytes;
+        c->live_count = d->live_count;
+        c->peak_bytes = d->peak_bytes;
+        c->peak_seq = d->peak_seq;
+        c->peak_time_ns = d->peak_time_ns;
+        c->alloc_count = d->alloc_count;
+        c->free_count = d->free_count;
+        c->alloc_bytes_total = d->alloc_bytes_total;
+        c->failed_count = d->failed_count;
+        c->unknown_free_count = d->unknown_free_count;
+        for (struct site *s = d->sites; s != NULL; s = s->hh.next) {
+            if (s->live_bytes == 0 && s->live_count == 0)
+                continue;
+            if (out->nsites == room) {
+                out->sites_truncated = true;
+                break;
+            }
+            out->sites[out->nsites++] = (struct gl_live_site){
+                .stack = s->stack, .device = i - 1, .bytes = s->live_bytes, .count = s->live_count};
+        }
+    }
+}
+
 void gl_acct_postfork_child(void)
 {
     /* Only this thread exists now; the parent's device memory is not ours. */

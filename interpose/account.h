@@ -87,6 +87,9 @@ void gl_acct_revoke_all(void);
 /* Inside the exclusive section, after gl_acct_revoke_all. */
 size_t gl_acct_site_count(void);
 void gl_acct_copy(struct gl_state_copy *out, size_t peaks_room);
+/* Device totals and the sites with live bytes, at most `room` (in the
+ * exclusive section, after gl_acct_revoke_all, as gl_acct_copy). */
+void gl_acct_live_copy(struct gl_live_copy *out, size_t room);
 
 /* fork child: every device starts empty. */
 void gl_acct_postfork_child(void);

@@ -23,6 +23,7 @@
 #include "history.h"
 #include "internal.h"
 #include "ipc.h"
+#include "live.h"
 #include "log.h"
 #include "modules.h"
 #include "outfile.h"
@@ -187,6 +188,7 @@ __attribute__((destructor)) static void gl_on_unload(void)
     if (atomic_load(&active))
         gl_trigger_check_signal();
     gl_final_snapshot(GL_REASON_EXIT);
+    gl_live_remove();
 }
 
 /* ---- public API (gpuleak.h) -------------------------------------------- */

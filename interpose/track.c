@@ -323,6 +323,10 @@ void gl_track_unknown_free(int32_t device)
     gl_lane_leave(lane);
 }
 
+/* The last out-of-memory errors, for the live view (gl_track_live_copy). */
+static struct gl_live_oom oom_ring[GL_LIVE_OOMS];
+static _Atomic uint64_t oom_next;
+
 void gl_track_failed(const struct gl_oom_info *oom, struct gl_stack *stack)
 {
     struct gl_event e = {
@@ -333,6 +337,11 @@ void gl_track_failed(const struct gl_oom_info *oom, struct gl_stack *stack)
     struct gl_lane *lane = gl_lane_enter();
     gl_acct_failed(oom->device);
     gl_history_add(&e);
+    /* For the live view: inside the lane, so a reader in the exclusive
+     * section sees whole entries. */
+    uint64_t n = atomic_fetch_add_explicit(&oom_next, 1, memory_order_relaxed);
+    oom_ring[n % GL_LIVE_OOMS] = (struct gl_live_oom){
+        .time_ns = e.time_ns, .size = oom->size, .device = oom->device, .stack = stack};
     gl_lane_leave(lane);
 }
 
@@ -423,6 +432,28 @@ static void touch_pages(void *p, size_t n)
         c[i] = 0;
     if (n > 0)
         c[n - 1] = 0;
+}
+
+bool gl_track_live_copy(struct gl_live_copy *out)
+{
+    memset(out, 0, sizeof *out);
+    gl_exclusive_enter();
+    gl_acct_revoke_all();
+    /* A few KB once a second: allocated in the section, where the count
+     * is exact. */
+    size_t room = gl_acct_site_count();
+    out->sites = malloc((room ? room : 1) * sizeof *out->sites);
+    if (out->sites == NULL) {
+        gl_exclusive_leave();
+        return false;
+    }
+    gl_acct_live_copy(out, room);
+    uint64_t n = atomic_load_explicit(&oom_next, memory_order_relaxed);
+    out->oom_total = n;
+    for (uint64_t i = n > GL_LIVE_OOMS ? n - GL_LIVE_OOMS : 0; i < n; i++)
+        out->ooms[out->nooms++] = oom_ring[i % GL_LIVE_OOMS];
+    gl_exclusive_leave();
+    return true;
 }
 
 bool gl_track_copy(struct gl_state_copy *out)
@@ -546,6 +577,7 @@ void gl_track_postfork_child(void)
         pthread_mutex_init(&sh->lock, NULL);
     }
     gl_acct_postfork_child();
+    atomic_store(&oom_next, 0);
     cached_tid = 0;
     gl_stacks_reinit_lock();
     gl_history_postfork_child(atomic_load(&next_seq));

@@ -146,6 +146,36 @@ struct gl_state_copy {
 bool gl_track_copy(struct gl_state_copy *out);
 void gl_state_copy_free(struct gl_state_copy *c);
 
+/* The live view's figures (live.c), far cheaper than gl_track_copy: every
+ * device's totals, the live bytes of each (device, stack) site, and the last
+ * out-of-memory errors.  No allocation or history is copied. */
+struct gl_live_site {
+    const struct gl_stack *stack; /* NULL: no stack captured */
+    int32_t device;
+    uint64_t bytes, count;
+};
+
+#define GL_LIVE_OOMS 8
+struct gl_live_oom {
+    uint64_t time_ns, size;
+    int32_t device;
+    const struct gl_stack *stack;
+};
+
+struct gl_live_copy {
+    struct gl_device_copy devices[GL_MAX_DEVICES + 1];
+    size_t ndevices;
+    struct gl_live_site *sites; /* those with live bytes */
+    size_t nsites;
+    bool sites_truncated;       /* more sites than room */
+    struct gl_live_oom ooms[GL_LIVE_OOMS]; /* oldest first */
+    size_t nooms;
+    uint64_t oom_total;
+};
+
+/* Fills *out (sites malloc'd: free them); false if memory ran out. */
+bool gl_track_live_copy(struct gl_live_copy *out);
+
 /* fork: the parent holds every lock across fork(); the child then drops the
  * parent's records (the child owns no device memory) and starts afresh. */
 void gl_track_prefork(void);

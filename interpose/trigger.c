@@ -13,6 +13,7 @@
 #include "internal.h"
 #include "log.h"
 #include "outfile.h"
+#include "live.h"
 #include "periodic.h"
 #include "snapshot.h"
 #include "snapshot_format.h"
@@ -168,6 +169,9 @@ static void *writer_main(void *arg)
          * takes it over, and `gpuleak snapshot` would then wait in vain.
          * And when a periodic snapshot is due. */
         uint64_t wait_ms = gl_periodic_wait_ms();
+        uint64_t live_ms = gl_live_wait_ms();
+        if (live_ms < wait_ms)
+            wait_ms = live_ms;
         if (wait_ms > SIGNAL_CHECK_MS)
             wait_ms = SIGNAL_CHECK_MS;
         struct timespec deadline;
@@ -177,6 +181,8 @@ static void *writer_main(void *arg)
                 continue;
             if (gl_periodic_wait_ms() == 0)
                 gl_periodic_run();
+            if (gl_live_wait_ms() == 0)
+                gl_live_run();
             gl_trigger_check_signal();
             continue;
         }
@@ -238,6 +244,7 @@ void gl_trigger_start(void)
     sem_init(&wakeup, 0, 0);
     sem_init(&job_done, 0, 0);
     gl_periodic_configure();
+    gl_live_configure();
     start_writer();
     if (atomic_load(&writer_running))
         install_fatal_handlers();
@@ -306,6 +313,7 @@ void gl_trigger_postfork_child(void)
     sem_init(&wakeup, 0, 0);
     sem_init(&job_done, 0, 0);
     gl_periodic_postfork_child();
+    gl_live_postfork_child();
 }
 
 void gl_trigger_check(void)

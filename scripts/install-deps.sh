@@ -20,6 +20,7 @@ pkgs=(
     util-linux       # setpriv, unshare (hostile-environment tests)
     python3-numba    # numba.cuda as a real driver-API client (tests/t_numba.sh); for Debian's /usr/bin/python3
     python3-pytest   # the pytest plugin (tests/t_pytest_plugin.sh); for Debian's /usr/bin/python3
+    tmux             # the live view under a terminal (tests/t_live_top.sh)
     man-db           # man -l on the installed man pages (tests/t_packaging.sh)
     pkg-config       # gpuleak.pc (tests/t_packaging.sh)
 )

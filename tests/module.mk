@@ -272,3 +272,10 @@ TEST_PROGS += $(TPROG_DIR)/process_end
 all: $(TEST_PROGS)
 $(TPROG_DIR)/process_end: tests/programs/process_end.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -pthread)
+
+# A long job driven from stdin, for the live view and the metrics file
+# (tests/t_live_top.sh).
+TEST_PROGS += $(TPROG_DIR)/live_job
+all: $(TEST_PROGS)
+$(TPROG_DIR)/live_job: tests/programs/live_job.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))

@@ -3,7 +3,7 @@
 # the plain compiler (and so under the sanitizers in their phases): see
 # tests/fuzz/ and docs/reliability.md.
 source "$ROOT/tests/lib.sh"
-for t in snap supp env outname report; do
+for t in snap supp env outname report live; do
     bin=$TPROG/fuzz/replay_$t
     [ -x "$bin" ] || fail "$bin not built"
     dirs=("$ROOT/tests/fuzz/corpus/$t")

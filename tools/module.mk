@@ -20,3 +20,17 @@ all: $(BUILD)/lib/python/gpuleak_memory.py $(BUILD)/lib/python/pytest_gpuleak.py
 $(BUILD)/lib/python/%.py: tools/%.py
 	@mkdir -p $(@D)
 	install -m 0644 $< $@
+
+# gpuleak-top, the live view (`gpuleak top PID`): reads the live file
+# libgpuleak keeps (interpose/live.c) and symbolizes with the reporter's
+# symbolizer.  A helper of the launcher, so it lives in libexec.
+TOP_OBJS = $(BUILD)/obj/tools/top/gpuleak_top.o $(BUILD)/obj/tools/top/live_read.o $(BUILD)/obj/report/model/symbolize.o \
+           $(BUILD)/obj/report/model/fold.o $(BUILD)/obj/report/util/xalloc.o $(BUILD)/obj/report/model/snap_read.o
+all: $(BUILD)/libexec/gpuleak/gpuleak-top
+$(BUILD)/obj/tools/top/%.o: tools/top/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(REPORT_CPPFLAGS) -MMD -MP -c $< -o $@
+-include $(BUILD)/obj/tools/top/gpuleak_top.d $(BUILD)/obj/tools/top/live_read.d
+$(BUILD)/libexec/gpuleak/gpuleak-top: $(TOP_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $^ -o $@ $(REPORT_LIBS)

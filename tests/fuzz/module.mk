@@ -9,7 +9,7 @@
 #                        $(FUZZ_BUILD) and runs each for FUZZ_SECONDS
 #                        (scripts/fuzz.sh; crashes land in $(FUZZ_BUILD)/crashes)
 #   make fuzz-build      only builds them
-FUZZ_TARGETS = snap supp env outname report
+FUZZ_TARGETS = snap supp env outname report live
 FUZZ_BUILD ?= build-fuzz
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
@@ -24,6 +24,7 @@ FUZZ_SRCS_env = interpose/config.c interpose/log.c interpose/outfile.c
 FUZZ_SRCS_outname = interpose/config.c interpose/log.c interpose/outfile.c
 # the reporter behind its command line: everything but cli/main.c
 FUZZ_SRCS_report = $(filter-out report/cli/main.c,$(REPORT_SRCS))
+FUZZ_SRCS_live = tools/top/live_read.c
 FUZZ_LIBS_report = $(REPORT_LIBS)
 
 fuzz_objs = $(addprefix $(BUILD)/obj/,$(FUZZ_SRCS_$(1):.c=.o))

@@ -1,0 +1,281 @@
+#include "live_read.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void live_free(struct live *l)
+{
+    for (size_t i = 0; i < l->nmods; i++)
+        free(l->mods[i].path.s);
+    free(l->mods);
+    free(l->sites);
+    free(l->stacks);
+    memset(l, 0, sizeof *l);
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+/* Room for one more element in *arr (n used of *cap), doubling; the new
+ * element zeroed. */
+static bool room(void **arr, size_t *cap, size_t n, size_t size)
+{
+    if (n == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        void *more = realloc(*arr, c * size);
+        if (more == NULL)
+            return false;
+        *arr = more;
+        *cap = c;
+    }
+    memset((char *)*arr + n * size, 0, size);
+    return true;
+}
+
+static bool u64(const char *s, int base, uint64_t *out)
+{
+    if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, base);
+    if (errno != 0 || *end != '\0')
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool dev_num(const char *s, int *out)
+{
+    uint64_t v;
+    if (s != NULL && s[0] == '-' && strcmp(s, "-1") == 0) {
+        *out = -1;
+        return true;
+    }
+    if (!u64(s, 10, &v) || v > 1024)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+/* Reads at most MAX_FILE bytes of path; NULL with *why set on failure. */
+char *live_slurp(const char *path, size_t *len, const char **why)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        *why = strerror(errno);
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        *why = "not a regular file";
+        return NULL;
+    }
+    char *buf = malloc(MAX_FILE + 1);
+    size_t n = 0;
+    while (buf != NULL && n < MAX_FILE) {
+        ssize_t r = read(fd, buf + n, MAX_FILE - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (buf == NULL) {
+        *why = "out of memory";
+        return NULL;
+    }
+    if (n == MAX_FILE) {
+        free(buf);
+        *why = "larger than 16 MiB";
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+#define MAX_TOKENS (MAX_DEPTH + 4)
+
+/* Parses the live file's text.  false with *why (a static or into whybuf)
+ * on anything malformed. */
+bool live_parse(char *text, size_t len, struct live *l, char *whybuf, size_t whysize, const char **why)
+{
+    memset(l, 0, sizeof *l);
+    l->pid = -1;
+    if (memchr(text, '\0', len) != NULL) {
+        *why = "not a gpuleak live file (binary data)";
+        return false;
+    }
+    size_t sites_cap = 0, stacks_cap = 0, mods_cap = 0;
+    bool header = false, end = false;
+    unsigned lineno = 0;
+    for (char *line = text, *next; line != NULL && *line != '\0' && !end; line = next) {
+        lineno++;
+        next = strchr(line, '\n');
+        if (next == NULL) {
+            *why = "truncated (no end line)";
+            return false;
+        }
+        *next++ = '\0';
+        /* modules keep their path, the rest of the line, whole */
+        if (strncmp(line, "module ", 7) == 0) {
+            if (l->nmods == MAX_MODULES) {
+                *why = "more than 4096 modules";
+                return false;
+            }
+            if (!room((void **)&l->mods, &mods_cap, l->nmods, sizeof *l->mods)) {
+                *why = "out of memory";
+                return false;
+            }
+            char *f[4];
+            char *p = line + 7;
+            for (int i = 0; i < 4; i++) {
+                f[i] = p;
+                p = strchr(p, ' ');
+                if (p == NULL)
+                    goto bad;
+                *p++ = '\0';
+            }
+            struct snap_module *m = &l->mods[l->nmods];
+            if (!u64(f[0], 16, &m->start) || !u64(f[1], 16, &m->end) || !u64(f[2], 16, &m->load_bias) ||
+                m->end < m->start)
+                goto bad;
+            if (strcmp(f[3], "-") != 0) {
+                size_t hex = strlen(f[3]);
+                if (hex % 2 || hex / 2 > GL_SNAP_MAX_BUILD_ID)
+                    goto bad;
+                for (size_t i = 0; i < hex / 2; i++) {
+                    unsigned v;
+                    if (sscanf(f[3] + 2 * i, "%2x", &v) != 1)
+                        goto bad;
+                    m->build_id[i] = (uint8_t)v;
+                }
+                m->build_id_len = (uint32_t)(hex / 2);
+            }
+            m->path.s = strdup(p);
+            if (m->path.s == NULL) {
+                *why = "out of memory";
+                return false;
+            }
+            m->path.len = (uint32_t)strlen(p);
+            l->nmods++;
+            continue;
+        }
+        char *tok[MAX_TOKENS];
+        int n = 0;
+        for (char *save = NULL, *t = strtok_r(line, " ", &save); t != NULL; t = strtok_r(NULL, " ", &save)) {
+            if (n == MAX_TOKENS)
+                goto bad;
+            tok[n++] = t;
+        }
+        if (n == 0)
+            goto bad;
+        if (!header) {
+            if (n != 2 || strcmp(tok[0], "gpuleak-live") != 0) {
+                *why = "not a gpuleak live file";
+                return false;
+            }
+            if (strcmp(tok[1], "1") != 0) {
+                snprintf(whybuf, whysize, "live file version %.20s: this gpuleak-top reads version 1", tok[1]);
+                *why = whybuf;
+                return false;
+            }
+            header = true;
+            continue;
+        }
+        uint64_t v;
+        if (!strcmp(tok[0], "end") && n == 1) {
+            end = true;
+        } else if (!strcmp(tok[0], "pid") && n == 2) {
+            if (!u64(tok[1], 10, &v) || v == 0 || v > INT_MAX)
+                goto bad;
+            l->pid = (int)v;
+        } else if (!strcmp(tok[0], "time_ns") && n == 2) {
+            if (!u64(tok[1], 10, &l->time_ns))
+                goto bad;
+        } else if (!strcmp(tok[0], "uptime_ns") && n == 2) {
+            if (!u64(tok[1], 10, &l->uptime_ns))
+                goto bad;
+        } else if (!strcmp(tok[0], "oom_total") && n == 2) {
+            if (!u64(tok[1], 10, &l->oom_total))
+                goto bad;
+        } else if (!strcmp(tok[0], "sites_left_out") && n == 2) {
+            if (!u64(tok[1], 10, &l->left_out))
+                goto bad;
+        } else if (!strcmp(tok[0], "device") && n == 16) {
+            if (l->ndevs == MAX_DEVICES)
+                goto bad;
+            struct live_dev *d = &l->devs[l->ndevs];
+            static const char *const keys[] = {"live_bytes", "live_count", "peak_bytes", "peak_time_ns",
+                                               "alloc_count", "free_count", "failed_count"};
+            uint64_t *vals[] = {&d->live, &d->count, &d->peak, &d->peak_ns, &d->allocs, &d->frees, &d->failed};
+            if (!dev_num(tok[1], &d->device))
+                goto bad;
+            for (int i = 0; i < 7; i++)
+                if (strcmp(tok[2 + 2 * i], keys[i]) != 0 || !u64(tok[3 + 2 * i], 10, vals[i]))
+                    goto bad;
+            l->ndevs++;
+        } else if (!strcmp(tok[0], "site") && n == 5) {
+            if (l->nsites == MAX_SITES)
+                goto bad;
+            if (!room((void **)&l->sites, &sites_cap, l->nsites, sizeof *l->sites)) {
+                *why = "out of memory";
+                return false;
+            }
+            struct live_site *s = &l->sites[l->nsites];
+            if (!u64(tok[1], 10, &v) || v > UINT32_MAX || !dev_num(tok[2], &s->device) ||
+                !u64(tok[3], 10, &s->bytes) || !u64(tok[4], 10, &s->count))
+                goto bad;
+            s->stack = (uint32_t)v;
+            l->nsites++;
+        } else if (!strcmp(tok[0], "oom") && n == 5) {
+            struct live_oom o;
+            if (!u64(tok[1], 10, &o.at_ns) || !dev_num(tok[2], &o.device) || !u64(tok[3], 10, &o.size) ||
+                !u64(tok[4], 10, &v) || v > UINT32_MAX)
+                goto bad;
+            o.stack = (uint32_t)v;
+            if (l->nooms == MAX_OOMS)
+                goto bad;
+            l->ooms[l->nooms++] = o;
+        } else if (!strcmp(tok[0], "stack") && n >= 2) {
+            if (n - 2 > MAX_DEPTH || l->nstacks == MAX_STACKS)
+                goto bad;
+            if (!room((void **)&l->stacks, &stacks_cap, l->nstacks, sizeof *l->stacks)) {
+                *why = "out of memory";
+                return false;
+            }
+            struct live_stack *st = &l->stacks[l->nstacks];
+            if (!u64(tok[1], 10, &v) || v == 0 || v > UINT32_MAX)
+                goto bad;
+            st->id = (uint32_t)v;
+            st->depth = (uint32_t)(n - 2);
+            for (int i = 2; i < n; i++)
+                if (!u64(tok[i], 16, &st->pcs[i - 2]))
+                    goto bad;
+            l->nstacks++;
+        }
+        /* other keys: written by a newer library; skipped */
+    }
+    if (!header) {
+        *why = "empty";
+        return false;
+    }
+    if (!end) {
+        *why = "truncated (no end line)";
+        return false;
+    }
+    return true;
+bad:
+    snprintf(whybuf, whysize, "malformed line %u", lineno);
+    *why = whybuf;
+    return false;
+}
+
