@@ -1,5 +1,6 @@
 #include "trigger.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -156,6 +157,19 @@ static void writer_sync_signal_mask(void)
 
 bool gl_trigger_on_writer(void) { return on_writer; }
 
+/* What this thread did not find with dlsym (a driver function outside the
+ * global scope, looked up before the object search) leaves glibc's
+ * per-thread dlerror result allocated until the thread's next dl call.  A
+ * child forked meanwhile has no writer thread, so the result is memory
+ * nothing points to (LeakSanitizer reported it in t_fork).  The writer is
+ * ours: no caller of dlerror() to keep it for.  Asked twice: the first
+ * delivers the message, the second frees it. */
+static void drop_dlerror(void)
+{
+    dlerror();
+    dlerror();
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -163,6 +177,7 @@ static void *writer_main(void *arg)
     gl_hook_depth = 1; /* CUDA calls made from here are never recorded */
     gl_outfile_pin_cwd();
     for (;;) {
+        drop_dlerror();
         writer_sync_signal_mask();
         /* Wake up now and then to check that the snapshot signal is still
          * ours: a program that installs its own handler later silently
@@ -197,6 +212,7 @@ static void *writer_main(void *arg)
         void (*job)(void) = atomic_exchange(&job_pending, NULL);
         if (job != NULL) {
             job();
+            drop_dlerror(); /* before the caller, who may fork next, goes on */
             sem_post(&job_done);
         }
         if (atomic_exchange(&signal_pending, false))
