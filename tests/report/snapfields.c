@@ -5,7 +5,8 @@
  * bytes.
  *
  *   snapfields layout           one line per field: PART FIELD OFFSET FORMAT
- *                               (FORMAT as Python's struct: H I Q i 8s)
+ *                               (FORMAT as Python's struct: H I Q i 8s),
+ *                               and per part: PART :size SIZE -
  *   snapfields doc PART         the markdown table of PART's fields
  *   snapfields records          the markdown table of record types
  *   snapfields set IN OUT RECORD ENTRY FIELD VALUE
@@ -89,12 +90,14 @@ static const char *pyfmt(const struct field *f)
 
 static int cmd_layout(void)
 {
-    for (size_t i = 0; i < nparts; i++)
+    for (size_t i = 0; i < nparts; i++) {
+        printf("%s :size %zu -\n", parts[i].name, parts[i].size);
         for (size_t k = 0; k < parts[i].nfields; k++) {
             const struct field *f = &parts[i].fields[k];
             if (!f->reserved)
                 printf("%s %s %zu %s\n", parts[i].name, f->name, f->offset, pyfmt(f));
         }
+    }
     return 0;
 }
 
