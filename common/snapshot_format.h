@@ -48,8 +48,9 @@ enum gl_record_type {
     GL_REC_END = 0xffffffffu, /* last record; nothing may follow it */
 };
 
-/* PROCESS payload: GL_FIELDS_PROCESS, then GL_TAIL_PROCESS (host, exe,
- * argv), where str = u32 length + that many bytes (no terminator). */
+/* Each payload below: its fixed fields (GL_FIELDS_<RECORD>), then its
+ * variable tail (GL_TAIL_<RECORD>), both in snapshot_fields.h, where
+ * str = u32 length + that many bytes (no terminator). */
 #define GL_PROCESS_FIXED_SIZE 56u
 enum gl_snap_reason {
     GL_REASON_EXIT = 0,
@@ -61,12 +62,11 @@ enum gl_snap_reason {
 };
 #define GL_SNAP_F_FINAL 0x1u /* written at process exit */
 
-/* MODULE payload: GL_FIELDS_MODULE, then the build-id bytes and the path.
- * Frames are attributed to the module whose
- * [start,end) contains them; file offsets are pc - load_bias. */
+/* MODULE: frames are attributed to the module whose [start,end) contains
+ * them; file offsets are pc - load_bias. */
 #define GL_MODULE_FIXED_SIZE 28u
 
-/* STACK payload: GL_FIELDS_STACK, then depth x u64 pc.  pc[0] is the innermost
+/* STACK: pc[0] is the innermost
  * frame: the return address into the function that called the intercepted
  * API.  Every pc is a return address (a call precedes it): symbolize pc-1.
  * Stack id 0 means "no stack captured"; a STACK record never uses id 0. */
@@ -74,8 +74,7 @@ enum gl_snap_reason {
 
 /* A pc whose top 32 bits are all ones is no code address (user space ends
  * far below): it stands for the interned Python frame whose id is the low 32
- * bits.  PYFRAME payload: GL_FIELDS_PYFRAME, then str file, str function (the
- * qualified name). */
+ * bits (PYFRAME). */
 #define GL_PYFRAME_TAG 0xffffffff00000000ull
 #define GL_PYFRAME_FIXED_SIZE 8u
 static inline int gl_pc_is_pyframe(uint64_t pc) { return (pc & GL_PYFRAME_TAG) == GL_PYFRAME_TAG; }
@@ -91,8 +90,8 @@ static inline int gl_pc_is_pyframe(uint64_t pc) { return (pc & GL_PYFRAME_TAG) =
  * moment its peak_bytes was reached. */
 #define GL_PEAK_ENTRY_SIZE 24u
 
-/* EVENTS entry: ptr is the label id for ANNOTATION events; mem_free/mem_total are the
- * driver's view at an OOM event (0 when unknown or for other events); a
+/* EVENTS entry: ptr is the label id for ANNOTATION events; mem_free and
+ * mem_total are the driver's view at an OOM event (0 when unknown or for other events); a
  * FREE event's mem_free is the free's own stack id (GPULEAK_FREE_STACKS;
  * 0 when not recorded) -- its stack_id is the allocation's;
  * size is the requested size for OOM, the snapshot index for SNAPSHOT. */
@@ -117,12 +116,10 @@ enum gl_event_type {
 #define GL_VMM_ENTRY_SIZE 32u
 enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
 
-/* LABEL payload: GL_FIELDS_LABEL, then str label.  An ANNOTATION event's ptr field holds
- * the id of its label. */
+/* LABEL: an ANNOTATION event's ptr field holds the id of its label. */
 #define GL_LABEL_FIXED_SIZE 4u
 
-/* ENV payload: GL_FIELDS_ENV (the count), count x str "NAME=value": the
- * variables that change how allocators behave (PYTORCH_NO_CUDA_MEMORY_CACHING,
+/* ENV: the variables that change how allocators behave (PYTORCH_NO_CUDA_MEMORY_CACHING,
  * PYTORCH_CUDA_ALLOC_CONF, ...), as they were at the process's first tracked
  * allocation (when allocators read their configuration), or when tracking
  * started if nothing was allocated, so the reporter can tell a cache from a
