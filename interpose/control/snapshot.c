@@ -25,6 +25,7 @@
 #include "cuda/pools.h"
 #include "cuda/vmm.h"
 #include "snapshot_format.h"
+#include "snapshot_codec.h"
 #include "state/bad_free.h"
 #include "state/teardown.h"
 #include "state/track.h"
@@ -106,9 +107,18 @@ static void w_bytes(struct writer *w, const void *p, size_t n)
 
 /* x86-64 and aarch64 Linux are little-endian; the format is too. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "snapshot writer assumes little-endian");
-static void w_u16(struct writer *w, uint16_t v) { w_bytes(w, &v, 2); }
 static void w_u32(struct writer *w, uint32_t v) { w_bytes(w, &v, 4); }
 static void w_u64(struct writer *w, uint64_t v) { w_bytes(w, &v, 8); }
+
+/* One fixed-size part (a record's fixed fields, an array entry), encoded
+ * from its field list in snapshot_fields.h: no offset is written here. */
+#define W_PART(w, part, ...)                                                   \
+    do {                                                                       \
+        uint8_t part_[sizeof(struct gl_wire_##part##_layout)];                 \
+        gl_wire_##part##_encode(part_, &(const struct gl_wire_##part){__VA_ARGS__}); \
+        w_bytes((w), part_, sizeof part_);                                     \
+    } while (0)
+
 static void w_str(struct writer *w, const char *s, size_t n)
 {
     if (n > GL_SNAP_MAX_STRING)
@@ -119,9 +129,7 @@ static void w_str(struct writer *w, const char *s, size_t n)
 
 static void w_record(struct writer *w, uint32_t type, uint32_t count, uint64_t length)
 {
-    w_u32(w, type);
-    w_u32(w, count);
-    w_u64(w, length);
+    W_PART(w, record_header, .type = type, .count = count, .length = length);
     w->records++;
 }
 
@@ -156,18 +164,11 @@ static void write_process(struct writer *w, uint32_t reason, uint32_t flags, uin
         arg += n + 1;
     }
     w_record(w, GL_REC_PROCESS, 1, len);
-    w_u32(w, (uint32_t)getpid());
-    w_u32(w, (uint32_t)getppid());
-    w_u32(w, gl_rank());
-    w_u32(w, reason);
     w->index = index;
-    w->index_at[0] = w->offset;
-    w_u64(w, index);
-    w_u64(w, gl_start_unix_ns);
-    w_u64(w, snap_unix);
-    w_u64(w, snap_mono);
-    w_u32(w, flags);
-    w_u32(w, (uint32_t)gl_config.depth);
+    w->index_at[0] = w->offset + GL_WIRE_OFF(process, index);
+    W_PART(w, process, .pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(), .rank = gl_rank(),
+           .reason = reason, .index = index, .start_unix_ns = gl_start_unix_ns, .snapshot_unix_ns = snap_unix,
+           .snapshot_mono_ns = snap_mono, .flags = flags, .depth_limit = (uint32_t)gl_config.depth);
     w_str(w, host, hostlen);
     w_str(w, exe_path, exelen);
     w_u32(w, (uint32_t)argc);
@@ -183,7 +184,7 @@ static void write_env(struct writer *w)
 {
     const struct gl_env_set *env = gl_env_current();
     size_t count = 0;
-    uint64_t len = 4;
+    uint64_t len = GL_ENV_FIXED_SIZE;
     for (size_t i = 0; i < env->count; i++) {
         if (!env->present[i])
             continue;
@@ -193,7 +194,7 @@ static void write_env(struct writer *w)
     if (count == 0)
         return;
     w_record(w, GL_REC_ENV, 1, len);
-    w_u32(w, (uint32_t)count);
+    W_PART(w, env, .count = (uint32_t)count);
     for (size_t i = 0; i < env->count; i++) {
         if (!env->present[i])
             continue;
@@ -213,10 +214,8 @@ static void write_modules(struct writer *w, const struct gl_module_list *mods)
         if (plen > GL_SNAP_MAX_STRING)
             plen = GL_SNAP_MAX_STRING;
         w_record(w, GL_REC_MODULE, 1, GL_MODULE_FIXED_SIZE + m->build_id_len + 4 + plen);
-        w_u64(w, m->bias);
-        w_u64(w, m->start);
-        w_u64(w, m->end);
-        w_u32(w, m->build_id_len);
+        W_PART(w, module, .load_bias = m->bias, .start = m->start, .end = m->end,
+               .build_id_len = m->build_id_len);
         w_bytes(w, m->build_id, m->build_id_len);
         w_str(w, m->path, plen);
     }
@@ -227,8 +226,7 @@ static void write_stacks(struct writer *w, const struct gl_state_copy *c)
     uint32_t left = c->nstacks;
     for (const struct gl_stack *s = c->stacks; s != NULL && left > 0; s = s->older, left--) {
         w_record(w, GL_REC_STACK, 1, GL_STACK_FIXED_SIZE + (uint64_t)s->depth * 8);
-        w_u32(w, s->id);
-        w_u32(w, s->depth);
+        W_PART(w, stack, .id = s->id, .depth = s->depth);
         for (uint32_t i = 0; i < s->depth; i++)
             w_u64(w, s->pcs[i]);
     }
@@ -253,12 +251,10 @@ static void write_calls(struct writer *w, const struct gl_state_copy *c)
          * seen again; one first counted in between takes a slot, and n
          * keeps the record at the size its header says. */
         n--;
-        w_u32(w, s->id);
-        w_u16(w, atomic_load_explicit(&s->api, memory_order_relaxed));
-        w_u16(w, atomic_load_explicit(&s->kind, memory_order_relaxed));
-        w_u64(w, allocs);
-        w_u64(w, atomic_load_explicit(&s->frees, memory_order_relaxed));
-        w_u64(w, atomic_load_explicit(&s->bytes, memory_order_relaxed));
+        W_PART(w, calls, .stack_id = s->id, .api = atomic_load_explicit(&s->api, memory_order_relaxed),
+               .kind = atomic_load_explicit(&s->kind, memory_order_relaxed), .allocs = allocs,
+               .frees = atomic_load_explicit(&s->frees, memory_order_relaxed),
+               .bytes = atomic_load_explicit(&s->bytes, memory_order_relaxed));
     }
 }
 
@@ -287,16 +283,10 @@ static void write_allocs(struct writer *w, const struct gl_state_copy *c, const 
         w_record(w, GL_REC_ALLOCS, (uint32_t)n, (uint64_t)n * GL_ALLOC_ENTRY_SIZE);
         for (size_t i = base; i < base + n; i++) {
             const struct gl_alloc_copy *a = &c->allocs[i];
-            w_u64(w, a->ptr);
-            w_u64(w, a->kind == GL_KIND_MEMPOOL ? pool_reserve(a->ptr, pools, npools) : a->size);
-            w_u64(w, a->seq);
-            w_u64(w, a->time_ns);
-            w_u64(w, a->stream);
-            w_u32(w, a->stack_id);
-            w_u32(w, (uint32_t)a->device);
-            w_u16(w, a->kind);
-            w_u16(w, a->api);
-            w_u32(w, a->tid);
+            W_PART(w, allocs, .ptr = a->ptr,
+                   .size = a->kind == GL_KIND_MEMPOOL ? pool_reserve(a->ptr, pools, npools) : a->size,
+                   .seq = a->seq, .time_ns = a->time_ns, .stream = a->stream, .stack_id = a->stack_id,
+                   .device = a->device, .kind = a->kind, .api = a->api, .tid = a->tid);
         }
     }
 }
@@ -307,26 +297,18 @@ static void write_devices(struct writer *w, const struct gl_state_copy *c, const
     w_record(w, GL_REC_DEVICES, (uint32_t)c->ndevices, (uint64_t)c->ndevices * GL_DEVICE_ENTRY_SIZE);
     for (size_t i = 0; i < c->ndevices; i++) {
         const struct gl_device_copy *d = &c->devices[i];
-        w_u32(w, (uint32_t)d->device);
-        w_u32(w, 0);
-        w_u64(w, d->live_bytes);
-        w_u64(w, d->live_count);
-        w_u64(w, d->peak_bytes);
-        w_u64(w, d->peak_seq);
-        w_u64(w, d->peak_time_ns);
-        w_u64(w, d->alloc_count);
-        w_u64(w, d->free_count);
-        w_u64(w, d->alloc_bytes_total);
-        w_u64(w, d->failed_count);
-        w_u64(w, d->unknown_free_count);
         /* The driver's view is only known when the caller queried it on a
          * thread with the device's context (see docs/snapshot-format.md). */
         const struct gl_mem_view *v = mem != NULL && mem->device == d->device ? mem : NULL;
         for (size_t k = 0; v == NULL && k < nviews; k++)
             if (views[k].device == d->device)
                 v = &views[k];
-        w_u64(w, v ? v->mem_free : 0);
-        w_u64(w, v ? v->mem_total : 0);
+        W_PART(w, devices, .device = d->device, .live_bytes = d->live_bytes, .live_count = d->live_count,
+               .peak_bytes = d->peak_bytes, .peak_seq = d->peak_seq, .peak_time_ns = d->peak_time_ns,
+               .alloc_count = d->alloc_count, .free_count = d->free_count,
+               .alloc_bytes_total = d->alloc_bytes_total, .failed_count = d->failed_count,
+               .unknown_free_count = d->unknown_free_count, .mem_free = v ? v->mem_free : 0,
+               .mem_total = v ? v->mem_total : 0);
     }
 }
 
@@ -335,10 +317,7 @@ static void write_peaks(struct writer *w, const struct gl_state_copy *c)
     w_record(w, GL_REC_PEAK, (uint32_t)c->npeaks, (uint64_t)c->npeaks * GL_PEAK_ENTRY_SIZE);
     for (size_t i = 0; i < c->npeaks; i++) {
         const struct gl_peak_copy *p = &c->peaks[i];
-        w_u32(w, (uint32_t)p->device);
-        w_u32(w, p->stack_id);
-        w_u64(w, p->bytes);
-        w_u64(w, p->count);
+        W_PART(w, peak, .device = p->device, .stack_id = p->stack_id, .bytes = p->bytes, .count = p->count);
     }
 }
 
@@ -355,21 +334,13 @@ static void write_events(struct writer *w, const struct gl_state_copy *c)
             const struct gl_event *e = &c->events[i];
             bool oom = e->type == GL_EV_OOM; /* ptr and mem_free share a field */
             bool freed = e->type == GL_EV_FREE;
-            w_u64(w, e->seq);
-            w_u64(w, e->time_ns);
-            w_u64(w, oom ? 0 : e->ptr);
             if (e->type == GL_EV_SNAPSHOT && e->size == w->index)
-                w->index_at[1] = w->offset;
-            w_u64(w, e->size);
-            w_u64(w, e->stream);
-            w_u32(w, e->stack_id);
-            w_u32(w, (uint32_t)e->device);
-            w_u16(w, e->type);
-            w_u16(w, e->kind);
-            w_u16(w, e->api);
-            w_u16(w, 0);
-            w_u64(w, oom ? e->mem_free : freed ? e->free_stack_id : 0);
-            w_u64(w, oom ? e->mem_total : 0);
+                w->index_at[1] = w->offset + GL_WIRE_OFF(events, size);
+            W_PART(w, events, .seq = e->seq, .time_ns = e->time_ns, .ptr = oom ? 0 : e->ptr, .size = e->size,
+                   .stream = e->stream, .stack_id = e->stack_id, .device = e->device, .type = e->type,
+                   .kind = e->kind, .api = e->api,
+                   .mem_free = oom ? e->mem_free : freed ? e->free_stack_id : 0,
+                   .mem_total = oom ? e->mem_total : 0);
         }
     }
     /* The text of every annotation still in the history. */
@@ -379,7 +350,7 @@ static void write_events(struct writer *w, const struct gl_state_copy *c)
         char label[512];
         size_t len = gl_label_get((uint32_t)c->events[i].ptr, label, sizeof label);
         w_record(w, GL_REC_LABEL, 1, GL_LABEL_FIXED_SIZE + 4 + len);
-        w_u32(w, (uint32_t)c->events[i].ptr);
+        W_PART(w, label, .id = (uint32_t)c->events[i].ptr);
         w_str(w, label, len);
     }
 }
@@ -389,8 +360,7 @@ static void write_pyframe(uint32_t id, uint32_t line, const char *file, size_t f
 {
     struct writer *w = arg;
     w_record(w, GL_REC_PYFRAME, 1, GL_PYFRAME_FIXED_SIZE + 4 + file_len + 4 + func_len);
-    w_u32(w, id);
-    w_u32(w, line);
+    W_PART(w, pyframe, .id = id, .line = line);
     w_str(w, file, file_len);
     w_str(w, func, func_len);
 }
@@ -401,13 +371,8 @@ static void write_pools(struct writer *w, const struct gl_pool_info *p, size_t n
         return;
     w_record(w, GL_REC_POOLS, (uint32_t)n, (uint64_t)n * GL_POOL_ENTRY_SIZE);
     for (size_t i = 0; i < n; i++) {
-        w_u64(w, p[i].pool);
-        w_u32(w, (uint32_t)p[i].device);
-        w_u32(w, 0);
-        w_u64(w, p[i].reserved);
-        w_u64(w, p[i].used);
-        w_u64(w, p[i].reserved_high);
-        w_u64(w, p[i].used_high);
+        W_PART(w, pools, .handle = p[i].pool, .device = p[i].device, .reserved = p[i].reserved,
+               .used = p[i].used, .reserved_high = p[i].reserved_high, .used_high = p[i].used_high);
     }
 }
 
@@ -419,12 +384,8 @@ static void write_vmm(struct writer *w)
         return;
     w_record(w, GL_REC_VMM, (uint32_t)n, (uint64_t)n * GL_VMM_ENTRY_SIZE);
     for (size_t i = 0; i < n; i++) {
-        w_u64(w, r[i].va);
-        w_u64(w, r[i].size);
-        w_u64(w, r[i].handle);
-        w_u16(w, r[i].type);
-        w_u16(w, 0);
-        w_u32(w, (uint32_t)r[i].device);
+        W_PART(w, vmm, .va = r[i].va, .size = r[i].size, .handle = r[i].handle, .type = r[i].type,
+               .device = r[i].device);
     }
     free(r);
 }
@@ -436,15 +397,9 @@ static void write_teardowns(struct writer *w, const struct gl_teardown *t, size_
         return;
     w_record(w, GL_REC_TEARDOWN, (uint32_t)n, (uint64_t)n * GL_TEARDOWN_ENTRY_SIZE);
     for (size_t i = 0; i < n; i++) {
-        w_u64(w, t[i].bytes);
-        w_u64(w, t[i].count);
-        w_u64(w, t[i].time_ns);
-        w_u32(w, t[i].stack_id);
-        w_u32(w, (uint32_t)t[i].device);
-        w_u16(w, t[i].kind);
-        w_u16(w, t[i].api);
-        w_u16(w, t[i].teardown);
-        w_u16(w, 0);
+        W_PART(w, teardown, .bytes = t[i].bytes, .count = t[i].count, .time_ns = t[i].time_ns,
+               .stack_id = t[i].stack_id, .device = t[i].device, .kind = t[i].kind, .api = t[i].api,
+               .teardown = t[i].teardown);
     }
 }
 
@@ -455,14 +410,9 @@ static void write_bad_frees(struct writer *w, const struct gl_bad_free *b, size_
         return;
     w_record(w, GL_REC_BAD_FREES, (uint32_t)n, (uint64_t)n * GL_BAD_FREE_ENTRY_SIZE);
     for (size_t i = 0; i < n; i++) {
-        w_u64(w, b[i].ptr);
-        w_u64(w, b[i].count);
-        w_u64(w, b[i].time_ns);
-        w_u32(w, b[i].stack_id);
-        w_u32(w, (uint32_t)b[i].device);
-        w_u16(w, b[i].api);
-        w_u16(w, b[i].rejected ? GL_BAD_FREE_F_REJECTED : 0);
-        w_u32(w, 0);
+        W_PART(w, bad_frees, .ptr = b[i].ptr, .count = b[i].count, .time_ns = b[i].time_ns,
+               .stack_id = b[i].stack_id, .device = b[i].device, .api = b[i].api,
+               .flags = b[i].rejected ? GL_BAD_FREE_F_REJECTED : 0);
     }
 }
 
@@ -671,9 +621,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
     } else {
         memset(w, 0, offsetof(struct writer, buf));
         w->fd = of.fd;
-        w_bytes(w, GL_SNAP_MAGIC, GL_SNAP_MAGIC_LEN);
-        w_u32(w, GL_SNAP_VERSION);
-        w_u32(w, 0);
+        W_PART(w, file_header, .magic = GL_SNAP_MAGIC, .version = GL_SNAP_VERSION, .flags = 0);
         write_process(w, reason, flags, index, snap_unix, snap_mono);
         write_env(w);
         write_modules(w, &mods);
@@ -691,8 +639,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         uint64_t end_offset = w->offset;
         uint64_t records = w->records;
         w_record(w, GL_REC_END, 1, GL_END_SIZE);
-        w_u64(w, records);
-        w_u64(w, end_offset);
+        W_PART(w, end, .records = records, .offset = end_offset);
         w_flush(w);
         if (w->err) {
             errno = w->err;

@@ -46,7 +46,7 @@ $(BUILD)/tests/fuzz/replay_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/test
 	$(CC) $(BASE_CFLAGS) $^ -o $@ $(FUZZ_LIBS_$*)
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $$(FUZZ_SRCS_$$*) $(wildcard report/*.h interpose/*/*.h) \
-		common/snapshot_format.h | $(BUILD)/.cuda-ok
+		$(wildcard common/*.h) | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@ $(FUZZ_LIBS_$*)
 
