@@ -1,11 +1,14 @@
 /* gpuleak snapshot file format, version 1: the one contract between the
- * interposer (writer) and the reporter (reader).  docs/snapshot-format.md is
- * the prose description of the same thing; keep the two in step.
+ * interposer (writer) and the reporter (reader): record types, sizes, bounds
+ * and enums.  The fields of each part, in file order, are listed once in
+ * snapshot_fields.h; snapshot_codec.h encodes and decodes them, and the field
+ * tables of docs/snapshot-format.md are generated from them
+ * (scripts/format-doc.py), so no offset is written out by hand anywhere.
  *
- * Everything is little-endian and byte-packed.  Readers must decode fields
- * with memcpy at the offsets below (never cast a pointer into the buffer), and
- * must accept entries larger than the size they know (newer writers append
- * fields at the end of an entry; older readers ignore the tail).
+ * Everything is little-endian and byte-packed.  Readers decode fields with
+ * memcpy (never cast a pointer into the buffer), and must accept entries
+ * larger than the size they know (newer writers append fields at the end of
+ * an entry; older readers ignore the tail).
  */
 #ifndef GPULEAK_SNAPSHOT_FORMAT_H
 #define GPULEAK_SNAPSHOT_FORMAT_H
@@ -15,8 +18,8 @@
 #define GL_SNAP_MAGIC "GPULEAK\x1a"   /* 8 bytes, no terminator in the file */
 #define GL_SNAP_MAGIC_LEN 8
 #define GL_SNAP_VERSION 1u
-#define GL_SNAP_FILE_HEADER_SIZE 16u  /* magic[8] u32 version u32 flags(0) */
-#define GL_SNAP_RECORD_HEADER_SIZE 16u /* u32 type u32 count u64 length */
+#define GL_SNAP_FILE_HEADER_SIZE 16u   /* GL_FIELDS_FILE_HEADER */
+#define GL_SNAP_RECORD_HEADER_SIZE 16u /* GL_FIELDS_RECORD_HEADER */
 
 /* Upper bounds a reader enforces so a hostile file cannot make it allocate
  * without limit.  Writers never exceed them. */
@@ -45,13 +48,9 @@ enum gl_record_type {
     GL_REC_END = 0xffffffffu, /* last record; nothing may follow it */
 };
 
-/* PROCESS payload:
- *   u32 pid, u32 ppid, u32 rank, u32 reason (enum gl_snap_reason),
- *   u64 snapshot_index (the %n of the file name), u64 start_unix_ns,
- *   u64 snapshot_unix_ns, u64 snapshot_mono_ns (ns since tracking started),
- *   u32 flags (GL_SNAP_F_*), u32 depth_limit,
- *   str host, str exe, u32 argc, argc x str argv
- * where str = u32 length + that many bytes (no terminator). */
+/* Each payload below: its fixed fields (GL_FIELDS_<RECORD>), then its
+ * variable tail (GL_TAIL_<RECORD>), both in snapshot_fields.h, where
+ * str = u32 length + that many bytes (no terminator). */
 #define GL_PROCESS_FIXED_SIZE 56u
 enum gl_snap_reason {
     GL_REASON_EXIT = 0,
@@ -63,13 +62,11 @@ enum gl_snap_reason {
 };
 #define GL_SNAP_F_FINAL 0x1u /* written at process exit */
 
-/* MODULE payload: u64 load_bias (dlpi_addr), u64 start, u64 end (lowest and
- * highest address of its PT_LOAD segments, bias applied), u32 build_id_len,
- * build_id bytes, str path.  Frames are attributed to the module whose
- * [start,end) contains them; file offsets are pc - load_bias. */
+/* MODULE: frames are attributed to the module whose [start,end) contains
+ * them; file offsets are pc - load_bias. */
 #define GL_MODULE_FIXED_SIZE 28u
 
-/* STACK payload: u32 id, u32 depth, depth x u64 pc.  pc[0] is the innermost
+/* STACK: pc[0] is the innermost
  * frame: the return address into the function that called the intercepted
  * API.  Every pc is a return address (a call precedes it): symbolize pc-1.
  * Stack id 0 means "no stack captured"; a STACK record never uses id 0. */
@@ -77,39 +74,24 @@ enum gl_snap_reason {
 
 /* A pc whose top 32 bits are all ones is no code address (user space ends
  * far below): it stands for the interned Python frame whose id is the low 32
- * bits.  PYFRAME payload: u32 id, u32 line, str file, str function (the
- * qualified name). */
+ * bits (PYFRAME). */
 #define GL_PYFRAME_TAG 0xffffffff00000000ull
 #define GL_PYFRAME_FIXED_SIZE 8u
 static inline int gl_pc_is_pyframe(uint64_t pc) { return (pc & GL_PYFRAME_TAG) == GL_PYFRAME_TAG; }
 
-/* ALLOCS entry (56 bytes):
- *   0 u64 ptr        8 u64 size        16 u64 seq      24 u64 time_ns
- *  32 u64 stream    40 u32 stack_id    44 i32 device   48 u16 kind
- *  50 u16 api       52 u32 tid                                          */
+/* Array entries: the fields of each are GL_FIELDS_<RECORD> in
+ * snapshot_fields.h, which must add up to these sizes. */
 #define GL_ALLOC_ENTRY_SIZE 56u
 
-/* DEVICES entry (104 bytes):
- *   0 i32 device      4 u32 reserved(0)   8 u64 live_bytes  16 u64 live_count
- *  24 u64 peak_bytes 32 u64 peak_seq     40 u64 peak_time_ns
- *  48 u64 alloc_count 56 u64 free_count  64 u64 alloc_bytes_total
- *  72 u64 failed_count 80 u64 unknown_free_count
- *  88 u64 mem_free   96 u64 mem_total  (driver's view when the snapshot was
- *                                       taken; both 0 when unknown)
- * device -1 is the host (pinned and registered host memory). */
+/* DEVICES entry: device -1 is the host (pinned and registered host memory). */
 #define GL_DEVICE_ENTRY_SIZE 104u
 
-/* PEAK entry (24 bytes): i32 device, u32 stack_id, u64 bytes, u64 count:
- * the live memory of that device, grouped by stack, at the moment its
- * peak_bytes was reached. */
+/* PEAK entry: the live memory of that device, grouped by stack, at the
+ * moment its peak_bytes was reached. */
 #define GL_PEAK_ENTRY_SIZE 24u
 
-/* EVENTS entry (72 bytes):
- *   0 u64 seq  8 u64 time_ns  16 u64 ptr  24 u64 size  32 u64 stream
- *  40 u32 stack_id  44 i32 device  48 u16 type  50 u16 kind  52 u16 api
- *  54 u16 reserved  56 u64 mem_free  64 u64 mem_total
- * ptr is the label id for ANNOTATION events; mem_free/mem_total are the
- * driver's view at an OOM event (0 when unknown or for other events); a
+/* EVENTS entry: ptr is the label id for ANNOTATION events; mem_free and
+ * mem_total are the driver's view at an OOM event (0 when unknown or for other events); a
  * FREE event's mem_free is the free's own stack id (GPULEAK_FREE_STACKS;
  * 0 when not recorded) -- its stack_id is the allocation's;
  * size is the requested size for OOM, the snapshot index for SNAPSHOT. */
@@ -122,59 +104,47 @@ enum gl_event_type {
     GL_EV_ANNOTATION = 5,
 };
 
-/* POOLS entry (48 bytes): u64 pool handle, i32 device, u32 reserved(0),
- * u64 reserved_bytes, u64 used_bytes, u64 reserved_high, u64 used_high
- * (the pool's ReservedMemCurrent / UsedMemCurrent / ...High attributes). */
+/* POOLS entry: the pool's ReservedMemCurrent / UsedMemCurrent / ...High
+ * attributes. */
 #define GL_POOL_ENTRY_SIZE 48u
 /* The pool handle of an entry that is a device's graph memory pool (what
  * cuDeviceGetGraphMemAttribute tells: the same four figures). */
 #define GL_POOL_GRAPH_MEM 0xffffffffffffffffull
 
-/* VMM entry (32 bytes): u64 va, u64 size, u64 handle, u16 type
- * (GL_VMM_RESERVATION: handle 0; GL_VMM_MAPPING: va..va+size maps handle),
- * u16 reserved, i32 device (-1 when unknown). */
+/* VMM entry: GL_VMM_RESERVATION: handle 0; GL_VMM_MAPPING: va..va+size maps
+ * handle. */
 #define GL_VMM_ENTRY_SIZE 32u
 enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
 
-/* LABEL payload: u32 id, str label.  An ANNOTATION event's ptr field holds
- * the id of its label. */
+/* LABEL: an ANNOTATION event's ptr field holds the id of its label. */
 #define GL_LABEL_FIXED_SIZE 4u
 
-/* ENV payload: u32 count, count x str "NAME=value": the variables that
- * change how allocators behave (PYTORCH_NO_CUDA_MEMORY_CACHING,
- * PYTORCH_CUDA_ALLOC_CONF, ...), as they were when tracking started, so the
- * reporter can tell a cache from a leak.  At most once. */
+/* ENV: the variables that change how allocators behave (PYTORCH_NO_CUDA_MEMORY_CACHING,
+ * PYTORCH_CUDA_ALLOC_CONF, ...), as they were at the process's first tracked
+ * allocation (when allocators read their configuration), or when tracking
+ * started if nothing was allocated, so the reporter can tell a cache from a
+ * leak.  At most once. */
+#define GL_ENV_FIXED_SIZE 4u
 #define GL_ENV_MAX 64u
 
-/* BAD_FREES entry (40 bytes): one per (stack, API, outcome) of frees whose
- * address or handle had no live allocation -- a double free, a pointer
- * never allocated, or memory allocated where gpuleak could not see it:
- *   0 u64 ptr (the first such free's)   8 u64 count   16 u64 time_ns (first)
- *  24 u32 stack_id (of the free)        28 i32 device 32 u16 api (the free's)
- *  34 u16 flags (GL_BAD_FREE_F_*)      36 u32 reserved(0)
- * At most GL_BAD_FREE_MAX entries; later new sites are only counted in
+/* BAD_FREES entry: one per (stack, API, outcome) of frees whose address or
+ * handle had no live allocation -- a double free, a pointer never allocated,
+ * or memory allocated where gpuleak could not see it.  At most GL_BAD_FREE_MAX entries; later new sites are only counted in
  * DEVICES' unknown_free_count. */
 #define GL_BAD_FREE_ENTRY_SIZE 40u
 
-/* TEARDOWN entry (40 bytes): allocations the program never freed that a
+/* TEARDOWN entry: allocations the program never freed that a
  * context teardown released (cudaDeviceReset, cuDevicePrimaryCtxReset,
  * cuCtxDestroy, the last cuDevicePrimaryCtxRelease) -- what compute-sanitizer's leak check reports at
- * cudaDeviceReset.  One per (stack, kind, API, device, teardown call):
- *   0 u64 bytes   8 u64 count   16 u64 time_ns (the first such teardown)
- *  24 u32 stack_id (of the allocation)   28 i32 device
- *  32 u16 kind   34 u16 api (the allocation's)   36 u16 teardown (its API)
- *  38 u16 reserved(0)
+ * cudaDeviceReset.  One per (stack, kind, API, device, teardown call).
  * At most GL_TEARDOWN_MAX entries; later new groups are not kept. */
 #define GL_TEARDOWN_ENTRY_SIZE 40u
 #define GL_TEARDOWN_MAX 1024u
 #define GL_BAD_FREE_MAX 256u
 #define GL_BAD_FREE_F_REJECTED 0x1u /* CUDA refused the free too */
 
-/* CALLS entry (32 bytes): for one stack, every call that made memory with it
- * since tracking started, and the frees of that memory:
- *   0 u32 stack_id   4 u16 api (of the latest)   6 u16 kind (of the latest)
- *   8 u64 allocs    16 u64 frees    24 u64 bytes (made in all)
- * Only stacks with allocs > 0; at most one entry per stack. */
+/* CALLS entry: for one stack, every call that made memory with it since
+ * tracking started, and the frees of that memory.  Only stacks with allocs > 0; at most one entry per stack. */
 #define GL_CALLS_ENTRY_SIZE 32u
 
 /* Record multiplicity: PROCESS, DEVICES, PEAK, END once; MODULE, STACK,
@@ -183,8 +153,7 @@ enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
  * otherwise meaningful.  END's `records` counts every record before it,
  * unknown types included. */
 
-/* END payload: u64 records (number of records before END, PROCESS included),
- * u64 offset (file offset of the END record header). */
+/* END payload: GL_FIELDS_END. */
 #define GL_END_SIZE 16u
 
 /* What kind of memory an allocation is.  Reported separately. */

@@ -1,24 +1,32 @@
-# libgpuleak.so: the preloaded interposer.
-GL_SRCS := $(wildcard interpose/*.c)
-GL_ASM := $(wildcard interpose/*.S)
+# libgpuleak.so: the preloaded interposer.  Its sources sit in one folder per
+# layer (interpose/LAYERS, lowest first; interpose/README.md says what each
+# may use); every .c and .S in a layer folder is part of the library.
+GL_LAYERS := $(shell sed "s/\#.*//; /^[[:space:]]*header[[:space:]]/d" interpose/LAYERS)
+GL_SRCS := $(wildcard $(GL_LAYERS:%=interpose/%/*.c))
+GL_ASM := $(wildcard $(GL_LAYERS:%=interpose/%/*.S))
 GL_OBJS := $(GL_SRCS:interpose/%.c=$(BUILD)/obj/interpose/%.o) $(GL_ASM:interpose/%.S=$(BUILD)/obj/interpose/%.o)
 GL_LIB := $(BUILD)/lib/libgpuleak.so
 
 # Hidden by default: only hooks and the public API carry GL_EXPORT.
+# Includes name the layer folder ("state/track.h"), hence -Iinterpose.
 GL_CFLAGS = $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON)
 # No libcuda/libcudart here, ever: the real ones are found at run time.
 GL_LDLIBS = -lunwind -ldl -lpthread
 
 all: $(GL_LIB)
 
-$(BUILD)/obj/interpose/%.o: interpose/%.c $(wildcard interpose/*.h) common/snapshot_format.h | $(BUILD)/.cuda-ok
+# -MMD -MP: each object depends on the headers it really includes (the .d
+# files below), so touching one header rebuilds only its users.
+$(BUILD)/obj/interpose/%.o: interpose/%.c | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
-	$(CC) $(GL_CFLAGS) -c $< -o $@
+	$(CC) $(GL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/interpose/%.o: interpose/%.S
 	@mkdir -p $(@D)
-	$(CC) -c $< -o $@
+	$(CC) -MMD -MP -c $< -o $@
 
 $(GL_LIB): $(GL_OBJS)
 	@mkdir -p $(@D)
 	$(CC) -shared $(SAN_FLAGS) -Wl,-soname,libgpuleak.so -Wl,-z,defs -Wl,-z,now -o $@ $^ $(GL_LDLIBS)
+
+-include $(GL_OBJS:.o=.d)

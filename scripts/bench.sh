@@ -157,7 +157,7 @@ done
 
 # ---- 6. Python -----------------------------------------------------------------
 PY=$(command -v python3 || true)
-if [ -n "$PY" ] && grep -q GPULEAK_PYTHON interpose/config.c 2>/dev/null; then
+if [ -n "$PY" ] && grep -q GPULEAK_PYTHON interpose/base/config.c 2>/dev/null; then
     PN=$((N / 5))
     note "6/6 Python: $PN pairs at Python depth 20, $RUNS runs"
     for run in $(seq "$RUNS"); do

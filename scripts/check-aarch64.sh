@@ -9,7 +9,7 @@
 #     libc hangs in pthread_create, so never mix the two);
 #   - checks that every kind of dlsym/dlvsym lookup is answered exactly as on
 #     x86-64 (tests/programs/dlsym_probe.c: the trampolines in
-#     interpose/dlsym_trampoline.S), and that each program's report --
+#     interpose/hooks/dlsym_trampoline.S), and that each program's report --
 #     leaks, mapped memory, device counters, history counts, frames and
 #     lines -- equals the x86-64 build's report of the same run.
 # Prints one line per check, then "check-aarch64: N passed, N failed".

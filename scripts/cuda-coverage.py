@@ -25,7 +25,7 @@ header's #defines say), plus the older ABI versions the header still declares
 for the driver's exports (cuMemAlloc, cuDevicePrimaryCtxReset v1...), since a
 runtime can ask cuGetProcAddress for those.
 
-"Hooked" means named in interpose/hook_list.h and, when LIBGPULEAK_SO is
+"Hooked" means named in interpose/resolve/hook_list.h and, when LIBGPULEAK_SO is
 given, exported by it (nm -D): the list feeds the dlsym and cuGetProcAddress
 paths, the export the dynamic linker's.
 

@@ -71,25 +71,16 @@ only_snapshot() {
     echo "${files[0]}"
 }
 
-# snap_patch IN OUT TYPE OFFSET FORMAT VALUE: a copy of snapshot IN with
-# VALUE packed (Python struct FORMAT, little-endian) at OFFSET bytes into the
-# payload of the first record of TYPE (negative: into its header; -12 is
-# the count) -- a hostile or altered input.
-snap_patch() { python3 - "$@" <<'PY'
-import struct, sys
-src, dst, rtype, off, fmt, value = sys.argv[1:7]
-data = bytearray(open(src, "rb").read())
-pos = 16
-while pos + 16 <= len(data):
-    t, count, length = struct.unpack_from("<IIQ", data, pos)
-    if t == int(rtype):
-        struct.pack_into("<" + fmt, data, pos + 16 + int(off), int(value, 0))
-        open(dst, "wb").write(data)
-        sys.exit(0)
-    pos += 16 + length
-sys.exit("snap_patch: no record of type %s in %s" % (rtype, src))
-PY
-}
+# snap_set IN OUT RECORD ENTRY FIELD VALUE: a copy of snapshot IN with FIELD
+# (its name in common/snapshot_fields.h) of entry ENTRY (0 for a record that
+# is no array) of the first RECORD record (ALLOCS, EVENTS, ...) set to VALUE;
+# ENTRY -1: a field of that record's header (count, length) -- a hostile or
+# altered input.  Offsets come from the field lists (tests/report/snapfields.c).
+snap_set() { "$TPROG/snapfields" set "$@"; }
+
+# snap_layout: "RECORD FIELD OFFSET FORMAT" per field (FORMAT as Python's
+# struct), for scripts that read a field of a snapshot by name.
+snap_layout() { "$TPROG/snapfields" layout; }
 
 # Line number of the marker "MARK" in a test program source.
 site_line() { grep -n "$2" "$ROOT/tests/programs/$1" | head -1 | cut -d: -f1; }

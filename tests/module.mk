@@ -279,3 +279,23 @@ TEST_PROGS += $(TPROG_DIR)/live_job
 all: $(TEST_PROGS)
 $(TPROG_DIR)/live_job: tests/programs/live_job.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
+
+# The snapshot format's field lists as data (tests/report/snapfields.c: the
+# docs tables, tests that set or read a field by name) and the format's unit
+# test (tests/unit/format_roundtrip.c: every record through the writer's
+# encoding and the reporter's reader, in process).  Each is built in one
+# step, the reader from wherever report/ lists its source, so they need none
+# of report/'s rules.
+FORMAT_HDRS = common/snapshot_format.h common/snapshot_fields.h common/snapshot_codec.h
+FORMAT_READER_SRC = $(filter %/snap_read.c,$(REPORT_SRCS))
+UNIT_CFLAGS = -std=gnu11 -O1 -g -fno-omit-frame-pointer $(WARN) $(SAN_FLAGS)
+TEST_PROGS += $(TPROG_DIR)/snapfields $(TPROG_DIR)/unit/format_roundtrip
+all: $(TPROG_DIR)/snapfields $(TPROG_DIR)/unit/format_roundtrip
+$(TPROG_DIR)/snapfields: tests/report/snapfields.c $(FORMAT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) $(CPPFLAGS_COMMON) $< -o $@
+$(TPROG_DIR)/unit/format_roundtrip: tests/unit/format_roundtrip.c $(FORMAT_READER_SRC) $(FORMAT_HDRS) \
+		$(wildcard $(dir $(FORMAT_READER_SRC))*.h)
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) $(CPPFLAGS_COMMON) -Ireport $(addprefix -I,$(dir $(FORMAT_READER_SRC))) \
+		$(filter %.c,$^) -o $@

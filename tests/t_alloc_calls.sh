@@ -35,7 +35,7 @@ eq(d["allocation_calls"], {"calls": 0, "frees": 0, "bytes": 0, "sites": []}, "no
 PY
 
 # Hostile: an entry naming a stack no STACK record defines.
-snap_patch "$snap" bad.snap 14 0 I 999999   # entry 0's stack id
+snap_set "$snap" bad.snap CALLS 0 stack_id 999999
 rc=0
 "$REPORT" bad.snap >/dev/null 2>bad.err || rc=$?
 [ "$rc" -eq 2 ] || fail "undefined stack: exit $rc"

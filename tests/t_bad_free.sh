@@ -112,10 +112,10 @@ PY
 # Hostile entries: a stack id no STACK record defines, a count of 0, more
 # entries than a writer ever keeps.
 # And a copy whose refused site is marked accepted.
-snap_patch s.snap bad_stack.snap 13 24 I 999999   # entry 0's stack id
-snap_patch s.snap bad_count.snap 13 8 Q 0         # entry 0's count
-snap_patch s.snap accepted.snap 13 74 H 0         # entry 1's flags (40 + 34)
-snap_patch s.snap bad_many.snap 13 -12 I 300      # the record header's count
+snap_set s.snap bad_stack.snap BAD_FREES 0 stack_id 999999
+snap_set s.snap bad_count.snap BAD_FREES 0 count 0
+snap_set s.snap accepted.snap BAD_FREES 1 flags 0
+snap_set s.snap bad_many.snap BAD_FREES -1 count 300   # the record header's
 for f in bad_stack bad_count bad_many; do
     rc=0
     "$REPORT" "$f.snap" >/dev/null 2>"$f.err" || rc=$?
@@ -234,7 +234,7 @@ lines = [(e["frames"][0]["name"], e["frames"][0]["line"]) for e in ev if e["fram
 assert ("double_free", int(sys.argv[2])) in lines, lines
 PY
 # A free event naming an undefined stack as its own: one line, refused.
-snap_patch "$fsnap" bad_free_stack.snap 7 128 Q 999999   # event 1 (the first free), offset 56
+snap_set "$fsnap" bad_free_stack.snap EVENTS 1 mem_free 999999   # the first free: its own stack
 rc=0; "$REPORT" bad_free_stack.snap >/dev/null 2>bad_fs.err || rc=$?
 expect_eq "$rc" 2 "undefined free stack refused"
 expect_eq "$(wc -l <bad_fs.err)" 1 "one error line"

@@ -7,7 +7,7 @@
 source "$ROOT/tests/lib.sh"
 inc=${CUDA_HOME:-/usr/local/cuda}/include
 cov() { python3 "$ROOT/scripts/cuda-coverage.py" "$@"; }
-hooks=$ROOT/interpose/hook_list.h doc=$ROOT/docs/interception.md
+hooks=$ROOT/interpose/resolve/hook_list.h doc=$ROOT/docs/interception.md
 
 cov "$inc" "$hooks" "$doc" "$LIBGPULEAK_SO" >out.txt 2>err.txt || fail "coverage: $(cat err.txt)"
 grep -q ' 0 missing$' out.txt || fail "summary: $(cat out.txt)"

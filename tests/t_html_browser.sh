@@ -26,7 +26,7 @@ python3 "$check" g.html c.json --growth d.json || fail "growth page"
 # snapshots of one process taken at 1, 2 and 10 s: the growth chart's x
 # axis is the time they were taken (by their numbers, a steady leak sampled
 # at growing intervals would look like it speeds up)
-snap_patch c.snap c10.snap 1 40 Q 10000000000   # PROCESS: snapshot_mono_ns
+snap_set c.snap c10.snap PROCESS 0 snapshot_mono_ns 10000000000
 "$REPORT" --html gt.html a.snap b.snap c10.snap
 "$REPORT" --json c10.snap > c10.json
 "$REPORT" --json diff a.snap b.snap c10.snap > dt.json

@@ -11,9 +11,18 @@ host=$(hostname | sed 's/[^A-Za-z0-9_.-]/_/g; s/^\./_/')
 # Checks directory $1 holds snapshots $2 0..n (one per process: the parent
 # leaks nothing, child i leaks i*4096 bytes), each numbered as its name.
 check_dir() {
-    python3 - "$1" "$2" "$n" "$REPORT" <<'PY'
+    python3 - "$1" "$2" "$n" "$REPORT" "$TPROG/snapfields" <<'PY'
 import json, os, re, struct, subprocess, sys
 d, prefix, n, report = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+# fields by name, offsets from the format's field lists (snapfields layout)
+lay = {}
+for line in subprocess.run([sys.argv[5], "layout"], check=True, capture_output=True, text=True).stdout.splitlines():
+    part, field, off, fmt = line.split()
+    lay[part, field] = (int(off), "<" + fmt)
+FILE_HDR, REC_HDR = lay["FILE_HEADER", ":size"][0], lay["RECORD_HEADER", ":size"][0]
+def get(data, at, part, field):
+    off, fmt = lay[part, field]
+    return struct.unpack_from(fmt, data, at + off)[0]
 names = sorted(os.listdir(d))
 want = sorted("%s%d.snap" % (prefix, i) for i in range(n + 1))
 if names != want:
@@ -30,20 +39,19 @@ for name in names:
     path = os.path.join(d, name)
     num = int(re.search(r"(\d+)\.snap$", name).group(1))
     data = open(path, "rb").read()
-    pid, index = struct.unpack_from("<I", data, 32)[0], struct.unpack_from("<Q", data, 48)[0]
+    proc = FILE_HDR + REC_HDR  # PROCESS is the first record
+    pid, index = get(data, proc, "PROCESS", "pid"), get(data, proc, "PROCESS", "index")
     if index != num:
         sys.exit("FAIL: %s holds index %d" % (name, index))
-    marks, live, pos = [], 0, 16
-    while pos + 16 <= len(data):
-        t, count, length = struct.unpack_from("<IIQ", data, pos)
-        if t == 4:  # ALLOCS: size at 8 in each 56-byte entry
-            live += sum(struct.unpack_from("<Q", data, pos + 16 + 56 * e + 8)[0] for e in range(count))
-        if t == 7:  # EVENTS: type at 48, size (the snapshot's number) at 24
-            for e in range(count):
-                ev = pos + 16 + 72 * e
-                if struct.unpack_from("<H", data, ev + 48)[0] == 4:
-                    marks.append(struct.unpack_from("<Q", data, ev + 24)[0])
-        pos += 16 + length
+    marks, live, pos = [], 0, FILE_HDR
+    while pos + REC_HDR <= len(data):
+        t, count, length = (get(data, pos, "RECORD_HEADER", f) for f in ("type", "count", "length"))
+        entries = [pos + REC_HDR + (length // count) * e for e in range(count)]
+        if t == 4:  # ALLOCS
+            live += sum(get(data, at, "ALLOCS", "size") for at in entries)
+        if t == 7:  # EVENTS: a SNAPSHOT mark's size is the snapshot's number
+            marks += [get(data, at, "EVENTS", "size") for at in entries if get(data, at, "EVENTS", "type") == 4]
+        pos += REC_HDR + length
     if marks != [num]:
         sys.exit("FAIL: %s: snapshot marks %r, expected [%d]" % (name, marks, num))
     pids.add(pid)

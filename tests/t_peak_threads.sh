@@ -1,5 +1,5 @@
 # A new peak reached while other threads hold allocations accounted only in
-# their lanes (interpose/account.h): exact peak, composition, leaks and
+# their lanes (interpose/state/account.h): exact peak, composition, leaks and
 # counts (see tests/programs/peak_threads.c for the phases).  Four threads,
 # then eight, so that some lanes are given credit more than once.
 source "$ROOT/tests/lib.sh"

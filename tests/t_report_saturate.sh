@@ -7,10 +7,10 @@ source "$ROOT/tests/lib.sh"
 MAX=18446744073709551615
 "$TPROG/snapgen" ranks .
 # rank 0 (nodeA): its device's live and peak bytes (DEVICES) at the maximum
-snap_patch r0.snap t0.snap 5 8 Q $MAX
-snap_patch t0.snap h0.snap 5 24 Q $MAX
+snap_set r0.snap t0.snap DEVICES 0 live_bytes $MAX
+snap_set t0.snap h0.snap DEVICES 0 peak_bytes $MAX
 # rank 2 (nodeB): its first allocation (ALLOCS) at the maximum, and a 2 MiB one
-snap_patch r2.snap h2.snap 4 8 Q $MAX
+snap_set r2.snap h2.snap ALLOCS 0 size $MAX
 
 "$REPORT" --json merge h0.snap h0.snap h2.snap > m.json || fail "merge exit $?"
 check_multi_json m.json <<PY

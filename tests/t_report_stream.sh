@@ -50,10 +50,10 @@ wait
 
 # a record that claims 1 TiB, from a pipe (STDIN: what `rejected` pipes in):
 # refused before it is read
-python3 -c "
-import struct, sys
-d = open('l.snap', 'rb').read()
-sys.stdout.buffer.write(d[:16] + struct.pack('<IIQ', 1, 1, 1 << 40))" > huge.bin
+# (the file header and the PROCESS record's header, its length set by name)
+snap_set l.snap long.snap PROCESS -1 length $((1 << 40))
+head -c $(snap_layout | awk '$2 == ":size" && ($1 == "FILE_HEADER" || $1 == "RECORD_HEADER") { n += $3 } END { print n }') \
+    long.snap > huge.bin
 STDIN=huge.bin rejected /dev/stdin \
     "not a regular file, and more than 1024 MiB before its END record (at offset 16): not read further (a snapshot that large must be a regular file)"
 

@@ -61,7 +61,7 @@ t = d["teardown_leaks"]
 eq(([g["rule"] for g in t["groups"]], t["leaked_bytes"], t["bytes"]), (["in-ctx", "in-ctx"], 0, 11000), "rules on teardown groups")
 PY
 # A hostile entry: a stack no STACK record defines.
-snap_patch ctx.snap bad.snap 15 24 I 999999   # entry 0's stack id
+snap_set ctx.snap bad.snap TEARDOWN 0 stack_id 999999
 rc=0; "$REPORT" bad.snap >/dev/null 2>bad.err || rc=$?
 expect_eq "$rc" 2 "undefined stack refused"
 expect_eq "$(wc -l <bad.err)" 1 "one error line"

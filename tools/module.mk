@@ -22,7 +22,7 @@ $(BUILD)/lib/python/%.py: tools/%.py
 	install -m 0644 $< $@
 
 # gpuleak-top, the live view (`gpuleak top PID`): reads the live file
-# libgpuleak keeps (interpose/live.c) and symbolizes with the reporter's
+# libgpuleak keeps (interpose/control/watch.c) and symbolizes with the reporter's
 # symbolizer.  A helper of the launcher, so it lives in libexec.
 TOP_OBJS = $(BUILD)/obj/tools/top/gpuleak_top.o $(BUILD)/obj/tools/top/live_read.o $(BUILD)/obj/report/model/symbolize.o \
            $(BUILD)/obj/report/model/fold.o $(BUILD)/obj/report/util/xalloc.o $(BUILD)/obj/report/model/snap_read.o

@@ -64,9 +64,6 @@ static int read_more(struct input *in, size_t n, size_t *got)
     return 0;
 }
 
-static uint32_t get32(const uint8_t *b) { uint32_t v; memcpy(&v, b, 4); return v; }
-static uint64_t get64(const uint8_t *b) { uint64_t v; memcpy(&v, b, 8); return v; }
-
 /* Record by record up to the END record and a look past it (data after END
  * is an error the parser names).  Stops early at the end of the input or at
  * a first record that is not PROCESS; snap_parse then says what is wrong. */
@@ -79,8 +76,10 @@ static int read_records(struct input *in)
             return -1;
         if (got < GL_SNAP_RECORD_HEADER_SIZE)
             return 0;
-        uint32_t type = get32(in->buf + at);
-        uint64_t length = get64(in->buf + at + 8);
+        struct gl_wire_record_header h; /* snapshot_codec.h, through snap_read.h */
+        gl_wire_record_header_decode(in->buf + at, &h);
+        uint32_t type = h.type;
+        uint64_t length = h.length;
         if (first && type != GL_REC_PROCESS)
             return 0;
         /* the length a record claims, and many small records alike */

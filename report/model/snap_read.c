@@ -44,14 +44,9 @@ static int fail(struct parser *p, size_t off, const char *fmt, ...)
     return -1;
 }
 
-static uint16_t get16(const uint8_t *b) { uint16_t v; memcpy(&v, b, 2); return v; }
-static uint32_t get32(const uint8_t *b) { uint32_t v; memcpy(&v, b, 4); return v; }
-static uint64_t get64(const uint8_t *b) { uint64_t v; memcpy(&v, b, 8); return v; }
-static int32_t geti32(const uint8_t *b) { int32_t v; memcpy(&v, b, 4); return v; }
-
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the reader assumes a little-endian host (the file format is little-endian)"
-#endif
+/* The u32 of a string's length or a count in a variable tail (the fixed
+ * parts are decoded from their field lists, snapshot_codec.h). */
+static uint32_t get32(const uint8_t *b) { uint32_t v; gl_wire_get_u32(&v, b); return v; }
 
 /* Grows *arr (element size elem) so that it holds at least need elements.
  * Callers have already checked need against the file size. */
@@ -101,16 +96,7 @@ static int parse_process(struct parser *p, size_t off, size_t end)
     if (end - off < GL_PROCESS_FIXED_SIZE)
         return fail(p, off, "PROCESS record too short (%zu bytes, need %u)",
                     end - off, GL_PROCESS_FIXED_SIZE);
-    pr->pid = get32(b + 0);
-    pr->ppid = get32(b + 4);
-    pr->rank = get32(b + 8);
-    pr->reason = get32(b + 12);
-    pr->index = get64(b + 16);
-    pr->start_unix_ns = get64(b + 24);
-    pr->snapshot_unix_ns = get64(b + 32);
-    pr->snapshot_mono_ns = get64(b + 40);
-    pr->flags = get32(b + 48);
-    pr->depth_limit = get32(b + 52);
+    GL_WIRE_DECODE(PROCESS, process, b, pr);
     size_t pos = off + GL_PROCESS_FIXED_SIZE;
     if (read_str(p, &pos, end, "host name", &pr->host) ||
         read_str(p, &pos, end, "exe path", &pr->exe))
@@ -148,15 +134,12 @@ static int parse_module(struct parser *p, size_t off, size_t end)
     struct snap_module *m = &s->modules[s->nmodules];
     memset(m, 0, sizeof *m);
     const uint8_t *b = p->buf + off;
-    m->load_bias = get64(b + 0);
-    m->start = get64(b + 8);
-    m->end = get64(b + 16);
-    m->build_id_len = get32(b + 24);
+    GL_WIRE_DECODE(MODULE, module, b, m);
     if (m->start > m->end)
-        return fail(p, off + 8, "module start 0x%llx above end 0x%llx",
+        return fail(p, off + GL_WIRE_OFF(module, start), "module start 0x%llx above end 0x%llx",
                     (unsigned long long)m->start, (unsigned long long)m->end);
     if (m->build_id_len > GL_SNAP_MAX_BUILD_ID)
-        return fail(p, off + 24, "build-id length %u exceeds limit %u",
+        return fail(p, off + GL_WIRE_OFF(module, build_id_len), "build-id length %u exceeds limit %u",
                     m->build_id_len, GL_SNAP_MAX_BUILD_ID);
     size_t pos = off + GL_MODULE_FIXED_SIZE;
     if (end - pos < m->build_id_len)
@@ -175,14 +158,16 @@ static int parse_stack(struct parser *p, size_t off, size_t end)
     if (end - off < GL_STACK_FIXED_SIZE)
         return fail(p, off, "STACK record too short (%zu bytes, need %u)",
                     end - off, GL_STACK_FIXED_SIZE);
-    uint32_t id = get32(p->buf + off), depth = get32(p->buf + off + 4);
+    struct gl_wire_stack h;
+    gl_wire_stack_decode(p->buf + off, &h);
+    uint32_t id = h.id, depth = h.depth;
     if (id == 0)
-        return fail(p, off, "STACK record with reserved id 0");
+        return fail(p, off + GL_WIRE_OFF(stack, id), "STACK record with reserved id 0");
     if (depth > GL_SNAP_MAX_DEPTH)
-        return fail(p, off + 4, "stack depth %u exceeds limit %u", depth,
+        return fail(p, off + GL_WIRE_OFF(stack, depth), "stack depth %u exceeds limit %u", depth,
                     GL_SNAP_MAX_DEPTH);
-    if ((end - off - GL_STACK_FIXED_SIZE) / 8 < depth)
-        return fail(p, off + 4, "stack depth %u exceeds record length", depth);
+    if ((end - off - GL_STACK_FIXED_SIZE) / sizeof(uint64_t) < depth)
+        return fail(p, off + GL_WIRE_OFF(stack, depth), "stack depth %u exceeds record length", depth);
     if (grow(p, (void **)&s->stacks, &p->cap_stacks, s->nstacks + 1,
              sizeof *s->stacks, off) ||
         grow(p, (void **)&s->pcs, &p->cap_pcs, s->npcs + depth + 1,
@@ -193,7 +178,7 @@ static int parse_stack(struct parser *p, size_t off, size_t end)
     st->depth = depth;
     st->pc_off = s->npcs;
     for (uint32_t i = 0; i < depth; i++)
-        s->pcs[s->npcs++] = get64(p->buf + off + GL_STACK_FIXED_SIZE + 8 * (size_t)i);
+        gl_wire_get_u64(&s->pcs[s->npcs++], p->buf + off + GL_STACK_FIXED_SIZE + sizeof(uint64_t) * (size_t)i);
     return 0;
 }
 
@@ -243,17 +228,8 @@ static int parse_allocs(struct parser *p, size_t hdr, size_t off,
         size_t eo = off + (size_t)i * stride;
         const uint8_t *b = p->buf + eo;
         struct snap_alloc *a = &s->allocs[s->nallocs];
-        a->ptr = get64(b + 0);
-        a->size = get64(b + 8);
-        a->seq = get64(b + 16);
-        a->time_ns = get64(b + 24);
-        a->stream = get64(b + 32);
-        a->stack_id = get32(b + 40);
-        a->device = geti32(b + 44);
-        a->kind = get16(b + 48);
-        a->api = get16(b + 50);
-        a->tid = get32(b + 52);
-        if (check_device(p, a->device, eo + 44))
+        GL_WIRE_DECODE(ALLOCS, allocs, b, a);
+        if (check_device(p, a->device, eo + GL_WIRE_OFF(allocs, device)))
             return -1;
         s->nallocs++;
     }
@@ -273,19 +249,7 @@ static int parse_devices(struct parser *p, size_t hdr, size_t off,
         size_t eo = off + (size_t)i * stride;
         const uint8_t *b = p->buf + eo;
         struct snap_device *d = &s->devices[s->ndevices];
-        d->device = geti32(b + 0);
-        d->live_bytes = get64(b + 8);
-        d->live_count = get64(b + 16);
-        d->peak_bytes = get64(b + 24);
-        d->peak_seq = get64(b + 32);
-        d->peak_time_ns = get64(b + 40);
-        d->alloc_count = get64(b + 48);
-        d->free_count = get64(b + 56);
-        d->alloc_bytes_total = get64(b + 64);
-        d->failed_count = get64(b + 72);
-        d->unknown_free_count = get64(b + 80);
-        d->mem_free = get64(b + 88);
-        d->mem_total = get64(b + 96);
+        GL_WIRE_DECODE(DEVICES, devices, b, d);
         if (check_device(p, d->device, eo))
             return -1;
         /* few devices: a linear duplicate check is fine, but bound it so a
@@ -313,10 +277,7 @@ static int parse_peaks(struct parser *p, size_t hdr, size_t off,
         size_t eo = off + (size_t)i * stride;
         const uint8_t *b = p->buf + eo;
         struct snap_peak *pk = &s->peaks[s->npeaks];
-        pk->device = geti32(b + 0);
-        pk->stack_id = get32(b + 4);
-        pk->bytes = get64(b + 8);
-        pk->count = get64(b + 16);
+        GL_WIRE_DECODE(PEAK, peak, b, pk);
         if (check_device(p, pk->device, eo))
             return -1;
         s->npeaks++;
@@ -337,26 +298,15 @@ static int parse_events(struct parser *p, size_t hdr, size_t off,
         size_t eo = off + (size_t)i * stride;
         const uint8_t *b = p->buf + eo;
         struct snap_event *e = &s->events[s->nevents];
-        e->seq = get64(b + 0);
-        e->time_ns = get64(b + 8);
-        e->ptr = get64(b + 16);
-        e->size = get64(b + 24);
-        e->stream = get64(b + 32);
-        e->stack_id = get32(b + 40);
-        e->device = geti32(b + 44);
-        e->type = get16(b + 48);
-        e->kind = get16(b + 50);
-        e->api = get16(b + 52);
-        e->mem_free = get64(b + 56);
-        e->mem_total = get64(b + 64);
+        GL_WIRE_DECODE(EVENTS, events, b, e);
         e->free_stack_id = 0;
         if (e->type == GL_EV_FREE) { /* the field is the free's stack there */
             if (e->mem_free > UINT32_MAX)
-                return fail(p, eo + 56, "free event with a stack id of %" PRIu64, e->mem_free);
+                return fail(p, eo + GL_WIRE_OFF(events, mem_free), "free event with a stack id of %" PRIu64, e->mem_free);
             e->free_stack_id = (uint32_t)e->mem_free;
             e->mem_free = 0;
         }
-        if (check_device(p, e->device, eo + 44))
+        if (check_device(p, e->device, eo + GL_WIRE_OFF(events, device)))
             return -1;
         s->nevents++;
     }
@@ -376,13 +326,8 @@ static int parse_pools(struct parser *p, size_t hdr, size_t off,
         size_t eo = off + (size_t)i * stride;
         const uint8_t *b = p->buf + eo;
         struct snap_pool *q = &s->pools[s->npools];
-        q->handle = get64(b + 0);
-        q->device = geti32(b + 8);
-        q->reserved = get64(b + 16);
-        q->used = get64(b + 24);
-        q->reserved_high = get64(b + 32);
-        q->used_high = get64(b + 40);
-        if (check_device(p, q->device, eo + 8))
+        GL_WIRE_DECODE(POOLS, pools, b, q);
+        if (check_device(p, q->device, eo + GL_WIRE_OFF(pools, device)))
             return -1;
         s->npools++;
     }
@@ -404,17 +349,11 @@ static int parse_bad_frees(struct parser *p, size_t hdr, size_t off, uint32_t co
         size_t eo = off + (size_t)i * stride;
         const uint8_t *b = p->buf + eo;
         struct snap_bad_free *q = &s->bad_frees[s->nbad_frees];
-        q->ptr = get64(b + 0);
-        q->count = get64(b + 8);
-        q->time_ns = get64(b + 16);
-        q->stack_id = get32(b + 24);
-        q->device = geti32(b + 28);
-        q->api = get16(b + 32);
-        q->flags = get16(b + 34);
-        if (check_device(p, q->device, eo + 28))
+        GL_WIRE_DECODE(BAD_FREES, bad_frees, b, q);
+        if (check_device(p, q->device, eo + GL_WIRE_OFF(bad_frees, device)))
             return -1;
         if (q->count == 0)
-            return fail(p, eo + 8, "bad-free entry with a count of 0");
+            return fail(p, eo + GL_WIRE_OFF(bad_frees, count), "bad-free entry with a count of 0");
         s->nbad_frees++;
     }
     return 0;
@@ -433,18 +372,11 @@ static int parse_teardowns(struct parser *p, size_t hdr, size_t off, uint32_t co
         size_t eo = off + (size_t)i * stride;
         const uint8_t *b = p->buf + eo;
         struct snap_teardown *q = &s->teardowns[s->nteardowns];
-        q->bytes = get64(b + 0);
-        q->count = get64(b + 8);
-        q->time_ns = get64(b + 16);
-        q->stack_id = get32(b + 24);
-        q->device = geti32(b + 28);
-        q->kind = get16(b + 32);
-        q->api = get16(b + 34);
-        q->teardown = get16(b + 36);
-        if (check_device(p, q->device, eo + 28))
+        GL_WIRE_DECODE(TEARDOWN, teardown, b, q);
+        if (check_device(p, q->device, eo + GL_WIRE_OFF(teardown, device)))
             return -1;
         if (q->count == 0)
-            return fail(p, eo + 8, "teardown entry with a count of 0");
+            return fail(p, eo + GL_WIRE_OFF(teardown, count), "teardown entry with a count of 0");
         s->nteardowns++;
     }
     return 0;
@@ -461,12 +393,7 @@ static int parse_calls(struct parser *p, size_t hdr, size_t off, uint32_t count,
     for (uint32_t i = 0; i < count; i++) {
         const uint8_t *b = p->buf + off + (size_t)i * stride;
         struct snap_calls *q = &s->calls[s->ncalls];
-        q->stack_id = get32(b + 0);
-        q->api = get16(b + 4);
-        q->kind = get16(b + 6);
-        q->allocs = get64(b + 8);
-        q->frees = get64(b + 16);
-        q->bytes = get64(b + 24);
+        GL_WIRE_DECODE(CALLS, calls, b, q);
         if (q->allocs != 0)
             s->ncalls++;
     }
@@ -486,12 +413,8 @@ static int parse_vmms(struct parser *p, size_t hdr, size_t off,
         size_t eo = off + (size_t)i * stride;
         const uint8_t *b = p->buf + eo;
         struct snap_vmm *v = &s->vmms[s->nvmms];
-        v->va = get64(b + 0);
-        v->size = get64(b + 8);
-        v->handle = get64(b + 16);
-        v->type = get16(b + 24);
-        v->device = geti32(b + 28);
-        if (check_device(p, v->device, eo + 28))
+        GL_WIRE_DECODE(VMM, vmm, b, v);
+        if (check_device(p, v->device, eo + GL_WIRE_OFF(vmm, device)))
             return -1;
         s->nvmms++; /* unknown types are kept and ignored by the analyses */
     }
@@ -509,7 +432,7 @@ static int parse_label(struct parser *p, size_t off, size_t end)
         return -1;
     struct snap_label *l = &s->labels[s->nlabels];
     memset(l, 0, sizeof *l);
-    l->id = get32(p->buf + off);
+    GL_WIRE_DECODE(LABEL, label, p->buf + off, l);
     size_t pos = off + GL_LABEL_FIXED_SIZE;
     if (read_str(p, &pos, end, "label", &l->text))
         return -1;
@@ -524,15 +447,17 @@ static int parse_env(struct parser *p, size_t off, size_t end)
     struct snapshot *s = p->s;
     if (s->env != NULL)
         return fail(p, off, "second ENV record");
-    if (end - off < 4)
-        return fail(p, off, "ENV record too short (%zu bytes, need 4)", end - off);
-    uint32_t n = get32(p->buf + off);
+    if (end - off < GL_ENV_FIXED_SIZE)
+        return fail(p, off, "ENV record too short (%zu bytes, need %u)", end - off, GL_ENV_FIXED_SIZE);
+    struct gl_wire_env h;
+    gl_wire_env_decode(p->buf + off, &h);
+    uint32_t n = h.count;
     if (n > GL_ENV_MAX)
         return fail(p, off, "ENV count %u exceeds limit %u", n, GL_ENV_MAX);
     s->env = calloc(n ? n : 1, sizeof *s->env);
     if (s->env == NULL)
         return fail(p, off, "out of memory");
-    size_t pos = off + 4;
+    size_t pos = off + GL_ENV_FIXED_SIZE;
     for (uint32_t i = 0; i < n; i++) {
         if (read_str(p, &pos, end, "environment variable", &s->env[i]))
             return -1;
@@ -561,8 +486,7 @@ static int parse_pyframe(struct parser *p, size_t off, size_t end)
         return -1;
     struct snap_pyframe *f = &s->pyframes[s->npyframes];
     memset(f, 0, sizeof *f);
-    f->id = get32(p->buf + off);
-    f->line = get32(p->buf + off + 4);
+    GL_WIRE_DECODE(PYFRAME, pyframe, p->buf + off, f);
     size_t pos = off + GL_PYFRAME_FIXED_SIZE;
     if (read_str(p, &pos, end, "Python file", &f->file))
         return -1;
@@ -693,14 +617,15 @@ static int check_header(struct parser *p)
     size_t len = p->len;
     if (len < GL_SNAP_FILE_HEADER_SIZE)
         return fail(p, len, "file too short for a snapshot header (%zu bytes)", len);
-    if (memcmp(buf, GL_SNAP_MAGIC, GL_SNAP_MAGIC_LEN) != 0)
-        return fail(p, 0, "not a gpuleak snapshot (bad magic)");
-    uint32_t version = get32(buf + 8), flags = get32(buf + 12);
-    if (version != GL_SNAP_VERSION)
-        return fail(p, 8, "unsupported snapshot version %u (this reader knows %u)",
-                    version, GL_SNAP_VERSION);
-    if (flags != 0)
-        return fail(p, 12, "unsupported file header flags 0x%x", flags);
+    struct gl_wire_file_header h;
+    gl_wire_file_header_decode(buf, &h);
+    if (memcmp(h.magic, GL_SNAP_MAGIC, GL_SNAP_MAGIC_LEN) != 0)
+        return fail(p, GL_WIRE_OFF(file_header, magic), "not a gpuleak snapshot (bad magic)");
+    if (h.version != GL_SNAP_VERSION)
+        return fail(p, GL_WIRE_OFF(file_header, version),
+                    "unsupported snapshot version %u (this reader knows %u)", h.version, GL_SNAP_VERSION);
+    if (h.flags != 0)
+        return fail(p, GL_WIRE_OFF(file_header, flags), "unsupported file header flags 0x%x", h.flags);
     return 0;
 }
 
@@ -729,8 +654,10 @@ static int parse(struct parser *p)
         if (len - pos < GL_SNAP_RECORD_HEADER_SIZE)
             return fail(p, pos, "truncated record header (%zu of %u bytes)",
                         len - pos, GL_SNAP_RECORD_HEADER_SIZE);
-        uint32_t type = get32(buf + pos), count = get32(buf + pos + 4);
-        uint64_t length = get64(buf + pos + 8);
+        struct gl_wire_record_header rh;
+        gl_wire_record_header_decode(buf + pos, &rh);
+        uint32_t type = rh.type, count = rh.count;
+        uint64_t length = rh.length;
         size_t body = pos + GL_SNAP_RECORD_HEADER_SIZE;
         if (length > len - body)
             return fail(p, pos, "record length %llu exceeds the %zu bytes left "
@@ -772,16 +699,19 @@ static int parse(struct parser *p)
             if (length < GL_END_SIZE)
                 return fail(p, pos, "END record too short (%llu bytes, need %u)",
                             (unsigned long long)length, GL_END_SIZE);
-            uint64_t records = get64(buf + body), at = get64(buf + body + 8);
-            if (records != nrec)
-                return fail(p, body, "END record counts %llu records, file has %llu",
-                            (unsigned long long)records, (unsigned long long)nrec);
-            if (at != pos)
-                return fail(p, body + 8, "END record says it is at offset %llu",
-                            (unsigned long long)at);
-            if (end != len && len - end >= GL_SNAP_RECORD_HEADER_SIZE)
-                return fail(p, end, "record of type %u after the END record",
-                            get32(buf + end));
+            struct gl_wire_end e;
+            gl_wire_end_decode(buf + body, &e);
+            if (e.records != nrec)
+                return fail(p, body + GL_WIRE_OFF(end, records), "END record counts %llu records, file has %llu",
+                            (unsigned long long)e.records, (unsigned long long)nrec);
+            if (e.offset != pos)
+                return fail(p, body + GL_WIRE_OFF(end, offset), "END record says it is at offset %llu",
+                            (unsigned long long)e.offset);
+            if (end != len && len - end >= GL_SNAP_RECORD_HEADER_SIZE) {
+                struct gl_wire_record_header next;
+                gl_wire_record_header_decode(buf + end, &next);
+                return fail(p, end, "record of type %u after the END record", next.type);
+            }
             if (end != len)
                 return fail(p, end, "%zu bytes of data after the END record",
                             len - end);

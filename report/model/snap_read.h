@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "snapshot_format.h"
+#include "snapshot_codec.h"
 
 /* A string from the file: a NUL-terminated private copy plus its real length
  * (the file may contain embedded NULs, which only `len` reflects). */
@@ -16,99 +17,78 @@ struct snap_str {
     uint32_t len;
 };
 
+/* The members named after a part's fields are declared from its list in
+ * snapshot_fields.h (GL_WIRE_MEMBERS), so a field added there is decoded
+ * into them with no change here; what follows them is derived or variable. */
 struct snap_process {
-    uint32_t pid, ppid, rank, reason;
-    uint64_t index, start_unix_ns, snapshot_unix_ns, snapshot_mono_ns;
-    uint32_t flags, depth_limit;
+    GL_WIRE_MEMBERS(PROCESS)
     struct snap_str host, exe;
     uint32_t argc;
     struct snap_str *argv;
 };
 
 struct snap_module {
-    uint64_t load_bias, start, end;
-    uint32_t build_id_len;
+    GL_WIRE_MEMBERS(MODULE)
     uint8_t build_id[GL_SNAP_MAX_BUILD_ID];
     struct snap_str path;
 };
 
 struct snap_stack {
-    uint32_t id, depth;
+    GL_WIRE_MEMBERS(STACK)
     size_t pc_off; /* index of pc[0] in snapshot.pcs (stable across realloc) */
 };
 
 struct snap_alloc {
-    uint64_t ptr, size, seq, time_ns, stream;
-    uint32_t stack_id;
-    int32_t device;
-    uint16_t kind, api;
-    uint32_t tid;
+    GL_WIRE_MEMBERS(ALLOCS)
 };
 
 struct snap_device {
-    int32_t device;
-    uint64_t live_bytes, live_count, peak_bytes, peak_seq, peak_time_ns;
-    uint64_t alloc_count, free_count, alloc_bytes_total, failed_count;
-    uint64_t unknown_free_count, mem_free, mem_total;
+    GL_WIRE_MEMBERS(DEVICES)
 };
 
 struct snap_peak {
-    int32_t device;
-    uint32_t stack_id;
-    uint64_t bytes, count;
+    GL_WIRE_MEMBERS(PEAK)
 };
 
+/* mem_free and mem_total: the driver's view at an OOM event, else 0 (the
+ * reader moves a FREE event's mem_free, its stack, to free_stack_id). */
 struct snap_event {
-    uint64_t seq, time_ns, ptr, size, stream;
-    uint32_t stack_id;
-    int32_t device;
-    uint16_t type, kind, api;
-    uint64_t mem_free, mem_total; /* driver's view at an OOM event, else 0 */
-    uint32_t free_stack_id;       /* FREE: the free's own stack, 0 if not recorded */
+    GL_WIRE_MEMBERS(EVENTS)
+    uint32_t free_stack_id; /* FREE: the free's own stack, 0 if not recorded */
 };
 
 struct snap_pool {
-    uint64_t handle;
-    int32_t device;
-    uint64_t reserved, used, reserved_high, used_high;
+    GL_WIRE_MEMBERS(POOLS)
 };
 
-/* BAD_FREES entry: frees of an address or handle with no live allocation. */
+/* BAD_FREES entry: frees of an address or handle with no live allocation;
+ * flags are GL_BAD_FREE_F_*. */
 struct snap_bad_free {
-    uint64_t ptr, count, time_ns;
-    uint32_t stack_id;
-    int32_t device;
-    uint16_t api, flags; /* GL_BAD_FREE_F_* */
+    GL_WIRE_MEMBERS(BAD_FREES)
 };
 
 /* TEARDOWN entry: allocations never freed that a context teardown released. */
 struct snap_teardown {
-    uint64_t bytes, count, time_ns;
-    uint32_t stack_id;
-    int32_t device;
-    uint16_t kind, api, teardown;
+    GL_WIRE_MEMBERS(TEARDOWN)
 };
 
 /* CALLS entry: allocation calls and frees made with one stack. */
 struct snap_calls {
-    uint32_t stack_id;
-    uint16_t api, kind; /* of the latest allocation */
-    uint64_t allocs, frees, bytes;
+    GL_WIRE_MEMBERS(CALLS)
 };
 
+/* type: GL_VMM_RESERVATION or GL_VMM_MAPPING */
 struct snap_vmm {
-    uint64_t va, size, handle;
-    uint16_t type; /* GL_VMM_RESERVATION or GL_VMM_MAPPING */
-    int32_t device;
+    GL_WIRE_MEMBERS(VMM)
 };
 
 struct snap_label {
-    uint32_t id;
+    GL_WIRE_MEMBERS(LABEL)
     struct snap_str text;
 };
 
 struct snap_pyframe {
-    uint32_t id, line;
+    GL_WIRE_MEMBERS(PYFRAME)
     struct snap_str file, function;
 };
 

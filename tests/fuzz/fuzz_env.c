@@ -1,16 +1,15 @@
 /* Fuzz target: the GPULEAK_* environment parsing of libgpuleak
- * (interpose/config.c: gl_config_load, gl_parse_long, gl_parse_signal,
+ * (interpose/base/config.c: gl_config_load, gl_parse_long, gl_parse_signal,
  * gl_parse_duration_ms; the
- * rank variables in interpose/outfile.c).  The input is split at NUL bytes
+ * rank variables in interpose/control/outfile.c).  The input is split at NUL bytes
  * into values for each variable.  Properties: no crash, no undefined
  * behaviour; every setting ends up within its documented range (a bad value
  * means the default), whatever the text. */
 #include <signal.h>
 #include <string.h>
 
-#include "../../interpose/config.h"
-#include "../../interpose/history.h"
-#include "../../interpose/outfile.h"
+#include "base/config.h"
+#include "control/outfile.h"
 #include "fuzz.h"
 
 static const char *const vars[] = {

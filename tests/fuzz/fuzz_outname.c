@@ -1,5 +1,5 @@
 /* Fuzz target: the output-name pattern (GPULEAK_OUTPUT) of libgpuleak
- * (interpose/outfile.c: gl_outfile_setup, gl_outfile_expand).  The first 8
+ * (interpose/control/outfile.c: gl_outfile_setup, gl_outfile_expand).  The first 8
  * bytes of the input are the snapshot number and buffer size, the rest is
  * the pattern.  Properties: no crash, no undefined behaviour; an expansion
  * that succeeds fits its buffer, has a usable file name (not empty, "." or
@@ -8,8 +8,8 @@
  * nothing a %-conversion expands to can lead outside the directory. */
 #include <string.h>
 
-#include "../../interpose/config.h"
-#include "../../interpose/outfile.h"
+#include "base/config.h"
+#include "control/outfile.h"
 #include "fuzz.h"
 
 static size_t count_slashes(const char *s)

@@ -1,5 +1,5 @@
 /* A new peak set while other threads have allocations accounted only in
- * their own lanes (interpose/account.h): the peak and its composition must
+ * their own lanes (interpose/state/account.h): the peak and its composition must
  * still be exact.
  *   peak_threads THREADS ROUNDS
  * 1. main: 64 MiB allocated and freed (warm_peak), so that there is headroom

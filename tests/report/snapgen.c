@@ -219,16 +219,10 @@ static void write_process(struct sw *w, const struct proc_opts *o)
     size_t h = sw_begin(w, GL_REC_PROCESS, 1);
     uint64_t start = o->start_ns ? o->start_ns : 1700000000000000000ull;
     uint64_t mono = o->mono_ns ? o->mono_ns : 2500000000ull;
-    sw_u32(w, o->pid ? o->pid : 4242); /* pid */
-    sw_u32(w, 1);      /* ppid */
-    sw_u32(w, o->rank);
-    sw_u32(w, o->reason);
-    sw_u64(w, o->index);               /* snapshot index */
-    sw_u64(w, start);                  /* start_unix_ns */
-    sw_u64(w, start + mono);           /* snapshot_unix_ns */
-    sw_u64(w, mono);                   /* snapshot_mono_ns */
-    sw_u32(w, o->reason == GL_REASON_EXIT ? GL_SNAP_F_FINAL : 0);
-    sw_u32(w, 64); /* depth limit */
+    SW_PART(w, process, .pid = o->pid ? o->pid : 4242, .ppid = 1, .rank = o->rank, .reason = o->reason,
+            .index = o->index, .start_unix_ns = start, .snapshot_unix_ns = start + mono,
+            .snapshot_mono_ns = mono, .flags = o->reason == GL_REASON_EXIT ? GL_SNAP_F_FINAL : 0,
+            .depth_limit = 64);
     sw_str(w, o->host);
     sw_str(w, o->exe);
     sw_u32(w, (uint32_t)o->argc);
@@ -242,10 +236,8 @@ static void write_modules(struct sw *w, int bad_build_id, int missing)
     for (int i = 0; i < nmods; i++) {
         const struct mod *m = &mods[i];
         size_t h = sw_begin(w, GL_REC_MODULE, 1);
-        sw_u64(w, m->bias);
-        sw_u64(w, m->start);
-        sw_u64(w, m->end);
-        sw_u32(w, m->build_id_len);
+        SW_PART(w, module, .load_bias = m->bias, .start = m->start, .end = m->end,
+                .build_id_len = m->build_id_len);
         uint8_t id[GL_SNAP_MAX_BUILD_ID];
         memcpy(id, m->build_id, m->build_id_len);
         int self = strcmp(m->path, self_exe) == 0;
@@ -261,8 +253,7 @@ static void write_modules(struct sw *w, int bad_build_id, int missing)
 static void write_stack(struct sw *w, uint32_t id, const struct stk *s)
 {
     size_t h = sw_begin(w, GL_REC_STACK, 1);
-    sw_u32(w, id);
-    sw_u32(w, (uint32_t)s->n);
+    SW_PART(w, stack, .id = id, .depth = (uint32_t)s->n);
     for (int i = s->n - 1; i >= 0; i--)
         sw_u64(w, s->pc[i]);
     sw_end(w, h);
@@ -277,59 +268,38 @@ struct alloc {
 
 static void put_alloc(struct sw *w, const struct alloc *a, size_t extra)
 {
-    sw_u64(w, a->ptr);
-    sw_u64(w, a->size);
-    sw_u64(w, a->seq);
-    sw_u64(w, a->time_ns);
-    sw_u64(w, 0); /* stream */
-    sw_u32(w, a->stack_id);
-    sw_u32(w, (uint32_t)a->device);
-    sw_u16(w, a->kind);
-    sw_u16(w, a->api);
-    sw_u32(w, 1234); /* tid */
+    SW_PART(w, allocs, .ptr = a->ptr, .size = a->size, .seq = a->seq, .time_ns = a->time_ns, .stream = 0,
+            .stack_id = a->stack_id, .device = a->device, .kind = a->kind, .api = a->api, .tid = 1234);
     for (size_t i = 0; i < extra; i++)
         sw_bytes(w, "\xee", 1);
 }
 
 struct device {
     int32_t device;
-    uint64_t v[12]; /* live_bytes .. mem_total, in file order */
+    uint64_t v[12]; /* the counters, in put_device's order */
 };
 
 static void put_device(struct sw *w, const struct device *d, size_t extra)
 {
-    sw_u32(w, (uint32_t)d->device);
-    sw_u32(w, 0);
-    for (int i = 0; i < 12; i++)
-        sw_u64(w, d->v[i]);
+    const uint64_t *v = d->v;
+    SW_PART(w, devices, .device = d->device, .live_bytes = v[0], .live_count = v[1], .peak_bytes = v[2],
+            .peak_seq = v[3], .peak_time_ns = v[4], .alloc_count = v[5], .free_count = v[6],
+            .alloc_bytes_total = v[7], .failed_count = v[8], .unknown_free_count = v[9], .mem_free = v[10],
+            .mem_total = v[11]);
     for (size_t i = 0; i < extra; i++)
         sw_bytes(w, "\xee", 1);
 }
 
 static void put_peak(struct sw *w, int32_t dev, uint32_t stack, uint64_t bytes, uint64_t count)
 {
-    sw_u32(w, (uint32_t)dev);
-    sw_u32(w, stack);
-    sw_u64(w, bytes);
-    sw_u64(w, count);
+    SW_PART(w, peak, .device = dev, .stack_id = stack, .bytes = bytes, .count = count);
 }
 
 static void put_event(struct sw *w, uint64_t seq, uint16_t type, uint64_t size,
                       uint32_t stack, int32_t dev, uint16_t kind, uint16_t api)
 {
-    sw_u64(w, seq);
-    sw_u64(w, seq * 1000000);
-    sw_u64(w, 0x7f0000000000ull + seq * 0x100000);
-    sw_u64(w, size);
-    sw_u64(w, 0);
-    sw_u32(w, stack);
-    sw_u32(w, (uint32_t)dev);
-    sw_u16(w, type);
-    sw_u16(w, kind);
-    sw_u16(w, api);
-    sw_u16(w, 0);
-    sw_u64(w, 0); /* mem_free */
-    sw_u64(w, 0); /* mem_total */
+    SW_PART(w, events, .seq = seq, .time_ns = seq * 1000000, .ptr = 0x7f0000000000ull + seq * 0x100000,
+            .size = size, .stack_id = stack, .device = dev, .type = type, .kind = kind, .api = api);
 }
 
 static const char *const default_argv[] = {"./train", "--epochs", "3", "it's here"};
@@ -459,8 +429,7 @@ static int gen_future(const char *out)
     sw_end(&w, h);
     write_modules(&w, 0, 0);
     h = sw_begin(&w, GL_REC_STACK, 1);
-    sw_u32(&w, 1);
-    sw_u32(&w, (uint32_t)s.n);
+    SW_PART(&w, stack, .id = 1, .depth = (uint32_t)s.n);
     for (int i = s.n - 1; i >= 0; i--)
         sw_u64(&w, s.pc[i]);
     sw_u64(&w, 0xdeadbeef); /* tail field of a newer STACK */
@@ -526,16 +495,12 @@ static int gen_weird(const char *out)
     write_process(&w, &po);
     /* a module whose path holds a NUL byte: written by hand */
     size_t h = sw_begin(&w, GL_REC_MODULE, 1);
-    sw_u64(&w, 0x10000);
-    sw_u64(&w, 0x10000);
-    sw_u64(&w, 0x20000);
-    sw_u32(&w, 0);
+    SW_PART(&w, module, .load_bias = 0x10000, .start = 0x10000, .end = 0x20000, .build_id_len = 0);
     sw_u32(&w, 5);
     sw_bytes(&w, "/a\0b\n", 5);
     sw_end(&w, h);
     h = sw_begin(&w, GL_REC_STACK, 1);
-    sw_u32(&w, 1);
-    sw_u32(&w, 2);
+    SW_PART(&w, stack, .id = 1, .depth = 2);
     sw_u64(&w, 0x10123); /* in the module (which cannot be opened) */
     sw_u64(&w, 0x99999); /* in no module */
     sw_end(&w, h);
@@ -572,8 +537,7 @@ static int gen_many(const char *out, uint64_t nallocs, uint32_t nstacks)
         uint64_t x = id;
         uint32_t depth = 4 + id % 5;
         size_t h = sw_begin(&w, GL_REC_STACK, 1);
-        sw_u32(&w, id);
-        sw_u32(&w, depth);
+        SW_PART(&w, stack, .id = id, .depth = depth);
         for (uint32_t i = 0; i < depth; i++) {
             sw_u64(&w, pool[x % npool]);
             x /= npool;
@@ -636,23 +600,18 @@ static int gen_small(const char *out, const char *k)
     if (is(k, "magic"))
         w.buf[0] = 'X';
     if (is(k, "flags"))
-        sw_put32(&w, 12, 1);
+        SW_SET(&w, 0, file_header, flags, 1);
     if (is(k, "notfirst")) {
         size_t h = sw_begin(&w, GL_REC_STACK, 1);
-        sw_u32(&w, 9);
-        sw_u32(&w, 0);
+        SW_PART(&w, stack, .id = 9, .depth = 0);
         sw_end(&w, h);
     }
     size_t h = sw_begin(&w, GL_REC_PROCESS, 1);
     if (is(k, "shortprocess")) {
         sw_u64(&w, 1);
     } else {
-        for (int i = 0; i < 4; i++)
-            sw_u32(&w, (uint32_t)i);
-        for (int i = 0; i < 4; i++)
-            sw_u64(&w, 1000u + (uint64_t)i);
-        sw_u32(&w, GL_SNAP_F_FINAL);
-        sw_u32(&w, 8);
+        SW_PART(&w, process, .pid = 0, .ppid = 1, .rank = 2, .reason = 3, .index = 1000, .start_unix_ns = 1001,
+                .snapshot_unix_ns = 1002, .snapshot_mono_ns = 1003, .flags = GL_SNAP_F_FINAL, .depth_limit = 8);
         if (is(k, "hugestring"))
             sw_u32(&w, 0xffffffffu);
         else
@@ -667,17 +626,14 @@ static int gen_small(const char *out, const char *k)
         sw_end(&w, h);
     }
     h = sw_begin(&w, GL_REC_MODULE, 1);
-    sw_u64(&w, 0x400000);
-    sw_u64(&w, is(k, "modrange") ? 0x500000 : 0x400000);
-    sw_u64(&w, 0x401000);
-    sw_u32(&w, is(k, "buildidlen") ? 65 : 4);
+    SW_PART(&w, module, .load_bias = 0x400000, .start = is(k, "modrange") ? 0x500000 : 0x400000, .end = 0x401000,
+            .build_id_len = is(k, "buildidlen") ? 65 : 4);
     sw_bytes(&w, "\x01\x02\x03\x04", 4);
     sw_str(&w, "/x");
     sw_end(&w, h);
     for (uint32_t id = 1; id <= (is(k, "dupstack") ? 2u : 1u); id++) {
         h = sw_begin(&w, GL_REC_STACK, 1);
-        sw_u32(&w, is(k, "stack0") ? 0 : 1);
-        sw_u32(&w, is(k, "hugedepth") ? 0x7fffffffu : 2);
+        SW_PART(&w, stack, .id = is(k, "stack0") ? 0 : 1, .depth = is(k, "hugedepth") ? 0x7fffffffu : 2);
         sw_u64(&w, 0x400123);
         sw_u64(&w, 0x400456);
         sw_end(&w, h);
@@ -687,14 +643,14 @@ static int gen_small(const char *out, const char *k)
     h = sw_begin(&w, GL_REC_ALLOCS, is(k, "hugecount") ? 0xffffffffu : 1);
     put_alloc(&w, &a, 0);
     if (is(k, "oddlength")) { /* 2 entries + 1 byte: no common entry size */
-        sw_put32(&w, h + 4, 2);
+        SW_SET(&w, h, record_header, count, 2);
         put_alloc(&w, &a, 1);
     }
     if (is(k, "shortentry"))
         w.len -= 16;
     sw_end(&w, h);
     if (is(k, "hugelength"))
-        sw_put64(&w, h + 8, UINT64_MAX);
+        SW_SET(&w, h, record_header, length, UINT64_MAX);
     struct device d = {0, {100, 1, 200, 2, 10, 2, 1, 200, 0, 0, 0, 0}};
     h = sw_begin(&w, GL_REC_DEVICES, 1);
     put_device(&w, &d, 0);
@@ -718,14 +674,13 @@ static int gen_small(const char *out, const char *k)
         size_t end = w.len;
         sw_finish(&w);
         if (is(k, "endcount"))
-            sw_put64(&w, end + 16, 3);
+            SW_SET(&w, end + GL_SNAP_RECORD_HEADER_SIZE, end, records, 3);
         if (is(k, "endoffset"))
-            sw_put64(&w, end + 24, 5);
+            SW_SET(&w, end + GL_SNAP_RECORD_HEADER_SIZE, end, offset, 5);
     }
     if (is(k, "afterend")) {
         h = sw_begin(&w, GL_REC_STACK, 1);
-        sw_u32(&w, 5);
-        sw_u32(&w, 0);
+        SW_PART(&w, stack, .id = 5, .depth = 0);
         sw_end(&w, h);
     }
     if (is(k, "trailing"))

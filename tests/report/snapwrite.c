@@ -42,35 +42,27 @@ void sw_str(struct sw *w, const char *s)
 void sw_init(struct sw *w, uint32_t version)
 {
     memset(w, 0, sizeof *w);
-    sw_bytes(w, GL_SNAP_MAGIC, GL_SNAP_MAGIC_LEN);
-    sw_u32(w, version);
-    sw_u32(w, 0);
+    SW_PART(w, file_header, .magic = GL_SNAP_MAGIC, .version = version, .flags = 0);
 }
 
 size_t sw_begin(struct sw *w, uint32_t type, uint32_t count)
 {
     size_t off = w->len;
-    sw_u32(w, type);
-    sw_u32(w, count);
-    sw_u64(w, 0);
+    SW_PART(w, record_header, .type = type, .count = count, .length = 0);
     return off;
 }
 
-void sw_put32(struct sw *w, size_t off, uint32_t v) { memcpy(w->buf + off, &v, 4); }
-void sw_put64(struct sw *w, size_t off, uint64_t v) { memcpy(w->buf + off, &v, 8); }
-
 void sw_end(struct sw *w, size_t hdr)
 {
-    sw_put64(w, hdr + 8, w->len - hdr - GL_SNAP_RECORD_HEADER_SIZE);
+    SW_SET(w, hdr, record_header, length, w->len - hdr - GL_SNAP_RECORD_HEADER_SIZE);
     w->nrec++;
 }
 
 void sw_finish(struct sw *w)
 {
     size_t off = sw_begin(w, GL_REC_END, 1);
-    sw_u64(w, w->nrec);
-    sw_u64(w, off);
-    sw_put64(w, off + 8, GL_END_SIZE);
+    SW_PART(w, end, .records = w->nrec, .offset = off);
+    SW_SET(w, off, record_header, length, GL_END_SIZE);
 }
 
 int sw_save(const struct sw *w, const char *path, size_t len)

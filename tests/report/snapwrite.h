@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "snapshot_codec.h"
+
 struct sw {
     uint8_t *buf;
     size_t len, cap;
@@ -23,8 +25,25 @@ void sw_str(struct sw *w, const char *s); /* u32 length + bytes */
 size_t sw_begin(struct sw *w, uint32_t type, uint32_t count);
 void sw_end(struct sw *w, size_t hdr); /* patches the length */
 void sw_finish(struct sw *w);          /* END record */
-void sw_put32(struct sw *w, size_t off, uint32_t v); /* patch in place */
-void sw_put64(struct sw *w, size_t off, uint64_t v);
+
+/* Appends one fixed-size part of the format (snapshot_fields.h: a record's
+ * fixed fields, an array entry), its fields given by name; the others 0. */
+#define SW_PART(w, part, ...)                                                  \
+    do {                                                                       \
+        uint8_t e_[sizeof(struct gl_wire_##part##_layout)];                    \
+        gl_wire_##part##_encode(e_, &(const struct gl_wire_##part){__VA_ARGS__}); \
+        sw_bytes((w), e_, sizeof e_);                                          \
+    } while (0)
+
+/* Sets one field of the part written at offset at, in place (the broken
+ * files of snapgen corrupt). */
+#define SW_SET(w, at, part, field, value)                                      \
+    do {                                                                       \
+        struct gl_wire_##part p_;                                              \
+        gl_wire_##part##_decode((w)->buf + (at), &p_);                         \
+        p_.field = (value);                                                    \
+        gl_wire_##part##_encode((w)->buf + (at), &p_);                         \
+    } while (0)
 int sw_save(const struct sw *w, const char *path, size_t len);
 void sw_free(struct sw *w);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prints the layout table rows for every CPython found under pyenv (or the
 # python3.X-config given as arguments).  Paste the rows into
-# interpose/pyframes_layout.c.
+# interpose/capture/pyframes_layout.c.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 configs=("$@")

@@ -1,4 +1,4 @@
-/* Prints the CPython struct offsets that interpose/pyframes.c needs, as one
+/* Prints the CPython struct offsets that interpose/capture/pyframes.c needs, as one
  * row of its layout table.  Build it against each CPython version's headers
  * (tools/pyoffsets/gen.sh) when adding support for a new version; it is not
  * part of the normal build. */

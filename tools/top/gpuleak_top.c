@@ -1,6 +1,6 @@
 /* gpuleak-top: the live view of a running job (`gpuleak top PID`).
  *
- * Reads the live file libgpuleak rewrites once a second (interpose/live.c,
+ * Reads the live file libgpuleak rewrites once a second (interpose/control/watch.c,
  * docs/live.md), symbolizes its stacks with the reporter's symbolizer, and
  * redraws: live and peak per device, the stacks whose live bytes grow
  * fastest while we watch, and the last out-of-memory errors.  --once prints

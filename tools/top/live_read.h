@@ -1,4 +1,4 @@
-/* The live file libgpuleak rewrites once a second (interpose/live.c;
+/* The live file libgpuleak rewrites once a second (interpose/control/watch.c;
  * format in docs/live.md), read with a bound on everything: the file is the
  * user's own, but a reader must not crash on a truncated or damaged one. */
 #ifndef GPULEAK_LIVE_READ_H

@@ -1,0 +1,200 @@
+#include "base/config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/log.h"
+
+struct gl_config gl_config = {
+    .disabled = false,
+    .depth = GL_DEFAULT_DEPTH,
+    .output = GL_DEFAULT_OUTPUT,
+    .max_entries = GL_DEFAULT_MAX_ENTRIES,
+    .python = true,
+    .oom_snapshot = true,
+    .oom_interval_ms = GL_DEFAULT_OOM_INTERVAL_MS,
+};
+
+bool gl_parse_long(const char *s, long min, long max, long *out)
+{
+    if (s == NULL || *s == '\0')
+        return false;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool gl_parse_duration_ms(const char *s, uint64_t min_ms, uint64_t max_ms, uint64_t *out)
+{
+    if (s == NULL || *s < '0' || *s > '9')
+        return false;
+    uint64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v > UINT64_MAX / 10 / 3600000u)
+            return false; /* would overflow once scaled to milliseconds */
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    static const struct { const char *unit; uint64_t ms; } units[] = {
+        {"", 1000}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(s, units[i].unit) == 0) {
+            v *= units[i].ms;
+            if (v < min_ms || v > max_ms)
+                return false;
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+int gl_parse_signal(const char *s)
+{
+    if (s == NULL || *s == '\0')
+        return SIGUSR1;
+    if (!strcasecmp(s, "none") || !strcmp(s, "0"))
+        return 0;
+    long v;
+    if (gl_parse_long(s, 1, SIGRTMAX, &v))
+        return (int)v;
+    if (!strncasecmp(s, "SIG", 3))
+        s += 3;
+    /* The signals that cannot be used are named too, so that the warning
+     * says why (gl_signal_unusable) rather than "not a signal name". */
+    static const struct { const char *name; int sig; } names[] = {
+        {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}, {"PWR", SIGPWR},
+        {"WINCH", SIGWINCH}, {"URG", SIGURG},
+        {"KILL", SIGKILL}, {"STOP", SIGSTOP}, {"SEGV", SIGSEGV}, {"BUS", SIGBUS},
+        {"ILL", SIGILL}, {"FPE", SIGFPE}, {"ABRT", SIGABRT},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcasecmp(s, names[i].name))
+            return names[i].sig;
+    if (!strncasecmp(s, "RTMIN+", 6) && gl_parse_long(s + 6, 0, SIGRTMAX - SIGRTMIN, &v))
+        return SIGRTMIN + (int)v;
+    return -1;
+}
+
+const char *gl_signal_unusable(int sig)
+{
+    switch (sig) {
+    case SIGKILL: return "SIGKILL cannot be caught";
+    case SIGSTOP: return "SIGSTOP cannot be caught";
+    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGABRT:
+        return "a crash signal cannot ask for snapshots";
+    default: return NULL;
+    }
+}
+
+bool gl_parse_bool(const char *s, bool *out)
+{
+    static const char *const on[] = {"1", "yes", "y", "true", "on"};
+    static const char *const off[] = {"0", "no", "n", "false", "off"};
+    if (s == NULL)
+        return false;
+    for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+        if (!strcasecmp(s, on[i])) {
+            *out = true;
+            return true;
+        }
+        if (!strcasecmp(s, off[i])) {
+            *out = false;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool gl_env_bool(const char *name, bool dflt, atomic_bool *warned)
+{
+    const char *s = getenv(name);
+    bool v;
+    if (s == NULL || *s == '\0')
+        return dflt;
+    if (gl_parse_bool(s, &v))
+        return v;
+    gl_warn_once(warned, "ignoring %s=%.40s: expected 1 or 0 (yes/no, true/false, on/off), using %d",
+                 name, s, dflt ? 1 : 0);
+    return dflt;
+}
+
+const char *gl_output_unknown_conversion(const char *pattern)
+{
+    for (const char *p = pattern; *p != '\0'; p++) {
+        if (*p != '%')
+            continue;
+        if (p[1] == '\0' || strchr("phrnt%", p[1]) == NULL)
+            return p;
+        p++;
+    }
+    return NULL;
+}
+
+void gl_config_load(void)
+{
+    /* One flag per variable: each bad value gets its own line. */
+    static atomic_bool warned_depth, warned_output, warned_entries, warned_conv;
+    static atomic_bool warned_disable, warned_python, warned_free, warned_oom, warned_oom_iv;
+
+    gl_config.disabled = gl_env_bool("GPULEAK_DISABLE", false, &warned_disable);
+    gl_config.python = gl_env_bool("GPULEAK_PYTHON", true, &warned_python);
+    gl_config.free_stacks = gl_env_bool("GPULEAK_FREE_STACKS", false, &warned_free);
+    gl_config.oom_snapshot = gl_env_bool("GPULEAK_OOM_SNAPSHOT", true, &warned_oom);
+
+    /* Read here, not at the first out-of-memory error: a typo is told at
+     * the start, when the user is still looking. */
+    const char *oom_iv = getenv("GPULEAK_OOM_INTERVAL");
+    uint64_t ms;
+    if (oom_iv != NULL && *oom_iv != '\0') {
+        if (gl_parse_duration_ms(oom_iv, 0, GL_MAX_OOM_INTERVAL_MS, &ms))
+            gl_config.oom_interval_ms = ms;
+        else
+            gl_warn_once(&warned_oom_iv,
+                         "ignoring GPULEAK_OOM_INTERVAL=%.40s: expected seconds from 0 to 1 year "
+                         "(or 500ms, 5m, 1h), using %d",
+                         oom_iv, GL_DEFAULT_OOM_INTERVAL_MS / 1000);
+    }
+
+    const char *depth = getenv("GPULEAK_DEPTH");
+    long v;
+    if (depth != NULL && *depth != '\0') {
+        if (gl_parse_long(depth, 0, GL_MAX_DEPTH, &v))
+            gl_config.depth = (int)v;
+        else
+            gl_warn_once(&warned_depth, "ignoring GPULEAK_DEPTH=%.40s: expected 0..%d, using %d",
+                         depth, GL_MAX_DEPTH, GL_DEFAULT_DEPTH);
+    }
+
+    const char *entries = getenv("GPULEAK_MAX_ENTRIES");
+    if (entries != NULL && *entries != '\0') {
+        if (gl_parse_long(entries, 0, GL_MAX_MAX_ENTRIES, &v))
+            gl_config.max_entries = v;
+        else
+            gl_warn_once(&warned_entries, "ignoring GPULEAK_MAX_ENTRIES=%.40s: expected 0..%ld, using %d",
+                         entries, GL_MAX_MAX_ENTRIES, GL_DEFAULT_MAX_ENTRIES);
+    }
+
+    const char *out = getenv("GPULEAK_OUTPUT");
+    if (out != NULL && *out != '\0') {
+        const char *bad;
+        if (strlen(out) < sizeof gl_config.output) {
+            memcpy(gl_config.output, out, strlen(out) + 1);
+            /* Kept as text (never a surprise file name elsewhere), but said:
+             * "%z" is most likely a typo of a conversion. */
+            if ((bad = gl_output_unknown_conversion(out)) != NULL)
+                gl_warn_once(&warned_conv,
+                             "GPULEAK_OUTPUT=%.60s: unknown conversion '%%%.1s' kept as text "
+                             "(known: %%p %%h %%r %%n %%t %%%%)", out, bad + 1);
+        } else
+            gl_warn_once(&warned_output, "ignoring GPULEAK_OUTPUT: longer than %d bytes, using %s",
+                         GL_OUTPUT_MAX - 1, GL_DEFAULT_OUTPUT);
+    }
+}

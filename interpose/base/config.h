@@ -1,0 +1,65 @@
+/* Settings read once from the environment when tracking starts.  Bad values
+ * get one warning each and fall back to the default: a typo in a variable must
+ * never stop the program. */
+#ifndef GL_CONFIG_H
+#define GL_CONFIG_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* GPULEAK_MAX_ENTRIES: the history ring's capacity (state/history.h). */
+#define GL_DEFAULT_MAX_ENTRIES 65536
+#define GL_MAX_MAX_ENTRIES (64L * 1024 * 1024)
+#define GL_DEFAULT_DEPTH 64
+#define GL_MAX_DEPTH 256
+#define GL_DEFAULT_OUTPUT "gpuleak.%p.%n.snap"
+#define GL_OUTPUT_MAX 1024
+#define GL_DEFAULT_OOM_INTERVAL_MS 10000
+#define GL_MAX_OOM_INTERVAL_MS (365ull * 86400 * 1000)
+
+struct gl_config {
+    bool disabled;               /* GPULEAK_DISABLE=1: pass-through only */
+    int depth;                   /* GPULEAK_DEPTH: frames kept per stack */
+    char output[GL_OUTPUT_MAX];  /* GPULEAK_OUTPUT: file name pattern */
+    long max_entries;            /* GPULEAK_MAX_ENTRIES: history events kept */
+    bool python;                 /* GPULEAK_PYTHON: Python frames (default on) */
+    bool free_stacks;            /* GPULEAK_FREE_STACKS: unwind frees too (default off) */
+    bool oom_snapshot;           /* GPULEAK_OOM_SNAPSHOT: snapshot on out-of-memory (default on) */
+    uint64_t oom_interval_ms;    /* GPULEAK_OOM_INTERVAL: at most one OOM snapshot per this */
+};
+
+extern struct gl_config gl_config;
+
+void gl_config_load(void);
+
+/* Parses a decimal integer in [min,max]; false on anything else. */
+bool gl_parse_long(const char *s, long min, long max, long *out);
+
+/* A duration in milliseconds: a decimal number with an optional unit, ms,
+ * s (the default), m or h ("1500ms", "90", "10m", "2h"), in [min_ms,max_ms];
+ * false on anything else. */
+bool gl_parse_duration_ms(const char *s, uint64_t min_ms, uint64_t max_ms, uint64_t *out);
+
+/* GPULEAK_SIGNAL: NULL or "" -> SIGUSR1, "none"/"0" -> 0, a number 1..SIGRTMAX,
+ * a name (USR1, SIGUSR2, HUP, PWR, WINCH, URG, RTMIN+n); -1 for anything else. */
+int gl_parse_signal(const char *s);
+
+/* Why signal sig cannot ask for snapshots (SIGKILL, SIGSTOP, the crash
+ * signals gpuleak reports on), or NULL when it can. */
+const char *gl_signal_unusable(int sig);
+
+/* The one boolean syntax of every GPULEAK_* switch: 1/0, yes/no, y/n,
+ * true/false, on/off, in any case; false on anything else. */
+bool gl_parse_bool(const char *s, bool *out);
+
+/* Environment variable name as a boolean: unset or empty -> dflt; a bad
+ * value -> dflt and one warning (keyed by *warned, one per variable). */
+bool gl_env_bool(const char *name, bool dflt, atomic_bool *warned);
+
+/* The first '%' of an output pattern that is not a known conversion
+ * (%p %h %r %n %t %%, outfile.c), or NULL. */
+const char *gl_output_unknown_conversion(const char *pattern);
+
+#endif

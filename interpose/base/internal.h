@@ -1,0 +1,94 @@
+/* Declarations shared by the files of libgpuleak.so.  Nothing here is
+ * exported: the library is built with -fvisibility=hidden and only the hooks
+ * and the public API (gpuleak.h) carry GL_EXPORT. */
+#ifndef GL_INTERNAL_H
+#define GL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define GL_EXPORT __attribute__((visibility("default")))
+/* For the few functions that can run before a sanitizer runtime has set up
+ * its shadow memory (the dlsym trampoline's path, reached from the ASan/TSan
+ * runtime's own initializer in sanitizer builds): no instrumentation.  They
+ * also call no libc function.  No effect on normal builds. */
+#define GL_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
+/* initial-exec: no allocation or lock on first access, so the nesting counter
+ * can be touched from any hook, even one called inside malloc or a signal
+ * handler.  The library is preloaded, so static TLS is always available. */
+#define GL_TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* Nesting depth of hooks on this thread.  The outermost intercepted call is
+ * the one that records; anything it calls that is intercepted too (the runtime
+ * calling the driver) sees depth > 0 and passes straight through, so one
+ * allocation is one record, attributed to the API the program called. */
+extern GL_TLS int gl_hook_depth;
+
+/* The outermost hook runs with cancellation disabled.  A thread the
+ * program cancels must not die inside gpuleak: libunwind reads a pipe while
+ * unwinding (a cancellation point), and gpuleak waits for its writer thread
+ * and takes locks, so a thread cancelled there would leave a lock held (exit
+ * would hang) or an allocation made and never recorded.  The state is put
+ * back when the hook returns; a pending cancellation then acts at the
+ * program's next cancellation point, as if the CUDA call had not been one. */
+extern GL_TLS int gl_cancel_saved;
+
+/* How many of libgpuleak's locks this thread holds, plus the other places
+ * where it may hold a lock a snapshot needs (the loader's, in a stack
+ * capture).  A fatal signal's handler asks the writer thread for a snapshot
+ * only when this is 0: a thread stopped inside the real CUDA function (0) is
+ * not in the writer's way, one stopped holding a lock the writer needs would
+ * make it wait for good.  Counted before the lock is taken and after it is
+ * released, so a signal in between errs on the side of "busy".  The
+ * compiler fences keep the count in order with the locking as the handler,
+ * on the same thread, sees it. */
+extern GL_TLS int gl_busy;
+
+static inline void gl_busy_enter(void)
+{
+    gl_busy++;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline void gl_busy_leave(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    gl_busy--;
+}
+
+/* Every lock libgpuleak takes goes through these two (see gl_busy). */
+static inline void gl_mutex_lock(pthread_mutex_t *m)
+{
+    gl_busy_enter();
+    pthread_mutex_lock(m);
+}
+
+static inline void gl_mutex_unlock(pthread_mutex_t *m)
+{
+    pthread_mutex_unlock(m);
+    gl_busy_leave();
+}
+
+static inline uint64_t gl_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t gl_unix_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Monotonic time when the library was loaded; event times are relative. */
+extern _Atomic uint64_t gl_start_mono_ns;
+extern _Atomic uint64_t gl_start_unix_ns;
+
+#endif

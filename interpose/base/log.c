@@ -1,0 +1,49 @@
+#include "base/log.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void write_all(const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(STDERR_FILENO, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return; /* stderr closed or full: stay silent, never fail */
+        buf += n;
+        len -= (size_t)n;
+    }
+}
+
+void gl_warn_once(atomic_bool *once, const char *fmt, ...)
+{
+    /* Exchange atomically so two threads hitting the same problem print one
+     * line between them. */
+    if (atomic_exchange(once, true))
+        return;
+    int saved = errno;
+    char line[512];
+    int off = snprintf(line, sizeof line, "gpuleak: ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + off, sizeof line - (size_t)off - 1, fmt, ap);
+    va_end(ap);
+    size_t len = strnlen(line, sizeof line - 2);
+    line[len++] = '\n';
+    write_all(line, len);
+    errno = saved;
+}
+
+void gl_warn_raw(const char *msg)
+{
+    int saved = errno;
+    write_all("gpuleak: ", 9);
+    write_all(msg, strlen(msg));
+    write_all("\n", 1);
+    errno = saved;
+}

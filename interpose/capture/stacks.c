@@ -1,0 +1,112 @@
+#include "capture/stacks.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNW_LOCAL_ONLY /* this process's stacks only: libunwind's _UL* functions */
+#include <libunwind.h>
+
+#include "base/internal.h"
+#include "base/self.h"
+#include "capture/pyframes.h"
+
+/* Frames of ours that can sit above the hook: the hook itself plus the
+ * recording helpers.  Over-capturing by this much lets us keep `depth` user
+ * frames after dropping ours. */
+#define OWN_FRAMES_MAX 8
+
+/* Replaces the interpreter's own native frames (the C code that runs Python)
+ * with the Python frames they were running: native frames of the code called
+ * from Python come first, then the Python stack, innermost first, then
+ * whatever native frames lie beyond the interpreter (an embedding program's
+ * main).  See docs/python-frames.md. */
+static void merge_python(struct gl_capture *cap)
+{
+    uintptr_t py[GL_MAX_DEPTH];
+    size_t npy = gl_py_capture(py, GL_MAX_DEPTH);
+    if (npy == 0)
+        return;
+    uint32_t first = cap->depth, last = 0;
+    for (uint32_t i = 0; i < cap->depth; i++) {
+        if (gl_py_is_interpreter_pc(cap->pcs[i])) {
+            if (first == cap->depth)
+                first = i;
+            last = i + 1;
+        }
+    }
+    if (first == cap->depth)
+        last = cap->depth; /* the walk stopped before the interpreter */
+    uintptr_t tail[GL_MAX_DEPTH];
+    uint32_t ntail = cap->depth - last;
+    memcpy(tail, cap->pcs + last, ntail * sizeof *tail);
+    uint32_t n = first;
+    for (size_t i = 0; i < npy && n < GL_MAX_DEPTH; i++)
+        cap->pcs[n++] = py[i];
+    for (uint32_t i = 0; i < ntail && n < GL_MAX_DEPTH; i++)
+        cap->pcs[n++] = tail[i];
+    cap->depth = n;
+}
+
+#if defined(__SANITIZE_THREAD__)
+/* TSan builds only: unw_backtrace keeps a per-thread trace cache that libunwind
+ * frees in the last round of thread-specific-data destructors, after TSan's
+ * runtime has finalized the thread, and the lock it takes there crashes TSan
+ * (docs/reliability.md).  Walking with unw_step keeps no per-thread state, so
+ * the TSan phase can run the tests whose threads exit.  Always inlined: the
+ * context is the caller's, as with unw_backtrace. */
+static inline __attribute__((always_inline)) int walk_stack(void **buf, int size)
+{
+    unw_context_t uc;
+    unw_cursor_t cursor;
+    if (unw_getcontext(&uc) != 0 || unw_init_local(&cursor, &uc) != 0)
+        return 0;
+    int n = 0;
+    unw_word_t ip;
+    while (n < size && unw_get_reg(&cursor, UNW_REG_IP, &ip) == 0 && ip != 0) {
+        buf[n++] = (void *)(uintptr_t)ip;
+        if (unw_step(&cursor) <= 0)
+            break;
+    }
+    return n;
+}
+#else
+#define walk_stack unw_backtrace
+#endif
+
+/* How many frames to unwind beyond the `depth` the user wants, for our own:
+ * the most ever seen plus one (OWN_FRAMES_MAX until the first capture), so
+ * that unwinding does not pay for frames it then drops. */
+static _Atomic int own_frames_max;
+
+void gl_stack_capture(struct gl_capture *cap)
+{
+    void *raw[GL_MAX_DEPTH + OWN_FRAMES_MAX];
+    int want = gl_config.depth;
+    cap->depth = 0;
+    if (want <= 0)
+        return;
+    int extra = atomic_load_explicit(&own_frames_max, memory_order_relaxed);
+    /* libunwind may hold the loader's lock (dl_iterate_phdr) and its own
+     * while it walks: a fatal signal here must not send the writer, which
+     * walks the loader's list too, to wait for them (gl_busy). */
+    gl_busy_enter();
+    int n = walk_stack(raw, want + (extra ? extra : OWN_FRAMES_MAX));
+    gl_busy_leave();
+    int skip = 0;
+    while (skip < n && gl_is_own_address((uintptr_t)raw[skip]))
+        skip++;
+    if (skip + 1 > extra && skip < OWN_FRAMES_MAX)
+        atomic_store_explicit(&own_frames_max, skip + 1, memory_order_relaxed);
+    int keep = n - skip;
+    if (keep > want)
+        keep = want;
+    if (keep < 0)
+        keep = 0;
+    for (int i = 0; i < keep; i++)
+        cap->pcs[i] = (uintptr_t)raw[skip + i];
+    cap->depth = (uint32_t)keep;
+    if (gl_config.python)
+        merge_python(cap);
+}

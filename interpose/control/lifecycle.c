@@ -1,0 +1,185 @@
+/* Start, fork and exit of the tracked process.
+ *
+ * Loading the library does almost nothing (it records the start time): a
+ * process that never calls CUDA behaves exactly as without it, writes no file
+ * and gets no handlers.  Tracking is activated by the first intercepted call;
+ * the final snapshot is written by the library destructor, which runs after
+ * the program's atexit handlers, so memory those handlers free is not reported
+ * as leaked.  _exit() and SIGKILL skip destructors: no final snapshot then. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/config.h"
+#include "base/exit_guard.h"
+#include "base/internal.h"
+#include "base/log.h"
+#include "base/modules.h"
+#include "base/self.h"
+#include "capture/pyframes.h"
+#include "control/lifecycle.h"
+#include "control/watch.h"
+#include "control/outfile.h"
+#include "control/snapshot.h"
+#include "control/trigger.h"
+#include "cuda/driver_view.h"
+#include "cuda/graph.h"
+#include "cuda/ipc.h"
+#include "cuda/pool_kinds.h"
+#include "cuda/pools.h"
+#include "cuda/vmm.h"
+#include "gpuleak.h"
+#include "resolve/resolve.h"
+#include "snapshot_format.h"
+#include "state/bad_free.h"
+#include "state/history.h"
+#include "state/teardown.h"
+#include "state/track.h"
+
+static pthread_once_t activate_once = PTHREAD_ONCE_INIT;
+static atomic_bool active;      /* tracking on */
+static atomic_bool activated;   /* activation ran (whatever its outcome) */
+static atomic_bool final_done;
+
+/* The loader walk is taken first: a writer thread collecting modules holds
+ * it and never enters the exclusive section inside it, and what fork copies
+ * must not be in mid-walk (modules.c). */
+static void prefork(void)
+{
+    gl_loader_walk_prefork();
+    gl_track_prefork();
+}
+
+static void postfork_parent(void)
+{
+    gl_track_postfork_parent();
+    gl_loader_walk_postfork_parent();
+}
+
+static void postfork_child(void)
+{
+    gl_loader_walk_postfork_child();
+    gl_resolve_postfork_child();
+    gl_pools_postfork_child();
+    gl_track_postfork_child();
+    gl_snapshot_postfork_child();
+    gl_trigger_postfork_child();
+    gl_vmm_postfork_child();
+    gl_pool_kinds_postfork_child();
+    gl_driver_view_postfork_child();
+    gl_graph_postfork_child();
+    gl_ipc_postfork_child();
+    gl_py_postfork_child();
+    gl_bad_free_postfork_child();
+    gl_teardown_postfork_child();
+    gl_exit_postfork_child();
+    atomic_store(&final_done, false);
+    /* The prepare handler's locks were re-initialized, not released: the
+     * child's one thread holds none of ours. */
+    gl_busy = 0;
+}
+
+static void activate(void)
+{
+    gl_config_load();
+    gl_self_init();
+    if (gl_config.disabled) {
+        atomic_store(&activated, true);
+        return;
+    }
+    gl_procinfo_init();
+    gl_outfile_setup(gl_config.output);
+    gl_track_configure_history((size_t)gl_config.max_entries);
+    pthread_atfork(prefork, postfork_parent, postfork_child);
+    gl_trigger_start();
+    gl_py_detect();
+    atomic_store(&active, true);
+    atomic_store(&activated, true);
+}
+
+bool gl_tracking_active(void) { return atomic_load(&active); }
+
+bool gl_ensure_active(void)
+{
+    if (!atomic_load_explicit(&activated, memory_order_acquire))
+        pthread_once(&activate_once, activate);
+    if (!atomic_load_explicit(&active, memory_order_relaxed))
+        return false;
+    gl_trigger_check();
+    return true;
+}
+
+void gl_final_snapshot(uint32_t reason)
+{
+    if (!atomic_load(&active) || atomic_exchange(&final_done, true))
+        return;
+    gl_hook_depth++; /* anything CUDA we trigger from here is not recorded */
+    gl_snapshot_write(reason, GL_SNAP_F_FINAL, NULL);
+    gl_hook_depth--;
+}
+
+__attribute__((destructor)) static void gl_on_unload(void)
+{
+    gl_resolve_close_loader();
+    /* main returned (libc's own call to exit is not hooked): from here a
+     * second thread's exit() waits (exit_guard.c). */
+    if (atomic_load(&active))
+        gl_exit_claim();
+    if (atomic_load(&active))
+        gl_trigger_check_signal();
+    gl_final_snapshot(GL_REASON_EXIT);
+    gl_watch_remove();
+}
+
+/* ---- public API (gpuleak.h) -------------------------------------------- */
+
+GL_EXPORT int gpuleak_snapshot(const char *path)
+{
+    if (!gl_ensure_active())
+        return -1;
+    gl_hook_depth++;
+    int rc = gl_snapshot_write(GL_REASON_REQUEST, 0, path);
+    gl_hook_depth--;
+    return rc;
+}
+
+GL_EXPORT int gpuleak_snapshot_name(const char *path, char *name, size_t size)
+{
+    if (!gl_ensure_active())
+        return -1;
+    struct gl_snapshot_file *written = malloc(sizeof *written); /* 4 KiB: not on the caller's stack */
+    if (written == NULL)
+        return -1;
+    gl_hook_depth++;
+    int rc = gl_snapshot_write_file(GL_REASON_REQUEST, 0, path, written);
+    gl_hook_depth--;
+    if (rc == 0 && name != NULL && size > 0) {
+        size_t len = strlen(written->path);
+        if (len < size)
+            memcpy(name, written->path, len + 1);
+        else
+            name[0] = '\0';
+    }
+    free(written);
+    return rc;
+}
+
+GL_EXPORT int gpuleak_annotate(const char *label)
+{
+    if (!gl_ensure_active())
+        return -1;
+    gl_track_mark(GL_EV_ANNOTATION, gl_label_add(label), 0);
+    return 0;
+}
+
+GL_EXPORT int gpuleak_record_history(int enabled, long max_entries)
+{
+    if (!gl_ensure_active())
+        return -1;
+    if (max_entries < 0 || max_entries > GL_MAX_MAX_ENTRIES)
+        return -1;
+    gl_track_configure_history(enabled ? (size_t)(max_entries ? max_entries : GL_DEFAULT_MAX_ENTRIES) : 0);
+    return 0;
+}

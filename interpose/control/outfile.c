@@ -1,0 +1,325 @@
+#include "control/outfile.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/config.h"
+#include "base/internal.h"
+#include "base/log.h"
+
+static bool append(char *buf, size_t size, size_t *len, const char *s)
+{
+    size_t n = strlen(s);
+    if (*len + n >= size)
+        return false;
+    memcpy(buf + *len, s, n);
+    *len += n;
+    buf[*len] = '\0';
+    return true;
+}
+
+static char resolved[GL_PATH_MAX]; /* absolute pattern, a file pattern */
+/* The working directory a relative pattern was resolved against ("" for an
+ * absolute pattern): the writer thread keeps it as its own (gl_outfile_pin_cwd). */
+static char resolved_base[GL_PATH_MAX];
+
+/* Appends s to buf[*len] with every '%' doubled: a directory name joined
+ * into the pattern is literal text, and "res%p" must not become a pid. */
+static bool append_literal(char *buf, size_t size, size_t *len, const char *s)
+{
+    for (; *s; s++) {
+        size_t n = *s == '%' ? 2 : 1;
+        if (*len + n >= size)
+            return false;
+        buf[(*len)++] = *s;
+        if (*s == '%')
+            buf[(*len)++] = '%';
+    }
+    buf[*len] = '\0';
+    return true;
+}
+
+void gl_outfile_setup(const char *pattern)
+{
+    static atomic_bool warned;
+    char joined[GL_PATH_MAX];
+    size_t plen = strlen(pattern);
+    bool is_dir = plen > 0 && pattern[plen - 1] == '/';
+    struct stat st;
+    if (!is_dir && stat(pattern, &st) == 0 && S_ISDIR(st.st_mode))
+        is_dir = true;
+    resolved_base[0] = '\0';
+    int n = snprintf(joined, sizeof joined, "%s%s%s", pattern,
+                     is_dir && pattern[plen - 1] != '/' ? "/" : "",
+                     is_dir ? GL_DEFAULT_OUTPUT : "");
+    if (n < 0 || (size_t)n >= sizeof joined)
+        goto fallback;
+    if (joined[0] == '/') {
+        memcpy(resolved, joined, (size_t)n + 1);
+        return;
+    }
+    char cwd[GL_PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) == NULL)
+        goto fallback;
+    size_t len = 0;
+    resolved[0] = '\0';
+    if (!append_literal(resolved, sizeof resolved, &len, cwd) ||
+        !append(resolved, sizeof resolved, &len, "/") ||
+        !append(resolved, sizeof resolved, &len, joined))
+        goto fallback;
+    memcpy(resolved_base, cwd, strlen(cwd) + 1);
+    return;
+fallback:
+    gl_warn_once(&warned, "output pattern too long; using %s in the working directory",
+                 GL_DEFAULT_OUTPUT);
+    snprintf(resolved, sizeof resolved, "%s", GL_DEFAULT_OUTPUT);
+    resolved_base[0] = '\0';
+}
+
+void gl_outfile_pin_cwd(void)
+{
+    /* Only this thread's working directory changes (CLONE_FS unshared): the
+     * program's own chdir() no longer moves it, and `gpuleak snapshot` reads
+     * /proc/PID/task/TID/cwd to find where relative names point.  Where
+     * unshare is refused (a seccomp filter) the thread simply shares the
+     * program's, as before; nothing else depends on it. */
+    if (resolved_base[0] == '\0' || unshare(CLONE_FS) != 0)
+        return;
+    /* A directory removed since cannot hold snapshots either; the thread
+     * then keeps the copy of the program's it has. */
+    if (chdir(resolved_base) != 0)
+        return;
+}
+
+uint32_t gl_rank(void)
+{
+    static const char *const vars[] = {"RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        long v;
+        if (gl_parse_long(getenv(vars[i]), 0, 0x7fffffff, &v))
+            return (uint32_t)v;
+    }
+    return 0;
+}
+
+const char *gl_outfile_pattern(void) { return resolved; }
+
+/* Host names are used in file names: keep only characters that are safe in
+ * one path component, and never let one be "", "." or ".." (a host name is
+ * whatever sethostname() was given, and "%h/" must not lead upwards). */
+static void sanitize_component(char *s)
+{
+    if (*s == '\0') {
+        strcpy(s, "unknown");
+        return;
+    }
+    if (*s == '.')
+        *s = '_';
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '-' || *s == '_' || *s == '.'))
+            *s = '_';
+}
+
+bool gl_outfile_expand(uint64_t n, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (const char *p = resolved; *p; p++) {
+        char tmp[256];
+        if (*p != '%' || p[1] == '\0') {
+            tmp[0] = *p;
+            tmp[1] = '\0';
+        } else {
+            switch (*++p) {
+            case 'p': snprintf(tmp, sizeof tmp, "%d", (int)getpid()); break;
+            case 'n': snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)n); break;
+            case 'r': snprintf(tmp, sizeof tmp, "%u", gl_rank()); break;
+            case 't': snprintf(tmp, sizeof tmp, "%lld", (long long)time(NULL)); break;
+            case 'h':
+                if (gethostname(tmp, sizeof tmp - 1) != 0)
+                    strcpy(tmp, "unknown");
+                tmp[sizeof tmp - 1] = '\0';
+                sanitize_component(tmp);
+                break;
+            case '%': strcpy(tmp, "%"); break;
+            default: /* unknown conversion: keep it literally */
+                tmp[0] = '%';
+                tmp[1] = *p;
+                tmp[2] = '\0';
+                break;
+            }
+        }
+        if (!append(buf, size, &len, tmp))
+            return false;
+    }
+    const char *slash = strrchr(buf, '/');
+    const char *base = slash ? slash + 1 : buf;
+    return *base != '\0' && strcmp(base, ".") != 0 && strcmp(base, "..") != 0;
+}
+
+/* A directory reached through a symlink that belongs to another user (not
+ * us, not root) was planted by someone who can write where it lives: a
+ * shared /tmp.  Writing through it would put our file wherever they chose,
+ * so refuse, as the kernel's fs.protected_symlinks does for files.  Our own
+ * symlinks (a ~/snaps pointing at scratch space) are followed. */
+static bool dir_path_trusted(const char *dir)
+{
+    char buf[GL_PATH_MAX];
+    size_t len = strlen(dir);
+    if (len >= sizeof buf)
+        return true; /* opening it fails anyway */
+    memcpy(buf, dir, len + 1);
+    uid_t me = geteuid();
+    for (size_t i = 1; i <= len; i++) {
+        if (i < len && buf[i] != '/')
+            continue;
+        char save = buf[i];
+        buf[i] = '\0';
+        struct stat st;
+        bool planted = lstat(buf, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != me && st.st_uid != 0;
+        buf[i] = save;
+        if (planted)
+            return false;
+    }
+    return true;
+}
+
+bool gl_outfile_open(struct gl_outfile *of, const char *final_path)
+{
+    of->fd = -1;
+    of->dirfd = -1;
+    size_t len = strlen(final_path);
+    if (len >= sizeof of->final_path) {
+        errno = ENAMETOOLONG;
+        return false;
+    }
+    memcpy(of->final_path, final_path, len + 1);
+    char *slash = strrchr(of->final_path, '/');
+    if (slash == NULL) {
+        of->dirfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        of->final_name = of->final_path;
+    } else {
+        *slash = '\0';
+        if (dir_path_trusted(of->final_path))
+            of->dirfd = open(slash == of->final_path ? "/" : of->final_path,
+                             O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        else
+            errno = ELOOP; /* "Too many levels of symbolic links" */
+        *slash = '/';
+        of->final_name = slash + 1;
+    }
+    if (of->dirfd < 0)
+        return false;
+    /* A name nobody else can predict or race us to: pid + time + counter. */
+    static _Atomic unsigned counter;
+    for (int attempt = 0; attempt < 16; attempt++) {
+        snprintf(of->tmp_name, sizeof of->tmp_name, ".gpuleak.tmp.%d.%llx.%u", (int)getpid(),
+                 (unsigned long long)gl_mono_ns(), counter++);
+        of->fd = openat(of->dirfd, of->tmp_name,
+                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (of->fd >= 0)
+            return true;
+        if (errno != EEXIST)
+            break;
+    }
+    int saved = errno;
+    close(of->dirfd);
+    of->dirfd = -1;
+    errno = saved;
+    return false;
+}
+
+/* The temporary takes its final name, which must not exist: false with
+ * errno EEXIST when it does (the temporary is kept). */
+static bool publish(struct gl_outfile *of)
+{
+    if (renameat2(of->dirfd, of->tmp_name, of->dirfd, of->final_name, RENAME_NOREPLACE) == 0)
+        return true;
+    if (errno != EINVAL && errno != ENOSYS)
+        return false;
+    /* Filesystem without RENAME_NOREPLACE: link() also refuses to replace
+     * an existing name, then drop the temporary. */
+    if (linkat(of->dirfd, of->tmp_name, of->dirfd, of->final_name, 0) != 0)
+        return false;
+    unlinkat(of->dirfd, of->tmp_name, 0);
+    return true;
+}
+
+/* Points of->final_path at path, which must be in the same directory as the
+ * temporary (a rename cannot move it elsewhere). */
+static bool retarget_to(struct gl_outfile *of, const char *path)
+{
+    size_t dirlen = (size_t)(of->final_name - of->final_path);
+    size_t len = strlen(path);
+    if (len >= sizeof of->final_path || len <= dirlen || memcmp(path, of->final_path, dirlen) != 0 ||
+        strchr(path + dirlen, '/') != NULL)
+        return false;
+    memcpy(of->final_path, path, len + 1);
+    return true;
+}
+
+/* The temporary, opened again for writing, if it is still the file we wrote. */
+static int reopen_tmp(const struct gl_outfile *of, const struct stat *id)
+{
+    int fd = openat(of->dirfd, of->tmp_name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != id->st_dev || st.st_ino != id->st_ino)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+bool gl_outfile_commit(struct gl_outfile *of, gl_outfile_rename_fn rename_fn, void *ctx)
+{
+    struct stat id;
+    bool ok = fstat(of->fd, &id) == 0;
+    /* Closed before it gets a final name: a late write error (NFS reports
+     * them at close) must not leave a bad file under a snapshot name. */
+    ok = close(of->fd) == 0 && ok;
+    of->fd = -1;
+    for (int tries = 0; ok && !publish(of); tries++) {
+        /* The name was free when it was chosen, but another process sharing
+         * the pattern (no %p: forked children or ranks exiting together)
+         * took it since.  Move on to a name that is free now. */
+        ok = false;
+        if (errno != EEXIST || rename_fn == NULL || tries >= GL_OUTFILE_RENAME_TRIES)
+            break;
+        int fd = reopen_tmp(of, &id);
+        if (fd < 0)
+            break;
+        char next[GL_PATH_MAX];
+        bool named = rename_fn(ctx, fd, next, sizeof next) && retarget_to(of, next);
+        ok = close(fd) == 0 && named;
+        errno = EEXIST; /* if we give up here, it is for the name taken */
+    }
+    int saved = errno;
+    if (!ok)
+        unlinkat(of->dirfd, of->tmp_name, 0);
+    close(of->dirfd);
+    of->dirfd = -1;
+    errno = saved;
+    return ok;
+}
+
+void gl_outfile_abort(struct gl_outfile *of)
+{
+    int saved = errno;
+    if (of->fd >= 0)
+        close(of->fd);
+    if (of->dirfd >= 0) {
+        unlinkat(of->dirfd, of->tmp_name, 0);
+        close(of->dirfd);
+    }
+    of->fd = of->dirfd = -1;
+    errno = saved;
+}

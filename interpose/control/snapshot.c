@@ -1,0 +1,673 @@
+#include "control/snapshot.h"
+
+#include "base/procenv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/config.h"
+#include "base/internal.h"
+#include "base/log.h"
+#include "base/modules.h"
+#include "base/procenv.h"
+#include "capture/pyframes.h"
+#include "control/outfile.h"
+#include "cuda/calls.h"
+#include "cuda/driver_view.h"
+#include "cuda/pools.h"
+#include "cuda/vmm.h"
+#include "snapshot_format.h"
+#include "snapshot_codec.h"
+#include "state/bad_free.h"
+#include "state/teardown.h"
+#include "state/track.h"
+
+/* ---- process facts ---------------------------------------------------- */
+
+#define CMDLINE_MAX (64 * 1024)
+static char cmdline[CMDLINE_MAX]; /* NUL-separated argv, read at activation */
+static size_t cmdline_len;
+static char exe_path[GL_PATH_MAX];
+
+void gl_procinfo_init(void)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n;
+        while (cmdline_len < sizeof cmdline &&
+               (n = read(fd, cmdline + cmdline_len, sizeof cmdline - cmdline_len)) > 0)
+            cmdline_len += (size_t)n;
+        close(fd);
+    }
+    ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+    exe_path[n > 0 ? n : 0] = '\0';
+    gl_env_capture_initial();
+}
+
+/* ---- buffered little-endian writer ------------------------------------ */
+
+struct writer {
+    int fd;
+    int err; /* first errno seen; once set, nothing more is written */
+    uint64_t offset;
+    uint64_t records;
+    /* Where the snapshot's number (the %n of its name) is in the file: the
+     * process record and this snapshot's mark in the history; rewritten if
+     * the file has to take another number (renumber). */
+    uint64_t index;
+    uint64_t index_at[2];
+    size_t len;
+    uint8_t buf[1 << 16];
+};
+
+static void w_flush(struct writer *w)
+{
+    size_t off = 0;
+    while (off < w->len && !w->err) {
+        ssize_t n = write(w->fd, w->buf + off, w->len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            w->err = n < 0 ? errno : EIO;
+        else
+            off += (size_t)n;
+    }
+    w->len = 0;
+}
+
+static void w_bytes(struct writer *w, const void *p, size_t n)
+{
+    const uint8_t *src = p;
+    w->offset += n;
+    if (n <= sizeof w->buf - w->len) { /* the common case: one field */
+        memcpy(w->buf + w->len, src, n);
+        w->len += n;
+        return;
+    }
+    while (n > 0 && !w->err) {
+        if (w->len == sizeof w->buf)
+            w_flush(w);
+        size_t chunk = sizeof w->buf - w->len;
+        if (chunk > n)
+            chunk = n;
+        memcpy(w->buf + w->len, src, chunk);
+        w->len += chunk;
+        src += chunk;
+        n -= chunk;
+    }
+}
+
+/* x86-64 and aarch64 Linux are little-endian; the format is too. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "snapshot writer assumes little-endian");
+static void w_u32(struct writer *w, uint32_t v) { w_bytes(w, &v, 4); }
+static void w_u64(struct writer *w, uint64_t v) { w_bytes(w, &v, 8); }
+
+/* One fixed-size part (a record's fixed fields, an array entry), encoded
+ * from its field list in snapshot_fields.h: no offset is written here. */
+#define W_PART(w, part, ...)                                                   \
+    do {                                                                       \
+        uint8_t part_[sizeof(struct gl_wire_##part##_layout)];                 \
+        gl_wire_##part##_encode(part_, &(const struct gl_wire_##part){__VA_ARGS__}); \
+        w_bytes((w), part_, sizeof part_);                                     \
+    } while (0)
+
+static void w_str(struct writer *w, const char *s, size_t n)
+{
+    if (n > GL_SNAP_MAX_STRING)
+        n = GL_SNAP_MAX_STRING;
+    w_u32(w, (uint32_t)n);
+    w_bytes(w, s, n);
+}
+
+static void w_record(struct writer *w, uint32_t type, uint32_t count, uint64_t length)
+{
+    W_PART(w, record_header, .type = type, .count = count, .length = length);
+    w->records++;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static size_t argv_count(void)
+{
+    size_t argc = 0;
+    for (size_t i = 0; i < cmdline_len; i++)
+        if (cmdline[i] == '\0')
+            argc++;
+    if (cmdline_len > 0 && cmdline[cmdline_len - 1] != '\0')
+        argc++; /* truncated last argument */
+    return argc < GL_SNAP_MAX_ARGS ? argc : GL_SNAP_MAX_ARGS;
+}
+
+static void write_process(struct writer *w, uint32_t reason, uint32_t flags, uint64_t index,
+                          uint64_t snap_unix, uint64_t snap_mono)
+{
+    char host[256];
+    if (gethostname(host, sizeof host) != 0)
+        host[0] = '\0';
+    host[sizeof host - 1] = '\0';
+    size_t hostlen = strlen(host), exelen = strlen(exe_path);
+    size_t argc = argv_count();
+
+    uint64_t len = GL_PROCESS_FIXED_SIZE + 4 + hostlen + 4 + exelen + 4;
+    const char *arg = cmdline;
+    for (size_t i = 0; i < argc; i++) {
+        size_t n = strnlen(arg, (size_t)(cmdline + cmdline_len - arg));
+        len += 4 + n;
+        arg += n + 1;
+    }
+    w_record(w, GL_REC_PROCESS, 1, len);
+    w->index = index;
+    w->index_at[0] = w->offset + GL_WIRE_OFF(process, index);
+    W_PART(w, process, .pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(), .rank = gl_rank(),
+           .reason = reason, .index = index, .start_unix_ns = gl_start_unix_ns, .snapshot_unix_ns = snap_unix,
+           .snapshot_mono_ns = snap_mono, .flags = flags, .depth_limit = (uint32_t)gl_config.depth);
+    w_str(w, host, hostlen);
+    w_str(w, exe_path, exelen);
+    w_u32(w, (uint32_t)argc);
+    arg = cmdline;
+    for (size_t i = 0; i < argc; i++) {
+        size_t n = strnlen(arg, (size_t)(cmdline + cmdline_len - arg));
+        w_str(w, arg, n);
+        arg += n + 1;
+    }
+}
+
+static void write_env(struct writer *w)
+{
+    const struct gl_env_set *env = gl_env_current();
+    size_t count = 0;
+    uint64_t len = GL_ENV_FIXED_SIZE;
+    for (size_t i = 0; i < env->count; i++) {
+        if (!env->present[i])
+            continue;
+        count++;
+        len += 4 + strlen(gl_env_names[i]) + 1 + strlen(env->values[i]);
+    }
+    if (count == 0)
+        return;
+    w_record(w, GL_REC_ENV, 1, len);
+    W_PART(w, env, .count = (uint32_t)count);
+    for (size_t i = 0; i < env->count; i++) {
+        if (!env->present[i])
+            continue;
+        size_t nl = strlen(gl_env_names[i]), vl = strlen(env->values[i]);
+        w_u32(w, (uint32_t)(nl + 1 + vl));
+        w_bytes(w, gl_env_names[i], nl);
+        w_bytes(w, "=", 1);
+        w_bytes(w, env->values[i], vl);
+    }
+}
+
+static void write_modules(struct writer *w, const struct gl_module_list *mods)
+{
+    for (size_t i = 0; i < mods->count; i++) {
+        const struct gl_module *m = &mods->items[i];
+        size_t plen = strlen(m->path);
+        if (plen > GL_SNAP_MAX_STRING)
+            plen = GL_SNAP_MAX_STRING;
+        w_record(w, GL_REC_MODULE, 1, GL_MODULE_FIXED_SIZE + m->build_id_len + 4 + plen);
+        W_PART(w, module, .load_bias = m->bias, .start = m->start, .end = m->end,
+               .build_id_len = m->build_id_len);
+        w_bytes(w, m->build_id, m->build_id_len);
+        w_str(w, m->path, plen);
+    }
+}
+
+static void write_stacks(struct writer *w, const struct gl_state_copy *c)
+{
+    uint32_t left = c->nstacks;
+    for (const struct gl_stack *s = c->stacks; s != NULL && left > 0; s = s->older, left--) {
+        w_record(w, GL_REC_STACK, 1, GL_STACK_FIXED_SIZE + (uint64_t)s->depth * 8);
+        W_PART(w, stack, .id = s->id, .depth = s->depth);
+        for (uint32_t i = 0; i < s->depth; i++)
+            w_u64(w, s->pcs[i]);
+    }
+}
+
+/* Allocation calls per stack, from the counters of the stacks copied (a
+ * stack's counters are read now: at least what the copied state holds). */
+static void write_calls(struct writer *w, const struct gl_state_copy *c)
+{
+    uint32_t n = 0, left = c->nstacks;
+    for (const struct gl_stack *s = c->stacks; s != NULL && left > 0; s = s->older, left--)
+        n += atomic_load_explicit(&s->allocs, memory_order_relaxed) != 0;
+    if (n == 0)
+        return;
+    w_record(w, GL_REC_CALLS, n, (uint64_t)n * GL_CALLS_ENTRY_SIZE);
+    left = c->nstacks;
+    for (const struct gl_stack *s = c->stacks; s != NULL && left > 0 && n > 0; s = s->older, left--) {
+        uint64_t allocs = atomic_load_explicit(&s->allocs, memory_order_relaxed);
+        if (allocs == 0)
+            continue;
+        /* Counters only grow, so every stack the first pass counted is
+         * seen again; one first counted in between takes a slot, and n
+         * keeps the record at the size its header says. */
+        n--;
+        W_PART(w, calls, .stack_id = s->id, .api = atomic_load_explicit(&s->api, memory_order_relaxed),
+               .kind = atomic_load_explicit(&s->kind, memory_order_relaxed), .allocs = allocs,
+               .frees = atomic_load_explicit(&s->frees, memory_order_relaxed),
+               .bytes = atomic_load_explicit(&s->bytes, memory_order_relaxed));
+    }
+}
+
+#define ALLOCS_PER_RECORD 4096
+
+/* A pool object's size is its idle reserve: what the driver holds for it
+ * (asked with the other pools, POOLS, when the snapshot was taken) beyond
+ * what its live allocations use.  Those allocations are records of their
+ * own, so a pool never destroyed whose allocations leaked too does not
+ * count their memory twice.  0 where the driver did not answer. */
+static uint64_t pool_reserve(uint64_t pool, const struct gl_pool_info *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i].pool == pool)
+            return p[i].reserved > p[i].used ? p[i].reserved - p[i].used : 0;
+    return 0;
+}
+
+static void write_allocs(struct writer *w, const struct gl_state_copy *c, const struct gl_pool_info *pools,
+                         size_t npools)
+{
+    for (size_t base = 0; base < c->nallocs; base += ALLOCS_PER_RECORD) {
+        size_t n = c->nallocs - base;
+        if (n > ALLOCS_PER_RECORD)
+            n = ALLOCS_PER_RECORD;
+        w_record(w, GL_REC_ALLOCS, (uint32_t)n, (uint64_t)n * GL_ALLOC_ENTRY_SIZE);
+        for (size_t i = base; i < base + n; i++) {
+            const struct gl_alloc_copy *a = &c->allocs[i];
+            W_PART(w, allocs, .ptr = a->ptr,
+                   .size = a->kind == GL_KIND_MEMPOOL ? pool_reserve(a->ptr, pools, npools) : a->size,
+                   .seq = a->seq, .time_ns = a->time_ns, .stream = a->stream, .stack_id = a->stack_id,
+                   .device = a->device, .kind = a->kind, .api = a->api, .tid = a->tid);
+        }
+    }
+}
+
+static void write_devices(struct writer *w, const struct gl_state_copy *c, const struct gl_mem_view *mem,
+                          const struct gl_mem_view *views, size_t nviews)
+{
+    w_record(w, GL_REC_DEVICES, (uint32_t)c->ndevices, (uint64_t)c->ndevices * GL_DEVICE_ENTRY_SIZE);
+    for (size_t i = 0; i < c->ndevices; i++) {
+        const struct gl_device_copy *d = &c->devices[i];
+        /* The driver's view is only known when the caller queried it on a
+         * thread with the device's context (see docs/snapshot-format.md). */
+        const struct gl_mem_view *v = mem != NULL && mem->device == d->device ? mem : NULL;
+        for (size_t k = 0; v == NULL && k < nviews; k++)
+            if (views[k].device == d->device)
+                v = &views[k];
+        W_PART(w, devices, .device = d->device, .live_bytes = d->live_bytes, .live_count = d->live_count,
+               .peak_bytes = d->peak_bytes, .peak_seq = d->peak_seq, .peak_time_ns = d->peak_time_ns,
+               .alloc_count = d->alloc_count, .free_count = d->free_count,
+               .alloc_bytes_total = d->alloc_bytes_total, .failed_count = d->failed_count,
+               .unknown_free_count = d->unknown_free_count, .mem_free = v ? v->mem_free : 0,
+               .mem_total = v ? v->mem_total : 0);
+    }
+}
+
+static void write_peaks(struct writer *w, const struct gl_state_copy *c)
+{
+    w_record(w, GL_REC_PEAK, (uint32_t)c->npeaks, (uint64_t)c->npeaks * GL_PEAK_ENTRY_SIZE);
+    for (size_t i = 0; i < c->npeaks; i++) {
+        const struct gl_peak_copy *p = &c->peaks[i];
+        W_PART(w, peak, .device = p->device, .stack_id = p->stack_id, .bytes = p->bytes, .count = p->count);
+    }
+}
+
+#define EVENTS_PER_RECORD 4096
+
+static void write_events(struct writer *w, const struct gl_state_copy *c)
+{
+    for (size_t base = 0; base < c->nevents; base += EVENTS_PER_RECORD) {
+        size_t n = c->nevents - base;
+        if (n > EVENTS_PER_RECORD)
+            n = EVENTS_PER_RECORD;
+        w_record(w, GL_REC_EVENTS, (uint32_t)n, (uint64_t)n * GL_EVENT_ENTRY_SIZE);
+        for (size_t i = base; i < base + n; i++) {
+            const struct gl_event *e = &c->events[i];
+            bool oom = e->type == GL_EV_OOM; /* ptr and mem_free share a field */
+            bool freed = e->type == GL_EV_FREE;
+            if (e->type == GL_EV_SNAPSHOT && e->size == w->index)
+                w->index_at[1] = w->offset + GL_WIRE_OFF(events, size);
+            W_PART(w, events, .seq = e->seq, .time_ns = e->time_ns, .ptr = oom ? 0 : e->ptr, .size = e->size,
+                   .stream = e->stream, .stack_id = e->stack_id, .device = e->device, .type = e->type,
+                   .kind = e->kind, .api = e->api,
+                   .mem_free = oom ? e->mem_free : freed ? e->free_stack_id : 0,
+                   .mem_total = oom ? e->mem_total : 0);
+        }
+    }
+    /* The text of every annotation still in the history. */
+    for (size_t i = 0; i < c->nevents; i++) {
+        if (c->events[i].type != GL_EV_ANNOTATION)
+            continue;
+        char label[512];
+        size_t len = gl_label_get((uint32_t)c->events[i].ptr, label, sizeof label);
+        w_record(w, GL_REC_LABEL, 1, GL_LABEL_FIXED_SIZE + 4 + len);
+        W_PART(w, label, .id = (uint32_t)c->events[i].ptr);
+        w_str(w, label, len);
+    }
+}
+
+static void write_pyframe(uint32_t id, uint32_t line, const char *file, size_t file_len,
+                          const char *func, size_t func_len, void *arg)
+{
+    struct writer *w = arg;
+    w_record(w, GL_REC_PYFRAME, 1, GL_PYFRAME_FIXED_SIZE + 4 + file_len + 4 + func_len);
+    W_PART(w, pyframe, .id = id, .line = line);
+    w_str(w, file, file_len);
+    w_str(w, func, func_len);
+}
+
+static void write_pools(struct writer *w, const struct gl_pool_info *p, size_t n)
+{
+    if (n == 0)
+        return;
+    w_record(w, GL_REC_POOLS, (uint32_t)n, (uint64_t)n * GL_POOL_ENTRY_SIZE);
+    for (size_t i = 0; i < n; i++) {
+        W_PART(w, pools, .handle = p[i].pool, .device = p[i].device, .reserved = p[i].reserved,
+               .used = p[i].used, .reserved_high = p[i].reserved_high, .used_high = p[i].used_high);
+    }
+}
+
+static void write_vmm(struct writer *w)
+{
+    size_t n;
+    struct gl_vmm_range *r = gl_vmm_copy(&n);
+    if (r == NULL)
+        return;
+    w_record(w, GL_REC_VMM, (uint32_t)n, (uint64_t)n * GL_VMM_ENTRY_SIZE);
+    for (size_t i = 0; i < n; i++) {
+        W_PART(w, vmm, .va = r[i].va, .size = r[i].size, .handle = r[i].handle, .type = r[i].type,
+               .device = r[i].device);
+    }
+    free(r);
+}
+
+/* Taken before the state copy, so every stack it names is in the copy. */
+static void write_teardowns(struct writer *w, const struct gl_teardown *t, size_t n)
+{
+    if (n == 0)
+        return;
+    w_record(w, GL_REC_TEARDOWN, (uint32_t)n, (uint64_t)n * GL_TEARDOWN_ENTRY_SIZE);
+    for (size_t i = 0; i < n; i++) {
+        W_PART(w, teardown, .bytes = t[i].bytes, .count = t[i].count, .time_ns = t[i].time_ns,
+               .stack_id = t[i].stack_id, .device = t[i].device, .kind = t[i].kind, .api = t[i].api,
+               .teardown = t[i].teardown);
+    }
+}
+
+/* Taken before the state copy, so every stack it names is in the copy. */
+static void write_bad_frees(struct writer *w, const struct gl_bad_free *b, size_t n)
+{
+    if (n == 0)
+        return;
+    w_record(w, GL_REC_BAD_FREES, (uint32_t)n, (uint64_t)n * GL_BAD_FREE_ENTRY_SIZE);
+    for (size_t i = 0; i < n; i++) {
+        W_PART(w, bad_frees, .ptr = b[i].ptr, .count = b[i].count, .time_ns = b[i].time_ns,
+               .stack_id = b[i].stack_id, .device = b[i].device, .api = b[i].api,
+               .flags = b[i].rejected ? GL_BAD_FREE_F_REJECTED : 0);
+    }
+}
+
+/* ---- orchestration ------------------------------------------------------ */
+
+static pthread_mutex_t snap_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t next_index;
+/* Once the final snapshot is written, the process is exiting: a periodic or
+ * signal snapshot taken after it (the writer thread still runs during exit)
+ * would be numbered after the "final" one and hide it. */
+static bool final_taken;
+
+/* Whether the resolved pattern has %n (its directory part is escaped: a
+ * '%' there is "%%"). */
+static bool has_index(const char *pattern)
+{
+    for (const char *p = pattern; *p; p++)
+        if (*p == '%' && p[1] != '\0') {
+            if (p[1] == 'n')
+                return true;
+            p++;
+        }
+    return false;
+}
+
+/* Picks the next free name: existing files are never overwritten, so with %n
+ * in the pattern we move on to the next number. */
+static bool next_name(char *path, size_t size, uint64_t *index)
+{
+    bool numbered = has_index(gl_outfile_pattern());
+    for (int tries = 0; tries < 1000; tries++) {
+        *index = next_index++;
+        if (!gl_outfile_expand(*index, path, size))
+            return false;
+        struct stat st;
+        if (!numbered || fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            return true;
+    }
+    return false;
+}
+
+/* The file's name was taken after next_name chose it (another process
+ * sharing the pattern): the next free number, written into the file too. */
+static bool renumber(void *ctx, int fd, char *path, size_t size)
+{
+    const struct writer *w = ctx;
+    uint64_t index;
+    if (!next_name(path, size, &index))
+        return false;
+    for (size_t i = 0; i < sizeof w->index_at / sizeof w->index_at[0]; i++)
+        if (w->index_at[i] != 0 && pwrite(fd, &index, sizeof index, (off_t)w->index_at[i]) != sizeof index)
+            return false;
+    return true;
+}
+
+int gl_snapshot_write(uint32_t reason, uint32_t flags, const char *path)
+{
+    return gl_snapshot_write_with(reason, flags, path, NULL);
+}
+
+/* Writing past RLIMIT_FSIZE raises SIGXFSZ, whose default action kills the
+ * process: a snapshot must never do that.  The signal is blocked on this
+ * thread while writing, and one we caused is consumed afterwards (write then
+ * just fails with EFBIG, and we print our one warning). */
+static void block_xfsz(sigset_t *old, bool *was_pending)
+{
+    sigset_t xfsz, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &xfsz, old);
+    *was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+}
+
+static void unblock_xfsz(const sigset_t *old, bool was_pending)
+{
+    sigset_t xfsz, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    if (!was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&xfsz, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *path,
+                                 const struct gl_mem_view *mem, struct gl_snapshot_file *written);
+
+/* The identity of the file about to be renamed into place (rename keeps the
+ * inode). */
+static bool note_written(const struct gl_outfile *of, const char *name, struct gl_snapshot_file *out)
+{
+    struct stat st;
+    if (fstat(of->fd, &st) != 0)
+        return false;
+    snprintf(out->path, sizeof out->path, "%s", name);
+    out->dev = (uint64_t)st.st_dev;
+    out->ino = (uint64_t)st.st_ino;
+    return true;
+}
+
+static int snapshot_write(uint32_t reason, uint32_t flags, const char *path,
+                          const struct gl_mem_view *mem, struct gl_snapshot_file *written)
+{
+    sigset_t old;
+    bool was_pending;
+    /* open, write and close are cancellation points: a thread cancelled in
+     * the middle of a snapshot (gpuleak_snapshot from a thread the program
+     * cancels) would die holding snap_lock, and every later snapshot, the
+     * final one at exit included, would wait for it forever.  A pending
+     * cancellation acts at the caller's next cancellation point instead. */
+    int cancel_state;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    block_xfsz(&old, &was_pending);
+    gl_mutex_lock(&snap_lock);
+    int rc = snapshot_write_locked(reason, flags, path, mem, written);
+    gl_mutex_unlock(&snap_lock);
+    unblock_xfsz(&old, was_pending);
+    pthread_setcancelstate(cancel_state, NULL);
+    return rc;
+}
+
+int gl_snapshot_write_with(uint32_t reason, uint32_t flags, const char *path,
+                           const struct gl_mem_view *mem)
+{
+    return snapshot_write(reason, flags, path, mem, NULL);
+}
+
+int gl_snapshot_write_file(uint32_t reason, uint32_t flags, const char *path,
+                           struct gl_snapshot_file *written)
+{
+    return snapshot_write(reason, flags, path, NULL, written);
+}
+
+static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *path,
+                                 const struct gl_mem_view *mem, struct gl_snapshot_file *written)
+{
+    static atomic_bool warned_name, warned_mem, warned_io;
+    int rc = -1;
+
+    if (final_taken)
+        goto out;
+    if (flags & GL_SNAP_F_FINAL)
+        final_taken = true;
+
+    char name[GL_PATH_MAX];
+    uint64_t index;
+    if (path != NULL) {
+        index = next_index++;
+        if (strlen(path) >= sizeof name) {
+            gl_warn_once(&warned_name, "snapshot path too long");
+            goto out;
+        }
+        strcpy(name, path);
+    } else if (!next_name(name, sizeof name, &index)) {
+        gl_warn_once(&warned_name, "cannot form a snapshot file name from GPULEAK_OUTPUT=%s",
+                     gl_config.output);
+        goto out;
+    }
+
+    /* The driver's view, asked while the program runs; at exit, the one
+     * sampled when exit() began; never on a fatal signal, when the CUDA
+     * libraries may be in any state (driver_view.h). */
+    static struct gl_driver_view asked;
+    const struct gl_driver_view *view = NULL;
+    if (reason == GL_REASON_SIGNAL || reason == GL_REASON_REQUEST || reason == GL_REASON_OOM ||
+        reason == GL_REASON_PERIODIC) {
+        gl_driver_view_query(&asked);
+        view = &asked;
+    } else if (reason == GL_REASON_EXIT) {
+        view = gl_driver_view_at_exit();
+    }
+    gl_track_mark(GL_EV_SNAPSHOT, 0, index);
+    size_t nbad;
+    struct gl_bad_free *bad = gl_bad_free_copy(&nbad); /* NULL: none, or no memory for them */
+    size_t ntorn;
+    struct gl_teardown *torn = gl_teardown_copy(&ntorn);
+    struct gl_state_copy copy;
+    if (!gl_track_copy(&copy)) {
+        free(bad);
+        free(torn);
+        gl_warn_once(&warned_mem, "out of memory while taking a snapshot; none written");
+        goto out;
+    }
+    /* Taken now, after the copy: every event, peak and allocation it holds
+     * (this snapshot's own mark included) happened before this time.
+     * Stamped before the driver was asked and the state copied, it was
+     * earlier than events it contained. */
+    uint64_t snap_unix = gl_unix_ns();
+    uint64_t snap_mono = gl_mono_ns() - gl_start_mono_ns;
+    struct gl_module_list mods;
+    if (gl_modules_collect(&mods) != 0) {
+        gl_state_copy_free(&copy);
+        free(bad);
+        free(torn);
+        gl_warn_once(&warned_mem, "out of memory while taking a snapshot; none written");
+        goto out;
+    }
+
+    struct writer *w = malloc(sizeof *w);
+    struct gl_outfile of;
+    if (w == NULL) {
+        gl_warn_once(&warned_mem, "out of memory while taking a snapshot; none written");
+    } else if (!gl_outfile_open(&of, name)) {
+        gl_warn_once(&warned_io, "cannot write snapshot %s: %s", name, strerror(errno));
+    } else {
+        memset(w, 0, offsetof(struct writer, buf));
+        w->fd = of.fd;
+        W_PART(w, file_header, .magic = GL_SNAP_MAGIC, .version = GL_SNAP_VERSION, .flags = 0);
+        write_process(w, reason, flags, index, snap_unix, snap_mono);
+        write_env(w);
+        write_modules(w, &mods);
+        gl_py_for_each(write_pyframe, w);
+        write_stacks(w, &copy);
+        write_allocs(w, &copy, view ? view->pools : NULL, view ? view->npools : 0);
+        write_devices(w, &copy, mem, view ? view->mems : NULL, view ? view->nmems : 0);
+        write_pools(w, view ? view->pools : NULL, view ? view->npools : 0);
+        write_peaks(w, &copy);
+        write_events(w, &copy);
+        write_vmm(w);
+        write_bad_frees(w, bad, nbad);
+        write_calls(w, &copy);
+        write_teardowns(w, torn, ntorn);
+        uint64_t end_offset = w->offset;
+        uint64_t records = w->records;
+        w_record(w, GL_REC_END, 1, GL_END_SIZE);
+        W_PART(w, end, .records = records, .offset = end_offset);
+        w_flush(w);
+        if (w->err) {
+            errno = w->err;
+            gl_warn_once(&warned_io, "cannot write snapshot %s: %s", name, strerror(errno));
+            gl_outfile_abort(&of);
+        } else if (written != NULL && !note_written(&of, name, written)) {
+            gl_warn_once(&warned_io, "cannot write snapshot %s: %s", name, strerror(errno));
+            gl_outfile_abort(&of);
+        } else if (!gl_outfile_commit(&of, path == NULL && has_index(gl_outfile_pattern()) ? renumber : NULL, w)) {
+            gl_warn_once(&warned_io, "cannot write snapshot %s: %s", of.final_path, strerror(errno));
+        } else {
+            if (written != NULL)
+                snprintf(written->path, sizeof written->path, "%s", of.final_path);
+            rc = 0;
+        }
+    }
+    free(w);
+    free(bad);
+    free(torn);
+    gl_modules_free(&mods);
+    gl_state_copy_free(&copy);
+out:
+    return rc;
+}
+
+void gl_snapshot_postfork_child(void)
+{
+    pthread_mutex_init(&snap_lock, NULL);
+    next_index = 0;
+    final_taken = false;
+}

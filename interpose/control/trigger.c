@@ -1,0 +1,299 @@
+#include "control/trigger.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/config.h"
+#include "base/internal.h"
+#include "base/log.h"
+#include "base/worker.h"
+#include "control/lifecycle.h"
+#include "control/watch.h"
+#include "control/outfile.h"
+#include "control/periodic.h"
+#include "control/snapshot.h"
+#include "snapshot_format.h"
+#include <time.h>
+
+/* The writer is base/worker.c's thread: its wake-up channel and job queue
+ * are there, so that layers below this one can hand it work. */
+static atomic_int snapshot_signal; /* set after the writer starts, read by it */
+/* Why the writer was woken: a snapshot signal, a job (gl_worker_run_job),
+ * a fatal signal (fatal_state).  Lock-free atomics: safe in a handler. */
+static atomic_bool signal_pending;
+/* Taken by a program thread that starts the writer (the first call after
+ * activation or fork). */
+static pthread_mutex_t restart_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A fatal signal asks the writer for a final snapshot: 0 nothing asked,
+ * 1 asked, 2 written (or given up). */
+static atomic_int fatal_state;
+static int fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+#define FATAL_WAIT_MS 10000 /* how long a dying thread waits for its snapshot */
+#define SIGNAL_CHECK_MS 5000 /* how often the writer checks that the signal is still ours */
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    atomic_store(&signal_pending, true);
+    gl_worker_wake(); /* async-signal-safe */
+    errno = saved;
+}
+
+/* A fatal signal: the program is about to die with it.  The handler cannot
+ * write a snapshot itself (the thread may have been stopped inside malloc or
+ * holding a lock), so it hands the work to the writer thread, waits a bounded
+ * time, then lets the signal take its default action, so the exit status is
+ * the same as without gpuleak.
+ *
+ * It asks for the snapshot unless this thread may hold something the writer
+ * needs (gl_busy: one of our locks, the loader's in a walk or a stack
+ * capture): the writer would wait for it until FATAL_WAIT_MS ran out.  A
+ * thread inside an intercepted CUDA call is not busy while it waits inside
+ * the real function (on a GPU, cudaFree waits for the device: a
+ * scheduler's SIGTERM lands there often).  The writer itself blocks every
+ * signal; a fault on it cannot wait for it. */
+static void on_fatal(int sig)
+{
+    int saved = errno;
+    if (gl_busy == 0 && !gl_worker_on_thread() && gl_worker_running()) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&fatal_state, &expected, 1)) {
+            gl_worker_wake();
+            struct timespec tick = {0, 10 * 1000 * 1000};
+            for (int i = 0; i < FATAL_WAIT_MS / 10 && atomic_load(&fatal_state) != 2; i++)
+                nanosleep(&tick, NULL);
+        }
+    }
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    /* Pending until the handler returns, then delivered with the default
+     * action (a fault would also simply recur). */
+    raise(sig);
+    errno = saved;
+}
+
+static void install_fatal_handlers(void)
+{
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+        struct sigaction old;
+        /* Only where the program has no handler of its own: a program that
+         * handles SIGINT (Python does) exits through its normal path, and
+         * the exit snapshot covers it. */
+        if (sigaction(fatal_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+            (old.sa_flags & SA_SIGINFO))
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal;
+        sigemptyset(&sa.sa_mask);
+        /* SA_ONSTACK: a stack overflow can only be handled on the
+         * alternate stack the program installed (none: the kernel kills
+         * it, as without gpuleak).  The handler needs little of it (an
+         * atomic, sem_post, nanosleep, sigaction, raise); the snapshot is
+         * written on the writer thread's own stack. */
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
+        sigaction(fatal_signals[i], &sa, NULL);
+    }
+}
+
+void gl_trigger_check_signal(void)
+{
+    static atomic_bool warned;
+    struct sigaction cur;
+    int sig = atomic_load(&snapshot_signal);
+    if (sig != 0 && sigaction(sig, NULL, &cur) == 0 &&
+        cur.sa_handler != on_signal)
+        gl_warn_once(&warned,
+                     "the program replaced gpuleak's handler for signal %d; snapshots on signal "
+                     "no longer work (choose another signal with GPULEAK_SIGNAL, e.g. USR2)",
+                     sig);
+}
+
+/* The writer takes the snapshot signal itself while the handler is
+ * gpuleak's: `gpuleak snapshot` sends it to this thread alone (tgkill), so no
+ * program thread is interrupted (a nanosleep or a read with a timeout would
+ * fail with EINTR, SA_RESTART or not).  Once the program has put its own
+ * handler in place the writer blocks the signal again: that handler must not
+ * run on gpuleak's thread, and `gpuleak snapshot` sees it blocked here and
+ * refuses (/proc/PID/task/TID/status SigBlk).  Called on the writer only. */
+static void writer_sync_signal_mask(void)
+{
+    int sig = atomic_load(&snapshot_signal);
+    struct sigaction cur;
+    if (sig == 0 || sigaction(sig, NULL, &cur) != 0)
+        return;
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    pthread_sigmask(cur.sa_handler == on_signal ? SIG_UNBLOCK : SIG_BLOCK, &one, NULL);
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    gl_worker_mark_thread();
+    gl_hook_depth = 1; /* CUDA calls made from here are never recorded */
+    gl_outfile_pin_cwd();
+    for (;;) {
+        gl_worker_drop_dlerror();
+        writer_sync_signal_mask();
+        /* Wake up now and then to check that the snapshot signal is still
+         * ours: a program that installs its own handler later silently
+         * takes it over, and `gpuleak snapshot` would then wait in vain.
+         * And when a periodic snapshot is due. */
+        uint64_t wait_ms = gl_periodic_wait_ms();
+        uint64_t live_ms = gl_watch_wait_ms();
+        if (live_ms < wait_ms)
+            wait_ms = live_ms;
+        if (wait_ms > SIGNAL_CHECK_MS)
+            wait_ms = SIGNAL_CHECK_MS;
+        struct timespec deadline;
+        gl_worker_deadline(&deadline, wait_ms);
+        if (gl_worker_wait(&deadline) != 0) {
+            if (errno == EINTR)
+                continue;
+            if (gl_periodic_wait_ms() == 0)
+                gl_periodic_run();
+            if (gl_watch_wait_ms() == 0)
+                gl_watch_run();
+            gl_trigger_check_signal();
+            continue;
+        }
+        /* A burst of signals while we were writing is one request. */
+        gl_worker_drain();
+        if (atomic_load(&fatal_state) == 1) {
+            gl_final_snapshot(GL_REASON_FATAL_SIGNAL);
+            atomic_store(&fatal_state, 2);
+            continue;
+        }
+        gl_worker_run_pending();
+        if (atomic_exchange(&signal_pending, false))
+            gl_snapshot_write(GL_REASON_SIGNAL, 0, NULL);
+    }
+    return NULL;
+}
+
+static void start_writer(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    /* The new thread inherits this mask: it never takes the program's
+     * signals, so they keep going to the threads that expect them. */
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    pthread_t t;
+    int rc = pthread_create(&t, &attr, writer_main, NULL);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) {
+        pthread_setname_np(t, "gpuleak-writer");
+        gl_worker_set_running(true);
+    }
+}
+
+void gl_trigger_start(void)
+{
+    static atomic_bool warned_bad, warned_taken;
+    const char *env = getenv("GPULEAK_SIGNAL");
+    int sig = gl_parse_signal(env);
+    if (sig < 0) {
+        gl_warn_once(&warned_bad, "ignoring GPULEAK_SIGNAL=%.40s: not a signal name or number; using USR1", env);
+        sig = SIGUSR1;
+    }
+    const char *unusable = gl_signal_unusable(sig);
+    if (unusable != NULL) {
+        gl_warn_once(&warned_bad, "ignoring GPULEAK_SIGNAL=%.40s: %s; snapshots on signal are off", env,
+                     unusable);
+        sig = 0;
+    }
+    gl_worker_init();
+    gl_periodic_configure();
+    gl_watch_configure();
+    start_writer();
+    if (gl_worker_running())
+        install_fatal_handlers();
+    if (sig == 0 || !gl_worker_running())
+        return;
+
+    struct sigaction old;
+    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN && !(old.sa_flags & SA_SIGINFO)) {
+        /* Ignored on purpose (often inherited through exec, e.g. nohup or
+         * a supervisor): taking it over would make the program's exec'ed
+         * children, which inherit "default" instead, die of it. */
+        gl_warn_once(&warned_taken,
+                     "the snapshot signal (GPULEAK_SIGNAL=%d) is ignored by this program: left ignored, "
+                     "snapshots on signal are off (choose another with GPULEAK_SIGNAL, e.g. USR2)", sig);
+        return;
+    }
+    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL) {
+        gl_warn_once(&warned_taken,
+                     "signal %d already has a handler in this program; snapshots on signal are off "
+                     "(choose another with GPULEAK_SIGNAL, e.g. USR2)", sig);
+        return;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    if (sigaction(sig, &sa, NULL) == 0) {
+        atomic_store(&snapshot_signal, sig);
+        gl_worker_wake(); /* the writer unblocks it now (writer_sync_signal_mask) */
+    }
+}
+
+void gl_trigger_oom(int32_t device, uint64_t mem_free, uint64_t mem_total)
+{
+    static _Atomic uint64_t last_ns;
+    if (!gl_config.oom_snapshot) /* GPULEAK_OOM_SNAPSHOT, read by gl_config_load */
+        return;
+    uint64_t now = gl_mono_ns();
+    uint64_t last = atomic_load(&last_ns);
+    if (last != 0 && now - last < gl_config.oom_interval_ms * 1000000u)
+        return;
+    if (!atomic_compare_exchange_strong(&last_ns, &last, now))
+        return; /* another thread is taking this one */
+    struct gl_mem_view mem = {device, mem_free, mem_total};
+    gl_snapshot_write_with(GL_REASON_OOM, 0, NULL, mem_total ? &mem : NULL);
+}
+
+void gl_trigger_postfork_child(void)
+{
+    /* Threads do not survive fork: the child needs its own writer.  It is
+     * started by the child's next intercepted call rather than here, since
+     * a child that only execs should not pay for a thread (and creating one
+     * in an atfork handler is not async-signal-safe).  The handler itself is
+     * inherited and stays valid; signals before then are kept by the
+     * semaphore. */
+    gl_worker_postfork_child();
+    atomic_store(&fatal_state, 0);
+    /* Another thread of the parent may have been starting the writer: the
+     * child's next call must be able to start its own. */
+    pthread_mutex_init(&restart_lock, NULL);
+    gl_periodic_postfork_child();
+    gl_watch_postfork_child();
+}
+
+void gl_trigger_check(void)
+{
+    if (gl_worker_running())
+        return;
+    gl_mutex_lock(&restart_lock);
+    if (!gl_worker_running())
+        start_writer();
+    gl_mutex_unlock(&restart_lock);
+}

@@ -1,0 +1,35 @@
+/* Snapshots taken while the program runs: on a signal (SIGUSR1 by default)
+ * and on out-of-memory.
+ *
+ * The signal handler only posts a semaphore (async-signal-safe: no locks, no
+ * malloc); a writer thread, started when tracking activates and with every
+ * signal blocked so it never receives the program's signals (but the snapshot
+ * signal while the handler is gpuleak's: `gpuleak snapshot` sends it to that
+ * thread alone), wakes up and writes the snapshot.  So a snapshot can be asked for at any instant, even
+ * while a thread is inside malloc or holds one of gpuleak's locks. */
+#ifndef GL_TRIGGER_H
+#define GL_TRIGGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Installs the handler and starts the writer (GPULEAK_SIGNAL: a number or
+ * name such as USR2, or "none"). */
+void gl_trigger_start(void);
+
+/* After an allocation failed with out-of-memory: a snapshot of what was live,
+ * at most one per GPULEAK_OOM_INTERVAL seconds (GPULEAK_OOM_SNAPSHOT=0: none).
+ * Written synchronously by the failing thread, so it shows exactly the state
+ * the program saw when the allocation failed. */
+void gl_trigger_oom(int32_t device, uint64_t mem_free, uint64_t mem_total);
+
+void gl_trigger_postfork_child(void);
+
+/* Says once if the program has replaced the snapshot signal's handler (the
+ * writer checks every few seconds, and the exit path once more). */
+void gl_trigger_check_signal(void);
+
+/* Restarts the writer in a forked child (cheap when it is running). */
+void gl_trigger_check(void);
+
+#endif

@@ -1,0 +1,424 @@
+#include "control/watch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/config.h"
+#include "base/internal.h"
+#include "base/log.h"
+#include "base/modules.h"
+#include "base/self.h"
+#include "control/outfile.h"
+#include "state/stack_table.h"
+#include "state/track.h"
+
+#define LIVE_PERIOD_MS 1000
+/* An idle job's file is still rewritten now and then, so that `gpuleak top`
+ * can tell a quiet process from a dead one by the file's time. */
+#define LIVE_IDLE_MS 5000
+/* Sites written, largest live bytes first: what a terminal can show, and
+ * the growth `gpuleak top` computes between two reads. */
+#define LIVE_MAX_SITES 256
+#define DIR_MAX 512
+
+static bool live_on, metrics_on;
+static char live_dir[DIR_MAX];
+static char metrics_path[GL_PATH_MAX];
+static mode_t metrics_mode = 0600;
+static uint64_t due_ns, last_write_ns;
+static uint64_t last_fingerprint;
+static char live_name[32];
+static atomic_bool live_written; /* this process has a live file to remove */
+
+/* ---- a growing text buffer ---------------------------------------------- */
+
+struct text {
+    char *s;
+    size_t len, cap;
+    bool failed;
+};
+
+__attribute__((format(printf, 2, 3))) static void put(struct text *t, const char *fmt, ...)
+{
+    if (t->failed)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            t->failed = true;
+            return;
+        }
+        if (t->s != NULL && (size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        size_t cap = t->cap ? t->cap * 2 : 16384;
+        while (cap - t->len <= (size_t)n)
+            cap *= 2;
+        char *s = realloc(t->s, cap);
+        if (s == NULL) {
+            t->failed = true;
+            return;
+        }
+        t->s = s;
+        t->cap = cap;
+    }
+}
+
+/* ---- configuration ------------------------------------------------------ */
+
+static bool default_dir(char *buf, size_t size)
+{
+    struct stat st;
+    const char *base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
+    int n = snprintf(buf, size, "%s/gpuleak-%u", base, (unsigned)geteuid());
+    return n > 0 && (size_t)n < size;
+}
+
+void gl_watch_configure(void)
+{
+    static atomic_bool warned_live, warned_dir, warned_metrics, warned_mode;
+    live_on = gl_env_bool("GPULEAK_LIVE", true, &warned_live);
+    const char *dir = getenv("GPULEAK_LIVE_DIR");
+    if (dir != NULL && *dir != '\0') {
+        if (dir[0] != '/' || strlen(dir) >= sizeof live_dir) {
+            gl_warn_once(&warned_dir, "ignoring GPULEAK_LIVE_DIR=%.40s: not an absolute path under %zu bytes",
+                         dir, sizeof live_dir);
+            dir = NULL;
+        } else {
+            memcpy(live_dir, dir, strlen(dir) + 1);
+        }
+    } else {
+        dir = NULL;
+    }
+    if (dir == NULL && !default_dir(live_dir, sizeof live_dir))
+        live_on = false;
+
+    const char *m = getenv("GPULEAK_METRICS");
+    metrics_on = false;
+    if (m != NULL && *m != '\0') {
+        if (strlen(m) >= sizeof metrics_path)
+            gl_warn_once(&warned_metrics, "ignoring GPULEAK_METRICS: longer than %zu bytes",
+                         sizeof metrics_path - 1);
+        else {
+            memcpy(metrics_path, m, strlen(m) + 1);
+            metrics_on = true;
+        }
+    }
+    const char *mode = getenv("GPULEAK_METRICS_MODE");
+    if (mode != NULL && *mode != '\0') {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(mode, &end, 8);
+        if (errno == 0 && *end == '\0' && end != mode && v <= 0666 && (v & 0600) == 0600)
+            metrics_mode = (mode_t)v;
+        else
+            gl_warn_once(&warned_mode, "ignoring GPULEAK_METRICS_MODE=%.40s: expected an octal mode "
+                         "from 0600 to 0666, using 0600", mode);
+    }
+    snprintf(live_name, sizeof live_name, "%d.live", (int)getpid());
+    due_ns = gl_mono_ns();
+}
+
+uint64_t gl_watch_wait_ms(void)
+{
+    if (!live_on && !metrics_on)
+        return UINT64_MAX;
+    uint64_t now = gl_mono_ns();
+    return now >= due_ns ? 0 : (due_ns - now + 999999u) / 1000000u;
+}
+
+/* ---- safe atomic replacement ------------------------------------------- */
+
+/* The live directory, ours alone: created 0700 if missing, refused (and
+ * the live file turned off, with one warning) if it is a symlink, somebody
+ * else's, or open to others -- another user could otherwise replace our file
+ * or read what the job allocates.  Opened anew each time and closed after
+ * use: a descriptor kept open could be closed by the program (closefrom)
+ * and its number reused for a directory of the program's. */
+static int open_live_dir(void)
+{
+    static atomic_bool warned;
+    if (mkdir(live_dir, 0700) != 0 && errno != EEXIST)
+        goto refuse;
+    int fd = open(live_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        goto refuse;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+        close(fd);
+        errno = EPERM;
+        goto refuse;
+    }
+    return fd;
+refuse:
+    gl_warn_once(&warned, "live view off: %s is not a directory of this user's alone (%s)", live_dir,
+                 strerror(errno));
+    live_on = false;
+    return -1;
+}
+
+static bool write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+/* Writes text to dirfd/name through a temporary of our own (O_EXCL, no
+ * symlink followed) renamed over it: a reader sees the old file or the new
+ * one, never a part. */
+static bool replace_file(int dirfd, const char *name, const struct text *t, mode_t mode)
+{
+    char tmp[96];
+    snprintf(tmp, sizeof tmp, ".%.40s.%d.tmp", name, (int)getpid());
+    unlinkat(dirfd, tmp, 0); /* left by a crash of an earlier process with our pid */
+    int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0)
+        return false;
+    bool ok = fchmod(fd, mode) == 0 && write_all(fd, t->s, t->len);
+    ok = close(fd) == 0 && ok;
+    if (ok && renameat(dirfd, tmp, dirfd, name) == 0)
+        return true;
+    unlinkat(dirfd, tmp, 0);
+    return false;
+}
+
+/* ---- the contents ------------------------------------------------------- */
+
+static int by_bytes_desc(const void *a, const void *b)
+{
+    const struct gl_watch_site *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    uint32_t ix = x->stack ? x->stack->id : 0, iy = y->stack ? y->stack->id : 0;
+    return ix < iy ? -1 : ix > iy;
+}
+
+static void put_path(struct text *t, const char *path)
+{
+    /* The last field of its line: only a newline would break the format. */
+    for (const char *p = path; *p; p++)
+        put(t, "%c", *p == '\n' ? '?' : *p);
+}
+
+static void live_text(struct text *t, const struct gl_watch_copy *c)
+{
+    put(t, "gpuleak-live 1\npid %d\ntime_ns %llu\nuptime_ns %llu\n", (int)getpid(),
+        (unsigned long long)gl_unix_ns(),
+        (unsigned long long)(gl_mono_ns() - atomic_load(&gl_start_mono_ns)));
+    for (size_t i = 0; i < c->ndevices; i++) {
+        const struct gl_device_copy *d = &c->devices[i];
+        put(t,
+            "device %d live_bytes %llu live_count %llu peak_bytes %llu peak_time_ns %llu "
+            "alloc_count %llu free_count %llu failed_count %llu\n",
+            (int)d->device, (unsigned long long)d->live_bytes, (unsigned long long)d->live_count,
+            (unsigned long long)d->peak_bytes, (unsigned long long)d->peak_time_ns,
+            (unsigned long long)d->alloc_count, (unsigned long long)d->free_count,
+            (unsigned long long)d->failed_count);
+    }
+    size_t nsites = c->nsites < LIVE_MAX_SITES ? c->nsites : LIVE_MAX_SITES;
+    for (size_t i = 0; i < nsites; i++) {
+        const struct gl_watch_site *s = &c->sites[i];
+        put(t, "site %u %d %llu %llu\n", s->stack ? s->stack->id : 0u, (int)s->device,
+            (unsigned long long)s->bytes, (unsigned long long)s->count);
+    }
+    if (c->sites_truncated || c->nsites > nsites)
+        put(t, "sites_left_out %zu\n", c->nsites - nsites);
+    for (size_t i = 0; i < c->nooms; i++) {
+        const struct gl_watch_oom *o = &c->ooms[i];
+        put(t, "oom %llu %d %llu %u\n", (unsigned long long)o->time_ns, (int)o->device,
+            (unsigned long long)o->size, o->stack ? o->stack->id : 0u);
+    }
+    put(t, "oom_total %llu\n", (unsigned long long)c->oom_total);
+    /* The stacks named above, each once (ids are unique; a site per device
+     * may repeat one), then the modules their return addresses are in. */
+    uint32_t *seen = calloc(nsites + c->nooms + 1, sizeof *seen);
+    size_t nseen = 0;
+    for (size_t i = 0; i < nsites + c->nooms; i++) {
+        const struct gl_stack *st = i < nsites ? c->sites[i].stack : c->ooms[i - nsites].stack;
+        if (st == NULL || seen == NULL)
+            continue;
+        bool dup = false;
+        for (size_t k = 0; k < nseen && !dup; k++)
+            dup = seen[k] == st->id;
+        if (dup)
+            continue;
+        seen[nseen++] = st->id;
+        put(t, "stack %u", st->id);
+        for (uint32_t k = 0; k < st->depth; k++)
+            put(t, " %llx", (unsigned long long)st->pcs[k]);
+        put(t, "\n");
+    }
+    free(seen);
+    struct gl_module_list mods = {0};
+    if (gl_modules_collect(&mods) == 0) {
+        for (size_t i = 0; i < mods.count; i++) {
+            const struct gl_module *m = &mods.items[i];
+            put(t, "module %llx %llx %llx ", (unsigned long long)m->start, (unsigned long long)m->end,
+                (unsigned long long)m->bias);
+            if (m->build_id_len == 0)
+                put(t, "-");
+            for (uint32_t k = 0; k < m->build_id_len; k++)
+                put(t, "%02x", m->build_id[k]);
+            put(t, " ");
+            put_path(t, m->path ? m->path : "");
+            put(t, "\n");
+        }
+        gl_modules_free(&mods);
+    }
+    put(t, "end\n");
+}
+
+/* OpenMetrics text (https://openmetrics.io): one family per figure, a
+ * sample per device (host memory is device "host"), and # EOF. */
+static void metrics_text(struct text *t, const struct gl_watch_copy *c)
+{
+    static const struct {
+        const char *name, *type, *unit, *help;
+        size_t field; /* offset in gl_device_copy */
+    } fams[] = {
+        {"gpuleak_live_bytes", "gauge", "bytes", "Memory allocated through CUDA and not freed yet",
+         offsetof(struct gl_device_copy, live_bytes)},
+        {"gpuleak_live_allocations", "gauge", "", "Allocations not freed yet",
+         offsetof(struct gl_device_copy, live_count)},
+        {"gpuleak_peak_bytes", "gauge", "bytes", "Highest live_bytes so far",
+         offsetof(struct gl_device_copy, peak_bytes)},
+        {"gpuleak_allocations", "counter", "", "Allocations made",
+         offsetof(struct gl_device_copy, alloc_count)},
+        {"gpuleak_frees", "counter", "", "Allocations freed",
+         offsetof(struct gl_device_copy, free_count)},
+        {"gpuleak_failed_allocations", "counter", "", "Allocations CUDA refused (out of memory)",
+         offsetof(struct gl_device_copy, failed_count)},
+    };
+    for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+        put(t, "# TYPE %s %s\n", fams[f].name, fams[f].type);
+        if (*fams[f].unit)
+            put(t, "# UNIT %s %s\n", fams[f].name, fams[f].unit);
+        put(t, "# HELP %s %s.\n", fams[f].name, fams[f].help);
+        for (size_t i = 0; i < c->ndevices; i++) {
+            const struct gl_device_copy *d = &c->devices[i];
+            uint64_t v;
+            memcpy(&v, (const char *)d + fams[f].field, sizeof v);
+            char dev[16];
+            if (d->device < 0)
+                snprintf(dev, sizeof dev, "host");
+            else
+                snprintf(dev, sizeof dev, "%d", (int)d->device);
+            put(t, "%s%s{device=\"%s\",pid=\"%d\"} %llu\n", fams[f].name,
+                strcmp(fams[f].type, "counter") == 0 ? "_total" : "", dev, (int)getpid(),
+                (unsigned long long)v);
+        }
+    }
+    put(t, "# EOF\n");
+}
+
+static uint64_t fingerprint(const struct gl_watch_copy *c)
+{
+    uint64_t h = c->oom_total;
+    for (size_t i = 0; i < c->ndevices; i++)
+        h = h * 1000003u ^ (c->devices[i].alloc_count * 31u + c->devices[i].free_count + c->devices[i].live_bytes);
+    return h;
+}
+
+static void write_metrics(const struct text *t)
+{
+    static atomic_bool warned;
+    /* The temporary beside the file, so that the rename stays in one
+     * filesystem and the collector never reads half a file. */
+    char dir[GL_PATH_MAX];
+    const char *slash = strrchr(metrics_path, '/');
+    const char *name = slash ? slash + 1 : metrics_path;
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == metrics_path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - metrics_path), metrics_path);
+    int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0 || *name == '\0' || !replace_file(dirfd, name, t, metrics_mode))
+        gl_warn_once(&warned, "cannot write GPULEAK_METRICS=%.200s: %s", metrics_path, strerror(errno));
+    if (dirfd >= 0)
+        close(dirfd);
+}
+
+void gl_watch_run(void)
+{
+    if ((!live_on && !metrics_on) || gl_watch_wait_ms() != 0)
+        return;
+    uint64_t now = gl_mono_ns();
+    due_ns = now + LIVE_PERIOD_MS * 1000000ull;
+    struct gl_watch_copy c;
+    if (!gl_track_watch_copy(&c))
+        return;
+    uint64_t fp = fingerprint(&c);
+    if (fp == last_fingerprint && last_write_ns != 0 && now - last_write_ns < LIVE_IDLE_MS * 1000000ull) {
+        free(c.sites);
+        return;
+    }
+    qsort(c.sites, c.nsites, sizeof *c.sites, by_bytes_desc);
+    bool wrote = false;
+    int dirfd = live_on ? open_live_dir() : -1;
+    if (dirfd >= 0) {
+        struct text t = {0};
+        live_text(&t, &c);
+        wrote = !t.failed && replace_file(dirfd, live_name, &t, 0600);
+        free(t.s);
+        close(dirfd);
+        if (wrote)
+            atomic_store(&live_written, true);
+    }
+    if (metrics_on) {
+        struct text t = {0};
+        metrics_text(&t, &c);
+        if (!t.failed)
+            write_metrics(&t);
+        free(t.s);
+        wrote = true;
+    }
+    free(c.sites);
+    if (wrote) {
+        last_fingerprint = fp;
+        last_write_ns = now;
+    }
+}
+
+void gl_watch_remove(void)
+{
+    if (!atomic_load(&live_written))
+        return;
+    int dirfd = open(live_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dirfd >= 0) {
+        unlinkat(dirfd, live_name, 0);
+        close(dirfd);
+    }
+}
+
+void gl_watch_postfork_child(void)
+{
+    /* The parent's file stays the parent's: the child writes its own. */
+    snprintf(live_name, sizeof live_name, "%d.live", (int)getpid());
+    atomic_store(&live_written, false);
+    last_fingerprint = 0;
+    last_write_ns = 0;
+    due_ns = gl_mono_ns();
+}

@@ -1,0 +1,49 @@
+/* How a hook is declared.
+ *
+ * GL_HOOK(ret, name, params) defines
+ *   - gl_hook_<name>: the implementation (hidden, so the library always
+ *     reaches its own hooks directly, whatever else is preloaded),
+ *   - <name>: an exported alias of it, which is what the dynamic linker binds
+ *     the program's calls to,
+ *   - and uses gl_real_<name>: the cache of the real function, defined in
+ *     resolve/real_table.c (so that the resolve layer reaches every cache
+ *     without knowing the hooks), shared with
+ *     the dlsym and cuGetProcAddress hooks, which fill it with exactly the
+ *     function the caller would have got,
+ *   - REAL_<name>(caller): the typed accessor; GL_REAL_OR_RETURN, used at
+ *     the top of every hook, passes the hook's return address, so the real
+ *     function is the one the calling object would have bound to.
+ * Every name used here must also be listed in hook_list.h. */
+#ifndef GL_HOOK_H
+#define GL_HOOK_H
+
+#include "base/internal.h"
+#include "control/lifecycle.h"
+#include "resolve/resolve.h"
+
+#define GL_HOOK(ret, name, params)                                               \
+    typedef ret(*name##_fn) params;                                              \
+    extern struct gl_real gl_real_##name; /* resolve/real_table.c */             \
+    static inline name##_fn REAL_##name(uintptr_t caller)                        \
+    {                                                                            \
+        return (name##_fn)gl_resolve(&gl_real_##name, caller);                   \
+    }                                                                            \
+    ret gl_hook_##name params;                                                   \
+    extern __typeof__(gl_hook_##name) name                                       \
+        __attribute__((alias("gl_hook_" #name), visibility("default")));         \
+    ret gl_hook_##name params
+
+/* An allocation failed with out-of-memory: recorded (gl_call_failed),
+ * then the out-of-memory snapshot, if one is due (gl_trigger_oom).  errno is
+ * kept. */
+void gl_hook_out_of_memory(int32_t device, uint64_t size, uint64_t stream, uint16_t kind, uint16_t api);
+
+/* Resolves the real function or returns `err` from the hook: without the
+ * real library there is nothing to pass the call to. */
+#define GL_REAL_OR_RETURN(var, name, err)                                        \
+    gl_caller_pc = (uintptr_t)__builtin_return_address(0);                       \
+    name##_fn var = REAL_##name(gl_caller_pc);                                   \
+    if (var == NULL)                                                             \
+        return err
+
+#endif

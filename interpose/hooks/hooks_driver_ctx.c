@@ -1,0 +1,123 @@
+/* Context lifetime: destroying or resetting a context (or releasing the
+ * primary context's last reference) releases the memory it owns without any
+ * free call, so its records are dropped here (and noted
+ * as leaked until then, teardown.h).  The hook on
+ * cuDevicePrimaryCtxRetain only learns each device's primary context handle
+ * (cuda/calls.c), so that driver allocations made in it are attributed to the
+ * same context as the runtime's. */
+#define __CUDA_API_VERSION_INTERNAL
+#include <cuda.h>
+
+#include "cuda/calls.h"
+#include "hooks/hook.h"
+#include "snapshot_format.h"
+
+#define NO_DRIVER CUDA_ERROR_NOT_INITIALIZED
+
+GL_DEFINE_REAL(CUresult, cuDevicePrimaryCtxGetState, (CUdevice, unsigned int *, int *))
+
+GL_HOOK(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev))
+{
+    GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxRetain, NO_DRIVER);
+    gl_enter();
+    CUresult rc = real(pctx, dev);
+    /* Learnt even when nested: the runtime retains through this. */
+    if (rc == CUDA_SUCCESS && pctx != NULL && *pctx != NULL)
+        gl_note_primary_ctx(dev, (uintptr_t)*pctx);
+    gl_leave();
+    return rc;
+}
+
+/* A reset of the primary context, through either ABI (same arguments, same
+ * effect): what the context owned goes with it. */
+static CUresult reset_primary(CUresult (*real)(CUdevice), CUdevice dev, uint16_t api)
+{
+    bool track = gl_enter();
+    CUresult rc = real(dev);
+    if (track && rc == CUDA_SUCCESS)
+        gl_track_drop_context(dev, 0, api);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(CUresult, cuDevicePrimaryCtxReset_v2, (CUdevice dev))
+{
+    GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxReset_v2, NO_DRIVER);
+    return reset_primary(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RESET);
+}
+
+/* The primary context is reset when its last reference is released (CUDA's
+ * documentation): that is a teardown too.  Whether this was the last one is
+ * asked after the call; a retain by another thread in between hides it (the
+ * records then stay live, as before this hook). */
+static bool primary_ctx_inactive(CUdevice dev)
+{
+    unsigned int flags;
+    int active = 1;
+    cuDevicePrimaryCtxGetState_fn state = REAL_cuDevicePrimaryCtxGetState();
+    return state != NULL && state(dev, &flags, &active) == CUDA_SUCCESS && !active;
+}
+
+/* A release of the primary context, through either ABI: a teardown when it
+ * was the last reference. */
+static CUresult release_primary(CUresult (*real)(CUdevice), CUdevice dev, uint16_t api)
+{
+    bool track = gl_enter();
+    CUresult rc = real(dev);
+    if (track && rc == CUDA_SUCCESS && primary_ctx_inactive(dev))
+        gl_track_drop_context(dev, 0, api);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice dev))
+{
+    GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxRelease_v2, NO_DRIVER);
+    return release_primary(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RELEASE);
+}
+
+GL_HOOK(CUresult, cuCtxDestroy_v2, (CUcontext ctx))
+{
+    GL_REAL_OR_RETURN(real, cuCtxDestroy_v2, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(ctx);
+    if (track && rc == CUDA_SUCCESS && ctx != NULL)
+        gl_track_drop_context(GL_ANY_OWNER, (uintptr_t)ctx, GL_API_CU_CTX_DESTROY);
+    gl_leave();
+    return rc;
+}
+
+/* The pre-11.0 ABIs of the primary-context reset and release: NVIDIA's CUDA
+ * 13 runtime asks for both at version 7000 (tools/fakecuda/
+ * real_runtime_requests.txt), so this is what a static runtime's
+ * cudaDeviceReset and its last release are.  Same arguments, same effect. */
+GL_HOOK(CUresult, cuDevicePrimaryCtxReset, (CUdevice dev))
+{
+    GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxReset, NO_DRIVER);
+    return reset_primary(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RESET_V1);
+}
+
+GL_HOOK(CUresult, cuDevicePrimaryCtxRelease, (CUdevice dev))
+{
+    GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxRelease, NO_DRIVER);
+    return release_primary(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RELEASE_V1);
+}
+
+GL_DEFINE_REAL(CUresult, cuCtxGetApiVersion, (CUcontext, unsigned int *))
+
+/* cuCtxDetach (deprecated, still fetched by CUDA 13's runtime) drops one
+ * usage of a context and destroys it with the last one, as cuCtxDestroy
+ * does.  No call tells the usage count, so the context is gone when the
+ * driver no longer answers for it afterwards. */
+GL_HOOK(CUresult, cuCtxDetach, (CUcontext ctx))
+{
+    GL_REAL_OR_RETURN(real, cuCtxDetach, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(ctx);
+    unsigned int version;
+    cuCtxGetApiVersion_fn alive = REAL_cuCtxGetApiVersion();
+    if (track && rc == CUDA_SUCCESS && ctx != NULL && alive != NULL && alive(ctx, &version) != CUDA_SUCCESS)
+        gl_track_drop_context(GL_ANY_OWNER, (uintptr_t)ctx, GL_API_CU_CTX_DETACH);
+    gl_leave();
+    return rc;
+}

@@ -1,0 +1,154 @@
+/* Hooks for external memory: memory another API allocated (Vulkan, Direct3D,
+ * a DMA-BUF exporter, NvSciBuf) that CUDA imports and then maps as a buffer
+ * or a mipmapped array.
+ *
+ * Three things can be left behind, each with its own release call, and each
+ * keeps the other API's memory alive: the imported object
+ * (cudaImportExternalMemory -> cudaDestroyExternalMemory), every buffer
+ * mapped from it (-> cudaFree / cuMemFree, even after the object was
+ * destroyed) and every mipmapped array mapped from it
+ * (-> cudaFreeMipmappedArray / cuMipmappedArrayDestroy).  Each is recorded
+ * with its stack, kind "external", so what is never released is reported at
+ * the line that imported or mapped it.  None of it was allocated through
+ * CUDA, so it counts toward none of this process's device counters or peaks
+ * (gl_kind_is_mapping), like another process's IPC memory.
+ *
+ * Keys: the imported object in its own space (it is an opaque handle), a
+ * buffer by its address (the cudaFree family finds it there), an array by its
+ * handle with the other arrays.  Sizes come from the call: the object's size
+ * is in its handle descriptor, a buffer's in its buffer descriptor, an
+ * array's from its format and extent (array_size.h).  Same rules as every
+ * hook: results untouched, the outermost intercepted call records, so
+ * cudaImportExternalMemory reaching cuImportExternalMemory is one record. */
+#define __CUDA_API_VERSION_INTERNAL /* the un-renamed _v2 prototypes */
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include "cuda/array_size.h"
+#include "cuda/calls.h"
+#include "hooks/hook.h"
+#include "snapshot_format.h"
+
+#define NO_RUNTIME cudaErrorInitializationError
+#define NO_DRIVER CUDA_ERROR_NOT_INITIALIZED
+
+static void imported(bool track, bool ok, struct gl_where (*where)(void), void *handle, uint64_t size,
+                     uint16_t api)
+{
+    if (track && ok && handle != NULL)
+        gl_call_alloc(where(), (uintptr_t)handle, size, 0, GL_KIND_EXTERNAL, api, GL_SPACE_EXTMEM);
+}
+
+static struct gl_where driver_here(void) { return gl_driver_where(0); }
+
+/* Destroying the object: its buffers and arrays stay recorded until they
+ * are freed themselves, as CUDA requires. */
+#define DESTROY_BODY(name, handle, ok_rc, no_lib, where, api)                          \
+    GL_REAL_OR_RETURN(real, name, no_lib);                                             \
+    bool track = gl_enter() && (handle) != NULL;                                       \
+    struct gl_live *r = track ? gl_call_free_begin(GL_SPACE_EXTMEM, (uintptr_t)(handle)) : NULL; \
+    __typeof__(real(handle)) rc = real(handle);                                        \
+    if (track)                                                                         \
+        gl_call_free_end_api(r, rc == ok_rc, r ? 0 : (where).device, (uintptr_t)(handle), api); \
+    gl_leave();                                                                        \
+    return rc
+
+/* ---- runtime ------------------------------------------------------------ */
+
+GL_HOOK(cudaError_t, cudaImportExternalMemory,
+        (cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc))
+{
+    GL_REAL_OR_RETURN(real, cudaImportExternalMemory, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(extMem_out, memHandleDesc);
+    imported(track, rc == cudaSuccess && extMem_out != NULL && memHandleDesc != NULL, gl_runtime_where,
+             extMem_out ? (void *)*extMem_out : NULL, memHandleDesc ? memHandleDesc->size : 0,
+             GL_API_CUDA_IMPORT_EXTERNAL_MEMORY);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaDestroyExternalMemory, (cudaExternalMemory_t extMem))
+{
+    DESTROY_BODY(cudaDestroyExternalMemory, extMem, cudaSuccess, NO_RUNTIME, gl_runtime_where(),
+                 GL_API_CUDA_DESTROY_EXTERNAL_MEMORY);
+}
+
+GL_HOOK(cudaError_t, cudaExternalMemoryGetMappedBuffer,
+        (void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc))
+{
+    GL_REAL_OR_RETURN(real, cudaExternalMemoryGetMappedBuffer, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(devPtr, extMem, bufferDesc);
+    if (track && rc == cudaSuccess && devPtr != NULL && *devPtr != NULL && bufferDesc != NULL)
+        gl_call_alloc(gl_runtime_where(), (uintptr_t)*devPtr, bufferDesc->size, 0, GL_KIND_EXTERNAL,
+                      GL_API_CUDA_EXTERNAL_MEMORY_GET_MAPPED_BUFFER, GL_SPACE_ADDR);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaExternalMemoryGetMappedMipmappedArray,
+        (cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem,
+         const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc))
+{
+    GL_REAL_OR_RETURN(real, cudaExternalMemoryGetMappedMipmappedArray, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(mipmap, extMem, mipmapDesc);
+    if (track && rc == cudaSuccess && mipmap != NULL && *mipmap != NULL && mipmapDesc != NULL)
+        gl_call_alloc(gl_runtime_where(), (uintptr_t)*mipmap,
+                      gl_array_bytes_runtime(&mipmapDesc->formatDesc, mipmapDesc->extent, mipmapDesc->numLevels),
+                      0, GL_KIND_EXTERNAL, GL_API_CUDA_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY,
+                      GL_SPACE_ARRAY);
+    gl_leave();
+    return rc;
+}
+
+/* ---- driver ------------------------------------------------------------- */
+
+GL_HOOK(CUresult, cuImportExternalMemory,
+        (CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc))
+{
+    GL_REAL_OR_RETURN(real, cuImportExternalMemory, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(extMem_out, memHandleDesc);
+    imported(track, rc == CUDA_SUCCESS && extMem_out != NULL && memHandleDesc != NULL, driver_here,
+             extMem_out ? (void *)*extMem_out : NULL, memHandleDesc ? memHandleDesc->size : 0,
+             GL_API_CU_IMPORT_EXTERNAL_MEMORY);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(CUresult, cuDestroyExternalMemory, (CUexternalMemory extMem))
+{
+    DESTROY_BODY(cuDestroyExternalMemory, extMem, CUDA_SUCCESS, NO_DRIVER, gl_driver_where(0),
+                 GL_API_CU_DESTROY_EXTERNAL_MEMORY);
+}
+
+GL_HOOK(CUresult, cuExternalMemoryGetMappedBuffer,
+        (CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc))
+{
+    GL_REAL_OR_RETURN(real, cuExternalMemoryGetMappedBuffer, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(devPtr, extMem, bufferDesc);
+    if (track && rc == CUDA_SUCCESS && devPtr != NULL && *devPtr != 0 && bufferDesc != NULL)
+        gl_call_alloc(gl_driver_where(*devPtr), *devPtr, bufferDesc->size, 0, GL_KIND_EXTERNAL,
+                      GL_API_CU_EXTERNAL_MEMORY_GET_MAPPED_BUFFER, GL_SPACE_ADDR);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(CUresult, cuExternalMemoryGetMappedMipmappedArray,
+        (CUmipmappedArray *mipmap, CUexternalMemory extMem,
+         const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc))
+{
+    GL_REAL_OR_RETURN(real, cuExternalMemoryGetMappedMipmappedArray, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(mipmap, extMem, mipmapDesc);
+    if (track && rc == CUDA_SUCCESS && mipmap != NULL && *mipmap != NULL && mipmapDesc != NULL)
+        gl_call_alloc(gl_driver_where(0), (uintptr_t)*mipmap,
+                      gl_array_bytes_driver(&mipmapDesc->arrayDesc, mipmapDesc->numLevels), 0,
+                      GL_KIND_EXTERNAL, GL_API_CU_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY,
+                      GL_SPACE_ARRAY);
+    gl_leave();
+    return rc;
+}

@@ -1,0 +1,162 @@
+/* Driver hooks for CUDA graphs (graph.h says what is recorded when).  The
+ * runtime's graph calls reach these through cuGetProcAddress; only
+ * cudaGraphAddMemAllocNode has a runtime hook too (hooks_graph_runtime.c),
+ * so that its name is the one recorded.  Instantiation and launch need no
+ * runtime hook: what they record is blamed on the nodes' creation. */
+#define __CUDA_API_VERSION_INTERNAL /* the un-renamed (legacy, _v2 and _ptsz) prototypes */
+#include <cuda.h>
+
+#include "cuda/calls.h"
+#include "cuda/graph.h"
+#include "hooks/hook.h"
+#include "snapshot_format.h"
+
+#define NO_DRIVER CUDA_ERROR_NOT_INITIALIZED
+
+static void alloc_node_added(const CUDA_MEM_ALLOC_NODE_PARAMS *p, uint16_t api)
+{
+    struct gl_where w = gl_driver_where(0);
+    int32_t device = p->poolProps.location.type == CU_MEM_LOCATION_TYPE_DEVICE ? p->poolProps.location.id
+                                                                               : GL_HOST_DEVICE;
+    gl_graph_node_added(p->dptr, p->bytesize, device, w.ctx, api);
+}
+
+GL_HOOK(CUresult, cuGraphAddMemAllocNode,
+        (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies,
+         CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams))
+{
+    GL_REAL_OR_RETURN(real, cuGraphAddMemAllocNode, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    if (track && rc == CUDA_SUCCESS && nodeParams != NULL)
+        alloc_node_added(nodeParams, GL_API_CU_GRAPH_ADD_MEM_ALLOC_NODE);
+    gl_leave();
+    return rc;
+}
+
+/* The generic node API: only allocation nodes matter here (free nodes are
+ * found at instantiation).  CUDA_MEM_ALLOC_NODE_PARAMS _v1 and _v2 share
+ * their layout. */
+static void generic_node_added(const CUgraphNodeParams *p, uint16_t api)
+{
+    if (p != NULL && p->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC)
+        alloc_node_added((const CUDA_MEM_ALLOC_NODE_PARAMS *)(const void *)&p->alloc, api);
+}
+
+GL_HOOK(CUresult, cuGraphAddNode,
+        (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies,
+         CUgraphNodeParams *nodeParams))
+{
+    GL_REAL_OR_RETURN(real, cuGraphAddNode, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    if (track && rc == CUDA_SUCCESS)
+        generic_node_added(nodeParams, GL_API_CU_GRAPH_ADD_NODE);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(CUresult, cuGraphAddNode_v2,
+        (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+         const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams))
+{
+    GL_REAL_OR_RETURN(real, cuGraphAddNode_v2, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+    if (track && rc == CUDA_SUCCESS)
+        generic_node_added(nodeParams, GL_API_CU_GRAPH_ADD_NODE_V2);
+    gl_leave();
+    return rc;
+}
+
+static void instantiated(bool track, CUresult rc, CUgraphExec *exec, CUgraph graph, unsigned long long flags)
+{
+    if (track && rc == CUDA_SUCCESS && exec != NULL)
+        gl_graph_instantiated((uintptr_t)*exec, (uintptr_t)graph,
+                              (flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH) != 0);
+}
+
+GL_HOOK(CUresult, cuGraphInstantiateWithFlags,
+        (CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags))
+{
+    GL_REAL_OR_RETURN(real, cuGraphInstantiateWithFlags, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(phGraphExec, hGraph, flags);
+    instantiated(track, rc, phGraphExec, hGraph, flags);
+    gl_leave();
+    return rc;
+}
+
+static CUresult with_params(CUresult (*real)(CUgraphExec *, CUgraph, CUDA_GRAPH_INSTANTIATE_PARAMS *),
+                            CUgraphExec *exec, CUgraph graph, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+    bool track = gl_enter();
+    unsigned long long flags = p != NULL ? (unsigned long long)p->flags : 0;
+    CUresult rc = real(exec, graph, p);
+    instantiated(track, rc, exec, graph, flags);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(CUresult, cuGraphInstantiateWithParams,
+        (CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams))
+{
+    GL_REAL_OR_RETURN(real, cuGraphInstantiateWithParams, NO_DRIVER);
+    return with_params(real, phGraphExec, hGraph, instantiateParams);
+}
+
+GL_HOOK(CUresult, cuGraphInstantiateWithParams_ptsz,
+        (CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams))
+{
+    GL_REAL_OR_RETURN(real, cuGraphInstantiateWithParams_ptsz, NO_DRIVER);
+    return with_params(real, phGraphExec, hGraph, instantiateParams);
+}
+
+static CUresult launch(CUresult (*real)(CUgraphExec, CUstream), CUgraphExec exec, CUstream stream)
+{
+    bool track = gl_enter();
+    CUresult rc = real(exec, stream);
+    if (track && rc == CUDA_SUCCESS)
+        gl_graph_launched((uintptr_t)exec, (uintptr_t)stream);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(CUresult, cuGraphLaunch, (CUgraphExec hGraphExec, CUstream hStream))
+{
+    GL_REAL_OR_RETURN(real, cuGraphLaunch, NO_DRIVER);
+    return launch(real, hGraphExec, hStream);
+}
+
+GL_HOOK(CUresult, cuGraphLaunch_ptsz, (CUgraphExec hGraphExec, CUstream hStream))
+{
+    GL_REAL_OR_RETURN(real, cuGraphLaunch_ptsz, NO_DRIVER);
+    return launch(real, hGraphExec, hStream);
+}
+
+/* Destroying an executable graph or a graph frees no graph allocation (as
+ * documented): only our tables shrink. */
+GL_HOOK(CUresult, cuGraphExecDestroy, (CUgraphExec hGraphExec))
+{
+    GL_REAL_OR_RETURN(real, cuGraphExecDestroy, NO_DRIVER);
+    bool track = gl_enter();
+    CUresult rc = real(hGraphExec);
+    if (track && rc == CUDA_SUCCESS)
+        gl_graph_exec_destroyed((uintptr_t)hGraphExec);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(CUresult, cuGraphDestroy, (CUgraph hGraph))
+{
+    GL_REAL_OR_RETURN(real, cuGraphDestroy, NO_DRIVER);
+    bool track = gl_enter();
+    struct gl_graph_vas v = {NULL, 0};
+    if (track)
+        gl_graph_destroy_begin((uintptr_t)hGraph, &v);
+    CUresult rc = real(hGraph);
+    if (track)
+        gl_graph_destroy_end(&v, rc == CUDA_SUCCESS);
+    gl_leave();
+    return rc;
+}

@@ -1,0 +1,28 @@
+/* The runtime's explicit allocation node: hooked so that the node is
+ * recorded under the name the program called, with its stack (the driver
+ * call the runtime makes underneath passes through; graph.h). */
+#include <cuda_runtime_api.h>
+
+#include "cuda/calls.h"
+#include "cuda/graph.h"
+#include "hooks/hook.h"
+#include "snapshot_format.h"
+
+GL_HOOK(cudaError_t, cudaGraphAddMemAllocNode,
+        (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
+         size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams))
+{
+    GL_REAL_OR_RETURN(real, cudaGraphAddMemAllocNode, cudaErrorInitializationError);
+    bool track = gl_enter();
+    cudaError_t rc = real(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    if (track && rc == cudaSuccess && nodeParams != NULL) {
+        struct gl_where w = gl_runtime_where();
+        int32_t device = nodeParams->poolProps.location.type == cudaMemLocationTypeDevice
+                             ? nodeParams->poolProps.location.id
+                             : GL_HOST_DEVICE;
+        gl_graph_node_added((uintptr_t)nodeParams->dptr, nodeParams->bytesize, device, w.ctx,
+                            GL_API_CUDA_GRAPH_ADD_MEM_ALLOC_NODE);
+    }
+    gl_leave();
+    return rc;
+}

@@ -1,0 +1,245 @@
+/* Runtime API hooks (libcudart), for programs and libraries that call the
+ * shared runtime.  Each hook calls the real function and, if it is the
+ * outermost intercepted call on this thread, records the outcome; the driver
+ * calls the runtime makes underneath pass straight through (internal.h).
+ * Return values and out-parameters are never changed; a failed call is never
+ * recorded as live. */
+#include <cuda_runtime_api.h>
+
+#include "cuda/calls.h"
+#include "cuda/graph.h"
+#include "cuda/pool_kinds.h"
+#include "cuda/pools.h"
+#include "hooks/hook.h"
+#include "snapshot_format.h"
+
+/* What a hook returns when the real runtime cannot be found: only possible if
+ * the program calls CUDA without libcudart being loaded. */
+#define NO_RUNTIME cudaErrorInitializationError
+
+/* The _ptsz entry points exist in the library but cuda_runtime_api.h only
+ * declares them under CUDA_API_PER_THREAD_DEFAULT_STREAM. */
+cudaError_t cudaMallocAsync_ptsz(void **, size_t, cudaStream_t);
+cudaError_t cudaFreeAsync_ptsz(void *, cudaStream_t);
+cudaError_t cudaMallocFromPoolAsync_ptsz(void **, size_t, cudaMemPool_t, cudaStream_t);
+
+static void after_alloc(bool track, cudaError_t rc, void *ptr, size_t size, uint64_t stream,
+                        uint16_t kind, uint16_t api, uint64_t pool)
+{
+    if (!track)
+        return;
+    if (rc == cudaSuccess && ptr != NULL) {
+        struct gl_where w = gl_runtime_where();
+        if (kind == GL_KIND_POOL || pool != 0) /* stream-ordered (a managed pool's too) */
+            w = gl_where_stream_ordered(w, (uintptr_t)ptr, stream, pool);
+        gl_call_alloc(w, (uintptr_t)ptr, size, stream, kind, api, GL_SPACE_ADDR);
+        if (pool != 0) /* an explicit pool: asked about at snapshot time */
+            gl_pools_note(pool, w.device);
+    }
+    else if (rc == cudaErrorMemoryAllocation)
+        gl_hook_out_of_memory(gl_failed_device(gl_runtime_where().device, kind, stream), size, stream, kind, api);
+}
+
+#define OUT(p) ((p) != NULL ? *(p) : NULL)
+
+GL_HOOK(cudaError_t, cudaMalloc, (void **devPtr, size_t size))
+{
+    GL_REAL_OR_RETURN(real, cudaMalloc, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(devPtr, size);
+    after_alloc(track, rc, OUT(devPtr), size, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC, 0);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaMallocManaged, (void **devPtr, size_t size, unsigned int flags))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocManaged, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(devPtr, size, flags);
+    after_alloc(track, rc, OUT(devPtr), size, 0, GL_KIND_MANAGED, GL_API_CUDA_MALLOC_MANAGED, 0);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaMallocPitch, (void **devPtr, size_t *pitch, size_t width, size_t height))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocPitch, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(devPtr, pitch, width, height);
+    size_t bytes = rc == cudaSuccess && pitch != NULL ? *pitch * height : width * height;
+    after_alloc(track, rc, OUT(devPtr), bytes, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC_PITCH, 0);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaMalloc3D, (struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent))
+{
+    GL_REAL_OR_RETURN(real, cudaMalloc3D, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(pitchedDevPtr, extent);
+    size_t h = extent.height ? extent.height : 1, d = extent.depth ? extent.depth : 1;
+    void *ptr = rc == cudaSuccess && pitchedDevPtr != NULL ? pitchedDevPtr->ptr : NULL;
+    size_t pitch = ptr != NULL ? pitchedDevPtr->pitch : extent.width;
+    after_alloc(track, rc, ptr, pitch * h * d, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC_3D, 0);
+    gl_leave();
+    return rc;
+}
+
+/* Stream-ordered allocations and frees on a stream being captured allocate
+ * and free nothing: they become nodes of the graph (graph.h), recorded when
+ * a launch reaches them.  Only these calls ask whether the stream is
+ * capturing; pt: the _ptsz entry point, where stream 0 is the per-thread
+ * default stream. */
+static void after_async(bool track, cudaError_t rc, void *ptr, size_t size, cudaStream_t stream,
+                        uint16_t api, uint64_t pool, bool pt)
+{
+    if (track && rc == cudaSuccess && ptr != NULL && gl_graph_capturing((uintptr_t)stream, pt))
+        gl_graph_node_added((uintptr_t)ptr, size, gl_runtime_where().device, 0, api);
+    else
+        after_alloc(track, rc, ptr, size, (uintptr_t)stream, gl_pool_kind(pool), api, pool);
+}
+
+static cudaError_t malloc_async(cudaError_t (*real)(void **, size_t, cudaStream_t), void **devPtr,
+                                size_t size, cudaStream_t stream, uint16_t api, bool pt)
+{
+    bool track = gl_enter();
+    cudaError_t rc = real(devPtr, size, stream);
+    after_async(track, rc, OUT(devPtr), size, stream, api, 0, pt);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaMallocAsync, (void **devPtr, size_t size, cudaStream_t stream))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocAsync, NO_RUNTIME);
+    return malloc_async(real, devPtr, size, stream, GL_API_CUDA_MALLOC_ASYNC, false);
+}
+
+GL_HOOK(cudaError_t, cudaMallocAsync_ptsz, (void **devPtr, size_t size, cudaStream_t stream))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocAsync_ptsz, NO_RUNTIME);
+    return malloc_async(real, devPtr, size, stream, GL_API_CUDA_MALLOC_ASYNC_PTSZ, true);
+}
+
+static cudaError_t malloc_from_pool(cudaError_t (*real)(void **, size_t, cudaMemPool_t, cudaStream_t),
+                                    void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream,
+                                    uint16_t api, bool pt)
+{
+    bool track = gl_enter();
+    cudaError_t rc = real(ptr, size, pool, stream);
+    after_async(track, rc, OUT(ptr), size, stream, api, (uintptr_t)pool, pt);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaMallocFromPoolAsync,
+        (void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocFromPoolAsync, NO_RUNTIME);
+    return malloc_from_pool(real, ptr, size, memPool, stream, GL_API_CUDA_MALLOC_FROM_POOL_ASYNC, false);
+}
+
+GL_HOOK(cudaError_t, cudaMallocFromPoolAsync_ptsz,
+        (void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocFromPoolAsync_ptsz, NO_RUNTIME);
+    return malloc_from_pool(real, ptr, size, memPool, stream, GL_API_CUDA_MALLOC_FROM_POOL_ASYNC_PTSZ,
+                            true);
+}
+
+GL_HOOK(cudaError_t, cudaMallocHost, (void **ptr, size_t size))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocHost, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(ptr, size);
+    after_alloc(track, rc, OUT(ptr), size, 0, GL_KIND_HOST_PINNED, GL_API_CUDA_MALLOC_HOST, 0);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaHostAlloc, (void **pHost, size_t size, unsigned int flags))
+{
+    GL_REAL_OR_RETURN(real, cudaHostAlloc, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(pHost, size, flags);
+    after_alloc(track, rc, OUT(pHost), size, 0, GL_KIND_HOST_PINNED, GL_API_CUDA_HOST_ALLOC, 0);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaHostRegister, (void *ptr, size_t size, unsigned int flags))
+{
+    GL_REAL_OR_RETURN(real, cudaHostRegister, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(ptr, size, flags);
+    if (track && rc == cudaSuccess && ptr != NULL)
+        gl_call_alloc(gl_runtime_where(), (uintptr_t)ptr, size, 0, GL_KIND_HOST_REGISTERED,
+                      GL_API_CUDA_HOST_REGISTER, GL_SPACE_ADDR);
+    gl_leave();
+    return rc;
+}
+
+/* Frees.  The record is taken before the real call (the address may be
+ * handed out again as soon as it returns) and settled after it. */
+#define FREE_BODY(name, ptr, call, api)                                          \
+    GL_REAL_OR_RETURN(real, name, NO_RUNTIME);                                   \
+    bool track = gl_enter() && (ptr) != NULL;                                    \
+    struct gl_live *r = track ? gl_call_free_begin(GL_SPACE_ADDR, (uintptr_t)(ptr)) : NULL; \
+    cudaError_t rc = call;                                                       \
+    if (track)                                                                   \
+        gl_call_free_end_api(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device, \
+                             (uintptr_t)(ptr), api);                                  \
+    gl_leave();                                                                  \
+    return rc
+
+GL_HOOK(cudaError_t, cudaFree, (void *devPtr)) { FREE_BODY(cudaFree, devPtr, real(devPtr), GL_API_CUDA_FREE); }
+GL_HOOK(cudaError_t, cudaFreeHost, (void *ptr)) { FREE_BODY(cudaFreeHost, ptr, real(ptr), GL_API_CUDA_FREE_HOST); }
+GL_HOOK(cudaError_t, cudaHostUnregister, (void *ptr))
+{
+    FREE_BODY(cudaHostUnregister, ptr, real(ptr), GL_API_CUDA_HOST_UNREGISTER);
+}
+
+/* Captured, a free is a free node: nothing is freed now. */
+static cudaError_t free_async(cudaError_t (*real)(void *, cudaStream_t), void *devPtr, cudaStream_t stream,
+                              bool pt)
+{
+    bool track = gl_enter() && devPtr != NULL && !gl_graph_capturing((uintptr_t)stream, pt);
+    struct gl_live *r = track ? gl_call_free_begin(GL_SPACE_ADDR, (uintptr_t)devPtr) : NULL;
+    cudaError_t rc = real(devPtr, stream);
+    if (track)
+        gl_call_free_end_api(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device, (uintptr_t)devPtr,
+                             pt ? GL_API_CUDA_FREE_ASYNC_PTSZ : GL_API_CUDA_FREE_ASYNC);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaFreeAsync, (void *devPtr, cudaStream_t stream))
+{
+    GL_REAL_OR_RETURN(real, cudaFreeAsync, NO_RUNTIME);
+    return free_async(real, devPtr, stream, false);
+}
+
+GL_HOOK(cudaError_t, cudaFreeAsync_ptsz, (void *devPtr, cudaStream_t stream))
+{
+    GL_REAL_OR_RETURN(real, cudaFreeAsync_ptsz, NO_RUNTIME);
+    return free_async(real, devPtr, stream, true);
+}
+
+GL_HOOK(cudaError_t, cudaDeviceReset, (void))
+{
+    GL_REAL_OR_RETURN(real, cudaDeviceReset, NO_RUNTIME);
+    bool track = gl_enter();
+    /* With a context of the program's own current (not the primary one),
+     * cudaDeviceReset destroys only the runtime's state for it, not memory
+     * (CUDA documents it so): nothing to drop. */
+    bool primary = track && gl_driver_where(0).ctx == 0;
+    int32_t device = primary ? gl_runtime_where().device : 0;
+    cudaError_t rc = real();
+    /* Everything the primary context owned is gone (not stream-ordered
+     * allocations: gl_track_drop_context). */
+    if (primary && rc == cudaSuccess)
+        gl_track_drop_context(device, 0, GL_API_CUDA_DEVICE_RESET);
+    gl_leave();
+    return rc;
+}

@@ -1,0 +1,80 @@
+/* Runtime API hooks for CUDA arrays.  Arrays are opaque handles, kept in
+ * their own key space; their size is what array_size.h says. */
+#include <cuda_runtime_api.h>
+
+#include "cuda/array_size.h"
+#include "cuda/calls.h"
+#include "hooks/hook.h"
+#include "snapshot_format.h"
+
+#define NO_RUNTIME cudaErrorInitializationError
+
+static void after_array(bool track, cudaError_t rc, void *handle, size_t bytes, uint16_t api)
+{
+    if (!track)
+        return;
+    if (rc == cudaSuccess && handle != NULL)
+        gl_call_alloc(gl_runtime_where(), (uintptr_t)handle, bytes, 0, GL_KIND_ARRAY, api,
+                      GL_SPACE_ARRAY);
+    else if (rc == cudaErrorMemoryAllocation)
+        gl_hook_out_of_memory(gl_runtime_where().device, bytes, 0, GL_KIND_ARRAY, api);
+}
+
+GL_HOOK(cudaError_t, cudaMallocArray,
+        (cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height,
+         unsigned int flags))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocArray, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(array, desc, width, height, flags);
+    struct cudaExtent e2 = {width, height, 0};
+    after_array(track, rc, array ? (void *)*array : NULL, gl_array_bytes_runtime(desc, e2, 1),
+                GL_API_CUDA_MALLOC_ARRAY);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaMalloc3DArray,
+        (cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent,
+         unsigned int flags))
+{
+    GL_REAL_OR_RETURN(real, cudaMalloc3DArray, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(array, desc, extent, flags);
+    after_array(track, rc, array ? (void *)*array : NULL,
+                gl_array_bytes_runtime(desc, extent, 1),
+                GL_API_CUDA_MALLOC_3D_ARRAY);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(cudaError_t, cudaMallocMipmappedArray,
+        (cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc,
+         struct cudaExtent extent, unsigned int numLevels, unsigned int flags))
+{
+    GL_REAL_OR_RETURN(real, cudaMallocMipmappedArray, NO_RUNTIME);
+    bool track = gl_enter();
+    cudaError_t rc = real(mipmappedArray, desc, extent, numLevels, flags);
+    after_array(track, rc, mipmappedArray ? (void *)*mipmappedArray : NULL,
+                gl_array_bytes_runtime(desc, extent, numLevels),
+                GL_API_CUDA_MALLOC_MIPMAPPED_ARRAY);
+    gl_leave();
+    return rc;
+}
+
+#define FREE_ARRAY_BODY(name, handle, api)                                       \
+    GL_REAL_OR_RETURN(real, name, NO_RUNTIME);                                   \
+    bool track = gl_enter() && (handle) != NULL;                                 \
+    struct gl_live *r = track ? gl_call_free_begin(GL_SPACE_ARRAY, (uintptr_t)(handle)) : NULL; \
+    cudaError_t rc = real(handle);                                               \
+    if (track)                                                                   \
+        gl_call_free_end_api(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device, \
+                             (uintptr_t)(handle), api);                               \
+    gl_leave();                                                                  \
+    return rc
+
+GL_HOOK(cudaError_t, cudaFreeArray, (cudaArray_t array)) { FREE_ARRAY_BODY(cudaFreeArray, array, GL_API_CUDA_FREE_ARRAY); }
+GL_HOOK(cudaError_t, cudaFreeMipmappedArray, (cudaMipmappedArray_t mipmappedArray))
+{
+    FREE_ARRAY_BODY(cudaFreeMipmappedArray, mipmappedArray, GL_API_CUDA_FREE_MIPMAPPED_ARRAY);
+}

@@ -1,0 +1,56 @@
+/* Call stacks interned once in a uthash table, shared by every record that
+ * has the same stack.  Interned stacks are immutable and never freed, so a
+ * pointer to one stays valid for the life of the process (and across fork).
+ * Captured by capture/stacks.h. */
+#ifndef GL_STACK_TABLE_H
+#define GL_STACK_TABLE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "base/ut.h"
+#include "capture/stacks.h" /* struct gl_capture */
+
+struct gl_stack {
+    UT_hash_handle hh;
+    struct gl_stack *older; /* list of all stacks, newest first */
+    /* The calls that made memory with this stack and the frees of that
+     * memory, of every kind, and the bytes made (the report's "allocation
+     * calls": CUDA's allocation calls are slow, so a site that allocates and
+     * frees in a loop costs time while leaking nothing).  The only mutable
+     * part of a stack; relaxed counters, so a snapshot may see an allocation
+     * counted before its bytes. */
+    _Atomic uint64_t allocs, frees, bytes;
+    _Atomic uint16_t api; /* of the latest allocation */
+    _Atomic uint8_t kind;
+    uint32_t id;            /* 1, 2, 3...; 0 is "no stack" in files */
+    uint32_t depth;
+    uintptr_t pcs[];
+};
+
+/* Counting the calls (relaxed atomics: the stack may be shared by threads). */
+static inline void gl_stack_note_alloc(struct gl_stack *s, uint64_t size, uint16_t api, uint8_t kind)
+{
+    atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->bytes, size, memory_order_relaxed);
+    atomic_store_explicit(&s->api, api, memory_order_relaxed);
+    atomic_store_explicit(&s->kind, kind, memory_order_relaxed);
+}
+static inline void gl_stack_note_free(struct gl_stack *s)
+{
+    atomic_fetch_add_explicit(&s->frees, 1, memory_order_relaxed);
+}
+
+/* The interned stack equal to cap; NULL if cap is empty or memory ran out. */
+struct gl_stack *gl_stack_intern(const struct gl_capture *cap);
+
+/* The newest stack and how many there are; walk ->older from it.  Safe
+ * without locks afterwards because stacks are only ever prepended. */
+struct gl_stack *gl_stacks_newest(uint32_t *count);
+
+/* fork support: the child must not inherit a lock held by another thread. */
+void gl_stacks_lock(void);
+void gl_stacks_unlock(void);
+void gl_stacks_reinit_lock(void);
+
+#endif

@@ -1,0 +1,586 @@
+#include "state/track.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/internal.h"
+#include "base/log.h"
+#include "base/self.h"
+#include "snapshot_format.h"
+#include "state/account.h"
+#include "state/history.h"
+#include "state/lanes.h"
+#include "state/teardown.h"
+
+#define SHARDS 64
+
+_Static_assert(sizeof(struct gl_live) == 80, "a live record is 80 bytes");
+_Static_assert(GL_KIND_COUNT <= 256 && GL_API_COUNT <= 256, "kind and api fit in a byte");
+
+enum { GL_REC_FREE = 0, GL_REC_LIVE = 1, GL_REC_TAKEN = 2 };
+
+/* Records are carved from 64 KiB slabs (no per-record malloc header) and
+ * recycled through the shard's free list; slabs are kept for reuse.  Each
+ * shard's table chains records through ->next from a power-of-two bucket
+ * array kept between 1 and 2 records per bucket: 4 to 8 bytes per record. */
+#define SLAB_RECORDS ((65536 - 16) / sizeof(struct gl_live))
+struct slab {
+    struct slab *next;
+    size_t used; /* records carved so far */
+    struct gl_live recs[SLAB_RECORDS];
+};
+
+struct shard {
+    pthread_mutex_t lock;
+    struct gl_live **buckets;
+    size_t nbuckets; /* 0 or a power of two */
+    size_t count;
+    struct gl_live *free_list;
+    struct slab *slabs; /* newest first; only the first has room left */
+} __attribute__((aligned(64))); /* one cache line each: no false sharing */
+
+static struct shard shards[SHARDS] = {[0 ... SHARDS - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER}};
+static _Atomic uint64_t next_seq = 1;
+
+static uint64_t key_hash(uint32_t space, uint64_t addr)
+{
+    uint64_t h = (addr ^ ((uint64_t)space << 61)) * 0x9e3779b97f4a7c15u;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9u;
+    return h ^ (h >> 32);
+}
+
+static struct shard *shard_of(uint32_t space, uint64_t addr)
+{
+    return &shards[key_hash(space, addr) % SHARDS];
+}
+
+/* ---- the live table (caller holds the shard's lock) ---------------------- */
+
+static struct gl_live *rec_new(struct shard *sh)
+{
+    struct gl_live *r = sh->free_list;
+    if (r != NULL) {
+        sh->free_list = r->next;
+        return r;
+    }
+    if (sh->slabs == NULL || sh->slabs->used == SLAB_RECORDS) {
+        struct slab *s = malloc(sizeof *s);
+        if (s == NULL)
+            return NULL;
+        s->used = 0;
+        s->next = sh->slabs;
+        sh->slabs = s;
+    }
+    r = &sh->slabs->recs[sh->slabs->used++];
+    return r;
+}
+
+static void rec_free(struct shard *sh, struct gl_live *r)
+{
+    r->state = GL_REC_FREE;
+    r->next = sh->free_list;
+    sh->free_list = r;
+}
+
+/* The link that points at the record for (space, addr), or at the NULL that
+ * ends its chain; NULL if the shard has no table yet. */
+static struct gl_live **table_link(struct shard *sh, uint32_t space, uint64_t addr)
+{
+    if (sh->nbuckets == 0)
+        return NULL;
+    struct gl_live **link = &sh->buckets[(key_hash(space, addr) / SHARDS) & (sh->nbuckets - 1)];
+    while (*link != NULL && ((*link)->addr != addr || (*link)->space != space))
+        link = &(*link)->next;
+    return link;
+}
+
+static void table_grow(struct shard *sh)
+{
+    size_t n = sh->nbuckets ? sh->nbuckets * 2 : 256;
+    struct gl_live **b = calloc(n, sizeof *b);
+    if (b == NULL)
+        return; /* keep the old table: longer chains, still correct */
+    for (size_t i = 0; i < sh->nbuckets; i++) {
+        struct gl_live *r = sh->buckets[i], *next;
+        for (; r != NULL; r = next) {
+            next = r->next;
+            struct gl_live **head = &b[(key_hash(r->space, r->addr) / SHARDS) & (n - 1)];
+            r->next = *head;
+            *head = r;
+        }
+    }
+    free(sh->buckets);
+    sh->buckets = b;
+    sh->nbuckets = n;
+}
+
+/* Links r (not in the table) in; false if there is no table and no memory. */
+static bool table_add(struct shard *sh, struct gl_live *r)
+{
+    if (sh->count >= 2 * sh->nbuckets)
+        table_grow(sh);
+    if (sh->nbuckets == 0)
+        return false;
+    struct gl_live **head = &sh->buckets[(key_hash(r->space, r->addr) / SHARDS) & (sh->nbuckets - 1)];
+    r->next = *head;
+    *head = r;
+    r->state = GL_REC_LIVE;
+    sh->count++;
+    return true;
+}
+
+static struct gl_live *table_unlink(struct shard *sh, struct gl_live **link)
+{
+    struct gl_live *r = *link;
+    *link = r->next;
+    r->next = NULL;
+    sh->count--;
+    return r;
+}
+
+/* Appends r's event to the history; the caller is in its lane.  free_stack:
+ * a FREE event's own stack id, or 0. */
+static void history_of(const struct gl_live *r, uint16_t type, uint64_t seq, uint64_t time_ns,
+                       uint32_t free_stack)
+{
+    struct gl_event e = {
+        .seq = seq, .time_ns = time_ns, .ptr = r->addr, .size = r->size,
+        .stream = r->stream, .stack_id = r->stack ? r->stack->id : 0, .device = r->device,
+        .type = type, .kind = r->kind, .api = r->api, .free_stack_id = free_stack,
+    };
+    gl_history_add(&e);
+}
+
+static uint64_t now_ns(void) { return gl_mono_ns() - gl_start_mono_ns; }
+
+/* The thread id, cached per thread.  gl_gettid() re-checks getpid() on every
+ * call to notice a fork, and getpid() is a system call (~100 ns, the largest
+ * fixed cost per allocation); here the fork child's only thread -- the one
+ * that forked, whose TLS this is -- clears the cache in
+ * gl_track_postfork_child() instead. */
+static GL_TLS uint32_t cached_tid;
+static uint32_t track_tid(void)
+{
+    if (cached_tid == 0)
+        cached_tid = gl_gettid();
+    return cached_tid;
+}
+static uint64_t take_seq(void) { return atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed); }
+
+static struct gl_acct_event acct_event(const struct gl_live *r)
+{
+    return (struct gl_acct_event){.stack = r->stack, .size = r->size, .seq = r->seq,
+                                  .time_ns = r->time_ns, .device = r->device, .kind = r->kind};
+}
+
+/* Links a copy of rec into the table; a stale record with the same key (its
+ * free was never seen, e.g. memory released by a context teardown we do not
+ * model) is unlinked and copied to *old.  Sequence numbers are taken here, in
+ * the order of the events: the stale record's free (*free_seq), then a new
+ * allocation's (rec->seq), so that a replay of the history frees the old
+ * record before it sees the new one.  False if out of host memory: the record
+ * is lost, never the program. */
+static bool table_put(struct gl_live *rec, bool is_new, struct gl_live *old, bool *had_old,
+                      uint64_t *free_seq)
+{
+    struct shard *sh = shard_of(rec->space, rec->addr);
+    bool added = false;
+    *had_old = false;
+    gl_mutex_lock(&sh->lock);
+    struct gl_live **link = table_link(sh, rec->space, rec->addr);
+    if (link != NULL && *link != NULL) {
+        struct gl_live *o = table_unlink(sh, link);
+        *old = *o;
+        *had_old = true;
+        *free_seq = take_seq();
+        rec_free(sh, o);
+    }
+    if (is_new)
+        rec->seq = take_seq();
+    struct gl_live *r = rec_new(sh);
+    if (r != NULL) {
+        *r = *rec;
+        added = table_add(sh, r);
+        if (!added)
+            rec_free(sh, r);
+    }
+    gl_mutex_unlock(&sh->lock);
+    return added;
+}
+
+/* Puts rec (a new allocation, or a restored one whose free failed) in the
+ * table and accounts it, in the caller's lane or, when the accounting says
+ * so, in the exclusive section.  The caller holds nothing. */
+static void put_and_account(struct gl_live *rec, bool is_new)
+{
+    struct gl_acct_event ev = acct_event(rec);
+    struct gl_lane *lane = gl_lane_enter();
+    struct gl_acct_ticket t = gl_acct_alloc_begin(&lane->acct, &ev);
+    bool exclusive = t.mode == GL_ACCT_EXCLUSIVE;
+    if (exclusive) {
+        gl_lane_leave(lane);
+        gl_exclusive_enter();
+        gl_acct_revoke_all();
+        lane = gl_lane_current();
+        t = gl_acct_alloc_begin(&lane->acct, &ev); /* no credit is out: never EXCLUSIVE */
+    }
+    struct gl_live old;
+    bool had_old;
+    uint64_t free_seq = 0;
+    bool added = table_put(rec, is_new, &old, &had_old, &free_seq);
+    ev.seq = rec->seq;
+    struct gl_acct_event stale = had_old ? acct_event(&old) : ev;
+    gl_acct_alloc_end(&lane->acct, t, added ? &ev : NULL, had_old ? &stale : NULL, is_new);
+    if (had_old) {
+        if (!gl_acct_same_device(t, &stale))
+            gl_acct_free(&lane->acct, &stale);
+        history_of(&old, GL_EV_FREE, free_seq, rec->time_ns, 0);
+    }
+    if (added)
+        history_of(rec, GL_EV_ALLOC, is_new ? rec->seq : take_seq(), is_new ? rec->time_ns : now_ns(), 0);
+    if (exclusive)
+        gl_exclusive_leave();
+    else
+        gl_lane_leave(lane);
+}
+
+void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack)
+{
+    struct gl_live rec = {
+        .addr = info->addr, .size = info->size, .time_ns = now_ns(), /* .seq: table_put */
+        .stream = info->stream, .ctx = info->ctx, .stack = stack, .tid = track_tid(),
+        .device = info->device, .owner = info->owner, .kind = (uint8_t)info->kind,
+        .api = (uint8_t)info->api, .space = (uint8_t)info->space,
+    };
+    if (stack != NULL)
+        gl_stack_note_alloc(stack, info->size, info->api, (uint8_t)info->kind);
+    put_and_account(&rec, true);
+}
+
+/* The record of the free in progress on this thread.  A hook takes at most
+ * one record at a time (take, real free, release or restore), so one copy
+ * per thread is enough, and the record's slot goes back to its shard at once:
+ * a free costs one pass through the locks, not two. */
+static GL_TLS struct gl_live taken;
+
+struct gl_live *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_stack)
+{
+    struct shard *sh = shard_of(space, addr);
+    bool found = false;
+    struct gl_lane *lane = gl_lane_enter();
+    gl_mutex_lock(&sh->lock);
+    struct gl_live **link = table_link(sh, space, addr);
+    if (link != NULL && *link != NULL) {
+        struct gl_live *r = table_unlink(sh, link);
+        taken = *r;
+        taken.state = GL_REC_TAKEN;
+        rec_free(sh, r);
+        found = true;
+    }
+    gl_mutex_unlock(&sh->lock);
+    if (found) {
+        struct gl_acct_event ev = acct_event(&taken);
+        gl_acct_free(&lane->acct, &ev);
+        history_of(&taken, GL_EV_FREE, take_seq(), now_ns(), free_stack);
+    }
+    gl_lane_leave(lane);
+    return found ? &taken : NULL;
+}
+
+/* Reads one record under its shard's lock: no lane needed, nothing changes. */
+int gl_track_kind_of(uint32_t space, uint64_t addr)
+{
+    struct shard *sh = shard_of(space, addr);
+    int kind = -1;
+    gl_mutex_lock(&sh->lock);
+    struct gl_live **link = table_link(sh, space, addr);
+    if (link != NULL && *link != NULL)
+        kind = (*link)->kind;
+    gl_mutex_unlock(&sh->lock);
+    return kind;
+}
+
+void gl_track_release(struct gl_live *r)
+{
+    /* its slot went back to the shard when it was taken */
+    if (r->stack != NULL)
+        gl_stack_note_free(r->stack);
+}
+
+void gl_track_restore(struct gl_live *saved)
+{
+    struct gl_live rec = *saved;
+    rec.state = GL_REC_LIVE;
+    put_and_account(&rec, false);
+}
+
+void gl_track_unknown_free(int32_t device)
+{
+    struct gl_lane *lane = gl_lane_enter();
+    gl_acct_unknown_free(device);
+    gl_lane_leave(lane);
+}
+
+/* The last out-of-memory errors, for the live view (gl_track_watch_copy). */
+static struct gl_watch_oom oom_ring[GL_WATCH_OOMS];
+static _Atomic uint64_t oom_next;
+
+void gl_track_failed(const struct gl_oom_info *oom, struct gl_stack *stack)
+{
+    struct gl_event e = {
+        .seq = take_seq(), .time_ns = now_ns(), .size = oom->size, .stream = oom->stream,
+        .stack_id = stack ? stack->id : 0, .device = oom->device, .type = GL_EV_OOM,
+        .kind = oom->kind, .api = oom->api, .mem_free = oom->mem_free, .mem_total = oom->mem_total,
+    };
+    struct gl_lane *lane = gl_lane_enter();
+    gl_acct_failed(oom->device);
+    gl_history_add(&e);
+    /* For the live view: inside the lane, so a reader in the exclusive
+     * section sees whole entries. */
+    uint64_t n = atomic_fetch_add_explicit(&oom_next, 1, memory_order_relaxed);
+    oom_ring[n % GL_WATCH_OOMS] = (struct gl_watch_oom){
+        .time_ns = e.time_ns, .size = oom->size, .device = oom->device, .stack = stack};
+    gl_lane_leave(lane);
+}
+
+void gl_track_mark(uint16_t type, uint64_t ptr, uint64_t size)
+{
+    struct gl_event e = {.seq = take_seq(), .time_ns = now_ns(), .ptr = ptr, .size = size,
+                         .device = -1, .type = type};
+    struct gl_lane *lane = gl_lane_enter();
+    gl_history_add(&e);
+    gl_lane_leave(lane);
+}
+
+void gl_track_configure_history(size_t max_entries)
+{
+    gl_exclusive_enter();
+    gl_history_configure(max_entries);
+    gl_exclusive_leave();
+}
+
+/* What a context owns.  CUDA documents (cuCtxDestroy, cudaDeviceReset) that
+ * stream-ordered allocations and cuMemCreate memory "are not associated with
+ * any CUDA context" and survive its teardown; so do, by the same reasoning,
+ * what other processes share of those: pool pointers imported from another
+ * process's pool, VMM handles imported and the mappings made of them.
+ * Everything else made in a context goes with it (cuIpcOpenMemHandle
+ * mappings too). */
+static bool from_pool(uint16_t api)
+{
+    return api == GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC || api == GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ ||
+           api == GL_API_CUDA_MALLOC_FROM_POOL_ASYNC || api == GL_API_CUDA_MALLOC_FROM_POOL_ASYNC_PTSZ;
+}
+
+static bool context_owned(const struct gl_live *r)
+{
+    /* from_pool: stream-ordered memory of kind managed (a managed pool's) */
+    if (r->kind == GL_KIND_POOL || r->kind == GL_KIND_VIRTUAL || r->space == GL_SPACE_VMM ||
+        r->space == GL_SPACE_VMM_IMPORT || r->space == GL_SPACE_POOL || from_pool(r->api))
+        return false;
+    return !(r->kind == GL_KIND_IPC && (r->api == GL_API_CU_MEM_MAP || r->api == GL_API_CU_MEM_POOL_IMPORT_POINTER ||
+                                        r->api == GL_API_CUDA_MEM_POOL_IMPORT_POINTER));
+}
+
+size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api)
+{
+    size_t dropped = 0;
+    /* Exclusive: a teardown is rare and must not race with frees of the
+     * same records on other threads.  With every lane flushed, the frees are
+     * accounted on the devices directly (through an accounting with no
+     * credit). */
+    gl_exclusive_enter();
+    gl_acct_revoke_all();
+    struct gl_lane_acct none = {0};
+    for (int i = 0; i < SHARDS; i++) {
+        struct shard *sh = &shards[i];
+        for (size_t b = 0; b < sh->nbuckets; b++) {
+            struct gl_live **link = &sh->buckets[b];
+            while (*link != NULL) {
+                struct gl_live *r = *link;
+                if ((owner != GL_ANY_OWNER && r->owner != owner) || r->ctx != ctx || !context_owned(r)) {
+                    link = &r->next;
+                    continue;
+                }
+                table_unlink(sh, link);
+                struct gl_acct_event ev = acct_event(r);
+                gl_acct_free(&none, &ev);
+                uint64_t t = now_ns();
+                history_of(r, GL_EV_FREE, take_seq(), t, 0);
+                /* never freed by the program: a leak until this teardown */
+                gl_teardown_note(r->stack ? r->stack->id : 0, r->device, r->kind, r->api, r->size, teardown_api, t);
+                rec_free(sh, r);
+                dropped++;
+            }
+        }
+    }
+    gl_exclusive_leave();
+    return dropped;
+}
+
+/* Faults a fresh buffer's pages in now.  (Not memset to 0: the compiler may
+ * turn malloc + memset into calloc, which leaves fresh mmap'ed pages
+ * untouched; a page fault costs microseconds on a virtual machine.) */
+static void touch_pages(void *p, size_t n)
+{
+    if (p == NULL)
+        return;
+    volatile char *c = p;
+    for (size_t i = 0; i < n; i += 4096)
+        c[i] = 0;
+    if (n > 0)
+        c[n - 1] = 0;
+}
+
+bool gl_track_watch_copy(struct gl_watch_copy *out)
+{
+    memset(out, 0, sizeof *out);
+    gl_exclusive_enter();
+    gl_acct_revoke_all();
+    /* A few KB once a second: allocated in the section, where the count
+     * is exact. */
+    size_t room = gl_acct_site_count();
+    out->sites = malloc((room ? room : 1) * sizeof *out->sites);
+    if (out->sites == NULL) {
+        gl_exclusive_leave();
+        return false;
+    }
+    gl_acct_watch_copy(out, room);
+    uint64_t n = atomic_load_explicit(&oom_next, memory_order_relaxed);
+    out->oom_total = n;
+    for (uint64_t i = n > GL_WATCH_OOMS ? n - GL_WATCH_OOMS : 0; i < n; i++)
+        out->ooms[out->nooms++] = oom_ring[i % GL_WATCH_OOMS];
+    gl_exclusive_leave();
+    return true;
+}
+
+bool gl_track_copy(struct gl_state_copy *out)
+{
+    memset(out, 0, sizeof *out);
+
+    /* The exclusive section is held only for plain memcpy of the slabs (sequential, ~80
+     * bytes per record) and the history ring; turning records into
+     * gl_alloc_copy entries, which follows a pointer per record, is done
+     * after it is released (stacks are immutable, so that is safe).  The
+     * buffers are sized and their pages touched before entering it:
+     * faulting in ~80 MB for 1,000,000 allocations while every allocating
+     * thread waits would double the hold.  Slabs can be added before we get
+     * in, hence the slack and the re-check. */
+    size_t slots_guess = 0, hist_room;
+    struct gl_lane *lane = gl_lane_enter();
+    for (int i = 0; i < SHARDS; i++) {
+        gl_mutex_lock(&shards[i].lock);
+        for (const struct slab *sl = shards[i].slabs; sl != NULL; sl = sl->next)
+            slots_guess += sl->used;
+        gl_mutex_unlock(&shards[i].lock);
+    }
+    hist_room = gl_history_capacity();
+    gl_lane_leave(lane);
+    size_t room = slots_guess + slots_guess / 16 + SHARDS * 64;
+    struct gl_live *raw = malloc(room * sizeof *raw);
+    struct gl_event *hist = hist_room ? malloc(hist_room * sizeof *hist) : NULL;
+    touch_pages(raw, room * sizeof *raw);
+    touch_pages(hist, hist_room * sizeof *hist);
+
+    gl_exclusive_enter();
+    gl_acct_revoke_all(); /* every lane's accounting on its device */
+    size_t nslots = 0, npeaks = gl_acct_site_count();
+    for (int i = 0; i < SHARDS; i++)
+        for (const struct slab *sl = shards[i].slabs; sl != NULL; sl = sl->next)
+            nslots += sl->used;
+    if (raw != NULL && nslots > room) {
+        free(raw);
+        raw = NULL;
+    }
+    if (raw == NULL)
+        raw = malloc((nslots ? nslots : 1) * sizeof *raw);
+    out->peaks = malloc((npeaks ? npeaks : 1) * sizeof *out->peaks);
+    if (raw == NULL || out->peaks == NULL) {
+        gl_exclusive_leave();
+        free(raw);
+        free(hist);
+        gl_state_copy_free(out);
+        return false;
+    }
+    size_t k = 0;
+    for (int i = 0; i < SHARDS; i++) {
+        for (const struct slab *sl = shards[i].slabs; sl != NULL; sl = sl->next) {
+            memcpy(raw + k, sl->recs, sl->used * sizeof *raw);
+            k += sl->used;
+        }
+    }
+
+    gl_acct_copy(out, npeaks);
+    out->events = gl_history_copy_into(hist, hist_room, atomic_load(&next_seq) - 1, &out->nevents);
+    out->stacks = gl_stacks_newest(&out->nstacks);
+    gl_exclusive_leave();
+
+    /* In place: entry n (56 bytes) never reaches past record k >= n (80
+     * bytes), which has already been read. */
+    struct gl_alloc_copy *allocs = (struct gl_alloc_copy *)(void *)raw;
+    size_t n = 0;
+    for (size_t j = 0; j < nslots; j++) {
+        struct gl_live r;
+        memcpy(&r, &raw[j], sizeof r);
+        if (r.state != GL_REC_LIVE)
+            continue;
+        allocs[n++] = (struct gl_alloc_copy){
+            .ptr = r.addr, .size = r.size, .seq = r.seq, .time_ns = r.time_ns, .stream = r.stream,
+            .stack_id = r.stack ? r.stack->id : 0, .device = r.device, .kind = r.kind,
+            .api = r.api, .tid = r.tid,
+        };
+    }
+    out->allocs = allocs;
+    out->nallocs = n;
+    return true;
+}
+
+void gl_state_copy_free(struct gl_state_copy *c)
+{
+    free(c->allocs);
+    free(c->peaks);
+    free(c->events);
+    c->allocs = NULL;
+    c->peaks = NULL;
+    c->events = NULL;
+}
+
+void gl_track_prefork(void)
+{
+    gl_lanes_prefork();
+    gl_stacks_lock();
+}
+
+void gl_track_postfork_parent(void)
+{
+    gl_stacks_unlock();
+    gl_lanes_postfork_parent();
+}
+
+void gl_track_postfork_child(void)
+{
+    /* Only this thread exists now, so nothing else can touch the tables
+     * while they are emptied.  The parent's device memory is not ours. */
+    for (int i = 0; i < SHARDS; i++) {
+        struct shard *sh = &shards[i];
+        for (struct slab *sl = sh->slabs, *next; sl != NULL; sl = next) {
+            next = sl->next;
+            free(sl);
+        }
+        free(sh->buckets);
+        sh->slabs = NULL;
+        sh->buckets = NULL;
+        sh->nbuckets = sh->count = 0;
+        sh->free_list = NULL;
+        pthread_mutex_init(&sh->lock, NULL);
+    }
+    gl_acct_postfork_child();
+    atomic_store(&oom_next, 0);
+    cached_tid = 0;
+    gl_stacks_reinit_lock();
+    gl_history_postfork_child(atomic_load(&next_seq));
+    gl_lanes_postfork_child();
+}

@@ -1,0 +1,185 @@
+/* The live-allocation table and the per-device counters.
+ *
+ * Locking: every mutation runs in its thread's lane (lanes.h) and takes one
+ * short inner lock (a shard of the table) and, when its accounting cannot stay
+ * in the lane (account.h), the device's lock; a snapshot holds every lane (the
+ * exclusive section), which excludes all mutations at once and so sees the
+ * table and the counters in one consistent state without the inner locks.
+ */
+#ifndef GL_TRACK_H
+#define GL_TRACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/ut.h"
+#include "state/history.h"
+#include "state/stack_table.h"
+
+/* Which namespace a key lives in: addresses (device, managed, host memory)
+ * cannot collide with each other, but array handles, VMM handles (created
+ * here or imported) and external memory objects are opaque values that
+ * could equal an address. */
+enum gl_space {
+    GL_SPACE_ADDR = 0,
+    GL_SPACE_ARRAY = 1,
+    GL_SPACE_VMM = 2,
+    GL_SPACE_EXTMEM = 3,
+    GL_SPACE_VMM_IMPORT = 4,
+    GL_SPACE_POOL = 5, /* pool objects (cuMemPoolCreate handles) */
+};
+
+#define GL_HOST_DEVICE (-1)
+#define GL_MAX_DEVICES 128 /* ordinals 0..127, plus the host */
+
+/* One live allocation: 80 bytes, kept in slabs and chained in its shard's
+ * hash table (track.c), so a live allocation costs about 88 bytes of host
+ * memory in all (docs/performance.md).  Opaque outside track.c. */
+struct gl_live {
+    uint64_t addr;
+    uint64_t size;
+    uint64_t seq;
+    uint64_t time_ns;
+    uint64_t stream;
+    uint64_t ctx; /* owning driver context; 0: the device's primary context */
+    struct gl_stack *stack;
+    struct gl_live *next; /* hash chain, or free list */
+    uint32_t tid;
+    int32_t device;
+    int32_t owner; /* device whose context owns it (host memory too) */
+    uint8_t kind;
+    uint8_t api;
+    uint8_t space;
+    uint8_t state; /* GL_REC_FREE, GL_REC_LIVE (in the table) or GL_REC_TAKEN */
+};
+
+struct gl_alloc_info {
+    uint64_t addr;
+    uint64_t size;
+    uint64_t stream;
+    uint64_t ctx;
+    int32_t owner;
+    int32_t device;
+    uint16_t kind;
+    uint16_t api;
+    uint32_t space;
+};
+
+/* Records a successful allocation made by the calling thread. */
+void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack);
+
+/* Removes the record for (space, addr) before the real free runs, so that the
+ * address cannot be handed out again and recorded while the old record still
+ * exists.  Returns NULL for an unknown pointer.  free_stack: the free's own
+ * stack id for its history event (GPULEAK_FREE_STACKS), or 0. */
+struct gl_live *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_stack);
+/* The real free succeeded: the record is gone for good. */
+void gl_track_release(struct gl_live *r);
+/* (The record returned by gl_track_take is the calling thread's copy, valid
+ * until its next take: a hook settles each take before the next.) */
+/* The real free failed: the memory is still allocated, put the record back. */
+void gl_track_restore(struct gl_live *r);
+
+void gl_track_unknown_free(int32_t device);
+
+/* The kind of the live record for (space, addr), or -1 if there is none. */
+int gl_track_kind_of(uint32_t space, uint64_t addr);
+
+/* An allocation failed with out-of-memory: counted and put in the history. */
+struct gl_oom_info {
+    uint64_t size, stream, mem_free, mem_total;
+    int32_t device;
+    uint16_t kind, api;
+};
+void gl_track_failed(const struct gl_oom_info *oom, struct gl_stack *stack);
+
+/* A SNAPSHOT or ANNOTATION marker in the history. */
+void gl_track_mark(uint16_t type, uint64_t ptr, uint64_t size);
+
+/* Resizes the history (0: off), dropping what it held. */
+void gl_track_configure_history(size_t max_entries);
+
+/* A context was destroyed or reset: its memory is gone without frees.  Drops
+ * every record of context ctx (0: the primary context) owned by device
+ * `owner` (GL_ANY_OWNER: any) that the context owns -- not stream-ordered
+ * or virtual memory, which CUDA documents outlive contexts -- and notes each
+ * as leaked until that teardown (teardown.h; teardown_api: the call).
+ * Returns the number dropped. */
+#define GL_ANY_OWNER INT32_MIN
+size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api);
+
+/* Consistent copy of everything a snapshot needs (see snapshot.c). */
+struct gl_alloc_copy {
+    uint64_t ptr, size, seq, time_ns, stream;
+    uint32_t stack_id;
+    int32_t device;
+    uint16_t kind, api;
+    uint32_t tid;
+};
+
+struct gl_device_copy {
+    int32_t device;
+    uint64_t live_bytes, live_count, peak_bytes, peak_seq, peak_time_ns;
+    uint64_t alloc_count, free_count, alloc_bytes_total, failed_count, unknown_free_count;
+};
+
+struct gl_peak_copy {
+    int32_t device;
+    uint32_t stack_id;
+    uint64_t bytes, count;
+};
+
+struct gl_state_copy {
+    struct gl_alloc_copy *allocs;
+    size_t nallocs;
+    struct gl_device_copy devices[GL_MAX_DEVICES + 1];
+    size_t ndevices;
+    struct gl_peak_copy *peaks;
+    size_t npeaks;
+    struct gl_event *events; /* history, oldest first */
+    size_t nevents;
+    struct gl_stack *stacks; /* newest first, walk ->older */
+    uint32_t nstacks;
+};
+
+/* Fills *out; returns false if memory ran out (out is then empty). */
+bool gl_track_copy(struct gl_state_copy *out);
+void gl_state_copy_free(struct gl_state_copy *c);
+
+/* The live view's figures (live.c), far cheaper than gl_track_copy: every
+ * device's totals, the live bytes of each (device, stack) site, and the last
+ * out-of-memory errors.  No allocation or history is copied. */
+struct gl_watch_site {
+    const struct gl_stack *stack; /* NULL: no stack captured */
+    int32_t device;
+    uint64_t bytes, count;
+};
+
+#define GL_WATCH_OOMS 8
+struct gl_watch_oom {
+    uint64_t time_ns, size;
+    int32_t device;
+    const struct gl_stack *stack;
+};
+
+struct gl_watch_copy {
+    struct gl_device_copy devices[GL_MAX_DEVICES + 1];
+    size_t ndevices;
+    struct gl_watch_site *sites; /* those with live bytes */
+    size_t nsites;
+    bool sites_truncated;       /* more sites than room */
+    struct gl_watch_oom ooms[GL_WATCH_OOMS]; /* oldest first */
+    size_t nooms;
+    uint64_t oom_total;
+};
+
+/* Fills *out (sites malloc'd: free them); false if memory ran out. */
+bool gl_track_watch_copy(struct gl_watch_copy *out);
+
+/* fork: the parent holds every lock across fork(); the child then drops the
+ * parent's records (the child owns no device memory) and starts afresh. */
+void gl_track_prefork(void);
+void gl_track_postfork_parent(void);
+void gl_track_postfork_child(void);
+
+#endif

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Regenerates the tables of docs/snapshot-format.md from the field lists of
+common/snapshot_fields.h, the one definition of the format.
+
+Each table sits between two marker comments:
+    <!-- generated: fields ALLOCS -->   (or: records)
+    ...
+    <!-- end generated -->
+and is replaced by what tests/report/snapfields.c prints for it (the C
+expansion of the lists, so the offsets are the compiler's, not a parser's).
+
+    scripts/format-doc.py            rewrite the docs in place
+    scripts/format-doc.py --check    exit 1 if they are out of date
+    --tool PATH                      a built snapfields (default: compile
+                                     one with $CC into a temporary directory)
+"""
+import argparse
+import difflib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOC = os.path.join(ROOT, "docs", "snapshot-format.md")
+MARK = re.compile(r"^<!-- generated: (fields [A-Z_]+|records) -->\n(.*?)^<!-- end generated -->\n",
+                  re.M | re.S)
+
+
+def build_tool(tmp):
+    exe = os.path.join(tmp, "snapfields")
+    cc = os.environ.get("CC", "cc")
+    subprocess.run([cc, "-std=gnu11", "-D_GNU_SOURCE", "-I" + os.path.join(ROOT, "common"),
+                    os.path.join(ROOT, "tests", "report", "snapfields.c"), "-o", exe], check=True)
+    return exe
+
+
+def render(tool, what):
+    args = [tool] + (["records"] if what == "records" else ["doc", what.split()[1]])
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--tool")
+    ap.add_argument("--doc", default=DOC)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tool = a.tool or build_tool(tmp)
+        old = open(a.doc).read()
+        seen = []
+
+        def sub(m):
+            seen.append(m.group(1))
+            return "<!-- generated: %s -->\n%s<!-- end generated -->\n" % (m.group(1), render(tool, m.group(1)))
+
+        new = MARK.sub(sub, old)
+    if not seen:
+        sys.exit("format-doc: no generated tables in %s" % a.doc)
+    if new == old:
+        return 0
+    if a.check:
+        sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
+                                                   a.doc, a.doc + " (from common/snapshot_fields.h)"))
+        print("format-doc: %s is out of date: run scripts/format-doc.py" % a.doc, file=sys.stderr)
+        return 1
+    open(a.doc, "w").write(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
