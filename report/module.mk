@@ -1,25 +1,27 @@
 # gpuleak-report, the reporter, and the test programs that exercise it.
 # Included from the top-level Makefile (paths are relative to the root).
 
-REPORT_SRCS = report/main.c report/run.c report/snap_read.c report/snap_load.c report/symbolize.c report/xalloc.c \
-              report/fold.c report/suppress.c report/stackdb.c report/bad_frees.c report/bad_free_block.c report/bad_frees_multi.c report/sites_multi.c report/teardown_multi.c report/diff_devices.c report/oom.c report/calls.c report/teardown.c \
-              report/analyze.c report/history.c report/frag.c report/radix.c \
-              report/multi.c report/mtable.c report/leaks_merge.c report/prepare.c report/fmt.c report/json.c \
-              report/textout.c report/output_text.c report/text_sections.c \
-              report/output_json.c report/json_sections.c report/folded.c \
-              report/output_multi.c \
-              report/html.c report/html_assets.c report/torch_snapshot.c
+# Sources are found by folder: every .c under report/, whatever its depth.
+# One folder per layer (report/LAYERS, lowest first; report/README.md says
+# what each may use), render/ with one folder per output format.  Objects
+# mirror the tree under $(BUILD)/obj/report/.
+report_rwildcard = $(foreach d,$(wildcard $(1:=/*)),$(call report_rwildcard,$d,$2) $(filter $(subst *,%,$2),$d))
+REPORT_SRCS = $(sort $(call report_rwildcard,report,*.c))
 REPORT_OBJS = $(REPORT_SRCS:%.c=$(BUILD)/obj/%.o)
+# Includes name the folder ("model/stackdb.h"); snapshot_format.h and
+# version.h come from common/.
+REPORT_CPPFLAGS = -Ireport $(CPPFLAGS_COMMON)
 
 # the page's script and style are .incbin'd into html_assets.o
-$(BUILD)/obj/report/html_assets.o: report/html/ticks.js report/html/report.js report/html/report.css
+$(BUILD)/obj/report/render/html/html_assets.o: report/render/html/ticks.js report/render/html/report.js \
+                                               report/render/html/report.css
 REPORT_LIBS = -ldw -lelf -lstdc++
 
 all: $(BUILD)/bin/gpuleak-report $(BUILD)/tests/snapgen $(BUILD)/tests/snapfuzz
 
 $(BUILD)/obj/report/%.o: report/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CPPFLAGS_COMMON) -MMD -MP -c $< -o $@
+	$(CC) $(BASE_CFLAGS) $(REPORT_CPPFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/bin/gpuleak-report: $(REPORT_OBJS)
 	@mkdir -p $(@D)
@@ -36,11 +38,11 @@ CXX ?= g++
 
 $(BUILD)/obj/tests/report/%.o: tests/report/%.c
 	@mkdir -p $(@D)
-	$(CC) $(SNAPGEN_CFLAGS) $(CPPFLAGS_COMMON) -Itests/report -MMD -MP -c $< -o $@
+	$(CC) $(SNAPGEN_CFLAGS) $(REPORT_CPPFLAGS) -Itests/report -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/tests/report/%.o: tests/report/%.cc
 	@mkdir -p $(@D)
-	$(CXX) $(SNAPGEN_CXXFLAGS) $(CPPFLAGS_COMMON) -Itests/report -MMD -MP -c $< -o $@
+	$(CXX) $(SNAPGEN_CXXFLAGS) $(REPORT_CPPFLAGS) -Itests/report -MMD -MP -c $< -o $@
 
 SNAPGEN_OBJS = $(BUILD)/obj/tests/report/snapgen.o \
                $(BUILD)/obj/tests/report/snapwrite.o \
@@ -56,11 +58,18 @@ $(BUILD)/tests/snapgen: $(SNAPGEN_OBJS)
 
 # In-process robustness driver for the reader: every truncation and many
 # byte mutations of a snapshot, through snap_parse (the fuzzing entry point).
-$(BUILD)/tests/snapfuzz: $(BUILD)/obj/tests/report/snapfuzz.o $(BUILD)/obj/report/snap_read.o
+$(BUILD)/tests/snapfuzz: $(BUILD)/obj/tests/report/snapfuzz.o $(BUILD)/obj/report/model/snap_read.o
 	@mkdir -p $(@D)
 	$(CC) $(SNAPGEN_CFLAGS) $^ -o $@
 
--include $(REPORT_OBJS:.o=.d) $(SNAPGEN_OBJS:.o=.d) $(BUILD)/obj/tests/report/snapfuzz.d
+# Unit test of the one JSON writer: links its own layer and the one below.
+all: $(BUILD)/tests/report_json_unit
+$(BUILD)/tests/report_json_unit: $(BUILD)/obj/tests/report/json_writer.o \
+		$(BUILD)/obj/report/render/json/json.o $(BUILD)/obj/report/util/utf8.o
+	@mkdir -p $(@D)
+	$(CC) $(SNAPGEN_CFLAGS) $^ -o $@
+
+-include $(REPORT_OBJS:.o=.d) $(BUILD)/obj/tests/report/json_writer.d $(SNAPGEN_OBJS:.o=.d) $(BUILD)/obj/tests/report/snapfuzz.d
 
 # make bench-report: the reporter's speed on a 1M-allocation / 20k-stack /
 # 1M-event snapshot (scripts/bench-report.sh prints wall time and max RSS);

@@ -24,12 +24,12 @@ $(BUILD)/lib/python/%.py: tools/%.py
 # gpuleak-top, the live view (`gpuleak top PID`): reads the live file
 # libgpuleak keeps (interpose/control/watch.c) and symbolizes with the reporter's
 # symbolizer.  A helper of the launcher, so it lives in libexec.
-TOP_OBJS = $(BUILD)/obj/tools/top/gpuleak_top.o $(BUILD)/obj/tools/top/live_read.o $(BUILD)/obj/report/symbolize.o \
-           $(BUILD)/obj/report/fold.o $(BUILD)/obj/report/xalloc.o $(BUILD)/obj/report/snap_read.o
+TOP_OBJS = $(BUILD)/obj/tools/top/gpuleak_top.o $(BUILD)/obj/tools/top/live_read.o $(BUILD)/obj/report/model/symbolize.o \
+           $(BUILD)/obj/report/model/fold.o $(BUILD)/obj/report/util/xalloc.o $(BUILD)/obj/report/model/snap_read.o
 all: $(BUILD)/libexec/gpuleak/gpuleak-top
 $(BUILD)/obj/tools/top/%.o: tools/top/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CPPFLAGS_COMMON) -Ireport -MMD -MP -c $< -o $@
+	$(CC) $(BASE_CFLAGS) $(REPORT_CPPFLAGS) -MMD -MP -c $< -o $@
 -include $(BUILD)/obj/tools/top/gpuleak_top.d $(BUILD)/obj/tools/top/live_read.d
 $(BUILD)/libexec/gpuleak/gpuleak-top: $(TOP_OBJS)
 	@mkdir -p $(@D)

@@ -1,4 +1,4 @@
-// Unit test of the HTML report's axis ticks (report/html/ticks.js), run
+// Unit test of the HTML report's axis ticks (report/render/html/ticks.js), run
 // with node by tests/t_html_ticks.sh: exact values and labels.
 'use strict';
 var T = require(process.argv[2]);

@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../report/report.h"
-#include "../../report/run.h"
-#include "../../report/snap_read.h"
+#include "render/report.h"
+#include "cli/run.h"
+#include "model/snap_read.h"
 #include "fuzz.h"
 
 static FILE *sink(void)

@@ -1,11 +1,11 @@
-/* Fuzz target: the snapshot reader (report/snap_read.c, snap_parse), which
+/* Fuzz target: the snapshot reader (report/model/snap_read.c, snap_parse), which
  * gpuleak-report runs on files people pass around.  Properties: no crash, no
  * leak, no undefined behaviour; a rejected input gets exactly one line of
  * error ending in "(at offset N)"; an accepted one can be walked (every
  * stack and label an entry refers to is looked up). */
 #include <string.h>
 
-#include "../../report/snap_read.h"
+#include "model/snap_read.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

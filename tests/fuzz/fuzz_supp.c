@@ -1,4 +1,4 @@
-/* Fuzz target: the suppressions-file parser and matcher (report/suppress.c,
+/* Fuzz target: the suppressions-file parser and matcher (report/model/suppress.c,
  * gpuleak-report --suppressions FILE).  Properties: no crash, no leak, no
  * undefined behaviour; a rejected file gets a one-line "LINE: problem"
  * error; the rules of an accepted one can be matched against stacks (the
@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "../../report/suppress.h"
+#include "model/suppress.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

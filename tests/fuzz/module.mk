@@ -15,15 +15,15 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-              $(CPPFLAGS_COMMON) $(CUDA_INC) -Iinterpose -Ireport
+              $(REPORT_CPPFLAGS) $(CUDA_INC) -Iinterpose
 
 # What each harness links: the parser's own sources, nothing else.
-FUZZ_SRCS_snap = report/snap_read.c
-FUZZ_SRCS_supp = report/suppress.c report/xalloc.c
+FUZZ_SRCS_snap = report/model/snap_read.c
+FUZZ_SRCS_supp = report/model/suppress.c report/util/xalloc.c
 FUZZ_SRCS_env = interpose/base/config.c interpose/base/log.c interpose/control/outfile.c
 FUZZ_SRCS_outname = interpose/base/config.c interpose/base/log.c interpose/control/outfile.c
-# the reporter behind its command line: everything but main.c
-FUZZ_SRCS_report = $(filter-out report/main.c,$(REPORT_SRCS))
+# the reporter behind its command line: everything but cli/main.c
+FUZZ_SRCS_report = $(filter-out report/cli/main.c,$(REPORT_SRCS))
 FUZZ_SRCS_live = tools/top/live_read.c
 FUZZ_LIBS_report = $(REPORT_LIBS)
 
@@ -31,7 +31,7 @@ fuzz_objs = $(addprefix $(BUILD)/obj/,$(FUZZ_SRCS_$(1):.c=.o))
 FUZZ_REPLAY = $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/replay_%)
 all: $(FUZZ_REPLAY)
 
-FUZZ_HCFLAGS = $(BASE_CFLAGS) $(CPPFLAGS_COMMON) $(CUDA_INC) -Iinterpose -Ireport
+FUZZ_HCFLAGS = $(BASE_CFLAGS) $(REPORT_CPPFLAGS) $(CUDA_INC) -Iinterpose
 # -MMD: a harness includes the reporter's and the interposer's headers, whose
 # structs it shares; a stale object would disagree with them about layouts.
 $(BUILD)/obj/tests/fuzz/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h | $(BUILD)/.cuda-ok
@@ -45,7 +45,7 @@ $(BUILD)/tests/fuzz/replay_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/test
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $^ -o $@ $(FUZZ_LIBS_$*)
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $$(FUZZ_SRCS_$$*) $(wildcard report/*.h interpose/*/*.h) \
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $$(FUZZ_SRCS_$$*) $(wildcard report/*/*.h report/*/*/*.h interpose/*/*.h) \
 		$(wildcard common/*.h) | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@ $(FUZZ_LIBS_$*)

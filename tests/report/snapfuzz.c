@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../report/snap_read.h"
+#include "model/snap_read.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next(void)

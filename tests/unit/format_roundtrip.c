@@ -5,7 +5,7 @@
  * field shows as a wrong value), then are encoded with the functions the
  * interposer's writer uses (snapshot_codec.h, expanded from
  * snapshot_fields.h) into one file holding every record type; snap_parse (the
- * reporter's reader, report/snap_read.c) reads it back and every field of
+ * reporter's reader, report/model/snap_read.c) reads it back and every field of
  * every record is compared with what was written.  The comparisons are
  * expanded from the same field lists, so a field added to a list is checked
  * here with no edit.  Links only the reader and common/: no interposer state,

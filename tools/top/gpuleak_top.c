@@ -21,9 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fold.h"
 #include "live_read.h"
-#include "symbolize.h"
+#include "model/fold.h"
+#include "model/symbolize.h"
 #include "version.h"
 
 /* ---- growth between reads ---------------------------------------------- */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snap_read.h"
+#include "model/snap_read.h"
 
 #define MAX_FILE (16u << 20)
 #define MAX_DEVICES 66

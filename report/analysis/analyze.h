@@ -1,0 +1,87 @@
+/* Leak grouping and per-device peak composition: pure computations over a
+ * parsed snapshot and its canonical stacks (stackdb.h), independent of the
+ * output format. */
+#ifndef GPULEAK_ANALYZE_H
+#define GPULEAK_ANALYZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/snap_read.h"
+#include "model/stackdb.h"
+
+struct analyze_opts {
+    size_t top;         /* groups shown per list; 0 = all */
+    uint64_t min_bytes; /* groups below this are not shown */
+};
+
+/* Live allocations sharing kind, device, canonical stack, API and the
+ * suppression rule their stacks match. */
+struct leak_group {
+    uint16_t kind, api;
+    int32_t device;
+    uint32_t cs;       /* canonical stack (stackdb) */
+    int32_t rule;      /* suppression rule, -1 none */
+    uint32_t stack_id; /* lowest snapshot stack id in the group */
+    uint64_t bytes, count;
+    uint64_t first_seq, last_seq, first_time_ns, last_time_ns;
+};
+
+/* One list of groups, sorted (bytes desc, count desc, stack id asc), of
+ * which the first n are shown after --top / --min-bytes. */
+struct group_list {
+    struct leak_group *g;
+    size_t n, total;
+    uint64_t bytes, count;               /* all groups of the list */
+    uint64_t hidden_bytes, hidden_count; /* groups not shown */
+};
+
+struct kind_total {
+    uint16_t kind;
+    int32_t device;
+    uint64_t bytes, count;
+};
+
+struct rule_total {
+    uint64_t bytes, count;
+};
+
+/* PEAK entries regrouped by canonical stack. */
+struct peak_item {
+    int32_t device;
+    uint32_t cs, stack_id;
+    uint64_t bytes, count;
+};
+
+struct device_report {
+    const struct snap_device *dev;
+    struct peak_item *comp; /* bytes desc */
+    size_t ncomp;           /* shown (after --top / --min-bytes) */
+    size_t ncomp_total;
+    uint64_t comp_bytes_hidden, comp_count_hidden;
+};
+
+struct analysis {
+    struct group_list leaks;      /* no rule matched */
+    struct group_list cached;     /* a built-in allocator-cache rule */
+    struct group_list suppressed; /* a rule from --suppressions */
+    struct group_list mapped;     /* other processes' memory mapped here (kind ipc)
+                                     that no --suppressions rule matched */
+    struct rule_total *rules;     /* by rule index */
+    size_t nrules;
+    uint64_t total_bytes, total_count; /* every live allocation, mappings too */
+    struct kind_total *by_kind; /* kind asc, then device asc */
+    size_t nby_kind;
+    struct device_report *devs; /* device asc, host (-1) last */
+    size_t ndevs;
+    size_t orphan_peaks;        /* PEAK entries of a device without counters */
+    struct peak_item *peak_buf; /* owned */
+    struct leak_group *all;     /* owned storage of the three lists */
+};
+
+/* 0 on success, -1 when out of memory.  sup may be NULL. */
+int analyze(const struct snapview *v, const struct suppressions *sup,
+            const struct analyze_opts *o, struct analysis *out);
+void analysis_free(struct analysis *a);
+
+#endif

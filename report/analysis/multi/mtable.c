@@ -1,0 +1,174 @@
+#include "analysis/multi/mtable.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/sat.h"
+#include "util/xalloc.h"
+
+static uint64_t key_hash(uint32_t cs, uint16_t kind, int32_t dev, int32_t rule)
+{
+    uint64_t h = ((uint64_t)cs << 32) ^ ((uint64_t)(uint32_t)dev << 8) ^ kind ^
+                 ((uint64_t)(uint32_t)rule << 20);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h;
+}
+
+int mt_init(struct mtable *t, size_t nsnaps)
+{
+    memset(t, 0, sizeof *t);
+    t->nsnaps = nsnaps;
+    t->scratch = xcalloc(nsnaps ? 2 * nsnaps : 1, sizeof *t->scratch);
+    return t->scratch ? 0 : -1;
+}
+
+static int rehash(struct mtable *t)
+{
+    size_t n = t->nslots ? 2 * t->nslots : 1024;
+    uint32_t *ns = xcalloc(n, sizeof *ns);
+    if (!ns)
+        return -1;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct mrow *r = &t->rows[i];
+        size_t h = key_hash(r->cs, r->kind, r->device, r->rule) & (n - 1);
+        while (ns[h])
+            h = (h + 1) & (n - 1);
+        ns[h] = (uint32_t)(i + 1);
+    }
+    free(t->slots);
+    t->slots = ns;
+    t->nslots = n;
+    return 0;
+}
+
+/* The row of a key (created zeroed), or NULL when out of memory. */
+static struct mrow *row_of(struct mtable *t, uint32_t cs, uint16_t kind, int32_t dev, int32_t rule)
+{
+    if ((t->n + 1) * 2 > t->nslots && rehash(t))
+        return NULL;
+    size_t h = key_hash(cs, kind, dev, rule) & (t->nslots - 1);
+    while (t->slots[h]) {
+        struct mrow *r = &t->rows[t->slots[h] - 1];
+        if (r->cs == cs && r->kind == kind && r->device == dev && r->rule == rule)
+            return r;
+        h = (h + 1) & (t->nslots - 1);
+    }
+    if (t->n >= UINT32_MAX - 1) /* slots hold row + 1 in 32 bits */
+        return NULL;
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? 2 * t->cap : 256;
+        struct mrow *nr = xrealloc(t->rows, nc * sizeof *nr);
+        if (!nr)
+            return NULL;
+        t->rows = nr;
+        t->cap = nc;
+    }
+    struct mrow *r = &t->rows[t->n];
+    *r = (struct mrow){.cs = cs, .kind = kind, .device = dev, .rule = rule};
+    t->slots[h] = (uint32_t)(++t->n);
+    return r;
+}
+
+int mt_add(struct mtable *t, uint32_t cs, uint16_t kind, int32_t dev, int32_t rule, size_t snap,
+           uint64_t bytes)
+{
+    struct mrow *r = row_of(t, cs, kind, dev, rule);
+    if (!r)
+        return -1;
+    /* cells are appended in snapshot order: the row's newest one is this
+     * snapshot's, or it has none yet */
+    if (r->last == 0 || t->cells[r->last - 1].snap != snap) {
+        if (t->ncells == t->ncells_cap) {
+            size_t nc = t->ncells_cap ? 2 * t->ncells_cap : 1024;
+            struct snapcell *c = xrealloc(t->cells, nc * sizeof *c);
+            if (!c)
+                return -1;
+            t->cells = c;
+            t->ncells_cap = nc;
+        }
+        t->cells[t->ncells] = (struct snapcell){.snap = (uint32_t)snap, .row = (uint32_t)(r - t->rows)};
+        r->last = ++t->ncells;
+    }
+    struct snapcell *c = &t->cells[r->last - 1];
+    c->a = sat_add(c->a, bytes);
+    c->b = sat_add(c->b, 1);
+    return 0;
+}
+
+/* The figures diff and merge rank by, from the row's cells alone (a
+ * snapshot without a cell has 0 bytes and 0 allocations there). */
+static void figures(struct mrow *r, const struct snapcell *c, size_t nc, size_t n)
+{
+    uint64_t first = c[0].snap == 0 ? c[0].a : 0;
+    uint64_t last = c[nc - 1].snap == n - 1 ? c[nc - 1].a : 0;
+    r->shrank = last < first;
+    r->growth = last < first ? first - last : last - first;
+    r->present = nc;
+    r->total = 0;
+    for (size_t i = 0; i < nc; i++)
+        r->total = sat_add(r->total, c[i].a);
+    /* Grew at every step: a cell in each of snapshots 1..n-1 (a missing one
+     * is 0 bytes, no growth), each above the one before; snapshot 0 may
+     * have none (0 bytes) */
+    r->monotonic = n >= 3 && nc >= n - 1 && c[nc - n + 1].snap == 1;
+    for (size_t i = nc - (n - 1); r->monotonic && i < nc; i++) {
+        uint64_t prev = i == 0 ? 0 : c[i - 1].a;
+        r->monotonic = c[i].a > prev;
+    }
+    /* Some snapshot differs from the first: one without a cell against one
+     * with (count 0 against at least 1), or two cells that differ */
+    r->changed = nc < n;
+    for (size_t i = 1; !r->changed && i < nc; i++)
+        r->changed = c[i].a != c[0].a || c[i].b != c[0].b;
+}
+
+int mt_finish(struct mtable *t)
+{
+    /* Counting sort of the cells by row, stable: each row's cells stay in
+     * snapshot order. */
+    size_t *start = xcalloc(t->n + 1, sizeof *start);
+    struct snapcell *sorted = xmalloc((t->ncells ? t->ncells : 1) * sizeof *sorted);
+    if (!start || !sorted) {
+        free(start);
+        free(sorted);
+        return -1;
+    }
+    for (size_t i = 0; i < t->ncells; i++)
+        start[t->cells[i].row + 1]++;
+    for (size_t r = 0; r < t->n; r++)
+        start[r + 1] += start[r];
+    for (size_t i = 0; i < t->ncells; i++)
+        sorted[start[t->cells[i].row]++] = t->cells[i];
+    /* start[r] is now the end of row r's cells, the start of row r + 1's */
+    free(t->cells);
+    t->cells = sorted;
+    t->ncells_cap = t->ncells;
+    for (size_t r = 0; r < t->n; r++) {
+        size_t from = r ? start[r - 1] : 0;
+        struct mrow *row = &t->rows[r];
+        row->cells = &t->cells[from];
+        row->last = 0;
+        figures(row, row->cells, start[r] - from, t->nsnaps);
+    }
+    free(start);
+    return 0;
+}
+
+void mt_expand(const struct mtable *t, const struct mrow *r, const uint64_t **bytes,
+               const uint64_t **count)
+{
+    cells_expand(r->cells, r->present, t->nsnaps, t->scratch, t->scratch + t->nsnaps);
+    *bytes = t->scratch;
+    *count = t->scratch + t->nsnaps;
+}
+
+void mt_free(struct mtable *t)
+{
+    free(t->rows);
+    free(t->cells);
+    free(t->slots);
+    free(t->scratch);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,400 @@
+/* gpuleak-report: reads snapshots written by libgpuleak.so.
+ *
+ *   gpuleak-report [options] SNAP          every analysis of one snapshot
+ *   gpuleak-report [options] diff A B [C...]   what changed between them
+ *   gpuleak-report [options] merge S1 S2 ...   the ranks of one job
+ *
+ * Exit status: 0 report written; 1 the report could not be written (output
+ * file, out of memory); 2 bad usage or a snapshot that cannot be read or is
+ * invalid (then exactly one line on stderr); --error-exitcode's N: the report
+ * was written and found leaks. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/run.h"
+#include "model/snap_read.h"
+#include "model/stackdb.h"
+#include "model/suppress.h"
+#include "render/report.h"
+
+#include "util/xalloc.h"
+#include "version.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: gpuleak-report [options] SNAPSHOT\n"
+          "       gpuleak-report [options] diff A.snap B.snap [C.snap ...]\n"
+          "       gpuleak-report [options] merge S1.snap S2.snap ...\n"
+          "       gpuleak-report [options] --html OUT.html SNAP [SNAP ...]\n"
+          "       gpuleak-report [options] --torch-snapshot OUT.pickle SNAP\n"
+          "Report leaks, allocator caches, peaks, the timeline and fragmentation of\n"
+          "a gpuleak snapshot; diff: how live memory per stack changed between\n"
+          "snapshots; merge: several ranks or processes of one job.\n"
+          "Documentation: docs/reporter.md.\n"
+          "\n"
+          "  --json                write JSON (schema: docs/json-output.md)\n"
+          "  --output FILE         write the report to FILE instead of stdout\n"
+          "  --top N               show only the N largest groups of each list\n"
+          "  --min-bytes N         do not show groups smaller than N bytes (100M, 2G:\n"
+          "                        units K, M, G, T are powers of 1024)\n"
+          "  --group-depth N       group stacks on their innermost N frames\n"
+          "  --suppressions FILE   suppression rules (docs/reporter.md)\n"
+          "  --no-default-suppressions\n"
+          "                        report allocator caches (PyTorch, CuPy, RMM,\n"
+          "                        cuBLAS, cuDNN) as leaks\n"
+          "  --list-default-suppressions\n"
+          "                        print the built-in rules and exit\n"
+          "  --all-frames          keep CUDA-library and gpuleak frames\n"
+          "  --native              show and group by the whole mixed stack of\n"
+          "                        allocations made from Python (default: the\n"
+          "                        Python frames only)\n"
+          "  --sections LIST       comma-separated: leaks,peak,timeline,fragmentation\n"
+          "                        (default: all)\n"
+          "  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
+          "                        weights in bytes\n"
+          "  --html FILE           a self-contained HTML page (timeline, flame graphs,\n"
+          "                        address map, tables; several snapshots: growth)\n"
+          "  --torch-snapshot FILE a pickle for PyTorch's memory_viz\n"
+          "  --color auto|always|never\n"
+          "                        colour the text report (auto: on a terminal)\n"
+          "  --error-exitcode N    exit with N (1-255) when the report finds leaks\n"
+          "                        or frees CUDA refused (diff: a stack that grew,\n"
+          "                        new refused frees; merge: a snapshot with leaks\n"
+          "                        or refused frees), as valgrind does: for CI\n"
+          "  --help, --version\n"
+          "\n"
+          "Exit status: 0 ok, 1 the report could not be written,\n"
+          "2 bad usage or an unreadable/invalid snapshot, N (--error-exitcode)\n"
+          "the report was written and found leaks.\n", f);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fputs("gpuleak-report: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (try --help)\n", stderr);
+    return 2;
+}
+
+/* Whole-string unsigned decimal; no sign, no junk, no overflow. */
+static int parse_u64(const char *s, unsigned long long *v)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    *v = strtoull(s, &end, 10);
+    return errno || *end ? -1 : 0;
+}
+
+/* A byte count: decimal, with an optional binary unit K, M, G or T (also
+ * written KiB or KB, any case: the report prints binary units, so 100M is
+ * what it shows as 100.0 MiB).  The launcher checks --min-bytes alike. */
+static int parse_size(const char *s, unsigned long long *v)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long n = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    if (*end != '\0') {
+        const char *units = "KMGT";
+        char c = (char)(end[0] & ~0x20);
+        const char *u = c != '\0' ? strchr(units, c) : NULL;
+        if (u == NULL)
+            return -1;
+        shift = 10 * (unsigned)(u - units + 1);
+        end++;
+        if ((*end | 0x20) == 'i')
+            end++;
+        if ((*end | 0x20) == 'b')
+            end++;
+        if (*end != '\0' || n > (ULLONG_MAX >> shift))
+            return -1;
+    }
+    *v = n << shift;
+    return 0;
+}
+
+static int parse_sections(const char *arg, unsigned *out)
+{
+    static const struct { const char *name; unsigned bit; } names[] = {
+        {"leaks", SEC_LEAKS}, {"peak", SEC_PEAK}, {"timeline", SEC_TIMELINE},
+        {"fragmentation", SEC_FRAG}, {"frag", SEC_FRAG}, {"all", SEC_ALL},
+    };
+    *out = 0;
+    for (const char *p = arg; *p;) {
+        size_t n = strcspn(p, ",");
+        size_t i = 0;
+        while (i < sizeof names / sizeof *names &&
+               !(strlen(names[i].name) == n && strncmp(p, names[i].name, n) == 0))
+            i++;
+        if (i == sizeof names / sizeof *names)
+            return -1;
+        *out |= names[i].bit;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return *out ? 0 : -1;
+}
+
+static int load(struct msnap *m, const char *path, struct stackdb *db,
+                const struct suppressions *sup)
+{
+    char err[512];
+    memset(m, 0, sizeof *m);
+    m->path = path;
+    if (snap_load_file(path, &m->s, err, sizeof err) != 0) {
+        fprintf(stderr, "gpuleak-report: %s: %s\n", path, err);
+        return 2;
+    }
+    return report_attach(m, db, sup, true);
+}
+
+/* Snapshots of one process are compared in the order they were taken: a
+ * shell glob sorts gpuleak.PID.10.snap before gpuleak.PID.2.snap, which
+ * would make growth look like shrinkage.  Stable, so a snapshot given twice
+ * stays twice.  Returns whether the order changed.  The structs move, so
+ * what points at a snapshot is pointed at it again. */
+static bool order_by_index(struct msnap *m, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        const struct snap_process *a = &m[0].s.proc, *b = &m[i].s.proc;
+        if (a->pid != b->pid || a->start_unix_ns != b->start_unix_ns || a->host.len != b->host.len ||
+            memcmp(a->host.s, b->host.s, a->host.len) != 0)
+            return false;
+    }
+    bool moved = false;
+    for (size_t i = 1; i < n; i++)
+        for (size_t k = i; k > 0 && m[k - 1].s.proc.index > m[k].s.proc.index; k--) {
+            struct msnap t = m[k - 1];
+            m[k - 1] = m[k];
+            m[k] = t;
+            moved = true;
+        }
+    for (size_t i = 0; moved && i < n; i++) {
+        m[i].v.s = &m[i].s;
+        sym_rebind(m[i].sy, &m[i].s);
+    }
+    return moved;
+}
+
+static int finish_output(FILE *out, const char *output)
+{
+    int rc = 0;
+    if (fflush(out) != 0 || ferror(out)) {
+        fprintf(stderr, "gpuleak-report: %s: write error: %s\n",
+                output ? output : "stdout", strerror(errno));
+        rc = 1;
+    }
+    if (out != stdout && fclose(out) != 0 && rc == 0) {
+        fprintf(stderr, "gpuleak-report: %s: write error: %s\n", output, strerror(errno));
+        rc = 1;
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"output", required_argument, NULL, 'o'},
+        {"top", required_argument, NULL, 't'},
+        {"min-bytes", required_argument, NULL, 'm'},
+        {"group-depth", required_argument, NULL, 'g'},
+        {"suppressions", required_argument, NULL, 's'},
+        {"no-default-suppressions", no_argument, NULL, 'N'},
+        {"list-default-suppressions", no_argument, NULL, 'L'},
+        {"all-frames", no_argument, NULL, 'a'},
+        {"native", no_argument, NULL, 'n'},
+        {"sections", required_argument, NULL, 'S'},
+        {"folded", required_argument, NULL, 'f'},
+        {"color", required_argument, NULL, 'c'},
+        {"html", required_argument, NULL, 'H'},
+        {"torch-snapshot", required_argument, NULL, 'T'},
+        {"colour", required_argument, NULL, 'c'},
+        {"error-exitcode", required_argument, NULL, 'E'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    struct cli c = {.color = 2, .sections = SEC_ALL};
+    enum mode mode = M_REPORT;
+    /* static: still reachable on the early usage-error returns */
+    static char **files;
+    files = xcalloc((size_t)argc + 1, sizeof *files);
+    size_t nfiles = 0;
+    if (!files) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+        return 1;
+    }
+    unsigned long long v;
+    opterr = 0; /* we word the errors ourselves, on one line */
+    /* options may come before and after the subcommand; with "+" getopt
+     * stops at each operand, which is collected before going on */
+    for (;;) {
+        int o = getopt_long(argc, argv, "+:", longopts, NULL);
+        if (o == -1) {
+            if (optind >= argc)
+                break;
+            const char *arg = argv[optind++];
+            if (nfiles == 0 && mode == M_REPORT && strcmp(arg, "diff") == 0)
+                mode = M_DIFF;
+            else if (nfiles == 0 && mode == M_REPORT && strcmp(arg, "merge") == 0)
+                mode = M_MERGE;
+            else
+                files[nfiles++] = (char *)arg;
+            continue;
+        }
+        switch (o) {
+        case 'j': c.json = true; break;
+        case 'o': c.output = optarg; break;
+        case 't':
+            if (parse_u64(optarg, &v) || v == 0 || v > SIZE_MAX)
+                return bad_usage("--top needs a positive number, not '%s'", optarg);
+            c.an.top = (size_t)v;
+            break;
+        case 'm':
+            if (parse_size(optarg, &v))
+                return bad_usage("--min-bytes needs a number of bytes (4096, 100M, 2GiB), not '%s'", optarg);
+            c.an.min_bytes = v;
+            break;
+        case 'g':
+            if (parse_u64(optarg, &v) || v == 0 || v > GL_SNAP_MAX_DEPTH)
+                return bad_usage("--group-depth needs a number of frames (1-1024), not '%s'",
+                                 optarg);
+            c.so.group_depth = (unsigned)v;
+            break;
+        case 's':
+            if (c.supp_file)
+                return bad_usage("%s", "--suppressions given twice");
+            c.supp_file = optarg;
+            break;
+        case 'N': c.no_defaults = true; break;
+        case 'L': fputs(supp_default_text(), stdout); return 0;
+        case 'a': c.so.all_frames = true; break;
+        case 'n': c.so.native = true; break;
+        case 'S':
+            if (parse_sections(optarg, &c.sections))
+                return bad_usage("--sections takes leaks,peak,timeline,fragmentation, not '%s'",
+                                 optarg);
+            break;
+        case 'f':
+            if (strcmp(optarg, "leaks") == 0)
+                c.folded = 1;
+            else if (strcmp(optarg, "peak") == 0)
+                c.folded = 2;
+            else
+                return bad_usage("--folded takes 'leaks' or 'peak', not '%s'", optarg);
+            break;
+        case 'E':
+            if (parse_u64(optarg, &v) || v == 0 || v > 255)
+                return bad_usage("--error-exitcode needs a status from 1 to 255, not '%s'", optarg);
+            c.error_exitcode = (int)v;
+            break;
+        case 'H': c.html = optarg; break;
+        case 'T': c.torch = optarg; break;
+        case 'c':
+            if (strcmp(optarg, "never") == 0)
+                c.color = 0;
+            else if (strcmp(optarg, "always") == 0)
+                c.color = 1;
+            else if (strcmp(optarg, "auto") == 0)
+                c.color = 2;
+            else
+                return bad_usage("--color takes auto, always or never, not '%s'", optarg);
+            break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("gpuleak-report " GPULEAK_VERSION " (snapshot format v%u)\n", GL_SNAP_VERSION); return 0;
+        case ':': return bad_usage("option '%s' needs an argument", argv[optind - 1]);
+        default: return bad_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (c.html || c.torch) {
+        if (c.html && c.torch)
+            return bad_usage("%s", "--html and --torch-snapshot: one at a time");
+        if (c.json || c.folded || c.output)
+            return bad_usage("%s", "--html and --torch-snapshot name their output file: "
+                                   "not with --json, --folded or --output");
+        if (mode == M_MERGE || (c.torch && mode != M_REPORT))
+            return bad_usage("%s", "--html takes snapshots (several: growth across them), "
+                                   "--torch-snapshot one snapshot");
+        if (c.torch && nfiles != 1)
+            return bad_usage("%s", nfiles ? "--torch-snapshot takes one snapshot"
+                                          : "no snapshot file given");
+        if (nfiles == 0 || (mode == M_DIFF && nfiles < 2))
+            return bad_usage("%s", "no snapshot file given");
+        c.output = c.html ? c.html : c.torch;
+        if (nfiles > 1)
+            mode = M_DIFF; /* handled below: the page with growth */
+    }
+    if (mode == M_REPORT && nfiles != 1)
+        return bad_usage("%s", nfiles ? "expected one snapshot file, got more (diff and merge "
+                                        "take several)"
+                                      : "no snapshot file given");
+    if (mode == M_DIFF && nfiles < 2)
+        return bad_usage("%s", "diff needs at least two snapshot files");
+    if (mode == M_MERGE && nfiles < 1)
+        return bad_usage("%s", "merge needs snapshot files");
+    if (c.folded && (c.json || mode != M_REPORT))
+        return bad_usage("%s", "--folded writes its own format: not with --json, diff or merge");
+
+    struct suppressions sup = {0};
+    char err[512];
+    if (c.supp_file && supp_load_file(&sup, c.supp_file, err, sizeof err) != 0) {
+        fprintf(stderr, "gpuleak-report: %s: %s\n", c.supp_file, err);
+        supp_free(&sup);
+        free(files);
+        return 2;
+    }
+    if (!c.no_defaults)
+        supp_add_defaults(&sup);
+
+    struct stackdb *db = sdb_new(&c.so);
+    struct msnap *m = xcalloc(nfiles, sizeof *m);
+    int rc = 0;
+    size_t loaded = 0;
+    if (!m) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+        rc = 1;
+    }
+    while (rc == 0 && loaded < nfiles) {
+        rc = load(&m[loaded], files[loaded], db, &sup);
+        loaded++; /* also on failure: unload what was partly set up */
+    }
+    if (rc == 0 && mode == M_DIFF && order_by_index(m, nfiles))
+        fputs("gpuleak-report: note: the snapshots, all of one process, are compared in the order they were "
+              "taken\n", stderr);
+    FILE *out = stdout;
+    if (rc == 0 && c.output && !(out = fopen(c.output, "w"))) {
+        fprintf(stderr, "gpuleak-report: %s: cannot write: %s\n", c.output, strerror(errno));
+        rc = 1;
+    }
+    if (rc == 0) {
+        static char obuf[1 << 16];
+        setvbuf(out, obuf, _IOFBF, sizeof obuf);
+        bool found = false;
+        rc = report_run(&c, mode, m, nfiles, db, &sup, out, &found);
+        int wrc = finish_output(out, c.output);
+        if (rc == 0)
+            rc = wrc;
+        if (rc == 0 && found && c.error_exitcode)
+            rc = c.error_exitcode;
+    }
+    for (size_t i = 0; i < loaded; i++)
+        report_detach(&m[i]);
+    free(m);
+    sdb_free(db);
+    supp_free(&sup);
+    free(files);
+    return rc;
+}

@@ -1,0 +1,230 @@
+#include "cli/run.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/frag.h"
+#include "analysis/history.h"
+#include "analysis/teardown.h"
+#include "model/snap_read.h"
+#include "model/symbolize.h"
+#include "render/folded/folded.h"
+#include "render/html/html.h"
+#include "render/json/multi.h"
+#include "render/json/output_json.h"
+#include "render/report.h"
+#include "render/text/multi.h"
+#include "render/text/output_text.h"
+#include "render/torch/torch_snapshot.h"
+#include "util/xalloc.h"
+
+static bool want_color(const struct cli *c, FILE *out)
+{
+    if (c->json || c->folded || c->html || c->torch || c->color == 0)
+        return false;
+    if (c->color == 1)
+        return true;
+    const char *term = getenv("TERM");
+    return isatty(fileno(out)) && !getenv("NO_COLOR") && !(term && strcmp(term, "dumb") == 0);
+}
+
+int report_attach(struct msnap *m, struct stackdb *db, const struct suppressions *sup,
+                  bool open_files)
+{
+    m->sy = sym_new(&m->s, open_files);
+    if (!m->sy || sview_init(&m->v, &m->s, m->sy, db, sup)) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+        return 1;
+    }
+    return 0;
+}
+
+void report_detach(struct msnap *m)
+{
+    sview_free(&m->v);
+    sym_free(m->sy);
+    snap_free(&m->s);
+}
+
+/* The smallest amount --error-exitcode counts. */
+static uint64_t finding_floor(const struct cli *c) { return c->an.min_bytes ? c->an.min_bytes : 1; }
+
+/* Lists are sorted by bytes, largest first. */
+static bool list_has(const struct group_list *l, uint64_t floor)
+{
+    return l->total > 0 && l->g[0].bytes >= floor;
+}
+
+/* A free CUDA refused too (double or invalid free) is a bug, whatever the
+ * byte floor, as valgrind counts an invalid free as an error. */
+static bool refused_free(const struct snapshot *s)
+{
+    for (size_t i = 0; i < s->nbad_frees; i++)
+        if (s->bad_frees[i].flags & GL_BAD_FREE_F_REJECTED)
+            return true;
+    return false;
+}
+
+/* An imported VMM handle never released: its size is not known (0 in the
+ * snapshot), so the floor of 1 byte does not apply; --min-bytes hides it,
+ * as it does in the report.  --top does not matter. */
+static bool list_has_handles(const struct group_list *l, uint64_t min_bytes)
+{
+    for (size_t i = 0; i < l->total; i++)
+        if (l->g[i].api == GL_API_CU_MEM_IMPORT_FROM_SHAREABLE_HANDLE && l->g[i].bytes >= min_bytes)
+            return true;
+    return false;
+}
+
+/* Memory never freed that a context teardown released: a leak until then
+ * (compute-sanitizer's leak check counts it). */
+static bool torn_leak(const struct snapview *v, uint64_t floor)
+{
+    struct torn_groups t;
+    bool found = torn_build(v, &t) == 0 && torn_has_leak(&t, floor);
+    torn_free(&t);
+    return found;
+}
+
+static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
+                      const struct suppressions *sup, FILE *out, const struct html_multi *hm,
+                      bool *found)
+{
+    struct analysis a;
+    struct history h;
+    struct frag fr;
+    memset(&h, 0, sizeof h);
+    memset(&fr, 0, sizeof fr);
+    if (analyze(&m->v, sup, &c->an, &a) != 0 || history_build(&m->s, &h) != 0 ||
+        frag_build(&m->v, &c->an, &fr) != 0) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+        return 1;
+    }
+    struct report_ctx r = {.path = m->path, .s = &m->s, .a = &a, .sy = m->sy, .v = &m->v,
+                           .db = db, .sup = sup, .h = &h, .fr = &fr, .out = out,
+                           .color = want_color(c, out), .sections = c->sections, .top = c->an.top,
+                           .default_suppressions = !c->no_defaults,
+                           .suppressions_file = c->supp_file};
+    report_prepare(&r);
+    *found = list_has(&a.leaks, finding_floor(c)) || list_has(&a.mapped, finding_floor(c)) ||
+             list_has_handles(&a.mapped, c->an.min_bytes) || refused_free(&m->s) ||
+             torn_leak(&m->v, finding_floor(c));
+    int orc = 0;
+    if (c->html)
+        orc = output_html(&r, hm);
+    else if (c->torch)
+        orc = output_torch_snapshot(&r);
+    else if (c->folded)
+        output_folded(&r, c->folded == 2);
+    else if (c->json)
+        output_json(&r);
+    else
+        output_text(&r);
+    report_ctx_free(&r);
+    frag_free(&fr);
+    history_free(&h);
+    analysis_free(&a);
+    if (orc)
+        fputs("gpuleak-report: out of memory\n", stderr);
+    return orc ? 1 : 0;
+}
+
+/* --html with several snapshots: the page of the last one, plus the growth
+ * per stack across all of them (the diff analysis). */
+static int run_html_multi(const struct cli *c, struct msnap *m, size_t n, struct stackdb *db,
+                          const struct suppressions *sup, FILE *out, bool *found)
+{
+    struct diff_result d;
+    if (diff_build(m, n, &c->an, &d) != 0) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+        return 1;
+    }
+    struct html_multi hm = {m, n, &d};
+    int rc = run_report(c, &m[n - 1], db, sup, out, &hm, found);
+    diff_free(&d);
+    return rc;
+}
+
+/* A stack no rule matched whose live bytes grew by at least floor. */
+static bool diff_has_growth(const struct diff_result *d, uint64_t floor)
+{
+    for (size_t i = 0; i < d->t.n; i++) {
+        const struct mrow *r = &d->t.rows[i];
+        if (r->rule < 0 && !r->shrank && r->growth >= floor)
+            return true;
+    }
+    return false;
+}
+
+static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_t n,
+                     struct stackdb *db, const struct suppressions *sup, FILE *out, bool *found)
+{
+    struct report_ctx r = {.s = &m[0].s, .sy = m[0].sy, .v = &m[0].v, .db = db, .sup = sup,
+                           .out = out, .color = want_color(c, out), .sections = SEC_ALL, .top = c->an.top};
+    /* module problems of every snapshot, once each */
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < m[i].s.nmodules; k++) {
+            const char *note = sym_module_note(m[i].sy, k);
+            if (!note)
+                continue;
+            bool dup = false;
+            for (size_t w = 0; w < r.nwarnings && !dup; w++)
+                dup = strcmp(r.warnings[w], note) == 0;
+            char **nw = dup ? NULL : xrealloc(r.warnings, (r.nwarnings + 1) * sizeof *nw);
+            if (nw) {
+                r.warnings = nw;
+                r.warnings[r.nwarnings++] = xstrdup(note);
+                if (!r.warnings[r.nwarnings - 1])
+                    r.nwarnings--;
+            }
+        }
+    int rc = 0;
+    if (mode == M_DIFF) {
+        struct diff_result d;
+        if (diff_build(m, n, &c->an, &d) != 0) {
+            rc = 1;
+        } else {
+            *found = diff_has_growth(&d, finding_floor(c)) || free_table_refused_grew(&d.frees) ||
+                     torn_table_grew(&d.torn, finding_floor(c));
+            if (c->json)
+                json_diff(&r, m, n, &d);
+            else
+                text_diff(&r, m, n, &d);
+            diff_free(&d);
+        }
+    } else {
+        struct merge_result mr;
+        if (merge_build(m, n, &c->an, &mr) != 0) {
+            rc = 1;
+        } else {
+            for (size_t i = 0; i < n; i++)
+                *found = *found || mr.snaps[i].leaked_bytes >= finding_floor(c) ||
+                         mr.frees.refused_count[i] > 0;
+            *found = *found || torn_table_leak_any(&mr.torn, finding_floor(c));
+            if (c->json)
+                json_merge(&r, m, n, &mr);
+            else
+                text_merge(&r, m, n, &mr);
+            merge_free(&mr);
+        }
+    }
+    if (rc)
+        fputs("gpuleak-report: out of memory\n", stderr);
+    report_ctx_free(&r);
+    return rc;
+}
+
+int report_run(const struct cli *c, enum mode mode, struct msnap *m, size_t n,
+               struct stackdb *db, const struct suppressions *sup, FILE *out, bool *found)
+{
+    bool ignored;
+    if (found == NULL)
+        found = &ignored;
+    *found = false;
+    if (c->html && n > 1)
+        return run_html_multi(c, m, n, db, sup, out, found);
+    if (mode == M_REPORT)
+        return run_report(c, &m[0], db, sup, out, NULL, found);
+    return run_multi(c, mode, m, n, db, sup, out, found);
+}

@@ -1,0 +1,790 @@
+/* Strict reader for snapshot format v1 (common/snapshot_format.h).
+ *
+ * Design for hostile input: every length and count is checked against the
+ * bytes that remain before anything is allocated, so the memory used is a
+ * small multiple of the file size; fields are decoded with memcpy (no
+ * unaligned casts); the first problem stops the parse with one message that
+ * names the file offset. */
+#include "model/snap_read.h"
+#include "util/sort.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct parser {
+    const uint8_t *buf;
+    size_t len;
+    struct snapshot *s;
+    char *err;
+    size_t errlen;
+    bool failed;
+    size_t cap_modules, cap_stacks, cap_pcs, cap_allocs, cap_devices,
+        cap_peaks, cap_events, cap_pools, cap_vmms, cap_labels, cap_pyframes, cap_bad_frees, cap_calls,
+        cap_teardowns;
+};
+
+static int fail(struct parser *p, size_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(struct parser *p, size_t off, const char *fmt, ...)
+{
+    if (!p->failed && p->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(p->err, p->errlen, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < p->errlen)
+            snprintf(p->err + n, p->errlen - (size_t)n, " (at offset %zu)", off);
+    }
+    p->failed = true;
+    return -1;
+}
+
+/* The u32 of a string's length or a count in a variable tail (the fixed
+ * parts are decoded from their field lists, snapshot_codec.h). */
+static uint32_t get32(const uint8_t *b) { uint32_t v; gl_wire_get_u32(&v, b); return v; }
+
+/* Grows *arr (element size elem) so that it holds at least need elements.
+ * Callers have already checked need against the file size. */
+static int grow(struct parser *p, void **arr, size_t *cap, size_t need,
+                size_t elem, size_t off)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 16;
+    while (ncap < need)
+        ncap *= 2;
+    void *n = realloc(*arr, ncap * elem);
+    if (!n)
+        return fail(p, off, "out of memory");
+    *arr = n;
+    *cap = ncap;
+    return 0;
+}
+
+/* Reads "u32 length + bytes" at *pos within [.., end). */
+static int read_str(struct parser *p, size_t *pos, size_t end, const char *what,
+                    struct snap_str *out)
+{
+    if (end - *pos < 4)
+        return fail(p, *pos, "truncated %s length", what);
+    uint32_t n = get32(p->buf + *pos);
+    if (n > GL_SNAP_MAX_STRING)
+        return fail(p, *pos, "%s length %u exceeds limit %u", what, n,
+                    GL_SNAP_MAX_STRING);
+    if (end - *pos - 4 < n)
+        return fail(p, *pos, "%s length %u exceeds remaining %zu bytes", what,
+                    n, end - *pos - 4);
+    out->s = malloc((size_t)n + 1);
+    if (!out->s)
+        return fail(p, *pos, "out of memory");
+    memcpy(out->s, p->buf + *pos + 4, n);
+    out->s[n] = '\0';
+    out->len = n;
+    *pos += 4 + (size_t)n;
+    return 0;
+}
+
+static int parse_process(struct parser *p, size_t off, size_t end)
+{
+    struct snap_process *pr = &p->s->proc;
+    const uint8_t *b = p->buf + off;
+    if (end - off < GL_PROCESS_FIXED_SIZE)
+        return fail(p, off, "PROCESS record too short (%zu bytes, need %u)",
+                    end - off, GL_PROCESS_FIXED_SIZE);
+    GL_WIRE_DECODE(PROCESS, process, b, pr);
+    size_t pos = off + GL_PROCESS_FIXED_SIZE;
+    if (read_str(p, &pos, end, "host name", &pr->host) ||
+        read_str(p, &pos, end, "exe path", &pr->exe))
+        return -1;
+    if (end - pos < 4)
+        return fail(p, pos, "truncated argc");
+    uint32_t argc = get32(p->buf + pos);
+    if (argc > GL_SNAP_MAX_ARGS)
+        return fail(p, pos, "argc %u exceeds limit %u", argc, GL_SNAP_MAX_ARGS);
+    /* each argument takes at least its 4-byte length */
+    if ((end - pos - 4) / 4 < argc)
+        return fail(p, pos, "argc %u exceeds remaining %zu bytes", argc,
+                    end - pos - 4);
+    pos += 4;
+    pr->argv = calloc(argc ? argc : 1, sizeof *pr->argv);
+    if (!pr->argv)
+        return fail(p, pos, "out of memory");
+    for (uint32_t i = 0; i < argc; i++) {
+        if (read_str(p, &pos, end, "argument", &pr->argv[i]))
+            return -1;
+        pr->argc = i + 1; /* so snap_free frees exactly what was read */
+    }
+    return 0; /* bytes after argv: fields of a newer writer, ignored */
+}
+
+static int parse_module(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (end - off < GL_MODULE_FIXED_SIZE)
+        return fail(p, off, "MODULE record too short (%zu bytes, need %u)",
+                    end - off, GL_MODULE_FIXED_SIZE);
+    if (grow(p, (void **)&s->modules, &p->cap_modules, s->nmodules + 1,
+             sizeof *s->modules, off))
+        return -1;
+    struct snap_module *m = &s->modules[s->nmodules];
+    memset(m, 0, sizeof *m);
+    const uint8_t *b = p->buf + off;
+    GL_WIRE_DECODE(MODULE, module, b, m);
+    if (m->start > m->end)
+        return fail(p, off + GL_WIRE_OFF(module, start), "module start 0x%llx above end 0x%llx",
+                    (unsigned long long)m->start, (unsigned long long)m->end);
+    if (m->build_id_len > GL_SNAP_MAX_BUILD_ID)
+        return fail(p, off + GL_WIRE_OFF(module, build_id_len), "build-id length %u exceeds limit %u",
+                    m->build_id_len, GL_SNAP_MAX_BUILD_ID);
+    size_t pos = off + GL_MODULE_FIXED_SIZE;
+    if (end - pos < m->build_id_len)
+        return fail(p, pos, "truncated build-id");
+    memcpy(m->build_id, p->buf + pos, m->build_id_len);
+    pos += m->build_id_len;
+    if (read_str(p, &pos, end, "module path", &m->path))
+        return -1;
+    s->nmodules++;
+    return 0;
+}
+
+static int parse_stack(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (end - off < GL_STACK_FIXED_SIZE)
+        return fail(p, off, "STACK record too short (%zu bytes, need %u)",
+                    end - off, GL_STACK_FIXED_SIZE);
+    struct gl_wire_stack h;
+    gl_wire_stack_decode(p->buf + off, &h);
+    uint32_t id = h.id, depth = h.depth;
+    if (id == 0)
+        return fail(p, off + GL_WIRE_OFF(stack, id), "STACK record with reserved id 0");
+    if (depth > GL_SNAP_MAX_DEPTH)
+        return fail(p, off + GL_WIRE_OFF(stack, depth), "stack depth %u exceeds limit %u", depth,
+                    GL_SNAP_MAX_DEPTH);
+    if ((end - off - GL_STACK_FIXED_SIZE) / sizeof(uint64_t) < depth)
+        return fail(p, off + GL_WIRE_OFF(stack, depth), "stack depth %u exceeds record length", depth);
+    if (grow(p, (void **)&s->stacks, &p->cap_stacks, s->nstacks + 1,
+             sizeof *s->stacks, off) ||
+        grow(p, (void **)&s->pcs, &p->cap_pcs, s->npcs + depth + 1,
+             sizeof *s->pcs, off))
+        return -1;
+    struct snap_stack *st = &s->stacks[s->nstacks++];
+    st->id = id;
+    st->depth = depth;
+    st->pc_off = s->npcs;
+    for (uint32_t i = 0; i < depth; i++)
+        gl_wire_get_u64(&s->pcs[s->npcs++], p->buf + off + GL_STACK_FIXED_SIZE + sizeof(uint64_t) * (size_t)i);
+    return 0;
+}
+
+static int check_device(struct parser *p, int32_t dev, size_t off)
+{
+    /* the analyses index per-device tables by ordinal */
+    if (dev < -1 || dev > GL_SNAP_MAX_DEVICE)
+        return fail(p, off, "invalid device %d", dev);
+    return 0;
+}
+
+/* Array records: count entries of equal size length/count, each at least the
+ * size this reader knows (a newer writer may append fields). */
+static int array_stride(struct parser *p, size_t off, const char *what,
+                        uint32_t count, uint64_t length, size_t known,
+                        size_t *stride)
+{
+    *stride = 0;
+    if (count == 0)
+        return 0;
+    if ((uint64_t)count * known > length)
+        return fail(p, off, "%s count %u needs at least %llu bytes, record has %llu",
+                    what, count, (unsigned long long)count * known,
+                    (unsigned long long)length);
+    if (length % count != 0)
+        return fail(p, off, "%s record length %llu is not a multiple of its "
+                    "count %u", what, (unsigned long long)length, count);
+    *stride = (size_t)(length / count);
+    if (*stride < known)
+        return fail(p, off, "%s entries are %zu bytes, need at least %zu",
+                    what, *stride, known);
+    if (*stride > known)
+        p->s->long_entries += count;
+    return 0;
+}
+
+static int parse_allocs(struct parser *p, size_t hdr, size_t off,
+                        uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "ALLOCS", count, length, GL_ALLOC_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->allocs, &p->cap_allocs, s->nallocs + count,
+             sizeof *s->allocs, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_alloc *a = &s->allocs[s->nallocs];
+        GL_WIRE_DECODE(ALLOCS, allocs, b, a);
+        if (check_device(p, a->device, eo + GL_WIRE_OFF(allocs, device)))
+            return -1;
+        s->nallocs++;
+    }
+    return 0;
+}
+
+static int parse_devices(struct parser *p, size_t hdr, size_t off,
+                         uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "DEVICES", count, length, GL_DEVICE_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->devices, &p->cap_devices, s->ndevices + count,
+             sizeof *s->devices, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_device *d = &s->devices[s->ndevices];
+        GL_WIRE_DECODE(DEVICES, devices, b, d);
+        if (check_device(p, d->device, eo))
+            return -1;
+        /* few devices: a linear duplicate check is fine, but bound it so a
+         * hostile file with millions of entries stays fast */
+        if (s->ndevices >= 4096)
+            return fail(p, eo, "more than 4096 device entries");
+        for (size_t j = 0; j < s->ndevices; j++)
+            if (s->devices[j].device == d->device)
+                return fail(p, eo, "duplicate entry for device %d", d->device);
+        s->ndevices++;
+    }
+    return 0;
+}
+
+static int parse_peaks(struct parser *p, size_t hdr, size_t off,
+                       uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "PEAK", count, length, GL_PEAK_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->peaks, &p->cap_peaks, s->npeaks + count,
+             sizeof *s->peaks, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_peak *pk = &s->peaks[s->npeaks];
+        GL_WIRE_DECODE(PEAK, peak, b, pk);
+        if (check_device(p, pk->device, eo))
+            return -1;
+        s->npeaks++;
+    }
+    return 0;
+}
+
+static int parse_events(struct parser *p, size_t hdr, size_t off,
+                        uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "EVENTS", count, length, GL_EVENT_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->events, &p->cap_events, s->nevents + count,
+             sizeof *s->events, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_event *e = &s->events[s->nevents];
+        GL_WIRE_DECODE(EVENTS, events, b, e);
+        e->free_stack_id = 0;
+        if (e->type == GL_EV_FREE) { /* the field is the free's stack there */
+            if (e->mem_free > UINT32_MAX)
+                return fail(p, eo + GL_WIRE_OFF(events, mem_free), "free event with a stack id of %" PRIu64, e->mem_free);
+            e->free_stack_id = (uint32_t)e->mem_free;
+            e->mem_free = 0;
+        }
+        if (check_device(p, e->device, eo + GL_WIRE_OFF(events, device)))
+            return -1;
+        s->nevents++;
+    }
+    return 0;
+}
+
+static int parse_pools(struct parser *p, size_t hdr, size_t off,
+                       uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "POOLS", count, length, GL_POOL_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->pools, &p->cap_pools, s->npools + count,
+             sizeof *s->pools, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_pool *q = &s->pools[s->npools];
+        GL_WIRE_DECODE(POOLS, pools, b, q);
+        if (check_device(p, q->device, eo + GL_WIRE_OFF(pools, device)))
+            return -1;
+        s->npools++;
+    }
+    return 0;
+}
+
+static int parse_bad_frees(struct parser *p, size_t hdr, size_t off, uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    /* The writer keeps at most GL_BAD_FREE_MAX sites; more is a hostile file
+     * (and each costs a pass over the history in the report). */
+    if (count > GL_BAD_FREE_MAX - s->nbad_frees)
+        return fail(p, hdr, "more than %u bad-free entries", GL_BAD_FREE_MAX);
+    if (array_stride(p, hdr, "BAD_FREES", count, length, GL_BAD_FREE_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->bad_frees, &p->cap_bad_frees, s->nbad_frees + count, sizeof *s->bad_frees, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_bad_free *q = &s->bad_frees[s->nbad_frees];
+        GL_WIRE_DECODE(BAD_FREES, bad_frees, b, q);
+        if (check_device(p, q->device, eo + GL_WIRE_OFF(bad_frees, device)))
+            return -1;
+        if (q->count == 0)
+            return fail(p, eo + GL_WIRE_OFF(bad_frees, count), "bad-free entry with a count of 0");
+        s->nbad_frees++;
+    }
+    return 0;
+}
+
+static int parse_teardowns(struct parser *p, size_t hdr, size_t off, uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (count > GL_TEARDOWN_MAX - s->nteardowns)
+        return fail(p, hdr, "more than %u teardown entries", GL_TEARDOWN_MAX);
+    if (array_stride(p, hdr, "TEARDOWN", count, length, GL_TEARDOWN_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->teardowns, &p->cap_teardowns, s->nteardowns + count, sizeof *s->teardowns, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_teardown *q = &s->teardowns[s->nteardowns];
+        GL_WIRE_DECODE(TEARDOWN, teardown, b, q);
+        if (check_device(p, q->device, eo + GL_WIRE_OFF(teardown, device)))
+            return -1;
+        if (q->count == 0)
+            return fail(p, eo + GL_WIRE_OFF(teardown, count), "teardown entry with a count of 0");
+        s->nteardowns++;
+    }
+    return 0;
+}
+
+/* Entries with no calls (a writer's padding) are skipped. */
+static int parse_calls(struct parser *p, size_t hdr, size_t off, uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "CALLS", count, length, GL_CALLS_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->calls, &p->cap_calls, s->ncalls + count, sizeof *s->calls, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *b = p->buf + off + (size_t)i * stride;
+        struct snap_calls *q = &s->calls[s->ncalls];
+        GL_WIRE_DECODE(CALLS, calls, b, q);
+        if (q->allocs != 0)
+            s->ncalls++;
+    }
+    return 0;
+}
+
+static int parse_vmms(struct parser *p, size_t hdr, size_t off,
+                      uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (array_stride(p, hdr, "VMM", count, length, GL_VMM_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->vmms, &p->cap_vmms, s->nvmms + count,
+             sizeof *s->vmms, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        const uint8_t *b = p->buf + eo;
+        struct snap_vmm *v = &s->vmms[s->nvmms];
+        GL_WIRE_DECODE(VMM, vmm, b, v);
+        if (check_device(p, v->device, eo + GL_WIRE_OFF(vmm, device)))
+            return -1;
+        s->nvmms++; /* unknown types are kept and ignored by the analyses */
+    }
+    return 0;
+}
+
+static int parse_label(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (end - off < GL_LABEL_FIXED_SIZE)
+        return fail(p, off, "LABEL record too short (%zu bytes, need %u)",
+                    end - off, GL_LABEL_FIXED_SIZE);
+    if (grow(p, (void **)&s->labels, &p->cap_labels, s->nlabels + 1,
+             sizeof *s->labels, off))
+        return -1;
+    struct snap_label *l = &s->labels[s->nlabels];
+    memset(l, 0, sizeof *l);
+    GL_WIRE_DECODE(LABEL, label, p->buf + off, l);
+    size_t pos = off + GL_LABEL_FIXED_SIZE;
+    if (read_str(p, &pos, end, "label", &l->text))
+        return -1;
+    s->nlabels++;
+    return 0;
+}
+
+static void free_str(struct snap_str *str);
+
+static int parse_env(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (s->env != NULL)
+        return fail(p, off, "second ENV record");
+    if (end - off < GL_ENV_FIXED_SIZE)
+        return fail(p, off, "ENV record too short (%zu bytes, need %u)", end - off, GL_ENV_FIXED_SIZE);
+    struct gl_wire_env h;
+    gl_wire_env_decode(p->buf + off, &h);
+    uint32_t n = h.count;
+    if (n > GL_ENV_MAX)
+        return fail(p, off, "ENV count %u exceeds limit %u", n, GL_ENV_MAX);
+    s->env = calloc(n ? n : 1, sizeof *s->env);
+    if (s->env == NULL)
+        return fail(p, off, "out of memory");
+    size_t pos = off + GL_ENV_FIXED_SIZE;
+    for (uint32_t i = 0; i < n; i++) {
+        if (read_str(p, &pos, end, "environment variable", &s->env[i]))
+            return -1;
+        s->nenv++;
+    }
+    return 0;
+}
+
+const char *snap_env(const struct snapshot *s, const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < s->nenv; i++)
+        if (s->env[i].len > len && strncmp(s->env[i].s, name, len) == 0 && s->env[i].s[len] == '=')
+            return s->env[i].s + len + 1;
+    return NULL;
+}
+
+static int parse_pyframe(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (end - off < GL_PYFRAME_FIXED_SIZE)
+        return fail(p, off, "PYFRAME record too short (%zu bytes, need %u)",
+                    end - off, GL_PYFRAME_FIXED_SIZE);
+    if (grow(p, (void **)&s->pyframes, &p->cap_pyframes, s->npyframes + 1,
+             sizeof *s->pyframes, off))
+        return -1;
+    struct snap_pyframe *f = &s->pyframes[s->npyframes];
+    memset(f, 0, sizeof *f);
+    GL_WIRE_DECODE(PYFRAME, pyframe, p->buf + off, f);
+    size_t pos = off + GL_PYFRAME_FIXED_SIZE;
+    if (read_str(p, &pos, end, "Python file", &f->file))
+        return -1;
+    if (read_str(p, &pos, end, "Python function", &f->function)) {
+        free_str(&f->file);
+        return -1;
+    }
+    s->npyframes++;
+    return 0;
+}
+
+static int cmp_pyframe_id(const void *a, const void *b)
+{
+    uint32_t x = ((const struct snap_pyframe *)a)->id;
+    uint32_t y = ((const struct snap_pyframe *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+const struct snap_pyframe *snap_find_pyframe(const struct snapshot *s, uint32_t id)
+{
+    size_t lo = 0, hi = s->npyframes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->pyframes[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->npyframes && s->pyframes[lo].id == id ? &s->pyframes[lo] : NULL;
+}
+
+static int cmp_label_id(const void *a, const void *b)
+{
+    uint32_t x = ((const struct snap_label *)a)->id;
+    uint32_t y = ((const struct snap_label *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+const struct snap_label *snap_find_label(const struct snapshot *s, uint32_t id)
+{
+    size_t lo = 0, hi = s->nlabels;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->labels[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nlabels && s->labels[lo].id == id ? &s->labels[lo] : NULL;
+}
+
+static int cmp_stack_id(const void *a, const void *b)
+{
+    uint32_t x = ((const struct snap_stack *)a)->id;
+    uint32_t y = ((const struct snap_stack *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+const struct snap_stack *snap_find_stack(const struct snapshot *s, uint32_t id)
+{
+    size_t lo = 0, hi = s->nstacks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->stacks[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nstacks && s->stacks[lo].id == id ? &s->stacks[lo] : NULL;
+}
+
+/* Cross-record checks, once everything is read.  Offsets name the END record
+ * since the problem is with the file as a whole. */
+static int validate(struct parser *p, size_t end_off)
+{
+    struct snapshot *s = p->s;
+    sort_array(s->stacks, s->nstacks, sizeof *s->stacks, cmp_stack_id);
+    for (size_t i = 1; i < s->nstacks; i++)
+        if (s->stacks[i].id == s->stacks[i - 1].id)
+            return fail(p, end_off, "duplicate stack id %u", s->stacks[i].id);
+    sort_array(s->pyframes, s->npyframes, sizeof *s->pyframes, cmp_pyframe_id);
+    for (size_t i = 1; i < s->npyframes; i++)
+        if (s->pyframes[i].id == s->pyframes[i - 1].id)
+            return fail(p, end_off, "duplicate Python frame id %u", s->pyframes[i].id);
+    sort_array(s->labels, s->nlabels, sizeof *s->labels, cmp_label_id);
+    for (size_t i = 1; i < s->nlabels; i++)
+        if (s->labels[i].id == s->labels[i - 1].id)
+            return fail(p, end_off, "duplicate label id %u", s->labels[i].id);
+    for (size_t i = 0; i < s->nallocs; i++) {
+        uint32_t id = s->allocs[i].stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "allocation %zu refers to undefined stack id %u", i, id);
+    }
+    for (size_t i = 0; i < s->npeaks; i++) {
+        uint32_t id = s->peaks[i].stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "peak entry %zu refers to undefined stack id %u", i, id);
+    }
+    for (size_t i = 0; i < s->nevents; i++) {
+        uint32_t id = s->events[i].stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "event %zu refers to undefined stack id %u", i, id);
+        id = s->events[i].free_stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "free event %zu refers to undefined stack id %u", i, id);
+    }
+    for (size_t i = 0; i < s->ncalls; i++) {
+        uint32_t id = s->calls[i].stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "calls entry %zu refers to undefined stack id %u", i, id);
+    }
+    for (size_t i = 0; i < s->nteardowns; i++) {
+        uint32_t id = s->teardowns[i].stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "teardown entry %zu refers to undefined stack id %u", i, id);
+    }
+    for (size_t i = 0; i < s->nbad_frees; i++) {
+        uint32_t id = s->bad_frees[i].stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "bad-free entry %zu refers to undefined stack id %u", i, id);
+    }
+    return 0;
+}
+
+static int check_header(struct parser *p)
+{
+    const uint8_t *buf = p->buf;
+    size_t len = p->len;
+    if (len < GL_SNAP_FILE_HEADER_SIZE)
+        return fail(p, len, "file too short for a snapshot header (%zu bytes)", len);
+    struct gl_wire_file_header h;
+    gl_wire_file_header_decode(buf, &h);
+    if (memcmp(h.magic, GL_SNAP_MAGIC, GL_SNAP_MAGIC_LEN) != 0)
+        return fail(p, GL_WIRE_OFF(file_header, magic), "not a gpuleak snapshot (bad magic)");
+    if (h.version != GL_SNAP_VERSION)
+        return fail(p, GL_WIRE_OFF(file_header, version),
+                    "unsupported snapshot version %u (this reader knows %u)", h.version, GL_SNAP_VERSION);
+    if (h.flags != 0)
+        return fail(p, GL_WIRE_OFF(file_header, flags), "unsupported file header flags 0x%x", h.flags);
+    return 0;
+}
+
+int snap_check_header(const uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+    if (errlen)
+        err[0] = '\0';
+    struct parser p = {.buf = buf, .len = len, .err = err, .errlen = errlen};
+    return check_header(&p);
+}
+
+static int parse(struct parser *p)
+{
+    const uint8_t *buf = p->buf;
+    size_t len = p->len;
+    if (check_header(p) != 0)
+        return -1;
+
+    size_t pos = GL_SNAP_FILE_HEADER_SIZE;
+    uint64_t nrec = 0;
+    bool have_process = false;
+    int have_devices = 0, have_peak = 0;
+    for (;;) {
+        if (pos == len)
+            return fail(p, pos, "truncated: no END record");
+        if (len - pos < GL_SNAP_RECORD_HEADER_SIZE)
+            return fail(p, pos, "truncated record header (%zu of %u bytes)",
+                        len - pos, GL_SNAP_RECORD_HEADER_SIZE);
+        struct gl_wire_record_header rh;
+        gl_wire_record_header_decode(buf + pos, &rh);
+        uint32_t type = rh.type, count = rh.count;
+        uint64_t length = rh.length;
+        size_t body = pos + GL_SNAP_RECORD_HEADER_SIZE;
+        if (length > len - body)
+            return fail(p, pos, "record length %llu exceeds the %zu bytes left "
+                        "(truncated?)", (unsigned long long)length, len - body);
+        size_t end = body + (size_t)length;
+        if (!have_process && type != GL_REC_PROCESS)
+            return fail(p, pos, "first record is type %u, not PROCESS", type);
+        int rc = 0;
+        switch (type) {
+        case GL_REC_PROCESS:
+            if (have_process)
+                return fail(p, pos, "second PROCESS record");
+            have_process = true;
+            rc = parse_process(p, body, end);
+            break;
+        case GL_REC_MODULE: rc = parse_module(p, body, end); break;
+        case GL_REC_STACK: rc = parse_stack(p, body, end); break;
+        case GL_REC_ALLOCS: rc = parse_allocs(p, pos, body, count, length); break;
+        case GL_REC_DEVICES: /* once: a second one would double the counters */
+            if (have_devices++)
+                return fail(p, pos, "second DEVICES record");
+            rc = parse_devices(p, pos, body, count, length);
+            break;
+        case GL_REC_PEAK:
+            if (have_peak++)
+                return fail(p, pos, "second PEAK record");
+            rc = parse_peaks(p, pos, body, count, length);
+            break;
+        case GL_REC_EVENTS: rc = parse_events(p, pos, body, count, length); break;
+        case GL_REC_POOLS: rc = parse_pools(p, pos, body, count, length); break;
+        case GL_REC_VMM: rc = parse_vmms(p, pos, body, count, length); break;
+        case GL_REC_BAD_FREES: rc = parse_bad_frees(p, pos, body, count, length); break;
+        case GL_REC_TEARDOWN: rc = parse_teardowns(p, pos, body, count, length); break;
+        case GL_REC_CALLS: rc = parse_calls(p, pos, body, count, length); break;
+        case GL_REC_LABEL: rc = parse_label(p, body, end); break;
+        case GL_REC_PYFRAME: rc = parse_pyframe(p, body, end); break;
+        case GL_REC_ENV: rc = parse_env(p, body, end); break;
+        case GL_REC_END: {
+            if (length < GL_END_SIZE)
+                return fail(p, pos, "END record too short (%llu bytes, need %u)",
+                            (unsigned long long)length, GL_END_SIZE);
+            struct gl_wire_end e;
+            gl_wire_end_decode(buf + body, &e);
+            if (e.records != nrec)
+                return fail(p, body + GL_WIRE_OFF(end, records), "END record counts %llu records, file has %llu",
+                            (unsigned long long)e.records, (unsigned long long)nrec);
+            if (e.offset != pos)
+                return fail(p, body + GL_WIRE_OFF(end, offset), "END record says it is at offset %llu",
+                            (unsigned long long)e.offset);
+            if (end != len && len - end >= GL_SNAP_RECORD_HEADER_SIZE) {
+                struct gl_wire_record_header next;
+                gl_wire_record_header_decode(buf + end, &next);
+                return fail(p, end, "record of type %u after the END record", next.type);
+            }
+            if (end != len)
+                return fail(p, end, "%zu bytes of data after the END record",
+                            len - end);
+            return validate(p, pos);
+        }
+        default:
+            p->s->unknown_records++; /* a newer writer's record: skip it */
+            break;
+        }
+        if (rc)
+            return -1;
+        nrec++;
+        pos = end;
+    }
+}
+
+int snap_parse(const uint8_t *buf, size_t len, struct snapshot *out, char *err,
+               size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (errlen)
+        err[0] = '\0';
+    struct parser p = {.buf = buf, .len = len, .s = out, .err = err, .errlen = errlen};
+    out->file_size = len;
+    if (parse(&p) != 0) {
+        snap_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+static void free_str(struct snap_str *str)
+{
+    free(str->s);
+    str->s = NULL;
+    str->len = 0;
+}
+
+void snap_free(struct snapshot *s)
+{
+    free_str(&s->proc.host);
+    free_str(&s->proc.exe);
+    if (s->proc.argv)
+        for (uint32_t i = 0; i < s->proc.argc; i++)
+            free_str(&s->proc.argv[i]);
+    free(s->proc.argv);
+    /* modules: a failed parse_module never incremented nmodules, but it may
+     * have allocated nothing (read_str frees nothing on failure; it only
+     * allocates after all checks pass and then succeeds) */
+    for (size_t i = 0; i < s->nmodules; i++)
+        free_str(&s->modules[i].path);
+    free(s->modules);
+    free(s->stacks);
+    free(s->pcs);
+    free(s->allocs);
+    free(s->devices);
+    free(s->peaks);
+    free(s->events);
+    free(s->pools);
+    free(s->vmms);
+    free(s->bad_frees);
+    free(s->teardowns);
+    free(s->calls);
+    for (size_t i = 0; i < s->nlabels; i++)
+        free_str(&s->labels[i].text);
+    free(s->labels);
+    for (size_t i = 0; i < s->npyframes; i++) {
+        free_str(&s->pyframes[i].file);
+        free_str(&s->pyframes[i].function);
+    }
+    free(s->pyframes);
+    for (size_t i = 0; i < s->nenv; i++)
+        free_str(&s->env[i]);
+    free(s->env);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,214 @@
+/* --html: the self-contained page.  Everything the page shows is computed
+ * and aggregated here and embedded as one JSON document in a
+ * <script type="application/json"> element; render/html/report.js draws it
+ * (SVG, no library) and render/html/report.css styles it.  A Content
+ * Security Policy in the page forbids every network request.
+ *
+ * Size bounds, whatever the snapshot (docs/html-report.md):
+ *   timeline    at most HT_POINTS points per device: the raw series when it
+ *               is shorter, else HT_POINTS time buckets with the lowest,
+ *               highest and last level and the event that reached the
+ *               highest (shown on hover)
+ *   flame graph nodes under 1/HF_DIV of the total are left out (their
+ *               bytes still count in their parents), at most HF_NODES
+ *   address map at most HM_CELLS cells per device: 2 MiB pages, or runs of
+ *               2^k pages, with long empty stretches folded into one cell
+ *   tables      at most HT_ROWS rows each
+ *   growth      at most HG_COLS snapshot columns (several snapshots)
+ *
+ * This file writes the page and its first members; each other member has a
+ * file of its own (timeline.c, flames.c, tables.c, addrmap.c, growth.c), all
+ * through the writer state and stack tables of hw.c. */
+#include "render/html/html.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analyze.h"
+#include "analysis/bad_free_block.h"
+#include "analysis/bad_frees.h"
+#include "analysis/calls.h"
+#include "analysis/frag.h"
+#include "analysis/history.h"
+#include "analysis/oom.h"
+#include "analysis/teardown.h"
+#include "model/reason.h"
+#include "model/snap_read.h"
+#include "model/stackdb.h"
+#include "model/suppress.h"
+#include "model/symbolize.h"
+#include "render/html/addrmap.h"
+#include "render/html/flames.h"
+#include "render/html/growth.h"
+#include "render/html/hw.h"
+#include "render/html/tables.h"
+#include "render/html/timeline.h"
+#include "render/json/json.h"
+#include "render/report.h"
+#include "util/radix.h"
+#include "util/sat.h"
+#include "util/sort.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+
+static const char *base_of(const char *p)
+{
+    const char *s = p ? strrchr(p, '/') : NULL;
+    return s ? s + 1 : p;
+}
+
+/* ---- snapshot header and summary ---- */
+
+static void put_snapshot(struct hw *w, const struct report_ctx *r, const char *path)
+{
+    const struct snap_process *p = &r->s->proc;
+    json_key(&w->j, "snapshot");
+    json_obj(&w->j);
+    kv_s(w, "path", path);
+    kv_u(w, "pid", p->pid);
+    kv_u(w, "rank", p->rank);
+    kv_s(w, "reason", reason_name(p->reason));
+    kv_b(w, "final", p->flags & GL_SNAP_F_FINAL);
+    kv_sn(w, "host", &p->host);
+    kv_sn(w, "exe", &p->exe);
+    json_key(&w->j, "argv");
+    json_arr(&w->j);
+    for (uint32_t i = 0; i < p->argc; i++) {
+        json_strn(&w->j, p->argv[i].s, p->argv[i].len);
+    }
+    json_end_arr(&w->j);
+    kv_u(w, "start_unix_ns", p->start_unix_ns);
+    kv_u(w, "duration_ns", p->snapshot_mono_ns);
+    kv_u(w, "live_allocations", r->s->nallocs);
+    kv_u(w, "stacks", r->s->nstacks);
+    kv_u(w, "events", r->s->nevents);
+    json_end_obj(&w->j);
+}
+
+static void put_summary(struct hw *w, const struct analysis *a)
+{
+    json_key(&w->j, "summary");
+    json_obj(&w->j);
+    kv_u(w, "bytes", a->total_bytes);
+    kv_u(w, "count", a->total_count);
+    kv_u(w, "leaked_bytes", a->leaks.bytes);
+    kv_u(w, "leaked_count", a->leaks.count);
+    kv_u(w, "leak_groups", a->leaks.total);
+    kv_u(w, "cached_bytes", a->cached.bytes);
+    kv_u(w, "cached_count", a->cached.count);
+    kv_u(w, "suppressed_bytes", a->suppressed.bytes);
+    kv_u(w, "suppressed_count", a->suppressed.count);
+    kv_u(w, "mapped_bytes", a->mapped.bytes);
+    kv_u(w, "mapped_count", a->mapped.count);
+    kv_u(w, "mapped_groups", a->mapped.total);
+    json_end_obj(&w->j);
+}
+
+static void put_devices(struct hw *w, const struct analysis *a, const struct frag *fr)
+{
+    json_key(&w->j, "devices");
+    json_arr(&w->j);
+    for (size_t d = 0; d < a->ndevs; d++) {
+        const struct snap_device *v = a->devs[d].dev;
+        json_obj(&w->j);
+        kv_i(w, "device", v->device);
+        kv_u(w, "live_bytes", v->live_bytes);
+        kv_u(w, "live_count", v->live_count);
+        kv_u(w, "peak_bytes", v->peak_bytes);
+        kv_u(w, "peak_seq", v->peak_seq);
+        kv_u(w, "peak_time_ns", v->peak_time_ns);
+        kv_u(w, "alloc_count", v->alloc_count);
+        kv_u(w, "free_count", v->free_count);
+        kv_u(w, "failed_count", v->failed_count);
+        kv_u(w, "mem_free", v->mem_free);
+        kv_u(w, "mem_total", v->mem_total);
+        for (size_t i = 0; fr && i < fr->ndev; i++)
+            if (fr->dev[i].device == v->device)
+                kv_d(w, "fragmentation", fr->dev[i].headline);
+        json_end_obj(&w->j);
+    }
+    json_end_arr(&w->j);
+}
+
+/* ---- the page ---- */
+
+static const char page_head[] =
+    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    /* nothing may be fetched: the page must work offline, from a file */
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+    "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+    "<meta name=\"generator\" content=\"gpuleak-report\">\n";
+
+int output_html(struct report_ctx *r, const struct html_multi *hm)
+{
+    FILE *f = r->out;
+    struct hw w = {.r = r, .db = r->db};
+    json_init_compact(&w.j, f);
+    w.cs_local = xmalloc((r->db->ncs ? r->db->ncs : 1) * sizeof *w.cs_local);
+    w.fr_local = xmalloc((r->db->nframes ? r->db->nframes : 1) * sizeof *w.fr_local);
+    if (!w.cs_local || !w.fr_local) {
+        free(w.cs_local);
+        free(w.fr_local);
+        return -1;
+    }
+    memset(w.cs_local, 0xff, (r->db->ncs ? r->db->ncs : 1) * sizeof *w.cs_local);
+    memset(w.fr_local, 0xff, (r->db->nframes ? r->db->nframes : 1) * sizeof *w.fr_local);
+
+    fputs(page_head, f);
+    fputs("<title>gpuleak report: ", f);
+    const char *exe = base_of(r->s->proc.exe.len ? r->s->proc.exe.s : r->path);
+    for (const char *p = exe; p && *p; p++) /* text: escape what HTML would read */
+        if (*p == '<')
+            fputs("&lt;", f);
+        else if (*p == '&')
+            fputs("&amp;", f);
+        else
+            fputc(*p, f);
+    fprintf(f, " (pid %u)</title>\n<style>\n%s</style>\n</head>\n<body>\n", r->s->proc.pid,
+            gl_html_css);
+    fputs("<noscript>This report is drawn by JavaScript; enable it to see the charts.</noscript>\n"
+          "<div id=\"app\"></div>\n<script type=\"application/json\" id=\"gl-data\">", f);
+    json_obj(&w.j);
+    kv_s(&w, "format", "gpuleak-html");
+    kv_u(&w, "version", 1);
+    kv_u(&w, "page_size", FRAG_PAGE);
+    put_snapshot(&w, r, r->path);
+    put_summary(&w, r->a);
+    put_devices(&w, r->a, r->fr);
+    put_timeline(&w, r);
+    put_flames(&w, r->a);
+    put_tables(&w, r);
+    put_addrmap(&w, r);
+    put_growth(&w, hm);
+    json_key(&w.j, "warnings");
+    json_arr(&w.j);
+    for (size_t i = 0; i < r->nwarnings; i++)
+        json_str(&w.j, r->warnings[i]);
+    json_end_arr(&w.j);
+    json_key(&w.j, "limits");
+    json_obj(&w.j);
+    kv_u(&w, "points", HT_POINTS);
+    kv_u(&w, "flame_div", HF_DIV);
+    kv_u(&w, "flame_nodes", HF_NODES);
+    kv_u(&w, "cells", HM_CELLS);
+    kv_u(&w, "rows", HT_ROWS);
+    kv_u(&w, "snapshot_columns", HG_COLS);
+    json_end_obj(&w.j);
+    put_frames_table(&w);
+    json_end_obj(&w.j);
+    fputs("</script>\n<script>\n", f);
+    fputs(gl_html_js, f);
+    fputs("</script>\n</body>\n</html>\n", f);
+
+    bool oom = w.oom;
+    free(w.cs_local);
+    free(w.fr_local);
+    free(w.cs_list);
+    free(w.fr_list);
+    for (size_t i = 0; i < w.npseudo; i++)
+        free(w.pseudo[i]);
+    free(w.pseudo);
+    return oom ? -1 : 0;
+}

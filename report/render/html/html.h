@@ -1,0 +1,29 @@
+/* --html OUT.html: one self-contained page (docs/html-report.md).  The data
+ * is aggregated here, in C, before it is embedded (a downsampled timeline,
+ * a pruned flame graph tree, a binned address map, capped tables), so the
+ * page stays small and quick whatever the size of the snapshot; the page's
+ * script and style (the .js and .css files beside it) are linked into the binary. */
+#ifndef GPULEAK_HTML_H
+#define GPULEAK_HTML_H
+
+#include <stddef.h>
+
+#include "analysis/multi/multi.h"
+
+struct report_ctx;
+
+/* Several snapshots: growth per stack across them (a diff of m[0..n)). */
+struct html_multi {
+    struct msnap *m;
+    size_t n;
+    const struct diff_result *d;
+};
+
+/* Writes the page for r (the last snapshot when hm is given) to r->out.
+ * 0, or -1 when out of memory. */
+int output_html(struct report_ctx *r, const struct html_multi *hm);
+
+/* The assets, NUL-terminated (html_assets.c). */
+extern const char gl_html_js[], gl_html_css[];
+
+#endif

@@ -1,0 +1,16 @@
+/* What the JSON sections share. */
+#ifndef GPULEAK_RENDER_JSON_COMMON_H
+#define GPULEAK_RENDER_JSON_COMMON_H
+
+#include <stdint.h>
+
+#include "model/stackdb.h"
+#include "render/json/json.h"
+
+/* The "frames" (innermost first), "folded_frames" and "cut" members of
+ * canonical stack cs (0: no stack, an empty list). */
+void json_frames(struct json *j, const struct stackdb *db, uint32_t cs);
+/* The first members of every group object: what, how much, where, by which API. */
+void json_group_head(struct json *j, uint64_t bytes, uint64_t count, unsigned kind, int32_t device, unsigned api);
+
+#endif

@@ -1,0 +1,81 @@
+/* LEAKS BY SITE of a merge. */
+#include "render/text/leaks_merge.h"
+
+#include <inttypes.h>
+
+#include "render/report.h"
+#include "render/text/textout.h"
+#include "snapshot_format.h"
+
+void put_absent_ranks(FILE *f, const struct msnap *m, size_t n, const struct mrow *row)
+{
+    bool first = true;
+    for (size_t k = 0, c = 0; k < n; k++) {
+        if (c < row->present && row->cells[c].snap == k) {
+            c++; /* a row's cells are in snapshot order */
+            continue;
+        }
+        fprintf(f, "%s rank %u", first ? "" : ",", m[k].s.proc.rank);
+        first = false;
+    }
+}
+
+void text_leaks_merge(struct report_ctx *r, const struct msnap *m, size_t n, const struct mtable *t,
+                      const struct leak_sites *l, size_t top)
+{
+    (void)t;
+    FILE *f = r->out;
+    t_title(r, "LEAKS BY SITE");
+    if (l->n == 0) {
+        fputs("No leaks on any rank.\n", f);
+        return;
+    }
+    fputs("Memory still allocated, outside caches and suppressions, by the stack\n"
+          "that allocated it, across the ranks: which ranks, how much on each, and\n"
+          "whether the ranks differ.\n", f);
+    size_t shown = top && l->n > top ? top : l->n;
+    for (size_t i = 0; i < shown; i++) {
+        const struct leak_site *ls = &l->v[i];
+        const struct mrow *row = ls->row;
+        fputc('\n', f);
+        tc_on(r, TC_RED);
+        put_bytes(f, row->total);
+        tc_off(r);
+        fputs(" of ", f);
+        put_kind(f, row->kind);
+        fputs(" memory", f);
+        if (row->present == n)
+            fprintf(f, " on every rank (%zu)", n);
+        else
+            fprintf(f, " on %zu of %zu ranks", row->present, n);
+        if (ls->min_bytes == ls->max_bytes) {
+            fputs(", ", f);
+            put_human(f, ls->min_bytes);
+            fputs(row->present == 1 ? "\n" : " on each\n", f);
+        } else {
+            fputs(", uneven: ", f);
+            put_human(f, ls->min_bytes);
+            fprintf(f, " (rank %u) to ", m[ls->min_snap].s.proc.rank);
+            put_human(f, ls->max_bytes);
+            fprintf(f, " (rank %u)\n", m[ls->max_snap].s.proc.rank);
+        }
+        fputs("    on:", f);
+        for (size_t c = 0; c < row->present; c++) {
+            fprintf(f, "%s rank %u ", c ? "," : "", m[row->cells[c].snap].s.proc.rank);
+            put_human(f, row->cells[c].a);
+            fputs(" in ", f);
+            put_count(f, row->cells[c].b, "allocation");
+        }
+        fputc('\n', f);
+        if (row->present < n) {
+            fputs("    not on:", f);
+            put_absent_ranks(f, m, n, row);
+            fputc('\n', f);
+        }
+        put_cs(r, "    ", row->cs);
+    }
+    if (shown < l->n) {
+        fputc('\n', f);
+        fprintf(f, "... and %zu more site%s (--top)\n", l->n - shown, l->n - shown == 1 ? "" : "s");
+    }
+}

@@ -1,0 +1,14 @@
+/* The text reports of diff and merge. */
+#ifndef GPULEAK_RENDER_TEXT_MULTI_H
+#define GPULEAK_RENDER_TEXT_MULTI_H
+
+#include <stddef.h>
+
+#include "analysis/multi/multi.h"
+
+struct report_ctx;
+
+void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct diff_result *d);
+void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct merge_result *mr);
+
+#endif

@@ -1,0 +1,46 @@
+/* Text-report building blocks shared by the section writers: safe strings
+ * (snapshot bytes never reach the terminal raw), byte counts, stacks, and
+ * colour that is only ever used when asked for or on a terminal. */
+#ifndef GPULEAK_TEXTOUT_H
+#define GPULEAK_TEXTOUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/symbolize.h"
+
+struct report_ctx;
+
+enum tcolor { TC_BOLD, TC_RED, TC_YELLOW, TC_GREEN, TC_CYAN, TC_DIM };
+
+void tc_on(const struct report_ctx *r, enum tcolor c);
+void tc_off(const struct report_ctx *r);
+/* A section title line in bold. */
+void t_title(const struct report_ctx *r, const char *title);
+
+void put_safe(FILE *f, const char *str, size_t len);
+void put_str(FILE *f, const char *s);
+/* "1,048,576 bytes (1.0 MiB)" */
+void put_bytes(FILE *f, uint64_t v);
+/* "1.0 MiB", or "512 B" below 1 KiB */
+void put_human(FILE *f, uint64_t v);
+void put_count(FILE *f, uint64_t n, const char *noun);
+void put_secs(FILE *f, uint64_t ns);
+void put_where(FILE *f, int32_t dev);
+void put_kind(FILE *f, unsigned kind);
+/* "BYTES in N NOUNs", the bytes in colour (or bold) c when colour is on:
+ * the start of a group's first line. */
+void put_amount(const struct report_ctx *r, enum tcolor c, uint64_t bytes, uint64_t count, const char *noun);
+/* ": KIND memory on WHERE" */
+void put_kind_where(FILE *f, unsigned kind, int32_t dev);
+void put_api(FILE *f, unsigned api);
+const char *base_name(const char *p);
+/* "function (file:line)" or "module+0xOFF" or "0xADDR": one line's worth */
+void put_frame_short(FILE *f, const struct sym_frame *fr);
+/* The frames of a canonical stack, one per line, "#N " numbered. */
+void put_cs(const struct report_ctx *r, const char *indent, uint32_t cs);
+/* The innermost frame of a canonical stack, short form. */
+void put_cs_top(const struct report_ctx *r, uint32_t cs);
+
+#endif

@@ -1,0 +1,554 @@
+/* --torch-snapshot: a pickle (protocol 4, written by hand: dicts, lists,
+ * strings, ints of at most 8 bytes, bools, None, one tuple) in the layout of
+ * torch.cuda.memory._snapshot():
+ *
+ *   {'segments': [{'device', 'address', 'total_size', 'allocated_size',
+ *                  'active_size', 'requested_size', 'stream', 'segment_type',
+ *                  'segment_pool_id', 'is_expandable', 'frames',
+ *                  'blocks': [{'address', 'size', 'requested_size', 'state',
+ *                              'frames'}]}],
+ *    'device_traces': [[{'action', 'addr', 'size', 'stream', 'time_us',
+ *                        'frames'}, ...] per device ordinal],
+ *    'gpuleak': {...}}
+ *
+ * gpuleak sees cudaMalloc-level allocations, not a caching allocator's
+ * blocks, so every allocation is its own segment holding one block
+ * (docs/memory-viz.md).  memory_viz replays device_traces backwards from the
+ * segments, so the two must agree: events are kept only when that replay
+ * works (worked out here backwards from the live allocations, as the viewer
+ * will), and the others are counted in gpuleak.dropped_events. */
+#include "render/torch/torch_snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analyze.h"
+#include "analysis/frag.h"
+#include "analysis/history.h"
+#include "model/snap_read.h"
+#include "model/stackdb.h"
+#include "model/suppress.h"
+#include "model/symbolize.h"
+#include "render/json/json.h"
+#include "render/report.h"
+#include "util/sort.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+
+/* ---- pickle opcodes (protocol 4; all also read by memory_viz's JS
+ * unpickler) ---- */
+#define P_PROTO 0x80
+#define P_STOP '.'
+#define P_NONE 'N'
+#define P_TRUE 0x88
+#define P_FALSE 0x89
+#define P_BININT 'J'
+#define P_BININT1 'K'
+#define P_BININT2 'M'
+#define P_LONG1 0x8a
+#define P_SHORT_BINUNICODE 0x8c
+#define P_BINUNICODE 'X'
+#define P_EMPTY_DICT '}'
+#define P_EMPTY_LIST ']'
+#define P_MARK '('
+#define P_SETITEMS 'u'
+#define P_APPENDS 'e'
+#define P_TUPLE2 0x86
+#define P_MEMOIZE 0x94
+#define P_BINGET 'h'
+#define P_LONG_BINGET 'j'
+
+#define BATCH 1000 /* items per APPENDS, as Python's pickler */
+
+struct pk {
+    FILE *f;
+    uint32_t memo;      /* next memo index */
+    uint32_t keys[32];  /* memo index + 1 of each key string */
+    uint32_t *cs_memo;  /* memo index + 1 of each stack's frame list */
+    const struct stackdb *db;
+    size_t batch;       /* items in the open APPENDS batch */
+};
+
+static void p_byte(struct pk *p, int b) { fputc(b, p->f); }
+
+static void p_le(struct pk *p, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        fputc((int)((v >> (8 * i)) & 0xff), p->f);
+}
+
+static void p_int(struct pk *p, int64_t v)
+{
+    if (v >= 0 && v < 256) {
+        p_byte(p, P_BININT1);
+        p_le(p, (uint64_t)v, 1);
+    } else if (v >= 0 && v < 65536) {
+        p_byte(p, P_BININT2);
+        p_le(p, (uint64_t)v, 2);
+    } else if (v >= INT32_MIN && v <= INT32_MAX) {
+        p_byte(p, P_BININT);
+        p_le(p, (uint64_t)(uint32_t)(int32_t)v, 4);
+    } else {
+        /* shortest two's complement, little-endian: at most 8 bytes */
+        int n = 8;
+        while (n > 1) {
+            int64_t top = v >> (8 * (n - 1) - 1);
+            if (top != 0 && top != -1)
+                break;
+            n--;
+        }
+        p_byte(p, P_LONG1);
+        p_le(p, (uint64_t)n, 1);
+        p_le(p, (uint64_t)v, n);
+    }
+}
+
+/* unsigned values beyond int64 are clamped (addresses and sizes never are) */
+static void p_uint(struct pk *p, uint64_t v) { p_int(p, v > INT64_MAX ? INT64_MAX : (int64_t)v); }
+
+/* A str; bytes that are not valid UTF-8 become U+FFFD (pickle needs UTF-8). */
+static void p_str(struct pk *p, const char *s, size_t len)
+{
+    size_t out = 0;
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        size_t n = u[i] < 0x80 ? 1 : utf8_len(u + i, len - i);
+        out += n ? n : 3;
+        i += n ? n : 1;
+    }
+    if (out < 256) {
+        p_byte(p, P_SHORT_BINUNICODE);
+        p_le(p, out, 1);
+    } else {
+        p_byte(p, P_BINUNICODE);
+        p_le(p, out, 4);
+    }
+    for (size_t i = 0; i < len;) {
+        size_t n = u[i] < 0x80 ? 1 : utf8_len(u + i, len - i);
+        if (n) {
+            fwrite(u + i, 1, n, p->f);
+            i += n;
+        } else {
+            fwrite("\xef\xbf\xbd", 1, 3, p->f);
+            i++;
+        }
+    }
+}
+
+static void p_cstr(struct pk *p, const char *s) { p_str(p, s, strlen(s)); }
+
+static void p_memoize(struct pk *p)
+{
+    p_byte(p, P_MEMOIZE);
+    p->memo++;
+}
+
+static void p_get(struct pk *p, uint32_t idx)
+{
+    if (idx < 256) {
+        p_byte(p, P_BINGET);
+        p_le(p, idx, 1);
+    } else {
+        p_byte(p, P_LONG_BINGET);
+        p_le(p, idx, 4);
+    }
+}
+
+enum {
+    K_SEGMENTS, K_DEVICE_TRACES, K_DEVICE, K_ADDRESS, K_TOTAL_SIZE, K_ALLOCATED_SIZE,
+    K_ACTIVE_SIZE, K_REQUESTED_SIZE, K_STREAM, K_SEGMENT_TYPE, K_SEGMENT_POOL_ID,
+    K_IS_EXPANDABLE, K_FRAMES, K_BLOCKS, K_SIZE, K_STATE, K_ACTION, K_ADDR, K_TIME_US,
+    K_FILENAME, K_LINE, K_NAME, K_DEVICE_FREE, NKEYS
+};
+static const char *const key_names[NKEYS] = {
+    "segments", "device_traces", "device", "address", "total_size", "allocated_size",
+    "active_size", "requested_size", "stream", "segment_type", "segment_pool_id",
+    "is_expandable", "frames", "blocks", "size", "state", "action", "addr", "time_us",
+    "filename", "line", "name", "device_free",
+};
+
+/* A key (or other often repeated string): written once, then fetched. */
+static void p_key(struct pk *p, int k)
+{
+    if (p->keys[k]) {
+        p_get(p, p->keys[k] - 1);
+        return;
+    }
+    p_cstr(p, key_names[k]);
+    p->keys[k] = p->memo + 1;
+    p_memoize(p);
+}
+
+/* Short strings repeated everywhere (actions, states): memoized by pointer. */
+struct pstr {
+    const char *s;
+    uint32_t memo; /* + 1 */
+};
+static struct pstr words[] = {
+    {"alloc", 0}, {"free_requested", 0}, {"free_completed", 0}, {"segment_alloc", 0},
+    {"segment_free", 0}, {"oom", 0}, {"snapshot", 0}, {"active_allocated", 0},
+    {"large", 0}, {"small", 0},
+};
+
+static void p_word(struct pk *p, const char *w)
+{
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strcmp(words[i].s, w) == 0) {
+            if (words[i].memo) {
+                p_get(p, words[i].memo - 1);
+            } else {
+                p_cstr(p, w);
+                words[i].memo = p->memo + 1;
+                p_memoize(p);
+            }
+            return;
+        }
+    p_cstr(p, w);
+}
+
+/* list items go in batches: call p_item before each one */
+static void p_list(struct pk *p)
+{
+    p_byte(p, P_EMPTY_LIST);
+    p_byte(p, P_MARK);
+    p->batch = 0;
+}
+
+static void p_item(struct pk *p)
+{
+    if (p->batch == BATCH) {
+        p_byte(p, P_APPENDS);
+        p_byte(p, P_MARK);
+        p->batch = 0;
+    }
+    p->batch++;
+}
+
+static void p_end_list(struct pk *p) { p_byte(p, P_APPENDS); }
+
+static void p_dict(struct pk *p)
+{
+    p_byte(p, P_EMPTY_DICT);
+    p_byte(p, P_MARK);
+}
+
+static void p_end_dict(struct pk *p) { p_byte(p, P_SETITEMS); }
+
+/* The frames of a canonical stack as [{filename, line, name}], innermost
+ * first (as PyTorch records them); each stack's list is written once. */
+static void p_frames(struct pk *p, uint32_t cs)
+{
+    if (cs >= p->db->ncs)
+        cs = 0;
+    if (p->cs_memo[cs]) {
+        p_get(p, p->cs_memo[cs] - 1);
+        return;
+    }
+    p_byte(p, P_EMPTY_LIST);
+    p->cs_memo[cs] = p->memo + 1;
+    p_memoize(p);
+    const struct cstack *c = &p->db->cs[cs];
+    if (!cs || c->n == 0)
+        return;
+    /* nested lists: a batch of its own (frames are at most 1024) */
+    size_t outer = p->batch;
+    p_byte(p, P_MARK);
+    for (uint32_t i = 0; i < c->n; i++) {
+        const struct sym_frame *fr = sdb_frame(p->db, c, i);
+        char buf[96];
+        const char *name = fr->function;
+        if (!name) {
+            if (fr->module)
+                snprintf(buf, sizeof buf, "%s+0x%llx", fr->module, (unsigned long long)fr->offset);
+            else
+                snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)fr->address);
+            name = buf;
+        }
+        const char *file = fr->file ? fr->file : fr->module ? fr->module : "??";
+        p_dict(p);
+        p_key(p, K_FILENAME);
+        p_cstr(p, file);
+        p_key(p, K_LINE);
+        p_int(p, fr->line);
+        p_key(p, K_NAME);
+        p_cstr(p, name);
+        p_end_dict(p);
+    }
+    p_byte(p, P_APPENDS);
+    p->batch = outer;
+}
+
+/* kinds with device addresses: device, pool, managed and graph memory */
+static bool exported(uint16_t kind, int32_t device)
+{
+    return device >= 0 && device < 4096 &&
+           (kind == GL_KIND_DEVICE || kind == GL_KIND_POOL || kind == GL_KIND_MANAGED ||
+            kind == GL_KIND_GRAPH);
+}
+
+/* ---- the set of allocations live at a point of the backwards replay ---- */
+
+/* keyed by (device, ptr): UVA makes pointers unique, but a snapshot need
+ * not come from UVA */
+struct pset {
+    uint64_t *key; /* ptr + 1; 0 empty, UINT64_MAX deleted */
+    uint64_t *size;
+    int32_t *dev;
+    size_t cap;
+};
+
+static size_t pset_find(const struct pset *s, int32_t dev, uint64_t ptr, bool *found)
+{
+    size_t h = (size_t)(((ptr >> 8) ^ ((uint64_t)(uint32_t)dev << 40)) * 0x9e3779b97f4a7c15ull) &
+               (s->cap - 1), del = SIZE_MAX;
+    for (;; h = (h + 1) & (s->cap - 1)) {
+        if (s->key[h] == 0) {
+            *found = false;
+            return del != SIZE_MAX ? del : h;
+        }
+        if (s->key[h] == UINT64_MAX) {
+            if (del == SIZE_MAX)
+                del = h;
+        } else if (s->key[h] == ptr + 1 && s->dev[h] == dev) {
+            *found = true;
+            return h;
+        }
+    }
+}
+
+struct seg {
+    int32_t device;
+    uint64_t ptr;
+    size_t idx;
+};
+
+static int cmp_seg(const void *a, const void *b)
+{
+    const struct seg *x = a, *y = b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    return x->ptr < y->ptr ? -1 : x->ptr > y->ptr;
+}
+
+int output_torch_snapshot(struct report_ctx *r)
+{
+    const struct snapshot *s = r->s;
+    struct pk p = {.f = r->out, .db = r->db};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        words[i].memo = 0;
+    size_t cap = 16;
+    while (cap < 2 * (s->nallocs + s->nevents) + 16)
+        cap *= 2;
+    struct pset set = {xcalloc(cap, sizeof *set.key), xcalloc(cap, sizeof *set.size),
+                       xcalloc(cap, sizeof *set.dev), cap};
+    uint64_t *evsize = xmalloc((s->nevents ? s->nevents : 1) * sizeof *evsize);
+    uint8_t *keep = xcalloc(s->nevents ? s->nevents : 1, 1);
+    struct seg *segs = xmalloc((s->nallocs ? s->nallocs : 1) * sizeof *segs);
+    p.cs_memo = xcalloc(r->db->ncs ? r->db->ncs : 1, sizeof *p.cs_memo);
+    uint64_t *live = NULL; /* per device: the bytes live at this point of the trace */
+    int rc = -1;
+    if (!set.key || !set.size || !set.dev || !evsize || !keep || !segs || !p.cs_memo)
+        goto out;
+
+    /* segments: the live allocations, by device then address */
+    size_t nseg = 0;
+    int32_t maxdev = 0;
+    for (size_t i = 0; i < s->ndevices; i++)
+        if (s->devices[i].device > maxdev && s->devices[i].device < 4096)
+            maxdev = s->devices[i].device;
+    for (size_t i = 0; i < s->nallocs; i++) {
+        const struct snap_alloc *a = &s->allocs[i];
+        if (!exported(a->kind, a->device))
+            continue;
+        segs[nseg++] = (struct seg){a->device, a->ptr, i};
+        if (a->device > maxdev)
+            maxdev = a->device;
+        bool found;
+        size_t h = pset_find(&set, a->device, a->ptr, &found);
+        set.key[h] = a->ptr + 1;
+        set.size[h] = a->size;
+        set.dev[h] = a->device;
+    }
+    sort_array(segs, nseg, sizeof *segs, cmp_seg);
+
+    /* backwards from the live set: which events the viewer can replay */
+    size_t dropped = 0, kept = 0;
+    for (size_t i = s->nevents; i-- > 0;) {
+        const struct snap_event *e = &s->events[i];
+        if (e->type == GL_EV_OOM || e->type == GL_EV_SNAPSHOT) {
+            bool on_device = e->device >= 0 && e->device < 4096;
+            keep[i] = on_device || e->type == GL_EV_SNAPSHOT;
+            if (on_device && e->device > maxdev) /* a snapshot event's device may be anything */
+                maxdev = e->device;
+            continue;
+        }
+        if ((e->type != GL_EV_ALLOC && e->type != GL_EV_FREE) || !exported(e->kind, e->device))
+            continue;
+        if (e->device > maxdev)
+            maxdev = e->device;
+        bool found;
+        size_t h = pset_find(&set, e->device, e->ptr, &found);
+        if (e->type == GL_EV_FREE) {
+            if (found) { /* freed again while live: its allocation is missing */
+                dropped++;
+                continue;
+            }
+            set.key[h] = e->ptr + 1;
+            set.size[h] = e->size;
+            set.dev[h] = e->device;
+            evsize[i] = e->size;
+        } else {
+            if (!found) { /* neither freed later nor live at the end */
+                dropped++;
+                continue;
+            }
+            evsize[i] = set.size[h]; /* the size the later state knows */
+            set.key[h] = UINT64_MAX;
+        }
+        keep[i] = 1;
+        kept++;
+    }
+    /* what is left in the set existed before the first event: the bytes
+     * each device had then start the running total that a 'snapshot' entry
+     * reports (PyTorch records its active bytes there) */
+    size_t before = 0;
+    live = xcalloc((size_t)maxdev + 1, sizeof *live);
+    if (!live)
+        goto out;
+    for (size_t h = 0; h < set.cap; h++)
+        if (set.key[h] != 0 && set.key[h] != UINT64_MAX) {
+            before++;
+            live[set.dev[h]] += set.size[h];
+        }
+
+    p_byte(&p, P_PROTO);
+    p_byte(&p, 4);
+    p_dict(&p);
+
+    p_key(&p, K_SEGMENTS);
+    p_list(&p);
+    for (size_t k = 0; k < nseg; k++) {
+        const struct snap_alloc *a = &s->allocs[segs[k].idx];
+        uint32_t cs = sview_cs(r->v, a->stack_id);
+        p_item(&p);
+        p_dict(&p);
+        p_key(&p, K_DEVICE); p_int(&p, a->device);
+        p_key(&p, K_ADDRESS); p_uint(&p, a->ptr);
+        p_key(&p, K_TOTAL_SIZE); p_uint(&p, a->size);
+        p_key(&p, K_ALLOCATED_SIZE); p_uint(&p, a->size);
+        p_key(&p, K_ACTIVE_SIZE); p_uint(&p, a->size);
+        p_key(&p, K_REQUESTED_SIZE); p_uint(&p, a->size);
+        p_key(&p, K_STREAM); p_uint(&p, a->stream);
+        p_key(&p, K_SEGMENT_TYPE); p_word(&p, a->size > (1u << 20) ? "large" : "small");
+        p_key(&p, K_SEGMENT_POOL_ID); p_int(&p, 0); p_int(&p, 0); p_byte(&p, P_TUPLE2);
+        p_key(&p, K_IS_EXPANDABLE); p_byte(&p, P_FALSE);
+        p_key(&p, K_FRAMES); p_frames(&p, cs);
+        p_key(&p, K_BLOCKS);
+        p_byte(&p, P_EMPTY_LIST);
+        p_byte(&p, P_MARK);
+        p_dict(&p);
+        p_key(&p, K_ADDRESS); p_uint(&p, a->ptr);
+        p_key(&p, K_SIZE); p_uint(&p, a->size);
+        p_key(&p, K_REQUESTED_SIZE); p_uint(&p, a->size);
+        p_key(&p, K_STATE); p_word(&p, "active_allocated");
+        p_key(&p, K_FRAMES); p_frames(&p, cs);
+        p_end_dict(&p);
+        p_byte(&p, P_APPENDS);
+        p_end_dict(&p);
+    }
+    p_end_list(&p);
+
+    p_key(&p, K_DEVICE_TRACES);
+    p_byte(&p, P_EMPTY_LIST);
+    p_byte(&p, P_MARK);
+    for (int32_t d = 0; d <= maxdev; d++) {
+        p_list(&p);
+        for (size_t i = 0; i < s->nevents; i++) {
+            const struct snap_event *e = &s->events[i];
+            if (!keep[i] || (e->device != d && !(e->type == GL_EV_SNAPSHOT && e->device < 0 && d == 0)))
+                continue;
+            uint64_t t_us = (s->proc.start_unix_ns + e->time_ns) / 1000;
+            /* a free's own stack when recorded, as PyTorch's free entries have */
+            uint32_t cs = sview_cs(r->v, e->type == GL_EV_FREE && e->free_stack_id ? e->free_stack_id
+                                                                                  : e->stack_id);
+            static const char *const alloc_seq[] = {"segment_alloc", "alloc"};
+            static const char *const free_seq[] = {"free_requested", "free_completed",
+                                                   "segment_free"};
+            const char *const *acts = NULL;
+            size_t nacts = 1;
+            if (e->type == GL_EV_ALLOC) {
+                acts = alloc_seq;
+                nacts = 2;
+            } else if (e->type == GL_EV_FREE) {
+                acts = free_seq;
+                nacts = 3;
+            }
+            for (size_t k = 0; k < nacts; k++) {
+                p_item(&p);
+                p_dict(&p);
+                p_key(&p, K_ACTION);
+                if (acts) {
+                    if (k == 0)
+                        live[d] += e->type == GL_EV_ALLOC ? evsize[i] : -evsize[i];
+                    p_word(&p, acts[k]);
+                    p_key(&p, K_ADDR); p_uint(&p, e->ptr);
+                    p_key(&p, K_SIZE); p_uint(&p, evsize[i]);
+                } else if (e->type == GL_EV_OOM) {
+                    p_word(&p, "oom");
+                    p_key(&p, K_DEVICE_FREE); p_uint(&p, e->mem_free);
+                    p_key(&p, K_SIZE); p_uint(&p, e->size);
+                } else {
+                    p_word(&p, "snapshot");
+                    p_key(&p, K_ADDR); p_int(&p, 0);
+                    p_key(&p, K_SIZE); p_uint(&p, live[d]);
+                }
+                p_key(&p, K_STREAM); p_uint(&p, e->stream);
+                p_key(&p, K_TIME_US); p_uint(&p, t_us);
+                /* an OOM carries the failing call's stack, as PyTorch's do */
+                p_key(&p, K_FRAMES); p_frames(&p, acts || e->type == GL_EV_OOM ? cs : 0);
+                p_end_dict(&p);
+            }
+        }
+        p_end_list(&p);
+        p.batch = 0;
+    }
+    p_byte(&p, P_APPENDS);
+
+    /* the newest memory_viz warns that events were lost when the ring
+     * overflowed (allocator_settings.trace_alloc_overflowed, with its size) */
+    bool wrapped = s->nevents && s->events[0].seq > 1;
+    p_cstr(&p, "allocator_settings");
+    p_dict(&p);
+    p_cstr(&p, "trace_alloc_overflowed"); p_byte(&p, wrapped ? P_TRUE : P_FALSE);
+    if (wrapped) {
+        p_cstr(&p, "trace_alloc_max_entries"); p_uint(&p, s->nevents);
+    }
+    p_end_dict(&p);
+
+    /* what this file is and how it was made (ignored by the viewers) */
+    p_cstr(&p, "gpuleak");
+    p_dict(&p);
+    p_cstr(&p, "format_version"); p_int(&p, 1);
+    p_cstr(&p, "source"); p_cstr(&p, r->path ? r->path : "");
+    p_cstr(&p, "pid"); p_int(&p, s->proc.pid);
+    p_cstr(&p, "model"); p_cstr(&p, "one segment per allocation");
+    p_cstr(&p, "kinds"); p_cstr(&p, "device,pool,managed,graph");
+    p_cstr(&p, "history_wrapped"); p_byte(&p, wrapped ? P_TRUE : P_FALSE);
+    p_cstr(&p, "kept_events"); p_uint(&p, kept);
+    p_cstr(&p, "dropped_events"); p_uint(&p, dropped);
+    p_cstr(&p, "live_before_history"); p_uint(&p, before);
+    p_end_dict(&p);
+    p_end_dict(&p);
+    p_byte(&p, P_STOP);
+    rc = 0;
+out:
+    free(live);
+    free(set.key);
+    free(set.size);
+    free(set.dev);
+    free(evsize);
+    free(keep);
+    free(segs);
+    free(p.cs_memo);
+    return rc;
+}
