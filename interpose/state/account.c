@@ -354,6 +354,23 @@ size_t gl_acct_site_count(void)
     return n;
 }
 
+/* Device table entry i (0 is the host) as a snapshot or the live view
+ * sees it. */
+static void copy_device(const struct device *d, int i, struct gl_device_copy *c)
+{
+    c->device = i - 1;
+    c->live_bytes = d->live_bytes;
+    c->live_count = d->live_count;
+    c->peak_bytes = d->peak_bytes;
+    c->peak_seq = d->peak_seq;
+    c->peak_time_ns = d->peak_time_ns;
+    c->alloc_count = d->alloc_count;
+    c->free_count = d->free_count;
+    c->alloc_bytes_total = d->alloc_bytes_total;
+    c->failed_count = d->failed_count;
+    c->unknown_free_count = d->unknown_free_count;
+}
+
 void gl_acct_copy(struct gl_state_copy *out, size_t peaks_room)
 {
     size_t p = 0;
@@ -361,18 +378,7 @@ void gl_acct_copy(struct gl_state_copy *out, size_t peaks_room)
         struct device *d = &devices[i];
         if (!d->used)
             continue;
-        struct gl_device_copy *c = &out->devices[out->ndevices++];
-        c->device = i - 1;
-        c->live_bytes = d->live_bytes;
-        c->live_count = d->live_count;
-        c->peak_bytes = d->peak_bytes;
-        c->peak_seq = d->peak_seq;
-        c->peak_time_ns = d->peak_time_ns;
-        c->alloc_count = d->alloc_count;
-        c->free_count = d->free_count;
-        c->alloc_bytes_total = d->alloc_bytes_total;
-        c->failed_count = d->failed_count;
-        c->unknown_free_count = d->unknown_free_count;
+        copy_device(d, i, &out->devices[out->ndevices++]);
         for (struct site *s = d->sites; s != NULL && p < peaks_room; s = s->hh.next) {
             bool changed = s->epoch == d->peak_epoch;
             uint64_t bytes = changed ? s->at_peak_bytes : s->live_bytes;
@@ -395,18 +401,7 @@ void gl_acct_watch_copy(struct gl_watch_copy *out, size_t room)
         struct device *d = &devices[i];
         if (!d->used)
             continue;
-        struct gl_device_copy *c = &out->devices[out->ndevices++];
-        c->device = i - 1;
-        c->live_bytes = d->live_bytes;
-        c->live_count = d->live_count;
-        c->peak_bytes = d->peak_bytes;
-        c->peak_seq = d->peak_seq;
-        c->peak_time_ns = d->peak_time_ns;
-        c->alloc_count = d->alloc_count;
-        c->free_count = d->free_count;
-        c->alloc_bytes_total = d->alloc_bytes_total;
-        c->failed_count = d->failed_count;
-        c->unknown_free_count = d->unknown_free_count;
+        copy_device(d, i, &out->devices[out->ndevices++]);
         for (struct site *s = d->sites; s != NULL; s = s->hh.next) {
             if (s->live_bytes == 0 && s->live_count == 0)
                 continue;
