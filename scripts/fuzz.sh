@@ -12,7 +12,9 @@ cd "$(dirname "$0")/.."
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(snap supp env outname report)
+if [ ${#targets[@]} -eq 0 ]; then # every harness there is (tests/fuzz/fuzz_<target>.c)
+    for h in tests/fuzz/fuzz_*.c; do t=${h##*/fuzz_}; targets+=("${t%.c}"); done
+fi
 pass=0; fail=0
 for t in "${targets[@]}"; do
     bin=$FUZZ_BUILD/fuzz_$t

@@ -3,7 +3,8 @@
 # the plain compiler (and so under the sanitizers in their phases): see
 # tests/fuzz/ and docs/reliability.md.
 source "$ROOT/tests/lib.sh"
-for t in snap supp env outname report live; do
+for h in "$ROOT"/tests/fuzz/fuzz_*.c; do  # every harness there is
+    t=${h##*/fuzz_}; t=${t%.c}
     bin=$TPROG/fuzz/replay_$t
     [ -x "$bin" ] || fail "$bin not built"
     dirs=("$ROOT/tests/fuzz/corpus/$t")

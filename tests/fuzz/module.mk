@@ -9,7 +9,7 @@
 #                        $(FUZZ_BUILD) and runs each for FUZZ_SECONDS
 #                        (scripts/fuzz.sh; crashes land in $(FUZZ_BUILD)/crashes)
 #   make fuzz-build      only builds them
-FUZZ_TARGETS = snap supp env outname report live
+FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BUILD ?= build-fuzz
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
