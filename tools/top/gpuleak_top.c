@@ -24,6 +24,7 @@
 #include "live_read.h"
 #include "model/fold.h"
 #include "model/symbolize.h"
+#include "util/fmt.h"
 #include "version.h"
 
 /* ---- growth between reads ---------------------------------------------- */
@@ -97,19 +98,13 @@ static int64_t window_growth(const struct trend *t)
 
 /* ---- drawing ------------------------------------------------------------- */
 
+/* Sizes as the reporter writes them (util/fmt.c), bytes below 1 KiB. */
 static void human(char *buf, size_t size, uint64_t n)
 {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double v = (double)n;
-    int u = 0;
-    while (v >= 1024 && u < 6) {
-        v /= 1024;
-        u++;
-    }
-    if (u == 0)
+    if (n < 1024)
         snprintf(buf, size, "%" PRIu64 " B", n);
     else
-        snprintf(buf, size, "%.1f %s", v, units[u]);
+        fmt_human(buf, size, n);
 }
 
 static void signed_human(char *buf, size_t size, int64_t n)
