@@ -7,7 +7,7 @@
 #include "analysis/frag.h"
 #include "render/report.h"
 
-void put_addrmap(struct hw *w, const struct report_ctx *r)
+void html_addrmap(struct hw *w, const struct report_ctx *r)
 {
     const struct snapshot *s = r->s;
     json_key(&w->j, "addrmap");

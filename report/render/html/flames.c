@@ -12,7 +12,7 @@
 /* The page's frame index of a tree node's name. */
 static int32_t local_name(struct hw *w, const struct flame_tree *t, int64_t name)
 {
-    return name >= 0 ? frame_local(w, (uint32_t)name) : pseudo_local(w, flame_pseudo(t, name));
+    return name >= 0 ? hw_frame(w, (uint32_t)name) : hw_pseudo(w, flame_pseudo(t, name));
 }
 
 static int cmp_val_desc(const void *a, const void *b, void *ctx)
@@ -60,7 +60,7 @@ static void emit(struct hw *w, const struct flame_tree *t, uint32_t i, uint64_t 
     json_end_arr(&w->j);
 }
 
-void put_flames(struct hw *w, const struct analysis *a)
+void html_flames(struct hw *w, const struct analysis *a)
 {
     json_key(&w->j, "flame");
     json_obj(&w->j);

@@ -12,7 +12,7 @@ void text_leaks(struct report_ctx *r)
 {
     FILE *f = r->out;
     const struct analysis *a = r->a;
-    t_title(r, "LEAKS");
+    put_title(r, "LEAKS");
     if (a->leaks.total == 0) {
         if (a->total_count == 0) {
             fputs("No leaks: all ", f);
@@ -70,7 +70,7 @@ void text_caches(struct report_ctx *r)
     const struct analysis *a = r->a;
     if (a->cached.total == 0)
         return;
-    t_title(r, "HELD BY ALLOCATOR CACHES");
+    put_title(r, "HELD BY ALLOCATOR CACHES");
     fputs("Memory a caching allocator keeps for reuse on purpose (built-in rules;\n"
           "--no-default-suppressions reports it as leaks):\n", f);
     rule_totals(r, true);
@@ -85,7 +85,7 @@ void text_leak_summary(struct report_ctx *r)
 {
     FILE *f = r->out;
     const struct analysis *a = r->a;
-    t_title(r, "LEAK SUMMARY");
+    put_title(r, "LEAK SUMMARY");
     fputs("    total: ", f);
     put_bytes(f, a->total_bytes);
     fputs(" in ", f);

@@ -52,9 +52,9 @@ static bool unsized_handles(const struct leak_group *g)
 static void handles_what(struct report_ctx *r, const struct leak_group *g)
 {
     FILE *f = r->out;
-    tc_on(r, TC_RED);
+    put_color(r, TC_RED);
     put_count(f, g->count, "imported handle");
-    tc_off(r);
+    put_color_end(r);
     fputs(" (size known only to the exporter)", f);
     text_group_where(r, g);
 }
@@ -85,7 +85,7 @@ void text_mapped(struct report_ctx *r)
     const struct analysis *a = r->a;
     if (a->mapped.total == 0)
         return;
-    t_title(r, "MAPPED FROM OTHER PROCESSES OR APIS");
+    put_title(r, "MAPPED FROM OTHER PROCESSES OR APIS");
     fputs("Memory other processes exported (CUDA IPC handles, pool pointers, VMM\n"
           "handles) or other APIs allocated (external memory: Vulkan, Direct3D,\n"
           "DMA-BUF) that this one still maps or holds imported: it keeps that memory\n"

@@ -83,7 +83,7 @@ void text_peaks(struct report_ctx *r)
 {
     FILE *f = r->out;
     const struct analysis *a = r->a;
-    t_title(r, "PEAK");
+    put_title(r, "PEAK");
     if (a->ndevs == 0)
         fputs("No device counters in this snapshot.\n", f);
     for (size_t d = 0; d < a->ndevs; d++) {

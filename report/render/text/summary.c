@@ -44,9 +44,9 @@ void text_header(struct report_ctx *r)
 {
     FILE *f = r->out;
     const struct snap_process *p = &r->s->proc;
-    tc_on(r, TC_BOLD);
+    put_color(r, TC_BOLD);
     fputs("==== gpuleak report ====", f);
-    tc_off(r);
+    put_color_end(r);
     fputs("\nsnapshot: ", f);
     put_str(f, r->path);
     fprintf(f, "\nprocess:  pid %u, ppid %u, rank %u, host ", p->pid, p->ppid, p->rank);
@@ -70,10 +70,10 @@ void text_header(struct report_ctx *r)
         fprintf(f, "\nstarted:  %s", when);
     fputc('\n', f);
     for (size_t i = 0; i < r->nwarnings; i++) {
-        tc_on(r, TC_YELLOW);
+        put_color(r, TC_YELLOW);
         fputs("warning: ", f);
         put_str(f, r->warnings[i]);
-        tc_off(r);
+        put_color_end(r);
         fputc('\n', f);
     }
 }
@@ -105,13 +105,13 @@ void text_summary(struct report_ctx *r)
     FILE *f = r->out;
     const struct analysis *a = r->a;
     bool at_exit = r->s->proc.reason == GL_REASON_EXIT;
-    t_title(r, "SUMMARY");
+    put_title(r, "SUMMARY");
     if (r->sections & SEC_LEAKS) {
         if (a->leaks.bytes)
-            tc_on(r, TC_RED);
+            put_color(r, TC_RED);
         summary_line(f, at_exit ? "leaked:" : "live:", a->leaks.bytes,
                      a->leaks.count, a->leaks.total, "allocation");
-        tc_off(r);
+        put_color_end(r);
         if (a->cached.total)
             summary_line(f, "allocator caches:", a->cached.bytes, a->cached.count,
                          a->cached.total, "allocation");
