@@ -312,6 +312,10 @@ int analyze(const struct snapview *v, const struct suppressions *sup,
             const struct analyze_opts *o, struct analysis *out)
 {
     memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < v->s->ndevices; i++)
+        out->allocs_made = sat_add(out->allocs_made, v->s->devices[i].alloc_count);
+    for (size_t i = 0; i < v->s->nteardowns; i++)
+        out->torn_count = sat_add(out->torn_count, v->s->teardowns[i].count);
     if (leaks(v, sup, o, out) || peaks(v, o, out)) {
         analysis_free(out);
         return -1;

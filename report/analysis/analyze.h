@@ -70,6 +70,8 @@ struct analysis {
     struct rule_total *rules;     /* by rule index */
     size_t nrules;
     uint64_t total_bytes, total_count; /* every live allocation, mappings too */
+    uint64_t allocs_made; /* allocations made over the run, all devices (saturating) */
+    uint64_t torn_count;  /* allocations freed only by a context teardown */
     struct kind_total *by_kind; /* kind asc, then device asc */
     size_t nby_kind;
     struct device_report *devs; /* device asc, host (-1) last */

@@ -329,7 +329,7 @@ int frag_build(const struct snapview *v, const struct analyze_opts *o, struct fr
         struct frag_dev *fd = &f->dev[d];
         fd->live_bytes += a->size;
         fd->live_count++;
-        unsigned c = size_class(a->size);
+        unsigned c = hist_size_class(a->size);
         fd->live_class_count[c]++;
         fd->live_class_bytes[c] += a->size;
     }

@@ -18,12 +18,12 @@
 /* kinds newer than this reader share the last slot */
 #define KIDX(k) ((k) < GL_KIND_COUNT ? (unsigned)(k) : (unsigned)GL_KIND_COUNT)
 
-unsigned size_class(uint64_t size)
+unsigned hist_size_class(uint64_t size)
 {
     return size ? 64u - (unsigned)__builtin_clzll(size) : 0;
 }
 
-uint64_t size_class_low(unsigned k)
+uint64_t hist_size_class_low(unsigned k)
 {
     return k == 0 ? 0 : 1ull << (k - 1);
 }
@@ -263,7 +263,7 @@ int history_build(const struct snapshot *s, struct history *h)
         }
         if (e->type == GL_EV_ALLOC) {
             h->nalloc++;
-            unsigned c = size_class(e->size);
+            unsigned c = hist_size_class(e->size);
             hd->req_count[c]++;
             hd->req_bytes[c] += e->size;
             hd->nreq++;

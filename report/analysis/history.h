@@ -73,8 +73,8 @@ int history_build(const struct snapshot *s, struct history *h);
 void history_free(struct history *h);
 
 /* Size class of a byte count (see HIST_NCLASS) and its bounds. */
-unsigned size_class(uint64_t size);
-uint64_t size_class_low(unsigned k);
+unsigned hist_size_class(uint64_t size);
+uint64_t hist_size_class_low(unsigned k);
 
 /* Last annotation at or before seq, or -1; *known false when the history
  * starts after seq (an earlier annotation may have been dropped). */

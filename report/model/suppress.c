@@ -8,6 +8,7 @@
  * algorithm: linear in practice, never exponential. */
 #include "model/suppress.h"
 
+#include "util/path.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -350,11 +351,6 @@ void supp_free(struct suppressions *sp)
     memset(sp, 0, sizeof *sp);
 }
 
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
 
 /* An unknown name or file matches only the pattern "*". */
 static bool glob_ok(const char *glob, const char *s)
@@ -382,7 +378,7 @@ static bool pat_ok(const struct supp_pat *p, const struct sym_frame *f,
             return false;
         if (!f->file)
             return glob_ok(p->glob, NULL);
-        return glob_ok(p->glob, strchr(p->glob, '/') ? f->file : base_name(f->file));
+        return glob_ok(p->glob, strchr(p->glob, '/') ? f->file : path_base(f->file));
     case SP_ANY:
         return true;
     }

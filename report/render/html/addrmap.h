@@ -6,6 +6,6 @@
 
 struct report_ctx;
 
-void put_addrmap(struct hw *w, const struct report_ctx *r);
+void html_addrmap(struct hw *w, const struct report_ctx *r);
 
 #endif

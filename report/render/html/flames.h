@@ -7,6 +7,6 @@
 struct report_ctx;
 struct analysis;
 
-void put_flames(struct hw *w, const struct analysis *a);
+void html_flames(struct hw *w, const struct analysis *a);
 
 #endif

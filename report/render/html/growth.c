@@ -77,13 +77,13 @@ static void put_site_rows(struct hw *w, const char *name, const struct site_tabl
         }
         put_cols(w, "count", count, cols, ncols);
         kv_i(w, "change", row->shrank ? -change : change);
-        kv_i(w, "stack", stack_local(w, row->k.cs));
+        kv_i(w, "stack", hw_stack(w, row->k.cs));
         json_end_obj(&w->j);
     }
     json_end_arr(&w->j);
 }
 
-void put_growth(struct hw *w, const struct html_multi *hm)
+void html_growth(struct hw *w, const struct html_multi *hm)
 {
     json_key(&w->j, "growth");
     if (!hm) {
@@ -133,7 +133,7 @@ void put_growth(struct hw *w, const struct html_multi *hm)
         kv_i(w, "growth", row->shrank ? -growth : growth);
         kv_b(w, "monotonic", row->monotonic);
         kv_b(w, "suspected_leak", row->monotonic && row->rule < 0);
-        kv_i(w, "stack", stack_local(w, row->cs));
+        kv_i(w, "stack", hw_stack(w, row->cs));
         json_end_obj(&w->j);
     }
     json_end_arr(&w->j);

@@ -7,6 +7,6 @@
 
 struct report_ctx;
 
-void put_growth(struct hw *w, const struct html_multi *hm);
+void html_growth(struct hw *w, const struct html_multi *hm);
 
 #endif

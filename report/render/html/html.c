@@ -46,17 +46,13 @@
 #include "render/html/timeline.h"
 #include "render/json/json.h"
 #include "render/report.h"
+#include "util/path.h"
 #include "util/radix.h"
 #include "util/sat.h"
 #include "util/sort.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
-static const char *base_of(const char *p)
-{
-    const char *s = p ? strrchr(p, '/') : NULL;
-    return s ? s + 1 : p;
-}
 
 /* ---- snapshot header and summary ---- */
 
@@ -158,7 +154,7 @@ int output_html(struct report_ctx *r, const struct html_multi *hm)
 
     fputs(page_head, f);
     fputs("<title>gpuleak report: ", f);
-    const char *exe = base_of(r->s->proc.exe.len ? r->s->proc.exe.s : r->path);
+    const char *exe = path_base(r->s->proc.exe.len ? r->s->proc.exe.s : r->path);
     for (const char *p = exe; p && *p; p++) /* text: escape what HTML would read */
         if (*p == '<')
             fputs("&lt;", f);
@@ -177,11 +173,11 @@ int output_html(struct report_ctx *r, const struct html_multi *hm)
     put_snapshot(&w, r, r->path);
     put_summary(&w, r->a);
     put_devices(&w, r->a, r->fr);
-    put_timeline(&w, r);
-    put_flames(&w, r->a);
-    put_tables(&w, r);
-    put_addrmap(&w, r);
-    put_growth(&w, hm);
+    html_timeline(&w, r);
+    html_flames(&w, r->a);
+    html_tables(&w, r);
+    html_addrmap(&w, r);
+    html_growth(&w, hm);
     json_key(&w.j, "warnings");
     json_arr(&w.j);
     for (size_t i = 0; i < r->nwarnings; i++)
@@ -196,7 +192,7 @@ int output_html(struct report_ctx *r, const struct html_multi *hm)
     kv_u(&w, "rows", HT_ROWS);
     kv_u(&w, "snapshot_columns", HG_COLS);
     json_end_obj(&w.j);
-    put_frames_table(&w);
+    hw_put_frames(&w);
     json_end_obj(&w.j);
     fputs("</script>\n<script>\n", f);
     fputs(gl_html_js, f);

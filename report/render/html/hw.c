@@ -24,7 +24,7 @@
 #include "util/sort.h"
 #include "util/xalloc.h"
 
-int grow(void **p, size_t *cap, size_t need, size_t elem)
+int hw_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
@@ -39,11 +39,11 @@ int grow(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-int32_t frame_local(struct hw *w, uint32_t fid)
+int32_t hw_frame(struct hw *w, uint32_t fid)
 {
     if (w->fr_local[fid] >= 0)
         return w->fr_local[fid];
-    if (grow((void **)&w->fr_list, &w->capfr, w->nfr + 1, sizeof *w->fr_list)) {
+    if (hw_grow((void **)&w->fr_list, &w->capfr, w->nfr + 1, sizeof *w->fr_list)) {
         w->oom = true;
         return 0;
     }
@@ -51,7 +51,7 @@ int32_t frame_local(struct hw *w, uint32_t fid)
     return w->fr_local[fid] = (int32_t)w->nfr++;
 }
 
-int32_t pseudo_local(struct hw *w, const char *name)
+int32_t hw_pseudo(struct hw *w, const char *name)
 {
     for (size_t i = 0; i < w->nfr; i++)
         if (w->fr_list[i] < 0 && strcmp(w->pseudo[-w->fr_list[i] - 1], name) == 0)
@@ -60,7 +60,7 @@ int32_t pseudo_local(struct hw *w, const char *name)
     char *copy = xstrdup(name);
     if (np)
         w->pseudo = np;
-    if (!np || !copy || grow((void **)&w->fr_list, &w->capfr, w->nfr + 1, sizeof *w->fr_list)) {
+    if (!np || !copy || hw_grow((void **)&w->fr_list, &w->capfr, w->nfr + 1, sizeof *w->fr_list)) {
         free(copy);
         w->oom = true;
         return 0;
@@ -71,24 +71,24 @@ int32_t pseudo_local(struct hw *w, const char *name)
 }
 
 /* Local index of a canonical stack (0 = none captured is a stack too). */
-int32_t stack_local(struct hw *w, uint32_t cs)
+int32_t hw_stack(struct hw *w, uint32_t cs)
 {
     if (cs >= w->db->ncs)
         cs = 0;
     if (w->cs_local[cs] >= 0)
         return w->cs_local[cs];
-    if (grow((void **)&w->cs_list, &w->capcs, w->ncs + 1, sizeof *w->cs_list)) {
+    if (hw_grow((void **)&w->cs_list, &w->capcs, w->ncs + 1, sizeof *w->cs_list)) {
         w->oom = true;
         return 0;
     }
     const struct cstack *c = &w->db->cs[cs];
     for (uint32_t i = 0; cs && i < c->n; i++)
-        frame_local(w, w->db->seq[c->first + i]);
+        hw_frame(w, w->db->seq[c->first + i]);
     w->cs_list[w->ncs] = cs;
     return w->cs_local[cs] = (int32_t)w->ncs++;
 }
 
-void put_frames_table(struct hw *w)
+void hw_put_frames(struct hw *w)
 {
     json_key(&w->j, "frames");
     json_arr(&w->j);

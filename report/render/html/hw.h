@@ -64,14 +64,14 @@ static inline void put_hex(struct hw *w, uint64_t v)
 }
 
 /* Index in the page's frame table of db frame fid, added on first use. */
-int32_t frame_local(struct hw *w, uint32_t fid);
+int32_t hw_frame(struct hw *w, uint32_t fid);
 /* The same for a name that is not a frame (a flame graph's root). */
-int32_t pseudo_local(struct hw *w, const char *name);
+int32_t hw_pseudo(struct hw *w, const char *name);
 /* Local index of a canonical stack (0 = none captured is a stack too). */
-int32_t stack_local(struct hw *w, uint32_t cs);
+int32_t hw_stack(struct hw *w, uint32_t cs);
 /* The "frames" and "stacks" members: the tables the indexes point into. */
-void put_frames_table(struct hw *w);
+void hw_put_frames(struct hw *w);
 /* Doubles *cap until need fits: 0, or -1 when out of memory. */
-int grow(void **p, size_t *cap, size_t need, size_t elem);
+int hw_grow(void **p, size_t *cap, size_t need, size_t elem);
 
 #endif

@@ -43,7 +43,7 @@ static void put_leak_rows(struct hw *w, const char *k, const struct group_list *
         kv_u(w, "last_time_ns", g->last_time_ns);
         if (g->rule >= 0)
             kv_s(w, "rule", r->sup->rules[g->rule].name);
-        kv_i(w, "stack", stack_local(w, g->cs));
+        kv_i(w, "stack", hw_stack(w, g->cs));
         json_end_obj(&w->j);
     }
     json_end_arr(&w->j);
@@ -67,16 +67,16 @@ static void put_bad_free_rows(struct hw *w, const struct report_ctx *r)
         kv_s(w, "api", gl_api_name(b->api));
         kv_i(w, "device", b->device);
         kv_u(w, "first_time_ns", b->time_ns);
-        kv_i(w, "stack", stack_local(w, sview_cs(r->v, b->stack_id)));
+        kv_i(w, "stack", hw_stack(w, sview_cs(r->v, b->stack_id)));
         /* a double free: where the address was allocated and, with
          * GPULEAK_FREE_STACKS, first freed (-1: not known) */
         const struct snap_event *al, *fr = bad_free_previous(r->s, b, &al);
-        kv_i(w, "prev_alloc_stack", fr ? stack_local(w, sview_cs(r->v, fr->stack_id)) : -1);
-        kv_i(w, "prev_free_stack", fr && fr->free_stack_id ? stack_local(w, sview_cs(r->v, fr->free_stack_id)) : -1);
+        kv_i(w, "prev_alloc_stack", fr ? hw_stack(w, sview_cs(r->v, fr->stack_id)) : -1);
+        kv_i(w, "prev_free_stack", fr && fr->free_stack_id ? hw_stack(w, sview_cs(r->v, fr->free_stack_id)) : -1);
         kv_u(w, "prev_free_time_ns", fr ? fr->time_ns : 0);
         /* an address inside a block: how far in, the block and where it
          * was made (inside_stack -1: not inside any block known) */
-        kv_i(w, "inside_stack", k->found ? stack_local(w, sview_cs(r->v, k->stack_id)) : -1);
+        kv_i(w, "inside_stack", k->found ? hw_stack(w, sview_cs(r->v, k->stack_id)) : -1);
         kv_u(w, "inside_offset", k->found ? b->ptr - k->base : 0);
         kv_u(w, "inside_bytes", k->found ? k->bytes : 0);
         kv_u(w, "inside_freed_ns", k->found && k->freed ? k->free_time_ns : 0);
@@ -104,7 +104,7 @@ static void put_call_rows(struct hw *w, const struct report_ctx *r)
         kv_u(w, "bytes", s->bytes);
         kv_s(w, "api", gl_api_name(s->api));
         kv_s(w, "kind", gl_kind_name(s->kind));
-        kv_i(w, "stack", stack_local(w, s->cs));
+        kv_i(w, "stack", hw_stack(w, s->cs));
         json_end_obj(&w->j);
     }
     json_end_arr(&w->j);
@@ -131,7 +131,7 @@ static void put_teardown_rows(struct hw *w, const struct report_ctx *r)
         kv_s(w, "teardown", gl_api_name(g->teardown));
         kv_u(w, "time_ns", g->time_ns);
         kv_s(w, "rule", g->rule >= 0 ? r->sup->rules[g->rule].name : "");
-        kv_i(w, "stack", stack_local(w, g->cs));
+        kv_i(w, "stack", hw_stack(w, g->cs));
         json_end_obj(&w->j);
     }
     json_end_arr(&w->j);
@@ -160,13 +160,13 @@ static void put_oom_rows(struct hw *w, const struct report_ctx *r)
         kv_u(w, "elsewhere", oom_elsewhere(m));
         kv_u(w, "then_time_ns", m->then_seq ? m->then_time_ns : 0);
         kv_b(w, "then_same_stack", m->then_seq && sview_cs(r->v, m->then_stack_id) == sview_cs(r->v, m->stack_id));
-        kv_i(w, "stack", stack_local(w, sview_cs(r->v, m->stack_id)));
+        kv_i(w, "stack", hw_stack(w, sview_cs(r->v, m->stack_id)));
         json_end_obj(&w->j);
     }
     json_end_arr(&w->j);
 }
 
-void put_tables(struct hw *w, const struct report_ctx *r)
+void html_tables(struct hw *w, const struct report_ctx *r)
 {
     const struct analysis *a = r->a;
     json_key(&w->j, "tables");
@@ -194,7 +194,7 @@ void put_tables(struct hw *w, const struct report_ctx *r)
             kv_u(w, "bytes", p->bytes);
             kv_u(w, "count", p->count);
             kv_u(w, "device_peak", a->devs[d].dev->peak_bytes);
-            kv_i(w, "stack", stack_local(w, p->cs));
+            kv_i(w, "stack", hw_stack(w, p->cs));
             json_end_obj(&w->j);
         }
     }

@@ -24,7 +24,7 @@
 #include "util/sort.h"
 #include "util/xalloc.h"
 
-void put_timeline(struct hw *w, const struct report_ctx *r)
+void html_timeline(struct hw *w, const struct report_ctx *r)
 {
     const struct history *h = r->h;
     const struct snapshot *s = r->s;
@@ -150,7 +150,7 @@ void put_timeline(struct hw *w, const struct report_ctx *r)
                 case 3: json_u64(&w->j, hd->bytes[i1 - 1]); break;
                 default:
                     if (at < npts) {
-                        if (grow((void **)&ev, &capev, nev + 1, sizeof *ev)) {
+                        if (hw_grow((void **)&ev, &capev, nev + 1, sizeof *ev)) {
                             w->oom = true;
                             json_i64(&w->j, -1);
                             break;
@@ -191,7 +191,7 @@ void put_timeline(struct hw *w, const struct report_ctx *r)
         json_u64(&w->j, e->time_ns >= h->t0 ? e->time_ns - h->t0 : 0);
         json_u64(&w->j, e->size);
         json_u64(&w->j, e->type);
-        json_i64(&w->j, stack_local(w, sview_cs(r->v, e->stack_id)));
+        json_i64(&w->j, hw_stack(w, sview_cs(r->v, e->stack_id)));
         json_u64(&w->j, e->kind < GL_KIND_COUNT ? e->kind : GL_KIND_COUNT);
         json_u64(&w->j, e->api < GL_API_COUNT ? e->api : GL_API_COUNT);
         put_hex(w, e->ptr);

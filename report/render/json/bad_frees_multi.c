@@ -5,7 +5,7 @@
 #include "render/report.h"
 #include "snapshot_format.h"
 
-void json_frees_multi(struct report_ctx *r, struct json *j, const struct free_table *t)
+void json_bad_frees_multi(struct report_ctx *r, struct json *j, const struct free_table *t)
 {
     json_key(j, "invalid_frees");
     json_obj(j);

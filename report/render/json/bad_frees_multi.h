@@ -8,6 +8,6 @@
 struct report_ctx;
 
 /* The "invalid_frees" member of diff and merge JSON (always present). */
-void json_frees_multi(struct report_ctx *r, struct json *j, const struct free_table *t);
+void json_bad_frees_multi(struct report_ctx *r, struct json *j, const struct free_table *t);
 
 #endif

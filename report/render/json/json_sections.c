@@ -89,7 +89,7 @@ static void classes(struct json *j, const uint64_t *count, const uint64_t *bytes
         if (!count[k])
             continue;
         json_obj(j);
-        json_key(j, "min_bytes"); json_u64(j, size_class_low(k));
+        json_key(j, "min_bytes"); json_u64(j, hist_size_class_low(k));
         json_key(j, "count"); json_u64(j, count[k]);
         json_key(j, "bytes"); json_u64(j, bytes[k]);
         json_end_obj(j);

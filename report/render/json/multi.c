@@ -113,7 +113,7 @@ void json_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
         json_end_obj(&j);
     }
     json_calls_between(r, &j, &m[0].v, &m[n - 1].v, d->same_process);
-    json_frees_multi(r, &j, &d->frees);
+    json_bad_frees_multi(r, &j, &d->frees);
     json_torn_multi(r, &j, &d->torn);
     json_tail(r, &j);
 }
@@ -206,7 +206,7 @@ void json_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         json_end_obj(&j);
     }
     json_end_arr(&j);
-    json_frees_multi(r, &j, &mr->frees);
+    json_bad_frees_multi(r, &j, &mr->frees);
     json_torn_multi(r, &j, &mr->torn);
     json_calls_merge(r, &j, m, n);
     json_tail(r, &j);

@@ -20,12 +20,12 @@ void text_bad_frees_summary(struct report_ctx *r)
     if (v == NULL)
         return;
     FILE *f = r->out;
-    tc_on(r, TC_RED);
+    put_color(r, TC_RED);
     fprintf(f, "    %-18s", "invalid frees:");
     put_count(f, t.count, "free");
     fputs(" from ", f);
     put_count(f, t.sites, "stack");
-    tc_off(r);
+    put_color_end(r);
     fprintf(f, ", %" PRIu64 " refused by CUDA\n", t.refused_count);
     free(v);
 }
@@ -70,7 +70,7 @@ void text_bad_frees(struct report_ctx *r)
     if (v == NULL)
         return;
     FILE *f = r->out;
-    t_title(r, "INVALID FREES");
+    put_title(r, "INVALID FREES");
     fputs("Frees of an address or handle that had no live allocation.  Refused by\n"
           "CUDA: freed twice, never allocated, or not the start of an allocation -- a\n"
           "bug in the program.  Accepted by CUDA: memory allocated where gpuleak could\n"
@@ -80,9 +80,9 @@ void text_bad_frees(struct report_ctx *r)
         const struct snap_bad_free *b = v[i];
         const struct bad_free_block *k = &blocks[b - r->s->bad_frees];
         fputc('\n', f);
-        tc_on(r, bad_free_refused(b) ? TC_RED : TC_YELLOW);
+        put_color(r, bad_free_refused(b) ? TC_RED : TC_YELLOW);
         put_count(f, b->count, "free");
-        tc_off(r);
+        put_color_end(r);
         fputs(" (", f);
         put_api(f, b->api);
         fputs(") on ", f);

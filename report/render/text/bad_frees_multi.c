@@ -25,18 +25,18 @@ static void put_site(FILE *f, const struct site_row *r)
                      : ", accepted by CUDA (allocated where gpuleak could not see it)\n", f);
 }
 
-void text_frees_diff(struct report_ctx *r, const struct free_table *t, size_t top)
+void text_bad_frees_diff(struct report_ctx *r, const struct free_table *t, size_t top)
 {
     if (!any(t))
         return;
     FILE *f = r->out;
-    t_title(r, "INVALID FREES");
+    put_title(r, "INVALID FREES");
     fputs("Frees of an address or handle that had no live allocation, counted since\n"
           "tracking started, by call stack: the stacks whose count changed.\n", f);
     fputs("frees: ", f);
-    put_series(f, t->count, t->nsnaps, false);
+    text_sites_series(f, t->count, t->nsnaps, false);
     fputs(", refused by CUDA: ", f);
-    put_series(f, t->refused_count, t->nsnaps, false);
+    text_sites_series(f, t->refused_count, t->nsnaps, false);
     fputc('\n', f);
     if (t->s.nchanged == 0)
         fputs("No change between the snapshots.\n", f);
@@ -45,22 +45,22 @@ void text_frees_diff(struct report_ctx *r, const struct free_table *t, size_t to
     for (size_t i = 0; i < shown; i++) {
         const struct site_row *row = &t->s.row[i];
         fputc('\n', f);
-        tc_on(r, row->shrank ? TC_GREEN : row->k.refused ? TC_RED : TC_YELLOW);
+        put_color(r, row->shrank ? TC_GREEN : row->k.refused ? TC_RED : TC_YELLOW);
         fputs(row->shrank ? "-" : "+", f);
         put_count(f, row->change, "free");
-        tc_off(r);
+        put_color_end(r);
         put_site(f, row);
         const uint64_t *count, *bytes;
         site_expand(&t->s, row, &count, &bytes);
         fputs("    frees: ", f);
-        put_series(f, count, t->nsnaps, false);
+        text_sites_series(f, count, t->nsnaps, false);
         fputc('\n', f);
         put_cs(r, "    ", row->k.cs);
     }
-    put_sites_rest(f, &t->s, shown, "invalid frees");
+    text_sites_rest(f, &t->s, shown, "invalid frees");
 }
 
-void text_frees_merge(struct report_ctx *r, struct msnap *m, const struct free_table *t, size_t top)
+void text_bad_frees_merge(struct report_ctx *r, struct msnap *m, const struct free_table *t, size_t top)
 {
     if (!any(t))
         return;
@@ -72,7 +72,7 @@ void text_frees_merge(struct report_ctx *r, struct msnap *m, const struct free_t
         refused = sat_add(refused, t->refused_count[k]);
         ranks += t->count[k] > 0;
     }
-    t_title(r, "INVALID FREES");
+    put_title(r, "INVALID FREES");
     fputs("Frees of an address or handle that had no live allocation, by call stack\n"
           "over all ranks, most first.\n", f);
     put_count(f, all, "free");
@@ -83,9 +83,9 @@ void text_frees_merge(struct report_ctx *r, struct msnap *m, const struct free_t
     for (size_t i = 0; i < shown; i++) {
         const struct site_row *row = &t->s.row[i];
         fputc('\n', f);
-        tc_on(r, row->k.refused ? TC_RED : TC_YELLOW);
+        put_color(r, row->k.refused ? TC_RED : TC_YELLOW);
         put_count(f, row->total, "free");
-        tc_off(r);
+        put_color_end(r);
         put_site(f, row);
         fprintf(f, "    on %zu of %zu ranks:", row->present, t->nsnaps);
         for (size_t c = 0; c < row->present; c++)
@@ -93,5 +93,5 @@ void text_frees_merge(struct report_ctx *r, struct msnap *m, const struct free_t
         fputc('\n', f);
         put_cs(r, "    ", row->k.cs);
     }
-    put_sites_rest(f, &t->s, shown, NULL);
+    text_sites_rest(f, &t->s, shown, NULL);
 }

@@ -26,9 +26,9 @@ static void text_sites(struct report_ctx *r, const struct call_sites *c, size_t 
     for (size_t i = 0; i < shown; i++) {
         const struct call_site *s = &c->site[i];
         fputc('\n', f);
-        tc_on(r, TC_BOLD);
+        put_color(r, TC_BOLD);
         put_count(f, s->allocs, "call");
-        tc_off(r);
+        put_color_end(r);
         fputs(" (", f);
         put_api(f, s->api);
         fputs(", ", f);
@@ -67,7 +67,7 @@ void text_calls(struct report_ctx *r, size_t top)
         calls_free(&c);
         return;
     }
-    t_title(r, "ALLOCATION CALLS");
+    put_title(r, "ALLOCATION CALLS");
     fputs("Every call that made memory since tracking started, by call stack, most\n"
           "calls first.  CUDA's allocation calls are slow and cudaFree waits for the\n"
           "device, so a site that allocates and frees in a loop costs time even when\n"
@@ -80,7 +80,7 @@ void text_calls_between(struct report_ctx *r, const struct snapview *first, cons
                         bool same_process, size_t top)
 {
     FILE *f = r->out;
-    t_title(r, "ALLOCATION CALLS BETWEEN THE FIRST AND LAST SNAPSHOTS");
+    put_title(r, "ALLOCATION CALLS BETWEEN THE FIRST AND LAST SNAPSHOTS");
     if (!same_process) {
         fputs("Not applicable: the first and last snapshots come from different processes.\n", f);
         return;
@@ -103,7 +103,7 @@ void text_calls_merge(struct report_ctx *r, struct msnap *m, size_t n, size_t to
         calls_free(&c);
         return;
     }
-    t_title(r, "ALLOCATION CALLS");
+    put_title(r, "ALLOCATION CALLS");
     fputs("Every call that made memory since tracking started, by call stack over all\n"
           "ranks, most calls first.\n", r->out);
     text_sites(r, &c, top, m);

@@ -37,7 +37,7 @@ void text_diff_devices(struct report_ctx *r, const struct diff_devices *dd)
         return;
     FILE *f = r->out;
     size_t n = dd->nsnaps;
-    t_title(r, "BY DEVICE");
+    put_title(r, "BY DEVICE");
     for (size_t k = 0; k < dd->n; k++) {
         const struct device_series *x = diff_devices_expand(dd, k);
         put_where(f, dd->d[k].device);

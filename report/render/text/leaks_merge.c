@@ -7,7 +7,7 @@
 #include "render/text/textout.h"
 #include "snapshot_format.h"
 
-void put_absent_ranks(FILE *f, const struct msnap *m, size_t n, const struct mrow *row)
+void text_leaks_merge_absent(FILE *f, const struct msnap *m, size_t n, const struct mrow *row)
 {
     bool first = true;
     for (size_t k = 0, c = 0; k < n; k++) {
@@ -25,7 +25,7 @@ void text_leaks_merge(struct report_ctx *r, const struct msnap *m, size_t n, con
 {
     (void)t;
     FILE *f = r->out;
-    t_title(r, "LEAKS BY SITE");
+    put_title(r, "LEAKS BY SITE");
     if (l->n == 0) {
         fputs("No leaks on any rank.\n", f);
         return;
@@ -38,9 +38,9 @@ void text_leaks_merge(struct report_ctx *r, const struct msnap *m, size_t n, con
         const struct leak_site *ls = &l->v[i];
         const struct mrow *row = ls->row;
         fputc('\n', f);
-        tc_on(r, TC_RED);
+        put_color(r, TC_RED);
         put_bytes(f, row->total);
-        tc_off(r);
+        put_color_end(r);
         fputs(" of ", f);
         put_kind(f, row->kind);
         fputs(" memory", f);
@@ -69,7 +69,7 @@ void text_leaks_merge(struct report_ctx *r, const struct msnap *m, size_t n, con
         fputc('\n', f);
         if (row->present < n) {
             fputs("    not on:", f);
-            put_absent_ranks(f, m, n, row);
+            text_leaks_merge_absent(f, m, n, row);
             fputc('\n', f);
         }
         put_cs(r, "    ", row->cs);

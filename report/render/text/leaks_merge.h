@@ -14,6 +14,6 @@ void text_leaks_merge(struct report_ctx *r, const struct msnap *m, size_t n, con
                       const struct leak_sites *l, size_t top);
 /* The ranks (snapshots) of m[0..n) in which row has no cell, as
  * " rank 1, rank 3" (merge's "not on:" lines). */
-void put_absent_ranks(FILE *f, const struct msnap *m, size_t n, const struct mrow *row);
+void text_leaks_merge_absent(FILE *f, const struct msnap *m, size_t n, const struct mrow *row);
 
 #endif

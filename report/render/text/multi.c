@@ -46,9 +46,9 @@ static void text_fresh(struct report_ctx *r, const struct diff_result *d);
 void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct diff_result *d)
 {
     FILE *f = r->out;
-    tc_on(r, TC_BOLD);
+    put_color(r, TC_BOLD);
     fprintf(f, "==== gpuleak diff: %zu snapshots ====", n);
-    tc_off(r);
+    put_color_end(r);
     fputc('\n', f);
     put_snaps(r, m, n);
     fprintf(f, "same process: %s\n", d->same_process ? "yes" : "no (different runs)");
@@ -58,17 +58,17 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
         fputc('\n', f);
     }
     text_diff_devices(r, &d->devs);
-    t_title(r, "CHANGES BY STACK");
+    put_title(r, "CHANGES BY STACK");
     if (d->t.nshown == 0)
         fputs("No change in live memory between the snapshots.\n", f);
     for (size_t i = 0; i < d->t.nshown; i++) {
         const struct mrow *row = &d->t.rows[i];
         if (i)
             fputc('\n', f);
-        tc_on(r, row->shrank ? TC_GREEN : TC_RED);
+        put_color(r, row->shrank ? TC_GREEN : TC_RED);
         fputs(row->shrank ? "-" : "+", f);
         put_bytes(f, row->growth);
-        tc_off(r);
+        put_color_end(r);
         fputs(": ", f);
         put_kind(f, row->kind);
         fputs(" memory on ", f);
@@ -76,16 +76,16 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
         put_rule(r, row->rule);
         if (row->monotonic && row->rule < 0) {
             fputs(", ", f);
-            tc_on(r, TC_RED);
+            put_color(r, TC_RED);
             fputs("suspected leak (monotonic growth)", f);
-            tc_off(r);
+            put_color_end(r);
         }
         const uint64_t *bytes, *count;
         mt_expand(&d->t, row, &bytes, &count);
         fputs("\n    live bytes:  ", f);
-        put_series(f, bytes, n, true);
+        text_sites_series(f, bytes, n, true);
         fputs("\n    allocations: ", f);
-        put_series(f, count, n, false);
+        text_sites_series(f, count, n, false);
         fputc('\n', f);
         put_cs(r, "    ", row->cs);
     }
@@ -97,14 +97,14 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
                 changed == 1 ? "" : "s");
     text_fresh(r, d);
     text_calls_between(r, &m[0].v, &m[n - 1].v, d->same_process, r->top ? r->top : 5);
-    text_frees_diff(r, &d->frees, r->top);
+    text_bad_frees_diff(r, &d->frees, r->top);
     text_torn_diff(r, &d->torn, r->top);
 }
 
 static void text_fresh(struct report_ctx *r, const struct diff_result *d)
 {
     FILE *f = r->out;
-    t_title(r, "ALLOCATED AFTER THE FIRST SNAPSHOT, STILL LIVE AT THE LAST");
+    put_title(r, "ALLOCATED AFTER THE FIRST SNAPSHOT, STILL LIVE AT THE LAST");
     if (!d->same_process) {
         fputs("Not applicable: the first and last snapshots come from different processes.\n", f);
         return;
@@ -133,16 +133,16 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
 {
     FILE *f = r->out;
     static struct merge_agg ag[MERGE_MAX_AGG];
-    tc_on(r, TC_BOLD);
+    put_color(r, TC_BOLD);
     fprintf(f, "==== gpuleak merge: %zu snapshots ====", n);
-    tc_off(r);
+    put_color_end(r);
     fputc('\n', f);
     for (size_t i = 0; i < r->nwarnings; i++) {
         fputs("warning: ", f);
         put_str(f, r->warnings[i]);
         fputc('\n', f);
     }
-    t_title(r, "BY RANK");
+    put_title(r, "BY RANK");
     for (size_t i = 0; i < n; i++) {
         const struct snap_process *p = &m[i].s.proc;
         const struct merge_snap *ms = &mr->snaps[i];
@@ -172,13 +172,13 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         uint64_t failed = oom_failed_count(&m[i].s);
         if (failed) {
             fputs(", ", f);
-            tc_on(r, TC_RED);
+            put_color(r, TC_RED);
             put_count(f, failed, "failed allocation");
-            tc_off(r);
+            put_color_end(r);
         }
         fputc('\n', f);
     }
-    t_title(r, "BY HOST");
+    put_title(r, "BY HOST");
     size_t na = merge_aggregate(m, n, ag, MERGE_MAX_AGG, false);
     for (size_t i = 0; i < na; i++) {
         put_str(f, ag[i].host);
@@ -188,7 +188,7 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         put_human(f, ag[i].peak_sum);
         fputc('\n', f);
     }
-    t_title(r, "BY DEVICE");
+    put_title(r, "BY DEVICE");
     na = merge_aggregate(m, n, ag, MERGE_MAX_AGG, true);
     for (size_t i = 0; i < na; i++) {
         put_str(f, ag[i].host);
@@ -200,7 +200,7 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         put_human(f, ag[i].peak_max);
         fputc('\n', f);
     }
-    t_title(r, "LARGEST PEAK");
+    put_title(r, "LARGEST PEAK");
     const struct merge_snap *big = &mr->snaps[mr->largest];
     const struct snap_process *bp = &m[mr->largest].s.proc;
     fprintf(f, "rank %u (pid %u, host ", bp->rank, bp->pid);
@@ -215,7 +215,7 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
     put_secs(f, big->peak_time_ns);
     fputc('\n', f);
     text_leaks_merge(r, m, n, &mr->t, &mr->leaks, r->top);
-    t_title(r, "STACKS ON ONLY SOME RANKS");
+    put_title(r, "STACKS ON ONLY SOME RANKS");
     if (mr->t.nshown == 0)
         fputs("None: every stack with live memory is live on every rank.\n", f);
     for (size_t i = 0; i < mr->t.nshown; i++) {
@@ -234,11 +234,11 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
             fputc(')', f);
         }
         fputs("\n    not on:", f);
-        put_absent_ranks(f, m, n, row);
+        text_leaks_merge_absent(f, m, n, row);
         fputc('\n', f);
         put_cs(r, "    ", row->cs);
     }
-    text_frees_merge(r, m, &mr->frees, r->top);
+    text_bad_frees_merge(r, m, &mr->frees, r->top);
     text_torn_merge(r, m, &mr->torn, r->top);
     text_calls_merge(r, m, n, r->top ? r->top : 5);
 }

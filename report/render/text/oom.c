@@ -18,10 +18,10 @@ void text_oom_summary(struct report_ctx *r)
     if (n == 0)
         return;
     FILE *f = r->out;
-    tc_on(r, TC_RED);
+    put_color(r, TC_RED);
     fprintf(f, "    %-18s", "out of memory:");
     put_count(f, n, "failed allocation");
-    tc_off(r);
+    put_color_end(r);
     fputc('\n', f);
 }
 
@@ -31,9 +31,9 @@ static void oom_event(struct report_ctx *r, const struct hist_mark *m)
     fputc('\n', f);
     put_api(f, m->api);
     fputs(" of ", f);
-    tc_on(r, TC_RED);
+    put_color(r, TC_RED);
     put_bytes(f, m->size);
-    tc_off(r);
+    put_color_end(r);
     fputs(" on ", f);
     put_where(f, m->device);
     fputs(" failed at ", f);
@@ -92,7 +92,7 @@ void text_oom(struct report_ctx *r)
     if (failed == 0 && noom == 0)
         return;
     FILE *f = r->out;
-    t_title(r, "OUT OF MEMORY");
+    put_title(r, "OUT OF MEMORY");
     put_count(f, failed, "allocation");
     fputs(" failed for lack of memory", f);
     const char *sep = ": ";

@@ -6,7 +6,7 @@
 #include "render/text/textout.h"
 #include "util/fmt.h"
 
-void put_series(FILE *f, const uint64_t *v, size_t n, bool commas)
+void text_sites_series(FILE *f, const uint64_t *v, size_t n, bool commas)
 {
     for (size_t k = 0; k < n; k++) {
         char c[32];
@@ -18,7 +18,7 @@ void put_series(FILE *f, const uint64_t *v, size_t n, bool commas)
     }
 }
 
-void put_sites_rest(FILE *f, const struct site_table *t, size_t shown, const char *same)
+void text_sites_rest(FILE *f, const struct site_table *t, size_t shown, const char *same)
 {
     size_t listed = same ? t->nchanged : t->n; /* a diff lists the changed */
     if (shown < listed) {

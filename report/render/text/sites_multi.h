@@ -12,8 +12,8 @@
 /* The lines after a section's rows: how many were not shown (--top) and,
  * in a diff (same: what did not change, "invalid frees"), how many sites
  * were the same in every snapshot.  merge: same is NULL. */
-void put_sites_rest(FILE *f, const struct site_table *t, size_t shown, const char *same);
+void text_sites_rest(FILE *f, const struct site_table *t, size_t shown, const char *same);
 /* "a -> b -> c" of n values, with thousands separators when commas. */
-void put_series(FILE *f, const uint64_t *v, size_t n, bool commas);
+void text_sites_series(FILE *f, const uint64_t *v, size_t n, bool commas);
 
 #endif

@@ -11,7 +11,7 @@
 #include "snapshot_format.h"
 #include "util/sat.h"
 
-void put_torn_site(struct report_ctx *r, unsigned kind, int32_t device, unsigned api, unsigned teardown)
+void text_torn_site(struct report_ctx *r, unsigned kind, int32_t device, unsigned api, unsigned teardown)
 {
     FILE *f = r->out;
     put_kind_where(f, kind, device);
@@ -21,7 +21,7 @@ void put_torn_site(struct report_ctx *r, unsigned kind, int32_t device, unsigned
     put_api(f, teardown);
 }
 
-void put_torn_rule(struct report_ctx *r, int32_t rule)
+void text_torn_rule(struct report_ctx *r, int32_t rule)
 {
     if (rule >= 0) {
         fputs(", held by ", r->out);
@@ -38,14 +38,14 @@ void text_torn_summary(struct report_ctx *r)
     }
     FILE *f = r->out;
     if (t.leaked_bytes)
-        tc_on(r, TC_RED);
+        put_color(r, TC_RED);
     fprintf(f, "    %-18s", "until teardown:");
     put_bytes(f, t.bytes);
     fputs(" in ", f);
     put_count(f, t.count, "allocation");
     fputs(" from ", f);
     put_count(f, t.n, "stack");
-    tc_off(r);
+    put_color_end(r);
     fputc('\n', f);
     torn_free(&t);
 }
@@ -58,7 +58,7 @@ void text_torn(struct report_ctx *r, size_t top)
         return;
     }
     FILE *f = r->out;
-    t_title(r, "FREED ONLY BY A CONTEXT TEARDOWN");
+    put_title(r, "FREED ONLY BY A CONTEXT TEARDOWN");
     fputs("Allocations the program never freed that a context teardown released\n"
           "(cudaDeviceReset, cuDevicePrimaryCtxReset, cuCtxDestroy, the primary context's\n"
           "last cuDevicePrimaryCtxRelease): leaks until then, as compute-sanitizer's leak\n"
@@ -68,10 +68,10 @@ void text_torn(struct report_ctx *r, size_t top)
         const struct torn_group *g = &t.g[i];
         fputc('\n', f);
         put_amount(r, g->rule < 0 ? TC_RED : TC_YELLOW, g->bytes, g->count, "allocation");
-        put_torn_site(r, g->kind, g->device, g->api, g->teardown);
+        text_torn_site(r, g->kind, g->device, g->api, g->teardown);
         fputs(" at ", f);
         put_secs(f, g->time_ns);
-        put_torn_rule(r, g->rule);
+        text_torn_rule(r, g->rule);
         fputc('\n', f);
         put_cs(r, "    ", g->cs);
     }

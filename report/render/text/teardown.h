@@ -13,7 +13,7 @@ void text_torn_summary(struct report_ctx *r);
 void text_torn(struct report_ctx *r, size_t top);
 /* ": KIND memory on WHERE (API), released by TEARDOWN" and ", held by
  * RULE" (nothing without a rule): the parts of a group's first line. */
-void put_torn_site(struct report_ctx *r, unsigned kind, int32_t device, unsigned api, unsigned teardown);
-void put_torn_rule(struct report_ctx *r, int32_t rule);
+void text_torn_site(struct report_ctx *r, unsigned kind, int32_t device, unsigned api, unsigned teardown);
+void text_torn_rule(struct report_ctx *r, int32_t rule);
 
 #endif

@@ -18,8 +18,8 @@ static uint64_t count_change(const uint64_t *count, size_t n)
 
 static void put_site(struct report_ctx *r, const struct site_row *row)
 {
-    put_torn_site(r, row->k.kind, row->k.device, row->k.api, row->k.teardown);
-    put_torn_rule(r, row->k.rule);
+    text_torn_site(r, row->k.kind, row->k.device, row->k.api, row->k.teardown);
+    text_torn_rule(r, row->k.rule);
     fputc('\n', r->out);
 }
 
@@ -29,13 +29,13 @@ void text_torn_diff(struct report_ctx *r, const struct torn_table *t, size_t top
         return;
     FILE *f = r->out;
     size_t n = t->nsnaps;
-    t_title(r, "FREED ONLY BY A CONTEXT TEARDOWN");
+    put_title(r, "FREED ONLY BY A CONTEXT TEARDOWN");
     fputs("Allocations never freed that a context teardown released, counted since\n"
           "tracking started, by call stack: the stacks whose bytes changed.\n", f);
     fputs("bytes: ", f);
-    put_series(f, t->bytes, n, true);
+    text_sites_series(f, t->bytes, n, true);
     fputs(", allocations: ", f);
-    put_series(f, t->count, n, false);
+    text_sites_series(f, t->count, n, false);
     fputc('\n', f);
     if (t->s.nchanged == 0)
         fputs("No change between the snapshots.\n", f);
@@ -45,20 +45,20 @@ void text_torn_diff(struct report_ctx *r, const struct torn_table *t, size_t top
         const uint64_t *count, *bytes;
         site_expand(&t->s, row, &count, &bytes);
         fputc('\n', f);
-        tc_on(r, row->shrank ? TC_GREEN : row->k.rule < 0 ? TC_RED : TC_YELLOW);
+        put_color(r, row->shrank ? TC_GREEN : row->k.rule < 0 ? TC_RED : TC_YELLOW);
         fputs(row->shrank ? "-" : "+", f);
-        tc_off(r);
+        put_color_end(r);
         put_amount(r, row->shrank ? TC_GREEN : row->k.rule < 0 ? TC_RED : TC_YELLOW, row->change,
                    count_change(count, n), "allocation");
         put_site(r, row);
         fputs("    bytes:       ", f);
-        put_series(f, bytes, n, true);
+        text_sites_series(f, bytes, n, true);
         fputs("\n    allocations: ", f);
-        put_series(f, count, n, false);
+        text_sites_series(f, count, n, false);
         fputc('\n', f);
         put_cs(r, "    ", row->k.cs);
     }
-    put_sites_rest(f, &t->s, shown, "teardown leaks");
+    text_sites_rest(f, &t->s, shown, "teardown leaks");
 }
 
 void text_torn_merge(struct report_ctx *r, struct msnap *m, const struct torn_table *t, size_t top)
@@ -73,7 +73,7 @@ void text_torn_merge(struct report_ctx *r, struct msnap *m, const struct torn_ta
         count = sat_add(count, t->count[k]);
         ranks += t->count[k] > 0;
     }
-    t_title(r, "FREED ONLY BY A CONTEXT TEARDOWN");
+    put_title(r, "FREED ONLY BY A CONTEXT TEARDOWN");
     fputs("Allocations never freed that a context teardown released, by call stack\n"
           "over all ranks, most bytes first.\n", f);
     put_amount(r, TC_BOLD, bytes, count, "allocation");
@@ -95,5 +95,5 @@ void text_torn_merge(struct report_ctx *r, struct msnap *m, const struct torn_ta
         fputc('\n', f);
         put_cs(r, "    ", row->k.cs);
     }
-    put_sites_rest(f, &t->s, shown, NULL);
+    text_sites_rest(f, &t->s, shown, NULL);
 }

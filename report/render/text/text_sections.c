@@ -121,12 +121,12 @@ static void chart(struct report_ctx *r, const struct hist_dev *hd)
             fprintf(f, "  %10s ┤", "0");
         else
             fprintf(f, "  %10s │", "");
-        tc_on(r, TC_CYAN);
+        put_color(r, TC_CYAN);
         for (size_t c = 0; c < CHART_W; c++) {
             int k = (int)ht[c] - row * 8;
             fputs(eighths[k < 0 ? 0 : k > 8 ? 8 : k], f);
         }
-        tc_off(r);
+        put_color_end(r);
         fputc('\n', f);
     }
     fprintf(f, "  %10s └", "");
@@ -162,7 +162,7 @@ void text_timeline(struct report_ctx *r)
 {
     FILE *f = r->out;
     const struct history *h = r->h;
-    t_title(r, "TIMELINE");
+    put_title(r, "TIMELINE");
     if (!h->present) {
         fputs("No history in this snapshot.\n", f);
         return;
@@ -225,7 +225,7 @@ static void size_classes(struct report_ctx *r, const struct frag_dev *fd)
         if (!lc && !rc)
             continue;
         char lo[32], hi[32], cnt[32], rq[32];
-        uint64_t l = size_class_low(k);
+        uint64_t l = hist_size_class_low(k);
         if (l < 1024)
             snprintf(lo, sizeof lo, "%" PRIu64 " B", l);
         else
@@ -257,7 +257,7 @@ void text_fragmentation(struct report_ctx *r)
 {
     FILE *f = r->out;
     const struct frag *fr = r->fr;
-    t_title(r, "FRAGMENTATION");
+    put_title(r, "FRAGMENTATION");
     if (fr->idle_reservations) {
         /* address space alone is no device's until something is mapped */
         fputs("virtual address space reserved with nothing mapped in it: ", f);

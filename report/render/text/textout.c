@@ -8,6 +8,7 @@
 #include "model/stackdb.h"
 #include "render/json/json.h"
 #include "render/report.h"
+#include "util/path.h"
 #include "util/fmt.h"
 #include "util/utf8.h"
 
@@ -16,24 +17,24 @@ static const char *const codes[] = {
     [TC_GREEN] = "\033[32m", [TC_CYAN] = "\033[36m", [TC_DIM] = "\033[2m",
 };
 
-void tc_on(const struct report_ctx *r, enum tcolor c)
+void put_color(const struct report_ctx *r, enum tcolor c)
 {
     if (r->color)
         fputs(codes[c], r->out);
 }
 
-void tc_off(const struct report_ctx *r)
+void put_color_end(const struct report_ctx *r)
 {
     if (r->color)
         fputs("\033[0m", r->out);
 }
 
-void t_title(const struct report_ctx *r, const char *title)
+void put_title(const struct report_ctx *r, const char *title)
 {
     fputc('\n', r->out);
-    tc_on(r, TC_BOLD);
+    put_color(r, TC_BOLD);
     fputs(title, r->out);
-    tc_off(r);
+    put_color_end(r);
     fputc('\n', r->out);
 }
 
@@ -109,9 +110,9 @@ void put_where(FILE *f, int32_t dev)
 
 void put_amount(const struct report_ctx *r, enum tcolor c, uint64_t bytes, uint64_t count, const char *noun)
 {
-    tc_on(r, c);
+    put_color(r, c);
     put_bytes(r->out, bytes);
-    tc_off(r);
+    put_color_end(r);
     fputs(" in ", r->out);
     put_count(r->out, count, noun);
 }
@@ -141,11 +142,6 @@ void put_api(FILE *f, unsigned api)
         fprintf(f, "unknown api %u", api);
 }
 
-const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
 
 static void put_frame(FILE *f, const char *indent, unsigned idx, const struct sym_frame *fr)
 {
@@ -162,7 +158,7 @@ static void put_frame(FILE *f, const char *indent, unsigned idx, const struct sy
     put_str(f, fr->function);
     if (fr->file) {
         fputs(" (", f);
-        put_str(f, base_name(fr->file));
+        put_str(f, path_base(fr->file));
         if (fr->line)
             fprintf(f, ":%u", fr->line);
         fputs(") [", f);
@@ -187,7 +183,7 @@ void put_frame_short(FILE *f, const struct sym_frame *fr)
         put_str(f, fr->function);
         if (fr->file) {
             fputs(" (", f);
-            put_str(f, base_name(fr->file));
+            put_str(f, path_base(fr->file));
             if (fr->line)
                 fprintf(f, ":%u", fr->line);
             fputc(')', f);

@@ -1,6 +1,7 @@
-/* Text-report building blocks shared by the section writers: safe strings
- * (snapshot bytes never reach the terminal raw), byte counts, stacks, and
- * colour that is only ever used when asked for or on a terminal. */
+/* Text-report building blocks shared by the section writers, all put_*:
+ * safe strings (snapshot bytes never reach the terminal raw), byte counts,
+ * stacks, and colour that is only ever used when asked for or on a
+ * terminal. */
 #ifndef GPULEAK_TEXTOUT_H
 #define GPULEAK_TEXTOUT_H
 
@@ -14,10 +15,10 @@ struct report_ctx;
 
 enum tcolor { TC_BOLD, TC_RED, TC_YELLOW, TC_GREEN, TC_CYAN, TC_DIM };
 
-void tc_on(const struct report_ctx *r, enum tcolor c);
-void tc_off(const struct report_ctx *r);
+void put_color(const struct report_ctx *r, enum tcolor c);
+void put_color_end(const struct report_ctx *r);
 /* A section title line in bold. */
-void t_title(const struct report_ctx *r, const char *title);
+void put_title(const struct report_ctx *r, const char *title);
 
 void put_safe(FILE *f, const char *str, size_t len);
 void put_str(FILE *f, const char *s);
@@ -35,7 +36,6 @@ void put_amount(const struct report_ctx *r, enum tcolor c, uint64_t bytes, uint6
 /* ": KIND memory on WHERE" */
 void put_kind_where(FILE *f, unsigned kind, int32_t dev);
 void put_api(FILE *f, unsigned api);
-const char *base_name(const char *p);
 /* "function (file:line)" or "module+0xOFF" or "0xADDR": one line's worth */
 void put_frame_short(FILE *f, const struct sym_frame *fr);
 /* The frames of a canonical stack, one per line, "#N " numbered. */

@@ -1,0 +1,81 @@
+/* The paragraphs that leak, cache and mapping groups share: what a group
+ * holds, where, when it was made and from which stack, and the line that
+ * counts the groups not shown. */
+#include "render/text/groups.h"
+
+#include <inttypes.h>
+
+#include "analysis/analyze.h"
+#include "model/reason.h"
+#include "model/stackdb.h"
+#include "render/report.h"
+#include "render/text/textout.h"
+
+/* When a group was made ("allocated" or "mapped") and its stack. */
+void text_group_when(struct report_ctx *r, const struct leak_group *g, const char *verb)
+{
+    FILE *f = r->out;
+    if (g->count == 1) {
+        fprintf(f, "    %s at ", verb);
+        put_secs(f, g->first_time_ns);
+        fprintf(f, " (seq %" PRIu64 ")\n", g->first_seq);
+    } else {
+        fprintf(f, "    %s from ", verb);
+        put_secs(f, g->first_time_ns);
+        fputs(" to ", f);
+        put_secs(f, g->last_time_ns);
+        fprintf(f, " (seq %" PRIu64 "..%" PRIu64 ")\n", g->first_seq, g->last_seq);
+    }
+    put_cs(r, "    ", g->cs);
+}
+
+/* ": KIND memory on WHERE (API[ via the static runtime's X]), " */
+void text_group_where(struct report_ctx *r, const struct leak_group *g)
+{
+    FILE *f = r->out;
+    put_kind_where(f, g->kind, g->device);
+    fputs(" (", f);
+    put_api(f, g->api);
+    const char *via = g->cs ? r->db->cs[g->cs].via_static : NULL;
+    if (via) {
+        fputs(" via the static runtime's ", f);
+        put_str(f, via);
+    }
+    fputs("), ", f);
+}
+
+/* "BYTES in N NOUNs: KIND memory on ..." -- the start of every group's
+ * first line. */
+void text_group_what(struct report_ctx *r, const struct leak_group *g, enum tcolor color, const char *noun)
+{
+    put_amount(r, color, g->bytes, g->count, noun);
+    text_group_where(r, g);
+}
+
+void text_group_head(struct report_ctx *r, const struct leak_group *g, bool rule)
+{
+    FILE *f = r->out;
+    const struct snap_process *p = &r->s->proc;
+    text_group_what(r, g, rule ? TC_YELLOW : TC_RED, "allocation");
+    if (rule) {
+        fputs("held by ", f);
+        put_str(f, r->sup->rules[g->rule].name);
+        fputc('\n', f);
+    } else if (p->reason == GL_REASON_EXIT) {
+        fputs("not freed at exit\n", f);
+    } else {
+        fprintf(f, "live at the snapshot (%s)\n", reason_phrase(p->reason));
+    }
+    text_group_when(r, g, "allocated");
+}
+
+void text_hidden_line(FILE *f, const struct group_list *l)
+{
+    if (l->n >= l->total)
+        return;
+    fprintf(f, "\n(%zu more group%s, ", l->total - l->n, l->total - l->n == 1 ? "" : "s");
+    put_bytes(f, l->hidden_bytes);
+    fputs(" in ", f);
+    put_count(f, l->hidden_count, "allocation");
+    fputs(", not shown: see --top / --min-bytes)\n", f);
+}

@@ -1,0 +1,128 @@
+/* LEAKS, HELD BY ALLOCATOR CACHES and LEAK SUMMARY: the groups of live
+ * allocations, valgrind-style, and their totals by kind, device and rule. */
+#include "render/text/leaks.h"
+
+#include "analysis/analyze.h"
+#include "render/report.h"
+#include "render/text/groups.h"
+#include "render/text/textout.h"
+#include "util/fmt.h"
+
+void text_leaks(struct report_ctx *r)
+{
+    FILE *f = r->out;
+    const struct analysis *a = r->a;
+    put_title(r, "LEAKS");
+    if (a->leaks.total == 0) {
+        if (a->total_count == 0) {
+            fputs("No leaks: all ", f);
+            put_count(f, a->allocs_made, "allocation");
+            if (a->torn_count) {
+                char c[32];
+                fmt_commas(c, sizeof c, a->torn_count);
+                fprintf(f, " were freed (%s only by a context teardown, below).\n", c);
+            } else {
+                fputs(" were freed.\n", f);
+            }
+        } else {
+            if (a->mapped.count == a->total_count) {
+                fputs("No leaks: nothing this process allocated is live; it still maps memory\n"
+                      "allocated elsewhere (below).\n", f);
+                return;
+            }
+            fputs("No leaks: the ", f);
+            put_count(f, a->total_count, "live allocation");
+            fputs(a->mapped.count ? " are held by allocator caches, suppressed, or mapped from\n"
+                                    "other processes.\n"
+                                  : " are held by allocator caches or suppressed.\n",
+                  f);
+        }
+        return;
+    }
+    for (size_t i = 0; i < a->leaks.n; i++) {
+        if (i)
+            fputc('\n', f);
+        text_group_head(r, &a->leaks.g[i], false);
+    }
+    text_hidden_line(f, &a->leaks);
+}
+
+static void rule_totals(struct report_ctx *r, bool builtin)
+{
+    FILE *f = r->out;
+    for (size_t i = 0; i < r->a->nrules; i++) {
+        const struct rule_total *t = &r->a->rules[i];
+        if (!t->count || r->sup->rules[i].builtin != builtin)
+            continue;
+        fputs("    ", f);
+        put_str(f, r->sup->rules[i].name);
+        fputs(": ", f);
+        put_bytes(f, t->bytes);
+        fputs(" in ", f);
+        put_count(f, t->count, "allocation");
+        fputc('\n', f);
+    }
+}
+
+void text_caches(struct report_ctx *r)
+{
+    FILE *f = r->out;
+    const struct analysis *a = r->a;
+    if (a->cached.total == 0)
+        return;
+    put_title(r, "HELD BY ALLOCATOR CACHES");
+    fputs("Memory a caching allocator keeps for reuse on purpose (built-in rules;\n"
+          "--no-default-suppressions reports it as leaks):\n", f);
+    rule_totals(r, true);
+    for (size_t i = 0; i < a->cached.n; i++) {
+        fputc('\n', f);
+        text_group_head(r, &a->cached.g[i], true);
+    }
+    text_hidden_line(f, &a->cached);
+}
+
+void text_leak_summary(struct report_ctx *r)
+{
+    FILE *f = r->out;
+    const struct analysis *a = r->a;
+    put_title(r, "LEAK SUMMARY");
+    fputs("    total: ", f);
+    put_bytes(f, a->total_bytes);
+    fputs(" in ", f);
+    put_count(f, a->total_count, "allocation");
+    fputc('\n', f);
+    for (size_t i = 0; i < a->nby_kind; i++) {
+        const struct kind_total *k = &a->by_kind[i];
+        fputs("    ", f);
+        put_kind(f, k->kind);
+        fputs(" memory on ", f);
+        put_where(f, k->device);
+        fputs(": ", f);
+        put_bytes(f, k->bytes);
+        fputs(" in ", f);
+        put_count(f, k->count, "allocation");
+        fputc('\n', f);
+    }
+    if (a->cached.total) {
+        fputs("    of which held by allocator caches: ", f);
+        put_bytes(f, a->cached.bytes);
+        fputs(" in ", f);
+        put_count(f, a->cached.count, "allocation");
+        fputc('\n', f);
+    }
+    if (a->suppressed.total) {
+        fputs("    of which suppressed: ", f);
+        put_bytes(f, a->suppressed.bytes);
+        fputs(" in ", f);
+        put_count(f, a->suppressed.count, "allocation");
+        fputc('\n', f);
+        rule_totals(r, false);
+    }
+    if (a->mapped.total) {
+        fputs("    of which mapped from other processes or APIs: ", f);
+        put_bytes(f, a->mapped.bytes);
+        fputs(" in ", f);
+        put_count(f, a->mapped.count, "mapping");
+        fputc('\n', f);
+    }
+}

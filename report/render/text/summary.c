@@ -1,0 +1,143 @@
+/* The report's head: which snapshot of which process, then SUMMARY, the
+ * headline figures (what is left, what caches hold, each device's peak and
+ * fragmentation). */
+#include "render/text/summary.h"
+
+#include <inttypes.h>
+#include <time.h>
+
+#include "analysis/frag.h"
+#include "model/reason.h"
+#include "render/report.h"
+#include "render/text/bad_frees.h"
+#include "render/text/oom.h"
+#include "render/text/teardown.h"
+#include "render/text/textout.h"
+
+/* One argv word, single-quoted when the shell would need it. */
+static void put_word(FILE *f, const struct snap_str *w)
+{
+    bool plain = w->len > 0;
+    for (uint32_t i = 0; i < w->len && plain; i++) {
+        unsigned char c = (unsigned char)w->s[i];
+        plain = c > 0x20 && c < 0x7f && !strchr("'\"\\$`!*?[]{}()<>|&;#~", c);
+    }
+    if (plain) {
+        put_safe(f, w->s, w->len);
+        return;
+    }
+    fputc('\'', f);
+    /* print the spans between single quotes whole, so UTF-8 stays intact */
+    uint32_t start = 0;
+    for (uint32_t i = 0; i <= w->len; i++) {
+        if (i == w->len || w->s[i] == '\'') {
+            put_safe(f, w->s + start, i - start);
+            if (i < w->len)
+                fputs("'\\''", f);
+            start = i + 1;
+        }
+    }
+    fputc('\'', f);
+}
+
+void text_header(struct report_ctx *r)
+{
+    FILE *f = r->out;
+    const struct snap_process *p = &r->s->proc;
+    put_color(r, TC_BOLD);
+    fputs("==== gpuleak report ====", f);
+    put_color_end(r);
+    fputs("\nsnapshot: ", f);
+    put_str(f, r->path);
+    fprintf(f, "\nprocess:  pid %u, ppid %u, rank %u, host ", p->pid, p->ppid, p->rank);
+    put_safe(f, p->host.s, p->host.len);
+    fputs("\ncommand: ", f);
+    for (uint32_t i = 0; i < p->argc; i++) {
+        fputc(' ', f);
+        put_word(f, &p->argv[i]);
+    }
+    fputs("\nexe:      ", f);
+    put_safe(f, p->exe.s, p->exe.len);
+    fprintf(f, "\ntaken:    %s, ", reason_phrase(p->reason));
+    put_secs(f, p->snapshot_mono_ns);
+    fprintf(f, " after start (snapshot %" PRIu64 "%s)", p->index,
+            p->flags & GL_SNAP_F_FINAL ? ", final" : "");
+    time_t t = (time_t)(p->start_unix_ns / 1000000000u);
+    struct tm tm;
+    char when[64];
+    if (p->start_unix_ns && gmtime_r(&t, &tm) &&
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm))
+        fprintf(f, "\nstarted:  %s", when);
+    fputc('\n', f);
+    for (size_t i = 0; i < r->nwarnings; i++) {
+        put_color(r, TC_YELLOW);
+        fputs("warning: ", f);
+        put_str(f, r->warnings[i]);
+        put_color_end(r);
+        fputc('\n', f);
+    }
+}
+
+static const struct frag_dev *frag_of(const struct report_ctx *r, int32_t dev)
+{
+    for (size_t i = 0; r->fr && i < r->fr->ndev; i++)
+        if (r->fr->dev[i].device == dev)
+            return &r->fr->dev[i];
+    return NULL;
+}
+
+static void summary_line(FILE *f, const char *label, uint64_t bytes, uint64_t count,
+                         size_t groups, const char *noun)
+{
+    fprintf(f, "    %-18s", label);
+    put_bytes(f, bytes);
+    fputs(" in ", f);
+    put_count(f, count, noun);
+    fputs(" from ", f);
+    put_count(f, groups, "stack");
+    fputc('\n', f);
+}
+
+/* The headline figures first: what is left, what caches hold, each device's
+ * peak and fragmentation. */
+void text_summary(struct report_ctx *r)
+{
+    FILE *f = r->out;
+    const struct analysis *a = r->a;
+    bool at_exit = r->s->proc.reason == GL_REASON_EXIT;
+    put_title(r, "SUMMARY");
+    if (r->sections & SEC_LEAKS) {
+        if (a->leaks.bytes)
+            put_color(r, TC_RED);
+        summary_line(f, at_exit ? "leaked:" : "live:", a->leaks.bytes,
+                     a->leaks.count, a->leaks.total, "allocation");
+        put_color_end(r);
+        if (a->cached.total)
+            summary_line(f, "allocator caches:", a->cached.bytes, a->cached.count,
+                         a->cached.total, "allocation");
+        if (a->suppressed.total)
+            summary_line(f, "suppressed:", a->suppressed.bytes, a->suppressed.count,
+                         a->suppressed.total, "allocation");
+        if (a->mapped.total)
+            summary_line(f, at_exit ? "never released:" : "mapped:", a->mapped.bytes,
+                         a->mapped.count, a->mapped.total, "mapping");
+        text_bad_frees_summary(r);
+        text_torn_summary(r);
+    }
+    text_oom_summary(r);
+    for (size_t d = 0; d < a->ndevs; d++) {
+        const struct snap_device *dv = a->devs[d].dev;
+        fputs("    ", f);
+        put_where(f, dv->device);
+        fputs(": peak ", f);
+        put_human(f, dv->peak_bytes);
+        fputs(" at ", f);
+        put_secs(f, dv->peak_time_ns);
+        fputs(", live ", f);
+        put_human(f, dv->live_bytes);
+        const struct frag_dev *fd = frag_of(r, dv->device);
+        if ((r->sections & SEC_FRAG) && fd && fd->addr_count)
+            fprintf(f, ", fragmentation %.2f", fd->headline);
+        fputc('\n', f);
+    }
+}
