@@ -175,6 +175,8 @@ enum gl_kind {
     GL_KIND_MEMPOOL = 11,        /* a pool made by cuMemPoolCreate, not yet destroyed: its size
                                     is its reserve at the snapshot, memory its allocations
                                     (kinds pool, managed) are counted in */
+    GL_KIND_MODULE = 12,         /* a loaded module or library: its size is the device memory
+                                    the driver took for it (measured around the load) */
     GL_KIND_COUNT
 };
 
@@ -182,7 +184,7 @@ static inline const char *gl_kind_name(unsigned k)
 {
     static const char *const names[GL_KIND_COUNT] = {
         "device", "pool", "managed", "host-pinned", "host-registered",
-        "array", "virtual", "graph", "ipc", "external", "multicast", "mempool",
+        "array", "virtual", "graph", "ipc", "external", "multicast", "mempool", "module",
     };
     return k < GL_KIND_COUNT ? names[k] : "unknown";
 }
@@ -278,7 +280,15 @@ static inline int gl_kind_in_usage(unsigned k)
     X(CU_DEVICE_PRIMARY_CTX_RELEASE_V1, "cuDevicePrimaryCtxRelease") /* what runtimes ask */ \
     X(CU_CTX_DETACH, "cuCtxDetach") /* its last usage */                   \
     X(CU_MULTICAST_CREATE, "cuMulticastCreate") /* kind multicast */         \
-    X(CU_MEM_POOL_CREATE, "cuMemPoolCreate") /* kind mempool */
+    X(CU_MEM_POOL_CREATE, "cuMemPoolCreate") /* kind mempool */            \
+    X(CU_MODULE_LOAD, "cuModuleLoad") /* kind module, */                   \
+    X(CU_MODULE_LOAD_DATA, "cuModuleLoadData") /* their loads ... */       \
+    X(CU_MODULE_LOAD_DATA_EX, "cuModuleLoadDataEx")                         \
+    X(CU_MODULE_LOAD_FAT_BINARY, "cuModuleLoadFatBinary")                   \
+    X(CU_LIBRARY_LOAD_DATA, "cuLibraryLoadData")                            \
+    X(CU_LIBRARY_LOAD_FROM_FILE, "cuLibraryLoadFromFile")                   \
+    X(CU_MODULE_UNLOAD, "cuModuleUnload") /* ... and unloads */            \
+    X(CU_LIBRARY_UNLOAD, "cuLibraryUnload")
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

@@ -101,6 +101,11 @@ $(TPROG_DIR)/pool_owner: tests/programs/pool_owner.c $(FAKECUDA_RT_DEPS) | $(BUI
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda
 
+TEST_PROGS += $(TPROG_DIR)/module_load
+$(TPROG_DIR)/module_load: tests/programs/module_load.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda
+
 # A C extension module for the Python-frames tests, built against the
 # machine's python3 headers like any extension.
 PY_INCLUDE := $(shell python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)

@@ -16,10 +16,11 @@ cov --list "$inc" "$hooks" "$doc" "$LIBGPULEAK_SO" >list.txt 2>&1
 state() { awk -v n="$1" '$1 == n { print $2 }' list.txt; }
 for n in cuMemAlloc_v2 cuMemFree_v2 cudaMalloc cudaFreeAsync cuMemCreate cuMemRelease cuMemMap \
          cuIpcOpenMemHandle_v2 cuImportExternalMemory cuCtxDestroy_v2 cudaDeviceReset cuGraphAddMemAllocNode \
-         cuCtxDetach cuDevicePrimaryCtxReset cuDevicePrimaryCtxRelease cuMulticastCreate cuMemPoolCreate; do
+         cuCtxDetach cuDevicePrimaryCtxReset cuDevicePrimaryCtxRelease cuMulticastCreate cuMemPoolCreate \
+         cuModuleLoadData cuLibraryLoadData cuModuleUnload; do
     expect_eq "$(state $n)" hooked "$n"
 done
-for n in cuMemAlloc cuModuleLoadData cuLibraryLoadData cudaLibraryLoadData cuMulticastBindMem cudaMemPoolCreate \
+for n in cuMemAlloc cudaLibraryLoadData cuFuncLoad cuMulticastBindMem cudaMemPoolCreate \
          cuGreenCtxCreate cuDeviceGraphMemTrim cuEventDestroy_v2; do
     expect_eq "$(state $n)" listed "$n"
 done
@@ -39,11 +40,11 @@ expect_eq "$(cat err.txt)" "cuda-coverage: cuMulticastBindMem: can multicast; ne
 
 # A stale entry (a hooked name listed as not intercepted), a name no header
 # declares, and an entry without a reason: red, each named.
-{ cat "$doc"; printf -- '- `cuMemAlloc_v2`: stale\n- `cuNoSuchThing`: typo\n- `cuModuleLoad`:\n'; } >stale.md
+{ cat "$doc"; printf -- '- `cuMemAlloc_v2`: stale\n- `cuNoSuchThing`: typo\n- `cuLinkDestroy`:\n'; } >stale.md
 ! cov "$inc" "$hooks" stale.md >/dev/null 2>err.txt || fail "a stale entry passed"
 grep -q '^cuda-coverage: cuMemAlloc_v2: listed as not intercepted in stale.md, but hooked (stale entry)$' err.txt || fail "stale: $(cat err.txt)"
 grep -q '^cuda-coverage: cuNoSuchThing: listed in stale.md, but declared in neither header$' err.txt || fail "unknown: $(cat err.txt)"
-grep -q '^cuda-coverage: cuModuleLoad: listed in stale.md without a reason$' err.txt || fail "no reason: $(cat err.txt)"
+grep -q '^cuda-coverage: cuLinkDestroy: listed in stale.md without a reason$' err.txt || fail "no reason: $(cat err.txt)"
 
 # The next release: a header with two new entry points, one caught by its
 # name family, one whose name says nothing but whose \brief says it frees.

@@ -38,6 +38,9 @@
     X(cuMemCreate) X(cuMemRelease) X(cuMemAddressReserve) X(cuMemAddressFree)    \
     X(cuMemMap) X(cuMemUnmap) X(cuMemRetainAllocationHandle)                     \
     X(cuMemImportFromShareableHandle) X(cuMulticastCreate)                       \
+    X(cuModuleLoad) X(cuModuleLoadData) X(cuModuleLoadDataEx)                    \
+    X(cuModuleLoadFatBinary) X(cuModuleUnload)                                   \
+    X(cuLibraryLoadData) X(cuLibraryLoadFromFile) X(cuLibraryUnload)             \
     X(cuIpcOpenMemHandle_v2) X(cuIpcCloseMemHandle) X(cuMemPoolImportPointer)    \
     X(cuImportExternalMemory) X(cuDestroyExternalMemory)                         \
     X(cuExternalMemoryGetMappedBuffer) X(cuExternalMemoryGetMappedMipmappedArray) \

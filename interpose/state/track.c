@@ -381,6 +381,9 @@ static bool context_owned(const struct gl_live *r)
     if (r->kind == GL_KIND_POOL || r->kind == GL_KIND_VIRTUAL || r->space == GL_SPACE_VMM ||
         r->space == GL_SPACE_VMM_IMPORT || r->space == GL_SPACE_POOL || from_pool(r->api))
         return false;
+    /* libraries are context-independent; modules are their context's */
+    if (r->api == GL_API_CU_LIBRARY_LOAD_DATA || r->api == GL_API_CU_LIBRARY_LOAD_FROM_FILE)
+        return false;
     return !(r->kind == GL_KIND_IPC && (r->api == GL_API_CU_MEM_MAP || r->api == GL_API_CU_MEM_POOL_IMPORT_POINTER ||
                                         r->api == GL_API_CUDA_MEM_POOL_IMPORT_POINTER));
 }
@@ -410,8 +413,10 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api)
                 gl_acct_free(&none, &ev);
                 uint64_t t = now_ns();
                 history_of(r, GL_EV_FREE, take_seq(), t, 0);
-                /* never freed by the program: a leak until this teardown */
-                gl_teardown_note(r->stack ? r->stack->id : 0, r->device, r->kind, r->api, r->size, teardown_api, t);
+                /* never freed by the program: a leak until this teardown
+                 * (a module is not: a context's end is how modules usually go) */
+                if (r->kind != GL_KIND_MODULE)
+                    gl_teardown_note(r->stack ? r->stack->id : 0, r->device, r->kind, r->api, r->size, teardown_api, t);
                 rec_free(sh, r);
                 dropped++;
             }

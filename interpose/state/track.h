@@ -26,7 +26,8 @@ enum gl_space {
     GL_SPACE_VMM = 2,
     GL_SPACE_EXTMEM = 3,
     GL_SPACE_VMM_IMPORT = 4,
-    GL_SPACE_POOL = 5, /* pool objects (cuMemPoolCreate handles) */
+    GL_SPACE_POOL = 5,   /* pool objects (cuMemPoolCreate handles) */
+    GL_SPACE_MODULE = 6, /* loaded modules and libraries (CUmodule, CUlibrary handles) */
 };
 
 #define GL_HOST_DEVICE (-1)

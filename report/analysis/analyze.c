@@ -96,14 +96,14 @@ static int gt_add(struct gtable *t, const struct snap_alloc *a, uint32_t cs, int
 
 #define CMP(x, y) do { if ((x) != (y)) return (x) < (y) ? -1 : 1; } while (0)
 
-/* list (leaks, cached, suppressed, mapped) first so each list is contiguous;
+/* list (leaks, cached, suppressed, mapped, modules) first so each list is contiguous;
  * then bytes desc, count desc, stack id asc; then the rest of the key so the
  * order is total and the output deterministic */
-enum { L_LEAKS, L_CACHED, L_SUPPRESSED, L_MAPPED };
+enum { L_LEAKS, L_CACHED, L_SUPPRESSED, L_MAPPED, L_MODULES };
 static int list_of(const struct leak_group *g, const struct suppressions *sup)
 {
     if (g->rule < 0)
-        return gl_kind_is_mapping(g->kind) ? L_MAPPED : L_LEAKS;
+        return gl_kind_is_mapping(g->kind) ? L_MAPPED : g->kind == GL_KIND_MODULE ? L_MODULES : L_LEAKS;
     return sup->rules[g->rule].builtin ? L_CACHED : L_SUPPRESSED;
 }
 
@@ -205,8 +205,8 @@ static int leaks(const struct snapview *v, const struct suppressions *sup,
     free(t.slots);
     sort_array_r(t.groups, t.n, sizeof *t.groups, cmp_group, (void *)sup);
     out->all = t.groups;
-    size_t n[4] = {0}, at = 0;
-    for (int l = L_LEAKS; l <= L_MAPPED; l++)
+    size_t n[5] = {0}, at = 0;
+    for (int l = L_LEAKS; l <= L_MODULES; l++)
         for (; at < t.n && list_of(&t.groups[at], sup) == l; at++)
             n[l]++;
     /* no live allocation: t.groups is NULL, and NULL + 0 is undefined */
@@ -216,6 +216,7 @@ static int leaks(const struct snapview *v, const struct suppressions *sup,
     make_list(&out->cached, base + n[0], n[1], o);
     make_list(&out->suppressed, base + n[0] + n[1], n[2], o);
     make_list(&out->mapped, base + n[0] + n[1] + n[2], n[3], o);
+    make_list(&out->modules, base + n[0] + n[1] + n[2] + n[3], n[4], o);
     out->nrules = sup->n;
     out->rules = xcalloc(sup->n ? sup->n : 1, sizeof *out->rules);
     if (!out->rules)

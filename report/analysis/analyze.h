@@ -67,6 +67,9 @@ struct analysis {
     struct group_list suppressed; /* a rule from --suppressions */
     struct group_list mapped;     /* other processes' memory mapped here (kind ipc)
                                      that no --suppressions rule matched */
+    struct group_list modules;    /* loaded modules and libraries (kind module) that no
+                                     --suppressions rule matched: not leaks, a context's
+                                     end unloads them */
     struct rule_total *rules;     /* by rule index */
     size_t nrules;
     uint64_t total_bytes, total_count; /* every live allocation, mappings too */

@@ -370,7 +370,7 @@ int sview_rule(const struct snapview *v, uint32_t stack_id)
 int sview_kind_rule(const struct snapview *v, uint32_t stack_id, unsigned kind)
 {
     int rule = sview_rule(v, stack_id);
-    if (rule >= 0 && gl_kind_is_mapping(kind) && v->sup && (size_t)rule < v->sup->n &&
+    if (rule >= 0 && (gl_kind_is_mapping(kind) || kind == GL_KIND_MODULE) && v->sup && (size_t)rule < v->sup->n &&
         v->sup->rules[rule].builtin)
         return -1;
     return rule;

@@ -90,7 +90,8 @@ int sview_rule(const struct snapview *v, uint32_t stack_id);
 /* The rule that applies to a live allocation: its stack's, except that the
  * built-in allocator-cache rules never take a mapping of another process's
  * memory (a mapping is no cache; PyTorch's caching allocator opens IPC
- * handles from the namespace its rule matches).  -1 for none. */
+ * handles from the namespace its rule matches), nor a loaded module (a
+ * framework loads its kernels from code its rule matches).  -1 for none. */
 int sview_alloc_rule(const struct snapview *v, const struct snap_alloc *a);
 /* The same for memory of `kind` allocated with stack_id (a teardown group). */
 int sview_kind_rule(const struct snapview *v, uint32_t stack_id, unsigned kind);

@@ -54,7 +54,7 @@ def fmt(n):
 # ---------------------------------------------------------------- checks list
 
 CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "cross-device", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
-               "vmm", "vmm-import", "multicast", "vmm-host", "managed-pool", "pool-owner", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
+               "vmm", "vmm-import", "multicast", "vmm-host", "managed-pool", "pool-owner", "module", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
 ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
@@ -87,6 +87,9 @@ DESCRIPTIONS = {
                     " a pinned pool's is pool memory",
     "pool-owner": "pool_owner.c: pools never destroyed (driver and runtime) reported at their lines with the"
                   " driver's reserve; a destroyed one is nothing",
+    "module": "module_load.c real: a PTX module and a runtime library left loaded (eager loading) are reported"
+              " under LOADED MODULES at their lines with what the driver's free memory dropped by; a module"
+              " in a destroyed context is no teardown leak",
     "ipc": "ipc_share.c: CUDA IPC handles and a pool pointer shared by a forked process (runtime, driver, driver"
            " with a context reset): the mapping never closed, the exporter untouched",
     "external": "external_mem.c: external memory imported from a VMM POSIX fd, object/buffer/array never released",
@@ -340,6 +343,7 @@ def program_specs(ctx):
         "vmm_host": (tp("vmm_host.c"), ["-cudart", "none"] + stubs + ["-lcuda"]),
         "managed_pool": (tp("managed_pool.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "pool_owner": (tp("pool_owner.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
+        "module_load": (tp("module_load.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "ipc_share": (tp("ipc_share.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "external_mem": (tp("external_mem.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
         "bad_free": (tp("bad_free.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
@@ -905,6 +909,31 @@ def check_pool_owner(ctx):
     expect(r["invalid_frees"]["count"], 0, "the destroyed pool's destroy matched")
     return "3 pools never destroyed at their lines, reserve %s B kept / 0 unused / %s B idle beside a 1 MiB leak" % (
         fmt(reserve[("mempool", "leak_pool_object")]), fmt(reserve[("mempool", "leak_pool_and_block")]))
+
+
+def check_module(ctx):
+    """tests/t_modules.sh on the real driver: what each kept load took is
+    measured around it by gpuleak as by the program itself (eager loading, so
+    the load takes its memory at once), at the load's line, under
+    cuda_modules and never as a leak."""
+    src = os.path.join(PROGRAMS, "module_load.c")
+    d = check_dir(ctx, "module")
+    env = traced_env(ctx, os.path.join(d, "final.snap"), extra={"CUDA_MODULE_LOADING": "EAGER"})
+    rc, out, err = run([prog(ctx, "module_load"), "real"], cwd=d, env=env, timeout=90,
+                       log=os.path.join(d, "module_load.log"))
+    if rc != 0:
+        raise Fail("module_load real exited %d under gpuleak: %s" % (rc, first_error(err)))
+    drops = dict((k, int(v)) for k, v in (line.split() for line in out.splitlines() if line.strip()))
+    r = report_json(ctx, d, "final.snap")
+    got = sorted((g["api"], g["bytes"], fn(g["frames"][0]), g["frames"][0]["line"])
+                 for g in r["cuda_modules"]["groups"])
+    expect(got, sorted([("cuModuleLoadData", drops["module"], "load_ptx", site_line(src, "MOD-SITE")),
+                        ("cuLibraryLoadData", drops["library"], "load_library", site_line(src, "LIB-SITE"))]),
+           "the loads kept, with the driver's drop across each")
+    expect([(l["kind"], l["bytes"]) for l in r["leaks"]], [("device", MiB)], "the one leak")
+    expect(r["invalid_frees"]["count"], 0, "no unload without its load")
+    expect(r["teardown_leaks"]["count"], 0, "the destroyed context's module is no teardown leak")
+    return "module %s B, library %s B (eager loading)" % (fmt(drops["module"]), fmt(drops["library"]))
 
 
 def check_ipc(ctx):
@@ -1734,6 +1763,7 @@ def main(argv):
               ("vmm-host", lambda: check_vmm_host(ctx)),
               ("managed-pool", lambda: check_managed_pool(ctx)),
               ("pool-owner", lambda: check_pool_owner(ctx)),
+              ("module", lambda: check_module(ctx)),
               ("ipc", lambda: check_ipc(ctx)),
               ("external", lambda: check_external(ctx)),
               ("bad-free", lambda: check_bad_free(ctx)),

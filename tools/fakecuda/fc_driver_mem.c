@@ -357,13 +357,15 @@ void fc_ctx_release_memory(struct fc_ctx *c)
     fc_array_release_ctx(c);
     fc_graph_release_ctx(c);
     fc_extmem_release_ctx(c);
+    fc_module_release_ctx(c);
 again:
     for (struct fc_seg *s = d->segs; s; s = s->next) {
         /* Stream-ordered allocations belong to their pool, not to the
          * context (CUDA documents they outlive cuCtxDestroy and
          * cudaDeviceReset): they stay until freed or their pool goes; so do
          * pointers imported from another process's pool. */
-        if (!s->used || s->ctx != c || s->kind == FC_K_POOL || (s->kind == FC_K_IPC && s->ipc_pool))
+        if (!s->used || s->ctx != c || s->kind == FC_K_POOL || (s->kind == FC_K_IPC && s->ipc_pool) ||
+            s->kind == FC_K_MODULE /* a library's copy (fc_driver_module.c) */)
             continue;
         if (s->kind != FC_K_ARRAY && s->kind != FC_K_GRAPH) {
             fc_heap_free(d, s);

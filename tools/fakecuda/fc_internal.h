@@ -30,6 +30,7 @@ enum fc_kind {
     FC_K_GRAPH,      /* a graph allocation node's address (not charged: launches
                         charge the device's graph pool) */
     FC_K_EXTERNAL,   /* a buffer mapped from external memory (not charged) */
+    FC_K_MODULE,     /* a loaded module's or library's code and data (fc_driver_module.c) */
 };
 
 struct fc_pool;
@@ -152,6 +153,9 @@ void fc_array_release_ctx(struct fc_ctx *c);
  * that is not its device's (external memory): charged to nothing; its texels
  * must fit in `room` bytes. */
 CUresult fc_array_map(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels, size_t room);
+
+/* fc_driver_module.c (lock held): the context's modules end with it. */
+void fc_module_release_ctx(struct fc_ctx *c);
 
 /* fc_driver_extmem.c (lock held): the context's imported external memory
  * objects end with it. */

@@ -115,7 +115,10 @@
     X(cuGraphExecDestroy, "cuGraphExecDestroy", 10000, 0)                             \
     X(cuDeviceGetGraphMemAttribute, "cuDeviceGetGraphMemAttribute", 11040, 0)         \
     X(cuDeviceSetGraphMemAttribute, "cuDeviceSetGraphMemAttribute", 11040, 0)         \
-    X(cuDeviceGraphMemTrim, "cuDeviceGraphMemTrim", 11040, 0)
+    X(cuDeviceGraphMemTrim, "cuDeviceGraphMemTrim", 11040, 0)                         \
+    X(cuLibraryLoadData, "cuLibraryLoadData", 12000, 0)                               \
+    X(cuLibraryLoadFromFile, "cuLibraryLoadFromFile", 12000, 0)                       \
+    X(cuLibraryUnload, "cuLibraryUnload", 12000, 0)
 
 struct fc_rt_driver {
     __typeof__(cuGetProcAddress_v2) *cuGetProcAddress_v2; /* from dlsym */

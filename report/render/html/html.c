@@ -98,6 +98,9 @@ static void put_summary(struct hw *w, const struct analysis *a)
     kv_u(w, "mapped_bytes", a->mapped.bytes);
     kv_u(w, "mapped_count", a->mapped.count);
     kv_u(w, "mapped_groups", a->mapped.total);
+    kv_u(w, "modules_bytes", a->modules.bytes);
+    kv_u(w, "modules_count", a->modules.count);
+    kv_u(w, "modules_groups", a->modules.total);
     json_end_obj(&w->j);
 }
 

@@ -151,6 +151,10 @@
       el('div', {cls: 'v', text: human(sm.mapped_bytes)}),
       el('div', {cls: 'l', text: 'mapped from other processes: ' + exact(sm.mapped_count) + ' mappings in ' +
         exact(sm.mapped_groups) + ' stacks (not this process\u2019s memory)'})]));
+    if (sm.modules_count) cards.appendChild(el('div', {cls: 'card', id: 'card-modules', 'data-bytes': sm.modules_bytes}, [
+      el('div', {cls: 'v', text: human(sm.modules_bytes)}),
+      el('div', {cls: 'l', text: 'loaded modules: ' + exact(sm.modules_count) + ' loads in ' +
+        exact(sm.modules_groups) + ' stacks (not leaks)'})]));
     D.devices.forEach(function (d) {
       cards.appendChild(el('div', {cls: 'card peak', 'data-device': d.device, 'data-peak-bytes': d.peak_bytes}, [
         el('div', {cls: 'v', text: human(d.peak_bytes)}),
@@ -612,6 +616,10 @@
     if (T.mapped.length) { /* IPC handles never closed, imported pool pointers never freed, imported VMM handles never unmapped, external memory never released */
       sec.appendChild(el('h3', {text: 'Mapped from other processes or APIs (not allocated here, not in this process\u2019s usage)'}));
       sec.appendChild(table('mapped-table', leakCols(), T.mapped.slice(), function (r) { return r.stack; }));
+    }
+    if (T.modules && T.modules.length) { /* modules and libraries still loaded: their code and data's device memory */
+      sec.appendChild(el('h3', {text: 'Loaded modules (code and data; a context\u2019s end unloads them)'}));
+      sec.appendChild(table('modules-table', leakCols(), T.modules.slice(), function (r) { return r.stack; }));
     }
     if (T.invalid_frees && T.invalid_frees.length) { /* frees of pointers with no live allocation */
       sec.appendChild(el('h3', {text: 'Invalid frees (no live allocation at that address)'}));

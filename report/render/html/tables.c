@@ -178,6 +178,7 @@ void html_tables(struct hw *w, const struct report_ctx *r)
     put_leak_rows(w, "cached", &a->cached, r);
     put_leak_rows(w, "suppressed", &a->suppressed, r);
     put_leak_rows(w, "mapped", &a->mapped, r);
+    put_leak_rows(w, "modules", &a->modules, r);
     put_bad_free_rows(w, r);
     put_teardown_rows(w, r);
     put_call_rows(w, r);

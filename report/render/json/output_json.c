@@ -148,6 +148,8 @@ static void leaks(struct report_ctx *r, struct json *j)
     json_key(j, "suppressed_count"); json_u64(j, a->suppressed.count);
     json_key(j, "mapped_bytes"); json_u64(j, a->mapped.bytes);
     json_key(j, "mapped_count"); json_u64(j, a->mapped.count);
+    json_key(j, "cuda_modules_bytes"); json_u64(j, a->modules.bytes);
+    json_key(j, "cuda_modules_count"); json_u64(j, a->modules.count);
     json_key(j, "by_kind");
     json_arr(j);
     for (size_t i = 0; i < a->nby_kind; i++) {
@@ -172,6 +174,16 @@ static void leaks(struct report_ctx *r, struct json *j)
     json_key(j, "groups_total"); json_u64(j, a->mapped.total);
     json_key(j, "groups");
     groups(r, j, &a->mapped);
+    json_end_obj(j);
+    /* modules and libraries still loaded: not leaks; built-in rules do not
+     * apply to them either */
+    json_key(j, "cuda_modules");
+    json_obj(j);
+    json_key(j, "bytes"); json_u64(j, a->modules.bytes);
+    json_key(j, "count"); json_u64(j, a->modules.count);
+    json_key(j, "groups_total"); json_u64(j, a->modules.total);
+    json_key(j, "groups");
+    groups(r, j, &a->modules);
     json_end_obj(j);
 }
 

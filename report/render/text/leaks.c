@@ -24,18 +24,21 @@ void text_leaks(struct report_ctx *r)
             } else {
                 fputs(" were freed.\n", f);
             }
-        } else {
-            if (a->mapped.count == a->total_count) {
-                fputs("No leaks: nothing this process allocated is live; it still maps memory\n"
-                      "allocated elsewhere (below).\n", f);
-                return;
-            }
-            fputs("No leaks: the ", f);
-            put_count(f, a->total_count, "live allocation");
-            fputs(a->mapped.count ? " are held by allocator caches, suppressed, or mapped from\n"
-                                    "other processes.\n"
-                                  : " are held by allocator caches or suppressed.\n",
+        } else if (a->mapped.count + a->modules.count == a->total_count) {
+            /* nothing allocated is live: only mappings and loaded modules */
+            fputs("No leaks: nothing this process allocated is live; it still ", f);
+            fputs(a->mapped.count && a->modules.count ? "maps memory\nallocated elsewhere and has modules loaded (below).\n"
+                  : a->mapped.count                  ? "maps memory\nallocated elsewhere (below).\n"
+                                                     : "has modules\nloaded (below).\n",
                   f);
+        } else {
+            fputs("No leaks: the ", f);
+            put_count(f, a->total_count - a->modules.count, "live allocation");
+            fputs(a->mapped.count ? " are held by allocator caches, suppressed, or mapped from\n"
+                                    "other processes"
+                                  : " are held by allocator caches or suppressed",
+                  f);
+            fputs(a->modules.count ? "; modules are loaded (below).\n" : ".\n", f);
         }
         return;
     }
@@ -123,6 +126,13 @@ void text_leak_summary(struct report_ctx *r)
         put_bytes(f, a->mapped.bytes);
         fputs(" in ", f);
         put_count(f, a->mapped.count, "mapping");
+        fputc('\n', f);
+    }
+    if (a->modules.total) {
+        fputs("    of which loaded modules: ", f);
+        put_bytes(f, a->modules.bytes);
+        fputs(" in ", f);
+        put_count(f, a->modules.count, "module");
         fputc('\n', f);
     }
 }

@@ -10,6 +10,7 @@
 #include "render/text/calls.h"
 #include "render/text/leaks.h"
 #include "render/text/mapped.h"
+#include "render/text/modules.h"
 #include "render/text/oom.h"
 #include "render/text/peaks.h"
 #include "render/text/summary.h"
@@ -29,6 +30,7 @@ void output_text(struct report_ctx *r)
         text_leaks(r);
         text_caches(r);
         text_mapped(r);
+        text_modules(r);
         text_bad_frees(r);
         text_torn(r, r->top);
         text_leak_summary(r);

@@ -121,6 +121,9 @@ void text_summary(struct report_ctx *r)
         if (a->mapped.total)
             summary_line(f, at_exit ? "never released:" : "mapped:", a->mapped.bytes,
                          a->mapped.count, a->mapped.total, "mapping");
+        if (a->modules.total)
+            summary_line(f, "loaded modules:", a->modules.bytes, a->modules.count, a->modules.total,
+                         "module");
         text_bad_frees_summary(r);
         text_torn_summary(r);
     }
