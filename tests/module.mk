@@ -299,3 +299,23 @@ $(TPROG_DIR)/unit/format_roundtrip: tests/unit/format_roundtrip.c $(FORMAT_READE
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $(CPPFLAGS_COMMON) -Ireport $(addprefix -I,$(dir $(FORMAT_READER_SRC))) \
 		$(filter %.c,$^) -o $@
+
+# The interposer's unit tests (tests/unit/*.c, issue 22): each is linked from
+# the objects of the layer it tests and the layers below it only
+# (interpose/LAYERS), named here, so that a change to one module is rebuilt
+# and tested in seconds.  No fakecuda, no libgpuleak.so.
+GL_OBJ = $(BUILD)/obj/interpose
+UNIT_GL_CFLAGS = $(UNIT_CFLAGS) $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON)
+define unit_gl_link
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_GL_CFLAGS) -MMD -MP -MF $@.d $(filter %.c %.o,$^) -o $@ $(1)
+endef
+UNIT_GL_PROGS = $(TPROG_DIR)/unit/procaddr_rules
+TEST_PROGS += $(UNIT_GL_PROGS)
+all: $(UNIT_GL_PROGS)
+
+# The entry-point ABI rules: resolve/ alone.
+$(TPROG_DIR)/unit/procaddr_rules: tests/unit/procaddr_rules.c $(GL_OBJ)/resolve/entry_abi.o | $(BUILD)/.cuda-ok
+	$(call unit_gl_link)
+
+-include $(UNIT_GL_PROGS:=.d)
