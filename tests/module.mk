@@ -310,12 +310,19 @@ define unit_gl_link
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_GL_CFLAGS) -MMD -MP -MF $@.d $(filter %.c %.o,$^) -o $@ $(1)
 endef
-UNIT_GL_PROGS = $(TPROG_DIR)/unit/procaddr_rules
+UNIT_GL_PROGS = $(TPROG_DIR)/unit/procaddr_rules $(TPROG_DIR)/unit/live_table
 TEST_PROGS += $(UNIT_GL_PROGS)
 all: $(UNIT_GL_PROGS)
 
 # The entry-point ABI rules: resolve/ alone.
 $(TPROG_DIR)/unit/procaddr_rules: tests/unit/procaddr_rules.c $(GL_OBJ)/resolve/entry_abi.o | $(BUILD)/.cuda-ok
 	$(call unit_gl_link)
+
+# The live table, the accounting and the lanes: state/ and the base/ objects
+# it needs.
+UNIT_STATE_OBJS = $(addprefix $(GL_OBJ)/,state/track.o state/account.o state/lanes.o state/history.o \
+	state/stack_table.o state/teardown.o base/self.o base/modules.o base/log.o base/ut.o)
+$(TPROG_DIR)/unit/live_table: tests/unit/live_table.c $(UNIT_STATE_OBJS) | $(BUILD)/.cuda-ok
+	$(call unit_gl_link,-pthread)
 
 -include $(UNIT_GL_PROGS:=.d)
