@@ -310,7 +310,7 @@ define unit_gl_link
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_GL_CFLAGS) -MMD -MP -MF $@.d $(filter %.c %.o,$^) -o $@ $(1)
 endef
-UNIT_GL_PROGS = $(TPROG_DIR)/unit/procaddr_rules $(TPROG_DIR)/unit/live_table
+UNIT_GL_PROGS = $(TPROG_DIR)/unit/procaddr_rules $(TPROG_DIR)/unit/live_table $(TPROG_DIR)/unit/outfile
 TEST_PROGS += $(UNIT_GL_PROGS)
 all: $(UNIT_GL_PROGS)
 
@@ -324,5 +324,11 @@ UNIT_STATE_OBJS = $(addprefix $(GL_OBJ)/,state/track.o state/account.o state/lan
 	state/stack_table.o state/teardown.o base/self.o base/modules.o base/log.o base/ut.o)
 $(TPROG_DIR)/unit/live_table: tests/unit/live_table.c $(UNIT_STATE_OBJS) | $(BUILD)/.cuda-ok
 	$(call unit_gl_link,-pthread)
+
+# Snapshot file names and creation: control/outfile.o, whose file-system
+# calls the test replaces (gl_outfile_io), and the base/ objects it needs.
+$(TPROG_DIR)/unit/outfile: tests/unit/outfile.c $(addprefix $(GL_OBJ)/,control/outfile.o base/config.o base/log.o) \
+		| $(BUILD)/.cuda-ok
+	$(call unit_gl_link)
 
 -include $(UNIT_GL_PROGS:=.d)
