@@ -7,7 +7,7 @@
  *      free in between, keys of two spaces at one address;
  *   2. per-device live bytes, peak, peak sequence and the peak's
  *      composition (stack -> bytes, count at the peak);
- *   3. 200,000 records: bucket growth (1-2 records per bucket), every record
+ *   3. 100,000 records: bucket growth (1-2 records per bucket), every record
  *      found, slab slots recycled when the same keys come back;
  *   4. threads: lanes that take credit below the peak while churning, a new
  *      peak set while they hold allocations in their lanes (its allocation
@@ -310,7 +310,7 @@ static void test_peak(void)
 
 /* ---- 3. many records ----------------------------------------------------- */
 
-#define MANY 200000
+#define MANY 100000
 #define MANY_BASE UINT64_C(0x7f0000000000)
 
 static void test_many(void)
