@@ -306,29 +306,35 @@ $(TPROG_DIR)/unit/format_roundtrip: tests/unit/format_roundtrip.c $(FORMAT_READE
 # and tested in seconds.  No fakecuda, no libgpuleak.so.
 GL_OBJ = $(BUILD)/obj/interpose
 UNIT_GL_CFLAGS = $(UNIT_CFLAGS) $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON)
-define unit_gl_link
-	@mkdir -p $(@D)
-	$(CC) $(UNIT_GL_CFLAGS) -MMD -MP -MF $@.d $(filter %.c %.o,$^) -o $@ $(1)
-endef
-UNIT_GL_PROGS = $(TPROG_DIR)/unit/procaddr_rules $(TPROG_DIR)/unit/live_table $(TPROG_DIR)/unit/outfile
+UNIT_GL_NAMES = procaddr_rules live_table outfile
+UNIT_GL_PROGS = $(UNIT_GL_NAMES:%=$(TPROG_DIR)/unit/%)
 TEST_PROGS += $(UNIT_GL_PROGS)
 all: $(UNIT_GL_PROGS)
+# Compiled apart from the link: a change to the module under test then
+# rebuilds its object and relinks, without compiling the test again.
+$(UNIT_GL_NAMES:%=$(BUILD)/obj/tests/unit/%.o): $(BUILD)/obj/tests/unit/%.o: tests/unit/%.c | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_GL_CFLAGS) -MMD -MP -c $< -o $@
+define unit_gl_link
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) $^ -o $@ $(1)
+endef
 
 # The entry-point ABI rules: resolve/ alone.
-$(TPROG_DIR)/unit/procaddr_rules: tests/unit/procaddr_rules.c $(GL_OBJ)/resolve/entry_abi.o | $(BUILD)/.cuda-ok
+$(TPROG_DIR)/unit/procaddr_rules: $(BUILD)/obj/tests/unit/procaddr_rules.o $(GL_OBJ)/resolve/entry_abi.o
 	$(call unit_gl_link)
 
 # The live table, the accounting and the lanes: state/ and the base/ objects
 # it needs.
 UNIT_STATE_OBJS = $(addprefix $(GL_OBJ)/,state/track.o state/account.o state/lanes.o state/history.o \
 	state/stack_table.o state/teardown.o base/self.o base/modules.o base/log.o base/ut.o)
-$(TPROG_DIR)/unit/live_table: tests/unit/live_table.c $(UNIT_STATE_OBJS) | $(BUILD)/.cuda-ok
+$(TPROG_DIR)/unit/live_table: $(BUILD)/obj/tests/unit/live_table.o $(UNIT_STATE_OBJS)
 	$(call unit_gl_link,-pthread)
 
 # Snapshot file names and creation: control/outfile.o, whose file-system
 # calls the test replaces (gl_outfile_io), and the base/ objects it needs.
-$(TPROG_DIR)/unit/outfile: tests/unit/outfile.c $(addprefix $(GL_OBJ)/,control/outfile.o base/config.o base/log.o) \
-		| $(BUILD)/.cuda-ok
+$(TPROG_DIR)/unit/outfile: $(BUILD)/obj/tests/unit/outfile.o \
+		$(addprefix $(GL_OBJ)/,control/outfile.o base/config.o base/log.o)
 	$(call unit_gl_link)
 
--include $(UNIT_GL_PROGS:=.d)
+-include $(UNIT_GL_NAMES:%=$(BUILD)/obj/tests/unit/%.d)
