@@ -324,12 +324,14 @@ endef
 $(TPROG_DIR)/unit/procaddr_rules: $(BUILD)/obj/tests/unit/procaddr_rules.o $(GL_OBJ)/resolve/entry_abi.o
 	$(call unit_gl_link)
 
-# The live table, the accounting and the lanes: state/ and the base/ objects
-# it needs.
+# The live table, the accounting, the lanes and the bad frees: state/, and
+# the capture/ and base/ objects they need.
 UNIT_STATE_OBJS = $(addprefix $(GL_OBJ)/,state/track.o state/account.o state/lanes.o state/history.o \
-	state/stack_table.o state/teardown.o base/self.o base/modules.o base/log.o base/ut.o)
+	state/stack_table.o state/teardown.o state/bad_free.o \
+	capture/stacks.o capture/pyframes.o capture/pyframes_layout.o \
+	base/self.o base/modules.o base/log.o base/ut.o base/config.o base/libc_dl.o base/elf_lookup.o)
 $(TPROG_DIR)/unit/live_table: $(BUILD)/obj/tests/unit/live_table.o $(UNIT_STATE_OBJS)
-	$(call unit_gl_link,-pthread)
+	$(call unit_gl_link,-pthread $(GL_LDLIBS))
 
 # Snapshot file names and creation: control/outfile.o, whose file-system
 # calls the test replaces (gl_outfile_io), and the base/ objects it needs.

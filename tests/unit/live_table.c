@@ -3,8 +3,9 @@
  * stack_table.c), driven through state/track.h in process, every figure
  * asserted exactly:
  *   1. records: insert, find, take and release, restore, a free of an
- *      unknown address (bad free), an address reused with and without a
- *      free in between, keys of two spaces at one address;
+ *      unknown address (bad free, and its groups in bad_free.c), an address
+ *      reused with and without a free in between, keys of two spaces at one
+ *      address;
  *   2. per-device live bytes, peak, peak sequence and the peak's
  *      composition (stack -> bytes, count at the peak);
  *   3. 100,000 records: bucket growth (1-2 records per bucket), every record
@@ -16,9 +17,12 @@
  *      arithmetic (as tests/programs/peak_threads.c end to end).
  *
  * Links (tests/module.mk): state/{track,account,lanes,history,stack_table,
- * teardown}.o and base/{self,modules,log,ut}.o, the layers state and below:
- * no cuda/, control/, hooks/, no fakecuda.  Stacks are interned from made-up
- * program counters (nothing is unwound). */
+ * teardown,bad_free}.o, capture/{stacks,pyframes,pyframes_layout}.o (a bad
+ * free without a stack captures its own) and base/{self,modules,log,ut,
+ * config,libc_dl,elf_lookup}.o, the layers state and below: no cuda/,
+ * control/, hooks/, no fakecuda.  Stacks are interned from made-up program
+ * counters. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,6 +30,7 @@
 #include <string.h>
 
 #include "snapshot_format.h"
+#include "state/bad_free.h"
 #include "state/lanes.h"
 #include "state/track.h"
 
@@ -253,6 +258,60 @@ static void test_records(void)
     EQ(v.d.live_bytes, 0, "live at the end");
     EQ(v.d.live_count, 0, "live count at the end");
     EQ(v.d.peak_bytes, 307, "peak at the end");
+}
+
+/* Bad frees as the hooks note them (state/bad_free.c): one entry per
+ * (stack, API, outcome, device), counted; the first key kept; errno kept;
+ * at most GL_BAD_FREE_MAX entries. */
+static void note_unseen_free(void)
+{
+    errno = EBADF;
+    gl_bad_free_note(5, 0x1, GL_API_CUDA_FREE, true, NULL); /* the calling stack is captured */
+    EQ(errno, EBADF, "errno kept by a bad free");
+}
+
+static void test_bad_frees(void)
+{
+    struct gl_stack *s1 = stack_of(50), *s2 = stack_of(51);
+    gl_bad_free_note(5, 0xdead, GL_API_CUDA_FREE, true, s1);
+    gl_bad_free_note(5, 0xbeef, GL_API_CUDA_FREE, true, s1);  /* same group */
+    gl_bad_free_note(5, 0xdead, GL_API_CUDA_FREE, false, s1); /* CUDA accepted it */
+    gl_bad_free_note(5, 0xdead, GL_API_CU_MEM_FREE, true, s1);
+    gl_bad_free_note(6, 0xdead, GL_API_CUDA_FREE, true, s1);
+    gl_bad_free_note(5, 0xdead, GL_API_CUDA_FREE, true, s2);
+    for (int i = 0; i < 2; i++)
+        note_unseen_free(); /* one stack for both */
+    size_t n;
+    struct gl_bad_free *b = gl_bad_free_copy(&n);
+    EQ(n, 6, "bad free groups");
+    static const struct {
+        uint64_t ptr, count;
+        int32_t device;
+        uint16_t api;
+        bool rejected;
+        int stack; /* 1: s1, 2: s2, 0: captured */
+    } want[] = {
+        {0xdead, 2, 5, GL_API_CUDA_FREE, true, 1},  {0xdead, 1, 5, GL_API_CUDA_FREE, false, 1},
+        {0xdead, 1, 5, GL_API_CU_MEM_FREE, true, 1}, {0xdead, 1, 6, GL_API_CUDA_FREE, true, 1},
+        {0xdead, 1, 5, GL_API_CUDA_FREE, true, 2},  {0x1, 2, 5, GL_API_CUDA_FREE, true, 0},
+    };
+    for (size_t i = 0; b != NULL && i < n && i < 6; i++) {
+        EQ(b[i].ptr, want[i].ptr, "bad free: first key");
+        EQ(b[i].count, want[i].count, "bad free: count");
+        EQ(b[i].device, want[i].device, "bad free: device");
+        EQ(b[i].api, want[i].api, "bad free: api");
+        EQ(b[i].rejected, want[i].rejected, "bad free: rejected");
+        if (want[i].stack != 0)
+            EQ(b[i].stack_id, (want[i].stack == 1 ? s1 : s2)->id, "bad free: stack");
+        else
+            TRUE(b[i].stack_id != s1->id && b[i].stack_id != s2->id, "bad free: its own stack");
+    }
+    free(b);
+    for (uintptr_t i = 0; i < 2 * GL_BAD_FREE_MAX; i++)
+        gl_bad_free_note(7, i, GL_API_CUDA_FREE, true, stack_of(1000 + i));
+    b = gl_bad_free_copy(&n);
+    EQ(n, GL_BAD_FREE_MAX, "bad free groups capped");
+    free(b);
 }
 
 /* ---- 2. peak and composition --------------------------------------------- */
@@ -595,6 +654,7 @@ int main(void)
     /* Room for every event of the thread tests (8 threads: ~48,000). */
     gl_track_configure_history((size_t)1 << 17);
     test_records();
+    test_bad_frees();
     test_peak();
     test_many();
     test_threads(3, 4);
