@@ -304,3 +304,44 @@ $(TPROG_DIR)/unit/format_roundtrip: tests/unit/format_roundtrip.c $(FORMAT_READE
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $(CPPFLAGS_COMMON) -Ireport $(addprefix -I,$(dir $(FORMAT_READER_SRC))) \
 		$(filter %.c,$^) -o $@
+
+# The interposer's unit tests (tests/unit/*.c, issue 22): each is linked from
+# the objects of the layer it tests and the layers below it only
+# (interpose/LAYERS), named here, so that a change to one module is rebuilt
+# and tested in seconds.  No fakecuda, no libgpuleak.so.
+GL_OBJ = $(BUILD)/obj/interpose
+UNIT_GL_CFLAGS = $(UNIT_CFLAGS) $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON)
+UNIT_GL_NAMES = procaddr_rules live_table outfile
+UNIT_GL_PROGS = $(UNIT_GL_NAMES:%=$(TPROG_DIR)/unit/%)
+TEST_PROGS += $(UNIT_GL_PROGS)
+all: $(UNIT_GL_PROGS)
+# Compiled apart from the link: a change to the module under test then
+# rebuilds its object and relinks, without compiling the test again.
+$(UNIT_GL_NAMES:%=$(BUILD)/obj/tests/unit/%.o): $(BUILD)/obj/tests/unit/%.o: tests/unit/%.c | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_GL_CFLAGS) -MMD -MP -c $< -o $@
+define unit_gl_link
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) $^ -o $@ $(1)
+endef
+
+# The entry-point ABI rules: resolve/ alone.
+$(TPROG_DIR)/unit/procaddr_rules: $(BUILD)/obj/tests/unit/procaddr_rules.o $(GL_OBJ)/resolve/entry_abi.o
+	$(call unit_gl_link)
+
+# The live table, the accounting, the lanes and the bad frees: state/, and
+# the capture/ and base/ objects they need.
+UNIT_STATE_OBJS = $(addprefix $(GL_OBJ)/,state/track.o state/account.o state/lanes.o state/history.o \
+	state/stack_table.o state/teardown.o state/bad_free.o \
+	capture/stacks.o capture/pyframes.o capture/pyframes_layout.o \
+	base/self.o base/modules.o base/log.o base/ut.o base/config.o base/libc_dl.o base/elf_lookup.o)
+$(TPROG_DIR)/unit/live_table: $(BUILD)/obj/tests/unit/live_table.o $(UNIT_STATE_OBJS)
+	$(call unit_gl_link,-pthread $(GL_LDLIBS))
+
+# Snapshot file names and creation: control/outfile.o, whose file-system
+# calls the test replaces (gl_outfile_io), and the base/ objects it needs.
+$(TPROG_DIR)/unit/outfile: $(BUILD)/obj/tests/unit/outfile.o \
+		$(addprefix $(GL_OBJ)/,control/outfile.o base/config.o base/log.o)
+	$(call unit_gl_link)
+
+-include $(UNIT_GL_NAMES:%=$(BUILD)/obj/tests/unit/%.d)

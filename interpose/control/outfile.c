@@ -15,6 +15,26 @@
 #include "base/internal.h"
 #include "base/log.h"
 
+/* libc, through the table (outfile.h); open and openat are variadic. */
+static int libc_open(const char *path, int flags, mode_t mode) { return open(path, flags, mode); }
+static int libc_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+    return openat(dirfd, path, flags, mode);
+}
+struct gl_outfile_io gl_outfile_io = {
+    .open = libc_open,
+    .openat = libc_openat,
+    .write = write,
+    .fstat = fstat,
+    .fstatat = fstatat,
+    .lstat = lstat,
+    .renameat2 = renameat2,
+    .linkat = linkat,
+    .unlinkat = unlinkat,
+    .close = close,
+};
+#define IO gl_outfile_io
+
 static bool append(char *buf, size_t size, size_t *len, const char *s)
 {
     size_t n = strlen(s);
@@ -166,6 +186,33 @@ bool gl_outfile_expand(uint64_t n, char *buf, size_t size)
     return *base != '\0' && strcmp(base, ".") != 0 && strcmp(base, "..") != 0;
 }
 
+/* Whether the pattern has %n (its directory part is escaped: a '%' there
+ * is "%%"). */
+bool gl_outfile_numbered(void)
+{
+    for (const char *p = resolved; *p; p++)
+        if (*p == '%' && p[1] != '\0') {
+            if (p[1] == 'n')
+                return true;
+            p++;
+        }
+    return false;
+}
+
+bool gl_outfile_next_name(uint64_t *counter, char *path, size_t size, uint64_t *index)
+{
+    bool numbered = gl_outfile_numbered();
+    for (int tries = 0; tries < 1000; tries++) {
+        *index = (*counter)++;
+        if (!gl_outfile_expand(*index, path, size))
+            return false;
+        struct stat st;
+        if (!numbered || IO.fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            return true;
+    }
+    return false;
+}
+
 /* A directory reached through a symlink that belongs to another user (not
  * us, not root) was planted by someone who can write where it lives: a
  * shared /tmp.  Writing through it would put our file wherever they chose,
@@ -185,7 +232,7 @@ static bool dir_path_trusted(const char *dir)
         char save = buf[i];
         buf[i] = '\0';
         struct stat st;
-        bool planted = lstat(buf, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != me && st.st_uid != 0;
+        bool planted = IO.lstat(buf, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != me && st.st_uid != 0;
         buf[i] = save;
         if (planted)
             return false;
@@ -205,13 +252,13 @@ bool gl_outfile_open(struct gl_outfile *of, const char *final_path)
     memcpy(of->final_path, final_path, len + 1);
     char *slash = strrchr(of->final_path, '/');
     if (slash == NULL) {
-        of->dirfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        of->dirfd = IO.open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
         of->final_name = of->final_path;
     } else {
         *slash = '\0';
         if (dir_path_trusted(of->final_path))
-            of->dirfd = open(slash == of->final_path ? "/" : of->final_path,
-                             O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            of->dirfd = IO.open(slash == of->final_path ? "/" : of->final_path,
+                                O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
         else
             errno = ELOOP; /* "Too many levels of symbolic links" */
         *slash = '/';
@@ -224,33 +271,48 @@ bool gl_outfile_open(struct gl_outfile *of, const char *final_path)
     for (int attempt = 0; attempt < 16; attempt++) {
         snprintf(of->tmp_name, sizeof of->tmp_name, ".gpuleak.tmp.%d.%llx.%u", (int)getpid(),
                  (unsigned long long)gl_mono_ns(), counter++);
-        of->fd = openat(of->dirfd, of->tmp_name,
-                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        of->fd = IO.openat(of->dirfd, of->tmp_name,
+                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (of->fd >= 0)
             return true;
         if (errno != EEXIST)
             break;
     }
     int saved = errno;
-    close(of->dirfd);
+    IO.close(of->dirfd);
     of->dirfd = -1;
     errno = saved;
     return false;
+}
+
+int gl_outfile_write(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    size_t off = 0;
+    while (off < n) {
+        ssize_t w = IO.write(fd, p + off, n - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : EIO;
+        off += (size_t)w;
+    }
+    return 0;
 }
 
 /* The temporary takes its final name, which must not exist: false with
  * errno EEXIST when it does (the temporary is kept). */
 static bool publish(struct gl_outfile *of)
 {
-    if (renameat2(of->dirfd, of->tmp_name, of->dirfd, of->final_name, RENAME_NOREPLACE) == 0)
+    if (IO.renameat2(of->dirfd, of->tmp_name, of->dirfd, of->final_name, RENAME_NOREPLACE) == 0)
         return true;
     if (errno != EINVAL && errno != ENOSYS)
         return false;
     /* Filesystem without RENAME_NOREPLACE: link() also refuses to replace
      * an existing name, then drop the temporary. */
-    if (linkat(of->dirfd, of->tmp_name, of->dirfd, of->final_name, 0) != 0)
+    if (IO.linkat(of->dirfd, of->tmp_name, of->dirfd, of->final_name, 0) != 0)
         return false;
-    unlinkat(of->dirfd, of->tmp_name, 0);
+    IO.unlinkat(of->dirfd, of->tmp_name, 0);
     return true;
 }
 
@@ -270,10 +332,10 @@ static bool retarget_to(struct gl_outfile *of, const char *path)
 /* The temporary, opened again for writing, if it is still the file we wrote. */
 static int reopen_tmp(const struct gl_outfile *of, const struct stat *id)
 {
-    int fd = openat(of->dirfd, of->tmp_name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = IO.openat(of->dirfd, of->tmp_name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0);
     struct stat st;
-    if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != id->st_dev || st.st_ino != id->st_ino)) {
-        close(fd);
+    if (fd >= 0 && (IO.fstat(fd, &st) != 0 || st.st_dev != id->st_dev || st.st_ino != id->st_ino)) {
+        IO.close(fd);
         fd = -1;
     }
     return fd;
@@ -282,10 +344,10 @@ static int reopen_tmp(const struct gl_outfile *of, const struct stat *id)
 bool gl_outfile_commit(struct gl_outfile *of, gl_outfile_rename_fn rename_fn, void *ctx)
 {
     struct stat id;
-    bool ok = fstat(of->fd, &id) == 0;
+    bool ok = IO.fstat(of->fd, &id) == 0;
     /* Closed before it gets a final name: a late write error (NFS reports
      * them at close) must not leave a bad file under a snapshot name. */
-    ok = close(of->fd) == 0 && ok;
+    ok = IO.close(of->fd) == 0 && ok;
     of->fd = -1;
     for (int tries = 0; ok && !publish(of); tries++) {
         /* The name was free when it was chosen, but another process sharing
@@ -299,13 +361,13 @@ bool gl_outfile_commit(struct gl_outfile *of, gl_outfile_rename_fn rename_fn, vo
             break;
         char next[GL_PATH_MAX];
         bool named = rename_fn(ctx, fd, next, sizeof next) && retarget_to(of, next);
-        ok = close(fd) == 0 && named;
+        ok = IO.close(fd) == 0 && named;
         errno = EEXIST; /* if we give up here, it is for the name taken */
     }
     int saved = errno;
     if (!ok)
-        unlinkat(of->dirfd, of->tmp_name, 0);
-    close(of->dirfd);
+        IO.unlinkat(of->dirfd, of->tmp_name, 0);
+    IO.close(of->dirfd);
     of->dirfd = -1;
     errno = saved;
     return ok;
@@ -315,10 +377,10 @@ void gl_outfile_abort(struct gl_outfile *of)
 {
     int saved = errno;
     if (of->fd >= 0)
-        close(of->fd);
+        IO.close(of->fd);
     if (of->dirfd >= 0) {
-        unlinkat(of->dirfd, of->tmp_name, 0);
-        close(of->dirfd);
+        IO.unlinkat(of->dirfd, of->tmp_name, 0);
+        IO.close(of->dirfd);
     }
     of->fd = of->dirfd = -1;
     errno = saved;

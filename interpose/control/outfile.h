@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #define GL_PATH_MAX 4096
 
@@ -37,6 +39,15 @@ bool gl_outfile_expand(uint64_t n, char *buf, size_t size);
 /* The resolved pattern (absolute unless the fallback is in use); for tests. */
 const char *gl_outfile_pattern(void);
 
+/* Whether the resolved pattern numbers its files (has %n). */
+bool gl_outfile_numbered(void);
+
+/* The next snapshot's name: the pattern expanded for number *counter, which
+ * is advanced past each number used; with %n in the pattern, numbers whose
+ * file exists are skipped (never overwritten), 1000 at most.  *index: the
+ * number of the name.  False if no name was found or it does not fit. */
+bool gl_outfile_next_name(uint64_t *counter, char *path, size_t size, uint64_t *index);
+
 /* Rank of this process in a distributed job (RANK, LOCAL_RANK,
  * OMPI_COMM_WORLD_RANK, SLURM_PROCID), else 0. */
 uint32_t gl_rank(void);
@@ -49,8 +60,29 @@ struct gl_outfile {
     const char *final_name; /* points into final_path */
 };
 
+/* Every file-system call this file makes, through one table (as jemalloc's
+ * prof_dump_open_file and prof_dump_write_file hooks), so that a unit test
+ * (tests/unit/outfile.c) can make each one fail and check what is left on
+ * disk.  Defaults to libc; nothing else changes it. */
+struct gl_outfile_io {
+    int (*open)(const char *path, int flags, mode_t mode);
+    int (*openat)(int dirfd, const char *path, int flags, mode_t mode);
+    ssize_t (*write)(int fd, const void *buf, size_t n);
+    int (*fstat)(int fd, struct stat *st);
+    int (*fstatat)(int dirfd, const char *path, struct stat *st, int flags);
+    int (*lstat)(const char *path, struct stat *st);
+    int (*renameat2)(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags);
+    int (*linkat)(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags);
+    int (*unlinkat)(int dirfd, const char *path, int flags);
+    int (*close)(int fd);
+};
+extern struct gl_outfile_io gl_outfile_io;
+
 /* Opens a temporary file next to final_path.  false (errno set) on failure. */
 bool gl_outfile_open(struct gl_outfile *of, const char *final_path);
+/* Writes all n bytes to fd (the temporary): 0, or the errno of the failure
+ * (EIO when a write wrote nothing). */
+int gl_outfile_write(int fd, const void *buf, size_t n);
 /* Picks another final name when the one chosen was taken meanwhile: writes it
  * to path (it must stay in the same directory) and updates what in the file
  * depends on the name through fd (the temporary, open for writing).  False:

@@ -70,16 +70,8 @@ struct writer {
 
 static void w_flush(struct writer *w)
 {
-    size_t off = 0;
-    while (off < w->len && !w->err) {
-        ssize_t n = write(w->fd, w->buf + off, w->len - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            w->err = n < 0 ? errno : EIO;
-        else
-            off += (size_t)n;
-    }
+    if (w->len > 0 && !w->err)
+        w->err = gl_outfile_write(w->fd, w->buf, w->len);
     w->len = 0;
 }
 
@@ -425,42 +417,13 @@ static uint64_t next_index;
  * would be numbered after the "final" one and hide it. */
 static bool final_taken;
 
-/* Whether the resolved pattern has %n (its directory part is escaped: a
- * '%' there is "%%"). */
-static bool has_index(const char *pattern)
-{
-    for (const char *p = pattern; *p; p++)
-        if (*p == '%' && p[1] != '\0') {
-            if (p[1] == 'n')
-                return true;
-            p++;
-        }
-    return false;
-}
-
-/* Picks the next free name: existing files are never overwritten, so with %n
- * in the pattern we move on to the next number. */
-static bool next_name(char *path, size_t size, uint64_t *index)
-{
-    bool numbered = has_index(gl_outfile_pattern());
-    for (int tries = 0; tries < 1000; tries++) {
-        *index = next_index++;
-        if (!gl_outfile_expand(*index, path, size))
-            return false;
-        struct stat st;
-        if (!numbered || fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0)
-            return true;
-    }
-    return false;
-}
-
-/* The file's name was taken after next_name chose it (another process
+/* The file's name was taken after gl_outfile_next_name chose it (another process
  * sharing the pattern): the next free number, written into the file too. */
 static bool renumber(void *ctx, int fd, char *path, size_t size)
 {
     const struct writer *w = ctx;
     uint64_t index;
-    if (!next_name(path, size, &index))
+    if (!gl_outfile_next_name(&next_index, path, size, &index))
         return false;
     for (size_t i = 0; i < sizeof w->index_at / sizeof w->index_at[0]; i++)
         if (w->index_at[i] != 0 && pwrite(fd, &index, sizeof index, (off_t)w->index_at[i]) != sizeof index)
@@ -567,7 +530,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
             goto out;
         }
         strcpy(name, path);
-    } else if (!next_name(name, sizeof name, &index)) {
+    } else if (!gl_outfile_next_name(&next_index, name, sizeof name, &index)) {
         gl_warn_once(&warned_name, "cannot form a snapshot file name from GPULEAK_OUTPUT=%s",
                      gl_config.output);
         goto out;
@@ -648,7 +611,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         } else if (written != NULL && !note_written(&of, name, written)) {
             gl_warn_once(&warned_io, "cannot write snapshot %s: %s", name, strerror(errno));
             gl_outfile_abort(&of);
-        } else if (!gl_outfile_commit(&of, path == NULL && has_index(gl_outfile_pattern()) ? renumber : NULL, w)) {
+        } else if (!gl_outfile_commit(&of, path == NULL && gl_outfile_numbered() ? renumber : NULL, w)) {
             gl_warn_once(&warned_io, "cannot write snapshot %s: %s", of.final_path, strerror(errno));
         } else {
             if (written != NULL)

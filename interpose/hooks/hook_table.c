@@ -6,6 +6,7 @@
 
 #include "base/internal.h"
 #include "base/self.h"
+#include "resolve/entry_abi.h"
 #include "resolve/hook_list.h"
 
 /* The hooks are defined in the hooks_*.c files with GL_HOOK; only their
@@ -31,81 +32,16 @@ const struct gl_hook_entry *gl_hook_by_name(const char *name)
     return NULL;
 }
 
-/* Driver functions whose ABI changed, with the CUDA version from which the
- * query of the base name returns the newer one (cuda.h's _v2 mappings); a
- * base name with several rows takes the highest version the query reaches.
- * A row may name the base name itself: the old ABI, wrapped by its own hook.
- * Below the first row, the driver returns an ABI we do not wrap. */
-static const struct {
-    const char *base;
-    const char *versioned;
-    int since;
-} versioned[] = {
-    {"cuMemAlloc", "cuMemAlloc_v2", 3020},
-    {"cuMemFree", "cuMemFree_v2", 3020},
-    {"cuMemAllocPitch", "cuMemAllocPitch_v2", 3020},
-    {"cuMemAllocHost", "cuMemAllocHost_v2", 3020},
-    {"cuMemHostRegister", "cuMemHostRegister_v2", 6050},
-    {"cuArrayCreate", "cuArrayCreate_v2", 3020},
-    {"cuArray3DCreate", "cuArray3DCreate_v2", 3020},
-    {"cuCtxDestroy", "cuCtxDestroy_v2", 4000},
-    {"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset", 7000}, /* what CUDA 13's runtime asks */
-    {"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", 11000},
-    {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease", 7000},
-    {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", 11000},
-    {"cuIpcOpenMemHandle", "cuIpcOpenMemHandle_v2", 11000},
-    {"cuGetProcAddress", "cuGetProcAddress_v2", 12000},
-    {"cuGraphInstantiate", "cuGraphInstantiateWithFlags", 12000}, /* before: 5 arguments */
-    {"cuGraphAddNode", "cuGraphAddNode", 12020},
-    {"cuGraphAddNode", "cuGraphAddNode_v2", 12030},
-};
-
-/* Stream-ordered functions that have a per-thread-default-stream variant. */
-static const char *const ptsz[] = {"cuMemAllocAsync", "cuMemFreeAsync", "cuMemAllocFromPoolAsync",
-                                   "cuGraphLaunch", "cuGraphInstantiateWithParams"};
-
-const struct gl_hook_entry *gl_hook_for_query(const char *symbol, int cuda_version, int per_thread)
+const struct gl_hook_entry *gl_hook_for_query(const char *symbol, int cuda_version, unsigned long long flags)
 {
-    if (symbol == NULL || symbol[0] != 'c' || symbol[1] != 'u')
-        return NULL;
-    bool named = false;
-    const char *best = NULL;
-    int best_since = 0;
-    for (size_t i = 0; i < sizeof versioned / sizeof versioned[0]; i++) {
-        if (strcmp(symbol, versioned[i].base) != 0)
-            continue;
-        named = true;
-        if (cuda_version >= versioned[i].since && versioned[i].since > best_since) {
-            best = versioned[i].versioned;
-            best_since = versioned[i].since;
-        }
-    }
-    if (best != NULL)
-        return gl_hook_by_name(best);
-    /* The 4-argument cuGetProcAddress is what older versions get, and we
-     * hook it too; every other pre-_v2 ABI passes through. */
-    if (named)
-        return strcmp(symbol, "cuGetProcAddress") == 0 ? gl_hook_by_name(symbol) : NULL;
-    if (per_thread) {
-        for (size_t i = 0; i < sizeof ptsz / sizeof ptsz[0]; i++) {
-            if (strcmp(symbol, ptsz[i]) == 0) {
-                char name[64];
-                strcpy(name, symbol);
-                strcat(name, "_ptsz");
-                return gl_hook_by_name(name);
-            }
-        }
-    }
-    /* Names that have no ABI versions, and versioned names asked for
-     * directly. */
-    return gl_hook_by_name(symbol);
+    return gl_hook_by_name(gl_entry_abi_hook_name(symbol, cuda_version, flags));
 }
 
-void *gl_wrap_entry_point(const char *symbol, int cuda_version, int per_thread, void *fn)
+void *gl_wrap_entry_point(const char *symbol, int cuda_version, unsigned long long flags, void *fn)
 {
     if (fn == NULL || gl_is_own_address((uintptr_t)fn))
         return fn;
-    const struct gl_hook_entry *e = gl_hook_for_query(symbol, cuda_version, per_thread);
+    const struct gl_hook_entry *e = gl_hook_for_query(symbol, cuda_version, flags);
     if (e == NULL)
         return fn;
     /* Cross-check with the driver's own export table where it has one: if

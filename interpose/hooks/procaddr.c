@@ -22,8 +22,7 @@ static void wrap(const char *symbol, void **pfn, int version, unsigned long long
 {
     if (pfn == NULL || *pfn == NULL || !gl_ensure_active())
         return;
-    int per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
-    *pfn = gl_wrap_entry_point(symbol, version, per_thread, *pfn);
+    *pfn = gl_wrap_entry_point(symbol, version, flags, *pfn);
 }
 
 GL_HOOK(CUresult, cuGetProcAddress_v2,

@@ -553,6 +553,27 @@ void gl_state_copy_free(struct gl_state_copy *c)
     c->events = NULL;
 }
 
+void gl_track_shape(struct gl_track_shape *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < SHARDS; i++) {
+        struct shard *sh = &shards[i];
+        gl_mutex_lock(&sh->lock);
+        out->records += sh->count;
+        out->buckets += sh->nbuckets;
+        for (const struct slab *sl = sh->slabs; sl != NULL; sl = sl->next)
+            out->slots += sl->used;
+        for (size_t b = 0; b < sh->nbuckets; b++) {
+            size_t n = 0;
+            for (const struct gl_live *r = sh->buckets[b]; r != NULL; r = r->next)
+                n++;
+            if (n > out->longest_chain)
+                out->longest_chain = n;
+        }
+        gl_mutex_unlock(&sh->lock);
+    }
+}
+
 void gl_track_prefork(void)
 {
     gl_lanes_prefork();

@@ -177,6 +177,14 @@ struct gl_watch_copy {
 /* Fills *out (sites malloc'd: free them); false if memory ran out. */
 bool gl_track_watch_copy(struct gl_watch_copy *out);
 
+/* The live table's shape, for its unit test (tests/unit/live_table.c):
+ * records in it, record slots carved from slabs so far (live or waiting on a
+ * free list for reuse), buckets, and the longest bucket chain. */
+struct gl_track_shape {
+    size_t records, slots, buckets, longest_chain;
+};
+void gl_track_shape(struct gl_track_shape *out);
+
 /* fork: the parent holds every lock across fork(); the child then drops the
  * parent's records (the child owns no device memory) and starts afresh. */
 void gl_track_prefork(void);

@@ -1,0 +1,94 @@
+#include "resolve/entry_abi.h"
+
+#include <cuda.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "resolve/hook_list.h"
+
+/* Every hooked name, as text only: no hook is referenced, so this file links
+ * alone. */
+static const char *const hooked[] = {
+#define NAME(n) #n,
+    GL_ALL_HOOKS(NAME)
+#undef NAME
+};
+
+static const char *hooked_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof hooked / sizeof hooked[0]; i++)
+        if (strcmp(hooked[i], name) == 0)
+            return hooked[i];
+    return NULL;
+}
+
+/* Driver functions whose ABI changed, with the CUDA version from which the
+ * query of the base name returns the newer one (cuda.h's _v2 mappings); a
+ * base name with several rows takes the highest version the query reaches.
+ * A row may name the base name itself: the old ABI, wrapped by its own hook.
+ * Below the first row, the driver returns an ABI we do not wrap. */
+static const struct {
+    const char *base;
+    const char *versioned;
+    int since;
+} versioned[] = {
+    {"cuMemAlloc", "cuMemAlloc_v2", 3020},
+    {"cuMemFree", "cuMemFree_v2", 3020},
+    {"cuMemAllocPitch", "cuMemAllocPitch_v2", 3020},
+    {"cuMemAllocHost", "cuMemAllocHost_v2", 3020},
+    {"cuMemHostRegister", "cuMemHostRegister_v2", 6050},
+    {"cuArrayCreate", "cuArrayCreate_v2", 3020},
+    {"cuArray3DCreate", "cuArray3DCreate_v2", 3020},
+    {"cuCtxDestroy", "cuCtxDestroy_v2", 4000},
+    {"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset", 7000}, /* what CUDA 13's runtime asks */
+    {"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", 11000},
+    {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease", 7000},
+    {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", 11000},
+    {"cuIpcOpenMemHandle", "cuIpcOpenMemHandle_v2", 11000},
+    {"cuGetProcAddress", "cuGetProcAddress_v2", 12000},
+    {"cuGraphInstantiate", "cuGraphInstantiateWithFlags", 12000}, /* before: 5 arguments */
+    {"cuGraphAddNode", "cuGraphAddNode", 12020},
+    {"cuGraphAddNode", "cuGraphAddNode_v2", 12030},
+};
+
+/* Stream-ordered functions that have a per-thread-default-stream variant. */
+static const char *const ptsz[] = {"cuMemAllocAsync", "cuMemFreeAsync", "cuMemAllocFromPoolAsync",
+                                   "cuGraphLaunch", "cuGraphInstantiateWithParams"};
+
+const char *gl_entry_abi_hook_name(const char *symbol, int cuda_version, unsigned long long flags)
+{
+    /* Every intercepted driver name starts with "cu". */
+    if (symbol == NULL || symbol[0] != 'c' || symbol[1] != 'u')
+        return NULL;
+    bool named = false;
+    const char *best = NULL;
+    int best_since = 0;
+    for (size_t i = 0; i < sizeof versioned / sizeof versioned[0]; i++) {
+        if (strcmp(symbol, versioned[i].base) != 0)
+            continue;
+        named = true;
+        if (cuda_version >= versioned[i].since && versioned[i].since > best_since) {
+            best = versioned[i].versioned;
+            best_since = versioned[i].since;
+        }
+    }
+    if (best != NULL)
+        return hooked_name(best);
+    /* The 4-argument cuGetProcAddress is what older versions get, and we
+     * hook it too; every other pre-_v2 ABI passes through. */
+    if (named)
+        return strcmp(symbol, "cuGetProcAddress") == 0 ? hooked_name(symbol) : NULL;
+    if ((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0) {
+        for (size_t i = 0; i < sizeof ptsz / sizeof ptsz[0]; i++) {
+            if (strcmp(symbol, ptsz[i]) == 0) {
+                char name[64];
+                strcpy(name, symbol);
+                strcat(name, "_ptsz");
+                return hooked_name(name);
+            }
+        }
+    }
+    /* Names that have no ABI versions, and versioned names asked for
+     * directly. */
+    return hooked_name(symbol);
+}

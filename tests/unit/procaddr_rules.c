@@ -1,0 +1,125 @@
+/* Unit test of the entry-point ABI rules (resolve/entry_abi.c): for a query
+ * of (name, cudaVersion, flags), as cuGetProcAddress and
+ * cudaGetDriverEntryPoint(ByVersion) receive it, the hook handed back, by
+ * name, or none (the driver's function passes through).  The rows follow
+ * docs/interception.md ("cuGetProcAddress(_v2)", and the table of what
+ * NVIDIA's runtime asks for).
+ *
+ * Links: build/obj/interpose/resolve/entry_abi.o only (libc; the hook names
+ * come from resolve/hook_list.h as text).  No hooks, no driver, no fakecuda. */
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "resolve/entry_abi.h"
+
+#define PTDS CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+/* The runtime's queries pass their own flag through the same rules. */
+_Static_assert((unsigned long long)cudaEnablePerThreadDefaultStream == PTDS,
+               "cudaEnablePerThreadDefaultStream is the driver's per-thread flag");
+
+static const struct {
+    const char *symbol;
+    int version;
+    unsigned long long flags;
+    const char *hook; /* NULL: passed through */
+} rows[] = {
+    /* _v2 from 3020 (cuda.h's #define cuMemAlloc cuMemAlloc_v2) */
+    {"cuMemAlloc", 3020, 0, "cuMemAlloc_v2"},
+    {"cuMemAlloc", 13000, 0, "cuMemAlloc_v2"},
+    {"cuMemAlloc", 3010, 0, NULL}, /* the v1 ABI (32-bit sizes): not ours */
+    {"cuMemAlloc", 2000, 0, NULL},
+    {"cuMemAlloc", 3020, PTDS, "cuMemAlloc_v2"}, /* no _ptsz variant */
+    {"cuMemAlloc_v2", 0, 0, "cuMemAlloc_v2"},    /* asked by its ABI name */
+    {"cuMemFree", 3020, 0, "cuMemFree_v2"},
+    {"cuMemFree", 3000, 0, NULL},
+    {"cuMemAllocPitch", 3020, 0, "cuMemAllocPitch_v2"},
+    {"cuMemAllocHost", 3020, 0, "cuMemAllocHost_v2"},
+    {"cuMemAllocHost", 2000, 0, NULL},
+    {"cuMemHostRegister", 6050, 0, "cuMemHostRegister_v2"},
+    {"cuMemHostRegister", 6000, 0, NULL},
+    {"cuArrayCreate", 3020, 0, "cuArrayCreate_v2"},
+    {"cuArray3DCreate", 3020, 0, "cuArray3DCreate_v2"},
+    {"cuArray3DCreate", 3010, 0, NULL},
+    {"cuCtxDestroy", 4000, 0, "cuCtxDestroy_v2"},
+    {"cuCtxDestroy", 3020, 0, NULL},
+    /* The primary-context calls: the v1 ABI has hooks of its own.  CUDA 13's
+     * runtime asks for cuDevicePrimaryCtxReset@7000 (its cudaDeviceReset);
+     * it was passed through unwrapped once, so a static runtime's reset
+     * dropped nothing. */
+    {"cuDevicePrimaryCtxReset", 7000, 0, "cuDevicePrimaryCtxReset"},
+    {"cuDevicePrimaryCtxReset", 10020, 0, "cuDevicePrimaryCtxReset"},
+    {"cuDevicePrimaryCtxReset", 11000, 0, "cuDevicePrimaryCtxReset_v2"},
+    {"cuDevicePrimaryCtxReset", 13000, PTDS, "cuDevicePrimaryCtxReset_v2"},
+    {"cuDevicePrimaryCtxReset", 6050, 0, NULL},
+    {"cuDevicePrimaryCtxRelease", 7000, 0, "cuDevicePrimaryCtxRelease"},
+    {"cuDevicePrimaryCtxRelease", 11000, 0, "cuDevicePrimaryCtxRelease_v2"},
+    {"cuDevicePrimaryCtxRelease", 6000, 0, NULL},
+    {"cuDevicePrimaryCtxRetain", 7000, 0, "cuDevicePrimaryCtxRetain"},
+    {"cuIpcOpenMemHandle", 4010, 0, NULL}, /* v1: the runtime uses 11000 */
+    {"cuIpcOpenMemHandle", 11000, 0, "cuIpcOpenMemHandle_v2"},
+    {"cuIpcCloseMemHandle", 4010, 0, "cuIpcCloseMemHandle"},
+    /* cuGetProcAddress: both ABIs are hooked, whatever the version */
+    {"cuGetProcAddress", 11030, 0, "cuGetProcAddress"},
+    {"cuGetProcAddress", 2000, 0, "cuGetProcAddress"},
+    {"cuGetProcAddress", 12000, 0, "cuGetProcAddress_v2"},
+    {"cuGetProcAddress", 13000, PTDS, "cuGetProcAddress_v2"},
+    /* graphs: cuGraphInstantiate has 5 arguments before 12000 */
+    {"cuGraphInstantiate", 11000, 0, NULL},
+    {"cuGraphInstantiate", 12000, 0, "cuGraphInstantiateWithFlags"},
+    {"cuGraphAddNode", 12000, 0, NULL},
+    {"cuGraphAddNode", 12020, 0, "cuGraphAddNode"},
+    {"cuGraphAddNode", 12030, 0, "cuGraphAddNode_v2"},
+    {"cuGraphAddMemAllocNode", 11040, 0, "cuGraphAddMemAllocNode"},
+    /* per-thread default stream: the flag picks _ptsz where there is one */
+    {"cuMemAllocAsync", 11020, 0, "cuMemAllocAsync"},
+    {"cuMemAllocAsync", 11020, PTDS, "cuMemAllocAsync_ptsz"},
+    {"cuMemFreeAsync", 11020, PTDS, "cuMemFreeAsync_ptsz"},
+    {"cuMemAllocFromPoolAsync", 11020, PTDS, "cuMemAllocFromPoolAsync_ptsz"},
+    {"cuGraphLaunch", 10000, PTDS, "cuGraphLaunch_ptsz"},
+    {"cuGraphLaunch", 10000, 0, "cuGraphLaunch"},
+    {"cuGraphInstantiateWithParams", 12000, PTDS, "cuGraphInstantiateWithParams_ptsz"},
+    {"cuMemAllocAsync", 11020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, "cuMemAllocAsync"},
+    {"cuMemAllocManaged", 6000, PTDS, "cuMemAllocManaged"}, /* no _ptsz variant */
+    /* unversioned names */
+    {"cuMemAllocManaged", 6000, 0, "cuMemAllocManaged"},
+    {"cuMemHostAlloc", 2020, 0, "cuMemHostAlloc"},
+    {"cuMemFreeHost", 2000, 0, "cuMemFreeHost"},
+    {"cuCtxDetach", 2000, 0, "cuCtxDetach"},
+    {"cuMemPoolImportPointer", 11020, 0, "cuMemPoolImportPointer"},
+    {"cuMemCreate", 10020, 0, "cuMemCreate"},
+    /* not intercepted: passed through */
+    {"cuModuleLoad", 2000, 0, NULL},
+    {"cuMemPoolTrimTo", 11020, 0, NULL},
+    {"cuDeviceGetDefaultMemPool", 11020, 0, NULL}, /* called by us, not hooked */
+    {"cuInit", 2000, 0, NULL},
+    {"cuMemAllocAsync_ptsz_v9", 11020, 0, NULL},
+    {"", 12000, 0, NULL},
+    {"c", 12000, 0, NULL},
+    {"malloc", 12000, 0, NULL},
+    {NULL, 12000, 0, NULL},
+};
+
+int main(void)
+{
+    int failed = 0;
+    size_t n = sizeof rows / sizeof rows[0];
+    for (size_t i = 0; i < n; i++) {
+        const char *got = gl_entry_abi_hook_name(rows[i].symbol, rows[i].version, rows[i].flags);
+        bool same = got == NULL || rows[i].hook == NULL ? got == rows[i].hook : strcmp(got, rows[i].hook) == 0;
+        if (!same) {
+            fprintf(stderr, "FAIL: %s@%d flags %#llx -> %s, expected %s\n",
+                    rows[i].symbol ? rows[i].symbol : "(null)", rows[i].version, rows[i].flags,
+                    got ? got : "(passed through)", rows[i].hook ? rows[i].hook : "(passed through)");
+            failed++;
+        }
+    }
+    if (failed) {
+        fprintf(stderr, "%d of %zu rows wrong\n", failed, n);
+        return 1;
+    }
+    printf("%zu rows ok\n", n);
+    return 0;
+}
