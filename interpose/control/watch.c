@@ -77,6 +77,21 @@ __attribute__((format(printf, 2, 3))) static void put(struct text *t, const char
     }
 }
 
+/* The tick's buffers: reused from tick to tick (one thread ticks:
+ * trigger.c's), and reachable from here while in use.  exit() does not wait
+ * for that thread, so a leak checker that runs at exit while it is mid-tick
+ * (LeakSanitizer: "Running thread was not suspended") would otherwise call
+ * a buffer only its stack holds lost. */
+static struct text live_buf, metrics_buf;
+static void *volatile sites_in_flight;
+
+static struct text *reuse(struct text *t)
+{
+    t->len = 0;
+    t->failed = false;
+    return t;
+}
+
 /* ---- configuration ------------------------------------------------------ */
 
 static bool default_dir(char *buf, size_t size)
@@ -370,32 +385,33 @@ void gl_watch_run(void)
     struct gl_watch_copy c;
     if (!gl_track_watch_copy(&c))
         return;
+    sites_in_flight = c.sites;
     uint64_t fp = fingerprint(&c);
     if (fp == last_fingerprint && last_write_ns != 0 && now - last_write_ns < LIVE_IDLE_MS * 1000000ull) {
         free(c.sites);
+        sites_in_flight = NULL;
         return;
     }
     qsort(c.sites, c.nsites, sizeof *c.sites, by_bytes_desc);
     bool wrote = false;
     int dirfd = live_on ? open_live_dir() : -1;
     if (dirfd >= 0) {
-        struct text t = {0};
-        live_text(&t, &c);
-        wrote = !t.failed && replace_file(dirfd, live_name, &t, 0600);
-        free(t.s);
+        struct text *t = reuse(&live_buf);
+        live_text(t, &c);
+        wrote = !t->failed && replace_file(dirfd, live_name, t, 0600);
         close(dirfd);
         if (wrote)
             atomic_store(&live_written, true);
     }
     if (metrics_on) {
-        struct text t = {0};
-        metrics_text(&t, &c);
-        if (!t.failed)
-            write_metrics(&t);
-        free(t.s);
+        struct text *t = reuse(&metrics_buf);
+        metrics_text(t, &c);
+        if (!t->failed)
+            write_metrics(t);
         wrote = true;
     }
     free(c.sites);
+    sites_in_flight = NULL;
     if (wrote) {
         last_fingerprint = fp;
         last_write_ns = now;
