@@ -294,6 +294,15 @@ all: $(TPROG_DIR)/snapfields $(TPROG_DIR)/unit/format_roundtrip
 $(TPROG_DIR)/snapfields: tests/report/snapfields.c $(FORMAT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $(CPPFLAGS_COMMON) $< -o $@
+# The lock-order check's unit test (tests/unit/lock_rank.c): base/lock.c
+# with the check on in every build, against the real ranks.
+TEST_PROGS += $(TPROG_DIR)/unit/lock_rank
+all: $(TPROG_DIR)/unit/lock_rank
+$(TPROG_DIR)/unit/lock_rank: tests/unit/lock_rank.c interpose/base/lock.c interpose/base/lock.h \
+		interpose/base/lock_rank.h interpose/base/internal.h
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) $(CPPFLAGS_COMMON) -DGL_LOCK_CHECK -Iinterpose $(filter %.c,$^) -o $@ -lpthread
+
 $(TPROG_DIR)/unit/format_roundtrip: tests/unit/format_roundtrip.c $(FORMAT_READER_SRC) $(FORMAT_HDRS) \
 		$(wildcard $(dir $(FORMAT_READER_SRC))*.h)
 	@mkdir -p $(@D)

@@ -1,6 +1,12 @@
 /* libgpuleak's mutexes: each one names its class in base/lock_rank.h, the one
  * list of every lock with its rank.  Every lock of ours is taken through
- * gl_lock / gl_unlock, which count it in gl_busy (base/internal.h). */
+ * gl_lock / gl_unlock, which count it in gl_busy (base/internal.h).
+ *
+ * With -DGL_LOCK_CHECK (sanitizer builds, the Makefile) each lock also
+ * carries its class and key, and every lock taken is checked against the
+ * ones this thread holds (base/lock.c): out of rank order, it aborts with one
+ * line naming both.  Without it, a struct gl_lock is a pthread_mutex_t and
+ * the check compiles out. */
 #ifndef GL_LOCK_H
 #define GL_LOCK_H
 
@@ -22,12 +28,44 @@ enum gl_lock_rule { GL_LOCK_RULE_ONE, GL_LOCK_RULE_ORDERED, GL_LOCK_RULE_RECURSI
 
 struct gl_lock {
     pthread_mutex_t m;
+#ifdef GL_LOCK_CHECK
+    uint16_t cls;      /* enum gl_lock_class */
+    uint32_t depth;    /* times its holder took it (recursive), 0 when free */
+    uintptr_t key;     /* order among its class (ORDERED) */
+    /* The holder's list of held locks, through the locks; written only by
+     * the thread that holds it. */
+    struct gl_lock *below, *above;
+#endif
 };
 
 /* Static initializers: the class is named where the lock is declared. */
-#define GL_LOCK_INIT_KEY(cls, key) {.m = PTHREAD_MUTEX_INITIALIZER}
-#define GL_LOCK_INIT(cls) GL_LOCK_INIT_KEY(cls, 0)
-#define GL_LOCK_INIT_RECURSIVE(cls) {.m = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP}
+#ifdef GL_LOCK_CHECK
+#define GL_LOCK_INIT_KEY(cls_, key_) {.m = PTHREAD_MUTEX_INITIALIZER, .cls = GL_LOCK_##cls_, .key = (key_)}
+#define GL_LOCK_INIT(cls_) {.m = PTHREAD_MUTEX_INITIALIZER, .cls = GL_LOCK_##cls_}
+#define GL_LOCK_INIT_RECURSIVE(cls_) {.m = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, .cls = GL_LOCK_##cls_}
+#else
+#define GL_LOCK_INIT_KEY(cls_, key_) {.m = PTHREAD_MUTEX_INITIALIZER}
+#define GL_LOCK_INIT(cls_) {.m = PTHREAD_MUTEX_INITIALIZER}
+#define GL_LOCK_INIT_RECURSIVE(cls_) {.m = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP}
+#endif
+
+#ifdef GL_LOCK_CHECK
+/* base/lock.c.  take: aborts if l is out of order after the locks held
+ * (a recursive lock may be taken again while it is the last taken).  note_*: l is now
+ * held (after a wait, or a successful trylock: not checked, it did not wait)
+ * or released.  init: l is (re)made free; in a forked child, a lock the
+ * prepare handler took is dropped from the list.  none_held: aborts naming
+ * the first lock this thread still holds (after fork's child handlers, every
+ * lock the prepare handler took must have been re-made). */
+void gl_lock_check_take(struct gl_lock *l);
+void gl_lock_note_held(struct gl_lock *l);
+void gl_lock_note_tried(struct gl_lock *l);
+void gl_lock_note_released(struct gl_lock *l);
+void gl_lock_check_init(struct gl_lock *l, enum gl_lock_class c, uintptr_t key);
+void gl_lock_check_none_held(const char *what);
+#else
+static inline void gl_lock_check_none_held(const char *what) { (void)what; }
+#endif
 
 static inline enum gl_lock_rule gl_lock_rule_of(enum gl_lock_class c)
 {
@@ -47,7 +85,11 @@ static inline enum gl_lock_rule gl_lock_rule_of(enum gl_lock_class c)
  * forked child, whose holder, if any, did not survive fork. */
 static inline void gl_lock_init(struct gl_lock *l, enum gl_lock_class c, uintptr_t key)
 {
+#ifdef GL_LOCK_CHECK
+    gl_lock_check_init(l, c, key);
+#else
     (void)key;
+#endif
     if (gl_lock_rule_of(c) == GL_LOCK_RULE_RECURSIVE) {
         pthread_mutexattr_t attr;
         pthread_mutexattr_init(&attr);
@@ -62,11 +104,35 @@ static inline void gl_lock_init(struct gl_lock *l, enum gl_lock_class c, uintptr
 static inline void gl_lock(struct gl_lock *l)
 {
     gl_busy_enter();
+#ifdef GL_LOCK_CHECK
+    gl_lock_check_take(l); /* before waiting: a wrong order aborts, never hangs */
+#endif
     pthread_mutex_lock(&l->m);
+#ifdef GL_LOCK_CHECK
+    gl_lock_note_held(l);
+#endif
+}
+
+/* Never waits: true if l is now held.  Nothing uses it today; the check
+ * knows it (base/lock.c). */
+static inline bool gl_trylock(struct gl_lock *l)
+{
+    gl_busy_enter();
+    if (pthread_mutex_trylock(&l->m) != 0) {
+        gl_busy_leave();
+        return false;
+    }
+#ifdef GL_LOCK_CHECK
+    gl_lock_note_tried(l);
+#endif
+    return true;
 }
 
 static inline void gl_unlock(struct gl_lock *l)
 {
+#ifdef GL_LOCK_CHECK
+    gl_lock_note_released(l); /* before unlocking: its links are the holder's */
+#endif
     pthread_mutex_unlock(&l->m);
     gl_busy_leave();
 }
