@@ -294,6 +294,14 @@ all: $(TPROG_DIR)/snapfields $(TPROG_DIR)/unit/format_roundtrip
 $(TPROG_DIR)/snapfields: tests/report/snapfields.c $(FORMAT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $(CPPFLAGS_COMMON) $< -o $@
+# docs/reliability.md's lock table, printed from interpose/base/lock_rank.h
+# (scripts/lock-doc.py, tests/t_lock_doc.sh).
+TEST_PROGS += $(TPROG_DIR)/unit/lock_table
+all: $(TPROG_DIR)/unit/lock_table
+$(TPROG_DIR)/unit/lock_table: tests/unit/lock_table.c interpose/base/lock_rank.h
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -Iinterpose $< -o $@
+
 # The lock-order check's unit test (tests/unit/lock_rank.c): base/lock.c
 # with the check on in every build, against the real ranks.
 TEST_PROGS += $(TPROG_DIR)/unit/lock_rank
