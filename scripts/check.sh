@@ -4,6 +4,8 @@
 #   asan   the whole suite against an ASan+UBSan build of the library, the
 #          reporter, fakecuda and the test programs (build-asan/)
 #   tsan   the concurrency tests against a TSan build (build-tsan/)
+#          Both sanitizer builds have the lock-order check on
+#          (interpose/base/lock_rank.h): a lock taken out of order aborts.
 #   fuzz   every libFuzzer target for FUZZ_SECONDS (default 30) from its
 #          seed corpus (build-fuzz/; needs clang)
 # CHECK_PHASES picks phases (default "plain asan tsan fuzz").  Each phase

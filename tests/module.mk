@@ -299,6 +299,23 @@ all: $(TPROG_DIR)/snapfields $(TPROG_DIR)/unit/format_roundtrip
 $(TPROG_DIR)/snapfields: tests/report/snapfields.c $(FORMAT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $(CPPFLAGS_COMMON) $< -o $@
+# docs/reliability.md's lock table, printed from interpose/base/lock_rank.h
+# (scripts/lock-doc.py, tests/t_lock_doc.sh).
+TEST_PROGS += $(TPROG_DIR)/unit/lock_table
+all: $(TPROG_DIR)/unit/lock_table
+$(TPROG_DIR)/unit/lock_table: tests/unit/lock_table.c interpose/base/lock_rank.h
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -Iinterpose $< -o $@
+
+# The lock-order check's unit test (tests/unit/lock_rank.c): base/lock.c
+# with the check on in every build, against the real ranks.
+TEST_PROGS += $(TPROG_DIR)/unit/lock_rank
+all: $(TPROG_DIR)/unit/lock_rank
+$(TPROG_DIR)/unit/lock_rank: tests/unit/lock_rank.c interpose/base/lock.c interpose/base/lock.h \
+		interpose/base/lock_rank.h interpose/base/internal.h
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) $(CPPFLAGS_COMMON) -DGL_LOCK_CHECK -Iinterpose $(filter %.c,$^) -o $@ -lpthread
+
 $(TPROG_DIR)/unit/format_roundtrip: tests/unit/format_roundtrip.c $(FORMAT_READER_SRC) $(FORMAT_HDRS) \
 		$(wildcard $(dir $(FORMAT_READER_SRC))*.h)
 	@mkdir -p $(@D)
@@ -334,7 +351,7 @@ $(TPROG_DIR)/unit/procaddr_rules: $(BUILD)/obj/tests/unit/procaddr_rules.o $(GL_
 UNIT_STATE_OBJS = $(addprefix $(GL_OBJ)/,state/track.o state/account.o state/lanes.o state/history.o \
 	state/stack_table.o state/teardown.o state/bad_free.o \
 	capture/stacks.o capture/pyframes.o capture/pyframes_layout.o \
-	base/self.o base/modules.o base/log.o base/ut.o base/config.o base/libc_dl.o base/elf_lookup.o)
+	base/self.o base/modules.o base/log.o base/ut.o base/config.o base/libc_dl.o base/elf_lookup.o base/lock.o)
 $(TPROG_DIR)/unit/live_table: $(BUILD)/obj/tests/unit/live_table.o $(UNIT_STATE_OBJS)
 	$(call unit_gl_link,-pthread $(GL_LDLIBS))
 

@@ -60,19 +60,6 @@ static inline void gl_busy_leave(void)
     gl_busy--;
 }
 
-/* Every lock libgpuleak takes goes through these two (see gl_busy). */
-static inline void gl_mutex_lock(pthread_mutex_t *m)
-{
-    gl_busy_enter();
-    pthread_mutex_lock(m);
-}
-
-static inline void gl_mutex_unlock(pthread_mutex_t *m)
-{
-    pthread_mutex_unlock(m);
-    gl_busy_leave();
-}
-
 static inline uint64_t gl_mono_ns(void)
 {
     struct timespec ts;

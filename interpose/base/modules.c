@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/internal.h"
+#include "base/lock.h"
 
 /* Every walk of the loader's list by libgpuleak goes through here, under
  * walk_lock, and the fork prepare handler takes walk_lock too.
@@ -17,33 +18,29 @@
  * waited for it forever (and its parent, in waitpid, for the child).
  * Recursive: a callback may ask for our own range (gl_is_own_address) on
  * the same thread. */
-static pthread_mutex_t walk_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static struct gl_lock walk_lock = GL_LOCK_INIT_RECURSIVE(WALK);
 
 int gl_loader_walk(int (*callback)(struct dl_phdr_info *, size_t, void *), void *data)
 {
-    gl_mutex_lock(&walk_lock);
+    gl_lock(&walk_lock);
     int rc = dl_iterate_phdr(callback, data);
-    gl_mutex_unlock(&walk_lock);
+    gl_unlock(&walk_lock);
     return rc;
 }
 
 void gl_loader_walk_prefork(void)
 {
-    gl_mutex_lock(&walk_lock);
+    gl_lock(&walk_lock);
 }
 
 void gl_loader_walk_postfork_parent(void)
 {
-    gl_mutex_unlock(&walk_lock);
+    gl_unlock(&walk_lock);
 }
 
 void gl_loader_walk_postfork_child(void)
 {
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&walk_lock, &attr);
-    pthread_mutexattr_destroy(&attr);
+    gl_lock_init(&walk_lock, GL_LOCK_WALK, 0);
 }
 
 static void read_build_id(const struct dl_phdr_info *info, struct gl_module *m)

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "base/internal.h"
+#include "base/lock.h"
 
 static sem_t wakeup;
 static atomic_bool running;
@@ -14,7 +15,7 @@ static atomic_bool running;
  * (gl_worker_run_job).  Lock-free atomics: safe in a handler. */
 static void (*_Atomic job_pending)(void);
 static sem_t job_done;
-static pthread_mutex_t one_job = PTHREAD_MUTEX_INITIALIZER; /* one caller at a time */
+static struct gl_lock one_job = GL_LOCK_INIT(JOB); /* one caller at a time */
 static GL_TLS bool on_worker;
 
 void gl_worker_deadline(struct timespec *t, uint64_t ms)
@@ -85,7 +86,7 @@ bool gl_worker_run_job(void (*job)(void), unsigned timeout_ms)
      * (gl_enter); this caller may also be an exit handler. */
     int cancel_state;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-    gl_mutex_lock(&one_job);
+    gl_lock(&one_job);
     while (sem_trywait(&job_done) == 0) /* left by a job that ran too late */
         ;
     atomic_store(&job_pending, job);
@@ -97,7 +98,7 @@ bool gl_worker_run_job(void (*job)(void), unsigned timeout_ms)
         ;
     if (!done) /* not started yet: take it back; started: it finishes unheeded */
         atomic_compare_exchange_strong(&job_pending, &job, NULL);
-    gl_mutex_unlock(&one_job);
+    gl_unlock(&one_job);
     pthread_setcancelstate(cancel_state, NULL);
     return done;
 }
@@ -110,7 +111,7 @@ void gl_worker_postfork_child(void)
     atomic_store(&job_pending, NULL);
     /* A thread of the parent may have been waiting for a job: the lock it
      * held is the child's to take. */
-    pthread_mutex_init(&one_job, NULL);
+    gl_lock_init(&one_job, GL_LOCK_JOB, 0);
     sem_init(&wakeup, 0, 0);
     sem_init(&job_done, 0, 0);
 }

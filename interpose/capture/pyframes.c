@@ -9,6 +9,7 @@
 
 #include "base/config.h"
 #include "base/internal.h"
+#include "base/lock.h"
 #include "base/libc_dl.h"
 #include "base/log.h"
 #include "base/modules.h"
@@ -70,7 +71,7 @@ static void detect_locked(void)
 
 void gl_py_detect(void)
 {
-    static pthread_mutex_t detect_lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct gl_lock detect_lock = GL_LOCK_INIT(PY_DETECT);
     if (atomic_load_explicit(&state, memory_order_acquire) != 0 || !gl_config.python)
         return;
     /* Not found so far: Python may be loaded later (embedding); look again,
@@ -83,10 +84,10 @@ void gl_py_detect(void)
     if (last != 0 && now - last < 1000000000u)
         return;
     atomic_store(&last_probe_ns, now);
-    gl_mutex_lock(&detect_lock);
+    gl_lock(&detect_lock);
     if (atomic_load(&state) == 0)
         detect_locked();
-    gl_mutex_unlock(&detect_lock);
+    gl_unlock(&detect_lock);
 }
 
 bool gl_py_is_interpreter_pc(uintptr_t pc) { return pc >= interp_start && pc < interp_end; }
@@ -148,7 +149,7 @@ struct pyframe {
     char key[]; /* file '\0' func '\0' line(4 bytes) */
 };
 
-static pthread_mutex_t frames_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gl_lock frames_lock = GL_LOCK_INIT(PY_FRAMES);
 static struct pyframe *frames_by_key, *frames_newest;
 static uint32_t frames_count;
 
@@ -169,7 +170,7 @@ static uint32_t intern(const char *file, size_t file_len, const char *func, size
 
     uint32_t id = 0;
     struct pyframe *f;
-    gl_mutex_lock(&frames_lock);
+    gl_lock(&frames_lock);
     HASH_FIND_BYHASHVALUE(hh, frames_by_key, key, keylen, hash, f);
     if (f == NULL && (f = malloc(sizeof *f + keylen)) != NULL) {
         memcpy(f->key, key, keylen);
@@ -190,16 +191,16 @@ static uint32_t intern(const char *file, size_t file_len, const char *func, size
     }
     if (f != NULL)
         id = f->id;
-    gl_mutex_unlock(&frames_lock);
+    gl_unlock(&frames_lock);
     return id;
 }
 
 void gl_py_for_each(void (*fn)(uint32_t, uint32_t, const char *, size_t, const char *, size_t, void *),
                     void *arg)
 {
-    gl_mutex_lock(&frames_lock);
+    gl_lock(&frames_lock);
     struct pyframe *f = frames_newest;
-    gl_mutex_unlock(&frames_lock);
+    gl_unlock(&frames_lock);
     /* Frames are immutable and only prepended: walk without the lock. */
     for (; f != NULL; f = f->older)
         fn(f->id, f->line, f->key, f->file_len, f->key + f->file_len + 1, f->func_len, arg);
@@ -318,5 +319,5 @@ size_t gl_py_capture(uintptr_t *out, size_t max)
 void gl_py_postfork_child(void)
 {
     /* Interned frames stay valid (they are the same text in the child). */
-    pthread_mutex_init(&frames_lock, NULL);
+    gl_lock_init(&frames_lock, GL_LOCK_PY_FRAMES, 0);
 }

@@ -15,6 +15,7 @@
 #include "base/config.h"
 #include "base/exit_guard.h"
 #include "base/internal.h"
+#include "base/lock.h"
 #include "base/log.h"
 #include "base/modules.h"
 #include "base/self.h"
@@ -79,6 +80,7 @@ static void postfork_child(void)
     /* The prepare handler's locks were re-initialized, not released: the
      * child's one thread holds none of ours. */
     gl_busy = 0;
+    gl_lock_check_none_held(", not re-made by fork's child handlers");
 }
 
 static void activate(void)

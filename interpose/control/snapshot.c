@@ -15,6 +15,7 @@
 
 #include "base/config.h"
 #include "base/internal.h"
+#include "base/lock.h"
 #include "base/log.h"
 #include "base/modules.h"
 #include "base/procenv.h"
@@ -410,7 +411,7 @@ static void write_bad_frees(struct writer *w, const struct gl_bad_free *b, size_
 
 /* ---- orchestration ------------------------------------------------------ */
 
-static pthread_mutex_t snap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gl_lock snap_lock = GL_LOCK_INIT(SNAP);
 static uint64_t next_index;
 /* Once the final snapshot is written, the process is exiting: a periodic or
  * signal snapshot taken after it (the writer thread still runs during exit)
@@ -490,9 +491,9 @@ static int snapshot_write(uint32_t reason, uint32_t flags, const char *path,
     int cancel_state;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     block_xfsz(&old, &was_pending);
-    gl_mutex_lock(&snap_lock);
+    gl_lock(&snap_lock);
     int rc = snapshot_write_locked(reason, flags, path, mem, written);
-    gl_mutex_unlock(&snap_lock);
+    gl_unlock(&snap_lock);
     unblock_xfsz(&old, was_pending);
     pthread_setcancelstate(cancel_state, NULL);
     return rc;
@@ -630,7 +631,7 @@ out:
 
 void gl_snapshot_postfork_child(void)
 {
-    pthread_mutex_init(&snap_lock, NULL);
+    gl_lock_init(&snap_lock, GL_LOCK_SNAP, 0);
     next_index = 0;
     final_taken = false;
 }

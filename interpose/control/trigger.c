@@ -11,6 +11,7 @@
 
 #include "base/config.h"
 #include "base/internal.h"
+#include "base/lock.h"
 #include "base/log.h"
 #include "base/worker.h"
 #include "control/lifecycle.h"
@@ -29,7 +30,7 @@ static atomic_int snapshot_signal; /* set after the writer starts, read by it */
 static atomic_bool signal_pending;
 /* Taken by a program thread that starts the writer (the first call after
  * activation or fork). */
-static pthread_mutex_t restart_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gl_lock restart_lock = GL_LOCK_INIT(RESTART);
 
 /* A fatal signal asks the writer for a final snapshot: 0 nothing asked,
  * 1 asked, 2 written (or given up). */
@@ -283,7 +284,7 @@ void gl_trigger_postfork_child(void)
     atomic_store(&fatal_state, 0);
     /* Another thread of the parent may have been starting the writer: the
      * child's next call must be able to start its own. */
-    pthread_mutex_init(&restart_lock, NULL);
+    gl_lock_init(&restart_lock, GL_LOCK_RESTART, 0);
     gl_periodic_postfork_child();
     gl_watch_postfork_child();
 }
@@ -292,8 +293,8 @@ void gl_trigger_check(void)
 {
     if (gl_worker_running())
         return;
-    gl_mutex_lock(&restart_lock);
+    gl_lock(&restart_lock);
     if (!gl_worker_running())
         start_writer();
-    gl_mutex_unlock(&restart_lock);
+    gl_unlock(&restart_lock);
 }

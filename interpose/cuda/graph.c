@@ -8,6 +8,7 @@
 #include <cuda.h>
 
 #include "base/internal.h"
+#include "base/lock.h"
 #include "base/ut.h"
 #include "capture/stacks.h"
 #include "cuda/calls.h"
@@ -53,7 +54,7 @@ struct exec {
     UT_hash_handle hh;
 };
 
-static pthread_mutex_t graph_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gl_lock graph_lock = GL_LOCK_INIT(GRAPH);
 static struct node *nodes;
 static struct exec *execs;
 /* Launches of executable graphs without memory nodes (the usual kind) cost
@@ -83,7 +84,7 @@ void gl_graph_node_added(uint64_t va, uint64_t size, int32_t device, uint64_t ct
     if (n != NULL) {
         *n = (struct node){.va = va, .size = size, .ctx = ctx, .stack = gl_stack_intern(&cap),
                            .device = device, .api = api};
-        gl_mutex_lock(&graph_lock);
+        gl_lock(&graph_lock);
         struct node *old = node_find(va); /* an address of a destroyed graph, reused */
         if (old != NULL) {
             HASH_DEL(nodes, old);
@@ -93,7 +94,7 @@ void gl_graph_node_added(uint64_t va, uint64_t size, int32_t device, uint64_t ct
         HASH_ADD(hh, nodes, va, sizeof n->va, n);
         if (gl_ut_oom)
             free(n);
-        gl_mutex_unlock(&graph_lock);
+        gl_unlock(&graph_lock);
     }
     errno = saved;
 }
@@ -156,7 +157,7 @@ void gl_graph_instantiated(uint64_t exec, uint64_t graph, bool autofree)
     struct gl_stack *here = gl_stack_intern(&cap);
     struct gl_where w = gl_driver_where(0);
     *x = (struct exec){.exec = exec, .autofree = autofree, .n = n, .ops = ops};
-    gl_mutex_lock(&graph_lock);
+    gl_lock(&graph_lock);
     for (size_t i = 0; i < n; i++) {
         struct op *o = &ops[i];
         struct node *nd = node_find(o->va);
@@ -183,7 +184,7 @@ void gl_graph_instantiated(uint64_t exec, uint64_t graph, bool autofree)
     } else {
         atomic_fetch_add(&nexecs, 1);
     }
-    gl_mutex_unlock(&graph_lock);
+    gl_unlock(&graph_lock);
     errno = saved;
 }
 
@@ -198,7 +199,7 @@ void gl_graph_launched(uint64_t exec, uint64_t stream)
     if (atomic_load_explicit(&nexecs, memory_order_relaxed) == 0)
         return;
     int saved = errno;
-    gl_mutex_lock(&graph_lock);
+    gl_lock(&graph_lock);
     struct exec *x = exec_find(exec);
     for (size_t i = 0; x != NULL && x->autofree && i < x->n; i++) {
         /* what an earlier launch left allocated goes first, as if freed
@@ -215,7 +216,7 @@ void gl_graph_launched(uint64_t exec, uint64_t stream)
         else
             free_at(o->va, o->device);
     }
-    gl_mutex_unlock(&graph_lock);
+    gl_unlock(&graph_lock);
     errno = saved;
 }
 
@@ -223,7 +224,7 @@ void gl_graph_exec_destroyed(uint64_t exec)
 {
     if (atomic_load_explicit(&nexecs, memory_order_relaxed) == 0)
         return;
-    gl_mutex_lock(&graph_lock);
+    gl_lock(&graph_lock);
     struct exec *x = exec_find(exec);
     if (x != NULL) {
         HASH_DEL(execs, x);
@@ -231,7 +232,7 @@ void gl_graph_exec_destroyed(uint64_t exec)
         free(x);
         atomic_fetch_sub(&nexecs, 1);
     }
-    gl_mutex_unlock(&graph_lock);
+    gl_unlock(&graph_lock);
 }
 
 void gl_graph_destroy_begin(uint64_t graph, struct gl_graph_vas *v)
@@ -239,9 +240,9 @@ void gl_graph_destroy_begin(uint64_t graph, struct gl_graph_vas *v)
     int saved = errno;
     v->va = NULL;
     v->n = 0;
-    gl_mutex_lock(&graph_lock);
+    gl_lock(&graph_lock);
     bool any = nodes != NULL;
-    gl_mutex_unlock(&graph_lock);
+    gl_unlock(&graph_lock);
     size_t n;
     struct op *ops = any ? list_memory_nodes(graph, false, &n) : NULL;
     if (ops != NULL && (v->va = malloc(n * sizeof *v->va)) != NULL) {
@@ -256,7 +257,7 @@ void gl_graph_destroy_begin(uint64_t graph, struct gl_graph_vas *v)
 void gl_graph_destroy_end(struct gl_graph_vas *v, bool ok)
 {
     if (ok && v->n > 0) {
-        gl_mutex_lock(&graph_lock);
+        gl_lock(&graph_lock);
         for (size_t i = 0; i < v->n; i++) {
             struct node *n = node_find(v->va[i]);
             if (n != NULL) {
@@ -264,7 +265,7 @@ void gl_graph_destroy_end(struct gl_graph_vas *v, bool ok)
                 free(n);
             }
         }
-        gl_mutex_unlock(&graph_lock);
+        gl_unlock(&graph_lock);
     }
     free(v->va);
     v->va = NULL;
@@ -286,7 +287,7 @@ void gl_graph_postfork_child(void)
 {
     /* The parent's graphs are not the child's.  Another thread may have
      * been changing the tables when the parent forked: drop them unread. */
-    pthread_mutex_init(&graph_lock, NULL);
+    gl_lock_init(&graph_lock, GL_LOCK_GRAPH, 0);
     nodes = NULL;
     execs = NULL;
     atomic_store(&nexecs, 0);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "base/internal.h"
+#include "base/lock.h"
 #include "base/ut.h"
 #include "snapshot_format.h"
 #include "state/track.h"
@@ -19,7 +20,7 @@ struct extra {
     UT_hash_handle hh;
 };
 
-static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gl_lock ipc_lock = GL_LOCK_INIT(IPC);
 static struct extra *extras;
 
 static struct extra *find(uint64_t ptr)
@@ -60,7 +61,7 @@ void gl_ipc_opened(struct gl_where w, uint64_t ptr, uint16_t api)
 {
     int saved = errno;
     uint64_t size = gl_mapping_size(ptr); /* a driver call: outside the lock */
-    gl_mutex_lock(&ipc_lock);
+    gl_lock(&ipc_lock);
     if (gl_track_kind_of(GL_SPACE_ADDR, ptr) == GL_KIND_IPC) {
         add_ref(ptr);
     } else {
@@ -71,7 +72,7 @@ void gl_ipc_opened(struct gl_where w, uint64_t ptr, uint16_t api)
             drop(e);
         gl_call_alloc(w, ptr, size, 0, GL_KIND_IPC, api, GL_SPACE_ADDR);
     }
-    gl_mutex_unlock(&ipc_lock);
+    gl_unlock(&ipc_lock);
     errno = saved;
 }
 
@@ -87,7 +88,7 @@ void gl_ipc_close_begin(struct gl_ipc_close *c, uint64_t ptr)
     int saved = errno;
     c->r = NULL;
     c->extra = false;
-    gl_mutex_lock(&ipc_lock);
+    gl_lock(&ipc_lock);
     struct extra *e = find(ptr);
     if (e != NULL && gl_track_kind_of(GL_SPACE_ADDR, ptr) == GL_KIND_IPC) {
         c->extra = true;
@@ -96,7 +97,7 @@ void gl_ipc_close_begin(struct gl_ipc_close *c, uint64_t ptr)
     } else {
         c->r = gl_call_free_begin(GL_SPACE_ADDR, ptr);
     }
-    gl_mutex_unlock(&ipc_lock);
+    gl_unlock(&ipc_lock);
     errno = saved;
 }
 
@@ -105,9 +106,9 @@ void gl_ipc_close_end(struct gl_ipc_close *c, uint64_t ptr, bool ok, int32_t dev
     int saved = errno;
     if (c->extra) {
         if (!ok) { /* the reference was not used up after all */
-            gl_mutex_lock(&ipc_lock);
+            gl_lock(&ipc_lock);
             add_ref(ptr);
-            gl_mutex_unlock(&ipc_lock);
+            gl_unlock(&ipc_lock);
         }
     } else {
         gl_call_free_end_api(c->r, ok, device_if_unknown, ptr, api);
@@ -124,5 +125,5 @@ void gl_ipc_postfork_child(void)
         HASH_DEL(extras, e);
         free(e);
     }
-    pthread_mutex_init(&ipc_lock, NULL);
+    gl_lock_init(&ipc_lock, GL_LOCK_IPC, 0);
 }

@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include "base/internal.h"
+#include "base/lock.h"
 #include "cuda/calls.h"
 #include "resolve/resolve.h"
 #include "snapshot_format.h"
@@ -25,7 +26,7 @@ static _Atomic uint64_t graph_pool_devices[2];   /* the same for graph memory */
 static _Atomic uint64_t pools[GL_POOLS_MAX];
 static _Atomic int32_t pool_devices[GL_POOLS_MAX];
 static _Atomic size_t npools;
-static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gl_lock pools_lock = GL_LOCK_INIT(POOLS);
 
 static void note_bit(_Atomic uint64_t *words, int32_t device)
 {
@@ -78,7 +79,7 @@ void gl_pools_note(uint64_t pool, int32_t device)
     for (size_t i = 0; i < n; i++)
         if (atomic_load_explicit(&pools[i], memory_order_relaxed) == pool)
             return;
-    gl_mutex_lock(&pools_lock);
+    gl_lock(&pools_lock);
     n = atomic_load(&npools);
     size_t i = 0;
     while (i < n && atomic_load(&pools[i]) != pool)
@@ -88,7 +89,7 @@ void gl_pools_note(uint64_t pool, int32_t device)
         atomic_store(&pool_devices[n], device);
         atomic_store_explicit(&npools, n + 1, memory_order_release);
     }
-    gl_mutex_unlock(&pools_lock);
+    gl_unlock(&pools_lock);
 }
 
 static int attr(CUmemoryPool pool, CUmemPool_attribute a, uint64_t *out)
@@ -177,5 +178,5 @@ int gl_device_mem_info(int32_t device, uint64_t *free_bytes, uint64_t *total)
 void gl_pools_postfork_child(void)
 {
     /* A program thread may have been noting a pool at fork. */
-    pthread_mutex_init(&pools_lock, NULL);
+    gl_lock_init(&pools_lock, GL_LOCK_POOLS, 0);
 }

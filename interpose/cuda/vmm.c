@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "base/internal.h"
+#include "base/lock.h"
 #include "base/ut.h"
 #include "snapshot_format.h"
 
@@ -32,7 +33,7 @@ struct reservation {
     UT_hash_handle hh;
 };
 
-static pthread_mutex_t vmm_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gl_lock vmm_lock = GL_LOCK_INIT(VMM);
 static struct handle_state *handles;
 /* Imported handles known now: while 0 (nearly always), an unmap needs no
  * search for imported mappings. */
@@ -64,7 +65,7 @@ void gl_vmm_created(uint64_t handle, int32_t device)
     s->handle = handle;
     s->device = device;
     s->refs = 1;
-    gl_mutex_lock(&vmm_lock);
+    gl_lock(&vmm_lock);
     struct handle_state *old = find_handle(handle);
     if (old != NULL)
         forget(old);
@@ -72,7 +73,7 @@ void gl_vmm_created(uint64_t handle, int32_t device)
     HASH_ADD(hh, handles, handle, sizeof s->handle, s);
     if (gl_ut_oom)
         free(s);
-    gl_mutex_unlock(&vmm_lock);
+    gl_unlock(&vmm_lock);
 }
 
 bool gl_vmm_imported(uint64_t handle, int32_t device)
@@ -84,7 +85,7 @@ bool gl_vmm_imported(uint64_t handle, int32_t device)
     s->device = device;
     s->refs = 1;
     s->imported = true;
-    gl_mutex_lock(&vmm_lock);
+    gl_lock(&vmm_lock);
     struct handle_state *old = find_handle(handle);
     bool fresh = false;
     if (old != NULL) {
@@ -102,36 +103,36 @@ bool gl_vmm_imported(uint64_t handle, int32_t device)
             fresh = true;
         }
     }
-    gl_mutex_unlock(&vmm_lock);
+    gl_unlock(&vmm_lock);
     return fresh;
 }
 
 bool gl_vmm_retained(uint64_t handle)
 {
-    gl_mutex_lock(&vmm_lock);
+    gl_lock(&vmm_lock);
     struct handle_state *s = find_handle(handle);
     if (s != NULL)
         s->refs++;
-    gl_mutex_unlock(&vmm_lock);
+    gl_unlock(&vmm_lock);
     return s != NULL;
 }
 
 enum gl_vmm_release gl_vmm_release_effect(uint64_t handle)
 {
-    gl_mutex_lock(&vmm_lock);
+    gl_lock(&vmm_lock);
     struct handle_state *s = find_handle(handle);
     enum gl_vmm_release e = GL_VMM_RELEASE_KEEPS;
     if (s == NULL || (!s->imported && s->mappings == 0 && s->refs <= 1))
         e = GL_VMM_RELEASE_FREES;
     else if (s->imported && s->refs == 1)
         e = GL_VMM_RELEASE_ENDS_IMPORT;
-    gl_mutex_unlock(&vmm_lock);
+    gl_unlock(&vmm_lock);
     return e;
 }
 
 bool gl_vmm_released(uint64_t handle)
 {
-    gl_mutex_lock(&vmm_lock);
+    gl_lock(&vmm_lock);
     struct handle_state *s = find_handle(handle);
     bool gone = true;
     if (s != NULL) {
@@ -144,14 +145,14 @@ bool gl_vmm_released(uint64_t handle)
             gone = false;
         }
     }
-    gl_mutex_unlock(&vmm_lock);
+    gl_unlock(&vmm_lock);
     return gone;
 }
 
 bool gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle, int32_t *device)
 {
     struct mapping *m = calloc(1, sizeof *m);
-    gl_mutex_lock(&vmm_lock);
+    gl_lock(&vmm_lock);
     struct handle_state *s = find_handle(handle);
     /* A mapping not stored (memory ran out) could never be unmapped here:
      * better not recorded at all than reported mapped forever. */
@@ -172,7 +173,7 @@ bool gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle, int32_t *device)
                 s->mappings--;
         }
     }
-    gl_mutex_unlock(&vmm_lock);
+    gl_unlock(&vmm_lock);
     return imported;
 }
 
@@ -181,7 +182,7 @@ size_t gl_vmm_imported_in(uint64_t va, uint64_t size, uint64_t *out, size_t cap)
     if (nimported == 0)
         return 0;
     size_t n = 0;
-    gl_mutex_lock(&vmm_lock);
+    gl_lock(&vmm_lock);
     for (struct mapping *m = mappings; m != NULL; m = m->hh.next) {
         if (m->va < va || m->va - va >= size)
             continue;
@@ -192,7 +193,7 @@ size_t gl_vmm_imported_in(uint64_t va, uint64_t size, uint64_t *out, size_t cap)
             out[n] = m->va;
         n++;
     }
-    gl_mutex_unlock(&vmm_lock);
+    gl_unlock(&vmm_lock);
     return n;
 }
 
@@ -210,7 +211,7 @@ void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle))
     do {
         size_t ndead = 0;
         more = false;
-        gl_mutex_lock(&vmm_lock);
+        gl_lock(&vmm_lock);
         struct mapping *m, *tmp;
         HASH_ITER(hh, mappings, m, tmp) {
             if (m->va < va || m->va - va >= size)
@@ -228,7 +229,7 @@ void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle))
             HASH_DEL(mappings, m);
             free(m);
         }
-        gl_mutex_unlock(&vmm_lock);
+        gl_unlock(&vmm_lock);
         for (size_t i = 0; i < ndead; i++)
             gone(dead[i]);
     } while (more);
@@ -241,29 +242,29 @@ void gl_vmm_reserved(uint64_t va, uint64_t size)
         return;
     r->va = va;
     r->size = size;
-    gl_mutex_lock(&vmm_lock);
+    gl_lock(&vmm_lock);
     gl_ut_oom = false;
     HASH_ADD(hh, reservations, va, sizeof r->va, r);
     if (gl_ut_oom)
         free(r);
-    gl_mutex_unlock(&vmm_lock);
+    gl_unlock(&vmm_lock);
 }
 
 void gl_vmm_unreserved(uint64_t va)
 {
-    gl_mutex_lock(&vmm_lock);
+    gl_lock(&vmm_lock);
     struct reservation *r;
     HASH_FIND(hh, reservations, &va, sizeof va, r);
     if (r != NULL) {
         HASH_DEL(reservations, r);
         free(r);
     }
-    gl_mutex_unlock(&vmm_lock);
+    gl_unlock(&vmm_lock);
 }
 
 struct gl_vmm_range *gl_vmm_copy(size_t *n)
 {
-    gl_mutex_lock(&vmm_lock);
+    gl_lock(&vmm_lock);
     size_t count = HASH_COUNT(reservations) + HASH_COUNT(mappings);
     struct gl_vmm_range *out = count ? malloc(count * sizeof *out) : NULL;
     size_t i = 0;
@@ -275,7 +276,7 @@ struct gl_vmm_range *gl_vmm_copy(size_t *n)
             out[i++] = (struct gl_vmm_range){m->va, m->size, m->handle, GL_VMM_MAPPING, h ? h->device : -1};
         }
     }
-    gl_mutex_unlock(&vmm_lock);
+    gl_unlock(&vmm_lock);
     *n = i;
     return out;
 }
@@ -283,7 +284,7 @@ struct gl_vmm_range *gl_vmm_copy(size_t *n)
 void gl_vmm_postfork_child(void)
 {
     /* The parent's handles are not the child's; drop everything. */
-    pthread_mutex_init(&vmm_lock, NULL);
+    gl_lock_init(&vmm_lock, GL_LOCK_VMM, 0);
     struct handle_state *s, *st;
     HASH_ITER(hh, handles, s, st) { HASH_DEL(handles, s); free(s); }
     nimported = 0;

@@ -9,6 +9,7 @@
 
 #include "base/elf_lookup.h"
 #include "base/internal.h"
+#include "base/lock.h"
 #include "base/libc_dl.h"
 #include "base/modules.h"
 #include "base/self.h"
@@ -67,17 +68,17 @@ void gl_resolve_close_loader(void)
 #define RESOLVED_MAX 256
 static struct gl_real *resolved[RESOLVED_MAX];
 static size_t nresolved;
-static pthread_mutex_t resolved_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gl_lock resolved_lock = GL_LOCK_INIT(RESOLVED);
 
 static void remember(struct gl_real *r)
 {
-    gl_mutex_lock(&resolved_lock);
+    gl_lock(&resolved_lock);
     size_t i = 0;
     while (i < nresolved && resolved[i] != r)
         i++;
     if (i == nresolved && nresolved < RESOLVED_MAX)
         resolved[nresolved++] = r;
-    gl_mutex_unlock(&resolved_lock);
+    gl_unlock(&resolved_lock);
 }
 
 static void forget_if_unloaded(struct gl_real *r)
@@ -94,10 +95,10 @@ void gl_resolve_forget_unloaded(void)
 {
     gl_resolve_forget_scopes();
     gl_real_table_each(forget_if_unloaded);
-    gl_mutex_lock(&resolved_lock);
+    gl_lock(&resolved_lock);
     for (size_t i = 0; i < nresolved; i++)
         forget_if_unloaded(resolved[i]);
-    gl_mutex_unlock(&resolved_lock);
+    gl_unlock(&resolved_lock);
 }
 
 void *gl_resolve_slow(struct gl_real *r)
@@ -138,7 +139,7 @@ struct scope {
 };
 
 static struct scope *_Atomic scopes;
-static pthread_mutex_t scopes_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gl_lock scopes_lock = GL_LOCK_INIT(SCOPES);
 static GL_TLS struct scope *last_scope;
 
 struct owner_query {
@@ -185,7 +186,7 @@ static struct scope *scope_of(uintptr_t pc)
     struct owner_query q = {.pc = pc};
     if (pc == 0 || gl_loader_walk(find_owner, &q) == 0)
         return NULL;
-    gl_mutex_lock(&scopes_lock);
+    gl_lock(&scopes_lock);
     for (s = atomic_load(&scopes); s != NULL; s = s->next)
         if (pc >= atomic_load(&s->start) && pc < atomic_load(&s->end))
             break;
@@ -198,7 +199,7 @@ static struct scope *scope_of(uintptr_t pc)
         s->next = atomic_load(&scopes);
         atomic_store(&scopes, s);
     }
-    gl_mutex_unlock(&scopes_lock);
+    gl_unlock(&scopes_lock);
     return last_scope = s;
 }
 
@@ -276,6 +277,6 @@ void gl_resolve_postfork_child(void)
 {
     /* The writer thread takes both when its own CUDA calls resolve (the
      * driver's view); it does not exist in the child. */
-    pthread_mutex_init(&resolved_lock, NULL);
-    pthread_mutex_init(&scopes_lock, NULL);
+    gl_lock_init(&resolved_lock, GL_LOCK_RESOLVED, 0);
+    gl_lock_init(&scopes_lock, GL_LOCK_SCOPES, 0);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/internal.h"
+#include "base/lock.h"
 #include "base/log.h"
 #include "snapshot_format.h"
 #include "state/lanes.h"
@@ -29,7 +30,7 @@ struct site {
 };
 
 struct device {
-    pthread_mutex_t lock;
+    struct gl_lock lock;
     bool used;
     uint64_t live_bytes, live_count, peak_bytes, peak_seq, peak_time_ns;
     uint64_t alloc_count, free_count, alloc_bytes_total, failed_count, unknown_free_count;
@@ -39,7 +40,7 @@ struct device {
     struct site *sites;
 } __attribute__((aligned(64)));
 
-#define DEVICE_INIT {.lock = PTHREAD_MUTEX_INITIALIZER, .peak_epoch = 1}
+#define DEVICE_INIT {.lock = GL_LOCK_INIT(DEVICE), .peak_epoch = 1}
 static struct device devices[GL_MAX_DEVICES + 1] = {[0 ... GL_MAX_DEVICES] = DEVICE_INIT}; /* [0] is the host */
 
 /* Credit is capped so that sums stay far from overflow. */
@@ -148,9 +149,9 @@ void gl_acct_flush(struct gl_lane_acct *la)
     if (la->credit == 0)
         return;
     struct device *d = &devices[la->dev];
-    gl_mutex_lock(&d->lock);
+    gl_lock(&d->lock);
     apply_lane(d, la);
-    gl_mutex_unlock(&d->lock);
+    gl_unlock(&d->lock);
 }
 
 static void revoke(struct gl_lane_acct *la)
@@ -209,10 +210,10 @@ struct gl_acct_ticket gl_acct_alloc_begin(struct gl_lane_acct *la, const struct 
     bool ran_out = la->credit != 0 && la->dev == t.dev && !fits_local(la, t.dev, ev->size);
     gl_acct_flush(la);
     struct device *d = &devices[t.dev];
-    gl_mutex_lock(&d->lock);
+    gl_lock(&d->lock);
     d->used = true;
     if (grant(d, t.dev, la, ev->size, ran_out)) {
-        gl_mutex_unlock(&d->lock);
+        gl_unlock(&d->lock);
         lane_site(la, ev->stack); /* the lane was just flushed: there is room */
         t.mode = GL_ACCT_LOCAL;
         return t;
@@ -228,7 +229,7 @@ struct gl_acct_ticket gl_acct_alloc_begin(struct gl_lane_acct *la, const struct 
         d->backoff = d->backoff ? d->backoff * 2 : BACKOFF_MIN;
     d->backoff_left = d->backoff;
     d->last_revoke_ns = ev->time_ns;
-    gl_mutex_unlock(&d->lock);
+    gl_unlock(&d->lock);
     t.mode = GL_ACCT_EXCLUSIVE;
     return t;
 }
@@ -290,16 +291,16 @@ void gl_acct_alloc_end(struct gl_lane_acct *la, struct gl_acct_ticket t, const s
             free_locked(d, stale);
         if (ev != NULL)
             alloc_locked(d, ev, is_new);
-        gl_mutex_unlock(&d->lock);
+        gl_unlock(&d->lock);
         return;
     }
     /* LOCAL: the stale record's free first (it only lowers the lane's
      * bytes), then the allocation, whose slot alloc_begin reserved. */
     if (stale != NULL && gl_acct_same_device(t, stale) && !free_local(la, stale)) {
         struct device *d = &devices[t.dev];
-        gl_mutex_lock(&d->lock);
+        gl_lock(&d->lock);
         free_locked(d, stale);
-        gl_mutex_unlock(&d->lock);
+        gl_unlock(&d->lock);
     }
     if (ev == NULL)
         return;
@@ -327,18 +328,18 @@ void gl_acct_free(struct gl_lane_acct *la, const struct gl_acct_event *ev)
     if (la->credit != 0 && la->dev == idx && free_local(la, ev))
         return;
     struct device *d = &devices[idx];
-    gl_mutex_lock(&d->lock);
+    gl_lock(&d->lock);
     free_locked(d, ev);
-    gl_mutex_unlock(&d->lock);
+    gl_unlock(&d->lock);
 }
 
 static void bump(int32_t device, size_t field_offset)
 {
     struct device *d = &devices[device_index(device)];
-    gl_mutex_lock(&d->lock);
+    gl_lock(&d->lock);
     d->used = true;
     (*(uint64_t *)((char *)d + field_offset))++;
-    gl_mutex_unlock(&d->lock);
+    gl_unlock(&d->lock);
 }
 
 void gl_acct_unknown_free(int32_t device) { bump(device, offsetof(struct device, unknown_free_count)); }
@@ -426,7 +427,7 @@ void gl_acct_postfork_child(void)
             free(s);
         }
         memset(d, 0, sizeof *d);
-        pthread_mutex_init(&d->lock, NULL);
+        gl_lock_init(&d->lock, GL_LOCK_DEVICE, 0);
         d->peak_epoch = 1;
     }
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/internal.h"
+#include "base/lock.h"
 #include "capture/stacks.h"
 #include "snapshot_format.h"
 #include "state/stack_table.h"
@@ -13,7 +14,7 @@
 /* A rare path (a bug in the program, or memory gpuleak could not see), so a
  * plain array under a mutex; never taken in a signal handler (snapshots are
  * written on the writer thread). */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gl_lock lock = GL_LOCK_INIT(BAD_FREE);
 static struct gl_bad_free table[GL_BAD_FREE_MAX];
 static size_t used;
 
@@ -27,7 +28,7 @@ void gl_bad_free_note(int32_t device, uint64_t key, uint16_t api, bool rejected,
     }
     uint32_t stack_id = st ? st->id : 0;
     uint64_t now = gl_mono_ns() - gl_start_mono_ns;
-    gl_mutex_lock(&lock);
+    gl_lock(&lock);
     size_t i = 0;
     while (i < used && !(table[i].stack_id == stack_id && table[i].api == api &&
                          table[i].rejected == rejected && table[i].device == device))
@@ -38,20 +39,20 @@ void gl_bad_free_note(int32_t device, uint64_t key, uint16_t api, bool rejected,
         table[used++] = (struct gl_bad_free){.ptr = key, .count = 1, .time_ns = now, .stack_id = stack_id,
                                              .device = device, .api = api, .rejected = rejected};
     }
-    gl_mutex_unlock(&lock);
+    gl_unlock(&lock);
     errno = saved;
 }
 
 struct gl_bad_free *gl_bad_free_copy(size_t *n)
 {
-    gl_mutex_lock(&lock);
+    gl_lock(&lock);
     *n = used;
     struct gl_bad_free *out = used ? malloc(used * sizeof *out) : NULL;
     if (out != NULL)
         memcpy(out, table, used * sizeof *out);
     else
         *n = 0;
-    gl_mutex_unlock(&lock);
+    gl_unlock(&lock);
     return out;
 }
 
@@ -59,5 +60,5 @@ void gl_bad_free_postfork_child(void)
 {
     /* Another thread may have held it at fork: the child starts over with
      * the entries it inherited. */
-    pthread_mutex_init(&lock, NULL);
+    gl_lock_init(&lock, GL_LOCK_BAD_FREE, 0);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/internal.h"
+#include "base/lock.h"
 
 _Static_assert(sizeof(struct gl_event) == 64, "an event is one cache line");
 
@@ -80,7 +81,7 @@ struct gl_event *gl_history_copy_into(struct gl_event *buf, size_t room, uint64_
 #define LABELS 4096
 #define LABEL_MAX 256
 
-static pthread_mutex_t labels_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gl_lock labels_lock = GL_LOCK_INIT(LABELS);
 static struct {
     uint32_t id;
     char text[LABEL_MAX];
@@ -89,19 +90,19 @@ static uint32_t next_label = 1;
 
 uint32_t gl_label_add(const char *text)
 {
-    gl_mutex_lock(&labels_lock);
+    gl_lock(&labels_lock);
     uint32_t id = next_label++;
     labels[id % LABELS].id = id;
     strncpy(labels[id % LABELS].text, text ? text : "", LABEL_MAX - 1);
     labels[id % LABELS].text[LABEL_MAX - 1] = '\0';
-    gl_mutex_unlock(&labels_lock);
+    gl_unlock(&labels_lock);
     return id;
 }
 
 size_t gl_label_get(uint32_t id, char *buf, size_t size)
 {
     size_t len = 0;
-    gl_mutex_lock(&labels_lock);
+    gl_lock(&labels_lock);
     if (id != 0 && labels[id % LABELS].id == id) {
         len = strnlen(labels[id % LABELS].text, LABEL_MAX);
         if (len >= size)
@@ -109,7 +110,7 @@ size_t gl_label_get(uint32_t id, char *buf, size_t size)
         memcpy(buf, labels[id % LABELS].text, len);
         buf[len] = '\0';
     }
-    gl_mutex_unlock(&labels_lock);
+    gl_unlock(&labels_lock);
     return len;
 }
 
@@ -118,5 +119,5 @@ void gl_history_postfork_child(uint64_t next_seq)
     /* The parent's events are not the child's (and the ring's pages stay
      * shared with the parent until the child writes them). */
     floor_seq = next_seq;
-    pthread_mutex_init(&labels_lock, NULL);
+    gl_lock_init(&labels_lock, GL_LOCK_LABELS, 0);
 }

@@ -18,12 +18,15 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 
+#include "base/lock.h"
 #include "state/account.h"
 
 struct gl_lane {
-    pthread_mutex_t lock;
+    struct gl_lock lock;
     struct gl_lane *next; /* every lane ever made (never freed) */
+    uintptr_t key;        /* its lock's key (base/lock_rank.h): ascending in list order */
     bool in_use;          /* owned by a live thread; under the registry's lock */
     struct gl_lane_acct acct;
 } __attribute__((aligned(64)));

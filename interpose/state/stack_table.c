@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "base/internal.h"
+#include "base/lock.h"
 
-static pthread_mutex_t stacks_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gl_lock stacks_lock = GL_LOCK_INIT(STACKS);
 static struct gl_stack *stacks_by_pcs; /* uthash head */
 static struct gl_stack *stacks_newest;
 static uint32_t stacks_count;
@@ -73,7 +74,7 @@ struct gl_stack *gl_stack_intern(const struct gl_capture *cap)
 
     unsigned hash;
     HASH_VALUE(cap->pcs, keylen, hash);
-    gl_mutex_lock(&stacks_lock);
+    gl_lock(&stacks_lock);
     HASH_FIND_BYHASHVALUE(hh, stacks_by_pcs, cap->pcs, keylen, hash, s);
     if (s == NULL) {
         s = malloc(sizeof *s + keylen);
@@ -98,7 +99,7 @@ struct gl_stack *gl_stack_intern(const struct gl_capture *cap)
             }
         }
     }
-    gl_mutex_unlock(&stacks_lock);
+    gl_unlock(&stacks_lock);
     if (slot != NULL && s != NULL)
         *slot = s;
     return s;
@@ -106,13 +107,13 @@ struct gl_stack *gl_stack_intern(const struct gl_capture *cap)
 
 struct gl_stack *gl_stacks_newest(uint32_t *count)
 {
-    gl_mutex_lock(&stacks_lock);
+    gl_lock(&stacks_lock);
     struct gl_stack *s = stacks_newest;
     *count = stacks_count;
-    gl_mutex_unlock(&stacks_lock);
+    gl_unlock(&stacks_lock);
     return s;
 }
 
-void gl_stacks_lock(void) { gl_mutex_lock(&stacks_lock); }
-void gl_stacks_unlock(void) { gl_mutex_unlock(&stacks_lock); }
-void gl_stacks_reinit_lock(void) { pthread_mutex_init(&stacks_lock, NULL); }
+void gl_stacks_lock(void) { gl_lock(&stacks_lock); }
+void gl_stacks_unlock(void) { gl_unlock(&stacks_lock); }
+void gl_stacks_reinit_lock(void) { gl_lock_init(&stacks_lock, GL_LOCK_STACKS, 0); }

@@ -6,12 +6,13 @@
 #include <string.h>
 
 #include "base/internal.h"
+#include "base/lock.h"
 #include "snapshot_format.h"
 
 /* Teardowns are rare and drop their records in one pass, so a plain array
  * under a mutex (the copy runs on the writer thread, outside the exclusive
  * section). */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gl_lock lock = GL_LOCK_INIT(TEARDOWN);
 static struct gl_teardown table[GL_TEARDOWN_MAX];
 static size_t used;
 /* A reset drops every record at once, inside the exclusive section (every
@@ -37,7 +38,7 @@ static size_t slot_of(uint32_t stack_id, int32_t device, uint16_t kind, uint16_t
 void gl_teardown_note(uint32_t stack_id, int32_t device, uint16_t kind, uint16_t api, uint64_t bytes,
                       uint16_t teardown, uint64_t time_ns)
 {
-    gl_mutex_lock(&lock);
+    gl_lock(&lock);
     size_t k = slot_of(stack_id, device, kind, api, teardown);
     while (slots[k] != 0 && !same(&table[slots[k] - 1], stack_id, device, kind, api, teardown))
         k = (k + 1) % SLOTS; /* never full: at most half the slots are used */
@@ -50,19 +51,19 @@ void gl_teardown_note(uint32_t stack_id, int32_t device, uint16_t kind, uint16_t
                                            .device = device, .kind = kind, .api = api, .teardown = teardown};
         slots[k] = (uint16_t)++used;
     }
-    gl_mutex_unlock(&lock);
+    gl_unlock(&lock);
 }
 
 struct gl_teardown *gl_teardown_copy(size_t *n)
 {
-    gl_mutex_lock(&lock);
+    gl_lock(&lock);
     *n = used;
     struct gl_teardown *out = used ? malloc(used * sizeof *out) : NULL;
     if (out != NULL)
         memcpy(out, table, used * sizeof *out);
     else
         *n = 0;
-    gl_mutex_unlock(&lock);
+    gl_unlock(&lock);
     return out;
 }
 
@@ -71,7 +72,7 @@ void gl_teardown_postfork_child(void)
     /* Another thread may have held the lock at fork.  What the parent leaked
      * until a teardown is the parent's, as its live records are (the child
      * starts with an empty table, track.c). */
-    pthread_mutex_init(&lock, NULL);
+    gl_lock_init(&lock, GL_LOCK_TEARDOWN, 0);
     used = 0;
     memset(slots, 0, sizeof slots);
 }

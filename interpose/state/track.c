@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/internal.h"
+#include "base/lock.h"
 #include "base/log.h"
 #include "base/self.h"
 #include "snapshot_format.h"
@@ -33,7 +34,7 @@ struct slab {
 };
 
 struct shard {
-    pthread_mutex_t lock;
+    struct gl_lock lock;
     struct gl_live **buckets;
     size_t nbuckets; /* 0 or a power of two */
     size_t count;
@@ -41,7 +42,7 @@ struct shard {
     struct slab *slabs; /* newest first; only the first has room left */
 } __attribute__((aligned(64))); /* one cache line each: no false sharing */
 
-static struct shard shards[SHARDS] = {[0 ... SHARDS - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER}};
+static struct shard shards[SHARDS] = {[0 ... SHARDS - 1] = {.lock = GL_LOCK_INIT(SHARD)}};
 static _Atomic uint64_t next_seq = 1;
 
 static uint64_t key_hash(uint32_t space, uint64_t addr)
@@ -189,7 +190,7 @@ static bool table_put(struct gl_live *rec, bool is_new, struct gl_live *old, boo
     struct shard *sh = shard_of(rec->space, rec->addr);
     bool added = false;
     *had_old = false;
-    gl_mutex_lock(&sh->lock);
+    gl_lock(&sh->lock);
     struct gl_live **link = table_link(sh, rec->space, rec->addr);
     if (link != NULL && *link != NULL) {
         struct gl_live *o = table_unlink(sh, link);
@@ -207,7 +208,7 @@ static bool table_put(struct gl_live *rec, bool is_new, struct gl_live *old, boo
         if (!added)
             rec_free(sh, r);
     }
-    gl_mutex_unlock(&sh->lock);
+    gl_unlock(&sh->lock);
     return added;
 }
 
@@ -271,7 +272,7 @@ struct gl_live *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_stack
     struct shard *sh = shard_of(space, addr);
     bool found = false;
     struct gl_lane *lane = gl_lane_enter();
-    gl_mutex_lock(&sh->lock);
+    gl_lock(&sh->lock);
     struct gl_live **link = table_link(sh, space, addr);
     if (link != NULL && *link != NULL) {
         struct gl_live *r = table_unlink(sh, link);
@@ -280,7 +281,7 @@ struct gl_live *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_stack
         rec_free(sh, r);
         found = true;
     }
-    gl_mutex_unlock(&sh->lock);
+    gl_unlock(&sh->lock);
     if (found) {
         struct gl_acct_event ev = acct_event(&taken);
         gl_acct_free(&lane->acct, &ev);
@@ -295,11 +296,11 @@ int gl_track_kind_of(uint32_t space, uint64_t addr)
 {
     struct shard *sh = shard_of(space, addr);
     int kind = -1;
-    gl_mutex_lock(&sh->lock);
+    gl_lock(&sh->lock);
     struct gl_live **link = table_link(sh, space, addr);
     if (link != NULL && *link != NULL)
         kind = (*link)->kind;
-    gl_mutex_unlock(&sh->lock);
+    gl_unlock(&sh->lock);
     return kind;
 }
 
@@ -477,10 +478,10 @@ bool gl_track_copy(struct gl_state_copy *out)
     size_t slots_guess = 0, hist_room;
     struct gl_lane *lane = gl_lane_enter();
     for (int i = 0; i < SHARDS; i++) {
-        gl_mutex_lock(&shards[i].lock);
+        gl_lock(&shards[i].lock);
         for (const struct slab *sl = shards[i].slabs; sl != NULL; sl = sl->next)
             slots_guess += sl->used;
-        gl_mutex_unlock(&shards[i].lock);
+        gl_unlock(&shards[i].lock);
     }
     hist_room = gl_history_capacity();
     gl_lane_leave(lane);
@@ -558,7 +559,7 @@ void gl_track_shape(struct gl_track_shape *out)
     memset(out, 0, sizeof *out);
     for (int i = 0; i < SHARDS; i++) {
         struct shard *sh = &shards[i];
-        gl_mutex_lock(&sh->lock);
+        gl_lock(&sh->lock);
         out->records += sh->count;
         out->buckets += sh->nbuckets;
         for (const struct slab *sl = sh->slabs; sl != NULL; sl = sl->next)
@@ -570,7 +571,7 @@ void gl_track_shape(struct gl_track_shape *out)
             if (n > out->longest_chain)
                 out->longest_chain = n;
         }
-        gl_mutex_unlock(&sh->lock);
+        gl_unlock(&sh->lock);
     }
 }
 
@@ -601,7 +602,7 @@ void gl_track_postfork_child(void)
         sh->buckets = NULL;
         sh->nbuckets = sh->count = 0;
         sh->free_list = NULL;
-        pthread_mutex_init(&sh->lock, NULL);
+        gl_lock_init(&sh->lock, GL_LOCK_SHARD, 0);
     }
     gl_acct_postfork_child();
     atomic_store(&oom_next, 0);

@@ -90,8 +90,10 @@ static const struct {
     {"cuCtxDetach", 2000, 0, "cuCtxDetach"},
     {"cuMemPoolImportPointer", 11020, 0, "cuMemPoolImportPointer"},
     {"cuMemCreate", 10020, 0, "cuMemCreate"},
+    {"cuModuleLoad", 2000, 0, "cuModuleLoad"},          /* one ABI since 2.0 */
+    {"cuLibraryLoadData", 12000, 0, "cuLibraryLoadData"},
     /* not intercepted: passed through */
-    {"cuModuleLoad", 2000, 0, NULL},
+    {"cuModuleGetFunction", 2000, 0, NULL},
     {"cuMemPoolTrimTo", 11020, 0, NULL},
     {"cuDeviceGetDefaultMemPool", 11020, 0, NULL}, /* called by us, not hooked */
     {"cuInit", 2000, 0, NULL},

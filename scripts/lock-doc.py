@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Regenerates the lock table of docs/reliability.md from the one list of
+every lock with its rank, interpose/base/lock_rank.h.
+
+The table sits between two marker comments:
+    <!-- generated: locks -->
+    ...
+    <!-- end generated -->
+and is replaced by what tests/unit/lock_table.c prints (the C expansion of
+the list, so the text is the compiler's reading, not a parser's).
+
+    scripts/lock-doc.py            rewrite the doc in place
+    scripts/lock-doc.py --check    exit 1 if it is out of date
+    --tool PATH                    a built lock_table (default: compile one
+                                   with $CC into a temporary directory)
+"""
+import argparse
+import difflib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOC = os.path.join(ROOT, "docs", "reliability.md")
+MARK = re.compile(r"^<!-- generated: locks -->\n(.*?)^<!-- end generated -->\n", re.M | re.S)
+
+
+def build_tool(tmp):
+    exe = os.path.join(tmp, "lock_table")
+    cc = os.environ.get("CC", "cc")
+    subprocess.run([cc, "-std=gnu11", "-I" + os.path.join(ROOT, "interpose"),
+                    os.path.join(ROOT, "tests", "unit", "lock_table.c"), "-o", exe], check=True)
+    return exe
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--tool")
+    ap.add_argument("--doc", default=DOC)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tool = a.tool or build_tool(tmp)
+        table = subprocess.run([tool], check=True, capture_output=True, text=True).stdout
+    old = open(a.doc).read()
+    new, n = MARK.subn(lambda m: "<!-- generated: locks -->\n%s<!-- end generated -->\n" % table, old)
+    if n != 1:
+        sys.exit("lock-doc: %d generated lock tables in %s, expected 1" % (n, a.doc))
+    if new == old:
+        return 0
+    if a.check:
+        sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
+                                                   a.doc, a.doc + " (from interpose/base/lock_rank.h)"))
+        print("lock-doc: %s is out of date: run scripts/lock-doc.py" % a.doc, file=sys.stderr)
+        return 1
+    open(a.doc, "w").write(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
