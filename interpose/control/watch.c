@@ -78,12 +78,13 @@ __attribute__((format(printf, 2, 3))) static void put(struct text *t, const char
 }
 
 /* The tick's buffers: reused from tick to tick (one thread ticks:
- * trigger.c's), and reachable from here while in use.  exit() does not wait
- * for that thread, so a leak checker that runs at exit while it is mid-tick
- * (LeakSanitizer: "Running thread was not suspended") would otherwise call
- * a buffer only its stack holds lost. */
+ * trigger.c's), and reachable from here while in use.  Neither exit() nor
+ * fork() waits for that thread, so a leak checker that runs at exit while it
+ * is mid-tick, or in a child forked then (where that thread is gone:
+ * LeakSanitizer's "Running thread was not suspended"), would otherwise call
+ * a buffer that only its stack held lost. */
 static struct text live_buf, metrics_buf;
-static void *volatile sites_in_flight;
+static struct gl_watch_copy watch_copy; /* its sites are malloc'ed straight into it */
 
 static struct text *reuse(struct text *t)
 {
@@ -382,22 +383,21 @@ void gl_watch_run(void)
         return;
     uint64_t now = gl_mono_ns();
     due_ns = now + LIVE_PERIOD_MS * 1000000ull;
-    struct gl_watch_copy c;
-    if (!gl_track_watch_copy(&c))
+    struct gl_watch_copy *c = &watch_copy;
+    if (!gl_track_watch_copy(c))
         return;
-    sites_in_flight = c.sites;
-    uint64_t fp = fingerprint(&c);
+    uint64_t fp = fingerprint(c);
     if (fp == last_fingerprint && last_write_ns != 0 && now - last_write_ns < LIVE_IDLE_MS * 1000000ull) {
-        free(c.sites);
-        sites_in_flight = NULL;
+        free(c->sites);
+        c->sites = NULL;
         return;
     }
-    qsort(c.sites, c.nsites, sizeof *c.sites, by_bytes_desc);
+    qsort(c->sites, c->nsites, sizeof *c->sites, by_bytes_desc);
     bool wrote = false;
     int dirfd = live_on ? open_live_dir() : -1;
     if (dirfd >= 0) {
         struct text *t = reuse(&live_buf);
-        live_text(t, &c);
+        live_text(t, c);
         wrote = !t->failed && replace_file(dirfd, live_name, t, 0600);
         close(dirfd);
         if (wrote)
@@ -405,13 +405,13 @@ void gl_watch_run(void)
     }
     if (metrics_on) {
         struct text *t = reuse(&metrics_buf);
-        metrics_text(t, &c);
+        metrics_text(t, c);
         if (!t->failed)
             write_metrics(t);
         wrote = true;
     }
-    free(c.sites);
-    sites_in_flight = NULL;
+    free(c->sites);
+    c->sites = NULL;
     if (wrote) {
         last_fingerprint = fp;
         last_write_ns = now;
