@@ -168,6 +168,12 @@ $(TPROG_DIR)/fake_torch: tests/programs/fake_torch.cc $(FAKECUDA_RT_DEPS) | $(BU
 	@mkdir -p $(@D)
 	$(CXX) -std=c++17 -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $(SAN_FLAGS) $(CUDA_INC) -o $@ $< -L$(FC_DIR) -lcudart
 
+TEST_PROGS += $(TPROG_DIR)/cache_growth
+all: $(TEST_PROGS)
+$(TPROG_DIR)/cache_growth: tests/programs/cache_growth.cc $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $(SAN_FLAGS) $(CUDA_INC) -o $@ $< -L$(FC_DIR) -lcudart
+
 # The same allocators in a libc10_cuda.so without symbols (hidden functions,
 # symbol table stripped at link time: -s), as a stripped PyTorch would be.
 TEST_PROGS += $(TPROG_DIR)/stripped/libc10_cuda.so $(TPROG_DIR)/fake_torch_stripped

@@ -146,12 +146,13 @@ static int run_html_multi(const struct cli *c, struct msnap *m, size_t n, struct
     return rc;
 }
 
-/* A stack no rule matched whose live bytes grew by at least floor. */
+/* A stack no rule matched whose live bytes grew by at least floor, or an
+ * allocator cache that grew by that much at every step. */
 static bool diff_has_growth(const struct diff_result *d, uint64_t floor)
 {
     for (size_t i = 0; i < d->t.n; i++) {
         const struct mrow *r = &d->t.rows[i];
-        if (r->rule < 0 && !r->shrank && r->growth >= floor)
+        if ((r->rule < 0 || r->cache_growth) && !r->shrank && r->growth >= floor)
             return true;
     }
     return false;

@@ -22,6 +22,10 @@ struct mrow {
     uint64_t growth; /* |last - first| */
     bool shrank;     /* last < first */
     bool monotonic;  /* >= 3 snapshots, bytes grew at every step */
+    bool suspected;  /* diff: a suspected leak: monotonic, and no rule matched or a
+                        built-in allocator-cache rule did (cache_growth) */
+    bool cache_growth; /* diff: suspected, in memory an allocator cache holds: a cache
+                          that grows at every step is kept-alive memory inside it */
     bool changed;    /* bytes or count differ between some snapshots */
     uint64_t total;  /* bytes summed over the snapshots (saturating) */
 };

@@ -2,11 +2,15 @@
  * rule) with the live bytes and counts each snapshot has for the key, then
  * rank it:
  *   diff:  keys whose bytes grew at every step over three or more
- *          snapshots first ("suspected leak (monotonic growth)", never for
- *          memory a suppression rule matches), by growth; then every other
- *          key that changed, by the size of the change.
+ *          snapshots first ("suspected leak (monotonic growth)", also for
+ *          memory a built-in allocator-cache rule matches: a cache that grows
+ *          at every step holds memory the program keeps alive in it, the
+ *          commonest PyTorch leak; never for a --suppressions rule's), by
+ *          growth; then every other key that changed, by the size of the
+ *          change.
  *   merge: keys present in only some snapshots, by bytes summed over all. */
 #include "analysis/multi/multi.h"
+#include "model/suppress.h"
 #include "util/sat.h"
 #include "util/sort.h"
 #include "util/xalloc.h"
@@ -42,7 +46,7 @@ static int tie_break(const struct mrow *a, const struct mrow *b)
 
 static int diff_class(const struct mrow *r)
 {
-    if (r->monotonic && r->rule < 0)
+    if (r->suspected)
         return 0;
     return r->growth || r->present != 0 ? 1 : 2;
 }
@@ -123,6 +127,13 @@ int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
             goto fail;
     if (mt_finish(&d->t))
         goto fail;
+    const struct suppressions *sup = m[0].v.sup;
+    for (size_t i = 0; i < d->t.n; i++) {
+        struct mrow *r = &d->t.rows[i];
+        bool cache = r->rule >= 0 && sup && (size_t)r->rule < sup->n && sup->rules[r->rule].builtin;
+        r->suspected = r->monotonic && (r->rule < 0 || cache);
+        r->cache_growth = r->suspected && cache;
+    }
     sort_array(d->t.rows, d->t.n, sizeof *d->t.rows, cmp_diff);
     size_t k = 0;
     while (k < d->t.n && d->t.rows[k].changed && d->t.rows[k].growth >= o->min_bytes)

@@ -132,7 +132,8 @@ void html_growth(struct hw *w, const struct html_multi *hm)
         put_cols(w, "count", count, cols, ncols);
         kv_i(w, "growth", row->shrank ? -growth : growth);
         kv_b(w, "monotonic", row->monotonic);
-        kv_b(w, "suspected_leak", row->monotonic && row->rule < 0);
+        kv_b(w, "suspected_leak", row->suspected);
+        kv_b(w, "cache_growth", row->cache_growth);
         kv_i(w, "stack", hw_stack(w, row->cs));
         json_end_obj(&w->j);
     }

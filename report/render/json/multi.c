@@ -84,7 +84,8 @@ void json_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
         json_key(&j, "growth"); json_i64(&j, row->shrank ? -(int64_t)(row->growth > INT64_MAX ? INT64_MAX : row->growth)
                                                          : (int64_t)(row->growth > INT64_MAX ? INT64_MAX : row->growth));
         json_key(&j, "monotonic"); json_bool(&j, row->monotonic);
-        json_key(&j, "suspected_leak"); json_bool(&j, row->monotonic && row->rule < 0);
+        json_key(&j, "suspected_leak"); json_bool(&j, row->suspected);
+        json_key(&j, "cache_growth"); json_bool(&j, row->cache_growth);
         json_frames(&j, r->db, row->cs);
         json_end_obj(&j);
     }

@@ -74,10 +74,11 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
         fputs(" memory on ", f);
         put_where(f, row->device);
         put_rule(r, row->rule);
-        if (row->monotonic && row->rule < 0) {
+        if (row->suspected) {
             fputs(", ", f);
             put_color(r, TC_RED);
-            fputs("suspected leak (monotonic growth)", f);
+            fputs(row->cache_growth ? "suspected leak (the allocator cache grew at every step)"
+                                    : "suspected leak (monotonic growth)", f);
             put_color_end(r);
         }
         const uint64_t *bytes, *count;
