@@ -71,7 +71,7 @@ void gl_driver_view_query(struct gl_driver_view *out)
     out->npools = gl_pools_query(out->pools, GL_POOLS_MAX);
     for (int32_t d = 0; d < GL_MAX_DEVICES; d++) {
         uint64_t f, t;
-        if (gl_primary_ctx(d) != 0 && gl_device_mem_info(d, &f, &t) == 0)
+        if (gl_where_primary(d) != 0 && gl_device_mem_info(d, &f, &t) == 0)
             out->mems[out->nmems++] = (struct gl_mem_view){d, f, t};
     }
 }

@@ -155,7 +155,7 @@ void gl_graph_instantiated(uint64_t exec, uint64_t graph, bool autofree)
     struct gl_capture cap;
     gl_stack_capture(&cap);
     struct gl_stack *here = gl_stack_intern(&cap);
-    struct gl_where w = gl_driver_where(0);
+    struct gl_where w = gl_where_driver(0);
     *x = (struct exec){.exec = exec, .autofree = autofree, .n = n, .ops = ops};
     gl_lock(&graph_lock);
     for (size_t i = 0; i < n; i++) {

@@ -60,7 +60,7 @@ static bool add_ref(uint64_t ptr)
 void gl_ipc_opened(struct gl_where w, uint64_t ptr, uint16_t api)
 {
     int saved = errno;
-    uint64_t size = gl_mapping_size(ptr); /* a driver call: outside the lock */
+    uint64_t size = gl_where_mapping_size(ptr); /* a driver call: outside the lock */
     gl_lock(&ipc_lock);
     if (gl_track_kind_of(GL_SPACE_ADDR, ptr) == GL_KIND_IPC) {
         add_ref(ptr);
@@ -79,7 +79,7 @@ void gl_ipc_opened(struct gl_where w, uint64_t ptr, uint16_t api)
 void gl_ipc_imported(struct gl_where w, uint64_t ptr, uint16_t api)
 {
     int saved = errno;
-    gl_call_alloc(w, ptr, gl_mapping_size(ptr), 0, GL_KIND_IPC, api, GL_SPACE_ADDR);
+    gl_call_alloc(w, ptr, gl_where_mapping_size(ptr), 0, GL_KIND_IPC, api, GL_SPACE_ADDR);
     errno = saved;
 }
 

@@ -8,7 +8,7 @@
  * exporter's memory alive, a leak neither process's allocator can see.  But
  * it is the exporter's memory, so it counts toward none of this process's
  * device counters or peaks (track.c).  Its size is not in the call; the
- * driver is asked (gl_mapping_size).
+ * driver is asked (gl_where_mapping_size).
  *
  * Opening an IPC handle that is already open in the context returns the
  * same address with one more reference (CUDA documents it), and the mapping

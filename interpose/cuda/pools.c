@@ -155,7 +155,7 @@ int gl_current_mem_info(uint64_t *free_bytes, uint64_t *total)
 int gl_device_mem_info(int32_t device, uint64_t *free_bytes, uint64_t *total)
 {
     gl_caller_pc = 0;
-    uint64_t ctx = gl_primary_ctx(device);
+    uint64_t ctx = gl_where_primary(device);
     cuCtxPushCurrent_v2_fn push = REAL_cuCtxPushCurrent_v2();
     cuCtxPopCurrent_v2_fn pop = REAL_cuCtxPopCurrent_v2();
     cuDevicePrimaryCtxGetState_fn state = REAL_cuDevicePrimaryCtxGetState();

@@ -8,7 +8,7 @@
 
 void gl_vmm_import_mapped(uint64_t va, uint64_t size, int32_t device)
 {
-    struct gl_where w = gl_driver_where(va);
+    struct gl_where w = gl_where_driver(va);
     if (device >= 0)
         w.device = device; /* the handle's own, as the driver reported it at import */
     gl_call_alloc(w, va, size, 0, GL_KIND_IPC, GL_API_CU_MEM_MAP, GL_SPACE_ADDR);

@@ -24,7 +24,7 @@ static void after_alloc(bool track, CUresult rc, uint64_t ptr, size_t size, uint
     if (!track)
         return;
     if (rc == CUDA_SUCCESS && ptr != 0) {
-        struct gl_where w = gl_driver_where(ptr);
+        struct gl_where w = gl_where_driver(ptr);
         if (kind == GL_KIND_POOL || pool != 0) /* stream-ordered (a managed pool's too) */
             w = gl_where_stream_ordered(w, ptr, stream, pool);
         gl_call_alloc(w, ptr, size, stream, kind, api, GL_SPACE_ADDR);
@@ -32,7 +32,7 @@ static void after_alloc(bool track, CUresult rc, uint64_t ptr, size_t size, uint
             gl_pools_note(pool, w.device);
     }
     else if (rc == CUDA_ERROR_OUT_OF_MEMORY)
-        gl_hook_out_of_memory(gl_failed_device(gl_driver_where(0).device, kind, stream), size, stream, kind, api);
+        gl_hook_out_of_memory(gl_where_failed(gl_where_driver(0).device, kind, stream), size, stream, kind, api);
 }
 
 #define DPTR(p) ((p) != NULL ? (uint64_t)*(p) : 0)
@@ -96,7 +96,7 @@ GL_HOOK(CUresult, cuMemHostRegister_v2, (void *p, size_t bytesize, unsigned int 
     bool track = gl_enter();
     CUresult rc = real(p, bytesize, Flags);
     if (track && rc == CUDA_SUCCESS && p != NULL)
-        gl_call_alloc(gl_driver_where(0), (uintptr_t)p, bytesize, 0, GL_KIND_HOST_REGISTERED,
+        gl_call_alloc(gl_where_driver(0), (uintptr_t)p, bytesize, 0, GL_KIND_HOST_REGISTERED,
                       GL_API_CU_MEM_HOST_REGISTER, GL_SPACE_ADDR);
     gl_leave();
     return rc;
@@ -111,7 +111,7 @@ static void after_async(bool track, CUresult rc, uint64_t ptr, size_t size, CUst
                         uint64_t pool, bool pt)
 {
     if (track && rc == CUDA_SUCCESS && ptr != 0 && gl_graph_capturing((uintptr_t)stream, pt)) {
-        struct gl_where w = gl_driver_where(0);
+        struct gl_where w = gl_where_driver(0);
         gl_graph_node_added(ptr, size, w.device, w.ctx, api);
     } else {
         after_alloc(track, rc, ptr, size, (uintptr_t)stream, gl_pool_kind(pool), api, pool);
@@ -173,7 +173,7 @@ GL_HOOK(CUresult, cuMemAllocFromPoolAsync_ptsz,
     struct gl_live *r = track ? gl_call_free_begin(space, (uint64_t)(key)) : NULL;  \
     CUresult rc = call;                                                          \
     if (track)                                                                   \
-        gl_call_free_end_api(r, rc == CUDA_SUCCESS, r ? 0 : gl_driver_where(0).device, \
+        gl_call_free_end_api(r, rc == CUDA_SUCCESS, r ? 0 : gl_where_driver(0).device, \
                              (uint64_t)(key), api);                                   \
     gl_leave();                                                                  \
     return rc
@@ -200,7 +200,7 @@ static CUresult free_async(CUresult (*real)(CUdeviceptr, CUstream), CUdeviceptr 
     struct gl_live *r = track ? gl_call_free_begin(GL_SPACE_ADDR, (uint64_t)dptr) : NULL;
     CUresult rc = real(dptr, stream);
     if (track)
-        gl_call_free_end_api(r, rc == CUDA_SUCCESS, r ? 0 : gl_driver_where(0).device, dptr,
+        gl_call_free_end_api(r, rc == CUDA_SUCCESS, r ? 0 : gl_where_driver(0).device, dptr,
                              pt ? GL_API_CU_MEM_FREE_ASYNC_PTSZ : GL_API_CU_MEM_FREE_ASYNC);
     gl_leave();
     return rc;

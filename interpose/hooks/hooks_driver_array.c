@@ -14,10 +14,10 @@ static void after_array(bool track, CUresult rc, void *handle, size_t bytes, uin
     if (!track)
         return;
     if (rc == CUDA_SUCCESS && handle != NULL)
-        gl_call_alloc(gl_driver_where(0), (uintptr_t)handle, bytes, 0, GL_KIND_ARRAY, api,
+        gl_call_alloc(gl_where_driver(0), (uintptr_t)handle, bytes, 0, GL_KIND_ARRAY, api,
                       GL_SPACE_ARRAY);
     else if (rc == CUDA_ERROR_OUT_OF_MEMORY)
-        gl_hook_out_of_memory(gl_driver_where(0).device, bytes, 0, GL_KIND_ARRAY, api);
+        gl_hook_out_of_memory(gl_where_driver(0).device, bytes, 0, GL_KIND_ARRAY, api);
 }
 
 GL_HOOK(CUresult, cuArrayCreate_v2, (CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray))
@@ -69,7 +69,7 @@ GL_HOOK(CUresult, cuMipmappedArrayCreate,
     struct gl_live *r = track ? gl_call_free_begin(GL_SPACE_ARRAY, (uintptr_t)(handle)) : NULL; \
     CUresult rc = real(handle);                                                  \
     if (track)                                                                   \
-        gl_call_free_end_api(r, rc == CUDA_SUCCESS, r ? 0 : gl_driver_where(0).device, \
+        gl_call_free_end_api(r, rc == CUDA_SUCCESS, r ? 0 : gl_where_driver(0).device, \
                              (uintptr_t)(handle), api);                               \
     gl_leave();                                                                  \
     return rc

@@ -23,7 +23,7 @@ GL_HOOK(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev))
     CUresult rc = real(pctx, dev);
     /* Learnt even when nested: the runtime retains through this. */
     if (rc == CUDA_SUCCESS && pctx != NULL && *pctx != NULL)
-        gl_note_primary_ctx(dev, (uintptr_t)*pctx);
+        gl_where_note_primary(dev, (uintptr_t)*pctx);
     gl_leave();
     return rc;
 }

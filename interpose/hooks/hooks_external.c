@@ -39,7 +39,7 @@ static void imported(bool track, bool ok, struct gl_where (*where)(void), void *
         gl_call_alloc(where(), (uintptr_t)handle, size, 0, GL_KIND_EXTERNAL, api, GL_SPACE_EXTMEM);
 }
 
-static struct gl_where driver_here(void) { return gl_driver_where(0); }
+static struct gl_where driver_here(void) { return gl_where_driver(0); }
 
 /* Destroying the object: its buffers and arrays stay recorded until they
  * are freed themselves, as CUDA requires. */
@@ -61,7 +61,7 @@ GL_HOOK(cudaError_t, cudaImportExternalMemory,
     GL_REAL_OR_RETURN(real, cudaImportExternalMemory, NO_RUNTIME);
     bool track = gl_enter();
     cudaError_t rc = real(extMem_out, memHandleDesc);
-    imported(track, rc == cudaSuccess && extMem_out != NULL && memHandleDesc != NULL, gl_runtime_where,
+    imported(track, rc == cudaSuccess && extMem_out != NULL && memHandleDesc != NULL, gl_where_runtime,
              extMem_out ? (void *)*extMem_out : NULL, memHandleDesc ? memHandleDesc->size : 0,
              GL_API_CUDA_IMPORT_EXTERNAL_MEMORY);
     gl_leave();
@@ -70,7 +70,7 @@ GL_HOOK(cudaError_t, cudaImportExternalMemory,
 
 GL_HOOK(cudaError_t, cudaDestroyExternalMemory, (cudaExternalMemory_t extMem))
 {
-    DESTROY_BODY(cudaDestroyExternalMemory, extMem, cudaSuccess, NO_RUNTIME, gl_runtime_where(),
+    DESTROY_BODY(cudaDestroyExternalMemory, extMem, cudaSuccess, NO_RUNTIME, gl_where_runtime(),
                  GL_API_CUDA_DESTROY_EXTERNAL_MEMORY);
 }
 
@@ -81,7 +81,7 @@ GL_HOOK(cudaError_t, cudaExternalMemoryGetMappedBuffer,
     bool track = gl_enter();
     cudaError_t rc = real(devPtr, extMem, bufferDesc);
     if (track && rc == cudaSuccess && devPtr != NULL && *devPtr != NULL && bufferDesc != NULL)
-        gl_call_alloc(gl_runtime_where(), (uintptr_t)*devPtr, bufferDesc->size, 0, GL_KIND_EXTERNAL,
+        gl_call_alloc(gl_where_runtime(), (uintptr_t)*devPtr, bufferDesc->size, 0, GL_KIND_EXTERNAL,
                       GL_API_CUDA_EXTERNAL_MEMORY_GET_MAPPED_BUFFER, GL_SPACE_ADDR);
     gl_leave();
     return rc;
@@ -95,7 +95,7 @@ GL_HOOK(cudaError_t, cudaExternalMemoryGetMappedMipmappedArray,
     bool track = gl_enter();
     cudaError_t rc = real(mipmap, extMem, mipmapDesc);
     if (track && rc == cudaSuccess && mipmap != NULL && *mipmap != NULL && mipmapDesc != NULL)
-        gl_call_alloc(gl_runtime_where(), (uintptr_t)*mipmap,
+        gl_call_alloc(gl_where_runtime(), (uintptr_t)*mipmap,
                       gl_array_bytes_runtime(&mipmapDesc->formatDesc, mipmapDesc->extent, mipmapDesc->numLevels),
                       0, GL_KIND_EXTERNAL, GL_API_CUDA_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY,
                       GL_SPACE_ARRAY);
@@ -120,7 +120,7 @@ GL_HOOK(CUresult, cuImportExternalMemory,
 
 GL_HOOK(CUresult, cuDestroyExternalMemory, (CUexternalMemory extMem))
 {
-    DESTROY_BODY(cuDestroyExternalMemory, extMem, CUDA_SUCCESS, NO_DRIVER, gl_driver_where(0),
+    DESTROY_BODY(cuDestroyExternalMemory, extMem, CUDA_SUCCESS, NO_DRIVER, gl_where_driver(0),
                  GL_API_CU_DESTROY_EXTERNAL_MEMORY);
 }
 
@@ -131,7 +131,7 @@ GL_HOOK(CUresult, cuExternalMemoryGetMappedBuffer,
     bool track = gl_enter();
     CUresult rc = real(devPtr, extMem, bufferDesc);
     if (track && rc == CUDA_SUCCESS && devPtr != NULL && *devPtr != 0 && bufferDesc != NULL)
-        gl_call_alloc(gl_driver_where(*devPtr), *devPtr, bufferDesc->size, 0, GL_KIND_EXTERNAL,
+        gl_call_alloc(gl_where_driver(*devPtr), *devPtr, bufferDesc->size, 0, GL_KIND_EXTERNAL,
                       GL_API_CU_EXTERNAL_MEMORY_GET_MAPPED_BUFFER, GL_SPACE_ADDR);
     gl_leave();
     return rc;
@@ -145,7 +145,7 @@ GL_HOOK(CUresult, cuExternalMemoryGetMappedMipmappedArray,
     bool track = gl_enter();
     CUresult rc = real(mipmap, extMem, mipmapDesc);
     if (track && rc == CUDA_SUCCESS && mipmap != NULL && *mipmap != NULL && mipmapDesc != NULL)
-        gl_call_alloc(gl_driver_where(0), (uintptr_t)*mipmap,
+        gl_call_alloc(gl_where_driver(0), (uintptr_t)*mipmap,
                       gl_array_bytes_driver(&mipmapDesc->arrayDesc, mipmapDesc->numLevels), 0,
                       GL_KIND_EXTERNAL, GL_API_CU_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY,
                       GL_SPACE_ARRAY);

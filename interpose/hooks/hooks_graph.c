@@ -15,7 +15,7 @@
 
 static void alloc_node_added(const CUDA_MEM_ALLOC_NODE_PARAMS *p, uint16_t api)
 {
-    struct gl_where w = gl_driver_where(0);
+    struct gl_where w = gl_where_driver(0);
     int32_t device = p->poolProps.location.type == CU_MEM_LOCATION_TYPE_DEVICE ? p->poolProps.location.id
                                                                                : GL_HOST_DEVICE;
     gl_graph_node_added(p->dptr, p->bytesize, device, w.ctx, api);

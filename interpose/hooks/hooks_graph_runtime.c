@@ -16,7 +16,7 @@ GL_HOOK(cudaError_t, cudaGraphAddMemAllocNode,
     bool track = gl_enter();
     cudaError_t rc = real(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (track && rc == cudaSuccess && nodeParams != NULL) {
-        struct gl_where w = gl_runtime_where();
+        struct gl_where w = gl_where_runtime();
         int32_t device = nodeParams->poolProps.location.type == cudaMemLocationTypeDevice
                              ? nodeParams->poolProps.location.id
                              : GL_HOST_DEVICE;

@@ -25,7 +25,7 @@ GL_HOOK(cudaError_t, cudaIpcOpenMemHandle, (void **devPtr, cudaIpcMemHandle_t ha
     bool track = gl_enter();
     cudaError_t rc = real(devPtr, handle, flags);
     if (track && rc == cudaSuccess && devPtr != NULL && *devPtr != NULL)
-        gl_ipc_opened(gl_runtime_where(), (uintptr_t)*devPtr, GL_API_CUDA_IPC_OPEN_MEM_HANDLE);
+        gl_ipc_opened(gl_where_runtime(), (uintptr_t)*devPtr, GL_API_CUDA_IPC_OPEN_MEM_HANDLE);
     gl_leave();
     return rc;
 }
@@ -40,7 +40,7 @@ GL_HOOK(cudaError_t, cudaIpcCloseMemHandle, (void *devPtr))
     cudaError_t rc = real(devPtr);
     if (track)
         gl_ipc_close_end(&c, (uintptr_t)devPtr, rc == cudaSuccess,
-                         c.r || c.extra ? 0 : gl_runtime_where().device, GL_API_CUDA_IPC_CLOSE_MEM_HANDLE);
+                         c.r || c.extra ? 0 : gl_where_runtime().device, GL_API_CUDA_IPC_CLOSE_MEM_HANDLE);
     gl_leave();
     return rc;
 }
@@ -52,7 +52,7 @@ GL_HOOK(cudaError_t, cudaMemPoolImportPointer,
     bool track = gl_enter();
     cudaError_t rc = real(ptr, memPool, exportData);
     if (track && rc == cudaSuccess && ptr != NULL && *ptr != NULL)
-        gl_ipc_imported(gl_runtime_where(), (uintptr_t)*ptr, GL_API_CUDA_MEM_POOL_IMPORT_POINTER);
+        gl_ipc_imported(gl_where_runtime(), (uintptr_t)*ptr, GL_API_CUDA_MEM_POOL_IMPORT_POINTER);
     gl_leave();
     return rc;
 }
@@ -65,7 +65,7 @@ GL_HOOK(CUresult, cuIpcOpenMemHandle_v2, (CUdeviceptr *pdptr, CUipcMemHandle han
     bool track = gl_enter();
     CUresult rc = real(pdptr, handle, Flags);
     if (track && rc == CUDA_SUCCESS && pdptr != NULL && *pdptr != 0)
-        gl_ipc_opened(gl_driver_where(*pdptr), *pdptr, GL_API_CU_IPC_OPEN_MEM_HANDLE);
+        gl_ipc_opened(gl_where_driver(*pdptr), *pdptr, GL_API_CU_IPC_OPEN_MEM_HANDLE);
     gl_leave();
     return rc;
 }
@@ -79,7 +79,7 @@ GL_HOOK(CUresult, cuIpcCloseMemHandle, (CUdeviceptr dptr))
         gl_ipc_close_begin(&c, dptr);
     CUresult rc = real(dptr);
     if (track)
-        gl_ipc_close_end(&c, dptr, rc == CUDA_SUCCESS, c.r || c.extra ? 0 : gl_driver_where(0).device,
+        gl_ipc_close_end(&c, dptr, rc == CUDA_SUCCESS, c.r || c.extra ? 0 : gl_where_driver(0).device,
                          GL_API_CU_IPC_CLOSE_MEM_HANDLE);
     gl_leave();
     return rc;
@@ -92,7 +92,7 @@ GL_HOOK(CUresult, cuMemPoolImportPointer,
     bool track = gl_enter();
     CUresult rc = real(ptr_out, pool, shareData);
     if (track && rc == CUDA_SUCCESS && ptr_out != NULL && *ptr_out != 0)
-        gl_ipc_imported(gl_driver_where(*ptr_out), *ptr_out, GL_API_CU_MEM_POOL_IMPORT_POINTER);
+        gl_ipc_imported(gl_where_driver(*ptr_out), *ptr_out, GL_API_CU_MEM_POOL_IMPORT_POINTER);
     gl_leave();
     return rc;
 }

@@ -49,7 +49,7 @@ static void after_load(bool track, CUresult rc, const void *handle, uint64_t bef
         return;
     uint64_t after = free_now(true);
     uint64_t taken = before != UINT64_MAX && after != UINT64_MAX && before > after ? before - after : 0;
-    gl_call_alloc(gl_driver_where(0), (uintptr_t)handle, taken, 0, GL_KIND_MODULE, api, GL_SPACE_MODULE);
+    gl_call_alloc(gl_where_driver(0), (uintptr_t)handle, taken, 0, GL_KIND_MODULE, api, GL_SPACE_MODULE);
 }
 
 #define LOAD_BODY(name, out, api, ...)                                               \
@@ -67,7 +67,7 @@ static void after_load(bool track, CUresult rc, const void *handle, uint64_t bef
     struct gl_live *r = track ? gl_call_free_begin(GL_SPACE_MODULE, (uintptr_t)(handle)) : NULL; \
     CUresult rc = real(handle);                                                                 \
     if (track)                                                                                  \
-        gl_call_free_end_api(r, rc == CUDA_SUCCESS, r ? 0 : gl_driver_where(0).device,         \
+        gl_call_free_end_api(r, rc == CUDA_SUCCESS, r ? 0 : gl_where_driver(0).device,         \
                              (uintptr_t)(handle), api);                                         \
     gl_leave();                                                                                 \
     return rc

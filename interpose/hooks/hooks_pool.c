@@ -25,7 +25,7 @@ GL_HOOK(CUresult, cuMemPoolCreate, (CUmemoryPool *pool, const CUmemPoolProps *po
     CUresult rc = real(pool, poolProps);
     if (track && rc == CUDA_SUCCESS && pool != NULL && poolProps != NULL) {
         gl_pool_kinds_created((uintptr_t)*pool, poolProps->allocType == CU_MEM_ALLOCATION_TYPE_MANAGED);
-        struct gl_where w = gl_driver_where(0);
+        struct gl_where w = gl_where_driver(0);
         if (poolProps->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
             w.device = poolProps->location.id;
         else if (poolProps->location.type != CU_MEM_LOCATION_TYPE_NONE)

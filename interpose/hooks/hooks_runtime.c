@@ -29,7 +29,7 @@ static void after_alloc(bool track, cudaError_t rc, void *ptr, size_t size, uint
     if (!track)
         return;
     if (rc == cudaSuccess && ptr != NULL) {
-        struct gl_where w = gl_runtime_where();
+        struct gl_where w = gl_where_runtime();
         if (kind == GL_KIND_POOL || pool != 0) /* stream-ordered (a managed pool's too) */
             w = gl_where_stream_ordered(w, (uintptr_t)ptr, stream, pool);
         gl_call_alloc(w, (uintptr_t)ptr, size, stream, kind, api, GL_SPACE_ADDR);
@@ -37,7 +37,7 @@ static void after_alloc(bool track, cudaError_t rc, void *ptr, size_t size, uint
             gl_pools_note(pool, w.device);
     }
     else if (rc == cudaErrorMemoryAllocation)
-        gl_hook_out_of_memory(gl_failed_device(gl_runtime_where().device, kind, stream), size, stream, kind, api);
+        gl_hook_out_of_memory(gl_where_failed(gl_where_runtime().device, kind, stream), size, stream, kind, api);
 }
 
 #define OUT(p) ((p) != NULL ? *(p) : NULL)
@@ -95,7 +95,7 @@ static void after_async(bool track, cudaError_t rc, void *ptr, size_t size, cuda
                         uint16_t api, uint64_t pool, bool pt)
 {
     if (track && rc == cudaSuccess && ptr != NULL && gl_graph_capturing((uintptr_t)stream, pt))
-        gl_graph_node_added((uintptr_t)ptr, size, gl_runtime_where().device, 0, api);
+        gl_graph_node_added((uintptr_t)ptr, size, gl_where_runtime().device, 0, api);
     else
         after_alloc(track, rc, ptr, size, (uintptr_t)stream, gl_pool_kind(pool), api, pool);
 }
@@ -174,7 +174,7 @@ GL_HOOK(cudaError_t, cudaHostRegister, (void *ptr, size_t size, unsigned int fla
     bool track = gl_enter();
     cudaError_t rc = real(ptr, size, flags);
     if (track && rc == cudaSuccess && ptr != NULL)
-        gl_call_alloc(gl_runtime_where(), (uintptr_t)ptr, size, 0, GL_KIND_HOST_REGISTERED,
+        gl_call_alloc(gl_where_runtime(), (uintptr_t)ptr, size, 0, GL_KIND_HOST_REGISTERED,
                       GL_API_CUDA_HOST_REGISTER, GL_SPACE_ADDR);
     gl_leave();
     return rc;
@@ -188,7 +188,7 @@ GL_HOOK(cudaError_t, cudaHostRegister, (void *ptr, size_t size, unsigned int fla
     struct gl_live *r = track ? gl_call_free_begin(GL_SPACE_ADDR, (uintptr_t)(ptr)) : NULL; \
     cudaError_t rc = call;                                                       \
     if (track)                                                                   \
-        gl_call_free_end_api(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device, \
+        gl_call_free_end_api(r, rc == cudaSuccess, r ? 0 : gl_where_runtime().device, \
                              (uintptr_t)(ptr), api);                                  \
     gl_leave();                                                                  \
     return rc
@@ -208,7 +208,7 @@ static cudaError_t free_async(cudaError_t (*real)(void *, cudaStream_t), void *d
     struct gl_live *r = track ? gl_call_free_begin(GL_SPACE_ADDR, (uintptr_t)devPtr) : NULL;
     cudaError_t rc = real(devPtr, stream);
     if (track)
-        gl_call_free_end_api(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device, (uintptr_t)devPtr,
+        gl_call_free_end_api(r, rc == cudaSuccess, r ? 0 : gl_where_runtime().device, (uintptr_t)devPtr,
                              pt ? GL_API_CUDA_FREE_ASYNC_PTSZ : GL_API_CUDA_FREE_ASYNC);
     gl_leave();
     return rc;
@@ -233,8 +233,8 @@ GL_HOOK(cudaError_t, cudaDeviceReset, (void))
     /* With a context of the program's own current (not the primary one),
      * cudaDeviceReset destroys only the runtime's state for it, not memory
      * (CUDA documents it so): nothing to drop. */
-    bool primary = track && gl_driver_where(0).ctx == 0;
-    int32_t device = primary ? gl_runtime_where().device : 0;
+    bool primary = track && gl_where_driver(0).ctx == 0;
+    int32_t device = primary ? gl_where_runtime().device : 0;
     cudaError_t rc = real();
     /* Everything the primary context owned is gone (not stream-ordered
      * allocations: gl_track_drop_context). */

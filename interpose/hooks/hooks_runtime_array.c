@@ -14,10 +14,10 @@ static void after_array(bool track, cudaError_t rc, void *handle, size_t bytes, 
     if (!track)
         return;
     if (rc == cudaSuccess && handle != NULL)
-        gl_call_alloc(gl_runtime_where(), (uintptr_t)handle, bytes, 0, GL_KIND_ARRAY, api,
+        gl_call_alloc(gl_where_runtime(), (uintptr_t)handle, bytes, 0, GL_KIND_ARRAY, api,
                       GL_SPACE_ARRAY);
     else if (rc == cudaErrorMemoryAllocation)
-        gl_hook_out_of_memory(gl_runtime_where().device, bytes, 0, GL_KIND_ARRAY, api);
+        gl_hook_out_of_memory(gl_where_runtime().device, bytes, 0, GL_KIND_ARRAY, api);
 }
 
 GL_HOOK(cudaError_t, cudaMallocArray,
@@ -68,7 +68,7 @@ GL_HOOK(cudaError_t, cudaMallocMipmappedArray,
     struct gl_live *r = track ? gl_call_free_begin(GL_SPACE_ARRAY, (uintptr_t)(handle)) : NULL; \
     cudaError_t rc = real(handle);                                               \
     if (track)                                                                   \
-        gl_call_free_end_api(r, rc == cudaSuccess, r ? 0 : gl_runtime_where().device, \
+        gl_call_free_end_api(r, rc == cudaSuccess, r ? 0 : gl_where_runtime().device, \
                              (uintptr_t)(handle), api);                               \
     gl_leave();                                                                  \
     return rc

@@ -47,7 +47,7 @@ GL_HOOK(CUresult, cuMemCreate,
     bool track = gl_enter();
     CUresult rc = real(handle, size, prop, flags);
     if (track && ((rc == CUDA_SUCCESS && handle != NULL) || rc == CUDA_ERROR_OUT_OF_MEMORY)) {
-        struct gl_where w = gl_driver_where(0);
+        struct gl_where w = gl_where_driver(0);
         uint16_t kind;
         created_where(prop, &w.device, &kind);
         if (rc == CUDA_SUCCESS) {
@@ -99,7 +99,7 @@ GL_HOOK(CUresult, cuMulticastCreate, (CUmemGenericAllocationHandle *mcHandle, co
     bool track = gl_enter();
     CUresult rc = real(mcHandle, prop);
     if (track && rc == CUDA_SUCCESS && mcHandle != NULL && prop != NULL) {
-        struct gl_where w = gl_driver_where(0);
+        struct gl_where w = gl_where_driver(0);
         gl_vmm_created(*mcHandle, w.device);
         gl_call_alloc(w, *mcHandle, prop->size, 0, GL_KIND_MULTICAST, GL_API_CU_MULTICAST_CREATE, GL_SPACE_VMM);
     }
@@ -137,7 +137,7 @@ GL_HOOK(CUresult, cuMemImportFromShareableHandle,
             prop.location.type == CU_MEM_LOCATION_TYPE_DEVICE)
             device = prop.location.id;
         if (gl_vmm_imported(*handle, device)) {
-            struct gl_where w = gl_driver_where(0);
+            struct gl_where w = gl_where_driver(0);
             if (device >= 0)
                 w.device = device;
             gl_call_alloc(w, *handle, 0, 0, GL_KIND_IPC, GL_API_CU_MEM_IMPORT_FROM_SHAREABLE_HANDLE,

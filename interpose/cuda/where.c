@@ -1,0 +1,106 @@
+/* Where an allocation belongs (where.h): the current device and context,
+ * with the driver's own answers where the calling thread's are not the
+ * memory's (stream-ordered memory, mappings). */
+#include "cuda/where.h"
+
+#include <stdatomic.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include "base/internal.h"
+#include "resolve/resolve.h"
+#include "snapshot_format.h"
+#include "state/track.h"
+
+/* Queries made on the hook path: plain (not hooked) functions, resolved once. */
+GL_DEFINE_REAL(cudaError_t, cudaGetDevice, (int *))
+GL_DEFINE_REAL(CUresult, cuCtxGetDevice, (CUdevice *))
+GL_DEFINE_REAL(CUresult, cuCtxGetCurrent, (CUcontext *))
+GL_DEFINE_REAL(CUresult, cuPointerGetAttribute, (void *, CUpointer_attribute, CUdeviceptr))
+GL_DEFINE_REAL(CUresult, cuMemGetAddressRange_v2, (CUdeviceptr *, size_t *, CUdeviceptr))
+
+static _Atomic uint64_t primary_ctx[GL_MAX_DEVICES];
+
+void gl_where_note_primary(int32_t device, uint64_t ctx)
+{
+    if (device >= 0 && device < GL_MAX_DEVICES)
+        atomic_store(&primary_ctx[device], ctx);
+}
+
+uint64_t gl_where_primary(int32_t device)
+{
+    return device >= 0 && device < GL_MAX_DEVICES ? atomic_load(&primary_ctx[device]) : 0;
+}
+
+struct gl_where gl_where_runtime(void)
+{
+    struct gl_where w = {0, 0};
+    cudaGetDevice_fn get = REAL_cudaGetDevice();
+    int dev = 0;
+    if (get != NULL && get(&dev) == cudaSuccess)
+        w.device = dev;
+    return w;
+}
+
+struct gl_where gl_where_driver(uint64_t ptr_hint)
+{
+    struct gl_where w = {0, 0};
+    cuCtxGetCurrent_fn cur = REAL_cuCtxGetCurrent();
+    CUcontext ctx = NULL;
+    if (cur != NULL && cur(&ctx) == CUDA_SUCCESS)
+        w.ctx = (uintptr_t)ctx;
+    cuCtxGetDevice_fn get = REAL_cuCtxGetDevice();
+    CUdevice dev = 0;
+    int ordinal = 0;
+    cuPointerGetAttribute_fn attr;
+    if (ctx != NULL && get != NULL && get(&dev) == CUDA_SUCCESS)
+        w.device = dev;
+    else if (ptr_hint != 0 && (attr = REAL_cuPointerGetAttribute()) != NULL &&
+             attr(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)ptr_hint) == CUDA_SUCCESS)
+        w.device = ordinal;
+    if (w.ctx != 0 && w.ctx == gl_where_primary(w.device))
+        w.ctx = 0;
+    return w;
+}
+
+GL_DEFINE_REAL(CUresult, cuPointerGetAttributes, (unsigned int, CUpointer_attribute *, void **, CUdeviceptr))
+
+struct gl_where gl_where_stream_ordered(struct gl_where w, uint64_t ptr, uint64_t stream, uint64_t pool)
+{
+    if (pool == 0 && stream <= 2)
+        return w;
+    cuPointerGetAttributes_fn attrs = REAL_cuPointerGetAttributes();
+    CUpointer_attribute which[2] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+    unsigned int type = 0;
+    int ordinal = -1;
+    void *data[2] = {&type, &ordinal};
+    if (attrs == NULL || attrs(2, which, data, (CUdeviceptr)ptr) != CUDA_SUCCESS)
+        return w;
+    if (type == CU_MEMORYTYPE_HOST)
+        w.device = -1;
+    else if (type == CU_MEMORYTYPE_DEVICE && ordinal >= 0)
+        w.device = ordinal;
+    return w;
+}
+
+GL_DEFINE_REAL(CUresult, cuStreamGetDevice, (CUstream, CUdevice *))
+
+int32_t gl_where_failed(int32_t current, uint16_t kind, uint64_t stream)
+{
+    cuStreamGetDevice_fn get = kind == GL_KIND_POOL && stream > 2 ? REAL_cuStreamGetDevice() : NULL;
+    CUdevice dev;
+    if (get == NULL || get((CUstream)(uintptr_t)stream, &dev) != CUDA_SUCCESS)
+        return current;
+    return dev;
+}
+
+uint64_t gl_where_mapping_size(uint64_t ptr)
+{
+    cuMemGetAddressRange_v2_fn range = REAL_cuMemGetAddressRange_v2();
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    if (range == NULL || range(&base, &size, (CUdeviceptr)ptr) != CUDA_SUCCESS || base != ptr)
+        return 0;
+    return size;
+}
