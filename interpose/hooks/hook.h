@@ -46,4 +46,20 @@ void gl_hook_out_of_memory(int32_t device, uint64_t size, uint64_t stream, uint1
     if (var == NULL)                                                             \
         return err
 
+/* The whole body of a hook that releases an opaque handle kept in `space`
+ * (arrays, modules): its record is taken before the call (the driver may
+ * hand the value out again as soon as it is released) and settled after it;
+ * a handle with no record is kept as an invalid free, on the device `where`
+ * names.  enter: gl_enter, or a hook's own (module loads record at any
+ * depth); ok: the API's success code. */
+#define GL_RELEASE_HANDLE_BODY(name, handle, space, api, err, ok, enter, where)                 \
+    GL_REAL_OR_RETURN(real, name, err);                                                         \
+    bool track = enter() && (handle) != NULL;                                                   \
+    struct gl_live *r = track ? gl_call_free_begin(space, (uintptr_t)(handle)) : NULL;          \
+    __typeof__(real(handle)) rc = real(handle);                                                 \
+    if (track)                                                                                  \
+        gl_call_free_end_api(r, rc == (ok), r ? 0 : (where).device, (uintptr_t)(handle), api);  \
+    gl_leave();                                                                                 \
+    return rc
+
 #endif

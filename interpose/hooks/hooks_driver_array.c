@@ -63,16 +63,8 @@ GL_HOOK(CUresult, cuMipmappedArrayCreate,
     return rc;
 }
 
-#define FREE_ARRAY_BODY(name, handle, api)                                       \
-    GL_REAL_OR_RETURN(real, name, NO_DRIVER);                                    \
-    bool track = gl_enter() && (handle) != NULL;                                 \
-    struct gl_live *r = track ? gl_call_free_begin(GL_SPACE_ARRAY, (uintptr_t)(handle)) : NULL; \
-    CUresult rc = real(handle);                                                  \
-    if (track)                                                                   \
-        gl_call_free_end_api(r, rc == CUDA_SUCCESS, r ? 0 : gl_where_driver(0).device, \
-                             (uintptr_t)(handle), api);                               \
-    gl_leave();                                                                  \
-    return rc
+#define FREE_ARRAY_BODY(name, handle, api) \
+    GL_RELEASE_HANDLE_BODY(name, handle, GL_SPACE_ARRAY, api, NO_DRIVER, CUDA_SUCCESS, gl_enter, gl_where_driver(0))
 
 GL_HOOK(CUresult, cuArrayDestroy, (CUarray hArray)) { FREE_ARRAY_BODY(cuArrayDestroy, hArray, GL_API_CU_ARRAY_DESTROY); }
 GL_HOOK(CUresult, cuMipmappedArrayDestroy, (CUmipmappedArray hMipmappedArray))

@@ -61,16 +61,8 @@ static void after_load(bool track, CUresult rc, const void *handle, uint64_t bef
     gl_leave();                                                                      \
     return rc
 
-#define UNLOAD_BODY(name, handle, api)                                                          \
-    GL_REAL_OR_RETURN(real, name, NO_DRIVER);                                                   \
-    bool track = enter_any() && (handle) != NULL;                                               \
-    struct gl_live *r = track ? gl_call_free_begin(GL_SPACE_MODULE, (uintptr_t)(handle)) : NULL; \
-    CUresult rc = real(handle);                                                                 \
-    if (track)                                                                                  \
-        gl_call_free_end_api(r, rc == CUDA_SUCCESS, r ? 0 : gl_where_driver(0).device,         \
-                             (uintptr_t)(handle), api);                                         \
-    gl_leave();                                                                                 \
-    return rc
+#define UNLOAD_BODY(name, handle, api) \
+    GL_RELEASE_HANDLE_BODY(name, handle, GL_SPACE_MODULE, api, NO_DRIVER, CUDA_SUCCESS, enter_any, gl_where_driver(0))
 
 GL_HOOK(CUresult, cuModuleLoad, (CUmodule *module, const char *fname))
 {

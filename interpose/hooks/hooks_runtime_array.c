@@ -62,16 +62,8 @@ GL_HOOK(cudaError_t, cudaMallocMipmappedArray,
     return rc;
 }
 
-#define FREE_ARRAY_BODY(name, handle, api)                                       \
-    GL_REAL_OR_RETURN(real, name, NO_RUNTIME);                                   \
-    bool track = gl_enter() && (handle) != NULL;                                 \
-    struct gl_live *r = track ? gl_call_free_begin(GL_SPACE_ARRAY, (uintptr_t)(handle)) : NULL; \
-    cudaError_t rc = real(handle);                                               \
-    if (track)                                                                   \
-        gl_call_free_end_api(r, rc == cudaSuccess, r ? 0 : gl_where_runtime().device, \
-                             (uintptr_t)(handle), api);                               \
-    gl_leave();                                                                  \
-    return rc
+#define FREE_ARRAY_BODY(name, handle, api) \
+    GL_RELEASE_HANDLE_BODY(name, handle, GL_SPACE_ARRAY, api, NO_RUNTIME, cudaSuccess, gl_enter, gl_where_runtime())
 
 GL_HOOK(cudaError_t, cudaFreeArray, (cudaArray_t array)) { FREE_ARRAY_BODY(cudaFreeArray, array, GL_API_CUDA_FREE_ARRAY); }
 GL_HOOK(cudaError_t, cudaFreeMipmappedArray, (cudaMipmappedArray_t mipmappedArray))

@@ -112,15 +112,18 @@ static void rule_list(struct report_ctx *r, struct json *j, bool builtin)
     json_end_arr(j);
 }
 
+/* A list of groups as an object; with_rules: and its rules' totals (the
+ * built-in ones or the user's, per `builtin`). */
 static void list_obj(struct report_ctx *r, struct json *j, const char *key,
-                     const struct group_list *l, bool builtin)
+                     const struct group_list *l, bool with_rules, bool builtin)
 {
     json_key(j, key);
     json_obj(j);
     json_key(j, "bytes"); json_u64(j, l->bytes);
     json_key(j, "count"); json_u64(j, l->count);
     json_key(j, "groups_total"); json_u64(j, l->total);
-    rule_list(r, j, builtin);
+    if (with_rules)
+        rule_list(r, j, builtin);
     json_key(j, "groups");
     groups(r, j, l);
     json_end_obj(j);
@@ -163,28 +166,13 @@ static void leaks(struct report_ctx *r, struct json *j)
     }
     json_end_arr(j);
     json_end_obj(j);
-    list_obj(r, j, "allocator_caches", &a->cached, true);
-    list_obj(r, j, "suppressed", &a->suppressed, false);
-    /* other processes' memory still mapped: no rule list (built-in rules do
-     * not apply to mappings, user rules move them to "suppressed") */
-    json_key(j, "mapped");
-    json_obj(j);
-    json_key(j, "bytes"); json_u64(j, a->mapped.bytes);
-    json_key(j, "count"); json_u64(j, a->mapped.count);
-    json_key(j, "groups_total"); json_u64(j, a->mapped.total);
-    json_key(j, "groups");
-    groups(r, j, &a->mapped);
-    json_end_obj(j);
-    /* modules and libraries still loaded: not leaks; built-in rules do not
-     * apply to them either */
-    json_key(j, "cuda_modules");
-    json_obj(j);
-    json_key(j, "bytes"); json_u64(j, a->modules.bytes);
-    json_key(j, "count"); json_u64(j, a->modules.count);
-    json_key(j, "groups_total"); json_u64(j, a->modules.total);
-    json_key(j, "groups");
-    groups(r, j, &a->modules);
-    json_end_obj(j);
+    list_obj(r, j, "allocator_caches", &a->cached, true, true);
+    list_obj(r, j, "suppressed", &a->suppressed, true, false);
+    /* Other processes' memory still mapped, and modules still loaded: no
+     * rule list (built-in rules do not apply to them; user rules move them
+     * to "suppressed"). */
+    list_obj(r, j, "mapped", &a->mapped, false, false);
+    list_obj(r, j, "cuda_modules", &a->modules, false, false);
 }
 
 static void peak_history(struct report_ctx *r, struct json *j, int32_t device)

@@ -84,6 +84,18 @@ void text_caches(struct report_ctx *r)
     text_hidden_line(f, &a->cached);
 }
 
+/* "    of which WHAT: BYTES in N NOUNs", for a list that holds something. */
+static void of_which(FILE *f, const char *what, const struct group_list *l, const char *noun)
+{
+    if (l->total == 0)
+        return;
+    fprintf(f, "    of which %s: ", what);
+    put_bytes(f, l->bytes);
+    fputs(" in ", f);
+    put_count(f, l->count, noun);
+    fputc('\n', f);
+}
+
 void text_leak_summary(struct report_ctx *r)
 {
     FILE *f = r->out;
@@ -106,33 +118,10 @@ void text_leak_summary(struct report_ctx *r)
         put_count(f, k->count, "allocation");
         fputc('\n', f);
     }
-    if (a->cached.total) {
-        fputs("    of which held by allocator caches: ", f);
-        put_bytes(f, a->cached.bytes);
-        fputs(" in ", f);
-        put_count(f, a->cached.count, "allocation");
-        fputc('\n', f);
-    }
-    if (a->suppressed.total) {
-        fputs("    of which suppressed: ", f);
-        put_bytes(f, a->suppressed.bytes);
-        fputs(" in ", f);
-        put_count(f, a->suppressed.count, "allocation");
-        fputc('\n', f);
+    of_which(f, "held by allocator caches", &a->cached, "allocation");
+    of_which(f, "suppressed", &a->suppressed, "allocation");
+    if (a->suppressed.total)
         rule_totals(r, false);
-    }
-    if (a->mapped.total) {
-        fputs("    of which mapped from other processes or APIs: ", f);
-        put_bytes(f, a->mapped.bytes);
-        fputs(" in ", f);
-        put_count(f, a->mapped.count, "mapping");
-        fputc('\n', f);
-    }
-    if (a->modules.total) {
-        fputs("    of which loaded modules: ", f);
-        put_bytes(f, a->modules.bytes);
-        fputs(" in ", f);
-        put_count(f, a->modules.count, "module");
-        fputc('\n', f);
-    }
+    of_which(f, "mapped from other processes or APIs", &a->mapped, "mapping");
+    of_which(f, "loaded modules", &a->modules, "module");
 }
