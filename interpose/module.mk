@@ -11,7 +11,10 @@ GL_LIB := $(BUILD)/lib/libgpuleak.so
 # Includes name the layer folder ("state/track.h"), hence -Iinterpose.
 GL_CFLAGS = $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON)
 # No libcuda/libcudart here, ever: the real ones are found at run time.
-GL_LDLIBS = -lunwind -ldl -lpthread
+# libunwind-x86_64 is libunwind's generic (remote-capable) API, which the
+# stack cache's recording walker needs (capture/stack_cache.c); x86_64 only.
+GL_UNWIND_GENERIC := $(if $(filter x86_64,$(shell uname -m)),-lunwind-x86_64)
+GL_LDLIBS = $(GL_UNWIND_GENERIC) -lunwind -ldl -lpthread
 
 all: $(GL_LIB)
 
