@@ -15,9 +15,9 @@ cat "${logs[@]}" /dev/null | awk -v tests="${#logs[@]}" '
 }
 /^mismatch / { bad++ }
 END {
-    walks = sum["hits"] + sum["misses"] + sum["uncached"]
-    printf "stack check: %d tests, %d processes; %d hits, %d misses, %d uncached, %d fallbacks; %d compared, %d mismatches (hit rate %.1f%%)\n",
-        tests, procs, sum["hits"], sum["misses"], sum["uncached"], sum["fallbacks"], sum["checks"], bad + 0,
+    walks = sum["hits"] + sum["misses"] + sum["uncached"] + sum["plain"]
+    printf "stack check: %d tests, %d processes; %d hits, %d misses, %d uncached, %d plain, %d fallbacks; %d compared, %d mismatches (hit rate %.1f%%)\n",
+        tests, procs, sum["hits"], sum["misses"], sum["uncached"], sum["plain"], sum["fallbacks"], sum["checks"], bad + 0,
         walks ? 100 * sum["hits"] / walks : 0
     exit bad > 0
 }'

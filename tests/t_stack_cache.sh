@@ -10,14 +10,18 @@ source "$ROOT/tests/lib.sh"
 GPULEAK_STACK_CHECK=$PWD/check.log traced "$TPROG/stack_cache" 1000
 snap=$(only_snapshot)
 
-# (1) and (3): 2 x 1000 loop pairs plus 5 leaks; every walk but the first of
-# each distinct stack is a hit, and nothing differs from a full walk.
-read -r hits misses mism < <(sed -nE 's/^stats .* hits=([0-9]+) misses=([0-9]+) .* mismatches=([0-9]+)$/\1 \2 \3/p' check.log)
-[ -n "${hits:-}" ] || fail "no stats line in the check log: $(cat check.log)"
+# (1) and (3): 2 x 1000 loop pairs plus 5 leaks (2005 captures).  The first
+# loop is recorded at its first call; the second (a new stack) as soon as
+# the thread has the credit for a recording walk (stack_cache.c,
+# RECORD_COST), a few dozen plain unw_backtrace walks at most; then both
+# hit.  Nothing differs from a full walk.
+read -r hits misses plain mism < <(sed -nE 's/^stats .* hits=([0-9]+) misses=([0-9]+) uncached=0 plain=([0-9]+) fallbacks=0 .* mismatches=([0-9]+)$/\1 \2 \3 \4/p' check.log)
+[ -n "${hits:-}" ] || fail "no stats line (or uncached/fallback walks) in the check log: $(cat check.log)"
 grep -q '^mismatch' check.log && fail "check mode found mismatches: $(cat check.log)"
 expect_eq "$mism" 0 "mismatches"
-[ "$hits" -ge 1990 ] || fail "expected >= 1990 hits of 2005 walks, got $hits ($(cat check.log))"
-[ "$misses" -ge 2 ] && [ "$misses" -le 12 ] || fail "expected 2..12 misses (each new stack), got $misses"
+[ "$hits" -ge 1900 ] || fail "expected >= 1900 hits of 2005 captures, got $hits ($(cat check.log))"
+[ "$misses" -ge 2 ] && [ "$misses" -le 7 ] || fail "expected 2..7 recorded misses, got $misses"
+expect_eq $((hits + misses + plain)) 2005 "captures"
 
 # (2): each leak has the stack of its own path, exact names and lines.
 "$REPORT" --json "$snap" >r.json
@@ -54,4 +58,4 @@ PY
 done
 grep -q ' hits=0 ' miss/check.log || fail "miss mode hit: $(cat miss/check.log)"
 grep -q ' fallbacks=0 ' miss/check.log || fail "miss mode fell back: $(cat miss/check.log)"
-[ ! -e off/check.log ] || grep -q ' hits=0 misses=0 uncached=0 fallbacks=[1-9]' off/check.log || fail "off mode: $(cat off/check.log)"
+[ ! -e off/check.log ] || grep -q ' hits=0 misses=0 uncached=0 plain=0 fallbacks=[1-9]' off/check.log || fail "off mode: $(cat off/check.log)"

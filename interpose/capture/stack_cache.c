@@ -1,5 +1,6 @@
 #include "capture/stack_cache.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include <libunwind.h>
 
 #include "base/internal.h"
+#include "base/libc_dl.h"
 #include "base/modules.h"
 
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
@@ -31,6 +33,15 @@
 #define MAX_READS 256   /* stack words one cached walk may have read */
 #define MAX_REGS 6      /* registers one cached walk may have read */
 #define RO_RANGES 16    /* read-only segments of loaded objects remembered */
+/* A recording walk costs ~4 us a frame on the bench VM (libunwind masks
+ * signals around every step's look-up of its per-IP rules: two system
+ * calls), ~500x an unw_backtrace frame.  So a thread records only when it
+ * has the credit: one per capture, RECORD_COST per recording walk.  A loop
+ * is recorded at once (the credit starts at two walks) and then hits; a
+ * program whose stacks never repeat pays one recording walk per
+ * RECORD_COST captures, the rest are plain unw_backtrace walks. */
+#define RECORD_COST 1024
+#define CREDIT_MAX (4 * RECORD_COST)
 
 struct slot {
     uintptr_t addr, val;
@@ -62,6 +73,7 @@ struct tcache {
     uintptr_t walk_lo;
     struct entry *cur;
     uint64_t clock;
+    int64_t credit;
     /* Read-only segments of loaded objects, for the generation ro_gen. */
     uint64_t ro_gen;
     unsigned ro_n, ro_next;
@@ -81,6 +93,40 @@ static bool cache_ready;
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
 static pthread_key_t cache_key;
 static GL_TLS struct tcache *my_cache;
+
+/* The generic library's functions, taken from it by name: Debian's local
+ * libunwind.so.8 exports some of the same names (_Ux86_64_get_accessors,
+ * _Ux86_64_flush_cache, ...), and a program linked with it (as bench_work)
+ * puts it first in the lookup order, so a plain call would reach the local
+ * library's copy, which knows nothing of this address space. */
+static struct {
+    unw_addr_space_t *local_as;
+    unw_accessors_t *(*get_accessors)(unw_addr_space_t);
+    unw_addr_space_t (*create_addr_space)(unw_accessors_t *, int);
+    int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
+    void (*flush_cache)(unw_addr_space_t, unw_word_t, unw_word_t);
+    int (*getcontext)(unw_context_t *);
+    int (*init_remote)(unw_cursor_t *, unw_addr_space_t, void *);
+    int (*step)(unw_cursor_t *);
+    int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+} U;
+
+static bool bind_generic(void)
+{
+    void *h = dlopen("libunwind-x86_64.so.8", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (h == NULL)
+        h = dlopen("libunwind-x86_64.so.8", RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL)
+        return false;
+#define BIND(field, name) (*(void **)&U.field = gl_libc_dlsym(h, name)) != NULL
+    return BIND(local_as, "_Ux86_64_local_addr_space") && BIND(get_accessors, "_Ux86_64_get_accessors") &&
+           BIND(create_addr_space, "_Ux86_64_create_addr_space") &&
+           BIND(set_caching_policy, "_Ux86_64_set_caching_policy") &&
+           BIND(flush_cache, "_Ux86_64_flush_cache") && BIND(getcontext, "_Ux86_64_getcontext") &&
+           BIND(init_remote, "_Ux86_64_init_remote") && BIND(step, "_Ux86_64_step") &&
+           BIND(get_reg, "_Ux86_64_get_reg");
+#undef BIND
+}
 
 /* libunwind's register numbers -> ucontext_t's general registers. */
 static const int8_t greg_of[] = {
@@ -245,10 +291,31 @@ static void free_tcache(void *p)
     munmap(p, sizeof(struct tcache));
 }
 
+/* Held across each recording walk (see cache_init); taken before fork and
+ * released on both sides, so a child never inherits it held. */
+static pthread_mutex_t walk_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void walk_prefork(void)
+{
+    pthread_mutex_lock(&walk_lock);
+}
+
+static void walk_postfork_parent(void)
+{
+    pthread_mutex_unlock(&walk_lock);
+}
+
+static void walk_postfork_child(void)
+{
+    pthread_mutex_init(&walk_lock, NULL);
+}
+
 static void cache_init(void)
 {
-    unw_accessors_t *local = unw_get_accessors(unw_local_addr_space);
-    if (local == NULL || pthread_key_create(&cache_key, free_tcache) != 0)
+    if (!bind_generic())
+        return;
+    unw_accessors_t *local = U.get_accessors(*U.local_as);
+    if (local == NULL || local->find_proc_info == NULL || pthread_key_create(&cache_key, free_tcache) != 0)
         return;
     unw_accessors_t acc = *local; /* put_unwind_info, get_dyn_info_list_addr */
     local_find_proc_info = local->find_proc_info;
@@ -260,16 +327,20 @@ static void cache_init(void)
     acc.get_proc_name = NULL;
     unw_word_t list = 0;
     if (local->get_dyn_info_list_addr == NULL ||
-        local->get_dyn_info_list_addr(unw_local_addr_space, &list, NULL) < 0 || list == 0)
+        local->get_dyn_info_list_addr(*U.local_as, &list, NULL) < 0 || list == 0)
         return;
     dyn_list = (uintptr_t)list;
-    cache_as = unw_create_addr_space(&acc, 0);
+    cache_as = U.create_addr_space(&acc, 0);
     if (cache_as == NULL)
         return;
-    /* Not UNW_CACHE_PER_THREAD: Debian's libunwind is built without
-     * --enable-per-thread-cache, and there that policy uses the one global
-     * cache of per-IP rules without its lock. */
-    unw_set_caching_policy(cache_as, UNW_CACHE_GLOBAL);
+    /* UNW_CACHE_GLOBAL would mask all signals (two sigprocmask system
+     * calls) around every step's look-up of its per-IP rules: 200 us per
+     * 36-frame walk on the bench VM.  Debian's libunwind is built without
+     * --enable-per-thread-cache, where UNW_CACHE_PER_THREAD means the one
+     * global cache *without* its lock: walk_lock serializes our walks
+     * instead (only misses walk; no other user has this address space). */
+    U.set_caching_policy(cache_as, UNW_CACHE_PER_THREAD);
+    pthread_atfork(walk_prefork, walk_postfork_parent, walk_postfork_child);
     cache_ready = true;
 }
 
@@ -298,6 +369,7 @@ static struct tcache *tcache_get(void)
         munmap(p, sizeof *tc);
         return NULL;
     }
+    tc->credit = 2 * RECORD_COST;
     tc->stack_lo = (uintptr_t)lo;
     tc->stack_hi = (uintptr_t)lo + size;
     pthread_setspecific(cache_key, tc);
@@ -344,7 +416,7 @@ __attribute__((noinline)) int gl_stack_cache_walk(void **buf, int size, enum gl_
     if (tc == NULL || tc->busy)
         return -1; /* a signal handler's capture inside ours: the old way */
     ucontext_t uc;
-    if (unw_getcontext(&uc) != 0)
+    if (U.getcontext(&uc) != 0)
         return -1;
     uintptr_t sp = (uintptr_t)uc.uc_mcontext.gregs[REG_RSP];
     uintptr_t bp = (uintptr_t)uc.uc_mcontext.gregs[REG_RBP];
@@ -354,6 +426,8 @@ __attribute__((noinline)) int gl_stack_cache_walk(void **buf, int size, enum gl_
     bool dyn = dyn_info_registered();
     unsigned w = way_of(sp, bp, size);
     tc->clock++;
+    if (tc->credit < CREDIT_MAX)
+        tc->credit++;
     if (gl_config.stack_cache == GL_STACK_CACHE_ON && !dyn) {
         for (unsigned k = w; k < w + 2; k++) {
             struct entry *e = &tc->e[k];
@@ -365,6 +439,13 @@ __attribute__((noinline)) int gl_stack_cache_walk(void **buf, int size, enum gl_
                 return e->n;
             }
         }
+    }
+    if (gl_config.stack_cache == GL_STACK_CACHE_ON) {
+        if (tc->credit < RECORD_COST) {
+            *kind = GL_WALK_PLAIN;
+            return -1;
+        }
+        tc->credit -= RECORD_COST;
     }
     /* Replace the pair's older entry (an empty one is oldest). */
     struct entry *e = &tc->e[tc->e[w].used <= tc->e[w + 1].used ? w : w + 1];
@@ -378,18 +459,21 @@ __attribute__((noinline)) int gl_stack_cache_walk(void **buf, int size, enum gl_
     tc->cur = e;
     unw_cursor_t cursor;
     int n = 0;
-    if (unw_init_remote(&cursor, cache_as, tc) < 0) {
+    gl_mutex_lock(&walk_lock);
+    if (U.init_remote(&cursor, cache_as, tc) < 0) {
+        gl_mutex_unlock(&walk_lock);
         tc->busy = false;
         return -1;
     }
     /* unw_backtrace's loop (its slow path; its fast path finds the same
      * frames), stopped as soon as `size` frames are found. */
-    while (n < size && unw_step(&cursor) > 0) {
+    while (n < size && U.step(&cursor) > 0) {
         unw_word_t ip;
-        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0)
+        if (U.get_reg(&cursor, UNW_REG_IP, &ip) < 0)
             break;
         buf[n++] = (void *)(uintptr_t)ip;
     }
+    gl_mutex_unlock(&walk_lock);
     tc->busy = false;
     if (tc->failed)
         return -1;
@@ -412,7 +496,7 @@ void gl_stack_cache_flush(void)
 {
     atomic_fetch_add_explicit(&load_gen, 1, memory_order_release);
     if (cache_ready)
-        unw_flush_cache(cache_as, 0, 0);
+        U.flush_cache(cache_as, 0, 0);
 }
 
 #else /* not x86_64, or TSan (see stacks.c): the old walk only */

@@ -14,13 +14,16 @@ enum gl_stack_walk_kind {
     GL_WALK_HIT,      /* replayed from the cache */
     GL_WALK_MISS,     /* walked with the recording walker, stored */
     GL_WALK_UNCACHED, /* walked with the recording walker, not storable */
+    GL_WALK_PLAIN,    /* (with -1) a miss without the credit to record:
+                       * the caller walks with unw_backtrace */
 };
 
 /* Unwinds the calling thread like unw_backtrace(buf, size), frame for
  * frame, starting at its caller's return address.  Returns the number of
- * frames and sets *kind, or -1 when the recording walker cannot run here
- * (an error, a TSan build, a stack it does not know): the caller walks with
- * unw_backtrace instead. */
+ * frames and sets *kind, or -1 when the cache does not answer and the
+ * recording walker does not run (no credit: *kind is GL_WALK_PLAIN; an
+ * error, a TSan build, a stack it does not know: *kind untouched): the
+ * caller walks with unw_backtrace instead. */
 int gl_stack_cache_walk(void **buf, int size, enum gl_stack_walk_kind *kind);
 
 /* Loaded objects changed (dlclose): every thread's cached stacks and

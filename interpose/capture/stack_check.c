@@ -11,7 +11,7 @@
 
 /* Process-wide and shared by threads: only counted in check mode, which
  * walks every stack twice anyway. */
-static _Atomic uint64_t hits, misses, uncached, fallbacks, checks, mismatches;
+static _Atomic uint64_t hits, misses, uncached, plain, fallbacks, checks, mismatches;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 /* A child's counts start at zero: its parent reports its own. */
@@ -20,6 +20,7 @@ static void reset_in_child(void)
     atomic_store(&hits, 0);
     atomic_store(&misses, 0);
     atomic_store(&uncached, 0);
+    atomic_store(&plain, 0);
     atomic_store(&fallbacks, 0);
     atomic_store(&checks, 0);
     atomic_store(&mismatches, 0);
@@ -44,7 +45,9 @@ static void append_line(const char *line, size_t len)
 void gl_stack_check_count(enum gl_stack_walk_kind kind, int fell_back)
 {
     pthread_once(&atfork_once, register_atfork);
-    if (fell_back)
+    if (fell_back && kind == GL_WALK_PLAIN)
+        atomic_fetch_add_explicit(&plain, 1, memory_order_relaxed);
+    else if (fell_back)
         atomic_fetch_add_explicit(&fallbacks, 1, memory_order_relaxed);
     else if (kind == GL_WALK_HIT)
         atomic_fetch_add_explicit(&hits, 1, memory_order_relaxed);
@@ -85,10 +88,11 @@ __attribute__((destructor)) static void report_counts(void)
         return;
     char line[256];
     int len = snprintf(line, sizeof line,
-                       "stats pid=%d hits=%llu misses=%llu uncached=%llu fallbacks=%llu checks=%llu "
-                       "mismatches=%llu\n",
+                       "stats pid=%d hits=%llu misses=%llu uncached=%llu plain=%llu fallbacks=%llu "
+                       "checks=%llu mismatches=%llu\n",
                        (int)getpid(), (unsigned long long)atomic_load(&hits),
                        (unsigned long long)atomic_load(&misses), (unsigned long long)atomic_load(&uncached),
+                       (unsigned long long)atomic_load(&plain),
                        (unsigned long long)atomic_load(&fallbacks), (unsigned long long)atomic_load(&checks),
                        (unsigned long long)atomic_load(&mismatches));
     if (len > 0)

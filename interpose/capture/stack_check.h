@@ -9,8 +9,9 @@
 
 #include "capture/stack_cache.h"
 
-/* kind: what answered; fell_back: the recording walker could not run (the
- * stack came from unw_backtrace, nothing to compare). */
+/* kind: what answered; fell_back: the stack came from unw_backtrace
+ * (kind GL_WALK_PLAIN: no credit to record; else the recording walker could
+ * not run), nothing to compare. */
 void gl_stack_check_count(enum gl_stack_walk_kind kind, int fell_back);
 
 /* Compares the kept frames of the two walks; one line per difference. */
