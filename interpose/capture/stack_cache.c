@@ -21,6 +21,7 @@
 #include "base/internal.h"
 #include "base/libc_dl.h"
 #include "base/modules.h"
+#include "capture/stack_regs.h"
 
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define GL_STACK_CACHE_SUPPORTED 1
@@ -105,7 +106,6 @@ static struct {
     unw_addr_space_t (*create_addr_space)(unw_accessors_t *, int);
     int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
     void (*flush_cache)(unw_addr_space_t, unw_word_t, unw_word_t);
-    int (*getcontext)(unw_context_t *);
     int (*init_remote)(unw_cursor_t *, unw_addr_space_t, void *);
     int (*step)(unw_cursor_t *);
     int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
@@ -122,7 +122,7 @@ static bool bind_generic(void)
     return BIND(local_as, "_Ux86_64_local_addr_space") && BIND(get_accessors, "_Ux86_64_get_accessors") &&
            BIND(create_addr_space, "_Ux86_64_create_addr_space") &&
            BIND(set_caching_policy, "_Ux86_64_set_caching_policy") &&
-           BIND(flush_cache, "_Ux86_64_flush_cache") && BIND(getcontext, "_Ux86_64_getcontext") &&
+           BIND(flush_cache, "_Ux86_64_flush_cache") &&
            BIND(init_remote, "_Ux86_64_init_remote") && BIND(step, "_Ux86_64_step") &&
            BIND(get_reg, "_Ux86_64_get_reg");
 #undef BIND
@@ -416,8 +416,7 @@ __attribute__((noinline)) int gl_stack_cache_walk(void **buf, int size, enum gl_
     if (tc == NULL || tc->busy)
         return -1; /* a signal handler's capture inside ours: the old way */
     ucontext_t uc;
-    if (U.getcontext(&uc) != 0)
-        return -1;
+    gl_stack_regs(uc.uc_mcontext.gregs);
     uintptr_t sp = (uintptr_t)uc.uc_mcontext.gregs[REG_RSP];
     uintptr_t bp = (uintptr_t)uc.uc_mcontext.gregs[REG_RBP];
     if (sp < tc->stack_lo || sp >= tc->stack_hi)
