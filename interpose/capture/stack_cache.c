@@ -31,7 +31,7 @@
 
 #define WAYS 16         /* entries per thread; two candidates per key */
 #define MAX_FRAMES 136  /* deeper walks are not cached (GPULEAK_DEPTH <= 128) */
-#define MAX_READS 256   /* stack words one cached walk may have read */
+#define MAX_READS 320   /* stack words one cached walk may have read (~2.3 a frame) */
 #define MAX_REGS 6      /* registers one cached walk may have read */
 #define RO_RANGES 16    /* read-only segments of loaded objects remembered */
 /* A recording walk costs ~4 us a frame on the bench VM (libunwind masks
@@ -333,12 +333,14 @@ static void cache_init(void)
     cache_as = U.create_addr_space(&acc, 0);
     if (cache_as == NULL)
         return;
-    /* UNW_CACHE_GLOBAL would mask all signals (two sigprocmask system
-     * calls) around every step's look-up of its per-IP rules: 200 us per
-     * 36-frame walk on the bench VM.  Debian's libunwind is built without
-     * --enable-per-thread-cache, where UNW_CACHE_PER_THREAD means the one
-     * global cache *without* its lock: walk_lock serializes our walks
-     * instead (only misses walk; no other user has this address space). */
+    /* Debian's libunwind is built without --enable-per-thread-cache:
+     * asking for UNW_CACHE_PER_THREAD gets the one global cache of per-IP
+     * rules, under its lock, and libunwind masks all signals around every
+     * step's look-up in it (two sigprocmask system calls a frame, most of
+     * a recording walk's ~5 us a frame on the bench VM; RECORD_COST above).
+     * walk_lock serializes our walks as well, so that a libunwind built
+     * with per-thread caches, where that policy would not lock, stays
+     * safe: only misses walk, and no other user has this address space. */
     U.set_caching_policy(cache_as, UNW_CACHE_PER_THREAD);
     pthread_atfork(walk_prefork, walk_postfork_parent, walk_postfork_child);
     cache_ready = true;
