@@ -222,7 +222,7 @@ GL_NO_SANITIZE static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word
     if (write)
         return -UNW_EINVAL;
     if (addr >= tc->walk_lo && addr <= tc->stack_hi - sizeof *val) {
-        memcpy(val, (const void *)addr, sizeof *val);
+        __builtin_memcpy(val, (const void *)addr, sizeof *val);
         struct entry *e = tc->cur;
         if (e->nreads < MAX_READS) {
             e->reads[e->nreads].addr = addr;
@@ -233,7 +233,7 @@ GL_NO_SANITIZE static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word
         return 0;
     }
     if (in_dyn_list(addr) || in_read_only_object(tc, addr)) {
-        memcpy(val, (const void *)addr, sizeof *val);
+        __builtin_memcpy(val, (const void *)addr, sizeof *val);
         return 0;
     }
     /* Anything else (the heap, writable data, another stack) could change
@@ -394,7 +394,7 @@ GL_NO_SANITIZE static bool still_valid(const struct entry *e, const ucontext_t *
             return false;
     for (unsigned i = 0; i < e->nreads; i++) {
         uintptr_t v;
-        memcpy(&v, (const void *)e->reads[i].addr, sizeof v);
+        __builtin_memcpy(&v, (const void *)e->reads[i].addr, sizeof v);
         if (v != e->reads[i].val)
             return false;
     }
@@ -410,13 +410,10 @@ GL_NO_SANITIZE static bool still_valid(const struct entry *e, const ucontext_t *
 #define validation_broken() false
 #endif
 
-__attribute__((noinline)) int gl_stack_cache_walk(void **buf, int size, enum gl_stack_walk_kind *kind)
+/* The walk proper; the caller holds tc->busy. */
+__attribute__((noinline)) static int walk_or_replay(struct tcache *tc, void **buf, int size,
+                                                    enum gl_stack_walk_kind *kind)
 {
-    if (size <= 0 || size > MAX_FRAMES)
-        return -1;
-    struct tcache *tc = tcache_get();
-    if (tc == NULL || tc->busy)
-        return -1; /* a signal handler's capture inside ours: the old way */
     ucontext_t uc;
     gl_stack_regs(uc.uc_mcontext.gregs);
     uintptr_t sp = (uintptr_t)uc.uc_mcontext.gregs[REG_RSP];
@@ -452,7 +449,6 @@ __attribute__((noinline)) int gl_stack_cache_walk(void **buf, int size, enum gl_
     struct entry *e = &tc->e[tc->e[w].used <= tc->e[w + 1].used ? w : w + 1];
     e->gen = 0;
     e->nregs = e->nreads = 0;
-    tc->busy = true;
     tc->cacheable = !dyn && gl_config.stack_cache == GL_STACK_CACHE_ON;
     tc->failed = false;
     tc->uc = &uc;
@@ -463,7 +459,6 @@ __attribute__((noinline)) int gl_stack_cache_walk(void **buf, int size, enum gl_
     gl_mutex_lock(&walk_lock);
     if (U.init_remote(&cursor, cache_as, tc) < 0) {
         gl_mutex_unlock(&walk_lock);
-        tc->busy = false;
         return -1;
     }
     /* unw_backtrace's loop (its slow path; its fast path finds the same
@@ -475,7 +470,6 @@ __attribute__((noinline)) int gl_stack_cache_walk(void **buf, int size, enum gl_
         buf[n++] = (void *)(uintptr_t)ip;
     }
     gl_mutex_unlock(&walk_lock);
-    tc->busy = false;
     if (tc->failed)
         return -1;
     if (!tc->cacheable) {
@@ -490,6 +484,23 @@ __attribute__((noinline)) int gl_stack_cache_walk(void **buf, int size, enum gl_
     e->used = tc->clock;
     e->gen = gen;
     *kind = GL_WALK_MISS;
+    return n;
+}
+
+__attribute__((noinline)) int gl_stack_cache_walk(void **buf, int size, enum gl_stack_walk_kind *kind)
+{
+    if (size <= 0 || size > MAX_FRAMES)
+        return -1;
+    struct tcache *tc = tcache_get();
+    /* busy: a signal handler's capture inside ours (hit or walk) would
+     * rewrite the entries under it; it walks the old way instead. */
+    if (tc == NULL || tc->busy)
+        return -1;
+    tc->busy = true;
+    atomic_signal_fence(memory_order_seq_cst);
+    int n = walk_or_replay(tc, buf, size, kind);
+    atomic_signal_fence(memory_order_seq_cst);
+    tc->busy = false;
     return n;
 }
 

@@ -1,6 +1,7 @@
 #include "capture/stacks.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,13 +84,16 @@ static inline __attribute__((always_inline)) int walk_stack(void **buf, int size
 static _Atomic int own_frames_max;
 
 /* Drops our own frames from the front of raw[0..n) and keeps at most `want`
- * of the rest in pcs; returns how many.  Learns own_frames_max. */
-static uint32_t keep_user_frames(void *const *raw, int n, int want, int extra, uintptr_t *pcs)
+ * of the rest in pcs; returns how many.  learn: update own_frames_max (not
+ * from the check mode's second walk, which has one own frame fewer than the
+ * cache's walker: the two would make the walk's size, part of the cache's
+ * key, flip). */
+static uint32_t keep_user_frames(void *const *raw, int n, int want, int extra, bool learn, uintptr_t *pcs)
 {
     int skip = 0;
     while (skip < n && gl_is_own_address((uintptr_t)raw[skip]))
         skip++;
-    if (skip + 1 > extra && skip < OWN_FRAMES_MAX)
+    if (learn && skip + 1 > extra && skip < OWN_FRAMES_MAX)
         atomic_store_explicit(&own_frames_max, skip + 1, memory_order_relaxed);
     int keep = n - skip;
     if (keep > want)
@@ -125,7 +129,7 @@ void gl_stack_capture(struct gl_capture *cap)
     if (fell_back)
         n = walk_stack(raw, size);
     gl_busy_leave();
-    cap->depth = keep_user_frames(raw, n, want, extra, cap->pcs);
+    cap->depth = keep_user_frames(raw, n, want, extra, true, cap->pcs);
     if (gl_config.stack_check[0] != '\0') {
         gl_stack_check_count(kind, fell_back);
         if (!fell_back) {
@@ -135,7 +139,7 @@ void gl_stack_capture(struct gl_capture *cap)
             gl_busy_enter();
             int m = walk_stack(full, size);
             gl_busy_leave();
-            uint32_t keep = keep_user_frames(full, m, want, extra, pcs);
+            uint32_t keep = keep_user_frames(full, m, want, extra, false, pcs);
             gl_stack_check_compare(kind, cap->pcs, cap->depth, pcs, keep);
         }
     }
