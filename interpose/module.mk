@@ -15,7 +15,10 @@ GL_LIB := $(BUILD)/lib/libgpuleak.so
 GL_LOCK_CHECK_FLAGS = $(if $(SAN)$(LOCK_CHECK),-DGL_LOCK_CHECK)
 GL_CFLAGS = $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON) $(GL_LOCK_CHECK_FLAGS)
 # No libcuda/libcudart here, ever: the real ones are found at run time.
-GL_LDLIBS = -lunwind -ldl -lpthread
+# libunwind-x86_64 is libunwind's generic (remote-capable) API, which the
+# stack cache's recording walker needs (capture/stack_cache.c); x86_64 only.
+GL_UNWIND_GENERIC := $(if $(filter x86_64,$(shell uname -m)),-lunwind-x86_64)
+GL_LDLIBS = $(GL_UNWIND_GENERIC) -lunwind -ldl -lpthread
 
 all: $(GL_LIB)
 

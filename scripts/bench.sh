@@ -72,6 +72,7 @@ traced() { # LIBDIR DEPTH CMD...: under libgpuleak, snapshots into $work/snaps
 }
 
 # ---- 1. cost per tracked event ---------------------------------------------
+MISS_N=$((N / 50)); [ "$MISS_N" -lt 200 ] && MISS_N=200
 note "1/6 cost per event: depths ${DEPTHS[*]}, $RUNS runs of $N pairs"
 for run in $(seq "$RUNS"); do
     for d in "${DEPTHS[@]}"; do
@@ -81,6 +82,20 @@ for run in $(seq "$RUNS"); do
             record "pair.$api.$d.floor" "$(bare "$FAKECUDA" "$BIN" pairs $floor "$d" "$N" | field - ns_per_pair)"
             record "pair.$api.$d.gpuleak" "$(traced "$FAKECUDA" "$d" "$BIN" pairs $api "$d" "$N" | field - ns_per_pair)"
         done
+        # The stack cache (docs/performance.md "Stack cache"): a pair whose
+        # stack misses every time (GPULEAK_STACK_CACHE=miss: the recording
+        # walk, nothing reused), and the walk before the cache (off:
+        # unw_backtrace every time).
+        # A recording walk costs ~1000x a replay: N/50 pairs are plenty.
+        record "pair.cuda.$d.miss" "$(GPULEAK_STACK_CACHE=miss traced "$FAKECUDA" "$d" "$BIN" pairs cuda "$d" "$MISS_N" | field - ns_per_pair)"
+        record "pair.cuda.$d.off" "$(GPULEAK_STACK_CACHE=off traced "$FAKECUDA" "$d" "$BIN" pairs cuda "$d" "$N" | field - ns_per_pair)"
+        if [ "$run" = 1 ]; then
+            # Hit rate, from the check mode's counts (an untimed run).
+            GPULEAK_STACK_CHECK=$work/check.$d traced "$FAKECUDA" "$d" "$BIN" pairs cuda "$d" "$N" >/dev/null
+            record "pair.cuda.$d.hitrate" "$(awk '/^stats /{for(i=2;i<=NF;i++){split($i,kv,"=");s[kv[1]]+=kv[2]}}
+                END{w=s["hits"]+s["misses"]+s["uncached"]+s["plain"]; if (w) printf "%.4f", s["hits"]/w}' "$work/check.$d")"
+            grep -q '^mismatch' "$work/check.$d" && note "stack check: MISMATCH at depth $d ($(grep -c '^mismatch' "$work/check.$d"))"
+        fi
         record "pair.malloc.$d.bare" "$(bare "$FAKECUDA" "$BIN" pairs malloc "$d" "$N" | field - ns_per_pair)"
         if [ -n "$HEAPTRACK" ]; then
             # heaptrack's interpreter process needs ~100,000 events before it
@@ -218,20 +233,46 @@ P = lines.append
 P("gpuleak benchmark (%d CPUs; median [min..max] of %s runs; ns per alloc+free pair)" % (ncpu, runs))
 P("")
 P("1. cost per tracked event (fakecuda; floor = unw_backtrace(D) + bare pair; heaptrack: malloc/free)")
-P("%-6s %-5s %16s %18s %18s %16s %18s %8s %8s" % ("api", "depth", "bare", "floor", "gpuleak",
-  "malloc bare", "heaptrack", "gl/floor", "gl/heap"))
+P("%-6s %-5s %16s %18s %18s %16s %18s %8s %8s  %s" % ("api", "depth", "bare", "floor", "gpuleak",
+  "malloc bare", "heaptrack", "gl/floor", "gl/heap", "verdict"))
+rf32 = pratio("pair.cuda.32.gpuleak", "pair.cuda.32.floor")
+def verdict(api, d, rf, rh):
+    if api != "cuda" or rf is None:
+        return ""
+    if d == 32:
+        return "floor %s, heap %s" % ("met" if rf <= 1.0 else "MISSED",
+                                      "-" if rh is None else "met" if rh <= 0.5 else "MISSED")
+    if d in (8, 64) and rf32 is not None:
+        return "floor %s (<= %.2f at 32)" % ("met" if rf <= rf32 else "MISSED", rf32)
+    return ""
 for api in ("cuda", "async"):
     for d in (8, 32, 64, 128):
         k = "pair.%s.%d." % (api, d)
         rf, rh = pratio(k + "gpuleak", k + "floor"), pratio(k + "gpuleak", "pair.malloc.%d.heaptrack" % d)
-        P("%-6s %-5d %16s %18s %18s %16s %18s %8s %8s" % (api, d, mmm(k + "bare"), mmm(k + "floor"),
+        P("%-6s %-5d %16s %18s %18s %16s %18s %8s %8s  %s" % (api, d, mmm(k + "bare"), mmm(k + "floor"),
           mmm(k + "gpuleak"), mmm("pair.malloc.%d.bare" % d), mmm("pair.malloc.%d.heaptrack" % d),
-          f(rf, "%.2f"), f(rh, "%.2f")))
+          f(rf, "%.2f"), f(rh, "%.2f"), verdict(api, d, rf, rh)))
         res["events"]["%s.%d" % (api, d)] = {
             "bare_ns": st(k + "bare"), "floor_ns": st(k + "floor"), "gpuleak_ns": st(k + "gpuleak"),
             "malloc_bare_ns": st("pair.malloc.%d.bare" % d), "heaptrack_ns": st("pair.malloc.%d.heaptrack" % d),
             "gpuleak_over_floor": rf, "gpuleak_over_heaptrack": rh}
-P("   ratios: median of per-run ratios.  targets at depth 32: gl/floor <= 1.25, gl/heap <= 0.5")
+P("   ratios: median of per-run ratios.  targets (issue 21): at depth 32 gl/floor <= 1.0 and gl/heap <= 0.5;")
+P("   at depths 8 and 64 gl/floor at most as at 32")
+P("")
+P("   stack cache (cudaMalloc+cudaFree; hit rate from the check mode's counts; 'miss': every stack misses,")
+P("   GPULEAK_STACK_CACHE=miss; 'off': unw_backtrace every time, the walk before the cache)")
+P("   %-5s %8s %18s %8s %18s %8s %18s %8s" % ("depth", "hit rate", "gpuleak (cache)", "gl/floor", "miss",
+  "miss/fl", "off", "off/fl"))
+for d in (8, 32, 64, 128):
+    k = "pair.cuda.%d." % d
+    hr = med(k + "hitrate")
+    P("   %-5d %8s %18s %8s %18s %8s %18s %8s" % (d, "-" if hr is None else "%.2f%%" % (100 * hr),
+      mmm(k + "gpuleak"), f(pratio(k + "gpuleak", k + "floor"), "%.2f"), mmm(k + "miss"),
+      f(pratio(k + "miss", k + "floor"), "%.2f"), mmm(k + "off"), f(pratio(k + "off", k + "floor"), "%.2f")))
+    res["events"]["cuda.%d" % d].update({"stack_cache_hit_rate": hr, "miss_ns": st(k + "miss"),
+                                         "off_ns": st(k + "off"),
+                                         "miss_over_floor": pratio(k + "miss", k + "floor"),
+                                         "off_over_floor": pratio(k + "off", k + "floor")})
 P("")
 P("2. threads (depth 32; lock-free stand-in runtime; fakecuda column: fakecuda's global lock included)")
 P("%-8s %14s %14s %10s %10s %14s" % ("threads", "bare pairs/s", "gpuleak pairs/s", "vs linear",

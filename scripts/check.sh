@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Everything CI runs (make check, .ci/run), in phases:
-#   plain  the whole suite against the normal build (build/)
+#   plain  the whole suite against the normal build (build/), in the stack
+#          cache's check mode (GPULEAK_STACK_CHECK: every stack also walked
+#          with unw_backtrace and compared); scripts/stack-check-sum.sh
+#          prints the totals, and any difference counts as one failure
 #   asan   the whole suite against an ASan+UBSan build of the library, the
 #          reporter, fakecuda and the test programs (build-asan/)
 #   tsan   the concurrency tests against a TSan build (build-tsan/)
@@ -51,7 +54,13 @@ build() {  # build SAN DIR: quiet sanitizer build; prints the tail on failure
 
 for p in $PHASES; do
     case $p in
-    plain) phase plain env BUILD=${BUILD:-build} tests/run.sh ;;
+    plain)
+        scdir=$(mktemp -d "${TMPDIR:-/tmp}/gpuleak-stackcheck.XXXXXX")
+        phase plain env BUILD=${BUILD:-build} STACK_CHECK_DIR="$scdir" tests/run.sh
+        if ! scripts/stack-check-sum.sh "$scdir"; then
+            tf=$((tf + 1)); summary+=("plain  stack check: stacks differed (lines above)")
+        fi
+        rm -rf "$scdir" ;;
     asan) phase asan bash -c "$(declare -f build); JOBS=$JOBS; build asan build-asan && BUILD=build-asan tests/run.sh" ;;
     tsan)
         tl=(); for t in $TSAN_TESTS; do tl+=("tests/$t.sh"); done

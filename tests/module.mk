@@ -5,11 +5,11 @@
 FC_DIR = $(BUILD)/fakecuda
 TPROG_DIR = $(BUILD)/tests
 TEST_PROGS = $(TPROG_DIR)/scenarios $(TPROG_DIR)/driver_scenarios $(TPROG_DIR)/demo_train \
-	$(TPROG_DIR)/churn $(TPROG_DIR)/peak_threads
+	$(TPROG_DIR)/churn $(TPROG_DIR)/peak_threads $(TPROG_DIR)/stack_cache
 
 all: $(TEST_PROGS)
 
-$(TPROG_DIR)/scenarios $(TPROG_DIR)/demo_train $(TPROG_DIR)/churn $(TPROG_DIR)/peak_threads: $(TPROG_DIR)/%: tests/programs/%.c $(FC_DIR)/libcudart.so | $(BUILD)/.cuda-ok
+$(TPROG_DIR)/scenarios $(TPROG_DIR)/demo_train $(TPROG_DIR)/churn $(TPROG_DIR)/peak_threads $(TPROG_DIR)/stack_cache: $(TPROG_DIR)/%: tests/programs/%.c $(FC_DIR)/libcudart.so | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< -L$(FC_DIR) -lcudart
 

@@ -5,6 +5,8 @@
 # (or with VERBOSE=1).  Exit 77 is a skip (tests/lib.sh skip_if), shown with
 # its reason and counted.  The last line is always "N passed, N failed", with
 # ", N skipped" appended when any test was skipped.
+# STACK_CHECK_DIR=DIR: every test runs with GPULEAK_STACK_CHECK=DIR/NAME.log
+# (the stack cache's check mode; scripts/check.sh's plain phase sums them).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
@@ -23,6 +25,7 @@ for t in "${tests[@]}"; do
     name=$(basename "$t" .sh)
     work=$(mktemp -d "${TMPDIR:-/tmp}/gpuleak-test.XXXXXX")
     start=$(date +%s%N)
+    if [ -n "${STACK_CHECK_DIR:-}" ]; then export GPULEAK_STACK_CHECK=$STACK_CHECK_DIR/$name.log; fi
     (cd "$work" && TEST_WORK=$work timeout -k 5 "$TIMEOUT" bash "$t") >"$work/.log" 2>&1
     rc=$?
     ms=$(( ($(date +%s%N) - start) / 1000000 ))

@@ -45,11 +45,12 @@ warns "gpuleak: ignoring GPULEAK_KEEP=1: not 0 (all) or 2 to 10000; keeping 10" 
 warns "gpuleak: ignoring GPULEAK_PYTHON=2: $B, using 1" GPULEAK_PYTHON=2
 warns "gpuleak: ignoring GPULEAK_FREE_STACKS=x: $B, using 0" GPULEAK_FREE_STACKS=x
 warns "gpuleak: ignoring GPULEAK_DISABLE=perhaps: $B, using 0" GPULEAK_DISABLE=perhaps
+warns "gpuleak: ignoring GPULEAK_STACK_CACHE=often: expected on, off or miss, using on" GPULEAK_STACK_CACHE=often
 # Two bad booleans: one line each.
 warns "gpuleak: ignoring GPULEAK_DISABLE=maybe: $B, using 0
 gpuleak: ignoring GPULEAK_FREE_STACKS=sure: $B, using 0" GPULEAK_DISABLE=maybe GPULEAK_FREE_STACKS=sure
 # Good values say nothing: every boolean word, durations with units.
-warns "" GPULEAK_DISABLE=No GPULEAK_PYTHON=on GPULEAK_FREE_STACKS=TRUE GPULEAK_OOM_SNAPSHOT=y \
+warns "" GPULEAK_DISABLE=No GPULEAK_PYTHON=on GPULEAK_FREE_STACKS=TRUE GPULEAK_OOM_SNAPSHOT=y GPULEAK_STACK_CACHE=Miss \
     GPULEAK_OOM_INTERVAL=500ms GPULEAK_SIGNAL=sigusr2 GPULEAK_OUTPUT=a%%b.%p.%n.snap
 
 # GPULEAK_OOM_SNAPSHOT=false is off: the exit snapshot only.  (Before, only

@@ -143,6 +143,7 @@ void gl_config_load(void)
     /* One flag per variable: each bad value gets its own line. */
     static atomic_bool warned_depth, warned_output, warned_entries, warned_conv;
     static atomic_bool warned_disable, warned_python, warned_free, warned_oom, warned_oom_iv;
+    static atomic_bool warned_cache, warned_check;
 
     gl_config.disabled = gl_env_bool("GPULEAK_DISABLE", false, &warned_disable);
     gl_config.python = gl_env_bool("GPULEAK_PYTHON", true, &warned_python);
@@ -180,6 +181,28 @@ void gl_config_load(void)
         else
             gl_warn_once(&warned_entries, "ignoring GPULEAK_MAX_ENTRIES=%.40s: expected 0..%ld, using %d",
                          entries, GL_MAX_MAX_ENTRIES, GL_DEFAULT_MAX_ENTRIES);
+    }
+
+    /* on/off in the one boolean syntax, or "miss" (the bench's miss row). */
+    const char *cache = getenv("GPULEAK_STACK_CACHE");
+    bool b;
+    if (cache != NULL && *cache != '\0') {
+        if (strcasecmp(cache, "miss") == 0)
+            gl_config.stack_cache = GL_STACK_CACHE_MISS;
+        else if (gl_parse_bool(cache, &b))
+            gl_config.stack_cache = b ? GL_STACK_CACHE_ON : GL_STACK_CACHE_OFF;
+        else
+            gl_warn_once(&warned_cache, "ignoring GPULEAK_STACK_CACHE=%.40s: expected on, off or miss, using on",
+                         cache);
+    }
+
+    const char *check = getenv("GPULEAK_STACK_CHECK");
+    if (check != NULL && *check != '\0') {
+        if (strlen(check) < sizeof gl_config.stack_check)
+            memcpy(gl_config.stack_check, check, strlen(check) + 1);
+        else
+            gl_warn_once(&warned_check, "ignoring GPULEAK_STACK_CHECK: longer than %d bytes",
+                         GL_OUTPUT_MAX - 1);
     }
 
     const char *out = getenv("GPULEAK_OUTPUT");

@@ -19,6 +19,11 @@
 #define GL_DEFAULT_OOM_INTERVAL_MS 10000
 #define GL_MAX_OOM_INTERVAL_MS (365ull * 86400 * 1000)
 
+/* GPULEAK_STACK_CACHE (capture/stack_cache.h): on, the default; off, walk
+ * with unw_backtrace every time as before the cache; miss, walk with the
+ * recording walker every time and reuse nothing (a miss's cost, the bench). */
+enum gl_stack_cache_mode { GL_STACK_CACHE_ON, GL_STACK_CACHE_OFF, GL_STACK_CACHE_MISS };
+
 struct gl_config {
     bool disabled;               /* GPULEAK_DISABLE=1: pass-through only */
     int depth;                   /* GPULEAK_DEPTH: frames kept per stack */
@@ -28,6 +33,8 @@ struct gl_config {
     bool free_stacks;            /* GPULEAK_FREE_STACKS: unwind frees too (default off) */
     bool oom_snapshot;           /* GPULEAK_OOM_SNAPSHOT: snapshot on out-of-memory (default on) */
     uint64_t oom_interval_ms;    /* GPULEAK_OOM_INTERVAL: at most one OOM snapshot per this */
+    enum gl_stack_cache_mode stack_cache;  /* GPULEAK_STACK_CACHE */
+    char stack_check[GL_OUTPUT_MAX];       /* GPULEAK_STACK_CHECK: file; "" = off */
 };
 
 extern struct gl_config gl_config;

@@ -40,6 +40,11 @@
     X(PY_DETECT, 30, ONE, "detect_lock", "capture/pyframes.c", "one Python detection at a time",                \
       "`gl_py_detect`: activation, a stack capture (at most once a second until found)",                        \
       "inside a stack capture (so inside `graph_lock`, `ipc_lock`); takes the loader walk")                     \
+    X(UNWIND, 35, ONE, "unwind_lock", "capture/stack_cache.c",                                                 \
+      "libunwind's generic address space and its per-IP rules: one recording walk at a time",                  \
+      "a stack capture that misses the stack cache and has credit to record; fork's prepare handler, first",    \
+      "inside `graph_lock`, `ipc_lock` (a capture); takes nothing of ours (libunwind's lock and the loader's "  \
+      "inside)")                                                                                                \
     X(WALK, 40, RECURSIVE, "walk_lock", "base/modules.c", "no walk of the loader's list of ours at fork",       \
       "`gl_loader_walk` (module collection, resolve.c's searches, Python detection); fork's prepare handler, "  \
       "first",                                                                                                  \

@@ -1,6 +1,7 @@
 #include "capture/stacks.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,8 @@
 #include "base/internal.h"
 #include "base/self.h"
 #include "capture/pyframes.h"
+#include "capture/stack_cache.h"
+#include "capture/stack_check.h"
 
 /* Frames of ours that can sit above the hook: the hook itself plus the
  * recording helpers.  Over-capturing by this much lets us keep `depth` user
@@ -80,6 +83,28 @@ static inline __attribute__((always_inline)) int walk_stack(void **buf, int size
  * that unwinding does not pay for frames it then drops. */
 static _Atomic int own_frames_max;
 
+/* Drops our own frames from the front of raw[0..n) and keeps at most `want`
+ * of the rest in pcs; returns how many.  learn: update own_frames_max (not
+ * from the check mode's second walk, which has one own frame fewer than the
+ * cache's walker: the two would make the walk's size, part of the cache's
+ * key, flip). */
+static uint32_t keep_user_frames(void *const *raw, int n, int want, int extra, bool learn, uintptr_t *pcs)
+{
+    int skip = 0;
+    while (skip < n && gl_is_own_address((uintptr_t)raw[skip]))
+        skip++;
+    if (learn && skip + 1 > extra && skip < OWN_FRAMES_MAX)
+        atomic_store_explicit(&own_frames_max, skip + 1, memory_order_relaxed);
+    int keep = n - skip;
+    if (keep > want)
+        keep = want;
+    if (keep < 0)
+        keep = 0;
+    for (int i = 0; i < keep; i++)
+        pcs[i] = (uintptr_t)raw[skip + i];
+    return (uint32_t)keep;
+}
+
 void gl_stack_capture(struct gl_capture *cap)
 {
     void *raw[GL_MAX_DEPTH + OWN_FRAMES_MAX];
@@ -88,25 +113,36 @@ void gl_stack_capture(struct gl_capture *cap)
     if (want <= 0)
         return;
     int extra = atomic_load_explicit(&own_frames_max, memory_order_relaxed);
+    int size = want + (extra ? extra : OWN_FRAMES_MAX);
     /* libunwind may hold the loader's lock (dl_iterate_phdr) and its own
      * while it walks: a fatal signal here must not send the writer, which
      * walks the loader's list too, to wait for them (gl_busy). */
     gl_busy_enter();
-    int n = walk_stack(raw, want + (extra ? extra : OWN_FRAMES_MAX));
+    /* The cache answers, or walks recording what it reads (stack_cache.h);
+     * where it cannot, unw_backtrace walks as before.  Both start at the
+     * return address into this function and find the same frames. */
+    enum gl_stack_walk_kind kind = GL_WALK_UNCACHED;
+    int n = -1;
+    if (gl_config.stack_cache != GL_STACK_CACHE_OFF)
+        n = gl_stack_cache_walk(raw, size, &kind);
+    int fell_back = n < 0;
+    if (fell_back)
+        n = walk_stack(raw, size);
     gl_busy_leave();
-    int skip = 0;
-    while (skip < n && gl_is_own_address((uintptr_t)raw[skip]))
-        skip++;
-    if (skip + 1 > extra && skip < OWN_FRAMES_MAX)
-        atomic_store_explicit(&own_frames_max, skip + 1, memory_order_relaxed);
-    int keep = n - skip;
-    if (keep > want)
-        keep = want;
-    if (keep < 0)
-        keep = 0;
-    for (int i = 0; i < keep; i++)
-        cap->pcs[i] = (uintptr_t)raw[skip + i];
-    cap->depth = (uint32_t)keep;
+    cap->depth = keep_user_frames(raw, n, want, extra, true, cap->pcs);
+    if (gl_config.stack_check[0] != '\0') {
+        gl_stack_check_count(kind, fell_back);
+        if (!fell_back) {
+            /* The full walk, from this same frame and for as many frames. */
+            void *full[GL_MAX_DEPTH + OWN_FRAMES_MAX];
+            uintptr_t pcs[GL_MAX_DEPTH];
+            gl_busy_enter();
+            int m = walk_stack(full, size);
+            gl_busy_leave();
+            uint32_t keep = keep_user_frames(full, m, want, extra, false, pcs);
+            gl_stack_check_compare(kind, cap->pcs, cap->depth, pcs, keep);
+        }
+    }
     if (gl_config.python)
         merge_python(cap);
 }

@@ -20,6 +20,7 @@
 #include "base/modules.h"
 #include "base/self.h"
 #include "capture/pyframes.h"
+#include "capture/stack_cache.h"
 #include "control/lifecycle.h"
 #include "control/watch.h"
 #include "control/outfile.h"
@@ -44,11 +45,13 @@ static atomic_bool active;      /* tracking on */
 static atomic_bool activated;   /* activation ran (whatever its outcome) */
 static atomic_bool final_done;
 
-/* The loader walk is taken first: a writer thread collecting modules holds
- * it and never enters the exclusive section inside it, and what fork copies
- * must not be in mid-walk (modules.c). */
+/* The stack cache's recording walk first (nothing is taken inside it), then
+ * the loader walk: a writer thread collecting modules holds it and never
+ * enters the exclusive section inside it, and what fork copies must not be
+ * in mid-walk (modules.c). */
 static void prefork(void)
 {
+    gl_stack_cache_prefork();
     gl_loader_walk_prefork();
     gl_track_prefork();
 }
@@ -57,10 +60,12 @@ static void postfork_parent(void)
 {
     gl_track_postfork_parent();
     gl_loader_walk_postfork_parent();
+    gl_stack_cache_postfork_parent();
 }
 
 static void postfork_child(void)
 {
+    gl_stack_cache_postfork_child();
     gl_loader_walk_postfork_child();
     gl_resolve_postfork_child();
     gl_pools_postfork_child();

@@ -23,6 +23,7 @@
 #include "base/libc_dl.h"
 #include "base/log.h"
 #include "base/self.h"
+#include "capture/stack_cache.h"
 #include "hooks/hook_table.h"
 #include "resolve/resolve.h"
 
@@ -85,7 +86,9 @@ GL_NO_SANITIZE void *gl_dlvsym_decide(void *handle, const char *name, const char
 GL_EXPORT int dlclose(void *handle)
 {
     int rc = gl_libc_dlclose(handle); /* -1 without calling anything when libc has none */
-    if (rc == 0)
+    if (rc == 0) {
         gl_resolve_forget_unloaded();
+        gl_stack_cache_flush(); /* its code and unwind tables may be gone */
+    }
     return rc;
 }
