@@ -38,6 +38,10 @@ struct gl_lock {
 #endif
 };
 
+#ifndef GL_LOCK_CHECK
+_Static_assert(sizeof(struct gl_lock) == sizeof(pthread_mutex_t), "a release build's lock is a bare mutex");
+#endif
+
 /* Static initializers: the class is named where the lock is declared. */
 #ifdef GL_LOCK_CHECK
 #define GL_LOCK_INIT_KEY(cls_, key_) {.m = PTHREAD_MUTEX_INITIALIZER, .cls = GL_LOCK_##cls_, .key = (key_)}
