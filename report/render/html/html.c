@@ -42,6 +42,7 @@
 #include "render/html/flames.h"
 #include "render/html/growth.h"
 #include "render/html/hw.h"
+#include "render/html/phases.h"
 #include "render/html/tables.h"
 #include "render/html/timeline.h"
 #include "render/json/json.h"
@@ -180,6 +181,7 @@ int output_html(struct report_ctx *r, const struct html_multi *hm)
     put_timeline(&w, r);
     put_flames(&w, r->a);
     put_tables(&w, r);
+    put_phases(&w, r);
     put_addrmap(&w, r);
     put_growth(&w, hm);
     json_key(&w.j, "warnings");

@@ -23,6 +23,7 @@
 #include "render/text/oom.h"
 #include "render/text/output_text.h"
 #include "render/text/teardown.h"
+#include "render/text/phases.h"
 #include "render/text/text_sections.h"
 #include "render/text/textout.h"
 #include "util/fmt.h"
@@ -590,8 +591,10 @@ void output_text(struct report_ctx *r)
         leak_summary(r);
         text_calls(r, r->top ? r->top : CALLS_SHOWN);
     }
-    if (r->sections & SEC_PEAK)
+    if (r->sections & SEC_PEAK) {
         peaks(r);
+        text_phases(r);
+    }
     if (r->sections & SEC_TIMELINE)
         text_timeline(r);
     if (r->sections & SEC_FRAG)
