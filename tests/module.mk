@@ -299,3 +299,9 @@ $(TPROG_DIR)/unit/format_roundtrip: tests/unit/format_roundtrip.c $(FORMAT_READE
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $(CPPFLAGS_COMMON) -Ireport $(addprefix -I,$(dir $(FORMAT_READER_SRC))) \
 		$(filter %.c,$^) -o $@
+
+# Memory by phase: annotated load, epochs, eval (tests/t_report_phases.sh).
+TEST_PROGS += $(TPROG_DIR)/phases
+all: $(TEST_PROGS)
+$(TPROG_DIR)/phases: tests/programs/phases.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))

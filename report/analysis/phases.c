@@ -107,6 +107,7 @@ static long new_phase(struct builder *b, const struct ann *a, bool bracketed, bo
     memset(p, 0, sizeof *p);
     p->label = a->label;
     p->label_id = a->label_id;
+    p->name_len = a->is_end ? a->base : a->len;
     p->bracketed = bracketed;
     p->start_known = start_known;
     p->depth = (unsigned)b->nopen;

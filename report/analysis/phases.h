@@ -70,6 +70,7 @@ struct phase_dev {
 struct phase {
     const struct snap_label *label; /* NULL: an id with no LABEL record */
     uint32_t label_id;
+    size_t name_len;     /* of label's text, without " (end)" (start lost) */
     unsigned depth;      /* phases around it */
     long parent;         /* the phase around it, -1 none */
     bool bracketed;      /* has an "X (end)" (else a marker) */

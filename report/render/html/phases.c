@@ -28,7 +28,7 @@ void put_phases(struct hw *w, const struct report_ctx *r)
             kv_u(w, "phase", i);
             json_key(j, "label");
             if (p->label)
-                json_strn(j, p->label->text.s, p->label->text.len);
+                json_strn(j, p->label->text.s, p->name_len);
             else
                 json_null(j);
             kv_u(w, "depth", p->depth);

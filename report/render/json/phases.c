@@ -74,7 +74,7 @@ void json_phases(struct report_ctx *r, struct json *j)
         json_key(j, "index"); json_u64(j, i);
         json_key(j, "label");
         if (p->label)
-            json_strn(j, p->label->text.s, p->label->text.len);
+            json_strn(j, p->label->text.s, p->name_len);
         else
             json_null(j);
         json_key(j, "label_id"); json_u64(j, p->label_id);

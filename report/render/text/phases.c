@@ -19,7 +19,7 @@ static void put_phase_label(FILE *f, const struct phase *p)
 {
     if (p->label) {
         fputc('"', f);
-        put_safe(f, p->label->text.s, p->label->text.len);
+        put_safe(f, p->label->text.s, p->name_len);
         fputc('"', f);
     } else {
         fprintf(f, "annotation %u", p->label_id);
@@ -86,7 +86,9 @@ static void device_line(struct report_ctx *r, const struct phase *p, const struc
     }
     if (pd->nstacks_total > shown) {
         indent(f, p->depth + 4);
-        fprintf(f, "(%zu more stacks, ", pd->nstacks_total - shown);
+        fputc('(', f);
+        put_count(f, pd->nstacks_total - shown, "more stack");
+        fputs(", ", f);
         put_human(f, hb);
         fputs(" in ", f);
         put_count(f, hc, "allocation");
