@@ -305,3 +305,9 @@ TEST_PROGS += $(TPROG_DIR)/phases
 all: $(TEST_PROGS)
 $(TPROG_DIR)/phases: tests/programs/phases.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
+
+# NVTX ranges as phases through the injection library (tests/t_nvtx_phases.sh).
+TEST_PROGS += $(TPROG_DIR)/nvtx_phases
+all: $(TEST_PROGS)
+$(TPROG_DIR)/nvtx_phases: tests/programs/nvtx_phases.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -ldl)
