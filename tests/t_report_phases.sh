@@ -160,6 +160,29 @@ grep -qx '(the history starts at seq 101: annotations before it are gone)' w.txt
 grep -qx 'phase "epoch 3": began before the history (its start was overwritten), shown from seq 101 to 108 ([0-9.]* s), ended by its "(end)"' w.txt ||
     fail "start lost"
 
+# many stacks on several devices (the keyed replay's table grows), in a
+# history that frees more than it allocated (inconsistent: levels raised):
+# the levels are the timeline's, so no phase peaks above its highest point,
+# and each peak's categories and stacks add up to the same composition
+"$TPROG/snapgen" bench big.snap 20000 3000 50000
+"$REPORT" --json big.snap > big.json || fail "bench exit"
+check_json big.json <<'PY'
+eq((d["phases"]["inconsistent"], d["timeline"]["inconsistent"]), (True, True), "inconsistent bench history")
+P = d["phases"]["list"]
+eq(len(P), 50, "bench phases: one per 1,000 events")
+top = {t["device"]: t["max_bytes"] for t in d["timeline"]["devices"]}
+n = 0
+for p in P:
+    for v in p["devices"]:
+        n += 1
+        eq(sum(c["bytes"] for c in v["peak_categories"]),
+           sum(s["bytes"] for s in v["peak_stacks"]) + v["peak_stacks_hidden_bytes"], "categories and stacks agree")
+        eq(v["peak_bytes"] <= top[v["device"]], True, "under the timeline's top")
+        eq(v["peak_bytes"] >= max(v["start_bytes"], v["end_bytes"]), True, "peak at least start and end")
+eq(n, 200, "4 devices each")
+eq(max(s["peak_stacks_total"] for p in P for s in p["devices"]) > 100, True, "many stacks at a peak")
+PY
+
 # no history: no PHASES section, "present": false
 "$TPROG/snapgen" nohistory n.snap
 "$REPORT" n.snap | grep -q '^PHASES$' && fail "PHASES without history"

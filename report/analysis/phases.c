@@ -11,8 +11,9 @@
  * The level where the history starts is not recorded; as in history.c it is
  * derived backwards from what is exact, the live allocations at the
  * snapshot (base = live at the end - net change over the window), here per
- * (device, stack, kind) so that the composition at any point is exact too
- * and the device levels are the timeline's.  history.c replays per device
+ * (device, stack, kind) so that the composition at any point is exact too.
+ * The device levels start from history.c's base, so they are the
+ * timeline's even in an inconsistent history.  history.c replays per device
  * and kind only, which cannot say which stacks made a peak, hence the keyed
  * replay here. */
 #include "analysis/phases.h"
@@ -221,20 +222,44 @@ static uint64_t key_hash(uint32_t dev, uint32_t stack, unsigned kind)
     return x;
 }
 
+static struct key *key_get(struct keymap *m, uint32_t dev, uint32_t stack, unsigned kind);
+
+/* Doubles the table: the distinct (device, stack, kind) are far fewer than
+ * the allocations, so it starts small. */
+static void key_grow(struct keymap *m)
+{
+    struct keymap old = *m;
+    m->cap = old.cap ? 2 * old.cap : 1024;
+    m->n = 0;
+    m->k = xcalloc(m->cap, sizeof *m->k);
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.k[i].used) {
+            struct key *k = key_get(m, old.k[i].dev, old.k[i].stack_id, old.k[i].kind);
+            *k = old.k[i];
+        }
+    free(old.k);
+}
+
 static struct key *key_get(struct keymap *m, uint32_t dev, uint32_t stack, unsigned kind)
 {
+    if (m->cap == 0)
+        key_grow(m);
     for (size_t i = key_hash(dev, stack, kind) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
         struct key *k = &m->k[i];
-        if (!k->used) {
-            k->used = true;
-            k->dev = dev;
-            k->stack_id = stack;
-            k->kind = (uint16_t)kind;
-            m->n++;
-            return k;
+        if (k->used && k->dev == dev && k->stack_id == stack && k->kind == kind)
+            return k; /* found: never moves the table (the replay holds pointers) */
+        if (k->used)
+            continue;
+        if (2 * (m->n + 1) > m->cap) {
+            key_grow(m);
+            return key_get(m, dev, stack, kind);
         }
-        if (k->dev == dev && k->stack_id == stack && k->kind == kind)
-            return k;
+        k->used = true;
+        k->dev = dev;
+        k->stack_id = stack;
+        k->kind = (uint16_t)kind;
+        m->n++;
+        return k;
     }
 }
 
@@ -278,9 +303,9 @@ static int cmp_capture(const void *x, const void *y)
     return a->phase < b->phase ? -1 : a->phase > b->phase ? 1 : 0;
 }
 
-static int cmp_stack_cs(const void *x, const void *y)
+static int cmp_key_cs(const void *x, const void *y)
 {
-    const struct phase_stack *a = x, *b = y;
+    const struct key *a = *(const struct key *const *)x, *b = *(const struct key *const *)y;
     if (a->cs != b->cs)
         return a->cs < b->cs ? -1 : 1;
     return a->stack_id < b->stack_id ? -1 : a->stack_id > b->stack_id;
@@ -309,41 +334,60 @@ static uint64_t clamp(i128 v)
     return v < 0 ? 0 : v > (i128)UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
-/* What is live on pd's device now (the keys of that device). */
-static void read_composition(struct phase_dev *pd, struct key **keys, size_t nkeys,
-                             const struct categories *cat, struct phase_stack *tmp,
-                             struct phase_cat *ctmp)
+/* Adds a stack to the top PHASE_STACKS kept in best[0..*nb), in
+ * cmp_stack_bytes order. */
+static void keep_top(struct phase_stack *best, size_t *nb, const struct phase_stack *st)
 {
-    size_t n = 0;
+    if (*nb == PHASE_STACKS && cmp_stack_bytes(st, &best[*nb - 1]) >= 0)
+        return;
+    size_t i = *nb < PHASE_STACKS ? (*nb)++ : *nb - 1;
+    while (i > 0 && cmp_stack_bytes(st, &best[i - 1]) < 0) {
+        best[i] = best[i - 1];
+        i--;
+    }
+    best[i] = *st;
+}
+
+/* What is live on pd's device now: keys, sorted by (cs, stack id), are
+ * summed per canonical stack (stacks that look the same once folded are
+ * one, as in the PEAK list; the lowest stack id live names it), the largest
+ * kept.  No sort per read: a phase's peak is read for every phase. */
+static void read_composition(struct phase_dev *pd, struct key **keys, size_t nkeys,
+                             const struct categories *cat, struct phase_cat *ctmp)
+{
+    struct phase_stack best[PHASE_STACKS], cur = {0};
+    size_t nb = 0;
+    uint64_t all_bytes = 0, all_count = 0;
+    bool open = false;
     memset(ctmp, 0, cat->nnames * sizeof *ctmp);
-    for (size_t i = 0; i < nkeys; i++) {
-        const struct key *k = keys[i];
-        if (k->bytes <= 0 && k->count <= 0)
-            continue;
-        tmp[n++] = (struct phase_stack){.cs = k->cs, .stack_id = k->stack_id,
-                                        .bytes = clamp(k->bytes), .count = clamp(k->count)};
-        ctmp[k->cat].bytes += clamp(k->bytes);
-        ctmp[k->cat].count += clamp(k->count);
-    }
-    /* stacks that look the same once folded are one, as in the PEAK list */
-    sort_array(tmp, n, sizeof *tmp, cmp_stack_cs);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (m && tmp[m - 1].cs == tmp[i].cs) {
-            tmp[m - 1].bytes += tmp[i].bytes;
-            tmp[m - 1].count += tmp[i].count;
-        } else {
-            tmp[m++] = tmp[i];
+    for (size_t i = 0; i <= nkeys; i++) {
+        const struct key *k = i < nkeys ? keys[i] : NULL;
+        if (open && (!k || k->cs != cur.cs)) { /* a canonical stack is complete */
+            keep_top(best, &nb, &cur);
+            pd->nstacks_total++;
+            open = false;
         }
+        if (!k || (k->bytes <= 0 && k->count <= 0))
+            continue;
+        uint64_t b = clamp(k->bytes), c = clamp(k->count);
+        if (!open)
+            cur = (struct phase_stack){.cs = k->cs, .stack_id = k->stack_id};
+        open = true;
+        cur.bytes += b;
+        cur.count += c;
+        all_bytes += b;
+        all_count += c;
+        ctmp[k->cat].bytes += b;
+        ctmp[k->cat].count += c;
     }
-    sort_array(tmp, m, sizeof *tmp, cmp_stack_bytes);
-    pd->nstacks_total = m;
-    pd->nstacks = m < PHASE_STACKS ? m : PHASE_STACKS;
-    pd->stacks = xcalloc(pd->nstacks ? pd->nstacks : 1, sizeof *pd->stacks);
-    memcpy(pd->stacks, tmp, pd->nstacks * sizeof *tmp);
-    for (size_t i = pd->nstacks; i < m; i++) {
-        pd->hidden_bytes += tmp[i].bytes;
-        pd->hidden_count += tmp[i].count;
+    pd->nstacks = nb;
+    pd->stacks = xcalloc(nb ? nb : 1, sizeof *pd->stacks);
+    memcpy(pd->stacks, best, nb * sizeof *best);
+    pd->hidden_bytes = all_bytes;
+    pd->hidden_count = all_count;
+    for (size_t i = 0; i < nb; i++) {
+        pd->hidden_bytes -= best[i].bytes;
+        pd->hidden_count -= best[i].count;
     }
     size_t nc = 0;
     for (size_t c = 0; c < cat->nnames; c++)
@@ -412,11 +456,7 @@ int phases_build(const struct snapview *v, const struct history *h,
     }
 
     /* the keys and their base: live at the end less the window's net */
-    size_t nkey_max = s->nallocs + s->nevents;
-    struct keymap km = {.cap = 16};
-    while (km.cap < 2 * nkey_max)
-        km.cap *= 2;
-    km.k = xcalloc(km.cap, sizeof *km.k);
+    struct keymap km = {0};
     long d;
     for (size_t i = 0; i < s->nallocs; i++) {
         const struct snap_alloc *al = &s->allocs[i];
@@ -441,7 +481,6 @@ int phases_build(const struct snapview *v, const struct history *h,
     }
     int32_t *rule = sview_match_rules(v, &cat->rules);
     i128 *level = xcalloc(nd, sizeof *level);
-    i128 *base = xcalloc(nd, sizeof *base);
     size_t *per_dev = xcalloc(nd, sizeof *per_dev);
     for (size_t i = 0; i < km.cap; i++) {
         struct key *k = &km.k[i];
@@ -456,7 +495,6 @@ int phases_build(const struct snapview *v, const struct history *h,
             bc = -k->clo;
         k->bytes = bb;
         k->count = bc;
-        base[k->dev] += bb;
         per_dev[k->dev]++;
         long si = sview_index(v, k->stack_id);
         k->cat = cat_pick(cat, si >= 0 ? rule[si] : -1, k->kind);
@@ -465,22 +503,25 @@ int phases_build(const struct snapview *v, const struct history *h,
     free(rule);
     /* each device's keys, for reading a composition */
     struct key ***dkeys = xcalloc(nd, sizeof *dkeys);
-    size_t *dn = xcalloc(nd, sizeof *dn), maxdn = 0;
-    for (size_t i = 0; i < nd; i++) {
+    size_t *dn = xcalloc(nd, sizeof *dn);
+    for (size_t i = 0; i < nd; i++)
         dkeys[i] = xcalloc(per_dev[i] ? per_dev[i] : 1, sizeof **dkeys);
-        if (per_dev[i] > maxdn)
-            maxdn = per_dev[i];
-    }
     for (size_t i = 0; i < km.cap; i++)
         if (km.k[i].used)
             dkeys[km.k[i].dev][dn[km.k[i].dev]++] = &km.k[i];
+    for (size_t i = 0; i < nd; i++)
+        sort_array(dkeys[i], dn[i], sizeof *dkeys[i], cmp_key_cs);
 
     /* (2) levels: every phase's start, end and peak per device */
     struct phase_dev *pdv = xcalloc(np * nd, sizeof *pdv);
     bool *touched = xcalloc(np * nd, sizeof *touched);
     long *peak_ev = xcalloc(np * nd, sizeof *peak_ev);
     size_t *active = xcalloc(np, sizeof *active), nact = 0, next = 0;
-    memcpy(level, base, nd * sizeof *level);
+    /* the device levels are the timeline's: the same base (history.c), which
+     * equals the keys' sum unless the history is inconsistent (its per-kind
+     * raise is then smaller than the per-stack one) */
+    for (size_t i = 0; i < nd; i++)
+        level[i] = h->dev[i].base;
 #define OPEN_UNTIL(ev)                                                                \
     while (next < np && span[next].start_ev == (ev)) {                                \
         for (size_t q = 0; q < nd; q++) {                                             \
@@ -563,7 +604,6 @@ int phases_build(const struct snapview *v, const struct history *h,
     sort_array(cap, ncap, sizeof *cap, cmp_capture);
 
     /* (3) one replay of the keys, reading each capture at its event */
-    struct phase_stack *tmp = xcalloc(maxdn ? maxdn : 1, sizeof *tmp);
     struct phase_cat *ctmp = xcalloc(cat->nnames ? cat->nnames : 1, sizeof *ctmp);
     size_t c = 0;
     for (long i = -1; i < (long)s->nevents && c < ncap; i++) {
@@ -575,10 +615,9 @@ int phases_build(const struct snapview *v, const struct history *h,
         for (; c < ncap && cap[c].ev == i; c++) {
             struct phase_dev *pd = &out->p[cap[c].phase].devs[cap[c].pd];
             long r = dev_index(h, pd->device);
-            read_composition(pd, dkeys[r], dn[r], cat, tmp, ctmp);
+            read_composition(pd, dkeys[r], dn[r], cat, ctmp);
         }
     }
-    free(tmp);
     free(ctmp);
     free(cap);
     free(active);
@@ -590,7 +629,6 @@ int phases_build(const struct snapview *v, const struct history *h,
     free(dkeys);
     free(dn);
     free(per_dev);
-    free(base);
     free(level);
     free(km.k);
     free(span);
