@@ -34,8 +34,8 @@ leak_line=$(site_line phases.c 'PHASES-LEAK')
 check_json p.json <<PY
 M = $MiB
 P = d["phases"]
-eq((P["present"], P["wrapped"], P["first_seq"], P["unmatched_ends"], P["inconsistent"]),
-   (True, False, 1, 0, False), "phases head")
+eq((P["present"], P["wrapped"], P["first_seq"], P["unmatched_ends"], P["too_deep"], P["inconsistent"]),
+   (True, False, 1, 0, 0, False), "phases head")
 eq(P["categories"][:3], ["weights", "activations", "gradients"], "user categories first")
 rows = [(p["label"], p["depth"], p["parent"], p["bracketed"], p["start_known"], p["ended_by"]) for p in P["list"]]
 eq(rows, [("load", 0, -1, True, True, "end"),
@@ -182,6 +182,18 @@ for p in P:
 eq(n, 200, "4 devices each")
 eq(max(s["peak_stacks_total"] for p in P for s in p["devices"]) > 100, True, "many stacks at a peak")
 PY
+
+# 100 phases nested in one another: 64 open at most, the rest counted
+"$TPROG/snapgen" phasedeep deep.snap
+"$REPORT" --json deep.snap > deep.json || fail "phasedeep exit"
+check_json deep.json <<'PY'
+P = d["phases"]
+eq((len(P["list"]), P["too_deep"], P["unmatched_ends"]), (64, 36, 0), "nesting bound")
+eq([(p["label"], p["depth"], p["ended_by"], p["end_seq"]) for p in P["list"]][62:],
+   [("level 62", 62, "end", 201 - 62), ("level 63", 63, "end", 201 - 63)], "the deepest shown")
+eq({(v["peak_bytes"], v["peak_seq"]) for p in P["list"] for v in p["devices"]}, {(1 << 20, 101)}, "one peak for all")
+PY
+"$REPORT" deep.snap | grep -qx '(36 phases nested more than 64 deep not shown)' || fail "too deep line"
 
 # no history: no PHASES section, "present": false
 "$TPROG/snapgen" nohistory n.snap

@@ -49,6 +49,7 @@ struct ann {
     const char *text;          /* NULL: no label text */
     size_t len, base;          /* text length; an end's "X" length */
     bool is_end;
+    long name;                 /* "X" of "X" and of "X (end)", numbered; -1 no text */
     long pair;                 /* the matching start or end, -1 none */
     long phase;                /* the phase a start (or orphan end) made */
 };
@@ -58,31 +59,58 @@ struct span {
                               the history; nevents: its end */
 };
 
-static bool same_name(const struct ann *start, const struct ann *end)
+static int cmp_name(const void *x, const void *y)
 {
-    return start->text && end->text && start->len == end->base &&
-           memcmp(start->text, end->text, end->base) == 0;
+    const struct ann *a = *(const struct ann *const *)x, *b = *(const struct ann *const *)y;
+    size_t n = a->base < b->base ? a->base : b->base;
+    int c = memcmp(a->text, b->text, n);
+    if (c)
+        return c;
+    return a->base < b->base ? -1 : a->base > b->base;
 }
 
+/* Numbers the names ("X" for both "X" and "X (end)"), so that pairing
+ * compares numbers: a sort, never a scan per annotation. */
+static void number_names(struct ann *a, size_t n)
+{
+    struct ann **by = xcalloc(n ? n : 1, sizeof *by);
+    size_t m = 0;
+    for (size_t j = 0; j < n; j++)
+        if (a[j].text)
+            by[m++] = &a[j];
+    sort_array(by, m, sizeof *by, cmp_name);
+    long id = -1;
+    for (size_t k = 0; k < m; k++) {
+        if (k == 0 || cmp_name(&by[k - 1], &by[k]) != 0)
+            id++;
+        by[k]->name = id;
+    }
+    free(by);
+}
+
+/* Each "X" takes the first unclaimed "X (end)" after it: backwards, the
+ * latest pending end of that name (a stack per name, linked through next). */
 static void pair_backwards(struct ann *a, size_t n)
 {
-    size_t *pend = xcalloc(n ? n : 1, sizeof *pend), np = 0;
+    number_names(a, n);
+    long *head = xcalloc(n ? n : 1, sizeof *head), *next = xcalloc(n ? n : 1, sizeof *next);
+    for (size_t j = 0; j < n; j++)
+        head[j] = -1;
     for (size_t j = n; j-- > 0;) {
-        if (a[j].is_end) {
-            pend[np++] = j;
+        long nm = a[j].name;
+        if (nm < 0)
             continue;
-        }
-        for (size_t q = np; q-- > 0;) {
-            if (!same_name(&a[j], &a[pend[q]]))
-                continue;
-            a[j].pair = (long)pend[q];
-            a[pend[q]].pair = (long)j;
-            memmove(pend + q, pend + q + 1, (np - q - 1) * sizeof *pend);
-            np--;
-            break;
+        if (a[j].is_end) {
+            next[j] = head[nm];
+            head[nm] = (long)j;
+        } else if (head[nm] >= 0) {
+            a[j].pair = head[nm];
+            a[head[nm]].pair = (long)j;
+            head[nm] = next[head[nm]];
         }
     }
-    free(pend);
+    free(head);
+    free(next);
 }
 
 struct builder {
@@ -90,6 +118,7 @@ struct builder {
     struct span *span;
     size_t cap;
     long *open; /* stack of open phases */
+    long *pos;  /* by phase: its place in open, -1 closed */
     size_t nopen;
     const struct snapshot *s;
     const struct history *h;
@@ -103,6 +132,7 @@ static long new_phase(struct builder *b, const struct ann *a, bool bracketed, bo
         ph->p = xrealloc(ph->p, b->cap * sizeof *ph->p);
         b->span = xrealloc(b->span, b->cap * sizeof *b->span);
         b->open = xrealloc(b->open, b->cap * sizeof *b->open);
+        b->pos = xrealloc(b->pos, b->cap * sizeof *b->pos);
     }
     struct phase *p = &ph->p[ph->n];
     memset(p, 0, sizeof *p);
@@ -123,6 +153,7 @@ static long new_phase(struct builder *b, const struct ann *a, bool bracketed, bo
         p->start_time_ns = b->h->t0;
         b->span[ph->n].start_ev = -1;
     }
+    b->pos[ph->n] = (long)b->nopen;
     b->open[b->nopen++] = (long)ph->n;
     return (long)ph->n++;
 }
@@ -131,6 +162,7 @@ static long new_phase(struct builder *b, const struct ann *a, bool bracketed, bo
 static void close_top(struct builder *b, long ev, enum phase_end how)
 {
     long i = b->open[--b->nopen];
+    b->pos[i] = -1;
     struct phase *p = &b->ph->p[i];
     p->end = how;
     b->span[i].end_ev = ev;
@@ -146,12 +178,9 @@ static void close_top(struct builder *b, long ev, enum phase_end how)
 /* Closes phase i, and those inside it, at event ev. */
 static void close_phase(struct builder *b, long i, long ev)
 {
-    size_t q = b->nopen;
-    while (q > 0 && b->open[q - 1] != i)
-        q--;
-    if (q == 0)
+    if (b->pos[i] < 0)
         return; /* already closed by the end of a phase around it */
-    while (b->nopen > q)
+    while (b->nopen > (size_t)b->pos[i] + 1)
         close_top(b, ev, PHASE_END_PARENT);
     close_top(b, ev, PHASE_END_MARK);
 }
@@ -174,8 +203,13 @@ static void structure(struct builder *b, struct ann *a, size_t n)
             if (a[j].is_end && a[j].pair < 0)
                 orphans[no++] = &a[j];
         sort_array(orphans, no, sizeof *orphans, cmp_ann_end_desc);
-        for (size_t k = 0; k < no; k++)
+        for (size_t k = 0; k < no; k++) {
+            if (b->nopen >= PHASE_MAX_DEPTH) {
+                b->ph->too_deep++;
+                continue;
+            }
             orphans[k]->phase = new_phase(b, orphans[k], true, false);
+        }
         free(orphans);
     }
     for (size_t j = 0; j < n; j++) {
@@ -184,12 +218,16 @@ static void structure(struct builder *b, struct ann *a, size_t n)
             long i = x->pair >= 0 ? a[x->pair].phase : x->phase;
             if (i >= 0)
                 close_phase(b, i, (long)x->ev);
-            else
-                b->ph->unmatched_ends++;
+            else if (x->pair < 0 && !b->ph->wrapped)
+                b->ph->unmatched_ends++; /* (else: a phase too deep to open) */
             continue;
         }
         if (x->pair < 0 && b->nopen && !b->ph->p[b->open[b->nopen - 1]].bracketed)
             close_top(b, (long)x->ev, PHASE_END_NEXT);
+        if (b->nopen >= PHASE_MAX_DEPTH) {
+            b->ph->too_deep++; /* bounds the work per event: every open phase's peak moves */
+            continue;
+        }
         x->phase = new_phase(b, x, x->pair >= 0, true);
     }
     while (b->nopen)
@@ -433,7 +471,7 @@ int phases_build(const struct snapview *v, const struct history *h,
             continue;
         struct ann *x = &a[nann++];
         x->ev = i;
-        x->pair = x->phase = -1;
+        x->pair = x->phase = x->name = -1;
         x->label_id = (uint32_t)e->ptr;
         x->label = e->ptr <= UINT32_MAX ? snap_find_label(s, (uint32_t)e->ptr) : NULL;
         if (x->label) {
@@ -448,6 +486,7 @@ int phases_build(const struct snapview *v, const struct history *h,
     structure(&b, a, nann);
     free(a);
     free(b.open);
+    free(b.pos);
     struct span *span = b.span;
     size_t np = out->n, nd = h->ndev;
     if (np == 0 || nd == 0) {

@@ -32,7 +32,8 @@
 #include "model/snap_read.h"
 #include "model/stackdb.h"
 
-#define PHASE_STACKS 8 /* stacks kept per phase and device at its peak */
+#define PHASE_STACKS 8     /* stacks kept per phase and device at its peak */
+#define PHASE_MAX_DEPTH 64 /* phases nested deeper are not opened (counted) */
 
 enum phase_end {
     PHASE_END_MARK,    /* its "X (end)" */
@@ -93,6 +94,7 @@ struct phases {
     struct phase *p; /* by start; a phase before those inside it */
     size_t n;
     size_t unmatched_ends; /* "X (end)" that closed nothing */
+    size_t too_deep;       /* phases not opened: PHASE_MAX_DEPTH open already */
     const struct categories *cat;
 };
 

@@ -10,6 +10,7 @@
  *   snapgen bench OUT NALLOCS NSTACKS NEVENTS   the same with a history,
  *       pools, VMM and labels: `make bench` / scripts/bench-report.sh
  *   snapgen phasewrap OUT       phases in a history ring that wrapped
+ *   snapgen phasedeep OUT       100 phases nested in one another
  *   snapgen history OUT / nohistory OUT   known timeline, peak and
  *       fragmentation (snapgen_scen.inc); nohistory: the same without EVENTS
  *   snapgen caches OUT          allocator-cache, cuBLAS and static-runtime
@@ -771,6 +772,8 @@ int main(int argc, char **argv)
         return gen_badinside(out);
     if (strcmp(mode, "phasewrap") == 0 && argc == 3)
         return gen_phasewrap(out);
+    if (strcmp(mode, "phasedeep") == 0 && argc == 3)
+        return gen_phasedeep(out);
     if (strcmp(mode, "diffset") == 0 && argc == 3)
         return gen_diffset(out);
     if (strcmp(mode, "ranks") == 0 && argc == 3)

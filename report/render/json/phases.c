@@ -61,6 +61,7 @@ void json_phases(struct report_ctx *r, struct json *j)
     json_key(j, "first_seq"); json_u64(j, ph ? ph->first_seq : 0);
     json_key(j, "inconsistent"); json_bool(j, ph && ph->inconsistent);
     json_key(j, "unmatched_ends"); json_u64(j, ph ? ph->unmatched_ends : 0);
+    json_key(j, "too_deep"); json_u64(j, ph ? ph->too_deep : 0);
     json_key(j, "categories");
     json_arr(j);
     for (size_t i = 0; ph && ph->cat && i < ph->cat->nnames; i++)

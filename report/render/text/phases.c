@@ -121,7 +121,7 @@ static void phase_head(FILE *f, const struct phase *p)
 void text_phases(struct report_ctx *r)
 {
     const struct phases *ph = r->ph;
-    if (!ph || (ph->n == 0 && ph->unmatched_ends == 0))
+    if (!ph || (ph->n == 0 && ph->unmatched_ends == 0 && ph->too_deep == 0))
         return;
     FILE *f = r->out;
     t_title(r, "PHASES");
@@ -140,6 +140,8 @@ void text_phases(struct report_ctx *r)
         for (size_t k = 0; k < p->ndevs; k++)
             device_line(r, p, &p->devs[k]);
     }
+    if (ph->too_deep)
+        fprintf(f, "(%zu phases nested more than %d deep not shown)\n", ph->too_deep, PHASE_MAX_DEPTH);
     if (ph->unmatched_ends)
         fprintf(f, "(%zu \"(end)\" annotations closed no phase)\n", ph->unmatched_ends);
 }
