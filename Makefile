@@ -106,6 +106,7 @@ DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/gpuleak
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DOCDIR)/docs/img $(DOCDIR)/tools/fakecuda
 	install -m 0755 $(BUILD)/lib/libgpuleak.so $(DESTDIR)$(PREFIX)/lib/libgpuleak.so
+	install -m 0755 $(BUILD)/lib/libgpuleak-nvtx.so $(DESTDIR)$(PREFIX)/lib/libgpuleak-nvtx.so
 	install -m 0755 $(BUILD)/bin/gpuleak-report $(DESTDIR)$(PREFIX)/bin/gpuleak-report
 	install -m 0755 $(BUILD)/bin/gpuleak $(DESTDIR)$(PREFIX)/bin/gpuleak
 	install -d $(DESTDIR)$(PREFIX)/libexec/gpuleak

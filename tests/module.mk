@@ -368,3 +368,15 @@ $(TPROG_DIR)/unit/outfile: $(BUILD)/obj/tests/unit/outfile.o \
 	$(call unit_gl_link)
 
 -include $(UNIT_GL_NAMES:%=$(BUILD)/obj/tests/unit/%.d)
+
+# Memory by phase: annotated load, epochs, eval (tests/t_report_phases.sh).
+TEST_PROGS += $(TPROG_DIR)/phases
+all: $(TEST_PROGS)
+$(TPROG_DIR)/phases: tests/programs/phases.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
+
+# NVTX ranges as phases through the injection library (tests/t_nvtx_phases.sh).
+TEST_PROGS += $(TPROG_DIR)/nvtx_phases
+all: $(TEST_PROGS)
+$(TPROG_DIR)/nvtx_phases: tests/programs/nvtx_phases.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -ldl)

@@ -2,7 +2,7 @@
 # installed launcher finds the installed library and reporter by itself.
 source "$ROOT/tests/lib.sh"
 make -s -C "$ROOT" install PREFIX="$PWD/prefix" BUILD="$BUILD" >/dev/null
-for f in bin/gpuleak bin/gpuleak-report libexec/gpuleak/gpuleak-tgkill lib/libgpuleak.so include/gpuleak.h \
+for f in bin/gpuleak bin/gpuleak-report libexec/gpuleak/gpuleak-tgkill lib/libgpuleak.so lib/libgpuleak-nvtx.so include/gpuleak.h \
          lib/python/gpuleak_memory.py share/doc/gpuleak/README.md share/doc/gpuleak/docs/snapshot-format.md; do
     [ -f "prefix/$f" ] || fail "not installed: $f"
 done

@@ -35,3 +35,11 @@ $(BUILD)/obj/tools/top/%.o: tools/top/%.c
 $(BUILD)/libexec/gpuleak/gpuleak-top: $(TOP_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $^ -o $@ $(REPORT_LIBS)
+
+# The NVTX injection library (tools/nvtx/gpuleak_nvtx.c): NVTX ranges become
+# annotations, so phases in gpuleak-report; `gpuleak run` names it in
+# NVTX_INJECTION64_PATH.  Beside libgpuleak.so, found as ../lib/ like it.
+all: $(BUILD)/lib/libgpuleak-nvtx.so
+$(BUILD)/lib/libgpuleak-nvtx.so: tools/nvtx/gpuleak_nvtx.c | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CUDA_INC) -fPIC -shared -fvisibility=hidden -Wl,-z,defs -o $@ $< -ldl

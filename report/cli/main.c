@@ -44,6 +44,8 @@ static void usage(FILE *f)
           "                        units K, M, G, T are powers of 1024)\n"
           "  --group-depth N       group stacks on their innermost N frames\n"
           "  --suppressions FILE   suppression rules (docs/reporter.md)\n"
+          "  --categories FILE     category rules for the memory by phase, in the\n"
+          "                        suppression syntax (docs/reporter.md)\n"
           "  --no-default-suppressions\n"
           "                        report allocator caches (PyTorch, CuPy, RMM,\n"
           "                        cuBLAS, cuDNN) as leaks\n"
@@ -212,6 +214,7 @@ int main(int argc, char **argv)
         {"min-bytes", required_argument, NULL, 'm'},
         {"group-depth", required_argument, NULL, 'g'},
         {"suppressions", required_argument, NULL, 's'},
+        {"categories", required_argument, NULL, 'C'},
         {"no-default-suppressions", no_argument, NULL, 'N'},
         {"list-default-suppressions", no_argument, NULL, 'L'},
         {"all-frames", no_argument, NULL, 'a'},
@@ -228,6 +231,7 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct cli c = {.color = 2, .sections = SEC_ALL};
+    const char *cat_file = NULL;
     enum mode mode = M_REPORT;
     /* static: still reachable on the early usage-error returns */
     static char **files;
@@ -278,6 +282,11 @@ int main(int argc, char **argv)
             if (c.supp_file)
                 return bad_usage("%s", "--suppressions given twice");
             c.supp_file = optarg;
+            break;
+        case 'C':
+            if (cat_file)
+                return bad_usage("%s", "--categories given twice");
+            cat_file = optarg;
             break;
         case 'N': c.no_defaults = true; break;
         case 'L': fputs(supp_default_text(), stdout); return 0;
@@ -358,6 +367,14 @@ int main(int argc, char **argv)
     }
     if (!c.no_defaults)
         supp_add_defaults(&sup);
+    struct categories cat;
+    if (cat_init(&cat, cat_file, err, sizeof err) != 0) {
+        fprintf(stderr, "gpuleak-report: %s\n", err);
+        supp_free(&sup);
+        free(files);
+        return 2;
+    }
+    c.cat = &cat;
 
     struct stackdb *db = sdb_new(&c.so);
     struct msnap *m = xcalloc(nfiles, sizeof *m);
@@ -394,6 +411,7 @@ int main(int argc, char **argv)
         report_detach(&m[i]);
     free(m);
     sdb_free(db);
+    cat_free(&cat);
     supp_free(&sup);
     free(files);
     return rc;

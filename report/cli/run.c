@@ -6,6 +6,7 @@
 
 #include "analysis/frag.h"
 #include "analysis/history.h"
+#include "analysis/phases.h"
 #include "analysis/teardown.h"
 #include "model/snap_read.h"
 #include "model/symbolize.h"
@@ -94,15 +95,24 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
     struct analysis a;
     struct history h;
     struct frag fr;
+    struct phases ph;
+    struct categories own_cat;
+    const struct categories *cat = c->cat;
+    if (!cat) {
+        char err[64];
+        cat_init(&own_cat, NULL, err, sizeof err); /* no file: cannot fail */
+        cat = &own_cat;
+    }
     memset(&h, 0, sizeof h);
     memset(&fr, 0, sizeof fr);
+    memset(&ph, 0, sizeof ph);
     if (analyze(&m->v, sup, &c->an, &a) != 0 || history_build(&m->s, &h) != 0 ||
-        frag_build(&m->v, &c->an, &fr) != 0) {
+        frag_build(&m->v, &c->an, &fr) != 0 || phases_build(&m->v, &h, cat, &ph) != 0) {
         fputs("gpuleak-report: out of memory\n", stderr);
         return 1;
     }
     struct report_ctx r = {.path = m->path, .s = &m->s, .a = &a, .sy = m->sy, .v = &m->v,
-                           .db = db, .sup = sup, .h = &h, .fr = &fr, .out = out,
+                           .db = db, .sup = sup, .h = &h, .fr = &fr, .ph = &ph, .out = out,
                            .color = want_color(c, out), .sections = c->sections, .top = c->an.top,
                            .default_suppressions = !c->no_defaults,
                            .suppressions_file = c->supp_file};
@@ -122,6 +132,9 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
     else
         output_text(&r);
     report_ctx_free(&r);
+    phases_free(&ph);
+    if (cat == &own_cat)
+        cat_free(&own_cat);
     frag_free(&fr);
     history_free(&h);
     analysis_free(&a);

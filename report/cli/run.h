@@ -10,6 +10,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/multi/multi.h"
+#include "model/categories.h"
 #include "model/stackdb.h"
 #include "model/suppress.h"
 
@@ -18,6 +19,9 @@ struct cli {
     struct analyze_opts an;
     struct sdb_opts so;
     const char *output, *supp_file;
+    /* --categories rules, then the built-in ones (model/categories.h);
+     * NULL: the built-in ones only */
+    const struct categories *cat;
     bool json, no_defaults;
     int color;  /* 0 never, 1 always, 2 auto */
     int folded; /* 0 no, 1 leaks, 2 peak */

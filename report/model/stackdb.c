@@ -240,6 +240,29 @@ static const char *module_path(const struct snapshot *s, size_t i)
     return p ? p : "";
 }
 
+/* The full frames of stack st, innermost first, into *fr (grown to *cap).
+ * Returns their number. */
+static size_t stack_frames(struct symbolizer *sy, const struct snapshot *s,
+                           const struct snap_stack *st, const struct sym_frame ***fr, size_t *cap)
+{
+    const uint64_t *pcs = snap_stack_pcs(s, st);
+    size_t n = 0, k;
+    /* resolve first: sym_pc may move its frame array while resolving */
+    for (uint32_t j = 0; j < st->depth; j++)
+        n += (sym_pc(sy, pcs[j], &k), k);
+    if (n > *cap) {
+        *cap = n * 2;
+        *fr = xrealloc(*fr, *cap * sizeof **fr);
+    }
+    n = 0;
+    for (uint32_t j = 0; j < st->depth; j++) {
+        const struct sym_frame *f = sym_pc(sy, pcs[j], &k);
+        for (size_t m = 0; m < k; m++)
+            (*fr)[n++] = &f[m];
+    }
+    return n;
+}
+
 int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *sy,
                struct stackdb *db, const struct suppressions *sup)
 {
@@ -272,24 +295,13 @@ int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *
     };
     const struct sym_frame **fr = NULL;
     uint32_t *ids = NULL;
-    size_t cap = 0;
+    size_t cap = 0, idcap = 0;
     for (size_t i = 0; i < s->nstacks; i++) {
         const struct snap_stack *st = &s->stacks[i];
-        const uint64_t *pcs = snap_stack_pcs(s, st);
-        size_t n = 0, k;
-        /* resolve first: sym_pc may move its frame array while resolving */
-        for (uint32_t j = 0; j < st->depth; j++)
-            n += (sym_pc(sy, pcs[j], &k), k);
-        if (n > cap) {
-            cap = n * 2;
-            fr = xrealloc(fr, cap * sizeof *fr);
-            ids = xrealloc(ids, cap * sizeof *ids);
-        }
-        n = 0;
-        for (uint32_t j = 0; j < st->depth; j++) {
-            const struct sym_frame *f = sym_pc(sy, pcs[j], &k);
-            for (size_t m = 0; m < k; m++)
-                fr[n++] = &f[m];
+        size_t n = stack_frames(sy, s, st, &fr, &cap);
+        if (cap > idcap) {
+            idcap = cap;
+            ids = xrealloc(ids, idcap * sizeof *ids);
         }
         v->rule_of[i] = sup ? supp_match(sup, fr, n, paths, s->nmodules) : -1;
         if (v->rule_of[i] >= 0) {
@@ -345,7 +357,7 @@ void sview_free(struct snapview *v)
     memset(v, 0, sizeof *v);
 }
 
-static long index_of(const struct snapview *v, uint32_t id)
+long sview_index(const struct snapview *v, uint32_t id)
 {
     if (id == 0)
         return -1;
@@ -357,13 +369,13 @@ static long index_of(const struct snapview *v, uint32_t id)
 
 uint32_t sview_cs(const struct snapview *v, uint32_t stack_id)
 {
-    long i = index_of(v, stack_id);
+    long i = sview_index(v, stack_id);
     return i < 0 ? 0 : v->cs_of[i];
 }
 
 int sview_rule(const struct snapview *v, uint32_t stack_id)
 {
-    long i = index_of(v, stack_id);
+    long i = sview_index(v, stack_id);
     return i < 0 ? -1 : v->rule_of[i];
 }
 
@@ -379,4 +391,22 @@ int sview_kind_rule(const struct snapview *v, uint32_t stack_id, unsigned kind)
 int sview_alloc_rule(const struct snapview *v, const struct snap_alloc *a)
 {
     return sview_kind_rule(v, a->stack_id, a->kind);
+}
+
+int32_t *sview_match_rules(const struct snapview *v, const struct suppressions *sp)
+{
+    const struct snapshot *s = v->s;
+    int32_t *rule = xcalloc(s->nstacks ? s->nstacks : 1, sizeof *rule);
+    const char **paths = xcalloc(s->nmodules ? s->nmodules : 1, sizeof *paths);
+    for (size_t i = 0; i < s->nmodules; i++)
+        paths[i] = module_path(s, i);
+    const struct sym_frame **fr = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; i < s->nstacks; i++) {
+        size_t n = stack_frames(v->sy, s, &s->stacks[i], &fr, &cap);
+        rule[i] = supp_match(sp, fr, n, paths, s->nmodules);
+    }
+    free(fr);
+    free(paths);
+    return rule;
 }

@@ -84,6 +84,12 @@ int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *
                struct stackdb *db, const struct suppressions *sup);
 void sview_free(struct snapview *v);
 
+/* Position of a stack id in s->stacks, or -1 (id 0 or unknown). */
+long sview_index(const struct snapview *v, uint32_t stack_id);
+/* The first rule of sp each stack's full frames match (nothing folded, no
+ * gate applied), by stack index, -1 for none: another rule set than the
+ * view's own (the categories of model/categories.h).  Freed by the caller. */
+int32_t *sview_match_rules(const struct snapview *v, const struct suppressions *sp);
 /* The cstack of a stack id (0 for id 0 or an unknown id), and its rule. */
 uint32_t sview_cs(const struct snapview *v, uint32_t stack_id);
 int sview_rule(const struct snapview *v, uint32_t stack_id);

@@ -15,6 +15,7 @@ struct stackdb;
 struct suppressions;
 struct history;
 struct frag;
+struct phases;
 
 /* --sections */
 enum {
@@ -35,6 +36,7 @@ struct report_ctx {
     const struct suppressions *sup;
     const struct history *h;
     const struct frag *fr;
+    const struct phases *ph; /* memory by phase; NULL in diff and merge */
     FILE *out;
     bool color;
     unsigned sections;

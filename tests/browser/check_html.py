@@ -261,6 +261,12 @@ def main():
                                    ".map(function(e){return +e.textContent.replace(/,/g,'');})")
                 eq(counts, sorted(counts), "rows in count order")
 
+        # memory by phase: one row per phase and device, each row's peak
+        # the report's, in the report's order
+        want = [v["peak_bytes"] for p in rep.get("phases", {}).get("list", []) for v in p["devices"]][:1000]
+        rows = attrs(page, "#phases-table tbody tr.row", ["data-bytes"])
+        eq([int(x[0]) for x in rows], want[:200], "phases table rows")
+
         # other processes' memory still mapped: its own card and table
         mapped = rep.get("mapped", {}).get("groups", [])
         eq(attrs(page, "#card-mapped", ["data-bytes"]),

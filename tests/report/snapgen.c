@@ -9,6 +9,8 @@
  *   snapgen many OUT NALLOCS NSTACKS   large scenario for benchmarks
  *   snapgen bench OUT NALLOCS NSTACKS NEVENTS   the same with a history,
  *       pools, VMM and labels: `make bench` / scripts/bench-report.sh
+ *   snapgen phasewrap OUT       phases in a history ring that wrapped
+ *   snapgen phasedeep OUT       100 phases nested in one another
  *   snapgen history OUT / nohistory OUT   known timeline, peak and
  *       fragmentation (snapgen_scen.inc); nohistory: the same without EVENTS
  *   snapgen caches OUT          allocator-cache, cuBLAS and static-runtime
@@ -768,6 +770,10 @@ int main(int argc, char **argv)
         return gen_badfree(out);
     if (strcmp(mode, "badinside") == 0 && argc == 3)
         return gen_badinside(out);
+    if (strcmp(mode, "phasewrap") == 0 && argc == 3)
+        return gen_phasewrap(out);
+    if (strcmp(mode, "phasedeep") == 0 && argc == 3)
+        return gen_phasedeep(out);
     if (strcmp(mode, "diffset") == 0 && argc == 3)
         return gen_diffset(out);
     if (strcmp(mode, "ranks") == 0 && argc == 3)

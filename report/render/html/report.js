@@ -601,6 +601,22 @@
         ['called at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
         T.oom.slice(), function (r) { return r.stack; }));
     }
+    var P = D.phases;
+    if (P && P.rows.length) { /* memory by phase: the annotations of the history */
+      sec.appendChild(el('h3', {text: 'Memory by phase: ' + exact(P.total) + ' phase and device rows' +
+        (P.rows.length < P.total ? ' (' + exact(P.rows.length) + ' shown)' : '') +
+        (P.wrapped ? '; the history wrapped: phases before it are gone' : '')}));
+      sec.appendChild(table('phases-table', [['#', 'phase', true, String],
+        ['phase', function (r) { return new Array(r.depth + 1).join('\u00a0\u00a0') + (r.label === null ? '?' : r.label) +
+          (r.start_known ? '' : ' (start lost)'); }, false, null, 'where'],
+        ['device', 'device', true, devName], ['start', 'start_bytes', true, function (v) { return human(v); }],
+        ['end', 'end_bytes', true, function (v) { return human(v); }],
+        ['net', 'net_bytes', true, function (v) { return (v > 0 ? '+' : v < 0 ? '-' : '') + human(Math.abs(v)); }],
+        ['peak', 'bytes', true, function (v) { return human(v); }],
+        ['at the peak by category', function (r) { return r.categories.map(function (c) { return c[0] + ' ' + human(c[1]); }).join(', '); }],
+        ['largest at the peak', function (r) { return r.stack >= 0 ? topFrame(r.stack) : ''; }, false, null, 'where']],
+        P.rows.slice(), function (r) { return r.stack; }));
+    }
     sec.appendChild(el('h3', {text: 'Leaks: ' + exact(T.leaks_total) + ' stacks' +
       (T.leaks.length < T.leaks_total ? ' (' + exact(T.leaks.length) + ' shown)' : '')}));
     sec.appendChild(T.leaks.length ? table('leaks-table', leakCols(), T.leaks.slice(), function (r) { return r.stack; })

@@ -16,6 +16,7 @@
 #include "render/json/json.h"
 #include "render/json/json_sections.h"
 #include "render/json/oom.h"
+#include "render/json/phases.h"
 #include "render/json/output_json.h"
 #include "render/json/teardown.h"
 
@@ -321,6 +322,8 @@ void output_json(struct report_ctx *r)
         json_calls(r, &j);
     }
     devices(r, &j);
+    if (r->sections & SEC_PEAK)
+        json_phases(r, &j);
     json_oom(r, &j);
     if (r->sections & SEC_TIMELINE)
         json_timeline(r, &j);

@@ -15,6 +15,7 @@
 #include "render/text/peaks.h"
 #include "render/text/summary.h"
 #include "render/text/teardown.h"
+#include "render/text/phases.h"
 #include "render/text/text_sections.h"
 
 /* Allocation sites shown by default: the few that matter. */
@@ -36,8 +37,10 @@ void output_text(struct report_ctx *r)
         text_leak_summary(r);
         text_calls(r, r->top ? r->top : CALLS_SHOWN);
     }
-    if (r->sections & SEC_PEAK)
+    if (r->sections & SEC_PEAK) {
         text_peaks(r);
+        text_phases(r);
+    }
     if (r->sections & SEC_TIMELINE)
         text_timeline(r);
     if (r->sections & SEC_FRAG)
