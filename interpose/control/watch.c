@@ -180,6 +180,11 @@ static int open_live_dir(void)
     }
     return fd;
 refuse:
+    /* Out of descriptors or memory is the moment's, and the snapshot that
+     * fails with it says so: one line is the host's whole budget.  Retried
+     * at the next tick. */
+    if (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == EINTR)
+        return -1;
     gl_warn_once(&warned, "live view off: %s is not a directory of this user's alone (%s)", live_dir,
                  strerror(errno));
     live_on = false;
