@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/config.h"
+#include "base/xfsz.h"
 
 /* Process-wide and shared by threads: only counted in check mode, which
  * walks every stack twice anyway. */
@@ -31,15 +32,19 @@ static void register_atfork(void)
     pthread_atfork(NULL, NULL, reset_in_child);
 }
 
-/* One line, O_APPEND: lines of concurrent processes do not interleave. */
+/* One line, O_APPEND: lines of concurrent processes do not interleave.  A
+ * write past the host's RLIMIT_FSIZE fails instead of killing it. */
 static void append_line(const char *line, size_t len)
 {
+    struct gl_xfsz xfsz;
+    gl_xfsz_block(&xfsz);
     int fd = open(gl_config.stack_check, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return;
-    ssize_t w = write(fd, line, len);
-    (void)w;
-    close(fd);
+    if (fd >= 0) {
+        ssize_t w = write(fd, line, len);
+        (void)w;
+        close(fd);
+    }
+    gl_xfsz_restore(&xfsz);
 }
 
 void gl_stack_check_count(enum gl_stack_walk_kind kind, int fell_back)

@@ -1,7 +1,5 @@
 #include "control/snapshot.h"
 
-#include "base/procenv.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,6 +17,7 @@
 #include "base/log.h"
 #include "base/modules.h"
 #include "base/procenv.h"
+#include "base/xfsz.h"
 #include "capture/pyframes.h"
 #include "control/outfile.h"
 #include "cuda/calls.h"
@@ -437,31 +436,6 @@ int gl_snapshot_write(uint32_t reason, uint32_t flags, const char *path)
     return gl_snapshot_write_with(reason, flags, path, NULL);
 }
 
-/* Writing past RLIMIT_FSIZE raises SIGXFSZ, whose default action kills the
- * process: a snapshot must never do that.  The signal is blocked on this
- * thread while writing, and one we caused is consumed afterwards (write then
- * just fails with EFBIG, and we print our one warning). */
-static void block_xfsz(sigset_t *old, bool *was_pending)
-{
-    sigset_t xfsz, pending;
-    sigemptyset(&xfsz);
-    sigaddset(&xfsz, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &xfsz, old);
-    *was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
-}
-
-static void unblock_xfsz(const sigset_t *old, bool was_pending)
-{
-    sigset_t xfsz, pending;
-    sigemptyset(&xfsz);
-    sigaddset(&xfsz, SIGXFSZ);
-    if (!was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
-        struct timespec zero = {0, 0};
-        sigtimedwait(&xfsz, NULL, &zero);
-    }
-    pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
 static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *path,
                                  const struct gl_mem_view *mem, struct gl_snapshot_file *written);
 
@@ -481,8 +455,7 @@ static bool note_written(const struct gl_outfile *of, const char *name, struct g
 static int snapshot_write(uint32_t reason, uint32_t flags, const char *path,
                           const struct gl_mem_view *mem, struct gl_snapshot_file *written)
 {
-    sigset_t old;
-    bool was_pending;
+    struct gl_xfsz xfsz; /* base/xfsz.h: a file too large never kills the host */
     /* open, write and close are cancellation points: a thread cancelled in
      * the middle of a snapshot (gpuleak_snapshot from a thread the program
      * cancels) would die holding snap_lock, and every later snapshot, the
@@ -490,11 +463,11 @@ static int snapshot_write(uint32_t reason, uint32_t flags, const char *path,
      * cancellation acts at the caller's next cancellation point instead. */
     int cancel_state;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-    block_xfsz(&old, &was_pending);
+    gl_xfsz_block(&xfsz);
     gl_lock(&snap_lock);
     int rc = snapshot_write_locked(reason, flags, path, mem, written);
     gl_unlock(&snap_lock);
-    unblock_xfsz(&old, was_pending);
+    gl_xfsz_restore(&xfsz);
     pthread_setcancelstate(cancel_state, NULL);
     return rc;
 }

@@ -15,6 +15,7 @@
 #include "base/config.h"
 #include "base/internal.h"
 #include "base/log.h"
+#include "base/xfsz.h"
 #include "base/modules.h"
 #include "base/self.h"
 #include "control/outfile.h"
@@ -399,6 +400,8 @@ void gl_watch_run(void)
     }
     qsort(c->sites, c->nsites, sizeof *c->sites, by_bytes_desc);
     bool wrote = false;
+    struct gl_xfsz xfsz; /* a file past RLIMIT_FSIZE fails, never kills the host */
+    gl_xfsz_block(&xfsz);
     int dirfd = live_on ? open_live_dir() : -1;
     if (dirfd >= 0) {
         struct text *t = reuse(&live_buf);
@@ -415,6 +418,7 @@ void gl_watch_run(void)
             write_metrics(t);
         wrote = true;
     }
+    gl_xfsz_restore(&xfsz);
     free(c->sites);
     c->sites = NULL;
     if (wrote) {
