@@ -15,12 +15,13 @@ expansion of the lists, so the offsets are the compiler's, not a parser's).
                                      one with $CC into a temporary directory)
 """
 import argparse
-import difflib
 import os
 import re
 import subprocess
 import sys
 import tempfile
+
+import docgen  # scripts/docgen.py, beside this file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "snapshot-format.md")
@@ -59,15 +60,7 @@ def main():
         new = MARK.sub(sub, old)
     if not seen:
         sys.exit("format-doc: no generated tables in %s" % a.doc)
-    if new == old:
-        return 0
-    if a.check:
-        sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                                   a.doc, a.doc + " (from common/snapshot_fields.h)"))
-        print("format-doc: %s is out of date: run scripts/format-doc.py" % a.doc, file=sys.stderr)
-        return 1
-    open(a.doc, "w").write(new)
-    return 0
+    return docgen.write_or_check(a.doc, old, new, a.check, "format-doc", "common/snapshot_fields.h")
 
 
 if __name__ == "__main__":

@@ -15,12 +15,13 @@ the list, so the text is the compiler's reading, not a parser's).
                                    with $CC into a temporary directory)
 """
 import argparse
-import difflib
 import os
 import re
 import subprocess
 import sys
 import tempfile
+
+import docgen  # scripts/docgen.py, beside this file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "reliability.md")
@@ -48,15 +49,7 @@ def main():
     new, n = MARK.subn(lambda m: "<!-- generated: locks -->\n%s<!-- end generated -->\n" % table, old)
     if n != 1:
         sys.exit("lock-doc: %d generated lock tables in %s, expected 1" % (n, a.doc))
-    if new == old:
-        return 0
-    if a.check:
-        sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                                   a.doc, a.doc + " (from interpose/base/lock_rank.h)"))
-        print("lock-doc: %s is out of date: run scripts/lock-doc.py" % a.doc, file=sys.stderr)
-        return 1
-    open(a.doc, "w").write(new)
-    return 0
+    return docgen.write_or_check(a.doc, old, new, a.check, "lock-doc", "interpose/base/lock_rank.h")
 
 
 if __name__ == "__main__":

@@ -37,17 +37,23 @@ static int cmp_dev(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Device slot; devices are few, the last hit is remembered. */
-static long slot(struct history *h, int32_t device, bool add)
+long hist_dev_index(const struct history *h, int32_t device)
 {
-    static size_t last;
+    static size_t last; /* devices are few: the last hit is remembered */
     if (last < h->ndev && h->dev[last].device == device)
         return (long)last;
     for (size_t i = 0; i < h->ndev; i++)
         if (h->dev[i].device == device)
             return (long)(last = i);
-    if (!add)
-        return -1;
+    return -1;
+}
+
+/* Device slot, made when add and missing. */
+static long slot(struct history *h, int32_t device, bool add)
+{
+    long found = hist_dev_index(h, device);
+    if (found >= 0 || !add)
+        return found;
     if (h->ndev == MAX_DEVS) {
         h->dropped_devices++;
         return -1;
@@ -55,7 +61,7 @@ static long slot(struct history *h, int32_t device, bool add)
     memset(&h->dev[h->ndev], 0, sizeof h->dev[h->ndev]);
     h->dev[h->ndev].device = device;
     h->dev[h->ndev].peak_mark = -1;
-    return (long)(last = h->ndev++);
+    return (long)h->ndev++;
 }
 
 /* An allocation of the size, kind and device an OOM asked for, after it:

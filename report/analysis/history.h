@@ -73,6 +73,8 @@ int history_build(const struct snapshot *s, struct history *h);
 void history_free(struct history *h);
 
 /* Size class of a byte count (see HIST_NCLASS) and its bounds. */
+/* Index of a device in h->dev, or -1. */
+long hist_dev_index(const struct history *h, int32_t device);
 unsigned hist_size_class(uint64_t size);
 uint64_t hist_size_class_low(unsigned k);
 

@@ -301,23 +301,11 @@ static struct key *key_get(struct keymap *m, uint32_t dev, uint32_t stack, unsig
     }
 }
 
-/* Index of a device in h->dev, or -1. */
-static long dev_index(const struct history *h, int32_t device)
-{
-    static size_t last;
-    if (last < h->ndev && h->dev[last].device == device)
-        return (long)last;
-    for (size_t i = 0; i < h->ndev; i++)
-        if (h->dev[i].device == device)
-            return (long)(last = i);
-    return -1;
-}
-
 static bool counted(const struct history *h, unsigned kind, int32_t device, long *d)
 {
     if (!gl_kind_in_usage(kind))
         return false; /* not the device's usage, as in history.c */
-    *d = dev_index(h, device);
+    *d = hist_dev_index(h, device);
     return *d >= 0;
 }
 
@@ -653,7 +641,7 @@ int phases_build(const struct snapview *v, const struct history *h,
         }
         for (; c < ncap && cap[c].ev == i; c++) {
             struct phase_dev *pd = &out->p[cap[c].phase].devs[cap[c].pd];
-            long r = dev_index(h, pd->device);
+            long r = hist_dev_index(h, pd->device);
             read_composition(pd, dkeys[r], dn[r], cat, ctmp);
         }
     }
