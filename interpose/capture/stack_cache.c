@@ -524,4 +524,16 @@ void gl_stack_cache_flush(void)
 {
 }
 
+void gl_stack_cache_prefork(void)
+{
+}
+
+void gl_stack_cache_postfork_parent(void)
+{
+}
+
+void gl_stack_cache_postfork_child(void)
+{
+}
+
 #endif
