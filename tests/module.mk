@@ -333,7 +333,9 @@ $(TPROG_DIR)/unit/format_roundtrip: tests/unit/format_roundtrip.c $(FORMAT_READE
 # (interpose/LAYERS), named here, so that a change to one module is rebuilt
 # and tested in seconds.  No fakecuda, no libgpuleak.so.
 GL_OBJ = $(BUILD)/obj/interpose
-UNIT_GL_CFLAGS = $(UNIT_CFLAGS) $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON)
+# The interposer's flags that change its structs (struct gl_lock with the
+# lock check) must be the test's too: the test reads the structs it links.
+UNIT_GL_CFLAGS = $(UNIT_CFLAGS) $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON) $(GL_LOCK_CHECK_FLAGS)
 UNIT_GL_NAMES = procaddr_rules live_table outfile
 UNIT_GL_PROGS = $(UNIT_GL_NAMES:%=$(TPROG_DIR)/unit/%)
 TEST_PROGS += $(UNIT_GL_PROGS)
