@@ -357,7 +357,7 @@ $(TPROG_DIR)/unit/procaddr_rules: $(BUILD)/obj/tests/unit/procaddr_rules.o $(GL_
 # The live table, the accounting, the lanes and the bad frees: state/, and
 # the capture/ and base/ objects they need.
 UNIT_STATE_OBJS = $(addprefix $(GL_OBJ)/,state/track.o state/account.o state/lanes.o state/history.o \
-	state/stack_table.o state/teardown.o state/bad_free.o \
+	state/stack_table.o state/stack_tally.o state/teardown.o state/bad_free.o \
 	capture/stacks.o capture/stack_cache.o capture/stack_check.o capture/stack_regs.o capture/pyframes.o capture/pyframes_layout.o \
 	base/self.o base/modules.o base/log.o base/ut.o base/config.o base/libc_dl.o base/elf_lookup.o base/lock.o base/xfsz.o)
 $(TPROG_DIR)/unit/live_table: $(BUILD)/obj/tests/unit/live_table.o $(UNIT_STATE_OBJS)

@@ -32,6 +32,31 @@ refused --output missing/ "no directory missing"
 refused --output 'x%z.snap' "unknown conversion '%z' (known: %p %h %r %n %t %%)"
 mkdir ro && chmod 0555 ro
 if [ ! -w ro ]; then refused --output ro/ "directory ro is not writable"; fi
+# --torch-per-tensor: PyTorch's cudaMallocAsync backend, merged with the
+# user's settings; a contrary backend refused before the command starts.
+torch_conf() { # VALUE-OR-UNSET: what the command sees
+    if [ "$1" = unset ]; then
+        env -u PYTORCH_CUDA_ALLOC_CONF "$LAUNCHER" run --quiet --torch-per-tensor -- sh -c 'echo "[${PYTORCH_CUDA_ALLOC_CONF-unset}]"'
+    else
+        PYTORCH_CUDA_ALLOC_CONF=$1 "$LAUNCHER" run --quiet --torch-per-tensor -- sh -c 'echo "[${PYTORCH_CUDA_ALLOC_CONF-unset}]"'
+    fi
+}
+expect_eq "$(torch_conf unset)" "[backend:cudaMallocAsync]" "--torch-per-tensor alone"
+expect_eq "$(torch_conf 'expandable_segments:False,max_split_size_mb:128')" \
+    "[expandable_segments:False,max_split_size_mb:128,backend:cudaMallocAsync]" "--torch-per-tensor merged"
+expect_eq "$(torch_conf 'backend:cudaMallocAsync')" "[backend:cudaMallocAsync]" "--torch-per-tensor, already so"
+expect_eq "$(torch_conf 'garbage_collection_threshold:0.6, backend:cudaMallocAsync')" \
+    "[garbage_collection_threshold:0.6, backend:cudaMallocAsync]" "--torch-per-tensor, already so after a space"
+rc=0
+PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:64,backend:native "$LAUNCHER" run --torch-per-tensor -- touch ran >out 2>err || rc=$?
+expect_eq "$rc" 2 "status with a contrary backend"
+expect_eq "$(cat err)" "gpuleak: run: --torch-per-tensor: PYTORCH_CUDA_ALLOC_CONF already sets backend:native (per-tensor tracking needs backend:cudaMallocAsync)" \
+    "message with a contrary backend"
+rc=0
+PYTORCH_ALLOC_CONF=backend:native "$LAUNCHER" run --torch-per-tensor -- touch ran >out 2>err || rc=$?
+expect_eq "$rc" 2 "status with a contrary PYTORCH_ALLOC_CONF"
+[ ! -e ran ] || fail "the command ran with a contrary backend"
+
 # Good values (the library's syntax) run the command.
 "$LAUNCHER" run --quiet --interval 90s --keep 0 --depth 0 --signal rtmin+2 --output 'o-%p-%%.snap' -- touch ran
 [ -e ran ] || fail "the command did not run with good options"

@@ -90,7 +90,11 @@ void gl_py_detect(void)
     gl_unlock(&detect_lock);
 }
 
-bool gl_py_is_interpreter_pc(uintptr_t pc) { return pc >= interp_start && pc < interp_end; }
+void gl_py_interpreter_range(uintptr_t *start, uintptr_t *end)
+{
+    *start = interp_start;
+    *end = interp_end;
+}
 
 /* ---- reading the interpreter's structures ------------------------------- */
 

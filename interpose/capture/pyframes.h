@@ -24,9 +24,11 @@
  * it re-checks at most once a second until one is found). */
 void gl_py_detect(void);
 
-/* True if pc lies in the interpreter's code (libpython, or the python
- * executable when libpython is linked in). */
-bool gl_py_is_interpreter_pc(uintptr_t pc);
+/* The interpreter's code, [*start, *end) (libpython, or the python
+ * executable when libpython is linked in); empty when not known.  A range,
+ * not a predicate: merging tests every native frame of every Python stack,
+ * and a call per frame cost more than the Python walk itself. */
+void gl_py_interpreter_range(uintptr_t *start, uintptr_t *end);
 
 /* The calling thread's Python frames, innermost first, as tagged pseudo-pcs.
  * Returns how many were stored (0: not Python, or not a Python thread). */

@@ -31,9 +31,11 @@ static void merge_python(struct gl_capture *cap)
     size_t npy = gl_py_capture(py, GL_MAX_DEPTH);
     if (npy == 0)
         return;
+    uintptr_t lo, hi;
+    gl_py_interpreter_range(&lo, &hi);
     uint32_t first = cap->depth, last = 0;
     for (uint32_t i = 0; i < cap->depth; i++) {
-        if (gl_py_is_interpreter_pc(cap->pcs[i])) {
+        if (cap->pcs[i] >= lo && cap->pcs[i] < hi) {
             if (first == cap->depth)
                 first = i;
             last = i + 1;

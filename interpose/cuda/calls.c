@@ -92,9 +92,7 @@ void gl_call_free_end_api(struct gl_live *r, int ok, int32_t device_if_unknown, 
         gl_track_unknown_free(device_if_unknown);
         if (api != GL_API_UNKNOWN)
             gl_bad_free_note(device_if_unknown, key, api, !ok, known);
-    } else if (ok) {
-        gl_track_release(r);
-    } else {
+    } else if (!ok) {
         gl_track_restore(r);
     }
     errno = saved;

@@ -43,6 +43,7 @@ static void lane_retire(void *p)
     retired = true;
     gl_lock(&l->lock);
     gl_acct_flush(&l->acct);
+    gl_stack_tally_flush(&l->tally);
     gl_unlock(&l->lock);
     gl_lock(&registry_lock);
     l->in_use = false;
@@ -130,7 +131,19 @@ void gl_lanes_each(void (*fn)(struct gl_lane_acct *))
         fn(&l->acct);
 }
 
-void gl_lanes_prefork(void) { gl_exclusive_enter(); }
+void gl_lanes_flush_tallies(void)
+{
+    for (struct gl_lane *l = lanes; l != NULL; l = l->next)
+        gl_stack_tally_flush(&l->tally);
+}
+
+/* The counts go to the stacks before the fork, so that parent and child
+ * both have them and no lane carries the parent's into the child. */
+void gl_lanes_prefork(void)
+{
+    gl_exclusive_enter();
+    gl_lanes_flush_tallies();
+}
 
 void gl_lanes_postfork_parent(void) { gl_exclusive_leave(); }
 

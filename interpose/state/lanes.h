@@ -22,6 +22,7 @@
 
 #include "base/lock.h"
 #include "state/account.h"
+#include "state/stack_tally.h"
 
 struct gl_lane {
     struct gl_lock lock;
@@ -29,6 +30,7 @@ struct gl_lane {
     uintptr_t key;        /* its lock's key (base/lock_rank.h): ascending in list order */
     bool in_use;          /* owned by a live thread; under the registry's lock */
     struct gl_lane_acct acct;
+    struct gl_stack_tally tally; /* its pending call counts per stack */
 } __attribute__((aligned(64)));
 
 /* The calling thread's lane, locked.  Never fails: a thread that cannot get
@@ -47,6 +49,9 @@ void gl_exclusive_enter(void);
 void gl_exclusive_leave(void);
 /* Calls fn on every lane's accounting; only inside the exclusive section. */
 void gl_lanes_each(void (*fn)(struct gl_lane_acct *));
+/* Adds every lane's pending call counts to the stacks; in the exclusive
+ * section. */
+void gl_lanes_flush_tallies(void);
 
 /* fork: the parent is exclusive across fork(); the child, single-threaded,
  * resets every lock and every lane but its own (which it keeps, cleared). */

@@ -19,7 +19,8 @@ struct gl_stack {
      * calls": CUDA's allocation calls are slow, so a site that allocates and
      * frees in a loop costs time while leaking nothing).  The only mutable
      * part of a stack; relaxed counters, so a snapshot may see an allocation
-     * counted before its bytes. */
+     * counted before its bytes.  Threads add to them through their lanes'
+     * tallies (stack_tally.h), not per event. */
     _Atomic uint64_t allocs, frees, bytes;
     _Atomic uint16_t api; /* of the latest allocation */
     _Atomic uint8_t kind;
@@ -27,19 +28,6 @@ struct gl_stack {
     uint32_t depth;
     uintptr_t pcs[];
 };
-
-/* Counting the calls (relaxed atomics: the stack may be shared by threads). */
-static inline void gl_stack_note_alloc(struct gl_stack *s, uint64_t size, uint16_t api, uint8_t kind)
-{
-    atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->bytes, size, memory_order_relaxed);
-    atomic_store_explicit(&s->api, api, memory_order_relaxed);
-    atomic_store_explicit(&s->kind, kind, memory_order_relaxed);
-}
-static inline void gl_stack_note_free(struct gl_stack *s)
-{
-    atomic_fetch_add_explicit(&s->frees, 1, memory_order_relaxed);
-}
 
 /* The interned stack equal to cap; NULL if cap is empty or memory ran out. */
 struct gl_stack *gl_stack_intern(const struct gl_capture *cap);

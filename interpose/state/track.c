@@ -232,6 +232,11 @@ static void put_and_account(struct gl_live *rec, bool is_new)
     bool had_old;
     uint64_t free_seq = 0;
     bool added = table_put(rec, is_new, &old, &had_old, &free_seq);
+    /* the call counts: an allocation, or the undoing of a failed free's */
+    if (is_new)
+        gl_stack_tally_alloc(&lane->tally, rec->stack, rec->size, rec->api, rec->kind);
+    else
+        gl_stack_tally_free(&lane->tally, rec->stack, -1);
     ev.seq = rec->seq;
     struct gl_acct_event stale = had_old ? acct_event(&old) : ev;
     gl_acct_alloc_end(&lane->acct, t, added ? &ev : NULL, had_old ? &stale : NULL, is_new);
@@ -256,8 +261,6 @@ void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack)
         .device = info->device, .owner = info->owner, .kind = (uint8_t)info->kind,
         .api = (uint8_t)info->api, .space = (uint8_t)info->space,
     };
-    if (stack != NULL)
-        gl_stack_note_alloc(stack, info->size, info->api, (uint8_t)info->kind);
     put_and_account(&rec, true);
 }
 
@@ -285,6 +288,7 @@ struct gl_live *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_stack
     if (found) {
         struct gl_acct_event ev = acct_event(&taken);
         gl_acct_free(&lane->acct, &ev);
+        gl_stack_tally_free(&lane->tally, taken.stack, 1);
         history_of(&taken, GL_EV_FREE, take_seq(), now_ns(), free_stack);
     }
     gl_lane_leave(lane);
@@ -302,13 +306,6 @@ int gl_track_kind_of(uint32_t space, uint64_t addr)
         kind = (*link)->kind;
     gl_unlock(&sh->lock);
     return kind;
-}
-
-void gl_track_release(struct gl_live *r)
-{
-    /* its slot went back to the shard when it was taken */
-    if (r->stack != NULL)
-        gl_stack_note_free(r->stack);
 }
 
 void gl_track_restore(struct gl_live *saved)
@@ -519,6 +516,7 @@ bool gl_track_copy(struct gl_state_copy *out)
         }
     }
 
+    gl_lanes_flush_tallies();
     gl_acct_copy(out, npeaks);
     out->events = gl_history_copy_into(hist, hist_room, atomic_load(&next_seq) - 1, &out->nevents);
     out->stacks = gl_stacks_newest(&out->nstacks);

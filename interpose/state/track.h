@@ -74,11 +74,12 @@ void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack);
  * exists.  Returns NULL for an unknown pointer.  free_stack: the free's own
  * stack id for its history event (GPULEAK_FREE_STACKS), or 0. */
 struct gl_live *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_stack);
-/* The real free succeeded: the record is gone for good. */
-void gl_track_release(struct gl_live *r);
-/* (The record returned by gl_track_take is the calling thread's copy, valid
- * until its next take: a hook settles each take before the next.) */
-/* The real free failed: the memory is still allocated, put the record back. */
+/* The record returned is the calling thread's copy, valid until its next
+ * take: a hook settles each take before the next.  The free is counted (and
+ * its record's slot reused) at once; when the real free succeeds there is
+ * nothing more to do. */
+/* The real free failed: the memory is still allocated, put the record back
+ * (and take back the free counted). */
 void gl_track_restore(struct gl_live *r);
 
 void gl_track_unknown_free(int32_t device);
