@@ -6,6 +6,8 @@ import ctypes
 import sys
 import time
 
+from pydepth import at_depth
+
 lib = ctypes.CDLL(sys.argv[1])
 N = int(sys.argv[2])
 DEPTH = int(sys.argv[3]) if len(sys.argv) > 3 else 20
@@ -21,13 +23,6 @@ def loop(n):
         free(p)
 
 
-def descend(left, n):
-    # loop() is the innermost frame: DEPTH Python frames in all, plus the module
-    if left <= 1:
-        return timed(n)
-    return descend(left - 1, n)
-
-
 def timed(n):
     loop(1000)  # warm-up: activation, interning
     t0 = time.perf_counter_ns()
@@ -35,4 +30,5 @@ def timed(n):
     return (time.perf_counter_ns() - t0) / n
 
 
-print("RESULT ns_per_pair=%.1f" % descend(DEPTH - 2, N), flush=True)
+# timed() and loop() below DEPTH - 2 frames: DEPTH in all, plus the module
+print("RESULT ns_per_pair=%.1f" % at_depth(DEPTH - 2, timed, N), flush=True)

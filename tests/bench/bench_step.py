@@ -18,6 +18,8 @@ import ctypes
 import sys
 import time
 
+from pydepth import at_depth
+
 lib = ctypes.CDLL(sys.argv[1])
 STEPS = int(sys.argv[2])
 DEPTH = int(sys.argv[3]) if len(sys.argv) > 3 else 20
@@ -56,13 +58,6 @@ def steps(n):
         step(acts, grads)
 
 
-def descend(left, n):
-    # step() is the innermost Python frame: DEPTH frames in all with the module
-    if left <= 1:
-        return timed(n)
-    return descend(left - 1, n)
-
-
 def timed(n):
     steps(20)  # warm-up: activation, interning
     t0 = time.perf_counter_ns()
@@ -74,5 +69,6 @@ def timed(n):
     return per_step, (time.perf_counter_ns() - t0) / (n * LAYERS)
 
 
-step_ns, work_ns = descend(DEPTH - 3, STEPS)
+# timed(), steps() and step() below DEPTH - 3 frames: DEPTH in all
+step_ns, work_ns = at_depth(DEPTH - 3, timed, STEPS)
 print("RESULT ns_per_step=%.1f ns_per_op_work=%.1f" % (step_ns, work_ns), flush=True)
