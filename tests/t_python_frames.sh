@@ -13,10 +13,10 @@ def py(frames, n):
     return [frame(f) for f in frames[:n]]
 got = sorted((l["bytes"], l["count"], py(l["frames"], 2)) for l in leaks)
 want = [
-    (1000, 1, ["alloc py_frames.py:$(line alloc)", "inner py_frames.py:23"]),
-    (2000, 1, ["alloc py_frames.py:$(line alloc)", "inner py_frames.py:23"]),
-    (3000, 1, ["via_extension py_frames.py:$(line ext-nogil)", "paths py_frames.py:40"]),
-    (4000, 1, ["via_extension py_frames.py:$(line ext-gil)", "paths py_frames.py:41"]),
+    (1000, 1, ["alloc py_frames.py:$(line alloc)", "inner py_frames.py:$(line inner)"]),
+    (2000, 1, ["alloc py_frames.py:$(line alloc)", "inner py_frames.py:$(line inner)"]),
+    (3000, 1, ["via_extension py_frames.py:$(line ext-nogil)", "paths py_frames.py:$(line paths-nogil)"]),
+    (4000, 1, ["via_extension py_frames.py:$(line ext-gil)", "paths py_frames.py:$(line paths-gil)"]),
 ]
 eq(got, want, "python leaks")
 PY
@@ -37,4 +37,20 @@ files = [f["file"] for l in leaks for f in l["frames"] if f["file"]]
 eq([f for f in files if f.endswith(".py")], [], "Python files with GPULEAK_PYTHON=0")
 # ctypes.CDLL and PyDLL calls from the same line share one native stack.
 eq(sorted((l["bytes"], l["count"]) for l in leaks), [(3000, 1), (3000, 2), (4000, 1)], "leak groups")
+PY
+# The walk's per-depth memo of the previous Python stack (capture/pyframes.c)
+# must not reuse a frame's line when only a frame below it changed (same
+# addresses, another caller) or when the frame is at another line.
+GPULEAK_OUTPUT=memo.snap traced python3 "$py" memo
+"$REPORT" --json memo.snap >memo.json
+check_json memo.json <<PY
+got = sorted((l["bytes"], l["count"], [frame(f) for f in l["frames"][:3]]) for l in leaks)
+site = ["alloc py_frames.py:$(line alloc)", "site py_frames.py:$(line site)"]
+want = [
+    (1400, 2, ["two_lines py_frames.py:$(line even)", "memo py_frames.py:$(line memo-two)"]),
+    (1500, 3, site + ["caller_a py_frames.py:$(line caller-a)"]),
+    (1600, 2, ["two_lines py_frames.py:$(line odd)", "memo py_frames.py:$(line memo-two)"]),
+    (1800, 3, site + ["caller_b py_frames.py:$(line caller-b)"]),
+]
+eq([(b, c, f[:len(w)]) for (b, c, f), (_, _, w) in zip(got, want)], want, "memo: callers and lines told apart")
 PY

@@ -228,37 +228,75 @@ struct cache_entry {
     uint32_t id;
 };
 
-static GL_TLS struct cache_entry *thread_cache;
-static GL_TLS bool thread_cache_failed;
+/* The previous walk, depth by depth.  A loop that allocates from one Python
+ * line meets the same frames at the same depths every time: the interpreter
+ * frame at the same address, running the same code object (same file and
+ * name objects) at the same instruction.  Compared first, it answers without
+ * computing the instruction offset or hashing into the cache.  The whole
+ * chain is still walked and every frame compared: the same frames near the
+ * top can sit on different callers. */
+#define MEMO_FRAMES 64
 
-static pthread_key_t thread_cache_key;
-static pthread_once_t thread_cache_key_once = PTHREAD_ONCE_INIT;
-static void thread_cache_free(void *p)
+struct memo_entry {
+    const void *frame, *code, *instr, *file, *name;
+    uint32_t id;
+};
+
+struct thread_tables {
+    struct cache_entry cache[CACHE_SLOTS];
+    struct memo_entry memo[MEMO_FRAMES];
+};
+
+static GL_TLS struct thread_tables *thread_tables;
+static GL_TLS bool thread_tables_failed;
+
+static pthread_key_t thread_tables_key;
+static pthread_once_t thread_tables_key_once = PTHREAD_ONCE_INIT;
+static void thread_tables_free(void *p)
 {
     free(p);
-    thread_cache = NULL;
+    thread_tables = NULL;
 }
-static void thread_cache_key_init(void) { pthread_key_create(&thread_cache_key, thread_cache_free); }
+static void thread_tables_key_init(void) { pthread_key_create(&thread_tables_key, thread_tables_free); }
 
-static struct cache_entry *cache_slot(const void *code, int lasti)
+static struct thread_tables *tables(void)
 {
-    if (thread_cache == NULL) {
-        if (thread_cache_failed)
-            return NULL;
-        /* Freed when the thread exits (thread_cache_key): a job that keeps
+    if (thread_tables == NULL && !thread_tables_failed) {
+        /* Freed when the thread exits (thread_tables_key): a job that keeps
          * starting threads must not grow by a table per thread. */
-        thread_cache = calloc(CACHE_SLOTS, sizeof *thread_cache);
-        if (thread_cache == NULL) {
-            thread_cache_failed = true;
+        thread_tables = calloc(1, sizeof *thread_tables);
+        if (thread_tables == NULL) {
+            thread_tables_failed = true;
             return NULL;
         }
-        pthread_once(&thread_cache_key_once, thread_cache_key_init);
-        pthread_setspecific(thread_cache_key, thread_cache);
+        pthread_once(&thread_tables_key_once, thread_tables_key_init);
+        pthread_setspecific(thread_tables_key, thread_tables);
     }
+    return thread_tables;
+}
+
+static struct cache_entry *cache_slot(struct thread_tables *t, const void *code, int lasti)
+{
     uintptr_t h = (uintptr_t)code >> 4;
     h ^= (uintptr_t)lasti * 0x9e3779b1u;
     h ^= h >> 15;
-    return &thread_cache[h % CACHE_SLOTS];
+    return &t->cache[h % CACHE_SLOTS];
+}
+
+/* A frame the cache did not know (c: its slot, or NULL): its text read and
+ * interned.  Out of line, so that the walk's loop stays small and the name
+ * buffers are on the stack only when needed. */
+static __attribute__((noinline)) uint32_t frame_id(struct cache_entry *c, const void *code, int lasti,
+                                                   const void *fobj, const void *nobj)
+{
+    char file[MAX_STR], func[MAX_STR];
+    int line = addr2line((void *)code, lasti >= 0 ? lasti * 2 : -1);
+    size_t file_len = read_str(fobj, file, sizeof file);
+    size_t func_len = read_str(nobj, func, sizeof func);
+    uint32_t id = intern(file, file_len, func, func_len, line > 0 ? (uint32_t)line : 0);
+    if (c != NULL)
+        *c = (struct cache_entry){code, fobj, nobj, lasti, id};
+    return id;
 }
 
 /* ---- the walk ------------------------------------------------------------ */
@@ -278,44 +316,51 @@ size_t gl_py_capture(uintptr_t *out, size_t max)
     if (l->tstate_cframe && frame != NULL)
         frame = ptr_at(frame, l->cframe_current);
 
+    /* The layout's offsets in locals: the frames are read through char
+     * pointers (ptr_at), which may alias anything, so without these the
+     * compiler reloads every offset from *l for every frame. */
+    const size_t off_previous = l->frame_previous, off_code = l->frame_code, off_instr = l->frame_instr;
+    const size_t off_owner = l->frame_owner, off_adaptive = l->code_adaptive, off_file = l->code_filename;
+    const size_t off_name = l->code_qualname ? l->code_qualname : l->code_name;
+    const int owner_cstack = l->owner_cstack;
+    const bool lasti_units = l->lasti_units;
+    const void *const code_t = code_type;
+
+    struct thread_tables *t = tables();
     size_t n = 0;
-    char file[MAX_STR], func[MAX_STR];
     for (int depth = 0; frame != NULL && depth < MAX_FRAMES && n < max; depth++) {
-        if (l->owner_cstack >= 0 && ((const unsigned char *)frame)[l->frame_owner] == l->owner_cstack) {
-            frame = ptr_at(frame, l->frame_previous);
+        void *here = frame;
+        frame = ptr_at(here, off_previous);
+        if (owner_cstack >= 0 && ((const unsigned char *)here)[off_owner] == owner_cstack)
             continue; /* a shim frame of the C stack: no Python code */
-        }
-        void *code = ptr_at(frame, l->frame_code);
-        if (code == NULL || type_of(code) != code_type) {
-            frame = ptr_at(frame, l->frame_previous);
+        void *code = ptr_at(here, off_code);
+        if (code == NULL || type_of(code) != code_t)
             continue;
-        }
-        int lasti;
-        if (l->lasti_units) {
-            memcpy(&lasti, (const char *)frame + l->frame_instr, sizeof lasti);
-        } else {
-            const char *instr = ptr_at(frame, l->frame_instr);
-            const char *start = (const char *)code + l->code_adaptive;
-            lasti = (int)((instr - start) / 2);
-        }
-        const void *fobj = ptr_at(code, l->code_filename);
-        const void *nobj = ptr_at(code, l->code_qualname ? l->code_qualname : l->code_name);
-        struct cache_entry *c = cache_slot(code, lasti);
+        const void *instr = ptr_at(here, off_instr); /* raw: only compared */
+        const void *fobj = ptr_at(code, off_file);
+        const void *nobj = ptr_at(code, off_name);
+        struct memo_entry *m = t != NULL && depth < MEMO_FRAMES ? &t->memo[depth] : NULL;
         uint32_t id;
-        if (c != NULL && c->code == code && c->lasti == lasti && c->file == fobj && c->name == nobj &&
-            c->id != 0) {
-            id = c->id;
+        if (m != NULL && m->frame == here && m->code == code && m->instr == instr && m->file == fobj &&
+            m->name == nobj && m->id != 0) {
+            id = m->id;
         } else {
-            int line = addr2line(code, lasti >= 0 ? lasti * 2 : -1);
-            size_t file_len = read_str(fobj, file, sizeof file);
-            size_t func_len = read_str(nobj, func, sizeof func);
-            id = intern(file, file_len, func, func_len, line > 0 ? (uint32_t)line : 0);
-            if (c != NULL)
-                *c = (struct cache_entry){code, fobj, nobj, lasti, id};
+            int lasti;
+            if (lasti_units)
+                memcpy(&lasti, (const char *)here + off_instr, sizeof lasti);
+            else
+                lasti = (int)(((const char *)instr - ((const char *)code + off_adaptive)) >> 1);
+            struct cache_entry *c = t != NULL ? cache_slot(t, code, lasti) : NULL;
+            if (c != NULL && c->code == code && c->lasti == lasti && c->file == fobj && c->name == nobj &&
+                c->id != 0)
+                id = c->id;
+            else
+                id = frame_id(c, code, lasti, fobj, nobj);
+            if (m != NULL)
+                *m = (struct memo_entry){here, code, instr, fobj, nobj, id};
         }
         if (id != 0)
             out[n++] = (uintptr_t)(GL_PYFRAME_TAG | id);
-        frame = ptr_at(frame, l->frame_previous);
     }
     return n;
 }

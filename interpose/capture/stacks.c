@@ -31,18 +31,20 @@ static void merge_python(struct gl_capture *cap)
     size_t npy = gl_py_capture(py, GL_MAX_DEPTH);
     if (npy == 0)
         return;
+    /* The interpreter's frames: from the first one to the last one.  Found
+     * from both ends, which stop within a few frames: the ones between are
+     * nearly all the interpreter's. */
     uintptr_t lo, hi;
     gl_py_interpreter_range(&lo, &hi);
-    uint32_t first = cap->depth, last = 0;
-    for (uint32_t i = 0; i < cap->depth; i++) {
-        if (cap->pcs[i] >= lo && cap->pcs[i] < hi) {
-            if (first == cap->depth)
-                first = i;
-            last = i + 1;
-        }
-    }
-    if (first == cap->depth)
-        last = cap->depth; /* the walk stopped before the interpreter */
+    const uintptr_t span = hi - lo; /* pc in the interpreter: pc - lo < span */
+    const uint32_t depth = cap->depth;
+    uint32_t first = 0, last = depth;
+    while (first < depth && cap->pcs[first] - lo >= span)
+        first++;
+    while (last > first && cap->pcs[last - 1] - lo >= span)
+        last--;
+    if (first == depth)
+        last = depth; /* the walk stopped before the interpreter */
     uintptr_t tail[GL_MAX_DEPTH];
     uint32_t ntail = cap->depth - last;
     memcpy(tail, cap->pcs + last, ntail * sizeof *tail);
@@ -102,8 +104,8 @@ static uint32_t keep_user_frames(void *const *raw, int n, int want, int extra, b
         keep = want;
     if (keep < 0)
         keep = 0;
-    for (int i = 0; i < keep; i++)
-        pcs[i] = (uintptr_t)raw[skip + i];
+    _Static_assert(sizeof(void *) == sizeof(uintptr_t), "a pc is a pointer");
+    memcpy(pcs, raw + skip, (size_t)keep * sizeof *pcs);
     return (uint32_t)keep;
 }
 

@@ -2,7 +2,10 @@
 reaches CUDA; the LEAK-LINE markers are what the report must point at.
   paths    ctypes.CDLL (GIL released), ctypes.PyDLL (GIL held), and a C
            extension with and without releasing the GIL: one leak each
-  threads  8 threads allocating while another thread holds the GIL"""
+  threads  8 threads allocating while another thread holds the GIL
+  memo     the same frames at the same depths with a different caller below,
+           and one frame at two lines in turn: what the walk's per-depth
+           memo of the previous stack must tell apart"""
 import ctypes
 import os
 import sys
@@ -20,7 +23,7 @@ def alloc(lib, nbytes):
 
 
 def inner(lib, nbytes):
-    return alloc(lib, nbytes)
+    return alloc(lib, nbytes)  # LEAK-LINE: inner
 
 
 def outer(lib, nbytes):
@@ -37,8 +40,8 @@ def via_extension(nbytes, release):
 def paths():
     outer(CDLL, 1000)
     outer(PYDLL, 2000)
-    via_extension(3000, True)
-    via_extension(4000, False)
+    via_extension(3000, True)  # LEAK-LINE: paths-nogil
+    via_extension(4000, False)  # LEAK-LINE: paths-gil
 
 
 def leak_in_thread(t):
@@ -69,5 +72,35 @@ def threads():
     h.join()
 
 
+def site(lib, nbytes):
+    return alloc(lib, nbytes)  # LEAK-LINE: site
+
+
+# Two callers with the same frame size, called from the same frame: their
+# frames, and site's and alloc's above them, sit at the same addresses.
+def caller_a(lib, nbytes):
+    return site(lib, nbytes)  # LEAK-LINE: caller-a
+
+
+def caller_b(lib, nbytes):
+    return site(lib, nbytes)  # LEAK-LINE: caller-b
+
+
+def two_lines(lib, i):
+    p = ctypes.c_void_p()
+    if i % 2 == 0:
+        lib.cudaMalloc(ctypes.byref(p), ctypes.c_size_t(700))  # LEAK-LINE: even
+    else:
+        lib.cudaMalloc(ctypes.byref(p), ctypes.c_size_t(800))  # LEAK-LINE: odd
+    return p
+
+
+def memo():
+    for i in range(6):
+        (caller_a if i % 2 == 0 else caller_b)(CDLL, 500 if i % 2 == 0 else 600)
+    for i in range(4):
+        two_lines(CDLL, i)  # LEAK-LINE: memo-two
+
+
 if __name__ == "__main__":
-    {"paths": paths, "threads": threads}[sys.argv[1]]()
+    {"paths": paths, "threads": threads, "memo": memo}[sys.argv[1]]()
