@@ -115,7 +115,12 @@ grep -qx 'No leaks: all 2 allocations were freed (2 only by a context teardown, 
 # dropped, the green allocation is freed normally afterwards, and the
 # program's last release is the teardown.
 GPULEAK_OUTPUT=green_held.snap traced "$TPROG/ctx_teardown" green-held >green_held.out
-expect_eq "$(tr '\n' ' ' <green_held.out)" "OBS active 1 OBS green-free 0 " "driver results after cuGreenCtxDestroy"
+expect_eq "$(grep '^OBS' green_held.out | tr '\n' ' ')" "OBS active 1 OBS green-free 0 " "driver results after cuGreenCtxDestroy"
+# the driver's free memory: unchanged by the destruction, 4 MiB back with
+# the free (3 MiB in 2 MiB granules)
+info() { awk -v k="$1" '$1 == "INFO" && $2 == k { print $3 }' green_held.out; }
+expect_eq "$(( $(info free-after-destroy) - $(info free-before-destroy) ))" 0 "free memory across cuGreenCtxDestroy"
+expect_eq "$(( $(info free-after-free) - $(info free-after-destroy) ))" 4194304 "free memory given back by the free"
 "$REPORT" --json green_held.snap >green_held.json
 check_json green_held.json <<PY
 eq((leaks, d["invalid_frees"]["count"]), ([], 0), "no leaks, and the free after cuGreenCtxDestroy was valid")

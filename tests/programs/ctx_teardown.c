@@ -262,6 +262,16 @@ static void green_last(void)
     printf("OBS active %d\n", primary_active(dev));
 }
 
+static size_t free_now(void)
+{
+    size_t free_b = 0, total = 0;
+    check(cuMemGetInfo(&free_b, &total), "cuMemGetInfo");
+    return free_b;
+}
+
+/* Also prints what the driver's free memory does around the destruction
+ * and the free ("INFO ..."): on hardware, whether the green context's
+ * allocation outlived it (scripts/gpu-check.sh's green case). */
 static void green_held(void)
 {
     CUdevice dev;
@@ -271,9 +281,13 @@ static void green_held(void)
     CUgreenCtx g = green_current(dev);
     CUdeviceptr kept = green_alloc(3 * MiB);
     check(cuCtxSetCurrent(p), "cuCtxSetCurrent(primary)");
+    size_t before = free_now();
     green_destroy(g); /* the program still holds the primary context */
+    size_t after = free_now();
+    printf("INFO free-before-destroy %zu\nINFO free-after-destroy %zu\n", before, after);
     printf("OBS active %d\n", primary_active(dev));
     printf("OBS green-free %d\n", (int)cuMemFree(kept));
+    printf("INFO free-after-free %zu\n", free_now());
     lost_with_context(3000);
     check(cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease"); /* the last: a reset */
 }
