@@ -288,7 +288,8 @@ static inline int gl_kind_in_usage(unsigned k)
     X(CU_LIBRARY_LOAD_DATA, "cuLibraryLoadData")                            \
     X(CU_LIBRARY_LOAD_FROM_FILE, "cuLibraryLoadFromFile")                   \
     X(CU_MODULE_UNLOAD, "cuModuleUnload") /* ... and unloads */            \
-    X(CU_LIBRARY_UNLOAD, "cuLibraryUnload")
+    X(CU_LIBRARY_UNLOAD, "cuLibraryUnload")                                 \
+    X(CU_GREEN_CTX_DESTROY, "cuGreenCtxDestroy") /* a teardown: the primary context's last release */
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

@@ -89,3 +89,51 @@ eq([(g["kind"], g["bytes"], g["teardown"], g["frames"][0]["function"]) for g in 
    [("managed", 200000, "cuDevicePrimaryCtxReset", "leak_managed"),
     ("device", 100000, "cuDevicePrimaryCtxReset", "leak_device")], "static runtime: what the reset released")
 PY
+
+# Green contexts (cuda.h: cuGreenCtxCreate retains the primary context,
+# cuGreenCtxDestroy releases it, and the CUcontext of cuCtxFromGreenCtx is
+# the primary context with the green context's SMs).  (a) the green
+# context holds the last reference: its destruction resets the primary
+# context, taking the allocations made in both handles.
+green=$(site_line ctx_teardown.c 'GREEN-SITE')
+prim=$(site_line ctx_teardown.c 'PRIMARY-SITE')
+GPULEAK_OUTPUT=green_last.snap traced "$TPROG/ctx_teardown" green-last >green_last.out
+expect_eq "$(tr '\n' ' ' <green_last.out)" "OBS active 1 OBS active 0 " "primary context state around cuGreenCtxDestroy"
+"$REPORT" --json green_last.snap >green_last.json
+check_json green_last.json <<PY
+eq((leaks, d["invalid_frees"]["count"]), ([], 0), "no leaks after the last reference went with the green context")
+eq([(g["bytes"], g["api"], g["teardown"], frame(g["frames"][0])) for g in d["teardown_leaks"]["groups"]],
+   [(3145728, "cuMemAlloc_v2", "cuGreenCtxDestroy", "green_alloc ctx_teardown.c:$green"),
+    (1048576, "cuMemAlloc_v2", "cuGreenCtxDestroy", "primary_alloc ctx_teardown.c:$prim")],
+   "cuGreenCtxDestroy's groups: the green context's allocation is the primary context's")
+PY
+"$REPORT" green_last.snap >green_last.txt
+grep -qx 'No leaks: all 2 allocations were freed (2 only by a context teardown, below).' green_last.txt ||
+    fail "green-last no-leak line: $(grep -A1 '^LEAKS' green_last.txt)"
+
+# (b) destroyed while the program holds the primary context: nothing is
+# dropped, the green allocation is freed normally afterwards, and the
+# program's last release is the teardown.
+GPULEAK_OUTPUT=green_held.snap traced "$TPROG/ctx_teardown" green-held >green_held.out
+expect_eq "$(grep '^OBS' green_held.out | tr '\n' ' ')" "OBS active 1 OBS green-free 0 " "driver results after cuGreenCtxDestroy"
+# the driver's free memory: unchanged by the destruction, 4 MiB back with
+# the free (3 MiB in 2 MiB granules)
+info() { awk -v k="$1" '$1 == "INFO" && $2 == k { print $3 }' green_held.out; }
+expect_eq "$(( $(info free-after-destroy) - $(info free-before-destroy) ))" 0 "free memory across cuGreenCtxDestroy"
+expect_eq "$(( $(info free-after-free) - $(info free-after-destroy) ))" 4194304 "free memory given back by the free"
+"$REPORT" --json green_held.snap >green_held.json
+check_json green_held.json <<PY
+eq((leaks, d["invalid_frees"]["count"]), ([], 0), "no leaks, and the free after cuGreenCtxDestroy was valid")
+eq([(g["bytes"], g["teardown"], frame(g["frames"][0])) for g in d["teardown_leaks"]["groups"]],
+   [(3000, "cuDevicePrimaryCtxRelease_v2", "lost_with_context ctx_teardown.c:$lost")], "only the last release's group")
+PY
+
+# (c) a real leak in a green context, the process exiting with the primary
+# context retained.
+GPULEAK_OUTPUT=green_leak.snap traced "$TPROG/ctx_teardown" green-leak
+"$REPORT" --json green_leak.snap >green_leak.json
+check_json green_leak.json <<PY
+eq([(l["kind"], l["bytes"], l["api"], frame(l["frames"][0])) for l in leaks],
+   [("device", 2097152, "cuMemAlloc_v2", "green_alloc ctx_teardown.c:$green")], "the green context's leak")
+eq(d["teardown_leaks"]["groups"], [], "no teardown")
+PY

@@ -17,11 +17,11 @@ state() { awk -v n="$1" '$1 == n { print $2 }' list.txt; }
 for n in cuMemAlloc_v2 cuMemFree_v2 cudaMalloc cudaFreeAsync cuMemCreate cuMemRelease cuMemMap \
          cuIpcOpenMemHandle_v2 cuImportExternalMemory cuCtxDestroy_v2 cudaDeviceReset cuGraphAddMemAllocNode \
          cuCtxDetach cuDevicePrimaryCtxReset cuDevicePrimaryCtxRelease cuMulticastCreate cuMemPoolCreate \
-         cuModuleLoadData cuLibraryLoadData cuModuleUnload; do
+         cuModuleLoadData cuLibraryLoadData cuModuleUnload cuGreenCtxCreate cuCtxFromGreenCtx cuGreenCtxDestroy; do
     expect_eq "$(state $n)" hooked "$n"
 done
 for n in cuMemAlloc cudaLibraryLoadData cuFuncLoad cuMulticastBindMem cudaMemPoolCreate \
-         cuGreenCtxCreate cuDeviceGraphMemTrim cuEventDestroy_v2; do
+         cuDeviceGraphMemTrim cuEventDestroy_v2; do
     expect_eq "$(state $n)" listed "$n"
 done
 

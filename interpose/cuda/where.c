@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "base/internal.h"
+#include "cuda/green_ctx.h"
 #include "resolve/resolve.h"
 #include "snapshot_format.h"
 #include "state/track.h"
@@ -59,9 +60,20 @@ struct gl_where gl_where_driver(uint64_t ptr_hint)
     else if (ptr_hint != 0 && (attr = REAL_cuPointerGetAttribute()) != NULL &&
              attr(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)ptr_hint) == CUDA_SUCCESS)
         w.device = ordinal;
-    if (w.ctx != 0 && w.ctx == gl_where_primary(w.device))
+    /* The primary context, under its own handle or a green context's */
+    if (w.ctx != 0 && (w.ctx == gl_where_primary(w.device) || gl_green_is_primary_alias(w.ctx, w.device)))
         w.ctx = 0;
     return w;
+}
+
+bool gl_where_green_current(void)
+{
+    cuCtxGetCurrent_fn cur = REAL_cuCtxGetCurrent();
+    CUcontext ctx = NULL;
+    cuCtxGetDevice_fn get = REAL_cuCtxGetDevice();
+    CUdevice dev = 0;
+    return cur != NULL && cur(&ctx) == CUDA_SUCCESS && ctx != NULL && get != NULL && get(&dev) == CUDA_SUCCESS &&
+           gl_green_is_primary_alias((uintptr_t)ctx, dev);
 }
 
 GL_DEFINE_REAL(CUresult, cuPointerGetAttributes, (unsigned int, CUpointer_attribute *, void **, CUdeviceptr))

@@ -3,6 +3,7 @@
 #ifndef GL_CUDA_WHERE_H
 #define GL_CUDA_WHERE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Where an allocation belongs.  Never fails: when a query does (no context
@@ -35,6 +36,13 @@ int32_t gl_where_failed(int32_t current, uint16_t kind, uint64_t stream);
  * allocations in it are attributed to "primary" (ctx 0) like runtime ones. */
 void gl_where_note_primary(int32_t device, uint64_t ctx);
 uint64_t gl_where_primary(int32_t device);
+
+/* Whether the calling thread's current context is a green context's
+ * CUcontext (cuda/green_ctx.h): gl_where_driver counts it as the primary
+ * context, which its memory is; whether cudaDeviceReset made with one
+ * current resets the primary context is not documented, so that hook keeps
+ * treating it as a context of the program's own. */
+bool gl_where_green_current(void);
 
 /* The size of the allocation or mapping that starts at ptr, as the driver
  * knows it (cuMemGetAddressRange, in the current context); 0 when it cannot

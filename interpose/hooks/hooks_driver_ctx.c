@@ -4,11 +4,15 @@
  * as leaked until then, teardown.h).  The hook on
  * cuDevicePrimaryCtxRetain only learns each device's primary context handle
  * (cuda/calls.c), so that driver allocations made in it are attributed to the
- * same context as the runtime's. */
+ * same context as the runtime's; the green-context hooks learn which
+ * CUcontexts are a primary context under another handle, and a
+ * cuGreenCtxDestroy that released the primary context's last reference is a
+ * teardown. */
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
 
 #include "cuda/calls.h"
+#include "cuda/green_ctx.h"
 #include "hooks/hook.h"
 #include "snapshot_format.h"
 
@@ -118,6 +122,52 @@ GL_HOOK(CUresult, cuCtxDetach, (CUcontext ctx))
     cuCtxGetApiVersion_fn alive = REAL_cuCtxGetApiVersion();
     if (track && rc == CUDA_SUCCESS && ctx != NULL && alive != NULL && alive(ctx, &version) != CUDA_SUCCESS)
         gl_track_drop_context(GL_ANY_OWNER, (uintptr_t)ctx, GL_API_CU_CTX_DETACH);
+    gl_leave();
+    return rc;
+}
+
+/* Green contexts (cuda/green_ctx.h): a green context holds a reference on
+ * its device's primary context, and its CUcontext is that primary context
+ * with other SMs.  Its creation and conversion are learnt even when nested;
+ * where the table has no room, nothing is learnt (as before these hooks). */
+GL_HOOK(CUresult, cuGreenCtxCreate, (CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags))
+{
+    GL_REAL_OR_RETURN(real, cuGreenCtxCreate, NO_DRIVER);
+    gl_enter();
+    CUresult rc = real(phCtx, desc, dev, flags);
+    if (rc == CUDA_SUCCESS && phCtx != NULL && *phCtx != NULL)
+        gl_green_note((uintptr_t)*phCtx, dev);
+    gl_leave();
+    return rc;
+}
+
+GL_HOOK(CUresult, cuCtxFromGreenCtx, (CUcontext *pContext, CUgreenCtx hCtx))
+{
+    GL_REAL_OR_RETURN(real, cuCtxFromGreenCtx, NO_DRIVER);
+    gl_enter();
+    CUresult rc = real(pContext, hCtx);
+    if (rc == CUDA_SUCCESS && pContext != NULL && *pContext != NULL)
+        gl_green_note_ctx((uintptr_t)hCtx, (uintptr_t)*pContext);
+    gl_leave();
+    return rc;
+}
+
+/* cuGreenCtxDestroy releases the green context's reference on the primary
+ * context: when that was the last one (the driver then reports the primary
+ * context inactive), the primary context is reset and what it owned is
+ * gone, as after cuDevicePrimaryCtxRelease's last.  A green context whose
+ * creation was not noted drops nothing (its device is not known). */
+GL_HOOK(CUresult, cuGreenCtxDestroy, (CUgreenCtx hCtx))
+{
+    GL_REAL_OR_RETURN(real, cuGreenCtxDestroy, NO_DRIVER);
+    bool track = gl_enter();
+    int32_t dev = gl_green_device((uintptr_t)hCtx);
+    CUresult rc = real(hCtx);
+    if (rc == CUDA_SUCCESS) {
+        gl_green_forget((uintptr_t)hCtx);
+        if (track && dev >= 0 && primary_ctx_inactive(dev))
+            gl_track_drop_context(dev, 0, GL_API_CU_GREEN_CTX_DESTROY);
+    }
     gl_leave();
     return rc;
 }

@@ -232,8 +232,10 @@ GL_HOOK(cudaError_t, cudaDeviceReset, (void))
     bool track = gl_enter();
     /* With a context of the program's own current (not the primary one),
      * cudaDeviceReset destroys only the runtime's state for it, not memory
-     * (CUDA documents it so): nothing to drop. */
-    bool primary = track && gl_where_driver(0).ctx == 0;
+     * (CUDA documents it so): nothing to drop.  A green context's CUcontext
+     * is counted as such here (cuda/where.h), as before green contexts
+     * were followed. */
+    bool primary = track && gl_where_driver(0).ctx == 0 && !gl_where_green_current();
     int32_t device = primary ? gl_where_runtime().device : 0;
     cudaError_t rc = real();
     /* Everything the primary context owned is gone (not stream-ordered

@@ -35,6 +35,7 @@
     X(cuCtxDestroy_v2) X(cuDevicePrimaryCtxReset_v2) X(cuDevicePrimaryCtxRetain) \
     X(cuDevicePrimaryCtxRelease_v2)                                              \
     X(cuDevicePrimaryCtxReset) X(cuDevicePrimaryCtxRelease) X(cuCtxDetach)      \
+    X(cuGreenCtxCreate) X(cuCtxFromGreenCtx) X(cuGreenCtxDestroy)                \
     X(cuMemCreate) X(cuMemRelease) X(cuMemAddressReserve) X(cuMemAddressFree)    \
     X(cuMemMap) X(cuMemUnmap) X(cuMemRetainAllocationHandle)                     \
     X(cuMemImportFromShareableHandle) X(cuMulticastCreate)                       \

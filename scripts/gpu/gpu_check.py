@@ -53,7 +53,7 @@ def fmt(n):
 
 # ---------------------------------------------------------------- checks list
 
-CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "cross-device", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
+CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "green", "cross-device", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
                "vmm", "vmm-import", "multicast", "vmm-host", "managed-pool", "pool-owner", "module", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
@@ -69,6 +69,9 @@ DESCRIPTIONS = {
     "ctx-teardown": "ctx_teardown.c: pool and VMM memory outlive cuDevicePrimaryCtxReset/cuCtxDestroy/the last"
                     " cuDevicePrimaryCtxRelease, a reset with an own context frees nothing: the driver's answers,"
                     " and gpuleak agrees",
+    "green": "ctx_teardown.c green-last/green-held: real green contexts (2 groups of >= 8 SMs); memory allocated"
+             " in one is the primary context's: it outlives cuGreenCtxDestroy while the primary is held (the"
+             " driver's free memory and cuMemFree say so) and goes with the last reference; gpuleak: no leaks",
     "cross-device": "cross_device.c: stream-ordered memory on another device's stream or pool is that device's"
                     " (needs two GPUs)",
     "drv-direct": "driver_paths.c: driver API linked directly",
@@ -608,6 +611,55 @@ def check_ctx_teardown(ctx):
     return ("pool + VMM memory outlived cuDevicePrimaryCtxReset, pool memory cuCtxDestroy and the last "
             "cuDevicePrimaryCtxRelease, a reset with an own context freed nothing; gpuleak: no leaks, no invalid "
             "frees, 6,000 + 5,000 + 3,000 B torn down")
+
+
+def check_green(ctx):
+    """tests/t_ctx_teardown.sh's green-context cases on the real driver.
+    gpuleak assumes (docs/interception.md, "Green contexts") what cuda.h
+    says: a green context holds a reference on its device's primary context,
+    and the CUcontext cuCtxFromGreenCtx gives is that primary context, so
+    memory allocated in it is the primary context's.  The driver's answers
+    are checked first: if it contradicts that, gpuleak's model is wrong."""
+    src = os.path.join(PROGRAMS, "ctx_teardown.c")
+    d = check_dir(ctx, "green")
+    exe = prog(ctx, "ctx_teardown")
+    green, prim, lost = site_line(src, "GREEN-SITE"), site_line(src, "PRIMARY-SITE"), site_line(src, "LOST-SITE")
+    obs = lambda out: [(m.group(1), int(m.group(2))) for m in re.finditer(r"^OBS (\S+) (-?\d+)$", out, re.M)]
+    # (a) the green context holds the primary context's last reference
+    out = run_traced(ctx, d, "green-last", exe, ["green-last"], os.path.join(d, "green-last.snap"))
+    expect(obs(out), [("active", 1), ("active", 0)],
+           "green-last: the primary context active after the program's release, inactive after cuGreenCtxDestroy"
+           " (cuda.h: the green context retains it)")
+    r = report_json(ctx, d, "green-last.snap")
+    expect([(l["bytes"], user_function(l["frames"], "")) for l in r["leaks"]], [], "green-last: leaks")
+    expect(r["invalid_frees"]["count"], 0, "green-last: invalid frees")
+    expect(sorted((g["bytes"], g["teardown"], fn(g["frames"][0]), g["frames"][0]["line"])
+                  for g in r["teardown_leaks"]["groups"]),
+           sorted([(3 * MiB, "cuGreenCtxDestroy", "green_alloc", green),
+                   (MiB, "cuGreenCtxDestroy", "primary_alloc", prim)]),
+           "green-last: what the last reference took, named cuGreenCtxDestroy")
+    # (b) destroyed while the program holds the primary context
+    out = run_traced(ctx, d, "green-held", exe, ["green-held"], os.path.join(d, "green-held.snap"))
+    info = dict((m.group(1), int(m.group(2))) for m in re.finditer(r"^INFO (\S+) (\d+)$", out, re.M))
+    if len(info) != 3:
+        raise Fail("green-held: the program printed no free-memory lines: %r" % out)
+    at_destroy = info["free-after-destroy"] - info["free-before-destroy"]
+    at_free = info["free-after-free"] - info["free-after-destroy"]
+    seen = dict(obs(out))
+    if seen.get("green-free") != 0 or at_destroy >= 3 * MiB:
+        raise Fail("the hardware contradicts 'memory allocated in a green context is the primary context's': "
+                   "cuGreenCtxDestroy with the primary held gave back %+d B, cuMemFree after it returned %s"
+                   % (at_destroy, seen.get("green-free")))
+    expect(obs(out), [("active", 1), ("green-free", 0)], "green-held: the driver's results")
+    r = report_json(ctx, d, "green-held.snap")
+    expect([(l["bytes"], user_function(l["frames"], "")) for l in r["leaks"]], [], "green-held: leaks")
+    expect(r["invalid_frees"]["count"], 0, "green-held: the free after cuGreenCtxDestroy was a normal one")
+    expect([(g["bytes"], g["teardown"], fn(g["frames"][0]), g["frames"][0]["line"])
+            for g in r["teardown_leaks"]["groups"]],
+           [(3000, "cuDevicePrimaryCtxRelease_v2", "lost_with_context", lost)], "green-held: the last release's group")
+    return ("cuGreenCtxDestroy with the primary held: free memory %+d B, the 3 MiB allocation then freed (rc 0, "
+            "free memory %+d B); the green context's last reference tore down 3 MiB + 1 MiB; gpuleak: no leaks"
+            % (at_destroy, at_free))
 
 
 def check_cross_device(ctx):
@@ -1753,6 +1805,7 @@ def main(argv):
               ("rt-static", lambda: check_runtime_kinds(ctx, "static")),
               ("reset", lambda: check_reset(ctx)),
               ("ctx-teardown", lambda: check_ctx_teardown(ctx)),
+              ("green", lambda: check_green(ctx)),
               ("cross-device", lambda: check_cross_device(ctx)),
               ("drv-direct", lambda: check_driver(ctx, "direct")),
               ("drv-dlsym", lambda: check_driver(ctx, "dlsym")),

@@ -614,6 +614,166 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* Green contexts: the SM resource calls, and the memory rules cuda.h
+ * gives (tools/fakecuda/fc_driver_green.c): the green context holds a
+ * reference on the primary context, its CUcontext is a handle of its own
+ * whose memory the primary context owns, and its destruction is a release
+ * (the last one resets the primary context). */
+static CUgreenCtx make_green(CUdevice dev, unsigned *sm)
+{
+    CUdevResource whole, groups[4], rest;
+    EQ(cuDeviceGetDevResource(dev, &whole, CU_DEV_RESOURCE_TYPE_SM), CUDA_SUCCESS);
+    unsigned n = 0;
+    EQ(cuDevSmResourceSplitByCount(NULL, &n, &whole, NULL, 0, 8), CUDA_SUCCESS);
+    EQ(n, 16); /* 132 SMs in groups of 8 */
+    n = 2;
+    EQ(cuDevSmResourceSplitByCount(groups, &n, &whole, &rest, 0, 12), CUDA_SUCCESS);
+    EQ(n, 2);
+    EQ(groups[0].sm.smCount, 16); /* 12 rounded up to the alignment, 8 */
+    EQ(rest.sm.smCount, 132 - 32);
+    CUdevResourceDesc desc;
+    EQ(cuDevResourceGenerateDesc(&desc, groups, 1), CUDA_SUCCESS);
+    CUgreenCtx g;
+    EQ(cuGreenCtxCreate(&g, desc, dev, 0), CUDA_ERROR_INVALID_VALUE); /* the default stream is required */
+    EQ(cuGreenCtxCreate(&g, desc, dev == 0 ? 1 : 0, CU_GREEN_CTX_DEFAULT_STREAM), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuGreenCtxCreate(&g, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM), CUDA_SUCCESS);
+    *sm = groups[0].sm.smCount;
+    return g;
+}
+
+static int primary_active(CUdevice dev)
+{
+    unsigned fl;
+    int active = -1;
+    EQ(cuDevicePrimaryCtxGetState(dev, &fl, &active), CUDA_SUCCESS);
+    return active;
+}
+
+static void green(void)
+{
+    CUdevResource r, groups[2], rest;
+    unsigned n = 2;
+    EQ(cuDeviceGetDevResource(0, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_NOT_INITIALIZED);
+    EQ(cuInit(0), CUDA_SUCCESS);
+    EQ(cuDeviceGetDevResource(0, &r, CU_DEV_RESOURCE_TYPE_INVALID), CUDA_ERROR_INVALID_RESOURCE_TYPE);
+    EQ(cuDeviceGetDevResource(5, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_INVALID_DEVICE);
+    EQ(cuDeviceGetDevResource(0, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_SUCCESS);
+    EQ(r.type, CU_DEV_RESOURCE_TYPE_SM);
+    EQ(r.sm.smCount, 132);
+    EQ(r.sm.minSmPartitionSize, 8);
+    EQ(r.sm.smCoscheduledAlignment, 8);
+    EQ(cuDevSmResourceSplitByCount(groups, &n, &r, &rest, 0, 133), CUDA_ERROR_INVALID_VALUE);
+    EQ(cuDevSmResourceSplitByCount(groups, &n, &r, &rest, 0, 0), CUDA_SUCCESS); /* 0: the minimum */
+    EQ(n, 2);
+    EQ(groups[1].sm.smCount, 8);
+    EQ(cuDevSmResourceSplitByCount(groups, &n, &groups[0], NULL, 0, 8), CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
+    CUdevResourceDesc desc;
+    CUdevResource mixed[2] = {groups[0], r};
+    EQ(cuDevResourceGenerateDesc(&desc, mixed, 2), CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
+    EQ(cuDevResourceGenerateDesc(&desc, groups, 2), CUDA_SUCCESS); /* one split: fine */
+    CUdevResource bogus;
+    memset(&bogus, 0, sizeof bogus);
+    bogus.type = CU_DEV_RESOURCE_TYPE_SM;
+    EQ(cuDevResourceGenerateDesc(&desc, &bogus, 1), CUDA_ERROR_INVALID_VALUE);
+
+    /* the green context retains the primary context */
+    EQ(primary_active(0), 0);
+    unsigned sm;
+    CUgreenCtx g = make_green(0, &sm);
+    EQ(primary_active(0), 1);
+    EQ(cuGreenCtxGetDevResource(g, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_SUCCESS);
+    EQ(r.sm.smCount, sm);
+    CUcontext gc, gc2, p, cur;
+    EQ(cuCtxFromGreenCtx(&gc, g), CUDA_SUCCESS);
+    EQ(cuCtxFromGreenCtx(&gc2, g), CUDA_SUCCESS);
+    CHECK(gc == gc2);
+    EQ(cuDevicePrimaryCtxRetain(&p, 0), CUDA_SUCCESS); /* the program's own reference */
+    CHECK(gc != p); /* a handle of its own */
+    EQ(cuCtxGetDevResource(gc, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_SUCCESS);
+    EQ(r.sm.smCount, sm);
+    EQ(cuCtxGetDevResource(p, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_SUCCESS);
+    EQ(r.sm.smCount, 132);
+    EQ(cuCtxDestroy(gc), CUDA_ERROR_INVALID_CONTEXT); /* not the program's to destroy */
+    EQ(cuCtxSetCurrent(gc), CUDA_SUCCESS);
+    EQ(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+    CHECK(cur == gc);
+    CUdevice dev = 7;
+    EQ(cuCtxGetDevice(&dev), CUDA_SUCCESS);
+    EQ(dev, 0);
+    CUgreenCtx back;
+    EQ(cuStreamGetGreenCtx(NULL, &back), CUDA_SUCCESS);
+    CHECK(back == g);
+    CUstream s, gs;
+    EQ(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    EQ(cuStreamGetGreenCtx(s, &back), CUDA_SUCCESS);
+    CHECK(back == g);
+    EQ(cuGreenCtxStreamCreate(&gs, g, 0, 0), CUDA_ERROR_INVALID_VALUE); /* non-blocking is required */
+    EQ(cuGreenCtxStreamCreate(&gs, g, CU_STREAM_NON_BLOCKING, 0), CUDA_SUCCESS);
+    unsigned long long id = 0, id2 = 1;
+    EQ(cuGreenCtxGetId(g, &id), CUDA_SUCCESS);
+    EQ(cuGreenCtxGetId(NULL, &id2), CUDA_SUCCESS); /* NULL: the current one */
+    EQ(id, id2);
+    size_t f0 = free_mem();
+    CUdeviceptr a, b;
+    EQ(cuMemAlloc(&a, 3 * MiB), CUDA_SUCCESS);
+    EQ(cuCtxSetCurrent(p), CUDA_SUCCESS);
+    EQ(cuMemAlloc(&b, 1 * MiB), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), 5 * MiB); /* 3 MiB takes 4 (2 MiB granules) */
+    /* (b) destroyed while the program holds the primary: nothing goes, the
+     * green context's allocation is the primary context's */
+    EQ(cuGreenCtxDestroy(g), CUDA_SUCCESS);
+    EQ(cuGreenCtxDestroy(g), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    EQ(cuGreenCtxDestroy(NULL), CUDA_ERROR_INVALID_CONTEXT);
+    EQ(cuGreenCtxDestroy((CUgreenCtx)&r), CUDA_ERROR_INVALID_CONTEXT); /* not a handle: refused */
+    EQ(cuCtxFromGreenCtx(&gc2, g), CUDA_ERROR_INVALID_CONTEXT);
+    EQ(cuGreenCtxGetDevResource(g, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_INVALID_CONTEXT);
+    EQ(cuGreenCtxGetId(g, &id), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    EQ(cuCtxSetCurrent(gc), CUDA_ERROR_INVALID_CONTEXT);
+    EQ(cuStreamSynchronize(gs), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    EQ(cuStreamDestroy(s), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    EQ(primary_active(0), 1);
+    EQ(f0 - free_mem(), 5 * MiB); /* 3 MiB takes 4 (2 MiB granules) */
+    EQ(cuMemFree(a), CUDA_SUCCESS);
+    /* (a) the primary context's last reference is the green context's */
+    g = make_green(0, &sm);
+    EQ(cuCtxFromGreenCtx(&gc, g), CUDA_SUCCESS);
+    EQ(cuCtxSetCurrent(gc), CUDA_SUCCESS);
+    EQ(cuMemAlloc(&a, 3 * MiB), CUDA_SUCCESS);
+    EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS); /* the program's: not the last */
+    EQ(primary_active(0), 1);
+    EQ(cuMemFree(b), CUDA_SUCCESS); /* made in the primary, freed in the green: one context */
+    EQ(cuMemAlloc(&b, 1 * MiB), CUDA_SUCCESS);
+    EQ(f0 - free_mem(), 5 * MiB); /* 3 MiB takes 4 (2 MiB granules) */
+    EQ(cuGreenCtxDestroy(g), CUDA_SUCCESS); /* the last: a reset */
+    EQ(primary_active(0), 0);
+    EQ(cuDevicePrimaryCtxRetain(&p, 0), CUDA_SUCCESS);
+    EQ(cuCtxSetCurrent(p), CUDA_SUCCESS);
+    EQ(free_mem(), f0);
+    EQ(cuMemFree(a), CUDA_ERROR_INVALID_VALUE); /* gone with the reset */
+    EQ(cuMemFree(b), CUDA_ERROR_INVALID_VALUE);
+    /* a reset ends the green context's reference too: its destruction then
+     * releases nothing (the program's new reference stays) */
+    g = make_green(0, &sm);
+    EQ(cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);
+    EQ(cuCtxFromGreenCtx(&gc, g), CUDA_ERROR_INVALID_CONTEXT);
+    EQ(cuDevicePrimaryCtxRetain(&p, 0), CUDA_SUCCESS);
+    EQ(cuGreenCtxDestroy(g), CUDA_SUCCESS);
+    EQ(primary_active(0), 1);
+    EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+    EQ(primary_active(0), 0);
+    /* by cuGetProcAddress, at cudaTypedefs.h's versions */
+    void *fn;
+    EQ(cuGetProcAddress("cuGreenCtxCreate", &fn, 12040, 0, NULL), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuGreenCtxCreate);
+    EQ(cuGetProcAddress("cuGreenCtxCreate", &fn, 12030, 0, NULL), CUDA_ERROR_NOT_FOUND);
+    EQ(cuGetProcAddress("cuCtxFromGreenCtx", &fn, 12040, 0, NULL), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuCtxFromGreenCtx);
+    EQ(cuGetProcAddress("cuGreenCtxDestroy", &fn, 13000, 0, NULL), CUDA_SUCCESS);
+    CHECK(fn == (void *)cuGreenCtxDestroy);
+    EQ(cuGetProcAddress("cuGreenCtxStreamCreate", &fn, 12040, 0, NULL), CUDA_ERROR_NOT_FOUND);
+    EQ(cuGetProcAddress("cuGreenCtxStreamCreate", &fn, 12050, 0, NULL), CUDA_SUCCESS);
+}
+
 static void threads(void)
 {
     CUcontext c;
@@ -635,6 +795,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; void (*fn)(void); } tests[] = {
         {"ctx", ctx}, {"primary", primary}, {"procaddr", procaddr}, {"pool", pool},
         {"vmm", vmm}, {"arrays", arrays}, {"extmem", extmem}, {"host", host}, {"threads", threads},
+        {"green", green},
     };
     if (argc != 2) {
         fprintf(stderr, "usage: %s SCENARIO\n", argv[0]);

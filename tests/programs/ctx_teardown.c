@@ -15,8 +15,19 @@
  *   ctx-detach     cuCtxDetach (fetched at 2000, as by that runtime) of a
  *                  context attached once more: the first keeps it, the
  *                  second destroys it
+ *   green-last     a green context (fetched at 12040, cudaTypedefs.h's
+ *                  version) holds the primary context's last reference: its
+ *                  cuGreenCtxDestroy resets it, taking what was allocated in
+ *                  the green context's CUcontext and in the primary
+ *                  (green_alloc, primary_alloc)
+ *   green-held     a green context destroyed while the program still holds
+ *                  the primary context: its allocation survives and is freed;
+ *                  the program's last release is the reset
+ *   green-leak     an allocation in a green context never freed, the process
+ *                  exiting with the primary context retained: a leak
  * Exactly one allocation per teardown is lost with its context
- * (lost_with_context), so a report has one teardown group per scenario. */
+ * (lost_with_context), so a report has one teardown group per scenario
+ * (green-last: the two green and primary allocations). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +194,114 @@ static void ctx_detach(void)
     check(detach(own), "cuCtxDetach"); /* the last: destroyed */
 }
 
+/* Green contexts, the way a program built for CUDA 12.4 or later gets them */
+typedef CUresult (*get_res_fn)(CUdevice, CUdevResource *, CUdevResourceType);
+typedef CUresult (*split_fn)(CUdevResource *, unsigned *, const CUdevResource *, CUdevResource *, unsigned, unsigned);
+typedef CUresult (*gen_desc_fn)(CUdevResourceDesc *, CUdevResource *, unsigned);
+typedef CUresult (*green_create_fn)(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned);
+typedef CUresult (*green_destroy_fn)(CUgreenCtx);
+typedef CUresult (*from_green_fn)(CUcontext *, CUgreenCtx);
+
+/* A green context of 8 SMs on dev, its CUcontext made current. */
+static CUgreenCtx green_current(CUdevice dev)
+{
+    CUdevResource whole, groups[2];
+    unsigned n = 2;
+    CUdevResourceDesc desc;
+    CUgreenCtx g;
+    CUcontext gc;
+    check(((get_res_fn)fetch("cuDeviceGetDevResource", 12040))(dev, &whole, CU_DEV_RESOURCE_TYPE_SM), "cuDeviceGetDevResource");
+    check(((split_fn)fetch("cuDevSmResourceSplitByCount", 12040))(groups, &n, &whole, NULL, 0, 8), "split");
+    check(((gen_desc_fn)fetch("cuDevResourceGenerateDesc", 12040))(&desc, groups, 1), "cuDevResourceGenerateDesc");
+    check(((green_create_fn)fetch("cuGreenCtxCreate", 12040))(&g, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM), "cuGreenCtxCreate");
+    check(((from_green_fn)fetch("cuCtxFromGreenCtx", 12040))(&gc, g), "cuCtxFromGreenCtx");
+    check(cuCtxSetCurrent(gc), "cuCtxSetCurrent(green)");
+    return g;
+}
+
+static void green_destroy(CUgreenCtx g)
+{
+    check(((green_destroy_fn)fetch("cuGreenCtxDestroy", 12040))(g), "cuGreenCtxDestroy");
+}
+
+static int primary_active(CUdevice dev)
+{
+    unsigned flags;
+    int active = -1;
+    check(cuDevicePrimaryCtxGetState(dev, &flags, &active), "cuDevicePrimaryCtxGetState");
+    return active;
+}
+
+NOINLINE static CUdeviceptr green_alloc(size_t bytes)
+{
+    CUdeviceptr p;
+    check(cuMemAlloc(&p, bytes), "cuMemAlloc(green)"); /* GREEN-SITE */
+    return p;
+}
+
+NOINLINE static CUdeviceptr primary_alloc(size_t bytes)
+{
+    CUdeviceptr p;
+    check(cuMemAlloc(&p, bytes), "cuMemAlloc(primary)"); /* PRIMARY-SITE */
+    return p;
+}
+
+static void green_last(void)
+{
+    CUdevice dev;
+    CUcontext p;
+    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+    check(cuDevicePrimaryCtxRetain(&p, dev), "cuDevicePrimaryCtxRetain");
+    CUgreenCtx g = green_current(dev);
+    green_alloc(3 * MiB);
+    check(cuCtxSetCurrent(p), "cuCtxSetCurrent(primary)");
+    primary_alloc(1 * MiB);
+    check(cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease"); /* not the last */
+    printf("OBS active %d\n", primary_active(dev));
+    green_destroy(g); /* the last: a reset */
+    printf("OBS active %d\n", primary_active(dev));
+}
+
+static size_t free_now(void)
+{
+    size_t free_b = 0, total = 0;
+    check(cuMemGetInfo(&free_b, &total), "cuMemGetInfo");
+    return free_b;
+}
+
+/* Also prints what the driver's free memory does around the destruction
+ * and the free ("INFO ..."): on hardware, whether the green context's
+ * allocation outlived it (scripts/gpu-check.sh's green case). */
+static void green_held(void)
+{
+    CUdevice dev;
+    CUcontext p;
+    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+    check(cuDevicePrimaryCtxRetain(&p, dev), "cuDevicePrimaryCtxRetain");
+    CUgreenCtx g = green_current(dev);
+    CUdeviceptr kept = green_alloc(3 * MiB);
+    check(cuCtxSetCurrent(p), "cuCtxSetCurrent(primary)");
+    size_t before = free_now();
+    green_destroy(g); /* the program still holds the primary context */
+    size_t after = free_now();
+    printf("INFO free-before-destroy %zu\nINFO free-after-destroy %zu\n", before, after);
+    printf("OBS active %d\n", primary_active(dev));
+    printf("OBS green-free %d\n", (int)cuMemFree(kept));
+    printf("INFO free-after-free %zu\n", free_now());
+    lost_with_context(3000);
+    check(cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease"); /* the last: a reset */
+}
+
+static void green_leak(void)
+{
+    CUdevice dev;
+    CUcontext p;
+    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+    check(cuDevicePrimaryCtxRetain(&p, dev), "cuDevicePrimaryCtxRetain");
+    green_current(dev);
+    green_alloc(2 * MiB); /* never freed; the process exits holding the primary context */
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
@@ -199,8 +318,15 @@ int main(int argc, char **argv)
         v1_release();
     else if (!strcmp(what, "ctx-detach"))
         ctx_detach();
+    else if (!strcmp(what, "green-last"))
+        green_last();
+    else if (!strcmp(what, "green-held"))
+        green_held();
+    else if (!strcmp(what, "green-leak"))
+        green_leak();
     else {
-        fprintf(stderr, "usage: ctx_teardown primary-reset|ctx-destroy|own-ctx-reset|primary-release|v1-release|ctx-detach\n");
+        fprintf(stderr, "usage: ctx_teardown primary-reset|ctx-destroy|own-ctx-reset|primary-release|v1-release|ctx-detach|"
+                        "green-last|green-held|green-leak\n");
         return 2;
     }
     return 0;

@@ -92,6 +92,10 @@ static const struct {
     {"cuMemCreate", 10020, 0, "cuMemCreate"},
     {"cuModuleLoad", 2000, 0, "cuModuleLoad"},          /* one ABI since 2.0 */
     {"cuLibraryLoadData", 12000, 0, "cuLibraryLoadData"},
+    {"cuGreenCtxCreate", 12040, 0, "cuGreenCtxCreate"}, /* cudaTypedefs.h: _v12040 */
+    {"cuCtxFromGreenCtx", 12040, 0, "cuCtxFromGreenCtx"},
+    {"cuGreenCtxDestroy", 12040, 0, "cuGreenCtxDestroy"},
+    {"cuDevSmResourceSplitByCount", 12040, 0, NULL}, /* allocates nothing */
     /* not intercepted: passed through */
     {"cuModuleGetFunction", 2000, 0, NULL},
     {"cuMemPoolTrimTo", 11020, 0, NULL},

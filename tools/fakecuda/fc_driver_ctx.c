@@ -14,6 +14,13 @@ static struct fc_ctx *all_ctx; /* user-created contexts, under fc_lock */
 
 static struct fc_ctx *tls_top(void) { return tls_depth ? tls_stack[tls_depth - 1] : NULL; }
 
+/* A green context's CUcontext lives while its green context does and the
+ * primary context it retained is still in that life (a reset ends it). */
+static int alive(const struct fc_ctx *c)
+{
+    return c->alive && (!c->owner || (c->owner->alive && c->owner->life == c->life));
+}
+
 int fc_ctx_valid(struct fc_ctx *c)
 {
     if (!c)
@@ -23,8 +30,22 @@ int fc_ctx_valid(struct fc_ctx *c)
             return c->alive;
     for (struct fc_ctx *x = all_ctx; x; x = x->next_all)
         if (x == c)
-            return c->alive;
+            return alive(c);
     return 0;
+}
+
+void fc_ctx_register(struct fc_ctx *c)
+{
+    fc_lock();
+    c->next_all = all_ctx;
+    all_ctx = c;
+    fc_unlock();
+}
+
+struct fc_green *fc_cur_green(void)
+{
+    struct fc_ctx *c = tls_top();
+    return c ? c->green : NULL;
 }
 
 static int ctx_known(struct fc_ctx *c)
@@ -48,7 +69,10 @@ CUresult fc_cur_ctx(struct fc_ctx **out)
     fc_unlock();
     if (!ok)
         return CUDA_ERROR_INVALID_CONTEXT;
-    *out = c;
+    /* What is made in a green context's CUcontext belongs to the primary
+     * context ("a normal primary context but with the resources of the
+     * green context", cuCtxFromGreenCtx): it goes with the primary's reset. */
+    *out = c->owner ? c->owner : c;
     return CUDA_SUCCESS;
 }
 
@@ -227,7 +251,7 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
     NEED_INIT();
     struct fc_ctx *c = (struct fc_ctx *)ctx;
     fc_lock();
-    if (!c || !ctx_known(c) || !c->alive || c->primary) {
+    if (!c || !ctx_known(c) || !c->alive || c->primary || c->owner) {
         fc_unlock();
         return CUDA_ERROR_INVALID_CONTEXT;
     }
@@ -252,7 +276,7 @@ CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)
         return CUDA_ERROR_INVALID_VALUE;
     struct fc_ctx *c = tls_top();
     fc_lock();
-    int ok = c && fc_ctx_valid(c) && !c->primary;
+    int ok = c && fc_ctx_valid(c) && !c->primary && !c->owner;
     if (ok)
         c->attached++;
     fc_unlock();
@@ -269,7 +293,7 @@ CUresult cuCtxDetach(CUcontext ctx)
     if (!c || tls_top() != c)
         return CUDA_ERROR_INVALID_CONTEXT;
     fc_lock();
-    int ok = ctx_known(c) && c->alive && !c->primary;
+    int ok = ctx_known(c) && c->alive && !c->primary && !c->owner;
     int last = ok && c->attached == 0;
     if (ok && !last)
         c->attached--;
@@ -422,15 +446,33 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     if (!d)
         return CUDA_ERROR_INVALID_DEVICE;
     fc_lock();
-    d->primary.refs++;
-    d->primary.alive = 1;
+    fc_primary_retain_locked(d);
     fc_unlock();
     *pctx = (CUcontext)&d->primary;
     return CUDA_SUCCESS;
 }
 
+void fc_primary_retain_locked(struct fc_dev *d)
+{
+    d->primary.refs++;
+    d->primary.alive = 1;
+}
+
 /* Releasing the last reference destroys the primary context's resources,
- * as the real driver does; the handle stays the same for the next retain. */
+ * as the real driver does; the handle stays the same for the next retain.
+ * A green context's destruction releases its reference through this too. */
+CUresult fc_primary_release_locked(struct fc_dev *d)
+{
+    if (d->primary.refs == 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (--d->primary.refs == 0) {
+        fc_ctx_release_memory(&d->primary);
+        d->primary.alive = 0;
+        d->primary.life++;
+    }
+    return CUDA_SUCCESS;
+}
+
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
     NEED_INIT();
@@ -438,16 +480,9 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     if (!d)
         return CUDA_ERROR_INVALID_DEVICE;
     fc_lock();
-    if (d->primary.refs == 0) {
-        fc_unlock();
-        return CUDA_ERROR_INVALID_CONTEXT;
-    }
-    if (--d->primary.refs == 0) {
-        fc_ctx_release_memory(&d->primary);
-        d->primary.alive = 0;
-    }
+    CUresult r = fc_primary_release_locked(d);
     fc_unlock();
-    return CUDA_SUCCESS;
+    return r;
 }
 
 CUresult cuDevicePrimaryCtxRelease(CUdevice dev) { return cuDevicePrimaryCtxRelease_v2(dev); }
@@ -463,6 +498,7 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     d->primary.refs = 0;
     d->primary.alive = 0;
     d->primary.flags = 0;
+    d->primary.life++; /* green contexts' references went with it */
     fc_unlock();
     return CUDA_SUCCESS;
 }

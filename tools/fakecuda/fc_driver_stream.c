@@ -11,6 +11,7 @@ struct fc_stream {
     int alive;
     unsigned long long id;
     struct fc_graph *capture;  /* the graph being captured into, if any */
+    struct fc_green *green;    /* made in (or for) a green context */
     struct fc_stream *next_all;
 };
 
@@ -54,10 +55,13 @@ CUresult fc_stream_dev(CUstream hs, int *dev)
     struct fc_stream *s = (struct fc_stream *)hs;
     fc_lock();
     int ok = stream_known(s) && s->alive && fc_ctx_valid(s->ctx);
+    /* cuGreenCtxDestroy: "any subsequent API calls involving these streams
+     * ... will return CUDA_ERROR_CONTEXT_IS_DESTROYED" */
+    int gone = ok && s->green && !fc_green_live(s->green);
     if (ok)
         *dev = s->ctx->dev;
     fc_unlock();
-    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return gone ? CUDA_ERROR_CONTEXT_IS_DESTROYED : ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device)
@@ -73,18 +77,13 @@ CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device)
 
 CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device) { return cuStreamGetDevice(hStream, device); }
 
-CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
+static CUresult stream_new(CUstream *phStream, struct fc_ctx *c, unsigned Flags, struct fc_green *g)
 {
-    struct fc_ctx *c;
-    CUresult r = fc_cur_ctx(&c);
-    if (r)
-        return r;
-    if (!phStream || (Flags & ~(unsigned)CU_STREAM_NON_BLOCKING))
-        return CUDA_ERROR_INVALID_VALUE;
     struct fc_stream *s = calloc(1, sizeof *s);
     if (!s)
         return CUDA_ERROR_OUT_OF_MEMORY;
     s->ctx = c;
+    s->green = g;
     s->flags = Flags;
     s->alive = 1;
     s->id = fc_next_id();
@@ -93,6 +92,63 @@ CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
     all_streams = s;
     fc_unlock();
     *phStream = (CUstream)s;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+    struct fc_ctx *c;
+    CUresult r = fc_cur_ctx(&c);
+    if (r)
+        return r;
+    if (!phStream || (Flags & ~(unsigned)CU_STREAM_NON_BLOCKING))
+        return CUDA_ERROR_INVALID_VALUE;
+    return stream_new(phStream, c, Flags, fc_cur_green());
+}
+
+/* A stream of a green context, whatever is current; CU_STREAM_NON_BLOCKING
+ * "must be specified". */
+CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
+{
+    (void)priority;
+    if (!fc_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct fc_green *g = (struct fc_green *)greenCtx;
+    fc_lock();
+    struct fc_ctx *c = fc_green_primary(g);
+    int ok = c && fc_ctx_valid(c);
+    fc_unlock();
+    if (!ok)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (!phStream || flags != CU_STREAM_NON_BLOCKING)
+        return CUDA_ERROR_INVALID_VALUE;
+    return stream_new(phStream, c, flags, g);
+}
+
+/* The green context a stream was made in; for the default streams, the
+ * current context's; NULL when none. */
+CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
+{
+    struct fc_ctx *c;
+    CUresult r = fc_cur_ctx(&c);
+    if (r == CUDA_ERROR_NOT_INITIALIZED)
+        return r;
+    if (!phCtx)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (hStream == NULL || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD) {
+        if (r)
+            return r;
+        *phCtx = (CUgreenCtx)fc_cur_green();
+        return CUDA_SUCCESS;
+    }
+    struct fc_stream *s = (struct fc_stream *)hStream;
+    fc_lock();
+    int ok = stream_known(s) && s->alive;
+    struct fc_green *g = ok ? s->green : NULL;
+    fc_unlock();
+    if (!ok)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *phCtx = (CUgreenCtx)g;
     return CUDA_SUCCESS;
 }
 
@@ -109,12 +165,13 @@ CUresult cuStreamDestroy_v2(CUstream hStream)
     struct fc_stream *s = (struct fc_stream *)hStream;
     fc_lock();
     int ok = s && stream_known(s) && s->alive;
-    if (ok) {
+    int gone = ok && s->green && !fc_green_live(s->green);
+    if (ok && !gone) {
         s->alive = 0;
         fc_pool_sync_device(s->ctx->dev);
     }
     fc_unlock();
-    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return gone ? CUDA_ERROR_CONTEXT_IS_DESTROYED : ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUresult cuStreamDestroy(CUstream hStream) { return cuStreamDestroy_v2(hStream); }

@@ -34,6 +34,7 @@ enum fc_kind {
 };
 
 struct fc_pool;
+struct fc_green;
 
 struct fc_ctx {
     int dev;
@@ -44,6 +45,15 @@ struct fc_ctx {
     unsigned flags;
     unsigned long long id;
     struct fc_ctx *next_all; /* every context ever made, for handle checks */
+    /* Green contexts (fc_driver_green.c).  A primary context's life counts
+     * the times it went inactive (reset, or its last release).  The CUcontext
+     * cuCtxFromGreenCtx hands out is a context of its own (its handle is not
+     * the primary's) whose memory is the primary context's: `owner` is that
+     * primary, `life` the owner's life when the green context retained it,
+     * `green` the green context. */
+    unsigned long long life;
+    struct fc_ctx *owner;
+    struct fc_green *green;
 };
 
 /* One address-ordered segment of a device's range; free or used.  Used
@@ -142,10 +152,28 @@ int fc_charge(struct fc_dev *d, size_t n);   /* 0 ok, -1 out of memory */
 void fc_uncharge(struct fc_dev *d, size_t n);
 
 /* fc_driver_ctx.c */
-CUresult fc_cur_ctx(struct fc_ctx **out);    /* checks init + current + alive */
+/* Checks init + current + alive; gives the context that owns what is made
+ * now: a green context's CUcontext gives its primary context. */
+CUresult fc_cur_ctx(struct fc_ctx **out);
 int fc_ctx_valid(struct fc_ctx *c);          /* handle is one of ours and alive */
 CUresult fc_release_ctx_check(void);         /* frees: init, and no dead current context */
 void fc_ctx_release_memory(struct fc_ctx *c);/* fc_driver_mem.c; lock held */
+/* (lock held) One more reference to / one less on the device's primary
+ * context; the last release resets it (its memory goes), as
+ * cuDevicePrimaryCtxRelease's does.  Release: CUDA_ERROR_INVALID_CONTEXT when
+ * no reference is held. */
+void fc_primary_retain_locked(struct fc_dev *d);
+CUresult fc_primary_release_locked(struct fc_dev *d);
+/* (takes the lock) A context made elsewhere (a green context's CUcontext)
+ * joins the list of known handles. */
+void fc_ctx_register(struct fc_ctx *c);
+/* The green context of this thread's current context, or NULL. */
+struct fc_green *fc_cur_green(void);
+
+/* fc_driver_green.c (lock held): a green context not destroyed. */
+int fc_green_live(const struct fc_green *g);
+/* (lock held) The primary context a live green context uses, else NULL. */
+struct fc_ctx *fc_green_primary(const struct fc_green *g);
 
 /* fc_driver_array.c (lock held): destroy the context's arrays */
 void fc_array_release_ctx(struct fc_ctx *c);

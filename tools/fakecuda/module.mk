@@ -18,7 +18,7 @@ FC_OBJ := $(BUILD)/obj/fakecuda
 
 FC_DRV_SRCS := fc_state.c fc_heap.c fc_driver_ctx.c fc_driver_stream.c fc_driver_error.c \
                fc_driver_mem.c fc_driver_copy.c fc_driver_array.c fc_driver_pool.c \
-               fc_driver_vmm.c fc_driver_vmm_share.c fc_driver_multicast.c fc_driver_ptr.c fc_driver_ipc.c fc_driver_extmem.c fc_driver_pool13.c fc_driver_module.c fc_procaddr.c
+               fc_driver_vmm.c fc_driver_vmm_share.c fc_driver_multicast.c fc_driver_ptr.c fc_driver_ipc.c fc_driver_extmem.c fc_driver_pool13.c fc_driver_module.c fc_driver_green.c fc_procaddr.c
 FC_RT_SRCS := fc_rt_init.c fc_rt_device.c fc_rt_error.c fc_rt_mem.c fc_rt_pool.c \
               fc_rt_array.c fc_rt_entry.c fc_rt_ipc.c fc_rt_extmem.c fc_rt_module.c
 

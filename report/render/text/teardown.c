@@ -61,8 +61,9 @@ void text_torn(struct report_ctx *r, size_t top)
     put_title(r, "FREED ONLY BY A CONTEXT TEARDOWN");
     fputs("Allocations the program never freed that a context teardown released\n"
           "(cudaDeviceReset, cuDevicePrimaryCtxReset, cuCtxDestroy, the primary context's\n"
-          "last cuDevicePrimaryCtxRelease): leaks until then, as compute-sanitizer's leak\n"
-          "check reports them.\n", f);
+          "last cuDevicePrimaryCtxRelease or a green context's cuGreenCtxDestroy that held\n"
+          "its last reference): leaks until then, as compute-sanitizer's leak check\n"
+          "reports them.\n", f);
     size_t shown = top && top < t.n ? top : t.n;
     for (size_t i = 0; i < shown; i++) {
         const struct torn_group *g = &t.g[i];
