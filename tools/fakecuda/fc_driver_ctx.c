@@ -189,6 +189,11 @@ static CUresult ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev)
     c->flags = flags;
     c->id = fc_next_id();
     fc_lock();
+    if (fc_ctx_charge(c) != 0) {
+        fc_unlock();
+        free(c);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     c->next_all = all_ctx;
     all_ctx = c;
     fc_unlock();
@@ -233,6 +238,7 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
     }
     c->alive = 0;
     fc_ctx_release_memory(c);
+    fc_ctx_uncharge(c);
     fc_unlock();
     /* A destroyed context that is current here is popped off this thread. */
     if (tls_top() == c)
@@ -422,6 +428,10 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     if (!d)
         return CUDA_ERROR_INVALID_DEVICE;
     fc_lock();
+    if (d->primary.refs == 0 && fc_ctx_charge(&d->primary) != 0) {
+        fc_unlock();
+        return CUDA_ERROR_OUT_OF_MEMORY; /* the context's own memory did not fit */
+    }
     d->primary.refs++;
     d->primary.alive = 1;
     fc_unlock();
@@ -444,6 +454,7 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     }
     if (--d->primary.refs == 0) {
         fc_ctx_release_memory(&d->primary);
+        fc_ctx_uncharge(&d->primary);
         d->primary.alive = 0;
     }
     fc_unlock();
@@ -460,6 +471,7 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
         return CUDA_ERROR_INVALID_DEVICE;
     fc_lock();
     fc_ctx_release_memory(&d->primary);
+    fc_ctx_uncharge(&d->primary);
     d->primary.refs = 0;
     d->primary.alive = 0;
     d->primary.flags = 0;
