@@ -9,6 +9,7 @@
 #include "render/text/bad_frees.h"
 #include "render/text/calls.h"
 #include "render/text/leaks.h"
+#include "render/text/ledger.h"
 #include "render/text/mapped.h"
 #include "render/text/modules.h"
 #include "render/text/oom.h"
@@ -45,4 +46,6 @@ void output_text(struct report_ctx *r)
         text_timeline(r);
     if (r->sections & SEC_FRAG)
         text_fragmentation(r);
+    if (r->sections & SEC_LEDGER)
+        text_ledger(r);
 }
