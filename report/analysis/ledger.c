@@ -13,12 +13,18 @@ bool ledger_resident(unsigned k)
            k == GL_KIND_GRAPH;
 }
 
-static struct ledger_dev *find(struct ledger *l, int32_t device)
+/* Each device's row by ordinal, index + 1 (the reader bounds ordinals by
+ * GL_SNAP_MAX_DEVICE): a look-up per allocation, however many devices a
+ * hostile file names. */
+struct slots {
+    int32_t of[GL_SNAP_MAX_DEVICE + 1];
+};
+
+static struct ledger_dev *find(struct ledger *l, const struct slots *sl, int32_t device)
 {
-    for (size_t i = 0; i < l->ndev; i++)
-        if (l->dev[i].device == device)
-            return &l->dev[i];
-    return NULL;
+    if (device < 0 || device > GL_SNAP_MAX_DEVICE || sl->of[device] == 0)
+        return NULL;
+    return &l->dev[sl->of[device] - 1];
 }
 
 static int cmp_dev(const void *a, const void *b)
@@ -33,11 +39,11 @@ static void add(uint64_t *bytes, uint64_t *count, uint64_t size)
     (*count)++;
 }
 
-static void allocations(const struct snapshot *s, struct ledger *l)
+static void allocations(const struct snapshot *s, struct ledger *l, const struct slots *sl)
 {
     for (size_t i = 0; i < s->nallocs; i++) {
         const struct snap_alloc *a = &s->allocs[i];
-        struct ledger_dev *d = find(l, a->device);
+        struct ledger_dev *d = find(l, sl, a->device);
         if (d == NULL)
             continue;
         if (ledger_resident(a->kind))
@@ -53,11 +59,11 @@ static void allocations(const struct snapshot *s, struct ledger *l)
     }
 }
 
-static void pools(const struct snapshot *s, struct ledger *l)
+static void pools(const struct snapshot *s, struct ledger *l, const struct slots *sl)
 {
     for (size_t i = 0; i < s->npools; i++) {
         const struct snap_pool *p = &s->pools[i];
-        struct ledger_dev *d = find(l, p->device);
+        struct ledger_dev *d = find(l, sl, p->device);
         if (d == NULL)
             continue;
         uint64_t idle = p->reserved > p->used ? p->reserved - p->used : 0;
@@ -71,11 +77,11 @@ static void pools(const struct snapshot *s, struct ledger *l)
     }
 }
 
-static void cached(const struct analysis *a, struct ledger *l)
+static void cached(const struct analysis *a, struct ledger *l, const struct slots *sl)
 {
     for (size_t i = 0; i < a->cached.total; i++) {
         const struct leak_group *g = &a->cached.g[i];
-        struct ledger_dev *d = find(l, g->device);
+        struct ledger_dev *d = find(l, sl, g->device);
         if (d != NULL && ledger_resident(g->kind))
             d->cached = sat_add(d->cached, g->bytes);
     }
@@ -100,13 +106,21 @@ int ledger_build(const struct snapview *v, const struct analysis *a, struct ledg
     const struct snapshot *s = v->s;
     memset(out, 0, sizeof *out);
     out->dev = xcalloc(s->ndevices ? s->ndevices : 1, sizeof *out->dev);
-    if (out->dev == NULL)
+    struct slots *sl = xcalloc(1, sizeof *sl);
+    if (out->dev == NULL || sl == NULL) {
+        free(out->dev);
+        free(sl);
+        out->dev = NULL;
         return -1;
+    }
     for (size_t i = 0; i < s->ndevices; i++) {
         const struct snap_device *sd = &s->devices[i];
         if (sd->device < 0 || sd->mem_total == 0)
             continue; /* the host, or no driver's view */
+        if (sd->device > GL_SNAP_MAX_DEVICE || sl->of[sd->device] != 0)
+            continue; /* the reader refuses both; kept safe regardless */
         struct ledger_dev *d = &out->dev[out->ndev++];
+        sl->of[sd->device] = (int32_t)out->ndev;
         d->device = sd->device;
         d->mem_total = sd->mem_total;
         d->mem_free = sd->mem_free;
@@ -115,9 +129,10 @@ int ledger_build(const struct snapview *v, const struct analysis *a, struct ledg
         d->ctx = d->ctx_measured ? sd->ctx_used_at_create : 0;
         d->ctx_creations = sd->ctx_creations;
     }
-    allocations(s, out);
-    pools(s, out);
-    cached(a, out);
+    allocations(s, out, sl);
+    pools(s, out, sl);
+    cached(a, out, sl);
+    free(sl);
     for (size_t i = 0; i < out->ndev; i++)
         settle(&out->dev[i]);
     sort_array(out->dev, out->ndev, sizeof *out->dev, cmp_dev);

@@ -2,7 +2,8 @@
  * and heaptrack_print: a header, a SUMMARY block, one paragraph per leak
  * group (exact bytes, human units, when and where it was allocated), what
  * allocator caches hold, a LEAK SUMMARY, each device's peak, then the
- * timeline and fragmentation sections (text_sections.c). */
+ * timeline and fragmentation sections (text_sections.c), and the LEDGER of
+ * each device's used memory (ledger.c). */
 #include "render/text/output_text.h"
 
 #include "render/report.h"
