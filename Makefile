@@ -95,6 +95,11 @@ include tests/module.mk
 include tests/fuzz/module.mk
 include tests/bench/module.mk
 
+# Every test program, whichever module added it last: a rule's prerequisites
+# are expanded when it is read, so an `all: $(TEST_PROGS)` inside a module
+# misses what is added after it (t_ledger's program once was).
+all: $(TEST_PROGS)
+
 clean:
 	rm -rf build build-asan build-tsan build-fuzz
 

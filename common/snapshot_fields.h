@@ -112,7 +112,10 @@
     F(u64, failed_count, "allocations that failed with out-of-memory")        \
     F(u64, unknown_free_count, "frees of pointers gpuleak did not know (bogus or double frees)") \
     F(u64, mem_free, "the driver's view at snapshot time (through the device's primary context); 0 when not known. A snapshot at exit carries the view sampled when `exit()` began (before the CUDA libraries tear down; `atexit` handlers registered after the program's first CUDA allocation had run, those registered before it had not), or none if the driver did not answer within 1 s; a snapshot on a fatal signal never calls into CUDA") \
-    F(u64, mem_total, "the same view's total memory; 0 when not known")
+    F(u64, mem_total, "the same view's total memory; 0 when not known")       \
+    F(u64, ctx_used_at_create, "the driver's used memory (total - free) on this device when its primary context was last created, asked in it right after the retain that created it, before the program could allocate: the context's own memory plus what other processes held then; 0 when not measured. Absent in entries of 104 bytes (written before it existed): not measured") \
+    F(u32, ctx_creations, "how many creations of the primary context were measured (a reset and a new retain is one more); 0: none") \
+    R(u32, pad, "")
 
 #define GL_FIELDS_PEAK(F, R)                                                   \
     F(i32, device, "")                                                         \

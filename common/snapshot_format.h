@@ -83,8 +83,11 @@ static inline int gl_pc_is_pyframe(uint64_t pc) { return (pc & GL_PYFRAME_TAG) =
  * snapshot_fields.h, which must add up to these sizes. */
 #define GL_ALLOC_ENTRY_SIZE 56u
 
-/* DEVICES entry: device -1 is the host (pinned and registered host memory). */
-#define GL_DEVICE_ENTRY_SIZE 104u
+/* DEVICES entry: device -1 is the host (pinned and registered host memory).
+ * Entries grew from 104 bytes (ctx_used_at_create, ctx_creations appended):
+ * a reader accepts the shorter ones and reads the missing fields as 0. */
+#define GL_DEVICE_ENTRY_SIZE 120u
+#define GL_DEVICE_ENTRY_MIN_SIZE 104u
 
 /* PEAK entry: the live memory of that device, grouped by stack, at the
  * moment its peak_bytes was reached. */

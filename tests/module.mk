@@ -382,3 +382,10 @@ TEST_PROGS += $(TPROG_DIR)/nvtx_phases
 all: $(TEST_PROGS)
 $(TPROG_DIR)/nvtx_phases: tests/programs/nvtx_phases.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -ldl)
+
+# The ledger of used memory (tests/t_ledger.sh): runtime and driver calls.
+TEST_PROGS += $(TPROG_DIR)/ledger
+$(TPROG_DIR)/ledger: tests/programs/ledger.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda
+all: $(TEST_PROGS)

@@ -89,6 +89,14 @@ FAKECUDA_MEM_BYTES=67108864 GPULEAK_OOM_SNAPSHOT=0 GPULEAK_OUTPUT=oom.snap trace
 "$REPORT" --json oom.snap > oom.json
 python3 "$check" oom.html oom.json || fail "out of memory page"
 
+# the ledger of used memory: a card and a table per device
+FAKECUDA_OTHER_USED=3145728 FAKECUDA_OTHER_USED_LATER=7340032 GPULEAK_OUTPUT=ledger.snap traced "$TPROG/ledger" ||
+    fail "ledger run"
+"$REPORT" --html ledger.html ledger.snap
+"$REPORT" --json ledger.snap > ledger.json
+expect_eq "$(jget ledger.json 'len(d["ledger"])')" 2 "ledger devices"
+python3 "$check" ledger.html ledger.json || fail "ledger page"
+
 # a live run: the allocation calls table
 mkdir live && (cd live && traced "$TPROG/churn" 2 100 >/dev/null) || fail "churn run"
 "$REPORT" --html c.html live/gpuleak.*.snap

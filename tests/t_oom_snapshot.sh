@@ -15,12 +15,12 @@ eq(d["snapshot"]["final"], False, "final flag")
 eq([(l["bytes"], l["count"], l["frames"][0]["function"]) for l in leaks], [(1048576, 1, "leak_runtime")], "live at OOM")
 eq(devices[0]["failed_count"], 1, "failed allocations")
 # The failing thread asked the driver: a 1 GiB device (fakecuda's default)
-# with the 1 MiB leak in use.
-eq((devices[0]["mem_free"], devices[0]["mem_total"]), (1073741824 - 1048576, 1073741824), "driver's view")
+# with the 1 MiB leak and the primary context's own 4 MiB in use.
+eq((devices[0]["mem_free"], devices[0]["mem_total"]), (1073741824 - 5242880, 1073741824), "driver's view")
 # The history has the OOM event: requested size, driver's view, stack.
 oom = [m for m in d["timeline"]["marks"] if m["type"] == "oom"]
 eq([(m["requested_bytes"], m["mem_free"], m["mem_total"], m["frames"][0]["function"]) for m in oom],
-   [(1 << 50, 1073741824 - 1048576, 1073741824, "main")], "OOM event")
+   [(1 << 50, 1073741824 - 5242880, 1073741824, "main")], "OOM event")
 PY
 check_json final.json <<'PY'
 eq(d["snapshot"]["final"], True, "final flag")
@@ -34,8 +34,8 @@ expect_eq "$(ls gpuleak.*.snap | wc -l)" 1 "snapshots with OOM snapshots off"
 
 # The OUT OF MEMORY section: each failed call with what it asked for, the
 # driver's free and total memory then, the live allocations of this process
-# at that moment, its stack, and what came after (a 64 MiB device: 16 MiB
-# short, then the same call tried again after freeing 30 MiB succeeds; then
+# at that moment, its stack, and what came after (a 64 MiB device, 4 MiB of
+# it the primary context's own: 20 MiB short, then the same call tried again after freeing 30 MiB succeeds; then
 # more than the device has, never allocated).
 rm -f gpuleak.*.snap
 FAKECUDA_MEM_BYTES=67108864 GPULEAK_OOM_SNAPSHOT=0 GPULEAK_OUTPUT=kinds.snap traced "$TPROG/scenarios" oom-kinds >kinds.out
@@ -50,8 +50,8 @@ eq(o["failed_count"], 2, "failed allocations")
 eq([(e["api"], e["kind"], e["device"], e["requested_bytes"], e["mem_free"], e["mem_total"], e["live_bytes"],
      e["unaccounted_bytes"], frame(e["frames"][0]), e["then"] and (e["then"]["seq"], e["then"]["same_stack"]))
     for e in o["events"]],
-   [("cudaMalloc", "device", 0, 30 * MiB, 14 * MiB, 64 * MiB, 50 * MiB, 0, "main scenarios.c:$retried", (5, True)),
-    ("cudaMalloc", "device", 0, 128 * MiB, 14 * MiB, 64 * MiB, 50 * MiB, 0, "main scenarios.c:$big", None)],
+   [("cudaMalloc", "device", 0, 30 * MiB, 10 * MiB, 64 * MiB, 50 * MiB, 4 * MiB, "main scenarios.c:$retried", (5, True)),
+    ("cudaMalloc", "device", 0, 128 * MiB, 10 * MiB, 64 * MiB, 50 * MiB, 4 * MiB, "main scenarios.c:$big", None)],
    "OOM events")
 PY
 "$REPORT" kinds.snap >kinds.txt
@@ -62,14 +62,18 @@ OUT OF MEMORY
 2 allocations failed for lack of memory: 2 on device 0.
 
 cudaMalloc of 31,457,280 bytes (30.0 MiB) on device 0 failed at TIME (seq 3)
-    the driver: 14,680,064 bytes (14.0 MiB) free of 67,108,864 bytes (64.0 MiB): 16.0 MiB short
-    in use: 50.0 MiB = this process's live allocations 50.0 MiB + 0 B elsewhere
+    the driver: 10,485,760 bytes (10.0 MiB) free of 67,108,864 bytes (64.0 MiB): 20.0 MiB short
+    in use: 54.0 MiB = this process's live allocations 50.0 MiB + 4.0 MiB elsewhere
+    (elsewhere: other processes, CUDA's own context, what memory pools keep in reserve,
+    memory gpuleak could not see)
     #0 main (scenarios.c:$retried) [scenarios]
     then the same size was allocated at TIME (seq 5), from the same stack: the request succeeded when tried again
 
 cudaMalloc of 134,217,728 bytes (128.0 MiB) on device 0 failed at TIME (seq 6)
-    the driver: 14,680,064 bytes (14.0 MiB) free of 67,108,864 bytes (64.0 MiB): more than the device has
-    in use: 50.0 MiB = this process's live allocations 50.0 MiB + 0 B elsewhere
+    the driver: 10,485,760 bytes (10.0 MiB) free of 67,108,864 bytes (64.0 MiB): more than the device has
+    in use: 54.0 MiB = this process's live allocations 50.0 MiB + 4.0 MiB elsewhere
+    (elsewhere: other processes, CUDA's own context, what memory pools keep in reserve,
+    memory gpuleak could not see)
     #0 main (scenarios.c:$big) [scenarios]
     nothing of that size was allocated after it (in the history)
 

@@ -2,9 +2,10 @@
  * primary context's last reference) releases the memory it owns without any
  * free call, so its records are dropped here (and noted
  * as leaked until then, teardown.h).  The hook on
- * cuDevicePrimaryCtxRetain only learns each device's primary context handle
+ * cuDevicePrimaryCtxRetain learns each device's primary context handle
  * (cuda/calls.c), so that driver allocations made in it are attributed to the
- * same context as the runtime's; the green-context hooks learn which
+ * same context as the runtime's, and measures the context when the retain
+ * creates it (cuda/ctx_cost.h); the green-context hooks learn which
  * CUcontexts are a primary context under another handle, and a
  * cuGreenCtxDestroy that released the primary context's last reference is a
  * teardown. */
@@ -12,22 +13,28 @@
 #include <cuda.h>
 
 #include "cuda/calls.h"
+#include "cuda/ctx_cost.h"
 #include "cuda/green_ctx.h"
 #include "hooks/hook.h"
 #include "snapshot_format.h"
 
 #define NO_DRIVER CUDA_ERROR_NOT_INITIALIZED
 
-GL_DEFINE_REAL(CUresult, cuDevicePrimaryCtxGetState, (CUdevice, unsigned int *, int *))
-
+/* The retain that makes the primary context active creates it: its cost is
+ * measured then (cuda/ctx_cost.h), once per creation, a reset and a new
+ * retain included.  Whether it will create it is asked before the call. */
 GL_HOOK(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev))
 {
     GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxRetain, NO_DRIVER);
     gl_enter();
+    bool creates = gl_ctx_primary_inactive(dev);
     CUresult rc = real(pctx, dev);
     /* Learnt even when nested: the runtime retains through this. */
-    if (rc == CUDA_SUCCESS && pctx != NULL && *pctx != NULL)
+    if (rc == CUDA_SUCCESS && pctx != NULL && *pctx != NULL) {
         gl_where_note_primary(dev, (uintptr_t)*pctx);
+        if (creates)
+            gl_ctx_note_created(dev);
+    }
     gl_leave();
     return rc;
 }
@@ -54,21 +61,13 @@ GL_HOOK(CUresult, cuDevicePrimaryCtxReset_v2, (CUdevice dev))
  * documentation): that is a teardown too.  Whether this was the last one is
  * asked after the call; a retain by another thread in between hides it (the
  * records then stay live, as before this hook). */
-static bool primary_ctx_inactive(CUdevice dev)
-{
-    unsigned int flags;
-    int active = 1;
-    cuDevicePrimaryCtxGetState_fn state = REAL_cuDevicePrimaryCtxGetState();
-    return state != NULL && state(dev, &flags, &active) == CUDA_SUCCESS && !active;
-}
-
 /* A release of the primary context, through either ABI: a teardown when it
  * was the last reference. */
 static CUresult release_primary(CUresult (*real)(CUdevice), CUdevice dev, uint16_t api)
 {
     bool track = gl_enter();
     CUresult rc = real(dev);
-    if (track && rc == CUDA_SUCCESS && primary_ctx_inactive(dev))
+    if (track && rc == CUDA_SUCCESS && gl_ctx_primary_inactive(dev))
         gl_track_drop_context(dev, 0, api);
     gl_leave();
     return rc;
@@ -165,7 +164,7 @@ GL_HOOK(CUresult, cuGreenCtxDestroy, (CUgreenCtx hCtx))
     CUresult rc = real(hCtx);
     if (rc == CUDA_SUCCESS) {
         gl_green_forget((uintptr_t)hCtx);
-        if (track && dev >= 0 && primary_ctx_inactive(dev))
+        if (track && dev >= 0 && gl_ctx_primary_inactive(dev))
             gl_track_drop_context(dev, 0, GL_API_CU_GREEN_CTX_DESTROY);
     }
     gl_leave();

@@ -55,7 +55,7 @@ static void usage(FILE *f)
           "  --native              show and group by the whole mixed stack of\n"
           "                        allocations made from Python (default: the\n"
           "                        Python frames only)\n"
-          "  --sections LIST       comma-separated: leaks,peak,timeline,fragmentation\n"
+          "  --sections LIST       comma-separated: leaks,peak,timeline,fragmentation,ledger\n"
           "                        (default: all)\n"
           "  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
           "                        weights in bytes\n"
@@ -130,7 +130,7 @@ static int parse_sections(const char *arg, unsigned *out)
 {
     static const struct { const char *name; unsigned bit; } names[] = {
         {"leaks", SEC_LEAKS}, {"peak", SEC_PEAK}, {"timeline", SEC_TIMELINE},
-        {"fragmentation", SEC_FRAG}, {"frag", SEC_FRAG}, {"all", SEC_ALL},
+        {"fragmentation", SEC_FRAG}, {"frag", SEC_FRAG}, {"ledger", SEC_LEDGER}, {"all", SEC_ALL},
     };
     *out = 0;
     for (const char *p = arg; *p;) {
@@ -294,7 +294,7 @@ int main(int argc, char **argv)
         case 'n': c.so.native = true; break;
         case 'S':
             if (parse_sections(optarg, &c.sections))
-                return bad_usage("--sections takes leaks,peak,timeline,fragmentation, not '%s'",
+                return bad_usage("--sections takes leaks,peak,timeline,fragmentation,ledger, not '%s'",
                                  optarg);
             break;
         case 'f':

@@ -6,6 +6,7 @@
 
 #include "analysis/frag.h"
 #include "analysis/history.h"
+#include "analysis/ledger.h"
 #include "analysis/phases.h"
 #include "analysis/teardown.h"
 #include "model/snap_read.h"
@@ -96,6 +97,7 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
     struct history h;
     struct frag fr;
     struct phases ph;
+    struct ledger lg;
     struct categories own_cat;
     const struct categories *cat = c->cat;
     if (!cat) {
@@ -106,13 +108,15 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
     memset(&h, 0, sizeof h);
     memset(&fr, 0, sizeof fr);
     memset(&ph, 0, sizeof ph);
+    memset(&lg, 0, sizeof lg);
     if (analyze(&m->v, sup, &c->an, &a) != 0 || history_build(&m->s, &h) != 0 ||
-        frag_build(&m->v, &c->an, &fr) != 0 || phases_build(&m->v, &h, cat, &ph) != 0) {
+        frag_build(&m->v, &c->an, &fr) != 0 || phases_build(&m->v, &h, cat, &ph) != 0 ||
+        ledger_build(&m->v, &a, &lg) != 0) {
         fputs("gpuleak-report: out of memory\n", stderr);
         return 1;
     }
     struct report_ctx r = {.path = m->path, .s = &m->s, .a = &a, .sy = m->sy, .v = &m->v,
-                           .db = db, .sup = sup, .h = &h, .fr = &fr, .ph = &ph, .out = out,
+                           .db = db, .sup = sup, .h = &h, .fr = &fr, .ph = &ph, .lg = &lg, .out = out,
                            .color = want_color(c, out), .sections = c->sections, .top = c->an.top,
                            .default_suppressions = !c->no_defaults,
                            .suppressions_file = c->supp_file};
@@ -132,6 +136,7 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
     else
         output_text(&r);
     report_ctx_free(&r);
+    ledger_free(&lg);
     phases_free(&ph);
     if (cat == &own_cat)
         cat_free(&own_cat);

@@ -190,29 +190,38 @@ static int check_device(struct parser *p, int32_t dev, size_t off)
     return 0;
 }
 
-/* Array records: count entries of equal size length/count, each at least the
- * size this reader knows (a newer writer may append fields). */
-static int array_stride(struct parser *p, size_t off, const char *what,
-                        uint32_t count, uint64_t length, size_t known,
-                        size_t *stride)
+/* Array records: count entries of equal size length/count, each at least
+ * min bytes (an older writer's entry, where fields were appended since) and
+ * counted as long beyond the size this reader knows (a newer writer may
+ * append fields). */
+static int array_stride_min(struct parser *p, size_t off, const char *what,
+                            uint32_t count, uint64_t length, size_t min,
+                            size_t known, size_t *stride)
 {
     *stride = 0;
     if (count == 0)
         return 0;
-    if ((uint64_t)count * known > length)
+    if ((uint64_t)count * min > length)
         return fail(p, off, "%s count %u needs at least %llu bytes, record has %llu",
-                    what, count, (unsigned long long)count * known,
+                    what, count, (unsigned long long)count * min,
                     (unsigned long long)length);
     if (length % count != 0)
         return fail(p, off, "%s record length %llu is not a multiple of its "
                     "count %u", what, (unsigned long long)length, count);
     *stride = (size_t)(length / count);
-    if (*stride < known)
+    if (*stride < min)
         return fail(p, off, "%s entries are %zu bytes, need at least %zu",
-                    what, *stride, known);
+                    what, *stride, min);
     if (*stride > known)
         p->s->long_entries += count;
     return 0;
+}
+
+static int array_stride(struct parser *p, size_t off, const char *what,
+                        uint32_t count, uint64_t length, size_t known,
+                        size_t *stride)
+{
+    return array_stride_min(p, off, what, count, length, known, known, stride);
 }
 
 static int parse_allocs(struct parser *p, size_t hdr, size_t off,
@@ -241,13 +250,18 @@ static int parse_devices(struct parser *p, size_t hdr, size_t off,
 {
     struct snapshot *s = p->s;
     size_t stride;
-    if (array_stride(p, hdr, "DEVICES", count, length, GL_DEVICE_ENTRY_SIZE, &stride) ||
+    if (array_stride_min(p, hdr, "DEVICES", count, length, GL_DEVICE_ENTRY_MIN_SIZE,
+                         GL_DEVICE_ENTRY_SIZE, &stride) ||
         grow(p, (void **)&s->devices, &p->cap_devices, s->ndevices + count,
              sizeof *s->devices, hdr))
         return -1;
     for (uint32_t i = 0; i < count; i++) {
         size_t eo = off + (size_t)i * stride;
-        const uint8_t *b = p->buf + eo;
+        /* an entry written before the last fields were appended is read
+         * as if they were 0 (GL_DEVICE_ENTRY_MIN_SIZE) */
+        uint8_t full[GL_DEVICE_ENTRY_SIZE] = {0};
+        memcpy(full, p->buf + eo, stride < sizeof full ? stride : sizeof full);
+        const uint8_t *b = full;
         struct snap_device *d = &s->devices[s->ndevices];
         GL_WIRE_DECODE(DEVICES, devices, b, d);
         if (check_device(p, d->device, eo))

@@ -16,6 +16,7 @@ struct suppressions;
 struct history;
 struct frag;
 struct phases;
+struct ledger;
 
 /* --sections */
 enum {
@@ -23,7 +24,8 @@ enum {
     SEC_PEAK = 2,
     SEC_TIMELINE = 4,
     SEC_FRAG = 8,
-    SEC_ALL = 15,
+    SEC_LEDGER = 16,
+    SEC_ALL = 31,
 };
 
 struct report_ctx {
@@ -37,6 +39,7 @@ struct report_ctx {
     const struct history *h;
     const struct frag *fr;
     const struct phases *ph; /* memory by phase; NULL in diff and merge */
+    const struct ledger *lg; /* every used byte per device; NULL in diff and merge */
     FILE *out;
     bool color;
     unsigned sections;

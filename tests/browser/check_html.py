@@ -267,6 +267,18 @@ def main():
         rows = attrs(page, "#phases-table tbody tr.row", ["data-bytes"])
         eq([int(x[0]) for x in rows], want[:200], "phases table rows")
 
+        # the ledger of used memory: a card per device with its unexplained
+        # remainder, and a table whose first row is the live allocations
+        # and last the remainder, as the JSON report has them
+        for L in rep.get("ledger", []):
+            dev = L["device"]
+            eq(attrs(page, ".card.ledger[data-device='%d']" % dev, ["data-unexplained-bytes"]),
+               [[str(L["unexplained_bytes"])]], "ledger card of device %d" % dev)
+            rows = attrs(page, "#ledger-table-%d tbody tr.row" % dev, ["data-bytes"])
+            eq((rows[0][0], rows[-1][0]), (str(L["live_bytes"]), str(L["unexplained_bytes"])),
+               "ledger table of device %d" % dev)
+        eq(len(attrs(page, ".card.ledger", ["data-device"])), len(rep.get("ledger", [])), "ledger cards")
+
         # other processes' memory still mapped: its own card and table
         mapped = rep.get("mapped", {}).get("groups", [])
         eq(attrs(page, "#card-mapped", ["data-bytes"]),

@@ -71,7 +71,7 @@ static void ctx(void)
     EQ(cuCtxGetDevice(&dev), CUDA_SUCCESS);
     EQ(dev, 1);
     size_t f0 = free_mem();
-    EQ(f0, (size_t)1 << 30);
+    EQ(f0, ((size_t)1 << 30) - (5 << 20)); /* the context's own: 4 MiB + 1 MiB on device 1 */
     CUdeviceptr a, b, base;
     EQ(cuMemAlloc(&a, 5000), CUDA_SUCCESS);
     EQ(f0 - free_mem(), 5120);
@@ -131,7 +131,7 @@ static void ctx(void)
     EQ(cuStreamSynchronize(s), CUDA_ERROR_INVALID_HANDLE); /* stream of a dead context */
     EQ(cuCtxSetCurrent(c2), CUDA_SUCCESS);
     EQ(cuMemFree(a), CUDA_ERROR_INVALID_VALUE);
-    EQ(f0 - free_mem(), 4 * 1024 * 1024);
+    EQ(((size_t)1 << 30) - free_mem(), 8 * 1024 * 1024); /* device 0: c2's own 4 MiB and b */
     EQ(cuCtxCreate(&c1, NULL, 0, 1), CUDA_SUCCESS);
     EQ(free_mem(), f0);
     EQ(cuCtxDestroy(c1), CUDA_SUCCESS);
@@ -157,14 +157,14 @@ static void ctx(void)
     EQ(cuMemAlloc(&a, 1024 * 1024), CUDA_SUCCESS);
     EQ(detach(c3), CUDA_SUCCESS); /* one usage left */
     EQ(cuCtxGetApiVersion(c3, &api), CUDA_SUCCESS);
-    EQ(f0 - free_mem(), 1024 * 1024);
+    EQ(((size_t)1 << 30) - free_mem(), 5 * 1024 * 1024); /* device 0: c3's own 4 MiB and a */
     EQ(detach(c3), CUDA_SUCCESS); /* the last: destroyed, its memory freed */
     EQ(cuCtxGetApiVersion(c3, &api), CUDA_ERROR_INVALID_CONTEXT);
     EQ(cuCtxGetCurrent(&none), CUDA_SUCCESS);
     CHECK(none == NULL);
     EQ(detach(c3), CUDA_ERROR_INVALID_CONTEXT);
     EQ(cuCtxCreate(&c1, NULL, 0, 0), CUDA_SUCCESS);
-    EQ(free_mem(), f0);
+    EQ(free_mem(), ((size_t)1 << 30) - 4 * 1024 * 1024); /* c1's own only */
     EQ(detach(c3), CUDA_ERROR_INVALID_CONTEXT); /* not current either */
     EQ(cuCtxDestroy(c1), CUDA_SUCCESS);
 }
@@ -211,6 +211,38 @@ static void primary(void)
     EQ(cuDevicePrimaryCtxRelease(0), CUDA_ERROR_INVALID_CONTEXT);
     EQ(cuDevicePrimaryCtxRetain(&p2, 0), CUDA_SUCCESS);
     EQ(free_mem(), f0);
+}
+
+/* Run with FAKECUDA_OTHER_USED=3145728 FAKECUDA_OTHER_USED_LATER=7340032:
+ * what contexts take (4 MiB + 1 MiB per device ordinal), charged while they
+ * live, and other processes' memory, there from the start or appearing with
+ * the device's first cuMemAlloc. */
+static void ctxcost(void)
+{
+    const size_t MB = 1 << 20, total = (size_t)1 << 30, other = 3 * MB, later = 7 * MB;
+    CUcontext p, u;
+    EQ(cuInit(0), CUDA_SUCCESS);
+    EQ(cuDevicePrimaryCtxRetain(&p, 0), CUDA_SUCCESS);
+    EQ(cuCtxSetCurrent(p), CUDA_SUCCESS);
+    EQ(free_mem(), total - other - 4 * MB);
+    CUdeviceptr a;
+    EQ(cuMemAlloc(&a, MB), CUDA_SUCCESS); /* the other process's later use appears */
+    EQ(free_mem(), total - other - 4 * MB - later - MB);
+    EQ(cuMemAlloc(&a, MB), CUDA_SUCCESS); /* once */
+    EQ(free_mem(), total - other - 4 * MB - later - 2 * MB);
+    /* a reset gives the context's memory back, the new retain takes it again */
+    EQ(cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);
+    EQ(cuDevicePrimaryCtxRetain(&p, 0), CUDA_SUCCESS);
+    EQ(cuCtxSetCurrent(p), CUDA_SUCCESS);
+    EQ(free_mem(), total - other - 4 * MB - later);
+    /* a context made with cuCtxCreate costs the same; device 1 has not seen
+     * the later use yet */
+    EQ(cuCtxCreate(&u, NULL, 0, 1), CUDA_SUCCESS);
+    EQ(free_mem(), total - other - 5 * MB);
+    EQ(cuCtxDestroy(u), CUDA_SUCCESS);
+    EQ(cuDevicePrimaryCtxRetain(&u, 1), CUDA_SUCCESS);
+    EQ(cuCtxSetCurrent(u), CUDA_SUCCESS);
+    EQ(free_mem(), total - other - 5 * MB); /* the destroyed one's given back */
 }
 
 static void procaddr(void)
@@ -793,7 +825,7 @@ static void threads(void)
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } tests[] = {
-        {"ctx", ctx}, {"primary", primary}, {"procaddr", procaddr}, {"pool", pool},
+        {"ctx", ctx}, {"primary", primary}, {"ctxcost", ctxcost}, {"procaddr", procaddr}, {"pool", pool},
         {"vmm", vmm}, {"arrays", arrays}, {"extmem", extmem}, {"host", host}, {"threads", threads},
         {"green", green},
     };

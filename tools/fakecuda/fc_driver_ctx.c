@@ -213,6 +213,11 @@ static CUresult ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev)
     c->flags = flags;
     c->id = fc_next_id();
     fc_lock();
+    if (fc_ctx_charge(c) != 0) {
+        fc_unlock();
+        free(c);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     c->next_all = all_ctx;
     all_ctx = c;
     fc_unlock();
@@ -257,6 +262,7 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
     }
     c->alive = 0;
     fc_ctx_release_memory(c);
+    fc_ctx_uncharge(c);
     fc_unlock();
     /* A destroyed context that is current here is popped off this thread. */
     if (tls_top() == c)
@@ -446,16 +452,22 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     if (!d)
         return CUDA_ERROR_INVALID_DEVICE;
     fc_lock();
-    fc_primary_retain_locked(d);
+    CUresult r = fc_primary_retain_locked(d);
     fc_unlock();
+    if (r != CUDA_SUCCESS)
+        return r;
     *pctx = (CUcontext)&d->primary;
     return CUDA_SUCCESS;
 }
 
-void fc_primary_retain_locked(struct fc_dev *d)
+/* The first reference makes the context, and charges its own memory. */
+CUresult fc_primary_retain_locked(struct fc_dev *d)
 {
+    if (d->primary.refs == 0 && fc_ctx_charge(&d->primary) != 0)
+        return CUDA_ERROR_OUT_OF_MEMORY; /* the context's own memory did not fit */
     d->primary.refs++;
     d->primary.alive = 1;
+    return CUDA_SUCCESS;
 }
 
 /* Releasing the last reference destroys the primary context's resources,
@@ -467,6 +479,7 @@ CUresult fc_primary_release_locked(struct fc_dev *d)
         return CUDA_ERROR_INVALID_CONTEXT;
     if (--d->primary.refs == 0) {
         fc_ctx_release_memory(&d->primary);
+        fc_ctx_uncharge(&d->primary);
         d->primary.alive = 0;
         d->primary.life++;
     }
@@ -495,6 +508,7 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
         return CUDA_ERROR_INVALID_DEVICE;
     fc_lock();
     fc_ctx_release_memory(&d->primary);
+    fc_ctx_uncharge(&d->primary);
     d->primary.refs = 0;
     d->primary.alive = 0;
     d->primary.flags = 0;

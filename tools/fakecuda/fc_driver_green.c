@@ -221,7 +221,11 @@ CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice de
     g->conv.owner = &d->primary;
     g->conv.green = g;
     fc_lock();
-    fc_primary_retain_locked(d);
+    if (fc_primary_retain_locked(d) != CUDA_SUCCESS) {
+        fc_unlock();
+        free(g);
+        return CUDA_ERROR_OUT_OF_MEMORY; /* the primary context's own memory did not fit */
+    }
     g->conv.life = d->primary.life;
     g->next_all = all_green;
     all_green = g;

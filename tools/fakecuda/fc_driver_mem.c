@@ -22,6 +22,8 @@ static CUresult dev_alloc(CUdeviceptr *dptr, size_t req, size_t rsize, int kind)
     if (rsize == 0)
         return CUDA_ERROR_OUT_OF_MEMORY;
     fc_lock();
+    if (kind == FC_K_DEVICE)
+        fc_other_later_charge(&fc_devs[c->dev]);
     struct fc_seg *s = fc_heap_alloc(&fc_devs[c->dev], rsize);
     if (s) {
         s->kind = kind;
@@ -102,7 +104,7 @@ CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
         return r;
     if (!free || !total)
         return CUDA_ERROR_INVALID_VALUE;
-    if (fc_meminfo_delay_ms) {
+    if (fc_meminfo_delay_ms && __atomic_add_fetch(&fc_meminfo_calls, 1, __ATOMIC_RELAXED) > fc_meminfo_delay_skip) {
         struct timespec d = {(time_t)(fc_meminfo_delay_ms / 1000), (long)(fc_meminfo_delay_ms % 1000) * 1000000L};
         while (nanosleep(&d, &d) != 0)
             ;

@@ -18,6 +18,7 @@
 #define FC_ALIGN ((size_t)512)              /* cudaMalloc guarantees >= 256 */
 #define FC_BIG ((size_t)2 << 20)            /* large-page granularity */
 #define FC_DEFAULT_MEM ((size_t)1 << 30)
+#define FC_DEFAULT_CTX_BYTES (4ull << 20) /* FAKECUDA_CTX_BYTES: a context's own memory */
 
 /* What a heap segment holds.  The heap itself only knows free/used. */
 enum fc_kind {
@@ -44,6 +45,7 @@ struct fc_ctx {
     int attached;  /* user context: cuCtxAttach usages beyond its creation */
     unsigned flags;
     unsigned long long id;
+    size_t cost_charged;     /* the context's own memory, charged while it lives (fc_ctx_charge) */
     struct fc_ctx *next_all; /* every context ever made, for handle checks */
     /* Green contexts (fc_driver_green.c).  A primary context's life counts
      * the times it went inactive (reset, or its last release).  The CUcontext
@@ -108,6 +110,9 @@ struct fc_pool {
 /* FAKECUDA_MEMINFO_DELAY_MS: how long cuMemGetInfo takes (a driver stuck at
  * exit, for the interposer's time limits); 0 normally. */
 extern unsigned long long fc_meminfo_delay_ms;
+/* FAKECUDA_MEMINFO_DELAY_SKIP: the first this many calls answer at once (a
+ * driver that gets stuck later, at exit); fc_meminfo_calls counts them. */
+extern unsigned long long fc_meminfo_delay_skip, fc_meminfo_calls;
 extern unsigned long long fc_free_delay_ms;
 /* FAKECUDA_IMPORT_REUSE=1: importing memory this process already holds a
  * live imported handle of returns that handle again, one more reference
@@ -126,6 +131,9 @@ struct fc_dev {
     /* the graph memory pool: used by live graph allocations, reserved
      * (charged to `used`) until cuDeviceGraphMemTrim */
     size_t graph_used, graph_reserved, graph_used_high, graph_reserved_high;
+    /* FAKECUDA_OTHER_USED_LATER: another process's memory not yet charged;
+     * charged by this device's first cuMemAlloc (fc_state.c) */
+    size_t other_later;
 };
 
 /* fc_state.c: one lock for all driver state; a fake needs correctness, not
@@ -138,6 +146,13 @@ int fc_initialized(void);
 CUresult fc_do_init(void);
 unsigned long long fc_next_id(void);
 struct fc_dev *fc_dev_get(CUdevice d); /* NULL when out of range */
+/* A context's own device memory (fc_state.c, README "Environment"):
+ * charged when it becomes active, given back when it goes; under fc_lock.
+ * fc_ctx_charge returns -1 when the device has not that much free. */
+int fc_ctx_charge(struct fc_ctx *c);
+void fc_ctx_uncharge(struct fc_ctx *c);
+/* Charges FAKECUDA_OTHER_USED_LATER on d if it is still due; under fc_lock. */
+void fc_other_later_charge(struct fc_dev *d);
 
 /* fc_heap.c */
 size_t fc_round(size_t n);
@@ -162,7 +177,7 @@ void fc_ctx_release_memory(struct fc_ctx *c);/* fc_driver_mem.c; lock held */
  * context; the last release resets it (its memory goes), as
  * cuDevicePrimaryCtxRelease's does.  Release: CUDA_ERROR_INVALID_CONTEXT when
  * no reference is held. */
-void fc_primary_retain_locked(struct fc_dev *d);
+CUresult fc_primary_retain_locked(struct fc_dev *d);
 CUresult fc_primary_release_locked(struct fc_dev *d);
 /* (takes the lock) A context made elsewhere (a green context's CUcontext)
  * joins the list of known handles. */

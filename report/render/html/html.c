@@ -42,6 +42,7 @@
 #include "render/html/flames.h"
 #include "render/html/growth.h"
 #include "render/html/hw.h"
+#include "render/html/ledger.h"
 #include "render/html/phases.h"
 #include "render/html/tables.h"
 #include "render/html/timeline.h"
@@ -181,6 +182,7 @@ int output_html(struct report_ctx *r, const struct html_multi *hm)
     html_flames(&w, r->a);
     html_tables(&w, r);
     html_phases(&w, r);
+    html_ledger(&w, r);
     html_addrmap(&w, r);
     html_growth(&w, hm);
     json_key(&w.j, "warnings");

@@ -161,6 +161,12 @@
         el('div', {cls: 'l', text: devName(d.device) + ' peak at ' + secs(d.peak_time_ns) + ', live ' + human(d.live_bytes) +
           (d.fragmentation !== undefined ? ', fragmentation ' + d.fragmentation.toFixed(2) : '')})]));
     });
+    (D.ledger || []).forEach(function (L) {
+      cards.appendChild(el('div', {cls: 'card ledger', 'data-device': L.device, 'data-unexplained-bytes': L.unexplained_bytes}, [
+        el('div', {cls: 'v', text: (L.unexplained_bytes < 0 ? '-' : '') + human(Math.abs(L.unexplained_bytes))}),
+        el('div', {cls: 'l', text: devName(L.device) + ' unexplained: ' + L.unexplained_pct.toFixed(1) + '% of ' +
+          human(L.used_bytes) + ' used (ledger in Tables)'})]));
+    });
     h.appendChild(cards);
     var nav = el('nav');
     [['timeline', 'Timeline'], ['flame', 'Flame graphs'], ['addrmap', 'Address space'], ['tables', 'Tables']]
@@ -601,6 +607,19 @@
         ['called at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
         T.oom.slice(), function (r) { return r.stack; }));
     }
+    (D.ledger || []).forEach(function (L) { /* every used byte of the device, the remainder never hidden */
+      sec.appendChild(el('h3', {text: 'Ledger of ' + devName(L.device) + ': ' + human(L.used_bytes) + ' used of ' +
+        human(L.mem_total) + ' (total - free, the driver\u2019s view), every byte of it'}));
+      sec.appendChild(table('ledger-table-' + L.device, [
+        ['what', function (r) { return (r.part ? '\u00a0\u00a0\u00a0\u00a0' : '') + r.what; }, false, null, 'where'],
+        ['bytes', 'bytes', true, function (v) { return v === null ? '-' : exact(v); }],
+        ['size', 'bytes', true, function (v) { return v === null ? '' : (v < 0 ? '-' : '') + human(Math.abs(v)); }],
+        ['share of used', 'bytes', true, function (v, r) {
+          return v === null || r.part || !L.used_bytes ? '' : (v * 100 / L.used_bytes).toFixed(1) + '%'; }]],
+        L.rows.slice(), null));
+      if (L.managed_not_counted_bytes) sec.appendChild(el('p', {cls: 'muted', text: 'Not counted: ' +
+        human(L.managed_not_counted_bytes) + ' of managed memory, on the device only where its pages are (then in \u201cunexplained\u201d).'}));
+    });
     var P = D.phases;
     if (P && P.rows.length) { /* memory by phase: the annotations of the history */
       sec.appendChild(el('h3', {text: 'Memory by phase: ' + exact(P.total) + ' phase and device rows' +

@@ -15,6 +15,7 @@
 #include "render/json/common.h"
 #include "render/json/json.h"
 #include "render/json/json_sections.h"
+#include "render/json/ledger.h"
 #include "render/json/oom.h"
 #include "render/json/phases.h"
 #include "render/json/output_json.h"
@@ -329,6 +330,8 @@ void output_json(struct report_ctx *r)
         json_timeline(r, &j);
     if (r->sections & SEC_FRAG)
         json_fragmentation(r, &j);
+    if (r->sections & SEC_LEDGER)
+        json_ledger(r, &j);
     modules(r, &j);
     json_key(&j, "warnings");
     json_arr(&j);

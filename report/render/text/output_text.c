@@ -2,13 +2,15 @@
  * and heaptrack_print: a header, a SUMMARY block, one paragraph per leak
  * group (exact bytes, human units, when and where it was allocated), what
  * allocator caches hold, a LEAK SUMMARY, each device's peak, then the
- * timeline and fragmentation sections (text_sections.c). */
+ * timeline and fragmentation sections (text_sections.c), and the LEDGER of
+ * each device's used memory (ledger.c). */
 #include "render/text/output_text.h"
 
 #include "render/report.h"
 #include "render/text/bad_frees.h"
 #include "render/text/calls.h"
 #include "render/text/leaks.h"
+#include "render/text/ledger.h"
 #include "render/text/mapped.h"
 #include "render/text/modules.h"
 #include "render/text/oom.h"
@@ -45,4 +47,6 @@ void output_text(struct report_ctx *r)
         text_timeline(r);
     if (r->sections & SEC_FRAG)
         text_fragmentation(r);
+    if (r->sections & SEC_LEDGER)
+        text_ledger(r);
 }

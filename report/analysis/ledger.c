@@ -1,0 +1,151 @@
+#include "analysis/ledger.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/sat.h"
+#include "util/sort.h"
+#include "util/xalloc.h"
+
+bool ledger_resident(unsigned k)
+{
+    return k == GL_KIND_DEVICE || k == GL_KIND_POOL || k == GL_KIND_ARRAY || k == GL_KIND_VIRTUAL ||
+           k == GL_KIND_GRAPH;
+}
+
+/* Each device's row by ordinal, index + 1 (the reader bounds ordinals by
+ * GL_SNAP_MAX_DEVICE): a look-up per allocation, however many devices a
+ * hostile file names. */
+struct slots {
+    int32_t of[GL_SNAP_MAX_DEVICE + 1];
+};
+
+static struct ledger_dev *find(struct ledger *l, const struct slots *sl, int32_t device)
+{
+    if (device < 0 || device > GL_SNAP_MAX_DEVICE || sl->of[device] == 0)
+        return NULL;
+    return &l->dev[sl->of[device] - 1];
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+    int32_t x = ((const struct ledger_dev *)a)->device, y = ((const struct ledger_dev *)b)->device;
+    return x < y ? -1 : x > y;
+}
+
+static void add(uint64_t *bytes, uint64_t *count, uint64_t size)
+{
+    *bytes = sat_add(*bytes, size);
+    (*count)++;
+}
+
+static void allocations(const struct snapshot *s, struct ledger *l, const struct slots *sl)
+{
+    for (size_t i = 0; i < s->nallocs; i++) {
+        const struct snap_alloc *a = &s->allocs[i];
+        struct ledger_dev *d = find(l, sl, a->device);
+        if (d == NULL)
+            continue;
+        if (ledger_resident(a->kind))
+            add(&d->kind_bytes[a->kind], &d->kind_count[a->kind], a->size);
+        else if (a->kind == GL_KIND_MODULE)
+            add(&d->modules, &d->nmodules, a->size);
+        else if (a->kind == GL_KIND_IPC)
+            add(&d->ipc, &d->nipc, a->size);
+        else if (a->kind == GL_KIND_EXTERNAL)
+            add(&d->external, &d->nexternal, a->size);
+        else if (a->kind == GL_KIND_MANAGED)
+            add(&d->managed, &d->nmanaged, a->size);
+    }
+}
+
+static void pools(const struct snapshot *s, struct ledger *l, const struct slots *sl)
+{
+    for (size_t i = 0; i < s->npools; i++) {
+        const struct snap_pool *p = &s->pools[i];
+        struct ledger_dev *d = find(l, sl, p->device);
+        if (d == NULL)
+            continue;
+        uint64_t idle = p->reserved > p->used ? p->reserved - p->used : 0;
+        if (p->handle == GL_POOL_GRAPH_MEM) {
+            d->have_graph_pool = true;
+            d->graph_idle = sat_add(d->graph_idle, idle);
+        } else {
+            d->npools++;
+            d->pool_idle = sat_add(d->pool_idle, idle);
+        }
+    }
+}
+
+static void cached(const struct analysis *a, struct ledger *l, const struct slots *sl)
+{
+    for (size_t i = 0; i < a->cached.total; i++) {
+        const struct leak_group *g = &a->cached.g[i];
+        struct ledger_dev *d = find(l, sl, g->device);
+        if (d != NULL && ledger_resident(g->kind))
+            d->cached = sat_add(d->cached, g->bytes);
+    }
+}
+
+static void settle(struct ledger_dev *d)
+{
+    for (unsigned k = 0; k < GL_KIND_COUNT; k++)
+        d->live = sat_add(d->live, d->kind_bytes[k]);
+    uint64_t rows[] = {d->live, d->pool_idle, d->graph_idle, d->modules, d->ctx, d->ipc, d->external};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        d->explained = sat_add(d->explained, rows[i]);
+    if (d->used >= d->explained)
+        d->remainder = d->used - d->explained > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(d->used - d->explained);
+    else
+        d->remainder = d->explained - d->used > (uint64_t)INT64_MAX ? INT64_MIN
+                                                                     : -(int64_t)(d->explained - d->used);
+}
+
+int ledger_build(const struct snapview *v, const struct analysis *a, struct ledger *out)
+{
+    const struct snapshot *s = v->s;
+    memset(out, 0, sizeof *out);
+    out->dev = xcalloc(s->ndevices ? s->ndevices : 1, sizeof *out->dev);
+    struct slots *sl = xcalloc(1, sizeof *sl);
+    if (out->dev == NULL || sl == NULL) {
+        free(out->dev);
+        free(sl);
+        out->dev = NULL;
+        return -1;
+    }
+    for (size_t i = 0; i < s->ndevices; i++) {
+        const struct snap_device *sd = &s->devices[i];
+        if (sd->device < 0 || sd->mem_total == 0)
+            continue; /* the host, or no driver's view */
+        if (sd->device > GL_SNAP_MAX_DEVICE || sl->of[sd->device] != 0)
+            continue; /* the reader refuses both; kept safe regardless */
+        struct ledger_dev *d = &out->dev[out->ndev++];
+        sl->of[sd->device] = (int32_t)out->ndev;
+        d->device = sd->device;
+        d->mem_total = sd->mem_total;
+        d->mem_free = sd->mem_free;
+        d->used = sd->mem_total > sd->mem_free ? sd->mem_total - sd->mem_free : 0;
+        d->ctx_measured = sd->ctx_creations != 0;
+        d->ctx = d->ctx_measured ? sd->ctx_used_at_create : 0;
+        d->ctx_creations = sd->ctx_creations;
+    }
+    allocations(s, out, sl);
+    pools(s, out, sl);
+    cached(a, out, sl);
+    free(sl);
+    for (size_t i = 0; i < out->ndev; i++)
+        settle(&out->dev[i]);
+    sort_array(out->dev, out->ndev, sizeof *out->dev, cmp_dev);
+    return 0;
+}
+
+void ledger_free(struct ledger *l)
+{
+    free(l->dev);
+    memset(l, 0, sizeof *l);
+}
+
+double ledger_remainder_pct(const struct ledger_dev *d)
+{
+    return d->used ? (double)d->remainder * 100.0 / (double)d->used : 0.0;
+}

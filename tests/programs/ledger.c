@@ -1,0 +1,135 @@
+/* The ledger of used memory (tests/t_ledger.sh), on fakecuda with known
+ * costs: each device's used memory is made of
+ *   device 0: two cudaMalloc (4 MiB, 2 MiB); the default pool keeping 2 MiB
+ *     in reserve beside a live 2 MiB cudaMallocAsync; a pool of its own
+ *     (cudaMemPoolCreate) keeping 2 MiB in reserve, nothing live; a 3 MiB
+ *     fatbin loaded (4 MiB: fakecuda's 2 MiB pages); a graph keeping a
+ *     2 MiB allocation, and a second graph whose 2 MiB scratch allocation it
+ *     frees, left in the graph memory pool's reserve; the primary context
+ *     (fakecuda: 4 MiB) and other processes (FAKECUDA_OTHER_USED before it,
+ *     FAKECUDA_OTHER_USED_LATER after it);
+ *   device 1: one cudaMalloc of 2 MiB, its context (5 MiB) and the others'.
+ * Sizes are whole 2 MiB pages, so the driver's rounding adds nothing.
+ * `ledger reset` first resets device 0's primary context (cudaDeviceReset
+ * after a cudaMalloc), so the context is created and measured twice. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#define MiB ((size_t)1024 * 1024)
+
+static void rt(cudaError_t e, const char *what)
+{
+    if (e != cudaSuccess) {
+        fprintf(stderr, "%s failed: %d\n", what, (int)e);
+        exit(1);
+    }
+}
+
+static void drv(CUresult rc, const char *what)
+{
+    if (rc != CUDA_SUCCESS) {
+        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
+        exit(1);
+    }
+}
+
+static void keep_reserve(cudaMemPool_t pool)
+{
+    uint64_t max = UINT64_MAX;
+    rt(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &max), "cudaMemPoolSetAttribute");
+}
+
+static void pools(void)
+{
+    cudaMemPool_t def, own;
+    rt(cudaDeviceGetDefaultMemPool(&def, 0), "cudaDeviceGetDefaultMemPool");
+    keep_reserve(def);
+    void *live, *freed;
+    rt(cudaMallocAsync(&live, 2 * MiB, 0), "cudaMallocAsync");
+    rt(cudaMallocAsync(&freed, 2 * MiB, 0), "cudaMallocAsync");
+    rt(cudaFreeAsync(freed, 0), "cudaFreeAsync");
+    struct cudaMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = 0;
+    rt(cudaMemPoolCreate(&own, &props), "cudaMemPoolCreate");
+    keep_reserve(own);
+    void *p;
+    rt(cudaMallocFromPoolAsync(&p, 2 * MiB, own, 0), "cudaMallocFromPoolAsync");
+    rt(cudaFreeAsync(p, 0), "cudaFreeAsync");
+    rt(cudaStreamSynchronize(0), "cudaStreamSynchronize");
+}
+
+static void module(void)
+{
+    size_t payload = 3 * MiB;
+    unsigned char *image = calloc(1, 16 + payload);
+    if (!image)
+        exit(1);
+    unsigned magic = 0xBA55ED50u, version = 1, header = 16;
+    memcpy(image, &magic, 4);
+    memcpy(image + 4, &version, 2);
+    memcpy(image + 6, &header, 2);
+    memcpy(image + 8, &payload, 8);
+    CUmodule m;
+    drv(cuModuleLoadFatBinary(&m, image), "cuModuleLoadFatBinary");
+    free(image);
+}
+
+static struct cudaMemAllocNodeParams on_device0(size_t bytes)
+{
+    struct cudaMemAllocNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.poolProps.allocType = cudaMemAllocationTypePinned;
+    p.poolProps.location.type = cudaMemLocationTypeDevice;
+    p.poolProps.location.id = 0;
+    p.bytesize = bytes;
+    return p;
+}
+
+static void launch(cudaGraph_t g)
+{
+    cudaGraphExec_t x;
+    rt(cudaGraphInstantiate(&x, g, 0), "cudaGraphInstantiate");
+    rt(cudaGraphLaunch(x, 0), "cudaGraphLaunch");
+    rt(cudaStreamSynchronize(0), "cudaStreamSynchronize");
+}
+
+static void graphs(void)
+{
+    cudaGraph_t kept, scratch;
+    cudaGraphNode_t n, a;
+    rt(cudaGraphCreate(&kept, 0), "cudaGraphCreate");
+    struct cudaMemAllocNodeParams p = on_device0(2 * MiB);
+    rt(cudaGraphAddMemAllocNode(&n, kept, NULL, 0, &p), "cudaGraphAddMemAllocNode");
+    launch(kept);
+    rt(cudaGraphCreate(&scratch, 0), "cudaGraphCreate");
+    p = on_device0(2 * MiB);
+    rt(cudaGraphAddMemAllocNode(&a, scratch, NULL, 0, &p), "cudaGraphAddMemAllocNode");
+    rt(cudaGraphAddMemFreeNode(&n, scratch, &a, 1, p.dptr), "cudaGraphAddMemFreeNode");
+    launch(scratch);
+}
+
+int main(int argc, char **argv)
+{
+    void *a, *b, *c;
+    rt(cudaSetDevice(0), "cudaSetDevice");
+    if (argc > 1 && strcmp(argv[1], "reset") == 0) {
+        rt(cudaMalloc(&a, 2 * MiB), "cudaMalloc");
+        rt(cudaDeviceReset(), "cudaDeviceReset");
+    }
+    rt(cudaMalloc(&a, 4 * MiB), "cudaMalloc");
+    rt(cudaMalloc(&b, 2 * MiB), "cudaMalloc");
+    pools();
+    module();
+    graphs();
+    rt(cudaSetDevice(1), "cudaSetDevice");
+    rt(cudaMalloc(&c, 2 * MiB), "cudaMalloc");
+    return 0;
+}
