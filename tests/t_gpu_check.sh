@@ -46,7 +46,7 @@ def need(names, status):
                      [r["detail"] for r in d["results"] if r["check"] == n]))
 assert d["mode"] == "fake", d["mode"]
 need(["build"], "PASS")
-runnable = ["rt-shared", "reset", "ctx-teardown", "green", "cross-device", "ipc", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry", "vmm", "multicast", "vmm-host", "managed-pool", "pool-owner", "module", "async",
+runnable = ["rt-shared", "reset", "ctx-teardown", "green", "cross-device", "ipc", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry", "vmm", "multicast", "vmm-host", "managed-pool", "pool-owner", "module", "ledger", "async",
             "peak", "threads", "oom", "sigusr1", "graph"]
 if have_nvcc:
     need(["nvcc"] + runnable, "PASS")
