@@ -966,20 +966,26 @@ def check_pool_owner(ctx):
         fmt(reserve[("mempool", "leak_pool_object")]), fmt(reserve[("mempool", "leak_pool_and_block")]))
 
 
+def module_load_report(ctx, name):
+    """module_load.c real under gpuleak with eager loading, in its own
+    directory: its output (what it measured) and the final report."""
+    d = check_dir(ctx, name)
+    env = traced_env(ctx, os.path.join(d, "final.snap"), extra={"CUDA_MODULE_LOADING": "EAGER"})
+    rc, out, err = run([prog(ctx, "module_load"), "real"], cwd=d, env=env, timeout=90,
+                       log=os.path.join(d, "module_load.log"))
+    if rc != 0:
+        raise Fail("module_load real exited %d under gpuleak: %s" % (rc, first_error(err)))
+    return out, report_json(ctx, d, "final.snap")
+
+
 def check_module(ctx):
     """tests/t_modules.sh on the real driver: what each kept load took is
     measured around it by gpuleak as by the program itself (eager loading, so
     the load takes its memory at once), at the load's line, under
     cuda_modules and never as a leak."""
     src = os.path.join(PROGRAMS, "module_load.c")
-    d = check_dir(ctx, "module")
-    env = traced_env(ctx, os.path.join(d, "final.snap"), extra={"CUDA_MODULE_LOADING": "EAGER"})
-    rc, out, err = run([prog(ctx, "module_load"), "real"], cwd=d, env=env, timeout=90,
-                       log=os.path.join(d, "module_load.log"))
-    if rc != 0:
-        raise Fail("module_load real exited %d under gpuleak: %s" % (rc, first_error(err)))
+    out, r = module_load_report(ctx, "module")
     drops = dict((k, int(v)) for k, v in (line.split() for line in out.splitlines() if line.strip()))
-    r = report_json(ctx, d, "final.snap")
     got = sorted((g["api"], g["bytes"], fn(g["frames"][0]), g["frames"][0]["line"])
                  for g in r["cuda_modules"]["groups"])
     expect(got, sorted([("cuModuleLoadData", drops["module"], "load_ptx", site_line(src, "MOD-SITE")),
@@ -997,13 +1003,7 @@ def check_ledger(ctx):
     measured when the runtime created it.  The remainder is what nothing
     explains: the driver's rounding of allocations, kernels loaded lazily,
     other processes since the context was made."""
-    d = check_dir(ctx, "ledger")
-    env = traced_env(ctx, os.path.join(d, "final.snap"), extra={"CUDA_MODULE_LOADING": "EAGER"})
-    rc, out, err = run([prog(ctx, "module_load"), "real"], cwd=d, env=env, timeout=90,
-                       log=os.path.join(d, "module_load.log"))
-    if rc != 0:
-        raise Fail("module_load real exited %d under gpuleak: %s" % (rc, first_error(err)))
-    r = report_json(ctx, d, "final.snap")
+    _, r = module_load_report(ctx, "ledger")
     ledgers = r.get("ledger") or []
     if not ledgers:
         raise Fail("no ledger in the report (no driver's view at exit?)")
