@@ -59,6 +59,25 @@ for i in 0 1 2 3; do
     expect_eq "$got" "$want" "allocated bytes at step $i"
 done
 
+# diff over the series names the lines of the kept tensors (the loss and,
+# through its graph, the input and the activation), which grew at every
+# step, and not the weights, which did not change; --error-exitcode fails.
+"$REPORT" diff step0.snap step1.snap step2.snap step3.snap >d.txt || fail "diff exit $?"
+grep '^[+-]' d.txt | sed -n '/suspected leak (its tensors/p' >suspects.txt
+expect_eq "$(cat suspects.txt)" "+786,432 bytes (768.0 KiB): step (torch_train.py:$(line INPUT-LINE)), suspected leak (its tensors grew at every step)
++786,432 bytes (768.0 KiB): forward (torch_train.py:$(line ACT-LINE)), suspected leak (its tensors grew at every step)
++1,536 bytes (1.5 KiB): forward (torch_train.py:$(line LOSS-LINE)), suspected leak (its tensors grew at every step)" "diff's suspects"
+grep -A2 "forward (torch_train.py:$(line LOSS-LINE)), suspected" d.txt | tail -2 >loss.txt
+expect_eq "$(cat loss.txt)" "    live bytes: 512 -> 1,024 -> 1,536 -> 2,048
+    tensors:    1 -> 2 -> 3 -> 4" "the loss line's series"
+grep -q "torch_train.py:$(line WEIGHTS-LINE))" <(sed -n '/^TENSORS IN/,$p' d.txt) && fail "the weights did not change"
+rc=0; "$REPORT" --error-exitcode 9 diff step0.snap step1.snap step2.snap step3.snap >/dev/null || rc=$?
+expect_eq "$rc" 9 "--error-exitcode on tensors that grew at every step"
+# Two snapshots are no series.
+rc=0; "$REPORT" --error-exitcode 9 diff step1.snap step3.snap >d2.txt || rc=$?
+expect_eq "$rc" 0 "two snapshots: nothing suspected"
+grep -q 'suspected leak (its tensors' d2.txt && fail "two snapshots: a suspect"
+
 # SIGUSR1: the writer thread asks Python's main thread (a pending call, run
 # between two of its sleeps); the same tensors.
 GPULEAK_OUTPUT=sig%n.snap traced python3 "$prog" signal >sig.txt || fail "signal run: exit $?"

@@ -5,7 +5,9 @@
 
 #include <inttypes.h>
 
+#include "analysis/multi/torch_multi.h"
 #include "analysis/torch_blocks.h"
+#include "render/text/sites_multi.h"
 #include "render/text/textout.h"
 
 #define LINES_SHOWN 10 /* tensor lines per segment */
@@ -92,4 +94,51 @@ void text_torch(const struct report_ctx *r)
             fprintf(f, "        ... and %zu more lines\n", g->nlines - LINES_SHOWN);
     }
     torch_blocks_free(&t);
+}
+
+void text_torch_diff(const struct report_ctx *r, const struct msnap *m, size_t n)
+{
+    struct torch_multi t;
+    torch_multi_build(m, n, &t);
+    if (t.answered == 0) {
+        torch_multi_free(&t);
+        return;
+    }
+    FILE *f = r->out;
+    put_title(r, "TENSORS IN PYTORCH'S CACHE");
+    fprintf(f, "Live tensors by the Python line that allocated them, from PyTorch's own view\n"
+               "(%zu of the %zu snapshots carry it):\n",
+            t.answered, n);
+    size_t shown = 0;
+    for (size_t k = 0; k < t.nrows; k++) {
+        const struct torch_mrow *row = &t.rows[k];
+        if (row->change == 0 && !row->suspected)
+            continue;
+        fputc('\n', f);
+        put_color(r, row->change < 0 ? TC_GREEN : TC_RED);
+        fputs(row->change < 0 ? "-" : "+", f);
+        put_bytes(f, row->change < 0 ? (uint64_t)-row->change : (uint64_t)row->change);
+        put_color_end(r);
+        fputs(": ", f);
+        if (row->frame)
+            put_frame_short(f, &r->db->frames[row->frame]);
+        else
+            fputs("(no stack: PyTorch recorded none)", f);
+        if (row->suspected) {
+            fputs(", ", f);
+            put_color(r, TC_RED);
+            fputs("suspected leak (its tensors grew at every step)", f);
+            put_color_end(r);
+        }
+        fputs("\n    live bytes: ", f);
+        text_sites_series(f, row->bytes, n, true);
+        fputs("\n    tensors:    ", f);
+        text_sites_series(f, row->count, n, false);
+        fputc('\n', f);
+        put_cs(r, "    ", row->cs);
+        shown++;
+    }
+    if (shown == 0)
+        fputs("No change in the tensors between the snapshots.\n", f);
+    torch_multi_free(&t);
 }
