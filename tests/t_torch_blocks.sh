@@ -78,6 +78,30 @@ rc=0; "$REPORT" --error-exitcode 9 diff step1.snap step3.snap >d2.txt || rc=$?
 expect_eq "$rc" 0 "two snapshots: nothing suspected"
 grep -q 'suspected leak (its tensors' d2.txt && fail "two snapshots: a suspect"
 
+# The same in JSON (docs/json-output.md).
+"$REPORT" --json step3.snap >r3.json || fail "json exit $?"
+check_json r3.json <<PY
+t = d["torch"]
+eq((t["status"], t["reserved_bytes"], t["allocated_bytes"], t["segment_count"], t["tensor_count"]),
+   ("answered", 4 * $MiB, 3147776, 2, 13), "torch totals")
+eq([(g["size"], g["seen_by_gpuleak"], g["allocated_bytes"], g["cached_bytes"],
+     [(x["bytes"], x["requested_bytes"], x["count"], x["line"]) for x in g["tensors"]]) for g in t["segments"]],
+   [($MiB * 2, True, 1837056, 260096, [($MiB, $MiB, 1, $(line WEIGHTS-LINE)), (524288, 524288, 2, $(line INPUT-LINE)),
+                                      (262144, 262144, 1, $(line ACT-LINE)), (2048, 16, 4, $(line LOSS-LINE))]),
+    ($MiB * 2, True, 1310720, 786432, [(786432, 786432, 3, $(line ACT-LINE)), (524288, 524288, 2, $(line INPUT-LINE))])],
+   "segments and their tensors")
+PY
+"$REPORT" --json diff step0.snap step1.snap step2.snap step3.snap >d.json || fail "json diff exit $?"
+check_multi_json d.json <<PY
+t = d["torch_lines"]
+eq(t["snapshots_with_torch"], 4, "snapshots with torch")
+eq([(x["line"], x["bytes"], x["suspected_leak"]) for x in t["lines"]],
+   [($(line INPUT-LINE), [262144, 524288, 786432, 1048576], True),
+    ($(line ACT-LINE), [262144, 524288, 786432, 1048576], True),
+    ($(line LOSS-LINE), [512, 1024, 1536, 2048], True),
+    ($(line WEIGHTS-LINE), [$MiB] * 4, False)], "lines over the series")
+PY
+
 # SIGUSR1: the writer thread asks Python's main thread (a pending call, run
 # between two of its sleeps); the same tensors.
 GPULEAK_OUTPUT=sig%n.snap traced python3 "$prog" signal >sig.txt || fail "signal run: exit $?"
