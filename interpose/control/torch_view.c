@@ -399,8 +399,10 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
         int g = py.gil_ensure();
         buf = run_snippet(collect_code, &len);
         py.gil_release(g);
-    } else {
+    } else if (atomic_load(&torch_seen)) {
         buf = ask_main_thread(&len, &timed_out);
+    } else {
+        return; /* no torch seen yet: nothing to wait 2 s for */
     }
     if (buf == NULL) {
         /* No torch, or no answer: say so only where torch was seen, so a
@@ -426,4 +428,15 @@ void gl_torch_view_free(struct gl_torch_view *v)
     free(v->blocks);
     v->blocks = NULL;
     v->nblocks = 0;
+}
+
+void gl_torch_postfork_child(void)
+{
+    atomic_store(&phase, PHASE_IDLE);
+    atomic_store(&asking, false);
+    atomic_store(&probe_queued, false);
+    char *late = atomic_exchange(&answer, NULL);
+    free(late);
+    if (pthread_once(&answered_once, answered_init) == 0)
+        sem_init(&answered, 0, 0);
 }

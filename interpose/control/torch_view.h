@@ -39,12 +39,19 @@ void gl_torch_note_alloc(void);
 
 /* Asks PyTorch for its view, for a snapshot taken for `reason` (only
  * signal, periodic and request snapshots ask).  Called with no lock of ours
- * held; waits at most GL_TORCH_WAIT_MS for Python's main thread.  *out is
+ * held; waits at most GL_TORCH_WAIT_MS for Python's main thread, and only
+ * in a process where torch.cuda.memory was seen (a Python program without
+ * torch never waits: its main thread is not asked, except by a snapshot
+ * requested from a Python thread, which asks on that thread).  *out is
  * filled (status 0 when there is nothing to write); free it with
  * gl_torch_view_free.  Every stack it names is interned before it returns,
  * so a state copy taken afterwards holds them. */
 #define GL_TORCH_WAIT_MS 2000
 void gl_torch_collect(uint32_t reason, struct gl_torch_view *out);
 void gl_torch_view_free(struct gl_torch_view *v);
+
+/* fork: the child has no request in flight (its asker, the writer thread,
+ * is gone) and asks again with a fresh semaphore. */
+void gl_torch_postfork_child(void);
 
 #endif
