@@ -104,6 +104,20 @@ eq([(x["line"], x["bytes"], x["suspected_leak"]) for x in t["lines"]],
     ($(line WEIGHTS-LINE), [$MiB] * 4, False)], "lines over the series")
 PY
 
+# A reader refuses what the writer never writes (exit 2, one line).
+bad() { # FIELD-SETTING... EXPECTED-MESSAGE
+    local msg=${*: -1}
+    snap_set step3.snap bad.snap "${@:1:$#-1}" || fail "snap_set $*"
+    rc=0; "$REPORT" bad.snap >/dev/null 2>bad.err || rc=$?
+    expect_eq "$rc" 2 "exit status, $msg"
+    grep -q "$msg" bad.err || fail "message: got '$(cat bad.err)', expected '$msg'"
+}
+bad TORCH_BLOCKS 0 stack_id 99999 "torch block 0 refers to undefined stack id 99999"
+bad TORCH 0 blocks 3 "more TORCH_BLOCKS entries than the TORCH record's 3"
+bad TORCH 0 status 0 "TORCH record with status 0"
+bad TORCH 0 status 2 "TORCH_BLOCKS record without an answered TORCH record before it"
+bad TORCH_BLOCKS 0 device 5000 "device"
+
 # SIGUSR1: the writer thread asks Python's main thread (a pending call, run
 # between two of its sleeps); the same tensors.
 GPULEAK_OUTPUT=sig%n.snap traced python3 "$prog" signal >sig.txt || fail "signal run: exit $?"
