@@ -95,7 +95,10 @@ static char *run_snippet(const char *code, size_t *len)
 
 /* ---- turning PyTorch's history recording on ----------------------------- */
 
-/* `_r`: b"n" torch.cuda.memory not imported; b"u" the program records
+/* `_r`: b"n" torch.cuda.memory not imported, or PyTorch's CUDA state not
+ * initialized yet (another library made the allocation: recording turned on
+ * before torch.cuda initializes would not reach the allocators it creates,
+ * so the probe tries again at a later allocation); b"u" the program records
  * history itself (torch._C._cuda_isHistoryEnabled(), PyTorch 2.1 on;
  * before it, a block with frames or a trace entry tells); b"e" we
  * turned it on; b"x" it raised.  enabled="state" keeps only the live
@@ -105,8 +108,9 @@ static char *run_snippet(const char *code, size_t *len)
 static const char probe_code[] =
     "import sys as _s\n"
     "_m = _s.modules.get('torch.cuda.memory')\n"
+    "_c = _s.modules.get('torch.cuda')\n"
     "_r = b'n'\n"
-    "if _m is not None:\n"
+    "if _m is not None and _c is not None and _c.is_initialized():\n"
     "    try:\n"
     "        _h = getattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled', None)\n"
     "        if _h is not None:\n"
@@ -166,7 +170,8 @@ void gl_torch_note_alloc(void)
 
 /* ---- asking for the blocks --------------------------------------------- */
 
-/* `_r`: None when torch.cuda.memory is not imported, b"X" when _snapshot()
+/* `_r`: None when torch.cuda.memory is not imported or torch.cuda is not
+ * initialized (no allocator to ask), b"X" when _snapshot()
  * raised, else: "GLT1", u32 blocks, u32 segments, u64 reserved, u64
  * allocated; per block u64 segment, address, size, requested_size, i32
  * device, u16 state, u16 0, u32 frames, then frames x (u32 line, u32 file,
@@ -176,8 +181,9 @@ void gl_torch_note_alloc(void)
 static const char collect_code[] =
     "import sys as _s, struct as _t\n"
     "_m = _s.modules.get('torch.cuda.memory')\n"
+    "_c = _s.modules.get('torch.cuda')\n"
     "_r = None\n"
-    "if _m is not None:\n"
+    "if _m is not None and _c is not None and _c.is_initialized():\n"
     "    try:\n"
     "        _sg = _m._snapshot()['segments']\n"
     "        _st = {'active_allocated': 1, 'active_pending_free': 2, 'inactive': 3}\n"
@@ -325,6 +331,8 @@ static bool decode(const char *buf, size_t len, struct gl_torch_view *v)
     /* First pass: where the strings start. */
     const unsigned char *blocks_at = r.p;
     for (uint32_t i = 0; i < nblocks && !r.bad; i++) {
+        if (r.end - r.p < 44)
+            return false;
         r.p += 40;
         uint32_t nf = (uint32_t)rd(&r, 4);
         if (nf > MAX_FRAMES || (size_t)(r.end - r.p) < (size_t)nf * 12)

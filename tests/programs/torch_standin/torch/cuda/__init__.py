@@ -9,5 +9,11 @@ def is_available():
     return True
 
 
+def is_initialized():
+    """As PyTorch's: whether CUDA state was initialized (the stand-in's is
+    at import)."""
+    return True
+
+
 def synchronize(device=None):
     return None
