@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "base/config.h"
+#include "base/exit_guard.h"
 #include "base/internal.h"
 #include "base/libc_dl.h"
 #include "capture/pyframes.h"
@@ -245,6 +246,8 @@ static int answer_call(void *arg)
     return 0;
 }
 
+#define WAIT_SLICE_MS 50
+
 static char *ask_main_thread(size_t *len, bool *timed_out)
 {
     *len = 0;
@@ -258,16 +261,23 @@ static char *ask_main_thread(size_t *len, bool *timed_out)
     atomic_store(&phase, PHASE_ASKED);
     char *r = NULL;
     if (py.add_pending(answer_call, NULL) == 0) {
-        struct timespec deadline;
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += GL_TORCH_WAIT_MS / 1000;
-        deadline.tv_nsec += (long)(GL_TORCH_WAIT_MS % 1000) * 1000000L;
-        if (deadline.tv_nsec >= 1000000000L) {
-            deadline.tv_sec++;
-            deadline.tv_nsec -= 1000000000L;
+        /* In slices, so that a process that begins exiting meanwhile (its
+         * main thread will run no more bytecode, and the exit path waits
+         * for the writer to sample the driver) is not kept waiting. */
+        for (unsigned waited = 0; waited < GL_TORCH_WAIT_MS && !gl_exit_begun(); waited += WAIT_SLICE_MS) {
+            struct timespec deadline;
+            clock_gettime(CLOCK_REALTIME, &deadline);
+            deadline.tv_nsec += WAIT_SLICE_MS * 1000000L;
+            if (deadline.tv_nsec >= 1000000000L) {
+                deadline.tv_sec++;
+                deadline.tv_nsec -= 1000000000L;
+            }
+            int rc;
+            while ((rc = sem_timedwait(&answered, &deadline)) != 0 && errno == EINTR)
+                ;
+            if (rc == 0)
+                break;
         }
-        while (sem_timedwait(&answered, &deadline) != 0 && errno == EINTR)
-            ;
     }
     if (atomic_exchange(&phase, PHASE_IDLE) == PHASE_DONE) {
         r = atomic_exchange(&answer, NULL);
