@@ -12,6 +12,9 @@
 source "$ROOT/tests/lib.sh"
 export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
 export PYTHONPATH=$ROOT/tests/programs/torch_standin
+# The stand-in loads a libc10_cuda.so, as `import torch` does: gpuleak's sign
+# that PyTorch is there (fake_torch_stripped's, which has no constructors).
+export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
 prog=$ROOT/tests/programs/torch_train.py
 line() { site_line torch_train.py "$1"; }
 KiB=1024; MiB=$((1024 * 1024))
@@ -22,6 +25,8 @@ traced python3 "$prog" request >out.txt || fail "request run: exit $?"
 expect_eq "$(grep '^step 3' out.txt)" "step 3 allocated $((MiB + 4 * (512 * KiB + 512))) reserved $((4 * MiB))" "torch's own totals"
 # gpuleak asked PyTorch to record, once, in PyTorch's cheapest mode.
 expect_eq "$(grep '^calls' out.txt)" "calls ['_record_memory_history'] [('state', 'alloc', 'python')]" "history turned on"
+# Asked once whether history was on (the probe), and once per snapshot.
+expect_eq "$(grep '^asked' out.txt)" "asked [('_cuda_isHistoryEnabled', 1), ('_snapshot', 4)]" "what was asked"
 "$REPORT" --sections leaks step3.snap >r3.txt || fail "report exit $?"
 # Segment addresses are fakecuda's (they differ under TSan): not compared.
 seg_addr() { sed 's/^segment 0x[0-9a-f]*:/segment ADDR:/'; }
@@ -144,6 +149,16 @@ mkdir off
 (cd off && GPULEAK_TORCH=0 traced python3 "$prog" request >off.txt) || fail "off run: exit $?"
 expect_eq "$(grep '^calls' off/off.txt)" "calls [] []" "GPULEAK_TORCH=0"
 "$REPORT" off/step3.snap | grep -q "PYTORCH'S CACHE" && fail "GPULEAK_TORCH=0 wrote a TORCH record"
+
+# torch.cuda.memory imported but no libc10_cuda.so loaded (not PyTorch):
+# never a pending call -- the stand-in saw neither _record_memory_history
+# nor _snapshot nor _cuda_isHistoryEnabled -- and no record, on request or
+# on SIGUSR1.
+mkdir noc10
+(cd noc10 && TORCH_STANDIN_C10_CUDA= traced python3 "$prog" request >out.txt) || fail "no-c10 run: exit $?"
+expect_eq "$(grep '^calls' noc10/out.txt)" "calls [] []" "no libc10_cuda: nothing turned on"
+expect_eq "$(grep '^asked' noc10/out.txt)" "asked []" "no libc10_cuda: nothing asked"
+"$REPORT" noc10/step3.snap | grep -q "PYTORCH'S CACHE" && fail "no libc10_cuda: a TORCH record"
 
 # Python without torch: no record.
 cat >notorch.py <<'PY'

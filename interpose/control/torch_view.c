@@ -1,6 +1,7 @@
 #include "control/torch_view.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -15,6 +16,7 @@
 #include "base/exit_guard.h"
 #include "base/internal.h"
 #include "base/libc_dl.h"
+#include "base/modules.h"
 #include "capture/pyframes.h"
 #include "snapshot_format.h"
 #include "state/stack_table.h"
@@ -62,6 +64,34 @@ static bool py_ready(void)
     }
     /* A flag of the runtime: readable from any thread, GIL or not. */
     return py.is_initialized() != 0;
+}
+
+/* PyTorch's CUDA allocator lives in libc10_cuda.so, which `import torch`
+ * loads (torch._C needs it) in every CUDA build.  Seen in the loader's list
+ * without the GIL, it keeps a Python process that never imported torch from
+ * ever being sent a pending call. */
+static int find_c10_cuda(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    const char *name = info->dlpi_name, *slash = name ? strrchr(name, '/') : NULL;
+    const char *base = slash ? slash + 1 : name;
+    if (base != NULL && strncmp(base, "libc10_cuda", 11) == 0) {
+        *(bool *)data = true;
+        return 1;
+    }
+    return 0;
+}
+
+static bool c10_cuda_loaded(void)
+{
+    static atomic_bool seen; /* torch is never unloaded once imported */
+    if (atomic_load_explicit(&seen, memory_order_relaxed))
+        return true;
+    bool found = false;
+    gl_loader_walk(find_c10_cuda, &found);
+    if (found)
+        atomic_store(&seen, true);
+    return found;
 }
 
 /* Runs `code` in a fresh namespace (the program's are never touched) and
@@ -160,10 +190,11 @@ void gl_torch_note_alloc(void)
         atomic_store(&probe_done, 1);
         return;
     }
-    /* Both documented as callable from any thread without the GIL; the
-     * pending call then runs on Python's main thread at a bytecode
+    /* Py_IsInitialized and Py_AddPendingCall are documented as callable
+     * from any thread without the GIL (the loader walk is what a stack
+     * capture does too, with no lock of ours held); the pending call runs on Python's main thread at a bytecode
      * boundary, where no allocator mutex is held. */
-    if (!py_ready() || atomic_exchange(&probe_queued, true))
+    if (!py_ready() || !c10_cuda_loaded() || atomic_exchange(&probe_queued, true))
         return;
     if (py.add_pending(probe_call, NULL) != 0)
         atomic_store(&probe_queued, false);
@@ -403,7 +434,7 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
      * PyTorch's allocator mutex (that _snapshot() takes) or the GIL. */
     if (reason != GL_REASON_SIGNAL && reason != GL_REASON_PERIODIC && reason != GL_REASON_REQUEST)
         return;
-    if (!py_ready())
+    if (!py_ready() || !c10_cuda_loaded())
         return;
     size_t len = 0;
     bool timed_out = false;

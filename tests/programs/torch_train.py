@@ -63,5 +63,7 @@ for i in range(4):
         os.kill(os.getpid(), signal.SIGUSR1)
         wait_for(os.environ["GPULEAK_OUTPUT"].replace("%n", str(i)))
     print("step", i, "allocated", torch.cuda.memory_allocated(), "reserved", torch.cuda.memory_reserved())
-print("calls", [c[0] for c in torch.cuda.memory.calls if c[0] != "_snapshot"],
-      [c[1:] for c in torch.cuda.memory.calls if c[0] != "_snapshot"])
+rec = [c for c in torch.cuda.memory.calls if c[0] == "_record_memory_history"]
+print("calls", [c[0] for c in rec], [c[1:] for c in rec])
+print("asked", sorted(set((c[0], sum(1 for x in torch.cuda.memory.calls if x[0] == c[0]))
+                          for c in torch.cuda.memory.calls if c[0] != "_record_memory_history")))

@@ -11,8 +11,18 @@ last reference frees their block; and an autograd-like graph: a tensor made
 by an operation keeps its inputs alive, so `losses.append(loss)` keeps a
 step's activations, the commonest PyTorch leak.
 """
-from . import _C  # noqa: F401
-from . import cuda  # noqa: F401  (imports torch.cuda.memory, as PyTorch does)
-from ._tensor import Tensor, empty, zeros, float32, float16  # noqa: F401
+import ctypes as _ctypes
+import os as _os
+
+# PyTorch's import loads libc10_cuda.so, where its CUDA allocator lives;
+# gpuleak looks for it before it asks Python anything.  The tests name a
+# stand-in library (any libc10_cuda*.so) here; without it, this package is
+# invisible to gpuleak's PyTorch support.
+if _os.environ.get("TORCH_STANDIN_C10_CUDA"):
+    _ctypes.CDLL(_os.environ["TORCH_STANDIN_C10_CUDA"])
+
+from . import _C  # noqa: F401,E402
+from . import cuda  # noqa: F401,E402  (imports torch.cuda.memory, as PyTorch does)
+from ._tensor import Tensor, empty, zeros, float32, float16  # noqa: F401,E402
 
 __version__ = "0.0+gpuleak.standin"
