@@ -159,10 +159,11 @@ static const char probe_code[] =
     "        _r = b'x'\n";
 
 static _Atomic int probe_done;      /* PyTorch found (or given up): allocations pay one load */
-static _Atomic uint64_t probe_allocs;
+static _Atomic uint32_t probes;     /* looks taken, all threads */
+static GL_TLS uint32_t thread_allocs; /* per thread: counting shares no cache line */
 static atomic_bool probe_queued;    /* one pending probe at a time */
 static atomic_bool torch_seen;      /* torch.cuda.memory was imported */
-#define PROBE_LAST_ALLOC (1u << 20)  /* 21 probes at most: allocations 1, 2, 4, ... 2^20 */
+#define PROBE_MAX 64 /* looks at most, then never again */
 
 static int probe_call(void *arg)
 {
@@ -183,10 +184,12 @@ void gl_torch_note_alloc(void)
 {
     if (atomic_load_explicit(&probe_done, memory_order_relaxed))
         return;
-    uint64_t n = atomic_fetch_add_explicit(&probe_allocs, 1, memory_order_relaxed) + 1;
-    if ((n & (n - 1)) != 0)
+    /* A look at each thread's 1st, 2nd, 4th, 8th... allocation, PROBE_MAX
+     * looks in the process at most. */
+    uint32_t t = ++thread_allocs;
+    if ((t & (t - 1)) != 0)
         return;
-    if (n > PROBE_LAST_ALLOC || !gl_config.torch) {
+    if (atomic_fetch_add_explicit(&probes, 1, memory_order_relaxed) >= PROBE_MAX || !gl_config.torch) {
         atomic_store(&probe_done, 1);
         return;
     }

@@ -29,8 +29,9 @@ struct gl_torch_view {
 };
 
 /* An allocation succeeded (called by the hooks, inside the hook, maybe with
- * the framework's allocator mutex held): at the 1st, 2nd, 4th, 8th...
- * allocation of a Python process, until PyTorch is found, queues ONE
+ * the framework's allocator mutex held): at a thread's 1st, 2nd, 4th, 8th...
+ * allocation (64 looks in the process at most), in a Python process that
+ * loaded libc10_cuda.so, until PyTorch is found, queues ONE
  * Python pending call (Py_AddPendingCall, the only thing done here) that
  * turns PyTorch's history recording on with Python stacks if
  * torch.cuda.memory is imported and the program has not turned it on
