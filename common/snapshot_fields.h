@@ -84,6 +84,14 @@
     F(u32, count, "strings that follow, at most 64")
 #define GL_TAIL_ENV "count × str \"NAME=value\""
 
+#define GL_FIELDS_TORCH(F, R)                                                  \
+    F(u32, status, "1 answered, 2 no answer in time (Python's main thread ran no bytecode within 2 s: blocked in C), 3 `_snapshot()` raised") \
+    F(u32, segments, "segments PyTorch's allocator holds (all devices)")     \
+    F(u64, reserved_bytes, "their `total_size`, summed: `torch.cuda.memory_reserved()` over every device") \
+    F(u64, allocated_bytes, "the sizes of its `active_allocated` blocks, summed: `torch.cuda.memory_allocated()` over every device") \
+    F(u64, blocks, "TORCH_BLOCKS entries that follow")
+#define GL_TAIL_TORCH ""
+
 /* ---- array entries ---------------------------------------------------- */
 
 #define GL_FIELDS_ALLOCS(F, R)                                                 \
@@ -184,6 +192,17 @@
     F(u16, teardown, "the call that released them (`cudaDeviceReset`, `cuDevicePrimaryCtxReset_v2`, `cuCtxDestroy_v2`, `cuDevicePrimaryCtxRelease_v2` (the last reference), and after them the v1 `cuDevicePrimaryCtxReset`, `cuDevicePrimaryCtxRelease`, `cuCtxDetach` (the last usage) and `cuGreenCtxDestroy` (the primary context's last reference was the green context's); values from 63 on in `GL_API_LIST`)") \
     R(u16, reserved, "")
 
+#define GL_FIELDS_TORCH_BLOCKS(F, R)                                           \
+    F(u64, segment, "the segment's address: an ALLOCS ptr when gpuleak saw its `cudaMalloc`") \
+    F(u64, address, "the block's address, inside the segment")               \
+    F(u64, size, "the block's size (rounded by the allocator)")              \
+    F(u64, requested_size, "what the tensor asked for")                      \
+    F(u32, stack_id, "a STACK of Python frames only, the allocation's; 0 when PyTorch recorded none") \
+    F(i32, device, "")                                                         \
+    F(u16, state, "1 `active_allocated`, 2 `active_pending_free`, 3 `inactive` (cached), 0 anything else") \
+    R(u16, reserved, "")                                                       \
+    R(u32, reserved2, "")
+
 /* ---- the parts and records -------------------------------------------- */
 
 /* Every list above: X(PART, part, size the format promises). */
@@ -205,6 +224,8 @@
     X(BAD_FREES, bad_frees, GL_BAD_FREE_ENTRY_SIZE)                            \
     X(CALLS, calls, GL_CALLS_ENTRY_SIZE)                                       \
     X(TEARDOWN, teardown, GL_TEARDOWN_ENTRY_SIZE)                              \
+    X(TORCH, torch, GL_TORCH_FIXED_SIZE)                                       \
+    X(TORCH_BLOCKS, torch_blocks, GL_TORCH_BLOCK_ENTRY_SIZE)                   \
     X(END, end, GL_END_SIZE)
 
 /* Every record type, in type order, for the docs' table of records:
@@ -226,6 +247,8 @@
     X(BAD_FREES, "zero or more", ARRAY, "frees of an address or handle that had no live allocation") \
     X(CALLS, "zero or more", ARRAY, "allocation calls and frees per stack")   \
     X(TEARDOWN, "zero or more", ARRAY, "allocations never freed that a context teardown released") \
+    X(TORCH, "at most once", FIXED, "PyTorch's caching allocator, asked through `torch.cuda.memory._snapshot()` (docs/pytorch.md)") \
+    X(TORCH_BLOCKS, "zero or more, after TORCH", ARRAY, "that allocator's blocks, with the Python stack of each live one") \
     X(END, "once, last", FIXED, "")
 
 #endif

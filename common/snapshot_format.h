@@ -45,6 +45,8 @@ enum gl_record_type {
     GL_REC_BAD_FREES = 13, /* array: frees of addresses with no live allocation */
     GL_REC_CALLS = 14,     /* array: allocation calls and frees per stack */
     GL_REC_TEARDOWN = 15,  /* array: allocations freed only by a context teardown */
+    GL_REC_TORCH = 16,        /* PyTorch's caching allocator as it saw itself (docs/pytorch.md) */
+    GL_REC_TORCH_BLOCKS = 17, /* array: that allocator's blocks */
     GL_REC_END = 0xffffffffu, /* last record; nothing may follow it */
 };
 
@@ -149,6 +151,31 @@ enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
 /* CALLS entry: for one stack, every call that made memory with it since
  * tracking started, and the frees of that memory.  Only stacks with allocs > 0; at most one entry per stack. */
 #define GL_CALLS_ENTRY_SIZE 32u
+
+/* TORCH: PyTorch's caching allocator asked, through its own Python API
+ * (torch.cuda.memory._snapshot()), while the snapshot was taken: at most
+ * once, only in a process where torch.cuda.memory was imported, and never in
+ * exit, fatal-signal or out-of-memory snapshots (docs/pytorch.md).  status
+ * says whether it answered; TORCH_BLOCKS follow only when it did. */
+#define GL_TORCH_FIXED_SIZE 32u
+enum gl_torch_status {
+    GL_TORCH_ANSWERED = 1, /* segments and blocks below are PyTorch's view now */
+    GL_TORCH_NO_ANSWER = 2, /* Python's main thread ran no bytecode in time */
+    GL_TORCH_FAILED = 3,    /* torch.cuda.memory._snapshot() raised */
+};
+
+/* TORCH_BLOCKS entry: one block of a segment of PyTorch's allocator; a
+ * segment is what the allocator got from cudaMalloc, so `segment` is the ptr
+ * of an ALLOCS entry when gpuleak saw that call.  stack_id names a STACK of
+ * Python frames only (the allocation's, innermost first; 0 when PyTorch kept
+ * none: history recording was off when the block was allocated). */
+#define GL_TORCH_BLOCK_ENTRY_SIZE 48u
+enum gl_torch_block_state {
+    GL_TORCH_BLOCK_UNKNOWN = 0,
+    GL_TORCH_BLOCK_ALLOCATED = 1,    /* "active_allocated": a live tensor's */
+    GL_TORCH_BLOCK_PENDING_FREE = 2, /* "active_pending_free": freed, a stream still uses it */
+    GL_TORCH_BLOCK_INACTIVE = 3,     /* "inactive": cached, free for reuse */
+};
 
 /* Record multiplicity: PROCESS, DEVICES, PEAK, END once; MODULE, STACK,
  * LABEL, PYFRAME once per item; ALLOCS, EVENTS, POOLS, VMM, BAD_FREES, CALLS any number of times (the

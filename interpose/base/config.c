@@ -14,6 +14,7 @@ struct gl_config gl_config = {
     .output = GL_DEFAULT_OUTPUT,
     .max_entries = GL_DEFAULT_MAX_ENTRIES,
     .python = true,
+    .torch = true,
     .oom_snapshot = true,
     .oom_interval_ms = GL_DEFAULT_OOM_INTERVAL_MS,
 };
@@ -143,10 +144,11 @@ void gl_config_load(void)
     /* One flag per variable: each bad value gets its own line. */
     static atomic_bool warned_depth, warned_output, warned_entries, warned_conv;
     static atomic_bool warned_disable, warned_python, warned_free, warned_oom, warned_oom_iv;
-    static atomic_bool warned_cache, warned_check;
+    static atomic_bool warned_cache, warned_check, warned_torch;
 
     gl_config.disabled = gl_env_bool("GPULEAK_DISABLE", false, &warned_disable);
     gl_config.python = gl_env_bool("GPULEAK_PYTHON", true, &warned_python);
+    gl_config.torch = gl_env_bool("GPULEAK_TORCH", true, &warned_torch);
     gl_config.free_stacks = gl_env_bool("GPULEAK_FREE_STACKS", false, &warned_free);
     gl_config.oom_snapshot = gl_env_bool("GPULEAK_OOM_SNAPSHOT", true, &warned_oom);
 

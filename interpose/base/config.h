@@ -30,6 +30,7 @@ struct gl_config {
     char output[GL_OUTPUT_MAX];  /* GPULEAK_OUTPUT: file name pattern */
     long max_entries;            /* GPULEAK_MAX_ENTRIES: history events kept */
     bool python;                 /* GPULEAK_PYTHON: Python frames (default on) */
+    bool torch;                  /* GPULEAK_TORCH: PyTorch's blocks in snapshots (default on) */
     bool free_stacks;            /* GPULEAK_FREE_STACKS: unwind frees too (default off) */
     bool oom_snapshot;           /* GPULEAK_OOM_SNAPSHOT: snapshot on out-of-memory (default on) */
     uint64_t oom_interval_ms;    /* GPULEAK_OOM_INTERVAL: at most one OOM snapshot per this */

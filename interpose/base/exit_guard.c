@@ -47,3 +47,5 @@ bool gl_exit_claim(void)
 }
 
 void gl_exit_postfork_child(void) { atomic_store(&exiting, 0); }
+
+bool gl_exit_begun(void) { return atomic_load(&exiting) != 0; }

@@ -11,4 +11,8 @@
 bool gl_exit_claim(void);
 void gl_exit_postfork_child(void);
 
+/* Whether a thread of this process began exiting (a wait for the program's
+ * main thread, which will run nothing more, can stop). */
+bool gl_exit_begun(void);
+
 #endif

@@ -199,6 +199,17 @@ static uint32_t intern(const char *file, size_t file_len, const char *func, size
     return id;
 }
 
+uint32_t gl_py_intern(const char *file, size_t file_len, const char *func, size_t func_len, uint32_t line)
+{
+    /* The same caps as a walk's strings, so equal frames from either source
+     * intern to one id. */
+    if (file_len > MAX_STR - 5)
+        file_len = MAX_STR - 5;
+    if (func_len > MAX_STR - 5)
+        func_len = MAX_STR - 5;
+    return intern(file, file_len, func, func_len, line);
+}
+
 void gl_py_for_each(void (*fn)(uint32_t, uint32_t, const char *, size_t, const char *, size_t, void *),
                     void *arg)
 {

@@ -25,6 +25,7 @@
 #include "control/watch.h"
 #include "control/outfile.h"
 #include "control/snapshot.h"
+#include "control/torch_view.h"
 #include "control/trigger.h"
 #include "cuda/driver_view.h"
 #include "cuda/graph.h"
@@ -81,6 +82,7 @@ static void postfork_child(void)
     gl_bad_free_postfork_child();
     gl_teardown_postfork_child();
     gl_exit_postfork_child();
+    gl_torch_postfork_child();
     atomic_store(&final_done, false);
     /* The prepare handler's locks were re-initialized, not released: the
      * child's one thread holds none of ours. */

@@ -20,6 +20,7 @@
 #include "base/xfsz.h"
 #include "capture/pyframes.h"
 #include "control/outfile.h"
+#include "control/torch_view.h"
 #include "cuda/calls.h"
 #include "cuda/ctx_cost.h"
 #include "cuda/driver_view.h"
@@ -411,6 +412,28 @@ static void write_bad_frees(struct writer *w, const struct gl_bad_free *b, size_
     }
 }
 
+/* PyTorch's own view of its cache, asked before the state was copied (so
+ * every stack it names is in the copy): docs/pytorch.md. */
+static void write_torch(struct writer *w, const struct gl_torch_view *t)
+{
+    if (t == NULL || t->status == 0)
+        return;
+    size_t n = t->status == GL_TORCH_ANSWERED ? t->nblocks : 0;
+    w_record(w, GL_REC_TORCH, 1, GL_TORCH_FIXED_SIZE);
+    W_PART(w, torch, .status = t->status, .segments = t->segments, .reserved_bytes = t->reserved_bytes,
+           .allocated_bytes = t->allocated_bytes, .blocks = n);
+    for (size_t base = 0; base < n; base += ALLOCS_PER_RECORD) {
+        size_t k = n - base < ALLOCS_PER_RECORD ? n - base : ALLOCS_PER_RECORD;
+        w_record(w, GL_REC_TORCH_BLOCKS, (uint32_t)k, (uint64_t)k * GL_TORCH_BLOCK_ENTRY_SIZE);
+        for (size_t i = base; i < base + k; i++) {
+            const struct gl_torch_block *b = &t->blocks[i];
+            W_PART(w, torch_blocks, .segment = b->segment, .address = b->address, .size = b->size,
+                   .requested_size = b->requested_size, .stack_id = b->stack_id, .device = b->device,
+                   .state = b->state);
+        }
+    }
+}
+
 /* ---- orchestration ------------------------------------------------------ */
 
 static struct gl_lock snap_lock = GL_LOCK_INIT(SNAP);
@@ -440,7 +463,8 @@ int gl_snapshot_write(uint32_t reason, uint32_t flags, const char *path)
 }
 
 static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *path,
-                                 const struct gl_mem_view *mem, struct gl_snapshot_file *written);
+                                 const struct gl_mem_view *mem, struct gl_snapshot_file *written,
+                                 const struct gl_torch_view *torch);
 
 /* The identity of the file about to be renamed into place (rename keeps the
  * inode). */
@@ -466,10 +490,15 @@ static int snapshot_write(uint32_t reason, uint32_t flags, const char *path,
      * cancellation acts at the caller's next cancellation point instead. */
     int cancel_state;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    /* Asked with no lock of ours held: it may wait for Python's main
+     * thread, which may be inside a hook waiting for one of them. */
+    struct gl_torch_view torch;
+    gl_torch_collect(reason, &torch);
     gl_xfsz_block(&xfsz);
     gl_lock(&snap_lock);
-    int rc = snapshot_write_locked(reason, flags, path, mem, written);
+    int rc = snapshot_write_locked(reason, flags, path, mem, written, &torch);
     gl_unlock(&snap_lock);
+    gl_torch_view_free(&torch);
     gl_xfsz_restore(&xfsz);
     pthread_setcancelstate(cancel_state, NULL);
     return rc;
@@ -488,7 +517,8 @@ int gl_snapshot_write_file(uint32_t reason, uint32_t flags, const char *path,
 }
 
 static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *path,
-                                 const struct gl_mem_view *mem, struct gl_snapshot_file *written)
+                                 const struct gl_mem_view *mem, struct gl_snapshot_file *written,
+                                 const struct gl_torch_view *torch)
 {
     static atomic_bool warned_name, warned_mem, warned_io;
     int rc = -1;
@@ -576,6 +606,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         write_bad_frees(w, bad, nbad);
         write_calls(w, &copy);
         write_teardowns(w, torn, ntorn);
+        write_torch(w, torch);
         uint64_t end_offset = w->offset;
         uint64_t records = w->records;
         w_record(w, GL_REC_END, 1, GL_END_SIZE);

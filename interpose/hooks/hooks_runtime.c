@@ -6,6 +6,7 @@
  * recorded as live. */
 #include <cuda_runtime_api.h>
 
+#include "control/torch_view.h"
 #include "cuda/calls.h"
 #include "cuda/graph.h"
 #include "cuda/pool_kinds.h"
@@ -33,6 +34,7 @@ static void after_alloc(bool track, cudaError_t rc, void *ptr, size_t size, uint
         if (kind == GL_KIND_POOL || pool != 0) /* stream-ordered (a managed pool's too) */
             w = gl_where_stream_ordered(w, (uintptr_t)ptr, stream, pool);
         gl_call_alloc(w, (uintptr_t)ptr, size, stream, kind, api, GL_SPACE_ADDR);
+        gl_torch_note_alloc(); /* PyTorch's stacks: at most a pending call, never Python here */
         if (pool != 0) /* an explicit pool: asked about at snapshot time */
             gl_pools_note(pool, w.device);
     }

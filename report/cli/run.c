@@ -13,6 +13,7 @@
 #include "model/symbolize.h"
 #include "render/folded/folded.h"
 #include "render/html/html.h"
+#include "analysis/multi/torch_multi.h"
 #include "render/json/multi.h"
 #include "render/json/output_json.h"
 #include "render/report.h"
@@ -204,8 +205,11 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
         if (diff_build(m, n, &c->an, &d) != 0) {
             rc = 1;
         } else {
+            struct torch_multi tm; /* tensors of PyTorch's cache that grew at every step */
+            torch_multi_build(m, n, &tm);
             *found = diff_has_growth(&d, finding_floor(c)) || free_table_refused_grew(&d.frees) ||
-                     torn_table_grew(&d.torn, finding_floor(c));
+                     torn_table_grew(&d.torn, finding_floor(c)) || torch_multi_suspected(&tm);
+            torch_multi_free(&tm);
             if (c->json)
                 json_diff(&r, m, n, &d);
             else

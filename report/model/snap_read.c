@@ -24,7 +24,7 @@ struct parser {
     bool failed;
     size_t cap_modules, cap_stacks, cap_pcs, cap_allocs, cap_devices,
         cap_peaks, cap_events, cap_pools, cap_vmms, cap_labels, cap_pyframes, cap_bad_frees, cap_calls,
-        cap_teardowns;
+        cap_teardowns, cap_torch_blocks;
 };
 
 static int fail(struct parser *p, size_t off, const char *fmt, ...)
@@ -396,6 +396,45 @@ static int parse_teardowns(struct parser *p, size_t hdr, size_t off, uint32_t co
     return 0;
 }
 
+static int parse_torch(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (s->torch.status != 0)
+        return fail(p, off, "second TORCH record");
+    if (end - off < GL_TORCH_FIXED_SIZE)
+        return fail(p, off, "TORCH record too short (%zu bytes, need %u)", end - off, GL_TORCH_FIXED_SIZE);
+    GL_WIRE_DECODE(TORCH, torch, p->buf + off, &s->torch);
+    if (s->torch.status == 0)
+        return fail(p, off + GL_WIRE_OFF(torch, status), "TORCH record with status 0");
+    return 0;
+}
+
+/* Only after a TORCH record that says it answered, and never more entries
+ * than it announced: the count bounds the memory they take. */
+static int parse_torch_blocks(struct parser *p, size_t hdr, size_t off, uint32_t count, uint64_t length)
+{
+    struct snapshot *s = p->s;
+    size_t stride;
+    if (s->torch.status != GL_TORCH_ANSWERED)
+        return fail(p, hdr, "TORCH_BLOCKS record without an answered TORCH record before it");
+    if (count > s->torch.blocks - s->ntorch_blocks)
+        return fail(p, hdr, "more TORCH_BLOCKS entries than the TORCH record's %llu",
+                    (unsigned long long)s->torch.blocks);
+    if (array_stride(p, hdr, "TORCH_BLOCKS", count, length, GL_TORCH_BLOCK_ENTRY_SIZE, &stride) ||
+        grow(p, (void **)&s->torch_blocks, &p->cap_torch_blocks, s->ntorch_blocks + count,
+             sizeof *s->torch_blocks, hdr))
+        return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eo = off + (size_t)i * stride;
+        struct snap_torch_block *q = &s->torch_blocks[s->ntorch_blocks];
+        GL_WIRE_DECODE(TORCH_BLOCKS, torch_blocks, p->buf + eo, q);
+        if (check_device(p, q->device, eo + GL_WIRE_OFF(torch_blocks, device)))
+            return -1;
+        s->ntorch_blocks++;
+    }
+    return 0;
+}
+
 /* Entries with no calls (a writer's padding) are skipped. */
 static int parse_calls(struct parser *p, size_t hdr, size_t off, uint32_t count, uint64_t length)
 {
@@ -617,6 +656,11 @@ static int validate(struct parser *p, size_t end_off)
         if (id && !snap_find_stack(s, id))
             return fail(p, end_off, "teardown entry %zu refers to undefined stack id %u", i, id);
     }
+    for (size_t i = 0; i < s->ntorch_blocks; i++) {
+        uint32_t id = s->torch_blocks[i].stack_id;
+        if (id && !snap_find_stack(s, id))
+            return fail(p, end_off, "torch block %zu refers to undefined stack id %u", i, id);
+    }
     for (size_t i = 0; i < s->nbad_frees; i++) {
         uint32_t id = s->bad_frees[i].stack_id;
         if (id && !snap_find_stack(s, id))
@@ -709,6 +753,8 @@ static int parse(struct parser *p)
         case GL_REC_LABEL: rc = parse_label(p, body, end); break;
         case GL_REC_PYFRAME: rc = parse_pyframe(p, body, end); break;
         case GL_REC_ENV: rc = parse_env(p, body, end); break;
+        case GL_REC_TORCH: rc = parse_torch(p, body, end); break;
+        case GL_REC_TORCH_BLOCKS: rc = parse_torch_blocks(p, pos, body, count, length); break;
         case GL_REC_END: {
             if (length < GL_END_SIZE)
                 return fail(p, pos, "END record too short (%llu bytes, need %u)",
@@ -788,6 +834,7 @@ void snap_free(struct snapshot *s)
     free(s->vmms);
     free(s->bad_frees);
     free(s->teardowns);
+    free(s->torch_blocks);
     free(s->calls);
     for (size_t i = 0; i < s->nlabels; i++)
         free_str(&s->labels[i].text);

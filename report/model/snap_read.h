@@ -82,6 +82,15 @@ struct snap_vmm {
     GL_WIRE_MEMBERS(VMM)
 };
 
+/* TORCH: PyTorch's caching allocator's summary (status enum gl_torch_status;
+ * 0 when the snapshot has no TORCH record); TORCH_BLOCKS entries: its blocks. */
+struct snap_torch {
+    GL_WIRE_MEMBERS(TORCH)
+};
+struct snap_torch_block {
+    GL_WIRE_MEMBERS(TORCH_BLOCKS)
+};
+
 struct snap_label {
     GL_WIRE_MEMBERS(LABEL)
     struct snap_str text;
@@ -122,6 +131,9 @@ struct snapshot {
     size_t nlabels;
     struct snap_pyframe *pyframes; /* sorted by id after a successful parse */
     size_t npyframes;
+    struct snap_torch torch; /* status 0: no TORCH record */
+    struct snap_torch_block *torch_blocks;
+    size_t ntorch_blocks;
     struct snap_str *env; /* "NAME=value" (ENV record) */
     size_t nenv;
     size_t unknown_records; /* skipped record types (newer writer) */

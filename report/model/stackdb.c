@@ -263,6 +263,49 @@ static size_t stack_frames(struct symbolizer *sy, const struct snapshot *s,
     return n;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* PyTorch's own list of its segments: every allocation at one of those
+ * addresses is its cache, even where no rule matches its stack (a build
+ * without symbols, an allocation seen only by its Python frames). */
+static void torch_segments(struct snapview *v, const struct supp_env *env)
+{
+    const struct snapshot *s = v->s;
+    v->torch_rule = -1;
+    for (size_t i = 0; v->sup && i < v->sup->n; i++)
+        if (v->sup->rules[i].builtin && strcmp(v->sup->rules[i].name, "pytorch-caching-allocator") == 0 &&
+            supp_rule_applies(&v->sup->rules[i], env))
+            v->torch_rule = (int)i;
+    if (s->ntorch_blocks == 0)
+        return;
+    v->torch_segs = xcalloc(s->ntorch_blocks, sizeof *v->torch_segs);
+    for (size_t i = 0; i < s->ntorch_blocks; i++)
+        v->torch_segs[i] = s->torch_blocks[i].segment;
+    qsort(v->torch_segs, s->ntorch_blocks, sizeof *v->torch_segs, cmp_u64);
+    size_t n = 0;
+    for (size_t i = 0; i < s->ntorch_blocks; i++)
+        if (n == 0 || v->torch_segs[n - 1] != v->torch_segs[i])
+            v->torch_segs[n++] = v->torch_segs[i];
+    v->ntorch_segs = n;
+}
+
+bool sview_is_torch_segment(const struct snapview *v, uint64_t ptr)
+{
+    size_t lo = 0, hi = v->ntorch_segs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->torch_segs[mid] < ptr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < v->ntorch_segs && v->torch_segs[lo] == ptr;
+}
+
 int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *sy,
                struct stackdb *db, const struct suppressions *sup)
 {
@@ -346,11 +389,13 @@ int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *
     free(fr);
     free(ids);
     free(paths);
+    torch_segments(v, &env);
     return 0;
 }
 
 void sview_free(struct snapview *v)
 {
+    free(v->torch_segs);
     free(v->cs_of);
     free(v->rule_of);
     free(v->dense);
@@ -390,7 +435,10 @@ int sview_kind_rule(const struct snapview *v, uint32_t stack_id, unsigned kind)
 
 int sview_alloc_rule(const struct snapview *v, const struct snap_alloc *a)
 {
-    return sview_kind_rule(v, a->stack_id, a->kind);
+    int rule = sview_kind_rule(v, a->stack_id, a->kind);
+    if (rule < 0 && v->torch_rule >= 0 && a->kind == GL_KIND_DEVICE && sview_is_torch_segment(v, a->ptr))
+        rule = v->torch_rule;
+    return rule;
 }
 
 int32_t *sview_match_rules(const struct snapview *v, const struct suppressions *sp)

@@ -67,6 +67,12 @@ struct snapview {
     uint32_t *dense;  /* stack id -> index + 1 when ids are dense, else NULL */
     size_t ndense;
     const struct suppressions *sup; /* what rule_of indexes; may be NULL */
+    /* PyTorch's segments, as its allocator named them (TORCH_BLOCKS),
+     * sorted, and the built-in rule they are held by: allocations at those
+     * addresses are its cache whatever their stacks say (docs/pytorch.md). */
+    uint64_t *torch_segs;
+    size_t ntorch_segs;
+    int torch_rule; /* -1: none (no such rule, or it is off) */
 };
 
 struct stackdb *sdb_new(const struct sdb_opts *o);
@@ -99,6 +105,8 @@ int sview_rule(const struct snapview *v, uint32_t stack_id);
  * handles from the namespace its rule matches), nor a loaded module (a
  * framework loads its kernels from code its rule matches).  -1 for none. */
 int sview_alloc_rule(const struct snapview *v, const struct snap_alloc *a);
+/* Whether ptr is a segment of PyTorch's allocator (TORCH_BLOCKS). */
+bool sview_is_torch_segment(const struct snapview *v, uint64_t ptr);
 /* The same for memory of `kind` allocated with stack_id (a teardown group). */
 int sview_kind_rule(const struct snapview *v, uint32_t stack_id, unsigned kind);
 

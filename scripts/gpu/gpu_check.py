@@ -56,7 +56,7 @@ def fmt(n):
 CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "green", "cross-device", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
                "vmm", "vmm-import", "multicast", "vmm-host", "managed-pool", "pool-owner", "module", "ledger", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
-                "torch-caches", "torch-sigusr1", "torch-exit", "torch-overhead", "torch-memviz"]
+                "torch-caches", "torch-sigusr1", "torch-blocks", "torch-exit", "torch-overhead", "torch-memviz"]
 ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
 
 DESCRIPTIONS = {
@@ -113,6 +113,8 @@ DESCRIPTIONS = {
     "torch-expandable": "expandable_segments:True: gpuleak peak == max_memory_reserved",
     "torch-caches": "cached segments reported as held by allocator caches, not leaks",
     "torch-sigusr1": "SIGUSR1 snapshot mid-training: valid, live == memory_reserved",
+    "torch-blocks": "PyTorch's own blocks in the mid (SIGUSR1) and end snapshots: totals == memory_allocated/"
+                    "memory_reserved, the kept tensors at the LEAK-SITE line (docs/pytorch.md)",
     "torch-exit": "every traced training run wrote a valid final snapshot",
     "torch-overhead": "time per step with and without gpuleak",
     "torch-memviz": "--torch-snapshot loads in torch.cuda._memory_viz, same segments/peak as torch's",
@@ -1644,6 +1646,29 @@ def check_torch_sigusr1(ctx, tr):
         j["mid"]["step"], j["steps"], fmt(tl), "" if not other else " (+%s B other)" % fmt(other))
 
 
+def check_torch_blocks(ctx, tr):
+    """The TORCH record (docs/pytorch.md): asked through a pending call on the
+    SIGUSR1 snapshot, on the requesting thread for the end one."""
+    res = tr.get("caching")
+    j = res["json"]
+    line = site_line(TRAIN, "LEAK-SITE")
+    parts = []
+    for which, key in (("mid", "mid"), ("end", "end")):
+        r = tr.report(res, which)
+        t = r.get("torch") or {}
+        expect(t.get("status"), "answered", which + ": PyTorch's view in the snapshot")
+        c = j[key]["counters"]
+        expect((t["allocated_bytes"], t["reserved_bytes"]), (c["allocated"], c["reserved"]),
+               which + ": PyTorch's (allocated, reserved) in the snapshot vs memory_allocated/memory_reserved")
+        kept = sum(x["count"] for g in t["segments"] for x in g["tensors"]
+                   if os.path.basename(x.get("file") or "") == "train_leak.py" and x.get("line") == line)
+        want = j["mid"]["kept"] if which == "mid" else j["kept"]
+        expect(kept, want, which + ": tensors at train_leak.py:%d (the kept ones)" % line)
+        parts.append("%s: %s B in %d tensors, %d at the leak line" % (which, fmt(t["allocated_bytes"]),
+                                                                    t["tensor_count"], kept))
+    return "; ".join(parts)
+
+
 def check_torch_exit(ctx, tr):
     n = 0
     for mode in TORCH_MODES:
@@ -1862,6 +1887,7 @@ def main(argv):
               ("torch-expandable", lambda: check_torch_segments(ctx, tr, "expandable")),
               ("torch-caches", lambda: check_torch_caches(ctx, tr)),
               ("torch-sigusr1", lambda: check_torch_sigusr1(ctx, tr)),
+              ("torch-blocks", lambda: check_torch_blocks(ctx, tr)),
               ("torch-exit", lambda: check_torch_exit(ctx, tr)),
               ("torch-overhead", lambda: check_torch_overhead(ctx, tr)),
               ("torch-memviz", lambda: check_torch_memviz(ctx, tr))]

@@ -9,6 +9,7 @@
 #include "render/json/bad_frees_multi.h"
 #include "render/json/calls.h"
 #include "render/json/common.h"
+#include "render/json/torch.h"
 #include "render/json/diff_devices.h"
 #include "render/json/leaks_merge.h"
 #include "render/json/teardown_multi.h"
@@ -116,6 +117,7 @@ void json_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
     json_calls_between(r, &j, &m[0].v, &m[n - 1].v, d->same_process);
     json_bad_frees_multi(r, &j, &d->frees);
     json_torn_multi(r, &j, &d->torn);
+    json_torch_diff(r, &j, m, n);
     json_tail(r, &j);
 }
 

@@ -20,6 +20,7 @@
 #include "render/json/phases.h"
 #include "render/json/output_json.h"
 #include "render/json/teardown.h"
+#include "render/json/torch.h"
 
 #define SCHEMA_VERSION 2
 
@@ -321,6 +322,7 @@ void output_json(struct report_ctx *r)
         json_bad_frees(r, &j);
         json_torn(r, &j);
         json_calls(r, &j);
+        json_torch(r, &j);
     }
     devices(r, &j);
     if (r->sections & SEC_PEAK)

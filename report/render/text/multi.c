@@ -15,6 +15,7 @@
 #include "render/text/sites_multi.h"
 #include "render/text/teardown_multi.h"
 #include "render/text/textout.h"
+#include "render/text/torch.h"
 #include "snapshot_format.h"
 #include "util/sat.h"
 
@@ -100,6 +101,7 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
     text_calls_between(r, &m[0].v, &m[n - 1].v, d->same_process, r->top ? r->top : 5);
     text_bad_frees_diff(r, &d->frees, r->top);
     text_torn_diff(r, &d->torn, r->top);
+    text_torch_diff(r, m, n);
 }
 
 static void text_fresh(struct report_ctx *r, const struct diff_result *d)

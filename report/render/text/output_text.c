@@ -19,6 +19,7 @@
 #include "render/text/teardown.h"
 #include "render/text/phases.h"
 #include "render/text/text_sections.h"
+#include "render/text/torch.h"
 
 /* Allocation sites shown by default: the few that matter. */
 #define CALLS_SHOWN 5
@@ -32,6 +33,7 @@ void output_text(struct report_ctx *r)
     if (r->sections & SEC_LEAKS) {
         text_leaks(r);
         text_caches(r);
+        text_torch(r);
         text_mapped(r);
         text_modules(r);
         text_bad_frees(r);

@@ -1,0 +1,494 @@
+#include "control/torch_view.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "base/config.h"
+#include "base/exit_guard.h"
+#include "base/internal.h"
+#include "base/libc_dl.h"
+#include "base/modules.h"
+#include "capture/pyframes.h"
+#include "snapshot_format.h"
+#include "state/stack_table.h"
+
+/* ---- the few C API functions used, found in the process --------------- */
+
+/* Only stable, documented entry points, present in every CPython 3 (no
+ * struct layout is read here): PyGILState_STATE is an enum, passed as int;
+ * Py_file_input is 257 in every version. */
+#define PY_FILE_INPUT 257
+static struct {
+    int (*is_initialized)(void);
+    int (*add_pending)(int (*)(void *), void *);
+    int (*gil_ensure)(void);
+    void (*gil_release)(int);
+    void *(*this_tstate)(void);
+    void *(*run_string)(const char *, int, void *, void *, void *);
+    void *(*dict_new)(void);
+    void *(*dict_get)(void *, const char *);
+    int (*bytes_get)(void *, char **, ssize_t *);
+    void (*decref)(void *);
+    void (*err_clear)(void);
+} py;
+static _Atomic int py_found; /* 0 not yet, 1 every function found */
+
+static bool py_ready(void)
+{
+    if (!atomic_load_explicit(&py_found, memory_order_acquire)) {
+#define FIND(field, name)                                                        \
+    if ((*(void **)&py.field = gl_libc_dlsym(RTLD_DEFAULT, name)) == NULL)       \
+        return false;
+        FIND(is_initialized, "Py_IsInitialized")
+        FIND(add_pending, "Py_AddPendingCall")
+        FIND(gil_ensure, "PyGILState_Ensure")
+        FIND(gil_release, "PyGILState_Release")
+        FIND(this_tstate, "PyGILState_GetThisThreadState")
+        FIND(run_string, "PyRun_StringFlags")
+        FIND(dict_new, "PyDict_New")
+        FIND(dict_get, "PyDict_GetItemString")
+        FIND(bytes_get, "PyBytes_AsStringAndSize")
+        FIND(decref, "Py_DecRef")
+        FIND(err_clear, "PyErr_Clear")
+#undef FIND
+        atomic_store_explicit(&py_found, 1, memory_order_release);
+    }
+    /* A flag of the runtime: readable from any thread, GIL or not. */
+    return py.is_initialized() != 0;
+}
+
+/* PyTorch's CUDA allocator lives in libc10_cuda.so, which `import torch`
+ * loads (torch._C needs it) in every CUDA build.  Seen in the loader's list
+ * without the GIL, it keeps a Python process that never imported torch from
+ * ever being sent a pending call. */
+static int find_c10_cuda(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    const char *name = info->dlpi_name, *slash = name ? strrchr(name, '/') : NULL;
+    const char *base = slash ? slash + 1 : name;
+    if (base != NULL && strncmp(base, "libc10_cuda", 11) == 0) {
+        *(bool *)data = true;
+        return 1;
+    }
+    return 0;
+}
+
+static bool c10_cuda_loaded(void)
+{
+    static atomic_bool seen; /* torch is never unloaded once imported */
+    if (atomic_load_explicit(&seen, memory_order_relaxed))
+        return true;
+    bool found = false;
+    gl_loader_walk(find_c10_cuda, &found);
+    if (found)
+        atomic_store(&seen, true);
+    return found;
+}
+
+/* Runs `code` in a fresh namespace (the program's are never touched) and
+ * returns a malloc'd copy of the bytes it left in `_r`: NULL with *len 0
+ * when `_r` is None or not bytes.  With the GIL held.  Never lets an
+ * exception escape into the program. */
+static char *run_snippet(const char *code, size_t *len)
+{
+    *len = 0;
+    char *copy = NULL;
+    void *globals = py.dict_new();
+    if (globals == NULL) {
+        py.err_clear();
+        return NULL;
+    }
+    void *result = py.run_string(code, PY_FILE_INPUT, globals, globals, NULL);
+    if (result == NULL)
+        py.err_clear();
+    else
+        py.decref(result);
+    void *r = py.dict_get(globals, "_r"); /* borrowed */
+    char *data;
+    ssize_t n;
+    if (r != NULL && py.bytes_get(r, &data, &n) == 0 && n > 0 && (copy = malloc((size_t)n)) != NULL) {
+        memcpy(copy, data, (size_t)n);
+        *len = (size_t)n;
+    }
+    py.err_clear(); /* bytes_get on None sets TypeError */
+    py.decref(globals);
+    return copy;
+}
+
+/* ---- turning PyTorch's history recording on ----------------------------- */
+
+/* `_r`: b"n" torch.cuda.memory not imported, or PyTorch's CUDA state not
+ * initialized yet (another library made the allocation: recording turned on
+ * before torch.cuda initializes would not reach the allocators it creates,
+ * so the probe tries again at a later allocation); b"u" the program records
+ * history itself (torch._C._cuda_isHistoryEnabled(), PyTorch 2.1 on;
+ * before it, a block with frames or a trace entry tells); b"e" we
+ * turned it on; b"x" it raised.  enabled="state" keeps only the live
+ * blocks' stacks (no trace ring to grow), context="alloc" their allocation
+ * stacks, stacks="python" Python frames only (no C++ unwinding, PyTorch's
+ * cheapest mode). */
+static const char probe_code[] =
+    "import sys as _s\n"
+    "_m = _s.modules.get('torch.cuda.memory')\n"
+    "_c = _s.modules.get('torch.cuda')\n"
+    "_r = b'n'\n"
+    "if _m is not None and _c is not None and _c.is_initialized():\n"
+    "    try:\n"
+    "        _h = getattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled', None)\n"
+    "        if _h is not None:\n"
+    "            _u = _h()\n"
+    "        else:\n"
+    "            _v = _m._snapshot()\n"
+    "            _u = any(_v.get('device_traces') or ()) or any(\n"
+    "                _b.get('frames') for _g in _v.get('segments', ()) for _b in _g.get('blocks', ()))\n"
+    "        if _u:\n"
+    "            _r = b'u'\n"
+    "        else:\n"
+    "            _m._record_memory_history(enabled='state', context='alloc', stacks='python')\n"
+    "            _r = b'e'\n"
+    "    except Exception:\n"
+    "        _r = b'x'\n";
+
+static _Atomic int probe_done;      /* PyTorch found (or given up): allocations pay one load */
+static _Atomic uint32_t probes;     /* looks taken, all threads */
+static GL_TLS uint32_t thread_allocs; /* per thread: counting shares no cache line */
+static atomic_bool probe_queued;    /* one pending probe at a time */
+static atomic_bool torch_seen;      /* torch.cuda.memory was imported */
+#define PROBE_MAX 64 /* looks at most, then never again */
+
+static int probe_call(void *arg)
+{
+    (void)arg;
+    size_t len;
+    char *r = run_snippet(probe_code, &len);
+    bool found = r != NULL && len == 1 && r[0] != 'n';
+    free(r);
+    if (found) {
+        atomic_store(&torch_seen, true);
+        atomic_store(&probe_done, 1);
+    }
+    atomic_store(&probe_queued, false);
+    return 0; /* never an exception: -1 would raise it in the program */
+}
+
+void gl_torch_note_alloc(void)
+{
+    if (atomic_load_explicit(&probe_done, memory_order_relaxed))
+        return;
+    /* A look at each thread's 1st, 2nd, 4th, 8th... allocation, PROBE_MAX
+     * looks in the process at most. */
+    uint32_t t = ++thread_allocs;
+    if ((t & (t - 1)) != 0)
+        return;
+    if (atomic_fetch_add_explicit(&probes, 1, memory_order_relaxed) >= PROBE_MAX || !gl_config.torch) {
+        atomic_store(&probe_done, 1);
+        return;
+    }
+    /* Py_IsInitialized and Py_AddPendingCall are documented as callable
+     * from any thread without the GIL (the loader walk is what a stack
+     * capture does too, with no lock of ours held); the pending call runs on Python's main thread at a bytecode
+     * boundary, where no allocator mutex is held. */
+    if (!py_ready() || !c10_cuda_loaded() || atomic_exchange(&probe_queued, true))
+        return;
+    if (py.add_pending(probe_call, NULL) != 0)
+        atomic_store(&probe_queued, false);
+}
+
+/* ---- asking for the blocks --------------------------------------------- */
+
+/* `_r`: None when torch.cuda.memory is not imported or torch.cuda is not
+ * initialized (no allocator to ask), b"X" when _snapshot()
+ * raised, else: "GLT1", u32 blocks, u32 segments, u64 reserved, u64
+ * allocated; per block u64 segment, address, size, requested_size, i32
+ * device, u16 state, u16 0, u32 frames, then frames x (u32 line, u32 file,
+ * u32 name) as string indexes, innermost first; then u32 strings and each
+ * as u32 length + UTF-8.  Frames are PyTorch's (filename, line, name),
+ * innermost first, at most 64 per block; cached blocks' are not sent. */
+static const char collect_code[] =
+    "import sys as _s, struct as _t\n"
+    "_m = _s.modules.get('torch.cuda.memory')\n"
+    "_c = _s.modules.get('torch.cuda')\n"
+    "_r = None\n"
+    "if _m is not None and _c is not None and _c.is_initialized():\n"
+    "    try:\n"
+    "        _sg = _m._snapshot()['segments']\n"
+    "        _st = {'active_allocated': 1, 'active_pending_free': 2, 'inactive': 3}\n"
+    "        _ids = {}\n"
+    "        _o = bytearray()\n"
+    "        _nb = _res = _alc = 0\n"
+    "        for _g in _sg:\n"
+    "            _res += _g['total_size']\n"
+    "            for _b in _g['blocks']:\n"
+    "                _k = _st.get(_b['state'], 0)\n"
+    "                if _k == 1:\n"
+    "                    _alc += _b['size']\n"
+    "                _f = (_b.get('frames') or [])[:64] if _k != 3 else []\n"
+    "                _o += _t.pack('<QQQQiHHI', _g['address'], _b['address'], _b['size'],\n"
+    "                              _b.get('requested_size', _b['size']), _g.get('device', 0), _k, 0, len(_f))\n"
+    "                for _x in _f:\n"
+    "                    _o += _t.pack('<III', max(int(_x.get('line') or 0), 0) & 0xffffffff,\n"
+    "                                  _ids.setdefault(str(_x.get('filename', '')), len(_ids)),\n"
+    "                                  _ids.setdefault(str(_x.get('name', '')), len(_ids)))\n"
+    "                _nb += 1\n"
+    "        _o += _t.pack('<I', len(_ids))\n"
+    "        for _x in _ids:\n"
+    "            _e = _x.encode('utf-8', 'replace')\n"
+    "            _o += _t.pack('<I', len(_e)) + _e\n"
+    "        _r = _t.pack('<4sIIQQ', b'GLT1', _nb, len(_sg), _res, _alc) + bytes(_o)\n"
+    "    except Exception:\n"
+    "        _r = b'X'\n";
+
+/* The answer travels from Python's main thread to the asking thread through
+ * these atomics and a semaphore: no lock, so the asker can give up at its
+ * deadline whatever the answering side is doing, and a late answer finds
+ * the request withdrawn and frees what it made. */
+enum { PHASE_IDLE, PHASE_ASKED, PHASE_RUNNING, PHASE_DONE };
+static _Atomic int phase;
+static atomic_bool asking; /* one asker through the pending call at a time */
+static char *_Atomic answer;
+static _Atomic size_t answer_len;
+static sem_t answered;
+static pthread_once_t answered_once = PTHREAD_ONCE_INIT;
+static void answered_init(void) { sem_init(&answered, 0, 0); }
+
+static int answer_call(void *arg)
+{
+    (void)arg;
+    int expected = PHASE_ASKED;
+    if (!atomic_compare_exchange_strong(&phase, &expected, PHASE_RUNNING))
+        return 0; /* a request already withdrawn (or answered) */
+    size_t len;
+    char *r = run_snippet(collect_code, &len);
+    atomic_store(&answer, r);
+    atomic_store(&answer_len, len);
+    expected = PHASE_RUNNING;
+    if (atomic_compare_exchange_strong(&phase, &expected, PHASE_DONE)) {
+        sem_post(&answered);
+    } else {
+        atomic_store(&answer, NULL);
+        free(r);
+    }
+    return 0;
+}
+
+#define WAIT_SLICE_MS 50
+
+static char *ask_main_thread(size_t *len, bool *timed_out)
+{
+    *len = 0;
+    *timed_out = false;
+    if (atomic_exchange(&asking, true))
+        return NULL; /* another thread is asking: this snapshot goes without */
+    pthread_once(&answered_once, answered_init);
+    while (sem_trywait(&answered) == 0) /* a post from an answer that came after its asker gave up */
+        ;
+    atomic_store(&answer, NULL);
+    atomic_store(&phase, PHASE_ASKED);
+    char *r = NULL;
+    if (py.add_pending(answer_call, NULL) == 0) {
+        /* In slices, so that a process that begins exiting meanwhile (its
+         * main thread will run no more bytecode, and the exit path waits
+         * for the writer to sample the driver) is not kept waiting. */
+        for (unsigned waited = 0; waited < GL_TORCH_WAIT_MS && !gl_exit_begun(); waited += WAIT_SLICE_MS) {
+            struct timespec deadline;
+            clock_gettime(CLOCK_REALTIME, &deadline);
+            deadline.tv_nsec += WAIT_SLICE_MS * 1000000L;
+            if (deadline.tv_nsec >= 1000000000L) {
+                deadline.tv_sec++;
+                deadline.tv_nsec -= 1000000000L;
+            }
+            int rc;
+            while ((rc = sem_timedwait(&answered, &deadline)) != 0 && errno == EINTR)
+                ;
+            if (rc == 0)
+                break;
+        }
+    }
+    if (atomic_exchange(&phase, PHASE_IDLE) == PHASE_DONE) {
+        r = atomic_exchange(&answer, NULL);
+        *len = atomic_load(&answer_len);
+    } else {
+        *timed_out = true;
+    }
+    atomic_store(&asking, false);
+    return r;
+}
+
+/* ---- decoding the answer -------------------------------------------------- */
+
+struct reader {
+    const unsigned char *p, *end;
+    bool bad;
+};
+
+static uint64_t rd(struct reader *r, size_t n)
+{
+    uint64_t v = 0;
+    if ((size_t)(r->end - r->p) < n) {
+        r->bad = true;
+        r->p = r->end;
+        return 0;
+    }
+    memcpy(&v, r->p, n); /* little-endian, as struct's '<' */
+    r->p += n;
+    return v;
+}
+
+#define MAX_FRAMES 64
+
+/* The stack of one block: its frames interned as Python frames. */
+static uint32_t block_stack(const uint32_t *frames, uint32_t nframes, const char **str, const uint32_t *slen,
+                            uint32_t nstr, struct gl_capture *cap)
+{
+    cap->depth = 0;
+    for (uint32_t i = 0; i < nframes && cap->depth < GL_MAX_DEPTH; i++) {
+        uint32_t line = frames[3 * i], file = frames[3 * i + 1], name = frames[3 * i + 2];
+        if (file >= nstr || name >= nstr)
+            continue;
+        uint32_t id = gl_py_intern(str[file], slen[file], str[name], slen[name], line);
+        if (id != 0)
+            cap->pcs[cap->depth++] = (uintptr_t)(GL_PYFRAME_TAG | id);
+    }
+    struct gl_stack *s = cap->depth > 0 ? gl_stack_intern(cap) : NULL;
+    return s != NULL ? s->id : 0;
+}
+
+static bool decode(const char *buf, size_t len, struct gl_torch_view *v)
+{
+    struct reader r = {(const unsigned char *)buf, (const unsigned char *)buf + len, false};
+    if (len < 28 || memcmp(buf, "GLT1", 4) != 0)
+        return false;
+    r.p += 4;
+    uint32_t nblocks = (uint32_t)rd(&r, 4);
+    v->segments = (uint32_t)rd(&r, 4);
+    v->reserved_bytes = rd(&r, 8);
+    v->allocated_bytes = rd(&r, 8);
+    /* First pass: where the strings start. */
+    const unsigned char *blocks_at = r.p;
+    for (uint32_t i = 0; i < nblocks && !r.bad; i++) {
+        if (r.end - r.p < 44)
+            return false;
+        r.p += 40;
+        uint32_t nf = (uint32_t)rd(&r, 4);
+        if (nf > MAX_FRAMES || (size_t)(r.end - r.p) < (size_t)nf * 12)
+            return false;
+        r.p += (size_t)nf * 12;
+    }
+    uint32_t nstr = (uint32_t)rd(&r, 4);
+    if (r.bad || nstr > (size_t)(r.end - r.p) / 4)
+        return false;
+    const char **str = calloc(nstr + 1, sizeof *str);
+    uint32_t *slen = calloc(nstr + 1, sizeof *slen);
+    v->blocks = calloc(nblocks + 1, sizeof *v->blocks);
+    struct gl_capture *cap = malloc(sizeof *cap);
+    bool ok = str != NULL && slen != NULL && v->blocks != NULL && cap != NULL;
+    for (uint32_t i = 0; ok && i < nstr; i++) {
+        slen[i] = (uint32_t)rd(&r, 4);
+        if (r.bad || slen[i] > (size_t)(r.end - r.p)) {
+            ok = false;
+            break;
+        }
+        str[i] = (const char *)r.p;
+        r.p += slen[i];
+    }
+    r.p = blocks_at;
+    for (uint32_t i = 0; ok && i < nblocks; i++) {
+        struct gl_torch_block *b = &v->blocks[i];
+        b->segment = rd(&r, 8);
+        b->address = rd(&r, 8);
+        b->size = rd(&r, 8);
+        b->requested_size = rd(&r, 8);
+        b->device = (int32_t)rd(&r, 4);
+        b->state = (uint16_t)rd(&r, 2);
+        rd(&r, 2);
+        uint32_t nf = (uint32_t)rd(&r, 4);
+        uint32_t frames[3 * MAX_FRAMES];
+        for (uint32_t k = 0; k < 3 * nf; k++)
+            frames[k] = (uint32_t)rd(&r, 4);
+        if (b->device < -1 || b->device > GL_SNAP_MAX_DEVICE)
+            b->device = -1;
+        b->stack_id = block_stack(frames, nf, str, slen, nstr, cap);
+        v->nblocks++;
+    }
+    free(cap);
+    free(str);
+    free(slen);
+    return ok && !r.bad;
+}
+
+/* ---- for a snapshot ------------------------------------------------------- */
+
+void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!gl_config.torch)
+        return;
+    /* Exit: Python is finalized.  Fatal signal: the process may be in any
+     * state.  Out-of-memory: written on the failing thread, which may hold
+     * PyTorch's allocator mutex (that _snapshot() takes) or the GIL. */
+    if (reason != GL_REASON_SIGNAL && reason != GL_REASON_PERIODIC && reason != GL_REASON_REQUEST)
+        return;
+    if (!py_ready() || !c10_cuda_loaded())
+        return;
+    size_t len = 0;
+    bool timed_out = false;
+    char *buf;
+    if (reason == GL_REASON_REQUEST && py.this_tstate() != NULL) {
+        /* gpuleak_snapshot() called from a Python thread (gpuleak_memory,
+         * through ctypes, with the GIL released or held): this thread is
+         * in the program's own code, not in an allocator, so it may take
+         * the GIL back as any callback does; waiting for the main thread
+         * instead could wait for this very thread. */
+        int g = py.gil_ensure();
+        buf = run_snippet(collect_code, &len);
+        py.gil_release(g);
+    } else if (atomic_load(&torch_seen)) {
+        buf = ask_main_thread(&len, &timed_out);
+    } else {
+        return; /* no torch seen yet: nothing to wait 2 s for */
+    }
+    if (buf == NULL) {
+        /* No torch, or no answer: say so only where torch was seen, so a
+         * program without it has no record at all. */
+        if (timed_out && atomic_load(&torch_seen))
+            out->status = GL_TORCH_NO_ANSWER;
+        return;
+    }
+    atomic_store(&torch_seen, true);
+    if (len == 1 && buf[0] == 'X') {
+        out->status = GL_TORCH_FAILED;
+    } else if (decode(buf, len, out)) {
+        out->status = GL_TORCH_ANSWERED;
+    } else {
+        gl_torch_view_free(out);
+        out->status = GL_TORCH_FAILED;
+    }
+    free(buf);
+}
+
+void gl_torch_view_free(struct gl_torch_view *v)
+{
+    free(v->blocks);
+    v->blocks = NULL;
+    v->nblocks = 0;
+}
+
+void gl_torch_postfork_child(void)
+{
+    atomic_store(&phase, PHASE_IDLE);
+    atomic_store(&asking, false);
+    atomic_store(&probe_queued, false);
+    char *late = atomic_exchange(&answer, NULL);
+    free(late);
+    if (pthread_once(&answered_once, answered_init) == 0)
+        sem_init(&answered, 0, 0);
+}

@@ -1,0 +1,58 @@
+/* PyTorch's caching allocator as it sees itself, for a snapshot: its
+ * segments and blocks, with the Python stack of each live block, asked
+ * through PyTorch's own Python API (torch.cuda.memory._snapshot()) on a
+ * thread that runs Python, never from a signal handler, never while a lock
+ * of ours is held, never from inside a CUDA hook.  Why this is safe, and the
+ * PyTorch versions it relies on: docs/pytorch.md.
+ *
+ * A process without Python, or whose Python never imported
+ * torch.cuda.memory, gets no TORCH record.  GPULEAK_TORCH=0 turns it off. */
+#ifndef GL_TORCH_VIEW_H
+#define GL_TORCH_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gl_torch_block {
+    uint64_t segment, address, size, requested_size;
+    uint32_t stack_id; /* a stack of Python frames, interned; 0: none */
+    int32_t device;
+    uint16_t state; /* enum gl_torch_block_state */
+};
+
+struct gl_torch_view {
+    uint32_t status; /* enum gl_torch_status; 0: nothing to write (no torch, or not asked) */
+    uint32_t segments;
+    uint64_t reserved_bytes, allocated_bytes;
+    size_t nblocks;
+    struct gl_torch_block *blocks;
+};
+
+/* An allocation succeeded (called by the hooks, inside the hook, maybe with
+ * the framework's allocator mutex held): at a thread's 1st, 2nd, 4th, 8th...
+ * allocation (64 looks in the process at most), in a Python process that
+ * loaded libc10_cuda.so, until PyTorch is found, queues ONE
+ * Python pending call (Py_AddPendingCall, the only thing done here) that
+ * turns PyTorch's history recording on with Python stacks if
+ * torch.cuda.memory is imported and the program has not turned it on
+ * itself.  Once done, or in a process without Python, one atomic load. */
+void gl_torch_note_alloc(void);
+
+/* Asks PyTorch for its view, for a snapshot taken for `reason` (only
+ * signal, periodic and request snapshots ask).  Called with no lock of ours
+ * held; waits at most GL_TORCH_WAIT_MS for Python's main thread, and only
+ * in a process where torch.cuda.memory was seen (a Python program without
+ * torch never waits: its main thread is not asked, except by a snapshot
+ * requested from a Python thread, which asks on that thread).  *out is
+ * filled (status 0 when there is nothing to write); free it with
+ * gl_torch_view_free.  Every stack it names is interned before it returns,
+ * so a state copy taken afterwards holds them. */
+#define GL_TORCH_WAIT_MS 2000
+void gl_torch_collect(uint32_t reason, struct gl_torch_view *out);
+void gl_torch_view_free(struct gl_torch_view *v);
+
+/* fork: the child has no request in flight (its asker, the writer thread,
+ * is gone) and asks again with a fresh semaphore. */
+void gl_torch_postfork_child(void);
+
+#endif

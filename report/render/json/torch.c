@@ -1,0 +1,95 @@
+#include "render/json/torch.h"
+
+#include "analysis/multi/torch_multi.h"
+#include "analysis/torch_blocks.h"
+#include "render/json/common.h"
+
+static const char *status_name(uint32_t status)
+{
+    switch (status) {
+    case 0: return "absent";
+    case GL_TORCH_ANSWERED: return "answered";
+    case GL_TORCH_NO_ANSWER: return "no_answer";
+    default: return "failed";
+    }
+}
+
+/* The frame a line is named by: function, file, line (nulls without one). */
+static void line_frame(const struct report_ctx *r, struct json *j, uint32_t frame)
+{
+    const struct sym_frame *fr = frame ? &r->db->frames[frame] : NULL;
+    json_key(j, "function"); json_str(j, fr ? fr->function : NULL);
+    json_key(j, "file"); json_str(j, fr ? fr->file : NULL);
+    json_key(j, "line"); json_u64(j, fr ? fr->line : 0);
+}
+
+void json_torch(const struct report_ctx *r, struct json *j)
+{
+    json_key(j, "torch");
+    json_obj(j);
+    json_key(j, "status"); json_str(j, status_name(r->s->torch.status));
+    struct torch_blocks t;
+    torch_blocks_build(r->v, &t);
+    json_key(j, "reserved_bytes"); json_u64(j, t.reserved_bytes);
+    json_key(j, "allocated_bytes"); json_u64(j, t.allocated_bytes);
+    json_key(j, "segment_count"); json_u64(j, t.segments_reported);
+    json_key(j, "tensor_count"); json_u64(j, t.tensors);
+    json_key(j, "segments");
+    json_arr(j);
+    for (size_t k = 0; k < t.nsegs; k++) {
+        const struct torch_segment *g = &t.segs[k];
+        json_obj(j);
+        json_key(j, "address"); json_u64(j, g->address);
+        json_key(j, "device"); json_i64(j, g->device);
+        json_key(j, "size"); json_u64(j, g->size);
+        json_key(j, "seen_by_gpuleak"); json_bool(j, g->alloc >= 0);
+        json_key(j, "stack_id"); json_u64(j, g->alloc >= 0 ? r->s->allocs[g->alloc].stack_id : 0);
+        json_key(j, "allocated_bytes"); json_u64(j, g->allocated_bytes);
+        json_key(j, "allocated_count"); json_u64(j, g->allocated_count);
+        json_key(j, "pending_free_bytes"); json_u64(j, g->pending_bytes);
+        json_key(j, "cached_bytes"); json_u64(j, g->cached_bytes);
+        json_key(j, "cached_count"); json_u64(j, g->cached_count);
+        json_key(j, "tensors");
+        json_arr(j);
+        for (size_t i = 0; i < g->nlines; i++) {
+            const struct torch_line *l = &g->lines[i];
+            json_obj(j);
+            json_key(j, "bytes"); json_u64(j, l->bytes);
+            json_key(j, "requested_bytes"); json_u64(j, l->requested);
+            json_key(j, "count"); json_u64(j, l->count);
+            line_frame(r, j, l->frame);
+            json_frames(j, r->db, l->cs);
+            json_end_obj(j);
+        }
+        json_end_arr(j);
+        json_end_obj(j);
+    }
+    json_end_arr(j);
+    json_end_obj(j);
+    torch_blocks_free(&t);
+}
+
+void json_torch_diff(const struct report_ctx *r, struct json *j, const struct msnap *m, size_t n)
+{
+    struct torch_multi t;
+    torch_multi_build(m, n, &t);
+    json_key(j, "torch_lines");
+    json_obj(j);
+    json_key(j, "snapshots_with_torch"); json_u64(j, t.answered);
+    json_key(j, "lines");
+    json_arr(j);
+    for (size_t k = 0; k < t.nrows; k++) {
+        const struct torch_mrow *row = &t.rows[k];
+        json_obj(j);
+        line_frame(r, j, row->frame);
+        json_key(j, "bytes"); json_u64_inline(j, row->bytes, n);
+        json_key(j, "count"); json_u64_inline(j, row->count, n);
+        json_key(j, "growth"); json_i64(j, row->change);
+        json_key(j, "suspected_leak"); json_bool(j, row->suspected);
+        json_frames(j, r->db, row->cs);
+        json_end_obj(j);
+    }
+    json_end_arr(j);
+    json_end_obj(j);
+    torch_multi_free(&t);
+}

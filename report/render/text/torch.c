@@ -1,0 +1,144 @@
+/* PYTORCH'S CACHE: what PyTorch's caching allocator said it held when the
+ * snapshot was taken, segment by segment, each with the live tensors that
+ * hold it, by the Python line that allocated them. */
+#include "render/text/torch.h"
+
+#include <inttypes.h>
+
+#include "analysis/multi/torch_multi.h"
+#include "analysis/torch_blocks.h"
+#include "render/text/sites_multi.h"
+#include "render/text/textout.h"
+
+#define LINES_SHOWN 10 /* tensor lines per segment */
+
+static void put_line(const struct report_ctx *r, const struct torch_line *l)
+{
+    FILE *f = r->out;
+    fputs("        ", f);
+    put_bytes(f, l->bytes);
+    fputs(" in ", f);
+    put_count(f, l->count, "tensor");
+    fputs(": ", f);
+    if (l->frame == 0)
+        fputs("(no stack: PyTorch recorded none for it)", f);
+    else
+        put_frame_short(f, &r->db->frames[l->frame]);
+    fputc('\n', f);
+}
+
+void text_torch(const struct report_ctx *r)
+{
+    if (r->s->torch.status == 0)
+        return;
+    FILE *f = r->out;
+    put_title(r, "PYTORCH'S CACHE");
+    if (r->s->torch.status == GL_TORCH_NO_ANSWER) {
+        fputs("PyTorch was not asked in time: Python's main thread ran no bytecode within 2 s\n"
+              "(it was blocked in C); this snapshot has no tensors.\n",
+              f);
+        return;
+    }
+    if (r->s->torch.status != GL_TORCH_ANSWERED) {
+        fputs("torch.cuda.memory._snapshot() failed; this snapshot has no tensors.\n", f);
+        return;
+    }
+    struct torch_blocks t;
+    torch_blocks_build(r->v, &t);
+    fputs("What PyTorch's caching allocator held (torch.cuda.memory._snapshot()), segment\n"
+          "by segment, with the live tensors in each by the Python line that allocated them:\n",
+          f);
+    fputs("    reserved:  ", f);
+    put_bytes(f, t.reserved_bytes);
+    fputs(" in ", f);
+    put_count(f, t.segments_reported, "segment");
+    fputs("\n    allocated: ", f);
+    put_bytes(f, t.allocated_bytes);
+    fputs(" in ", f);
+    put_count(f, t.tensors, "tensor");
+    fputs("\n    cached:    ", f);
+    put_bytes(f, t.reserved_bytes > t.allocated_bytes ? t.reserved_bytes - t.allocated_bytes : 0);
+    fputs(" (free for reuse, or waiting for a stream)\n", f);
+    for (size_t k = 0; k < t.nsegs; k++) {
+        const struct torch_segment *g = &t.segs[k];
+        fprintf(f, "\nsegment 0x%" PRIx64 ": ", g->address);
+        put_bytes(f, g->size);
+        fputs(" on ", f);
+        put_where(f, g->device);
+        if (g->alloc >= 0) {
+            uint32_t cs, frame = torch_line_frame(r->v, r->s->allocs[g->alloc].stack_id, &cs);
+            fputs(", cudaMalloc from ", f);
+            if (frame)
+                put_frame_short(f, &r->db->frames[frame]);
+            else
+                put_cs_top(r, cs);
+        } else {
+            fputs(", not a cudaMalloc gpuleak saw (an expandable segment?)", f);
+        }
+        fputs("\n    ", f);
+        put_bytes(f, g->allocated_bytes);
+        fputs(" in ", f);
+        put_count(f, g->allocated_count, "tensor");
+        fputs(", ", f);
+        put_bytes(f, g->cached_bytes);
+        fputs(" cached", f);
+        if (g->pending_bytes) {
+            fputs(", ", f);
+            put_bytes(f, g->pending_bytes);
+            fputs(" waiting for a stream", f);
+        }
+        fputc('\n', f);
+        for (size_t i = 0; i < g->nlines && i < LINES_SHOWN; i++)
+            put_line(r, &g->lines[i]);
+        if (g->nlines > LINES_SHOWN)
+            fprintf(f, "        ... and %zu more lines\n", g->nlines - LINES_SHOWN);
+    }
+    torch_blocks_free(&t);
+}
+
+void text_torch_diff(const struct report_ctx *r, const struct msnap *m, size_t n)
+{
+    struct torch_multi t;
+    torch_multi_build(m, n, &t);
+    if (t.answered == 0) {
+        torch_multi_free(&t);
+        return;
+    }
+    FILE *f = r->out;
+    put_title(r, "TENSORS IN PYTORCH'S CACHE");
+    fprintf(f, "Live tensors by the Python line that allocated them, from PyTorch's own view\n"
+               "(%zu of the %zu snapshots carry it):\n",
+            t.answered, n);
+    size_t shown = 0;
+    for (size_t k = 0; k < t.nrows; k++) {
+        const struct torch_mrow *row = &t.rows[k];
+        if (row->change == 0 && !row->suspected)
+            continue;
+        fputc('\n', f);
+        put_color(r, row->change < 0 ? TC_GREEN : TC_RED);
+        fputs(row->change < 0 ? "-" : "+", f);
+        put_bytes(f, row->change < 0 ? (uint64_t)-row->change : (uint64_t)row->change);
+        put_color_end(r);
+        fputs(": ", f);
+        if (row->frame)
+            put_frame_short(f, &r->db->frames[row->frame]);
+        else
+            fputs("(no stack: PyTorch recorded none)", f);
+        if (row->suspected) {
+            fputs(", ", f);
+            put_color(r, TC_RED);
+            fputs("suspected leak (its tensors grew at every step)", f);
+            put_color_end(r);
+        }
+        fputs("\n    live bytes: ", f);
+        text_sites_series(f, row->bytes, n, true);
+        fputs("\n    tensors:    ", f);
+        text_sites_series(f, row->count, n, false);
+        fputc('\n', f);
+        put_cs(r, "    ", row->cs);
+        shown++;
+    }
+    if (shown == 0)
+        fputs("No change in the tensors between the snapshots.\n", f);
+    torch_multi_free(&t);
+}
