@@ -244,6 +244,7 @@ struct key {
     i128 bytes, count;       /* running */
     i128 net, lo, cnet, clo; /* over the window; the lowest running net */
     uint32_t cat, cs;
+    bool torch; /* made a segment PyTorch's own view names (TORCH_BLOCKS) */
 };
 
 struct keymap {
@@ -492,6 +493,7 @@ int phases_build(const struct snapview *v, const struct history *h,
         struct key *k = key_get(&km, (uint32_t)d, al->stack_id, al->kind);
         k->bytes += al->size;
         k->count++;
+        k->torch |= al->kind == GL_KIND_DEVICE && sview_is_torch_segment(v, al->ptr);
     }
     for (size_t i = 0; i < s->nevents; i++) {
         const struct snap_event *e = &s->events[i];
@@ -499,6 +501,7 @@ int phases_build(const struct snapview *v, const struct history *h,
             continue;
         struct key *k = key_get(&km, (uint32_t)d, e->stack_id, e->kind);
         bool alloc = e->type == GL_EV_ALLOC;
+        k->torch |= alloc && e->kind == GL_KIND_DEVICE && sview_is_torch_segment(v, e->ptr);
         k->net += alloc ? (i128)e->size : -(i128)e->size;
         k->cnet += alloc ? 1 : -1;
         if (k->net < k->lo)
@@ -524,7 +527,10 @@ int phases_build(const struct snapview *v, const struct history *h,
         k->count = bc;
         per_dev[k->dev]++;
         long si = sview_index(v, k->stack_id);
-        k->cat = cat_pick(cat, si >= 0 ? rule[si] : -1, k->kind);
+        int32_t r = si >= 0 ? rule[si] : -1;
+        /* a stack no rule names whose memory PyTorch's own view calls its
+         * segments is its cache, as in the leak report (stackdb.c) */
+        k->cat = r < 0 && k->torch ? cat->pytorch : cat_pick(cat, r, k->kind);
         k->cs = sview_cs(v, k->stack_id);
     }
     free(rule);

@@ -87,6 +87,7 @@ int cat_init(struct categories *c, const char *path, char *err, size_t errlen)
                                                   : builtin_category(c->rules.rules[i].name));
     c->graph = name_index(c, CAT_GRAPH_NAME);
     c->other = name_index(c, CAT_OTHER_NAME);
+    c->pytorch = name_index(c, builtin_category("pytorch-caching-allocator"));
     return 0;
 }
 

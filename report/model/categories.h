@@ -24,6 +24,7 @@ struct categories {
     char **names;              /* distinct, in order of first appearance */
     size_t nnames;
     uint32_t graph, other;     /* memory of kind graph; what nothing matched */
+    uint32_t pytorch;          /* PyTorch's cache: also a segment PyTorch named (TORCH_BLOCKS) */
 };
 
 /* The built-in categories, after the rules of path (NULL: none).  0, or -1

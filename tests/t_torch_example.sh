@@ -1,0 +1,44 @@
+# The PyTorch example of docs/pytorch.md and README.md ("One report: the
+# tensors, the ledger, the phases"): tests/programs/torch_example.py on the
+# stand-in torch, one snapshot, and the report's PYTORCH'S CACHE, PHASES and
+# LEDGER sections.  docs/pytorch.md shows them whole, README.md some of their
+# lines (`...` between): both must be what the report says, segment
+# addresses and the phases' durations aside.
+source "$ROOT/tests/lib.sh"
+export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
+export PYTHONPATH=$ROOT/tests/programs/torch_standin
+export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
+traced python3 "$ROOT/tests/programs/torch_example.py" example.snap || fail "example run: exit $?"
+"$REPORT" example.snap >report.txt || fail "report exit $?"
+norm() { sed -E 's/^segment 0x[0-9a-f]+:/segment ADDR:/; s/\([0-9]+\.[0-9]+ s\)/(T s)/'; }
+awk '/^[A-Z][A-Z'"'"' ]+$/ { on = ($0 == "PYTORCH'"'"'S CACHE" || $0 == "PHASES" || $0 == "LEDGER") } on' report.txt |
+    norm >got.txt
+# The block after a document's example marker, up to its closing fence.
+block() { awk '/<!-- example: torch_example/ { m = 1; next } m && /^```$/ { if (in_b) exit; in_b = 1; next } in_b' "$1" | norm; }
+block "$ROOT/docs/pytorch.md" >doc.txt
+diff -u doc.txt got.txt >doc.diff || fail "docs/pytorch.md's example is not what the report says: $(head -20 doc.diff)"
+# The README's lines, in order, with `...` for any run of lines left out.
+block "$ROOT/README.md" >readme.txt
+python3 - readme.txt got.txt <<'PY' || fail "README.md's example is not what the report says"
+import sys
+want = open(sys.argv[1]).read().splitlines()
+got = open(sys.argv[2]).read().splitlines()
+i = 0
+skip = False
+for w in want:
+    if w == "...":
+        skip = True
+        continue
+    if skip:
+        while i < len(got) and got[i] != w:
+            i += 1
+    if i >= len(got) or got[i] != w:
+        sys.exit("README line not found where expected: %r" % w)
+    i += 1
+    skip = False
+PY
+# What it shows: the loss kept by the list is a tensor at forward's line.
+grep -qx '        1,024 bytes (1.0 KiB) in 2 tensors: forward (torch_example.py:25)' got.txt ||
+    fail "the kept losses: $(grep forward got.txt)"
+grep -q 'at the peak by category: pytorch-caching-allocator 22.0 MiB' got.txt ||
+    fail "PyTorch's segments are its cache in the phases"
