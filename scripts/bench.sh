@@ -193,9 +193,14 @@ if [ -n "$PY" ] && grep -q GPULEAK_PYTHON interpose/base/config.c 2>/dev/null; t
         st=("$PY" tests/bench/bench_step.py "$FAKECUDA/libcudart.so.13" "$SN" 20 25)
         out=$(bare "$FAKECUDA" "${st[@]}")
         record step.bare "$(echo "$out" | field - ns_per_step)"
+        record step.bare.alloc "$(echo "$out" | field - ns_alloc_per_step)"
         record step.opwork "$(echo "$out" | field - ns_per_op_work)"
-        record step.native "$(GPULEAK_PYTHON=0 traced "$FAKECUDA" 64 "${st[@]}" | field - ns_per_step)"
-        record step.python "$(traced "$FAKECUDA" 64 "${st[@]}" | field - ns_per_step)"
+        out=$(GPULEAK_PYTHON=0 traced "$FAKECUDA" 64 "${st[@]}")
+        record step.native "$(echo "$out" | field - ns_per_step)"
+        record step.native.alloc "$(echo "$out" | field - ns_alloc_per_step)"
+        out=$(traced "$FAKECUDA" 64 "${st[@]}")
+        record step.python "$(echo "$out" | field - ns_per_step)"
+        record step.python.alloc "$(echo "$out" | field - ns_alloc_per_step)"
         rm -rf "$work/snaps"
     done
 fi
@@ -376,24 +381,46 @@ if "py.bare" in vals:
     res["python"] = {"bare_ns": st("py.bare"), "native_only_ns": st("py.native"), "python_frames_ns": st("py.python"),
                      "gpuleak_cost_ns": py - b, "python_frames_cost_ns": py - nat}
     if "step.bare" in vals:
-        sb, sn, sp = med("step.bare"), med("step.native"), med("step.python")
-        rn, rp = pratio("step.native", "step.bare"), pratio("step.python", "step.bare")
-        P("")
-        P("   PyTorch-like training step (tests/bench/bench_step.py: 50 cudaMallocAsync+cudaFreeAsync per step")
-        P("   among 75 ops of ~%s us of Python work each, Python depth 20; us per step; CPU only, GPU time not modelled)"
-          % f(med("step.opwork") and med("step.opwork") / 1000, "%.1f"))
+        # Each process times the allocation calls' share of its own steps
+        # (tests/bench/bench_step.py): the Python work's speed differs from
+        # process to process by more than the calls cost, the shares do not.
+        # With s the share of the calls in a step, what gpuleak adds, as a
+        # fraction of the bare step, is (s_gl/(1-s_gl) - s_b/(1-s_b)) x (1-s_b).
+        def pays(mode):
+            a, t, ab, tb = (vals.get(k) for k in ("step.%s.alloc" % mode, "step.%s" % mode, "step.bare.alloc", "step.bare"))
+            if not (a and t and ab and tb) or len({len(a), len(t), len(ab), len(tb)}) != 1:
+                return None
+            out = []
+            for x, y, xb, yb in zip(a, t, ab, tb):
+                sg, sb_ = x / y, xb / yb
+                if sg < 1 and sb_ < 1:
+                    out.append((sg / (1 - sg) - sb_ / (1 - sb_)) * (1 - sb_))
+            return statistics.median(out) if out else None
+        sb = med("step.bare")
+        rp, rn = pays("python"), pays("native")
         def us(k):
             v = st(k)
             return "-" if v is None else "%.0f [%.0f..%.0f]" % (v["median"] / 1e3, v["min"] / 1e3, v["max"] / 1e3)
-        P("   bare %s   gpuleak, native frames only %s   gpuleak with Python frames %s" % (
-          us("step.bare"), us("step.native"), us("step.python")))
-        P("   a user pays per step: %s us (%s%%) with Python frames, %s us (%s%%) native frames only" % (
-          f(sp is not None and sb is not None and (sp - sb) / 1000, "%.0f"), f(rp is not None and 100 * (rp - 1), "%.1f"),
-          f(sn is not None and sb is not None and (sn - sb) / 1000, "%.0f"), f(rn is not None and 100 * (rn - 1), "%.1f")))
+        P("")
+        P("   PyTorch-like training step (tests/bench/bench_step.py: 50 cudaMallocAsync+cudaFreeAsync per step")
+        P("   among 75 ops of ~%s us of Python work each, Python depth 20; CPU only, GPU time not modelled)"
+          % f(med("step.opwork") and med("step.opwork") / 1000, "%.1f"))
+        P("   us per step: bare %s, gpuleak %s; the allocation calls in them: bare %s, gpuleak %s" % (
+          us("step.bare"), us("step.python"), us("step.bare.alloc"), us("step.python.alloc")))
+        P("   a user pays per step: %s%% of the bare step (%s us) with Python frames, %s%% (%s us) native frames only" % (
+          f(rp is not None and 100 * rp, "%.1f"), f(rp is not None and sb and rp * sb / 1000, "%.0f"),
+          f(rn is not None and 100 * rn, "%.1f"), f(rn is not None and sb and rn * sb / 1000, "%.0f")))
+        est = None
+        if sb and py is not None and b is not None:
+            est = 50 * (py - b)
+            P("   from row 6's cost per pair (cudaMalloc, not Async): 50 x %s ns = %s us, %s%% of the bare step" % (
+              f(py - b), f(est / 1000, "%.0f"), f(100 * est / sb, "%.1f")))
         res["python"]["step"] = {"bare_ns": st("step.bare"), "native_only_ns": st("step.native"),
                                  "python_frames_ns": st("step.python"), "op_work_ns": st("step.opwork"),
-                                 "overhead_python": None if rp is None else rp - 1,
-                                 "overhead_native": None if rn is None else rn - 1}
+                                 "bare_alloc_ns": st("step.bare.alloc"), "python_frames_alloc_ns": st("step.python.alloc"),
+                                 "native_only_alloc_ns": st("step.native.alloc"),
+                                 "overhead_python": rp, "overhead_native": rn,
+                                 "estimate_from_pairs_ns": est}
 else:
     P("6. Python: not measured (no python3, or no Python-frame support in this build)")
 text = "\n".join(lines)
