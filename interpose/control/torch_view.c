@@ -27,7 +27,7 @@
  * struct layout is read here): PyGILState_STATE is an enum, passed as int;
  * Py_file_input is 257 in every version. */
 #define PY_FILE_INPUT 257
-static struct {
+struct py_api {
     int (*is_initialized)(void);
     int (*add_pending)(int (*)(void *), void *);
     int (*gil_ensure)(void);
@@ -39,28 +39,44 @@ static struct {
     int (*bytes_get)(void *, char **, ssize_t *);
     void (*decref)(void *);
     void (*err_clear)(void);
-} py;
-static _Atomic int py_found; /* 0 not yet, 1 every function found */
+};
+static struct py_api py;
+/* 0: not found yet; 1: a thread is looking; 2: found, py is set and never
+ * written again.  One thread looks at a time (the others answer "not yet"),
+ * so py is written by one thread, before the release that publishes it. */
+static _Atomic int py_state;
+
+static bool py_find(struct py_api *a)
+{
+#define FIND(field, name)                                                            if ((*(void **)&a->field = gl_libc_dlsym(RTLD_DEFAULT, name)) == NULL)               return false;
+    FIND(is_initialized, "Py_IsInitialized")
+    FIND(add_pending, "Py_AddPendingCall")
+    FIND(gil_ensure, "PyGILState_Ensure")
+    FIND(gil_release, "PyGILState_Release")
+    FIND(this_tstate, "PyGILState_GetThisThreadState")
+    FIND(run_string, "PyRun_StringFlags")
+    FIND(dict_new, "PyDict_New")
+    FIND(dict_get, "PyDict_GetItemString")
+    FIND(bytes_get, "PyBytes_AsStringAndSize")
+    FIND(decref, "Py_DecRef")
+    FIND(err_clear, "PyErr_Clear")
+#undef FIND
+    return true;
+}
 
 static bool py_ready(void)
 {
-    if (!atomic_load_explicit(&py_found, memory_order_acquire)) {
-#define FIND(field, name)                                                        \
-    if ((*(void **)&py.field = gl_libc_dlsym(RTLD_DEFAULT, name)) == NULL)       \
-        return false;
-        FIND(is_initialized, "Py_IsInitialized")
-        FIND(add_pending, "Py_AddPendingCall")
-        FIND(gil_ensure, "PyGILState_Ensure")
-        FIND(gil_release, "PyGILState_Release")
-        FIND(this_tstate, "PyGILState_GetThisThreadState")
-        FIND(run_string, "PyRun_StringFlags")
-        FIND(dict_new, "PyDict_New")
-        FIND(dict_get, "PyDict_GetItemString")
-        FIND(bytes_get, "PyBytes_AsStringAndSize")
-        FIND(decref, "Py_DecRef")
-        FIND(err_clear, "PyErr_Clear")
-#undef FIND
-        atomic_store_explicit(&py_found, 1, memory_order_release);
+    if (atomic_load_explicit(&py_state, memory_order_acquire) != 2) {
+        int idle = 0;
+        if (!atomic_compare_exchange_strong(&py_state, &idle, 1))
+            return false; /* another thread is looking now */
+        struct py_api found;
+        if (!py_find(&found)) {
+            atomic_store(&py_state, 0); /* Python may come later (embedding) */
+            return false;
+        }
+        py = found;
+        atomic_store_explicit(&py_state, 2, memory_order_release);
     }
     /* A flag of the runtime: readable from any thread, GIL or not. */
     return py.is_initialized() != 0;

@@ -19,7 +19,9 @@ static void amount(FILE *f, const char *sign, uint64_t v, double pct, bool share
     char c[32], h[32], hh[40];
     fmt_commas(c, sizeof c, v);
     fmt_human(h, sizeof h, v);
-    snprintf(hh, sizeof hh, h[0] ? "(%s%s)" : "", sign, h);
+    hh[0] = '\0';
+    if (h[0])
+        snprintf(hh, sizeof hh, "(%s%s)", sign, h);
     char cc[40];
     snprintf(cc, sizeof cc, "%s%s", sign, c);
     fprintf(f, "  %16s  %-12s", cc, hh);
