@@ -3,6 +3,9 @@
 # static runtime, kernels, PyTorch -- is SKIP, never FAIL), the table format,
 # and --pack/--prebuilt including a library the target machine lacks.
 source "$ROOT/tests/lib.sh"
+# gpu-check builds its own plain gpuleak (build/gpu-check/make) whatever the
+# phase: a sanitizer phase would only repeat the plain phase's run.
+skip_under_san "gpu-check builds and runs its own plain gpuleak, as in the plain phase"
 GC=$ROOT/scripts/gpu-check.sh
 
 "$GC" --help >help.txt || fail "--help exit $?"
