@@ -282,7 +282,7 @@ $(TPROG_DIR)/snapshot_target: tests/programs/snapshot_target.c $(FAKECUDA_RT_DEP
 TEST_PROGS += $(TPROG_DIR)/process_end
 all: $(TEST_PROGS)
 $(TPROG_DIR)/process_end: tests/programs/process_end.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
-	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -pthread)
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -lcuda -pthread)
 
 # A long job driven from stdin, for the live view and the metrics file
 # (tests/t_live_top.sh).

@@ -12,9 +12,13 @@
  *   term-in-free        a thread frees inside cudaFree (run it with
  *                       FAKECUDA_FREE_DELAY_MS) while main sends it SIGTERM
  *   overflow            sigaltstack, then unbounded recursion
+ *   loop-async          a 1 MiB leak, "ready", then cudaMallocAsync and
+ *                       cudaFreeAsync of 4 KiB until killed
+ *   loop-driver         the same through cuMemAlloc and cuMemFree
  *   ignored-usr1        SIGUSR1 ignored before the first CUDA call; prints
  *                       what it is after, then whether an exec'ed child
  *                       that sends itself SIGUSR1 survives */
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <errno.h>
 #include <pthread.h>
@@ -214,6 +218,31 @@ static void overflow(void)
     printf("%d\n", recurse(0));
 }
 
+/* Tight loops through two hook families, for a SIGTERM sent by another
+ * process at a random instant: most of the time is spent inside gpuleak's
+ * own recording, holding its locks (tests/t_fatal_snapshot.sh). */
+static void loop_async(void)
+{
+    leak(1 << 20);
+    printf("ready\n");
+    for (;;) {
+        void *p = NULL;
+        if (cudaMallocAsync(&p, 4096, 0) != cudaSuccess || cudaFreeAsync(p, 0) != cudaSuccess)
+            exit(3);
+    }
+}
+
+static void loop_driver(void)
+{
+    leak(1 << 20); /* the runtime makes the primary context current */
+    printf("ready\n");
+    for (;;) {
+        CUdeviceptr p = 0;
+        if (cuMemAlloc(&p, 4096) != CUDA_SUCCESS || cuMemFree(p) != CUDA_SUCCESS)
+            exit(3);
+    }
+}
+
 static void ignored_usr1(void)
 {
     signal(SIGUSR1, SIG_IGN);
@@ -255,10 +284,14 @@ int main(int argc, char **argv)
         overflow();
         return 0;
     }
+    if (!strcmp(mode, "loop-async"))
+        loop_async();
+    if (!strcmp(mode, "loop-driver"))
+        loop_driver();
     if (!strcmp(mode, "ignored-usr1")) {
         ignored_usr1();
         return 0;
     }
-    fprintf(stderr, "usage: %s fork-exit SECONDS|exit-race DELAY_US|return-race DELAY_US|term-in-free|overflow|ignored-usr1\n", argv[0]);
+    fprintf(stderr, "usage: %s fork-exit SECONDS|exit-race DELAY_US|return-race DELAY_US|term-in-free|overflow|loop-async|loop-driver|ignored-usr1\n", argv[0]);
     return 2;
 }
