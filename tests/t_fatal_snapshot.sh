@@ -87,3 +87,23 @@ for mode, fn in (("loop-async", "loop_async"), ("loop-driver", "loop_driver")):
 if bad:
     sys.exit("FAIL: " + "; ".join(bad))
 PY
+
+# The bound: a thread whose busy region does not end (gpuleak_snapshot's
+# walk of the loader's list waits for a thread that holds the loader's lock
+# for 20 s) keeps its SIGTERM deferred for 2 s at most; then the signal
+# takes its default action without a snapshot.  (Before deferral: at once;
+# deferred without a bound: after 20 s.)
+mkfifo ready.stuck
+GPULEAK_OUTPUT=stuck.snap LD_PRELOAD=$LIBGPULEAK LD_LIBRARY_PATH=$FAKECUDA${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+    "$TPROG/process_end" stuck-in-walk >ready.stuck 2>stuck.err &
+pid=$!
+read -r line <ready.stuck || true
+expect_eq "$line" ready "stuck-in-walk"
+sleep 0.3 # main is inside the walk by now
+t0=$(date +%s%N)
+kill -TERM "$pid"
+st=0; wait "$pid" || st=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+expect_eq "$st" 143 "stuck-in-walk status"
+[ "$ms" -ge 1500 ] && [ "$ms" -lt 6000 ] || fail "stuck-in-walk died ${ms} ms after SIGTERM, expected about 2000"
+[ ! -e stuck.snap ] || fail "stuck-in-walk: a snapshot was written past the bound"

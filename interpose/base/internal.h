@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "base/self.h"
+
 #define GL_EXPORT __attribute__((visibility("default")))
 /* For the few functions that can run before a sanitizer runtime has set up
  * its shadow memory (the dlsym trampoline's path, reached from the ASan/TSan
@@ -48,16 +50,30 @@ extern GL_TLS int gl_cancel_saved;
  * on the same thread, sees it. */
 extern GL_TLS int gl_busy;
 
+/* A signal sent from outside (SIGTERM from a scheduler) that landed while
+ * this thread was busy: its handler could not wait for the writer (which
+ * may need what this thread holds), so it left the signal's number here
+ * and returned.  The end of the busy region runs the rest
+ * (gl_busy_deferred_run, base/self.h): the snapshot, then the signal's
+ * default action.  Written by the handler on this same thread: an atomic,
+ * loaded relaxed (lock-free, so safe in a handler). */
+extern GL_TLS _Atomic int gl_busy_deferred;
+
 static inline void gl_busy_enter(void)
 {
     gl_busy++;
     atomic_signal_fence(memory_order_seq_cst);
 }
 
+/* The region's exit point.  Cheap when nothing was deferred: one relaxed
+ * load of a thread-local, when the count reaches 0.  A signal that lands
+ * after the count reached 0 sees the thread free and is handled at once. */
 static inline void gl_busy_leave(void)
 {
     atomic_signal_fence(memory_order_seq_cst);
-    gl_busy--;
+    if (--gl_busy == 0 &&
+        __builtin_expect(atomic_load_explicit(&gl_busy_deferred, memory_order_relaxed) != 0, 0))
+        gl_busy_deferred_run();
 }
 
 static inline uint64_t gl_mono_ns(void)

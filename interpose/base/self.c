@@ -13,6 +13,7 @@
 
 GL_TLS int gl_hook_depth;
 GL_TLS int gl_busy;
+GL_TLS _Atomic int gl_busy_deferred;
 GL_TLS int gl_cancel_saved;
 _Atomic uint64_t gl_start_mono_ns; /* written once, before or at activation; atomic so no thread reads it torn (TSan) */
 _Atomic uint64_t gl_start_unix_ns;
@@ -30,6 +31,19 @@ static void find_own_range(uintptr_t probe)
         return;
     atomic_store(&own_start, start);
     atomic_store(&own_end, end);
+}
+
+/* Set once, before the handler that defers a signal is installed. */
+static void (*_Atomic deferred_run)(int sig);
+
+void gl_busy_on_deferred(void (*run)(int sig)) { atomic_store(&deferred_run, run); }
+
+void gl_busy_deferred_run(void)
+{
+    int sig = atomic_exchange_explicit(&gl_busy_deferred, 0, memory_order_relaxed);
+    void (*run)(int) = atomic_load(&deferred_run);
+    if (sig != 0 && run != NULL)
+        run(sig);
 }
 
 static GL_TLS uint32_t cached_tid;

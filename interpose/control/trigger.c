@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "base/config.h"
 #include "base/internal.h"
@@ -32,11 +34,18 @@ static atomic_bool signal_pending;
  * activation or fork). */
 static struct gl_lock restart_lock = GL_LOCK_INIT(RESTART);
 
-/* A fatal signal asks the writer for a final snapshot: 0 nothing asked,
- * 1 asked, 2 written (or given up). */
+/* A fatal signal asks the writer for a final snapshot (fatal_state).
+ * DEFERRED: a signal from outside landed while its thread was busy; the
+ * writer waits for that region's end, at most DEFER_MAX_MS, and takes
+ * nothing that thread may hold meanwhile. */
+enum { FATAL_NONE, FATAL_ASKED, FATAL_DONE /* written, or given up */, FATAL_DEFERRED };
 static atomic_int fatal_state;
+/* The thread that deferred its signal, and the signal: tid << 32 | sig;
+ * 0 until stored (right after fatal_state became DEFERRED). */
+static _Atomic uint64_t deferred_who;
 static int fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 #define FATAL_WAIT_MS 10000 /* how long a dying thread waits for its snapshot */
+#define DEFER_MAX_MS 2000   /* how long a deferred signal waits for its thread's busy region to end */
 #define SIGNAL_CHECK_MS 5000 /* how often the writer checks that the signal is still ours */
 
 static void on_signal(int sig)
@@ -48,40 +57,158 @@ static void on_signal(int sig)
     errno = saved;
 }
 
+/* The default action, so the exit status is the same as without gpuleak.
+ * In a handler (SA_NODEFER) or at a busy region's end, raise delivers it at
+ * once; a fault would also simply recur. */
+static void die_of(int sig)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+}
+
+/* Asks the writer for the final snapshot, unless another thread already
+ * has, and waits for it at most FATAL_WAIT_MS.  Only on a thread that holds
+ * nothing the writer needs (gl_busy == 0).  A signal deferred on another
+ * thread is taken over: the writer starts now, and that thread, not
+ * stopped, frees what it holds.  Async-signal-safe: atomics, sem_post,
+ * nanosleep. */
+static void snapshot_and_wait(void)
+{
+    int s = atomic_load(&fatal_state);
+    while ((s == FATAL_NONE || s == FATAL_DEFERRED) &&
+           !atomic_compare_exchange_weak(&fatal_state, &s, FATAL_ASKED))
+        ;
+    gl_worker_wake();
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < FATAL_WAIT_MS / 10 && atomic_load(&fatal_state) != FATAL_DONE; i++)
+        nanosleep(&tick, NULL);
+}
+
+/* A signal that does not come from the interrupted code itself, so that
+ * code can go on to the end of its busy region: a termination request
+ * (nothing gpuleak runs raises TERM, INT, HUP or QUIT: another process, the
+ * terminal or another thread sent it), or any fatal signal another process
+ * sent (kill, sigqueue, tgkill).  A fault or this process's abort() is
+ * never deferred: its thread cannot go on. */
+static bool from_outside(int sig, const siginfo_t *si)
+{
+    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT)
+        return true;
+    return si != NULL && (si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL) &&
+           si->si_pid != getpid();
+}
+
+/* This thread is busy: it may hold what the writer needs, so it must not
+ * wait here.  The signal waits for the region's end instead
+ * (gl_busy_leave runs run_deferred), and the writer is woken to keep the
+ * time.  False when the snapshot is already done: the default action now. */
+static bool defer(int sig)
+{
+    if (atomic_load_explicit(&gl_busy_deferred, memory_order_relaxed) != 0)
+        return true; /* this thread already dies at the region's end */
+    int expected = FATAL_NONE;
+    if (atomic_compare_exchange_strong(&fatal_state, &expected, FATAL_DEFERRED)) {
+        atomic_store(&deferred_who, (uint64_t)syscall(SYS_gettid) << 32 | (uint32_t)sig);
+        gl_worker_wake();
+    } else if (expected == FATAL_DONE) {
+        return false;
+    }
+    /* ASKED or DEFERRED by another thread: that one waits; this one joins
+     * at its region's end. */
+    atomic_store_explicit(&gl_busy_deferred, sig, memory_order_relaxed);
+    return true;
+}
+
+/* The end of the busy region where sig was deferred: no lock of ours held
+ * now.  The snapshot, then the default action, as on_fatal does. */
+static void run_deferred(int sig)
+{
+    int saved = errno;
+    snapshot_and_wait();
+    die_of(sig);
+    errno = saved; /* only if sig is blocked here: then it acts when unblocked */
+}
+
 /* A fatal signal: the program is about to die with it.  The handler cannot
  * write a snapshot itself (the thread may have been stopped inside malloc or
  * holding a lock), so it hands the work to the writer thread, waits a bounded
  * time, then lets the signal take its default action, so the exit status is
  * the same as without gpuleak.
  *
- * It asks for the snapshot unless this thread may hold something the writer
- * needs (gl_busy: one of our locks, the loader's in a walk or a stack
- * capture): the writer would wait for it until FATAL_WAIT_MS ran out.  A
+ * A thread that may hold something the writer needs (gl_busy: one of our
+ * locks, the loader's in a walk or a stack capture) cannot wait: the writer
+ * would wait for it.  A signal from outside (a scheduler's SIGTERM) is then
+ * deferred to the end of that region (defer), a few microseconds away; a
+ * fault there takes its default action at once, without a snapshot.  A
  * thread inside an intercepted CUDA call is not busy while it waits inside
- * the real function (on a GPU, cudaFree waits for the device: a
- * scheduler's SIGTERM lands there often).  The writer itself blocks every
- * signal; a fault on it cannot wait for it. */
-static void on_fatal(int sig)
+ * the real function (on a GPU, cudaFree waits for the device).  The writer
+ * itself blocks every signal; a fault on it cannot wait for it. */
+static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
+    (void)uc;
     int saved = errno;
-    if (gl_busy == 0 && !gl_worker_on_thread() && gl_worker_running()) {
-        int expected = 0;
-        if (atomic_compare_exchange_strong(&fatal_state, &expected, 1)) {
-            gl_worker_wake();
-            struct timespec tick = {0, 10 * 1000 * 1000};
-            for (int i = 0; i < FATAL_WAIT_MS / 10 && atomic_load(&fatal_state) != 2; i++)
-                nanosleep(&tick, NULL);
+    if (!gl_worker_on_thread() && gl_worker_running()) {
+        if (gl_busy == 0) {
+            snapshot_and_wait();
+        } else if (from_outside(sig, si) && defer(sig)) {
+            errno = saved;
+            return;
         }
     }
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
-    /* Pending until the handler returns, then delivered with the default
-     * action (a fault would also simply recur). */
-    raise(sig);
+    die_of(sig);
     errno = saved;
+}
+
+/* On the writer, while a signal is deferred: waits for its thread's region
+ * to end (run_deferred asks for the snapshot and wakes the writer), taking
+ * nothing that thread may hold, so the limit holds.  When DEFER_MAX_MS
+ * pass first (the thread waits for something while it holds a lock of
+ * ours), no snapshot: the signal's default action is taken now, on that
+ * thread, as without deferral. */
+static void wait_for_region_end(void)
+{
+    uint64_t give_up = gl_mono_ns() + (uint64_t)DEFER_MAX_MS * 1000000u;
+    while (atomic_load(&fatal_state) == FATAL_DEFERRED) {
+        uint64_t now = gl_mono_ns();
+        uint64_t who = atomic_load(&deferred_who);
+        if (now >= give_up && who != 0) {
+            int expected = FATAL_DEFERRED;
+            if (!atomic_compare_exchange_strong(&fatal_state, &expected, FATAL_DONE))
+                return; /* the region ended just now */
+            int sig = (int)(who & 0xffffffffu);
+            struct sigaction dfl;
+            memset(&dfl, 0, sizeof dfl);
+            dfl.sa_handler = SIG_DFL;
+            sigaction(sig, &dfl, NULL);
+            if (syscall(SYS_tgkill, getpid(), (pid_t)(who >> 32), sig) != 0)
+                kill(getpid(), sig);
+            return;
+        }
+        struct timespec deadline;
+        gl_worker_deadline(&deadline, now >= give_up ? 1 : (give_up - now) / 1000000u + 1);
+        gl_worker_wait(&deadline);
+    }
+}
+
+/* On the writer: the fatal signal's business comes before anything else.
+ * True if there was some. */
+static bool writer_fatal(void)
+{
+    switch (atomic_load(&fatal_state)) {
+    case FATAL_ASKED:
+        gl_final_snapshot(GL_REASON_FATAL_SIGNAL);
+        atomic_store(&fatal_state, FATAL_DONE);
+        return true;
+    case FATAL_DEFERRED:
+        wait_for_region_end();
+        return true;
+    default:
+        return false;
+    }
 }
 
 static void install_fatal_handlers(void)
@@ -96,14 +223,20 @@ static void install_fatal_handlers(void)
             continue;
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_fatal;
+        sa.sa_sigaction = on_fatal;
         sigemptyset(&sa.sa_mask);
-        /* SA_ONSTACK: a stack overflow can only be handled on the
-         * alternate stack the program installed (none: the kernel kills
-         * it, as without gpuleak).  The handler needs little of it (an
-         * atomic, sem_post, nanosleep, sigaction, raise); the snapshot is
-         * written on the writer thread's own stack. */
-        sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
+        /* SA_SIGINFO: who sent it (from_outside).  SA_ONSTACK: a stack
+         * overflow can only be handled on the alternate stack the program
+         * installed (none: the kernel kills it, as without gpuleak).  The
+         * handler needs little of it (atomics, sem_post, nanosleep,
+         * sigaction, raise); the snapshot is written on the writer thread's
+         * own stack.  The termination requests keep the handler while the
+         * snapshot is written: the same signal again (the launcher passes a
+         * TERM on to the command that the whole process group got too)
+         * joins the wait instead of killing at once.  die_of resets it. */
+        int sig = fatal_signals[i];
+        bool request = sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
+        sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK | (request ? 0 : SA_RESETHAND);
         sigaction(fatal_signals[i], &sa, NULL);
     }
 }
@@ -148,6 +281,8 @@ static void *writer_main(void *arg)
     gl_outfile_pin_cwd();
     for (;;) {
         gl_worker_drop_dlerror();
+        if (writer_fatal())
+            continue;
         writer_sync_signal_mask();
         /* Wake up now and then to check that the snapshot signal is still
          * ours: a program that installs its own handler later silently
@@ -173,11 +308,8 @@ static void *writer_main(void *arg)
         }
         /* A burst of signals while we were writing is one request. */
         gl_worker_drain();
-        if (atomic_load(&fatal_state) == 1) {
-            gl_final_snapshot(GL_REASON_FATAL_SIGNAL);
-            atomic_store(&fatal_state, 2);
+        if (writer_fatal())
             continue;
-        }
         gl_worker_run_pending();
         if (atomic_exchange(&signal_pending, false))
             gl_snapshot_write(GL_REASON_SIGNAL, 0, NULL);
@@ -222,6 +354,7 @@ void gl_trigger_start(void)
         sig = 0;
     }
     gl_worker_init();
+    gl_busy_on_deferred(run_deferred);
     gl_periodic_configure();
     gl_watch_configure();
     start_writer();
@@ -281,7 +414,11 @@ void gl_trigger_postfork_child(void)
      * inherited and stays valid; signals before then are kept by the
      * semaphore. */
     gl_worker_postfork_child();
-    atomic_store(&fatal_state, 0);
+    /* A signal deferred by the forking thread (inside the prepare handler's
+     * locks) is the parent's: it was not sent to the child. */
+    atomic_store(&fatal_state, FATAL_NONE);
+    atomic_store(&deferred_who, 0);
+    atomic_store_explicit(&gl_busy_deferred, 0, memory_order_relaxed);
     /* Another thread of the parent may have been starting the writer: the
      * child's next call must be able to start its own. */
     gl_lock_init(&restart_lock, GL_LOCK_RESTART, 0);

@@ -15,12 +15,17 @@
  *   loop-async          a 1 MiB leak, "ready", then cudaMallocAsync and
  *                       cudaFreeAsync of 4 KiB until killed
  *   loop-driver         the same through cuMemAlloc and cuMemFree
+ *   stuck-in-walk       a thread holds the loader's lock for 20 s; main
+ *                       prints "ready" and asks gpuleak for a snapshot,
+ *                       whose walk of the loader's list waits for it
  *   ignored-usr1        SIGUSR1 ignored before the first CUDA call; prints
  *                       what it is after, then whether an exec'ed child
  *                       that sends itself SIGUSR1 survives */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -243,6 +248,41 @@ static void loop_driver(void)
     }
 }
 
+int gpuleak_snapshot(const char *path) __attribute__((weak));
+
+static atomic_bool in_walk;
+
+static int hold_loader(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)info, (void)size, (void)data;
+    atomic_store(&in_walk, true);
+    struct timespec d = {20, 0};
+    nanosleep(&d, NULL);
+    return 1;
+}
+
+static void *walk_slowly(void *arg)
+{
+    (void)arg;
+    dl_iterate_phdr(hold_loader, NULL);
+    return NULL;
+}
+
+/* gpuleak's snapshot on main is busy (its locks, then a walk of the loader's
+ * list) for as long as the other thread holds the loader's lock. */
+static void stuck_in_walk(void)
+{
+    leak(1 << 20);
+    pthread_t t;
+    pthread_create(&t, NULL, walk_slowly, NULL);
+    while (!atomic_load(&in_walk))
+        ;
+    printf("ready\n");
+    if (gpuleak_snapshot)
+        gpuleak_snapshot(NULL);
+    printf("snapshot taken\n");
+}
+
 static void ignored_usr1(void)
 {
     signal(SIGUSR1, SIG_IGN);
@@ -288,10 +328,14 @@ int main(int argc, char **argv)
         loop_async();
     if (!strcmp(mode, "loop-driver"))
         loop_driver();
+    if (!strcmp(mode, "stuck-in-walk")) {
+        stuck_in_walk();
+        return 0;
+    }
     if (!strcmp(mode, "ignored-usr1")) {
         ignored_usr1();
         return 0;
     }
-    fprintf(stderr, "usage: %s fork-exit SECONDS|exit-race DELAY_US|return-race DELAY_US|term-in-free|overflow|loop-async|loop-driver|ignored-usr1\n", argv[0]);
+    fprintf(stderr, "usage: %s fork-exit SECONDS|exit-race DELAY_US|return-race DELAY_US|term-in-free|overflow|loop-async|loop-driver|stuck-in-walk|ignored-usr1\n", argv[0]);
     return 2;
 }

@@ -10,6 +10,8 @@
 #include "base/lock.h"
 
 GL_TLS int gl_busy; /* base/self.c's, which this program does not link */
+GL_TLS _Atomic int gl_busy_deferred;
+void gl_busy_deferred_run(void) {}
 
 static struct gl_lock snap = GL_LOCK_INIT(SNAP);
 static struct gl_lock walk = GL_LOCK_INIT_RECURSIVE(WALK);
