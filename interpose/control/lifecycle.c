@@ -66,6 +66,9 @@ static void postfork_parent(void)
 
 static void postfork_child(void)
 {
+    /* A signal deferred inside the prepare handler's locks was sent to the
+     * parent: no lock released below may act on it in the child. */
+    atomic_store_explicit(&gl_busy_deferred, 0, memory_order_relaxed);
     gl_stack_cache_postfork_child();
     gl_loader_walk_postfork_child();
     gl_resolve_postfork_child();

@@ -60,13 +60,18 @@ static void on_signal(int sig)
 /* The default action, so the exit status is the same as without gpuleak.
  * In a handler (SA_NODEFER) or at a busy region's end, raise delivers it at
  * once; a fault would also simply recur. */
-static void die_of(int sig)
+static void reset_to_default(int sig)
 {
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
     sigaction(sig, &dfl, NULL);
+}
+
+static void die_of(int sig)
+{
+    reset_to_default(sig);
     raise(sig);
 }
 
@@ -180,10 +185,7 @@ static void wait_for_region_end(void)
             if (!atomic_compare_exchange_strong(&fatal_state, &expected, FATAL_DONE))
                 return; /* the region ended just now */
             int sig = (int)(who & 0xffffffffu);
-            struct sigaction dfl;
-            memset(&dfl, 0, sizeof dfl);
-            dfl.sa_handler = SIG_DFL;
-            sigaction(sig, &dfl, NULL);
+            reset_to_default(sig);
             if (syscall(SYS_tgkill, getpid(), (pid_t)(who >> 32), sig) != 0)
                 kill(getpid(), sig);
             return;
@@ -415,10 +417,10 @@ void gl_trigger_postfork_child(void)
      * semaphore. */
     gl_worker_postfork_child();
     /* A signal deferred by the forking thread (inside the prepare handler's
-     * locks) is the parent's: it was not sent to the child. */
+     * locks) is the parent's: it was not sent to the child (lifecycle.c
+     * clears this thread's gl_busy_deferred first of all). */
     atomic_store(&fatal_state, FATAL_NONE);
     atomic_store(&deferred_who, 0);
-    atomic_store_explicit(&gl_busy_deferred, 0, memory_order_relaxed);
     /* Another thread of the parent may have been starting the writer: the
      * child's next call must be able to start its own. */
     gl_lock_init(&restart_lock, GL_LOCK_RESTART, 0);
