@@ -138,7 +138,7 @@ GPULEAK_OUTPUT=blk%n.snap traced python3 "$prog" blocked || fail "blocked run: e
 "$REPORT" --sections leaks blk0.snap | sed -n "/^PYTORCH'S CACHE/,+2p" >blk.txt
 expect_eq "$(cat blk.txt)" "PYTORCH'S CACHE
 PyTorch was not asked in time: Python's main thread ran no bytecode within 2 s
-(it was blocked in C); this snapshot has no tensors." "no answer in time"
+(it was blocked in C), or took over 60 s to answer; this snapshot has no tensors." "no answer in time"
 
 # The program records history itself: gpuleak leaves it alone.
 GPULEAK_OUTPUT=usr%n.snap traced python3 "$prog" user >usr.txt || fail "user run: exit $?"

@@ -11,12 +11,14 @@
 #include <string.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/config.h"
 #include "base/exit_guard.h"
 #include "base/internal.h"
 #include "base/libc_dl.h"
 #include "base/modules.h"
+#include "base/self.h"
 #include "capture/pyframes.h"
 #include "snapshot_format.h"
 #include "state/stack_table.h"
@@ -25,7 +27,8 @@
 
 /* Only stable, documented entry points, present in every CPython 3 (no
  * struct layout is read here): PyGILState_STATE is an enum, passed as int;
- * Py_file_input is 257 in every version. */
+ * Py_file_input is 257 in every version.  PyExc_Exception is a variable
+ * (a PyObject *), found by its address and read when used. */
 #define PY_FILE_INPUT 257
 struct py_api {
     int (*is_initialized)(void);
@@ -33,12 +36,21 @@ struct py_api {
     int (*gil_ensure)(void);
     void (*gil_release)(int);
     void *(*this_tstate)(void);
-    void *(*run_string)(const char *, int, void *, void *, void *);
+    void *(*compile)(const char *, const char *, int);
+    void *(*eval_code)(void *, void *, void *);
+    void *(*builtins)(void);
     void *(*dict_new)(void);
+    int (*dict_set)(void *, const char *, void *);
     void *(*dict_get)(void *, const char *);
     int (*bytes_get)(void *, char **, ssize_t *);
     void (*decref)(void *);
     void (*err_clear)(void);
+    int (*err_matches)(void *);
+    void (*err_fetch)(void **, void **, void **);
+    void (*err_restore)(void *, void *, void *);
+    int (*set_async_exc)(unsigned long, void *);
+    unsigned long (*thread_ident)(void);
+    void **exc_exception;
 };
 static struct py_api py;
 /* 0: not found yet; 1: a thread is looking; 2: found, py is set and never
@@ -54,12 +66,21 @@ static bool py_find(struct py_api *a)
     FIND(gil_ensure, "PyGILState_Ensure")
     FIND(gil_release, "PyGILState_Release")
     FIND(this_tstate, "PyGILState_GetThisThreadState")
-    FIND(run_string, "PyRun_StringFlags")
+    FIND(compile, "Py_CompileString")
+    FIND(eval_code, "PyEval_EvalCode")
+    FIND(builtins, "PyEval_GetBuiltins")
     FIND(dict_new, "PyDict_New")
+    FIND(dict_set, "PyDict_SetItemString")
     FIND(dict_get, "PyDict_GetItemString")
     FIND(bytes_get, "PyBytes_AsStringAndSize")
     FIND(decref, "Py_DecRef")
     FIND(err_clear, "PyErr_Clear")
+    FIND(err_matches, "PyErr_ExceptionMatches")
+    FIND(err_fetch, "PyErr_Fetch")
+    FIND(err_restore, "PyErr_Restore")
+    FIND(set_async_exc, "PyThreadState_SetAsyncExc")
+    FIND(thread_ident, "PyThread_get_thread_ident")
+    FIND(exc_exception, "PyExc_Exception")
 #undef FIND
     return true;
 }
@@ -110,22 +131,52 @@ static bool c10_cuda_loaded(void)
     return found;
 }
 
+/* An exception of the program's that the query must not swallow, taken
+ * out of the thread state (PyErr_Fetch) so that the C API can be called
+ * meanwhile; type NULL: none. */
+struct py_exc {
+    void *type, *value, *tb;
+};
+
+/* The snippet raised: an Exception is the query's own failure, cleared
+ * (the snippets catch those themselves; this is for their imports).  Any
+ * other BaseException -- KeyboardInterrupt or SystemExit from the
+ * program's signal handler, which Python runs inside the snippet when the
+ * signal lands while it runs on the main thread, or an asynchronous
+ * exception aimed at the thread -- is the program's: kept for the caller to
+ * hand back. */
+static void keep_programs_exception(struct py_exc *escaped)
+{
+    if (py.err_matches(*py.exc_exception))
+        py.err_clear();
+    else
+        py.err_fetch(&escaped->type, &escaped->value, &escaped->tb);
+}
+
 /* Runs `code` in a fresh namespace (the program's are never touched) and
  * returns a malloc'd copy of the bytes it left in `_r`: NULL with *len 0
- * when `_r` is None or not bytes.  With the GIL held.  Never lets an
- * exception escape into the program. */
-static char *run_snippet(const char *code, size_t *len)
+ * when `_r` is None or not bytes.  With the GIL held.  An Exception never
+ * escapes; the program's own BaseException is left in *escaped (its
+ * references are the caller's).  Compiled and evaluated, not run with
+ * PyRun_String*: those set CPython's "unhandled KeyboardInterrupt" flag
+ * when a KeyboardInterrupt leaves them, and python3 then kills itself
+ * with SIGINT at exit even if the program caught it. */
+static char *run_snippet(const char *code, size_t *len, struct py_exc *escaped)
 {
     *len = 0;
+    memset(escaped, 0, sizeof *escaped);
     char *copy = NULL;
-    void *globals = py.dict_new();
-    if (globals == NULL) {
+    void *globals = py.dict_new(), *builtins = py.builtins(), *compiled = NULL;
+    if (globals == NULL || builtins == NULL || py.dict_set(globals, "__builtins__", builtins) != 0 ||
+        (compiled = py.compile(code, "<gpuleak>", PY_FILE_INPUT)) == NULL) {
         py.err_clear();
+        py.decref(globals); /* Py_DecRef(NULL) does nothing */
         return NULL;
     }
-    void *result = py.run_string(code, PY_FILE_INPUT, globals, globals, NULL);
+    void *result = py.eval_code(compiled, globals, globals);
+    py.decref(compiled);
     if (result == NULL)
-        py.err_clear();
+        keep_programs_exception(escaped);
     else
         py.decref(result);
     void *r = py.dict_get(globals, "_r"); /* borrowed */
@@ -138,6 +189,94 @@ static char *run_snippet(const char *code, size_t *len)
     py.err_clear(); /* bytes_get on None sets TypeError */
     py.decref(globals);
     return copy;
+}
+
+/* Python's main thread, as the pending calls (which only it runs) saw it;
+ * 0 until one ran, and in a fork child, where the forking thread is
+ * Python's main thread and the process's first (tid == pid). */
+static _Atomic unsigned long python_main_thread;
+
+static void note_main_thread(void)
+{
+    atomic_store(&python_main_thread, py.thread_ident());
+}
+
+static bool on_python_main_thread(void)
+{
+    unsigned long main = atomic_load(&python_main_thread);
+    return main != 0 ? main == py.thread_ident() : gl_gettid() == (uint32_t)getpid();
+}
+
+/* In a pending call, on Python's main thread: the program's exception is
+ * raised there as CPython raises its own signal handlers' exceptions, by
+ * the pending call returning -1 with it set: at the bytecode boundary
+ * where the call ran, for the program to catch or die of. */
+static int raise_in_program(struct py_exc *e)
+{
+    if (e->type == NULL)
+        return 0;
+    py.err_restore(e->type, e->value, e->tb); /* steals the references */
+    return -1;
+}
+
+/* The program's exception from a query run on the requesting thread
+ * (gpuleak_snapshot() through ctypes, which returns no exception), waiting
+ * with the GIL to be raised on Python's main thread by reraise_call. */
+static struct py_exc held;
+
+static int reraise_call(void *arg)
+{
+    (void)arg;
+    note_main_thread();
+    struct py_exc e = held;
+    memset(&held, 0, sizeof held);
+    return raise_in_program(&e);
+}
+
+static void drop(struct py_exc *e)
+{
+    py.decref(e->type);
+    py.decref(e->value);
+    py.decref(e->tb);
+}
+
+/* With the GIL, on the thread that asked.  On Python's main thread (where
+ * signal handlers run, so where KeyboardInterrupt and SystemExit come
+ * from): the exception itself, value and traceback, is raised by a
+ * pending call at the thread's next bytecode boundary after the ctypes
+ * call returns -- where Python would have run the handler had gpuleak not
+ * been there.  A second one before the first is raised is dropped, as
+ * Python would not get past the first.  On another thread (an asynchronous
+ * exception aimed at it; signal handlers never run there) and if the
+ * pending call cannot be queued: PyThreadState_SetAsyncExc with its type,
+ * raised in the same thread at its next boundary, which is how an
+ * asynchronous exception is raised anyway. */
+static void hand_back(struct py_exc *e)
+{
+    if (on_python_main_thread()) {
+        if (held.type != NULL) {
+            drop(e);
+            return;
+        }
+        held = *e;
+        if (py.add_pending(reraise_call, NULL) == 0)
+            return;
+        memset(&held, 0, sizeof held);
+    }
+    py.set_async_exc(py.thread_ident(), e->type);
+    drop(e);
+}
+
+/* What the asker reads as "_snapshot() raised" ('X', as the snippet says
+ * it): the query was interrupted before it had an answer. */
+static char *interrupted_answer(char *partial, size_t *len)
+{
+    free(partial);
+    char *x = malloc(1);
+    *len = x != NULL;
+    if (x != NULL)
+        *x = 'X';
+    return x;
 }
 
 /* ---- turning PyTorch's history recording on ----------------------------- */
@@ -184,16 +323,18 @@ static atomic_bool torch_seen;      /* torch.cuda.memory was imported */
 static int probe_call(void *arg)
 {
     (void)arg;
+    note_main_thread();
     size_t len;
-    char *r = run_snippet(probe_code, &len);
-    bool found = r != NULL && len == 1 && r[0] != 'n';
+    struct py_exc escaped;
+    char *r = run_snippet(probe_code, &len, &escaped);
+    bool found = r != NULL && len == 1 && r[0] != 'n' && escaped.type == NULL;
     free(r);
     if (found) {
         atomic_store(&torch_seen, true);
         atomic_store(&probe_done, 1);
     }
-    atomic_store(&probe_queued, false);
-    return 0; /* never an exception: -1 would raise it in the program */
+    atomic_store(&probe_queued, false); /* interrupted: a later allocation looks again */
+    return raise_in_program(&escaped);
 }
 
 void gl_torch_note_alloc(void)
@@ -282,8 +423,12 @@ static int answer_call(void *arg)
     int expected = PHASE_ASKED;
     if (!atomic_compare_exchange_strong(&phase, &expected, PHASE_RUNNING))
         return 0; /* a request already withdrawn (or answered) */
+    note_main_thread();
     size_t len;
-    char *r = run_snippet(collect_code, &len);
+    struct py_exc escaped;
+    char *r = run_snippet(collect_code, &len, &escaped);
+    if (escaped.type != NULL)
+        r = interrupted_answer(r, &len);
     atomic_store(&answer, r);
     atomic_store(&answer_len, len);
     expected = PHASE_RUNNING;
@@ -293,7 +438,7 @@ static int answer_call(void *arg)
         atomic_store(&answer, NULL);
         free(r);
     }
-    return 0;
+    return raise_in_program(&escaped); /* after the answer: nothing left stuck */
 }
 
 #define WAIT_SLICE_MS 50
@@ -313,8 +458,13 @@ static char *ask_main_thread(size_t *len, bool *timed_out)
     if (py.add_pending(answer_call, NULL) == 0) {
         /* In slices, so that a process that begins exiting meanwhile (its
          * main thread will run no more bytecode, and the exit path waits
-         * for the writer to sample the driver) is not kept waiting. */
-        for (unsigned waited = 0; waited < GL_TORCH_WAIT_MS && !gl_exit_begun(); waited += WAIT_SLICE_MS) {
+         * for the writer to sample the driver) is not kept waiting.  A
+         * main thread that has started answering is waited for longer: it
+         * is doing the work, and giving up would throw the work away and
+         * have the next snapshot pay it again. */
+        for (unsigned waited = 0; !gl_exit_begun(); waited += WAIT_SLICE_MS) {
+            if (waited >= (atomic_load(&phase) == PHASE_RUNNING ? GL_TORCH_ANSWER_WAIT_MS : GL_TORCH_WAIT_MS))
+                break;
             struct timespec deadline;
             clock_gettime(CLOCK_REALTIME, &deadline);
             deadline.tv_nsec += WAIT_SLICE_MS * 1000000L;
@@ -465,7 +615,12 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
          * the GIL back as any callback does; waiting for the main thread
          * instead could wait for this very thread. */
         int g = py.gil_ensure();
-        buf = run_snippet(collect_code, &len);
+        struct py_exc escaped;
+        buf = run_snippet(collect_code, &len, &escaped);
+        if (escaped.type != NULL) {
+            buf = interrupted_answer(buf, &len);
+            hand_back(&escaped);
+        }
         py.gil_release(g);
     } else if (atomic_load(&torch_seen)) {
         buf = ask_main_thread(&len, &timed_out);
@@ -503,6 +658,7 @@ void gl_torch_postfork_child(void)
     atomic_store(&phase, PHASE_IDLE);
     atomic_store(&asking, false);
     atomic_store(&probe_queued, false);
+    atomic_store(&python_main_thread, 0);
     char *late = atomic_exchange(&answer, NULL);
     free(late);
     if (pthread_once(&answered_once, answered_init) == 0)

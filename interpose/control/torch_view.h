@@ -40,7 +40,8 @@ void gl_torch_note_alloc(void);
 
 /* Asks PyTorch for its view, for a snapshot taken for `reason` (only
  * signal, periodic and request snapshots ask).  Called with no lock of ours
- * held; waits at most GL_TORCH_WAIT_MS for Python's main thread, and only
+ * held; waits at most GL_TORCH_WAIT_MS for Python's main thread to start
+ * answering (GL_TORCH_ANSWER_WAIT_MS in all once it has), and only
  * in a process where torch.cuda.memory was seen (a Python program without
  * torch never waits: its main thread is not asked, except by a snapshot
  * requested from a Python thread, which asks on that thread).  *out is
@@ -48,6 +49,7 @@ void gl_torch_note_alloc(void);
  * gl_torch_view_free.  Every stack it names is interned before it returns,
  * so a state copy taken afterwards holds them. */
 #define GL_TORCH_WAIT_MS 2000
+#define GL_TORCH_ANSWER_WAIT_MS 60000
 void gl_torch_collect(uint32_t reason, struct gl_torch_view *out);
 void gl_torch_view_free(struct gl_torch_view *v);
 

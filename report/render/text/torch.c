@@ -35,7 +35,7 @@ void text_torch(const struct report_ctx *r)
     put_title(r, "PYTORCH'S CACHE");
     if (r->s->torch.status == GL_TORCH_NO_ANSWER) {
         fputs("PyTorch was not asked in time: Python's main thread ran no bytecode within 2 s\n"
-              "(it was blocked in C); this snapshot has no tensors.\n",
+              "(it was blocked in C), or took over 60 s to answer; this snapshot has no tensors.\n",
               f);
         return;
     }
