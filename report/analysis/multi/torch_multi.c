@@ -56,7 +56,8 @@ void torch_multi_build(const struct msnap *m, size_t n, struct torch_multi *out)
     out->n = n;
     struct row_index x = {0};
     for (size_t i = 0; i < n; i++) {
-        if (m[i].s.torch.status != GL_TORCH_ANSWERED)
+        /* A view that does not add up (torch_check.h) is no step of a series. */
+        if (m[i].s.torch.status != GL_TORCH_ANSWERED || m[i].v.torch_check.nproblems > 0)
             continue;
         out->answered++;
         struct torch_blocks tb;
