@@ -57,3 +57,11 @@ PY
 check_multi_json d.json <<'PY'
 eq(d["torch_lines"]["snapshots_with_torch"], 2, "snapshots with a view that adds up")
 PY
+
+# A view whose stacks are the snapshot's only ones: its first line is the
+# report's first frame, which was taken for "no stack" (frame id 0).
+"$TPROG/snapgen" torchlines lines.snap 3 || fail "snapgen torchlines"
+"$REPORT" --sections leaks lines.snap | grep '^        512 bytes' >lines.txt || fail "report lines"
+expect_eq "$(cat lines.txt)" "        512 bytes in 1 tensor: make (gen.py:1000)
+        512 bytes in 1 tensor: make (gen.py:1001)
+        512 bytes in 1 tensor: make (gen.py:1002)" "lines of a view with no other stack"

@@ -74,6 +74,13 @@ struct stackdb *sdb_new(const struct sdb_opts *o)
     db->cs = xcalloc(db->cap_cs, sizeof *db->cs);
     db->cs_hash = xcalloc(db->cap_cs, sizeof *db->cs_hash);
     db->ncs = 1; /* cs 0: no stack captured */
+    /* frame 0: no frame (all zero, never interned), as callers take a
+     * frame id 0 to mean (PyTorch's lines: a block without a stack); a
+     * snapshot whose first stack is a view's had its first line taken for
+     * none. */
+    db->cap_frames = 256;
+    db->frames = xcalloc(db->cap_frames, sizeof *db->frames);
+    db->nframes = 1;
     return db;
 }
 

@@ -44,7 +44,8 @@ struct cstack {
 struct stackdb {
     struct sdb_opts o;
     struct sym_frame *frames; /* interned frames (copies; strings live in
-                                 the symbolizers, which outlive the db) */
+                                 the symbolizers, which outlive the db);
+                                 frames[0] is none (all zero) */
     size_t nframes, cap_frames;
     uint32_t *fslots; /* frame intern table: id + 1, 0 = empty */
     size_t nfslots;
