@@ -203,10 +203,11 @@ uint32_t gl_py_intern(const char *file, size_t file_len, const char *func, size_
 {
     /* The same caps as a walk's strings, so equal frames from either source
      * intern to one id. */
-    if (file_len > MAX_STR - 5)
-        file_len = MAX_STR - 5;
-    if (func_len > MAX_STR - 5)
-        func_len = MAX_STR - 5;
+    _Static_assert(GL_PY_MAX_TEXT == MAX_STR - 5, "a walk's cut and a text frame's agree");
+    if (file_len > GL_PY_MAX_TEXT)
+        file_len = GL_PY_MAX_TEXT;
+    if (func_len > GL_PY_MAX_TEXT)
+        func_len = GL_PY_MAX_TEXT;
     return intern(file, file_len, func, func_len, line);
 }
 

@@ -34,6 +34,11 @@ void gl_py_interpreter_range(uintptr_t *start, uintptr_t *end);
  * Returns how many were stored (0: not Python, or not a Python thread). */
 size_t gl_py_capture(uintptr_t *out, size_t max);
 
+/* The longest file or function name a frame given as text keeps, in bytes
+ * (a walk's are cut near there too): longer ones are cut, so equal frames
+ * from either source are equal text. */
+#define GL_PY_MAX_TEXT 1019
+
 /* Interns a frame given as text (PyTorch's recorded frames, control/torch_view.c):
  * its id, 0 when memory ran out.  Tag it with GL_PYFRAME_TAG for a stack. */
 uint32_t gl_py_intern(const char *file, size_t file_len, const char *func, size_t func_len, uint32_t line);

@@ -66,6 +66,9 @@ struct writer {
      * the file has to take another number (renumber). */
     uint64_t index;
     uint64_t index_at[2];
+    /* The highest process-wide Python frame id and stack id written: a
+     * PyTorch view's own frames and stacks are numbered after them. */
+    uint32_t pyframe_top, stack_top;
     size_t len;
     uint8_t buf[1 << 16];
 };
@@ -219,6 +222,8 @@ static void write_stacks(struct writer *w, const struct gl_state_copy *c)
 {
     uint32_t left = c->nstacks;
     for (const struct gl_stack *s = c->stacks; s != NULL && left > 0; s = s->older, left--) {
+        if (s->id > w->stack_top)
+            w->stack_top = s->id;
         w_record(w, GL_REC_STACK, 1, GL_STACK_FIXED_SIZE + (uint64_t)s->depth * 8);
         W_PART(w, stack, .id = s->id, .depth = s->depth);
         for (uint32_t i = 0; i < s->depth; i++)
@@ -355,6 +360,8 @@ static void write_pyframe(uint32_t id, uint32_t line, const char *file, size_t f
                           const char *func, size_t func_len, void *arg)
 {
     struct writer *w = arg;
+    if (id > w->pyframe_top)
+        w->pyframe_top = id;
     w_record(w, GL_REC_PYFRAME, 1, GL_PYFRAME_FIXED_SIZE + 4 + file_len + 4 + func_len);
     W_PART(w, pyframe, .id = id, .line = line);
     w_str(w, file, file_len);
@@ -412,8 +419,34 @@ static void write_bad_frees(struct writer *w, const struct gl_bad_free *b, size_
     }
 }
 
-/* PyTorch's own view of its cache, asked before the state was copied (so
- * every stack it names is in the copy): docs/pytorch.md. */
+/* The Python frames of PyTorch's view (its own table, view_stacks.h), after
+ * the process's: id frame_base (the process's highest) + its own. */
+static void write_torch_frames(struct writer *w, const struct gl_torch_view *t, uint32_t frame_base)
+{
+    const struct gl_view_stacks *vs = &t->stacks;
+    for (uint32_t i = 0; i < vs->nframes; i++) {
+        const struct gl_view_frame *f = vs->frames[i];
+        write_pyframe(frame_base + f->id, f->line, gl_view_frame_file(f), f->file_len,
+                      gl_view_frame_func(f), f->func_len, w);
+    }
+}
+
+/* The stacks of PyTorch's view, after the process's: id stack_top + its
+ * own; its frames as write_torch_frames numbered them. */
+static void write_torch_stacks(struct writer *w, const struct gl_torch_view *t, uint32_t frame_base)
+{
+    const struct gl_view_stacks *vs = &t->stacks;
+    for (uint32_t i = 0; i < vs->nstacks; i++) {
+        const struct gl_view_stack *s = vs->stacks[i];
+        w_record(w, GL_REC_STACK, 1, GL_STACK_FIXED_SIZE + (uint64_t)s->depth * 8);
+        W_PART(w, stack, .id = w->stack_top + s->id, .depth = s->depth);
+        for (uint32_t k = 0; k < s->depth; k++)
+            w_u64(w, GL_PYFRAME_TAG | (uint64_t)(frame_base + s->frames[k]));
+    }
+}
+
+/* PyTorch's own view of its cache: docs/pytorch.md.  Its blocks' stacks
+ * were written by write_torch_stacks, numbered after stack_top. */
 static void write_torch(struct writer *w, const struct gl_torch_view *t)
 {
     if (t == NULL || t->status == 0)
@@ -428,7 +461,8 @@ static void write_torch(struct writer *w, const struct gl_torch_view *t)
         for (size_t i = base; i < base + k; i++) {
             const struct gl_torch_block *b = &t->blocks[i];
             W_PART(w, torch_blocks, .segment = b->segment, .address = b->address, .size = b->size,
-                   .requested_size = b->requested_size, .stack_id = b->stack_id, .device = b->device,
+                   .requested_size = b->requested_size,
+                   .stack_id = b->stack_id != 0 ? w->stack_top + b->stack_id : 0, .device = b->device,
                    .state = b->state);
         }
     }
@@ -596,7 +630,12 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         write_env(w);
         write_modules(w, &mods);
         gl_py_for_each(write_pyframe, w);
+        uint32_t torch_frame_base = w->pyframe_top;
+        if (torch != NULL)
+            write_torch_frames(w, torch, torch_frame_base);
         write_stacks(w, &copy);
+        if (torch != NULL)
+            write_torch_stacks(w, torch, torch_frame_base);
         write_allocs(w, &copy, view ? view->pools : NULL, view ? view->npools : 0);
         write_devices(w, &copy, mem, view ? view->mems : NULL, view ? view->nmems : 0);
         write_pools(w, view ? view->pools : NULL, view ? view->npools : 0);

@@ -19,9 +19,7 @@
 #include "base/libc_dl.h"
 #include "base/modules.h"
 #include "base/self.h"
-#include "capture/pyframes.h"
 #include "snapshot_format.h"
-#include "state/stack_table.h"
 
 /* ---- the few C API functions used, found in the process --------------- */
 
@@ -511,21 +509,21 @@ static uint64_t rd(struct reader *r, size_t n)
 
 #define MAX_FRAMES 64
 
-/* The stack of one block: its frames interned as Python frames. */
+/* The stack of one block: its frames interned as Python frames in the
+ * view's own table, not the process's (view_stacks.h). */
 static uint32_t block_stack(const uint32_t *frames, uint32_t nframes, const char **str, const uint32_t *slen,
-                            uint32_t nstr, struct gl_capture *cap)
+                            uint32_t nstr, struct gl_view_stacks *t)
 {
-    cap->depth = 0;
-    for (uint32_t i = 0; i < nframes && cap->depth < GL_MAX_DEPTH; i++) {
+    uint32_t ids[MAX_FRAMES], depth = 0;
+    for (uint32_t i = 0; i < nframes && i < MAX_FRAMES; i++) {
         uint32_t line = frames[3 * i], file = frames[3 * i + 1], name = frames[3 * i + 2];
         if (file >= nstr || name >= nstr)
             continue;
-        uint32_t id = gl_py_intern(str[file], slen[file], str[name], slen[name], line);
+        uint32_t id = gl_view_frame_intern(t, str[file], slen[file], str[name], slen[name], line);
         if (id != 0)
-            cap->pcs[cap->depth++] = (uintptr_t)(GL_PYFRAME_TAG | id);
+            ids[depth++] = id;
     }
-    struct gl_stack *s = cap->depth > 0 ? gl_stack_intern(cap) : NULL;
-    return s != NULL ? s->id : 0;
+    return gl_view_stack_intern(t, ids, depth);
 }
 
 static bool decode(const char *buf, size_t len, struct gl_torch_view *v)
@@ -555,8 +553,7 @@ static bool decode(const char *buf, size_t len, struct gl_torch_view *v)
     const char **str = calloc(nstr + 1, sizeof *str);
     uint32_t *slen = calloc(nstr + 1, sizeof *slen);
     v->blocks = calloc(nblocks + 1, sizeof *v->blocks);
-    struct gl_capture *cap = malloc(sizeof *cap);
-    bool ok = str != NULL && slen != NULL && v->blocks != NULL && cap != NULL;
+    bool ok = str != NULL && slen != NULL && v->blocks != NULL;
     for (uint32_t i = 0; ok && i < nstr; i++) {
         slen[i] = (uint32_t)rd(&r, 4);
         if (r.bad || slen[i] > (size_t)(r.end - r.p)) {
@@ -582,10 +579,9 @@ static bool decode(const char *buf, size_t len, struct gl_torch_view *v)
             frames[k] = (uint32_t)rd(&r, 4);
         if (b->device < -1 || b->device > GL_SNAP_MAX_DEVICE)
             b->device = -1;
-        b->stack_id = block_stack(frames, nf, str, slen, nstr, cap);
+        b->stack_id = block_stack(frames, nf, str, slen, nstr, &v->stacks);
         v->nblocks++;
     }
-    free(cap);
     free(str);
     free(slen);
     return ok && !r.bad;
@@ -651,6 +647,7 @@ void gl_torch_view_free(struct gl_torch_view *v)
     free(v->blocks);
     v->blocks = NULL;
     v->nblocks = 0;
+    gl_view_stacks_free(&v->stacks);
 }
 
 void gl_torch_postfork_child(void)

@@ -13,9 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "state/view_stacks.h"
+
 struct gl_torch_block {
     uint64_t segment, address, size, requested_size;
-    uint32_t stack_id; /* a stack of Python frames, interned; 0: none */
+    uint32_t stack_id; /* a stack of Python frames in the view's own table; 0: none */
     int32_t device;
     uint16_t state; /* enum gl_torch_block_state */
 };
@@ -26,6 +28,11 @@ struct gl_torch_view {
     uint64_t reserved_bytes, allocated_bytes;
     size_t nblocks;
     struct gl_torch_block *blocks;
+    /* The blocks' stacks and their Python frames, this view's only: written
+     * into its snapshot alone, numbered after the process's own there
+     * (control/snapshot.c), and freed with the view, so a later snapshot
+     * does not carry them (issue 34, defect 8). */
+    struct gl_view_stacks stacks;
 };
 
 /* An allocation succeeded (called by the hooks, inside the hook, maybe with
@@ -46,8 +53,7 @@ void gl_torch_note_alloc(void);
  * torch never waits: its main thread is not asked, except by a snapshot
  * requested from a Python thread, which asks on that thread).  *out is
  * filled (status 0 when there is nothing to write); free it with
- * gl_torch_view_free.  Every stack it names is interned before it returns,
- * so a state copy taken afterwards holds them. */
+ * gl_torch_view_free, which frees its stacks too. */
 #define GL_TORCH_WAIT_MS 2000
 #define GL_TORCH_ANSWER_WAIT_MS 60000
 void gl_torch_collect(uint32_t reason, struct gl_torch_view *out);

@@ -28,25 +28,6 @@ uint32_t torch_line_frame(const struct snapview *v, uint32_t stack_id, uint32_t 
     return c->n > 0 ? v->db->seq[c->first] : 0;
 }
 
-static void add_line(struct torch_line **lines, size_t *n, size_t *cap, uint32_t frame, uint32_t cs,
-                     uint64_t bytes, uint64_t requested)
-{
-    for (size_t i = 0; i < *n; i++) {
-        if ((*lines)[i].frame == frame) {
-            (*lines)[i].bytes = sat_add((*lines)[i].bytes, bytes);
-            (*lines)[i].requested = sat_add((*lines)[i].requested, requested);
-            (*lines)[i].count++;
-            return;
-        }
-    }
-    if (*n == *cap) {
-        *cap = *cap ? 2 * *cap : 8;
-        *lines = xrealloc(*lines, *cap * sizeof **lines);
-    }
-    (*lines)[(*n)++] = (struct torch_line){.frame = frame, .cs = cs, .bytes = bytes, .requested = requested,
-                                           .count = 1};
-}
-
 static int cmp_line(const void *pa, const void *pb)
 {
     const struct torch_line *a = pa, *b = pb;
@@ -65,6 +46,114 @@ static int cmp_seg(const void *pa, const void *pb)
     return a->address < b->address ? -1 : a->address > b->address;
 }
 
+/* A live block on its way to a line: its segment (index in segs), its
+ * frame, and its place in the snapshot (a line's cs is its first block's). */
+struct line_entry {
+    size_t seg, order;
+    uint32_t frame, cs;
+    uint64_t bytes, requested;
+};
+
+static int cmp_entry_seg_frame(const void *pa, const void *pb)
+{
+    const struct line_entry *a = pa, *b = pb;
+    if (a->seg != b->seg)
+        return a->seg < b->seg ? -1 : 1;
+    if (a->frame != b->frame)
+        return a->frame < b->frame ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static int cmp_entry_frame(const void *pa, const void *pb)
+{
+    const struct line_entry *a = pa, *b = pb;
+    if (a->frame != b->frame)
+        return a->frame < b->frame ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* Entries [from, to) sorted so that each line's are together, first block
+ * first: one line per run of equal frames.  *n lines. */
+static struct torch_line *merge_lines(const struct line_entry *e, size_t from, size_t to, size_t *n)
+{
+    struct torch_line *lines = NULL;
+    *n = 0;
+    for (size_t i = from; i < to; i++) {
+        if (*n == 0 || lines[*n - 1].frame != e[i].frame) {
+            if ((*n & (*n - 1)) == 0) /* 0, 1, 2, 4...: doubled when full */
+                lines = xrealloc(lines, (*n ? 2 * *n : 1) * sizeof *lines);
+            lines[(*n)++] = (struct torch_line){.frame = e[i].frame, .cs = e[i].cs};
+        }
+        struct torch_line *l = &lines[*n - 1];
+        l->bytes = sat_add(l->bytes, e[i].bytes);
+        l->requested = sat_add(l->requested, e[i].requested);
+        l->count++;
+    }
+    return lines;
+}
+
+/* A segment's address and where it was first named (its first block). */
+struct seg_key {
+    uint64_t address;
+    size_t order;
+};
+
+static int cmp_seg_key(const void *pa, const void *pb)
+{
+    const struct seg_key *a = pa, *b = pb;
+    if (a->address != b->address)
+        return a->address < b->address ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* The index in keys (sorted, distinct) of address. */
+static size_t find_seg(const struct seg_key *keys, size_t n, uint64_t address)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (keys[mid].address < address)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The distinct segments the blocks name, sorted by address, each with its
+ * first block's device and gpuleak's allocation there (the last device
+ * allocation at that address; -1 for none).  Sorted, not searched one by
+ * one: a view of 100k blocks in 100k segments stays n log n. */
+static void make_segments(const struct snapshot *s, struct torch_blocks *out, struct seg_key **keys_out)
+{
+    struct seg_key *keys = xcalloc(s->ntorch_blocks + 1, sizeof *keys);
+    for (size_t i = 0; i < s->ntorch_blocks; i++)
+        keys[i] = (struct seg_key){s->torch_blocks[i].segment, i};
+    sort_array(keys, s->ntorch_blocks, sizeof *keys, cmp_seg_key);
+    size_t n = 0;
+    for (size_t i = 0; i < s->ntorch_blocks; i++)
+        if (n == 0 || keys[n - 1].address != keys[i].address)
+            keys[n++] = keys[i];
+    out->segs = xcalloc(n + 1, sizeof *out->segs);
+    out->nsegs = n;
+    for (size_t k = 0; k < n; k++) {
+        struct torch_segment *g = &out->segs[k];
+        g->address = keys[k].address;
+        g->device = s->torch_blocks[keys[k].order].device;
+        g->alloc = -1;
+    }
+    for (size_t a = 0; a < s->nallocs; a++) {
+        if (s->allocs[a].kind != GL_KIND_DEVICE)
+            continue;
+        size_t k = find_seg(keys, n, s->allocs[a].ptr);
+        if (k < n && keys[k].address == s->allocs[a].ptr) {
+            out->segs[k].alloc = (long)a;
+            out->segs[k].size = s->allocs[a].size;
+        }
+    }
+    *keys_out = keys;
+}
+
 void torch_blocks_build(const struct snapview *v, struct torch_blocks *out)
 {
     const struct snapshot *s = v->s;
@@ -73,29 +162,13 @@ void torch_blocks_build(const struct snapview *v, struct torch_blocks *out)
     out->reserved_bytes = s->torch.reserved_bytes;
     out->allocated_bytes = s->torch.allocated_bytes;
     out->segments_reported = s->torch.segments;
-    size_t cap_lines = 0;
-    size_t *line_caps = NULL;
+    struct seg_key *keys;
+    make_segments(s, out, &keys);
+    struct line_entry *e = xcalloc(s->ntorch_blocks + 1, sizeof *e);
+    size_t ne = 0;
     for (size_t i = 0; i < s->ntorch_blocks; i++) {
         const struct snap_torch_block *b = &s->torch_blocks[i];
-        /* Blocks come segment by segment: the last one first. */
-        size_t k = out->nsegs && out->segs[out->nsegs - 1].address == b->segment ? out->nsegs - 1 : 0;
-        while (k < out->nsegs && out->segs[k].address != b->segment)
-            k++;
-        if (k == out->nsegs) {
-            out->segs = xrealloc(out->segs, (out->nsegs + 1) * sizeof *out->segs);
-            line_caps = xrealloc(line_caps, (out->nsegs + 1) * sizeof *line_caps);
-            line_caps[k] = 0;
-            struct torch_segment *g = &out->segs[out->nsegs++];
-            memset(g, 0, sizeof *g);
-            g->address = b->segment;
-            g->device = b->device;
-            g->alloc = -1;
-            for (size_t a = 0; a < s->nallocs; a++)
-                if (s->allocs[a].ptr == b->segment && s->allocs[a].kind == GL_KIND_DEVICE) {
-                    g->alloc = (long)a;
-                    g->size = s->allocs[a].size;
-                }
-        }
+        size_t k = find_seg(keys, out->nsegs, b->segment);
         struct torch_segment *g = &out->segs[k];
         if (g->alloc < 0)
             g->size = sat_add(g->size, b->size);
@@ -105,8 +178,7 @@ void torch_blocks_build(const struct snapview *v, struct torch_blocks *out)
             g->allocated_count++;
             out->tensors++;
             uint32_t cs, frame = torch_line_frame(v, b->stack_id, &cs);
-            add_line(&g->lines, &g->nlines, &line_caps[k], frame, cs, b->size, b->requested_size);
-            add_line(&out->lines, &out->nlines, &cap_lines, frame, cs, b->size, b->requested_size);
+            e[ne++] = (struct line_entry){k, i, frame, cs, b->size, b->requested_size};
             break;
         }
         case GL_TORCH_BLOCK_PENDING_FREE:
@@ -118,10 +190,23 @@ void torch_blocks_build(const struct snapview *v, struct torch_blocks *out)
             break;
         }
     }
-    free(line_caps);
-    for (size_t k = 0; k < out->nsegs; k++)
-        sort_array(out->segs[k].lines, out->segs[k].nlines, sizeof *out->segs[k].lines, cmp_line);
+    free(keys);
+    /* Lines by sorting, not by a search per block: linear in lines would
+     * make 100k distinct lines quadratic (issue 34, defect 8). */
+    sort_array(e, ne, sizeof *e, cmp_entry_seg_frame);
+    for (size_t i = 0, end; i < ne; i = end) {
+        for (end = i; end < ne && e[end].seg == e[i].seg; end++)
+            ;
+        struct torch_segment *g = &out->segs[e[i].seg];
+        g->lines = merge_lines(e, i, end, &g->nlines);
+        sort_array(g->lines, g->nlines, sizeof *g->lines, cmp_line);
+    }
+    for (size_t i = 0; i < ne; i++)
+        e[i].seg = 0; /* the whole cache's lines: one segment */
+    sort_array(e, ne, sizeof *e, cmp_entry_frame);
+    out->lines = merge_lines(e, 0, ne, &out->nlines);
     sort_array(out->lines, out->nlines, sizeof *out->lines, cmp_line);
+    free(e);
     sort_array(out->segs, out->nsegs, sizeof *out->segs, cmp_seg);
 }
 

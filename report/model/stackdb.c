@@ -74,6 +74,13 @@ struct stackdb *sdb_new(const struct sdb_opts *o)
     db->cs = xcalloc(db->cap_cs, sizeof *db->cs);
     db->cs_hash = xcalloc(db->cap_cs, sizeof *db->cs_hash);
     db->ncs = 1; /* cs 0: no stack captured */
+    /* frame 0: no frame (all zero, never interned), as callers take a
+     * frame id 0 to mean (PyTorch's lines: a block without a stack); a
+     * snapshot whose first stack is a view's had its first line taken for
+     * none. */
+    db->cap_frames = 256;
+    db->frames = xcalloc(db->cap_frames, sizeof *db->frames);
+    db->nframes = 1;
     return db;
 }
 
@@ -271,7 +278,8 @@ static int cmp_u64(const void *a, const void *b)
 
 /* PyTorch's own list of its segments: every allocation at one of those
  * addresses is its cache, even where no rule matches its stack (a build
- * without symbols, an allocation seen only by its Python frames). */
+ * without symbols, an allocation seen only by its Python frames); not when
+ * the view does not add up (torch_check.h). */
 static void torch_segments(struct snapview *v, const struct supp_env *env)
 {
     const struct snapshot *s = v->s;
@@ -280,7 +288,8 @@ static void torch_segments(struct snapview *v, const struct supp_env *env)
         if (v->sup->rules[i].builtin && strcmp(v->sup->rules[i].name, "pytorch-caching-allocator") == 0 &&
             supp_rule_applies(&v->sup->rules[i], env))
             v->torch_rule = (int)i;
-    if (s->ntorch_blocks == 0)
+    torch_check_build(s, &v->torch_check);
+    if (s->ntorch_blocks == 0 || v->torch_check.nproblems > 0)
         return;
     v->torch_segs = xcalloc(s->ntorch_blocks, sizeof *v->torch_segs);
     for (size_t i = 0; i < s->ntorch_blocks; i++)
@@ -396,6 +405,7 @@ int sview_init(struct snapview *v, const struct snapshot *s, struct symbolizer *
 void sview_free(struct snapview *v)
 {
     free(v->torch_segs);
+    torch_check_free(&v->torch_check);
     free(v->cs_of);
     free(v->rule_of);
     free(v->dense);

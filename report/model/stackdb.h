@@ -17,6 +17,7 @@
 #include "model/snap_read.h"
 #include "model/suppress.h"
 #include "model/symbolize.h"
+#include "model/torch_check.h"
 
 struct sdb_opts {
     bool all_frames;      /* do not fold CUDA-library frames, keep the
@@ -43,7 +44,8 @@ struct cstack {
 struct stackdb {
     struct sdb_opts o;
     struct sym_frame *frames; /* interned frames (copies; strings live in
-                                 the symbolizers, which outlive the db) */
+                                 the symbolizers, which outlive the db);
+                                 frames[0] is none (all zero) */
     size_t nframes, cap_frames;
     uint32_t *fslots; /* frame intern table: id + 1, 0 = empty */
     size_t nfslots;
@@ -73,6 +75,10 @@ struct snapview {
     uint64_t *torch_segs;
     size_t ntorch_segs;
     int torch_rule; /* -1: none (no such rule, or it is off) */
+    /* What does not add up in PyTorch's view: a view with problems names no
+     * segments (torch_segs is empty), and its numbers are used for no
+     * totals (docs/pytorch.md). */
+    struct torch_check torch_check;
 };
 
 struct stackdb *sdb_new(const struct sdb_opts *o);

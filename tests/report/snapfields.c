@@ -14,6 +14,8 @@
  *                               a record that is no array) of the first
  *                               RECORD record set to VALUE; FIELD "count" or
  *                               "length" with ENTRY -1: that record's header
+ *   snapfields count IN RECORD  how many RECORD records IN holds, and their
+ *                               entries (the headers' counts), as "N E"
  *
  * Built by tests/module.mk; scripts/format-doc.py compiles it on its own
  * when there is no build. */
@@ -144,21 +146,57 @@ static int cmd_records(void)
     return 0;
 }
 
-static int cmd_set(char **a)
+/* The type of the record named rec; 0 (and a line on stderr) for none. */
+static uint32_t record_type(const char *rec)
 {
-    const char *in = a[0], *out = a[1], *rec = a[2], *fname = a[4];
-    long entry = strtol(a[3], NULL, 10);
-    uint64_t value = a[5][0] == '-' ? (uint64_t)strtoll(a[5], NULL, 0) : strtoull(a[5], NULL, 0);
     uint32_t type = 0;
 #define REC_TYPE(NAME, occurs, shape, what)                                     \
     if (strcmp(rec, #NAME) == 0)                                                \
         type = GL_REC_##NAME;
     GL_RECORD_LIST(REC_TYPE)
 #undef REC_TYPE
-    if (type == 0) {
+    if (type == 0)
         fprintf(stderr, "snapfields: no record type %s\n", rec);
+    return type;
+}
+
+static int cmd_count(const char *in, const char *rec)
+{
+    uint32_t type = record_type(rec);
+    if (type == 0)
+        return 2;
+    FILE *fp = fopen(in, "rb");
+    if (fp == NULL) {
+        perror(in);
         return 2;
     }
+    uint64_t records = 0, entries = 0;
+    uint8_t head[GL_SNAP_RECORD_HEADER_SIZE];
+    if (fseek(fp, GL_SNAP_FILE_HEADER_SIZE, SEEK_SET) == 0) {
+        while (fread(head, 1, sizeof head, fp) == sizeof head) {
+            struct gl_wire_record_header h;
+            gl_wire_record_header_decode(head, &h);
+            if (h.type == type) {
+                records++;
+                entries += h.count;
+            }
+            if (h.type == GL_REC_END || h.length > INT64_MAX || fseeko(fp, (off_t)h.length, SEEK_CUR) != 0)
+                break;
+        }
+    }
+    fclose(fp);
+    printf("%" PRIu64 " %" PRIu64 "\n", records, entries);
+    return 0;
+}
+
+static int cmd_set(char **a)
+{
+    const char *in = a[0], *out = a[1], *rec = a[2], *fname = a[4];
+    long entry = strtol(a[3], NULL, 10);
+    uint64_t value = a[5][0] == '-' ? (uint64_t)strtoll(a[5], NULL, 0) : strtoull(a[5], NULL, 0);
+    uint32_t type = record_type(rec);
+    if (type == 0)
+        return 2;
     const struct part *p = find_part(entry < 0 ? "RECORD_HEADER" : rec);
     const struct field *f = p ? find_field(p, fname) : NULL;
     if (f == NULL) {
@@ -215,6 +253,9 @@ int main(int argc, char **argv)
         return cmd_records();
     if (argc == 8 && strcmp(argv[1], "set") == 0)
         return cmd_set(argv + 2);
-    fputs("usage: snapfields layout | doc PART | records | set IN OUT RECORD ENTRY FIELD VALUE\n", stderr);
+    if (argc == 4 && strcmp(argv[1], "count") == 0)
+        return cmd_count(argv[2], argv[3]);
+    fputs("usage: snapfields layout | doc PART | records | set IN OUT RECORD ENTRY FIELD VALUE | count IN RECORD\n",
+          stderr);
     return 2;
 }

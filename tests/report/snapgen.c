@@ -19,6 +19,8 @@
  *       time) and DIR/other.snap (another run)
  *   snapgen ranks DIR           DIR/r0.snap r1.snap r2.snap (three ranks)
  *   snapgen small OUT           tiny valid file (every record type once)
+ *   snapgen torchview OUT KIND  PyTorch's view, adding up or not (KIND:
+ *       snapgen_torch.inc); snapgen torchlines OUT N: N tensor lines
  *   snapgen corrupt KIND OUT    a small file broken in one way; KIND is one
  *       of the names in corrupt_kinds[] (snapgen corrupt list prints them)
  *
@@ -697,6 +699,7 @@ static int gen_small(const char *out, const char *k)
  * mostly distinct stacks in each snapshot (below the chains: the tests
  * name lines of this file) */
 #include "snapgen_series.inc"
+#include "snapgen_torch.inc"
 
 static int usage(void)
 {
@@ -778,6 +781,10 @@ int main(int argc, char **argv)
         return gen_diffset(out);
     if (strcmp(mode, "ranks") == 0 && argc == 3)
         return gen_ranks(out);
+    if (strcmp(mode, "torchview") == 0 && argc == 4)
+        return gen_torchview(out, argv[3]);
+    if (strcmp(mode, "torchlines") == 0 && argc == 4)
+        return gen_torchlines(out, (uint32_t)strtoul(argv[3], NULL, 10));
     if (strcmp(mode, "series") == 0 && argc == 6)
         return gen_series(out, (uint32_t)strtoul(argv[3], NULL, 10), (uint32_t)strtoul(argv[4], NULL, 10),
                           (int32_t)strtol(argv[5], NULL, 10));

@@ -7,13 +7,29 @@
 #include "util/sort.h"
 #include "util/xalloc.h"
 
-static struct torch_mrow *row_of(struct torch_multi *t, uint32_t frame, uint32_t cs)
+/* Rows by frame: row_at[frame] is the row's index + 1 (0: none yet), grown
+ * as frames come; a search per line made a diff of 100k lines quadratic
+ * (issue 34, defect 8).  Rows grow by doubling for the same reason. */
+struct row_index {
+    size_t *row_at, nat, cap_rows;
+};
+
+static struct torch_mrow *row_of(struct torch_multi *t, struct row_index *x, uint32_t frame, uint32_t cs)
 {
-    for (size_t i = 0; i < t->nrows; i++)
-        if (t->rows[i].frame == frame)
-            return &t->rows[i];
-    t->rows = xrealloc(t->rows, (t->nrows + 1) * sizeof *t->rows);
+    if (frame < x->nat && x->row_at[frame] != 0)
+        return &t->rows[x->row_at[frame] - 1];
+    if (frame >= x->nat) {
+        size_t nat = 2 * (size_t)frame + 16;
+        x->row_at = xrealloc(x->row_at, nat * sizeof *x->row_at);
+        memset(x->row_at + x->nat, 0, (nat - x->nat) * sizeof *x->row_at);
+        x->nat = nat;
+    }
+    if (t->nrows == x->cap_rows) {
+        x->cap_rows = x->cap_rows ? 2 * x->cap_rows : 16;
+        t->rows = xrealloc(t->rows, x->cap_rows * sizeof *t->rows);
+    }
     struct torch_mrow *r = &t->rows[t->nrows++];
+    x->row_at[frame] = t->nrows;
     memset(r, 0, sizeof *r);
     r->frame = frame;
     r->cs = cs;
@@ -38,19 +54,22 @@ void torch_multi_build(const struct msnap *m, size_t n, struct torch_multi *out)
 {
     memset(out, 0, sizeof *out);
     out->n = n;
+    struct row_index x = {0};
     for (size_t i = 0; i < n; i++) {
-        if (m[i].s.torch.status != GL_TORCH_ANSWERED)
+        /* A view that does not add up (torch_check.h) is no step of a series. */
+        if (m[i].s.torch.status != GL_TORCH_ANSWERED || m[i].v.torch_check.nproblems > 0)
             continue;
         out->answered++;
         struct torch_blocks tb;
         torch_blocks_build(&m[i].v, &tb);
         for (size_t k = 0; k < tb.nlines; k++) {
-            struct torch_mrow *r = row_of(out, tb.lines[k].frame, tb.lines[k].cs);
+            struct torch_mrow *r = row_of(out, &x, tb.lines[k].frame, tb.lines[k].cs);
             r->bytes[i] = tb.lines[k].bytes;
             r->count[i] = tb.lines[k].count;
         }
         torch_blocks_free(&tb);
     }
+    free(x.row_at);
     for (size_t k = 0; k < out->nrows; k++) {
         struct torch_mrow *r = &out->rows[k];
         r->change = (int64_t)(r->bytes[n - 1] - r->bytes[0]);

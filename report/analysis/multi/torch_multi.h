@@ -21,7 +21,7 @@ struct torch_mrow {
 
 struct torch_multi {
     size_t n;        /* snapshots */
-    size_t answered; /* of them, how many carry PyTorch's view */
+    size_t answered; /* of them, how many carry PyTorch's view, one that adds up */
     struct torch_mrow *rows; /* suspected first, then |change| desc */
     size_t nrows;
 };

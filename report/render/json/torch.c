@@ -34,6 +34,13 @@ void json_torch(const struct report_ctx *r, struct json *j)
     json_key(j, "allocated_bytes"); json_u64(j, t.allocated_bytes);
     json_key(j, "segment_count"); json_u64(j, t.segments_reported);
     json_key(j, "tensor_count"); json_u64(j, t.tensors);
+    const struct torch_check *c = &r->v->torch_check;
+    json_key(j, "consistent"); json_bool(j, c->nproblems == 0);
+    json_key(j, "problems");
+    json_arr(j);
+    for (size_t i = 0; i < c->nproblems; i++)
+        json_str(j, c->problems[i]);
+    json_end_arr(j);
     json_key(j, "segments");
     json_arr(j);
     for (size_t k = 0; k < t.nsegs; k++) {

@@ -27,6 +27,22 @@ static void put_line(const struct report_ctx *r, const struct torch_line *l)
     fputc('\n', f);
 }
 
+/* What PyTorch said it reserved and allocated, and the difference. */
+static void put_totals(FILE *f, const struct torch_blocks *t)
+{
+    fputs("    reserved:  ", f);
+    put_bytes(f, t->reserved_bytes);
+    fputs(" in ", f);
+    put_count(f, t->segments_reported, "segment");
+    fputs("\n    allocated: ", f);
+    put_bytes(f, t->allocated_bytes);
+    fputs(" in ", f);
+    put_count(f, t->tensors, "tensor");
+    fputs("\n    cached:    ", f);
+    put_bytes(f, t->reserved_bytes > t->allocated_bytes ? t->reserved_bytes - t->allocated_bytes : 0);
+    fputs(" (free for reuse, or waiting for a stream)\n", f);
+}
+
 void text_torch(const struct report_ctx *r)
 {
     if (r->s->torch.status == 0)
@@ -45,20 +61,19 @@ void text_torch(const struct report_ctx *r)
     }
     struct torch_blocks t;
     torch_blocks_build(r->v, &t);
+    const struct torch_check *c = &r->v->torch_check;
+    if (c->nproblems > 0) {
+        /* One line, whatever the view says: its totals are not shown. */
+        fputs("warning: PyTorch's view does not add up, so its totals are not used: ", f);
+        for (size_t i = 0; i < c->nproblems; i++)
+            fprintf(f, "%s%s", i ? "; " : "", c->problems[i]);
+        fputs("\n", f);
+    }
     fputs("What PyTorch's caching allocator held (torch.cuda.memory._snapshot()), segment\n"
           "by segment, with the live tensors in each by the Python line that allocated them:\n",
           f);
-    fputs("    reserved:  ", f);
-    put_bytes(f, t.reserved_bytes);
-    fputs(" in ", f);
-    put_count(f, t.segments_reported, "segment");
-    fputs("\n    allocated: ", f);
-    put_bytes(f, t.allocated_bytes);
-    fputs(" in ", f);
-    put_count(f, t.tensors, "tensor");
-    fputs("\n    cached:    ", f);
-    put_bytes(f, t.reserved_bytes > t.allocated_bytes ? t.reserved_bytes - t.allocated_bytes : 0);
-    fputs(" (free for reuse, or waiting for a stream)\n", f);
+    if (c->nproblems == 0)
+        put_totals(f, &t);
     for (size_t k = 0; k < t.nsegs; k++) {
         const struct torch_segment *g = &t.segs[k];
         fprintf(f, "\nsegment 0x%" PRIx64 ": ", g->address);

@@ -5,7 +5,10 @@ segments rounded up to 2 MiB (the large pool); a block is split when what
 remains is at least 512 bytes (small pool) or more than 1 MiB (large pool);
 the best fitting free block of the pool is reused; a freed block stays in its
 segment, merged with free neighbours, until empty_cache() returns whole
-free segments with cudaFree.  One device (0) and one stream (0)."""
+free segments with cudaFree.  One device (0) and one stream (0).  Each
+segment keeps its free blocks in a set, so that a program with 100k live
+tensors (t_torch_stacks.sh) allocates in time linear in free blocks, not in
+all blocks."""
 import ctypes
 import os
 import traceback
@@ -56,6 +59,7 @@ class Segment:
     def __init__(self, address, size, small):
         self.address, self.total_size, self.small = address, size, small
         self.first = Block(address, size, self)
+        self.free = {self.first}
 
 
 _segments = []           # in allocation order
@@ -97,8 +101,8 @@ def malloc(nbytes):
     for seg in _segments:
         if seg.small != small:
             continue
-        for b in _blocks(seg):
-            if not b.allocated and b.size >= size and (best is None or (b.size, b.address) < (best.size, best.address)):
+        for b in seg.free:
+            if b.size >= size and (best is None or (b.size, b.address) < (best.size, best.address)):
                 best = b
     if best is None:
         p = ctypes.c_void_p()
@@ -118,6 +122,8 @@ def malloc(nbytes):
             best.next.prev = rest
         best.next = rest
         best.size = size
+        best.segment.free.add(rest)
+    best.segment.free.discard(best)
     best.allocated = True
     best.requested_size = nbytes
     best.frames = _frames() if _history is not None else []
@@ -130,14 +136,18 @@ def free(block):
     block.requested_size = 0
     _record("free_completed", block.address, block.size, block.frames)
     block.frames = []
+    free_set = block.segment.free
+    free_set.add(block)
     nxt = block.next
     if nxt is not None and not nxt.allocated:
+        free_set.discard(nxt)
         block.size += nxt.size
         block.next = nxt.next
         if nxt.next is not None:
             nxt.next.prev = block
     prv = block.prev
     if prv is not None and not prv.allocated:
+        free_set.discard(block)
         prv.size += block.size
         prv.next = block.next
         if block.next is not None:
