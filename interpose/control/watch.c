@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -33,7 +34,12 @@
 
 static bool live_on, metrics_on;
 static char live_dir[DIR_MAX];
-static char metrics_path[GL_PATH_MAX];
+/* GPULEAK_METRICS made absolute once, at activation (a relative name is
+ * not moved by the program's chdir), and expanded like GPULEAK_OUTPUT by
+ * each process at its first write (a forked child has its own %p). */
+static char metrics_pattern[GL_PATH_MAX];
+static char metrics_path[GL_PATH_MAX]; /* "" until expanded in this process */
+static atomic_bool warned_shared;      /* another process writes our file: said */
 static mode_t metrics_mode = 0600;
 static uint64_t due_ns, last_write_ns;
 static uint64_t last_fingerprint;
@@ -125,14 +131,17 @@ void gl_watch_configure(void)
 
     const char *m = getenv("GPULEAK_METRICS");
     metrics_on = false;
+    metrics_path[0] = '\0';
     if (m != NULL && *m != '\0') {
-        if (strlen(m) >= sizeof metrics_path)
-            gl_warn_once(&warned_metrics, "ignoring GPULEAK_METRICS: longer than %zu bytes",
-                         sizeof metrics_path - 1);
-        else {
-            memcpy(metrics_path, m, strlen(m) + 1);
+        const char *bad;
+        if (strlen(m) >= sizeof metrics_pattern || !gl_outfile_absolute(m, metrics_pattern, sizeof metrics_pattern))
+            gl_warn_once(&warned_metrics, "ignoring GPULEAK_METRICS: longer than %zu bytes with the working directory",
+                         sizeof metrics_pattern - 1);
+        else
             metrics_on = true;
-        }
+        if (metrics_on && (bad = gl_output_unknown_conversion(m)) != NULL)
+            gl_warn_once(&warned_metrics, "GPULEAK_METRICS=%.60s: unknown conversion '%%%.1s' kept as text "
+                         "(known: %%p %%h %%r %%t %%%%)", m, bad + 1);
     }
     const char *mode = getenv("GPULEAK_METRICS_MODE");
     if (mode != NULL && *mode != '\0') {
@@ -362,9 +371,49 @@ static uint64_t fingerprint(const struct gl_watch_copy *c)
     return h;
 }
 
+/* This process's metrics file name: the pattern expanded (%n is 0, %t the
+ * time of the process's first write); false, with one warning, when it
+ * expands to no file name. */
+static bool metrics_name(void)
+{
+    static atomic_bool warned;
+    if (metrics_path[0] != '\0')
+        return true;
+    if (gl_outfile_expand_pattern(metrics_pattern, 0, metrics_path, sizeof metrics_path))
+        return true;
+    metrics_path[0] = '\0';
+    gl_warn_once(&warned, "ignoring GPULEAK_METRICS=%.200s: it names no file", metrics_pattern);
+    metrics_on = false;
+    return false;
+}
+
+/* The pid in the samples of the metrics file dirfd/name when another live
+ * process wrote it (its pid label), else 0.  Read without following a
+ * symlink or blocking on a FIFO, at most 4 KiB: the first sample is there. */
+static int other_writer(int dirfd, const char *name)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    char buf[4096];
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, sizeof buf - 1) : -1;
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *label = strstr(buf, ",pid=\"");
+    long pid = label ? strtol(label + 6, NULL, 10) : 0;
+    if (pid <= 0 || pid > INT32_MAX || pid == (long)getpid())
+        return 0;
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM ? (int)pid : 0;
+}
+
 static void write_metrics(const struct text *t)
 {
     static atomic_bool warned;
+    if (!metrics_name())
+        return;
     /* The temporary beside the file, so that the rename stays in one
      * filesystem and the collector never reads half a file. */
     char dir[GL_PATH_MAX];
@@ -377,6 +426,14 @@ static void write_metrics(const struct text *t)
     else
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - metrics_path), metrics_path);
     int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    /* Without %p, ranks and workers that inherited the name overwrite each
+     * other's figures: the file holds one pid.  Said once per process. */
+    int other;
+    if (dirfd >= 0 && !atomic_load(&warned_shared) && !gl_outfile_pattern_has(metrics_pattern, 'p') &&
+        (other = other_writer(dirfd, name)) != 0) {
+        gl_warn_once(&warned_shared, "GPULEAK_METRICS=%.200s: process %d writes this file too; put %%p in the name for a file "
+                "per process", metrics_path, other);
+    }
     if (dirfd < 0 || *name == '\0' || !replace_file(dirfd, name, t, metrics_mode))
         gl_warn_once(&warned, "cannot write GPULEAK_METRICS=%.200s: %s", metrics_path, strerror(errno));
     if (dirfd >= 0)
@@ -442,6 +499,8 @@ void gl_watch_postfork_child(void)
 {
     /* The parent's file stays the parent's: the child writes its own. */
     snprintf(live_name, sizeof live_name, "%d.live", (int)getpid());
+    metrics_path[0] = '\0'; /* expanded again: %p is the child's */
+    atomic_store(&warned_shared, false);
     atomic_store(&live_written, false);
     last_fingerprint = 0;
     last_write_ns = 0;
