@@ -19,6 +19,7 @@
 #include "base/xfsz.h"
 #include "base/modules.h"
 #include "base/self.h"
+#include "capture/pyframes.h"
 #include "control/outfile.h"
 #include "state/stack_table.h"
 #include "state/track.h"
@@ -252,9 +253,84 @@ static void put_path(struct text *t, const char *path)
         put(t, "%c", *p == '\n' ? '?' : *p);
 }
 
+/* The Python frames the stacks name (py:ID), collected for their pyframe
+ * lines. */
+struct pyids {
+    uint32_t *ids;
+    size_t n, cap;
+};
+
+static void note_pyid(struct text *t, struct pyids *py, uint32_t id)
+{
+    if (py->n == py->cap) {
+        size_t cap = py->cap ? py->cap * 2 : 64;
+        uint32_t *more = realloc(py->ids, cap * sizeof *more);
+        if (more == NULL) {
+            t->failed = true; /* a py:ID without its line: not written */
+            return;
+        }
+        py->ids = more;
+        py->cap = cap;
+    }
+    py->ids[py->n++] = id;
+}
+
+/* "stack ID FRAME...": a return address in hex, or py:ID for a Python
+ * frame (docs/live.md, version 2). */
+static void put_stack(struct text *t, const struct gl_stack *st, struct pyids *py)
+{
+    put(t, "stack %u", st->id);
+    for (uint32_t k = 0; k < st->depth; k++) {
+        uint64_t pc = st->pcs[k];
+        if (gl_pc_is_pyframe(pc)) {
+            put(t, " py:%u", (unsigned)(pc & 0xffffffffu));
+            note_pyid(t, py, (uint32_t)(pc & 0xffffffffu));
+        } else {
+            put(t, " %llx", (unsigned long long)pc);
+        }
+    }
+    put(t, "\n");
+}
+
+static int by_id_desc(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void put_pyframe(uint32_t id, uint32_t line, const char *file, size_t file_len, const char *func,
+                        size_t func_len, void *arg)
+{
+    (void)file_len;
+    struct text *t = arg;
+    /* One token: a name never has a space or a newline, but a recorded one
+     * (PyTorch's) is text from elsewhere. */
+    put(t, "pyframe %u %u ", id, line);
+    if (func_len == 0)
+        put(t, "?");
+    for (size_t i = 0; i < func_len; i++)
+        put(t, "%c", func[i] == ' ' || func[i] == '\n' ? '?' : func[i]);
+    put(t, " ");
+    put_path(t, file); /* NUL-terminated at file_len (pyframes.c's key) */
+    put(t, "\n");
+}
+
+/* "pyframe ID LINE FUNCTION FILE" for each Python frame the stacks named. */
+static void put_pyframes(struct text *t, struct pyids *py)
+{
+    qsort(py->ids, py->n, sizeof *py->ids, by_id_desc);
+    size_t n = 0;
+    for (size_t i = 0; i < py->n; i++)
+        if (n == 0 || py->ids[n - 1] != py->ids[i])
+            py->ids[n++] = py->ids[i];
+    if (n > 0)
+        gl_py_for_ids(py->ids, n, put_pyframe, t);
+    free(py->ids);
+}
+
 static void live_text(struct text *t, const struct gl_watch_copy *c)
 {
-    put(t, "gpuleak-live 1\npid %d\ntime_ns %llu\nuptime_ns %llu\n", (int)getpid(),
+    put(t, "gpuleak-live 2\npid %d\ntime_ns %llu\nuptime_ns %llu\n", (int)getpid(),
         (unsigned long long)gl_unix_ns(),
         (unsigned long long)(gl_mono_ns() - atomic_load(&gl_start_mono_ns)));
     for (size_t i = 0; i < c->ndevices; i++) {
@@ -282,8 +358,10 @@ static void live_text(struct text *t, const struct gl_watch_copy *c)
     }
     put(t, "oom_total %llu\n", (unsigned long long)c->oom_total);
     /* The stacks named above, each once (ids are unique; a site per device
-     * may repeat one), then the modules their return addresses are in. */
+     * may repeat one), then the Python frames and the modules their frames
+     * are in. */
     uint32_t *seen = calloc(nsites + c->nooms + 1, sizeof *seen);
+    struct pyids py = {0};
     size_t nseen = 0;
     for (size_t i = 0; i < nsites + c->nooms; i++) {
         const struct gl_stack *st = i < nsites ? c->sites[i].stack : c->ooms[i - nsites].stack;
@@ -295,12 +373,10 @@ static void live_text(struct text *t, const struct gl_watch_copy *c)
         if (dup)
             continue;
         seen[nseen++] = st->id;
-        put(t, "stack %u", st->id);
-        for (uint32_t k = 0; k < st->depth; k++)
-            put(t, " %llx", (unsigned long long)st->pcs[k]);
-        put(t, "\n");
+        put_stack(t, st, &py);
     }
     free(seen);
+    put_pyframes(t, &py);
     struct gl_module_list mods = {0};
     if (gl_modules_collect(&mods) == 0) {
         for (size_t i = 0; i < mods.count; i++) {

@@ -1,6 +1,6 @@
 """A Python job for the live view and the metrics file (t_live_python,
 t_metrics_names): device memory allocated from Python through fakecuda.
-  hold     allocates 1 MiB at LIVE-LINE: alloc, says "ready PID", and runs until
+  hold     allocates 1 MiB (at the alloc marker), says "ready PID", and runs until
            its standard input ends
   chdir D  allocates 1 MiB, waits for a tick of gpuleak's writer, changes
            directory to D, allocates 1 MiB more and waits for another tick"""
