@@ -318,7 +318,8 @@ static void put_pyframe(uint32_t id, uint32_t line, const char *file, size_t fil
 /* "pyframe ID LINE FUNCTION FILE" for each Python frame the stacks named. */
 static void put_pyframes(struct text *t, struct pyids *py)
 {
-    qsort(py->ids, py->n, sizeof *py->ids, by_id_desc);
+    if (py->n > 1) /* (qsort takes no NULL array, even empty) */
+        qsort(py->ids, py->n, sizeof *py->ids, by_id_desc);
     size_t n = 0;
     for (size_t i = 0; i < py->n; i++)
         if (n == 0 || py->ids[n - 1] != py->ids[i])
