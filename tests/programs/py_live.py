@@ -2,8 +2,8 @@
 t_metrics_names): device memory allocated from Python through fakecuda.
   hold     allocates 1 MiB (at the alloc marker), says "ready PID", and runs until
            its standard input ends
-  chdir D  allocates 1 MiB, waits for a tick of gpuleak's writer, changes
-           directory to D, allocates 1 MiB more and waits for another tick"""
+  chdir D  allocates 1 MiB (tracking starts here), changes directory to D,
+           allocates 1 MiB more and waits for a tick of gpuleak's writer"""
 import ctypes
 import os
 import sys
@@ -28,7 +28,6 @@ def hold():
 
 def chdir(where):
     alloc(1 << 20)
-    time.sleep(1.3)
     os.chdir(where)
     alloc(1 << 20)
     time.sleep(1.3)
