@@ -195,13 +195,13 @@ expect_eq "$(cat rel.err)" "gpuleak: ignoring GPULEAK_LIVE_DIR=relative/dir: not
 
 # Hostile live files: one line, status 2, never a crash.
 { printf 'gpuleak-live 1\npid 1\n'; } >trunc.live
-printf 'gpuleak-live 2\nend\n' >v2.live
+printf 'gpuleak-live 3\nend\n' >v3.live
 printf 'gpuleak-live 1\nsite 1 0 x 1\nend\n' >badnum.live
 printf 'gpuleak-live 1\nstack 1%s\nend\n' "$(for i in $(seq 300); do printf ' 1'; done)" >deep.live
 printf 'gpuleak-live 1\nmodule 10 5 0 - /x\nend\n' >range.live
 printf '\x7fELF\0\0' >binary.live
 head -c 17000000 /dev/zero | tr '\0' 'a' >big.live
-for f in trunc v2 badnum deep range binary big; do
+for f in trunc v3 badnum deep range binary big; do
     set +e
     "$TOP" --once "$PWD/$f.live" >"$f.out" 2>"$f.err"; rc=$?
     set -e
@@ -209,7 +209,7 @@ for f in trunc v2 badnum deep range binary big; do
     expect_eq "$(wc -l <"$f.err")" 1 "$f.live: one line: $(cat "$f.err")"
 done
 expect_eq "$(cat trunc.err)" "gpuleak-top: $PWD/trunc.live: truncated (no end line)" "truncated live file"
-expect_eq "$(cat v2.err)" "gpuleak-top: $PWD/v2.live: live file version 2: this gpuleak-top reads version 1" "version"
+expect_eq "$(cat v3.err)" "gpuleak-top: $PWD/v3.live: live file version 3: this gpuleak-top reads versions 1 and 2" "version"
 expect_eq "$(cat badnum.err)" "gpuleak-top: $PWD/badnum.live: malformed line 2" "bad number"
 expect_eq "$(cat big.err)" "gpuleak-top: $PWD/big.live: larger than 16 MiB" "big file"
 true

@@ -26,7 +26,7 @@ run_suite() {  # run_suite DIR ARGS...: pytest on the suite under gpuleak, in DI
     local dir=$1; shift
     mkdir -p "$dir"
     set +e
-    (cd suite && LD_LIBRARY_PATH=$FAKECUDA GPULEAK_OUTPUT="$PWD/../$dir/exit.snap" timeout -k 5 120 \
+    (cd "${SUITE:-suite}" && LD_LIBRARY_PATH=$FAKECUDA GPULEAK_OUTPUT="$PWD/../$dir/exit.snap" timeout -k 5 120 \
         "$LAUNCHER" run --quiet -- $PY -m pytest -p pytest_gpuleak -p no:cacheprovider \
         --junitxml="../$dir/junit.xml" "$@" . >"../$dir/out" 2>"../$dir/err")
     echo $? >"$dir/rc"
@@ -100,6 +100,33 @@ rc=$?
 set -e
 expect_eq "$rc" 4 "--gpuleak without gpuleak: status"
 expect_eq "$(grep -c "libgpuleak.so is not preloaded" bare.err)" 1 "--gpuleak without gpuleak: message ($(cat bare.err))"
+
+# Bad marker arguments (issue 34): each fails its own test, failing or not,
+# with one line naming the marker and its arguments; the others run, are
+# measured and reported (no INTERNALERROR, status 1 as for any failure).
+cp -r "$ROOT/tests/programs/pytest_bad_markers" bad
+SUITE=bad run_suite badrun --gpuleak -q
+expect_eq "$(cat badrun/rc)" 1 "bad markers: pytest's status ($(tail -3 badrun/out))"
+expect_eq "$(outcomes badrun/junit.xml)" "test_good_before passed
+test_peak_bad_unit failed
+test_peak_no_size failed
+test_leaks_negative failed
+test_leaks_bad_warmup failed
+test_failing_with_bad_marker failed
+test_peak_two_sizes failed
+test_good_after passed" "bad markers: outcomes"
+expect_eq "$(grep '^gpuleak: bad marker' badrun/out)" \
+"gpuleak: bad marker gpu_limit_peak('2 GIG'): not a size: '2 GIG' (examples: 4096, 512K, 2 GiB)
+gpuleak: bad marker gpu_limit_peak(): it takes one size, as in gpu_limit_peak(\"2 GiB\")
+gpuleak: bad marker gpu_limit_leaks(-5): not a size: -5 (examples: 4096, 512K, 2 GiB)
+gpuleak: bad marker gpu_limit_leaks(0, warmup='two'): warmup must be a whole number of runs, not 'two'
+gpuleak: bad marker gpu_limit_leaks('1 MiBs'): not a size: '1 MiBs' (examples: 4096, 512K, 2 GiB)
+gpuleak: bad marker gpu_limit_peak('1 MiB', '2 MiB'): it takes one size, as in gpu_limit_peak(\"2 GiB\")" \
+    "bad markers: messages"
+expect_eq "$(grep -c INTERNALERROR badrun/out badrun/err | paste -sd' ')" "badrun/out:0 badrun/err:0" "bad markers: no INTERNALERROR"
+expect_eq "$(tail -1 badrun/out | sed 's/ in .*//')" "6 failed, 2 passed" "bad markers: pytest's counts"
+expect_eq "$(grep -A3 'gpuleak: device memory per test' badrun/out | tail -1)" "2 tests measured, 0 leaked device memory" \
+    "bad markers: the good tests measured"
 
 # Sizes as the markers take them.
 PYTHONPATH=$ROOT/tools $PY -c '

@@ -23,6 +23,10 @@ Markers, like pytest-memray's limit_memory / limit_leaks:
                                               caches filled on first use are
                                               not leaks
 
+The markers are checked when the tests are collected: a bad argument
+(gpu_limit_peak("2 GIG"), gpu_limit_peak(), gpu_limit_leaks(-5)) fails its
+own test, unrun, with one line naming the marker; the other tests run.
+
 Without gpuleak preloaded, --gpuleak is a usage error (markers alone are
 ignored, so a test suite runs as before without --gpuleak).
 """
@@ -135,6 +139,46 @@ def _frame_text(frames, depth=3):
     return " <- ".join(parts) if parts else "(no stack)"
 
 
+def _marker_text(marker):
+    """A marker as written: gpu_limit_leaks(0, warmup='two')."""
+    args = [repr(a) for a in marker.args] + ["%s=%r" % kv for kv in sorted(marker.kwargs.items())]
+    return "%s(%s)" % (marker.name, ", ".join(args))
+
+
+class _Limits:
+    """A test's gpu_limit_peak / gpu_limit_leaks markers, checked: peak and
+    leaks in bytes (None: no limit), warmup in runs.  ValueError, naming the
+    marker as written, when one is bad."""
+
+    def __init__(self, item):
+        self.peak = self.leaks = None
+        self.warmup = 0
+        peak = item.get_closest_marker("gpu_limit_peak")
+        if peak is not None:
+            self.peak = self._size(peak, 1, ())
+        leaks = item.get_closest_marker("gpu_limit_leaks")
+        if leaks is not None:
+            self.leaks = self._size(leaks, 0, ("warmup",))
+            warmup = leaks.kwargs.get("warmup", 0)
+            if not isinstance(warmup, int) or isinstance(warmup, bool) or warmup < 0:
+                raise ValueError("bad marker %s: warmup must be a whole number of runs, not %r"
+                                 % (_marker_text(leaks), warmup))
+            self.warmup = warmup
+
+    @staticmethod
+    def _size(marker, least, keywords):
+        """The marker's one size argument (0 when it may be left out:
+        least == 0)."""
+        unknown = sorted(set(marker.kwargs) - set(keywords))
+        if not least <= len(marker.args) <= 1 or unknown:
+            raise ValueError('bad marker %s: it takes one size, as in %s("2 GiB")'
+                             % (_marker_text(marker), marker.name))
+        try:
+            return parse_size(marker.args[0] if marker.args else 0)
+        except ValueError as e:
+            raise ValueError("bad marker %s: %s" % (_marker_text(marker), e)) from None
+
+
 class GpuleakPlugin:
     # The history must hold every event of one test: the ring keeps the last
     # this many (72 bytes each).
@@ -149,6 +193,7 @@ class GpuleakPlugin:
         self.dir = keep if keep else tempfile.mkdtemp(prefix="pytest-gpuleak-")
         os.makedirs(self.dir, exist_ok=True)
         self.results = {}
+        self.limits = {}  # node id: _Limits, or the ValueError of a bad marker
         self.count = 0
         if self.lib.record_history(1, self.HISTORY_ENTRIES) != 0:
             raise pytest.UsageError("--gpuleak: gpuleak refused to record the history")
@@ -175,11 +220,28 @@ class GpuleakPlugin:
                 peak = max(peak, dev["max_bytes"] - dev["start_bytes"])
         return _Result(sum(s[0] for s in sites), sum(s[1] for s in sites), sites, peak)
 
+    def pytest_collection_modifyitems(self, items):
+        # Checked once, at collection: a bad argument then fails its own test
+        # (run or not, passing or not) instead of raising inside a reporting
+        # hook, which pytest turns into an INTERNALERROR that ends the run.
+        for item in items:
+            self._limits(item)
+
+    def _limits(self, item):
+        """The test's checked limits, or the ValueError of its bad marker."""
+        if item.nodeid not in self.limits:
+            try:
+                self.limits[item.nodeid] = _Limits(item)
+            except ValueError as e:
+                self.limits[item.nodeid] = e
+        return self.limits[item.nodeid]
+
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item):
-        leak_marker = item.get_closest_marker("gpu_limit_leaks")
-        warmup = int(leak_marker.kwargs.get("warmup", 0)) if leak_marker else 0
-        for _ in range(warmup):
+        limits = self._limits(item)
+        if isinstance(limits, ValueError):
+            pytest.fail("gpuleak: %s" % limits, pytrace=False)
+        for _ in range(limits.warmup):
             item.runtest()  # unmeasured: fills the caches a first call fills
         self.count += 1
         before = os.path.join(self.dir, "%d.before.snap" % self.count)
@@ -217,22 +279,19 @@ class GpuleakPlugin:
             report.longrepr = "gpuleak: could not measure this test: %s" % result
             return
         problems = []
-        peak_marker = item.get_closest_marker("gpu_limit_peak")
-        if result is not None and peak_marker is not None:
-            limit = parse_size(peak_marker.args[0])
-            if result.peak_bytes > limit:
-                problems.append("peak device memory %s (%d bytes) is over the limit of %s (%d bytes)"
-                                % (_human(result.peak_bytes), result.peak_bytes, _human(limit), limit))
-        leak_marker = item.get_closest_marker("gpu_limit_leaks")
-        if result is not None and leak_marker is not None:
-            limit = parse_size(leak_marker.args[0] if leak_marker.args else 0)
-            if result.leaked_bytes > limit:
-                lines = ["leaked %s (%d bytes in %d allocation%s), over the limit of %d bytes:"
-                         % (_human(result.leaked_bytes), result.leaked_bytes,
-                            result.leaked_count, _s(result.leaked_count), limit)]
-                lines += ["    %d bytes in %d allocation%s at %s" % (b, n, _s(n), where)
-                          for b, n, where in result.leak_sites[:10]]
-                problems.append("\n".join(lines))
+        limits = self._limits(item)
+        if result is not None and limits.peak is not None and result.peak_bytes > limits.peak:
+            limit = limits.peak
+            problems.append("peak device memory %s (%d bytes) is over the limit of %s (%d bytes)"
+                            % (_human(result.peak_bytes), result.peak_bytes, _human(limit), limit))
+        if result is not None and limits.leaks is not None and result.leaked_bytes > limits.leaks:
+            limit = limits.leaks
+            lines = ["leaked %s (%d bytes in %d allocation%s), over the limit of %d bytes:"
+                     % (_human(result.leaked_bytes), result.leaked_bytes,
+                        result.leaked_count, _s(result.leaked_count), limit)]
+            lines += ["    %d bytes in %d allocation%s at %s" % (b, n, _s(n), where)
+                      for b, n, where in result.leak_sites[:10]]
+            problems.append("\n".join(lines))
         if problems:
             report.outcome = "failed"
             report.longrepr = "gpuleak: " + "\ngpuleak: ".join(problems)

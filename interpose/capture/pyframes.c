@@ -222,6 +222,27 @@ void gl_py_for_each(void (*fn)(uint32_t, uint32_t, const char *, size_t, const c
         fn(f->id, f->line, f->key, f->file_len, f->key + f->file_len + 1, f->func_len, arg);
 }
 
+void gl_py_for_ids(const uint32_t *ids, size_t n,
+                   void (*fn)(uint32_t, uint32_t, const char *, size_t, const char *, size_t, void *),
+                   void *arg)
+{
+    gl_lock(&frames_lock);
+    struct pyframe *f = frames_newest;
+    gl_unlock(&frames_lock);
+    /* Newest first, ids strictly falling (each new frame gets the next id):
+     * one merge with the wanted ids, stopped past the smallest. */
+    size_t i = 0;
+    while (f != NULL && i < n) {
+        if (f->id > ids[i]) {
+            f = f->older;
+        } else {
+            if (f->id == ids[i])
+                fn(f->id, f->line, f->key, f->file_len, f->key + f->file_len + 1, f->func_len, arg);
+            i++;
+        }
+    }
+}
+
 /* ---- per-thread cache ---------------------------------------------------- */
 
 /* Most allocations come from frames seen before.  A frame is identified by

@@ -48,6 +48,14 @@ void gl_py_for_each(void (*fn)(uint32_t id, uint32_t line, const char *file, siz
                                const char *func, size_t func_len, void *arg),
                     void *arg);
 
+/* The same for the frames whose ids are in ids (sorted, descending,
+ * distinct): the live file's, a few among many; ids not interned are
+ * skipped. */
+void gl_py_for_ids(const uint32_t *ids, size_t n,
+                   void (*fn)(uint32_t id, uint32_t line, const char *file, size_t file_len,
+                              const char *func, size_t func_len, void *arg),
+                   void *arg);
+
 /* fork: the child must not inherit the intern lock held by another thread. */
 void gl_py_postfork_child(void);
 

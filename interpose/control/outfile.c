@@ -67,6 +67,38 @@ static bool append_literal(char *buf, size_t size, size_t *len, const char *s)
     return true;
 }
 
+/* joined made absolute against the working directory now, which is
+ * copied to cwd (GL_PATH_MAX bytes) when joined is relative ("" otherwise). */
+static bool absolute_pattern(const char *joined, char *out, size_t size, char *cwd)
+{
+    cwd[0] = '\0';
+    size_t n = strlen(joined);
+    if (joined[0] == '/') {
+        if (n >= size)
+            return false;
+        memcpy(out, joined, n + 1);
+        return true;
+    }
+    if (getcwd(cwd, GL_PATH_MAX) == NULL) {
+        cwd[0] = '\0';
+        return false;
+    }
+    size_t len = 0;
+    out[0] = '\0';
+    if (!append_literal(out, size, &len, cwd) || !append(out, size, &len, "/") ||
+        !append(out, size, &len, joined)) {
+        cwd[0] = '\0';
+        return false;
+    }
+    return true;
+}
+
+bool gl_outfile_absolute(const char *pattern, char *out, size_t size)
+{
+    char cwd[GL_PATH_MAX];
+    return absolute_pattern(pattern, out, size, cwd);
+}
+
 void gl_outfile_setup(const char *pattern)
 {
     static atomic_bool warned;
@@ -80,24 +112,8 @@ void gl_outfile_setup(const char *pattern)
     int n = snprintf(joined, sizeof joined, "%s%s%s", pattern,
                      is_dir && pattern[plen - 1] != '/' ? "/" : "",
                      is_dir ? GL_DEFAULT_OUTPUT : "");
-    if (n < 0 || (size_t)n >= sizeof joined)
-        goto fallback;
-    if (joined[0] == '/') {
-        memcpy(resolved, joined, (size_t)n + 1);
+    if (n >= 0 && (size_t)n < sizeof joined && absolute_pattern(joined, resolved, sizeof resolved, resolved_base))
         return;
-    }
-    char cwd[GL_PATH_MAX];
-    if (getcwd(cwd, sizeof cwd) == NULL)
-        goto fallback;
-    size_t len = 0;
-    resolved[0] = '\0';
-    if (!append_literal(resolved, sizeof resolved, &len, cwd) ||
-        !append(resolved, sizeof resolved, &len, "/") ||
-        !append(resolved, sizeof resolved, &len, joined))
-        goto fallback;
-    memcpy(resolved_base, cwd, strlen(cwd) + 1);
-    return;
-fallback:
     gl_warn_once(&warned, "output pattern too long; using %s in the working directory",
                  GL_DEFAULT_OUTPUT);
     snprintf(resolved, sizeof resolved, "%s", GL_DEFAULT_OUTPUT);
@@ -151,9 +167,14 @@ static void sanitize_component(char *s)
 
 bool gl_outfile_expand(uint64_t n, char *buf, size_t size)
 {
+    return gl_outfile_expand_pattern(resolved, n, buf, size);
+}
+
+bool gl_outfile_expand_pattern(const char *pattern, uint64_t n, char *buf, size_t size)
+{
     size_t len = 0;
     buf[0] = '\0';
-    for (const char *p = resolved; *p; p++) {
+    for (const char *p = pattern; *p; p++) {
         char tmp[256];
         if (*p != '%' || p[1] == '\0') {
             tmp[0] = *p;
@@ -186,18 +207,19 @@ bool gl_outfile_expand(uint64_t n, char *buf, size_t size)
     return *base != '\0' && strcmp(base, ".") != 0 && strcmp(base, "..") != 0;
 }
 
-/* Whether the pattern has %n (its directory part is escaped: a '%' there
- * is "%%"). */
-bool gl_outfile_numbered(void)
+/* (A resolved pattern's directory part is escaped: a '%' there is "%%".) */
+bool gl_outfile_pattern_has(const char *pattern, char conversion)
 {
-    for (const char *p = resolved; *p; p++)
+    for (const char *p = pattern; *p; p++)
         if (*p == '%' && p[1] != '\0') {
-            if (p[1] == 'n')
+            if (p[1] == conversion)
                 return true;
             p++;
         }
     return false;
 }
+
+bool gl_outfile_numbered(void) { return gl_outfile_pattern_has(resolved, 'n'); }
 
 bool gl_outfile_next_name(uint64_t *counter, char *path, size_t size, uint64_t *index)
 {

@@ -36,6 +36,18 @@ void gl_outfile_pin_cwd(void);
  * not fit or expands to an empty file name. */
 bool gl_outfile_expand(uint64_t n, char *buf, size_t size);
 
+/* The same for another pattern (GPULEAK_METRICS), made absolute by
+ * gl_outfile_absolute: the conversions of GPULEAK_OUTPUT, one code. */
+bool gl_outfile_expand_pattern(const char *pattern, uint64_t n, char *buf, size_t size);
+
+/* pattern made absolute against the working directory now (the directory's
+ * '%' doubled, literal text); false if it does not fit or the working
+ * directory is unknown.  An absolute pattern is copied. */
+bool gl_outfile_absolute(const char *pattern, char *out, size_t size);
+
+/* Whether pattern (as resolved) has the conversion %<conversion>. */
+bool gl_outfile_pattern_has(const char *pattern, char conversion);
+
 /* The resolved pattern (absolute unless the fallback is in use); for tests. */
 const char *gl_outfile_pattern(void);
 

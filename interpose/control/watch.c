@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -18,6 +19,7 @@
 #include "base/xfsz.h"
 #include "base/modules.h"
 #include "base/self.h"
+#include "capture/pyframes.h"
 #include "control/outfile.h"
 #include "state/stack_table.h"
 #include "state/track.h"
@@ -33,7 +35,12 @@
 
 static bool live_on, metrics_on;
 static char live_dir[DIR_MAX];
-static char metrics_path[GL_PATH_MAX];
+/* GPULEAK_METRICS made absolute once, at activation (a relative name is
+ * not moved by the program's chdir), and expanded like GPULEAK_OUTPUT by
+ * each process at its first write (a forked child has its own %p). */
+static char metrics_pattern[GL_PATH_MAX];
+static char metrics_path[GL_PATH_MAX]; /* "" until expanded in this process */
+static atomic_bool warned_shared;      /* another process writes our file: said */
 static mode_t metrics_mode = 0600;
 static uint64_t due_ns, last_write_ns;
 static uint64_t last_fingerprint;
@@ -125,14 +132,17 @@ void gl_watch_configure(void)
 
     const char *m = getenv("GPULEAK_METRICS");
     metrics_on = false;
+    metrics_path[0] = '\0';
     if (m != NULL && *m != '\0') {
-        if (strlen(m) >= sizeof metrics_path)
-            gl_warn_once(&warned_metrics, "ignoring GPULEAK_METRICS: longer than %zu bytes",
-                         sizeof metrics_path - 1);
-        else {
-            memcpy(metrics_path, m, strlen(m) + 1);
+        const char *bad;
+        if (strlen(m) >= sizeof metrics_pattern || !gl_outfile_absolute(m, metrics_pattern, sizeof metrics_pattern))
+            gl_warn_once(&warned_metrics, "ignoring GPULEAK_METRICS: longer than %zu bytes with the working directory",
+                         sizeof metrics_pattern - 1);
+        else
             metrics_on = true;
-        }
+        if (metrics_on && (bad = gl_output_unknown_conversion(m)) != NULL)
+            gl_warn_once(&warned_metrics, "GPULEAK_METRICS=%.60s: unknown conversion '%%%.1s' kept as text "
+                         "(known: %%p %%h %%r %%t %%%%)", m, bad + 1);
     }
     const char *mode = getenv("GPULEAK_METRICS_MODE");
     if (mode != NULL && *mode != '\0') {
@@ -243,9 +253,85 @@ static void put_path(struct text *t, const char *path)
         put(t, "%c", *p == '\n' ? '?' : *p);
 }
 
+/* The Python frames the stacks name (py:ID), collected for their pyframe
+ * lines. */
+struct pyids {
+    uint32_t *ids;
+    size_t n, cap;
+};
+
+static void note_pyid(struct text *t, struct pyids *py, uint32_t id)
+{
+    if (py->n == py->cap) {
+        size_t cap = py->cap ? py->cap * 2 : 64;
+        uint32_t *more = realloc(py->ids, cap * sizeof *more);
+        if (more == NULL) {
+            t->failed = true; /* a py:ID without its line: not written */
+            return;
+        }
+        py->ids = more;
+        py->cap = cap;
+    }
+    py->ids[py->n++] = id;
+}
+
+/* "stack ID FRAME...": a return address in hex, or py:ID for a Python
+ * frame (docs/live.md, version 2). */
+static void put_stack(struct text *t, const struct gl_stack *st, struct pyids *py)
+{
+    put(t, "stack %u", st->id);
+    for (uint32_t k = 0; k < st->depth; k++) {
+        uint64_t pc = st->pcs[k];
+        if (gl_pc_is_pyframe(pc)) {
+            put(t, " py:%u", (unsigned)(pc & 0xffffffffu));
+            note_pyid(t, py, (uint32_t)(pc & 0xffffffffu));
+        } else {
+            put(t, " %llx", (unsigned long long)pc);
+        }
+    }
+    put(t, "\n");
+}
+
+static int by_id_desc(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void put_pyframe(uint32_t id, uint32_t line, const char *file, size_t file_len, const char *func,
+                        size_t func_len, void *arg)
+{
+    (void)file_len;
+    struct text *t = arg;
+    /* One token: a name never has a space or a newline, but a recorded one
+     * (PyTorch's) is text from elsewhere. */
+    put(t, "pyframe %u %u ", id, line);
+    if (func_len == 0)
+        put(t, "?");
+    for (size_t i = 0; i < func_len; i++)
+        put(t, "%c", func[i] == ' ' || func[i] == '\n' ? '?' : func[i]);
+    put(t, " ");
+    put_path(t, file); /* NUL-terminated at file_len (pyframes.c's key) */
+    put(t, "\n");
+}
+
+/* "pyframe ID LINE FUNCTION FILE" for each Python frame the stacks named. */
+static void put_pyframes(struct text *t, struct pyids *py)
+{
+    if (py->n > 1) /* (qsort takes no NULL array, even empty) */
+        qsort(py->ids, py->n, sizeof *py->ids, by_id_desc);
+    size_t n = 0;
+    for (size_t i = 0; i < py->n; i++)
+        if (n == 0 || py->ids[n - 1] != py->ids[i])
+            py->ids[n++] = py->ids[i];
+    if (n > 0)
+        gl_py_for_ids(py->ids, n, put_pyframe, t);
+    free(py->ids);
+}
+
 static void live_text(struct text *t, const struct gl_watch_copy *c)
 {
-    put(t, "gpuleak-live 1\npid %d\ntime_ns %llu\nuptime_ns %llu\n", (int)getpid(),
+    put(t, "gpuleak-live 2\npid %d\ntime_ns %llu\nuptime_ns %llu\n", (int)getpid(),
         (unsigned long long)gl_unix_ns(),
         (unsigned long long)(gl_mono_ns() - atomic_load(&gl_start_mono_ns)));
     for (size_t i = 0; i < c->ndevices; i++) {
@@ -273,8 +359,10 @@ static void live_text(struct text *t, const struct gl_watch_copy *c)
     }
     put(t, "oom_total %llu\n", (unsigned long long)c->oom_total);
     /* The stacks named above, each once (ids are unique; a site per device
-     * may repeat one), then the modules their return addresses are in. */
+     * may repeat one), then the Python frames and the modules their frames
+     * are in. */
     uint32_t *seen = calloc(nsites + c->nooms + 1, sizeof *seen);
+    struct pyids py = {0};
     size_t nseen = 0;
     for (size_t i = 0; i < nsites + c->nooms; i++) {
         const struct gl_stack *st = i < nsites ? c->sites[i].stack : c->ooms[i - nsites].stack;
@@ -286,12 +374,10 @@ static void live_text(struct text *t, const struct gl_watch_copy *c)
         if (dup)
             continue;
         seen[nseen++] = st->id;
-        put(t, "stack %u", st->id);
-        for (uint32_t k = 0; k < st->depth; k++)
-            put(t, " %llx", (unsigned long long)st->pcs[k]);
-        put(t, "\n");
+        put_stack(t, st, &py);
     }
     free(seen);
+    put_pyframes(t, &py);
     struct gl_module_list mods = {0};
     if (gl_modules_collect(&mods) == 0) {
         for (size_t i = 0; i < mods.count; i++) {
@@ -362,9 +448,49 @@ static uint64_t fingerprint(const struct gl_watch_copy *c)
     return h;
 }
 
+/* This process's metrics file name: the pattern expanded (%n is 0, %t the
+ * time of the process's first write); false, with one warning, when it
+ * expands to no file name. */
+static bool metrics_name(void)
+{
+    static atomic_bool warned;
+    if (metrics_path[0] != '\0')
+        return true;
+    if (gl_outfile_expand_pattern(metrics_pattern, 0, metrics_path, sizeof metrics_path))
+        return true;
+    metrics_path[0] = '\0';
+    gl_warn_once(&warned, "ignoring GPULEAK_METRICS=%.200s: it names no file", metrics_pattern);
+    metrics_on = false;
+    return false;
+}
+
+/* The pid in the samples of the metrics file dirfd/name when another live
+ * process wrote it (its pid label), else 0.  Read without following a
+ * symlink or blocking on a FIFO, at most 4 KiB: the first sample is there. */
+static int other_writer(int dirfd, const char *name)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    char buf[4096];
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, sizeof buf - 1) : -1;
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *label = strstr(buf, ",pid=\"");
+    long pid = label ? strtol(label + 6, NULL, 10) : 0;
+    if (pid <= 0 || pid > INT32_MAX || pid == (long)getpid())
+        return 0;
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM ? (int)pid : 0;
+}
+
 static void write_metrics(const struct text *t)
 {
     static atomic_bool warned;
+    if (!metrics_name())
+        return;
     /* The temporary beside the file, so that the rename stays in one
      * filesystem and the collector never reads half a file. */
     char dir[GL_PATH_MAX];
@@ -377,6 +503,14 @@ static void write_metrics(const struct text *t)
     else
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - metrics_path), metrics_path);
     int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    /* Without %p, ranks and workers that inherited the name overwrite each
+     * other's figures: the file holds one pid.  Said once per process. */
+    int other;
+    if (dirfd >= 0 && !atomic_load(&warned_shared) && !gl_outfile_pattern_has(metrics_pattern, 'p') &&
+        (other = other_writer(dirfd, name)) != 0) {
+        gl_warn_once(&warned_shared, "GPULEAK_METRICS=%.200s: process %d writes this file too; put %%p in the name for a file "
+                "per process", metrics_path, other);
+    }
     if (dirfd < 0 || *name == '\0' || !replace_file(dirfd, name, t, metrics_mode))
         gl_warn_once(&warned, "cannot write GPULEAK_METRICS=%.200s: %s", metrics_path, strerror(errno));
     if (dirfd >= 0)
@@ -442,6 +576,8 @@ void gl_watch_postfork_child(void)
 {
     /* The parent's file stays the parent's: the child writes its own. */
     snprintf(live_name, sizeof live_name, "%d.live", (int)getpid());
+    metrics_path[0] = '\0'; /* expanded again: %p is the child's */
+    atomic_store(&warned_shared, false);
     atomic_store(&live_written, false);
     last_fingerprint = 0;
     last_write_ns = 0;

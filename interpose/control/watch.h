@@ -4,10 +4,12 @@
  * GPULEAK_LIVE_DIR/PID.live (default /dev/shm/gpuleak-UID, a directory of
  * the user's own, mode 0700), with what `gpuleak top PID` shows: each
  * device's live and peak bytes and counters, the live bytes of each
- * allocation site with its raw stack, the loaded modules that symbolize it,
+ * allocation site with its stack (return addresses, and Python frames as
+ * file:line function), the loaded modules that symbolize it,
  * and the last out-of-memory errors (docs/live.md has the format).  With
  * GPULEAK_METRICS=FILE the same device figures are written to FILE in
- * OpenMetrics text, for Prometheus' textfile collector.  GPULEAK_LIVE=0
+ * OpenMetrics text, for Prometheus' textfile collector (FILE expanded as
+ * GPULEAK_OUTPUT is, per process, resolved where tracking started).  GPULEAK_LIVE=0
  * turns the live file off.  Both are replaced atomically (write, rename);
  * the live file is removed when the process exits. */
 #ifndef GL_WATCH_H

@@ -123,15 +123,27 @@ static const struct live_stack *find_stack(const struct live *l, uint32_t id)
     return NULL;
 }
 
+static bool has_python(const struct live_stack *st)
+{
+    for (uint32_t k = 0; st != NULL && k < st->depth; k++)
+        if (gl_pc_is_pyframe(st->pcs[k]))
+            return true;
+    return false;
+}
+
 /* "function file:line <- caller file:line", CUDA-library and start frames
- * left out, at most two frames, into buf. */
+ * left out, at most two frames, into buf.  A stack with Python frames is
+ * shown by them alone, as the reporter shows it: that is the user's code. */
 static void site_text(struct symbolizer *sy, const struct live *l, uint32_t id, char *buf, size_t size)
 {
     const struct live_stack *st = find_stack(l, id);
+    bool python_only = has_python(st);
     size_t used = 0;
     int shown = 0;
     buf[0] = '\0';
     for (uint32_t k = 0; st != NULL && k < st->depth && shown < 2; k++) {
+        if (python_only && !gl_pc_is_pyframe(st->pcs[k]))
+            continue;
         size_t nf;
         const struct sym_frame *f = sym_pc(sy, st->pcs[k], &nf);
         for (size_t j = 0; j < nf && shown < 2; j++) {
@@ -376,8 +388,14 @@ int main(int argc, char **argv)
         note_read(&l);
         if (tty)
             fputs("\033[H\033[2J", stdout);
+        /* This read's Python frames, for the symbolizer (which copies the
+         * text of those it resolves: an id's text never changes). */
+        snap.pyframes = l.pyframes;
+        snap.npyframes = l.npyframes;
         draw(stdout, &l, sy, top, once, kept.nmods && kept.mods[0].path.s[0] ? kept.mods[0].path.s : NULL);
         fflush(stdout);
+        snap.pyframes = NULL;
+        snap.npyframes = 0;
         live_free(&l);
         if (once)
             break;

@@ -14,6 +14,11 @@ void live_free(struct live *l)
     for (size_t i = 0; i < l->nmods; i++)
         free(l->mods[i].path.s);
     free(l->mods);
+    for (size_t i = 0; i < l->npyframes; i++) {
+        free(l->pyframes[i].file.s);
+        free(l->pyframes[i].function.s);
+    }
+    free(l->pyframes);
     free(l->sites);
     free(l->stacks);
     memset(l, 0, sizeof *l);
@@ -104,6 +109,151 @@ char *live_slurp(const char *path, size_t *len, const char **why)
 
 #define MAX_TOKENS (MAX_DEPTH + 4)
 
+/* Splits the first n space-separated fields of line into f; the rest of
+ * the line (a path, spaces allowed) is returned, NULL if fields are missing. */
+static char *fields(char *line, char **f, int n)
+{
+    for (int i = 0; i < n; i++) {
+        f[i] = line;
+        line = strchr(line, ' ');
+        if (line == NULL)
+            return NULL;
+        *line++ = '\0';
+    }
+    return line;
+}
+
+/* "module START END BIAS BUILDID PATH" (after the key).  false: *why set
+ * (out of memory, too many), or NULL for a malformed line. */
+static bool parse_module(char *line, struct live *l, size_t *cap, const char **why)
+{
+    *why = NULL;
+    if (l->nmods == MAX_MODULES) {
+        *why = "more than 4096 modules";
+        return false;
+    }
+    if (!room((void **)&l->mods, cap, l->nmods, sizeof *l->mods)) {
+        *why = "out of memory";
+        return false;
+    }
+    char *f[4];
+    char *p = fields(line, f, 4);
+    struct snap_module *m = &l->mods[l->nmods];
+    if (p == NULL || !u64(f[0], 16, &m->start) || !u64(f[1], 16, &m->end) || !u64(f[2], 16, &m->load_bias) ||
+        m->end < m->start)
+        return false;
+    if (strcmp(f[3], "-") != 0) {
+        size_t hex = strlen(f[3]);
+        if (hex % 2 || hex / 2 > GL_SNAP_MAX_BUILD_ID)
+            return false;
+        for (size_t i = 0; i < hex / 2; i++) {
+            unsigned v;
+            if (sscanf(f[3] + 2 * i, "%2x", &v) != 1)
+                return false;
+            m->build_id[i] = (uint8_t)v;
+        }
+        m->build_id_len = (uint32_t)(hex / 2);
+    }
+    m->path.s = strdup(p);
+    if (m->path.s == NULL) {
+        *why = "out of memory";
+        return false;
+    }
+    m->path.len = (uint32_t)strlen(p);
+    l->nmods++;
+    return true;
+}
+
+static bool owned_str(struct snap_str *out, const char *s)
+{
+    out->s = strdup(s);
+    out->len = out->s ? (uint32_t)strlen(s) : 0;
+    return out->s != NULL;
+}
+
+/* "pyframe ID LINE FUNCTION FILE" (version 2, after the key): the text of
+ * the Python frame py:ID.  false as parse_module. */
+static bool parse_pyframe(char *line, struct live *l, size_t *cap, const char **why)
+{
+    *why = NULL;
+    if (l->npyframes == MAX_PYFRAMES) {
+        *why = "more than 131072 Python frames";
+        return false;
+    }
+    char *f[3];
+    char *file = fields(line, f, 3);
+    uint64_t id, lineno;
+    if (file == NULL || !u64(f[0], 10, &id) || id == 0 || id > UINT32_MAX || !u64(f[1], 10, &lineno) ||
+        lineno > UINT32_MAX || f[2][0] == '\0')
+        return false;
+    if (!room((void **)&l->pyframes, cap, l->npyframes, sizeof *l->pyframes)) {
+        *why = "out of memory";
+        return false;
+    }
+    struct snap_pyframe *py = &l->pyframes[l->npyframes];
+    py->id = (uint32_t)id;
+    py->line = (uint32_t)lineno;
+    /* counted once both are owned: live_free frees what is counted */
+    bool ok = owned_str(&py->function, f[2]) && owned_str(&py->file, file);
+    if (!ok) {
+        free(py->function.s);
+        free(py->file.s);
+        *why = "out of memory";
+        return false;
+    }
+    l->npyframes++;
+    return true;
+}
+
+/* A stack's frame: a return address (hex), or in version 2 py:ID, a Python
+ * frame, kept as snapshots keep it (GL_PYFRAME_TAG | ID).  A hex value
+ * with the tag is version 1's raw id, which nothing explains: *pc 0, the
+ * frame dropped; in version 2 it is malformed. */
+static bool stack_frame(const char *tok, int version, uint64_t *pc)
+{
+    uint64_t v;
+    if (version >= 2 && strncmp(tok, "py:", 3) == 0) {
+        if (!u64(tok + 3, 10, &v) || v == 0 || v > UINT32_MAX)
+            return false;
+        *pc = GL_PYFRAME_TAG | v;
+        return true;
+    }
+    if (!u64(tok, 16, &v))
+        return false;
+    if (gl_pc_is_pyframe(v)) {
+        *pc = 0;
+        return version < 2;
+    }
+    *pc = v;
+    return true;
+}
+
+static int pyframe_order(const void *a, const void *b)
+{
+    const struct snap_pyframe *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Every py:ID of the stacks has its pyframe line; the frames sorted by id
+ * (the symbolizer's lookup). */
+static bool pyframes_complete(struct live *l, char *whybuf, size_t whysize, const char **why)
+{
+    if (l->npyframes > 1) /* (qsort and bsearch take no NULL array, even empty) */
+        qsort(l->pyframes, l->npyframes, sizeof *l->pyframes, pyframe_order);
+    for (size_t i = 0; i < l->nstacks; i++)
+        for (uint32_t k = 0; k < l->stacks[i].depth; k++) {
+            uint64_t pc = l->stacks[i].pcs[k];
+            struct snap_pyframe key = {.id = (uint32_t)(pc & 0xffffffffu)};
+            if (gl_pc_is_pyframe(pc) &&
+                (l->npyframes == 0 || !bsearch(&key, l->pyframes, l->npyframes, sizeof key, pyframe_order))) {
+                snprintf(whybuf, whysize, "Python frame %u has no pyframe line", key.id);
+                *why = whybuf;
+                return false;
+            }
+        }
+    return true;
+}
+
 /* Parses the live file's text.  false with *why (a static or into whybuf)
  * on anything malformed. */
 bool live_parse(char *text, size_t len, struct live *l, char *whybuf, size_t whysize, const char **why)
@@ -114,8 +264,9 @@ bool live_parse(char *text, size_t len, struct live *l, char *whybuf, size_t why
         *why = "not a gpuleak live file (binary data)";
         return false;
     }
-    size_t sites_cap = 0, stacks_cap = 0, mods_cap = 0;
+    size_t sites_cap = 0, stacks_cap = 0, mods_cap = 0, py_cap = 0;
     bool header = false, end = false;
+    int version = 0;
     unsigned lineno = 0;
     for (char *line = text, *next; line != NULL && *line != '\0' && !end; line = next) {
         lineno++;
@@ -125,48 +276,16 @@ bool live_parse(char *text, size_t len, struct live *l, char *whybuf, size_t why
             return false;
         }
         *next++ = '\0';
-        /* modules keep their path, the rest of the line, whole */
+        /* modules and Python frames keep their path, the rest of the line,
+         * whole */
         if (strncmp(line, "module ", 7) == 0) {
-            if (l->nmods == MAX_MODULES) {
-                *why = "more than 4096 modules";
-                return false;
-            }
-            if (!room((void **)&l->mods, &mods_cap, l->nmods, sizeof *l->mods)) {
-                *why = "out of memory";
-                return false;
-            }
-            char *f[4];
-            char *p = line + 7;
-            for (int i = 0; i < 4; i++) {
-                f[i] = p;
-                p = strchr(p, ' ');
-                if (p == NULL)
-                    goto bad;
-                *p++ = '\0';
-            }
-            struct snap_module *m = &l->mods[l->nmods];
-            if (!u64(f[0], 16, &m->start) || !u64(f[1], 16, &m->end) || !u64(f[2], 16, &m->load_bias) ||
-                m->end < m->start)
-                goto bad;
-            if (strcmp(f[3], "-") != 0) {
-                size_t hex = strlen(f[3]);
-                if (hex % 2 || hex / 2 > GL_SNAP_MAX_BUILD_ID)
-                    goto bad;
-                for (size_t i = 0; i < hex / 2; i++) {
-                    unsigned v;
-                    if (sscanf(f[3] + 2 * i, "%2x", &v) != 1)
-                        goto bad;
-                    m->build_id[i] = (uint8_t)v;
-                }
-                m->build_id_len = (uint32_t)(hex / 2);
-            }
-            m->path.s = strdup(p);
-            if (m->path.s == NULL) {
-                *why = "out of memory";
-                return false;
-            }
-            m->path.len = (uint32_t)strlen(p);
-            l->nmods++;
+            if (!parse_module(line + 7, l, &mods_cap, why))
+                goto fail;
+            continue;
+        }
+        if (version >= 2 && strncmp(line, "pyframe ", 8) == 0) {
+            if (!parse_pyframe(line + 8, l, &py_cap, why))
+                goto fail;
             continue;
         }
         char *tok[MAX_TOKENS];
@@ -183,8 +302,11 @@ bool live_parse(char *text, size_t len, struct live *l, char *whybuf, size_t why
                 *why = "not a gpuleak live file";
                 return false;
             }
-            if (strcmp(tok[1], "1") != 0) {
-                snprintf(whybuf, whysize, "live file version %.20s: this gpuleak-top reads version 1", tok[1]);
+            if (strcmp(tok[1], "1") == 0 || strcmp(tok[1], "2") == 0) {
+                version = tok[1][0] - '0';
+            } else {
+                snprintf(whybuf, whysize, "live file version %.20s: this gpuleak-top reads versions 1 and 2",
+                         tok[1]);
                 *why = whybuf;
                 return false;
             }
@@ -256,10 +378,13 @@ bool live_parse(char *text, size_t len, struct live *l, char *whybuf, size_t why
             if (!u64(tok[1], 10, &v) || v == 0 || v > UINT32_MAX)
                 goto bad;
             st->id = (uint32_t)v;
-            st->depth = (uint32_t)(n - 2);
-            for (int i = 2; i < n; i++)
-                if (!u64(tok[i], 16, &st->pcs[i - 2]))
+            for (int i = 2; i < n; i++) {
+                uint64_t pc;
+                if (!stack_frame(tok[i], version, &pc))
                     goto bad;
+                if (pc != 0)
+                    st->pcs[st->depth++] = pc;
+            }
             l->nstacks++;
         }
         /* other keys: written by a newer library; skipped */
@@ -272,7 +397,10 @@ bool live_parse(char *text, size_t len, struct live *l, char *whybuf, size_t why
         *why = "truncated (no end line)";
         return false;
     }
-    return true;
+    return pyframes_complete(l, whybuf, whysize, why);
+fail:
+    if (*why != NULL)
+        return false;
 bad:
     snprintf(whybuf, whysize, "malformed line %u", lineno);
     *why = whybuf;

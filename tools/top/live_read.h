@@ -17,6 +17,7 @@
 #define MAX_DEPTH 256
 #define MAX_MODULES 4096
 #define MAX_OOMS 64
+#define MAX_PYFRAMES (1u << 17)
 #define GROWTH_WINDOW 10 /* samples (seconds) the growth rate is taken over */
 
 struct live_dev {
@@ -35,7 +36,7 @@ struct live_oom {
 };
 struct live_stack {
     uint32_t id, depth;
-    uint64_t pcs[MAX_DEPTH];
+    uint64_t pcs[MAX_DEPTH]; /* a Python frame as in snapshots: GL_PYFRAME_TAG | id */
 };
 struct live {
     int pid;
@@ -50,13 +51,17 @@ struct live {
     size_t nstacks;
     struct snap_module *mods;
     size_t nmods;
+    struct snap_pyframe *pyframes; /* version 2; sorted by id after a successful parse */
+    size_t npyframes;
 };
 
 /* The file at path, NUL-terminated, at most MAX_FILE bytes; NULL with *why
  * (and errno) set on failure. */
 char *live_slurp(const char *path, size_t *len, const char **why);
 
-/* Parses text (modified in place; len bytes, NUL-terminated) into *l.
+/* Parses text (modified in place; len bytes, NUL-terminated) into *l:
+ * versions 1 and 2 (docs/live.md); version 1's tagged Python-frame ids,
+ * which no line explains, are dropped from its stacks.
  * false with *why -- static, or written into whybuf -- on anything
  * malformed; *l must be freed with live_free either way. */
 bool live_parse(char *text, size_t len, struct live *l, char *whybuf, size_t whysize, const char **why);
