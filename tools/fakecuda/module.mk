@@ -155,3 +155,9 @@ FC_TESTS += $(BUILD)/tests/fc_numba_api_test
 all: $(BUILD)/tests/fc_numba_api_test
 $(BUILD)/tests/fc_numba_api_test: tests/fakecuda/fc_numba_api_test.c tests/fakecuda/fc_check.h $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_DRV_LDFLAGS))
+
+# Running a program on the stand-ins (fakecuda-run --help).
+all: $(FAKECUDA_DIR)/fakecuda-run
+$(FAKECUDA_DIR)/fakecuda-run: $(FC_SRC)/fakecuda-run
+	@mkdir -p $(@D)
+	cp $< $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
