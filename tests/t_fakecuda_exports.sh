@@ -41,7 +41,10 @@ print(launch(ctypes.addressof(stub), dim3(4, 1, 1), dim3(256, 1, 1), None, 0, No
 rt.__cudaUnregisterFatBinary(h)
 print(rt.cudaFuncGetName(ctypes.byref(name), stub))
 PY
-FAKECUDA_DEVICES=1 fc python3 probe.py "$RT" >probe.out 2>probe.err || fail "probe exited $?: $(cat probe.err)"
+# Under a sanitizer the instrumented runtime needs its runtime loaded first
+# (the part of $LIBGPULEAK before libgpuleak.so); python3 itself leaks by design.
+san_rt=; [ -n "$GL_SAN" ] && san_rt=${LIBGPULEAK%:*}
+LD_PRELOAD=$san_rt ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 FAKECUDA_DEVICES=1 fc python3 probe.py "$RT" >probe.out 2>probe.err || fail "probe exited $?: $(cat probe.err)"
 expect_eq "$(cat probe.err)" "fakecuda: cudaArrayGetInfo is not implemented (cudaErrorNotSupported)" "the stub's line"
 # 801 cudaErrorNotSupported; 9 invalid configuration; 400 invalid handle
 # (a stream that is none); 98 invalid device function.
