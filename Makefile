@@ -54,6 +54,7 @@ demo:
 
 check:
 	scripts/install-deps.sh
+	-scripts/torch-env.sh  # real-torch tests skip, counted, with its line when this fails
 	$(MAKE) all
 	scripts/check.sh
 

@@ -108,3 +108,22 @@ CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream s)
 CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short v, size_t n, CUstream s) { return set(U(d), &v, 2, n, s); }
 CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s) { return set(U(d), &v, 4, n, s); }
 CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_t n, CUstream s) { return set(U(d), &v, 4, n, s); }
+
+/* Stream memory operations (PyTorch's expandable segments fetch
+ * cuStreamWriteValue32 and assert that they got it): the write happens at
+ * the call, like every other stream operation here.  Flags other than
+ * CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER are refused, as documented. */
+static CUresult write_value32(CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned flags)
+{
+    if (flags & ~(unsigned)CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (addr % 4)
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned v = value;
+    return set(U(addr), &v, 4, 1, s);
+}
+
+CUresult cuStreamWriteValue32(CUstream s, CUdeviceptr a, cuuint32_t v, unsigned f) { return write_value32(s, a, v, f); }
+CUresult cuStreamWriteValue32_ptsz(CUstream s, CUdeviceptr a, cuuint32_t v, unsigned f) { return write_value32(s, a, v, f); }
+CUresult cuStreamWriteValue32_v2(CUstream s, CUdeviceptr a, cuuint32_t v, unsigned f) { return write_value32(s, a, v, f); }
+CUresult cuStreamWriteValue32_v2_ptsz(CUstream s, CUdeviceptr a, cuuint32_t v, unsigned f) { return write_value32(s, a, v, f); }

@@ -203,3 +203,27 @@ CUresult cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, v
 {
     return add_callback(hStream, callback, userData, flags);
 }
+
+/* Like a stream callback: the host function runs at once, on the calling
+ * thread. */
+static CUresult launch_host_func(CUstream hStream, CUhostFn fn, void *userData)
+{
+    int dev;
+    CUresult r = fc_stream_dev(hStream, &dev);
+    if (r)
+        return r;
+    if (!fn)
+        return CUDA_ERROR_INVALID_VALUE;
+    fn(userData);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
+{
+    return launch_host_func(hStream, fn, userData);
+}
+
+CUresult cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData)
+{
+    return launch_host_func(hStream, fn, userData);
+}

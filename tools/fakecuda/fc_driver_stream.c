@@ -8,6 +8,7 @@
 struct fc_stream {
     struct fc_ctx *ctx;
     unsigned flags;
+    int priority; /* within [FC_PRIORITY_GREATEST, 0] */
     int alive;
     unsigned long long id;
     struct fc_graph *capture;  /* the graph being captured into, if any */
@@ -152,11 +153,54 @@ CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
     return CUDA_SUCCESS;
 }
 
+/* An H100's range: 0 (least) to -5 (greatest); lower numbers are higher
+ * priorities, and a priority outside the range is clamped to it, as
+ * documented. */
+#define FC_PRIORITY_GREATEST (-5)
+
+CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+    struct fc_ctx *c;
+    CUresult r = fc_cur_ctx(&c);
+    if (r)
+        return r;
+    if (leastPriority)
+        *leastPriority = 0;
+    if (greatestPriority)
+        *greatestPriority = FC_PRIORITY_GREATEST;
+    return CUDA_SUCCESS;
+}
+
 CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
 {
-    (void)priority;
-    return cuStreamCreate(phStream, flags);
+    CUresult r = cuStreamCreate(phStream, flags);
+    if (r == CUDA_SUCCESS) {
+        struct fc_stream *s = (struct fc_stream *)*phStream;
+        s->priority = priority > 0 ? 0 : priority < FC_PRIORITY_GREATEST ? FC_PRIORITY_GREATEST : priority;
+    }
+    return r;
 }
+
+/* The default streams have priority 0. */
+static CUresult stream_priority(CUstream hStream, int *priority)
+{
+    int dev;
+    CUresult r = fc_stream_dev(hStream, &dev);
+    if (r)
+        return r;
+    if (!priority)
+        return CUDA_ERROR_INVALID_VALUE;
+    *priority = 0;
+    if (hStream != NULL && hStream != CU_STREAM_LEGACY && hStream != CU_STREAM_PER_THREAD) {
+        fc_lock();
+        *priority = ((struct fc_stream *)hStream)->priority;
+        fc_unlock();
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetPriority(CUstream hStream, int *priority) { return stream_priority(hStream, priority); }
+CUresult cuStreamGetPriority_ptsz(CUstream hStream, int *priority) { return stream_priority(hStream, priority); }
 
 CUresult cuStreamDestroy_v2(CUstream hStream)
 {

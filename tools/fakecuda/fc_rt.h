@@ -88,7 +88,37 @@
     X(cuDestroyExternalMemory, "cuDestroyExternalMemory", 10000, 0)         \
     X(cuExternalMemoryGetMappedBuffer, "cuExternalMemoryGetMappedBuffer", 10000, 0) \
     X(cuExternalMemoryGetMappedMipmappedArray, "cuExternalMemoryGetMappedMipmappedArray", 10000, 0) \
-    FC_RT_GRAPH_FUNCS(X)
+    FC_RT_GRAPH_FUNCS(X)                                                    \
+    FC_RT_TORCH_FUNCS(X)
+
+/* Device properties, events, stream priorities and host functions
+ * (fc_rt_props.c, fc_rt_event.c): what PyTorch's paths ask for. */
+#define FC_RT_TORCH_FUNCS(X)                                                   \
+    X(cuDeviceGetAttribute, "cuDeviceGetAttribute", 2000, 0)                   \
+    X(cuDeviceGetName, "cuDeviceGetName", 2000, 0)                             \
+    X(cuDeviceGetUuid, "cuDeviceGetUuid", 9020, 0)                             \
+    X(cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId", 4010, 0)                     \
+    X(cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer", 4000, 0)                 \
+    X(cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", 4000, 0)                 \
+    X(cuCtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange", 5050, 0)     \
+    X(cuStreamCreateWithPriority, "cuStreamCreateWithPriority", 5050, 0)       \
+    X(cuStreamGetPriority, "cuStreamGetPriority", 5050, 0)                     \
+    X(cuStreamGetPriority_ptsz, "cuStreamGetPriority", 7000, 1)                \
+    X(cuEventCreate, "cuEventCreate", 2000, 0)                                 \
+    X(cuEventRecord, "cuEventRecord", 2000, 0)                                 \
+    X(cuEventRecord_ptsz, "cuEventRecord", 7000, 1)                            \
+    X(cuEventRecordWithFlags, "cuEventRecordWithFlags", 11010, 0)              \
+    X(cuEventRecordWithFlags_ptsz, "cuEventRecordWithFlags", 11010, 1)         \
+    X(cuEventQuery, "cuEventQuery", 2000, 0)                                   \
+    X(cuEventSynchronize, "cuEventSynchronize", 2000, 0)                       \
+    X(cuEventDestroy_v2, "cuEventDestroy", 4000, 0)                            \
+    X(cuEventElapsedTime_v2, "cuEventElapsedTime", 12080, 0)                   \
+    X(cuStreamWaitEvent, "cuStreamWaitEvent", 3020, 0)                         \
+    X(cuStreamWaitEvent_ptsz, "cuStreamWaitEvent", 7000, 1)                    \
+    X(cuStreamAddCallback, "cuStreamAddCallback", 5000, 0)                     \
+    X(cuStreamAddCallback_ptsz, "cuStreamAddCallback", 7000, 1)                \
+    X(cuLaunchHostFunc, "cuLaunchHostFunc", 10000, 0)                          \
+    X(cuLaunchHostFunc_ptsz, "cuLaunchHostFunc", 10000, 1)
 
 /* Graphs and stream capture (fc_rt_graph*.c). */
 #define FC_RT_GRAPH_FUNCS(X)                                                   \
@@ -141,11 +171,36 @@ cudaError_t fc_rt_ctx(void);            /* ... and make a context current */
     } while (0)
 cudaError_t fc_rt_set(cudaError_t e);   /* record e as the last error; returns e */
 cudaError_t fc_rt_cu(CUresult r);       /* map + record a driver result */
-int fc_rt_device(void);                 /* the runtime's device for this thread */
+int fc_rt_device(void);
+cudaError_t fc_rt_primary(int dev, CUcontext *out); /* the runtime's hold on dev's primary context */                 /* the runtime's device for this thread */
 cudaError_t fc_rt_set_device(int dev);
 cudaError_t fc_rt_reset_device(int dev);
 /* fc_rt_array.c: channel descriptor -> driver format and channel count;
  * -1 when the driver has no such format. */
 int fc_rt_array_format(const struct cudaChannelFormatDesc *d, CUarray_format *fmt, unsigned *nch);
+
+/* fc_rt_kernel.c: the registration and launch entry points nvcc's
+ * generated code calls; NVIDIA declares them only for C++ (crt/). */
+void **__cudaRegisterFatBinary(void *fatCubin);
+void __cudaRegisterFatBinaryEnd(void **fatCubinHandle);
+void __cudaUnregisterFatBinary(void **fatCubinHandle);
+void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
+                            const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
+                            dim3 *bDim, dim3 *gDim, int *wSize);
+void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress, const char *deviceName,
+                       int ext, size_t size, int constant, int global);
+char __cudaInitModule(void **fatCubinHandle);
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st *stream);
+cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem, void *stream);
+cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun);
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+                               cudaStream_t stream);
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
+                                    size_t sharedMem, cudaStream_t stream);
+
+/* fc_rt_stub.c: a runtime function fakecuda does not implement (the
+ * generated stubs call it): one line on stderr the first time *said is 0,
+ * then cudaErrorNotSupported, recorded as the last error. */
+cudaError_t fc_rt_unsupported(const char *name, int *said);
 
 #endif

@@ -93,3 +93,10 @@ cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
         return cudaSuccess;
     return fc_rt_cu(fc_drv.cuMipmappedArrayDestroy((CUmipmappedArray)mipmappedArray));
 }
+
+/* Returns a struct (through memory): a generated stub could not. */
+struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)
+{
+    struct cudaChannelFormatDesc d = {x, y, z, w, f};
+    return d;
+}

@@ -100,6 +100,51 @@ cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptu
     return fc_rt_cu(fc_drv.cuStreamIsCapturing_ptsz((CUstream)stream, (CUstreamCaptureStatus *)pCaptureStatus));
 }
 
+/* The capture's status only (what PyTorch asks before every allocation):
+ * fakecuda's driver keeps no capture ids or dependency sets, so a capturing
+ * stream reports id 1, no graph and no dependencies. */
+static cudaError_t capture_info(cudaStream_t stream, enum cudaStreamCaptureStatus *status, unsigned long long *id,
+                                cudaGraph_t *graph, const cudaGraphNode_t **deps, const cudaGraphEdgeData **edges,
+                                size_t *ndeps, int per_thread)
+{
+    ENTER();
+    if (!status)
+        return fc_rt_set(cudaErrorInvalidValue);
+    CUresult r = per_thread ? fc_drv.cuStreamIsCapturing_ptsz((CUstream)stream, (CUstreamCaptureStatus *)status)
+                            : fc_drv.cuStreamIsCapturing((CUstream)stream, (CUstreamCaptureStatus *)status);
+    if (r)
+        return fc_rt_cu(r);
+    if (id)
+        *id = *status == cudaStreamCaptureStatusNone ? 0 : 1;
+    if (graph)
+        *graph = NULL;
+    if (deps)
+        *deps = NULL;
+    if (edges)
+        *edges = NULL;
+    if (ndeps)
+        *ndeps = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+                                     unsigned long long *id_out, cudaGraph_t *graph_out,
+                                     const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out,
+                                     size_t *numDependencies_out)
+{
+    return capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
+                        numDependencies_out, 0);
+}
+
+cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+                                          unsigned long long *id_out, cudaGraph_t *graph_out,
+                                          const cudaGraphNode_t **dependencies_out,
+                                          const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+    return capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
+                        numDependencies_out, 1);
+}
+
 /* ---- the graph memory pool ------------------------------------------------ */
 
 cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)

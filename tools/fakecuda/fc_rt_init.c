@@ -126,6 +126,18 @@ static cudaError_t retain(int dev, CUcontext *out)
     return e;
 }
 
+cudaError_t fc_rt_primary(int dev, CUcontext *out)
+{
+    cudaError_t e = fc_rt_init();
+    if (e)
+        return fc_rt_set(e);
+    int n = 0;
+    fc_drv.cuDeviceGetCount(&n);
+    if (dev < 0 || dev >= n || dev >= FC_MAX_DEV)
+        return fc_rt_set(cudaErrorInvalidDevice);
+    return fc_rt_set(retain(dev, out));
+}
+
 /* The runtime works in whatever context is current (driver interop); with
  * none, it binds this thread to its device's primary context.  A primary
  * context the runtime dropped (cudaDeviceReset) is retained again first. */

@@ -28,10 +28,19 @@ FC_DRV_SRCS += $(FC_GRAPH_SRCS)
 # What numba's driver binding asks for beyond memory (tests/t_numba*.sh).
 FC_DRV_SRCS += fc_driver_device.c fc_driver_event.c
 FC_RT_SRCS += fc_rt_graph.c fc_rt_graph_exec.c
+# What PyTorch's paths ask for: kernels (registration, launches),
+# device properties, events, stream priorities; fc_rt_stub.c says "not
+# implemented" for the generated stubs (below).
+FC_RT_SRCS += fc_rt_kernel.c fc_rt_props.c fc_rt_event.c fc_rt_stub.c
 
 FC_DRV_OBJS := $(FC_DRV_SRCS:%.c=$(FC_OBJ)/drv/%.o)
 FC_RT_OBJS := $(FC_RT_SRCS:%.c=$(FC_OBJ)/rt/%.o)
 FC_RTS_OBJS := $(FC_RT_SRCS:%.c=$(FC_OBJ)/rt_static/%.o)
+# Every name NVIDIA's 13.0 runtime exports (gen-exports.sh wrote the list;
+# tests/t_fakecuda_exports.sh keeps it honest) that the objects above do
+# not define becomes a stub of the shared runtime.
+FC_EXPORTS := $(FC_SRC)/libcudart_exports.txt
+FC_STUBS_OBJ := $(FC_OBJ)/rt/fc_rt_stubs.o
 $(FC_GRAPH_SRCS:%.c=$(FC_OBJ)/drv/%.o): $(FC_SRC)/fc_graph.h
 
 FC_CFLAGS = $(BASE_CFLAGS) $(CUDA_INC) $(CPPFLAGS_COMMON) -I$(FC_SRC) -fPIC
@@ -70,6 +79,12 @@ $(FC_OBJ)/rt/%.o: $(FC_SRC)/%.c $(FC_SRC)/fc_rt.h | $(BUILD)/.cuda-ok
 
 # Static runtime: every symbol hidden, so a program linked with it has cuda*
 # inside the executable and not interposable (nvcc's default -cudart static).
+$(FC_OBJ)/fc_rt_stubs.c: $(FC_EXPORTS) $(FC_SRC)/gen-stubs.sh $(FC_RT_OBJS)
+	@mkdir -p $(@D)
+	$(FC_SRC)/gen-stubs.sh $(FC_EXPORTS) $(FC_RT_OBJS) > $@.tmp && mv $@.tmp $@
+$(FC_STUBS_OBJ): $(FC_OBJ)/fc_rt_stubs.c $(FC_SRC)/fc_rt_stub.h
+	$(CC) $(FC_CFLAGS) -Wno-missing-prototypes -c -o $@ $<
+
 $(FC_OBJ)/rt_static/%.o: $(FC_SRC)/%.c $(FC_SRC)/fc_rt.h | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CC) $(FC_CFLAGS) -DFAKECUDA_STATIC -fvisibility=hidden -c -o $@ $<
@@ -88,10 +103,10 @@ $(FAKECUDA_DIR)/libcuda.so.1: $(FC_DRV_OBJS) $(FC_SRC)/libcuda.map $(FC_SRC)/mod
 # -Bsymbolic-functions here too: NVIDIA's runtime calls its own internals, so
 # a runtime function that uses another (cudaGetDriverEntryPoint, the pools)
 # never reaches a preloaded hook through the export.
-$(FAKECUDA_DIR)/libcudart.so.13: $(FC_RT_OBJS) $(FC_SRC)/libcudart.map $(FC_SRC)/module.mk
+$(FAKECUDA_DIR)/libcudart.so.13: $(FC_RT_OBJS) $(FC_STUBS_OBJ) $(FC_SRC)/libcudart.map $(FC_SRC)/module.mk
 	@mkdir -p $(@D)
 	$(CC) -shared $(SAN_FLAGS) -Wl,-soname,libcudart.so.13 -Wl,--version-script=$(FC_SRC)/libcudart.map \
-	  -Wl,-Bsymbolic-functions -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN' $(FC_ZDEFS) -o $@ $(FC_RT_OBJS) -ldl -lpthread
+	  -Wl,-Bsymbolic-functions -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN' $(FC_ZDEFS) -o $@ $(FC_RT_OBJS) $(FC_STUBS_OBJ) -ldl -lpthread
 
 $(FAKECUDA_DIR)/libcudart_static.a: $(FC_RTS_OBJS)
 	@mkdir -p $(@D)
@@ -140,3 +155,9 @@ FC_TESTS += $(BUILD)/tests/fc_numba_api_test
 all: $(BUILD)/tests/fc_numba_api_test
 $(BUILD)/tests/fc_numba_api_test: tests/fakecuda/fc_numba_api_test.c tests/fakecuda/fc_check.h $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
 	$(call fakecuda_prog,$(FAKECUDA_DRV_LDFLAGS))
+
+# Running a program on the stand-ins (fakecuda-run --help).
+all: $(FAKECUDA_DIR)/fakecuda-run
+$(FAKECUDA_DIR)/fakecuda-run: $(FC_SRC)/fakecuda-run
+	@mkdir -p $(@D)
+	cp $< $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
