@@ -10,6 +10,24 @@ Python stacks (torch.cuda.memory._record_memory_history); tensors whose
 last reference frees their block; and an autograd-like graph: a tensor made
 by an operation keeps its inputs alive, so `losses.append(loss)` keeps a
 step's activations, the commonest PyTorch leak.
+
+Real PyTorch 2.14.1 now runs under gpuleak on fakecuda (tests/t_torch_real*.sh,
+docs/pytorch.md), and a test that can use it does.  This stand-in is kept
+only for what real torch cannot show here:
+  - exactly what gpuleak asks of torch, counted per call (`memory.calls`:
+    t_torch_blocks), and torch builds without `_cuda_isHistoryEnabled`;
+  - a `_snapshot()` that is slow, or during which a signal lands, on demand
+    (TORCH_STANDIN_SNAPSHOT_DELAY, TORCH_STANDIN_SNAPSHOT_SIGNAL:
+    t_torch_interrupt), where real torch's timing is not the test's to set;
+  - views of 3,000 to 100,000 distinct tensor lines made in seconds
+    (t_torch_stacks, the bench);
+  - a fixed, machine-independent report for the README's example
+    (t_torch_example), and PyTorch's code paths on a machine where
+    scripts/torch-env.sh cannot install torch.
+Where it differs from real torch (found by running both): real torch has
+already recorded its first tensor when gpuleak turns history on, so that
+tensor has no Python stack; gradients made by backward() are allocated on
+autograd's thread and have none either; the stand-in gives every tensor one.
 """
 import ctypes as _ctypes
 import os as _os
