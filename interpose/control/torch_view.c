@@ -361,7 +361,9 @@ void gl_torch_note_alloc(void)
 /* ---- asking for the blocks --------------------------------------------- */
 
 /* `_r`: None when torch.cuda.memory is not imported or torch.cuda is not
- * initialized (no allocator to ask), b"X" when _snapshot()
+ * initialized (no allocator to ask) or its allocator is not the caching one
+ * (backend:cudaMallocAsync keeps no blocks: its _snapshot() raises, and each
+ * tensor is a CUDA allocation gpuleak tracks itself), b"X" when _snapshot()
  * raised, else: "GLT1", u32 blocks, u32 segments, u64 reserved, u64
  * allocated; per block u64 segment, address, size, requested_size, i32
  * device, u16 state, u16 0, u32 frames, then frames x (u32 line, u32 file,
@@ -373,7 +375,8 @@ static const char collect_code[] =
     "_m = _s.modules.get('torch.cuda.memory')\n"
     "_c = _s.modules.get('torch.cuda')\n"
     "_r = None\n"
-    "if _m is not None and _c is not None and _c.is_initialized():\n"
+    "if _m is not None and _c is not None and _c.is_initialized() and getattr(\n"
+    "        _m, 'get_allocator_backend', lambda: 'native')() == 'native':\n"
     "    try:\n"
     "        _sg = _m._snapshot()['segments']\n"
     "        _st = {'active_allocated': 1, 'active_pending_free': 2, 'inactive': 3}\n"

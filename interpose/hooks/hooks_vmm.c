@@ -3,6 +3,7 @@
 #include <cuda.h>
 #include <errno.h>
 
+#include "control/torch_view.h"
 #include "cuda/calls.h"
 #include "cuda/vmm.h"
 #include "cuda/vmm_import.h"
@@ -53,6 +54,9 @@ GL_HOOK(CUresult, cuMemCreate,
         if (rc == CUDA_SUCCESS) {
             gl_vmm_created(*handle, w.device);
             gl_call_alloc(w, *handle, size, 0, kind, GL_API_CU_MEM_CREATE, GL_SPACE_VMM);
+            /* PyTorch's expandable segments grow by cuMemCreate and never
+             * call cudaMalloc: its stacks are turned on from here too. */
+            gl_torch_note_alloc();
         } else {
             gl_hook_out_of_memory(w.device, size, 0, kind, GL_API_CU_MEM_CREATE);
         }

@@ -108,6 +108,16 @@ $(FAKECUDA_DIR)/libcudart.so.13: $(FC_RT_OBJS) $(FC_STUBS_OBJ) $(FC_SRC)/libcuda
 	$(CC) -shared $(SAN_FLAGS) -Wl,-soname,libcudart.so.13 -Wl,--version-script=$(FC_SRC)/libcudart.map \
 	  -Wl,-Bsymbolic-functions -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN' $(FC_ZDEFS) -o $@ $(FC_RT_OBJS) $(FC_STUBS_OBJ) -ldl -lpthread
 
+# NVML, which PyTorch's expandable segments ask before mapping (fc_nvml.c).
+FAKECUDA_LIBS += $(FAKECUDA_DIR)/libnvidia-ml.so.1
+all: $(FAKECUDA_DIR)/libnvidia-ml.so.1
+$(FC_OBJ)/nvml/fc_nvml.o: $(FC_SRC)/fc_nvml.c $(FC_SRC)/fc_nvml.h $(FC_SRC)/fc_internal.h | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(FC_CFLAGS) -fvisibility=hidden -c -o $@ $<
+$(FAKECUDA_DIR)/libnvidia-ml.so.1: $(FC_OBJ)/nvml/fc_nvml.o $(FC_SRC)/module.mk
+	@mkdir -p $(@D)
+	$(CC) -shared $(SAN_FLAGS) -Wl,-soname,libnvidia-ml.so.1 $(FC_ZDEFS) -o $@ $<
+
 $(FAKECUDA_DIR)/libcudart_static.a: $(FC_RTS_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^

@@ -187,7 +187,7 @@ struct pstr {
 static struct pstr words[] = {
     {"alloc", 0}, {"free_requested", 0}, {"free_completed", 0}, {"segment_alloc", 0},
     {"segment_free", 0}, {"oom", 0}, {"snapshot", 0}, {"active_allocated", 0},
-    {"large", 0}, {"small", 0},
+    {"large", 0}, {"small", 0}, {"active_pending_free", 0}, {"inactive", 0},
 };
 
 static void p_word(struct pk *p, const char *w)
@@ -330,6 +330,78 @@ static int cmp_seg(const void *a, const void *b)
     return x->ptr < y->ptr ? -1 : x->ptr > y->ptr;
 }
 
+/* PyTorch's blocks (TORCH_BLOCKS), by device, segment, then address */
+static int cmp_block(const void *a, const void *b)
+{
+    const struct snap_torch_block *x = *(const struct snap_torch_block *const *)a;
+    const struct snap_torch_block *y = *(const struct snap_torch_block *const *)b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    if (x->segment != y->segment)
+        return x->segment < y->segment ? -1 : 1;
+    return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* block b's segment is before (<0), at (0) or after (>0) allocation a */
+static int block_vs_alloc(const struct snap_torch_block *b, const struct snap_alloc *a)
+{
+    if (b->device != a->device)
+        return b->device < a->device ? -1 : 1;
+    return b->segment < a->ptr ? -1 : b->segment > a->ptr;
+}
+
+static const char *block_state(uint16_t state)
+{
+    switch (state) {
+    case GL_TORCH_BLOCK_ALLOCATED: return "active_allocated";
+    case GL_TORCH_BLOCK_PENDING_FREE: return "active_pending_free";
+    default: return "inactive";
+    }
+}
+
+/* Segment a as PyTorch described it: its blocks blk[0..n) and their sums.
+ * PyTorch's small pool's segments are 2 MiB (kSmallBuffer); its large
+ * pool's blocks start above 1 MiB, so a large segment is bigger. */
+static void p_torch_segment(struct pk *p, const struct report_ctx *r, const struct snap_alloc *a,
+                            const struct snap_torch_block *const *blk, size_t n)
+{
+    uint64_t allocated = 0, active = 0, requested = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (blk[i]->state == GL_TORCH_BLOCK_ALLOCATED)
+            allocated += blk[i]->size;
+        if (blk[i]->state == GL_TORCH_BLOCK_ALLOCATED || blk[i]->state == GL_TORCH_BLOCK_PENDING_FREE) {
+            active += blk[i]->size;
+            requested += blk[i]->requested_size;
+        }
+    }
+    p_key(p, K_DEVICE); p_int(p, a->device);
+    p_key(p, K_ADDRESS); p_uint(p, a->ptr);
+    p_key(p, K_TOTAL_SIZE); p_uint(p, a->size);
+    p_key(p, K_ALLOCATED_SIZE); p_uint(p, allocated);
+    p_key(p, K_ACTIVE_SIZE); p_uint(p, active);
+    p_key(p, K_REQUESTED_SIZE); p_uint(p, requested);
+    p_key(p, K_STREAM); p_uint(p, a->stream);
+    p_key(p, K_SEGMENT_TYPE); p_word(p, a->size <= (2u << 20) ? "small" : "large");
+    p_key(p, K_SEGMENT_POOL_ID); p_int(p, 0); p_int(p, 0); p_byte(p, P_TUPLE2);
+    p_key(p, K_IS_EXPANDABLE); p_byte(p, P_FALSE);
+    p_key(p, K_FRAMES); p_frames(p, sview_cs(r->v, a->stack_id));
+    p_key(p, K_BLOCKS);
+    size_t outer = p->batch; /* the segments list's batch, around this one */
+    p_list(p);
+    for (size_t i = 0; i < n; i++) {
+        p_item(p);
+        p_dict(p);
+        p_key(p, K_ADDRESS); p_uint(p, blk[i]->address);
+        p_key(p, K_SIZE); p_uint(p, blk[i]->size);
+        p_key(p, K_REQUESTED_SIZE); p_uint(p, blk[i]->requested_size);
+        p_key(p, K_STATE); p_word(p, block_state(blk[i]->state));
+        p_key(p, K_FRAMES); p_frames(p, blk[i]->stack_id ? sview_cs(r->v, blk[i]->stack_id) : 0);
+        p_end_dict(p);
+    }
+    p_end_list(p);
+    p->batch = outer;
+}
+
 int output_torch_snapshot(struct report_ctx *r)
 {
     const struct snapshot *s = r->s;
@@ -346,9 +418,18 @@ int output_torch_snapshot(struct report_ctx *r)
     struct seg *segs = xmalloc((s->nallocs ? s->nallocs : 1) * sizeof *segs);
     p.cs_memo = xcalloc(r->db->ncs ? r->db->ncs : 1, sizeof *p.cs_memo);
     uint64_t *live = NULL; /* per device: the bytes live at this point of the trace */
+    /* PyTorch answered at this snapshot: its segments show its blocks (the
+     * tensors and cached pieces inside each cudaMalloc), and the trace
+     * keeps gpuleak's segment events only, which those blocks do not
+     * contradict. */
+    bool by_blocks = s->torch.status == GL_TORCH_ANSWERED && s->ntorch_blocks > 0;
+    const struct snap_torch_block **blk = xmalloc((s->ntorch_blocks ? s->ntorch_blocks : 1) * sizeof *blk);
     int rc = -1;
-    if (!set.key || !set.size || !set.dev || !evsize || !keep || !segs || !p.cs_memo)
+    if (!set.key || !set.size || !set.dev || !evsize || !keep || !segs || !p.cs_memo || !blk)
         goto out;
+    for (size_t i = 0; i < s->ntorch_blocks; i++)
+        blk[i] = &s->torch_blocks[i];
+    sort_array(blk, s->ntorch_blocks, sizeof *blk, cmp_block);
 
     /* segments: the live allocations, by device then address */
     size_t nseg = 0;
@@ -427,11 +508,23 @@ int output_torch_snapshot(struct report_ctx *r)
 
     p_key(&p, K_SEGMENTS);
     p_list(&p);
+    size_t bi = 0;
     for (size_t k = 0; k < nseg; k++) {
         const struct snap_alloc *a = &s->allocs[segs[k].idx];
         uint32_t cs = sview_cs(r->v, a->stack_id);
         p_item(&p);
         p_dict(&p);
+        while (by_blocks && bi < s->ntorch_blocks && block_vs_alloc(blk[bi], a) < 0)
+            bi++;
+        size_t bend = bi;
+        while (by_blocks && bend < s->ntorch_blocks && block_vs_alloc(blk[bend], a) == 0)
+            bend++;
+        if (bend > bi) {
+            p_torch_segment(&p, r, a, blk + bi, bend - bi);
+            p_end_dict(&p);
+            bi = bend;
+            continue;
+        }
         p_key(&p, K_DEVICE); p_int(&p, a->device);
         p_key(&p, K_ADDRESS); p_uint(&p, a->ptr);
         p_key(&p, K_TOTAL_SIZE); p_uint(&p, a->size);
@@ -478,10 +571,10 @@ int output_torch_snapshot(struct report_ctx *r)
             size_t nacts = 1;
             if (e->type == GL_EV_ALLOC) {
                 acts = alloc_seq;
-                nacts = 2;
+                nacts = by_blocks ? 1 : 2;
             } else if (e->type == GL_EV_FREE) {
-                acts = free_seq;
-                nacts = 3;
+                acts = by_blocks ? free_seq + 2 : free_seq;
+                nacts = by_blocks ? 1 : 3;
             }
             for (size_t k = 0; k < nacts; k++) {
                 p_item(&p);
@@ -531,7 +624,7 @@ int output_torch_snapshot(struct report_ctx *r)
     p_cstr(&p, "format_version"); p_int(&p, 1);
     p_cstr(&p, "source"); p_cstr(&p, r->path ? r->path : "");
     p_cstr(&p, "pid"); p_int(&p, s->proc.pid);
-    p_cstr(&p, "model"); p_cstr(&p, "one segment per allocation");
+    p_cstr(&p, "model"); p_cstr(&p, by_blocks ? "PyTorch's blocks in each allocation" : "one segment per allocation");
     p_cstr(&p, "kinds"); p_cstr(&p, "device,pool,managed,graph");
     p_cstr(&p, "history_wrapped"); p_byte(&p, wrapped ? P_TRUE : P_FALSE);
     p_cstr(&p, "kept_events"); p_uint(&p, kept);
@@ -542,6 +635,7 @@ int output_torch_snapshot(struct report_ctx *r)
     p_byte(&p, P_STOP);
     rc = 0;
 out:
+    free(blk);
     free(live);
     free(set.key);
     free(set.size);
