@@ -105,3 +105,15 @@ exec(sys.stdin.read())
 }
 check_json() { json_assert "$1" 'leaks = d["leaks"]; devices = {x["device"]: x for x in d["devices"]}'; }
 check_multi_json() { json_assert "$1" ''; }
+
+# Real PyTorch on fakecuda (issue 33): skips under the sanitizers (torch's
+# libraries are not sanitized; the launcher preloads libgpuleak.so alone)
+# and, counted, where scripts/torch-env.sh cannot make the venv; sets PY to
+# its python, puts the toolkit's cuBLAS, cuDNN, ... on the library path and
+# gpuleak_memory on Python's.
+torch_real_setup() {
+    skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"
+    PY=$("$ROOT/scripts/torch-env.sh") || skip_if true "$PY"
+    export LD_LIBRARY_PATH=${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export GPULEAK_PYTHON_DIR=$ROOT/tools
+}

@@ -8,12 +8,7 @@
 # and PYTORCH'S CACHE must name the planted line (a list that keeps one
 # 512 KiB tensor per step) with exactly its tensors.
 source "$ROOT/tests/lib.sh"
-skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"
-PY=$("$ROOT/scripts/torch-env.sh") || skip_if true "$PY"
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-# torch's cuBLAS, cuDNN, ... come from the toolkit (scripts/torch-env.sh).
-export LD_LIBRARY_PATH=$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export GPULEAK_PYTHON_DIR=$ROOT/tools
+torch_real_setup
 prog=$ROOT/tests/programs/torch_real_train.py
 planted=$(site_line torch_real_train.py PLANTED-LINE)
 

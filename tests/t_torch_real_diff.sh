@@ -6,11 +6,7 @@
 # leaks and caches add up: nothing leaked (Python freed the list), PyTorch's
 # cache holds every live byte, which is the last step's memory_reserved().
 source "$ROOT/tests/lib.sh"
-skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"
-PY=$("$ROOT/scripts/torch-env.sh") || skip_if true "$PY"
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-export LD_LIBRARY_PATH=$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export GPULEAK_PYTHON_DIR=$ROOT/tools
+torch_real_setup
 prog=$ROOT/tests/programs/torch_real_train.py
 planted=$(site_line torch_real_train.py PLANTED-LINE)
 

@@ -5,11 +5,7 @@
 # the kept one.  Each time gpuleak's live bytes equal memory_reserved()
 # and its tensor total memory_allocated().
 source "$ROOT/tests/lib.sh"
-skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"
-PY=$("$ROOT/scripts/torch-env.sh") || skip_if true "$PY"
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-export LD_LIBRARY_PATH=$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export GPULEAK_PYTHON_DIR=$ROOT/tools
+torch_real_setup
 prog=$ROOT/tests/programs/torch_real_empty_cache.py
 
 "$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run -- "$PY" "$prog" >out.txt 2>err.txt ||

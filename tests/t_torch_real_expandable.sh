@@ -9,11 +9,7 @@
 # Python line (history recording turned on at a cuMemCreate, not only at a
 # cudaMalloc, which this mode never calls).
 source "$ROOT/tests/lib.sh"
-skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"
-PY=$("$ROOT/scripts/torch-env.sh") || skip_if true "$PY"
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-export LD_LIBRARY_PATH=$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export GPULEAK_PYTHON_DIR=$ROOT/tools
+torch_real_setup
 export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
 prog=$ROOT/tests/programs/torch_real_expandable.py
 planted=$(site_line torch_real_expandable.py PLANTED-LINE)

@@ -8,11 +8,7 @@
 # backend keeps no blocks (its _snapshot() raises), so gpuleak does not ask
 # for them: no PYTORCH'S CACHE section saying "_snapshot() failed".
 source "$ROOT/tests/lib.sh"
-skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"
-PY=$("$ROOT/scripts/torch-env.sh") || skip_if true "$PY"
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-export LD_LIBRARY_PATH=$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export GPULEAK_PYTHON_DIR=$ROOT/tools
+torch_real_setup
 prog=$ROOT/tests/programs/torch_real_per_tensor.py
 planted=$(site_line torch_real_per_tensor.py PLANTED-LINE)
 

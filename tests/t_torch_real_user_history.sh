@@ -7,11 +7,7 @@
 # blocks at the planted line.  gpuleak's snapshot of the same moment reads
 # the same blocks: memory_allocated() in tensors, the planted line's 3.
 source "$ROOT/tests/lib.sh"
-skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"
-PY=$("$ROOT/scripts/torch-env.sh") || skip_if true "$PY"
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-export LD_LIBRARY_PATH=$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export GPULEAK_PYTHON_DIR=$ROOT/tools
+torch_real_setup
 prog=$ROOT/tests/programs/torch_real_user_history.py
 temp=$(site_line torch_real_user_history.py TEMP-LINE)
 planted=$(site_line torch_real_user_history.py PLANTED-LINE)
