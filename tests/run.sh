@@ -7,6 +7,11 @@
 # ", N skipped" appended when any test was skipped.
 # STACK_CHECK_DIR=DIR: every test runs with GPULEAK_STACK_CHECK=DIR/NAME.log
 # (the stack cache's check mode; scripts/check.sh's plain phase sums them).
+# A test that failed only because LeakSanitizer's own tracer died ("has
+# encountered a fatal error", no leak report) runs once more: that is a known
+# intermittent fault of the sanitizer runtime, not of gpuleak
+# (google/sanitizers#1353), and a rerun is the remedy its maintainers give.
+# The line says so; a second failure of any kind is a failure.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
@@ -20,17 +25,29 @@ if [ $# -gt 0 ]; then
 else
     tests=("$ROOT"/tests/t_*.sh)
 fi
+run_one() {  # run_one TEST WORK: the test in WORK, its output in WORK/.log
+    (cd "$2" && TEST_WORK=$2 timeout -k 5 "$TIMEOUT" bash "$1") >"$2/.log" 2>&1
+}
+lsan_tracer_died() {  # lsan_tracer_died LOG: LSan's tracer failed, no leak found
+    grep -q 'LeakSanitizer has encountered a fatal error' "$1" &&
+        ! grep -q 'ERROR: LeakSanitizer: detected memory leaks' "$1"
+}
 pass=0; fail=0; skip=0; failed=()
 for t in "${tests[@]}"; do
     name=$(basename "$t" .sh)
     work=$(mktemp -d "${TMPDIR:-/tmp}/gpuleak-test.XXXXXX")
     start=$(date +%s%N)
     if [ -n "${STACK_CHECK_DIR:-}" ]; then export GPULEAK_STACK_CHECK=$STACK_CHECK_DIR/$name.log; fi
-    (cd "$work" && TEST_WORK=$work timeout -k 5 "$TIMEOUT" bash "$t") >"$work/.log" 2>&1
-    rc=$?
+    run_one "$t" "$work"; rc=$?
+    note=
+    if [ $rc -ne 0 ] && [ $rc -ne 77 ] && lsan_tracer_died "$work/.log"; then
+        rm -rf "$work"; work=$(mktemp -d "${TMPDIR:-/tmp}/gpuleak-test.XXXXXX")
+        run_one "$t" "$work"; rc=$?
+        note=" (run twice: LeakSanitizer's tracer died on the first run)"
+    fi
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     if [ $rc -eq 0 ]; then
-        pass=$((pass + 1)); printf 'PASS %-40s %6d ms\n' "$name" "$ms"
+        pass=$((pass + 1)); printf 'PASS %-40s %6d ms%s\n' "$name" "$ms" "$note"
         [ "${VERBOSE:-0}" = 1 ] && sed 's/^/    /' "$work/.log"
         rm -rf "$work"
     elif [ $rc -eq 77 ]; then

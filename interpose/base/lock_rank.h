@@ -27,6 +27,9 @@
 #define GL_LOCK_RANK_H
 
 #define GL_LOCK_LIST(X)                                                                                         \
+    X(TICK, 5, ONE, "tick_lock", "control/watch.c", "one live-view and metrics tick at a time",                \
+      "the trigger thread's tick; fork's prepare handler, first (a child never copies a tick in progress)",    \
+      "outermost: held across the tick's exclusive section and loader walk")                                   \
     X(SNAP, 10, ONE, "snap_lock", "control/snapshot.c", "one snapshot at a time, the `%n` counter",             \
       "`gl_snapshot_write_with`: `gpuleak_snapshot`, the writer thread (signal, periodic, out-of-memory), "     \
       "the final snapshot",                                                                                     \
@@ -42,12 +45,12 @@
       "inside a stack capture (so inside `graph_lock`, `ipc_lock`); takes the loader walk")                     \
     X(UNWIND, 35, ONE, "unwind_lock", "capture/stack_cache.c",                                                 \
       "libunwind's generic address space and its per-IP rules: one recording walk at a time",                  \
-      "a stack capture that misses the stack cache and has credit to record; fork's prepare handler, first",    \
+      "a stack capture that misses the stack cache and has credit to record; fork's prepare handler, after `tick_lock`",    \
       "inside `graph_lock`, `ipc_lock` (a capture); takes nothing of ours (libunwind's lock and the loader's "  \
       "inside)")                                                                                                \
     X(WALK, 40, RECURSIVE, "walk_lock", "base/modules.c", "no walk of the loader's list of ours at fork",       \
-      "`gl_loader_walk` (module collection, resolve.c's searches, Python detection); fork's prepare handler, "  \
-      "first",                                                                                                  \
+      "`gl_loader_walk` (module collection, resolve.c's searches, Python detection); fork's prepare handler "  \
+      "third",                                                                                                  \
       "recursive: a walk's callback may walk again; before `writer_mutex` at fork; never held while entering "  \
       "the exclusive section")                                                                                  \
     X(WRITER, 50, ONE, "writer_mutex", "state/lanes.c", "one exclusive section at a time",                      \

@@ -46,12 +46,14 @@ static atomic_bool active;      /* tracking on */
 static atomic_bool activated;   /* activation ran (whatever its outcome) */
 static atomic_bool final_done;
 
-/* The stack cache's recording walk first (nothing is taken inside it), then
- * the loader walk: a writer thread collecting modules holds it and never
+/* A live-view tick first (it takes the exclusive section and the loader
+ * walk inside it), the stack cache's recording walk next (nothing is taken
+ * inside it), then the loader walk: a writer thread collecting modules holds it and never
  * enters the exclusive section inside it, and what fork copies must not be
  * in mid-walk (modules.c). */
 static void prefork(void)
 {
+    gl_watch_prefork();
     gl_stack_cache_prefork();
     gl_loader_walk_prefork();
     gl_track_prefork();
@@ -62,6 +64,7 @@ static void postfork_parent(void)
     gl_track_postfork_parent();
     gl_loader_walk_postfork_parent();
     gl_stack_cache_postfork_parent();
+    gl_watch_postfork_parent();
 }
 
 static void postfork_child(void)

@@ -15,6 +15,7 @@
 
 #include "base/config.h"
 #include "base/internal.h"
+#include "base/lock.h"
 #include "base/log.h"
 #include "base/xfsz.h"
 #include "base/modules.h"
@@ -87,10 +88,13 @@ __attribute__((format(printf, 2, 3))) static void put(struct text *t, const char
 
 /* The tick's buffers: reused from tick to tick (one thread ticks:
  * trigger.c's), and reachable from here while in use.  Neither exit() nor
- * fork() waits for that thread, so a leak checker that runs at exit while it
- * is mid-tick, or in a child forked then (where that thread is gone:
- * LeakSanitizer's "Running thread was not suspended"), would otherwise call
- * a buffer that only its stack held lost. */
+ * exit() does not wait for that thread, so a leak checker that runs at exit
+ * while it is mid-tick would otherwise call a buffer that only its stack held lost.
+ * fork() does wait for a tick (tick_lock): a child forked mid-tick would
+ * have the tick's heap and no thread to free it, and, in a program whose
+ * allocator does not lock itself around fork (ASan's, before LLVM 17), an
+ * allocator lock held by the tick's thread forever (t_fork, ASan phase). */
+static struct gl_lock tick_lock = GL_LOCK_INIT(TICK);
 static struct text live_buf, metrics_buf;
 static struct gl_watch_copy watch_copy; /* its sites are malloc'ed straight into it */
 
@@ -326,7 +330,22 @@ static void put_pyframes(struct text *t, struct pyids *py)
             py->ids[n++] = py->ids[i];
     if (n > 0)
         gl_py_for_ids(py->ids, n, put_pyframe, t);
-    free(py->ids);
+}
+
+/* live_text's own heap scratch, reachable from here for the same reason as
+ * the tick's buffers above. */
+static struct {
+    uint32_t *seen;
+    struct pyids py;
+    struct gl_module_list mods;
+} scratch;
+
+static void scratch_free(void)
+{
+    free(scratch.seen);
+    free(scratch.py.ids);
+    gl_modules_free(&scratch.mods);
+    memset(&scratch, 0, sizeof scratch);
 }
 
 static void live_text(struct text *t, const struct gl_watch_copy *c)
@@ -361,8 +380,8 @@ static void live_text(struct text *t, const struct gl_watch_copy *c)
     /* The stacks named above, each once (ids are unique; a site per device
      * may repeat one), then the Python frames and the modules their frames
      * are in. */
-    uint32_t *seen = calloc(nsites + c->nooms + 1, sizeof *seen);
-    struct pyids py = {0};
+    uint32_t *seen = scratch.seen = calloc(nsites + c->nooms + 1, sizeof *seen);
+    struct pyids *py = &scratch.py;
     size_t nseen = 0;
     for (size_t i = 0; i < nsites + c->nooms; i++) {
         const struct gl_stack *st = i < nsites ? c->sites[i].stack : c->ooms[i - nsites].stack;
@@ -374,14 +393,13 @@ static void live_text(struct text *t, const struct gl_watch_copy *c)
         if (dup)
             continue;
         seen[nseen++] = st->id;
-        put_stack(t, st, &py);
+        put_stack(t, st, py);
     }
-    free(seen);
-    put_pyframes(t, &py);
-    struct gl_module_list mods = {0};
-    if (gl_modules_collect(&mods) == 0) {
-        for (size_t i = 0; i < mods.count; i++) {
-            const struct gl_module *m = &mods.items[i];
+    put_pyframes(t, py);
+    struct gl_module_list *mods = &scratch.mods;
+    if (gl_modules_collect(mods) == 0) {
+        for (size_t i = 0; i < mods->count; i++) {
+            const struct gl_module *m = &mods->items[i];
             put(t, "module %llx %llx %llx ", (unsigned long long)m->start, (unsigned long long)m->end,
                 (unsigned long long)m->bias);
             if (m->build_id_len == 0)
@@ -392,8 +410,8 @@ static void live_text(struct text *t, const struct gl_watch_copy *c)
             put_path(t, m->path ? m->path : "");
             put(t, "\n");
         }
-        gl_modules_free(&mods);
     }
+    scratch_free();
     put(t, "end\n");
 }
 
@@ -517,10 +535,31 @@ static void write_metrics(const struct text *t)
         close(dirfd);
 }
 
+static void watch_tick(void);
+
 void gl_watch_run(void)
 {
     if ((!live_on && !metrics_on) || gl_watch_wait_ms() != 0)
         return;
+    gl_lock(&tick_lock);
+    watch_tick();
+    gl_unlock(&tick_lock);
+}
+
+void gl_watch_prefork(void)
+{
+    gl_lock(&tick_lock);
+}
+
+void gl_watch_postfork_parent(void)
+{
+    gl_unlock(&tick_lock);
+}
+
+/* One tick: the figures copied, and the files written when they changed or
+ * are due again. */
+static void watch_tick(void)
+{
     uint64_t now = gl_mono_ns();
     due_ns = now + LIVE_PERIOD_MS * 1000000ull;
     struct gl_watch_copy *c = &watch_copy;
@@ -574,6 +613,7 @@ void gl_watch_remove(void)
 
 void gl_watch_postfork_child(void)
 {
+    gl_lock_init(&tick_lock, GL_LOCK_TICK, 0);
     /* The parent's file stays the parent's: the child writes its own. */
     snprintf(live_name, sizeof live_name, "%d.live", (int)getpid());
     metrics_path[0] = '\0'; /* expanded again: %p is the child's */

@@ -31,6 +31,10 @@ void gl_watch_run(void);
 void gl_watch_remove(void);
 
 /* fork: the child has its own pid, so its own live file. */
+/* fork waits for a tick in progress (watch.c's tick_lock): prepare, then
+ * parent or child. */
+void gl_watch_prefork(void);
+void gl_watch_postfork_parent(void);
 void gl_watch_postfork_child(void);
 
 #endif
