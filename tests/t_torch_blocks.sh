@@ -12,6 +12,9 @@
 source "$ROOT/tests/lib.sh"
 export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
 export PYTHONPATH=$ROOT/tests/programs/torch_standin
+# Every tensor's line from PyTorch's first CUDA use, as asserted here (the
+# default waits for the first request: t_torch_real_lines).
+export GPULEAK_TORCH_LINES=start
 # The stand-in loads a libc10_cuda.so, as `import torch` does: gpuleak's sign
 # that PyTorch is there (fake_torch_stripped's, which has no constructors).
 export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so

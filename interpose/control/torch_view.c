@@ -285,37 +285,48 @@ static char *interrupted_answer(char *partial, size_t *len)
  * so the probe tries again at a later allocation); b"u" the program records
  * history itself (torch._C._cuda_isHistoryEnabled(), PyTorch 2.1 on;
  * before it, a block with frames or a trace entry tells); b"e" we
- * turned it on; b"x" it raised.  enabled="state" keeps only the live
- * blocks' stacks (no trace ring to grow), context="alloc" their allocation
- * stacks, stacks="python" Python frames only (no C++ unwinding, PyTorch's
- * cheapest mode). */
-static const char probe_code[] =
-    "import sys as _s\n"
-    "_m = _s.modules.get('torch.cuda.memory')\n"
-    "_c = _s.modules.get('torch.cuda')\n"
-    "_r = b'n'\n"
-    "if _m is not None and _c is not None and _c.is_initialized():\n"
-    "    try:\n"
-    "        _h = getattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled', None)\n"
-    "        if _h is not None:\n"
-    "            _u = _h()\n"
-    "        else:\n"
-    "            _v = _m._snapshot()\n"
-    "            _u = any(_v.get('device_traces') or ()) or any(\n"
+ * turned it on; b"d" PyTorch is ready and recording is left for later
+ * (the look-only probe, GPULEAK_TORCH_LINES=request); b"x" it raised.
+ * enabled="state" keeps only the live blocks' stacks (no trace ring to
+ * grow), context="alloc" their allocation stacks, stacks="python" Python
+ * frames only (no C++ unwinding, PyTorch's cheapest mode). */
+#define PROBE_HEAD                                                                                   \
+    "import sys as _s\n"                                                                             \
+    "_m = _s.modules.get('torch.cuda.memory')\n"                                                     \
+    "_c = _s.modules.get('torch.cuda')\n"                                                            \
+    "_r = b'n'\n"                                                                                    \
+    "if _m is not None and _c is not None and _c.is_initialized():\n"                                \
+    "    try:\n"                                                                                     \
+    "        _h = getattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled', None)\n"              \
+    "        if _h is not None:\n"                                                                   \
+    "            _u = _h()\n"                                                                        \
+    "        else:\n"                                                                                \
+    "            _v = _m._snapshot()\n"                                                              \
+    "            _u = any(_v.get('device_traces') or ()) or any(\n"                                  \
     "                _b.get('frames') for _g in _v.get('segments', ()) for _b in _g.get('blocks', ()))\n"
+#define PROBE_TAIL                                                                                   \
+    "    except Exception:\n"                                                                        \
+    "        _r = b'x'\n"
+static const char probe_enable_code[] = PROBE_HEAD
     "        if _u:\n"
     "            _r = b'u'\n"
     "        else:\n"
     "            _m._record_memory_history(enabled='state', context='alloc', stacks='python')\n"
-    "            _r = b'e'\n"
-    "    except Exception:\n"
-    "        _r = b'x'\n";
+    "            _r = b'e'\n" PROBE_TAIL;
+static const char probe_look_code[] = PROBE_HEAD
+    "        _r = b'u' if _u else b'd'\n" PROBE_TAIL;
 
 static _Atomic int probe_done;      /* PyTorch found (or given up): allocations pay one load */
 static _Atomic uint32_t probes;     /* looks taken, all threads */
 static GL_TLS uint32_t thread_allocs; /* per thread: counting shares no cache line */
 static atomic_bool probe_queued;    /* one pending probe at a time */
 static atomic_bool torch_seen;      /* torch.cuda.memory was imported */
+/* GPULEAK_TORCH_LINES=request: set by the first request, so that PyTorch's
+ * recorder is turned on then (lines_call), or by the probe when it finds
+ * PyTorch after a request; false again once on (or the program's own). */
+static atomic_bool lines_wanted;
+static atomic_bool lines_deferred;  /* the probe found PyTorch and left its recorder off */
+static _Atomic uint64_t last_alloc_ns; /* since then: the last allocation (note_growth) */
 #define PROBE_MAX 64 /* looks at most, then never again */
 
 static int probe_call(void *arg)
@@ -324,21 +335,41 @@ static int probe_call(void *arg)
     note_main_thread();
     size_t len;
     struct py_exc escaped;
-    char *r = run_snippet(probe_code, &len, &escaped);
+    bool record_now = gl_config.torch_lines == GL_TORCH_LINES_START || atomic_load(&lines_wanted);
+    char *r = run_snippet(record_now ? probe_enable_code : probe_look_code, &len, &escaped);
     bool found = r != NULL && len == 1 && r[0] != 'n' && escaped.type == NULL;
-    free(r);
     if (found) {
+        if (r[0] == 'd') /* the quiet time counts from here */
+            atomic_store(&last_alloc_ns, gl_mono_ns());
+        atomic_store(&lines_deferred, r[0] == 'd');
         atomic_store(&torch_seen, true);
         atomic_store(&probe_done, 1);
     }
+    free(r);
     atomic_store(&probe_queued, false); /* interrupted: a later allocation looks again */
     return raise_in_program(&escaped);
 }
 
+/* GPULEAK_TORCH_LINES=request: device memory that grows again after
+ * GPULEAK_TORCH_SETTLE (10 s) without a new allocation counts as a request.  A training
+ * loop fills PyTorch's cache in its first steps and then allocates nothing
+ * from CUDA, so it pays nothing; a job whose memory creeps up makes its
+ * cache grow, and the tensors made after that have their lines. */
+static void note_growth(void)
+{
+    uint64_t now = gl_mono_ns();
+    uint64_t last = atomic_exchange_explicit(&last_alloc_ns, now, memory_order_relaxed);
+    if (last != 0 && now - last >= gl_config.torch_settle_ms * 1000000ull)
+        gl_torch_want_lines();
+}
+
 void gl_torch_note_alloc(void)
 {
-    if (atomic_load_explicit(&probe_done, memory_order_relaxed))
+    if (atomic_load_explicit(&probe_done, memory_order_relaxed)) {
+        if (atomic_load_explicit(&lines_deferred, memory_order_relaxed))
+            note_growth();
         return;
+    }
     /* A look at each thread's 1st, 2nd, 4th, 8th... allocation, PROBE_MAX
      * looks in the process at most. */
     uint32_t t = ++thread_allocs;
@@ -418,6 +449,38 @@ static sem_t answered;
 static pthread_once_t answered_once = PTHREAD_ONCE_INIT;
 static void answered_init(void) { sem_init(&answered, 0, 0); }
 
+/* Turns PyTorch's recorder on now, on Python's main thread, when the probe
+ * left it off: after the first request's collection (that snapshot's
+ * tensors have no lines; the next one's new tensors do). */
+static void start_lines_here(struct py_exc *escaped)
+{
+    memset(escaped, 0, sizeof *escaped);
+    if (!atomic_exchange(&lines_deferred, false))
+        return;
+    size_t len;
+    char *r = run_snippet(probe_enable_code, &len, escaped);
+    bool on = r != NULL && len == 1 && (r[0] == 'e' || r[0] == 'u');
+    if (!on && escaped->type != NULL)
+        atomic_store(&lines_deferred, true); /* interrupted: the next request tries again */
+    free(r);
+}
+
+static int lines_call(void *arg)
+{
+    (void)arg;
+    note_main_thread();
+    struct py_exc escaped;
+    start_lines_here(&escaped);
+    return raise_in_program(&escaped);
+}
+
+void gl_torch_want_lines(void)
+{
+    if (atomic_exchange(&lines_wanted, true) || !atomic_load(&lines_deferred) || !py_ready())
+        return; /* already asked, or the probe (not run yet) will see lines_wanted */
+    py.add_pending(lines_call, NULL);
+}
+
 static int answer_call(void *arg)
 {
     (void)arg;
@@ -439,6 +502,8 @@ static int answer_call(void *arg)
         atomic_store(&answer, NULL);
         free(r);
     }
+    if (escaped.type == NULL)
+        start_lines_here(&escaped); /* after the answer: the asker is not kept waiting */
     return raise_in_program(&escaped); /* after the answer: nothing left stuck */
 }
 
@@ -602,6 +667,7 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
      * PyTorch's allocator mutex (that _snapshot() takes) or the GIL. */
     if (reason != GL_REASON_SIGNAL && reason != GL_REASON_PERIODIC && reason != GL_REASON_REQUEST)
         return;
+    atomic_store(&lines_wanted, true); /* a request: PyTorch's lines from now on */
     if (!py_ready() || !c10_cuda_loaded())
         return;
     size_t len = 0;
@@ -619,6 +685,10 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
         if (escaped.type != NULL) {
             buf = interrupted_answer(buf, &len);
             hand_back(&escaped);
+        } else {
+            start_lines_here(&escaped); /* the answer stands whatever this does */
+            if (escaped.type != NULL)
+                hand_back(&escaped);
         }
         py.gil_release(g);
     } else if (atomic_load(&torch_seen)) {

@@ -45,6 +45,12 @@ struct gl_torch_view {
  * itself.  Once done, or in a process without Python, one atomic load. */
 void gl_torch_note_alloc(void);
 
+/* GPULEAK_TORCH_LINES=request: a request for history or a snapshot came,
+ * so PyTorch's recorder is turned on (now, through a pending call, when
+ * PyTorch was already found; else when the probe finds it).  Any thread,
+ * no lock held. */
+void gl_torch_want_lines(void);
+
 /* Asks PyTorch for its view, for a snapshot taken for `reason` (only
  * signal, periodic and request snapshots ask).  Called with no lock of ours
  * held; waits at most GL_TORCH_WAIT_MS for Python's main thread to start

@@ -21,7 +21,7 @@ static void put_line(const struct report_ctx *r, const struct torch_line *l)
     put_count(f, l->count, "tensor");
     fputs(": ", f);
     if (l->frame == 0)
-        fputs("(no stack: PyTorch recorded none for it)", f);
+        fputs("(no Python line: PyTorch recorded none; see GPULEAK_TORCH_LINES)", f);
     else
         put_frame_short(f, &r->db->frames[l->frame]);
     fputc('\n', f);
@@ -138,7 +138,7 @@ void text_torch_diff(const struct report_ctx *r, const struct msnap *m, size_t n
         if (row->frame)
             put_frame_short(f, &r->db->frames[row->frame]);
         else
-            fputs("(no stack: PyTorch recorded none)", f);
+            fputs("(no Python line: PyTorch recorded none; see GPULEAK_TORCH_LINES)", f);
         if (row->suspected) {
             fputs(", ", f);
             put_color(r, TC_RED);
