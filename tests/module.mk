@@ -389,3 +389,6 @@ $(TPROG_DIR)/ledger: tests/programs/ledger.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cud
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda
 all: $(TEST_PROGS)
+
+# The reporter's analysis unit tests: their own rules, kept apart.
+include tests/unit/module.mk
