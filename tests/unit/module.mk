@@ -21,3 +21,19 @@ $(UNIT_AN_PROGS): $(TPROG_DIR)/unit/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_AN_HEL
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $^ -o $@ $(REPORT_LIBS)
 -include $(UNIT_AN_NAMES:%=$(BUILD)/obj/tests/unit/%.d) $(BUILD)/obj/tests/unit/snapbuild.d
+
+# interpose/cuda/ against fakecuda (tests/unit/cuda_where.c): array sizes and
+# pool kinds, and where.c asking fakecuda's driver and runtime, which the
+# test links as a CUDA program does.  Objects of cuda/ and the layers below.
+UNIT_CUDA_OBJS = $(addprefix $(GL_OBJ)/,cuda/where.o cuda/green_ctx.o cuda/array_size.o cuda/pool_kinds.o \
+	resolve/resolve.o resolve/real_table.o base/self.o base/libc_dl.o base/elf_lookup.o base/lock.o \
+	base/log.o base/config.o base/ut.o base/modules.o)
+TEST_PROGS += $(TPROG_DIR)/unit/cuda_where
+all: $(TPROG_DIR)/unit/cuda_where
+$(BUILD)/obj/tests/unit/cuda_where.o: tests/unit/cuda_where.c | $(BUILD)/.cuda-ok
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_GL_CFLAGS) -MMD -MP -c $< -o $@
+$(TPROG_DIR)/unit/cuda_where: $(BUILD)/obj/tests/unit/cuda_where.o $(UNIT_CUDA_OBJS) $(FAKECUDA_RT_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) $(filter %.o,$^) -o $@ -L$(FC_DIR) -lcudart -lcuda $(GL_LDLIBS)
+-include $(BUILD)/obj/tests/unit/cuda_where.d
