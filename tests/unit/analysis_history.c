@@ -217,10 +217,73 @@ static void check_phases(const struct stackdb *db, const struct phases *ph)
     }
 }
 
-int main(void)
+/* ---- a wrapped, inconsistent history ---------------------------------- */
+
+/* The ring starts at seq 50 (earlier events are gone), and its events free
+ * more than the allocations at the end allow:
+ *   50  free  A 400          (allocated before the ring)
+ *   51  alloc C 300          (not among the live allocations: bad input)
+ *   52  annotation "warmup (end)"  (its "warmup" is gone with the ring)
+ * Kind base: live 0 - net -100 = 100, below its lowest point -400: raised
+ * to 400, flagged.  Per stack: A's base 400 (one allocation), C's 0. */
+static uint32_t site_drop;
+
+static void build_wrapped(struct sb *b)
+{
+    sb_init(b);
+    b->proc.snapshot_mono_ns = 600;
+    site_drop = sb_site(b, "cache.py", 9, "drop_cache");
+    uint32_t c = sb_site(b, "step.py", 4, "step");
+    uint32_t end = sb_label(b, "warmup (end)");
+    SB_ADD(b, EVENTS, events, .seq = 50, .time_ns = 500, .type = GL_EV_FREE, .ptr = 0x100, .size = 400,
+           .stack_id = site_drop);
+    SB_ADD(b, EVENTS, events, .seq = 51, .time_ns = 510, .type = GL_EV_ALLOC, .ptr = 0x200, .size = 300,
+           .stack_id = c);
+    SB_ADD(b, EVENTS, events, .seq = 52, .time_ns = 520, .type = GL_EV_ANNOTATION, .ptr = end);
+    SB_ADD(b, DEVICES, devices, .device = 0);
+}
+
+static void check_wrapped(const struct stackdb *db, const struct history *h, const struct phases *ph)
+{
+    CHECK(h->inconsistent, "history flagged inconsistent");
+    CHECK_EQ(h->first_seq, 50);
+    CHECK_EQ(h->ndev, 1);
+    if (h->ndev == 1) {
+        CHECK_EQ(h->dev[0].base, 400);
+        CHECK_EQ(h->dev[0].n, 2);
+        CHECK(h->dev[0].bytes[0] == 0 && h->dev[0].bytes[1] == 300, "levels after the base");
+    }
+    CHECK(ph->wrapped && ph->inconsistent, "phases: wrapped, inconsistent");
+    CHECK_EQ(ph->unmatched_ends, 0);
+    CHECK_EQ(ph->n, 1);
+    if (ph->n != 1)
+        return;
+    const struct phase *p = &ph->p[0];
+    CHECK(!p->start_known && p->bracketed, "warmup: start lost, bracketed");
+    CHECK_EQ(p->name_len, 6);
+    CHECK_EQ(p->start_seq, 50); /* the history's first event */
+    CHECK_EQ(p->end_seq, 52);
+    CHECK_EQ(p->end, PHASE_END_MARK);
+    const struct phase_dev *d = dev0(p);
+    CHECK(d != NULL, "warmup: device 0 only");
+    if (!d)
+        return;
+    CHECK_EQ(d->start_bytes, 400);
+    CHECK_EQ(d->end_bytes, 300);
+    CHECK(d->peak_at_start, "warmup: peak at its start");
+    CHECK_EQ(d->peak_bytes, 400);
+    CHECK_EQ(d->frees, 1);
+    CHECK_EQ(d->allocs, 1);
+    CHECK_EQ(d->nstacks_total, 1); /* C's base is 0: not live then */
+    check_stack(db, d, 0, 400, "drop_cache cache.py:9");
+}
+
+/* Builds a snapshot, runs history_build and phases_build on it, checks. */
+static void run(void (*build_fn)(struct sb *),
+                void (*check)(const struct stackdb *, const struct history *, const struct phases *))
 {
     struct sb b;
-    build(&b);
+    build_fn(&b);
     struct stackdb *db = sdb_new(&(struct sdb_opts){0});
     struct msnap m;
     sb_load(&b, db, NULL, &m);
@@ -231,12 +294,23 @@ int main(void)
     struct phases ph;
     CHECK(history_build(&m.s, &h) == 0, "history_build");
     CHECK(phases_build(&m.v, &h, &cat, &ph) == 0, "phases_build");
-    check_history(&h);
-    check_phases(db, &ph);
+    check(db, &h, &ph);
     phases_free(&ph);
     history_free(&h);
     cat_free(&cat);
     sb_unload(&m);
     sdb_free(db);
+}
+
+static void check_main(const struct stackdb *db, const struct history *h, const struct phases *ph)
+{
+    check_history(h);
+    check_phases(db, ph);
+}
+
+int main(void)
+{
+    run(build, check_main);
+    run(build_wrapped, check_wrapped);
     return sb_done("analysis_history: history, phases");
 }
