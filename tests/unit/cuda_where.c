@@ -10,10 +10,11 @@
  *                 context is current, a stream's device for a failed pool
  *                 allocation, a mapping's size.
  * Linked from cuda/, resolve/, state/ and base/ objects; no hooks, no
- * libgpuleak.so.  Run with FAKECUDA_DEVICES=2 (tests/t_unit_cuda.sh). */
+ * libgpuleak.so.  Run with fakecuda on LD_LIBRARY_PATH (tests/t_unit_cuda.sh). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda/array_size.h"
@@ -130,6 +131,8 @@ static void test_where(void)
 
 int main(void)
 {
+    /* two devices unless told otherwise: fakecuda reads it at its first call */
+    setenv("FAKECUDA_DEVICES", "2", 0);
     test_array_size();
     test_pool_kinds();
     test_where();
