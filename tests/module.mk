@@ -175,7 +175,7 @@ GL_OBJ = $(BUILD)/obj/interpose
 # The interposer's flags that change its structs (struct gl_lock with the
 # lock check) must be the test's too: the test reads the structs it links.
 UNIT_GL_CFLAGS = $(UNIT_CFLAGS) $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON) $(GL_LOCK_CHECK_FLAGS)
-UNIT_OWN_RULE = format_roundtrip lock_rank
+UNIT_OWN_RULE = format_roundtrip lock_rank analysis_report analysis_history analysis_multi cuda_where snapbuild
 
 # docs/reliability.md's lock table, printed from interpose/base/lock_rank.h
 # (scripts/lock-doc.py, tests/t_lock_doc.sh): the header alone.
@@ -205,3 +205,7 @@ $(TPROG_DIR)/unit/format_roundtrip: tests/unit/format_roundtrip.c $(FORMAT_READE
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $(CPPFLAGS_COMMON) -Ireport $(addprefix -I,$(dir $(FORMAT_READER_SRC))) \
 		$(filter %.c,$^) -o $@
+
+# The reporter's analysis unit tests and cuda/'s: their own rules
+# (tests/unit/module.mk); snapbuild.c is their helper, not a test.
+include tests/unit/module.mk
