@@ -3,7 +3,7 @@
 # the same report.  Fields are only appended to an entry, so each array record
 # has a minimum entry size (GL_ENTRY_MIN_<PART>, common/snapshot_fields.h):
 # the reader reads the fields an older writer did not write as 0 and skips
-# the bytes of fields it does not know.  The inputs are the checked-in seed
+# the bytes of fields it does not know.  The inputs are checked-in seed
 # snapshots of the report fuzzer (written by libgpuleak on fakecuda, and by
 # snapgen), cut down to the minimum sizes by snapfields resize.
 source "$ROOT/tests/lib.sh"
@@ -22,9 +22,12 @@ report() {
 # Every seed: the oldest layout (old) reads as today's layout with the
 # appended fields 0 (zero), and a newer writer's longer entries (newer) read
 # the same but for the one warning that says they were ignored.
-n=0
-for f in "$SEEDS"/*.snap; do
-    b=$(basename "$f" .snap)
+# Between them these seeds hold every array record type (ALLOCS, DEVICES,
+# PEAK, EVENTS with OOM and FREE stacks, POOLS, VMM, BAD_FREES, CALLS,
+# TEARDOWN, TORCH_BLOCKS); every seed would triple the test's time.
+SOME="g-leaks g-torchview s-ctx-teardown s-freestacks s-oom t-kinds t-vmm"
+for b in $SOME; do
+    f=$SEEDS/$b.snap
     "$TPROG/snapfields" resize "$f" "old/$b.snap" all min
     "$TPROG/snapfields" resize "old/$b.snap" "zero/$b.snap" all +0
     "$TPROG/snapfields" resize "old/$b.snap" "newer/$b.snap" all +24
@@ -33,9 +36,7 @@ for f in "$SEEDS"/*.snap; do
     grep -q -F "$LONG_WARNING" newer/"$b".text || fail "$b: no warning for a newer writer's entries"
     grep -v -F "$LONG_WARNING" newer/"$b".text | cmp -s - old/"$b".text ||
         fail "$b: the newer layout differs: $(diff old/"$b".text newer/"$b".text)"
-    n=$((n + 1))
 done
-[ "$n" -ge 20 ] || fail "only $n seed snapshots"
 # The JSON reports alike, but for the file's size and that warning.
 python3 - "$LONG_WARNING" old/*.json <<'PY' || fail "JSON reports differ"
 import json, os, sys
