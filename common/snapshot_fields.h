@@ -20,7 +20,10 @@
  * Names are those of the reader's structs (report/snap_read.h declares its
  * members from these lists), which is why POOLS' byte counts are "reserved"
  * and "used" and its padding is "pad".  Entries may only ever be appended
- * to: readers accept entries longer than they know and ignore the tail. */
+ * to: readers accept entries longer than they know and ignore the tail, and
+ * entries down to their minimum size (GL_ENTRY_MIN_<PART>, below) with the
+ * fields appended since read as 0.  So a new field of an array entry goes
+ * at the end of its list, and a zero in it must mean "not known". */
 #ifndef GPULEAK_SNAPSHOT_FIELDS_H
 #define GPULEAK_SNAPSHOT_FIELDS_H
 
@@ -202,6 +205,22 @@
     F(u16, state, "1 `active_allocated`, 2 `active_pending_free`, 3 `inactive` (cached), 0 anything else") \
     R(u16, reserved, "")                                                       \
     R(u32, reserved2, "")
+
+/* The minimum size of each array entry: its size in the format's first
+ * layout (the git history of snapshot_format.h), which an old snapshot may
+ * hold.  Never changes once released, unlike GL_*_ENTRY_SIZE; the unit
+ * test format_roundtrip checks that each ends at a field of its list, and
+ * tests/t_report_old_layout.sh reads snapshots cut down to these sizes. */
+#define GL_ENTRY_MIN_ALLOCS 56u
+#define GL_ENTRY_MIN_DEVICES GL_DEVICE_ENTRY_MIN_SIZE /* 104 */
+#define GL_ENTRY_MIN_PEAK 24u
+#define GL_ENTRY_MIN_EVENTS GL_EVENT_ENTRY_MIN_SIZE /* 56 */
+#define GL_ENTRY_MIN_POOLS 48u
+#define GL_ENTRY_MIN_VMM 32u
+#define GL_ENTRY_MIN_BAD_FREES 40u
+#define GL_ENTRY_MIN_CALLS 32u
+#define GL_ENTRY_MIN_TEARDOWN 40u
+#define GL_ENTRY_MIN_TORCH_BLOCKS 48u
 
 /* ---- the parts and records -------------------------------------------- */
 

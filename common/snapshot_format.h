@@ -6,9 +6,11 @@
  * (scripts/format-doc.py), so no offset is written out by hand anywhere.
  *
  * Everything is little-endian and byte-packed.  Readers decode fields with
- * memcpy (never cast a pointer into the buffer), and must accept entries
- * larger than the size they know (newer writers append fields at the end of
- * an entry; older readers ignore the tail).
+ * memcpy (never cast a pointer into the buffer).  Fields are only ever
+ * appended to an array entry, so readers accept entries larger than the
+ * size they know (older readers ignore the tail) and smaller ones down to
+ * the entry's minimum (GL_ENTRY_MIN_<PART>, snapshot_fields.h), reading
+ * the fields an older writer did not write as 0.
  */
 #ifndef GPULEAK_SNAPSHOT_FORMAT_H
 #define GPULEAK_SNAPSHOT_FORMAT_H
@@ -99,8 +101,11 @@ static inline int gl_pc_is_pyframe(uint64_t pc) { return (pc & GL_PYFRAME_TAG) =
  * mem_total are the driver's view at an OOM event (0 when unknown or for other events); a
  * FREE event's mem_free is the free's own stack id (GPULEAK_FREE_STACKS;
  * 0 when not recorded) -- its stack_id is the allocation's;
- * size is the requested size for OOM, the snapshot index for SNAPSHOT. */
+ * size is the requested size for OOM, the snapshot index for SNAPSHOT.
+ * The format's first layout had 56-byte entries (mem_free, mem_total
+ * appended since): a reader reads those as 0, "not known". */
 #define GL_EVENT_ENTRY_SIZE 72u
+#define GL_EVENT_ENTRY_MIN_SIZE 56u
 enum gl_event_type {
     GL_EV_ALLOC = 1,
     GL_EV_FREE = 2,
