@@ -98,14 +98,11 @@ static void summary_line(FILE *f, const char *label, uint64_t bytes, uint64_t co
     fputc('\n', f);
 }
 
-/* The headline figures first: what is left, what caches hold, each device's
- * peak and fragmentation. */
-void text_summary(struct report_ctx *r)
+void text_summary_findings(struct report_ctx *r)
 {
     FILE *f = r->out;
     const struct analysis *a = r->a;
     bool at_exit = r->s->proc.reason == GL_REASON_EXIT;
-    put_title(r, "SUMMARY");
     if (r->sections & SEC_LEAKS) {
         if (a->leaks.bytes)
             put_color(r, TC_RED);
@@ -128,6 +125,16 @@ void text_summary(struct report_ctx *r)
         text_torn_summary(r);
     }
     text_oom_summary(r);
+}
+
+/* The headline figures first: what is left, what caches hold, each device's
+ * peak and fragmentation. */
+void text_summary(struct report_ctx *r)
+{
+    FILE *f = r->out;
+    const struct analysis *a = r->a;
+    put_title(r, "SUMMARY");
+    text_summary_findings(r);
     for (size_t d = 0; d < a->ndevs; d++) {
         const struct snap_device *dv = a->devs[d].dev;
         fputs("    ", f);
