@@ -55,8 +55,8 @@ static void usage(FILE *f)
           "  --native              show and group by the whole mixed stack of\n"
           "                        allocations made from Python (default: the\n"
           "                        Python frames only)\n"
-          "  --sections LIST       comma-separated: leaks,peak,timeline,fragmentation,ledger\n"
-          "                        (default: all)\n"
+          "  --sections LIST       comma-separated: leaks,peak,timeline,fragmentation,ledger,\n"
+          "                        calls (default: all)\n"
           "  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
           "                        weights in bytes\n"
           "  --html FILE           a self-contained HTML page (timeline, flame graphs,\n"
@@ -132,7 +132,8 @@ static int parse_sections(const char *arg, unsigned *out)
 {
     static const struct { const char *name; unsigned bit; } names[] = {
         {"leaks", SEC_LEAKS}, {"peak", SEC_PEAK}, {"timeline", SEC_TIMELINE},
-        {"fragmentation", SEC_FRAG}, {"frag", SEC_FRAG}, {"ledger", SEC_LEDGER}, {"all", SEC_ALL},
+        {"fragmentation", SEC_FRAG}, {"frag", SEC_FRAG}, {"ledger", SEC_LEDGER},
+        {"calls", SEC_CALLS}, {"all", SEC_ALL},
     };
     *out = 0;
     for (const char *p = arg; *p;) {
@@ -297,7 +298,7 @@ int main(int argc, char **argv)
         case 'n': c.so.native = true; break;
         case 'S':
             if (parse_sections(optarg, &c.sections))
-                return bad_usage("--sections takes leaks,peak,timeline,fragmentation,ledger, not '%s'",
+                return bad_usage("--sections takes leaks,peak,timeline,fragmentation,ledger,calls, not '%s'",
                                  optarg);
             break;
         case 'f':
