@@ -19,9 +19,9 @@ gpuleak: ERROR SUMMARY: 1 of 2 processes with errors (leaks, memory still mapped
 EOT
 diff want.txt tail.txt || fail "per-rank verdicts"
 
-rc=0; check --json --error-exitcode 7 --output rj -- sh -c "$job" sh "$TPROG/scenarios" || rc=$?
+rc=0; check --json=doc.json --error-exitcode 7 --output rj -- sh -c "$job" sh "$TPROG/scenarios" || rc=$?
 expect_eq "$rc" 7 "a rank with a leak, JSON"
-check_multi_json err.txt <<'PY'
+check_multi_json doc.json <<'PY'
 eq([(p["rank"], p["verdict"], p["leaked_bytes"]) for p in d["processes"]],
    [(0, "no errors", 0), (1, "errors", 2097152)], "per-rank verdicts")
 eq((d["job"]["ranks_with_errors"], d["job"]["with_errors"], d["job"]["processes"]), ([1], 1, 2), "job")
