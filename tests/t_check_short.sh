@@ -23,6 +23,12 @@ expect_eq "$rc" 0 "balanced"
 expect_eq "$(ls -A . "$TMPDIR" | paste -sd' ' -)" ".: err.txt out.txt  $TMPDIR:" "nothing left when no process has errors"
 grep -q '^gpuleak: snapshots in' err.txt && fail "a removed directory named: $(tail -2 err.txt)"
 
+# The verdict line is the findings, not a device's peak (the host's was
+# read as one when the launcher parsed SUMMARY).
+rc=0; check --output bf -- "$TPROG/bad_free" || rc=$?
+grep -q '^gpuleak: process [0-9]*: ERRORS: leaked: 0 bytes in 0 allocations from 0 stacks; invalid frees: 6 frees from 5 stacks, 6 refused by CUDA \[bf/gpuleak\.[0-9]*\.0\.snap\]$' err.txt ||
+    fail "bad_free verdict: $(grep '^gpuleak: process' err.txt)"
+
 # The reporter's section: ALLOCATION CALLS with calls, alone or added.
 rc=0; check --sections leaks,calls --output o -- "$TPROG/scenarios" leak-runtime || rc=$?
 expect_eq "$(grep -x '[A-Z][A-Z ]*' err.txt | paste -sd, -)" "SUMMARY,LEAKS,LEAK SUMMARY,ALLOCATION CALLS" "--sections leaks,calls"
