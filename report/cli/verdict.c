@@ -15,6 +15,7 @@
 #include "model/snap_read.h"
 #include "render/json/json.h"
 #include "render/report.h"
+#include "render/text/oom.h"
 #include "render/text/summary.h"
 
 /* Groups of at least floor bytes; lists are sorted by bytes, largest first. */
@@ -81,8 +82,8 @@ static char *summary_line(struct report_ctx *r)
     struct report_ctx plain = *r;
     plain.out = f;
     plain.color = false;
-    plain.sections |= SEC_LEAKS;
     text_summary_findings(&plain);
+    text_oom_summary(&plain);
     char *line = fclose(f) == 0 ? malloc(2 * len + 1) : NULL;
     char *w = line;
     bool blank = true; /* at a line's start, or after a blank: blanks dropped */

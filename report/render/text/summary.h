@@ -6,8 +6,8 @@ struct report_ctx;
 
 void text_header(struct report_ctx *r);
 void text_summary(struct report_ctx *r);
-/* SUMMARY's lines without the devices' (what is left, what caches hold,
- * refused frees, teardowns, failed allocations): also the verdict's
+/* SUMMARY's lines of the leaks section (what is left, what caches hold,
+ * refused frees, teardowns), whatever --sections says: also the verdict's
  * summary of `gpuleak check` (cli/verdict.c). */
 void text_summary_findings(struct report_ctx *r);
 
