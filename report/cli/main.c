@@ -55,8 +55,8 @@ static void usage(FILE *f)
           "  --native              show and group by the whole mixed stack of\n"
           "                        allocations made from Python (default: the\n"
           "                        Python frames only)\n"
-          "  --sections LIST       comma-separated: leaks,peak,timeline,fragmentation,ledger\n"
-          "                        (default: all)\n"
+          "  --sections LIST       comma-separated: leaks,peak,timeline,fragmentation,ledger,\n"
+          "                        calls (default: all)\n"
           "  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
           "                        weights in bytes\n"
           "  --html FILE           a self-contained HTML page (timeline, flame graphs,\n"
@@ -68,6 +68,8 @@ static void usage(FILE *f)
           "                        or frees CUDA refused (diff: a stack that grew,\n"
           "                        new refused frees; merge: a snapshot with leaks\n"
           "                        or refused frees), as valgrind does: for CI\n"
+          "  --verdict FILE        also write what --error-exitcode counts, as one line\n"
+          "                        of JSON (one snapshot; what `gpuleak check` reads)\n"
           "  --help, --version\n"
           "\n"
           "Exit status: 0 ok, 1 the report could not be written,\n"
@@ -130,7 +132,8 @@ static int parse_sections(const char *arg, unsigned *out)
 {
     static const struct { const char *name; unsigned bit; } names[] = {
         {"leaks", SEC_LEAKS}, {"peak", SEC_PEAK}, {"timeline", SEC_TIMELINE},
-        {"fragmentation", SEC_FRAG}, {"frag", SEC_FRAG}, {"ledger", SEC_LEDGER}, {"all", SEC_ALL},
+        {"fragmentation", SEC_FRAG}, {"frag", SEC_FRAG}, {"ledger", SEC_LEDGER},
+        {"calls", SEC_CALLS}, {"all", SEC_ALL},
     };
     *out = 0;
     for (const char *p = arg; *p;) {
@@ -226,6 +229,7 @@ int main(int argc, char **argv)
         {"torch-snapshot", required_argument, NULL, 'T'},
         {"colour", required_argument, NULL, 'c'},
         {"error-exitcode", required_argument, NULL, 'E'},
+        {"verdict", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -294,7 +298,7 @@ int main(int argc, char **argv)
         case 'n': c.so.native = true; break;
         case 'S':
             if (parse_sections(optarg, &c.sections))
-                return bad_usage("--sections takes leaks,peak,timeline,fragmentation,ledger, not '%s'",
+                return bad_usage("--sections takes leaks,peak,timeline,fragmentation,ledger,calls, not '%s'",
                                  optarg);
             break;
         case 'f':
@@ -310,6 +314,7 @@ int main(int argc, char **argv)
                 return bad_usage("--error-exitcode needs a status from 1 to 255, not '%s'", optarg);
             c.error_exitcode = (int)v;
             break;
+        case 'v': c.verdict = optarg; break;
         case 'H': c.html = optarg; break;
         case 'T': c.torch = optarg; break;
         case 'c':
@@ -354,6 +359,8 @@ int main(int argc, char **argv)
         return bad_usage("%s", "diff needs at least two snapshot files");
     if (mode == M_MERGE && nfiles < 1)
         return bad_usage("%s", "merge needs snapshot files");
+    if (c.verdict && (mode != M_REPORT || c.html || c.torch))
+        return bad_usage("%s", "--verdict takes one snapshot, not diff, merge, --html or --torch-snapshot");
     if (c.folded && (c.json || mode != M_REPORT))
         return bad_usage("%s", "--folded writes its own format: not with --json, diff or merge");
 

@@ -28,6 +28,7 @@ struct cli {
     const char *html, *torch; /* --html / --torch-snapshot output files */
     unsigned sections;
     int error_exitcode; /* --error-exitcode: the status when leaks are found; 0 off */
+    const char *verdict; /* --verdict FILE: what `gpuleak check` reads (cli/verdict.h) */
 };
 
 enum mode { M_REPORT, M_DIFF, M_MERGE };

@@ -321,9 +321,10 @@ void output_json(struct report_ctx *r)
         leaks(r, &j);
         json_bad_frees(r, &j);
         json_torn(r, &j);
-        json_calls(r, &j);
         json_torch(r, &j);
     }
+    if (r->sections & SEC_CALLS)
+        json_calls(r, &j);
     devices(r, &j);
     if (r->sections & SEC_PEAK)
         json_phases(r, &j);

@@ -39,8 +39,9 @@ void output_text(struct report_ctx *r)
         text_bad_frees(r);
         text_torn(r, r->top);
         text_leak_summary(r);
-        text_calls(r, r->top ? r->top : CALLS_SHOWN);
     }
+    if (r->sections & SEC_CALLS)
+        text_calls(r, r->top ? r->top : CALLS_SHOWN);
     if (r->sections & SEC_PEAK) {
         text_peaks(r);
         text_phases(r);
