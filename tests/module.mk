@@ -389,3 +389,10 @@ $(TPROG_DIR)/ledger: tests/programs/ledger.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cud
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda
 all: $(TEST_PROGS)
+
+# One rank of a job under a real launcher, mpirun or plain processes
+# (tests/t_cluster_mpirun.sh, tests/t_cluster_metrics.sh).
+TEST_PROGS += $(TPROG_DIR)/rank_job
+all: $(TEST_PROGS)
+$(TPROG_DIR)/rank_job: tests/programs/rank_job.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
