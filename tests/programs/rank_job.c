@@ -1,8 +1,9 @@
 /* One rank of a job started by a real launcher (tests/t_cluster_mpirun.sh,
  * tests/t_cluster_metrics.sh): `rank_job LEAKY [HOLD_FILE]`.
- * It reads its rank and local rank as the launcher gave them (Open MPI's
- * OMPI_COMM_WORLD_*, else torchrun's RANK/LOCAL_RANK), works on device
- * LOCAL_RANK, as a training rank does, and:
+ * It reads its rank as the launcher gave it (Open MPI's
+ * OMPI_COMM_WORLD_RANK, else torchrun's RANK) and its local rank as a job
+ * script sets it (LOCAL_RANK, else OMPI_COMM_WORLD_LOCAL_RANK), works on
+ * device LOCAL_RANK, as a training rank does, and:
  *   - frees a 2 MiB work buffer (no leak);
  *   - keeps 1 MiB per kept buffer: one on every rank, four on rank LEAKY,
  *     all from keep_buffer() (one site, uneven across the ranks).
@@ -57,7 +58,7 @@ int main(int argc, char **argv)
         return 2;
     }
     int rank = env_int("OMPI_COMM_WORLD_RANK", "RANK");
-    int local = env_int("OMPI_COMM_WORLD_LOCAL_RANK", "LOCAL_RANK");
+    int local = env_int("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK");
     if (cudaSetDevice(local) != cudaSuccess) {
         fprintf(stderr, "rank %d: no device %d\n", rank, local);
         return 1;
