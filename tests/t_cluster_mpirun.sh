@@ -58,6 +58,18 @@ expect_eq "$(sed -n 2,3p site.txt)" "    on: rank 0 1.0 MiB in 1 allocation, ran
 grep -Eqx 'rank 2 \(pid [0-9]+, host [^,]+\): 4,194,304 bytes \(4\.0 MiB\) on device 0 at [0-9.]+ s' m.txt ||
     fail "merge: the largest peak: $(sed -n '/^LARGEST PEAK/,+1p' m.txt)"
 
+# gpuleak inside the launcher, around each rank (the multi-node form,
+# docs/cluster.md), into the same directory: each rank's next number; the
+# last snapshot of each rank, picked as docs/cluster.md shows, is this run's.
+"${job[@]}" "${mpi[@]:0:4}" "$LAUNCHER" run -q --output "$PWD/snaps/%h.%r.%n.snap" -- "${mpi[@]:4}" >run2.out 2>run2.err ||
+    fail "per-rank run: status $?: $(tail -3 run2.err)"
+last=$(cd snaps && ls *.snap | sort -V |
+    awk '{ key = $0; sub(/\.[0-9]+\.snap$/, "", key); last[key] = $0 } END { for (k in last) print last[k] }' | sort)
+expect_eq "$(sed 's/^.*\.\([0-9]*\)\.\([0-9]*\)\.snap$/\1.\2/' <<<"$last" | paste -sd' ')" "0.1 1.1 2.1 3.1" "the last snapshot of each rank"
+(cd snaps && "$REPORT" --json merge $last) >m2.json || fail "merge of the last: status $?"
+expect_eq "$(jget m2.json '[(r["rank"], r["live_bytes"]) for r in d["ranks"]]')" \
+    "[[0, $MiB], [1, $MiB], [2, $((4 * MiB))], [3, $MiB]]" "merge of the last: bytes per rank"
+
 # check over the launcher: one verdict per rank's process, from its final
 # snapshot; the rank is read back from the snapshot (check names the pid).
 verdicts() { grep -E '^gpuleak: process [0-9]+: ' err.txt; }
