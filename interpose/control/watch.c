@@ -43,6 +43,9 @@ static char metrics_pattern[GL_PATH_MAX];
 static char metrics_path[GL_PATH_MAX]; /* "" until expanded in this process */
 static atomic_bool warned_shared;      /* another process writes our file: said */
 static mode_t metrics_mode = 0600;
+/* The rank label, read here once: getenv on the writer thread every second
+ * would race with a program thread's setenv (glibc may move environ). */
+static uint32_t metrics_rank;
 static uint64_t due_ns, last_write_ns;
 static uint64_t last_fingerprint;
 static char live_name[32];
@@ -148,6 +151,7 @@ void gl_watch_configure(void)
             gl_warn_once(&warned_metrics, "GPULEAK_METRICS=%.60s: unknown conversion '%%%.1s' kept as text "
                          "(known: %%p %%h %%r %%t %%%%)", m, bad + 1);
     }
+    metrics_rank = gl_rank();
     const char *mode = getenv("GPULEAK_METRICS_MODE");
     if (mode != NULL && *mode != '\0') {
         char *end;
@@ -415,8 +419,8 @@ static void live_text(struct text *t, const struct gl_watch_copy *c)
     put(t, "end\n");
 }
 
-/* The labels every sample of this process carries: pid, rank (%r's rule)
- * and host (gethostname, as snapshots record it, so that a query result
+/* The labels every sample of this process carries: pid, rank (%r's rule,
+ * as configured) and host (gethostname, as snapshots record it, so that a query result
  * names the host merge names), as "pid=\"N\",rank=\"R\",host=\"H\"".
  * The host is escaped as the text format wants (\\, \", \n). */
 static void process_labels(char *buf, size_t size)
@@ -432,7 +436,7 @@ static void process_labels(char *buf, size_t size)
         esc[n++] = *c == '\n' ? 'n' : *c;
     }
     esc[n] = '\0';
-    snprintf(buf, size, "pid=\"%d\",rank=\"%u\",host=\"%s\"", (int)getpid(), gl_rank(), esc);
+    snprintf(buf, size, "pid=\"%d\",rank=\"%u\",host=\"%s\"", (int)getpid(), metrics_rank, esc);
 }
 
 /* Prometheus' text format (version 0.0.4), which node-exporter's textfile
