@@ -420,8 +420,8 @@ static void live_text(struct text *t, const struct gl_watch_copy *c)
 }
 
 /* The labels every sample of this process carries: pid, rank (%r's rule,
- * as configured) and host (gethostname, as snapshots record it, so that a query result
- * names the host merge names), as "pid=\"N\",rank=\"R\",host=\"H\"".
+ * as configured) and host (gethostname, as snapshots record it, so that a
+ * query names the host merge names), as "pid=\"N\",rank=\"R\",host=\"H\"".
  * The host is escaped as the text format wants (\\, \", \n). */
 static void process_labels(char *buf, size_t size)
 {
