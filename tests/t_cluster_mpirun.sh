@@ -16,19 +16,23 @@ source "$ROOT/tests/lib.sh"
 skip_if '! command -v mpirun >/dev/null' "no mpirun (Debian's openmpi-bin; scripts/install-deps.sh installs it)"
 # Sanitizer builds: the instrumented library needs its runtime first in
 # every process's preload, mpirun's and orted's included.  Open MPI's own
-# allocations at exit are not ours to judge (and its code, without frame
-# pointers, cuts LSan's stacks short, so no suppression can name it): leak
-# checking is off for the job and back on in each rank (RANK_ASAN_OPTIONS).
-if [ -n "$GL_SAN" ]; then
-    export GPULEAK_LIB=$LIBGPULEAK RANK_ASAN_OPTIONS=${ASAN_OPTIONS:-}
-    export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-fi
+# allocations at exit and its threads' races (libpmix) are not ours to
+# judge, and its code, without frame pointers, cuts the sanitizers' stacks
+# short, so no suppression can name it: the job runs with leak checking
+# (ASan) or reports (TSan) off, and each rank's wrapper puts the options
+# back (RANK_ASAN_OPTIONS, RANK_TSAN_OPTIONS).
+case $GL_SAN in
+asan) export RANK_ASAN_OPTIONS=$ASAN_OPTIONS ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 ;;
+tsan) export RANK_TSAN_OPTIONS=$TSAN_OPTIONS TSAN_OPTIONS=$TSAN_OPTIONS:report_bugs=0 ;;
+esac
+[ -z "$GL_SAN" ] || export GPULEAK_LIB=$LIBGPULEAK
 # Root (containers, CI) must say so to Open MPI; --oversubscribe: 4 ranks
 # on fewer cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 job=(timeout 60 "$FAKECUDA/fakecuda-run" --devices 2 --)
 # shellcheck disable=SC2016 # expanded by each rank's sh
 mpi=(mpirun --oversubscribe -n 4 sh -c '[ -z "${RANK_ASAN_OPTIONS:-}" ] || export ASAN_OPTIONS=$RANK_ASAN_OPTIONS
+    [ -z "${RANK_TSAN_OPTIONS:-}" ] || export TSAN_OPTIONS=$RANK_TSAN_OPTIONS
     LOCAL_RANK=$((OMPI_COMM_WORLD_RANK % 2)) exec "$0" 2' "$TPROG/rank_job")
 MiB=1048576
 
