@@ -23,6 +23,9 @@ pkgs=(
     tmux             # the live view under a terminal (tests/t_live_top.sh)
     man-db           # man -l on the installed man pages (tests/t_packaging.sh)
     pkg-config       # gpuleak.pc (tests/t_packaging.sh)
+    openmpi-bin      # a real mpirun launching ranks (tests/t_cluster_mpirun.sh)
+    prometheus       # a real scrape of GPULEAK_METRICS, and promtool (tests/t_cluster_metrics.sh)
+    prometheus-node-exporter  # its textfile collector (tests/t_cluster_metrics.sh)
 )
 
 missing=()
