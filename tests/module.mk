@@ -389,3 +389,17 @@ $(TPROG_DIR)/ledger: tests/programs/ledger.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cud
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -L$(FC_DIR) -lcudart -lcuda
 all: $(TEST_PROGS)
+
+# Known memory and growth between two snapshots, for --pprof
+# (tests/t_report_pprof.sh).
+TEST_PROGS += $(TPROG_DIR)/pprof_growth
+all: $(TPROG_DIR)/pprof_growth
+$(TPROG_DIR)/pprof_growth: tests/programs/pprof_growth.c $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
+	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
+# The protobuf wire writer behind --pprof (tests/t_unit_pprof_pb.sh).
+TEST_PROGS += $(TPROG_DIR)/unit/pprof_pb
+all: $(TPROG_DIR)/unit/pprof_pb
+$(TPROG_DIR)/unit/pprof_pb: tests/unit/pprof_pb.c report/render/pprof/pb.c report/render/pprof/pb.h \
+		report/util/xalloc.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(REPORT_CPPFLAGS) -o $@ $(filter %.c,$^)

@@ -16,6 +16,7 @@
 #include "analysis/multi/torch_multi.h"
 #include "render/json/multi.h"
 #include "render/json/output_json.h"
+#include "render/pprof/pprof.h"
 #include "render/report.h"
 #include "render/text/multi.h"
 #include "render/text/output_text.h"
@@ -125,11 +126,13 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
     *found = list_has(&a.leaks, finding_floor(c)) || list_has(&a.mapped, finding_floor(c)) ||
              list_has_handles(&a.mapped, c->an.min_bytes) || refused_free(&m->s) ||
              torn_leak(&m->v, finding_floor(c));
-    int orc = 0;
+    int orc = 0, prc = 0;
     if (c->html)
         orc = output_html(&r, hm);
     else if (c->torch)
         orc = output_torch_snapshot(&r);
+    else if (c->pprof)
+        prc = output_pprof(&r, c->pprof); /* 1: its one line printed */
     else if (c->folded)
         output_folded(&r, c->folded == 2);
     else if (c->json)
@@ -146,7 +149,7 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
     analysis_free(&a);
     if (orc)
         fputs("gpuleak-report: out of memory\n", stderr);
-    return orc ? 1 : 0;
+    return orc || prc ? 1 : 0;
 }
 
 /* --html with several snapshots: the page of the last one, plus the growth
