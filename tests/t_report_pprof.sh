@@ -67,6 +67,18 @@ kind: Total 6299648.0B
 EOF
 diff want.txt tags.txt || fail "tags"
 
+# No stack recorded (GPULEAK_DEPTH=0, hence no CALLS either): one frame,
+# alloc as inuse.  An older snapshot without CALLS: alloc as inuse too.
+mkdir d0 && (cd d0 && GPULEAK_DEPTH=0 traced "$TPROG/pprof_growth")
+"$REPORT" --pprof d0.pb.gz d0/gpuleak.*.snap || fail "depth 0"
+expect_eq "$(top -unit=B d0.pb.gz)" "[no stack] 6299648B" "depth 0 inuse"
+expect_eq "$(top -unit=B -sample_index=alloc_space d0.pb.gz)" "[no stack] 6299648B" "depth 0 alloc"
+"$TPROG/snapgen" ipc old.snap
+"$REPORT" --pprof old.pb.gz old.snap || fail "old snapshot"
+top -unit=B old.pb.gz >inuse.txt
+[ -s inuse.txt ] || fail "old snapshot: nothing in use"
+expect_eq "$(top -unit=B -sample_index=alloc_space old.pb.gz)" "$(cat inuse.txt)" "old snapshot: alloc as inuse"
+
 # Python frames: function, file and line, as the report shows them
 export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 PYTHONPATH=$TPROG/python
 py=$ROOT/tests/programs/py_frames.py
@@ -88,7 +100,7 @@ expect_eq "$(stat -c %a old.pb.gz) $(stat -c %a link.pb.gz)" "600 600" "modes"
 cmp -s old.pb.gz fin.pb.gz || fail "old file not replaced by the profile"
 
 # Failures: one line, non-zero, no file and no temporary left.
-ls >before.txt
+rm -rf d0 && ls >before.txt
 one_line_fail() { # WANT_RC CMD...: exit status and a single stderr line
     local want=$1
     shift

@@ -2,8 +2,8 @@
  * API, with Go's four heap values.  inuse: the live allocations of the
  * snapshot (ALLOCS).  alloc: every allocation made since tracking started,
  * freed or not (CALLS, which counts them all, not only the history ring's
- * latest); a snapshot without CALLS (older writers) counts its live
- * allocations there too, the least it made. */
+ * latest); a snapshot without CALLS (older writers, GPULEAK_DEPTH=0)
+ * counts its live allocations there too, the least it made. */
 #ifndef GPULEAK_PPROF_SAMPLES_H
 #define GPULEAK_PPROF_SAMPLES_H
 
