@@ -131,7 +131,7 @@ static uint64_t fn_id(struct functab *f, uint64_t name, uint64_t file)
 /* ---- the profile ---- */
 
 struct pw {
-    const struct report_ctx *r;
+    const struct snapview *v;
     struct pb out, msg, sub, packed; /* the profile; scratch for nested messages */
     struct strtab st;
     struct functab fn;
@@ -173,7 +173,7 @@ static uint64_t clamp64(uint64_t v) { return v > INT64_MAX ? INT64_MAX : v; }
 
 static void put_sample(struct pw *w, const struct pprof_sample *s)
 {
-    const struct stackdb *db = w->r->db;
+    const struct stackdb *db = w->v->db;
     const struct cstack *c = &db->cs[s->cs];
     w->msg.n = 0;
     w->packed.n = 0;
@@ -247,7 +247,7 @@ static void put_functions(struct pw *w)
 
 static void put_header(struct pw *w)
 {
-    const struct snapshot *s = w->r->s;
+    const struct snapshot *s = w->v->s;
     str_id(&w->st, ""); /* index 0 must be the empty string */
     put_value_type(w, PROFILE_SAMPLE_TYPE, "alloc_objects", "count");
     put_value_type(w, PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");
@@ -266,7 +266,7 @@ static void put_header(struct pw *w)
 
 static void encode(struct pw *w, const struct pprof_samples *ps)
 {
-    const struct stackdb *db = w->r->db;
+    const struct stackdb *db = w->v->db;
     put_header(w);
     for (size_t i = 0; i < ps->n; i++)
         put_sample(w, &ps->s[i]);
@@ -301,35 +301,50 @@ static int gzip_buf(const struct pb *in, struct pb *out)
     return zr == Z_STREAM_END ? 0 : -1;
 }
 
-int output_pprof(const struct report_ctx *r, const char *path)
+static void pw_free(struct pw *w)
+{
+    free(w->loc_used);
+    str_free(&w->st);
+    free(w->fn.key);
+    free(w->fn.slot);
+    pb_free(&w->out);
+    pb_free(&w->msg);
+    pb_free(&w->sub);
+    pb_free(&w->packed);
+}
+
+int pprof_encode(const struct snapview *v, struct pb *gz)
 {
     struct pprof_samples ps;
-    if (pprof_samples_build(r->v, &ps) != 0) {
-        fputs("gpuleak-report: out of memory\n", stderr);
-        return 1;
-    }
-    struct pw w = {.r = r, .no_stack_loc = (uint32_t)r->db->nframes};
-    w.loc_used = xcalloc(r->db->nframes + 1, sizeof *w.loc_used);
+    *gz = (struct pb){0};
+    if (pprof_samples_build(v, &ps) != 0)
+        return -1;
+    struct pw w = {.v = v, .no_stack_loc = (uint32_t)v->db->nframes};
+    w.loc_used = xcalloc(v->db->nframes + 1, sizeof *w.loc_used);
     encode(&w, &ps);
-    struct pb gz = {0};
-    char err[256];
-    int rc = 0;
-    if (w.out.n > UINT32_MAX || gzip_buf(&w.out, &gz) != 0) {
-        fprintf(stderr, "gpuleak-report: %s: cannot compress the profile\n", path);
-        rc = 1;
-    } else if (afile_write(path, gz.p, gz.n, err, sizeof err) != 0) {
-        fprintf(stderr, "gpuleak-report: %s: %s\n", path, err);
-        rc = 1;
-    }
-    pb_free(&gz);
-    free(w.loc_used);
-    str_free(&w.st);
-    free(w.fn.key);
-    free(w.fn.slot);
-    pb_free(&w.out);
-    pb_free(&w.msg);
-    pb_free(&w.sub);
-    pb_free(&w.packed);
+    /* zlib takes the length in a uInt; a profile that large is refused
+     * rather than cut */
+    int rc = w.out.n > UINT32_MAX ? -2 : gzip_buf(&w.out, gz) != 0 ? -2 : 0;
+    if (rc != 0)
+        pb_free(gz);
+    pw_free(&w);
     pprof_samples_free(&ps);
     return rc;
+}
+
+int output_pprof(const struct report_ctx *r, const char *path)
+{
+    struct pb gz;
+    char err[256];
+    int rc = pprof_encode(r->v, &gz);
+    if (rc == -1) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+    } else if (rc != 0) {
+        fprintf(stderr, "gpuleak-report: %s: cannot compress the profile\n", path);
+    } else if (afile_write(path, gz.p, gz.n, err, sizeof err) != 0) {
+        fprintf(stderr, "gpuleak-report: %s: %s\n", path, err);
+        rc = -1;
+    }
+    pb_free(&gz);
+    return rc ? 1 : 0;
 }

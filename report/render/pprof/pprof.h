@@ -8,6 +8,14 @@
 #define GPULEAK_PPROF_H
 
 struct report_ctx;
+struct snapview;
+struct pb;
+
+/* The gzipped profile of one snapshot's view into gz (freed with pb_free;
+ * empty on failure).  0, -1 when out of memory, -2 when zlib fails or the
+ * profile is over 4 GiB.  What output_pprof writes; the fuzz harness
+ * (tests/fuzz/fuzz_report.c) runs it on hostile snapshots. */
+int pprof_encode(const struct snapview *v, struct pb *gz);
 
 /* Writes the profile to path, atomically (util/atomic_file.h).  0, or 1
  * with one line printed. */
