@@ -5,9 +5,10 @@
 # `go tool pprof -top` gives the exact bytes and counts per function for the
 # four sample types, -lines the file:line of native and Python frames,
 # -diff_base the growing line with its exact growth, -tags the device, kind
-# and API labels.  The file is written atomically, 0600, never through a
-# planted symlink; a bad snapshot or an unwritable path gives one line and a
-# non-zero exit, and no file.
+# and API labels (a site on two devices, whose calls CALLS cannot split by
+# device, gets its alloc values without one).  The file is written
+# atomically, 0600, never through a planted symlink; a bad snapshot or an
+# unwritable path gives one line and a non-zero exit, and no file.
 source "$ROOT/tests/lib.sh"
 skip_if '! command -v go >/dev/null' "go is not installed (scripts/install-deps.sh installs golang-go)"
 export PPROF_TMPDIR=$PWD HOME=$PWD # pprof keeps nothing outside the test's directory
@@ -32,18 +33,19 @@ gl=$(site_line pprof_growth.c 'PPROF-SITE: grow \*/')
 sl=$(site_line pprof_growth.c 'PPROF-SITE: steady')
 pl=$(site_line pprof_growth.c 'PPROF-SITE: pinned')
 cl=$(site_line pprof_growth.c 'PPROF-SITE: churn')
+dl=$(site_line pprof_growth.c 'PPROF-SITE: spread')
 expect_eq "$(top -sample_index=inuse_space -unit=B fin.pb.gz)" \
-    "$(printf '%s\n' 'grow 3145728B' 'pinned 8192B' 'steady 3145728B')" "inuse_space"
+    "$(printf '%s\n' 'grow 3145728B' 'pinned 8192B' 'spread 1572864B' 'steady 3145728B')" "inuse_space"
 expect_eq "$(top -sample_index=inuse_objects fin.pb.gz)" \
-    "$(printf '%s\n' 'grow 3' 'pinned 1' 'steady 1')" "inuse_objects"
+    "$(printf '%s\n' 'grow 3' 'pinned 1' 'spread 2' 'steady 1')" "inuse_objects"
 expect_eq "$(top -sample_index=alloc_space -unit=B fin.pb.gz)" \
-    "$(printf '%s\n' 'churn 40960B' 'grow 3145728B' 'pinned 8192B' 'steady 3145728B')" "alloc_space"
+    "$(printf '%s\n' 'churn 40960B' 'grow 3145728B' 'pinned 8192B' 'spread 1572864B' 'steady 3145728B')" "alloc_space"
 expect_eq "$(top -sample_index=alloc_objects fin.pb.gz)" \
-    "$(printf '%s\n' 'churn 10' 'grow 3' 'pinned 1' 'steady 1')" "alloc_objects"
+    "$(printf '%s\n' 'churn 10' 'grow 3' 'pinned 1' 'spread 2' 'steady 1')" "alloc_objects"
 # inuse_space is the default, as in Go's heap profiles
 expect_eq "$(top -unit=B -lines fin.pb.gz)" \
     "$(printf '%s\n' "grow pprof_growth.c:$gl 3145728B" "pinned pprof_growth.c:$pl 8192B" \
-                     "steady pprof_growth.c:$sl 3145728B")" "lines"
+                     "spread pprof_growth.c:$dl 1572864B" "steady pprof_growth.c:$sl 3145728B")" "lines"
 expect_eq "$(top -sample_index=alloc_space -unit=B -lines fin.pb.gz | grep churn)" \
     "churn pprof_growth.c:$cl 40960B" "the freed site's line"
 
@@ -53,26 +55,33 @@ expect_eq "$(top -lines -sample_index=inuse_objects -diff_base mid.pb.gz fin.pb.
     "grow pprof_growth.c:$gl 2" "diff objects"
 
 # labels
-go tool pprof -tags -unit=B fin.pb.gz 2>/dev/null | awk 'NF' | sed 's/ *(.*)//; s/^ *//' >tags.txt
+tags() { go tool pprof -tags -unit=B "$@" 2>/dev/null | awk 'NF' | sed 's/ *(.*)//; s/^ *//'; }
+tags fin.pb.gz >tags.txt
 cat >want.txt <<'EOF'
-api: Total 6299648.0B
-6291456.0B: cudaMalloc
+api: Total 7872512.0B
+7864320.0B: cudaMalloc
 8192.0B: cudaMallocHost
-device: Total 6299648.0B
-6291456.0B: 0
+device: Total 7872512.0B
+6815744.0B: 0
+1048576.0B: 1
 8192.0B: host
-kind: Total 6299648.0B
-6291456.0B: device
+kind: Total 7872512.0B
+7864320.0B: device
 8192.0B: host-pinned
 EOF
 diff want.txt tags.txt || fail "tags"
+# CALLS does not say the device: spread()'s calls (two devices) and
+# churn()'s (none live) have no device label; the rest have their one device
+tags -sample_index=alloc_space fin.pb.gz | sed -n '/^device:/,/^kind:/p' >tags.txt
+printf '%s\n' 'device: Total 6299648.0B' '6291456.0B: 0' '8192.0B: host' '0.0B: 1' 'kind: Total 7913472.0B' >want.txt
+diff want.txt tags.txt || fail "alloc_space by device"
 
 # No stack recorded (GPULEAK_DEPTH=0, hence no CALLS either): one frame,
 # alloc as inuse.  An older snapshot without CALLS: alloc as inuse too.
 mkdir d0 && (cd d0 && GPULEAK_DEPTH=0 traced "$TPROG/pprof_growth")
 "$REPORT" --pprof d0.pb.gz d0/gpuleak.*.snap || fail "depth 0"
-expect_eq "$(top -unit=B d0.pb.gz)" "[no stack] 6299648B" "depth 0 inuse"
-expect_eq "$(top -unit=B -sample_index=alloc_space d0.pb.gz)" "[no stack] 6299648B" "depth 0 alloc"
+expect_eq "$(top -unit=B d0.pb.gz)" "[no stack] 7872512B" "depth 0 inuse"
+expect_eq "$(top -unit=B -sample_index=alloc_space d0.pb.gz)" "[no stack] 7872512B" "depth 0 alloc"
 "$TPROG/snapgen" ipc old.snap
 "$REPORT" --pprof old.pb.gz old.snap || fail "old snapshot"
 top -unit=B old.pb.gz >inuse.txt

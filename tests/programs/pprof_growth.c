@@ -1,7 +1,9 @@
 /* Known memory at known lines, and growth between two snapshots of one
  * process, for --pprof (tests/t_report_pprof.sh): steady() holds 3 MiB on
  * device 0 and pinned() 8 KiB of host memory from the start; churn() makes
- * and frees ten 4 KiB blocks (allocated, not in use); grow() leaks 1 MiB
+ * and frees ten 4 KiB blocks (allocated, not in use); spread() holds
+ * 512 KiB on device 0 and 1 MiB on device 1 from one line (a site on two
+ * devices, which CALLS does not tell apart); grow() leaks 1 MiB
  * before mid.snap is requested and 2 MiB more after it.  The final snapshot
  * is written at exit. */
 #include <cuda_runtime_api.h>
@@ -9,7 +11,7 @@
 
 int gpuleak_snapshot(const char *path) __attribute__((weak));
 
-static void *keep[8];
+static void *keep[8], *spread_keep[2];
 
 static void check(cudaError_t e)
 {
@@ -40,6 +42,15 @@ __attribute__((noinline)) static void churn(void)
     }
 }
 
+__attribute__((noinline)) static void spread(void **keep2)
+{
+    for (int d = 0; d < 2; d++) {
+        check(cudaSetDevice(d));
+        check(cudaMalloc(&keep2[d], (size_t)(d + 1) << 19)); /* PPROF-SITE: spread */
+    }
+    check(cudaSetDevice(0));
+}
+
 __attribute__((noinline)) static void *grow(void)
 {
     void *p;
@@ -52,6 +63,7 @@ int main(void)
     keep[0] = steady();
     keep[1] = pinned();
     churn();
+    spread(spread_keep);
     for (int i = 0; i < 3; i++) {
         keep[2 + i] = grow(); /* PPROF-SITE: main-grow */
         if (i == 0 && gpuleak_snapshot && gpuleak_snapshot("mid.snap") != 0)
