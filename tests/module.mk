@@ -175,7 +175,7 @@ GL_OBJ = $(BUILD)/obj/interpose
 # The interposer's flags that change its structs (struct gl_lock with the
 # lock check) must be the test's too: the test reads the structs it links.
 UNIT_GL_CFLAGS = $(UNIT_CFLAGS) $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON) $(GL_LOCK_CHECK_FLAGS)
-UNIT_OWN_RULE = format_roundtrip lock_rank analysis_report analysis_history analysis_multi cuda_where snapbuild
+UNIT_OWN_RULE = format_roundtrip lock_rank analysis_report analysis_history analysis_multi cuda_where snapbuild pprof_pb
 
 # docs/reliability.md's lock table, printed from interpose/base/lock_rank.h
 # (scripts/lock-doc.py, tests/t_lock_doc.sh): the header alone.
@@ -209,3 +209,12 @@ $(TPROG_DIR)/unit/format_roundtrip: tests/unit/format_roundtrip.c $(FORMAT_READE
 # The reporter's analysis unit tests and cuda/'s: their own rules
 # (tests/unit/module.mk); snapbuild.c is their helper, not a test.
 include tests/unit/module.mk
+
+# The protobuf wire writer behind --pprof (tests/t_unit_pprof_pb.sh): linked
+# from its two sources, so its own rule (UNIT_OWN_RULE).
+TEST_PROGS += $(TPROG_DIR)/unit/pprof_pb
+all: $(TPROG_DIR)/unit/pprof_pb
+$(TPROG_DIR)/unit/pprof_pb: tests/unit/pprof_pb.c report/render/pprof/pb.c report/render/pprof/pb.h \
+		report/util/xalloc.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(REPORT_CPPFLAGS) -o $@ $(filter %.c,$^)

@@ -32,6 +32,7 @@ static void usage(FILE *f)
           "       gpuleak-report [options] merge S1.snap S2.snap ...\n"
           "       gpuleak-report [options] --html OUT.html SNAP [SNAP ...]\n"
           "       gpuleak-report [options] --torch-snapshot OUT.pickle SNAP\n"
+          "       gpuleak-report [options] --pprof OUT.pb.gz SNAP\n"
           "Report leaks, allocator caches, peaks, the timeline and fragmentation of\n"
           "a gpuleak snapshot; diff: how live memory per stack changed between\n"
           "snapshots; merge: several ranks or processes of one job.\n"
@@ -62,6 +63,8 @@ static void usage(FILE *f)
           "  --html FILE           a self-contained HTML page (timeline, flame graphs,\n"
           "                        address map, tables; several snapshots: growth)\n"
           "  --torch-snapshot FILE a pickle for PyTorch's memory_viz\n"
+          "  --pprof FILE          a gzipped pprof profile (go tool pprof, Pyroscope,\n"
+          "                        Parca)\n"
           "  --color auto|always|never\n"
           "                        colour the text report (auto: on a terminal)\n"
           "  --error-exitcode N    exit with N (1-255) when the report finds leaks\n"
@@ -227,6 +230,7 @@ int main(int argc, char **argv)
         {"color", required_argument, NULL, 'c'},
         {"html", required_argument, NULL, 'H'},
         {"torch-snapshot", required_argument, NULL, 'T'},
+        {"pprof", required_argument, NULL, 'P'},
         {"colour", required_argument, NULL, 'c'},
         {"error-exitcode", required_argument, NULL, 'E'},
         {"verdict", required_argument, NULL, 'v'},
@@ -317,6 +321,7 @@ int main(int argc, char **argv)
         case 'v': c.verdict = optarg; break;
         case 'H': c.html = optarg; break;
         case 'T': c.torch = optarg; break;
+        case 'P': c.pprof = optarg; break;
         case 'c':
             if (strcmp(optarg, "never") == 0)
                 c.color = 0;
@@ -333,6 +338,9 @@ int main(int argc, char **argv)
         default: return bad_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (c.pprof && (c.html || c.torch || c.json || c.folded || c.output || mode != M_REPORT || nfiles != 1))
+        return bad_usage("%s", "--pprof writes one snapshot's profile to its file: one snapshot, "
+                               "no diff or merge, no other output");
     if (c.html || c.torch) {
         if (c.html && c.torch)
             return bad_usage("%s", "--html and --torch-snapshot: one at a time");

@@ -17,6 +17,7 @@
 #include "analysis/multi/torch_multi.h"
 #include "render/json/multi.h"
 #include "render/json/output_json.h"
+#include "render/pprof/pprof.h"
 #include "render/report.h"
 #include "render/text/multi.h"
 #include "render/text/output_text.h"
@@ -91,12 +92,15 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
     *found = orc == 0 && vd.errors > 0;
     /* the verdict's file says its own error */
     int vrc = orc == 0 && c->verdict ? verdict_write(c->verdict, &r, &vd) : 0;
+    int prc = 0;
     if (orc || vrc)
         ;
     else if (c->html)
         orc = output_html(&r, hm);
     else if (c->torch)
         orc = output_torch_snapshot(&r);
+    else if (c->pprof)
+        prc = output_pprof(&r, c->pprof); /* 1: its one line printed */
     else if (c->folded)
         output_folded(&r, c->folded == 2);
     else if (c->json)
@@ -113,7 +117,7 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
     analysis_free(&a);
     if (orc)
         fputs("gpuleak-report: out of memory\n", stderr);
-    return orc || vrc ? 1 : 0;
+    return orc || vrc || prc ? 1 : 0;
 }
 
 /* --html with several snapshots: the page of the last one, plus the growth

@@ -1,6 +1,7 @@
 /* Fuzz target: the whole reporter after the reader.  An input the reader
  * accepts is reported every way gpuleak-report can (text with colour, JSON,
- * folded leaks and peak, the HTML page, the memory_viz pickle, diff and
+ * folded leaks and peak, the HTML page, the memory_viz pickle, the pprof
+ * profile (encoded, not written: pprof_encode, what --pprof writes), diff and
  * merge against a second copy of itself, the HTML page with growth) through
  * report_run, the command's own code path.  fuzz_snap covers the reader; this
  * covers what a snapshot that is valid but hostile (absurd sizes, addresses,
@@ -15,6 +16,8 @@
 #include "render/report.h"
 #include "cli/run.h"
 #include "model/snap_read.h"
+#include "render/pprof/pb.h"
+#include "render/pprof/pprof.h"
 #include "fuzz.h"
 
 static FILE *sink(void)
@@ -45,6 +48,7 @@ static const struct way ways[] = {
     {"--folded peak", {.folded = 2, .sections = SEC_ALL}, M_REPORT, 1},
     {"--html", {.html = "fuzz.html", .sections = SEC_ALL}, M_REPORT, 1},
     {"--torch-snapshot", {.torch = "fuzz.pickle", .sections = SEC_ALL}, M_REPORT, 1},
+    {"--pprof", {.pprof = "encoded, not written", .sections = SEC_ALL}, M_REPORT, 1},
     {"diff", {.color = 0, .sections = SEC_ALL}, M_DIFF, 2},
     {"diff --json", {.json = true, .sections = SEC_ALL}, M_DIFF, 2},
     {"merge", {.color = 0, .sections = SEC_ALL}, M_MERGE, 2},
@@ -70,8 +74,15 @@ static void run_way(const struct way *w, const uint8_t *data, size_t size)
         FUZZ_CHECK(report_attach(&m[i], db, &sup, false) == 0, "report_attach");
     }
     bool found;
-    int rc = report_run(&w->c, w->mode, m, w->n, db, &sup, sink(), &found);
-    FUZZ_CHECK(rc == 0, "%s: report_run returned %d", w->name, rc);
+    if (w->c.pprof) { /* the bytes --pprof writes, without the file */
+        struct pb gz;
+        int prc = pprof_encode(&m[0].v, &gz);
+        FUZZ_CHECK(prc == 0, "%s: pprof_encode returned %d", w->name, prc);
+        pb_free(&gz);
+    } else {
+        int rc = report_run(&w->c, w->mode, m, w->n, db, &sup, sink(), &found);
+        FUZZ_CHECK(rc == 0, "%s: report_run returned %d", w->name, rc);
+    }
     for (size_t i = 0; i < attached; i++)
         report_detach(&m[i]);
     sdb_free(db);
