@@ -26,6 +26,7 @@ struct gl_torch_view {
     uint32_t status; /* enum gl_torch_status; 0: nothing to write (no torch, or not asked) */
     uint32_t segments;
     uint64_t reserved_bytes, allocated_bytes;
+    uint64_t age_us; /* 0: asked for this snapshot; else how old the last view is */
     size_t nblocks;
     struct gl_torch_block *blocks;
     /* The blocks' stacks and their Python frames, this view's only: written
