@@ -640,16 +640,19 @@ static char *ask_main_thread(uint32_t reason, size_t *len, bool *timed_out)
                 break;
         }
     }
+    /* Giving up unless it answered: the pending call stays wanted, to
+     * answer when the main thread returns to bytecode (unless the process
+     * is exiting: the exit snapshot carries the last view then).  Said
+     * before the request is withdrawn, so that an answer finishing just
+     * then finds it (keep_late_answer); cleared again if it answered. */
+    if (queued && !gl_exit_begun())
+        atomic_store(&late_reason, reason);
     if (atomic_exchange(&phase, PHASE_IDLE) == PHASE_DONE) {
+        atomic_store(&late_reason, 0);
         r = atomic_exchange(&answer, NULL);
         *len = atomic_load(&answer_len);
     } else {
         *timed_out = true;
-        /* The pending call stays queued: asked again when the main thread
-         * returns to bytecode, unless the process is exiting (the exit
-         * snapshot carries the last view then). */
-        if (queued && !gl_exit_begun())
-            atomic_store(&late_reason, reason);
     }
     atomic_store(&asking, false);
     return r;
