@@ -186,3 +186,12 @@ PYTHONPATH= traced python3 notorch.py || fail "no-torch run: exit $?"
 grep -q "PYTORCH'S CACHE" notorch.txt && fail "a TORCH record without torch"
 grep -q '^4,096 bytes (4.0 KiB) in 1 allocation' notorch.txt || fail "the program's allocation: $(sed -n '/^LEAKS/,+2p' notorch.txt)"
 exit 0
+
+# A file written before TORCH had age_us (32-byte record; the fuzz seed
+# g-torchview.snap) still reads: its view was asked for it (age 0, no age line).
+old=$ROOT/tests/fuzz/corpus/report/g-torchview.snap
+"$REPORT" "$old" >old.txt || fail "old TORCH record: exit $?"
+grep -q "^PYTORCH'S CACHE" old.txt || fail "old TORCH record: no PYTORCH'S CACHE"
+grep -q "^PyTorch's view from" old.txt && fail "old TORCH record: an age line"
+"$REPORT" --json "$old" | python3 -c 'import json, sys; t = json.load(sys.stdin)["torch"]; print(t["status"], t["age_us"])' >old.json
+expect_eq "$(cat old.json)" "answered 0" "old TORCH record in JSON"
