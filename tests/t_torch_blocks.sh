@@ -144,11 +144,22 @@ GPULEAK_OUTPUT=blk%n.snap traced python3 "$prog" blocked || fail "blocked run: e
 expect_eq "$(cat blk.txt)" "PYTORCH'S CACHE
 PyTorch was not asked in time: Python's main thread ran no bytecode within 2 s
 (it was blocked in C), or took over 60 s to answer; this snapshot has no tensors." "no answer in time"
-# Asked again when it returned from C (issue 35): the last snapshot (the
-# follow-up, or the exit snapshot if the exit came first) has the tensors.
-last=$(ls blk*.snap | sort -V | tail -1)
-"$REPORT" --sections leaks "$last" | grep -q "^PyTorch's view from " ||
-    fail "$last: no view after the main thread returned from C"
+# Asked again when it returned from C (issue 35): the follow-up snapshot
+# (the program waits for it) carries that answer: step 0's 1 MiB of weights,
+# 256 KiB of input, 256 KiB of activation and a 512-byte loss.
+"$REPORT" --sections leaks blk1.snap | sed -n "/^PYTORCH'S CACHE/,/^LEAK SUMMARY/p" >blk1.txt
+grep -Eq "^PyTorch's view from [0-9]+\.[0-9] s before this snapshot" blk1.txt || fail "the follow-up: no age line: $(head -3 blk1.txt)"
+expect_eq "$(grep -m1 '^    allocated:' blk1.txt)" "    allocated: 1,573,376 bytes (1.5 MiB) in 4 tensors" "the follow-up's tensors"
+
+# A fatal signal (issue 35): its snapshot carries the last view, step 3's
+# (the signal snapshot's), at least 0.5 s old.
+rc=0; GPULEAK_OUTPUT=crash%n.snap traced python3 "$prog" crash >crash.txt || rc=$?
+expect_eq "$rc" 139 "crash run: exit status"
+"$REPORT" --sections leaks crash4.snap | sed -n "/^PYTORCH'S CACHE/,/^LEAK SUMMARY/p" | seg_addr >crash4.txt
+age=$(sed -nE "s/^PyTorch's view from ([0-9.]+) s before this snapshot.*/\1/p" crash4.txt)
+awk -v a="$age" 'BEGIN { exit !(a >= 0.5 && a < 30) }' || fail "the fatal snapshot's view age: '$age' s"
+grep -v "^PyTorch's view from \|^could not ask (at exit" crash4.txt | diff -u want3.txt - ||
+    fail "PYTORCH'S CACHE of the fatal snapshot"
 
 # The program records history itself: gpuleak leaves it alone.
 GPULEAK_OUTPUT=usr%n.snap traced python3 "$prog" user >usr.txt || fail "user run: exit $?"

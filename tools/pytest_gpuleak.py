@@ -149,33 +149,40 @@ class _TorchAccount:
     def __init__(self):
         self.start = {}
         self.blocks = set()
+        self.broken = False
         cuda = _torch_cuda()
         if cuda is None:
             return  # not initialized yet: the test starts from nothing
-        for d in range(cuda.device_count()):
-            self.start[d] = cuda.memory_allocated(d)
-            cuda.reset_peak_memory_stats(d)
-        self.blocks = {key for key, _ in self._live(cuda)}
+        try:
+            for d in range(cuda.device_count()):
+                self.start[d] = cuda.memory_allocated(d)
+                cuda.reset_peak_memory_stats(d)
+            self.blocks = {key for key, _ in self._live(cuda)}
+        except Exception:  # PyTorch's own failure: measured by CUDA calls only
+            self.broken = True
 
     @staticmethod
     def _live(cuda):
-        """((device, address, size), frames) of each live tensor's block."""
-        for seg in cuda.memory._snapshot()["segments"]:
-            for b in seg["blocks"]:
-                if b["state"] == "active_allocated":
-                    yield (seg.get("device", 0), b["address"], b["size"]), b.get("frames") or []
+        """[((device, address, size), frames)] of each live tensor's block."""
+        return [((seg.get("device", 0), b["address"], b["size"]), b.get("frames") or [])
+                for seg in cuda.memory._snapshot()["segments"]
+                for b in seg["blocks"] if b["state"] == "active_allocated"]
 
     def finish(self, test_file, test_site):
         """(peak bytes, [(bytes, count, where)] of the tensors the test left
         alive), or None when PyTorch's allocator was not used."""
         cuda = _torch_cuda()
-        if cuda is None:
+        if cuda is None or self.broken:
             return None
-        peak = 0
-        for d in range(cuda.device_count()):
-            peak = max(peak, cuda.max_memory_allocated(d) - self.start.get(d, 0))
+        try:
+            peak = 0
+            for d in range(cuda.device_count()):
+                peak = max(peak, cuda.max_memory_allocated(d) - self.start.get(d, 0))
+            live = self._live(cuda)
+        except Exception:
+            return None
         sites = {}
-        for key, frames in self._live(cuda):
+        for key, frames in live:
             if key not in self.blocks:
                 where = self._where(frames, test_file) or test_site
                 b, n = sites.get(where, (0, 0))
