@@ -92,7 +92,8 @@
     F(u32, segments, "segments PyTorch's allocator holds (all devices)")     \
     F(u64, reserved_bytes, "their `total_size`, summed: `torch.cuda.memory_reserved()` over every device") \
     F(u64, allocated_bytes, "the sizes of its `active_allocated` blocks, summed: `torch.cuda.memory_allocated()` over every device") \
-    F(u64, blocks, "TORCH_BLOCKS entries that follow")
+    F(u64, blocks, "TORCH_BLOCKS entries that follow")                          \
+    F(u64, age_us, "0: asked for this snapshot; else the last view PyTorch gave, taken this many microseconds before it (exit, fatal-signal and follow-up snapshots, which cannot ask; added in 2026-12, absent from older files: read as 0)")
 #define GL_TAIL_TORCH ""
 
 /* ---- array entries ---------------------------------------------------- */

@@ -160,9 +160,12 @@ enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
 /* TORCH: PyTorch's caching allocator asked, through its own Python API
  * (torch.cuda.memory._snapshot()), while the snapshot was taken: at most
  * once, only in a process where torch.cuda.memory was imported, and never in
- * exit, fatal-signal or out-of-memory snapshots (docs/pytorch.md).  status
- * says whether it answered; TORCH_BLOCKS follow only when it did. */
-#define GL_TORCH_FIXED_SIZE 32u
+ * out-of-memory snapshots (docs/pytorch.md).  Exit and fatal-signal
+ * snapshots, which cannot ask, carry the last view PyTorch gave (age_us
+ * says how old).  status says whether it answered; TORCH_BLOCKS follow only
+ * when it did.  Older files' records are 32 bytes, without age_us. */
+#define GL_TORCH_FIXED_SIZE 40u
+#define GL_TORCH_FIXED_SIZE_V1 32u
 enum gl_torch_status {
     GL_TORCH_ANSWERED = 1, /* segments and blocks below are PyTorch's view now */
     GL_TORCH_NO_ANSWER = 2, /* Python's main thread ran no bytecode in time */

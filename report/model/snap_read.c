@@ -191,9 +191,12 @@ static int parse_torch(struct parser *p, size_t off, size_t end)
     struct snapshot *s = p->s;
     if (s->torch.status != 0)
         return fail(p, off, "second TORCH record");
-    if (end - off < GL_TORCH_FIXED_SIZE)
-        return fail(p, off, "TORCH record too short (%zu bytes, need %u)", end - off, GL_TORCH_FIXED_SIZE);
-    GL_WIRE_DECODE(TORCH, torch, p->buf + off, &s->torch);
+    if (end - off < GL_TORCH_FIXED_SIZE_V1)
+        return fail(p, off, "TORCH record too short (%zu bytes, need %u)", end - off, GL_TORCH_FIXED_SIZE_V1);
+    /* An older file's record ends before age_us: read as 0. */
+    uint8_t fixed[GL_TORCH_FIXED_SIZE] = {0};
+    memcpy(fixed, p->buf + off, end - off < sizeof fixed ? end - off : sizeof fixed);
+    GL_WIRE_DECODE(TORCH, torch, fixed, &s->torch);
     if (s->torch.status == 0)
         return fail(p, off + GL_WIRE_OFF(torch, status), "TORCH record with status 0");
     return 0;
