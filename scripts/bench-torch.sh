@@ -6,6 +6,7 @@
 # that the machine's drift falls on all of them alike:
 #   allocator  native (PyTorch's caching allocator) | async (cudaMallocAsync)
 #   run        bare | gpuleak GPULEAK_TORCH=0 | gpuleak default |
+#              gpuleak GPULEAK_TORCH_LINES=start (every tensor's line) |
 #              PyTorch's own recorder, _record_memory_history(stacks="python")
 # Prints a table (median [min..max] us per step, % over bare, ns per tensor)
 # with a verdict per target, and writes $BUILD/bench/bench-torch.json.
@@ -34,7 +35,9 @@ trap 'rm -rf "$work"' EXIT
 RAW=$work/raw.txt
 : >"$RAW"
 
-# one ALLOC RUN: one process's RESULT line, recorded under "ALLOC.RUN"
+# one ALLOC RUN: one process's RESULT line, recorded under "ALLOC.RUN".
+# (In the "lines" run with cudaMallocAsync the lines are gpuleak's own, from
+# its hooks: PyTorch records nothing there.)
 one() {
     local conf=() cmd=()
     [ "$1" = async ] && conf=(PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync)
@@ -43,6 +46,7 @@ one() {
     recorder) cmd=("$FCRUN" --devices 1 -- env BENCH_TORCH_RECORD=1 "$PY") ;;
     gl_torch0) cmd=(env GPULEAK_TORCH=0 "$FCRUN" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY") ;;
     gl_default) cmd=("$FCRUN" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY") ;;
+    gl_lines) cmd=(env GPULEAK_TORCH_LINES=start "$FCRUN" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY") ;;
     esac
     local out
     out=$(cd "$work" && env "${conf[@]}" GPULEAK_OUTPUT="$work/snaps/" "${cmd[@]}" "$STEP" "$STEPS" 2>&1) || true
@@ -56,7 +60,7 @@ one() {
     rm -rf "$work/snaps"
 }
 
-runs=(bare gl_torch0 gl_default recorder)
+runs=(bare gl_torch0 gl_default gl_lines recorder)
 echo "bench: 7 real PyTorch step: ${#runs[@]} runs x native/async, $RUNS repeats of $STEPS steps" >&2
 for r in $(seq "$RUNS"); do
     # rotate the order each repeat: no configuration always runs first
@@ -84,7 +88,7 @@ med = lambda k: statistics.median(us[k]) if us.get(k) else None
 # same tensors as with the native allocator
 tps = statistics.median(tensors["native"]) if tensors.get("native") else None
 names = {"bare": "bare", "gl_torch0": "gpuleak, GPULEAK_TORCH=0", "gl_default": "gpuleak default",
-         "recorder": "PyTorch's recorder alone"}
+         "gl_lines": "gpuleak, every tensor's line", "recorder": "PyTorch's recorder alone"}
 lines, res = [], {"runs": runs, "steps": steps, "tensors_per_step": tps, "configs": {}}
 P = lines.append
 P("7. real PyTorch step (torch 2.14.1 on fakecuda: %d runs x %d steps; an elementwise model with autograd" % (runs, steps))
@@ -95,7 +99,7 @@ def over(alloc, run):
     b, v = med(alloc + ".bare"), med("%s.%s" % (alloc, run))
     return None if b is None or v is None else (v - b) / b, None if b is None or v is None or not tps else (v - b) * 1000 / tps
 for alloc in ("native", "async"):
-    for run in ("bare", "gl_torch0", "gl_default", "recorder"):
+    for run in ("bare", "gl_torch0", "gl_default", "gl_lines", "recorder"):
         k = "%s.%s" % (alloc, run)
         if k in refused and not us.get(k):
             P("%-10s %-26s %s" % (alloc, names[run], "refused by PyTorch: cudaMallocAsync has no recordHistory"))
@@ -113,11 +117,14 @@ def verdict(ok):
     return "-" if ok is None else "met" if ok else "MISSED"
 nat, _ = over("native", "gl_default")
 asy, _ = over("async", "gl_default")
-_, gl_t = over("native", "gl_default")
+# gpuleak's cheapest way to every tensor's line: PyTorch's recorder in its
+# "state" mode (native), or its own hooks (cudaMallocAsync)
+cands = [v for v in (over("native", "gl_lines")[1], over("async", "gl_lines")[1]) if v is not None]
+gl_t = min(cands) if cands else None
 _, rec_t = over("native", "recorder")
 P("   targets (issue 36): native, gpuleak default <= 2%% over bare: %s; cudaMallocAsync <= 5%%: %s;" % (
   verdict(None if nat is None else nat <= 0.02), verdict(None if asy is None else asy <= 0.05)))
-P("   gpuleak's tensor lines per tensor <= half of PyTorch's recorder's (%s vs %s ns): %s" % (
+P("   every tensor's line, gpuleak's cheapest way, <= half of PyTorch's recorder per tensor (%s vs %s ns): %s" % (
   "?" if gl_t is None else "%.0f" % gl_t, "?" if rec_t is None else "%.0f" % rec_t,
   verdict(None if gl_t is None or rec_t is None else gl_t <= rec_t / 2)))
 P("   (the spread between processes is the machine's: compare medians, and only within this run)")
