@@ -75,8 +75,8 @@ expect_eq "$(jget m2.json '[(r["rank"], r["live_bytes"]) for r in d["ranks"]]')"
     "[[0, $MiB], [1, $MiB], [2, $((4 * MiB))], [3, $MiB]]" "merge of the last: bytes per rank"
 
 # check over the launcher: one verdict per rank's process, from its final
-# snapshot; the rank is read back from the snapshot (check names the pid).
-verdicts() { grep -E '^gpuleak: process [0-9]+: ' err.txt; }
+# snapshot, named by rank; the rank is also read back from the snapshot.
+verdicts() { grep -E '^gpuleak: (rank [0-9]+ \()?process [0-9]+\)?: ' err.txt; }
 rc=0
 "${job[@]}" "$LAUNCHER" check --error-exitcode 9 --min-bytes 2M --output chk -- "${mpi[@]}" >out.txt 2>err.txt || rc=$?
 expect_eq "$rc" 9 "check --min-bytes 2M: status"
@@ -86,7 +86,8 @@ bad=$(verdicts | grep ': ERRORS: ' | sed -E 's/.*\[(.*)\]$/\1/')
 expect_eq "$(jget <("$REPORT" --json "$bad") 'd["snapshot"]["rank"]')" 2 "check: the rank that fails"
 grep -qF ': ERRORS: leaked: 4,194,304 bytes (4.0 MiB) in 4 allocations from 1 stack [' err.txt || fail "check: rank 2's verdict: $(verdicts)"
 expect_eq "$(verdicts | grep -c ': no errors: leaked: 1,048,576 bytes (1.0 MiB) in 1 allocation from 1 stack \[')" 3 "check: the other ranks"
-grep -qx 'gpuleak: ERROR SUMMARY: 1 of 4 processes with errors (leaks, memory still mapped, refused frees, teardown releases)' err.txt ||
+expect_eq "$(verdicts | grep ': ERRORS: ' | sed -E 's/ \(process [0-9]+\)//; s/: ERRORS: .*//')" "gpuleak: rank 2" "check: the verdict names rank 2"
+grep -qx 'gpuleak: ERROR SUMMARY: 1 of 4 processes with errors (leaks, memory still mapped, refused frees, teardown releases); ranks with errors: 2' err.txt ||
     fail "check: summary: $(tail -1 err.txt)"
 rc=0
 "${job[@]}" "$LAUNCHER" check --error-exitcode 9 --min-bytes 8M --output chk8 -- "${mpi[@]}" >out.txt 2>err.txt || rc=$?

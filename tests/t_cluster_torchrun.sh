@@ -65,6 +65,6 @@ rc=0
 "${job[@]}" "$LAUNCHER" check --error-exitcode 9 --output chk -- "$TORCHRUN" --nproc-per-node 2 "$prog" 1 \
     >cout.txt 2>cerr.txt || rc=$?
 expect_eq "$rc" 0 "check: status"
-expect_eq "$(grep -cE '^gpuleak: process [0-9]+: no errors: ' cerr.txt)" 3 "check: verdicts: $(grep '^gpuleak: ' cerr.txt)"
+expect_eq "$(grep -cE '^gpuleak: (rank [0-9]+ \()?process [0-9]+\)?: no errors: ' cerr.txt)" 3 "check: verdicts: $(grep '^gpuleak: ' cerr.txt)"
 grep -qx 'gpuleak: ERROR SUMMARY: 0 of 3 processes with errors (leaks, memory still mapped, refused frees, teardown releases)' cerr.txt ||
     fail "check: summary: $(tail -1 cerr.txt)"
