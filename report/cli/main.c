@@ -21,6 +21,7 @@
 #include "model/stackdb.h"
 #include "model/suppress.h"
 #include "render/report.h"
+#include "render/sections.h"
 
 #include "util/xalloc.h"
 #include "version.h"
@@ -55,9 +56,9 @@ static void usage(FILE *f)
           "  --native              show and group by the whole mixed stack of\n"
           "                        allocations made from Python (default: the\n"
           "                        Python frames only)\n"
-          "  --sections LIST       comma-separated: leaks,peak,timeline,fragmentation,ledger\n"
-          "                        (default: all)\n"
-          "  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
+          "  --sections LIST       comma-separated (default: all):\n", f);
+    fprintf(f, "                        %s\n", sections_names());
+    fputs("  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
           "                        weights in bytes\n"
           "  --html FILE           a self-contained HTML page (timeline, flame graphs,\n"
           "                        address map, tables; several snapshots: growth)\n"
@@ -80,6 +81,13 @@ static int bad_usage(const char *fmt, const char *arg)
     fputs("gpuleak-report: ", stderr);
     fprintf(stderr, fmt, arg);
     fputs(" (try --help)\n", stderr);
+    return 2;
+}
+
+static int bad_sections(const char *arg)
+{
+    fprintf(stderr, "gpuleak-report: --sections takes %s, not '%s' (try --help)\n", sections_names(),
+            arg);
     return 2;
 }
 
@@ -124,29 +132,6 @@ static int parse_size(const char *s, unsigned long long *v)
     }
     *v = n << shift;
     return 0;
-}
-
-static int parse_sections(const char *arg, unsigned *out)
-{
-    static const struct { const char *name; unsigned bit; } names[] = {
-        {"leaks", SEC_LEAKS}, {"peak", SEC_PEAK}, {"timeline", SEC_TIMELINE},
-        {"fragmentation", SEC_FRAG}, {"frag", SEC_FRAG}, {"ledger", SEC_LEDGER}, {"all", SEC_ALL},
-    };
-    *out = 0;
-    for (const char *p = arg; *p;) {
-        size_t n = strcspn(p, ",");
-        size_t i = 0;
-        while (i < sizeof names / sizeof *names &&
-               !(strlen(names[i].name) == n && strncmp(p, names[i].name, n) == 0))
-            i++;
-        if (i == sizeof names / sizeof *names)
-            return -1;
-        *out |= names[i].bit;
-        p += n;
-        if (*p == ',')
-            p++;
-    }
-    return *out ? 0 : -1;
 }
 
 static int load(struct msnap *m, const char *path, struct stackdb *db,
@@ -230,7 +215,8 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    struct cli c = {.color = 2, .sections = SEC_ALL};
+    struct cli c = {.color = 2};
+    c.sections = sections_all();
     const char *cat_file = NULL;
     enum mode mode = M_REPORT;
     /* static: still reachable on the early usage-error returns */
@@ -293,9 +279,8 @@ int main(int argc, char **argv)
         case 'a': c.so.all_frames = true; break;
         case 'n': c.so.native = true; break;
         case 'S':
-            if (parse_sections(optarg, &c.sections))
-                return bad_usage("--sections takes leaks,peak,timeline,fragmentation,ledger, not '%s'",
-                                 optarg);
+            if (sections_parse(optarg, &c.sections))
+                return bad_sections(optarg);
             break;
         case 'f':
             if (strcmp(optarg, "leaks") == 0)

@@ -9,6 +9,7 @@
 #include "analysis/frag.h"
 #include "model/reason.h"
 #include "render/report.h"
+#include "render/sections.h"
 #include "render/text/bad_frees.h"
 #include "render/text/oom.h"
 #include "render/text/teardown.h"
@@ -106,7 +107,7 @@ void text_summary(struct report_ctx *r)
     const struct analysis *a = r->a;
     bool at_exit = r->s->proc.reason == GL_REASON_EXIT;
     put_title(r, "SUMMARY");
-    if (r->sections & SEC_LEAKS) {
+    if (section_shown(r, "leaks")) {
         if (a->leaks.bytes)
             put_color(r, TC_RED);
         summary_line(f, at_exit ? "leaked:" : "live:", a->leaks.bytes,
@@ -139,7 +140,7 @@ void text_summary(struct report_ctx *r)
         fputs(", live ", f);
         put_human(f, dv->live_bytes);
         const struct frag_dev *fd = frag_of(r, dv->device);
-        if ((r->sections & SEC_FRAG) && fd && fd->addr_count)
+        if (section_shown(r, "fragmentation") && fd && fd->addr_count)
             fprintf(f, ", fragmentation %.2f", fd->headline);
         fputc('\n', f);
     }
