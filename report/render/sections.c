@@ -2,11 +2,17 @@
  * the text and JSON reports write them.  A section whose output is not one
  * block gets nameless rows for its other parts: peak's OUT OF MEMORY leads
  * the text report, and leaks' blocks surround PyTorch's view, which is a
- * section of its own (--sections torch) that leaks also shows. */
+ * section of its own (--sections torch) that leaks also shows.  The HTML
+ * page's parts are data keyed by name, so their order there is free. */
 #include "render/sections.h"
 
 #include <string.h>
 
+#include "render/html/addrmap.h"
+#include "render/html/html.h"
+#include "render/html/ledger.h"
+#include "render/html/phases.h"
+#include "render/html/timeline.h"
 #include "render/json/output_json.h"
 #include "render/report.h"
 #include "render/text/output_text.h"
@@ -54,18 +60,19 @@ static void free_ledger(struct section_data *d) { ledger_free(&d->lg); }
 const struct report_section report_sections[] = {
     {.part_of = "peak", .text = text_oom_block},
     {.name = "leaks", .build = build_leaks, .free = free_leaks, .text = text_leaks_block,
-     .json = json_leaks_block},
+     .json = json_leaks_block, .html = html_leaks_block},
     {.name = "torch", .part_of = "leaks", .text = text_torch_block, .json = json_torch_block},
     {.part_of = "leaks", .text = text_leaks_tail},
     {.json = json_devices_block},
     {.name = "peak", .build = build_peak, .free = free_peak, .text = text_peak_block,
-     .json = json_peak_block},
+     .json = json_peak_block, .html = html_phases},
     {.json = json_oom_block},
-    {.name = "timeline", .text = text_timeline_block, .json = json_timeline_block},
+    {.name = "timeline", .text = text_timeline_block, .json = json_timeline_block,
+     .html = html_timeline},
     {.name = "fragmentation", .alias = "frag", .build = build_frag, .free = free_frag,
-     .text = text_fragmentation_block, .json = json_fragmentation_block},
+     .text = text_fragmentation_block, .json = json_fragmentation_block, .html = html_addrmap},
     {.name = "ledger", .build = build_ledger, .free = free_ledger, .text = text_ledger_block,
-     .json = json_ledger_block},
+     .json = json_ledger_block, .html = html_ledger},
 };
 const size_t report_nsections = sizeof report_sections / sizeof *report_sections;
 
@@ -189,4 +196,11 @@ void sections_json(struct report_ctx *r, struct json *j)
     for (size_t i = 0; i < report_nsections; i++)
         if (report_sections[i].json && row_shown(r->sections, i))
             report_sections[i].json(r, j);
+}
+
+void sections_html(struct hw *w, const struct report_ctx *r)
+{
+    for (size_t i = 0; i < report_nsections; i++)
+        if (report_sections[i].html)
+            report_sections[i].html(w, r);
 }

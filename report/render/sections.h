@@ -1,8 +1,8 @@
 /* The report's sections, one table (sections.c): what --sections names, what
  * each one builds from the snapshot, and what it writes in each format.
  * The command line's names, its --help and error lines, the default, the
- * build and free of the analyses and the output loops of the text and JSON
- * reports all walk it; adding a section is its analysis, its renderers and
+ * build and free of the analyses and the output loops of the text, JSON
+ * and HTML reports all walk it; adding a section is its analysis, its renderers and
  * a row. */
 #ifndef GPULEAK_RENDER_SECTIONS_H
 #define GPULEAK_RENDER_SECTIONS_H
@@ -19,6 +19,7 @@
 
 struct report_ctx;
 struct json;
+struct hw;
 
 /* What the sections' analyses read. */
 struct section_inputs {
@@ -49,6 +50,7 @@ struct report_section {
     void (*free)(struct section_data *d);
     void (*text)(struct report_ctx *r);
     void (*json)(struct report_ctx *r, struct json *j);
+    void (*html)(struct hw *w, const struct report_ctx *r);
 };
 
 extern const struct report_section report_sections[];
@@ -72,5 +74,8 @@ void sections_free(struct section_data *d);
 /* The selected rows' text and JSON, in table order. */
 void sections_text(struct report_ctx *r);
 void sections_json(struct report_ctx *r, struct json *j);
+/* Every row's part of the HTML page, in table order, whatever the
+ * selection: the page is one view whose script links its parts. */
+void sections_html(struct hw *w, const struct report_ctx *r);
 
 #endif
