@@ -33,13 +33,14 @@ SAN_FLAGS_tsan = -fsanitize=thread
 SAN_FLAGS := $(SAN_FLAGS_$(SAN))
 
 WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-BASE_CFLAGS = -std=gnu11 -O2 -g -fno-omit-frame-pointer $(WARN) $(SAN_FLAGS)
+# CFLAGS_EXTRA: flags added to every compile (make CFLAGS_EXTRA=-DFOO).
+BASE_CFLAGS = -std=gnu11 -O2 -g -fno-omit-frame-pointer $(WARN) $(SAN_FLAGS) $(CFLAGS_EXTRA)
 CUDA_INC = -isystem $(CUDA_HOME)/include
 CPPFLAGS_COMMON = -Icommon -D_GNU_SOURCE
 
 # Test and demo programs are built like users build theirs: -g, frame
 # pointers, no inlining, against the real CUDA headers.
-PROG_CFLAGS = -std=gnu11 -O0 -g -fno-omit-frame-pointer -fno-inline $(WARN) $(SAN_FLAGS) $(CUDA_INC)
+PROG_CFLAGS = -std=gnu11 -O0 -g -fno-omit-frame-pointer -fno-inline $(WARN) $(SAN_FLAGS) $(CUDA_INC) $(CFLAGS_EXTRA)
 
 .PHONY: all deps test check demo install clean check-cuda bench check-aarch64
 all:
@@ -85,6 +86,15 @@ all: $(BUILD)/.san
 $(BUILD)/.san: san-marker
 	@mkdir -p $(@D); if [ ! -f $@ ] || { [ -n "$(SAN)" ] && [ "$$(cat $@)" != "$(SAN)" ]; }; then echo "$(SAN)" >$@; fi
 
+# The flags every object is built with, written only when they change: each
+# object depends on it, so a change of CC, CFLAGS_EXTRA, SAN, LOCK_CHECK or
+# CUDA_HOME rebuilds everything instead of mixing old objects with new.
+FLAGS_STAMP = $(BUILD)/.flags
+FLAGS_NOW = $(CC) | $(CXX) | $(BASE_CFLAGS) | $(PROG_CFLAGS) | $(GL_LOCK_CHECK_FLAGS) | $(CUDA_HOME)
+.PHONY: flags-stamp
+$(FLAGS_STAMP): flags-stamp
+	@mkdir -p $(@D); if [ "$$(cat $@ 2>/dev/null)" != '$(FLAGS_NOW)' ]; then printf '%s\n' '$(FLAGS_NOW)' >$@; fi
+
 $(BUILD)/.cuda-ok: | check-cuda
 	@mkdir -p $(@D) && touch $@
 
@@ -95,6 +105,12 @@ include tools/module.mk
 include tests/module.mk
 include tests/fuzz/module.mk
 include tests/bench/module.mk
+include tests/rules.mk
+
+# What tests/rules.mk cannot list: the objects of the other modules' own
+# pattern rules, and their few single-step programs.
+$(GL_OBJS) $(REPORT_OBJS) $(FC_DRV_OBJS) $(FC_RT_OBJS) $(FC_RTS_OBJS) $(FC_STUBS_OBJ) $(FC_OBJ)/nvml/fc_nvml.o \
+	$(TOP_OBJS) $(SNAPGEN_OBJS) $(BUILD)/libexec/gpuleak/gpuleak-tgkill $(BUILD)/lib/libgpuleak-nvtx.so: $(FLAGS_STAMP)
 
 # Every test program, whichever module added it last: a rule's prerequisites
 # are expanded when it is read, so an `all: $(TEST_PROGS)` inside a module

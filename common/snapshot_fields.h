@@ -20,7 +20,10 @@
  * Names are those of the reader's structs (report/snap_read.h declares its
  * members from these lists), which is why POOLS' byte counts are "reserved"
  * and "used" and its padding is "pad".  Entries may only ever be appended
- * to: readers accept entries longer than they know and ignore the tail. */
+ * to: readers accept entries longer than they know and ignore the tail, and
+ * entries down to their minimum size (GL_ENTRY_MIN_<PART>, below) with the
+ * fields appended since read as 0.  So a new field of an array entry goes
+ * at the end of its list, and a zero in it must mean "not known". */
 #ifndef GPULEAK_SNAPSHOT_FIELDS_H
 #define GPULEAK_SNAPSHOT_FIELDS_H
 
@@ -49,7 +52,7 @@
 #define GL_FIELDS_PROCESS(F, R)                                                \
     F(u32, pid, "")                                                            \
     F(u32, ppid, "")                                                           \
-    F(u32, rank, "from `RANK`, `LOCAL_RANK`, `OMPI_COMM_WORLD_RANK`, `SLURM_PROCID`, else 0") \
+    F(u32, rank, "from `RANK`, `OMPI_COMM_WORLD_RANK`, `PMIX_RANK`, `PMI_RANK`, `SLURM_PROCID`, `LOCAL_RANK` (the first set), else 0") \
     F(u32, reason, "0 exit, 1 signal, 2 out-of-memory, 3 request (`gpuleak_snapshot`), 4 fatal signal, 5 periodic (`GPULEAK_INTERVAL`)") \
     F(u64, index, "the snapshot's number, the `%n` of the file name: 0, 1, 2... within the process") \
     F(u64, start_unix_ns, "wall-clock time the library was loaded")           \
@@ -89,7 +92,8 @@
     F(u32, segments, "segments PyTorch's allocator holds (all devices)")     \
     F(u64, reserved_bytes, "their `total_size`, summed: `torch.cuda.memory_reserved()` over every device") \
     F(u64, allocated_bytes, "the sizes of its `active_allocated` blocks, summed: `torch.cuda.memory_allocated()` over every device") \
-    F(u64, blocks, "TORCH_BLOCKS entries that follow")
+    F(u64, blocks, "TORCH_BLOCKS entries that follow")                          \
+    F(u64, age_us, "0: asked for this snapshot; else the last view PyTorch gave, taken this many microseconds before it (exit, fatal-signal and follow-up snapshots, which cannot ask; added in 2026-12, absent from older files: read as 0)")
 #define GL_TAIL_TORCH ""
 
 /* ---- array entries ---------------------------------------------------- */
@@ -202,6 +206,22 @@
     F(u16, state, "1 `active_allocated`, 2 `active_pending_free`, 3 `inactive` (cached), 0 anything else") \
     R(u16, reserved, "")                                                       \
     R(u32, reserved2, "")
+
+/* The minimum size of each array entry: its size in the format's first
+ * layout (the git history of snapshot_format.h), which an old snapshot may
+ * hold.  Never changes once released, unlike GL_*_ENTRY_SIZE; the unit
+ * test format_roundtrip checks that each ends at a field of its list, and
+ * tests/t_report_old_layout.sh reads snapshots cut down to these sizes. */
+#define GL_ENTRY_MIN_ALLOCS 56u
+#define GL_ENTRY_MIN_DEVICES GL_DEVICE_ENTRY_MIN_SIZE /* 104 */
+#define GL_ENTRY_MIN_PEAK 24u
+#define GL_ENTRY_MIN_EVENTS GL_EVENT_ENTRY_MIN_SIZE /* 56 */
+#define GL_ENTRY_MIN_POOLS 48u
+#define GL_ENTRY_MIN_VMM 32u
+#define GL_ENTRY_MIN_BAD_FREES 40u
+#define GL_ENTRY_MIN_CALLS 32u
+#define GL_ENTRY_MIN_TEARDOWN 40u
+#define GL_ENTRY_MIN_TORCH_BLOCKS 48u
 
 /* ---- the parts and records -------------------------------------------- */
 

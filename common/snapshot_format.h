@@ -6,9 +6,11 @@
  * (scripts/format-doc.py), so no offset is written out by hand anywhere.
  *
  * Everything is little-endian and byte-packed.  Readers decode fields with
- * memcpy (never cast a pointer into the buffer), and must accept entries
- * larger than the size they know (newer writers append fields at the end of
- * an entry; older readers ignore the tail).
+ * memcpy (never cast a pointer into the buffer).  Fields are only ever
+ * appended to an array entry, so readers accept entries larger than the
+ * size they know (older readers ignore the tail) and smaller ones down to
+ * the entry's minimum (GL_ENTRY_MIN_<PART>, snapshot_fields.h), reading
+ * the fields an older writer did not write as 0.
  */
 #ifndef GPULEAK_SNAPSHOT_FORMAT_H
 #define GPULEAK_SNAPSHOT_FORMAT_H
@@ -99,8 +101,11 @@ static inline int gl_pc_is_pyframe(uint64_t pc) { return (pc & GL_PYFRAME_TAG) =
  * mem_total are the driver's view at an OOM event (0 when unknown or for other events); a
  * FREE event's mem_free is the free's own stack id (GPULEAK_FREE_STACKS;
  * 0 when not recorded) -- its stack_id is the allocation's;
- * size is the requested size for OOM, the snapshot index for SNAPSHOT. */
+ * size is the requested size for OOM, the snapshot index for SNAPSHOT.
+ * The format's first layout had 56-byte entries (mem_free, mem_total
+ * appended since): a reader reads those as 0, "not known". */
 #define GL_EVENT_ENTRY_SIZE 72u
+#define GL_EVENT_ENTRY_MIN_SIZE 56u
 enum gl_event_type {
     GL_EV_ALLOC = 1,
     GL_EV_FREE = 2,
@@ -155,9 +160,12 @@ enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
 /* TORCH: PyTorch's caching allocator asked, through its own Python API
  * (torch.cuda.memory._snapshot()), while the snapshot was taken: at most
  * once, only in a process where torch.cuda.memory was imported, and never in
- * exit, fatal-signal or out-of-memory snapshots (docs/pytorch.md).  status
- * says whether it answered; TORCH_BLOCKS follow only when it did. */
-#define GL_TORCH_FIXED_SIZE 32u
+ * out-of-memory snapshots (docs/pytorch.md).  Exit and fatal-signal
+ * snapshots, which cannot ask, carry the last view PyTorch gave (age_us
+ * says how old).  status says whether it answered; TORCH_BLOCKS follow only
+ * when it did.  Older files' records are 32 bytes, without age_us. */
+#define GL_TORCH_FIXED_SIZE 40u
+#define GL_TORCH_FIXED_SIZE_V1 32u
 enum gl_torch_status {
     GL_TORCH_ANSWERED = 1, /* segments and blocks below are PyTorch's view now */
     GL_TORCH_NO_ANSWER = 2, /* Python's main thread ran no bytecode in time */

@@ -10,8 +10,8 @@ GL_LIB := $(BUILD)/lib/libgpuleak.so
 # Hidden by default: only hooks and the public API carry GL_EXPORT.
 # Includes name the layer folder ("state/track.h"), hence -Iinterpose.
 # The lock-order check (interpose/base/lock.c, ranks in base/lock_rank.h) is
-# on in sanitizer builds, or with LOCK_CHECK=1 (in a build directory of its
-# own: objects are not rebuilt when it changes); compiled out otherwise.
+# on in sanitizer builds, or with LOCK_CHECK=1 (a change of it rebuilds
+# everything: $(BUILD)/.flags, Makefile); compiled out otherwise.
 GL_LOCK_CHECK_FLAGS = $(if $(SAN)$(LOCK_CHECK),-DGL_LOCK_CHECK)
 GL_CFLAGS = $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON) $(GL_LOCK_CHECK_FLAGS)
 # No libcuda/libcudart here, ever: the real ones are found at run time.

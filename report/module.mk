@@ -15,7 +15,7 @@ REPORT_CPPFLAGS = -Ireport $(CPPFLAGS_COMMON)
 # the page's script and style are .incbin'd into html_assets.o
 $(BUILD)/obj/report/render/html/html_assets.o: report/render/html/ticks.js report/render/html/report.js \
                                                report/render/html/report.css
-REPORT_LIBS = -ldw -lelf -lstdc++
+REPORT_LIBS = -ldw -lelf -lstdc++ -lz
 
 all: $(BUILD)/bin/gpuleak-report $(BUILD)/tests/snapgen $(BUILD)/tests/snapfuzz
 

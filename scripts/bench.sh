@@ -24,6 +24,8 @@ if [ "${1:-}" = "--setup" ]; then
         $SUDO apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     fi
+    # section 7's torch (its one line on failure: section 7 then says so)
+    scripts/torch-env.sh >/dev/null || true
     exit 0
 fi
 
@@ -444,3 +446,7 @@ with open(out_json, "w") as fh:
     json.dump(res, fh, indent=1)
 print("\n(figures also in %s; see docs/performance.md)" % out_json)
 PY
+
+# ---- 7. a real PyTorch step (its own script: torch in a venv) ---------------
+echo
+scripts/bench-torch.sh "$BUILD"

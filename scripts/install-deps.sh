@@ -23,6 +23,10 @@ pkgs=(
     tmux             # the live view under a terminal (tests/t_live_top.sh)
     man-db           # man -l on the installed man pages (tests/t_packaging.sh)
     pkg-config       # gpuleak.pc (tests/t_packaging.sh)
+    openmpi-bin      # a real mpirun launching ranks (tests/t_cluster_mpirun.sh)
+    prometheus       # a real scrape of GPULEAK_METRICS, and promtool (tests/t_cluster_metrics.sh)
+    prometheus-node-exporter  # its textfile collector (tests/t_cluster_metrics.sh)
+    zlib1g-dev       # gzip of gpuleak-report --pprof
 )
 
 missing=()
@@ -62,6 +66,16 @@ if [ -z "${GPULEAK_NO_BROWSER:-}" ] && ! command -v chromium >/dev/null; then
     [ "$(id -u)" -eq 0 ] || SUDO=sudo
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+
+# Go's pprof reads --pprof's profiles in tests/t_report_pprof.sh (which skips,
+# counted, without it).  Large, so apart; GPULEAK_NO_GO=1 skips it.
+if [ -z "${GPULEAK_NO_GO:-}" ] && ! command -v go >/dev/null; then
+    echo "install-deps: installing golang-go (go tool pprof, for the pprof export's test)"
+    SUDO=
+    [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends golang-go >/dev/null
 fi
 
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}

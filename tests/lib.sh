@@ -116,4 +116,7 @@ torch_real_setup() {
     PY=$("$ROOT/scripts/torch-env.sh") || skip_if true "$PY"
     export LD_LIBRARY_PATH=${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export GPULEAK_PYTHON_DIR=$ROOT/tools
+    # Every tensor's line, as these tests assert them; the default (the
+    # recorder turned on at the first request) is t_torch_real_lines's.
+    export GPULEAK_TORCH_LINES=start
 }

@@ -76,9 +76,9 @@ mkdir 'my snaps'
 "$LAUNCHER" run --output 'my snaps/' -- "$TPROG/scenarios" fork >/dev/null 2>err
 n=$(ls 'my snaps' | wc -l)
 expect_eq "$n" 2 "snapshots of fork"
-grep -qx "gpuleak: wrote 2 snapshots (my snaps/gpuleak\.[0-9]*\.0\.snap, my snaps/gpuleak\.[0-9]*\.0\.snap); read one with: $LAUNCHER report my\\\\ snaps/gpuleak\.[0-9]*\.0\.snap" err ||
+grep -qx "gpuleak: wrote 2 snapshots, one per process (my snaps/gpuleak\.[0-9]*\.0\.snap, my snaps/gpuleak\.[0-9]*\.0\.snap); compare them with: $LAUNCHER merge my\\\\ snaps/gpuleak\.[0-9]*\.0\.snap my\\\\ snaps/gpuleak\.[0-9]*\.0\.snap" err ||
     fail "end line of two processes: $(cat err)"
-eval "$(sed -n 's/.*; read one with: //p' err)" >/dev/null || fail "the printed command failed"
+eval "$(sed -n 's/.*; compare them with: //p' err)" >/dev/null || fail "the printed command failed"
 # --quiet: nothing; no CUDA: one line saying so.
 rm -f gpuleak.*.snap
 "$LAUNCHER" run --quiet -- "$TPROG/scenarios" leak-runtime >/dev/null 2>err

@@ -2,9 +2,9 @@
 # its metrics file current without writing a snapshot; `gpuleak top --once`
 # prints exact figures and source lines; `gpuleak top` under tmux shows the
 # stack that grows while it watches, quits on q and says when the process
-# ends; the metrics file is valid OpenMetrics with exact values and the
-# asked mode; the live directory is refused when it is not the user's alone;
-# hostile live files get one line and status 2.
+# ends; the metrics file is in Prometheus' text format with exact values,
+# its labels and the asked mode; the live directory is refused when it is
+# not the user's alone; hostile live files get one line and status 2.
 source "$ROOT/tests/lib.sh"
 command -v tmux >/dev/null || fail "tmux is not installed (make deps installs it)"
 SRC=$ROOT/tests/programs/live_job.c
@@ -39,7 +39,7 @@ pane() { tm capture-pane -p -t "$1" 2>/dev/null; }
 pane_has() { pane "$1" | grep -qF -- "$2"; }
 
 mkfifo job.in
-GPULEAK_OOM_SNAPSHOT=0 GPULEAK_METRICS=$PWD/job.prom GPULEAK_METRICS_MODE=0640 LD_PRELOAD=$LIBGPULEAK LD_LIBRARY_PATH=$FAKECUDA \
+RANK=5 GPULEAK_OOM_SNAPSHOT=0 GPULEAK_METRICS=$PWD/job.prom GPULEAK_METRICS_MODE=0640 LD_PRELOAD=$LIBGPULEAK LD_LIBRARY_PATH=$FAKECUDA \
     "$TPROG/live_job" <job.in >job.out 2>job.err &
 job=$!
 exec 3>job.in
@@ -94,51 +94,48 @@ tm send-keys -t top q
 wait_for "q to quit" test -s viewer.rc
 expect_eq "$(cat viewer.rc)" 0 "the view's status after q"
 
-# The metrics file: the same figures, valid OpenMetrics, the mode asked for.
+# The metrics file: the same figures, in the Prometheus text format the
+# textfile collector reads (counters named and typed with _total), with
+# the labels pid, rank, host and device; the mode asked for.
 step free
-wait_for "the metrics after free" has_line job.prom "gpuleak_live_bytes{device=\"0\",pid=\"$job\"} 5242880"
+L="device=\"0\",pid=\"$job\",rank=\"5\",host=\"$(hostname)\""
+wait_for "the metrics after free" has_line job.prom "gpuleak_live_bytes{$L} 5242880"
 expect_eq "$(stat -c %a job.prom)" 640 "metrics file mode"
-expect_eq "$(cat job.prom)" "# TYPE gpuleak_live_bytes gauge
-# UNIT gpuleak_live_bytes bytes
-# HELP gpuleak_live_bytes Memory allocated through CUDA and not freed yet.
-gpuleak_live_bytes{device=\"0\",pid=\"$job\"} 5242880
-# TYPE gpuleak_live_allocations gauge
+expect_eq "$(cat job.prom)" "# HELP gpuleak_live_bytes Memory allocated through CUDA and not freed yet.
+# TYPE gpuleak_live_bytes gauge
+gpuleak_live_bytes{$L} 5242880
 # HELP gpuleak_live_allocations Allocations not freed yet.
-gpuleak_live_allocations{device=\"0\",pid=\"$job\"} 5
+# TYPE gpuleak_live_allocations gauge
+gpuleak_live_allocations{$L} 5
+# HELP gpuleak_peak_bytes Highest gpuleak_live_bytes so far.
 # TYPE gpuleak_peak_bytes gauge
-# UNIT gpuleak_peak_bytes bytes
-# HELP gpuleak_peak_bytes Highest live_bytes so far.
-gpuleak_peak_bytes{device=\"0\",pid=\"$job\"} 9437184
-# TYPE gpuleak_allocations counter
-# HELP gpuleak_allocations Allocations made.
-gpuleak_allocations_total{device=\"0\",pid=\"$job\"} 6
-# TYPE gpuleak_frees counter
-# HELP gpuleak_frees Allocations freed.
-gpuleak_frees_total{device=\"0\",pid=\"$job\"} 1
-# TYPE gpuleak_failed_allocations counter
-# HELP gpuleak_failed_allocations Allocations CUDA refused (out of memory).
-gpuleak_failed_allocations_total{device=\"0\",pid=\"$job\"} 1
-# EOF" "metrics file"
-python3 - job.prom <<'PY' || fail "metrics: not OpenMetrics"
+gpuleak_peak_bytes{$L} 9437184
+# HELP gpuleak_allocations_total Allocations made.
+# TYPE gpuleak_allocations_total counter
+gpuleak_allocations_total{$L} 6
+# HELP gpuleak_frees_total Allocations freed.
+# TYPE gpuleak_frees_total counter
+gpuleak_frees_total{$L} 1
+# HELP gpuleak_failed_allocations_total Allocations CUDA refused (out of memory).
+# TYPE gpuleak_failed_allocations_total counter
+gpuleak_failed_allocations_total{$L} 1" "metrics file"
+python3 - job.prom <<'PY' || fail "metrics: not the Prometheus text format"
 import re, sys
 lines = open(sys.argv[1]).read().split("\n")
-assert lines[-2:] == ["# EOF", ""], "must end with # EOF and a newline"
-types = {}
-for l in lines[:-2]:
-    m = re.fullmatch(r"# (TYPE|UNIT|HELP) ([a-z_]+) (.+)", l)
+assert lines[-1] == "", "must end with a newline"
+help_, types = set(), {}
+for l in lines[:-1]:
+    m = re.fullmatch(r"# (TYPE|HELP) ([a-z_]+) (.+)", l)
     if m:
-        if m.group(1) == "TYPE":
-            assert m.group(3) in ("gauge", "counter"), l
-            types[m.group(2)] = m.group(3)
-        elif m.group(1) == "UNIT":
-            assert m.group(2).endswith("_" + m.group(3)), l
+        (types.__setitem__(m.group(2), m.group(3)) if m.group(1) == "TYPE" else help_.add(m.group(2)))
         continue
-    m = re.fullmatch(r'([a-z_]+)\{device="(\d+|host)",pid="\d+"\} (\d+)', l)
+    m = re.fullmatch(r'([a-z_]+)\{device="(\d+|host)",pid="\d+",rank="\d+",host="[^"\\]*"\} (\d+)', l)
     assert m, "bad sample line %r" % l
     name = m.group(1)
-    fam = name[:-len("_total")] if name.endswith("_total") else name
-    assert fam in types, "sample before its TYPE: %r" % l
-    assert (types[fam] == "counter") == name.endswith("_total"), l
+    assert name in types and name in help_, "sample before its HELP and TYPE: %r" % l
+    assert types[name] in ("gauge", "counter"), l
+    assert (types[name] == "counter") == name.endswith("_total"), l
+    assert name.endswith(("_bytes", "_total", "_allocations")), l
 PY
 
 # The process ends while watched: the view says so; the live file is gone.

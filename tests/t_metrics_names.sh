@@ -14,7 +14,8 @@ wait_for() {  # wait_for WHAT CMD...: up to 20 s for CMD to succeed
     fail "timed out waiting for $what"
 }
 has_line() { grep -qF -- "$2" "$1" 2>/dev/null; }
-sample() { echo "gpuleak_live_bytes{device=\"0\",pid=\"$1\"} $2"; }
+HOST=$(hostname)
+sample() { echo "gpuleak_live_bytes{device=\"0\",pid=\"$1\",rank=\"0\",host=\"$HOST\"} $2"; }
 jobs_=() bg=()
 cleanup() { for j in "${jobs_[@]}"; do kill "$j" 2>/dev/null || true; done; }
 wait_all() { for j in "${bg[@]}"; do wait "$j" || fail "$1: a job's status $?"; done; bg=(); }

@@ -10,14 +10,14 @@ source "$ROOT/tests/lib.sh"
 
 expect_eq "$("$REPORT" --help | grep -A1 -- '--sections LIST')" \
 "  --sections LIST       comma-separated (default: all):
-                        leaks,torch,peak,timeline,fragmentation,ledger" "--help's section list"
+                        leaks,torch,calls,peak,timeline,fragmentation,ledger" "--help's section list"
 
 rc=0; "$REPORT" --sections bogus l.snap > out.txt 2> err.txt || rc=$?
 expect_eq "$rc" 2 "--sections bogus: exit"
-expect_eq "$(cat err.txt)" "gpuleak-report: --sections takes leaks,torch,peak,timeline,fragmentation,ledger, not 'bogus' (try --help)" "--sections bogus: error"
+expect_eq "$(cat err.txt)" "gpuleak-report: --sections takes leaks,torch,calls,peak,timeline,fragmentation,ledger, not 'bogus' (try --help)" "--sections bogus: error"
 [ ! -s out.txt ] || fail "--sections bogus: stdout not empty"
 
-for name in leaks torch peak timeline fragmentation frag ledger all leaks,torch; do
+for name in leaks torch calls peak timeline fragmentation frag ledger all leaks,torch; do
     "$REPORT" --sections "$name" l.snap > /dev/null 2> err.txt || fail "text --sections $name: $(cat err.txt)"
     "$REPORT" --json --sections "$name" l.snap > o.json 2> err.txt || fail "json --sections $name: $(cat err.txt)"
     jget o.json 'd["format"]' > /dev/null || fail "json --sections $name: not JSON"
@@ -30,7 +30,7 @@ expect_eq "$(grep -E '^[A-Z][A-Z '\'']+$' t.txt | tr '\n' '|')" "SUMMARY|PYTORCH
 expect_eq "$(jget <("$REPORT" --json --sections torch t.snap) '"torch" in d and "leaks" not in d')" "True" "torch alone: JSON members"
 # leaks still shows it, in its place, and the default report is all of them
 "$REPORT" --sections leaks t.snap | grep -q "^PYTORCH'S CACHE$" || fail "leaks lost PyTorch's view"
-cmp <("$REPORT" t.snap) <("$REPORT" --sections leaks,torch,peak,timeline,fragmentation,ledger t.snap) ||
+cmp <("$REPORT" t.snap) <("$REPORT" --sections leaks,torch,calls,peak,timeline,fragmentation,ledger t.snap) ||
     fail "the default is not every section"
 
 # the launcher's bash completion offers the same names (it keeps its own copy)

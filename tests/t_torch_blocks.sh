@@ -12,6 +12,9 @@
 source "$ROOT/tests/lib.sh"
 export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
 export PYTHONPATH=$ROOT/tests/programs/torch_standin
+# Every tensor's line from PyTorch's first CUDA use, as asserted here (the
+# default waits for the first request: t_torch_real_lines).
+export GPULEAK_TORCH_LINES=start
 # The stand-in loads a libc10_cuda.so, as `import torch` does: gpuleak's sign
 # that PyTorch is there (fake_torch_stripped's, which has no constructors).
 export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
@@ -128,9 +131,14 @@ bad TORCH_BLOCKS 0 device 5000 "device"
 GPULEAK_OUTPUT=sig%n.snap traced python3 "$prog" signal >sig.txt || fail "signal run: exit $?"
 "$REPORT" --sections leaks sig3.snap | sed -n "/^PYTORCH'S CACHE/,/^LEAK SUMMARY/p" | seg_addr >sig3.txt
 diff -u want3.txt sig3.txt || fail "PYTORCH'S CACHE of the signal snapshot"
-# The exit snapshot never asks (Python is finalized).
-"$REPORT" sig4.snap >sig4.txt
-grep -q "PYTORCH'S CACHE" sig4.txt && fail "the exit snapshot asked PyTorch"
+# The exit snapshot cannot ask (Python is finalized): it carries the view
+# gpuleak's atexit callback took before finalization (issue 35), the same
+# tensors, and says how old it is.
+"$REPORT" --sections leaks sig4.snap | sed -n "/^PYTORCH'S CACHE/,/^LEAK SUMMARY/p" | seg_addr >sig4.txt
+grep -Eq "^PyTorch's view from [0-9]+\.[0-9] s before this snapshot, the last one it gave" sig4.txt ||
+    fail "the exit snapshot does not say its view's age: $(head -3 sig4.txt)"
+grep -v "^PyTorch's view from \|^could not ask (at exit" sig4.txt | diff -u want3.txt - ||
+    fail "PYTORCH'S CACHE of the exit snapshot"
 
 # Python's main thread blocked in C longer than gpuleak waits: the snapshot
 # is written without the tensors, and says so.
@@ -139,6 +147,22 @@ GPULEAK_OUTPUT=blk%n.snap traced python3 "$prog" blocked || fail "blocked run: e
 expect_eq "$(cat blk.txt)" "PYTORCH'S CACHE
 PyTorch was not asked in time: Python's main thread ran no bytecode within 2 s
 (it was blocked in C), or took over 60 s to answer; this snapshot has no tensors." "no answer in time"
+# Asked again when it returned from C (issue 35): the follow-up snapshot
+# (the program waits for it) carries that answer: step 0's 1 MiB of weights,
+# 256 KiB of input, 256 KiB of activation and a 512-byte loss.
+"$REPORT" --sections leaks blk1.snap | sed -n "/^PYTORCH'S CACHE/,/^LEAK SUMMARY/p" >blk1.txt
+grep -Eq "^PyTorch's view from [0-9]+\.[0-9] s before this snapshot" blk1.txt || fail "the follow-up: no age line: $(head -3 blk1.txt)"
+expect_eq "$(grep -m1 '^    allocated:' blk1.txt)" "    allocated: 1,573,376 bytes (1.5 MiB) in 4 tensors" "the follow-up's tensors"
+
+# A fatal signal (issue 35): its snapshot carries the last view, step 3's
+# (the signal snapshot's), at least 0.5 s old.
+rc=0; GPULEAK_OUTPUT=crash%n.snap traced python3 "$prog" crash >crash.txt || rc=$?
+expect_eq "$rc" 139 "crash run: exit status"
+"$REPORT" --sections leaks crash4.snap | sed -n "/^PYTORCH'S CACHE/,/^LEAK SUMMARY/p" | seg_addr >crash4.txt
+age=$(sed -nE "s/^PyTorch's view from ([0-9.]+) s before this snapshot.*/\1/p" crash4.txt)
+awk -v a="$age" 'BEGIN { exit !(a >= 0.5 && a < 30) }' || fail "the fatal snapshot's view age: '$age' s"
+grep -v "^PyTorch's view from \|^could not ask (at exit" crash4.txt | diff -u want3.txt - ||
+    fail "PYTORCH'S CACHE of the fatal snapshot"
 
 # The program records history itself: gpuleak leaves it alone.
 GPULEAK_OUTPUT=usr%n.snap traced python3 "$prog" user >usr.txt || fail "user run: exit $?"
@@ -176,3 +200,12 @@ PYTHONPATH= traced python3 notorch.py || fail "no-torch run: exit $?"
 grep -q "PYTORCH'S CACHE" notorch.txt && fail "a TORCH record without torch"
 grep -q '^4,096 bytes (4.0 KiB) in 1 allocation' notorch.txt || fail "the program's allocation: $(sed -n '/^LEAKS/,+2p' notorch.txt)"
 exit 0
+
+# A file written before TORCH had age_us (32-byte record; the fuzz seed
+# g-torchview.snap) still reads: its view was asked for it (age 0, no age line).
+old=$ROOT/tests/fuzz/corpus/report/g-torchview.snap
+"$REPORT" "$old" >old.txt || fail "old TORCH record: exit $?"
+grep -q "^PYTORCH'S CACHE" old.txt || fail "old TORCH record: no PYTORCH'S CACHE"
+grep -q "^PyTorch's view from" old.txt && fail "old TORCH record: an age line"
+"$REPORT" --json "$old" | python3 -c 'import json, sys; t = json.load(sys.stdin)["torch"]; print(t["status"], t["age_us"])' >old.json
+expect_eq "$(cat old.json)" "answered 0" "old TORCH record in JSON"

@@ -38,7 +38,7 @@ for w in want:
     skip = False
 PY
 # What it shows: the loss kept by the list is a tensor at forward's line.
-grep -qx '        1,024 bytes (1.0 KiB) in 2 tensors: forward (torch_example.py:25)' got.txt ||
+grep -qx "        1,024 bytes (1.0 KiB) in 2 tensors: forward (torch_example.py:$(site_line torch_example.py 'return h.sum()'))" got.txt ||
     fail "the kept losses: $(grep forward got.txt)"
 grep -q 'at the peak by category: pytorch-caching-allocator 22.0 MiB' got.txt ||
     fail "PyTorch's segments are its cache in the phases"

@@ -7,7 +7,7 @@
 # answer; one exit snapshot; every file reads.  The signal just before exit
 # gives a snapshot or not (when exit's final snapshot is taken first, the
 # later one is dropped by design: it would hide the final one), so it is
-# not counted.  Then GPULEAK_TORCH=0: PyTorch is asked nothing (its history
+# not counted (it is answered or absent).  Then GPULEAK_TORCH=0: PyTorch is asked nothing (its history
 # recording stays off, no snapshot has a torch view).
 source "$ROOT/tests/lib.sh"
 skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"
@@ -33,9 +33,13 @@ for mode in on off; do
     reasons $mode >$mode/reasons
 done
 expect_eq "$(cat on/out.txt)" "history True" "torch on: PyTorch's history recording turned on"
-expect_eq "$(grep -c '^signal answered ' on/reasons) $(grep '^signal answered ' on/reasons | cut -d' ' -f3)" "1 10" \
-    "torch on: signal snapshots with PyTorch's answer"
-expect_eq "$(grep '^exit ' on/reasons)" "exit absent 1" "torch on: the exit snapshot"
+# 10, or 11 when the signal just before exit is answered too (gpuleak's
+# atexit callback runs bytecode, so the queued pending call runs there).
+n=$(grep '^signal answered ' on/reasons | cut -d' ' -f3)
+[ "${n:-0}" -ge 10 ] && [ "$n" -le 11 ] ||
+    fail "torch on: signal snapshots with PyTorch's answer: $(grep '^signal ' on/reasons | tr '\n' ';')"
+# The exit snapshot carries the view gpuleak's atexit callback took (issue 35).
+expect_eq "$(grep '^exit ' on/reasons)" "exit answered 1" "torch on: the exit snapshot"
 grep -q '^periodic ' on/reasons || fail "torch on: no periodic snapshot: $(cat on/reasons)"
 expect_eq "$(cat off/out.txt)" "history False" "GPULEAK_TORCH=0: PyTorch's history recording left off"
 expect_eq "$(grep -vc ' absent ' off/reasons)" 0 "GPULEAK_TORCH=0: snapshots with a torch view ($(cat off/reasons))"

@@ -9,6 +9,9 @@
 source "$ROOT/tests/lib.sh"
 export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
 export PYTHONPATH=$ROOT/tests/programs/torch_standin
+# Every tensor's line from PyTorch's first CUDA use, as asserted here (the
+# default waits for the first request: t_torch_real_lines).
+export GPULEAK_TORCH_LINES=start
 export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
 prog=$ROOT/tests/programs/torch_stacks.py
 N=3000

@@ -14,6 +14,17 @@ history, which is restarted for each test and read from the second
 snapshot.  Allocator caches the reporter recognizes
 (PyTorch, CuPy, RMM, ... docs/reporter.md) are not leaks.
 
+PyTorch's caching allocator hides tensors from CUDA: a kept tensor may sit
+in a segment an earlier test paid for, and a temporary may reuse a cached
+one.  So where torch.cuda is initialized and its allocator is the native
+(caching) one, the plugin counts PyTorch's tensors too (docs/pytorch.md):
+the test's leak adds the tensors it left alive (blocks of
+torch.cuda.memory._snapshot() that were not there before, at the test's
+own line when PyTorch recorded the tensor's stack, else at the test), and
+its peak is the peak of torch.cuda.max_memory_allocated() during the test
+above memory_allocated() at its start (torch.cuda.reset_peak_memory_stats
+is called before each test), not the peak of segments.
+
 Markers, like pytest-memray's limit_memory / limit_leaks:
 
     @pytest.mark.gpu_limit_peak("2 GiB")      fails a test whose peak is over
@@ -37,6 +48,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -113,6 +125,80 @@ def _find_reporter(config):
     if found is None:
         raise pytest.UsageError("--gpuleak: gpuleak-report not found; give --gpuleak-report PATH")
     return found
+
+
+def _torch_cuda():
+    """torch.cuda when torch is imported, CUDA is initialized (never
+    initialized here) and the caching allocator is the backend; else None."""
+    torch = sys.modules.get("torch")
+    cuda = getattr(torch, "cuda", None) if torch is not None else None
+    try:
+        if cuda is None or not cuda.is_initialized():
+            return None
+        if cuda.memory.get_allocator_backend() != "native":
+            return None  # cudaMallocAsync: every tensor is a CUDA call gpuleak sees
+    except Exception:
+        return None
+    return cuda
+
+
+class _TorchAccount:
+    """PyTorch's own account of one test: its live blocks and allocated
+    bytes when it began, and its peak counter reset."""
+
+    def __init__(self):
+        self.start = {}
+        self.blocks = set()
+        self.broken = False
+        cuda = _torch_cuda()
+        if cuda is None:
+            return  # not initialized yet: the test starts from nothing
+        try:
+            for d in range(cuda.device_count()):
+                self.start[d] = cuda.memory_allocated(d)
+                cuda.reset_peak_memory_stats(d)
+            self.blocks = {key for key, _ in self._live(cuda)}
+        except Exception:  # PyTorch's own failure: measured by CUDA calls only
+            self.broken = True
+
+    @staticmethod
+    def _live(cuda):
+        """[((device, address, size), frames)] of each live tensor's block."""
+        return [((seg.get("device", 0), b["address"], b["size"]), b.get("frames") or [])
+                for seg in cuda.memory._snapshot()["segments"]
+                for b in seg["blocks"] if b["state"] == "active_allocated"]
+
+    def finish(self, test_file, test_site):
+        """(peak bytes, [(bytes, count, where)] of the tensors the test left
+        alive), or None when PyTorch's allocator was not used."""
+        cuda = _torch_cuda()
+        if cuda is None or self.broken:
+            return None
+        try:
+            peak = 0
+            for d in range(cuda.device_count()):
+                peak = max(peak, cuda.max_memory_allocated(d) - self.start.get(d, 0))
+            live = self._live(cuda)
+        except Exception:
+            return None
+        sites = {}
+        for key, frames in live:
+            if key not in self.blocks:
+                where = self._where(frames, test_file) or test_site
+                b, n = sites.get(where, (0, 0))
+                sites[where] = (b + key[2], n + 1)
+        return peak, [(b, n, where) for where, (b, n) in sites.items()]
+
+    @staticmethod
+    def _where(frames, test_file):
+        """The test file's innermost frame (PyTorch's frames are innermost
+        first), "function file:line"; None when it recorded no such frame
+        (history was off when the tensor was made)."""
+        for f in frames:
+            path = f.get("filename") or ""
+            if path and os.path.abspath(path) == test_file:
+                return _frame_text([{"function": f.get("name"), "file": path, "line": f.get("line", 0)}], 1)
+        return None
 
 
 class _Result:
@@ -206,18 +292,24 @@ class GpuleakPlugin:
                                                          out.stderr.decode(errors="replace").strip()))
         return json.loads(out.stdout)
 
-    def _measure(self, before, after):
+    def _measure(self, before, after, torch_account=None):
         new = self._report("diff", before, after).get("new_since_first") or {"groups": []}
         groups = [g for g in new["groups"] if g.get("rule") is None]
-        sites = sorted(((g["bytes"], g["count"], _frame_text(g["frames"])) for g in groups),
-                       reverse=True)
-        # The history was restarted just before the test: its series are the
-        # test's own events, from the level the test began with.
-        timeline = self._report(after)["timeline"]
-        peak = 0
-        for dev in timeline["devices"]:
-            if dev["device"] >= 0:  # pinned host memory is not device memory
-                peak = max(peak, dev["max_bytes"] - dev["start_bytes"])
+        sites = [(g["bytes"], g["count"], _frame_text(g["frames"])) for g in groups]
+        if torch_account is not None:
+            # PyTorch's tensors: its segments are a cache (rule-matched
+            # above, so not counted twice), and its peak is of tensors.
+            peak, tensor_sites = torch_account
+            sites += tensor_sites
+        else:
+            # The history was restarted just before the test: its series are
+            # the test's own events, from the level the test began with.
+            timeline = self._report(after)["timeline"]
+            peak = 0
+            for dev in timeline["devices"]:
+                if dev["device"] >= 0:  # pinned host memory is not device memory
+                    peak = max(peak, dev["max_bytes"] - dev["start_bytes"])
+        sites.sort(reverse=True)
         return _Result(sum(s[0] for s in sites), sum(s[1] for s in sites), sites, peak)
 
     def pytest_collection_modifyitems(self, items):
@@ -250,6 +342,7 @@ class GpuleakPlugin:
         if self.lib.record_history(1, self.HISTORY_ENTRIES) != 0:  # restarts it
             raise RuntimeError("gpuleak refused to record the history")
         self.lib.snapshot(before)
+        torch_start = _TorchAccount()
         self.lib.mark(label)
         try:
             yield
@@ -257,7 +350,11 @@ class GpuleakPlugin:
             self.lib.mark(label + " (end)")
             self.lib.snapshot(after)
             try:
-                self.results[item.nodeid] = self._measure(before, after)
+                test_file = os.path.abspath(str(item.fspath))
+                test_site = "%s %s:%d" % (item.name, os.path.basename(test_file),
+                                          (item.location[1] or 0) + 1)
+                torch_account = torch_start.finish(test_file, test_site)
+                self.results[item.nodeid] = self._measure(before, after, torch_account)
             except (RuntimeError, ValueError, KeyError) as e:
                 self.results[item.nodeid] = e
             if not self.keep:

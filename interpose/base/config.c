@@ -15,6 +15,7 @@ struct gl_config gl_config = {
     .max_entries = GL_DEFAULT_MAX_ENTRIES,
     .python = true,
     .torch = true,
+    .torch_settle_ms = GL_DEFAULT_TORCH_SETTLE_MS,
     .oom_snapshot = true,
     .oom_interval_ms = GL_DEFAULT_OOM_INTERVAL_MS,
 };
@@ -144,11 +145,32 @@ void gl_config_load(void)
     /* One flag per variable: each bad value gets its own line. */
     static atomic_bool warned_depth, warned_output, warned_entries, warned_conv;
     static atomic_bool warned_disable, warned_python, warned_free, warned_oom, warned_oom_iv;
-    static atomic_bool warned_cache, warned_check, warned_torch;
+    static atomic_bool warned_cache, warned_check, warned_torch, warned_lines,
+        warned_settle;
 
     gl_config.disabled = gl_env_bool("GPULEAK_DISABLE", false, &warned_disable);
     gl_config.python = gl_env_bool("GPULEAK_PYTHON", true, &warned_python);
     gl_config.torch = gl_env_bool("GPULEAK_TORCH", true, &warned_torch);
+    const char *lines = getenv("GPULEAK_TORCH_LINES");
+    if (lines != NULL && *lines != '\0') {
+        if (strcasecmp(lines, "start") == 0)
+            gl_config.torch_lines = GL_TORCH_LINES_START;
+        else if (strcasecmp(lines, "request") == 0)
+            gl_config.torch_lines = GL_TORCH_LINES_REQUEST;
+        else
+            gl_warn_once(&warned_lines, "ignoring GPULEAK_TORCH_LINES=%.40s: expected request or start, using request",
+                         lines);
+    }
+    const char *settle = getenv("GPULEAK_TORCH_SETTLE");
+    uint64_t settle_ms;
+    if (settle != NULL && *settle != '\0') {
+        if (gl_parse_duration_ms(settle, 0, GL_MAX_OOM_INTERVAL_MS, &settle_ms))
+            gl_config.torch_settle_ms = settle_ms;
+        else
+            gl_warn_once(&warned_settle,
+                         "ignoring GPULEAK_TORCH_SETTLE=%.40s: expected seconds from 0 to 1 year (or 500ms, 5m), "
+                         "using %d", settle, GL_DEFAULT_TORCH_SETTLE_MS / 1000);
+    }
     gl_config.free_stacks = gl_env_bool("GPULEAK_FREE_STACKS", false, &warned_free);
     gl_config.oom_snapshot = gl_env_bool("GPULEAK_OOM_SNAPSHOT", true, &warned_oom);
 

@@ -18,11 +18,19 @@
 #define GL_OUTPUT_MAX 1024
 #define GL_DEFAULT_OOM_INTERVAL_MS 10000
 #define GL_MAX_OOM_INTERVAL_MS (365ull * 86400 * 1000)
+#define GL_DEFAULT_TORCH_SETTLE_MS 10000
 
 /* GPULEAK_STACK_CACHE (capture/stack_cache.h): on, the default; off, walk
  * with unw_backtrace every time as before the cache; miss, walk with the
  * recording walker every time and reuse nothing (a miss's cost, the bench). */
 enum gl_stack_cache_mode { GL_STACK_CACHE_ON, GL_STACK_CACHE_OFF, GL_STACK_CACHE_MISS };
+
+/* GPULEAK_TORCH_LINES: when gpuleak turns on PyTorch's recorder, which gives
+ * each tensor its Python line and costs PyTorch ~1.5 us a tensor (make
+ * bench, section 7).  request, the default: at the first snapshot request
+ * (signal, period, gpuleak_memory, the API), so a job pays nothing until
+ * someone asks; start: at PyTorch's first CUDA use, so every tensor has one. */
+enum gl_torch_lines { GL_TORCH_LINES_REQUEST, GL_TORCH_LINES_START };
 
 struct gl_config {
     bool disabled;               /* GPULEAK_DISABLE=1: pass-through only */
@@ -31,6 +39,8 @@ struct gl_config {
     long max_entries;            /* GPULEAK_MAX_ENTRIES: history events kept */
     bool python;                 /* GPULEAK_PYTHON: Python frames (default on) */
     bool torch;                  /* GPULEAK_TORCH: PyTorch's blocks in snapshots (default on) */
+    enum gl_torch_lines torch_lines; /* GPULEAK_TORCH_LINES: request (default) or start */
+    uint64_t torch_settle_ms;    /* GPULEAK_TORCH_SETTLE: quiet time before growth asks for lines */
     bool free_stacks;            /* GPULEAK_FREE_STACKS: unwind frees too (default off) */
     bool oom_snapshot;           /* GPULEAK_OOM_SNAPSHOT: snapshot on out-of-memory (default on) */
     uint64_t oom_interval_ms;    /* GPULEAK_OOM_INTERVAL: at most one OOM snapshot per this */

@@ -137,7 +137,13 @@ void gl_outfile_pin_cwd(void)
 
 uint32_t gl_rank(void)
 {
-    static const char *const vars[] = {"RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"};
+    /* torchrun's RANK, then the global ranks of MPI launchers (Open MPI,
+     * PMIx, MPICH/Intel MPI's PMI) before Slurm's: an mpirun inside an
+     * sbatch script inherits SLURM_PROCID=0 on every rank.  LOCAL_RANK
+     * last: it repeats on every node, and job scripts often export it next
+     * to a launcher's global rank. */
+    static const char *const vars[] = {"RANK",     "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                       "PMI_RANK", "SLURM_PROCID",         "LOCAL_RANK"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         long v;
         if (gl_parse_long(getenv(vars[i]), 0, 0x7fffffff, &v))

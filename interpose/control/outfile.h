@@ -60,8 +60,9 @@ bool gl_outfile_numbered(void);
  * number of the name.  False if no name was found or it does not fit. */
 bool gl_outfile_next_name(uint64_t *counter, char *path, size_t size, uint64_t *index);
 
-/* Rank of this process in a distributed job (RANK, LOCAL_RANK,
- * OMPI_COMM_WORLD_RANK, SLURM_PROCID), else 0. */
+/* Rank of this process in a distributed job: the first of RANK,
+ * OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID, LOCAL_RANK that
+ * is set, else 0. */
 uint32_t gl_rank(void);
 
 struct gl_outfile {

@@ -454,7 +454,7 @@ static void write_torch(struct writer *w, const struct gl_torch_view *t)
     size_t n = t->status == GL_TORCH_ANSWERED ? t->nblocks : 0;
     w_record(w, GL_REC_TORCH, 1, GL_TORCH_FIXED_SIZE);
     W_PART(w, torch, .status = t->status, .segments = t->segments, .reserved_bytes = t->reserved_bytes,
-           .allocated_bytes = t->allocated_bytes, .blocks = n);
+           .allocated_bytes = t->allocated_bytes, .blocks = n, .age_us = t->age_us);
     for (size_t base = 0; base < n; base += ALLOCS_PER_RECORD) {
         size_t k = n - base < ALLOCS_PER_RECORD ? n - base : ALLOCS_PER_RECORD;
         w_record(w, GL_REC_TORCH_BLOCKS, (uint32_t)k, (uint64_t)k * GL_TORCH_BLOCK_ENTRY_SIZE);

@@ -19,6 +19,7 @@
 #include "base/libc_dl.h"
 #include "base/modules.h"
 #include "base/self.h"
+#include "control/trigger.h"
 #include "snapshot_format.h"
 
 /* ---- the few C API functions used, found in the process --------------- */
@@ -151,22 +152,22 @@ static void keep_programs_exception(struct py_exc *escaped)
         py.err_fetch(&escaped->type, &escaped->value, &escaped->tb);
 }
 
-/* Runs `code` in a fresh namespace (the program's are never touched) and
- * returns a malloc'd copy of the bytes it left in `_r`: NULL with *len 0
+/* Runs `code` in a fresh namespace (the program's are never touched; `fn`,
+ * when not NULL, is its `_f`) and returns a malloc'd copy of the bytes it left in `_r`: NULL with *len 0
  * when `_r` is None or not bytes.  With the GIL held.  An Exception never
  * escapes; the program's own BaseException is left in *escaped (its
  * references are the caller's).  Compiled and evaluated, not run with
  * PyRun_String*: those set CPython's "unhandled KeyboardInterrupt" flag
  * when a KeyboardInterrupt leaves them, and python3 then kills itself
  * with SIGINT at exit even if the program caught it. */
-static char *run_snippet(const char *code, size_t *len, struct py_exc *escaped)
+static char *run_snippet(const char *code, void *fn, size_t *len, struct py_exc *escaped)
 {
     *len = 0;
     memset(escaped, 0, sizeof *escaped);
     char *copy = NULL;
     void *globals = py.dict_new(), *builtins = py.builtins(), *compiled = NULL;
     if (globals == NULL || builtins == NULL || py.dict_set(globals, "__builtins__", builtins) != 0 ||
-        (compiled = py.compile(code, "<gpuleak>", PY_FILE_INPUT)) == NULL) {
+        (fn != NULL && py.dict_set(globals, "_f", fn) != 0) || (compiled = py.compile(code, "<gpuleak>", PY_FILE_INPUT)) == NULL) {
         py.err_clear();
         py.decref(globals); /* Py_DecRef(NULL) does nothing */
         return NULL;
@@ -277,6 +278,57 @@ static char *interrupted_answer(char *partial, size_t *len)
     return x;
 }
 
+/* ---- the last view PyTorch gave ------------------------------------------ */
+
+/* An answer (the collect snippet's bytes) and when it was taken: what exit
+ * and fatal-signal snapshots carry, since they cannot ask.  Replaced by
+ * every answer; a reader takes it out (exchange), decodes it, and puts it
+ * back unless a newer one came meanwhile, so no lock is shared with the
+ * main thread and nothing is freed while read. */
+struct kept_view {
+    uint64_t taken_ns;
+    size_t len;
+    char bytes[];
+};
+static struct kept_view *_Atomic kept;
+
+static void keep_view(const char *buf, size_t len)
+{
+    struct kept_view *k = malloc(sizeof *k + len);
+    if (k == NULL)
+        return;
+    k->taken_ns = gl_mono_ns();
+    k->len = len;
+    memcpy(k->bytes, buf, len);
+    free(atomic_exchange(&kept, k));
+}
+
+static bool decode(const char *buf, size_t len, struct gl_torch_view *v);
+
+/* The last view into *out, with its age (at least 1 us: 0 means "asked for
+ * this snapshot").  False, *out empty, when there is none. */
+static bool decode_kept(struct gl_torch_view *out)
+{
+    struct kept_view *k = atomic_exchange(&kept, NULL);
+    if (k == NULL)
+        return false;
+    bool ok = decode(k->bytes, k->len, out);
+    if (ok) {
+        uint64_t age = (gl_mono_ns() - k->taken_ns) / 1000u;
+        out->status = GL_TORCH_ANSWERED;
+        out->age_us = age != 0 ? age : 1;
+    } else {
+        gl_torch_view_free(out);
+    }
+    struct kept_view *none = NULL;
+    if (!atomic_compare_exchange_strong(&kept, &none, k))
+        free(k);
+    return ok;
+}
+
+/* At exit: see below. */
+static void register_exit_view(struct py_exc *escaped);
+
 /* ---- turning PyTorch's history recording on ----------------------------- */
 
 /* `_r`: b"n" torch.cuda.memory not imported, or PyTorch's CUDA state not
@@ -285,37 +337,48 @@ static char *interrupted_answer(char *partial, size_t *len)
  * so the probe tries again at a later allocation); b"u" the program records
  * history itself (torch._C._cuda_isHistoryEnabled(), PyTorch 2.1 on;
  * before it, a block with frames or a trace entry tells); b"e" we
- * turned it on; b"x" it raised.  enabled="state" keeps only the live
- * blocks' stacks (no trace ring to grow), context="alloc" their allocation
- * stacks, stacks="python" Python frames only (no C++ unwinding, PyTorch's
- * cheapest mode). */
-static const char probe_code[] =
-    "import sys as _s\n"
-    "_m = _s.modules.get('torch.cuda.memory')\n"
-    "_c = _s.modules.get('torch.cuda')\n"
-    "_r = b'n'\n"
-    "if _m is not None and _c is not None and _c.is_initialized():\n"
-    "    try:\n"
-    "        _h = getattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled', None)\n"
-    "        if _h is not None:\n"
-    "            _u = _h()\n"
-    "        else:\n"
-    "            _v = _m._snapshot()\n"
-    "            _u = any(_v.get('device_traces') or ()) or any(\n"
+ * turned it on; b"d" PyTorch is ready and recording is left for later
+ * (the look-only probe, GPULEAK_TORCH_LINES=request); b"x" it raised.
+ * enabled="state" keeps only the live blocks' stacks (no trace ring to
+ * grow), context="alloc" their allocation stacks, stacks="python" Python
+ * frames only (no C++ unwinding, PyTorch's cheapest mode). */
+#define PROBE_HEAD                                                                                   \
+    "import sys as _s\n"                                                                             \
+    "_m = _s.modules.get('torch.cuda.memory')\n"                                                     \
+    "_c = _s.modules.get('torch.cuda')\n"                                                            \
+    "_r = b'n'\n"                                                                                    \
+    "if _m is not None and _c is not None and _c.is_initialized():\n"                                \
+    "    try:\n"                                                                                     \
+    "        _h = getattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled', None)\n"              \
+    "        if _h is not None:\n"                                                                   \
+    "            _u = _h()\n"                                                                        \
+    "        else:\n"                                                                                \
+    "            _v = _m._snapshot()\n"                                                              \
+    "            _u = any(_v.get('device_traces') or ()) or any(\n"                                  \
     "                _b.get('frames') for _g in _v.get('segments', ()) for _b in _g.get('blocks', ()))\n"
+#define PROBE_TAIL                                                                                   \
+    "    except Exception:\n"                                                                        \
+    "        _r = b'x'\n"
+static const char probe_enable_code[] = PROBE_HEAD
     "        if _u:\n"
     "            _r = b'u'\n"
     "        else:\n"
     "            _m._record_memory_history(enabled='state', context='alloc', stacks='python')\n"
-    "            _r = b'e'\n"
-    "    except Exception:\n"
-    "        _r = b'x'\n";
+    "            _r = b'e'\n" PROBE_TAIL;
+static const char probe_look_code[] = PROBE_HEAD
+    "        _r = b'u' if _u else b'd'\n" PROBE_TAIL;
 
 static _Atomic int probe_done;      /* PyTorch found (or given up): allocations pay one load */
 static _Atomic uint32_t probes;     /* looks taken, all threads */
 static GL_TLS uint32_t thread_allocs; /* per thread: counting shares no cache line */
 static atomic_bool probe_queued;    /* one pending probe at a time */
 static atomic_bool torch_seen;      /* torch.cuda.memory was imported */
+/* GPULEAK_TORCH_LINES=request: set by the first request, so that PyTorch's
+ * recorder is turned on then (lines_call), or by the probe when it finds
+ * PyTorch after a request; false again once on (or the program's own). */
+static atomic_bool lines_wanted;
+static atomic_bool lines_deferred;  /* the probe found PyTorch and left its recorder off */
+static _Atomic uint64_t last_alloc_ns; /* since then: the last allocation (note_growth) */
 #define PROBE_MAX 64 /* looks at most, then never again */
 
 static int probe_call(void *arg)
@@ -324,21 +387,42 @@ static int probe_call(void *arg)
     note_main_thread();
     size_t len;
     struct py_exc escaped;
-    char *r = run_snippet(probe_code, &len, &escaped);
+    bool record_now = gl_config.torch_lines == GL_TORCH_LINES_START || atomic_load(&lines_wanted);
+    char *r = run_snippet(record_now ? probe_enable_code : probe_look_code, NULL, &len, &escaped);
     bool found = r != NULL && len == 1 && r[0] != 'n' && escaped.type == NULL;
-    free(r);
     if (found) {
+        if (r[0] == 'd') /* the quiet time counts from here */
+            atomic_store(&last_alloc_ns, gl_mono_ns());
+        atomic_store(&lines_deferred, r[0] == 'd');
         atomic_store(&torch_seen, true);
         atomic_store(&probe_done, 1);
+        register_exit_view(&escaped);
     }
+    free(r);
     atomic_store(&probe_queued, false); /* interrupted: a later allocation looks again */
     return raise_in_program(&escaped);
 }
 
+/* GPULEAK_TORCH_LINES=request: device memory that grows again after
+ * GPULEAK_TORCH_SETTLE (10 s) without a new allocation counts as a request.  A training
+ * loop fills PyTorch's cache in its first steps and then allocates nothing
+ * from CUDA, so it pays nothing; a job whose memory creeps up makes its
+ * cache grow, and the tensors made after that have their lines. */
+static void note_growth(void)
+{
+    uint64_t now = gl_mono_ns();
+    uint64_t last = atomic_exchange_explicit(&last_alloc_ns, now, memory_order_relaxed);
+    if (last != 0 && now - last >= gl_config.torch_settle_ms * 1000000ull)
+        gl_torch_want_lines();
+}
+
 void gl_torch_note_alloc(void)
 {
-    if (atomic_load_explicit(&probe_done, memory_order_relaxed))
+    if (atomic_load_explicit(&probe_done, memory_order_relaxed)) {
+        if (atomic_load_explicit(&lines_deferred, memory_order_relaxed))
+            note_growth();
         return;
+    }
     /* A look at each thread's 1st, 2nd, 4th, 8th... allocation, PROBE_MAX
      * looks in the process at most. */
     uint32_t t = ++thread_allocs;
@@ -405,6 +489,80 @@ static const char collect_code[] =
     "    except Exception:\n"
     "        _r = b'X'\n";
 
+/* ---- the view at exit: an atexit callback --------------------------------- */
+
+/* The exit snapshot is written after Python is finalized, when PyTorch can
+ * no longer be asked.  So once torch is found, gpuleak registers a C
+ * function with Python's atexit: it runs on the main thread with the GIL,
+ * before finalization (after the program's own later-registered callbacks,
+ * while module globals still hold their tensors), and keeps the view the
+ * exit snapshot carries.  Not run on os._exit or a fatal signal: those
+ * snapshots carry the last view taken before, with its age.  Found as
+ * stable C API entry points, like the rest; a Python without them simply
+ * gets no callback. */
+struct py_method_def { /* PyMethodDef: the same four members in every CPython 3 */
+    const char *name;
+    void *(*meth)(void *, void *);
+    int flags;
+    const char *doc;
+};
+#define PY_METH_NOARGS 0x0004
+
+static void *exit_view_call(void *self, void *unused);
+static struct py_method_def exit_view_def = {"gpuleak_exit_view", exit_view_call, PY_METH_NOARGS, NULL};
+static void *py_none;
+static void (*py_incref)(void *);
+
+static void *exit_view_call(void *self, void *unused)
+{
+    (void)self;
+    (void)unused;
+    note_main_thread();
+    size_t len;
+    struct py_exc escaped;
+    char *r = run_snippet(collect_code, NULL, &len, &escaped);
+    if (r != NULL && escaped.type == NULL && !(len == 1 && r[0] == 'X'))
+        keep_view(r, len);
+    free(r);
+    if (escaped.type != NULL) { /* the program's (a KeyboardInterrupt at exit): Python's to report */
+        py.err_restore(escaped.type, escaped.value, escaped.tb);
+        return NULL;
+    }
+    py_incref(py_none);
+    return py_none;
+}
+
+/* On the main thread, in the probe's pending call, once torch is found:
+ * atexit.register(exit_view_call), once per process (a fork child inherits
+ * the registration with the rest of Python's state).  The program's
+ * exception, if one lands meanwhile, is left in *escaped when there was
+ * none. */
+static void register_exit_view(struct py_exc *escaped)
+{
+    static atomic_bool registered;
+    if (atomic_exchange(&registered, true))
+        return;
+    void *(*new_cfunc)(void *, void *, void *) = NULL;
+    *(void **)&new_cfunc = gl_libc_dlsym(RTLD_DEFAULT, "PyCFunction_NewEx");
+    *(void **)&py_incref = gl_libc_dlsym(RTLD_DEFAULT, "Py_IncRef");
+    py_none = gl_libc_dlsym(RTLD_DEFAULT, "_Py_NoneStruct");
+    if (new_cfunc == NULL || py_incref == NULL || py_none == NULL)
+        return;
+    void *fn = new_cfunc(&exit_view_def, NULL, NULL);
+    if (fn == NULL) {
+        py.err_clear();
+        return;
+    }
+    size_t len;
+    struct py_exc mine;
+    free(run_snippet("import atexit as _a\n_a.register(_f)\n", fn, &len, &mine));
+    py.decref(fn);
+    if (escaped->type == NULL)
+        *escaped = mine;
+    else if (mine.type != NULL)
+        drop(&mine);
+}
+
 /* The answer travels from Python's main thread to the asking thread through
  * these atomics and a semaphore: no lock, so the asker can give up at its
  * deadline whatever the answering side is doing, and a late answer finds
@@ -418,33 +576,106 @@ static sem_t answered;
 static pthread_once_t answered_once = PTHREAD_ONCE_INIT;
 static void answered_init(void) { sem_init(&answered, 0, 0); }
 
+/* Turns PyTorch's recorder on now, on Python's main thread, when the probe
+ * left it off: after the first request's collection (that snapshot's
+ * tensors have no lines; the next one's new tensors do). */
+static void start_lines_here(struct py_exc *escaped)
+{
+    memset(escaped, 0, sizeof *escaped);
+    if (!atomic_exchange(&lines_deferred, false))
+        return;
+    size_t len;
+    char *r = run_snippet(probe_enable_code, NULL, &len, escaped);
+    bool on = r != NULL && len == 1 && (r[0] == 'e' || r[0] == 'u');
+    if (!on && escaped->type != NULL)
+        atomic_store(&lines_deferred, true); /* interrupted: the next request tries again */
+    free(r);
+}
+
+static int lines_call(void *arg)
+{
+    (void)arg;
+    note_main_thread();
+    struct py_exc escaped;
+    start_lines_here(&escaped);
+    return raise_in_program(&escaped);
+}
+
+void gl_torch_want_lines(void)
+{
+    if (atomic_exchange(&lines_wanted, true) || !atomic_load(&lines_deferred) || !py_ready())
+        return; /* already asked, or the probe (not run yet) will see lines_wanted */
+    py.add_pending(lines_call, NULL);
+}
+
+/* The asker gave up on the main thread (busy in C past GL_TORCH_WAIT_MS,
+ * or answering past GL_TORCH_ANSWER_WAIT_MS): the reason of its snapshot,
+ * so that the pending call, when the main thread returns to bytecode, still
+ * answers -- once -- and its view reaches a snapshot (keep_late_answer).
+ * 0: nothing given up on. */
+static _Atomic uint32_t late_reason;
+/* A late answer is kept for a follow-up signal snapshot, which carries it
+ * instead of asking again (a main thread that goes straight back into C
+ * would otherwise make every follow-up give up too). */
+static atomic_bool followup;
+
+/* A late answer: kept as the last view, and a signal snapshot that went
+ * without gets a follow-up that carries it.  Takes r. */
+static void keep_late_answer(char *r, size_t len)
+{
+    uint32_t reason = atomic_exchange(&late_reason, 0);
+    if (reason != 0 && r != NULL && !(len == 1 && r[0] == 'X')) {
+        keep_view(r, len);
+        if (reason == GL_REASON_SIGNAL) {
+            atomic_store(&followup, true);
+            gl_trigger_followup();
+        }
+    }
+    free(r);
+}
+
+/* After an answer (the asker is not kept waiting): PyTorch's recorder on
+ * if the probe left it off, then what escaped goes back to the program. */
+static int finish_answer(struct py_exc *escaped)
+{
+    if (escaped->type == NULL)
+        start_lines_here(escaped);
+    return raise_in_program(escaped); /* after the answer: nothing left stuck */
+}
+
 static int answer_call(void *arg)
 {
     (void)arg;
     int expected = PHASE_ASKED;
-    if (!atomic_compare_exchange_strong(&phase, &expected, PHASE_RUNNING))
-        return 0; /* a request already withdrawn (or answered) */
+    bool asked = atomic_compare_exchange_strong(&phase, &expected, PHASE_RUNNING);
+    if (!asked && atomic_load(&late_reason) == 0)
+        return 0; /* a request already answered, or no longer wanted */
     note_main_thread();
     size_t len;
     struct py_exc escaped;
-    char *r = run_snippet(collect_code, &len, &escaped);
+    char *r = run_snippet(collect_code, NULL, &len, &escaped);
     if (escaped.type != NULL)
         r = interrupted_answer(r, &len);
-    atomic_store(&answer, r);
-    atomic_store(&answer_len, len);
-    expected = PHASE_RUNNING;
-    if (atomic_compare_exchange_strong(&phase, &expected, PHASE_DONE)) {
-        sem_post(&answered);
-    } else {
+    if (asked) {
+        atomic_store(&answer, r);
+        atomic_store(&answer_len, len);
+        expected = PHASE_RUNNING;
+        if (atomic_compare_exchange_strong(&phase, &expected, PHASE_DONE)) {
+            /* A request given up on earlier is served by this answer: its
+             * snapshot's successor carries this view. */
+            atomic_store(&late_reason, 0);
+            sem_post(&answered);
+            return finish_answer(&escaped);
+        }
         atomic_store(&answer, NULL);
-        free(r);
     }
-    return raise_in_program(&escaped); /* after the answer: nothing left stuck */
+    keep_late_answer(r, len);
+    return finish_answer(&escaped);
 }
 
 #define WAIT_SLICE_MS 50
 
-static char *ask_main_thread(size_t *len, bool *timed_out)
+static char *ask_main_thread(uint32_t reason, size_t *len, bool *timed_out)
 {
     *len = 0;
     *timed_out = false;
@@ -456,7 +687,8 @@ static char *ask_main_thread(size_t *len, bool *timed_out)
     atomic_store(&answer, NULL);
     atomic_store(&phase, PHASE_ASKED);
     char *r = NULL;
-    if (py.add_pending(answer_call, NULL) == 0) {
+    bool queued = py.add_pending(answer_call, NULL) == 0;
+    if (queued) {
         /* In slices, so that a process that begins exiting meanwhile (its
          * main thread will run no more bytecode, and the exit path waits
          * for the writer to sample the driver) is not kept waiting.  A
@@ -480,7 +712,15 @@ static char *ask_main_thread(size_t *len, bool *timed_out)
                 break;
         }
     }
+    /* Giving up unless it answered: the pending call stays wanted, to
+     * answer when the main thread returns to bytecode (unless the process
+     * is exiting: the exit snapshot carries the last view then).  Said
+     * before the request is withdrawn, so that an answer finishing just
+     * then finds it (keep_late_answer); cleared again if it answered. */
+    if (queued && !gl_exit_begun())
+        atomic_store(&late_reason, reason);
     if (atomic_exchange(&phase, PHASE_IDLE) == PHASE_DONE) {
+        atomic_store(&late_reason, 0);
         r = atomic_exchange(&answer, NULL);
         *len = atomic_load(&answer_len);
     } else {
@@ -598,10 +838,19 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
     if (!gl_config.torch)
         return;
     /* Exit: Python is finalized.  Fatal signal: the process may be in any
-     * state.  Out-of-memory: written on the failing thread, which may hold
-     * PyTorch's allocator mutex (that _snapshot() takes) or the GIL. */
+     * state.  Neither can ask: they carry the last view PyTorch gave (at
+     * exit, normally the one gpuleak's atexit callback took), saying how
+     * old it is.  Out-of-memory: written on the failing thread, which may
+     * hold PyTorch's allocator mutex (that _snapshot() takes) or the GIL. */
+    if (reason == GL_REASON_EXIT || reason == GL_REASON_FATAL_SIGNAL) {
+        decode_kept(out);
+        return;
+    }
+    if (reason == GL_REASON_SIGNAL && atomic_exchange(&followup, false) && decode_kept(out))
+        return; /* the follow-up of a signal snapshot that had no answer */
     if (reason != GL_REASON_SIGNAL && reason != GL_REASON_PERIODIC && reason != GL_REASON_REQUEST)
         return;
+    atomic_store(&lines_wanted, true); /* a request: PyTorch's lines from now on */
     if (!py_ready() || !c10_cuda_loaded())
         return;
     size_t len = 0;
@@ -615,14 +864,18 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
          * instead could wait for this very thread. */
         int g = py.gil_ensure();
         struct py_exc escaped;
-        buf = run_snippet(collect_code, &len, &escaped);
+        buf = run_snippet(collect_code, NULL, &len, &escaped);
         if (escaped.type != NULL) {
             buf = interrupted_answer(buf, &len);
             hand_back(&escaped);
+        } else {
+            start_lines_here(&escaped); /* the answer stands whatever this does */
+            if (escaped.type != NULL)
+                hand_back(&escaped);
         }
         py.gil_release(g);
     } else if (atomic_load(&torch_seen)) {
-        buf = ask_main_thread(&len, &timed_out);
+        buf = ask_main_thread(reason, &len, &timed_out);
     } else {
         return; /* no torch seen yet: nothing to wait 2 s for */
     }
@@ -638,6 +891,7 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
         out->status = GL_TORCH_FAILED;
     } else if (decode(buf, len, out)) {
         out->status = GL_TORCH_ANSWERED;
+        keep_view(buf, len);
     } else {
         gl_torch_view_free(out);
         out->status = GL_TORCH_FAILED;
@@ -661,6 +915,10 @@ void gl_torch_postfork_child(void)
     atomic_store(&python_main_thread, 0);
     char *late = atomic_exchange(&answer, NULL);
     free(late);
+    /* The parent's view is not the child's memory. */
+    free(atomic_exchange(&kept, NULL));
+    atomic_store(&late_reason, 0);
+    atomic_store(&followup, false);
     if (pthread_once(&answered_once, answered_init) == 0)
         sem_init(&answered, 0, 0);
 }

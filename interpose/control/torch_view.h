@@ -26,6 +26,7 @@ struct gl_torch_view {
     uint32_t status; /* enum gl_torch_status; 0: nothing to write (no torch, or not asked) */
     uint32_t segments;
     uint64_t reserved_bytes, allocated_bytes;
+    uint64_t age_us; /* 0: asked for this snapshot; else how old the last view is */
     size_t nblocks;
     struct gl_torch_block *blocks;
     /* The blocks' stacks and their Python frames, this view's only: written
@@ -45,8 +46,17 @@ struct gl_torch_view {
  * itself.  Once done, or in a process without Python, one atomic load. */
 void gl_torch_note_alloc(void);
 
+/* GPULEAK_TORCH_LINES=request: a request for history or a snapshot came,
+ * so PyTorch's recorder is turned on (now, through a pending call, when
+ * PyTorch was already found; else when the probe finds it).  Any thread,
+ * no lock held. */
+void gl_torch_want_lines(void);
+
 /* Asks PyTorch for its view, for a snapshot taken for `reason` (only
- * signal, periodic and request snapshots ask).  Called with no lock of ours
+ * signal, periodic and request snapshots ask; exit and fatal-signal ones,
+ * and the follow-up of a signal snapshot whose main thread was busy in C,
+ * get the last view PyTorch gave, with its age: the one the atexit
+ * callback took, at a normal exit).  Called with no lock of ours
  * held; waits at most GL_TORCH_WAIT_MS for Python's main thread to start
  * answering (GL_TORCH_ANSWER_WAIT_MS in all once it has), and only
  * in a process where torch.cuda.memory was seen (a Python program without
@@ -60,7 +70,8 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out);
 void gl_torch_view_free(struct gl_torch_view *v);
 
 /* fork: the child has no request in flight (its asker, the writer thread,
- * is gone) and asks again with a fresh semaphore. */
+ * is gone) and asks again with a fresh semaphore; it drops the parent's
+ * last view, which is not its memory. */
 void gl_torch_postfork_child(void);
 
 #endif

@@ -57,6 +57,12 @@ static void on_signal(int sig)
     errno = saved;
 }
 
+void gl_trigger_followup(void)
+{
+    atomic_store(&signal_pending, true);
+    gl_worker_wake();
+}
+
 /* The default action, so the exit status is the same as without gpuleak.
  * In a handler (SA_NODEFER) or at a busy region's end, raise delivers it at
  * once; a fault would also simply recur. */

@@ -25,6 +25,11 @@ void gl_trigger_oom(int32_t device, uint64_t mem_free, uint64_t mem_total);
 
 void gl_trigger_postfork_child(void);
 
+/* Asks the writer for a signal snapshot, as the snapshot signal does: the
+ * follow-up of one that went without PyTorch's view (control/torch_view.c).
+ * Never from a signal handler (it is one, but needs no promise). */
+void gl_trigger_followup(void);
+
 /* Says once if the program has replaced the snapshot signal's handler (the
  * writer checks every few seconds, and the exit path once more). */
 void gl_trigger_check_signal(void);

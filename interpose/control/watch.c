@@ -43,6 +43,9 @@ static char metrics_pattern[GL_PATH_MAX];
 static char metrics_path[GL_PATH_MAX]; /* "" until expanded in this process */
 static atomic_bool warned_shared;      /* another process writes our file: said */
 static mode_t metrics_mode = 0600;
+/* The rank label, read here once: getenv on the writer thread every second
+ * would race with a program thread's setenv (glibc may move environ). */
+static uint32_t metrics_rank;
 static uint64_t due_ns, last_write_ns;
 static uint64_t last_fingerprint;
 static char live_name[32];
@@ -148,6 +151,7 @@ void gl_watch_configure(void)
             gl_warn_once(&warned_metrics, "GPULEAK_METRICS=%.60s: unknown conversion '%%%.1s' kept as text "
                          "(known: %%p %%h %%r %%t %%%%)", m, bad + 1);
     }
+    metrics_rank = gl_rank();
     const char *mode = getenv("GPULEAK_METRICS_MODE");
     if (mode != NULL && *mode != '\0') {
         char *end;
@@ -415,32 +419,56 @@ static void live_text(struct text *t, const struct gl_watch_copy *c)
     put(t, "end\n");
 }
 
-/* OpenMetrics text (https://openmetrics.io): one family per figure, a
- * sample per device (host memory is device "host"), and # EOF. */
+/* The labels every sample of this process carries: pid, rank (%r's rule,
+ * as configured) and host (gethostname, as snapshots record it, so that a
+ * query names the host merge names), as "pid=\"N\",rank=\"R\",host=\"H\"".
+ * The host is escaped as the text format wants (\\, \", \n). */
+static void process_labels(char *buf, size_t size)
+{
+    char host[256], esc[2 * sizeof host];
+    if (gethostname(host, sizeof host) != 0)
+        host[0] = '\0';
+    host[sizeof host - 1] = '\0';
+    size_t n = 0;
+    for (const char *c = host; *c; c++) {
+        if (*c == '\\' || *c == '"' || *c == '\n')
+            esc[n++] = '\\';
+        esc[n++] = *c == '\n' ? 'n' : *c;
+    }
+    esc[n] = '\0';
+    snprintf(buf, size, "pid=\"%d\",rank=\"%u\",host=\"%s\"", (int)getpid(), metrics_rank, esc);
+}
+
+/* Prometheus' text format (version 0.0.4), which node-exporter's textfile
+ * collector reads: HELP and TYPE name each family as its samples are
+ * named, a counter's with _total.  (OpenMetrics' "# TYPE x counter" over
+ * samples "x_total", written before issue 38, left that collector with
+ * untyped families that had lost their help.)  One sample per device
+ * (host memory is device "host"). */
 static void metrics_text(struct text *t, const struct gl_watch_copy *c)
 {
     static const struct {
-        const char *name, *type, *unit, *help;
+        const char *name, *type, *help;
         size_t field; /* offset in gl_device_copy */
     } fams[] = {
-        {"gpuleak_live_bytes", "gauge", "bytes", "Memory allocated through CUDA and not freed yet",
+        {"gpuleak_live_bytes", "gauge", "Memory allocated through CUDA and not freed yet",
          offsetof(struct gl_device_copy, live_bytes)},
-        {"gpuleak_live_allocations", "gauge", "", "Allocations not freed yet",
+        {"gpuleak_live_allocations", "gauge", "Allocations not freed yet",
          offsetof(struct gl_device_copy, live_count)},
-        {"gpuleak_peak_bytes", "gauge", "bytes", "Highest live_bytes so far",
+        {"gpuleak_peak_bytes", "gauge", "Highest gpuleak_live_bytes so far",
          offsetof(struct gl_device_copy, peak_bytes)},
-        {"gpuleak_allocations", "counter", "", "Allocations made",
+        {"gpuleak_allocations_total", "counter", "Allocations made",
          offsetof(struct gl_device_copy, alloc_count)},
-        {"gpuleak_frees", "counter", "", "Allocations freed",
+        {"gpuleak_frees_total", "counter", "Allocations freed",
          offsetof(struct gl_device_copy, free_count)},
-        {"gpuleak_failed_allocations", "counter", "", "Allocations CUDA refused (out of memory)",
+        {"gpuleak_failed_allocations_total", "counter", "Allocations CUDA refused (out of memory)",
          offsetof(struct gl_device_copy, failed_count)},
     };
+    char labels[640];
+    process_labels(labels, sizeof labels);
     for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
-        put(t, "# TYPE %s %s\n", fams[f].name, fams[f].type);
-        if (*fams[f].unit)
-            put(t, "# UNIT %s %s\n", fams[f].name, fams[f].unit);
         put(t, "# HELP %s %s.\n", fams[f].name, fams[f].help);
+        put(t, "# TYPE %s %s\n", fams[f].name, fams[f].type);
         for (size_t i = 0; i < c->ndevices; i++) {
             const struct gl_device_copy *d = &c->devices[i];
             uint64_t v;
@@ -450,12 +478,9 @@ static void metrics_text(struct text *t, const struct gl_watch_copy *c)
                 snprintf(dev, sizeof dev, "host");
             else
                 snprintf(dev, sizeof dev, "%d", (int)d->device);
-            put(t, "%s%s{device=\"%s\",pid=\"%d\"} %llu\n", fams[f].name,
-                strcmp(fams[f].type, "counter") == 0 ? "_total" : "", dev, (int)getpid(),
-                (unsigned long long)v);
+            put(t, "%s{device=\"%s\",%s} %llu\n", fams[f].name, dev, labels, (unsigned long long)v);
         }
     }
-    put(t, "# EOF\n");
 }
 
 static uint64_t fingerprint(const struct gl_watch_copy *c)

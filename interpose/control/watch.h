@@ -8,7 +8,7 @@
  * file:line function), the loaded modules that symbolize it,
  * and the last out-of-memory errors (docs/live.md has the format).  With
  * GPULEAK_METRICS=FILE the same device figures are written to FILE in
- * OpenMetrics text, for Prometheus' textfile collector (FILE expanded as
+ * Prometheus' text format, for node-exporter's textfile collector (FILE expanded as
  * GPULEAK_OUTPUT is, per process, resolved where tracking started).  GPULEAK_LIVE=0
  * turns the live file off.  Both are replaced atomically (write, rename);
  * the live file is removed when the process exits. */

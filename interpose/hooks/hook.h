@@ -46,6 +46,24 @@ void gl_hook_out_of_memory(int32_t device, uint64_t size, uint64_t stream, uint1
     if (var == NULL)                                                             \
         return err
 
+/* The whole body of a hook whose bookkeeping all comes after the real call
+ * (allocations, creations, imports, opens, launches): the real function
+ * resolved, the call entered, made, then `after`, a statement that may read
+ * `track` (true for the outermost intercepted call on this thread) and `rc`
+ * (the real result), left, and `rc` returned untouched.  A macro, not a
+ * function: `call` keeps the hook's own parameters and types, and the real
+ * function returns straight into the hook, as it did when each hook spelled
+ * this out.  `after` runs whether or not `track` is set: one that learns at
+ * any depth ignores it. */
+#define GL_CALL_THEN_BODY(name, err, call, after)                                \
+    GL_REAL_OR_RETURN(real, name, err);                                          \
+    bool track = gl_enter();                                                     \
+    (void)track;                                                                 \
+    __typeof__(call) rc = call;                                                  \
+    after;                                                                       \
+    gl_leave();                                                                  \
+    return rc
+
 /* The whole body of a hook that releases an opaque handle kept in `space`
  * (arrays, modules): its record is taken before the call (the driver may
  * hand the value out again as soon as it is released) and settled after it;

@@ -38,68 +38,48 @@ static void after_alloc(bool track, CUresult rc, uint64_t ptr, size_t size, uint
 #define DPTR(p) ((p) != NULL ? (uint64_t)*(p) : 0)
 #define HPTR(p) ((p) != NULL ? (uint64_t)(uintptr_t)*(p) : 0)
 
+/* The whole body of an allocation hook: `call`, then the allocation at
+ * `ptr` of `size` bytes recorded (both read after the call). */
+#define ALLOC_BODY(name, call, ptr, size, kind, api) \
+    GL_CALL_THEN_BODY(name, NO_DRIVER, call, after_alloc(track, rc, ptr, size, 0, kind, api, 0))
+
 GL_HOOK(CUresult, cuMemAlloc_v2, (CUdeviceptr *dptr, size_t bytesize))
 {
-    GL_REAL_OR_RETURN(real, cuMemAlloc_v2, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(dptr, bytesize);
-    after_alloc(track, rc, DPTR(dptr), bytesize, 0, GL_KIND_DEVICE, GL_API_CU_MEM_ALLOC, 0);
-    gl_leave();
-    return rc;
+    ALLOC_BODY(cuMemAlloc_v2, real(dptr, bytesize), DPTR(dptr), bytesize, GL_KIND_DEVICE, GL_API_CU_MEM_ALLOC);
 }
 
 GL_HOOK(CUresult, cuMemAllocPitch_v2,
         (CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes))
 {
-    GL_REAL_OR_RETURN(real, cuMemAllocPitch_v2, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-    size_t bytes = rc == CUDA_SUCCESS && pPitch != NULL ? *pPitch * Height : WidthInBytes * Height;
-    after_alloc(track, rc, DPTR(dptr), bytes, 0, GL_KIND_DEVICE, GL_API_CU_MEM_ALLOC_PITCH, 0);
-    gl_leave();
-    return rc;
+    ALLOC_BODY(cuMemAllocPitch_v2, real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes), DPTR(dptr),
+               rc == CUDA_SUCCESS && pPitch != NULL ? *pPitch * Height : WidthInBytes * Height, GL_KIND_DEVICE,
+               GL_API_CU_MEM_ALLOC_PITCH);
 }
 
 GL_HOOK(CUresult, cuMemAllocManaged, (CUdeviceptr *dptr, size_t bytesize, unsigned int flags))
 {
-    GL_REAL_OR_RETURN(real, cuMemAllocManaged, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(dptr, bytesize, flags);
-    after_alloc(track, rc, DPTR(dptr), bytesize, 0, GL_KIND_MANAGED, GL_API_CU_MEM_ALLOC_MANAGED, 0);
-    gl_leave();
-    return rc;
+    ALLOC_BODY(cuMemAllocManaged, real(dptr, bytesize, flags), DPTR(dptr), bytesize, GL_KIND_MANAGED,
+               GL_API_CU_MEM_ALLOC_MANAGED);
 }
 
 GL_HOOK(CUresult, cuMemAllocHost_v2, (void **pp, size_t bytesize))
 {
-    GL_REAL_OR_RETURN(real, cuMemAllocHost_v2, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(pp, bytesize);
-    after_alloc(track, rc, HPTR(pp), bytesize, 0, GL_KIND_HOST_PINNED, GL_API_CU_MEM_ALLOC_HOST, 0);
-    gl_leave();
-    return rc;
+    ALLOC_BODY(cuMemAllocHost_v2, real(pp, bytesize), HPTR(pp), bytesize, GL_KIND_HOST_PINNED,
+               GL_API_CU_MEM_ALLOC_HOST);
 }
 
 GL_HOOK(CUresult, cuMemHostAlloc, (void **pp, size_t bytesize, unsigned int Flags))
 {
-    GL_REAL_OR_RETURN(real, cuMemHostAlloc, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(pp, bytesize, Flags);
-    after_alloc(track, rc, HPTR(pp), bytesize, 0, GL_KIND_HOST_PINNED, GL_API_CU_MEM_HOST_ALLOC, 0);
-    gl_leave();
-    return rc;
+    ALLOC_BODY(cuMemHostAlloc, real(pp, bytesize, Flags), HPTR(pp), bytesize, GL_KIND_HOST_PINNED,
+               GL_API_CU_MEM_HOST_ALLOC);
 }
 
 GL_HOOK(CUresult, cuMemHostRegister_v2, (void *p, size_t bytesize, unsigned int Flags))
 {
-    GL_REAL_OR_RETURN(real, cuMemHostRegister_v2, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(p, bytesize, Flags);
-    if (track && rc == CUDA_SUCCESS && p != NULL)
-        gl_call_alloc(gl_where_driver(0), (uintptr_t)p, bytesize, 0, GL_KIND_HOST_REGISTERED,
-                      GL_API_CU_MEM_HOST_REGISTER, GL_SPACE_ADDR);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuMemHostRegister_v2, NO_DRIVER, real(p, bytesize, Flags),
+                      if (track && rc == CUDA_SUCCESS && p != NULL)
+                          gl_call_alloc(gl_where_driver(0), (uintptr_t)p, bytesize, 0, GL_KIND_HOST_REGISTERED,
+                                        GL_API_CU_MEM_HOST_REGISTER, GL_SPACE_ADDR));
 }
 
 /* Stream-ordered allocations and frees on a stream being captured allocate
@@ -118,52 +98,34 @@ static void after_async(bool track, CUresult rc, uint64_t ptr, size_t size, CUst
     }
 }
 
-static CUresult alloc_async(CUresult (*real)(CUdeviceptr *, size_t, CUstream), CUdeviceptr *dptr,
-                            size_t bytesize, CUstream stream, uint16_t api, bool pt)
-{
-    bool track = gl_enter();
-    CUresult rc = real(dptr, bytesize, stream);
-    after_async(track, rc, DPTR(dptr), bytesize, stream, api, 0, pt);
-    gl_leave();
-    return rc;
-}
+/* An async allocation hook's body; pool: the explicit pool, or 0. */
+#define ASYNC_BODY(name, call, dptr, size, stream, api, pool, pt) \
+    GL_CALL_THEN_BODY(name, NO_DRIVER, call, after_async(track, rc, DPTR(dptr), size, stream, api, pool, pt))
 
 GL_HOOK(CUresult, cuMemAllocAsync, (CUdeviceptr *dptr, size_t bytesize, CUstream hStream))
 {
-    GL_REAL_OR_RETURN(real, cuMemAllocAsync, NO_DRIVER);
-    return alloc_async(real, dptr, bytesize, hStream, GL_API_CU_MEM_ALLOC_ASYNC, false);
+    ASYNC_BODY(cuMemAllocAsync, real(dptr, bytesize, hStream), dptr, bytesize, hStream, GL_API_CU_MEM_ALLOC_ASYNC,
+               0, false);
 }
 
 GL_HOOK(CUresult, cuMemAllocAsync_ptsz, (CUdeviceptr *dptr, size_t bytesize, CUstream hStream))
 {
-    GL_REAL_OR_RETURN(real, cuMemAllocAsync_ptsz, NO_DRIVER);
-    return alloc_async(real, dptr, bytesize, hStream, GL_API_CU_MEM_ALLOC_ASYNC_PTSZ, true);
-}
-
-static CUresult alloc_from_pool(CUresult (*real)(CUdeviceptr *, size_t, CUmemoryPool, CUstream),
-                                CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream stream,
-                                uint16_t api, bool pt)
-{
-    bool track = gl_enter();
-    CUresult rc = real(dptr, bytesize, pool, stream);
-    after_async(track, rc, DPTR(dptr), bytesize, stream, api, (uintptr_t)pool, pt);
-    gl_leave();
-    return rc;
+    ASYNC_BODY(cuMemAllocAsync_ptsz, real(dptr, bytesize, hStream), dptr, bytesize, hStream,
+               GL_API_CU_MEM_ALLOC_ASYNC_PTSZ, 0, true);
 }
 
 GL_HOOK(CUresult, cuMemAllocFromPoolAsync,
         (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream))
 {
-    GL_REAL_OR_RETURN(real, cuMemAllocFromPoolAsync, NO_DRIVER);
-    return alloc_from_pool(real, dptr, bytesize, pool, hStream, GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC, false);
+    ASYNC_BODY(cuMemAllocFromPoolAsync, real(dptr, bytesize, pool, hStream), dptr, bytesize, hStream,
+               GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC, (uintptr_t)pool, false);
 }
 
 GL_HOOK(CUresult, cuMemAllocFromPoolAsync_ptsz,
         (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream))
 {
-    GL_REAL_OR_RETURN(real, cuMemAllocFromPoolAsync_ptsz, NO_DRIVER);
-    return alloc_from_pool(real, dptr, bytesize, pool, hStream, GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ,
-                           true);
+    ASYNC_BODY(cuMemAllocFromPoolAsync_ptsz, real(dptr, bytesize, pool, hStream), dptr, bytesize, hStream,
+               GL_API_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ, (uintptr_t)pool, true);
 }
 
 /* Frees.  The record is taken before the real call and settled after it. */

@@ -20,47 +20,42 @@ static void after_array(bool track, CUresult rc, void *handle, size_t bytes, uin
         gl_hook_out_of_memory(gl_where_driver(0).device, bytes, 0, GL_KIND_ARRAY, api);
 }
 
+/* The whole body of an array-creating hook: `call`, then the handle in
+ * `*out` recorded with `bytes`. */
+#define ARRAY_BODY(name, call, out, bytes, api) \
+    GL_CALL_THEN_BODY(name, NO_DRIVER, call, after_array(track, rc, (out) ? (void *)*(out) : NULL, bytes, api))
+
+/* cuArrayCreate's 2D descriptor, sized as the 3D one of depth 0. */
+static size_t array_2d_bytes(const CUDA_ARRAY_DESCRIPTOR *a)
+{
+    if (a == NULL)
+        return 0;
+    CUDA_ARRAY3D_DESCRIPTOR d3 = {0};
+    d3.Width = a->Width;
+    d3.Height = a->Height;
+    d3.Format = a->Format;
+    d3.NumChannels = a->NumChannels;
+    return gl_array_bytes_driver(&d3, 1);
+}
+
 GL_HOOK(CUresult, cuArrayCreate_v2, (CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray))
 {
-    GL_REAL_OR_RETURN(real, cuArrayCreate_v2, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(pHandle, pAllocateArray);
-    CUDA_ARRAY3D_DESCRIPTOR d3 = {0};
-    if (pAllocateArray != NULL) {
-        d3.Width = pAllocateArray->Width;
-        d3.Height = pAllocateArray->Height;
-        d3.Format = pAllocateArray->Format;
-        d3.NumChannels = pAllocateArray->NumChannels;
-    }
-    size_t bytes = pAllocateArray ? gl_array_bytes_driver(&d3, 1) : 0;
-    after_array(track, rc, pHandle ? (void *)*pHandle : NULL, bytes, GL_API_CU_ARRAY_CREATE);
-    gl_leave();
-    return rc;
+    ARRAY_BODY(cuArrayCreate_v2, real(pHandle, pAllocateArray), pHandle, array_2d_bytes(pAllocateArray),
+               GL_API_CU_ARRAY_CREATE);
 }
 
 GL_HOOK(CUresult, cuArray3DCreate_v2, (CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray))
 {
-    GL_REAL_OR_RETURN(real, cuArray3DCreate_v2, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(pHandle, pAllocateArray);
-    after_array(track, rc, pHandle ? (void *)*pHandle : NULL, gl_array_bytes_driver(pAllocateArray, 1),
-                GL_API_CU_ARRAY_3D_CREATE);
-    gl_leave();
-    return rc;
+    ARRAY_BODY(cuArray3DCreate_v2, real(pHandle, pAllocateArray), pHandle,
+               gl_array_bytes_driver(pAllocateArray, 1), GL_API_CU_ARRAY_3D_CREATE);
 }
 
 GL_HOOK(CUresult, cuMipmappedArrayCreate,
         (CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc,
          unsigned int numMipmapLevels))
 {
-    GL_REAL_OR_RETURN(real, cuMipmappedArrayCreate, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-    after_array(track, rc, pHandle ? (void *)*pHandle : NULL,
-                gl_array_bytes_driver(pMipmappedArrayDesc, numMipmapLevels),
-                GL_API_CU_MIPMAPPED_ARRAY_CREATE);
-    gl_leave();
-    return rc;
+    ARRAY_BODY(cuMipmappedArrayCreate, real(pHandle, pMipmappedArrayDesc, numMipmapLevels), pHandle,
+               gl_array_bytes_driver(pMipmappedArrayDesc, numMipmapLevels), GL_API_CU_MIPMAPPED_ARRAY_CREATE);
 }
 
 #define FREE_ARRAY_BODY(name, handle, api) \

@@ -81,13 +81,9 @@ GL_HOOK(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice dev))
 
 GL_HOOK(CUresult, cuCtxDestroy_v2, (CUcontext ctx))
 {
-    GL_REAL_OR_RETURN(real, cuCtxDestroy_v2, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(ctx);
-    if (track && rc == CUDA_SUCCESS && ctx != NULL)
-        gl_track_drop_context(GL_ANY_OWNER, (uintptr_t)ctx, GL_API_CU_CTX_DESTROY);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuCtxDestroy_v2, NO_DRIVER, real(ctx),
+                      if (track && rc == CUDA_SUCCESS && ctx != NULL)
+                          gl_track_drop_context(GL_ANY_OWNER, (uintptr_t)ctx, GL_API_CU_CTX_DESTROY));
 }
 
 /* The pre-11.0 ABIs of the primary-context reset and release: NVIDIA's CUDA

@@ -58,14 +58,10 @@ static struct gl_where driver_here(void) { return gl_where_driver(0); }
 GL_HOOK(cudaError_t, cudaImportExternalMemory,
         (cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc))
 {
-    GL_REAL_OR_RETURN(real, cudaImportExternalMemory, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(extMem_out, memHandleDesc);
-    imported(track, rc == cudaSuccess && extMem_out != NULL && memHandleDesc != NULL, gl_where_runtime,
-             extMem_out ? (void *)*extMem_out : NULL, memHandleDesc ? memHandleDesc->size : 0,
-             GL_API_CUDA_IMPORT_EXTERNAL_MEMORY);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cudaImportExternalMemory, NO_RUNTIME, real(extMem_out, memHandleDesc),
+                      imported(track, rc == cudaSuccess && extMem_out != NULL && memHandleDesc != NULL, gl_where_runtime,
+                               extMem_out ? (void *)*extMem_out : NULL, memHandleDesc ? memHandleDesc->size : 0,
+                               GL_API_CUDA_IMPORT_EXTERNAL_MEMORY));
 }
 
 GL_HOOK(cudaError_t, cudaDestroyExternalMemory, (cudaExternalMemory_t extMem))
@@ -77,30 +73,22 @@ GL_HOOK(cudaError_t, cudaDestroyExternalMemory, (cudaExternalMemory_t extMem))
 GL_HOOK(cudaError_t, cudaExternalMemoryGetMappedBuffer,
         (void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc))
 {
-    GL_REAL_OR_RETURN(real, cudaExternalMemoryGetMappedBuffer, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(devPtr, extMem, bufferDesc);
-    if (track && rc == cudaSuccess && devPtr != NULL && *devPtr != NULL && bufferDesc != NULL)
-        gl_call_alloc(gl_where_runtime(), (uintptr_t)*devPtr, bufferDesc->size, 0, GL_KIND_EXTERNAL,
-                      GL_API_CUDA_EXTERNAL_MEMORY_GET_MAPPED_BUFFER, GL_SPACE_ADDR);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cudaExternalMemoryGetMappedBuffer, NO_RUNTIME, real(devPtr, extMem, bufferDesc),
+                      if (track && rc == cudaSuccess && devPtr != NULL && *devPtr != NULL && bufferDesc != NULL)
+                          gl_call_alloc(gl_where_runtime(), (uintptr_t)*devPtr, bufferDesc->size, 0, GL_KIND_EXTERNAL,
+                                        GL_API_CUDA_EXTERNAL_MEMORY_GET_MAPPED_BUFFER, GL_SPACE_ADDR));
 }
 
 GL_HOOK(cudaError_t, cudaExternalMemoryGetMappedMipmappedArray,
         (cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem,
          const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc))
 {
-    GL_REAL_OR_RETURN(real, cudaExternalMemoryGetMappedMipmappedArray, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(mipmap, extMem, mipmapDesc);
-    if (track && rc == cudaSuccess && mipmap != NULL && *mipmap != NULL && mipmapDesc != NULL)
-        gl_call_alloc(gl_where_runtime(), (uintptr_t)*mipmap,
-                      gl_array_bytes_runtime(&mipmapDesc->formatDesc, mipmapDesc->extent, mipmapDesc->numLevels),
-                      0, GL_KIND_EXTERNAL, GL_API_CUDA_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY,
-                      GL_SPACE_ARRAY);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cudaExternalMemoryGetMappedMipmappedArray, NO_RUNTIME, real(mipmap, extMem, mipmapDesc),
+                      if (track && rc == cudaSuccess && mipmap != NULL && *mipmap != NULL && mipmapDesc != NULL)
+                          gl_call_alloc(gl_where_runtime(), (uintptr_t)*mipmap,
+                                        gl_array_bytes_runtime(&mipmapDesc->formatDesc, mipmapDesc->extent, mipmapDesc->numLevels),
+                                        0, GL_KIND_EXTERNAL, GL_API_CUDA_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY,
+                                        GL_SPACE_ARRAY));
 }
 
 /* ---- driver ------------------------------------------------------------- */
@@ -108,14 +96,10 @@ GL_HOOK(cudaError_t, cudaExternalMemoryGetMappedMipmappedArray,
 GL_HOOK(CUresult, cuImportExternalMemory,
         (CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc))
 {
-    GL_REAL_OR_RETURN(real, cuImportExternalMemory, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(extMem_out, memHandleDesc);
-    imported(track, rc == CUDA_SUCCESS && extMem_out != NULL && memHandleDesc != NULL, driver_here,
-             extMem_out ? (void *)*extMem_out : NULL, memHandleDesc ? memHandleDesc->size : 0,
-             GL_API_CU_IMPORT_EXTERNAL_MEMORY);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuImportExternalMemory, NO_DRIVER, real(extMem_out, memHandleDesc),
+                      imported(track, rc == CUDA_SUCCESS && extMem_out != NULL && memHandleDesc != NULL, driver_here,
+                               extMem_out ? (void *)*extMem_out : NULL, memHandleDesc ? memHandleDesc->size : 0,
+                               GL_API_CU_IMPORT_EXTERNAL_MEMORY));
 }
 
 GL_HOOK(CUresult, cuDestroyExternalMemory, (CUexternalMemory extMem))
@@ -127,28 +111,20 @@ GL_HOOK(CUresult, cuDestroyExternalMemory, (CUexternalMemory extMem))
 GL_HOOK(CUresult, cuExternalMemoryGetMappedBuffer,
         (CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc))
 {
-    GL_REAL_OR_RETURN(real, cuExternalMemoryGetMappedBuffer, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(devPtr, extMem, bufferDesc);
-    if (track && rc == CUDA_SUCCESS && devPtr != NULL && *devPtr != 0 && bufferDesc != NULL)
-        gl_call_alloc(gl_where_driver(*devPtr), *devPtr, bufferDesc->size, 0, GL_KIND_EXTERNAL,
-                      GL_API_CU_EXTERNAL_MEMORY_GET_MAPPED_BUFFER, GL_SPACE_ADDR);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuExternalMemoryGetMappedBuffer, NO_DRIVER, real(devPtr, extMem, bufferDesc),
+                      if (track && rc == CUDA_SUCCESS && devPtr != NULL && *devPtr != 0 && bufferDesc != NULL)
+                          gl_call_alloc(gl_where_driver(*devPtr), *devPtr, bufferDesc->size, 0, GL_KIND_EXTERNAL,
+                                        GL_API_CU_EXTERNAL_MEMORY_GET_MAPPED_BUFFER, GL_SPACE_ADDR));
 }
 
 GL_HOOK(CUresult, cuExternalMemoryGetMappedMipmappedArray,
         (CUmipmappedArray *mipmap, CUexternalMemory extMem,
          const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc))
 {
-    GL_REAL_OR_RETURN(real, cuExternalMemoryGetMappedMipmappedArray, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(mipmap, extMem, mipmapDesc);
-    if (track && rc == CUDA_SUCCESS && mipmap != NULL && *mipmap != NULL && mipmapDesc != NULL)
-        gl_call_alloc(gl_where_driver(0), (uintptr_t)*mipmap,
-                      gl_array_bytes_driver(&mipmapDesc->arrayDesc, mipmapDesc->numLevels), 0,
-                      GL_KIND_EXTERNAL, GL_API_CU_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY,
-                      GL_SPACE_ARRAY);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuExternalMemoryGetMappedMipmappedArray, NO_DRIVER, real(mipmap, extMem, mipmapDesc),
+                      if (track && rc == CUDA_SUCCESS && mipmap != NULL && *mipmap != NULL && mipmapDesc != NULL)
+                          gl_call_alloc(gl_where_driver(0), (uintptr_t)*mipmap,
+                                        gl_array_bytes_driver(&mipmapDesc->arrayDesc, mipmapDesc->numLevels), 0,
+                                        GL_KIND_EXTERNAL, GL_API_CU_EXTERNAL_MEMORY_GET_MAPPED_MIPMAPPED_ARRAY,
+                                        GL_SPACE_ARRAY));
 }

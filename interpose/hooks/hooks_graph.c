@@ -25,13 +25,10 @@ GL_HOOK(CUresult, cuGraphAddMemAllocNode,
         (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies,
          CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams))
 {
-    GL_REAL_OR_RETURN(real, cuGraphAddMemAllocNode, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (track && rc == CUDA_SUCCESS && nodeParams != NULL)
-        alloc_node_added(nodeParams, GL_API_CU_GRAPH_ADD_MEM_ALLOC_NODE);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuGraphAddMemAllocNode, NO_DRIVER,
+                      real(phGraphNode, hGraph, dependencies, numDependencies, nodeParams),
+                      if (track && rc == CUDA_SUCCESS && nodeParams != NULL)
+                          alloc_node_added(nodeParams, GL_API_CU_GRAPH_ADD_MEM_ALLOC_NODE));
 }
 
 /* The generic node API: only allocation nodes matter here (free nodes are
@@ -47,26 +44,20 @@ GL_HOOK(CUresult, cuGraphAddNode,
         (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies,
          CUgraphNodeParams *nodeParams))
 {
-    GL_REAL_OR_RETURN(real, cuGraphAddNode, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (track && rc == CUDA_SUCCESS)
-        generic_node_added(nodeParams, GL_API_CU_GRAPH_ADD_NODE);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuGraphAddNode, NO_DRIVER,
+                      real(phGraphNode, hGraph, dependencies, numDependencies, nodeParams),
+                      if (track && rc == CUDA_SUCCESS)
+                          generic_node_added(nodeParams, GL_API_CU_GRAPH_ADD_NODE));
 }
 
 GL_HOOK(CUresult, cuGraphAddNode_v2,
         (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
          const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams))
 {
-    GL_REAL_OR_RETURN(real, cuGraphAddNode_v2, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-    if (track && rc == CUDA_SUCCESS)
-        generic_node_added(nodeParams, GL_API_CU_GRAPH_ADD_NODE_V2);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuGraphAddNode_v2, NO_DRIVER,
+                      real(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams),
+                      if (track && rc == CUDA_SUCCESS)
+                          generic_node_added(nodeParams, GL_API_CU_GRAPH_ADD_NODE_V2));
 }
 
 static void instantiated(bool track, CUresult rc, CUgraphExec *exec, CUgraph graph, unsigned long long flags)
@@ -79,12 +70,8 @@ static void instantiated(bool track, CUresult rc, CUgraphExec *exec, CUgraph gra
 GL_HOOK(CUresult, cuGraphInstantiateWithFlags,
         (CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags))
 {
-    GL_REAL_OR_RETURN(real, cuGraphInstantiateWithFlags, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(phGraphExec, hGraph, flags);
-    instantiated(track, rc, phGraphExec, hGraph, flags);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuGraphInstantiateWithFlags, NO_DRIVER, real(phGraphExec, hGraph, flags),
+                      instantiated(track, rc, phGraphExec, hGraph, flags));
 }
 
 static CUresult with_params(CUresult (*real)(CUgraphExec *, CUgraph, CUDA_GRAPH_INSTANTIATE_PARAMS *),
@@ -138,13 +125,9 @@ GL_HOOK(CUresult, cuGraphLaunch_ptsz, (CUgraphExec hGraphExec, CUstream hStream)
  * documented): only our tables shrink. */
 GL_HOOK(CUresult, cuGraphExecDestroy, (CUgraphExec hGraphExec))
 {
-    GL_REAL_OR_RETURN(real, cuGraphExecDestroy, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(hGraphExec);
-    if (track && rc == CUDA_SUCCESS)
-        gl_graph_exec_destroyed((uintptr_t)hGraphExec);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuGraphExecDestroy, NO_DRIVER, real(hGraphExec),
+                      if (track && rc == CUDA_SUCCESS)
+                          gl_graph_exec_destroyed((uintptr_t)hGraphExec));
 }
 
 GL_HOOK(CUresult, cuGraphDestroy, (CUgraph hGraph))

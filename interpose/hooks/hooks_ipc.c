@@ -21,13 +21,9 @@
 
 GL_HOOK(cudaError_t, cudaIpcOpenMemHandle, (void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags))
 {
-    GL_REAL_OR_RETURN(real, cudaIpcOpenMemHandle, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(devPtr, handle, flags);
-    if (track && rc == cudaSuccess && devPtr != NULL && *devPtr != NULL)
-        gl_ipc_opened(gl_where_runtime(), (uintptr_t)*devPtr, GL_API_CUDA_IPC_OPEN_MEM_HANDLE);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cudaIpcOpenMemHandle, NO_RUNTIME, real(devPtr, handle, flags),
+                      if (track && rc == cudaSuccess && devPtr != NULL && *devPtr != NULL)
+                          gl_ipc_opened(gl_where_runtime(), (uintptr_t)*devPtr, GL_API_CUDA_IPC_OPEN_MEM_HANDLE));
 }
 
 GL_HOOK(cudaError_t, cudaIpcCloseMemHandle, (void *devPtr))
@@ -48,26 +44,18 @@ GL_HOOK(cudaError_t, cudaIpcCloseMemHandle, (void *devPtr))
 GL_HOOK(cudaError_t, cudaMemPoolImportPointer,
         (void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData))
 {
-    GL_REAL_OR_RETURN(real, cudaMemPoolImportPointer, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(ptr, memPool, exportData);
-    if (track && rc == cudaSuccess && ptr != NULL && *ptr != NULL)
-        gl_ipc_imported(gl_where_runtime(), (uintptr_t)*ptr, GL_API_CUDA_MEM_POOL_IMPORT_POINTER);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cudaMemPoolImportPointer, NO_RUNTIME, real(ptr, memPool, exportData),
+                      if (track && rc == cudaSuccess && ptr != NULL && *ptr != NULL)
+                          gl_ipc_imported(gl_where_runtime(), (uintptr_t)*ptr, GL_API_CUDA_MEM_POOL_IMPORT_POINTER));
 }
 
 /* ---- driver ------------------------------------------------------------- */
 
 GL_HOOK(CUresult, cuIpcOpenMemHandle_v2, (CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags))
 {
-    GL_REAL_OR_RETURN(real, cuIpcOpenMemHandle_v2, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(pdptr, handle, Flags);
-    if (track && rc == CUDA_SUCCESS && pdptr != NULL && *pdptr != 0)
-        gl_ipc_opened(gl_where_driver(*pdptr), *pdptr, GL_API_CU_IPC_OPEN_MEM_HANDLE);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuIpcOpenMemHandle_v2, NO_DRIVER, real(pdptr, handle, Flags),
+                      if (track && rc == CUDA_SUCCESS && pdptr != NULL && *pdptr != 0)
+                          gl_ipc_opened(gl_where_driver(*pdptr), *pdptr, GL_API_CU_IPC_OPEN_MEM_HANDLE));
 }
 
 GL_HOOK(CUresult, cuIpcCloseMemHandle, (CUdeviceptr dptr))
@@ -88,11 +76,7 @@ GL_HOOK(CUresult, cuIpcCloseMemHandle, (CUdeviceptr dptr))
 GL_HOOK(CUresult, cuMemPoolImportPointer,
         (CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData))
 {
-    GL_REAL_OR_RETURN(real, cuMemPoolImportPointer, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(ptr_out, pool, shareData);
-    if (track && rc == CUDA_SUCCESS && ptr_out != NULL && *ptr_out != 0)
-        gl_ipc_imported(gl_where_driver(*ptr_out), *ptr_out, GL_API_CU_MEM_POOL_IMPORT_POINTER);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuMemPoolImportPointer, NO_DRIVER, real(ptr_out, pool, shareData),
+                      if (track && rc == CUDA_SUCCESS && ptr_out != NULL && *ptr_out != 0)
+                          gl_ipc_imported(gl_where_driver(*ptr_out), *ptr_out, GL_API_CU_MEM_POOL_IMPORT_POINTER));
 }

@@ -67,22 +67,14 @@ static void note_managed(CUresult rc, CUmemoryPool *pool, CUmemAllocationType ty
 
 GL_HOOK(CUresult, cuMemGetDefaultMemPool, (CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type))
 {
-    GL_REAL_OR_RETURN(real, cuMemGetDefaultMemPool, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(pool_out, location, type);
-    if (track)
-        note_managed(rc, pool_out, type);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuMemGetDefaultMemPool, NO_DRIVER, real(pool_out, location, type),
+                      if (track)
+                          note_managed(rc, pool_out, type));
 }
 
 GL_HOOK(CUresult, cuMemGetMemPool, (CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type))
 {
-    GL_REAL_OR_RETURN(real, cuMemGetMemPool, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(pool, location, type);
-    if (track)
-        note_managed(rc, pool, type);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuMemGetMemPool, NO_DRIVER, real(pool, location, type),
+                      if (track)
+                          note_managed(rc, pool, type));
 }

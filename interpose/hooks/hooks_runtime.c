@@ -44,48 +44,43 @@ static void after_alloc(bool track, cudaError_t rc, void *ptr, size_t size, uint
 
 #define OUT(p) ((p) != NULL ? *(p) : NULL)
 
+/* The whole body of an allocation hook: `call`, then the allocation at
+ * `ptr` of `size` bytes recorded (both read after the call). */
+#define ALLOC_BODY(name, call, ptr, size, kind, api) \
+    GL_CALL_THEN_BODY(name, NO_RUNTIME, call, after_alloc(track, rc, ptr, size, 0, kind, api, 0))
+
 GL_HOOK(cudaError_t, cudaMalloc, (void **devPtr, size_t size))
 {
-    GL_REAL_OR_RETURN(real, cudaMalloc, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(devPtr, size);
-    after_alloc(track, rc, OUT(devPtr), size, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC, 0);
-    gl_leave();
-    return rc;
+    ALLOC_BODY(cudaMalloc, real(devPtr, size), OUT(devPtr), size, GL_KIND_DEVICE, GL_API_CUDA_MALLOC);
 }
 
 GL_HOOK(cudaError_t, cudaMallocManaged, (void **devPtr, size_t size, unsigned int flags))
 {
-    GL_REAL_OR_RETURN(real, cudaMallocManaged, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(devPtr, size, flags);
-    after_alloc(track, rc, OUT(devPtr), size, 0, GL_KIND_MANAGED, GL_API_CUDA_MALLOC_MANAGED, 0);
-    gl_leave();
-    return rc;
+    ALLOC_BODY(cudaMallocManaged, real(devPtr, size, flags), OUT(devPtr), size, GL_KIND_MANAGED,
+               GL_API_CUDA_MALLOC_MANAGED);
 }
 
 GL_HOOK(cudaError_t, cudaMallocPitch, (void **devPtr, size_t *pitch, size_t width, size_t height))
 {
-    GL_REAL_OR_RETURN(real, cudaMallocPitch, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(devPtr, pitch, width, height);
-    size_t bytes = rc == cudaSuccess && pitch != NULL ? *pitch * height : width * height;
-    after_alloc(track, rc, OUT(devPtr), bytes, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC_PITCH, 0);
-    gl_leave();
-    return rc;
+    ALLOC_BODY(cudaMallocPitch, real(devPtr, pitch, width, height), OUT(devPtr),
+               rc == cudaSuccess && pitch != NULL ? *pitch * height : width * height, GL_KIND_DEVICE,
+               GL_API_CUDA_MALLOC_PITCH);
+}
+
+/* cudaMalloc3D hands back a pitched pointer: its bytes are pitch x height x
+ * depth (a zero height or depth counts as 1). */
+static void after_3d(bool track, cudaError_t rc, const struct cudaPitchedPtr *p, struct cudaExtent extent)
+{
+    size_t h = extent.height ? extent.height : 1, d = extent.depth ? extent.depth : 1;
+    void *ptr = rc == cudaSuccess && p != NULL ? p->ptr : NULL;
+    size_t pitch = ptr != NULL ? p->pitch : extent.width;
+    after_alloc(track, rc, ptr, pitch * h * d, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC_3D, 0);
 }
 
 GL_HOOK(cudaError_t, cudaMalloc3D, (struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent))
 {
-    GL_REAL_OR_RETURN(real, cudaMalloc3D, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(pitchedDevPtr, extent);
-    size_t h = extent.height ? extent.height : 1, d = extent.depth ? extent.depth : 1;
-    void *ptr = rc == cudaSuccess && pitchedDevPtr != NULL ? pitchedDevPtr->ptr : NULL;
-    size_t pitch = ptr != NULL ? pitchedDevPtr->pitch : extent.width;
-    after_alloc(track, rc, ptr, pitch * h * d, 0, GL_KIND_DEVICE, GL_API_CUDA_MALLOC_3D, 0);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cudaMalloc3D, NO_RUNTIME, real(pitchedDevPtr, extent),
+                      after_3d(track, rc, pitchedDevPtr, extent));
 }
 
 /* Stream-ordered allocations and frees on a stream being captured allocate
@@ -102,84 +97,53 @@ static void after_async(bool track, cudaError_t rc, void *ptr, size_t size, cuda
         after_alloc(track, rc, ptr, size, (uintptr_t)stream, gl_pool_kind(pool), api, pool);
 }
 
-static cudaError_t malloc_async(cudaError_t (*real)(void **, size_t, cudaStream_t), void **devPtr,
-                                size_t size, cudaStream_t stream, uint16_t api, bool pt)
-{
-    bool track = gl_enter();
-    cudaError_t rc = real(devPtr, size, stream);
-    after_async(track, rc, OUT(devPtr), size, stream, api, 0, pt);
-    gl_leave();
-    return rc;
-}
+/* An async allocation hook's body; pool: the explicit pool, or 0. */
+#define ASYNC_BODY(name, call, ptr, size, stream, api, pool, pt) \
+    GL_CALL_THEN_BODY(name, NO_RUNTIME, call, after_async(track, rc, OUT(ptr), size, stream, api, pool, pt))
 
 GL_HOOK(cudaError_t, cudaMallocAsync, (void **devPtr, size_t size, cudaStream_t stream))
 {
-    GL_REAL_OR_RETURN(real, cudaMallocAsync, NO_RUNTIME);
-    return malloc_async(real, devPtr, size, stream, GL_API_CUDA_MALLOC_ASYNC, false);
+    ASYNC_BODY(cudaMallocAsync, real(devPtr, size, stream), devPtr, size, stream, GL_API_CUDA_MALLOC_ASYNC, 0,
+               false);
 }
 
 GL_HOOK(cudaError_t, cudaMallocAsync_ptsz, (void **devPtr, size_t size, cudaStream_t stream))
 {
-    GL_REAL_OR_RETURN(real, cudaMallocAsync_ptsz, NO_RUNTIME);
-    return malloc_async(real, devPtr, size, stream, GL_API_CUDA_MALLOC_ASYNC_PTSZ, true);
-}
-
-static cudaError_t malloc_from_pool(cudaError_t (*real)(void **, size_t, cudaMemPool_t, cudaStream_t),
-                                    void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream,
-                                    uint16_t api, bool pt)
-{
-    bool track = gl_enter();
-    cudaError_t rc = real(ptr, size, pool, stream);
-    after_async(track, rc, OUT(ptr), size, stream, api, (uintptr_t)pool, pt);
-    gl_leave();
-    return rc;
+    ASYNC_BODY(cudaMallocAsync_ptsz, real(devPtr, size, stream), devPtr, size, stream,
+               GL_API_CUDA_MALLOC_ASYNC_PTSZ, 0, true);
 }
 
 GL_HOOK(cudaError_t, cudaMallocFromPoolAsync,
         (void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream))
 {
-    GL_REAL_OR_RETURN(real, cudaMallocFromPoolAsync, NO_RUNTIME);
-    return malloc_from_pool(real, ptr, size, memPool, stream, GL_API_CUDA_MALLOC_FROM_POOL_ASYNC, false);
+    ASYNC_BODY(cudaMallocFromPoolAsync, real(ptr, size, memPool, stream), ptr, size, stream,
+               GL_API_CUDA_MALLOC_FROM_POOL_ASYNC, (uintptr_t)memPool, false);
 }
 
 GL_HOOK(cudaError_t, cudaMallocFromPoolAsync_ptsz,
         (void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream))
 {
-    GL_REAL_OR_RETURN(real, cudaMallocFromPoolAsync_ptsz, NO_RUNTIME);
-    return malloc_from_pool(real, ptr, size, memPool, stream, GL_API_CUDA_MALLOC_FROM_POOL_ASYNC_PTSZ,
-                            true);
+    ASYNC_BODY(cudaMallocFromPoolAsync_ptsz, real(ptr, size, memPool, stream), ptr, size, stream,
+               GL_API_CUDA_MALLOC_FROM_POOL_ASYNC_PTSZ, (uintptr_t)memPool, true);
 }
 
 GL_HOOK(cudaError_t, cudaMallocHost, (void **ptr, size_t size))
 {
-    GL_REAL_OR_RETURN(real, cudaMallocHost, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(ptr, size);
-    after_alloc(track, rc, OUT(ptr), size, 0, GL_KIND_HOST_PINNED, GL_API_CUDA_MALLOC_HOST, 0);
-    gl_leave();
-    return rc;
+    ALLOC_BODY(cudaMallocHost, real(ptr, size), OUT(ptr), size, GL_KIND_HOST_PINNED, GL_API_CUDA_MALLOC_HOST);
 }
 
 GL_HOOK(cudaError_t, cudaHostAlloc, (void **pHost, size_t size, unsigned int flags))
 {
-    GL_REAL_OR_RETURN(real, cudaHostAlloc, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(pHost, size, flags);
-    after_alloc(track, rc, OUT(pHost), size, 0, GL_KIND_HOST_PINNED, GL_API_CUDA_HOST_ALLOC, 0);
-    gl_leave();
-    return rc;
+    ALLOC_BODY(cudaHostAlloc, real(pHost, size, flags), OUT(pHost), size, GL_KIND_HOST_PINNED,
+               GL_API_CUDA_HOST_ALLOC);
 }
 
 GL_HOOK(cudaError_t, cudaHostRegister, (void *ptr, size_t size, unsigned int flags))
 {
-    GL_REAL_OR_RETURN(real, cudaHostRegister, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(ptr, size, flags);
-    if (track && rc == cudaSuccess && ptr != NULL)
-        gl_call_alloc(gl_where_runtime(), (uintptr_t)ptr, size, 0, GL_KIND_HOST_REGISTERED,
-                      GL_API_CUDA_HOST_REGISTER, GL_SPACE_ADDR);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cudaHostRegister, NO_RUNTIME, real(ptr, size, flags),
+                      if (track && rc == cudaSuccess && ptr != NULL)
+                          gl_call_alloc(gl_where_runtime(), (uintptr_t)ptr, size, 0, GL_KIND_HOST_REGISTERED,
+                                        GL_API_CUDA_HOST_REGISTER, GL_SPACE_ADDR));
 }
 
 /* Frees.  The record is taken before the real call (the address may be

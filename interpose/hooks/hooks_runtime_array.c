@@ -20,46 +20,33 @@ static void after_array(bool track, cudaError_t rc, void *handle, size_t bytes, 
         gl_hook_out_of_memory(gl_where_runtime().device, bytes, 0, GL_KIND_ARRAY, api);
 }
 
+/* The whole body of an array-creating hook: `call`, then the handle in
+ * `*out` recorded with `bytes`. */
+#define ARRAY_BODY(name, call, out, bytes, api) \
+    GL_CALL_THEN_BODY(name, NO_RUNTIME, call, after_array(track, rc, (out) ? (void *)*(out) : NULL, bytes, api))
+
 GL_HOOK(cudaError_t, cudaMallocArray,
         (cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height,
          unsigned int flags))
 {
-    GL_REAL_OR_RETURN(real, cudaMallocArray, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(array, desc, width, height, flags);
-    struct cudaExtent e2 = {width, height, 0};
-    after_array(track, rc, array ? (void *)*array : NULL, gl_array_bytes_runtime(desc, e2, 1),
-                GL_API_CUDA_MALLOC_ARRAY);
-    gl_leave();
-    return rc;
+    ARRAY_BODY(cudaMallocArray, real(array, desc, width, height, flags), array,
+               gl_array_bytes_runtime(desc, (struct cudaExtent){width, height, 0}, 1), GL_API_CUDA_MALLOC_ARRAY);
 }
 
 GL_HOOK(cudaError_t, cudaMalloc3DArray,
         (cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent,
          unsigned int flags))
 {
-    GL_REAL_OR_RETURN(real, cudaMalloc3DArray, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(array, desc, extent, flags);
-    after_array(track, rc, array ? (void *)*array : NULL,
-                gl_array_bytes_runtime(desc, extent, 1),
-                GL_API_CUDA_MALLOC_3D_ARRAY);
-    gl_leave();
-    return rc;
+    ARRAY_BODY(cudaMalloc3DArray, real(array, desc, extent, flags), array, gl_array_bytes_runtime(desc, extent, 1),
+               GL_API_CUDA_MALLOC_3D_ARRAY);
 }
 
 GL_HOOK(cudaError_t, cudaMallocMipmappedArray,
         (cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc,
          struct cudaExtent extent, unsigned int numLevels, unsigned int flags))
 {
-    GL_REAL_OR_RETURN(real, cudaMallocMipmappedArray, NO_RUNTIME);
-    bool track = gl_enter();
-    cudaError_t rc = real(mipmappedArray, desc, extent, numLevels, flags);
-    after_array(track, rc, mipmappedArray ? (void *)*mipmappedArray : NULL,
-                gl_array_bytes_runtime(desc, extent, numLevels),
-                GL_API_CUDA_MALLOC_MIPMAPPED_ARRAY);
-    gl_leave();
-    return rc;
+    ARRAY_BODY(cudaMallocMipmappedArray, real(mipmappedArray, desc, extent, numLevels, flags), mipmappedArray,
+               gl_array_bytes_runtime(desc, extent, numLevels), GL_API_CUDA_MALLOC_MIPMAPPED_ARRAY);
 }
 
 #define FREE_ARRAY_BODY(name, handle, api) \

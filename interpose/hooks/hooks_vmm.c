@@ -113,13 +113,9 @@ GL_HOOK(CUresult, cuMulticastCreate, (CUmemGenericAllocationHandle *mcHandle, co
 
 GL_HOOK(CUresult, cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle *handle, void *addr))
 {
-    GL_REAL_OR_RETURN(real, cuMemRetainAllocationHandle, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(handle, addr);
-    if (track && rc == CUDA_SUCCESS && handle != NULL)
-        gl_vmm_retained(*handle);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuMemRetainAllocationHandle, NO_DRIVER, real(handle, addr),
+                      if (track && rc == CUDA_SUCCESS && handle != NULL)
+                          gl_vmm_retained(*handle));
 }
 
 /* Another process's memory (vmm_import.h): the handle is recorded as kind
@@ -194,22 +190,14 @@ GL_HOOK(CUresult, cuMemUnmap, (CUdeviceptr ptr, size_t size))
 GL_HOOK(CUresult, cuMemAddressReserve,
         (CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags))
 {
-    GL_REAL_OR_RETURN(real, cuMemAddressReserve, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(ptr, size, alignment, addr, flags);
-    if (track && rc == CUDA_SUCCESS && ptr != NULL)
-        gl_vmm_reserved(*ptr, size);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuMemAddressReserve, NO_DRIVER, real(ptr, size, alignment, addr, flags),
+                      if (track && rc == CUDA_SUCCESS && ptr != NULL)
+                          gl_vmm_reserved(*ptr, size));
 }
 
 GL_HOOK(CUresult, cuMemAddressFree, (CUdeviceptr ptr, size_t size))
 {
-    GL_REAL_OR_RETURN(real, cuMemAddressFree, NO_DRIVER);
-    bool track = gl_enter();
-    CUresult rc = real(ptr, size);
-    if (track && rc == CUDA_SUCCESS)
-        gl_vmm_unreserved(ptr);
-    gl_leave();
-    return rc;
+    GL_CALL_THEN_BODY(cuMemAddressFree, NO_DRIVER, real(ptr, size),
+                      if (track && rc == CUDA_SUCCESS)
+                          gl_vmm_unreserved(ptr));
 }

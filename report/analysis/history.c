@@ -119,41 +119,50 @@ long history_mark_before(const struct history *h, uint64_t seq, bool *known)
     return best;
 }
 
-int history_build(const struct snapshot *s, struct history *h)
-{
-    memset(h, 0, sizeof *h);
-    h->dev = xcalloc(MAX_DEVS, sizeof *h->dev);
-    if (!h->dev)
-        return -1;
-    for (size_t i = 0; i < s->ndevices; i++)
-        slot(h, s->devices[i].device, true);
-    h->present = s->nevents > 0;
-    if (!h->present) {
-        sort_array(h->dev, h->ndev, sizeof *h->dev, cmp_dev);
-        return 0;
-    }
-    h->first_seq = s->events[0].seq;
-    h->last_seq = s->events[s->nevents - 1].seq;
-    h->t0 = s->events[0].time_ns;
-    h->t1 = s->proc.snapshot_mono_ns;
-    if (s->events[s->nevents - 1].time_ns > h->t1)
-        h->t1 = s->events[s->nevents - 1].time_ns;
+/* The replay's running sums, per device slot: by kind (what is live at the
+ * end, the window's net change and its lowest point, the current level) and
+ * for the device's own usage (net, lowest, current). */
+struct levels {
+    i128 (*live)[GL_KIND_SLOTS], (*net)[GL_KIND_SLOTS], (*lo)[GL_KIND_SLOTS], (*cur)[GL_KIND_SLOTS];
+    i128 *dnet, *dlo, *dcur;
+};
 
-    /* what is live at the end, per device and kind */
-    size_t nd0 = MAX_DEVS;
-    i128(*live)[GL_KIND_SLOTS] = xcalloc(nd0, sizeof *live);
-    i128(*net)[GL_KIND_SLOTS] = xcalloc(nd0, sizeof *net);
-    i128(*lo)[GL_KIND_SLOTS] = xcalloc(nd0, sizeof *lo);  /* lowest running sum */
-    i128 *dnet = xcalloc(nd0, sizeof *dnet), *dlo = xcalloc(nd0, sizeof *dlo);
-    i128 (*cur)[GL_KIND_SLOTS] = xcalloc(nd0, sizeof *cur);
-    i128 *dcur = xcalloc(nd0, sizeof *dcur);
-    int rc = -1;
-    if (!live || !net || !lo || !dnet || !dlo || !cur || !dcur)
-        goto out;
+static int levels_alloc(struct levels *l)
+{
+    l->live = xcalloc(MAX_DEVS, sizeof *l->live);
+    l->net = xcalloc(MAX_DEVS, sizeof *l->net);
+    l->lo = xcalloc(MAX_DEVS, sizeof *l->lo);
+    l->cur = xcalloc(MAX_DEVS, sizeof *l->cur);
+    l->dnet = xcalloc(MAX_DEVS, sizeof *l->dnet);
+    l->dlo = xcalloc(MAX_DEVS, sizeof *l->dlo);
+    l->dcur = xcalloc(MAX_DEVS, sizeof *l->dcur);
+    return l->live && l->net && l->lo && l->cur && l->dnet && l->dlo && l->dcur ? 0 : -1;
+}
+
+static void levels_free(struct levels *l)
+{
+    free(l->live);
+    free(l->net);
+    free(l->lo);
+    free(l->cur);
+    free(l->dnet);
+    free(l->dlo);
+    free(l->dcur);
+}
+
+static bool is_mark(uint16_t type)
+{
+    return type == GL_EV_OOM || type == GL_EV_SNAPSHOT || type == GL_EV_ANNOTATION;
+}
+
+/* What is live at the end, per device and kind; the window's net change and
+ * its lowest running sum.  Returns the number of marks in the window. */
+static size_t sum_window(const struct snapshot *s, struct history *h, struct levels *l)
+{
     for (size_t i = 0; i < s->nallocs; i++) {
         long d = slot(h, s->allocs[i].device, true);
         if (d >= 0)
-            live[d][KIDX(s->allocs[i].kind)] += s->allocs[i].size;
+            l->live[d][KIDX(s->allocs[i].kind)] += s->allocs[i].size;
     }
     size_t nmarks = 0;
     for (size_t i = 0; i < s->nevents; i++) {
@@ -164,122 +173,146 @@ int history_build(const struct snapshot *s, struct history *h)
                 continue;
             i128 delta = e->type == GL_EV_ALLOC ? (i128)e->size : -(i128)e->size;
             unsigned k = KIDX(e->kind);
-            net[d][k] += delta;
-            if (net[d][k] < lo[d][k])
-                lo[d][k] = net[d][k];
+            l->net[d][k] += delta;
+            if (l->net[d][k] < l->lo[d][k])
+                l->lo[d][k] = l->net[d][k];
             if (!gl_kind_in_usage(e->kind))
                 continue;
-            dnet[d] += delta;
-            if (dnet[d] < dlo[d])
-                dlo[d] = dnet[d];
-        } else if (e->type == GL_EV_OOM || e->type == GL_EV_SNAPSHOT ||
-                   e->type == GL_EV_ANNOTATION) {
+            l->dnet[d] += delta;
+            if (l->dnet[d] < l->dlo[d])
+                l->dlo[d] = l->dnet[d];
+        } else if (is_mark(e->type)) {
             nmarks++;
         }
     }
-    h->marks = xcalloc(nmarks ? nmarks : 1, sizeof *h->marks);
-    if (!h->marks)
-        goto out;
-    /* base per device and kind; the device base is their sum */
+    return nmarks;
+}
+
+/* The base per device and kind (the device base is their sum), where the
+ * replay starts, and each device's maxima from it. */
+static void set_bases(struct history *h, struct levels *l)
+{
     for (size_t d = 0; d < h->ndev; d++) {
         i128 dbase = 0;
         for (unsigned k = 0; k < GL_KIND_SLOTS; k++) {
-            i128 b = live[d][k] - net[d][k];
-            if (b + lo[d][k] < 0) {
-                b = -lo[d][k];
+            i128 b = l->live[d][k] - l->net[d][k];
+            if (b + l->lo[d][k] < 0) {
+                b = -l->lo[d][k];
                 h->inconsistent = true;
             }
-            cur[d][k] = b;
+            l->cur[d][k] = b;
             if (gl_kind_in_usage(k))
                 dbase += b;
         }
-        if (dbase + dlo[d] < 0) /* cannot happen once each kind is >= 0 */
-            dbase = -dlo[d];
-        dcur[d] = dbase;
+        if (dbase + l->dlo[d] < 0) /* cannot happen once each kind is >= 0 */
+            dbase = -l->dlo[d];
+        l->dcur[d] = dbase;
         struct hist_dev *hd = &h->dev[d];
         hd->base = clamp_u64(dbase);
         hd->max_bytes = hd->base;
         hd->max_time_ns = h->t0;
         hd->max_seq = h->first_seq;
         for (unsigned k = 0; k < GL_KIND_SLOTS; k++) {
-            hd->kind_max[k] = clamp_u64(cur[d][k]);
+            hd->kind_max[k] = clamp_u64(l->cur[d][k]);
             hd->kind_max_time_ns[k] = h->t0;
-            hd->has_kind[k] = cur[d][k] > 0 || live[d][k] > 0;
+            hd->has_kind[k] = l->cur[d][k] > 0 || l->live[d][k] > 0;
         }
     }
-    /* replay; OOM marks wait for a later allocation of their size */
+}
+
+/* An OOM, snapshot or annotation event as a mark; an OOM waits in pending
+ * for a later allocation of its size. */
+static void add_mark(const struct snapshot *s, struct history *h, const struct levels *l,
+                     const struct snap_event *e, size_t *pending, size_t *npending)
+{
+    struct hist_mark *m = &h->marks[h->nmarks++];
+    m->seq = e->seq;
+    m->time_ns = e->time_ns;
+    m->type = e->type;
+    m->device = e->device;
+    m->label_id = (uint32_t)e->ptr;
+    m->label = e->type == GL_EV_ANNOTATION && e->ptr <= UINT32_MAX
+                   ? snap_find_label(s, (uint32_t)e->ptr) : NULL;
+    if (e->type != GL_EV_OOM)
+        return;
+    m->size = e->size;
+    m->mem_free = e->mem_free;
+    m->mem_total = e->mem_total;
+    m->stack_id = e->stack_id;
+    m->kind = e->kind;
+    m->api = e->api;
+    long d = slot(h, e->device, false); /* none: nothing was live there */
+    m->live_bytes = d >= 0 ? clamp_u64(l->dcur[d]) : 0;
+    if (*npending == OOM_PENDING) /* the oldest gives up waiting */
+        memmove(pending, pending + 1, --*npending * sizeof *pending);
+    pending[(*npending)++] = h->nmarks - 1;
+}
+
+/* One alloc or free: the device's levels, maxima, points and requests. */
+static int apply_change(struct history *h, struct levels *l, const struct snap_event *e)
+{
+    long d = slot(h, e->device, false);
+    if (d < 0)
+        return 0;
+    struct hist_dev *hd = &h->dev[d];
+    unsigned k = KIDX(e->kind);
+    i128 delta = e->type == GL_EV_ALLOC ? (i128)e->size : -(i128)e->size;
+    l->cur[d][k] += delta;
+    hd->has_kind[k] = true;
+    uint64_t kv = clamp_u64(l->cur[d][k]);
+    if (kv > hd->kind_max[k]) {
+        hd->kind_max[k] = kv;
+        hd->kind_max_time_ns[k] = e->time_ns;
+    }
+    if (!gl_kind_in_usage(e->kind)) { /* the device's level does not move */
+        h->nalloc += e->type == GL_EV_ALLOC;
+        h->nfree += e->type == GL_EV_FREE;
+        return 0;
+    }
+    l->dcur[d] += delta;
+    uint64_t v = clamp_u64(l->dcur[d]);
+    if (push_point(hd, e->time_ns, v))
+        return -1;
+    if (v > hd->max_bytes) {
+        hd->max_bytes = v;
+        hd->max_time_ns = e->time_ns;
+        hd->max_seq = e->seq;
+    }
+    if (e->type == GL_EV_ALLOC) {
+        h->nalloc++;
+        unsigned c = hist_size_class(e->size);
+        hd->req_count[c]++;
+        hd->req_bytes[c] += e->size;
+        hd->nreq++;
+    } else {
+        h->nfree++;
+    }
+    return 0;
+}
+
+/* The replay: marks, and the levels after every alloc and free. */
+static int replay(const struct snapshot *s, struct history *h, struct levels *l)
+{
     size_t pending[OOM_PENDING], npending = 0;
     for (size_t i = 0; i < s->nevents; i++) {
         const struct snap_event *e = &s->events[i];
         if (e->type != GL_EV_ALLOC && e->type != GL_EV_FREE) {
-            if (e->type == GL_EV_OOM || e->type == GL_EV_SNAPSHOT ||
-                e->type == GL_EV_ANNOTATION) {
-                struct hist_mark *m = &h->marks[h->nmarks++];
-                m->seq = e->seq;
-                m->time_ns = e->time_ns;
-                m->type = e->type;
-                m->device = e->device;
-                m->label_id = (uint32_t)e->ptr;
-                m->label = e->type == GL_EV_ANNOTATION && e->ptr <= UINT32_MAX
-                               ? snap_find_label(s, (uint32_t)e->ptr) : NULL;
-                if (e->type == GL_EV_OOM) {
-                    m->size = e->size;
-                    m->mem_free = e->mem_free;
-                    m->mem_total = e->mem_total;
-                    m->stack_id = e->stack_id;
-                    m->kind = e->kind;
-                    m->api = e->api;
-                    long d = slot(h, e->device, false); /* none: nothing was live there */
-                    m->live_bytes = d >= 0 ? clamp_u64(dcur[d]) : 0;
-                    if (npending == OOM_PENDING) /* the oldest gives up waiting */
-                        memmove(pending, pending + 1, --npending * sizeof *pending);
-                    pending[npending++] = h->nmarks - 1;
-                }
-            }
+            if (is_mark(e->type))
+                add_mark(s, h, l, e, pending, &npending);
             continue;
         }
         if (e->type == GL_EV_ALLOC && npending)
             settle_oom(h, pending, &npending, e);
-        long d = slot(h, e->device, false);
-        if (d < 0)
-            continue;
-        struct hist_dev *hd = &h->dev[d];
-        unsigned k = KIDX(e->kind);
-        i128 delta = e->type == GL_EV_ALLOC ? (i128)e->size : -(i128)e->size;
-        cur[d][k] += delta;
-        hd->has_kind[k] = true;
-        uint64_t kv = clamp_u64(cur[d][k]);
-        if (kv > hd->kind_max[k]) {
-            hd->kind_max[k] = kv;
-            hd->kind_max_time_ns[k] = e->time_ns;
-        }
-        if (!gl_kind_in_usage(e->kind)) { /* the device's level does not move */
-            h->nalloc += e->type == GL_EV_ALLOC;
-            h->nfree += e->type == GL_EV_FREE;
-            continue;
-        }
-        dcur[d] += delta;
-        uint64_t v = clamp_u64(dcur[d]);
-        if (push_point(hd, e->time_ns, v))
-            goto out;
-        if (v > hd->max_bytes) {
-            hd->max_bytes = v;
-            hd->max_time_ns = e->time_ns;
-            hd->max_seq = e->seq;
-        }
-        if (e->type == GL_EV_ALLOC) {
-            h->nalloc++;
-            unsigned c = hist_size_class(e->size);
-            hd->req_count[c]++;
-            hd->req_bytes[c] += e->size;
-            hd->nreq++;
-        } else {
-            h->nfree++;
-        }
+        if (apply_change(h, l, e))
+            return -1;
     }
-    sort_array(h->dev, h->ndev, sizeof *h->dev, cmp_dev);
+    return 0;
+}
 
-    /* each device's peak in the history: the alloc event with its seq */
+/* Each device's peak in the history (the alloc event with its DEVICES
+ * peak_seq), the annotation in force then, and the allocations before it. */
+static void find_peaks(const struct snapshot *s, struct history *h)
+{
     for (size_t d = 0; d < h->ndev; d++) {
         struct hist_dev *hd = &h->dev[d];
         const struct snap_device *sd = NULL;
@@ -308,16 +341,44 @@ int history_build(const struct snapshot *s, struct history *h)
         memmove(hd->before, hd->before + (HIST_BEFORE - got), got * sizeof *hd->before);
         hd->nbefore = got;
     }
-    rc = 0;
-out:
-    free(live);
-    free(net);
-    free(lo);
-    free(dnet);
-    free(dlo);
-    free(cur);
-    free(dcur);
-    return rc;
+}
+
+int history_build(const struct snapshot *s, struct history *h)
+{
+    memset(h, 0, sizeof *h);
+    h->dev = xcalloc(MAX_DEVS, sizeof *h->dev);
+    if (!h->dev)
+        return -1;
+    for (size_t i = 0; i < s->ndevices; i++)
+        slot(h, s->devices[i].device, true);
+    h->present = s->nevents > 0;
+    if (!h->present) {
+        sort_array(h->dev, h->ndev, sizeof *h->dev, cmp_dev);
+        return 0;
+    }
+    h->first_seq = s->events[0].seq;
+    h->last_seq = s->events[s->nevents - 1].seq;
+    h->t0 = s->events[0].time_ns;
+    h->t1 = s->proc.snapshot_mono_ns;
+    if (s->events[s->nevents - 1].time_ns > h->t1)
+        h->t1 = s->events[s->nevents - 1].time_ns;
+
+    struct levels l;
+    int rc = -1;
+    if (levels_alloc(&l) == 0) {
+        size_t nmarks = sum_window(s, h, &l);
+        h->marks = xcalloc(nmarks ? nmarks : 1, sizeof *h->marks);
+        if (h->marks) {
+            set_bases(h, &l);
+            rc = replay(s, h, &l);
+        }
+    }
+    levels_free(&l);
+    if (rc)
+        return rc;
+    sort_array(h->dev, h->ndev, sizeof *h->dev, cmp_dev);
+    find_peaks(s, h);
+    return 0;
 }
 
 void history_free(struct history *h)

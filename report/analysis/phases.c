@@ -434,22 +434,34 @@ static void apply(struct key *k, const struct snap_event *e)
     k->count += alloc ? 1 : -1;
 }
 
-int phases_build(const struct snapview *v, const struct history *h,
-                 const struct categories *cat, struct phases *out)
-{
-    const struct snapshot *s = v->s;
-    memset(out, 0, sizeof *out);
-    out->cat = cat;
-    out->present = h->present;
-    if (!h->present)
-        return 0;
-    out->first_seq = h->first_seq;
-    out->wrapped = h->first_seq > 1;
+/* What the stages after the structure share: the phases' spans, the keys
+ * (and each device's, sorted by canonical stack), and per (phase, device)
+ * the levels, whether an event touched it, and the event of its peak. */
+struct pass {
+    const struct snapview *v;
+    const struct snapshot *s;
+    const struct history *h;
+    const struct categories *cat;
+    struct phases *out;
+    struct span *span;
+    size_t np, nd;
+    struct keymap km;
+    struct key ***dkeys;
+    size_t *dn;
+    struct phase_dev *pdv;
+    bool *touched;
+    long *peak_ev;
+};
 
-    /* (1) the phases */
+/* (1) The annotations of the history, read, then shaped into phases (their
+ * spans in *span).  Returns the number of phases. */
+static size_t make_phases(const struct snapshot *s, const struct history *h, struct phases *out,
+                          struct span **span)
+{
     size_t nann = 0;
     for (size_t i = 0; i < s->nevents; i++)
         nann += s->events[i].type == GL_EV_ANNOTATION;
+    *span = NULL;
     if (nann == 0)
         return 0;
     struct ann *a = xcalloc(nann, sizeof *a);
@@ -476,32 +488,32 @@ int phases_build(const struct snapview *v, const struct history *h,
     free(a);
     free(b.open);
     free(b.pos);
-    struct span *span = b.span;
-    size_t np = out->n, nd = h->ndev;
-    if (np == 0 || nd == 0) {
-        free(span);
-        return 0;
-    }
+    *span = b.span;
+    return out->n;
+}
 
-    /* the keys and their base: live at the end less the window's net */
-    struct keymap km = {0};
+/* The keys and their base: live at the end less the window's net; each
+ * key's category and canonical stack. */
+static void make_keys(struct pass *p)
+{
+    const struct snapshot *s = p->s;
     long d;
     for (size_t i = 0; i < s->nallocs; i++) {
         const struct snap_alloc *al = &s->allocs[i];
-        if (!counted(h, al->kind, al->device, &d))
+        if (!counted(p->h, al->kind, al->device, &d))
             continue;
-        struct key *k = key_get(&km, (uint32_t)d, al->stack_id, al->kind);
+        struct key *k = key_get(&p->km, (uint32_t)d, al->stack_id, al->kind);
         k->bytes += al->size;
         k->count++;
-        k->torch |= al->kind == GL_KIND_DEVICE && sview_is_torch_segment(v, al->ptr);
+        k->torch |= al->kind == GL_KIND_DEVICE && sview_is_torch_segment(p->v, al->ptr);
     }
     for (size_t i = 0; i < s->nevents; i++) {
         const struct snap_event *e = &s->events[i];
-        if (!is_change(e) || !counted(h, e->kind, e->device, &d))
+        if (!is_change(e) || !counted(p->h, e->kind, e->device, &d))
             continue;
-        struct key *k = key_get(&km, (uint32_t)d, e->stack_id, e->kind);
+        struct key *k = key_get(&p->km, (uint32_t)d, e->stack_id, e->kind);
         bool alloc = e->type == GL_EV_ALLOC;
-        k->torch |= alloc && e->kind == GL_KIND_DEVICE && sview_is_torch_segment(v, e->ptr);
+        k->torch |= alloc && e->kind == GL_KIND_DEVICE && sview_is_torch_segment(p->v, e->ptr);
         k->net += alloc ? (i128)e->size : -(i128)e->size;
         k->cnet += alloc ? 1 : -1;
         if (k->net < k->lo)
@@ -509,162 +521,225 @@ int phases_build(const struct snapview *v, const struct history *h,
         if (k->cnet < k->clo)
             k->clo = k->cnet;
     }
-    int32_t *rule = sview_match_rules(v, &cat->rules);
-    i128 *level = xcalloc(nd, sizeof *level);
-    size_t *per_dev = xcalloc(nd, sizeof *per_dev);
-    for (size_t i = 0; i < km.cap; i++) {
-        struct key *k = &km.k[i];
+    int32_t *rule = sview_match_rules(p->v, &p->cat->rules);
+    for (size_t i = 0; i < p->km.cap; i++) {
+        struct key *k = &p->km.k[i];
         if (!k->used)
             continue;
         i128 bb = k->bytes - k->net, bc = k->count - k->cnet;
         if (bb + k->lo < 0) { /* frees of more than was live */
             bb = -k->lo;
-            out->inconsistent = true;
+            p->out->inconsistent = true;
         }
         if (bc + k->clo < 0)
             bc = -k->clo;
         k->bytes = bb;
         k->count = bc;
-        per_dev[k->dev]++;
-        long si = sview_index(v, k->stack_id);
+        long si = sview_index(p->v, k->stack_id);
         int32_t r = si >= 0 ? rule[si] : -1;
         /* a stack no rule names whose memory PyTorch's own view calls its
          * segments is its cache, as in the leak report (stackdb.c) */
-        k->cat = r < 0 && k->torch ? cat->pytorch : cat_pick(cat, r, k->kind);
-        k->cs = sview_cs(v, k->stack_id);
+        k->cat = r < 0 && k->torch ? p->cat->pytorch : cat_pick(p->cat, r, k->kind);
+        k->cs = sview_cs(p->v, k->stack_id);
     }
     free(rule);
-    /* each device's keys, for reading a composition */
-    struct key ***dkeys = xcalloc(nd, sizeof *dkeys);
-    size_t *dn = xcalloc(nd, sizeof *dn);
-    for (size_t i = 0; i < nd; i++)
-        dkeys[i] = xcalloc(per_dev[i] ? per_dev[i] : 1, sizeof **dkeys);
-    for (size_t i = 0; i < km.cap; i++)
-        if (km.k[i].used)
-            dkeys[km.k[i].dev][dn[km.k[i].dev]++] = &km.k[i];
-    for (size_t i = 0; i < nd; i++)
-        sort_array(dkeys[i], dn[i], sizeof *dkeys[i], cmp_key_cs);
+}
 
-    /* (2) levels: every phase's start, end and peak per device */
-    struct phase_dev *pdv = xcalloc(np * nd, sizeof *pdv);
-    bool *touched = xcalloc(np * nd, sizeof *touched);
-    long *peak_ev = xcalloc(np * nd, sizeof *peak_ev);
-    size_t *active = xcalloc(np, sizeof *active), nact = 0, next = 0;
-    /* the device levels are the timeline's: the same base (history.c), which
-     * equals the keys' sum unless the history is inconsistent (its per-kind
-     * raise is then smaller than the per-stack one) */
+/* Each device's keys, sorted by canonical stack, for reading a composition. */
+static void keys_by_device(struct pass *p)
+{
+    size_t nd = p->nd;
+    size_t *per_dev = xcalloc(nd, sizeof *per_dev);
+    for (size_t i = 0; i < p->km.cap; i++)
+        if (p->km.k[i].used)
+            per_dev[p->km.k[i].dev]++;
+    p->dkeys = xcalloc(nd, sizeof *p->dkeys);
+    p->dn = xcalloc(nd, sizeof *p->dn);
     for (size_t i = 0; i < nd; i++)
-        level[i] = h->dev[i].base;
-#define OPEN_UNTIL(ev)                                                                \
-    while (next < np && span[next].start_ev == (ev)) {                                \
-        for (size_t q = 0; q < nd; q++) {                                             \
-            struct phase_dev *pd = &pdv[next * nd + q];                               \
-            pd->start_bytes = pd->peak_bytes = clamp(level[q]);                      \
-            peak_ev[next * nd + q] = (ev);                                            \
-        }                                                                             \
-        active[nact++] = next++;                                                      \
+        p->dkeys[i] = xcalloc(per_dev[i] ? per_dev[i] : 1, sizeof **p->dkeys);
+    for (size_t i = 0; i < p->km.cap; i++)
+        if (p->km.k[i].used)
+            p->dkeys[p->km.k[i].dev][p->dn[p->km.k[i].dev]++] = &p->km.k[i];
+    for (size_t i = 0; i < nd; i++)
+        sort_array(p->dkeys[i], p->dn[i], sizeof *p->dkeys[i], cmp_key_cs);
+    free(per_dev);
+}
+
+/* Phases starting at event ev (-1: before the history) open at the levels
+ * now. */
+static void open_phases(struct pass *p, long ev, const i128 *level, size_t *active, size_t *nact,
+                        size_t *next)
+{
+    while (*next < p->np && p->span[*next].start_ev == ev) {
+        for (size_t q = 0; q < p->nd; q++) {
+            struct phase_dev *pd = &p->pdv[*next * p->nd + q];
+            pd->start_bytes = pd->peak_bytes = clamp(level[q]);
+            p->peak_ev[*next * p->nd + q] = ev;
+        }
+        active[(*nact)++] = (*next)++;
     }
-    OPEN_UNTIL(-1L)
+}
+
+/* An alloc or free at event i, in every open phase. */
+static void count_change(struct pass *p, const struct snap_event *e, long i, long d, uint64_t lv,
+                         const size_t *active, size_t nact)
+{
+    bool alloc = e->type == GL_EV_ALLOC;
+    for (size_t q = 0; q < nact; q++) {
+        size_t at = active[q] * p->nd + (size_t)d;
+        struct phase_dev *pd = &p->pdv[at];
+        p->touched[at] = true;
+        if (alloc) {
+            pd->allocs++;
+            pd->alloc_bytes += e->size;
+        } else {
+            pd->frees++;
+            pd->free_bytes += e->size;
+        }
+        if (lv > pd->peak_bytes) {
+            pd->peak_bytes = lv;
+            p->peak_ev[at] = i;
+        }
+    }
+}
+
+/* (2) Levels: every phase's start, end and peak per device.  The device
+ * levels are the timeline's: the same base (history.c), which equals the
+ * keys' sum unless the history is inconsistent (its per-kind raise is then
+ * smaller than the per-stack one). */
+static void replay_levels(struct pass *p)
+{
+    const struct snapshot *s = p->s;
+    size_t np = p->np, nd = p->nd, nact = 0, next = 0;
+    i128 *level = xcalloc(nd, sizeof *level);
+    size_t *active = xcalloc(np, sizeof *active);
+    p->pdv = xcalloc(np * nd, sizeof *p->pdv);
+    p->touched = xcalloc(np * nd, sizeof *p->touched);
+    p->peak_ev = xcalloc(np * nd, sizeof *p->peak_ev);
+    for (size_t i = 0; i < nd; i++)
+        level[i] = p->h->dev[i].base;
+    open_phases(p, -1L, level, active, &nact, &next);
     for (size_t i = 0; i <= s->nevents; i++) {
         const struct snap_event *e = i < s->nevents ? &s->events[i] : NULL;
-        if (e) {
-            OPEN_UNTIL((long)i)
-        }
-        if (e && is_change(e) && counted(h, e->kind, e->device, &d)) {
-            bool alloc = e->type == GL_EV_ALLOC;
-            level[d] += alloc ? (i128)e->size : -(i128)e->size;
-            uint64_t lv = clamp(level[d]);
-            for (size_t q = 0; q < nact; q++) {
-                size_t pi = active[q];
-                struct phase_dev *pd = &pdv[pi * nd + (size_t)d];
-                touched[pi * nd + (size_t)d] = true;
-                if (alloc) {
-                    pd->allocs++;
-                    pd->alloc_bytes += e->size;
-                } else {
-                    pd->frees++;
-                    pd->free_bytes += e->size;
-                }
-                if (lv > pd->peak_bytes) {
-                    pd->peak_bytes = lv;
-                    peak_ev[pi * nd + (size_t)d] = (long)i;
-                }
-            }
+        long d;
+        if (e)
+            open_phases(p, (long)i, level, active, &nact, &next);
+        if (e && is_change(e) && counted(p->h, e->kind, e->device, &d)) {
+            level[d] += e->type == GL_EV_ALLOC ? (i128)e->size : -(i128)e->size;
+            count_change(p, e, (long)i, d, clamp(level[d]), active, nact);
         }
         /* close what ends here (after the last event: everything left) */
         for (size_t q = 0; q < nact;) {
             size_t pi = active[q];
-            if (e && span[pi].end_ev != (long)i) {
+            if (e && p->span[pi].end_ev != (long)i) {
                 q++;
                 continue;
             }
             for (size_t r = 0; r < nd; r++)
-                pdv[pi * nd + r].end_bytes = clamp(level[r]);
+                p->pdv[pi * nd + r].end_bytes = clamp(level[r]);
             active[q] = active[--nact];
         }
     }
-#undef OPEN_UNTIL
+    free(active);
+    free(level);
+}
 
-    /* which devices each phase shows; the captures of their peaks */
+/* Which devices each phase shows, and the captures of their peaks (sorted
+ * by event).  Returns their number. */
+static size_t show_devices(struct pass *p, struct capture **capp)
+{
+    size_t np = p->np, nd = p->nd, ncap = 0;
     struct capture *cap = xcalloc(np * nd, sizeof *cap);
-    size_t ncap = 0;
     for (size_t pi = 0; pi < np; pi++) {
-        struct phase *p = &out->p[pi];
+        struct phase *ph = &p->out->p[pi];
         size_t nshow = 0;
         for (size_t r = 0; r < nd; r++) {
-            const struct phase_dev *pd = &pdv[pi * nd + r];
-            nshow += touched[pi * nd + r] || pd->start_bytes || pd->end_bytes;
+            const struct phase_dev *pd = &p->pdv[pi * nd + r];
+            nshow += p->touched[pi * nd + r] || pd->start_bytes || pd->end_bytes;
         }
-        p->devs = xcalloc(nshow ? nshow : 1, sizeof *p->devs);
+        ph->devs = xcalloc(nshow ? nshow : 1, sizeof *ph->devs);
         for (size_t r = 0; r < nd; r++) {
-            struct phase_dev *pd = &pdv[pi * nd + r];
-            if (!(touched[pi * nd + r] || pd->start_bytes || pd->end_bytes))
+            struct phase_dev *pd = &p->pdv[pi * nd + r];
+            if (!(p->touched[pi * nd + r] || pd->start_bytes || pd->end_bytes))
                 continue;
-            long pe = peak_ev[pi * nd + r];
-            pd->device = h->dev[r].device;
-            pd->peak_at_start = pe == span[pi].start_ev;
+            long pe = p->peak_ev[pi * nd + r];
+            pd->device = p->h->dev[r].device;
+            pd->peak_at_start = pe == p->span[pi].start_ev;
             if (pd->peak_at_start) {
-                pd->peak_seq = p->start_seq;
-                pd->peak_time_ns = p->start_time_ns;
+                pd->peak_seq = ph->start_seq;
+                pd->peak_time_ns = ph->start_time_ns;
             } else {
-                pd->peak_seq = s->events[pe].seq;
-                pd->peak_time_ns = s->events[pe].time_ns;
+                pd->peak_seq = p->s->events[pe].seq;
+                pd->peak_time_ns = p->s->events[pe].time_ns;
             }
-            p->devs[p->ndevs] = *pd;
-            cap[ncap++] = (struct capture){.ev = pe, .phase = pi, .pd = p->ndevs++};
+            ph->devs[ph->ndevs] = *pd;
+            cap[ncap++] = (struct capture){.ev = pe, .phase = pi, .pd = ph->ndevs++};
         }
     }
     sort_array(cap, ncap, sizeof *cap, cmp_capture);
+    *capp = cap;
+    return ncap;
+}
 
-    /* (3) one replay of the keys, reading each capture at its event */
-    struct phase_cat *ctmp = xcalloc(cat->nnames ? cat->nnames : 1, sizeof *ctmp);
+/* (3) One replay of the keys, reading each capture at its event. */
+static void read_captures(struct pass *p, const struct capture *cap, size_t ncap)
+{
+    const struct snapshot *s = p->s;
+    struct phase_cat *ctmp = xcalloc(p->cat->nnames ? p->cat->nnames : 1, sizeof *ctmp);
     size_t c = 0;
     for (long i = -1; i < (long)s->nevents && c < ncap; i++) {
+        long d;
         if (i >= 0) {
             const struct snap_event *e = &s->events[i];
-            if (is_change(e) && counted(h, e->kind, e->device, &d))
-                apply(key_get(&km, (uint32_t)d, e->stack_id, e->kind), e);
+            if (is_change(e) && counted(p->h, e->kind, e->device, &d))
+                apply(key_get(&p->km, (uint32_t)d, e->stack_id, e->kind), e);
         }
         for (; c < ncap && cap[c].ev == i; c++) {
-            struct phase_dev *pd = &out->p[cap[c].phase].devs[cap[c].pd];
-            long r = hist_dev_index(h, pd->device);
-            read_composition(pd, dkeys[r], dn[r], cat, ctmp);
+            struct phase_dev *pd = &p->out->p[cap[c].phase].devs[cap[c].pd];
+            long r = hist_dev_index(p->h, pd->device);
+            read_composition(pd, p->dkeys[r], p->dn[r], p->cat, ctmp);
         }
     }
     free(ctmp);
+}
+
+static void pass_free(struct pass *p)
+{
+    free(p->pdv);
+    free(p->touched);
+    free(p->peak_ev);
+    for (size_t i = 0; p->dkeys && i < p->nd; i++)
+        free(p->dkeys[i]);
+    free(p->dkeys);
+    free(p->dn);
+    free(p->km.k);
+    free(p->span);
+}
+
+int phases_build(const struct snapview *v, const struct history *h,
+                 const struct categories *cat, struct phases *out)
+{
+    memset(out, 0, sizeof *out);
+    out->cat = cat;
+    out->present = h->present;
+    if (!h->present)
+        return 0;
+    out->first_seq = h->first_seq;
+    out->wrapped = h->first_seq > 1;
+    struct pass p = {.v = v, .s = v->s, .h = h, .cat = cat, .out = out, .nd = h->ndev};
+    p.np = make_phases(v->s, h, out, &p.span);
+    if (p.np == 0 || p.nd == 0) {
+        free(p.span);
+        return 0;
+    }
+    make_keys(&p);
+    keys_by_device(&p);
+    replay_levels(&p);
+    struct capture *cap;
+    size_t ncap = show_devices(&p, &cap);
+    read_captures(&p, cap, ncap);
     free(cap);
-    free(active);
-    free(peak_ev);
-    free(touched);
-    free(pdv);
-    for (size_t i = 0; i < nd; i++)
-        free(dkeys[i]);
-    free(dkeys);
-    free(dn);
-    free(per_dev);
-    free(level);
-    free(km.k);
-    free(span);
+    pass_free(&p);
     return 0;
 }
 

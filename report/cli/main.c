@@ -33,6 +33,7 @@ static void usage(FILE *f)
           "       gpuleak-report [options] merge S1.snap S2.snap ...\n"
           "       gpuleak-report [options] --html OUT.html SNAP [SNAP ...]\n"
           "       gpuleak-report [options] --torch-snapshot OUT.pickle SNAP\n"
+          "       gpuleak-report [options] --pprof OUT.pb.gz SNAP\n"
           "Report leaks, allocator caches, peaks, the timeline and fragmentation of\n"
           "a gpuleak snapshot; diff: how live memory per stack changed between\n"
           "snapshots; merge: several ranks or processes of one job.\n"
@@ -63,12 +64,16 @@ static void usage(FILE *f)
           "  --html FILE           a self-contained HTML page (timeline, flame graphs,\n"
           "                        address map, tables; several snapshots: growth)\n"
           "  --torch-snapshot FILE a pickle for PyTorch's memory_viz\n"
+          "  --pprof FILE          a gzipped pprof profile (go tool pprof, Pyroscope,\n"
+          "                        Parca)\n"
           "  --color auto|always|never\n"
           "                        colour the text report (auto: on a terminal)\n"
           "  --error-exitcode N    exit with N (1-255) when the report finds leaks\n"
           "                        or frees CUDA refused (diff: a stack that grew,\n"
           "                        new refused frees; merge: a snapshot with leaks\n"
           "                        or refused frees), as valgrind does: for CI\n"
+          "  --verdict FILE        also write what --error-exitcode counts, as one line\n"
+          "                        of JSON (one snapshot; what `gpuleak check` reads)\n"
           "  --help, --version\n"
           "\n"
           "Exit status: 0 ok, 1 the report could not be written,\n"
@@ -257,6 +262,8 @@ static int parse_option(int o, struct args *a, char **argv)
         break;
     case 'H': c->html = optarg; break;
     case 'T': c->torch = optarg; break;
+    case 'P': c->pprof = optarg; break;
+    case 'v': c->verdict = optarg; break;
     case 'c':
         if (strcmp(optarg, "never") == 0)
             c->color = 0;
@@ -306,8 +313,10 @@ static int parse_command_line(int argc, char **argv, struct args *a)
         {"color", required_argument, NULL, 'c'},
         {"html", required_argument, NULL, 'H'},
         {"torch-snapshot", required_argument, NULL, 'T'},
+        {"pprof", required_argument, NULL, 'P'},
         {"colour", required_argument, NULL, 'c'},
         {"error-exitcode", required_argument, NULL, 'E'},
+        {"verdict", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -357,6 +366,10 @@ static int check_page_outputs(struct args *a)
  * GO_ON, or 2 (a usage error). */
 static int check_mode(struct args *a)
 {
+    struct cli *c = &a->c;
+    if (c->pprof && (c->html || c->torch || c->json || c->folded || c->output || a->mode != M_REPORT || a->nfiles != 1))
+        return bad_usage("%s", "--pprof writes one snapshot's profile to its file: one snapshot, "
+                               "no diff or merge, no other output");
     if (a->c.html || a->c.torch) {
         int rc = check_page_outputs(a);
         if (rc != GO_ON)
@@ -370,6 +383,8 @@ static int check_mode(struct args *a)
         return bad_usage("%s", "diff needs at least two snapshot files");
     if (a->mode == M_MERGE && a->nfiles < 1)
         return bad_usage("%s", "merge needs snapshot files");
+    if (a->c.verdict && (a->mode != M_REPORT || a->c.html || a->c.torch))
+        return bad_usage("%s", "--verdict takes one snapshot, not diff, merge, --html or --torch-snapshot");
     if (a->c.folded && (a->c.json || a->mode != M_REPORT))
         return bad_usage("%s", "--folded writes its own format: not with --json, diff or merge");
     return GO_ON;

@@ -1,4 +1,5 @@
 #include "cli/run.h"
+#include "cli/verdict.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "analysis/multi/torch_multi.h"
 #include "render/json/multi.h"
 #include "render/json/output_json.h"
+#include "render/pprof/pprof.h"
 #include "render/report.h"
 #include "render/sections.h"
 #include "render/text/multi.h"
@@ -50,43 +52,6 @@ void report_detach(struct msnap *m)
 /* The smallest amount --error-exitcode counts. */
 static uint64_t finding_floor(const struct cli *c) { return c->an.min_bytes ? c->an.min_bytes : 1; }
 
-/* Lists are sorted by bytes, largest first. */
-static bool list_has(const struct group_list *l, uint64_t floor)
-{
-    return l->total > 0 && l->g[0].bytes >= floor;
-}
-
-/* A free CUDA refused too (double or invalid free) is a bug, whatever the
- * byte floor, as valgrind counts an invalid free as an error. */
-static bool refused_free(const struct snapshot *s)
-{
-    for (size_t i = 0; i < s->nbad_frees; i++)
-        if (s->bad_frees[i].flags & GL_BAD_FREE_F_REJECTED)
-            return true;
-    return false;
-}
-
-/* An imported VMM handle never released: its size is not known (0 in the
- * snapshot), so the floor of 1 byte does not apply; --min-bytes hides it,
- * as it does in the report.  --top does not matter. */
-static bool list_has_handles(const struct group_list *l, uint64_t min_bytes)
-{
-    for (size_t i = 0; i < l->total; i++)
-        if (l->g[i].api == GL_API_CU_MEM_IMPORT_FROM_SHAREABLE_HANDLE && l->g[i].bytes >= min_bytes)
-            return true;
-    return false;
-}
-
-/* Memory never freed that a context teardown released: a leak until then
- * (compute-sanitizer's leak check counts it). */
-static bool torn_leak(const struct snapview *v, uint64_t floor)
-{
-    struct torn_groups t;
-    bool found = torn_build(v, &t) == 0 && torn_has_leak(&t, floor);
-    torn_free(&t);
-    return found;
-}
-
 static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
                       const struct suppressions *sup, FILE *out, const struct html_multi *hm,
                       bool *found)
@@ -113,14 +78,20 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
                            .sections = c->sections, .top = c->an.top, .default_suppressions = !c->no_defaults,
                            .suppressions_file = c->supp_file};
     report_prepare(&r);
-    *found = list_has(&a->leaks, finding_floor(c)) || list_has(&a->mapped, finding_floor(c)) ||
-             list_has_handles(&a->mapped, c->an.min_bytes) || refused_free(&m->s) ||
-             torn_leak(&m->v, finding_floor(c));
-    int orc = 0;
-    if (c->html)
+    struct verdict vd;
+    int orc = verdict_count(&r, finding_floor(c), c->an.min_bytes, &vd);
+    *found = orc == 0 && vd.errors > 0;
+    /* the verdict's file says its own error */
+    int vrc = orc == 0 && c->verdict ? verdict_write(c->verdict, &r, &vd) : 0;
+    int prc = 0;
+    if (orc || vrc)
+        ;
+    else if (c->html)
         orc = output_html(&r, hm);
     else if (c->torch)
         orc = output_torch_snapshot(&r);
+    else if (c->pprof)
+        prc = output_pprof(&r, c->pprof); /* 1: its one line printed */
     else if (c->folded)
         output_folded(&r, c->folded == 2);
     else if (c->json)
@@ -133,7 +104,7 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
         cat_free(&own_cat);
     if (orc)
         fputs("gpuleak-report: out of memory\n", stderr);
-    return orc ? 1 : 0;
+    return orc || vrc || prc ? 1 : 0;
 }
 
 /* --html with several snapshots: the page of the last one, plus the growth

@@ -26,8 +26,10 @@ struct cli {
     int color;  /* 0 never, 1 always, 2 auto */
     int folded; /* 0 no, 1 leaks, 2 peak */
     const char *html, *torch; /* --html / --torch-snapshot output files */
+    const char *pprof;        /* --pprof: written by render/pprof itself, atomically */
     unsigned sections;
     int error_exitcode; /* --error-exitcode: the status when leaks are found; 0 off */
+    const char *verdict; /* --verdict FILE: what `gpuleak check` reads (cli/verdict.h) */
 };
 
 enum mode { M_REPORT, M_DIFF, M_MERGE };

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_ARRAY_RECS 16
+
 struct parser {
     const uint8_t *buf;
     size_t len;
@@ -22,9 +24,11 @@ struct parser {
     char *err;
     size_t errlen;
     bool failed;
-    size_t cap_modules, cap_stacks, cap_pcs, cap_allocs, cap_devices,
-        cap_peaks, cap_events, cap_pools, cap_vmms, cap_labels, cap_pyframes, cap_bad_frees, cap_calls,
-        cap_teardowns, cap_torch_blocks;
+    size_t cap_modules, cap_stacks, cap_pcs, cap_labels, cap_pyframes;
+    /* by the row of array_recs: the room of its array, and whether its
+     * record was seen */
+    size_t cap_arrays[MAX_ARRAY_RECS];
+    unsigned char seen[MAX_ARRAY_RECS];
 };
 
 static int fail(struct parser *p, size_t off, const char *fmt, ...)
@@ -182,21 +186,30 @@ static int parse_stack(struct parser *p, size_t off, size_t end)
     return 0;
 }
 
-static int check_device(struct parser *p, int32_t dev, size_t off)
+static int parse_torch(struct parser *p, size_t off, size_t end)
 {
-    /* the analyses index per-device tables by ordinal */
-    if (dev < -1 || dev > GL_SNAP_MAX_DEVICE)
-        return fail(p, off, "invalid device %d", dev);
+    struct snapshot *s = p->s;
+    if (s->torch.status != 0)
+        return fail(p, off, "second TORCH record");
+    if (end - off < GL_TORCH_FIXED_SIZE_V1)
+        return fail(p, off, "TORCH record too short (%zu bytes, need %u)", end - off, GL_TORCH_FIXED_SIZE_V1);
+    /* An older file's record ends before age_us: read as 0. */
+    uint8_t fixed[GL_TORCH_FIXED_SIZE] = {0};
+    memcpy(fixed, p->buf + off, end - off < sizeof fixed ? end - off : sizeof fixed);
+    GL_WIRE_DECODE(TORCH, torch, fixed, &s->torch);
+    if (s->torch.status == 0)
+        return fail(p, off + GL_WIRE_OFF(torch, status), "TORCH record with status 0");
     return 0;
 }
+
+/* ---- array records ----------------------------------------------------- */
 
 /* Array records: count entries of equal size length/count, each at least
  * min bytes (an older writer's entry, where fields were appended since) and
  * counted as long beyond the size this reader knows (a newer writer may
  * append fields). */
-static int array_stride_min(struct parser *p, size_t off, const char *what,
-                            uint32_t count, uint64_t length, size_t min,
-                            size_t known, size_t *stride)
+static int array_stride(struct parser *p, size_t off, const char *what, uint32_t count, uint64_t length,
+                        size_t min, size_t known, size_t *stride)
 {
     *stride = 0;
     if (count == 0)
@@ -217,259 +230,215 @@ static int array_stride_min(struct parser *p, size_t off, const char *what,
     return 0;
 }
 
-static int array_stride(struct parser *p, size_t off, const char *what,
-                        uint32_t count, uint64_t length, size_t known,
-                        size_t *stride)
-{
-    return array_stride_min(p, off, what, count, length, known, known, stride);
-}
+/* The largest entry this reader knows: an older writer's shorter entry is
+ * copied into a zeroed buffer of this size before it is decoded. */
+#define MAX_KNOWN_ENTRY 128u
 
-static int parse_allocs(struct parser *p, size_t hdr, size_t off,
-                        uint32_t count, uint64_t length)
-{
-    struct snapshot *s = p->s;
-    size_t stride;
-    if (array_stride(p, hdr, "ALLOCS", count, length, GL_ALLOC_ENTRY_SIZE, &stride) ||
-        grow(p, (void **)&s->allocs, &p->cap_allocs, s->nallocs + count,
-             sizeof *s->allocs, hdr))
-        return -1;
-    for (uint32_t i = 0; i < count; i++) {
-        size_t eo = off + (size_t)i * stride;
-        const uint8_t *b = p->buf + eo;
-        struct snap_alloc *a = &s->allocs[s->nallocs];
-        GL_WIRE_DECODE(ALLOCS, allocs, b, a);
-        if (check_device(p, a->device, eo + GL_WIRE_OFF(allocs, device)))
-            return -1;
-        s->nallocs++;
+/* decode_<part>(bytes, entry): one entry of today's size into its snap_*
+ * struct, expanded from the part's field list. */
+#define DEFINE_DECODER(PART, part, type)                                       \
+    _Static_assert(sizeof(struct gl_wire_##part##_layout) <= MAX_KNOWN_ENTRY,  \
+                   #PART " entries outgrew MAX_KNOWN_ENTRY");                  \
+    static void decode_##part(const uint8_t *b, void *out)                     \
+    {                                                                          \
+        struct type *e = out;                                                  \
+        GL_WIRE_DECODE(PART, part, b, e);                                      \
     }
+DEFINE_DECODER(ALLOCS, allocs, snap_alloc)
+DEFINE_DECODER(DEVICES, devices, snap_device)
+DEFINE_DECODER(PEAK, peak, snap_peak)
+DEFINE_DECODER(EVENTS, events, snap_event)
+DEFINE_DECODER(POOLS, pools, snap_pool)
+DEFINE_DECODER(VMM, vmm, snap_vmm)
+DEFINE_DECODER(BAD_FREES, bad_frees, snap_bad_free)
+DEFINE_DECODER(TEARDOWN, teardown, snap_teardown)
+DEFINE_DECODER(CALLS, calls, snap_calls)
+DEFINE_DECODER(TORCH_BLOCKS, torch_blocks, snap_torch_block)
+
+struct array_rec;
+
+/* What the reader knows of one array record: its entries' sizes and
+ * decoder (from the format's field list), where they go in the snapshot,
+ * and the checks beyond the decoding.  One generic routine, parse_array,
+ * reads every array record from its row. */
+struct array_rec {
+    const char *name; /* in error messages: the record's name in the format */
+    uint32_t type;
+    size_t size, min; /* today's entry size; the smallest an older writer wrote */
+    void (*decode)(const uint8_t *entry, void *out);
+    size_t elem;          /* sizeof the snap_* struct */
+    size_t arr, n;        /* offsets in struct snapshot of its array and count */
+    bool device;          /* the entry has a device field, checked: */
+    size_t dev_member, dev_wire; /* its offset in the struct and in the entry */
+    bool once;            /* a second record would count everything twice */
+    uint32_t max;         /* entries in the file, 0: no limit but the file size */
+    const char *noun;     /* "more than MAX <noun> entries"; and, with count: */
+    size_t count_member, count_wire; /* a count field that is never 0 */
+    /* before the entries: the record in its context; 0 or fail */
+    int (*admit)(struct parser *p, size_t hdr, uint32_t count);
+    /* each entry, decoded at eo: 1 keep, 0 skip it, -1 fail */
+    int (*check)(struct parser *p, const struct array_rec *k, void *entry, size_t eo);
+};
+
+#define ARRAY_OF(PART, part, stype, member)                                     \
+    .name = #PART, .type = GL_REC_##PART, .size = sizeof(struct gl_wire_##part##_layout), \
+    .min = GL_ENTRY_MIN_##PART, .decode = decode_##part, .elem = sizeof(struct stype), \
+    .arr = offsetof(struct snapshot, member), .n = offsetof(struct snapshot, n##member)
+#define WITH_DEVICE(part, stype)                                                \
+    .device = true, .dev_member = offsetof(struct stype, device), .dev_wire = GL_WIRE_OFF(part, device)
+#define WITH_COUNT(part, stype)                                                 \
+    .count_member = offsetof(struct stype, count), .count_wire = GL_WIRE_OFF(part, count)
+
+static int check_device(struct parser *p, int32_t dev, size_t off)
+{
+    /* the analyses index per-device tables by ordinal */
+    if (dev < -1 || dev > GL_SNAP_MAX_DEVICE)
+        return fail(p, off, "invalid device %d", dev);
     return 0;
 }
 
-static int parse_devices(struct parser *p, size_t hdr, size_t off,
-                         uint32_t count, uint64_t length)
+/* DEVICES: one entry per device. */
+static int check_devices_entry(struct parser *p, const struct array_rec *k, void *entry, size_t eo)
 {
+    (void)k;
+    const struct snap_device *d = entry;
     struct snapshot *s = p->s;
-    size_t stride;
-    if (array_stride_min(p, hdr, "DEVICES", count, length, GL_DEVICE_ENTRY_MIN_SIZE,
-                         GL_DEVICE_ENTRY_SIZE, &stride) ||
-        grow(p, (void **)&s->devices, &p->cap_devices, s->ndevices + count,
-             sizeof *s->devices, hdr))
-        return -1;
-    for (uint32_t i = 0; i < count; i++) {
-        size_t eo = off + (size_t)i * stride;
-        /* an entry written before the last fields were appended is read
-         * as if they were 0 (GL_DEVICE_ENTRY_MIN_SIZE) */
-        uint8_t full[GL_DEVICE_ENTRY_SIZE] = {0};
-        memcpy(full, p->buf + eo, stride < sizeof full ? stride : sizeof full);
-        const uint8_t *b = full;
-        struct snap_device *d = &s->devices[s->ndevices];
-        GL_WIRE_DECODE(DEVICES, devices, b, d);
-        if (check_device(p, d->device, eo))
-            return -1;
-        /* few devices: a linear duplicate check is fine, but bound it so a
-         * hostile file with millions of entries stays fast */
-        if (s->ndevices >= 4096)
-            return fail(p, eo, "more than 4096 device entries");
-        for (size_t j = 0; j < s->ndevices; j++)
-            if (s->devices[j].device == d->device)
-                return fail(p, eo, "duplicate entry for device %d", d->device);
-        s->ndevices++;
+    /* few devices: a linear duplicate check is fine, but bound it so a
+     * hostile file with millions of entries stays fast */
+    if (s->ndevices >= 4096)
+        return fail(p, eo, "more than 4096 device entries");
+    for (size_t j = 0; j < s->ndevices; j++)
+        if (s->devices[j].device == d->device)
+            return fail(p, eo, "duplicate entry for device %d", d->device);
+    return 1;
+}
+
+/* EVENTS: a FREE event's mem_free is the free's own stack id. */
+static int check_events_entry(struct parser *p, const struct array_rec *k, void *entry, size_t eo)
+{
+    (void)k;
+    struct snap_event *e = entry;
+    if (e->type == GL_EV_FREE) {
+        if (e->mem_free > UINT32_MAX)
+            return fail(p, eo + GL_WIRE_OFF(events, mem_free), "free event with a stack id of %" PRIu64,
+                        e->mem_free);
+        e->free_stack_id = (uint32_t)e->mem_free;
+        e->mem_free = 0;
     }
-    return 0;
+    return 1;
 }
 
-static int parse_peaks(struct parser *p, size_t hdr, size_t off,
-                       uint32_t count, uint64_t length)
+/* BAD_FREES, TEARDOWN: each entry stands for at least one. */
+static int check_count_entry(struct parser *p, const struct array_rec *k, void *entry, size_t eo)
 {
-    struct snapshot *s = p->s;
-    size_t stride;
-    if (array_stride(p, hdr, "PEAK", count, length, GL_PEAK_ENTRY_SIZE, &stride) ||
-        grow(p, (void **)&s->peaks, &p->cap_peaks, s->npeaks + count,
-             sizeof *s->peaks, hdr))
-        return -1;
-    for (uint32_t i = 0; i < count; i++) {
-        size_t eo = off + (size_t)i * stride;
-        const uint8_t *b = p->buf + eo;
-        struct snap_peak *pk = &s->peaks[s->npeaks];
-        GL_WIRE_DECODE(PEAK, peak, b, pk);
-        if (check_device(p, pk->device, eo))
-            return -1;
-        s->npeaks++;
-    }
-    return 0;
+    uint64_t count;
+    memcpy(&count, (const char *)entry + k->count_member, sizeof count);
+    if (count == 0)
+        return fail(p, eo + k->count_wire, "%s entry with a count of 0", k->noun);
+    return 1;
 }
 
-static int parse_events(struct parser *p, size_t hdr, size_t off,
-                        uint32_t count, uint64_t length)
+/* CALLS: entries with no calls (a writer's padding) are skipped. */
+static int check_calls_entry(struct parser *p, const struct array_rec *k, void *entry, size_t eo)
 {
-    struct snapshot *s = p->s;
-    size_t stride;
-    if (array_stride(p, hdr, "EVENTS", count, length, GL_EVENT_ENTRY_SIZE, &stride) ||
-        grow(p, (void **)&s->events, &p->cap_events, s->nevents + count,
-             sizeof *s->events, hdr))
-        return -1;
-    for (uint32_t i = 0; i < count; i++) {
-        size_t eo = off + (size_t)i * stride;
-        const uint8_t *b = p->buf + eo;
-        struct snap_event *e = &s->events[s->nevents];
-        GL_WIRE_DECODE(EVENTS, events, b, e);
-        e->free_stack_id = 0;
-        if (e->type == GL_EV_FREE) { /* the field is the free's stack there */
-            if (e->mem_free > UINT32_MAX)
-                return fail(p, eo + GL_WIRE_OFF(events, mem_free), "free event with a stack id of %" PRIu64, e->mem_free);
-            e->free_stack_id = (uint32_t)e->mem_free;
-            e->mem_free = 0;
-        }
-        if (check_device(p, e->device, eo + GL_WIRE_OFF(events, device)))
-            return -1;
-        s->nevents++;
-    }
-    return 0;
+    (void)p, (void)k, (void)eo;
+    return ((const struct snap_calls *)entry)->allocs != 0;
 }
 
-static int parse_pools(struct parser *p, size_t hdr, size_t off,
-                       uint32_t count, uint64_t length)
+/* TORCH_BLOCKS: only after a TORCH record that says it answered, and never
+ * more entries than it announced: the count bounds the memory they take. */
+static int admit_torch_blocks(struct parser *p, size_t hdr, uint32_t count)
 {
     struct snapshot *s = p->s;
-    size_t stride;
-    if (array_stride(p, hdr, "POOLS", count, length, GL_POOL_ENTRY_SIZE, &stride) ||
-        grow(p, (void **)&s->pools, &p->cap_pools, s->npools + count,
-             sizeof *s->pools, hdr))
-        return -1;
-    for (uint32_t i = 0; i < count; i++) {
-        size_t eo = off + (size_t)i * stride;
-        const uint8_t *b = p->buf + eo;
-        struct snap_pool *q = &s->pools[s->npools];
-        GL_WIRE_DECODE(POOLS, pools, b, q);
-        if (check_device(p, q->device, eo + GL_WIRE_OFF(pools, device)))
-            return -1;
-        s->npools++;
-    }
-    return 0;
-}
-
-static int parse_bad_frees(struct parser *p, size_t hdr, size_t off, uint32_t count, uint64_t length)
-{
-    struct snapshot *s = p->s;
-    size_t stride;
-    /* The writer keeps at most GL_BAD_FREE_MAX sites; more is a hostile file
-     * (and each costs a pass over the history in the report). */
-    if (count > GL_BAD_FREE_MAX - s->nbad_frees)
-        return fail(p, hdr, "more than %u bad-free entries", GL_BAD_FREE_MAX);
-    if (array_stride(p, hdr, "BAD_FREES", count, length, GL_BAD_FREE_ENTRY_SIZE, &stride) ||
-        grow(p, (void **)&s->bad_frees, &p->cap_bad_frees, s->nbad_frees + count, sizeof *s->bad_frees, hdr))
-        return -1;
-    for (uint32_t i = 0; i < count; i++) {
-        size_t eo = off + (size_t)i * stride;
-        const uint8_t *b = p->buf + eo;
-        struct snap_bad_free *q = &s->bad_frees[s->nbad_frees];
-        GL_WIRE_DECODE(BAD_FREES, bad_frees, b, q);
-        if (check_device(p, q->device, eo + GL_WIRE_OFF(bad_frees, device)))
-            return -1;
-        if (q->count == 0)
-            return fail(p, eo + GL_WIRE_OFF(bad_frees, count), "bad-free entry with a count of 0");
-        s->nbad_frees++;
-    }
-    return 0;
-}
-
-static int parse_teardowns(struct parser *p, size_t hdr, size_t off, uint32_t count, uint64_t length)
-{
-    struct snapshot *s = p->s;
-    size_t stride;
-    if (count > GL_TEARDOWN_MAX - s->nteardowns)
-        return fail(p, hdr, "more than %u teardown entries", GL_TEARDOWN_MAX);
-    if (array_stride(p, hdr, "TEARDOWN", count, length, GL_TEARDOWN_ENTRY_SIZE, &stride) ||
-        grow(p, (void **)&s->teardowns, &p->cap_teardowns, s->nteardowns + count, sizeof *s->teardowns, hdr))
-        return -1;
-    for (uint32_t i = 0; i < count; i++) {
-        size_t eo = off + (size_t)i * stride;
-        const uint8_t *b = p->buf + eo;
-        struct snap_teardown *q = &s->teardowns[s->nteardowns];
-        GL_WIRE_DECODE(TEARDOWN, teardown, b, q);
-        if (check_device(p, q->device, eo + GL_WIRE_OFF(teardown, device)))
-            return -1;
-        if (q->count == 0)
-            return fail(p, eo + GL_WIRE_OFF(teardown, count), "teardown entry with a count of 0");
-        s->nteardowns++;
-    }
-    return 0;
-}
-
-static int parse_torch(struct parser *p, size_t off, size_t end)
-{
-    struct snapshot *s = p->s;
-    if (s->torch.status != 0)
-        return fail(p, off, "second TORCH record");
-    if (end - off < GL_TORCH_FIXED_SIZE)
-        return fail(p, off, "TORCH record too short (%zu bytes, need %u)", end - off, GL_TORCH_FIXED_SIZE);
-    GL_WIRE_DECODE(TORCH, torch, p->buf + off, &s->torch);
-    if (s->torch.status == 0)
-        return fail(p, off + GL_WIRE_OFF(torch, status), "TORCH record with status 0");
-    return 0;
-}
-
-/* Only after a TORCH record that says it answered, and never more entries
- * than it announced: the count bounds the memory they take. */
-static int parse_torch_blocks(struct parser *p, size_t hdr, size_t off, uint32_t count, uint64_t length)
-{
-    struct snapshot *s = p->s;
-    size_t stride;
     if (s->torch.status != GL_TORCH_ANSWERED)
         return fail(p, hdr, "TORCH_BLOCKS record without an answered TORCH record before it");
     if (count > s->torch.blocks - s->ntorch_blocks)
         return fail(p, hdr, "more TORCH_BLOCKS entries than the TORCH record's %llu",
                     (unsigned long long)s->torch.blocks);
-    if (array_stride(p, hdr, "TORCH_BLOCKS", count, length, GL_TORCH_BLOCK_ENTRY_SIZE, &stride) ||
-        grow(p, (void **)&s->torch_blocks, &p->cap_torch_blocks, s->ntorch_blocks + count,
-             sizeof *s->torch_blocks, hdr))
-        return -1;
-    for (uint32_t i = 0; i < count; i++) {
-        size_t eo = off + (size_t)i * stride;
-        struct snap_torch_block *q = &s->torch_blocks[s->ntorch_blocks];
-        GL_WIRE_DECODE(TORCH_BLOCKS, torch_blocks, p->buf + eo, q);
-        if (check_device(p, q->device, eo + GL_WIRE_OFF(torch_blocks, device)))
-            return -1;
-        s->ntorch_blocks++;
-    }
     return 0;
 }
 
-/* Entries with no calls (a writer's padding) are skipped. */
-static int parse_calls(struct parser *p, size_t hdr, size_t off, uint32_t count, uint64_t length)
+static const struct array_rec array_recs[] = {
+    {ARRAY_OF(ALLOCS, allocs, snap_alloc, allocs), WITH_DEVICE(allocs, snap_alloc)},
+    {ARRAY_OF(DEVICES, devices, snap_device, devices), WITH_DEVICE(devices, snap_device), .once = true,
+     .check = check_devices_entry},
+    {ARRAY_OF(PEAK, peak, snap_peak, peaks), WITH_DEVICE(peak, snap_peak), .once = true},
+    {ARRAY_OF(EVENTS, events, snap_event, events), WITH_DEVICE(events, snap_event), .check = check_events_entry},
+    {ARRAY_OF(POOLS, pools, snap_pool, pools), WITH_DEVICE(pools, snap_pool)},
+    /* VMM entries of unknown types are kept and ignored by the analyses */
+    {ARRAY_OF(VMM, vmm, snap_vmm, vmms), WITH_DEVICE(vmm, snap_vmm)},
+    /* The writer keeps at most GL_BAD_FREE_MAX sites; more is a hostile file
+     * (and each costs a pass over the history in the report). */
+    {ARRAY_OF(BAD_FREES, bad_frees, snap_bad_free, bad_frees), WITH_DEVICE(bad_frees, snap_bad_free),
+     .max = GL_BAD_FREE_MAX, .noun = "bad-free", WITH_COUNT(bad_frees, snap_bad_free), .check = check_count_entry},
+    {ARRAY_OF(TEARDOWN, teardown, snap_teardown, teardowns), WITH_DEVICE(teardown, snap_teardown),
+     .max = GL_TEARDOWN_MAX, .noun = "teardown", WITH_COUNT(teardown, snap_teardown), .check = check_count_entry},
+    {ARRAY_OF(CALLS, calls, snap_calls, calls), .check = check_calls_entry},
+    {ARRAY_OF(TORCH_BLOCKS, torch_blocks, snap_torch_block, torch_blocks), WITH_DEVICE(torch_blocks, snap_torch_block),
+     .admit = admit_torch_blocks},
+};
+#define NARRAY_RECS (sizeof array_recs / sizeof array_recs[0])
+_Static_assert(NARRAY_RECS <= MAX_ARRAY_RECS, "struct parser keeps room for every array record");
+
+static const struct array_rec *array_rec_of(uint32_t type)
 {
-    struct snapshot *s = p->s;
-    size_t stride;
-    if (array_stride(p, hdr, "CALLS", count, length, GL_CALLS_ENTRY_SIZE, &stride) ||
-        grow(p, (void **)&s->calls, &p->cap_calls, s->ncalls + count, sizeof *s->calls, hdr))
-        return -1;
-    for (uint32_t i = 0; i < count; i++) {
-        const uint8_t *b = p->buf + off + (size_t)i * stride;
-        struct snap_calls *q = &s->calls[s->ncalls];
-        GL_WIRE_DECODE(CALLS, calls, b, q);
-        if (q->allocs != 0)
-            s->ncalls++;
-    }
-    return 0;
+    for (size_t i = 0; i < NARRAY_RECS; i++)
+        if (array_recs[i].type == type)
+            return &array_recs[i];
+    return NULL;
 }
 
-static int parse_vmms(struct parser *p, size_t hdr, size_t off,
-                      uint32_t count, uint64_t length)
+/* The record before its entries: once, within its limits, in context. */
+static int admit_array(struct parser *p, const struct array_rec *k, size_t hdr, uint32_t count)
 {
-    struct snapshot *s = p->s;
-    size_t stride;
-    if (array_stride(p, hdr, "VMM", count, length, GL_VMM_ENTRY_SIZE, &stride) ||
-        grow(p, (void **)&s->vmms, &p->cap_vmms, s->nvmms + count,
-             sizeof *s->vmms, hdr))
+    size_t i = (size_t)(k - array_recs);
+    size_t have = *(const size_t *)((const char *)p->s + k->n);
+    if (k->once && p->seen[i]++)
+        return fail(p, hdr, "second %s record", k->name);
+    if (k->max && count > k->max - have)
+        return fail(p, hdr, "more than %u %s entries", k->max, k->noun);
+    return k->admit ? k->admit(p, hdr, count) : 0;
+}
+
+/* Decodes the entry of stride bytes at eo into out: an older writer's
+ * shorter entry as if the fields appended since were 0, a newer writer's
+ * longer one without the tail this reader does not know. */
+static void decode_entry(struct parser *p, const struct array_rec *k, size_t eo, size_t stride, void *out)
+{
+    const uint8_t *b = p->buf + eo;
+    uint8_t full[MAX_KNOWN_ENTRY] = {0};
+    if (stride < k->size) {
+        memcpy(full, b, stride);
+        b = full;
+    }
+    memset(out, 0, k->elem);
+    k->decode(b, out);
+}
+
+/* An array record of count entries in length bytes at off (header at hdr),
+ * appended to the snapshot's array of its kind. */
+static int parse_array(struct parser *p, const struct array_rec *k, size_t hdr, size_t off, uint32_t count,
+                       uint64_t length)
+{
+    void **arr = (void **)((char *)p->s + k->arr);
+    size_t *n = (size_t *)((char *)p->s + k->n), stride;
+    if (admit_array(p, k, hdr, count) || array_stride(p, hdr, k->name, count, length, k->min, k->size, &stride) ||
+        grow(p, arr, &p->cap_arrays[k - array_recs], *n + count, k->elem, hdr))
         return -1;
     for (uint32_t i = 0; i < count; i++) {
         size_t eo = off + (size_t)i * stride;
-        const uint8_t *b = p->buf + eo;
-        struct snap_vmm *v = &s->vmms[s->nvmms];
-        GL_WIRE_DECODE(VMM, vmm, b, v);
-        if (check_device(p, v->device, eo + GL_WIRE_OFF(vmm, device)))
+        char *e = (char *)*arr + *n * k->elem;
+        decode_entry(p, k, eo, stride, e);
+        if (k->device) {
+            int32_t dev;
+            memcpy(&dev, e + k->dev_member, sizeof dev);
+            if (check_device(p, dev, eo + k->dev_wire))
+                return -1;
+        }
+        int keep = k->check ? k->check(p, k, e, eo) : 1;
+        if (keep < 0)
             return -1;
-        s->nvmms++; /* unknown types are kept and ignored by the analyses */
+        *n += (size_t)keep;
     }
     return 0;
 }
@@ -705,7 +674,6 @@ static int parse(struct parser *p)
     size_t pos = GL_SNAP_FILE_HEADER_SIZE;
     uint64_t nrec = 0;
     bool have_process = false;
-    int have_devices = 0, have_peak = 0;
     for (;;) {
         if (pos == len)
             return fail(p, pos, "truncated: no END record");
@@ -733,28 +701,10 @@ static int parse(struct parser *p)
             break;
         case GL_REC_MODULE: rc = parse_module(p, body, end); break;
         case GL_REC_STACK: rc = parse_stack(p, body, end); break;
-        case GL_REC_ALLOCS: rc = parse_allocs(p, pos, body, count, length); break;
-        case GL_REC_DEVICES: /* once: a second one would double the counters */
-            if (have_devices++)
-                return fail(p, pos, "second DEVICES record");
-            rc = parse_devices(p, pos, body, count, length);
-            break;
-        case GL_REC_PEAK:
-            if (have_peak++)
-                return fail(p, pos, "second PEAK record");
-            rc = parse_peaks(p, pos, body, count, length);
-            break;
-        case GL_REC_EVENTS: rc = parse_events(p, pos, body, count, length); break;
-        case GL_REC_POOLS: rc = parse_pools(p, pos, body, count, length); break;
-        case GL_REC_VMM: rc = parse_vmms(p, pos, body, count, length); break;
-        case GL_REC_BAD_FREES: rc = parse_bad_frees(p, pos, body, count, length); break;
-        case GL_REC_TEARDOWN: rc = parse_teardowns(p, pos, body, count, length); break;
-        case GL_REC_CALLS: rc = parse_calls(p, pos, body, count, length); break;
         case GL_REC_LABEL: rc = parse_label(p, body, end); break;
         case GL_REC_PYFRAME: rc = parse_pyframe(p, body, end); break;
         case GL_REC_ENV: rc = parse_env(p, body, end); break;
         case GL_REC_TORCH: rc = parse_torch(p, body, end); break;
-        case GL_REC_TORCH_BLOCKS: rc = parse_torch_blocks(p, pos, body, count, length); break;
         case GL_REC_END: {
             if (length < GL_END_SIZE)
                 return fail(p, pos, "END record too short (%llu bytes, need %u)",
@@ -777,9 +727,14 @@ static int parse(struct parser *p)
                             len - end);
             return validate(p, pos);
         }
-        default:
-            p->s->unknown_records++; /* a newer writer's record: skip it */
+        default: {
+            const struct array_rec *k = array_rec_of(type);
+            if (k != NULL)
+                rc = parse_array(p, k, pos, body, count, length);
+            else
+                p->s->unknown_records++; /* a newer writer's record: skip it */
             break;
+        }
         }
         if (rc)
             return -1;

@@ -63,6 +63,7 @@ const struct report_section report_sections[] = {
      .json = json_leaks_block, .html = html_leaks_block},
     {.name = "torch", .part_of = "leaks", .text = text_torch_block, .json = json_torch_block},
     {.part_of = "leaks", .text = text_leaks_tail},
+    {.name = "calls", .text = text_calls_block, .json = json_calls_block}, /* gpuleak check leaves it out */
     {.json = json_devices_block},
     {.name = "peak", .build = build_peak, .free = free_peak, .text = text_peak_block,
      .json = json_peak_block, .html = html_phases},

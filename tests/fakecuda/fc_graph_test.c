@@ -361,20 +361,9 @@ static void reset(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; void (*fn)(void); } tests[] = {
+    static const struct fc_scenario tests[] = {
         {"explicit", explicit_nodes}, {"autofree", autofree}, {"capture", capture},
         {"generic", generic}, {"oom", oom}, {"reset", reset},
     };
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s SCENARIO\n", argv[0]);
-        return 2;
-    }
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
-        if (strcmp(argv[1], tests[i].name) == 0) {
-            tests[i].fn();
-            printf("ok %s\n", argv[1]);
-            return 0;
-        }
-    fprintf(stderr, "unknown scenario %s\n", argv[1]);
-    return 2;
+    return FC_RUN_SCENARIO(argc, argv, tests);
 }

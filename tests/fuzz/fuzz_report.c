@@ -1,6 +1,7 @@
 /* Fuzz target: the whole reporter after the reader.  An input the reader
  * accepts is reported every way gpuleak-report can (text with colour, JSON,
- * folded leaks and peak, the HTML page, the memory_viz pickle, diff and
+ * folded leaks and peak, the HTML page, the memory_viz pickle, the pprof
+ * profile (encoded, not written: pprof_encode, what --pprof writes), diff and
  * merge against a second copy of itself, the HTML page with growth) through
  * report_run, the command's own code path.  fuzz_snap covers the reader; this
  * covers what a snapshot that is valid but hostile (absurd sizes, addresses,
@@ -16,6 +17,8 @@
 #include "render/sections.h"
 #include "cli/run.h"
 #include "model/snap_read.h"
+#include "render/pprof/pb.h"
+#include "render/pprof/pprof.h"
 #include "fuzz.h"
 
 static FILE *sink(void)
@@ -47,6 +50,7 @@ static const struct way ways[] = {
     {"--folded peak", {.folded = 2}, M_REPORT, 1, "all"},
     {"--html", {.html = "fuzz.html"}, M_REPORT, 1, "all"},
     {"--torch-snapshot", {.torch = "fuzz.pickle"}, M_REPORT, 1, "all"},
+    {"--pprof", {.pprof = "encoded, not written"}, M_REPORT, 1, "all"},
     {"diff", {.color = 0}, M_DIFF, 2, "all"},
     {"diff --json", {.json = true}, M_DIFF, 2, "all"},
     {"merge", {.color = 0}, M_MERGE, 2, "all"},
@@ -74,8 +78,15 @@ static void run_way(const struct way *w, const uint8_t *data, size_t size)
     struct cli c = w->c;
     FUZZ_CHECK(sections_parse(w->sections, &c.sections) == 0, "--sections");
     bool found;
-    int rc = report_run(&c, w->mode, m, w->n, db, &sup, sink(), &found);
-    FUZZ_CHECK(rc == 0, "%s: report_run returned %d", w->name, rc);
+    if (w->c.pprof) { /* the bytes --pprof writes, without the file */
+        struct pb gz;
+        int prc = pprof_encode(&m[0].v, &gz);
+        FUZZ_CHECK(prc == 0, "%s: pprof_encode returned %d", w->name, prc);
+        pb_free(&gz);
+    } else {
+        int rc = report_run(&c, w->mode, m, w->n, db, &sup, sink(), &found);
+        FUZZ_CHECK(rc == 0, "%s: report_run returned %d", w->name, rc);
+    }
     for (size_t i = 0; i < attached; i++)
         report_detach(&m[i]);
     sdb_free(db);

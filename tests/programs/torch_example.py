@@ -2,7 +2,8 @@
 then two training steps, each marked as phases (gpuleak_memory.annotate),
 on the stand-in torch (tests/programs/torch_standin); each step keeps its
 loss, and through the loss's graph its activation (the planted leak).  One
-snapshot at the end (gpuleak_memory._dump_snapshot), whose report shows
+snapshot at the end (gpuleak_memory._dump_snapshot, after
+_record_memory_history() at the start, as PyTorch's own workflow goes), whose report shows
 PyTorch's tensors inside its cache, the ledger and the phases.
 tests/t_torch_example.sh checks that the documents show what it prints."""
 import os
@@ -13,6 +14,7 @@ import torch
 sys.path.insert(0, os.environ["GPULEAK_PYTHON_DIR"])
 import gpuleak_memory as gm  # noqa: E402
 
+gm._record_memory_history()  # as with PyTorch's own: every tensor from here has its line
 losses = []
 
 

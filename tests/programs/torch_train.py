@@ -6,7 +6,8 @@ argv[1] says:
   signal   SIGUSR1 to the process (the writer thread asks Python's main
            thread), waiting for GPULEAK_OUTPUT's file to appear
   blocked  one SIGUSR1 while the main thread sleeps in C for longer than
-           gpuleak waits for it
+           gpuleak waits for it, then waits for the follow-up snapshot
+  crash    as `signal`, then dies of SIGSEGV
   user     as `signal`, after the program turned history recording on itself
 Prints what torch says it holds after each step."""
 import os
@@ -53,6 +54,7 @@ if mode == "blocked":
     os.kill(os.getpid(), signal.SIGUSR1)
     time.sleep(3)  # in C, longer than gpuleak waits (2 s): no answer
     wait_for(os.environ["GPULEAK_OUTPUT"].replace("%n", "0"))
+    wait_for(os.environ["GPULEAK_OUTPUT"].replace("%n", "1"))  # the follow-up, once back in bytecode
     sys.exit(0)
 
 for i in range(4):
@@ -65,5 +67,9 @@ for i in range(4):
     print("step", i, "allocated", torch.cuda.memory_allocated(), "reserved", torch.cuda.memory_reserved())
 rec = [c for c in torch.cuda.memory.calls if c[0] == "_record_memory_history"]
 print("calls", [c[0] for c in rec], [c[1:] for c in rec])
+if mode == "crash":
+    sys.stdout.flush()
+    time.sleep(0.5)  # the last view is >= 0.5 s old at the crash
+    os.kill(os.getpid(), signal.SIGSEGV)
 print("asked", sorted(set((c[0], sum(1 for x in torch.cuda.memory.calls if x[0] == c[0]))
                           for c in torch.cuda.memory.calls if c[0] != "_record_memory_history")))

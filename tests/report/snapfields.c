@@ -16,6 +16,14 @@
  *                               "length" with ENTRY -1: that record's header
  *   snapfields count IN RECORD  how many RECORD records IN holds, and their
  *                               entries (the headers' counts), as "N E"
+ *   snapfields resize IN OUT RECORD BYTES
+ *                               a copy of IN whose RECORD entries ("all":
+ *                               every array record's) are BYTES long: a
+ *                               number, "min" (GL_ENTRY_MIN_<PART>: the file
+ *                               an oldest writer wrote) or "+N" (N bytes past
+ *                               today's size: a newer writer's).  Fields cut
+ *                               off and grown back read 0; bytes past
+ *                               today's size are 0xee
  *
  * Built by tests/module.mk; scripts/format-doc.py compiles it on its own
  * when there is no build. */
@@ -124,7 +132,11 @@ static int cmd_records(void)
 {
     printf("| type | name | occurs | payload |\n|---|---|---|---|\n");
 #define ARRAY_PAYLOAD(NAME)                                                     \
-    printf("array of %zu-byte entries", find_part(#NAME)->size)
+    do {                                                                        \
+        printf("array of %zu-byte entries", find_part(#NAME)->size);            \
+        if (GL_ENTRY_MIN_##NAME < find_part(#NAME)->size)                       \
+            printf(" (%u-byte ones from older writers)", GL_ENTRY_MIN_##NAME);  \
+    } while (0)
 #define FIXED_PAYLOAD(NAME)                                                     \
     do {                                                                        \
         const struct part *p_ = find_part(#NAME);                               \
@@ -242,6 +254,92 @@ static int cmd_set(char **a)
     return 2;
 }
 
+/* The entry sizes of an array record: today's and the minimum; 0 for a
+ * record that is no array. */
+static size_t array_entry_size(uint32_t type, size_t *min)
+{
+    *min = 0;
+#define ARRAY_SIZES(NAME) (*min = GL_ENTRY_MIN_##NAME, find_part(#NAME)->size)
+#define FIXED_SIZES(NAME) 0
+#define ENTRY_SIZE(NAME, occurs, shape, what)                                   \
+    if (type == GL_REC_##NAME)                                                  \
+        return shape##_SIZES(NAME);
+    GL_RECORD_LIST(ENTRY_SIZE)
+#undef ENTRY_SIZE
+    return 0;
+}
+
+/* The size RECORD's entries get for BYTES (see resize); 0 for none. */
+static size_t resized_entry(const char *bytes, size_t size, size_t min)
+{
+    if (strcmp(bytes, "min") == 0)
+        return min;
+    if (bytes[0] == '+')
+        return size + strtoul(bytes + 1, NULL, 10);
+    return strtoul(bytes, NULL, 10);
+}
+
+static int cmd_resize(char **a)
+{
+    const char *in = a[0], *out = a[1], *rec = a[2], *bytes = a[3];
+    uint32_t only = strcmp(rec, "all") == 0 ? 0 : record_type(rec);
+    if (only == 0 && strcmp(rec, "all") != 0)
+        return 2;
+    FILE *fp = fopen(in, "rb");
+    if (fp == NULL) {
+        perror(in);
+        return 2;
+    }
+    static uint8_t buf[1 << 24], res[1 << 25];
+    size_t len = fread(buf, 1, sizeof buf, fp), rlen = GL_SNAP_FILE_HEADER_SIZE;
+    fclose(fp);
+    memcpy(res, buf, GL_SNAP_FILE_HEADER_SIZE);
+    for (size_t pos = GL_SNAP_FILE_HEADER_SIZE; pos + GL_SNAP_RECORD_HEADER_SIZE <= len;) {
+        struct gl_wire_record_header h;
+        gl_wire_record_header_decode(buf + pos, &h);
+        const uint8_t *body = buf + pos + GL_SNAP_RECORD_HEADER_SIZE;
+        if (h.length > len - pos - GL_SNAP_RECORD_HEADER_SIZE) {
+            fprintf(stderr, "snapfields: %s: record at %zu is truncated\n", in, pos);
+            return 2;
+        }
+        size_t min, size = array_entry_size(h.type, &min), stride = h.count ? h.length / h.count : 0;
+        size_t to = size && (only == 0 || only == h.type) ? resized_entry(bytes, size, min) : stride;
+        if (h.type == GL_REC_END) { /* it says where it is */
+            struct gl_wire_end e;
+            gl_wire_end_decode(body, &e);
+            e.offset = rlen;
+            gl_wire_end_encode((uint8_t *)body, &e);
+        }
+        uint64_t length = h.count && to != stride ? (uint64_t)h.count * to : h.length;
+        if (rlen + GL_SNAP_RECORD_HEADER_SIZE + length > sizeof res) {
+            fprintf(stderr, "snapfields: %s is too large\n", in);
+            return 2;
+        }
+        struct gl_wire_record_header nh = {.type = h.type, .count = h.count, .length = length};
+        gl_wire_record_header_encode(res + rlen, &nh);
+        rlen += GL_SNAP_RECORD_HEADER_SIZE;
+        if (length == h.length) {
+            memcpy(res + rlen, body, length);
+        } else {
+            for (uint32_t i = 0; i < h.count; i++) {
+                uint8_t *e = res + rlen + (size_t)i * to;
+                memset(e, 0, to < size ? to : size);
+                if (to > size)
+                    memset(e + size, 0xee, to - size);
+                memcpy(e, body + (size_t)i * stride, stride < to ? stride : to);
+            }
+        }
+        rlen += length;
+        pos += GL_SNAP_RECORD_HEADER_SIZE + h.length;
+    }
+    fp = fopen(out, "wb");
+    if (fp == NULL || fwrite(res, 1, rlen, fp) != rlen || fclose(fp) != 0) {
+        perror(out);
+        return 2;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     load_parts();
@@ -255,7 +353,10 @@ int main(int argc, char **argv)
         return cmd_set(argv + 2);
     if (argc == 4 && strcmp(argv[1], "count") == 0)
         return cmd_count(argv[2], argv[3]);
-    fputs("usage: snapfields layout | doc PART | records | set IN OUT RECORD ENTRY FIELD VALUE | count IN RECORD\n",
+    if (argc == 6 && strcmp(argv[1], "resize") == 0)
+        return cmd_resize(argv + 2);
+    fputs("usage: snapfields layout | doc PART | records | set IN OUT RECORD ENTRY FIELD VALUE | count IN RECORD"
+          " | resize IN OUT RECORD BYTES\n",
           stderr);
     return 2;
 }

@@ -151,10 +151,26 @@ static void end_record(size_t at)
 
 #define NENT 3 /* entries per array record */
 
+/* An array entry's minimum size (GL_ENTRY_MIN_<PART>) is no larger than
+ * today's and ends where a field ends: an older writer wrote whole fields. */
+#define END_IS_MIN_F(t, name, doc) at_field |= offsetof(lay_, name) + sizeof(gl_wire_##t) == min_;
+#define END_IS_MIN_R(t, name, doc) at_field |= offsetof(lay_, reserved_##name) + sizeof(gl_wire_##t) == min_;
+#define CHECK_ENTRY_MIN(PART, part)                                                do {                                                                               typedef struct gl_wire_##part##_layout lay_;                                   size_t min_ = GL_ENTRY_MIN_##PART;                                             int at_field = 0;                                                              GL_FIELDS_##PART(END_IS_MIN_F, END_IS_MIN_R)                                   CHECK(min_ <= sizeof(lay_) && at_field, #PART ": minimum entry size %zu is not the end of a field", min_);     } while (0);
+
 int main(void)
 {
     unsigned nparts = 0;
     GL_PART_LIST(CODEC_ROUNDTRIP)
+    CHECK_ENTRY_MIN(ALLOCS, allocs)
+    CHECK_ENTRY_MIN(DEVICES, devices)
+    CHECK_ENTRY_MIN(PEAK, peak)
+    CHECK_ENTRY_MIN(EVENTS, events)
+    CHECK_ENTRY_MIN(POOLS, pools)
+    CHECK_ENTRY_MIN(VMM, vmm)
+    CHECK_ENTRY_MIN(BAD_FREES, bad_frees)
+    CHECK_ENTRY_MIN(CALLS, calls)
+    CHECK_ENTRY_MIN(TEARDOWN, teardown)
+    CHECK_ENTRY_MIN(TORCH_BLOCKS, torch_blocks)
 
     /* What is written; fields the reader checks get valid values. */
     struct gl_wire_file_header fh = {.version = GL_SNAP_VERSION, .flags = 0};

@@ -281,12 +281,28 @@ static void test_expand(void)
     snprintf(want_b, sizeof want_b, "%s/s.%d.7.%s.3.%lld.%%.%%q.%%", top, (int)getpid(), host, t1);
     if (strcmp(got, want_a) != 0)
         STREQ(got, want_b, "expanded");
-    /* The first rank variable set wins; none: 0. */
+    /* The first rank variable set wins; none: 0.  A launcher's global
+     * rank beats LOCAL_RANK, which job scripts often export next to it
+     * (LOCAL_RANK=$OMPI_COMM_WORLD_LOCAL_RANK) and which repeats on every
+     * node; and PMIX_RANK/PMI_RANK beat SLURM_PROCID, which an mpirun
+     * inside an sbatch script inherits as 0 for every rank. */
     setenv("LOCAL_RANK", "5", 1);
     unsetenv("RANK");
     gl_outfile_setup("/r%r");
     TRUE(gl_outfile_expand(0, got, sizeof got), "expand %r");
     STREQ(got, "/r5", "LOCAL_RANK");
+    /* Set from the weakest up, global[i] = i + 1: each one set wins. */
+    static const char *const global[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
+    for (int i = 3; i >= 0; i--) {
+        char value[16], want[16];
+        snprintf(value, sizeof value, "%d", i + 1);
+        setenv(global[i], value, 1);
+        snprintf(want, sizeof want, "/r%d", i + 1);
+        TRUE(gl_outfile_expand(0, got, sizeof got), "expand %r");
+        STREQ(got, want, global[i]);
+    }
+    for (int i = 0; i < 4; i++)
+        unsetenv(global[i]);
     unsetenv("LOCAL_RANK");
     TRUE(gl_outfile_expand(0, got, sizeof got), "expand %r");
     STREQ(got, "/r0", "no rank");

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "resolve/entry_abi.h"
+#include "resolve/hook_list.h"
 
 #define PTDS CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
 /* The runtime's queries pass their own flag through the same rules. */
@@ -108,9 +109,56 @@ static const struct {
     {NULL, 12000, 0, NULL},
 };
 
-int main(void)
+/* Every hooked driver name that is an ABI version of another (NAME_vN) or
+ * its per-thread-default-stream variant (NAME_ptsz) is what a query of the
+ * base name hands back at the newest version (with the flag, for _ptsz).
+ * A hook added without its entry_abi.c row (or ptsz entry) would be reached
+ * by direct calls and dlsym only: every runtime, which asks by base name,
+ * would get the driver's function unwrapped. */
+static const char *const driver_hooks[] = {
+#define NAME(n) #n,
+    GL_DRIVER_HOOKS(NAME)
+#undef NAME
+};
+
+/* The base name of a versioned hook name into base; false if unversioned. */
+static bool versioned_base(const char *name, char *base, size_t size, unsigned long long *flags)
+{
+    size_t n = strlen(name);
+    const char *suffix = strrchr(name, '_');
+    if (suffix == NULL || (size_t)(suffix - name) >= size)
+        return false;
+    bool ptsz = strcmp(suffix, "_ptsz") == 0;
+    bool vn = suffix[1] == 'v' && suffix[2] != '\0' && strspn(suffix + 2, "0123456789") == n - (size_t)(suffix - name) - 2;
+    if (!ptsz && !vn)
+        return false;
+    memcpy(base, name, (size_t)(suffix - name));
+    base[suffix - name] = '\0';
+    *flags = ptsz ? PTDS : 0;
+    return true;
+}
+
+static int check_versioned_hooks(void)
 {
     int failed = 0;
+    for (size_t i = 0; i < sizeof driver_hooks / sizeof driver_hooks[0]; i++) {
+        char base[128];
+        unsigned long long flags;
+        if (!versioned_base(driver_hooks[i], base, sizeof base, &flags))
+            continue;
+        const char *got = gl_entry_abi_hook_name(base, 99999, flags);
+        if (got == NULL || strcmp(got, driver_hooks[i]) != 0) {
+            fprintf(stderr, "FAIL: %s is hooked, but a query of %s%s gets %s: no row for it in resolve/entry_abi.c\n",
+                    driver_hooks[i], base, flags ? " (per-thread)" : "", got ? got : "(passed through)");
+            failed++;
+        }
+    }
+    return failed;
+}
+
+int main(void)
+{
+    int failed = check_versioned_hooks();
     size_t n = sizeof rows / sizeof rows[0];
     for (size_t i = 0; i < n; i++) {
         const char *got = gl_entry_abi_hook_name(rows[i].symbol, rows[i].version, rows[i].flags);

@@ -8,7 +8,6 @@
 #   FAKECUDA_STATIC_LDFLAGS  link the static fake runtime into the program
 #   FAKECUDA_RT_DEPS / FAKECUDA_DRV_DEPS / FAKECUDA_STATIC_DEPS
 #                            prerequisites for programs using each variant
-#   $(call fakecuda_prog,LDFLAGS)  canned recipe: $@ from the .c prerequisites
 # Every variant finds the driver at run time through LD_LIBRARY_PATH (tests/lib.sh
 # `fc`); the RUNPATH set here is only a fallback for running by hand.
 
@@ -58,7 +57,6 @@ FAKECUDA_STATIC_LDFLAGS = $(FAKECUDA_DIR)/libcudart_static.a $(FC_RPATH) -ldl -l
 FAKECUDA_RT_DEPS = $(FAKECUDA_DIR)/libcudart.so $(FAKECUDA_DIR)/libcuda.so.1
 FAKECUDA_DRV_DEPS = $(FAKECUDA_DIR)/libcuda.so
 FAKECUDA_STATIC_DEPS = $(FAKECUDA_DIR)/libcudart_static.a $(FAKECUDA_DIR)/libcuda.so.1
-fakecuda_prog = @mkdir -p $(@D) && $(CC) $(PROG_CFLAGS) -o $@ $(filter %.c,$^) $(1) -lpthread
 
 all: $(FAKECUDA_LIBS)
 
@@ -129,42 +127,8 @@ $(FAKECUDA_DIR)/libcudart.so: $(FAKECUDA_DIR)/libcudart.so.13
 	ln -sf libcudart.so.13 $@
 
 # ---- self-tests (tests/t_fakecuda_*.sh) ----
-FC_TESTS := $(BUILD)/tests/fc_rt_test $(BUILD)/tests/fc_drv_test $(BUILD)/tests/fc_static_test \
-            $(BUILD)/tests/fc_ipc_test
-all: $(FC_TESTS)
-
-$(BUILD)/tests/fc_rt_test: tests/fakecuda/fc_rt_test.c tests/fakecuda/fc_check.h $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
-	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS))
-
-$(BUILD)/tests/fc_drv_test: tests/fakecuda/fc_drv_test.c tests/fakecuda/fc_check.h $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
-	$(call fakecuda_prog,$(FAKECUDA_DRV_LDFLAGS))
-
-$(BUILD)/tests/fc_static_test: tests/fakecuda/fc_static_test.c tests/fakecuda/fc_check.h $(FAKECUDA_STATIC_DEPS) | $(BUILD)/.cuda-ok
-	$(call fakecuda_prog,$(FAKECUDA_STATIC_LDFLAGS))
-
-# Two processes (fork): driver and runtime API, so both libraries.
-$(BUILD)/tests/fc_ipc_test: tests/fakecuda/fc_ipc_test.c tests/fakecuda/fc_check.h tests/programs/ipc_channel.h $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
-	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -lcuda)
-
-# Graph memory nodes and stream capture, through the runtime and the driver.
-FC_TESTS += $(BUILD)/tests/fc_graph_test
-all: $(BUILD)/tests/fc_graph_test
-$(BUILD)/tests/fc_graph_test: tests/fakecuda/fc_graph_test.c tests/fakecuda/fc_check.h $(FAKECUDA_RT_DEPS) | $(BUILD)/.cuda-ok
-	$(call fakecuda_prog,$(FAKECUDA_RT_LDFLAGS) -lcuda)
-
-# VMM memory shared between two processes (fork): export, import, one
-# physical allocation seen from both.
-FC_TESTS += $(BUILD)/tests/fc_vmm_share_test
-all: $(BUILD)/tests/fc_vmm_share_test
-$(BUILD)/tests/fc_vmm_share_test: tests/fakecuda/fc_vmm_share_test.c tests/fakecuda/fc_check.h tests/programs/ipc_channel.h $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
-	$(call fakecuda_prog,$(FAKECUDA_DRV_LDFLAGS))
-
-# What numba's driver binding needs beyond memory (fc_driver_device.c,
-# fc_driver_event.c), and unified addressing's rules for frees and pinned memory.
-FC_TESTS += $(BUILD)/tests/fc_numba_api_test
-all: $(BUILD)/tests/fc_numba_api_test
-$(BUILD)/tests/fc_numba_api_test: tests/fakecuda/fc_numba_api_test.c tests/fakecuda/fc_check.h $(FAKECUDA_DRV_DEPS) | $(BUILD)/.cuda-ok
-	$(call fakecuda_prog,$(FAKECUDA_DRV_LDFLAGS))
+# tests/fakecuda/NAME.c is $(BUILD)/tests/NAME, built by tests/rules.mk like
+# every test program; the libraries each links: tests/module.mk.
 
 # Running a program on the stand-ins (fakecuda-run --help).
 all: $(FAKECUDA_DIR)/fakecuda-run

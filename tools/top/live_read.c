@@ -254,6 +254,189 @@ static bool pyframes_complete(struct live *l, char *whybuf, size_t whysize, cons
     return true;
 }
 
+/* Where live_parse is: the room of the arrays that grow, and the version
+ * the header line gave (0 before it). */
+struct live_parser {
+    struct live *l;
+    size_t sites_cap, stacks_cap, mods_cap, py_cap;
+    int version;
+};
+
+/* Splits line at spaces into tok; the number of tokens, or -1 when there
+ * are more than MAX_TOKENS. */
+static int line_tokens(char *line, char **tok)
+{
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(line, " ", &save); t != NULL; t = strtok_r(NULL, " ", &save)) {
+        if (n == MAX_TOKENS)
+            return -1;
+        tok[n++] = t;
+    }
+    return n;
+}
+
+/* "gpuleak-live VERSION", the first line: the version, or 0 with *why. */
+static int header_version(char **tok, int n, char *whybuf, size_t whysize, const char **why)
+{
+    if (n != 2 || strcmp(tok[0], "gpuleak-live") != 0) {
+        *why = "not a gpuleak live file";
+        return 0;
+    }
+    if (strcmp(tok[1], "1") == 0 || strcmp(tok[1], "2") == 0)
+        return tok[1][0] - '0';
+    snprintf(whybuf, whysize, "live file version %.20s: this gpuleak-top reads versions 1 and 2", tok[1]);
+    *why = whybuf;
+    return 0;
+}
+
+/* "pid N", "time_ns N", "uptime_ns N", "oom_total N", "sites_left_out N".
+ * false: malformed. */
+static bool parse_scalar(const char *key, const char *val, struct live *l)
+{
+    uint64_t v;
+    if (strcmp(key, "pid") == 0) {
+        if (!u64(val, 10, &v) || v == 0 || v > INT_MAX)
+            return false;
+        l->pid = (int)v;
+        return true;
+    }
+    uint64_t *to = !strcmp(key, "time_ns") ? &l->time_ns : !strcmp(key, "uptime_ns") ? &l->uptime_ns
+                   : !strcmp(key, "oom_total") ? &l->oom_total : &l->left_out;
+    return u64(val, 10, to);
+}
+
+static bool is_scalar_key(const char *key)
+{
+    return !strcmp(key, "pid") || !strcmp(key, "time_ns") || !strcmp(key, "uptime_ns") ||
+           !strcmp(key, "oom_total") || !strcmp(key, "sites_left_out");
+}
+
+/* "device DEV live_bytes N live_count N peak_bytes N peak_time_ns N
+ * alloc_count N free_count N failed_count N".  false: malformed. */
+static bool parse_device(char **tok, struct live *l)
+{
+    if (l->ndevs == MAX_DEVICES)
+        return false;
+    struct live_dev *d = &l->devs[l->ndevs];
+    static const char *const keys[] = {"live_bytes", "live_count", "peak_bytes", "peak_time_ns",
+                                       "alloc_count", "free_count", "failed_count"};
+    uint64_t *vals[] = {&d->live, &d->count, &d->peak, &d->peak_ns, &d->allocs, &d->frees, &d->failed};
+    if (!dev_num(tok[1], &d->device))
+        return false;
+    for (int i = 0; i < 7; i++)
+        if (strcmp(tok[2 + 2 * i], keys[i]) != 0 || !u64(tok[3 + 2 * i], 10, vals[i]))
+            return false;
+    l->ndevs++;
+    return true;
+}
+
+/* "site STACK DEV BYTES COUNT".  false: *why set (out of memory), or NULL
+ * for a malformed line. */
+static bool parse_site(char **tok, struct live *l, size_t *cap, const char **why)
+{
+    *why = NULL;
+    if (l->nsites == MAX_SITES)
+        return false;
+    if (!room((void **)&l->sites, cap, l->nsites, sizeof *l->sites)) {
+        *why = "out of memory";
+        return false;
+    }
+    struct live_site *s = &l->sites[l->nsites];
+    uint64_t v;
+    if (!u64(tok[1], 10, &v) || v > UINT32_MAX || !dev_num(tok[2], &s->device) || !u64(tok[3], 10, &s->bytes) ||
+        !u64(tok[4], 10, &s->count))
+        return false;
+    s->stack = (uint32_t)v;
+    l->nsites++;
+    return true;
+}
+
+/* "oom AT_NS DEV SIZE STACK".  false: malformed. */
+static bool parse_oom(char **tok, struct live *l)
+{
+    struct live_oom o;
+    uint64_t v;
+    if (!u64(tok[1], 10, &o.at_ns) || !dev_num(tok[2], &o.device) || !u64(tok[3], 10, &o.size) ||
+        !u64(tok[4], 10, &v) || v > UINT32_MAX)
+        return false;
+    o.stack = (uint32_t)v;
+    if (l->nooms == MAX_OOMS)
+        return false;
+    l->ooms[l->nooms++] = o;
+    return true;
+}
+
+/* "stack ID FRAME..." (n tokens).  false as parse_site. */
+static bool parse_stack(char **tok, int n, struct live_parser *lp, const char **why)
+{
+    struct live *l = lp->l;
+    *why = NULL;
+    if (n - 2 > MAX_DEPTH || l->nstacks == MAX_STACKS)
+        return false;
+    if (!room((void **)&l->stacks, &lp->stacks_cap, l->nstacks, sizeof *l->stacks)) {
+        *why = "out of memory";
+        return false;
+    }
+    struct live_stack *st = &l->stacks[l->nstacks];
+    uint64_t v;
+    if (!u64(tok[1], 10, &v) || v == 0 || v > UINT32_MAX)
+        return false;
+    st->id = (uint32_t)v;
+    for (int i = 2; i < n; i++) {
+        uint64_t pc;
+        if (!stack_frame(tok[i], lp->version, &pc))
+            return false;
+        if (pc != 0)
+            st->pcs[st->depth++] = pc;
+    }
+    l->nstacks++;
+    return true;
+}
+
+/* A line after the header, split into n tokens: *end set by the end line.
+ * Keys a newer library writes are skipped.  false as parse_site. */
+static bool parse_keyed_line(char **tok, int n, struct live_parser *lp, bool *end, const char **why)
+{
+    *why = NULL;
+    const char *key = tok[0];
+    if (!strcmp(key, "end") && n == 1)
+        *end = true;
+    else if (is_scalar_key(key) && n == 2)
+        return parse_scalar(key, tok[1], lp->l);
+    else if (!strcmp(key, "device") && n == 16)
+        return parse_device(tok, lp->l);
+    else if (!strcmp(key, "site") && n == 5)
+        return parse_site(tok, lp->l, &lp->sites_cap, why);
+    else if (!strcmp(key, "oom") && n == 5)
+        return parse_oom(tok, lp->l);
+    else if (!strcmp(key, "stack") && n >= 2)
+        return parse_stack(tok, n, lp, why);
+    return true;
+}
+
+/* One line (NUL-terminated, no newline): *end set by the end line.  false
+ * with *why for the whole file, or *why NULL for a malformed line. */
+static bool parse_line(char *line, struct live_parser *lp, bool *end, char *whybuf, size_t whysize,
+                       const char **why)
+{
+    *why = NULL;
+    /* modules and Python frames keep their path, the rest of the line,
+     * whole */
+    if (strncmp(line, "module ", 7) == 0)
+        return parse_module(line + 7, lp->l, &lp->mods_cap, why);
+    if (lp->version >= 2 && strncmp(line, "pyframe ", 8) == 0)
+        return parse_pyframe(line + 8, lp->l, &lp->py_cap, why);
+    char *tok[MAX_TOKENS];
+    int n = line_tokens(line, tok);
+    if (n <= 0)
+        return false;
+    if (lp->version == 0) {
+        lp->version = header_version(tok, n, whybuf, whysize, why);
+        return lp->version != 0;
+    }
+    return parse_keyed_line(tok, n, lp, end, why);
+}
+
 /* Parses the live file's text.  false with *why (a static or into whybuf)
  * on anything malformed. */
 bool live_parse(char *text, size_t len, struct live *l, char *whybuf, size_t whysize, const char **why)
@@ -264,9 +447,8 @@ bool live_parse(char *text, size_t len, struct live *l, char *whybuf, size_t why
         *why = "not a gpuleak live file (binary data)";
         return false;
     }
-    size_t sites_cap = 0, stacks_cap = 0, mods_cap = 0, py_cap = 0;
-    bool header = false, end = false;
-    int version = 0;
+    struct live_parser lp = {.l = l};
+    bool end = false;
     unsigned lineno = 0;
     for (char *line = text, *next; line != NULL && *line != '\0' && !end; line = next) {
         lineno++;
@@ -276,120 +458,15 @@ bool live_parse(char *text, size_t len, struct live *l, char *whybuf, size_t why
             return false;
         }
         *next++ = '\0';
-        /* modules and Python frames keep their path, the rest of the line,
-         * whole */
-        if (strncmp(line, "module ", 7) == 0) {
-            if (!parse_module(line + 7, l, &mods_cap, why))
-                goto fail;
-            continue;
-        }
-        if (version >= 2 && strncmp(line, "pyframe ", 8) == 0) {
-            if (!parse_pyframe(line + 8, l, &py_cap, why))
-                goto fail;
-            continue;
-        }
-        char *tok[MAX_TOKENS];
-        int n = 0;
-        for (char *save = NULL, *t = strtok_r(line, " ", &save); t != NULL; t = strtok_r(NULL, " ", &save)) {
-            if (n == MAX_TOKENS)
-                goto bad;
-            tok[n++] = t;
-        }
-        if (n == 0)
-            goto bad;
-        if (!header) {
-            if (n != 2 || strcmp(tok[0], "gpuleak-live") != 0) {
-                *why = "not a gpuleak live file";
-                return false;
-            }
-            if (strcmp(tok[1], "1") == 0 || strcmp(tok[1], "2") == 0) {
-                version = tok[1][0] - '0';
-            } else {
-                snprintf(whybuf, whysize, "live file version %.20s: this gpuleak-top reads versions 1 and 2",
-                         tok[1]);
+        if (!parse_line(line, &lp, &end, whybuf, whysize, why)) {
+            if (*why == NULL) {
+                snprintf(whybuf, whysize, "malformed line %u", lineno);
                 *why = whybuf;
-                return false;
             }
-            header = true;
-            continue;
+            return false;
         }
-        uint64_t v;
-        if (!strcmp(tok[0], "end") && n == 1) {
-            end = true;
-        } else if (!strcmp(tok[0], "pid") && n == 2) {
-            if (!u64(tok[1], 10, &v) || v == 0 || v > INT_MAX)
-                goto bad;
-            l->pid = (int)v;
-        } else if (!strcmp(tok[0], "time_ns") && n == 2) {
-            if (!u64(tok[1], 10, &l->time_ns))
-                goto bad;
-        } else if (!strcmp(tok[0], "uptime_ns") && n == 2) {
-            if (!u64(tok[1], 10, &l->uptime_ns))
-                goto bad;
-        } else if (!strcmp(tok[0], "oom_total") && n == 2) {
-            if (!u64(tok[1], 10, &l->oom_total))
-                goto bad;
-        } else if (!strcmp(tok[0], "sites_left_out") && n == 2) {
-            if (!u64(tok[1], 10, &l->left_out))
-                goto bad;
-        } else if (!strcmp(tok[0], "device") && n == 16) {
-            if (l->ndevs == MAX_DEVICES)
-                goto bad;
-            struct live_dev *d = &l->devs[l->ndevs];
-            static const char *const keys[] = {"live_bytes", "live_count", "peak_bytes", "peak_time_ns",
-                                               "alloc_count", "free_count", "failed_count"};
-            uint64_t *vals[] = {&d->live, &d->count, &d->peak, &d->peak_ns, &d->allocs, &d->frees, &d->failed};
-            if (!dev_num(tok[1], &d->device))
-                goto bad;
-            for (int i = 0; i < 7; i++)
-                if (strcmp(tok[2 + 2 * i], keys[i]) != 0 || !u64(tok[3 + 2 * i], 10, vals[i]))
-                    goto bad;
-            l->ndevs++;
-        } else if (!strcmp(tok[0], "site") && n == 5) {
-            if (l->nsites == MAX_SITES)
-                goto bad;
-            if (!room((void **)&l->sites, &sites_cap, l->nsites, sizeof *l->sites)) {
-                *why = "out of memory";
-                return false;
-            }
-            struct live_site *s = &l->sites[l->nsites];
-            if (!u64(tok[1], 10, &v) || v > UINT32_MAX || !dev_num(tok[2], &s->device) ||
-                !u64(tok[3], 10, &s->bytes) || !u64(tok[4], 10, &s->count))
-                goto bad;
-            s->stack = (uint32_t)v;
-            l->nsites++;
-        } else if (!strcmp(tok[0], "oom") && n == 5) {
-            struct live_oom o;
-            if (!u64(tok[1], 10, &o.at_ns) || !dev_num(tok[2], &o.device) || !u64(tok[3], 10, &o.size) ||
-                !u64(tok[4], 10, &v) || v > UINT32_MAX)
-                goto bad;
-            o.stack = (uint32_t)v;
-            if (l->nooms == MAX_OOMS)
-                goto bad;
-            l->ooms[l->nooms++] = o;
-        } else if (!strcmp(tok[0], "stack") && n >= 2) {
-            if (n - 2 > MAX_DEPTH || l->nstacks == MAX_STACKS)
-                goto bad;
-            if (!room((void **)&l->stacks, &stacks_cap, l->nstacks, sizeof *l->stacks)) {
-                *why = "out of memory";
-                return false;
-            }
-            struct live_stack *st = &l->stacks[l->nstacks];
-            if (!u64(tok[1], 10, &v) || v == 0 || v > UINT32_MAX)
-                goto bad;
-            st->id = (uint32_t)v;
-            for (int i = 2; i < n; i++) {
-                uint64_t pc;
-                if (!stack_frame(tok[i], version, &pc))
-                    goto bad;
-                if (pc != 0)
-                    st->pcs[st->depth++] = pc;
-            }
-            l->nstacks++;
-        }
-        /* other keys: written by a newer library; skipped */
     }
-    if (!header) {
+    if (lp.version == 0) {
         *why = "empty";
         return false;
     }
@@ -398,12 +475,4 @@ bool live_parse(char *text, size_t len, struct live *l, char *whybuf, size_t why
         return false;
     }
     return pyframes_complete(l, whybuf, whysize, why);
-fail:
-    if (*why != NULL)
-        return false;
-bad:
-    snprintf(whybuf, whysize, "malformed line %u", lineno);
-    *why = whybuf;
-    return false;
 }
-

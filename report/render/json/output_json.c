@@ -314,8 +314,9 @@ void json_leaks_block(struct report_ctx *r, struct json *j)
     leaks(r, j);
     json_bad_frees(r, j);
     json_torn(r, j);
-    json_calls(r, j);
 }
+
+void json_calls_block(struct report_ctx *r, struct json *j) { json_calls(r, j); }
 
 void json_torch_block(struct report_ctx *r, struct json *j) { json_torch(r, j); }
 void json_devices_block(struct report_ctx *r, struct json *j) { devices(r, j); }

@@ -9,6 +9,7 @@ void output_json(struct report_ctx *r);
 
 /* The blocks the rows of render/sections.c write. */
 void json_leaks_block(struct report_ctx *r, struct json *j);
+void json_calls_block(struct report_ctx *r, struct json *j);
 void json_torch_block(struct report_ctx *r, struct json *j);
 void json_devices_block(struct report_ctx *r, struct json *j);
 void json_peak_block(struct report_ctx *r, struct json *j);

@@ -28,6 +28,7 @@ void json_torch(const struct report_ctx *r, struct json *j)
     json_key(j, "torch");
     json_obj(j);
     json_key(j, "status"); json_str(j, status_name(r->s->torch.status));
+    json_key(j, "age_us"); json_u64(j, r->s->torch.age_us);
     struct torch_blocks t;
     torch_blocks_build(r->v, &t);
     json_key(j, "reserved_bytes"); json_u64(j, t.reserved_bytes);

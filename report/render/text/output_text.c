@@ -43,8 +43,9 @@ void text_leaks_tail(struct report_ctx *r)
     text_bad_frees(r);
     text_torn(r, r->top);
     text_leak_summary(r);
-    text_calls(r, r->top ? r->top : CALLS_SHOWN);
 }
+
+void text_calls_block(struct report_ctx *r) { text_calls(r, r->top ? r->top : CALLS_SHOWN); }
 
 void text_peak_block(struct report_ctx *r)
 {

@@ -11,6 +11,7 @@ void text_oom_block(struct report_ctx *r);
 void text_leaks_block(struct report_ctx *r);
 void text_torch_block(struct report_ctx *r);
 void text_leaks_tail(struct report_ctx *r);
+void text_calls_block(struct report_ctx *r);
 void text_peak_block(struct report_ctx *r);
 void text_timeline_block(struct report_ctx *r);
 void text_fragmentation_block(struct report_ctx *r);

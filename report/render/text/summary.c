@@ -99,35 +99,41 @@ static void summary_line(FILE *f, const char *label, uint64_t bytes, uint64_t co
     fputc('\n', f);
 }
 
+void text_summary_findings(struct report_ctx *r)
+{
+    FILE *f = r->out;
+    const struct analysis *a = r->a;
+    bool at_exit = r->s->proc.reason == GL_REASON_EXIT;
+    if (a->leaks.bytes)
+        put_color(r, TC_RED);
+    summary_line(f, at_exit ? "leaked:" : "live:", a->leaks.bytes,
+                 a->leaks.count, a->leaks.total, "allocation");
+    put_color_end(r);
+    if (a->cached.total)
+        summary_line(f, "allocator caches:", a->cached.bytes, a->cached.count,
+                     a->cached.total, "allocation");
+    if (a->suppressed.total)
+        summary_line(f, "suppressed:", a->suppressed.bytes, a->suppressed.count,
+                     a->suppressed.total, "allocation");
+    if (a->mapped.total)
+        summary_line(f, at_exit ? "never released:" : "mapped:", a->mapped.bytes,
+                     a->mapped.count, a->mapped.total, "mapping");
+    if (a->modules.total)
+        summary_line(f, "loaded modules:", a->modules.bytes, a->modules.count, a->modules.total,
+                     "module");
+    text_bad_frees_summary(r);
+    text_torn_summary(r);
+}
+
 /* The headline figures first: what is left, what caches hold, each device's
  * peak and fragmentation. */
 void text_summary(struct report_ctx *r)
 {
     FILE *f = r->out;
     const struct analysis *a = r->a;
-    bool at_exit = r->s->proc.reason == GL_REASON_EXIT;
     put_title(r, "SUMMARY");
-    if (section_shown(r, "leaks")) {
-        if (a->leaks.bytes)
-            put_color(r, TC_RED);
-        summary_line(f, at_exit ? "leaked:" : "live:", a->leaks.bytes,
-                     a->leaks.count, a->leaks.total, "allocation");
-        put_color_end(r);
-        if (a->cached.total)
-            summary_line(f, "allocator caches:", a->cached.bytes, a->cached.count,
-                         a->cached.total, "allocation");
-        if (a->suppressed.total)
-            summary_line(f, "suppressed:", a->suppressed.bytes, a->suppressed.count,
-                         a->suppressed.total, "allocation");
-        if (a->mapped.total)
-            summary_line(f, at_exit ? "never released:" : "mapped:", a->mapped.bytes,
-                         a->mapped.count, a->mapped.total, "mapping");
-        if (a->modules.total)
-            summary_line(f, "loaded modules:", a->modules.bytes, a->modules.count, a->modules.total,
-                         "module");
-        text_bad_frees_summary(r);
-        text_torn_summary(r);
-    }
+    if (section_shown(r, "leaks"))
+        text_summary_findings(r);
     text_oom_summary(r);
     for (size_t d = 0; d < a->ndevs; d++) {
         const struct snap_device *dv = a->devs[d].dev;

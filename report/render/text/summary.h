@@ -6,5 +6,9 @@ struct report_ctx;
 
 void text_header(struct report_ctx *r);
 void text_summary(struct report_ctx *r);
+/* SUMMARY's lines of the leaks section (what is left, what caches hold,
+ * refused frees, teardowns), whatever --sections says: also the verdict's
+ * summary of `gpuleak check` (cli/verdict.c). */
+void text_summary_findings(struct report_ctx *r);
 
 #endif

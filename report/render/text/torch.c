@@ -21,7 +21,7 @@ static void put_line(const struct report_ctx *r, const struct torch_line *l)
     put_count(f, l->count, "tensor");
     fputs(": ", f);
     if (l->frame == 0)
-        fputs("(no stack: PyTorch recorded none for it)", f);
+        fputs("(no Python line: PyTorch recorded none; see GPULEAK_TORCH_LINES)", f);
     else
         put_frame_short(f, &r->db->frames[l->frame]);
     fputc('\n', f);
@@ -51,7 +51,8 @@ void text_torch(const struct report_ctx *r)
     put_title(r, "PYTORCH'S CACHE");
     if (r->s->torch.status == GL_TORCH_NO_ANSWER) {
         fputs("PyTorch was not asked in time: Python's main thread ran no bytecode within 2 s\n"
-              "(it was blocked in C), or took over 60 s to answer; this snapshot has no tensors.\n",
+              "(it was blocked in C), or took over 60 s to answer; this snapshot has no tensors.\n"
+              "It is asked again when it returns: a follow-up snapshot carries its view.\n",
               f);
         return;
     }
@@ -69,6 +70,10 @@ void text_torch(const struct report_ctx *r)
             fprintf(f, "%s%s", i ? "; " : "", c->problems[i]);
         fputs("\n", f);
     }
+    if (r->s->torch.age_us != 0)
+        fprintf(f, "PyTorch's view from %.1f s before this snapshot, the last one it gave: this snapshot\n"
+                   "could not ask (at exit, fatal signal, or after a main thread busy in C).\n",
+                (double)r->s->torch.age_us / 1e6);
     fputs("What PyTorch's caching allocator held (torch.cuda.memory._snapshot()), segment\n"
           "by segment, with the live tensors in each by the Python line that allocated them:\n",
           f);
@@ -138,7 +143,7 @@ void text_torch_diff(const struct report_ctx *r, const struct msnap *m, size_t n
         if (row->frame)
             put_frame_short(f, &r->db->frames[row->frame]);
         else
-            fputs("(no stack: PyTorch recorded none)", f);
+            fputs("(no Python line: PyTorch recorded none; see GPULEAK_TORCH_LINES)", f);
         if (row->suspected) {
             fputs(", ", f);
             put_color(r, TC_RED);

@@ -1,0 +1,73 @@
+"""One eager training step on real PyTorch, for `make bench`'s section 7
+(scripts/bench-torch.sh, issue 36): what a PyTorch user pays per step.
+
+The model is elementwise (no matmul, which fakecuda does not compute
+anyway): LAYERS layers of y = tanh(x * w + b), a squared-error loss,
+autograd, and Adam, so a step makes a few hundred tensors, each through
+PyTorch's caching allocator (or cudaMallocAsync with that backend).  The
+forward pass runs from a Python stack DEPTH frames deep, as a model's
+modules nest.  On fakecuda the kernels are no-ops: a step is pure CPU
+dispatch, the worst case for relative overhead.
+
+  python bench_torch_step.py STEPS [WARMUP [LAYERS [DEPTH [NUMEL]]]]
+BENCH_TORCH_RECORD=1 turns on PyTorch's own recorder
+(_record_memory_history(stacks="python")) first, as a user would.
+Prints "RESULT us_per_step=X tensors_per_step=Y"."""
+import os
+import sys
+import time
+
+import torch
+
+STEPS = int(sys.argv[1])
+WARMUP = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+LAYERS = int(sys.argv[3]) if len(sys.argv) > 3 else 24
+DEPTH = int(sys.argv[4]) if len(sys.argv) > 4 else 20
+NUMEL = int(sys.argv[5]) if len(sys.argv) > 5 else 4096
+
+if os.environ.get("BENCH_TORCH_RECORD") == "1":
+    torch.cuda.memory._record_memory_history(stacks="python")
+
+
+def at_depth(frames, fn, *args):
+    """fn(*args) called from `frames` nested frames."""
+    if frames <= 1:
+        return fn(*args)
+    return at_depth(frames - 1, fn, *args)
+
+
+weights = [torch.randn(NUMEL, device="cuda", requires_grad=True) for _ in range(LAYERS)]
+biases = [torch.zeros(NUMEL, device="cuda", requires_grad=True) for _ in range(LAYERS)]
+opt = torch.optim.Adam(weights + biases, lr=1e-3, foreach=False)
+x0 = torch.ones(NUMEL, device="cuda")
+target = torch.zeros(NUMEL, device="cuda")
+
+
+def forward(x):
+    for w, b in zip(weights, biases):
+        x = torch.tanh(x * w + b)
+    return ((x - target) ** 2).mean()
+
+
+def step():
+    opt.zero_grad(set_to_none=True)
+    loss = at_depth(DEPTH, forward, x0)
+    loss.backward()
+    opt.step()
+
+
+def allocations():
+    return torch.cuda.memory_stats().get("allocation.all.allocated", 0)
+
+
+for _ in range(WARMUP):
+    step()
+torch.cuda.synchronize()
+before = allocations()
+t0 = time.perf_counter_ns()
+for _ in range(STEPS):
+    step()
+torch.cuda.synchronize()
+ns = time.perf_counter_ns() - t0
+tensors = (allocations() - before) / STEPS
+print("RESULT us_per_step=%.1f tensors_per_step=%.1f" % (ns / STEPS / 1000, tensors))

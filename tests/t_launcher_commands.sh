@@ -1,0 +1,29 @@
+# One command (issue 35, item 6): gpuleak report, diff, merge and html do
+# what gpuleak-report, gpuleak-report diff, merge and --html do -- the
+# same bytes out and the same status -- so the README can say
+# `gpuleak <command>` throughout.
+source "$ROOT/tests/lib.sh"
+mkdir r && "$TPROG/snapgen" ranks r
+GPULEAK_OUTPUT=leak.snap traced "$TPROG/scenarios" leak-runtime
+GPULEAK_OUTPUT=clean.snap traced "$TPROG/scenarios" balanced
+# same WHAT "LAUNCHER ARGS" "REPORTER ARGS": both run, same stdout and status
+same() {
+    local a=0 b=0
+    "$LAUNCHER" $2 >a.out 2>a.err || a=$?
+    "$REPORT" $3 >b.out 2>b.err || b=$?
+    expect_eq "$a" "$b" "$1: status"
+    [ -s b.out ] || [ -n "${4:-}" ] || fail "$1: the reporter wrote nothing"
+    cmp -s a.out b.out || fail "$1: output differs: $(diff a.out b.out | head -5)"
+    cmp -s a.err b.err || fail "$1: stderr differs: $(cat a.err)"
+}
+same report "report --error-exitcode 3 leak.snap" "--error-exitcode 3 leak.snap"
+same diff "diff --error-exitcode 4 clean.snap leak.snap" "--error-exitcode 4 diff clean.snap leak.snap"
+same "diff, options after" "diff clean.snap leak.snap --json" "--json diff clean.snap leak.snap"
+same merge "merge r/r0.snap r/r1.snap r/r2.snap" "merge r/r0.snap r/r1.snap r/r2.snap"
+same "merge --json" "merge --json r/r0.snap r/r1.snap r/r2.snap" "--json merge r/r0.snap r/r1.snap r/r2.snap"
+same html "html --top 3 a.html leak.snap" "--top 3 --html b.html leak.snap" quiet
+cmp -s a.html b.html || fail "html: pages differ"
+same "html, growth" "html g1.html clean.snap leak.snap" "--html g2.html clean.snap leak.snap" quiet
+cmp -s g1.html g2.html || fail "html growth: pages differ"
+same "html, no snapshot" "html x.html" "--html x.html" quiet
+echo ok
