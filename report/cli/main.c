@@ -21,6 +21,7 @@
 #include "model/stackdb.h"
 #include "model/suppress.h"
 #include "render/report.h"
+#include "render/sections.h"
 
 #include "util/xalloc.h"
 #include "version.h"
@@ -56,9 +57,9 @@ static void usage(FILE *f)
           "  --native              show and group by the whole mixed stack of\n"
           "                        allocations made from Python (default: the\n"
           "                        Python frames only)\n"
-          "  --sections LIST       comma-separated: leaks,peak,timeline,fragmentation,ledger,\n"
-          "                        calls (default: all)\n"
-          "  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
+          "  --sections LIST       comma-separated (default: all):\n", f);
+    fprintf(f, "                        %s\n", sections_names());
+    fputs("  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
           "                        weights in bytes\n"
           "  --html FILE           a self-contained HTML page (timeline, flame graphs,\n"
           "                        address map, tables; several snapshots: growth)\n"
@@ -85,6 +86,13 @@ static int bad_usage(const char *fmt, const char *arg)
     fputs("gpuleak-report: ", stderr);
     fprintf(stderr, fmt, arg);
     fputs(" (try --help)\n", stderr);
+    return 2;
+}
+
+static int bad_sections(const char *arg)
+{
+    fprintf(stderr, "gpuleak-report: --sections takes %s, not '%s' (try --help)\n", sections_names(),
+            arg);
     return 2;
 }
 
@@ -129,30 +137,6 @@ static int parse_size(const char *s, unsigned long long *v)
     }
     *v = n << shift;
     return 0;
-}
-
-static int parse_sections(const char *arg, unsigned *out)
-{
-    static const struct { const char *name; unsigned bit; } names[] = {
-        {"leaks", SEC_LEAKS}, {"peak", SEC_PEAK}, {"timeline", SEC_TIMELINE},
-        {"fragmentation", SEC_FRAG}, {"frag", SEC_FRAG}, {"ledger", SEC_LEDGER},
-        {"calls", SEC_CALLS}, {"all", SEC_ALL},
-    };
-    *out = 0;
-    for (const char *p = arg; *p;) {
-        size_t n = strcspn(p, ",");
-        size_t i = 0;
-        while (i < sizeof names / sizeof *names &&
-               !(strlen(names[i].name) == n && strncmp(p, names[i].name, n) == 0))
-            i++;
-        if (i == sizeof names / sizeof *names)
-            return -1;
-        *out |= names[i].bit;
-        p += n;
-        if (*p == ',')
-            p++;
-    }
-    return *out ? 0 : -1;
 }
 
 static int load(struct msnap *m, const char *path, struct stackdb *db,
@@ -211,7 +195,106 @@ static int finish_output(FILE *out, const char *output)
     return rc;
 }
 
-int main(int argc, char **argv)
+/* What the command line says: the options, the mode and the snapshot files. */
+struct args {
+    struct cli c;
+    const char *cat_file;
+    enum mode mode;
+    char **files;
+    size_t nfiles;
+};
+
+/* parse_option's "go on": every other value is main's exit status. */
+#define GO_ON (-1)
+
+static int parse_option(int o, struct args *a, char **argv)
+{
+    struct cli *c = &a->c;
+    unsigned long long v;
+    switch (o) {
+    case 'j': c->json = true; break;
+    case 'o': c->output = optarg; break;
+    case 't':
+        if (parse_u64(optarg, &v) || v == 0 || v > SIZE_MAX)
+            return bad_usage("--top needs a positive number, not '%s'", optarg);
+        c->an.top = (size_t)v;
+        break;
+    case 'm':
+        if (parse_size(optarg, &v))
+            return bad_usage("--min-bytes needs a number of bytes (4096, 100M, 2GiB), not '%s'", optarg);
+        c->an.min_bytes = v;
+        break;
+    case 'g':
+        if (parse_u64(optarg, &v) || v == 0 || v > GL_SNAP_MAX_DEPTH)
+            return bad_usage("--group-depth needs a number of frames (1-1024), not '%s'", optarg);
+        c->so.group_depth = (unsigned)v;
+        break;
+    case 's':
+        if (c->supp_file)
+            return bad_usage("%s", "--suppressions given twice");
+        c->supp_file = optarg;
+        break;
+    case 'C':
+        if (a->cat_file)
+            return bad_usage("%s", "--categories given twice");
+        a->cat_file = optarg;
+        break;
+    case 'N': c->no_defaults = true; break;
+    case 'L': fputs(supp_default_text(), stdout); return 0;
+    case 'a': c->so.all_frames = true; break;
+    case 'n': c->so.native = true; break;
+    case 'S':
+        if (sections_parse(optarg, &c->sections))
+            return bad_sections(optarg);
+        break;
+    case 'f':
+        if (strcmp(optarg, "leaks") == 0)
+            c->folded = 1;
+        else if (strcmp(optarg, "peak") == 0)
+            c->folded = 2;
+        else
+            return bad_usage("--folded takes 'leaks' or 'peak', not '%s'", optarg);
+        break;
+    case 'E':
+        if (parse_u64(optarg, &v) || v == 0 || v > 255)
+            return bad_usage("--error-exitcode needs a status from 1 to 255, not '%s'", optarg);
+        c->error_exitcode = (int)v;
+        break;
+    case 'H': c->html = optarg; break;
+    case 'T': c->torch = optarg; break;
+    case 'P': c->pprof = optarg; break;
+    case 'v': c->verdict = optarg; break;
+    case 'c':
+        if (strcmp(optarg, "never") == 0)
+            c->color = 0;
+        else if (strcmp(optarg, "always") == 0)
+            c->color = 1;
+        else if (strcmp(optarg, "auto") == 0)
+            c->color = 2;
+        else
+            return bad_usage("--color takes auto, always or never, not '%s'", optarg);
+        break;
+    case 'h': usage(stdout); return 0;
+    case 'V': printf("gpuleak-report " GPULEAK_VERSION " (snapshot format v%u)\n", GL_SNAP_VERSION); return 0;
+    case ':': return bad_usage("option '%s' needs an argument", argv[optind - 1]);
+    default: return bad_usage("unknown option '%s'", argv[optind - 1]);
+    }
+    return GO_ON;
+}
+
+/* An operand: the subcommand when it comes first, else a snapshot file. */
+static void take_operand(struct args *a, char *arg)
+{
+    if (a->nfiles == 0 && a->mode == M_REPORT && strcmp(arg, "diff") == 0)
+        a->mode = M_DIFF;
+    else if (a->nfiles == 0 && a->mode == M_REPORT && strcmp(arg, "merge") == 0)
+        a->mode = M_MERGE;
+    else
+        a->files[a->nfiles++] = arg;
+}
+
+/* GO_ON, or the exit status (--help, --version, a usage error). */
+static int parse_command_line(int argc, char **argv, struct args *a)
 {
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'},
@@ -238,18 +321,6 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    struct cli c = {.color = 2, .sections = SEC_ALL};
-    const char *cat_file = NULL;
-    enum mode mode = M_REPORT;
-    /* static: still reachable on the early usage-error returns */
-    static char **files;
-    files = xcalloc((size_t)argc + 1, sizeof *files);
-    size_t nfiles = 0;
-    if (!files) {
-        fputs("gpuleak-report: out of memory\n", stderr);
-        return 1;
-    }
-    unsigned long long v;
     opterr = 0; /* we word the errors ourselves, on one line */
     /* options may come before and after the subcommand; with "+" getopt
      * stops at each operand, which is collected before going on */
@@ -257,177 +328,173 @@ int main(int argc, char **argv)
         int o = getopt_long(argc, argv, "+:", longopts, NULL);
         if (o == -1) {
             if (optind >= argc)
-                break;
-            const char *arg = argv[optind++];
-            if (nfiles == 0 && mode == M_REPORT && strcmp(arg, "diff") == 0)
-                mode = M_DIFF;
-            else if (nfiles == 0 && mode == M_REPORT && strcmp(arg, "merge") == 0)
-                mode = M_MERGE;
-            else
-                files[nfiles++] = (char *)arg;
+                return GO_ON;
+            take_operand(a, argv[optind++]);
             continue;
         }
-        switch (o) {
-        case 'j': c.json = true; break;
-        case 'o': c.output = optarg; break;
-        case 't':
-            if (parse_u64(optarg, &v) || v == 0 || v > SIZE_MAX)
-                return bad_usage("--top needs a positive number, not '%s'", optarg);
-            c.an.top = (size_t)v;
-            break;
-        case 'm':
-            if (parse_size(optarg, &v))
-                return bad_usage("--min-bytes needs a number of bytes (4096, 100M, 2GiB), not '%s'", optarg);
-            c.an.min_bytes = v;
-            break;
-        case 'g':
-            if (parse_u64(optarg, &v) || v == 0 || v > GL_SNAP_MAX_DEPTH)
-                return bad_usage("--group-depth needs a number of frames (1-1024), not '%s'",
-                                 optarg);
-            c.so.group_depth = (unsigned)v;
-            break;
-        case 's':
-            if (c.supp_file)
-                return bad_usage("%s", "--suppressions given twice");
-            c.supp_file = optarg;
-            break;
-        case 'C':
-            if (cat_file)
-                return bad_usage("%s", "--categories given twice");
-            cat_file = optarg;
-            break;
-        case 'N': c.no_defaults = true; break;
-        case 'L': fputs(supp_default_text(), stdout); return 0;
-        case 'a': c.so.all_frames = true; break;
-        case 'n': c.so.native = true; break;
-        case 'S':
-            if (parse_sections(optarg, &c.sections))
-                return bad_usage("--sections takes leaks,peak,timeline,fragmentation,ledger,calls, not '%s'",
-                                 optarg);
-            break;
-        case 'f':
-            if (strcmp(optarg, "leaks") == 0)
-                c.folded = 1;
-            else if (strcmp(optarg, "peak") == 0)
-                c.folded = 2;
-            else
-                return bad_usage("--folded takes 'leaks' or 'peak', not '%s'", optarg);
-            break;
-        case 'E':
-            if (parse_u64(optarg, &v) || v == 0 || v > 255)
-                return bad_usage("--error-exitcode needs a status from 1 to 255, not '%s'", optarg);
-            c.error_exitcode = (int)v;
-            break;
-        case 'v': c.verdict = optarg; break;
-        case 'H': c.html = optarg; break;
-        case 'T': c.torch = optarg; break;
-        case 'P': c.pprof = optarg; break;
-        case 'c':
-            if (strcmp(optarg, "never") == 0)
-                c.color = 0;
-            else if (strcmp(optarg, "always") == 0)
-                c.color = 1;
-            else if (strcmp(optarg, "auto") == 0)
-                c.color = 2;
-            else
-                return bad_usage("--color takes auto, always or never, not '%s'", optarg);
-            break;
-        case 'h': usage(stdout); return 0;
-        case 'V': printf("gpuleak-report " GPULEAK_VERSION " (snapshot format v%u)\n", GL_SNAP_VERSION); return 0;
-        case ':': return bad_usage("option '%s' needs an argument", argv[optind - 1]);
-        default: return bad_usage("unknown option '%s'", argv[optind - 1]);
-        }
+        int rc = parse_option(o, a, argv);
+        if (rc != GO_ON)
+            return rc;
     }
-    if (c.pprof && (c.html || c.torch || c.json || c.folded || c.output || mode != M_REPORT || nfiles != 1))
+}
+
+/* --html and --torch-snapshot: which snapshots and options go with them.
+ * GO_ON, or 2 (a usage error). */
+static int check_page_outputs(struct args *a)
+{
+    struct cli *c = &a->c;
+    if (c->html && c->torch)
+        return bad_usage("%s", "--html and --torch-snapshot: one at a time");
+    if (c->json || c->folded || c->output)
+        return bad_usage("%s", "--html and --torch-snapshot name their output file: "
+                               "not with --json, --folded or --output");
+    if (a->mode == M_MERGE || (c->torch && a->mode != M_REPORT))
+        return bad_usage("%s", "--html takes snapshots (several: growth across them), "
+                               "--torch-snapshot one snapshot");
+    if (c->torch && a->nfiles != 1)
+        return bad_usage("%s", a->nfiles ? "--torch-snapshot takes one snapshot"
+                                         : "no snapshot file given");
+    if (a->nfiles == 0 || (a->mode == M_DIFF && a->nfiles < 2))
+        return bad_usage("%s", "no snapshot file given");
+    c->output = c->html ? c->html : c->torch;
+    if (a->nfiles > 1)
+        a->mode = M_DIFF; /* handled below: the page with growth */
+    return GO_ON;
+}
+
+/* The number of snapshots each mode takes, and what --folded goes with.
+ * GO_ON, or 2 (a usage error). */
+static int check_mode(struct args *a)
+{
+    struct cli *c = &a->c;
+    if (c->pprof && (c->html || c->torch || c->json || c->folded || c->output || a->mode != M_REPORT || a->nfiles != 1))
         return bad_usage("%s", "--pprof writes one snapshot's profile to its file: one snapshot, "
                                "no diff or merge, no other output");
-    if (c.html || c.torch) {
-        if (c.html && c.torch)
-            return bad_usage("%s", "--html and --torch-snapshot: one at a time");
-        if (c.json || c.folded || c.output)
-            return bad_usage("%s", "--html and --torch-snapshot name their output file: "
-                                   "not with --json, --folded or --output");
-        if (mode == M_MERGE || (c.torch && mode != M_REPORT))
-            return bad_usage("%s", "--html takes snapshots (several: growth across them), "
-                                   "--torch-snapshot one snapshot");
-        if (c.torch && nfiles != 1)
-            return bad_usage("%s", nfiles ? "--torch-snapshot takes one snapshot"
-                                          : "no snapshot file given");
-        if (nfiles == 0 || (mode == M_DIFF && nfiles < 2))
-            return bad_usage("%s", "no snapshot file given");
-        c.output = c.html ? c.html : c.torch;
-        if (nfiles > 1)
-            mode = M_DIFF; /* handled below: the page with growth */
+    if (a->c.html || a->c.torch) {
+        int rc = check_page_outputs(a);
+        if (rc != GO_ON)
+            return rc;
     }
-    if (mode == M_REPORT && nfiles != 1)
-        return bad_usage("%s", nfiles ? "expected one snapshot file, got more (diff and merge "
-                                        "take several)"
-                                      : "no snapshot file given");
-    if (mode == M_DIFF && nfiles < 2)
+    if (a->mode == M_REPORT && a->nfiles != 1)
+        return bad_usage("%s", a->nfiles ? "expected one snapshot file, got more (diff and merge "
+                                           "take several)"
+                                         : "no snapshot file given");
+    if (a->mode == M_DIFF && a->nfiles < 2)
         return bad_usage("%s", "diff needs at least two snapshot files");
-    if (mode == M_MERGE && nfiles < 1)
+    if (a->mode == M_MERGE && a->nfiles < 1)
         return bad_usage("%s", "merge needs snapshot files");
-    if (c.verdict && (mode != M_REPORT || c.html || c.torch))
+    if (a->c.verdict && (a->mode != M_REPORT || a->c.html || a->c.torch))
         return bad_usage("%s", "--verdict takes one snapshot, not diff, merge, --html or --torch-snapshot");
-    if (c.folded && (c.json || mode != M_REPORT))
+    if (a->c.folded && (a->c.json || a->mode != M_REPORT))
         return bad_usage("%s", "--folded writes its own format: not with --json, diff or merge");
+    return GO_ON;
+}
 
-    struct suppressions sup = {0};
+/* The suppression rules (the file's, then the built-in ones) and the
+ * category rules.  0, or 2 with the file's error printed and nothing held. */
+static int load_rules(const struct args *a, struct suppressions *sup, struct categories *cat)
+{
     char err[512];
-    if (c.supp_file && supp_load_file(&sup, c.supp_file, err, sizeof err) != 0) {
-        fprintf(stderr, "gpuleak-report: %s: %s\n", c.supp_file, err);
-        supp_free(&sup);
-        free(files);
+    memset(sup, 0, sizeof *sup);
+    if (a->c.supp_file && supp_load_file(sup, a->c.supp_file, err, sizeof err) != 0) {
+        fprintf(stderr, "gpuleak-report: %s: %s\n", a->c.supp_file, err);
+        supp_free(sup);
         return 2;
     }
-    if (!c.no_defaults)
-        supp_add_defaults(&sup);
-    struct categories cat;
-    if (cat_init(&cat, cat_file, err, sizeof err) != 0) {
+    if (!a->c.no_defaults)
+        supp_add_defaults(sup);
+    if (cat_init(cat, a->cat_file, err, sizeof err) != 0) {
         fprintf(stderr, "gpuleak-report: %s\n", err);
-        supp_free(&sup);
-        free(files);
+        supp_free(sup);
         return 2;
     }
-    c.cat = &cat;
+    return 0;
+}
 
-    struct stackdb *db = sdb_new(&c.so);
-    struct msnap *m = xcalloc(nfiles, sizeof *m);
+/* Reads every snapshot file into m; *loaded: how many to unload, the one
+ * that failed included.  0, or the status of the first that failed. */
+static int load_snapshots(const struct args *a, struct msnap *m, struct stackdb *db,
+                          const struct suppressions *sup, size_t *loaded)
+{
     int rc = 0;
+    *loaded = 0;
+    while (rc == 0 && *loaded < a->nfiles) {
+        rc = load(&m[*loaded], a->files[*loaded], db, sup);
+        (*loaded)++; /* also on failure: unload what was partly set up */
+    }
+    if (rc == 0 && a->mode == M_DIFF && order_by_index(m, a->nfiles))
+        fputs("gpuleak-report: note: the snapshots, all of one process, are compared in the order they were "
+              "taken\n", stderr);
+    return rc;
+}
+
+/* The report on stdout or --output, then --error-exitcode's verdict. */
+static int write_report(const struct args *a, struct msnap *m, struct stackdb *db,
+                        const struct suppressions *sup)
+{
+    const struct cli *c = &a->c;
+    FILE *out = stdout;
+    if (c->output && !(out = fopen(c->output, "w"))) {
+        fprintf(stderr, "gpuleak-report: %s: cannot write: %s\n", c->output, strerror(errno));
+        return 1;
+    }
+    static char obuf[1 << 16];
+    setvbuf(out, obuf, _IOFBF, sizeof obuf);
+    bool found = false;
+    int rc = report_run(c, a->mode, m, a->nfiles, db, sup, out, &found);
+    int wrc = finish_output(out, c->output);
+    if (rc == 0)
+        rc = wrc;
+    if (rc == 0 && found && c->error_exitcode)
+        rc = c->error_exitcode;
+    return rc;
+}
+
+/* Reads the snapshots and writes the report; the exit status. */
+static int run(struct args *a)
+{
+    struct suppressions sup;
+    struct categories cat;
+    int rc = load_rules(a, &sup, &cat);
+    if (rc)
+        return rc;
+    a->c.cat = &cat;
+    struct stackdb *db = sdb_new(&a->c.so);
+    struct msnap *m = xcalloc(a->nfiles, sizeof *m);
     size_t loaded = 0;
     if (!m) {
         fputs("gpuleak-report: out of memory\n", stderr);
         rc = 1;
     }
-    while (rc == 0 && loaded < nfiles) {
-        rc = load(&m[loaded], files[loaded], db, &sup);
-        loaded++; /* also on failure: unload what was partly set up */
-    }
-    if (rc == 0 && mode == M_DIFF && order_by_index(m, nfiles))
-        fputs("gpuleak-report: note: the snapshots, all of one process, are compared in the order they were "
-              "taken\n", stderr);
-    FILE *out = stdout;
-    if (rc == 0 && c.output && !(out = fopen(c.output, "w"))) {
-        fprintf(stderr, "gpuleak-report: %s: cannot write: %s\n", c.output, strerror(errno));
-        rc = 1;
-    }
-    if (rc == 0) {
-        static char obuf[1 << 16];
-        setvbuf(out, obuf, _IOFBF, sizeof obuf);
-        bool found = false;
-        rc = report_run(&c, mode, m, nfiles, db, &sup, out, &found);
-        int wrc = finish_output(out, c.output);
-        if (rc == 0)
-            rc = wrc;
-        if (rc == 0 && found && c.error_exitcode)
-            rc = c.error_exitcode;
-    }
+    if (rc == 0)
+        rc = load_snapshots(a, m, db, &sup, &loaded);
+    if (rc == 0)
+        rc = write_report(a, m, db, &sup);
     for (size_t i = 0; i < loaded; i++)
         report_detach(&m[i]);
     free(m);
     sdb_free(db);
     cat_free(&cat);
     supp_free(&sup);
-    free(files);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    /* static: its files still reachable on the early usage-error returns */
+    static struct args a;
+    a = (struct args){.c = {.color = 2, .sections = sections_all()}, .mode = M_REPORT};
+    a.files = xcalloc((size_t)argc + 1, sizeof *a.files);
+    if (!a.files) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+        return 1;
+    }
+    int rc = parse_command_line(argc, argv, &a);
+    if (rc == GO_ON)
+        rc = check_mode(&a);
+    if (rc != GO_ON)
+        return rc;
+    rc = run(&a);
+    free(a.files);
     return rc;
 }

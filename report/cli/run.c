@@ -5,10 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/frag.h"
-#include "analysis/history.h"
-#include "analysis/ledger.h"
-#include "analysis/phases.h"
 #include "analysis/teardown.h"
 #include "model/snap_read.h"
 #include "model/symbolize.h"
@@ -19,6 +15,7 @@
 #include "render/json/output_json.h"
 #include "render/pprof/pprof.h"
 #include "render/report.h"
+#include "render/sections.h"
 #include "render/text/multi.h"
 #include "render/text/output_text.h"
 #include "render/torch/torch_snapshot.h"
@@ -59,11 +56,7 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
                       const struct suppressions *sup, FILE *out, const struct html_multi *hm,
                       bool *found)
 {
-    struct analysis a;
-    struct history h;
-    struct frag fr;
-    struct phases ph;
-    struct ledger lg;
+    struct section_data d;
     struct categories own_cat;
     const struct categories *cat = c->cat;
     if (!cat) {
@@ -71,20 +64,18 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
         cat_init(&own_cat, NULL, err, sizeof err); /* no file: cannot fail */
         cat = &own_cat;
     }
-    memset(&h, 0, sizeof h);
-    memset(&fr, 0, sizeof fr);
-    memset(&ph, 0, sizeof ph);
-    memset(&lg, 0, sizeof lg);
-    if (analyze(&m->v, sup, &c->an, &a) != 0 || history_build(&m->s, &h) != 0 ||
-        frag_build(&m->v, &c->an, &fr) != 0 || phases_build(&m->v, &h, cat, &ph) != 0 ||
-        ledger_build(&m->v, &a, &lg) != 0) {
+    struct section_inputs in = {.v = &m->v, .sup = sup, .an = &c->an, .cat = cat};
+    if (sections_build(&in, &d) != 0) {
         fputs("gpuleak-report: out of memory\n", stderr);
+        if (cat == &own_cat)
+            cat_free(&own_cat);
         return 1;
     }
-    struct report_ctx r = {.path = m->path, .s = &m->s, .a = &a, .sy = m->sy, .v = &m->v,
-                           .db = db, .sup = sup, .h = &h, .fr = &fr, .ph = &ph, .lg = &lg, .out = out,
-                           .color = want_color(c, out), .sections = c->sections, .top = c->an.top,
-                           .default_suppressions = !c->no_defaults,
+    const struct analysis *a = &d.a;
+    struct report_ctx r = {.path = m->path, .s = &m->s, .a = a, .sy = m->sy, .v = &m->v,
+                           .db = db, .sup = sup, .h = &d.h, .fr = &d.fr, .ph = &d.ph, .lg = &d.lg,
+                           .data = &d, .out = out, .color = want_color(c, out),
+                           .sections = c->sections, .top = c->an.top, .default_suppressions = !c->no_defaults,
                            .suppressions_file = c->supp_file};
     report_prepare(&r);
     struct verdict vd;
@@ -108,13 +99,9 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
     else
         output_text(&r);
     report_ctx_free(&r);
-    ledger_free(&lg);
-    phases_free(&ph);
+    sections_free(&d);
     if (cat == &own_cat)
         cat_free(&own_cat);
-    frag_free(&fr);
-    history_free(&h);
-    analysis_free(&a);
     if (orc)
         fputs("gpuleak-report: out of memory\n", stderr);
     return orc || vrc || prc ? 1 : 0;
@@ -152,7 +139,7 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
                      struct stackdb *db, const struct suppressions *sup, FILE *out, bool *found)
 {
     struct report_ctx r = {.s = &m[0].s, .sy = m[0].sy, .v = &m[0].v, .db = db, .sup = sup,
-                           .out = out, .color = want_color(c, out), .sections = SEC_ALL, .top = c->an.top};
+                           .out = out, .color = want_color(c, out), .sections = sections_all(), .top = c->an.top};
     /* module problems of every snapshot, once each */
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < m[i].s.nmodules; k++) {

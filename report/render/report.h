@@ -17,17 +17,7 @@ struct history;
 struct frag;
 struct phases;
 struct ledger;
-
-/* --sections */
-enum {
-    SEC_LEAKS = 1,
-    SEC_PEAK = 2,
-    SEC_TIMELINE = 4,
-    SEC_FRAG = 8,
-    SEC_LEDGER = 16,
-    SEC_CALLS = 32, /* ALLOCATION CALLS: not a leak; gpuleak check leaves it out */
-    SEC_ALL = 63,
-};
+struct section_data;
 
 struct report_ctx {
     const char *path; /* snapshot file as given on the command line */
@@ -41,9 +31,12 @@ struct report_ctx {
     const struct frag *fr;
     const struct phases *ph; /* memory by phase; NULL in diff and merge */
     const struct ledger *lg; /* every used byte per device; NULL in diff and merge */
+    /* every analysis of the snapshot (render/sections.h; a new section
+     * reads its own there); NULL in diff and merge */
+    const struct section_data *data;
     FILE *out;
     bool color;
-    unsigned sections;
+    unsigned sections; /* --sections: a bit per row of render/sections.c */
     size_t top; /* --top: groups shown per list, 0 = the default */
     bool default_suppressions;
     const char *suppressions_file;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "render/report.h"
+#include "render/sections.h"
 #include "cli/run.h"
 #include "model/snap_read.h"
 #include "render/pprof/pb.h"
@@ -35,25 +36,26 @@ struct way {
     struct cli c;
     enum mode mode;
     size_t n; /* snapshots */
+    const char *sections; /* --sections */
 };
 
 static const struct way ways[] = {
-    {"text --color always", {.color = 1, .sections = SEC_ALL}, M_REPORT, 1},
+    {"text --color always", {.color = 1}, M_REPORT, 1, "all"},
     {"text --top 1 --min-bytes 4096 --group-depth 2 --all-frames --native",
      {.an = {.top = 1, .min_bytes = 4096}, .so = {.group_depth = 2, .all_frames = true, .native = true},
-      .color = 0, .sections = SEC_LEAKS | SEC_PEAK},
-     M_REPORT, 1},
-    {"--json", {.json = true, .sections = SEC_ALL}, M_REPORT, 1},
-    {"--folded leaks", {.folded = 1, .sections = SEC_ALL}, M_REPORT, 1},
-    {"--folded peak", {.folded = 2, .sections = SEC_ALL}, M_REPORT, 1},
-    {"--html", {.html = "fuzz.html", .sections = SEC_ALL}, M_REPORT, 1},
-    {"--torch-snapshot", {.torch = "fuzz.pickle", .sections = SEC_ALL}, M_REPORT, 1},
-    {"--pprof", {.pprof = "encoded, not written", .sections = SEC_ALL}, M_REPORT, 1},
-    {"diff", {.color = 0, .sections = SEC_ALL}, M_DIFF, 2},
-    {"diff --json", {.json = true, .sections = SEC_ALL}, M_DIFF, 2},
-    {"merge", {.color = 0, .sections = SEC_ALL}, M_MERGE, 2},
-    {"merge --json", {.json = true, .sections = SEC_ALL}, M_MERGE, 2},
-    {"--html, two snapshots", {.html = "fuzz.html", .sections = SEC_ALL}, M_DIFF, 2},
+      .color = 0},
+     M_REPORT, 1, "leaks,peak"},
+    {"--json", {.json = true}, M_REPORT, 1, "all"},
+    {"--folded leaks", {.folded = 1}, M_REPORT, 1, "all"},
+    {"--folded peak", {.folded = 2}, M_REPORT, 1, "all"},
+    {"--html", {.html = "fuzz.html"}, M_REPORT, 1, "all"},
+    {"--torch-snapshot", {.torch = "fuzz.pickle"}, M_REPORT, 1, "all"},
+    {"--pprof", {.pprof = "encoded, not written"}, M_REPORT, 1, "all"},
+    {"diff", {.color = 0}, M_DIFF, 2, "all"},
+    {"diff --json", {.json = true}, M_DIFF, 2, "all"},
+    {"merge", {.color = 0}, M_MERGE, 2, "all"},
+    {"merge --json", {.json = true}, M_MERGE, 2, "all"},
+    {"--html, two snapshots", {.html = "fuzz.html"}, M_DIFF, 2, "all"},
 };
 
 static void run_way(const struct way *w, const uint8_t *data, size_t size)
@@ -73,6 +75,8 @@ static void run_way(const struct way *w, const uint8_t *data, size_t size)
         attached++;
         FUZZ_CHECK(report_attach(&m[i], db, &sup, false) == 0, "report_attach");
     }
+    struct cli c = w->c;
+    FUZZ_CHECK(sections_parse(w->sections, &c.sections) == 0, "--sections");
     bool found;
     if (w->c.pprof) { /* the bytes --pprof writes, without the file */
         struct pb gz;
@@ -80,7 +84,7 @@ static void run_way(const struct way *w, const uint8_t *data, size_t size)
         FUZZ_CHECK(prc == 0, "%s: pprof_encode returned %d", w->name, prc);
         pb_free(&gz);
     } else {
-        int rc = report_run(&w->c, w->mode, m, w->n, db, &sup, sink(), &found);
+        int rc = report_run(&c, w->mode, m, w->n, db, &sup, sink(), &found);
         FUZZ_CHECK(rc == 0, "%s: report_run returned %d", w->name, rc);
     }
     for (size_t i = 0; i < attached; i++)

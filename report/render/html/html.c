@@ -48,6 +48,7 @@
 #include "render/html/timeline.h"
 #include "render/json/json.h"
 #include "render/report.h"
+#include "render/sections.h"
 #include "util/path.h"
 #include "util/radix.h"
 #include "util/sat.h"
@@ -142,6 +143,13 @@ static const char page_head[] =
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
     "<meta name=\"generator\" content=\"gpuleak-report\">\n";
 
+/* The leaks section's part of the page: its flame graphs and tables. */
+void html_leaks_block(struct hw *w, const struct report_ctx *r)
+{
+    html_flames(w, r->a);
+    html_tables(w, r);
+}
+
 int output_html(struct report_ctx *r, const struct html_multi *hm)
 {
     FILE *f = r->out;
@@ -178,12 +186,7 @@ int output_html(struct report_ctx *r, const struct html_multi *hm)
     put_snapshot(&w, r, r->path);
     put_summary(&w, r->a);
     put_devices(&w, r->a, r->fr);
-    html_timeline(&w, r);
-    html_flames(&w, r->a);
-    html_tables(&w, r);
-    html_phases(&w, r);
-    html_ledger(&w, r);
-    html_addrmap(&w, r);
+    sections_html(&w, r);
     html_growth(&w, hm);
     json_key(&w.j, "warnings");
     json_arr(&w.j);

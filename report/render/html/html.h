@@ -11,6 +11,7 @@
 #include "analysis/multi/multi.h"
 
 struct report_ctx;
+struct hw;
 
 /* Several snapshots: growth per stack across them (a diff of m[0..n)). */
 struct html_multi {
@@ -22,6 +23,9 @@ struct html_multi {
 /* Writes the page for r (the last snapshot when hm is given) to r->out.
  * 0, or -1 when out of memory. */
 int output_html(struct report_ctx *r, const struct html_multi *hm);
+
+/* The leaks section's part of the page (render/sections.c's row). */
+void html_leaks_block(struct hw *w, const struct report_ctx *r);
 
 /* The assets, NUL-terminated (html_assets.c). */
 extern const char gl_html_js[], gl_html_css[];

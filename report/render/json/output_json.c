@@ -1,6 +1,7 @@
 /* Machine-readable report; the schema is documented in docs/json-output.md
  * (fields may be added within a schema_version, never renamed or retyped). */
 #include "render/report.h"
+#include "render/sections.h"
 
 #include "analysis/analyze.h"
 #include "analysis/frag.h"
@@ -307,6 +308,24 @@ static void modules(struct report_ctx *r, struct json *j)
     json_end_arr(j);
 }
 
+/* The blocks of render/sections.c's rows, in the order they are written. */
+void json_leaks_block(struct report_ctx *r, struct json *j)
+{
+    leaks(r, j);
+    json_bad_frees(r, j);
+    json_torn(r, j);
+}
+
+void json_calls_block(struct report_ctx *r, struct json *j) { json_calls(r, j); }
+
+void json_torch_block(struct report_ctx *r, struct json *j) { json_torch(r, j); }
+void json_devices_block(struct report_ctx *r, struct json *j) { devices(r, j); }
+void json_peak_block(struct report_ctx *r, struct json *j) { json_phases(r, j); }
+void json_oom_block(struct report_ctx *r, struct json *j) { json_oom(r, j); }
+void json_timeline_block(struct report_ctx *r, struct json *j) { json_timeline(r, j); }
+void json_fragmentation_block(struct report_ctx *r, struct json *j) { json_fragmentation(r, j); }
+void json_ledger_block(struct report_ctx *r, struct json *j) { json_ledger(r, j); }
+
 void output_json(struct report_ctx *r)
 {
     struct json j;
@@ -317,24 +336,7 @@ void output_json(struct report_ctx *r)
     json_key(&j, "mode"); json_str(&j, "report");
     snapshot_info(r, &j);
     options(r, &j);
-    if (r->sections & SEC_LEAKS) {
-        leaks(r, &j);
-        json_bad_frees(r, &j);
-        json_torn(r, &j);
-        json_torch(r, &j);
-    }
-    if (r->sections & SEC_CALLS)
-        json_calls(r, &j);
-    devices(r, &j);
-    if (r->sections & SEC_PEAK)
-        json_phases(r, &j);
-    json_oom(r, &j);
-    if (r->sections & SEC_TIMELINE)
-        json_timeline(r, &j);
-    if (r->sections & SEC_FRAG)
-        json_fragmentation(r, &j);
-    if (r->sections & SEC_LEDGER)
-        json_ledger(r, &j);
+    sections_json(r, &j);
     modules(r, &j);
     json_key(&j, "warnings");
     json_arr(&j);

@@ -7,6 +7,7 @@
 #include "render/text/output_text.h"
 
 #include "render/report.h"
+#include "render/sections.h"
 #include "render/text/bad_frees.h"
 #include "render/text/calls.h"
 #include "render/text/leaks.h"
@@ -24,32 +25,41 @@
 /* Allocation sites shown by default: the few that matter. */
 #define CALLS_SHOWN 5
 
+/* The blocks of render/sections.c's rows, in the order they are written. */
+void text_oom_block(struct report_ctx *r) { text_oom(r); }
+
+void text_leaks_block(struct report_ctx *r)
+{
+    text_leaks(r);
+    text_caches(r);
+}
+
+void text_torch_block(struct report_ctx *r) { text_torch(r); }
+
+void text_leaks_tail(struct report_ctx *r)
+{
+    text_mapped(r);
+    text_modules(r);
+    text_bad_frees(r);
+    text_torn(r, r->top);
+    text_leak_summary(r);
+}
+
+void text_calls_block(struct report_ctx *r) { text_calls(r, r->top ? r->top : CALLS_SHOWN); }
+
+void text_peak_block(struct report_ctx *r)
+{
+    text_peaks(r);
+    text_phases(r);
+}
+
+void text_timeline_block(struct report_ctx *r) { text_timeline(r); }
+void text_fragmentation_block(struct report_ctx *r) { text_fragmentation(r); }
+void text_ledger_block(struct report_ctx *r) { text_ledger(r); }
+
 void output_text(struct report_ctx *r)
 {
     text_header(r);
     text_summary(r);
-    if (r->sections & SEC_PEAK)
-        text_oom(r);
-    if (r->sections & SEC_LEAKS) {
-        text_leaks(r);
-        text_caches(r);
-        text_torch(r);
-        text_mapped(r);
-        text_modules(r);
-        text_bad_frees(r);
-        text_torn(r, r->top);
-        text_leak_summary(r);
-    }
-    if (r->sections & SEC_CALLS)
-        text_calls(r, r->top ? r->top : CALLS_SHOWN);
-    if (r->sections & SEC_PEAK) {
-        text_peaks(r);
-        text_phases(r);
-    }
-    if (r->sections & SEC_TIMELINE)
-        text_timeline(r);
-    if (r->sections & SEC_FRAG)
-        text_fragmentation(r);
-    if (r->sections & SEC_LEDGER)
-        text_ledger(r);
+    sections_text(r);
 }

@@ -9,6 +9,7 @@
 #include "analysis/frag.h"
 #include "model/reason.h"
 #include "render/report.h"
+#include "render/sections.h"
 #include "render/text/bad_frees.h"
 #include "render/text/oom.h"
 #include "render/text/teardown.h"
@@ -131,7 +132,7 @@ void text_summary(struct report_ctx *r)
     FILE *f = r->out;
     const struct analysis *a = r->a;
     put_title(r, "SUMMARY");
-    if (r->sections & SEC_LEAKS)
+    if (section_shown(r, "leaks"))
         text_summary_findings(r);
     text_oom_summary(r);
     for (size_t d = 0; d < a->ndevs; d++) {
@@ -145,7 +146,7 @@ void text_summary(struct report_ctx *r)
         fputs(", live ", f);
         put_human(f, dv->live_bytes);
         const struct frag_dev *fd = frag_of(r, dv->device);
-        if ((r->sections & SEC_FRAG) && fd && fd->addr_count)
+        if (section_shown(r, "fragmentation") && fd && fd->addr_count)
             fprintf(f, ", fragmentation %.2f", fd->headline);
         fputc('\n', f);
     }

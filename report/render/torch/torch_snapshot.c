@@ -402,247 +402,334 @@ static void p_torch_segment(struct pk *p, const struct report_ctx *r, const stru
     p->batch = outer;
 }
 
+/* What the pickle is computed from, besides the snapshot itself. */
+struct viz {
+    const struct snapshot *s;
+    struct pset set;     /* the allocations live at each point, walking back */
+    uint64_t *evsize;    /* per event: the size the viewer is told */
+    uint8_t *keep;       /* per event: whether the viewer can replay it */
+    struct seg *segs;    /* the live allocations, by device then address */
+    size_t nseg;
+    /* PyTorch answered at this snapshot: its segments show its blocks (the
+     * tensors and cached pieces inside each cudaMalloc), and the trace
+     * keeps gpuleak's segment events only, which those blocks do not
+     * contradict. */
+    bool by_blocks;
+    const struct snap_torch_block **blk; /* sorted by device, then address */
+    int32_t maxdev;
+    uint64_t *live;      /* per device: the bytes live at this point of the trace */
+    size_t dropped, kept, before;
+};
+
+static void viz_free(struct viz *v)
+{
+    free(v->blk);
+    free(v->live);
+    free(v->set.key);
+    free(v->set.size);
+    free(v->set.dev);
+    free(v->evsize);
+    free(v->keep);
+    free(v->segs);
+}
+
+/* false: out of memory. */
+static bool viz_alloc(const struct snapshot *s, struct viz *v)
+{
+    memset(v, 0, sizeof *v);
+    v->s = s;
+    size_t cap = 16;
+    while (cap < 2 * (s->nallocs + s->nevents) + 16)
+        cap *= 2;
+    v->set = (struct pset){xcalloc(cap, sizeof *v->set.key), xcalloc(cap, sizeof *v->set.size),
+                           xcalloc(cap, sizeof *v->set.dev), cap};
+    v->evsize = xmalloc((s->nevents ? s->nevents : 1) * sizeof *v->evsize);
+    v->keep = xcalloc(s->nevents ? s->nevents : 1, 1);
+    v->segs = xmalloc((s->nallocs ? s->nallocs : 1) * sizeof *v->segs);
+    v->by_blocks = s->torch.status == GL_TORCH_ANSWERED && s->ntorch_blocks > 0;
+    v->blk = xmalloc((s->ntorch_blocks ? s->ntorch_blocks : 1) * sizeof *v->blk);
+    return v->set.key && v->set.size && v->set.dev && v->evsize && v->keep && v->segs && v->blk;
+}
+
+static void sorted_blocks(struct viz *v)
+{
+    for (size_t i = 0; i < v->s->ntorch_blocks; i++)
+        v->blk[i] = &v->s->torch_blocks[i];
+    sort_array(v->blk, v->s->ntorch_blocks, sizeof *v->blk, cmp_block);
+}
+
+/* segments: the live allocations, by device then address; they fill the
+ * set the events are walked back from */
+static void live_segments(struct viz *v)
+{
+    const struct snapshot *s = v->s;
+    for (size_t i = 0; i < s->ndevices; i++)
+        if (s->devices[i].device > v->maxdev && s->devices[i].device < 4096)
+            v->maxdev = s->devices[i].device;
+    for (size_t i = 0; i < s->nallocs; i++) {
+        const struct snap_alloc *a = &s->allocs[i];
+        if (!exported(a->kind, a->device))
+            continue;
+        v->segs[v->nseg++] = (struct seg){a->device, a->ptr, i};
+        if (a->device > v->maxdev)
+            v->maxdev = a->device;
+        bool found;
+        size_t h = pset_find(&v->set, a->device, a->ptr, &found);
+        v->set.key[h] = a->ptr + 1;
+        v->set.size[h] = a->size;
+        v->set.dev[h] = a->device;
+    }
+    sort_array(v->segs, v->nseg, sizeof *v->segs, cmp_seg);
+}
+
+/* An allocation or free, walked back from the live set: kept when the
+ * state after it agrees. */
+static void replay_alloc_or_free(struct viz *v, size_t i)
+{
+    const struct snap_event *e = &v->s->events[i];
+    if (e->device > v->maxdev)
+        v->maxdev = e->device;
+    bool found;
+    size_t h = pset_find(&v->set, e->device, e->ptr, &found);
+    if (e->type == GL_EV_FREE) {
+        if (found) { /* freed again while live: its allocation is missing */
+            v->dropped++;
+            return;
+        }
+        v->set.key[h] = e->ptr + 1;
+        v->set.size[h] = e->size;
+        v->set.dev[h] = e->device;
+        v->evsize[i] = e->size;
+    } else {
+        if (!found) { /* neither freed later nor live at the end */
+            v->dropped++;
+            return;
+        }
+        v->evsize[i] = v->set.size[h]; /* the size the later state knows */
+        v->set.key[h] = UINT64_MAX;
+    }
+    v->keep[i] = 1;
+    v->kept++;
+}
+
+/* backwards from the live set: which events the viewer can replay */
+static void replayable_events(struct viz *v)
+{
+    for (size_t i = v->s->nevents; i-- > 0;) {
+        const struct snap_event *e = &v->s->events[i];
+        if (e->type == GL_EV_OOM || e->type == GL_EV_SNAPSHOT) {
+            bool on_device = e->device >= 0 && e->device < 4096;
+            v->keep[i] = on_device || e->type == GL_EV_SNAPSHOT;
+            if (on_device && e->device > v->maxdev) /* a snapshot event's device may be anything */
+                v->maxdev = e->device;
+            continue;
+        }
+        if ((e->type == GL_EV_ALLOC || e->type == GL_EV_FREE) && exported(e->kind, e->device))
+            replay_alloc_or_free(v, i);
+    }
+}
+
+/* what is left in the set existed before the first event: the bytes
+ * each device had then start the running total that a 'snapshot' entry
+ * reports (PyTorch records its active bytes there).  false: out of memory. */
+static bool live_before_history(struct viz *v)
+{
+    v->live = xcalloc((size_t)v->maxdev + 1, sizeof *v->live);
+    if (!v->live)
+        return false;
+    for (size_t h = 0; h < v->set.cap; h++)
+        if (v->set.key[h] != 0 && v->set.key[h] != UINT64_MAX) {
+            v->before++;
+            v->live[v->set.dev[h]] += v->set.size[h];
+        }
+    return true;
+}
+
+/* An allocation PyTorch said nothing about: one segment, one block. */
+static void p_plain_segment(struct pk *p, const struct snap_alloc *a, uint32_t cs)
+{
+    p_key(p, K_DEVICE); p_int(p, a->device);
+    p_key(p, K_ADDRESS); p_uint(p, a->ptr);
+    p_key(p, K_TOTAL_SIZE); p_uint(p, a->size);
+    p_key(p, K_ALLOCATED_SIZE); p_uint(p, a->size);
+    p_key(p, K_ACTIVE_SIZE); p_uint(p, a->size);
+    p_key(p, K_REQUESTED_SIZE); p_uint(p, a->size);
+    p_key(p, K_STREAM); p_uint(p, a->stream);
+    p_key(p, K_SEGMENT_TYPE); p_word(p, a->size > (1u << 20) ? "large" : "small");
+    p_key(p, K_SEGMENT_POOL_ID); p_int(p, 0); p_int(p, 0); p_byte(p, P_TUPLE2);
+    p_key(p, K_IS_EXPANDABLE); p_byte(p, P_FALSE);
+    p_key(p, K_FRAMES); p_frames(p, cs);
+    p_key(p, K_BLOCKS);
+    p_byte(p, P_EMPTY_LIST);
+    p_byte(p, P_MARK);
+    p_dict(p);
+    p_key(p, K_ADDRESS); p_uint(p, a->ptr);
+    p_key(p, K_SIZE); p_uint(p, a->size);
+    p_key(p, K_REQUESTED_SIZE); p_uint(p, a->size);
+    p_key(p, K_STATE); p_word(p, "active_allocated");
+    p_key(p, K_FRAMES); p_frames(p, cs);
+    p_end_dict(p);
+    p_byte(p, P_APPENDS);
+}
+
+/* "segments": each live allocation, with PyTorch's blocks inside it when
+ * it gave them. */
+static void p_segments(struct pk *p, const struct report_ctx *r, const struct viz *v)
+{
+    const struct snapshot *s = v->s;
+    p_key(p, K_SEGMENTS);
+    p_list(p);
+    size_t bi = 0;
+    for (size_t k = 0; k < v->nseg; k++) {
+        const struct snap_alloc *a = &s->allocs[v->segs[k].idx];
+        p_item(p);
+        p_dict(p);
+        while (v->by_blocks && bi < s->ntorch_blocks && block_vs_alloc(v->blk[bi], a) < 0)
+            bi++;
+        size_t bend = bi;
+        while (v->by_blocks && bend < s->ntorch_blocks && block_vs_alloc(v->blk[bend], a) == 0)
+            bend++;
+        if (bend > bi) {
+            p_torch_segment(p, r, a, v->blk + bi, bend - bi);
+            bi = bend;
+        } else {
+            p_plain_segment(p, a, sview_cs(r->v, a->stack_id));
+        }
+        p_end_dict(p);
+    }
+    p_end_list(p);
+}
+
+/* The entries one kept event gives device d's trace: an allocation or a
+ * free as PyTorch's allocator writes them (its blocks' own when by_blocks),
+ * an OOM, or a snapshot with the bytes then live. */
+static void p_trace_event(struct pk *p, const struct report_ctx *r, struct viz *v, int32_t d,
+                          size_t i)
+{
+    const struct snap_event *e = &v->s->events[i];
+    uint64_t t_us = (v->s->proc.start_unix_ns + e->time_ns) / 1000;
+    /* a free's own stack when recorded, as PyTorch's free entries have */
+    uint32_t cs = sview_cs(r->v, e->type == GL_EV_FREE && e->free_stack_id ? e->free_stack_id
+                                                                          : e->stack_id);
+    static const char *const alloc_seq[] = {"segment_alloc", "alloc"};
+    static const char *const free_seq[] = {"free_requested", "free_completed", "segment_free"};
+    const char *const *acts = NULL;
+    size_t nacts = 1;
+    if (e->type == GL_EV_ALLOC) {
+        acts = alloc_seq;
+        nacts = v->by_blocks ? 1 : 2;
+    } else if (e->type == GL_EV_FREE) {
+        acts = v->by_blocks ? free_seq + 2 : free_seq;
+        nacts = v->by_blocks ? 1 : 3;
+    }
+    for (size_t k = 0; k < nacts; k++) {
+        p_item(p);
+        p_dict(p);
+        p_key(p, K_ACTION);
+        if (acts) {
+            if (k == 0)
+                v->live[d] += e->type == GL_EV_ALLOC ? v->evsize[i] : -v->evsize[i];
+            p_word(p, acts[k]);
+            p_key(p, K_ADDR); p_uint(p, e->ptr);
+            p_key(p, K_SIZE); p_uint(p, v->evsize[i]);
+        } else if (e->type == GL_EV_OOM) {
+            p_word(p, "oom");
+            p_key(p, K_DEVICE_FREE); p_uint(p, e->mem_free);
+            p_key(p, K_SIZE); p_uint(p, e->size);
+        } else {
+            p_word(p, "snapshot");
+            p_key(p, K_ADDR); p_int(p, 0);
+            p_key(p, K_SIZE); p_uint(p, v->live[d]);
+        }
+        p_key(p, K_STREAM); p_uint(p, e->stream);
+        p_key(p, K_TIME_US); p_uint(p, t_us);
+        /* an OOM carries the failing call's stack, as PyTorch's do */
+        p_key(p, K_FRAMES); p_frames(p, acts || e->type == GL_EV_OOM ? cs : 0);
+        p_end_dict(p);
+    }
+}
+
+/* "device_traces": per device, its kept events in order (a snapshot event
+ * of no device goes to device 0). */
+static void p_device_traces(struct pk *p, const struct report_ctx *r, struct viz *v)
+{
+    p_key(p, K_DEVICE_TRACES);
+    p_byte(p, P_EMPTY_LIST);
+    p_byte(p, P_MARK);
+    for (int32_t d = 0; d <= v->maxdev; d++) {
+        p_list(p);
+        for (size_t i = 0; i < v->s->nevents; i++) {
+            const struct snap_event *e = &v->s->events[i];
+            if (v->keep[i] && (e->device == d || (e->type == GL_EV_SNAPSHOT && e->device < 0 && d == 0)))
+                p_trace_event(p, r, v, d, i);
+        }
+        p_end_list(p);
+        p->batch = 0;
+    }
+    p_byte(p, P_APPENDS);
+}
+
+/* the newest memory_viz warns that events were lost when the ring
+ * overflowed (allocator_settings.trace_alloc_overflowed, with its size) */
+static void p_allocator_settings(struct pk *p, const struct snapshot *s, bool wrapped)
+{
+    p_cstr(p, "allocator_settings");
+    p_dict(p);
+    p_cstr(p, "trace_alloc_overflowed"); p_byte(p, wrapped ? P_TRUE : P_FALSE);
+    if (wrapped) {
+        p_cstr(p, "trace_alloc_max_entries"); p_uint(p, s->nevents);
+    }
+    p_end_dict(p);
+}
+
+/* what this file is and how it was made (ignored by the viewers) */
+static void p_gpuleak_info(struct pk *p, const struct report_ctx *r, const struct viz *v,
+                           bool wrapped)
+{
+    p_cstr(p, "gpuleak");
+    p_dict(p);
+    p_cstr(p, "format_version"); p_int(p, 1);
+    p_cstr(p, "source"); p_cstr(p, r->path ? r->path : "");
+    p_cstr(p, "pid"); p_int(p, v->s->proc.pid);
+    p_cstr(p, "model"); p_cstr(p, v->by_blocks ? "PyTorch's blocks in each allocation" : "one segment per allocation");
+    p_cstr(p, "kinds"); p_cstr(p, "device,pool,managed,graph");
+    p_cstr(p, "history_wrapped"); p_byte(p, wrapped ? P_TRUE : P_FALSE);
+    p_cstr(p, "kept_events"); p_uint(p, v->kept);
+    p_cstr(p, "dropped_events"); p_uint(p, v->dropped);
+    p_cstr(p, "live_before_history"); p_uint(p, v->before);
+    p_end_dict(p);
+}
+
 int output_torch_snapshot(struct report_ctx *r)
 {
     const struct snapshot *s = r->s;
     struct pk p = {.f = r->out, .db = r->db};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         words[i].memo = 0;
-    size_t cap = 16;
-    while (cap < 2 * (s->nallocs + s->nevents) + 16)
-        cap *= 2;
-    struct pset set = {xcalloc(cap, sizeof *set.key), xcalloc(cap, sizeof *set.size),
-                       xcalloc(cap, sizeof *set.dev), cap};
-    uint64_t *evsize = xmalloc((s->nevents ? s->nevents : 1) * sizeof *evsize);
-    uint8_t *keep = xcalloc(s->nevents ? s->nevents : 1, 1);
-    struct seg *segs = xmalloc((s->nallocs ? s->nallocs : 1) * sizeof *segs);
+    struct viz v;
+    bool ok = viz_alloc(s, &v);
     p.cs_memo = xcalloc(r->db->ncs ? r->db->ncs : 1, sizeof *p.cs_memo);
-    uint64_t *live = NULL; /* per device: the bytes live at this point of the trace */
-    /* PyTorch answered at this snapshot: its segments show its blocks (the
-     * tensors and cached pieces inside each cudaMalloc), and the trace
-     * keeps gpuleak's segment events only, which those blocks do not
-     * contradict. */
-    bool by_blocks = s->torch.status == GL_TORCH_ANSWERED && s->ntorch_blocks > 0;
-    const struct snap_torch_block **blk = xmalloc((s->ntorch_blocks ? s->ntorch_blocks : 1) * sizeof *blk);
-    int rc = -1;
-    if (!set.key || !set.size || !set.dev || !evsize || !keep || !segs || !p.cs_memo || !blk)
-        goto out;
-    for (size_t i = 0; i < s->ntorch_blocks; i++)
-        blk[i] = &s->torch_blocks[i];
-    sort_array(blk, s->ntorch_blocks, sizeof *blk, cmp_block);
-
-    /* segments: the live allocations, by device then address */
-    size_t nseg = 0;
-    int32_t maxdev = 0;
-    for (size_t i = 0; i < s->ndevices; i++)
-        if (s->devices[i].device > maxdev && s->devices[i].device < 4096)
-            maxdev = s->devices[i].device;
-    for (size_t i = 0; i < s->nallocs; i++) {
-        const struct snap_alloc *a = &s->allocs[i];
-        if (!exported(a->kind, a->device))
-            continue;
-        segs[nseg++] = (struct seg){a->device, a->ptr, i};
-        if (a->device > maxdev)
-            maxdev = a->device;
-        bool found;
-        size_t h = pset_find(&set, a->device, a->ptr, &found);
-        set.key[h] = a->ptr + 1;
-        set.size[h] = a->size;
-        set.dev[h] = a->device;
+    if (ok && p.cs_memo) {
+        sorted_blocks(&v);
+        live_segments(&v);
+        replayable_events(&v);
+        ok = live_before_history(&v);
+    } else {
+        ok = false;
     }
-    sort_array(segs, nseg, sizeof *segs, cmp_seg);
-
-    /* backwards from the live set: which events the viewer can replay */
-    size_t dropped = 0, kept = 0;
-    for (size_t i = s->nevents; i-- > 0;) {
-        const struct snap_event *e = &s->events[i];
-        if (e->type == GL_EV_OOM || e->type == GL_EV_SNAPSHOT) {
-            bool on_device = e->device >= 0 && e->device < 4096;
-            keep[i] = on_device || e->type == GL_EV_SNAPSHOT;
-            if (on_device && e->device > maxdev) /* a snapshot event's device may be anything */
-                maxdev = e->device;
-            continue;
-        }
-        if ((e->type != GL_EV_ALLOC && e->type != GL_EV_FREE) || !exported(e->kind, e->device))
-            continue;
-        if (e->device > maxdev)
-            maxdev = e->device;
-        bool found;
-        size_t h = pset_find(&set, e->device, e->ptr, &found);
-        if (e->type == GL_EV_FREE) {
-            if (found) { /* freed again while live: its allocation is missing */
-                dropped++;
-                continue;
-            }
-            set.key[h] = e->ptr + 1;
-            set.size[h] = e->size;
-            set.dev[h] = e->device;
-            evsize[i] = e->size;
-        } else {
-            if (!found) { /* neither freed later nor live at the end */
-                dropped++;
-                continue;
-            }
-            evsize[i] = set.size[h]; /* the size the later state knows */
-            set.key[h] = UINT64_MAX;
-        }
-        keep[i] = 1;
-        kept++;
-    }
-    /* what is left in the set existed before the first event: the bytes
-     * each device had then start the running total that a 'snapshot' entry
-     * reports (PyTorch records its active bytes there) */
-    size_t before = 0;
-    live = xcalloc((size_t)maxdev + 1, sizeof *live);
-    if (!live)
-        goto out;
-    for (size_t h = 0; h < set.cap; h++)
-        if (set.key[h] != 0 && set.key[h] != UINT64_MAX) {
-            before++;
-            live[set.dev[h]] += set.size[h];
-        }
-
-    p_byte(&p, P_PROTO);
-    p_byte(&p, 4);
-    p_dict(&p);
-
-    p_key(&p, K_SEGMENTS);
-    p_list(&p);
-    size_t bi = 0;
-    for (size_t k = 0; k < nseg; k++) {
-        const struct snap_alloc *a = &s->allocs[segs[k].idx];
-        uint32_t cs = sview_cs(r->v, a->stack_id);
-        p_item(&p);
+    if (ok) {
+        p_byte(&p, P_PROTO);
+        p_byte(&p, 4);
         p_dict(&p);
-        while (by_blocks && bi < s->ntorch_blocks && block_vs_alloc(blk[bi], a) < 0)
-            bi++;
-        size_t bend = bi;
-        while (by_blocks && bend < s->ntorch_blocks && block_vs_alloc(blk[bend], a) == 0)
-            bend++;
-        if (bend > bi) {
-            p_torch_segment(&p, r, a, blk + bi, bend - bi);
-            p_end_dict(&p);
-            bi = bend;
-            continue;
-        }
-        p_key(&p, K_DEVICE); p_int(&p, a->device);
-        p_key(&p, K_ADDRESS); p_uint(&p, a->ptr);
-        p_key(&p, K_TOTAL_SIZE); p_uint(&p, a->size);
-        p_key(&p, K_ALLOCATED_SIZE); p_uint(&p, a->size);
-        p_key(&p, K_ACTIVE_SIZE); p_uint(&p, a->size);
-        p_key(&p, K_REQUESTED_SIZE); p_uint(&p, a->size);
-        p_key(&p, K_STREAM); p_uint(&p, a->stream);
-        p_key(&p, K_SEGMENT_TYPE); p_word(&p, a->size > (1u << 20) ? "large" : "small");
-        p_key(&p, K_SEGMENT_POOL_ID); p_int(&p, 0); p_int(&p, 0); p_byte(&p, P_TUPLE2);
-        p_key(&p, K_IS_EXPANDABLE); p_byte(&p, P_FALSE);
-        p_key(&p, K_FRAMES); p_frames(&p, cs);
-        p_key(&p, K_BLOCKS);
-        p_byte(&p, P_EMPTY_LIST);
-        p_byte(&p, P_MARK);
-        p_dict(&p);
-        p_key(&p, K_ADDRESS); p_uint(&p, a->ptr);
-        p_key(&p, K_SIZE); p_uint(&p, a->size);
-        p_key(&p, K_REQUESTED_SIZE); p_uint(&p, a->size);
-        p_key(&p, K_STATE); p_word(&p, "active_allocated");
-        p_key(&p, K_FRAMES); p_frames(&p, cs);
+        p_segments(&p, r, &v);
+        p_device_traces(&p, r, &v);
+        bool wrapped = s->nevents && s->events[0].seq > 1;
+        p_allocator_settings(&p, s, wrapped);
+        p_gpuleak_info(&p, r, &v, wrapped);
         p_end_dict(&p);
-        p_byte(&p, P_APPENDS);
-        p_end_dict(&p);
+        p_byte(&p, P_STOP);
     }
-    p_end_list(&p);
-
-    p_key(&p, K_DEVICE_TRACES);
-    p_byte(&p, P_EMPTY_LIST);
-    p_byte(&p, P_MARK);
-    for (int32_t d = 0; d <= maxdev; d++) {
-        p_list(&p);
-        for (size_t i = 0; i < s->nevents; i++) {
-            const struct snap_event *e = &s->events[i];
-            if (!keep[i] || (e->device != d && !(e->type == GL_EV_SNAPSHOT && e->device < 0 && d == 0)))
-                continue;
-            uint64_t t_us = (s->proc.start_unix_ns + e->time_ns) / 1000;
-            /* a free's own stack when recorded, as PyTorch's free entries have */
-            uint32_t cs = sview_cs(r->v, e->type == GL_EV_FREE && e->free_stack_id ? e->free_stack_id
-                                                                                  : e->stack_id);
-            static const char *const alloc_seq[] = {"segment_alloc", "alloc"};
-            static const char *const free_seq[] = {"free_requested", "free_completed",
-                                                   "segment_free"};
-            const char *const *acts = NULL;
-            size_t nacts = 1;
-            if (e->type == GL_EV_ALLOC) {
-                acts = alloc_seq;
-                nacts = by_blocks ? 1 : 2;
-            } else if (e->type == GL_EV_FREE) {
-                acts = by_blocks ? free_seq + 2 : free_seq;
-                nacts = by_blocks ? 1 : 3;
-            }
-            for (size_t k = 0; k < nacts; k++) {
-                p_item(&p);
-                p_dict(&p);
-                p_key(&p, K_ACTION);
-                if (acts) {
-                    if (k == 0)
-                        live[d] += e->type == GL_EV_ALLOC ? evsize[i] : -evsize[i];
-                    p_word(&p, acts[k]);
-                    p_key(&p, K_ADDR); p_uint(&p, e->ptr);
-                    p_key(&p, K_SIZE); p_uint(&p, evsize[i]);
-                } else if (e->type == GL_EV_OOM) {
-                    p_word(&p, "oom");
-                    p_key(&p, K_DEVICE_FREE); p_uint(&p, e->mem_free);
-                    p_key(&p, K_SIZE); p_uint(&p, e->size);
-                } else {
-                    p_word(&p, "snapshot");
-                    p_key(&p, K_ADDR); p_int(&p, 0);
-                    p_key(&p, K_SIZE); p_uint(&p, live[d]);
-                }
-                p_key(&p, K_STREAM); p_uint(&p, e->stream);
-                p_key(&p, K_TIME_US); p_uint(&p, t_us);
-                /* an OOM carries the failing call's stack, as PyTorch's do */
-                p_key(&p, K_FRAMES); p_frames(&p, acts || e->type == GL_EV_OOM ? cs : 0);
-                p_end_dict(&p);
-            }
-        }
-        p_end_list(&p);
-        p.batch = 0;
-    }
-    p_byte(&p, P_APPENDS);
-
-    /* the newest memory_viz warns that events were lost when the ring
-     * overflowed (allocator_settings.trace_alloc_overflowed, with its size) */
-    bool wrapped = s->nevents && s->events[0].seq > 1;
-    p_cstr(&p, "allocator_settings");
-    p_dict(&p);
-    p_cstr(&p, "trace_alloc_overflowed"); p_byte(&p, wrapped ? P_TRUE : P_FALSE);
-    if (wrapped) {
-        p_cstr(&p, "trace_alloc_max_entries"); p_uint(&p, s->nevents);
-    }
-    p_end_dict(&p);
-
-    /* what this file is and how it was made (ignored by the viewers) */
-    p_cstr(&p, "gpuleak");
-    p_dict(&p);
-    p_cstr(&p, "format_version"); p_int(&p, 1);
-    p_cstr(&p, "source"); p_cstr(&p, r->path ? r->path : "");
-    p_cstr(&p, "pid"); p_int(&p, s->proc.pid);
-    p_cstr(&p, "model"); p_cstr(&p, by_blocks ? "PyTorch's blocks in each allocation" : "one segment per allocation");
-    p_cstr(&p, "kinds"); p_cstr(&p, "device,pool,managed,graph");
-    p_cstr(&p, "history_wrapped"); p_byte(&p, wrapped ? P_TRUE : P_FALSE);
-    p_cstr(&p, "kept_events"); p_uint(&p, kept);
-    p_cstr(&p, "dropped_events"); p_uint(&p, dropped);
-    p_cstr(&p, "live_before_history"); p_uint(&p, before);
-    p_end_dict(&p);
-    p_end_dict(&p);
-    p_byte(&p, P_STOP);
-    rc = 0;
-out:
-    free(blk);
-    free(live);
-    free(set.key);
-    free(set.size);
-    free(set.dev);
-    free(evsize);
-    free(keep);
-    free(segs);
+    viz_free(&v);
     free(p.cs_memo);
-    return rc;
+    return ok ? 0 : -1;
 }
