@@ -39,6 +39,9 @@ warns "gpuleak: ignoring GPULEAK_MAX_ENTRIES=-1: expected 0..67108864, using 655
 warns "gpuleak: ignoring GPULEAK_OOM_SNAPSHOT=maybe: $B, using 1" GPULEAK_OOM_SNAPSHOT=maybe
 warns "gpuleak: ignoring GPULEAK_OOM_INTERVAL=abc: expected seconds from 0 to 1 year (or 500ms, 5m, 1h), using 10" \
     GPULEAK_OOM_INTERVAL=abc
+warns "gpuleak: ignoring GPULEAK_TORCH_SETTLE=soon: expected seconds from 0 to 1 year (or 500ms, 5m, 1h), using 10" \
+    GPULEAK_TORCH_SETTLE=soon
+warns "gpuleak: ignoring GPULEAK_TORCH_LINES=always: expected request or start, using request" GPULEAK_TORCH_LINES=always
 warns "gpuleak: ignoring GPULEAK_INTERVAL=5x: not a duration from 100ms to 30 days (e.g. 90s, 10m, 2h); no periodic snapshots" \
     GPULEAK_INTERVAL=5x
 warns "gpuleak: ignoring GPULEAK_KEEP=1: not 0 (all) or 2 to 10000; keeping 10" GPULEAK_KEEP=1

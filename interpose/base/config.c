@@ -140,6 +140,21 @@ const char *gl_output_unknown_conversion(const char *pattern)
     return NULL;
 }
 
+/* A duration variable, 0 to 1 year: set *out, or one warning and the
+ * default kept. */
+static void env_duration_ms(const char *name, uint64_t dflt_ms, uint64_t *out, atomic_bool *warned)
+{
+    const char *text = getenv(name);
+    uint64_t ms;
+    if (text == NULL || *text == '\0')
+        return;
+    if (gl_parse_duration_ms(text, 0, GL_MAX_OOM_INTERVAL_MS, &ms))
+        *out = ms;
+    else
+        gl_warn_once(warned, "ignoring %s=%.40s: expected seconds from 0 to 1 year (or 500ms, 5m, 1h), using %llu",
+                     name, text, (unsigned long long)(dflt_ms / 1000));
+}
+
 void gl_config_load(void)
 {
     /* One flag per variable: each bad value gets its own line. */
@@ -161,32 +176,13 @@ void gl_config_load(void)
             gl_warn_once(&warned_lines, "ignoring GPULEAK_TORCH_LINES=%.40s: expected request or start, using request",
                          lines);
     }
-    const char *settle = getenv("GPULEAK_TORCH_SETTLE");
-    uint64_t settle_ms;
-    if (settle != NULL && *settle != '\0') {
-        if (gl_parse_duration_ms(settle, 0, GL_MAX_OOM_INTERVAL_MS, &settle_ms))
-            gl_config.torch_settle_ms = settle_ms;
-        else
-            gl_warn_once(&warned_settle,
-                         "ignoring GPULEAK_TORCH_SETTLE=%.40s: expected seconds from 0 to 1 year (or 500ms, 5m), "
-                         "using %d", settle, GL_DEFAULT_TORCH_SETTLE_MS / 1000);
-    }
+    env_duration_ms("GPULEAK_TORCH_SETTLE", GL_DEFAULT_TORCH_SETTLE_MS, &gl_config.torch_settle_ms, &warned_settle);
     gl_config.free_stacks = gl_env_bool("GPULEAK_FREE_STACKS", false, &warned_free);
     gl_config.oom_snapshot = gl_env_bool("GPULEAK_OOM_SNAPSHOT", true, &warned_oom);
 
     /* Read here, not at the first out-of-memory error: a typo is told at
      * the start, when the user is still looking. */
-    const char *oom_iv = getenv("GPULEAK_OOM_INTERVAL");
-    uint64_t ms;
-    if (oom_iv != NULL && *oom_iv != '\0') {
-        if (gl_parse_duration_ms(oom_iv, 0, GL_MAX_OOM_INTERVAL_MS, &ms))
-            gl_config.oom_interval_ms = ms;
-        else
-            gl_warn_once(&warned_oom_iv,
-                         "ignoring GPULEAK_OOM_INTERVAL=%.40s: expected seconds from 0 to 1 year "
-                         "(or 500ms, 5m, 1h), using %d",
-                         oom_iv, GL_DEFAULT_OOM_INTERVAL_MS / 1000);
-    }
+    env_duration_ms("GPULEAK_OOM_INTERVAL", GL_DEFAULT_OOM_INTERVAL_MS, &gl_config.oom_interval_ms, &warned_oom_iv);
 
     const char *depth = getenv("GPULEAK_DEPTH");
     long v;
