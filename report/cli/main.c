@@ -23,6 +23,7 @@
 #include "render/report.h"
 #include "render/sections.h"
 
+#include "util/atomic_file.h"
 #include "util/xalloc.h"
 #include "version.h"
 
@@ -428,21 +429,41 @@ static int load_snapshots(const struct args *a, struct msnap *m, struct stackdb 
     return rc;
 }
 
+/* --output's bytes, put in place whole (util/atomic_file.h: mode 0600, a
+ * planted symlink replaced, not followed, the old file kept on failure).
+ * Takes mem. */
+static int place_output(const char *path, char *mem, size_t len)
+{
+    char err[256];
+    int rc = afile_write(path, mem, len, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "gpuleak-report: %s: cannot write: %s\n", path, err);
+    free(mem);
+    return rc != 0;
+}
+
 /* The report on stdout or --output, then --error-exitcode's verdict. */
 static int write_report(const struct args *a, struct msnap *m, struct stackdb *db,
                         const struct suppressions *sup)
 {
     const struct cli *c = &a->c;
     FILE *out = stdout;
-    if (c->output && !(out = fopen(c->output, "w"))) {
+    char *mem = NULL;
+    size_t memlen = 0;
+    if (c->output && !(out = open_memstream(&mem, &memlen))) {
         fprintf(stderr, "gpuleak-report: %s: cannot write: %s\n", c->output, strerror(errno));
         return 1;
     }
     static char obuf[1 << 16];
-    setvbuf(out, obuf, _IOFBF, sizeof obuf);
+    if (out == stdout)
+        setvbuf(out, obuf, _IOFBF, sizeof obuf);
     bool found = false;
     int rc = report_run(c, a->mode, m, a->nfiles, db, sup, out, &found);
     int wrc = finish_output(out, c->output);
+    if (c->output && wrc == 0 && rc == 0)
+        wrc = place_output(c->output, mem, memlen);
+    else if (c->output)
+        free(mem); /* nothing placed: the old file stays as it was */
     if (rc == 0)
         rc = wrc;
     if (rc == 0 && found && c->error_exitcode)
