@@ -49,7 +49,7 @@ expect_eq "$(cat err.txt)" "gpuleak: check: --top needs a positive number, not '
 [ ! -e ran ] || fail "the command ran with a bad suppressions file"
 rc=0; check --min-bytes 5x -- touch ran || rc=$?
 expect_eq "$rc" 2 "--min-bytes 5x"
-expect_eq "$(cat err.txt)" "gpuleak: check: --min-bytes 5x: expected bytes, e.g. 4096, 100M, 2GiB" "--min-bytes 5x message"
+expect_eq "$(cat err.txt)" "gpuleak: check: --min-bytes needs a size in bytes (4096, 512k, 1.5M, 1 MiB, 2G), not '5x' (try --help)" "--min-bytes 5x message"
 rc=0; check --depth 999 -- touch ran || rc=$?
 expect_eq "$(cat err.txt)" "gpuleak: check: --depth 999: expected 0 to 256 frames" "--depth 999 message"
 [ ! -e ran ] || fail "the command ran with bad options"

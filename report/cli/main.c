@@ -24,6 +24,7 @@
 #include "render/sections.h"
 
 #include "util/atomic_file.h"
+#include "size_parse.h"
 #include "util/xalloc.h"
 #include "version.h"
 
@@ -43,8 +44,8 @@ static void usage(FILE *f)
           "  --json                write JSON (schema: docs/json-output.md)\n"
           "  --output FILE         write the report to FILE instead of stdout\n"
           "  --top N               show only the N largest groups of each list\n"
-          "  --min-bytes N         do not show groups smaller than N bytes (100M, 2G:\n"
-          "                        units K, M, G, T are powers of 1024)\n"
+          "  --min-bytes N         do not show groups smaller than N bytes (100M, 1.5G,\n"
+          "                        '1 MiB': units K, M, G, T are powers of 1024)\n"
           "  --group-depth N       group stacks on their innermost N frames\n"
           "  --suppressions FILE   suppression rules (docs/reporter.md)\n"
           "  --categories FILE     category rules for the memory by phase, in the\n"
@@ -106,38 +107,6 @@ static int parse_u64(const char *s, unsigned long long *v)
     char *end;
     *v = strtoull(s, &end, 10);
     return errno || *end ? -1 : 0;
-}
-
-/* A byte count: decimal, with an optional binary unit K, M, G or T (also
- * written KiB or KB, any case: the report prints binary units, so 100M is
- * what it shows as 100.0 MiB).  The launcher checks --min-bytes alike. */
-static int parse_size(const char *s, unsigned long long *v)
-{
-    if (!s || *s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long n = strtoull(s, &end, 10);
-    if (errno)
-        return -1;
-    unsigned shift = 0;
-    if (*end != '\0') {
-        const char *units = "KMGT";
-        char c = (char)(end[0] & ~0x20);
-        const char *u = c != '\0' ? strchr(units, c) : NULL;
-        if (u == NULL)
-            return -1;
-        shift = 10 * (unsigned)(u - units + 1);
-        end++;
-        if ((*end | 0x20) == 'i')
-            end++;
-        if ((*end | 0x20) == 'b')
-            end++;
-        if (*end != '\0' || n > (ULLONG_MAX >> shift))
-            return -1;
-    }
-    *v = n << shift;
-    return 0;
 }
 
 static int load(struct msnap *m, const char *path, struct stackdb *db,
@@ -212,6 +181,7 @@ static int parse_option(int o, struct args *a, char **argv)
 {
     struct cli *c = &a->c;
     unsigned long long v;
+    uint64_t size;
     switch (o) {
     case 'j': c->json = true; break;
     case 'o': c->output = optarg; break;
@@ -221,9 +191,9 @@ static int parse_option(int o, struct args *a, char **argv)
         c->an.top = (size_t)v;
         break;
     case 'm':
-        if (parse_size(optarg, &v))
-            return bad_usage("--min-bytes needs a number of bytes (4096, 100M, 2GiB), not '%s'", optarg);
-        c->an.min_bytes = v;
+        if (gl_parse_size(optarg, &size))
+            return bad_usage("--min-bytes needs a size in bytes (" GL_SIZE_EXAMPLES "), not '%s'", optarg);
+        c->an.min_bytes = size;
         break;
     case 'g':
         if (parse_u64(optarg, &v) || v == 0 || v > GL_SNAP_MAX_DEPTH)
