@@ -659,7 +659,7 @@
     if (T.invalid_frees && T.invalid_frees.length) { /* frees of pointers with no live allocation */
       sec.appendChild(el('h3', {text: 'Invalid frees (no live allocation at that address)'}));
       sec.appendChild(table('invalid-frees-table', [['count', 'count', true, exact],
-        ['CUDA', function (r) { return !r.refused ? 'accepted (allocated unseen)' : r.inside_stack >= 0 ? 'refused (not the start of an allocation)' : 'refused (double or invalid free)'; }],
+        ['CUDA', function (r) { return !r.refused ? 'accepted (allocated unseen)' : r.double_free ? 'refused (double free: the address was freed before)' : r.inside_stack >= 0 ? 'refused (not the start of an allocation)' : 'refused (double or invalid free)'; }],
         ['device', 'device', true, devName], ['API', 'api'], ['first at', 'first_time_ns', true, function (v) { return (v / 1e9).toFixed(2) + ' s'; }],
         ['freed at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
         T.invalid_frees.slice(), function (r) {
