@@ -34,6 +34,10 @@ Markers, like pytest-memray's limit_memory / limit_leaks:
                                               caches filled on first use are
                                               not leaks
 
+Sizes are bytes (an int) or a string in gpuleak's one size grammar, that of
+gpuleak-report --min-bytes: "4096", "512k", "1.5M", "1 MiB", "2G" (units
+are powers of 1024; docs/reporter.md).
+
 The markers are checked when the tests are collected: a bad argument
 (gpu_limit_peak("2 GIG"), gpu_limit_peak(), gpu_limit_leaks(-5)) fails its
 own test, unrun, with one line naming the marker; the other tests run.
