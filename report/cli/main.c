@@ -56,6 +56,9 @@ static void usage(FILE *f)
           "  --list-default-suppressions\n"
           "                        print the built-in rules and exit\n"
           "  --all-frames          keep CUDA-library and gpuleak frames\n"
+          "  --alloc-fn NAME       a function of the program that wraps allocation\n"
+          "                        (a glob; repeatable): rows are named by the\n"
+          "                        frame that called it, not by it\n"
           "  --native              show and group by the whole mixed stack of\n"
           "                        allocations made from Python (default: the\n"
           "                        Python frames only)\n"
@@ -172,6 +175,8 @@ struct args {
     enum mode mode;
     char **files;
     size_t nfiles;
+    const char **alloc_fns; /* --alloc-fn, in order (c.so points at them) */
+    size_t nalloc_fns;
 };
 
 /* parse_option's "go on": every other value is main's exit status. */
@@ -212,6 +217,14 @@ static int parse_option(int o, struct args *a, char **argv)
         break;
     case 'N': c->no_defaults = true; break;
     case 'L': fputs(supp_default_text(), stdout); return 0;
+    case 'F':
+        if (optarg[0] == '\0')
+            return bad_usage("%s", "--alloc-fn needs a function name (a glob: 'my_alloc', 'Arena::*')");
+        a->alloc_fns = xrealloc(a->alloc_fns, (a->nalloc_fns + 1) * sizeof *a->alloc_fns);
+        a->alloc_fns[a->nalloc_fns++] = optarg;
+        c->so.alloc_fns = a->alloc_fns;
+        c->so.nalloc_fns = a->nalloc_fns;
+        break;
     case 'a': c->so.all_frames = true; break;
     case 'n': c->so.native = true; break;
     case 'S':
@@ -278,6 +291,7 @@ static int parse_command_line(int argc, char **argv, struct args *a)
         {"no-default-suppressions", no_argument, NULL, 'N'},
         {"list-default-suppressions", no_argument, NULL, 'L'},
         {"all-frames", no_argument, NULL, 'a'},
+        {"alloc-fn", required_argument, NULL, 'F'},
         {"native", no_argument, NULL, 'n'},
         {"sections", required_argument, NULL, 'S'},
         {"folded", required_argument, NULL, 'f'},
@@ -487,5 +501,6 @@ int main(int argc, char **argv)
         return rc;
     rc = run(&a);
     free(a.files);
+    free(a.alloc_fns);
     return rc;
 }

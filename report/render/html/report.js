@@ -77,9 +77,12 @@
     if (max && st.length > max) out.push('... ' + (st.length - max) + ' more');
     return out;
   }
+  /* a stack's one-line name: its label frame, the first outside known
+     allocator wrappers (the reporter's model/user_frame.h) */
   function topFrame(si) {
     var st = D.stacks[si];
-    return st && st.length ? frameText(st[0], false) : '(no stack captured)';
+    var at = D.stack_labels ? D.stack_labels[si] || 0 : 0;
+    return st && st.length ? frameText(st[at < st.length ? at : 0], false) : '(no stack captured)';
   }
   function hashColor(s, hue0, hue1) {
     var h = 0;

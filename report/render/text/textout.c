@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/stackdb.h"
+#include "model/user_frame.h"
 #include "render/json/json.h"
 #include "render/report.h"
 #include "util/path.h"
@@ -217,5 +218,5 @@ void put_cs_top(const struct report_ctx *r, uint32_t cs)
     if (!c || c->n == 0)
         fputs(cs ? "(empty stack)" : "(no stack captured)", r->out);
     else
-        put_frame_short(r->out, sdb_frame(r->db, c, 0));
+        put_frame_short(r->out, sdb_frame(r->db, c, sdb_user_frame_pos(r->db, cs)));
 }
