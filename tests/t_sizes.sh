@@ -81,6 +81,11 @@ expect_eq "$rc" 0 "--min-bytes 2.5M (2 MiB leaked: none)"
 expect_eq "$(grep leaked: out.txt)" \
     "    leaked:           2,097,152 bytes (2.0 MiB) in 2 allocations from 1 stack, below --min-bytes 2,621,440" \
     "SUMMARY says the leak is below --min-bytes"
+# Some stacks below it: how many (snapgen's 8 leak stacks, 4 under 100 KiB).
+"$TPROG/snapgen" leaks gen.snap >/dev/null
+expect_eq "$("$REPORT" --min-bytes 100K --sections leaks gen.snap | grep leaked:)" \
+    "    leaked:           1,976,284 bytes (1.9 MiB) in 12 allocations from 8 stacks, 4 stacks below --min-bytes 102,400" \
+    "SUMMARY with some stacks below --min-bytes"
 rc=0; "$REPORT" --min-bytes 5x leak.snap >out.txt 2>err.txt || rc=$?
 expect_eq "$rc" 2 "--min-bytes 5x"
 expect_eq "$(cat err.txt)" \
