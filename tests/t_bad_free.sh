@@ -159,9 +159,11 @@ eq([(s["count"], s["change"], s["refused"], s["api"], frame(s["frames"][0])) for
     ([0, 1], 1, True, "cudaFreeArray", "array_double_free bad_free.c:$(line array_double_free)")],
    "sites: the double free first (most in all), then the site key")
 eq([s["present"] for s in b["sites"]], [2, 1, 1, 1, 1], "present")
+eq([s["double_free"] for s in b["sites"]], [True, False, False, True, True], "double frees")
 PY
 grep -qx 'frees: 1 -> 6, refused by CUDA: 1 -> 6' diff.txt || fail "diff totals line"
-grep -A2 -x '+1 free (cudaFree) on device 0, refused by CUDA (double or invalid free)' diff.txt | grep -qx '    frees: 1 -> 2' ||
+grep -A2 -x '+1 free (cudaFree) on device 0, refused by CUDA (double free: the address was freed before)' diff.txt |
+    grep -qx '    frees: 1 -> 2' ||
     fail "diff double free row"
 grep -A1 -x '    frees: 1 -> 2' diff.txt | grep -qx "    #0 double_free (bad_free.c:$(line double_free)) \[bad_free\]" ||
     fail "diff double free stack"
@@ -196,7 +198,7 @@ eq(len(b["sites"]), 5, "merge sites")
 eq([(r["rank"], r["invalid_frees"], r["refused_frees"]) for r in d["ranks"]], [(0, 6, 6), (3, 0, 0)], "per rank")
 PY
 grep -qx '6 frees from 5 stacks on 1 of 2 ranks, 6 refused by CUDA' merge.txt || fail "merge total line"
-grep -A1 -x '2 frees (cudaFree) on device 0, refused by CUDA (double or invalid free)' merge.txt |
+grep -A1 -x '2 frees (cudaFree) on device 0, refused by CUDA (double free: the address was freed before)' merge.txt |
     grep -qx '    on 1 of 2 ranks: rank 0 (2)' || fail "merge site ranks"
 grep -q '^rank 0 (.*, 6 invalid frees (6 refused)$' merge.txt || fail "BY RANK line"
 grep -q '^rank 3 (.*invalid' merge.txt && fail "BY RANK line of the clean rank"
