@@ -58,3 +58,6 @@ expect_eq "$rc" 0 "README recipe 1: status ($(tail -3 err.txt))"
 grep -qx "+2,097,152 bytes (2.0 MiB): <module> (train.py:$h_line), suspected leak (its tensors grew at every step)" out.txt ||
     fail "README recipe 1: diff: $(grep -A3 'TENSORS IN' out.txt)"
 [ -s train.html ] && [ -s train.pickle ] || fail "README recipe 1: the pictures: $(ls)"
+# What the README says of it names the same line.
+grep -q "and \`diff\` names \`train.py:$h_line\` as the suspected leak" "$ROOT/README.md" ||
+    fail "README.md's recipe 1 does not name train.py:$h_line"
