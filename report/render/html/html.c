@@ -68,6 +68,7 @@ static void put_snapshot(struct hw *w, const struct report_ctx *r, const char *p
     kv_s(w, "path", path);
     kv_u(w, "pid", p->pid);
     kv_u(w, "rank", p->rank);
+    kv_u(w, "index", p->index); /* its number: its mark on the timeline */
     kv_s(w, "reason", reason_name(p->reason));
     kv_b(w, "final", p->flags & GL_SNAP_F_FINAL);
     kv_sn(w, "host", &p->host);

@@ -52,8 +52,8 @@ static uint64_t measure(const struct merge_snap *ms, int what)
     return what == 0 ? ms->peak_bytes : what == 1 ? ms->live_bytes : ms->leaked_bytes;
 }
 
-/* Per figure (peak, live, leaked): the largest, the mean, their ratio (null
- * when every rank has 0) and the first snapshot with the largest. */
+/* Per figure (peak, live, leaked): the largest, the mean (rounded to a
+ * byte), their ratio (null when every rank has 0) and the first snapshot with the largest. */
 static void put_imbalance(struct hw *w, const struct msnap *m, size_t n, const struct merge_result *mr)
 {
     static const char *const names[] = {"peak_bytes", "live_bytes", "leaked_bytes"};
@@ -75,7 +75,7 @@ static void put_imbalance(struct hw *w, const struct msnap *m, size_t n, const s
         json_obj(&w->j);
         kv_s(w, "measure", names[what]);
         kv_u(w, "max", max);
-        kv_d(w, "mean", mean);
+        kv_u(w, "mean", (uint64_t)(mean + 0.5)); /* bytes, rounded */
         json_key(&w->j, "ratio");
         if (mean > 0)
             json_double(&w->j, (double)max / mean);

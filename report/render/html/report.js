@@ -270,12 +270,19 @@
         if (m[3] >= 0 && m[3] !== dv.device) continue;
         if (m[1] < v0 || m[1] > v1) continue;
         var x = X(m[1]);
-        var label = m[0] === 3 ? 'OOM' : m[0] === 4 ? 'snapshot' : (m[2] === null ? 'annotation' : m[2]);
+        /* a snapshot mark says which snapshot it is: the history holds the
+         * marks of the earlier ones too, and an unnamed "snapshot" read as
+         * this page's own one at the wrong time */
+        var label = m[0] === 3 ? 'OOM' : m[0] === 4 ? (m[5] === S.index ? 'this snapshot (' + m[5] + ')' : 'snapshot ' + m[5]) :
+          (m[2] === null ? 'annotation' : m[2]);
         var mg = sv('g', {cls: 'mark' + (m[0] === 3 ? ' oom' : ''), 'data-type': m[0], 'data-seq': m[4],
-          'data-label': label});
+          'data-label': label, 'data-time-ns': T.t0 + m[1], 'data-index': m[0] === 4 ? m[5] : null});
         mg.appendChild(sv('line', {x1: x, x2: x, y1: MT - 4, y2: MT + PH}));
         if (x - lastLabel > 70) {
-          mg.appendChild(sv('text', {x: x + 3, y: MT - 8 + (shown % 2) * 0, text: label.length > 18 ? label.slice(0, 17) + '…' : label}));
+          var shortLabel = label.length > 18 ? label.slice(0, 17) + '…' : label;
+          /* right of the line, or left of it where it would leave the chart */
+          var right = x + 3 + labelWidth(shortLabel) <= W - MR;
+          mg.appendChild(sv('text', {x: right ? x + 3 : x - 3, y: MT - 8, 'text-anchor': right ? 'start' : 'end', text: shortLabel}));
           lastLabel = x;
           shown++;
         }
