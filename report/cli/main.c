@@ -4,6 +4,10 @@
  *   gpuleak-report [options] diff A B [C...]   what changed between them
  *   gpuleak-report [options] merge S1 S2 ...   the ranks of one job
  *
+ * diff (and --html of several snapshots) takes the snapshots of one process
+ * only: those of different processes are refused (status 2), as growth
+ * across them would compare one rank or run with another; merge compares them.
+ *
  * Exit status: 0 report written; 1 the report could not be written (output
  * file, out of memory); 2 bad usage or a snapshot that cannot be read or is
  * invalid (then exactly one line on stderr); --error-exitcode's N: the report
@@ -33,6 +37,7 @@ static void usage(FILE *f)
           "       gpuleak-report [options] diff A.snap B.snap [C.snap ...]\n"
           "       gpuleak-report [options] merge S1.snap S2.snap ...\n"
           "       gpuleak-report [options] --html OUT.html SNAP [SNAP ...]\n"
+          "       gpuleak-report [options] --html OUT.html merge S1.snap S2.snap ...\n"
           "       gpuleak-report [options] --torch-snapshot OUT.pickle SNAP\n"
           "       gpuleak-report [options] --pprof OUT.pb.gz SNAP\n"
           "Report leaks, allocator caches, peaks, the timeline and fragmentation of\n"
@@ -63,7 +68,8 @@ static void usage(FILE *f)
     fputs("  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
           "                        weights in bytes\n"
           "  --html FILE           a self-contained HTML page (timeline, flame graphs,\n"
-          "                        address map, tables; several snapshots: growth)\n"
+          "                        address map, tables; several snapshots of one\n"
+          "                        process: growth; merge: the ranks side by side)\n"
           "  --torch-snapshot FILE a pickle for PyTorch's memory_viz\n"
           "  --pprof FILE          a gzipped pprof profile (go tool pprof, Pyroscope,\n"
           "                        Parca)\n"
