@@ -428,7 +428,7 @@ static void put_host(const struct snap_process *p)
  * one process.  Snapshots of different processes (ranks, runs) share no
  * clock and no allocations, so a "growth" across them would compare one
  * rank with another: refused, with one line that names the processes and
- * says what compares them.  2, or GO_ON. */
+ * says what compares them.  0; 2, the line printed; 1, out of memory. */
 static int refuse_other_processes(const struct args *a, const struct msnap *m)
 {
     size_t *first = xcalloc(a->nfiles, sizeof *first);
@@ -451,7 +451,7 @@ static int refuse_other_processes(const struct args *a, const struct msnap *m)
                         "with '%smerge'\n", a->c.html ? "--html OUT.html " : "");
     }
     free(first);
-    return np > 1 ? 2 : GO_ON;
+    return np > 1 ? 2 : 0;
 }
 
 /* Reads every snapshot file into m; *loaded: how many to unload, the one
@@ -465,8 +465,8 @@ static int load_snapshots(const struct args *a, struct msnap *m, struct stackdb 
         rc = load(&m[*loaded], a->files[*loaded], db, sup);
         (*loaded)++; /* also on failure: unload what was partly set up */
     }
-    if (rc == 0 && a->mode == M_DIFF && (rc = refuse_other_processes(a, m)) == GO_ON)
-        rc = 0;
+    if (rc == 0 && a->mode == M_DIFF)
+        rc = refuse_other_processes(a, m);
     if (rc == 0 && a->mode == M_DIFF && order_by_index(m, a->nfiles))
         fputs("gpuleak-report: note: the snapshots, all of one process, are compared in the order they were "
               "taken\n", stderr);
