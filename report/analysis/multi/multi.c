@@ -116,6 +116,28 @@ static int fresh_since(struct msnap *first, struct msnap *last, const struct ana
     return 0;
 }
 
+bool msnap_same_process(const struct snap_process *a, const struct snap_process *b)
+{
+    return a->pid == b->pid && a->start_unix_ns == b->start_unix_ns && a->rank == b->rank &&
+           a->host.len == b->host.len && memcmp(a->host.s, b->host.s, a->host.len) == 0;
+}
+
+size_t msnap_processes(const struct msnap *m, size_t n, size_t *first)
+{
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = msnap_same_process(&m[k].s.proc, &m[i].s.proc);
+        if (seen)
+            continue;
+        if (first)
+            first[np] = i;
+        np++;
+    }
+    return np;
+}
+
 int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
                struct diff_result *d)
 {
@@ -140,8 +162,7 @@ int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
         k++;
     d->t.nshown = o->top && k > o->top ? o->top : k;
     const struct snap_process *a = &m[0].s.proc, *b = &m[n - 1].s.proc;
-    d->same_process = a->pid == b->pid && a->start_unix_ns == b->start_unix_ns &&
-                      strcmp(a->host.s, b->host.s) == 0;
+    d->same_process = msnap_same_process(a, b);
     if (d->same_process && fresh_since(&m[0], &m[n - 1], o, d))
         goto fail;
     if (free_table_build(m, n, false, &d->frees) || torn_table_build(m, n, false, &d->torn) ||

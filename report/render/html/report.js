@@ -129,7 +129,7 @@
   /* ---- header ---- */
   var S = D.snapshot;
   var devPeak = {};
-  D.devices.forEach(function (d) { devPeak[d.device] = d; });
+  (D.devices || []).forEach(function (d) { devPeak[d.device] = d; }); /* a merge page has none */
   function header() {
     var exe = base(S.exe || S.path);
     var h = el('header', null, [
@@ -270,12 +270,19 @@
         if (m[3] >= 0 && m[3] !== dv.device) continue;
         if (m[1] < v0 || m[1] > v1) continue;
         var x = X(m[1]);
-        var label = m[0] === 3 ? 'OOM' : m[0] === 4 ? 'snapshot' : (m[2] === null ? 'annotation' : m[2]);
+        /* a snapshot mark says which snapshot it is: the history holds the
+         * marks of the earlier ones too, and an unnamed "snapshot" read as
+         * this page's own one at the wrong time */
+        var label = m[0] === 3 ? 'OOM' : m[0] === 4 ? (m[5] === S.index ? 'this snapshot (' + m[5] + ')' : 'snapshot ' + m[5]) :
+          (m[2] === null ? 'annotation' : m[2]);
         var mg = sv('g', {cls: 'mark' + (m[0] === 3 ? ' oom' : ''), 'data-type': m[0], 'data-seq': m[4],
-          'data-label': label});
+          'data-label': label, 'data-time-ns': T.t0 + m[1], 'data-index': m[0] === 4 ? m[5] : null});
         mg.appendChild(sv('line', {x1: x, x2: x, y1: MT - 4, y2: MT + PH}));
         if (x - lastLabel > 70) {
-          mg.appendChild(sv('text', {x: x + 3, y: MT - 8 + (shown % 2) * 0, text: label.length > 18 ? label.slice(0, 17) + '…' : label}));
+          var shortLabel = label.length > 18 ? label.slice(0, 17) + '…' : label;
+          /* right of the line, or left of it where it would leave the chart */
+          var right = x + 3 + labelWidth(shortLabel) <= W - MR;
+          mg.appendChild(sv('text', {x: right ? x + 3 : x - 3, y: MT - 8, 'text-anchor': right ? 'start' : 'end', text: shortLabel}));
           lastLabel = x;
           shown++;
         }
@@ -838,14 +845,134 @@
       el('ul', null, D.warnings.map(function (w) { return el('li', {cls: 'warn', text: w}); }))]);
   }
 
+  /* ---- a merge: the ranks of one job side by side ---- */
+  var MEASURES = {peak_bytes: 'peak', live_bytes: 'live', leaked_bytes: 'leaked'};
+  function rankList(rs) { return rs.length ? rs.join(', ') : 'none'; }
+  function mergeHeader() {
+    var M = D.merge, hosts = {};
+    M.ranks.forEach(function (r) { hosts[r.host] = 1; });
+    var h = el('header', null, [
+      el('h1', {text: 'gpuleak merge: ' + exact(M.snapshots) + ' rank' + (M.snapshots === 1 ? '' : 's')}),
+      el('div', {cls: 'meta', text: 'ranks ' + M.ranks.map(function (r) { return r.rank; }).join(', ') +
+        (M.ranks.length < M.snapshots ? ' (the first ' + exact(M.ranks.length) + ')' : '') + ' · hosts ' +
+        Object.keys(hosts).join(', ') + ' · one snapshot per rank; the figures are the text merge\u2019s (gpuleak-report merge)'})]);
+    var cards = el('div', {cls: 'cards'});
+    M.imbalance.forEach(function (b) { /* the largest rank against the mean */
+      var name = MEASURES[b.measure];
+      cards.appendChild(el('div', {cls: 'card imbalance', id: 'imbalance-' + name, 'data-measure': b.measure,
+        'data-max-bytes': b.max, 'data-rank': b.rank, 'data-ratio': b.ratio === null ? '' : b.ratio.toFixed(2)}, [
+        el('div', {cls: 'v', text: b.ratio === null ? '-' : b.ratio.toFixed(2) + '\u00d7'}),
+        el('div', {cls: 'l', text: name + ' imbalance: rank ' + b.rank + ' highest, ' + human(b.max) + ' against a mean of ' +
+          human(Math.round(b.mean)) + ' (largest / mean)'})]));
+    });
+    var some = M.leak_sites.filter(function (s) { return s.some_ranks; });
+    cards.appendChild(el('div', {cls: 'card', id: 'card-some-ranks', 'data-sites': some.length}, [
+      el('div', {cls: 'v', text: exact(some.length)}),
+      el('div', {cls: 'l', text: 'leak site' + (some.length === 1 ? '' : 's') + ' on some ranks only'})]));
+    h.appendChild(cards);
+    var nav = el('nav');
+    [['ranks', 'Ranks'], ['some-ranks', 'Leaks on some ranks only'], ['leak-sites', 'Leaks by site'],
+     ['live-some-ranks', 'Live on some ranks only']].forEach(function (x) { nav.appendChild(el('a', {href: '#' + x[0], text: x[1]})); });
+    h.appendChild(nav);
+    return h;
+  }
+
+  /* the ranks as bars side by side: peak, live and leaked bytes of each */
+  function rankBars(M) {
+    var rs = M.ranks.slice(0, 64), H = 220, PH = H - 50, max = 1;
+    rs.forEach(function (r) { if (r.peak_bytes > max) max = r.peak_bytes; if (r.live_bytes > max) max = r.live_bytes; });
+    var svg = sv('svg', {cls: 'ranks', viewBox: '0 0 ' + W + ' ' + H, 'data-ranks': rs.length});
+    var PW = W - ML - MR, slot = PW / Math.max(1, rs.length), bw = Math.min(24, slot / 4);
+    function Y(b) { return 10 + PH - PH * b / (max * 1.05); }
+    var g = sv('g', {cls: 'axis'});
+    byteAxis(g, max, ML, ML + PW, Y);
+    svg.appendChild(g);
+    var colors = {peak_bytes: '#c0392b', live_bytes: '#2e86de', leaked_bytes: '#e67e22'};
+    rs.forEach(function (r, i) {
+      var x0 = ML + slot * i + slot / 2 - 1.5 * bw;
+      ['peak_bytes', 'live_bytes', 'leaked_bytes'].forEach(function (k, j) {
+        var bar = sv('rect', {cls: 'bar', x: x0 + j * bw, y: Y(r[k]), width: bw - 1, height: Math.max(0, Y(0) - Y(r[k])),
+          fill: colors[k], 'data-rank': r.rank, 'data-measure': k, 'data-bytes': r[k]});
+        bar.addEventListener('mousemove', function (ev) {
+          showTip(ev, 'rank ' + r.rank + ' (pid ' + r.pid + ', host ' + r.host + '): ' + MEASURES[k] + ' ' + bytes(r[k]));
+        });
+        bar.addEventListener('mouseleave', hideTip);
+        svg.appendChild(bar);
+      });
+      if (rs.length <= 32 || i % Math.ceil(rs.length / 32) === 0)
+        svg.appendChild(sv('text', {cls: 'xtick', x: ML + slot * i + slot / 2, y: H - 22, 'text-anchor': 'middle',
+          text: 'rank ' + r.rank}));
+    });
+    ['peak_bytes', 'live_bytes', 'leaked_bytes'].forEach(function (k, j) {
+      svg.appendChild(sv('rect', {x: ML + j * 110, y: H - 12, width: 10, height: 10, fill: colors[k]}));
+      svg.appendChild(sv('text', {x: ML + j * 110 + 14, y: H - 3, text: MEASURES[k] + ' bytes'}));
+    });
+    return el('div', {cls: 'panel'}, svg);
+  }
+
+  function rankCols() {
+    return [['rank', 'rank', true], ['host', 'host'], ['pid', 'pid', true],
+      ['devices', function (r) { return r.devices.join(', '); }],
+      ['live bytes', 'live_bytes', true, exact], ['leaked bytes', 'leaked_bytes', true, exact],
+      ['peak', 'peak_bytes', true, function (v, r) { return human(v) + (r.peak_device >= -1 ? ' on ' + devName(r.peak_device) : ''); }],
+      ['invalid frees', 'invalid_frees', true, exact], ['failed allocations', 'failed_allocations', true, exact],
+      ['snapshot', 'path']];
+  }
+
+  function onRanks(r) { return r.on.map(function (c) { return c[1]; }); }
+  function mergeSections() {
+    var M = D.merge, out = [];
+    var sec = el('section', {id: 'ranks'}, el('h2', {text: 'Ranks side by side'}));
+    sec.appendChild(rankBars(M));
+    var rows = M.ranks.map(function (r) { var x = Object.assign({}, r); x.bytes = r.live_bytes; return x; });
+    sec.appendChild(table('ranks-table', rankCols(), rows, null));
+    out.push(sec);
+    var some = M.leak_sites.filter(function (s) { return s.some_ranks; });
+    sec = el('section', {id: 'some-ranks'}, el('h2', {text: 'Leaks on some ranks only'}));
+    sec.appendChild(el('p', {cls: 'meta', text: 'Memory still allocated at the end, outside caches and suppressions, by a ' +
+      'stack that is on some ranks and not on others: usually a rank-dependent code path. Click a row for its stack.'}));
+    sec.appendChild(some.length ? table('some-ranks-table', [['bytes', 'bytes', true, exact],
+      ['on ranks', function (r) { return rankList(onRanks(r)); }], ['not on ranks', function (r) { return rankList(r.not_on); }],
+      ['on each', function (r) { return r.on.map(function (c) { return 'rank ' + c[1] + ' ' + human(c[2]); }).join(', '); }],
+      ['kind', 'kind'], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+      some, function (r) { return r.stack; }) : el('p', {cls: 'muted', text: 'None: every leak site is on every rank.'}));
+    out.push(sec);
+    sec = el('section', {id: 'leak-sites'}, el('h2', {text: 'Leaks by site across the ranks'}));
+    sec.appendChild(M.leak_sites.length ? table('leak-sites-table', [['bytes', 'bytes', true, exact],
+      ['ranks', function (r) { return r.present; }, true, function (v) { return v + ' of ' + M.snapshots; }],
+      ['smallest', 'min_bytes', true, function (v, r) { return human(v) + ' (rank ' + r.min_rank + ')'; }],
+      ['largest', 'max_bytes', true, function (v, r) { return human(v) + ' (rank ' + r.max_rank + ')'; }],
+      ['', function (r) { return r.min_bytes !== r.max_bytes ? 'uneven' : r.some_ranks ? 'some ranks' : ''; }, false, null, 'flag'],
+      ['kind', 'kind'], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+      M.leak_sites.slice(), function (r) { return r.stack; }) : el('p', {cls: 'muted', text: 'No leaks on any rank.'}));
+    if (M.leak_sites.length < M.leak_sites_total)
+      sec.appendChild(el('p', {cls: 'muted', text: 'The first ' + exact(M.leak_sites.length) + ' of ' + exact(M.leak_sites_total) + ' sites.'}));
+    out.push(sec);
+    sec = el('section', {id: 'live-some-ranks'}, el('h2', {text: 'Live memory on some ranks only'}));
+    sec.appendChild(M.live_some_ranks.length ? table('live-some-ranks-table', [['bytes', 'bytes', true, exact],
+      ['on ranks', function (r) { return rankList(onRanks(r)); }], ['not on ranks', function (r) { return rankList(r.not_on); }],
+      ['kind', 'kind'], ['rule', 'rule', false, function (v) { return v || ''; }],
+      ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+      M.live_some_ranks.slice(), function (r) { return r.stack; }) :
+      el('p', {cls: 'muted', text: 'None: every stack with live memory is live on every rank.'}));
+    out.push(sec);
+    return out;
+  }
+
   /* ---- the page ---- */
-  app.appendChild(header());
   var main = el('main');
-  app.appendChild(main);
-  [warnings, timeline, flames, addrmap, tables].concat(D.growth ? [growth] : []).forEach(function (f) {
-    var s = f();
-    if (s) main.appendChild(s);
-  });
+  if (D.page === 'merge') {
+    app.appendChild(mergeHeader());
+    app.appendChild(main);
+    [warnings()].concat(mergeSections()).forEach(function (s) { if (s) main.appendChild(s); });
+  } else {
+    app.appendChild(header());
+    app.appendChild(main);
+    [warnings, timeline, flames, addrmap, tables].concat(D.growth ? [growth] : []).forEach(function (f) {
+      var s = f();
+      if (s) main.appendChild(s);
+    });
+  }
   var ms = performance.now() - T_START;
   app.appendChild(el('footer', {text: 'gpuleak-report · drawn in ' + ms.toFixed(0) + ' ms · this page is self-contained and loads nothing'}));
   document.body.setAttribute('data-render-ms', ms.toFixed(1));
