@@ -89,6 +89,7 @@ import json
 e = json.load(open("exit.shown")); g = json.load(open("grow.shown"))
 print(e["errors"], e["nothing"], e["card"])
 print(e["leaks_note"])
+print(e["leaks_none"])
 print(e["tensor_flame"])
 print(e["lines"])
 m = e["map"][0]
@@ -99,6 +100,7 @@ PY
 )
 expect_eq "$got" "[] 0 ['54788096', '14', '2', 'live tensors in PyTorch’s cache: 14 tensors from 2 Python lines, in 94.0 MiB reserved']
 No memory outside the allocator caches. PyTorch’s cache holds 52.3 MiB in 14 tensors still alive: the suspects, by the Python line that allocated them, are in the next graph and in “PyTorch’s tensors”.
+No leaks outside the allocator caches; the tensors PyTorch’s cache keeps alive are in “PyTorch’s tensors”, by line.
 ['54788096', ['PyTorch’s tensors 54788096', '<module> (torch_real_grow.py:$kept) 54525952', '(no Python line) 262144']]
 [['54,525,952', '52.0 MiB', '13', '<module> (torch_real_grow.py:$kept)'], ['262,144', '256.0 KiB', '1', '(no Python line: PyTorch recorded none)']]
 0 47 [['24.0 MiB', '24.0 MiB in 6 tensors', '0 B', '24.0 MiB in 6 tensors: <module> (torch_real_grow.py:$kept)'], \

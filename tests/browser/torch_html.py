@@ -9,6 +9,7 @@ compare exactly:
   nothing       how many "Nothing to show." the page says
   card          #card-torch: data-bytes, data-tensors, data-lines, its label
   leaks_note    the leaks panel's note when PyTorch's cache holds the memory
+  leaks_none    the leaks table's place when there are none
   tensor_flame  the tensors' flame graph: total bytes, its frames' names and bytes
   lines         #torch-lines-table rows (their cells' text)
   map           per device: cells inside PyTorch segments, the segment table
@@ -50,6 +51,8 @@ def main():
                                 "[c.getAttribute('data-bytes'), c.getAttribute('data-tensors'), "
                                 "c.getAttribute('data-lines'), c.querySelector('.l').textContent] : null;})()")
         out["leaks_note"] = page.eval("(function(){var e=document.getElementById('leaks-torch-note');"
+                                      "return e ? e.textContent : null;})()")
+        out["leaks_none"] = page.eval("(function(){var e=document.getElementById('leaks-none');"
                                       "return e ? e.textContent : null;})()")
         out["tensor_flame"] = page.eval("(function(){var s=document.querySelector(\"svg.flame[data-kind='tensors']\");"
                                         "if(!s) return null; return [s.getAttribute('data-total-bytes'),"
