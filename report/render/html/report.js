@@ -81,6 +81,10 @@
     var st = D.stacks[si];
     return st && st.length ? frameText(st[0], false) : '(no stack captured)';
   }
+  /* PyTorch's view (D.torch, docs/pytorch.md): a tensor line by its frame */
+  var TORCH = D.torch && D.torch.status === 'answered' ? D.torch : null;
+  function lineText(l) { return l.frame >= 0 ? frameText(l.frame, false) : '(no Python line: PyTorch recorded none)'; }
+  function tensorsText(b, n) { return human(b) + ' in ' + exact(n) + ' tensor' + (n === 1 ? '' : 's'); }
   function hashColor(s, hue0, hue1) {
     var h = 0;
     for (var i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
@@ -143,6 +147,11 @@
     cards.appendChild(el('div', {cls: 'card', id: 'card-leaked', 'data-bytes': sm.leaked_bytes}, [
       el('div', {cls: 'v', text: human(sm.leaked_bytes)}),
       el('div', {cls: 'l', text: 'leaked: ' + exact(sm.leaked_count) + ' allocations in ' + exact(sm.leak_groups) + ' stacks'})]));
+    if (TORCH) cards.appendChild(el('div', {cls: 'card', id: 'card-torch', 'data-bytes': TORCH.allocated_bytes,
+      'data-tensors': TORCH.tensor_count, 'data-lines': TORCH.lines_total}, [
+      el('div', {cls: 'v', text: human(TORCH.allocated_bytes)}),
+      el('div', {cls: 'l', text: 'live tensors in PyTorch\u2019s cache: ' + exact(TORCH.tensor_count) + ' tensors from ' +
+        exact(TORCH.lines_total) + ' Python lines, in ' + human(TORCH.reserved_bytes) + ' reserved'})]));
     if (sm.cached_bytes) cards.appendChild(el('div', {cls: 'card', 'data-bytes': sm.cached_bytes}, [
       el('div', {cls: 'v', text: human(sm.cached_bytes)}), el('div', {cls: 'l', text: 'held by allocator caches'})]));
     if (sm.suppressed_bytes) cards.appendChild(el('div', {cls: 'card', 'data-bytes': sm.suppressed_bytes}, [
@@ -169,7 +178,8 @@
     });
     h.appendChild(cards);
     var nav = el('nav');
-    [['timeline', 'Timeline'], ['flame', 'Flame graphs'], ['addrmap', 'Address space'], ['tables', 'Tables']]
+    [['timeline', 'Timeline'], ['flame', 'Flame graphs']].concat(D.torch ? [['torch', 'PyTorch\u2019s tensors']] : [])
+      .concat([['addrmap', 'Address space'], ['tables', 'Tables']])
       .concat(D.growth ? [['growth', 'Growth across snapshots']] : [])
       .forEach(function (x) { nav.appendChild(el('a', {href: '#' + x[0], text: x[1]})); });
     h.appendChild(nav);
@@ -362,11 +372,53 @@
     sec.appendChild(el('p', {cls: 'meta', text: 'Outermost frame on top, the allocating frame at the bottom; width is bytes. ' +
       'Click a frame to zoom into it, click the root or a dimmed frame above to zoom out. Frames under ' +
       (100 / D.limits.flame_div).toFixed(2) + '% of the total are left out.'}));
-    [['leaks', 'Leaked memory (live at the snapshot, no rule matched)'],
-     ['peak', 'Composition of each device\u2019s peak']].forEach(function (x) {
-      sec.appendChild(flamePanel(x[0], x[1], D.flame[x[0]]));
-    });
+    var leakRoot = D.flame.leaks;
+    if ((!leakRoot || !leakRoot[1]) && TORCH && TORCH.tensor_count) {
+      /* the leaks are empty because PyTorch's cache holds the memory: its
+       * live tensors, by line, are what the program kept */
+      var lp = el('div', {cls: 'panel'});
+      lp.appendChild(el('div', {cls: 'panel-head'}, el('h3', {text: 'Leaked memory (live at the snapshot, no rule matched)'})));
+      lp.appendChild(el('p', {cls: 'muted', id: 'leaks-torch-note', 'data-tensors': TORCH.tensor_count,
+        'data-bytes': TORCH.allocated_bytes, text: 'No memory outside the allocator caches. PyTorch\u2019s cache holds ' +
+        tensorsText(TORCH.allocated_bytes, TORCH.tensor_count) + ' still alive: the suspects, by the Python line that ' +
+        'allocated them, are in the next graph and in \u201cPyTorch\u2019s tensors\u201d.'}));
+      sec.appendChild(lp);
+    } else {
+      sec.appendChild(flamePanel('leaks', 'Leaked memory (live at the snapshot, no rule matched)', leakRoot));
+    }
+    if (TORCH && TORCH.tensor_count)
+      sec.appendChild(flamePanel('tensors', 'Live tensors in PyTorch\u2019s cache, by the Python line that allocated them',
+        tensorTree(TORCH)));
+    sec.appendChild(flamePanel('peak', 'Composition of each device\u2019s peak', D.flame.peak));
     return sec;
+  }
+
+  /* The tensor lines as a flame graph's tree ([frame, bytes, kids]): each
+   * line's stack from its outermost frame down to the line itself (the
+   * frames inside PyTorch below it are left out), under one root. */
+  function tensorTree(T) {
+    var rootFrame = D.frames.length;
+    D.frames.push(['PyTorch\u2019s tensors']);
+    var root = [rootFrame, 0, []];
+    T.lines.forEach(function (l) {
+      var st = D.stacks[l.stack] || [], at = st.indexOf(l.frame), nd = root;
+      var path = l.frame >= 0 && at >= 0 ? st.slice(at).reverse() : [l.frame >= 0 ? l.frame : pseudoFrame('(no Python line)')];
+      root[1] += l.bytes;
+      path.forEach(function (f) {
+        var kid = null;
+        for (var i = 0; i < nd[2].length; i++) if (nd[2][i][0] === f) kid = nd[2][i];
+        if (!kid) { kid = [f, 0, []]; nd[2].push(kid); }
+        kid[1] += l.bytes;
+        nd = kid;
+      });
+    });
+    (function order(nd) { nd[2].sort(function (a, b) { return b[1] - a[1]; }); nd[2].forEach(order); })(root);
+    return root;
+  }
+  function pseudoFrame(name) {
+    for (var i = 0; i < D.frames.length; i++) if (D.frames[i].length === 1 && D.frames[i][0] === name) return i;
+    D.frames.push([name]);
+    return D.frames.length - 1;
   }
 
   function flamePanel(kind, title, root) {
@@ -411,7 +463,7 @@
       var nm = name(nd), pseudo = D.frames[nd[0]] && !D.frames[nd[0]][1] && !D.frames[nd[0]][3];
       var g = sv('g', {cls: 'fnode' + (anc ? ' anc' : ''), 'data-bytes': nd[1], 'data-name': nm});
       g.appendChild(sv('rect', {x: x.toFixed(2), y: d * FR, width: Math.max(0.5, w - 0.3).toFixed(2), height: FR - 1,
-        fill: pseudo ? '#c9d1da' : kind === 'leaks' ? hashColor(nm, 0, 50) : hashColor(nm, 190, 240)}));
+        fill: pseudo ? '#c9d1da' : kind !== 'peak' ? hashColor(nm, 0, 50) : hashColor(nm, 190, 240)}));
       if (w > 34) {
         var maxc = Math.floor((w - 6) / 6.4), label = nm + ' ' + human(nd[1]);
         if (label.length > maxc) label = maxc > 2 ? label.slice(0, maxc - 1) + '…' : '';
@@ -445,6 +497,72 @@
     }
     draw();
     return panel;
+  }
+
+  /* ---- PyTorch's tensors ---- */
+  function torchSection() {
+    if (!D.torch) return null;
+    var sec = el('section', {id: 'torch'}, el('h2', {text: 'PyTorch\u2019s tensors'}));
+    if (!TORCH) {
+      sec.appendChild(el('p', {cls: 'muted', id: 'torch-none', text: D.torch.status === 'no_answer' ?
+        'PyTorch was not asked in time (its main thread ran no Python within 2 s, or took over 60 s to answer): ' +
+        'this snapshot has no tensors.' : 'torch.cuda.memory._snapshot() failed: this snapshot has no tensors.'}));
+      return sec;
+    }
+    var T = TORCH;
+    sec.appendChild(el('p', {cls: 'meta', text: 'What PyTorch\u2019s caching allocator held (torch.cuda.memory._snapshot()): ' +
+      'reserved ' + bytes(T.reserved_bytes) + ' in ' + exact(T.segment_count) + ' segments, allocated ' +
+      bytes(T.allocated_bytes) + ' in ' + exact(T.tensor_count) + ' tensors. The stack of a segment\u2019s cudaMalloc is ' +
+      'only the request that did not fit the cache; its tensors say what keeps it.' +
+      (T.age_us ? ' This view is from ' + (T.age_us / 1e6).toFixed(1) + ' s before the snapshot, the last PyTorch gave.' : '')}));
+    if (T.problems.length) sec.appendChild(el('p', {cls: 'warn', text: 'PyTorch\u2019s view does not add up, so its totals ' +
+      'are not used: ' + T.problems.join('; ')}));
+    sec.appendChild(el('h3', {text: 'Live tensors by Python line: ' + exact(T.lines_total) + ' lines' +
+      (T.lines.length < T.lines_total ? ' (' + exact(T.lines.length) + ' shown)' : '') +
+      ' (at exit, the tensors a program kept are its leak)'}));
+    sec.appendChild(T.lines.length ? table('torch-lines-table', [['bytes', 'bytes', true, exact],
+      ['size', 'bytes', true, function (v) { return human(v); }], ['tensors', 'count', true, exact],
+      ['allocated at', function (r) { return lineText(r); }, false, null, 'where']],
+      T.lines.slice(), function (r) { return r.stack; }) : el('p', {cls: 'muted', text: 'No live tensors.'}));
+    /* the segments, each with its tensors by line, are drawn on the address map, a table per device */
+    sec.appendChild(el('p', {cls: 'meta', id: 'torch-segments', 'data-segments': T.segments_total, text: exact(T.segments_total) +
+      ' segments' + (T.segments.length < T.segments_total ? ' (the ' + exact(T.segments.length) + ' with the most tensors shown)' : '') +
+      ': on the address map, outlined, each with its tensors by line (hover, or the table under the map).'}));
+    return sec;
+  }
+
+  function segLines(g) {
+    return g.lines.map(function (l) { return tensorsText(l.bytes, l.count) + ': ' + lineText(l); })
+      .concat(g.other_count ? [tensorsText(g.other_bytes, g.other_count) + ' from ' + exact(g.lines_total - g.lines.length) +
+        ' more lines'] : []);
+  }
+  function segmentTable(id, segs) {
+    return table(id, [['address', 'address', false, null, 'where'], ['device', 'device', true, devName],
+      ['size', 'size', true, function (v) { return human(v); }],
+      ['tensors', 'allocated_bytes', true, function (v, r) { return tensorsText(v, r.allocated_count); }],
+      ['cached', 'cached_bytes', true, function (v) { return human(v); }],
+      ['tensors by line', function (r) { return segLines(r).join('; '); }, false, null, 'where'],
+      ['cudaMalloc from', function (r) { return r.alloc_stack >= 0 ? topFrame(r.alloc_stack) : '(not seen: expandable?)'; },
+        false, null, 'where']],
+      segs.slice(), function (r) {
+        return r.lines.map(function (l) { return [tensorsText(l.bytes, l.count) + ' allocated at', l.stack]; })
+          .concat(r.alloc_stack >= 0 ? [['the segment\u2019s cudaMalloc (the request that did not fit)', r.alloc_stack]] : []);
+      });
+  }
+
+  /* PyTorch's segments over the address map's cells: for each cell, the
+   * segments it overlaps (both in address order: one sweep). */
+  function cellSegments(m, segs) {
+    var out = [], unit = BigInt(m.unit), base = BigInt(m.base), k = 0;
+    var S2 = segs.map(function (g) { var a = BigInt(g.address); return {g: g, a: a, e: a + BigInt(g.size)}; })
+      .sort(function (x, y) { return x.a < y.a ? -1 : x.a > y.a ? 1 : 0; });
+    for (var i = 0; i < m.u.length; i++) {
+      var a = base + BigInt(m.u[i]) * unit, e = a + BigInt(m.g[i] || 1) * unit, here = [];
+      while (k < S2.length && S2[k].e <= a) k++;
+      for (var j = k; j < S2.length && S2[j].a < e; j++) if (S2[j].e > a) here.push(S2[j].g);
+      out.push(here);
+    }
+    return out;
   }
 
   /* ---- address space ---- */
@@ -496,11 +614,18 @@
     defs.appendChild(pat);
     svg.appendChild(defs);
     var frag = document.createDocumentFragment();
+    var segs = TORCH ? TORCH.segments.filter(function (g) { return g.device === m.device; }) : [];
+    var inCell = segs.length ? cellSegments(m, segs) : null;
     for (i = 0; i < nc; i++) {
       var occ = Math.min(1, m.b[i] / unit);
-      frag.appendChild(sv('rect', {cls: 'cell', x: (i % cols) * cw, y: Math.floor(i / cols) * ch, width: cw, height: ch,
+      var attrs = {cls: 'cell', x: (i % cols) * cw, y: Math.floor(i / cols) * ch, width: cw, height: ch,
         fill: m.g[i] ? 'url(#hatch' + m.device + ')' : occColor(occ), 'data-i': i,
-        stroke: m.g[i] ? '#fff' : (m.n[i] ? '#fff' : '#e3e7eb')}));
+        stroke: m.g[i] ? '#fff' : (m.n[i] ? '#fff' : '#e3e7eb')};
+      if (inCell && inCell[i].length) { /* a PyTorch segment: its tensors on hover */
+        attrs.cls = 'cell torch';
+        attrs['data-torch-segments'] = inCell[i].map(function (g) { return g.address; }).join(' ');
+      }
+      frag.appendChild(sv('rect', attrs));
     }
     svg.appendChild(frag);
     var baseAddr = BigInt(m.base);
@@ -515,6 +640,11 @@
       if (m.g[i]) lines.push('empty: ' + exact(m.g[i]) + (unit === D.page_size ? ' pages' : ' cells') + ' (' + human(m.g[i] * unit) + ')');
       else lines.push(bytes(m.b[i]) + ' live (' + pct(m.b[i], unit) + ' of ' + human(unit) + ')',
         exact(m.n[i]) + ' allocation' + (m.n[i] === 1 ? '' : 's') + ' touch' + (m.n[i] === 1 ? 'es' : '') + ' it');
+      if (inCell) inCell[i].forEach(function (g) {
+        lines.push('PyTorch segment ' + g.address + ', ' + human(g.size) + ': ' + tensorsText(g.allocated_bytes, g.allocated_count) +
+          ', ' + human(g.cached_bytes) + ' cached');
+        segLines(g).forEach(function (x) { lines.push('  ' + x); });
+      });
       showTip(ev, lines.join('\n'));
     });
     svg.addEventListener('mouseleave', hideTip);
@@ -525,7 +655,11 @@
       el('span', null, [el('i', {style: 'background:' + occColor(0.75)}), 'half or more used']),
       el('span', null, [el('i', {style: 'background:' + occColor(1)}), 'full']),
       el('span', null, [el('i', {style: 'background:#eef0f3'}), 'long empty stretch (folded)']),
-    ]));
+    ].concat(segs.length ? [el('span', null, [el('i', {style: 'outline:2px solid #7a3db8'}), 'PyTorch segment (hover: its tensors by line)'])] : [])));
+    if (segs.length) {
+      panel.appendChild(el('h3', {text: 'PyTorch\u2019s segments on ' + devName(m.device) + ': the tensors in each by Python line'}));
+      panel.appendChild(segmentTable('torch-map-' + m.device, segs));
+    }
     return panel;
   }
 
@@ -646,7 +780,8 @@
     sec.appendChild(el('h3', {text: 'Leaks: ' + exact(T.leaks_total) + ' stacks' +
       (T.leaks.length < T.leaks_total ? ' (' + exact(T.leaks.length) + ' shown)' : '')}));
     sec.appendChild(T.leaks.length ? table('leaks-table', leakCols(), T.leaks.slice(), function (r) { return r.stack; })
-      : el('p', {cls: 'muted', text: 'No leaks.'}));
+      : el('p', {cls: 'muted', id: 'leaks-none', text: TORCH && TORCH.tensor_count ? 'No leaks outside the allocator caches; ' +
+        'the tensors PyTorch\u2019s cache keeps alive are in \u201cPyTorch\u2019s tensors\u201d, by line.' : 'No leaks.'}));
     if (T.cached.length) {
       sec.appendChild(el('h3', {text: 'Held by allocator caches'}));
       sec.appendChild(table('cached-table', [['rule', 'rule']].concat(leakCols()), T.cached.slice(), function (r) { return r.stack; }));
@@ -733,6 +868,9 @@
       if (G.devices.length < G.devices_total)
         sec.appendChild(el('p', {cls: 'muted', text: 'The first ' + exact(G.devices.length) + ' of ' + exact(G.devices_total) + ' devices.'}));
     }
+    if (G.torch) growthTorch(G, sec); /* what grew inside PyTorch's cache leads */
+    if (G.torch) sec.appendChild(el('h3', {text: 'Live memory by allocation stack (gpuleak\u2019s view: PyTorch\u2019s segments ' +
+      'at the stack of their cudaMalloc)'}));
     if (!G.rows.length) {
       sec.appendChild(el('p', {cls: 'muted', text: 'No live memory changed between the snapshots.'}));
     } else {
@@ -774,23 +912,43 @@
     }
   }
 
+  /* the tensors by Python line across the snapshots: chart and table */
+  function growthTorch(G, sec) {
+    var T = G.torch;
+    sec.appendChild(el('h3', {text: 'PyTorch\u2019s tensors by Python line (' + exact(T.snapshots_with_torch) + ' of the ' +
+      exact(G.snapshots_total) + ' snapshots carry PyTorch\u2019s view): ' + exact(T.rows_total) + ' lines changed'}));
+    if (!T.rows.length) {
+      sec.appendChild(el('p', {cls: 'muted', text: 'No change in the tensors between the snapshots.'}));
+      return;
+    }
+    var cols = [['', function (r) { return r.suspected_leak ? 1 : 0; }, true, function (v) { return v ? 'suspected leak' : ''; }, 'flag'],
+      ['growth', 'growth', true, signed(human)]];
+    perSnapshot(G, cols, function (r) { return r.bytes; }, human);
+    perSnapshot(G, cols, function (r) { return r.count; }, exact);
+    cols.push(['allocated at', function (r) { return lineText(r); }, false, null, 'where']);
+    sec.appendChild(growthChart(G, T.rows, lineText, 'growth-torch'));
+    sec.appendChild(table('growth-torch-table', cols, T.rows.slice(), function (r) { return r.stack; }));
+  }
+
   function growthTable(G, sec) {
     var cols = [['', function (r) { return r.suspected_leak ? 1 : 0; }, true, function (v) { return v ? 'suspected leak' : ''; }, 'flag'],
       ['growth', 'growth', true, signed(human)]];
     perSnapshot(G, cols, function (r) { return r.bytes; }, human);
     cols.push(['kind', 'kind'], ['device', 'device', true, devName],
       ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']);
+    if (G.torch) cols.push(['', function (r) { return r.torch_segments ? 'PyTorch\u2019s segments: their tensors are above' : ''; },
+      false, null, 'note']);
     var wrap = table('growth-table', cols, G.rows.slice(), function (r) { return r.stack; });
-    sec.appendChild(growthChart(G));
+    sec.appendChild(growthChart(G, G.rows, function (r) { return topFrame(r.stack); }, 'growth'));
     sec.appendChild(wrap);
   }
 
   /* the largest growers as lines over the snapshots */
-  function growthChart(G) {
-    var rows = G.rows.slice(0, 8), n = G.snapshots.length, H = 200;
+  function growthChart(G, all, label, cls) {
+    var rows = all.slice(0, 8), n = G.snapshots.length, H = 200;
     var max = 1;
     rows.forEach(function (r) { r.bytes.forEach(function (b) { if (b > max) max = b; }); });
-    var svg = sv('svg', {cls: 'growth', viewBox: '0 0 ' + W + ' ' + H, 'data-series': rows.length});
+    var svg = sv('svg', {cls: cls, viewBox: '0 0 ' + W + ' ' + H, 'data-series': rows.length});
     var PW = W - ML - 260, PH = H - 30;
     /* Snapshots of one process sit at the time they were taken (since it
      * started): spaced by their numbers, a steady leak sampled at growing
@@ -834,7 +992,7 @@
       line.addEventListener('mouseleave', hideTip);
       svg.appendChild(line);
       svg.appendChild(sv('text', {x: ML + PW + 10, y: 16 + k * 15, fill: color,
-        text: (r.suspected_leak ? '▲ ' : '') + topFrame(r.stack).slice(0, 38)}));
+        cls: 'series', 'data-suspected': r.suspected_leak ? 1 : 0, text: (r.suspected_leak ? '▲ ' : '') + label(r).slice(0, 38)}));
     });
     return el('div', {cls: 'panel'}, svg);
   }
@@ -968,7 +1126,7 @@
   } else {
     app.appendChild(header());
     app.appendChild(main);
-    [warnings, timeline, flames, addrmap, tables].concat(D.growth ? [growth] : []).forEach(function (f) {
+    [warnings, timeline, flames, torchSection, addrmap, tables].concat(D.growth ? [growth] : []).forEach(function (f) {
       var s = f();
       if (s) main.appendChild(s);
     });
