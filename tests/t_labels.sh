@@ -4,7 +4,8 @@
 # names it: the HTML page's tables and growth chart (as its script computes
 # them from stacks and stack_labels) and the text's one-line frames (PEAK's
 # "allocations just before it").  Before (issue 35), every row behind a
-# wrapper read `buf (rankapp.c:4)` or `malloc (_allocator.py:106)`.
+# wrapper read `buf (rankapp.c:4)` or `malloc (_allocator.py:106)`.  JSON
+# gives the label's place in each stack (label_frame).
 #   - PyTorch's allocator: the stand-in torch (tests/programs/torch_grow.py)
 #     grows by a 12 MiB segment a step, made inside torch/cuda/; the growth
 #     row is named by the program's line.
@@ -67,6 +68,12 @@ cat >want.txt <<EOT
         1,048,576 bytes (1.0 MiB) device: weights ($w:$(site_line $w WEIGHTS-LINE))
 EOT
 diff want.txt peak.txt || fail "PEAK's one-line frames"
+# JSON: label_frame is the label's place in frames.
+"$REPORT" --alloc-fn buf --json w.snap >named.json
+expect_eq "$(jget named.json '[(l["frames"][l["label_frame"]]["function"], l["label_frame"]) for l in d["leaks"]]')" \
+    '[["grads", 1], ["weights", 1]]' "JSON label_frame with --alloc-fn buf"
+"$REPORT" --json w.snap >plain.json
+expect_eq "$(jget plain.json '[l["label_frame"] for l in d["leaks"]]')" '[0, 0]' "JSON label_frame without it"
 # The stacks themselves keep the wrapper: only the label moves.
 "$REPORT" --alloc-fn buf --sections leaks w.snap | grep -m1 '^    #0' >top.txt
 expect_eq "$(cat top.txt)" "    #0 buf ($w:$(site_line $w WRAPPER-LINE)) [wrapped_alloc]" "the stack's first frame"
