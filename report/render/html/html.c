@@ -82,6 +82,7 @@ static void put_snapshot(struct hw *w, const struct report_ctx *r, const char *p
     kv_u(w, "live_allocations", r->s->nallocs);
     kv_u(w, "stacks", r->s->nstacks);
     kv_u(w, "events", r->s->nevents);
+    kv_u(w, "sample_bytes", r->s->sampling.mode ? r->s->sampling.sample_bytes : 0); /* 0: not sampled */
     json_end_obj(&w->j);
 }
 
@@ -177,6 +178,10 @@ int output_html(struct report_ctx *r, const struct html_multi *hm)
             fputc(*p, f);
     fprintf(f, " (pid %u)</title>\n<style>\n%s</style>\n</head>\n<body>\n", r->s->proc.pid,
             gl_html_css);
+    if (r->s->sampling.mode) /* said without script, too */
+        fprintf(f, "<p id=\"gl-sampled\" class=\"meta\">Sampled report: stacks sampled (GPULEAK_MODE=light, one per "
+                "%llu bytes allocated on average). Totals are exact; bytes by stack are estimates "
+                "(est. columns).</p>\n", (unsigned long long)r->s->sampling.sample_bytes);
     fputs("<noscript>This report is drawn by JavaScript; enable it to see the charts.</noscript>\n"
           "<div id=\"app\"></div>\n<script type=\"application/json\" id=\"gl-data\">", f);
     json_obj(&w.j);
