@@ -61,6 +61,20 @@ grep -q '^~40,[0-9,]* bytes (.*) in ~[0-9,]* allocations (estimated from 597 sam
 grep -q '^(not sampled: 38,514,688 bytes (36.7 MiB) in 9,403 allocations' r.txt || fail "unsampled line"
 grep -q 'stacks sampled (GPULEAK_MODE=light' light.html || fail "HTML does not say sampled"
 
+# A hostile SAMPLING record: refused with one line, or (an absurd R) read
+# with saturated estimates, never a crash.
+snap_set light.snap bad_mode.snap SAMPLING 0 mode 7
+! "$REPORT" bad_mode.snap >/dev/null 2>err || fail "SAMPLING mode 7 accepted"
+grep -q 'SAMPLING record with unknown mode 7' err || fail "bad mode: $(cat err)"
+snap_set light.snap bad_r.snap SAMPLING 0 sample_bytes 0
+! "$REPORT" bad_r.snap >/dev/null 2>err || fail "SAMPLING sample_bytes 0 accepted"
+grep -q 'SAMPLING record with sample_bytes 0' err || fail "bad R: $(cat err)"
+snap_set light.snap huge_r.snap SAMPLING 0 sample_bytes 18446744073709551615
+"$REPORT" --json huge_r.snap >huge.json || fail "huge R refused"
+check_json huge.json <<'PY'
+eq(max(g["estimated_bytes"] for g in leaks), 2**64 - 1, "estimates saturate")
+PY
+
 # The same seed, the same samples.
 cp r.json r1.json
 light GPULEAK_MODE=light GPULEAK_SAMPLE_BYTES=64K GPULEAK_SAMPLE_SEED=1

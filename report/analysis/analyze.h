@@ -100,6 +100,13 @@ struct analysis {
  * 1/p with probability p).  1 and size when nothing was sampled. */
 double sample_weight(const struct snapshot *s, uint64_t size);
 
+/* An estimate rounded to an integer, saturating (a hostile file's sizes and
+ * sample size can make it exceed what a uint64_t holds). */
+static inline uint64_t est_round(double v)
+{
+    return v >= 18446744073709549568.0 ? UINT64_MAX : v <= 0 ? 0 : (uint64_t)(v + 0.5);
+}
+
 /* Whether a group is the allocations not sampled of a sampled snapshot. */
 static inline int group_unsampled(const struct snapshot *s, const struct leak_group *g)
 {

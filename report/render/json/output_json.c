@@ -100,8 +100,8 @@ static void groups(struct report_ctx *r, struct json *j, const struct group_list
         if (r->s->sampling.mode) {
             /* bytes and count are the sampled allocations'; these, what
              * they stand for (docs/json-output.md) */
-            json_key(j, "estimated_bytes"); json_u64(j, (uint64_t)(g->est_bytes + 0.5));
-            json_key(j, "estimated_count"); json_u64(j, (uint64_t)(g->est_count + 0.5));
+            json_key(j, "estimated_bytes"); json_u64(j, est_round(g->est_bytes));
+            json_key(j, "estimated_count"); json_u64(j, est_round(g->est_count));
         }
         json_key(j, "first_seq"); json_u64(j, g->first_seq);
         json_key(j, "last_seq"); json_u64(j, g->last_seq);

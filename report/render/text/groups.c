@@ -53,10 +53,10 @@ void text_group_what(struct report_ctx *r, const struct leak_group *g, enum tcol
         FILE *f = r->out;
         put_color(r, color);
         fputs("~", f);
-        put_bytes(f, (uint64_t)(g->est_bytes + 0.5));
+        put_bytes(f, est_round(g->est_bytes));
         put_color_end(r);
         fputs(" in ~", f);
-        put_count(f, (uint64_t)(g->est_count + 0.5), noun);
+        put_count(f, est_round(g->est_count), noun);
         fputs(" (estimated from ", f);
         put_count(f, g->count, "sampled allocation");
         fputs(" of ", f);
