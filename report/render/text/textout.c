@@ -196,7 +196,7 @@ void put_cs(const struct report_ctx *r, const char *indent, uint32_t cs)
     FILE *f = r->out;
     if (cs == 0) {
         fprintf(f, "%s(%s)\n", indent,
-                r->s->sampling.mode ? "no stack: not sampled (GPULEAK_MODE=light)" : "no stack captured");
+                r->s->sampling.mode ? "no stack: not sampled, GPULEAK_MODE=light" : "no stack captured");
         return;
     }
     const struct cstack *c = &r->db->cs[cs];
