@@ -216,7 +216,7 @@ void put_cs_top(const struct report_ctx *r, uint32_t cs)
 {
     const struct cstack *c = cs ? &r->db->cs[cs] : NULL;
     if (!c || c->n == 0)
-        fputs(cs ? "(empty stack)" : "(no stack captured)", r->out);
+        fputs(cs ? "(empty stack)" : r->s->sampling.mode ? "(not sampled)" : "(no stack captured)", r->out);
     else
         put_frame_short(r->out, sdb_frame(r->db, c, 0));
 }
