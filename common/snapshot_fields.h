@@ -223,6 +223,12 @@
 #define GL_ENTRY_MIN_TEARDOWN 40u
 #define GL_ENTRY_MIN_TORCH_BLOCKS 48u
 
+#define GL_FIELDS_SAMPLING(F, R)                                               \
+    F(u32, mode, "1: stacks sampled by bytes, a per-thread countdown drawn from an exponential distribution (GPULEAK_MODE=light)") \
+    F(u32, unsampled_stack_id, "the STACK that every allocation not sampled carries (one frame, 0xfffffffe00000000, no code address); 0 when none was made yet") \
+    F(u64, sample_bytes, "the mean bytes between samples, R (GPULEAK_SAMPLE_BYTES): an allocation of s bytes was sampled with probability 1 - exp(-s/R)")
+#define GL_TAIL_SAMPLING ""
+
 /* ---- the parts and records -------------------------------------------- */
 
 /* Every list above: X(PART, part, size the format promises). */
@@ -246,6 +252,7 @@
     X(TEARDOWN, teardown, GL_TEARDOWN_ENTRY_SIZE)                              \
     X(TORCH, torch, GL_TORCH_FIXED_SIZE)                                       \
     X(TORCH_BLOCKS, torch_blocks, GL_TORCH_BLOCK_ENTRY_SIZE)                   \
+    X(SAMPLING, sampling, GL_SAMPLING_FIXED_SIZE)                              \
     X(END, end, GL_END_SIZE)
 
 /* Every record type, in type order, for the docs' table of records:
@@ -269,6 +276,7 @@
     X(TEARDOWN, "zero or more", ARRAY, "allocations never freed that a context teardown released") \
     X(TORCH, "at most once", FIXED, "PyTorch's caching allocator, asked through `torch.cuda.memory._snapshot()` (docs/pytorch.md)") \
     X(TORCH_BLOCKS, "zero or more, after TORCH", ARRAY, "that allocator's blocks, with the Python stack of each live one") \
+    X(SAMPLING, "at most once", FIXED, "stacks were captured for a sample of the allocations, by bytes (GPULEAK_MODE=light); absent: every allocation's stack was captured") \
     X(END, "once, last", FIXED, "")
 
 #endif

@@ -1,6 +1,7 @@
 #include "base/config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 
 struct gl_config gl_config = {
     .disabled = false,
+    .mode = GL_MODE_FULL,
+    .sample_bytes = GL_DEFAULT_SAMPLE_BYTES,
     .depth = GL_DEFAULT_DEPTH,
     .output = GL_DEFAULT_OUTPUT,
     .max_entries = GL_DEFAULT_MAX_ENTRIES,
@@ -31,6 +34,31 @@ bool gl_parse_long(const char *s, long min, long max, long *out)
         return false;
     *out = v;
     return true;
+}
+
+bool gl_parse_bytes(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    if (s == NULL || *s < '0' || *s > '9')
+        return false;
+    uint64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v > (UINT64_MAX >> 30) / 10)
+            return false; /* would overflow once scaled by G */
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    static const struct { const char *unit; unsigned shift; } units[] = {
+        {"", 0}, {"K", 10}, {"KiB", 10}, {"M", 20}, {"MiB", 20}, {"G", 30}, {"GiB", 30},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcasecmp(s, units[i].unit) == 0) {
+            v <<= units[i].shift;
+            if (v < min || v > max)
+                return false;
+            *out = v;
+            return true;
+        }
+    }
+    return false;
 }
 
 bool gl_parse_duration_ms(const char *s, uint64_t min_ms, uint64_t max_ms, uint64_t *out)
@@ -155,6 +183,40 @@ static void env_duration_ms(const char *name, uint64_t dflt_ms, uint64_t *out, a
                      name, text, (unsigned long long)(dflt_ms / 1000));
 }
 
+/* GPULEAK_MODE, GPULEAK_SAMPLE_BYTES, GPULEAK_SAMPLE_SEED: light mode and
+ * its sampling (capture/sample.h).  The sampling variables are read in
+ * either mode, so that a typo is told even before light mode is on. */
+static void load_mode(void)
+{
+    static atomic_bool warned_mode, warned_bytes, warned_seed;
+    const char *mode = getenv("GPULEAK_MODE");
+    if (mode != NULL && *mode != '\0') {
+        if (strcasecmp(mode, "light") == 0)
+            gl_config.mode = GL_MODE_LIGHT;
+        else if (strcasecmp(mode, "full") == 0)
+            gl_config.mode = GL_MODE_FULL;
+        else
+            gl_warn_once(&warned_mode, "ignoring GPULEAK_MODE=%.40s: expected full or light, using full", mode);
+    }
+    const char *bytes = getenv("GPULEAK_SAMPLE_BYTES");
+    if (bytes != NULL && *bytes != '\0' &&
+        !gl_parse_bytes(bytes, 1, GL_MAX_SAMPLE_BYTES, &gl_config.sample_bytes))
+        gl_warn_once(&warned_bytes, "ignoring GPULEAK_SAMPLE_BYTES=%.40s: expected bytes from 1 to 1T "
+                     "(or 512K, 4M, 1G), using %lluK", bytes,
+                     (unsigned long long)(GL_DEFAULT_SAMPLE_BYTES >> 10));
+    const char *seed = getenv("GPULEAK_SAMPLE_SEED");
+    long v;
+    if (seed != NULL && *seed != '\0') {
+        if (gl_parse_long(seed, 0, LONG_MAX, &v)) {
+            gl_config.sample_seed = (uint64_t)v;
+            gl_config.sample_seed_set = true;
+        } else {
+            gl_warn_once(&warned_seed, "ignoring GPULEAK_SAMPLE_SEED=%.40s: expected a number from 0 to %ld, "
+                         "using a random seed", seed, LONG_MAX);
+        }
+    }
+}
+
 void gl_config_load(void)
 {
     /* One flag per variable: each bad value gets its own line. */
@@ -164,17 +226,23 @@ void gl_config_load(void)
         warned_settle;
 
     gl_config.disabled = gl_env_bool("GPULEAK_DISABLE", false, &warned_disable);
+    load_mode();
     gl_config.python = gl_env_bool("GPULEAK_PYTHON", true, &warned_python);
     gl_config.torch = gl_env_bool("GPULEAK_TORCH", true, &warned_torch);
+    /* Light mode never pays for PyTorch's recorder unless told to. */
+    enum gl_torch_lines lines_dflt = gl_config.mode == GL_MODE_LIGHT ? GL_TORCH_LINES_NEVER : GL_TORCH_LINES_REQUEST;
+    gl_config.torch_lines = lines_dflt;
     const char *lines = getenv("GPULEAK_TORCH_LINES");
     if (lines != NULL && *lines != '\0') {
         if (strcasecmp(lines, "start") == 0)
             gl_config.torch_lines = GL_TORCH_LINES_START;
         else if (strcasecmp(lines, "request") == 0)
             gl_config.torch_lines = GL_TORCH_LINES_REQUEST;
+        else if (strcasecmp(lines, "never") == 0)
+            gl_config.torch_lines = GL_TORCH_LINES_NEVER;
         else
-            gl_warn_once(&warned_lines, "ignoring GPULEAK_TORCH_LINES=%.40s: expected request or start, using request",
-                         lines);
+            gl_warn_once(&warned_lines, "ignoring GPULEAK_TORCH_LINES=%.40s: expected request, start or never, using %s",
+                         lines, lines_dflt == GL_TORCH_LINES_NEVER ? "never" : "request");
     }
     env_duration_ms("GPULEAK_TORCH_SETTLE", GL_DEFAULT_TORCH_SETTLE_MS, &gl_config.torch_settle_ms, &warned_settle);
     gl_config.free_stacks = gl_env_bool("GPULEAK_FREE_STACKS", false, &warned_free);

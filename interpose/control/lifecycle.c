@@ -197,6 +197,6 @@ GL_EXPORT int gpuleak_record_history(int enabled, long max_entries)
         return -1;
     gl_track_configure_history(enabled ? (size_t)(max_entries ? max_entries : GL_DEFAULT_MAX_ENTRIES) : 0);
     if (enabled && gl_config.torch)
-        gl_torch_want_lines(); /* the user asked for history: PyTorch's lines too */
+        gl_torch_user_wants_lines(); /* the user asked for history: PyTorch's lines too */
     return 0;
 }

@@ -29,6 +29,7 @@
 #include "snapshot_format.h"
 #include "snapshot_codec.h"
 #include "state/bad_free.h"
+#include "state/stack_table.h"
 #include "state/teardown.h"
 #include "state/track.h"
 
@@ -468,6 +469,18 @@ static void write_torch(struct writer *w, const struct gl_torch_view *t)
     }
 }
 
+/* Light mode: the stacks are a sample (capture/sample.h), and which stack
+ * the allocations not sampled carry. */
+static void write_sampling(struct writer *w)
+{
+    if (gl_config.mode != GL_MODE_LIGHT)
+        return;
+    const struct gl_stack *u = gl_stack_unsampled();
+    w_record(w, GL_REC_SAMPLING, 1, GL_SAMPLING_FIXED_SIZE);
+    W_PART(w, sampling, .mode = GL_SAMPLING_BYTES, .unsampled_stack_id = u != NULL ? u->id : 0,
+           .sample_bytes = gl_config.sample_bytes);
+}
+
 /* ---- orchestration ------------------------------------------------------ */
 
 static struct gl_lock snap_lock = GL_LOCK_INIT(SNAP);
@@ -628,6 +641,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         W_PART(w, file_header, .magic = GL_SNAP_MAGIC, .version = GL_SNAP_VERSION, .flags = 0);
         write_process(w, reason, flags, index, snap_unix, snap_mono);
         write_env(w);
+        write_sampling(w);
         write_modules(w, &mods);
         gl_py_for_each(write_pyframe, w);
         uint32_t torch_frame_base = w->pyframe_top;

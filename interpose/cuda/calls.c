@@ -4,6 +4,7 @@
 
 #include "base/internal.h"
 #include "base/procenv.h"
+#include "capture/sample.h"
 #include "capture/stacks.h"
 #include "cuda/driver_view.h"
 #include "cuda/pools.h"
@@ -11,13 +12,23 @@
 #include "state/bad_free.h"
 #include "state/stack_table.h"
 
+/* The stack of an allocation of size bytes: captured (native unwind and
+ * Python walk), or in light mode, for the allocations the byte sampler
+ * passes over, the shared unsampled stack (capture/sample.h). */
+static struct gl_stack *alloc_stack(uint64_t size)
+{
+    if (gl_config.mode == GL_MODE_LIGHT && !gl_sample_take(size))
+        return gl_stack_unsampled();
+    struct gl_capture cap;
+    gl_stack_capture(&cap);
+    return gl_stack_intern(&cap);
+}
+
 void gl_call_alloc(struct gl_where w, uint64_t addr, uint64_t size, uint64_t stream,
                    uint16_t kind, uint16_t api, uint32_t space)
 {
     int saved = errno;
-    struct gl_capture cap;
-    gl_stack_capture(&cap);
-    gl_call_alloc_stack(w, addr, size, stream, kind, api, space, gl_stack_intern(&cap));
+    gl_call_alloc_stack(w, addr, size, stream, kind, api, space, alloc_stack(size));
     errno = saved;
 }
 

@@ -729,10 +729,13 @@
   /* an imported VMM handle: the import does not say its size */
   function unsized(r) { return r.api === 'cuMemImportFromShareableHandle' && !r.bytes; }
   function leakCols() {
-    return [['bytes', 'bytes', true, function (v, r) { return unsized(r) ? 'unknown' : exact(v); }],
+    /* light mode: bytes and count are the sampled allocations'; est., what they stand for */
+    var est = D.snapshot.sample_bytes ? [['est. bytes', 'est_bytes', true, exact], ['est. size', 'est_bytes', true, human],
+      ['est. count', 'est_count', true, exact]] : [];
+    return est.concat([['bytes', 'bytes', true, function (v, r) { return unsized(r) ? 'unknown' : exact(v); }],
       ['size', 'bytes', true, function (v, r) { return unsized(r) ? 'exporter\u2019s' : human(v); }],
       ['count', 'count', true, exact], ['kind', 'kind'], ['device', 'device', true, devName], ['API', 'api'],
-      ['first seq', 'first_seq', true], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']];
+      ['first seq', 'first_seq', true], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']]);
   }
   function tables() {
     var sec = el('section', {id: 'tables'}, el('h2', {text: 'Tables'}));

@@ -34,6 +34,10 @@ static void put_leak_rows(struct hw *w, const char *k, const struct group_list *
         json_obj(&w->j);
         kv_u(w, "bytes", g->bytes);
         kv_u(w, "count", g->count);
+        if (r->s->sampling.mode) { /* light mode: what the sampled ones stand for */
+            kv_u(w, "est_bytes", est_round(g->est_bytes));
+            kv_u(w, "est_count", est_round(g->est_count));
+        }
         kv_s(w, "kind", gl_kind_name(g->kind));
         kv_i(w, "device", g->device);
         kv_s(w, "api", gl_api_name(g->api));

@@ -71,6 +71,14 @@ void text_header(struct report_ctx *r)
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm))
         fprintf(f, "\nstarted:  %s", when);
     fputc('\n', f);
+    if (r->s->sampling.mode) {
+        put_color(r, TC_YELLOW);
+        fputs("sampled:  stacks of a sample of the allocations (GPULEAK_MODE=light, one per ", f);
+        put_bytes(f, r->s->sampling.sample_bytes);
+        fputs(" allocated\n          on average): totals are exact, bytes by stack are estimates", f);
+        put_color_end(r);
+        fputc('\n', f);
+    }
     for (size_t i = 0; i < r->nwarnings; i++) {
         put_color(r, TC_YELLOW);
         fputs("warning: ", f);
