@@ -20,6 +20,48 @@ struct gl_config gl_config = {
     .oom_interval_ms = GL_DEFAULT_OOM_INTERVAL_MS,
 };
 
+/* The settings `gpuleak attach` hands over (gl_config_set_overrides): the
+ * attached process's environment was fixed when it started, and setenv in
+ * a running multi-threaded program is not safe.  Written once per attach,
+ * before tracking starts, by the thread gdb borrowed; read after. */
+#define OVERRIDES_MAX 32
+static char override_text[4096];
+static const char *override_key[OVERRIDES_MAX], *override_val[OVERRIDES_MAX];
+static size_t noverrides;
+
+int gl_config_set_overrides(const char *text)
+{
+    noverrides = 0;
+    if (text == NULL)
+        return 0;
+    size_t len = strlen(text);
+    if (len >= sizeof override_text)
+        return -1;
+    memcpy(override_text, text, len + 1);
+    for (char *line = override_text, *next; line != NULL && *line != '\0'; line = next) {
+        next = strchr(line, '\n');
+        if (next != NULL)
+            *next++ = '\0';
+        char *eq = strchr(line, '=');
+        if (eq == NULL || strncmp(line, "GPULEAK_", 8) != 0 || noverrides == OVERRIDES_MAX) {
+            noverrides = 0;
+            return -1;
+        }
+        *eq = '\0';
+        override_key[noverrides] = line;
+        override_val[noverrides++] = eq + 1;
+    }
+    return 0;
+}
+
+const char *gl_getenv(const char *name)
+{
+    for (size_t i = 0; i < noverrides; i++)
+        if (strcmp(override_key[i], name) == 0)
+            return override_val[i];
+    return getenv(name);
+}
+
 bool gl_parse_long(const char *s, long min, long max, long *out)
 {
     if (s == NULL || *s == '\0')
@@ -117,7 +159,7 @@ bool gl_parse_bool(const char *s, bool *out)
 
 bool gl_env_bool(const char *name, bool dflt, atomic_bool *warned)
 {
-    const char *s = getenv(name);
+    const char *s = gl_getenv(name);
     bool v;
     if (s == NULL || *s == '\0')
         return dflt;
@@ -144,7 +186,7 @@ const char *gl_output_unknown_conversion(const char *pattern)
  * default kept. */
 static void env_duration_ms(const char *name, uint64_t dflt_ms, uint64_t *out, atomic_bool *warned)
 {
-    const char *text = getenv(name);
+    const char *text = gl_getenv(name);
     uint64_t ms;
     if (text == NULL || *text == '\0')
         return;
@@ -166,7 +208,7 @@ void gl_config_load(void)
     gl_config.disabled = gl_env_bool("GPULEAK_DISABLE", false, &warned_disable);
     gl_config.python = gl_env_bool("GPULEAK_PYTHON", true, &warned_python);
     gl_config.torch = gl_env_bool("GPULEAK_TORCH", true, &warned_torch);
-    const char *lines = getenv("GPULEAK_TORCH_LINES");
+    const char *lines = gl_getenv("GPULEAK_TORCH_LINES");
     if (lines != NULL && *lines != '\0') {
         if (strcasecmp(lines, "start") == 0)
             gl_config.torch_lines = GL_TORCH_LINES_START;
@@ -184,7 +226,7 @@ void gl_config_load(void)
      * the start, when the user is still looking. */
     env_duration_ms("GPULEAK_OOM_INTERVAL", GL_DEFAULT_OOM_INTERVAL_MS, &gl_config.oom_interval_ms, &warned_oom_iv);
 
-    const char *depth = getenv("GPULEAK_DEPTH");
+    const char *depth = gl_getenv("GPULEAK_DEPTH");
     long v;
     if (depth != NULL && *depth != '\0') {
         if (gl_parse_long(depth, 0, GL_MAX_DEPTH, &v))
@@ -194,7 +236,7 @@ void gl_config_load(void)
                          depth, GL_MAX_DEPTH, GL_DEFAULT_DEPTH);
     }
 
-    const char *entries = getenv("GPULEAK_MAX_ENTRIES");
+    const char *entries = gl_getenv("GPULEAK_MAX_ENTRIES");
     if (entries != NULL && *entries != '\0') {
         if (gl_parse_long(entries, 0, GL_MAX_MAX_ENTRIES, &v))
             gl_config.max_entries = v;
@@ -204,7 +246,7 @@ void gl_config_load(void)
     }
 
     /* on/off in the one boolean syntax, or "miss" (the bench's miss row). */
-    const char *cache = getenv("GPULEAK_STACK_CACHE");
+    const char *cache = gl_getenv("GPULEAK_STACK_CACHE");
     bool b;
     if (cache != NULL && *cache != '\0') {
         if (strcasecmp(cache, "miss") == 0)
@@ -216,7 +258,7 @@ void gl_config_load(void)
                          cache);
     }
 
-    const char *check = getenv("GPULEAK_STACK_CHECK");
+    const char *check = gl_getenv("GPULEAK_STACK_CHECK");
     if (check != NULL && *check != '\0') {
         if (strlen(check) < sizeof gl_config.stack_check)
             memcpy(gl_config.stack_check, check, strlen(check) + 1);
@@ -225,7 +267,7 @@ void gl_config_load(void)
                          GL_OUTPUT_MAX - 1);
     }
 
-    const char *out = getenv("GPULEAK_OUTPUT");
+    const char *out = gl_getenv("GPULEAK_OUTPUT");
     if (out != NULL && *out != '\0') {
         const char *bad;
         if (strlen(out) < sizeof gl_config.output) {

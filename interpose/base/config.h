@@ -52,6 +52,15 @@ extern struct gl_config gl_config;
 
 void gl_config_load(void);
 
+/* A GPULEAK_* variable: the value `gpuleak attach` gave, else the
+ * environment's. */
+const char *gl_getenv(const char *name);
+
+/* The attach's settings, "GPULEAK_X=value" lines separated by '\n', which
+ * gl_getenv answers first from now on (replacing those of an earlier
+ * attach); -1 (and none kept) on a line of another form or too much text. */
+int gl_config_set_overrides(const char *text);
+
 /* Parses a decimal integer in [min,max]; false on anything else. */
 bool gl_parse_long(const char *s, long min, long max, long *out);
 

@@ -17,6 +17,11 @@
  * name such as USR2, or "none"). */
 void gl_trigger_start(void);
 
+/* `gpuleak detach`: the snapshot and fatal signals back to their default
+ * actions, and the writer thread ended (waits for it, at most 5 s).  A
+ * later gl_trigger_start starts again. */
+void gl_trigger_stop(void);
+
 /* After an allocation failed with out-of-memory: a snapshot of what was live,
  * at most one per GPULEAK_OOM_INTERVAL seconds (GPULEAK_OOM_SNAPSHOT=0: none).
  * Written synchronously by the failing thread, so it shows exactly the state
