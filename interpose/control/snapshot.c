@@ -586,7 +586,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
     static struct gl_driver_view asked;
     const struct gl_driver_view *view = NULL;
     if (reason == GL_REASON_SIGNAL || reason == GL_REASON_REQUEST || reason == GL_REASON_OOM ||
-        reason == GL_REASON_PERIODIC) {
+        reason == GL_REASON_PERIODIC || reason == GL_REASON_DETACH) {
         gl_driver_view_query(&asked);
         view = &asked;
     } else if (reason == GL_REASON_EXIT) {
