@@ -43,7 +43,9 @@ $(foreach p,plugin_host dlclose_host multi_host other_interposer.so failmalloc.s
 PROG_LIBS_hostile = $(FC_RT_L) -ldl
 # Attached to while it runs (tests/t_attach.sh): the runtime, the driver
 # imported, and the driver through dlsym.
+PROG_OUT_attach_target = attach_target attach_target_static
 PROG_LIBS_attach_target = $(FC_RT_L) -lcuda -ldl
+PROG_LIBS_attach_target_static = $(FC_STATIC_L)
 PROG_LIBS_fake_frameworks = $(FC_RT_L) -ldl
 
 # The interception matrix (tests/t_paths_*.sh): the same runtime code against
