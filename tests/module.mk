@@ -46,6 +46,8 @@ PROG_LIBS_hostile = $(FC_RT_L) -ldl
 PROG_OUT_attach_target = attach_target attach_target_static
 PROG_LIBS_attach_target = $(FC_RT_L) -lcuda -ldl
 PROG_LIBS_attach_target_static = $(FC_STATIC_L)
+PROG_FLAGS_attach_threads = -pthread
+PROG_LIBS_attach_threads = $(FC_RT_L) -lpthread
 PROG_LIBS_fake_frameworks = $(FC_RT_L) -ldl
 
 # The interception matrix (tests/t_paths_*.sh): the same runtime code against
