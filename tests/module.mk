@@ -46,6 +46,7 @@ PROG_LIBS_hostile = $(FC_RT_L) -ldl
 PROG_OUT_attach_target = attach_target attach_target_static
 PROG_LIBS_attach_target = $(FC_RT_L) -lcuda -ldl
 PROG_LIBS_attach_target_static = $(FC_STATIC_L)
+PROG_LIBS_attach_inproc = $(FC_RT_L) -ldl
 PROG_FLAGS_attach_threads = -pthread
 PROG_LIBS_attach_threads = $(FC_RT_L) -lpthread
 PROG_LIBS_fake_frameworks = $(FC_RT_L) -ldl
