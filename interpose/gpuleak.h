@@ -51,6 +51,7 @@ int gpuleak_record_history(int enabled, long max_entries);
 #define GPULEAK_ATTACH_BAD_CONFIG 4   /* a config line not of the form GPULEAK_X=value */
 #define GPULEAK_ATTACH_NO_HOOKS 5     /* a slot could not be written: nothing changed */
 #define GPULEAK_ATTACH_NOT_ATTACHED 6 /* detach: no attach to end */
+#define GPULEAK_ATTACH_DISABLED 7     /* the process has GPULEAK_DISABLE=1 in its environment */
 int gpuleak_attach_begin(const char *config);
 int gpuleak_attach_end(void);
 /* Slots the attach rewrote, or -1 when not attached. */

@@ -2,7 +2,8 @@
 # as it was: no such process, another user's process (as a user without
 # CAP_SYS_PTRACE, via setpriv), Yama's ptrace_scope 1, 2 and 3, no gdb, a
 # process started under gpuleak run, one attached already; detach of a
-# process not attached.  (docs/attach.md, "Permissions".)
+# process not attached, a process with GPULEAK_DISABLE=1.  (docs/attach.md,
+# "Permissions".)
 source "$ROOT/tests/lib.sh"
 export LD_LIBRARY_PATH=$FAKECUDA
 T=$TPROG/attach_target
@@ -68,6 +69,20 @@ echo quit >&3
 exec 3>&-
 rc=0; wait "$pid" || rc=$?
 expect_eq "$rc" 7 "the target's exit status"
+
+# GPULEAK_DISABLE=1 in the process's environment: the library, loaded,
+# says so, and changes nothing.
+mkfifo cmd2
+GPULEAK_DISABLE=1 "$T" <cmd2 >disabled.out 2>&1 &
+pid=$!
+exec 3>cmd2
+for _ in $(seq 200); do grep -q '^ready$' disabled.out && break; sleep 0.05; done
+refused "disabled" "gpuleak: attach: process $pid has GPULEAK_DISABLE set in its environment" "$LAUNCHER" attach "$pid"
+refused "detach, disabled" "gpuleak: detach: process $pid is not attached" "$LAUNCHER" detach "$pid"
+echo quit >&3
+exec 3>&-
+rc=0; wait "$pid" || rc=$?
+expect_eq "$rc" 7 "the disabled target's exit status"
 
 # Started under gpuleak run: preloaded; gpuleak snapshot is the way.
 "$LAUNCHER" run --quiet -- sleep 30 &

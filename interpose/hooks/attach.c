@@ -196,7 +196,7 @@ GL_EXPORT int gpuleak_attach_begin(const char *config)
     else if (gl_config_set_overrides(config) != 0)
         rc = GPULEAK_ATTACH_BAD_CONFIG;
     else if (gl_libc_dl_init(), gl_lifecycle_attach() != 0)
-        rc = GPULEAK_ATTACH_ALREADY;
+        rc = gl_config.disabled ? GPULEAK_ATTACH_DISABLED : GPULEAK_ATTACH_ALREADY;
     if (rc == GPULEAK_ATTACH_OK) {
         gl_before_attach_measure();
         if (put_hooks_in_place() != 0) {
