@@ -4,7 +4,9 @@
 # whose tensor asked for it (cudaMalloc through libc10_cuda's import slot;
 # cuMemCreate through PyTorch's DriverAPI table, fetched before the attach
 # and found by the attach's scan), held by the caching allocator; the
-# ledger's "made before attach" row is exact with the native allocator (the
+# first snapshot carries PyTorch's own view, the segment made before the
+# attach and its tensor included; the ledger's "made before attach" row is
+# exact with the native allocator (the
 # 2 MiB segment made before, freed by empty_cache, is subtracted); torch's
 # own output and the exit status are those of a run without the attach.
 source "$ROOT/tests/lib.sh"
@@ -49,7 +51,16 @@ scenario() {
     mkdir snaps
     start attached
     "$LAUNCHER" attach --output snaps/ "$pid" 2>attach.err || fail "$name: attach: $(cat attach.err)"
-    send attached "leak 3000000" "free-pre"
+    send attached "leak 3000000"
+    # PyTorch's own view, asked by the snapshot: the segment made before the
+    # attach and its tensor are known too.
+    first=$("$LAUNCHER" snapshot "$pid") || fail "$name: snapshot"
+    "$REPORT" "$first" >first.txt || fail "$name: report of the first snapshot"
+    grep -q "^segment 0x[0-9a-f]*: 2,097,152 bytes (2.0 MiB) on device 0, not a cudaMalloc gpuleak saw (made before the attach, or an expandable segment)\$" first.txt ||
+        fail "$name: the segment made before the attach: $(sed -n "/^PYTORCH'S CACHE/,/^LEAK SUMMARY/p" first.txt)"
+    grep -q "^    allocated: 4,048,896 bytes (3.9 MiB) in 2 tensors\$" first.txt ||
+        fail "$name: PyTorch's tensors: $(sed -n "/^PYTORCH'S CACHE/,/^LEAK SUMMARY/p" first.txt)"
+    send attached "free-pre"
     snap=$("$LAUNCHER" detach "$pid" 2>detach.err) || fail "$name: detach: $(cat detach.err)"
     send attached "leak 30000000"
     finish
