@@ -5,19 +5,23 @@
 # refused (1); the free of memory made before is counted as such, no bad
 # free; the end puts the slot back (the program sees the runtime's
 # cudaMalloc again), writes a snapshot (reason detach) and a second end is
-# refused (6); the leak after it is not seen.  Runs under the sanitizers
+# refused (6); the leak after it is not seen.  A library whose slots the
+# attach wrote and that is unloaded before the end is skipped by it (its
+# pages are gone).  Runs under the sanitizers
 # too, which the gdb tests cannot.
 source "$ROOT/tests/lib.sh"
 export LD_LIBRARY_PATH=$FAKECUDA
 src=$ROOT/tests/programs/attach_inproc.c
 line() { grep -n "LEAK-LINE: $1" "$src" | cut -d: -f1; }
 mkdir snaps
-"$TPROG/attach_inproc" "$LIBGPULEAK_SO" "$PWD/snaps/" >out.txt 2>err.txt || fail "program: $? $(cat err.txt)"
+"$TPROG/attach_inproc" "$LIBGPULEAK_SO" "$PWD/snaps/" "$TPROG/runtime_kinds_plugin.so" >out.txt 2>err.txt || fail "program: $? $(cat err.txt)"
 snap=$PWD/snaps/gpuleak.$(sed -n 's/^snapshot .*gpuleak\.\([0-9]*\)\.0\.snap$/\1/p' out.txt).0.snap
 expect_eq "$(cat out.txt)" "begin 0
 again 1
 slots some
 hooked 1
+unload 0
+gone 1
 leak 0
 free-pre 0
 end 0

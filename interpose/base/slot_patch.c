@@ -176,19 +176,54 @@ void gl_slots_collect_values(struct gl_slots *s, const struct gl_swap_value *val
 
 /* ---- writing ----------------------------------------------------------- */
 
-/* The protection of the page holding `addr`, from /proc/self/maps (the only
- * place that says it); -1 when not found. */
-static int page_prot(uintptr_t addr)
+/* The process's mappings with their protections, read once from
+ * /proc/self/maps (the only place that says them) for a whole apply or
+ * restore: a slot's page is opened for writing only if it is read-only, and
+ * a slot whose object was unloaded since (dlclose) is no longer mapped and
+ * is never touched. */
+struct mapping {
+    uintptr_t lo, hi;
+    int prot;
+};
+
+struct mappings {
+    struct mapping *v;
+    size_t n, cap;
+};
+
+static void parse_mapping(struct mappings *m, const char *line)
 {
+    char *p;
+    uintptr_t lo = strtoul(line, &p, 16);
+    if (*p != '-')
+        return;
+    uintptr_t hi = strtoul(p + 1, &p, 16);
+    if (*p != ' ' || p[1] == '\0' || p[2] == '\0' || p[3] == '\0')
+        return;
+    p++;
+    int prot = (p[0] == 'r' ? PROT_READ : 0) | (p[1] == 'w' ? PROT_WRITE : 0) | (p[2] == 'x' ? PROT_EXEC : 0);
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 256;
+        struct mapping *v = realloc(m->v, cap * sizeof *v);
+        if (v == NULL)
+            return;
+        m->v = v;
+        m->cap = cap;
+    }
+    m->v[m->n++] = (struct mapping){lo, hi, prot};
+}
+
+static void read_mappings(struct mappings *m)
+{
+    *m = (struct mappings){0};
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return -1;
+        return;
     char buf[8192], line[512];
     size_t len = 0;
-    int prot = -1;
     ssize_t got;
-    while (prot < 0 && (got = read(fd, buf, sizeof buf)) > 0) {
-        for (ssize_t i = 0; i < got && prot < 0; i++) {
+    while ((got = read(fd, buf, sizeof buf)) > 0) {
+        for (ssize_t i = 0; i < got; i++) {
             if (buf[i] != '\n') {
                 if (len < sizeof line - 1)
                     line[len++] = buf[i];
@@ -196,25 +231,33 @@ static int page_prot(uintptr_t addr)
             }
             line[len] = '\0';
             len = 0;
-            char *p = line;
-            uintptr_t lo = strtoul(p, &p, 16);
-            uintptr_t hi = strtoul(p + 1, &p, 16);
-            if (addr < lo || addr >= hi)
-                continue;
-            p++;
-            prot = (p[0] == 'r' ? PROT_READ : 0) | (p[1] == 'w' ? PROT_WRITE : 0) | (p[2] == 'x' ? PROT_EXEC : 0);
+            parse_mapping(m, line);
         }
     }
     close(fd);
-    return prot;
+}
+
+/* The protection of the page holding `addr`; -1 when it is not mapped.
+ * /proc/self/maps lists mappings in address order. */
+static int page_prot(const struct mappings *m, uintptr_t addr)
+{
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->v[mid].hi <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->n && m->v[lo].lo <= addr ? m->v[lo].prot : -1;
 }
 
 /* One slot written with `v`: its page opened for writing when it is not
  * already, and closed again. */
-static int write_slot(void **slot, void *v)
+static int write_slot(const struct mappings *m, void **slot, void *v)
 {
-    int prot = page_prot((uintptr_t)slot);
-    if (prot < 0)
+    int prot = page_prot(m, (uintptr_t)slot);
+    if (prot < 0 || !(prot & PROT_READ))
         return -1;
     if (prot & PROT_WRITE) {
         __atomic_store_n(slot, v, __ATOMIC_RELEASE);
@@ -231,23 +274,36 @@ static int write_slot(void **slot, void *v)
 
 int gl_slots_apply(struct gl_slots *s)
 {
+    struct mappings m;
+    read_mappings(&m);
+    int rc = 0;
     for (size_t i = 0; i < s->n; i++) {
-        if (write_slot(s->v[i].slot, s->v[i].with) != 0) {
+        if (write_slot(&m, s->v[i].slot, s->v[i].with) != 0) {
             while (i-- > 0)
-                write_slot(s->v[i].slot, s->v[i].old);
-            return -1;
+                write_slot(&m, s->v[i].slot, s->v[i].old);
+            rc = -1;
+            break;
         }
     }
-    return 0;
+    free(m.v);
+    return rc;
 }
 
 size_t gl_slots_restore(struct gl_slots *s)
 {
+    struct mappings m;
+    read_mappings(&m);
     size_t n = 0;
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
+        /* Unloaded since (its page gone): nothing to put back, nothing to read. */
+        int prot = page_prot(&m, (uintptr_t)s->v[i].slot);
+        if (prot < 0 || !(prot & PROT_READ))
+            continue;
         if (__atomic_load_n(s->v[i].slot, __ATOMIC_ACQUIRE) == s->v[i].with &&
-            write_slot(s->v[i].slot, s->v[i].old) == 0)
+            write_slot(&m, s->v[i].slot, s->v[i].old) == 0)
             n++;
+    }
+    free(m.v);
     return n;
 }
 

@@ -2,9 +2,10 @@
  * library's side (slots written and put back, memory made before the
  * attach) is tested without ptrace and under the sanitizers
  * (tests/t_attach_inproc.sh):
- *   attach_inproc LIBGPULEAK OUTPUT-PATTERN
- * allocates 2 MiB, dlopens the library (RTLD_NOW, not global), calls
- * gpuleak_attach_begin, leaks 1000 bytes, frees the 2 MiB, calls
+ *   attach_inproc LIBGPULEAK OUTPUT-PATTERN PLUGIN
+ * loads PLUGIN (a library that imports cudaMalloc), allocates 2 MiB, dlopens the library (RTLD_NOW, not global), calls
+ * gpuleak_attach_begin, unloads PLUGIN (its slots, written by the attach,
+ * are gone with it), leaks 1000 bytes, frees the 2 MiB, calls
  * gpuleak_attach_end, leaks 5000 bytes; prints each answer, and whether
  * cudaMalloc's address as the program sees it (through its GOT) was the
  * hook while attached and the runtime's again after. */
@@ -25,8 +26,13 @@ static malloc_fn seen_malloc(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3)
+    if (argc != 4)
         return 2;
+    void *plugin = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
+    if (plugin == NULL) {
+        fprintf(stderr, "%s\n", dlerror());
+        return 1;
+    }
     void *pre = NULL, *p = NULL;
     if (cudaMalloc(&pre, 2 << 20) != cudaSuccess)
         return 1;
@@ -48,6 +54,9 @@ int main(int argc, char **argv)
     printf("again %d\n", begin(config));
     printf("slots %s\n", slots() > 0 ? "some" : "none");
     printf("hooked %d\n", seen_malloc() != before);
+    printf("unload %d\n", dlclose(plugin));
+    void *still = dlopen(argv[3], RTLD_NOW | RTLD_NOLOAD);
+    printf("gone %d\n", still == NULL);
     printf("leak %d\n", (int)cudaMalloc(&p, 1000)); /* LEAK-LINE: attached */
     printf("free-pre %d\n", (int)cudaFree(pre));
     printf("end %d\n", end());
