@@ -7,14 +7,15 @@
 # cudaMalloc again), writes a snapshot (reason detach) and a second end is
 # refused (6); the leak after it is not seen.  A library whose slots the
 # attach wrote and that is unloaded before the end is skipped by it (its
-# pages are gone).  Runs under the sanitizers
+# pages are gone); a library loaded after the attach gets the hooks in its
+# slots at the writer's next tick, and its leak is found at its line.  Runs under the sanitizers
 # too, which the gdb tests cannot.
 source "$ROOT/tests/lib.sh"
 export LD_LIBRARY_PATH=$FAKECUDA
 src=$ROOT/tests/programs/attach_inproc.c
 line() { grep -n "LEAK-LINE: $1" "$src" | cut -d: -f1; }
 mkdir snaps
-"$TPROG/attach_inproc" "$LIBGPULEAK_SO" "$PWD/snaps/" "$TPROG/runtime_kinds_plugin.so" >out.txt 2>err.txt || fail "program: $? $(cat err.txt)"
+"$TPROG/attach_inproc" "$LIBGPULEAK_SO" "$PWD/snaps/" "$TPROG/runtime_kinds_plugin.so" "$TPROG/attach_plugin.so" >out.txt 2>err.txt || fail "program: $? $(cat err.txt)"
 snap=$PWD/snaps/gpuleak.$(sed -n 's/^snapshot .*gpuleak\.\([0-9]*\)\.0\.snap$/\1/p' out.txt).0.snap
 expect_eq "$(cat out.txt)" "begin 0
 again 1
@@ -22,6 +23,8 @@ slots some
 hooked 1
 unload 0
 gone 1
+late plugin reached 1
+late leak 0
 leak 0
 free-pre 0
 end 0
@@ -34,7 +37,8 @@ snapshot $snap" "the program's output"
 check_json snap.json <<PY
 eq(d["snapshot"]["reason"], "detach", "reason")
 got = sorted((l["bytes"], l["count"], frame(l["frames"][0])) for l in leaks)
-eq(got, [(1000, 1, "main attach_inproc.c:$(line attached)")], "leaks")
+eq(got, [(1000, 1, "main attach_inproc.c:$(line attached)"),
+         (3000, 1, "attach_plugin_leak attach_plugin.c:$(grep -n 'LEAK-LINE: plugin' "$ROOT/tests/programs/attach_plugin.c" | cut -d: -f1)")], "leaks")
 eq(devices[0]["unknown_free_count"], 0, "frees of unknown pointers")
 b = d["ledger"][0]["before_attach"]
 eq((b["freed_bytes"], b["frees"]), (2097152, 1), "the free of the 2 MiB made before")

@@ -307,6 +307,20 @@ size_t gl_slots_restore(struct gl_slots *s)
     return n;
 }
 
+bool gl_slots_append(struct gl_slots *s, struct gl_slots *more)
+{
+    if (more->n == 0)
+        return true;
+    struct gl_slot *v = realloc(s->v, (s->n + more->n) * sizeof *v);
+    if (v == NULL)
+        return false;
+    memcpy(v + s->n, more->v, more->n * sizeof *v);
+    s->v = v;
+    s->n += more->n;
+    s->cap = s->n;
+    return true;
+}
+
 void gl_slots_free(struct gl_slots *s)
 {
     free(s->v);

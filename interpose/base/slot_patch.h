@@ -57,6 +57,10 @@ int gl_slots_apply(struct gl_slots *s);
  * many were restored. */
 size_t gl_slots_restore(struct gl_slots *s);
 
+/* Moves every slot of `more` to the end of `s`; false (and `s` unchanged)
+ * when memory ran out. */
+bool gl_slots_append(struct gl_slots *s, struct gl_slots *more);
+
 void gl_slots_free(struct gl_slots *s);
 
 #endif

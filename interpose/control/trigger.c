@@ -284,6 +284,17 @@ static void writer_sync_signal_mask(void)
 /* `gpuleak detach` asks the writer to end (gl_trigger_stop). */
 static atomic_bool writer_stop;
 
+/* Run by the writer at least every TICK_MS (hooks/attach.c's: libraries
+ * loaded since the attach get the hooks in their slots). */
+static void (*_Atomic writer_tick)(void);
+#define TICK_MS 250
+
+void gl_trigger_set_tick(void (*fn)(void))
+{
+    atomic_store(&writer_tick, fn);
+    gl_worker_wake(); /* a wait already begun may be 5 s long */
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -309,6 +320,9 @@ static void *writer_main(void *arg)
             wait_ms = live_ms;
         if (wait_ms > SIGNAL_CHECK_MS)
             wait_ms = SIGNAL_CHECK_MS;
+        void (*each)(void) = atomic_load(&writer_tick);
+        if (each != NULL && wait_ms > TICK_MS)
+            wait_ms = TICK_MS;
         struct timespec deadline;
         gl_worker_deadline(&deadline, wait_ms);
         if (gl_worker_wait(&deadline) != 0) {
@@ -318,6 +332,8 @@ static void *writer_main(void *arg)
                 gl_periodic_run();
             if (gl_watch_wait_ms() == 0)
                 gl_watch_run();
+            if (each != NULL)
+                each();
             gl_trigger_check_signal();
             continue;
         }

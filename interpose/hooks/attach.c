@@ -13,10 +13,12 @@
  * function by name (resolve.h), never in a slot, so it never calls itself.
  * The detach writes every slot back. */
 #define __CUDA_API_VERSION_INTERNAL
+#include <link.h>
 #include <cuda.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/config.h"
 #include "base/internal.h"
@@ -25,6 +27,7 @@
 #include "base/self.h"
 #include "base/slot_patch.h"
 #include "control/lifecycle.h"
+#include "control/trigger.h"
 #include "cuda/before_attach.h"
 #include "gpuleak.h"
 #include "hooks/dlsym_hook.h"
@@ -33,7 +36,7 @@
 #include "resolve/resolve.h"
 
 
-static atomic_bool busy;             /* an attach or detach is running */
+static atomic_bool busy;             /* an attach, a detach or a tick is running */
 static struct gl_slots patched;      /* what the attach wrote, for the detach */
 static atomic_bool hooks_in_place;
 
@@ -164,6 +167,45 @@ static bool preloaded(void)
     return p != NULL && strstr(p, "libgpuleak") != NULL;
 }
 
+/* ---- libraries loaded after the attach --------------------------------- */
+
+static int count_adds(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    *(unsigned long long *)data = info->dlpi_adds;
+    return 1;
+}
+
+static unsigned long long loads_seen; /* dlpi_adds when the slots were last collected */
+
+static unsigned long long loads_now(void)
+{
+    unsigned long long adds = 0;
+    gl_loader_walk(count_adds, &adds);
+    return adds;
+}
+
+/* The writer's tick: when the loader has loaded anything since, the import
+ * slots of every object that still binds an intercepted name to its real
+ * function get the hook (the ones written already hold it, and are
+ * skipped), and join the slots the detach puts back.  A call the new
+ * library makes before the tick is not seen. */
+static void reach_new_libraries(void)
+{
+    unsigned long long adds = loads_now();
+    if (adds == loads_seen || atomic_exchange(&busy, true))
+        return;
+    if (atomic_load(&hooks_in_place)) {
+        struct gl_slots more = {0};
+        gl_slots_collect_imports(&more, import_choice);
+        if (!more.overflow && gl_slots_apply(&more) == 0 && !gl_slots_append(&patched, &more))
+            gl_slots_restore(&more); /* no room to remember them: not kept */
+        gl_slots_free(&more);
+        loads_seen = adds;
+    }
+    atomic_store(&busy, false);
+}
+
 /* Every slot found, then written: all or nothing. */
 static int put_hooks_in_place(void)
 {
@@ -179,15 +221,29 @@ static int put_hooks_in_place(void)
         return -1;
     }
     patched = s;
+    loads_seen = loads_now();
     atomic_store(&hooks_in_place, true);
+    gl_trigger_set_tick(reach_new_libraries);
     return 0;
+}
+
+/* Takes `busy`, waiting up to 2 s for a tick that holds it. */
+static bool take_busy(void)
+{
+    struct timespec ms = {0, 1000 * 1000};
+    for (int i = 0; i < 2000; i++) {
+        if (!atomic_exchange(&busy, true))
+            return true;
+        nanosleep(&ms, NULL);
+    }
+    return false;
 }
 
 GL_EXPORT int gpuleak_attach_begin(const char *config)
 {
     if (preloaded())
         return GPULEAK_ATTACH_PRELOADED;
-    if (atomic_exchange(&busy, true))
+    if (!take_busy())
         return GPULEAK_ATTACH_BUSY;
     int rc = GPULEAK_ATTACH_OK;
     gl_hook_depth++; /* the CUDA calls made here are ours, never recorded */
@@ -211,7 +267,7 @@ GL_EXPORT int gpuleak_attach_begin(const char *config)
 
 GL_EXPORT int gpuleak_attach_end(void)
 {
-    if (atomic_exchange(&busy, true))
+    if (!take_busy())
         return GPULEAK_ATTACH_BUSY;
     int rc = GPULEAK_ATTACH_OK;
     if (!atomic_load(&hooks_in_place)) {
@@ -219,6 +275,7 @@ GL_EXPORT int gpuleak_attach_end(void)
     } else {
         /* Slots first, so that no new call enters a hook; calls inside one
          * finish as they would have. */
+        gl_trigger_set_tick(NULL);
         gl_slots_restore(&patched);
         gl_slots_free(&patched);
         atomic_store(&hooks_in_place, false);

@@ -2,15 +2,18 @@
  * library's side (slots written and put back, memory made before the
  * attach) is tested without ptrace and under the sanitizers
  * (tests/t_attach_inproc.sh):
- *   attach_inproc LIBGPULEAK OUTPUT-PATTERN PLUGIN
+ *   attach_inproc LIBGPULEAK OUTPUT-PATTERN PLUGIN LATE-PLUGIN
  * loads PLUGIN (a library that imports cudaMalloc), allocates 2 MiB, dlopens the library (RTLD_NOW, not global), calls
  * gpuleak_attach_begin, unloads PLUGIN (its slots, written by the attach,
- * are gone with it), leaks 1000 bytes, frees the 2 MiB, calls
+ * are gone with it), loads LATE-PLUGIN and, once the attach has reached it
+ * (its slot count grew), leaks 3000 bytes through it, leaks 1000 bytes,
+ * frees the 2 MiB, calls
  * gpuleak_attach_end, leaks 5000 bytes; prints each answer, and whether
  * cudaMalloc's address as the program sees it (through its GOT) was the
  * hook while attached and the runtime's again after. */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <cuda_runtime_api.h>
 
@@ -26,7 +29,7 @@ static malloc_fn seen_malloc(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4)
+    if (argc != 5)
         return 2;
     void *plugin = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
     if (plugin == NULL) {
@@ -57,6 +60,17 @@ int main(int argc, char **argv)
     printf("unload %d\n", dlclose(plugin));
     void *still = dlopen(argv[3], RTLD_NOW | RTLD_NOLOAD);
     printf("gone %d\n", still == NULL);
+    long slots_before = slots();
+    void *late = dlopen(argv[4], RTLD_NOW | RTLD_LOCAL);
+    int (*late_leak)(size_t) = late ? (int (*)(size_t))dlsym(late, "attach_plugin_leak") : NULL;
+    if (late_leak == NULL)
+        return 1;
+    /* The writer's tick reaches it within 250 ms; 20 s on a loaded machine. */
+    struct timespec ms = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 2000 && slots() == slots_before; i++)
+        nanosleep(&ms, NULL);
+    printf("late plugin reached %d\n", slots() > slots_before);
+    printf("late leak %d\n", late_leak(3000));
     printf("leak %d\n", (int)cudaMalloc(&p, 1000)); /* LEAK-LINE: attached */
     printf("free-pre %d\n", (int)cudaFree(pre));
     printf("end %d\n", end());
