@@ -37,7 +37,8 @@
 
 
 static atomic_bool busy;             /* an attach, a detach or a tick is running */
-static struct gl_slots patched;      /* what the attach wrote, for the detach */
+static struct gl_slots patched;      /* what the attach wrote, for the detach (under busy) */
+static _Atomic long patched_count;   /* patched.n, or -1 when not attached: read without busy */
 static atomic_bool hooks_in_place;
 
 static void *import_choice(const char *name, void *current)
@@ -176,7 +177,7 @@ static int count_adds(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
-static unsigned long long loads_seen; /* dlpi_adds when the slots were last collected */
+static _Atomic unsigned long long loads_seen; /* dlpi_adds when the slots were last collected */
 
 static unsigned long long loads_now(void)
 {
@@ -201,7 +202,8 @@ static void reach_new_libraries(void)
         if (!more.overflow && gl_slots_apply(&more) == 0 && !gl_slots_append(&patched, &more))
             gl_slots_restore(&more); /* no room to remember them: not kept */
         gl_slots_free(&more);
-        loads_seen = adds;
+        atomic_store(&patched_count, (long)patched.n);
+        atomic_store(&loads_seen, adds);
     }
     atomic_store(&busy, false);
 }
@@ -221,7 +223,8 @@ static int put_hooks_in_place(void)
         return -1;
     }
     patched = s;
-    loads_seen = loads_now();
+    atomic_store(&patched_count, (long)patched.n);
+    atomic_store(&loads_seen, loads_now());
     atomic_store(&hooks_in_place, true);
     gl_trigger_set_tick(reach_new_libraries);
     return 0;
@@ -278,6 +281,7 @@ GL_EXPORT int gpuleak_attach_end(void)
         gl_trigger_set_tick(NULL);
         gl_slots_restore(&patched);
         gl_slots_free(&patched);
+        atomic_store(&patched_count, -1);
         atomic_store(&hooks_in_place, false);
         gl_lifecycle_detach(true);
     }
@@ -285,6 +289,6 @@ GL_EXPORT int gpuleak_attach_end(void)
     return rc;
 }
 
-GL_EXPORT long gpuleak_attach_slots(void) { return atomic_load(&hooks_in_place) ? (long)patched.n : -1; }
+GL_EXPORT long gpuleak_attach_slots(void) { return atomic_load(&hooks_in_place) ? atomic_load(&patched_count) : -1; }
 
 GL_EXPORT const char *gpuleak_attach_last_snapshot(void) { return gl_detach_snapshot(); }
