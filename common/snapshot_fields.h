@@ -58,7 +58,7 @@
     F(u64, start_unix_ns, "wall-clock time the library was loaded")           \
     F(u64, snapshot_unix_ns, "wall-clock time of the snapshot")               \
     F(u64, snapshot_mono_ns, "monotonic ns from load to snapshot, stamped once the state is copied: after every event, peak and allocation the snapshot holds (its own SNAPSHOT event included)") \
-    F(u32, flags, "bit 0: FINAL (written at exit)")                            \
+    F(u32, flags, "bit 0: FINAL (written at exit); bit 1: NO_RANK (no rank variable set: `rank` is 0 by default)")                            \
     F(u32, depth_limit, "`GPULEAK_DEPTH` in force")
 #define GL_TAIL_PROCESS "str host, str exe, u32 argc, argc × str argv"
 

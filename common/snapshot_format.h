@@ -66,6 +66,10 @@ enum gl_snap_reason {
     GL_REASON_DETACH = 6,   /* gpuleak detach: tracking ends, the process goes on */
 };
 #define GL_SNAP_F_FINAL 0x1u /* written at process exit */
+/* No rank variable was set: the rank field is 0 by default, not a rank
+ * (torchrun's own agent, a tool process beside the ranks).  Older
+ * snapshots never set it. */
+#define GL_SNAP_F_NO_RANK 0x2u
 
 /* MODULE: frames are attributed to the module whose [start,end) contains
  * them; file offsets are pc - load_bias. */

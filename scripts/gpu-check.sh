@@ -12,7 +12,7 @@
 #
 # The work is done by scripts/gpu/gpu_check.py (python3, standard library);
 # full logs, snapshots and reports go to $OUT (or --out, else
-# build/gpu-check/out).  See README.md, "Real hardware".
+# build/gpu-check/out).  See docs/building.md, "Real hardware".
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 command -v "${GPU_CHECK_PYTHON:-python3}" >/dev/null 2>&1 || { echo "gpu-check: python3 not found" >&2; exit 2; }

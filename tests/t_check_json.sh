@@ -23,7 +23,7 @@ eq(sorted(p), sorted(["pid", "rank", "host", "snapshot", "verdict", "errors", "l
                       "leaked_allocations", "leaked_stacks", "never_released_bytes",
                       "refused_frees", "teardown_leaked_bytes", "summary", "report"]), "keys")
 eq((p["verdict"], p["errors"], p["leaked_bytes"], p["leaked_allocations"], p["leaked_stacks"], p["rank"]),
-   ("errors", 1, 2097152, 2, 1, 0), "leak verdict")
+   ("errors", 1, 2097152, 2, 1, None), "leak verdict (no RANK or the like set: rank null)")
 eq(p["summary"], "leaked: 2,097,152 bytes (2.0 MiB) in 2 allocations from 1 stack", "summary")
 eq(p["snapshot"], "lk/gpuleak.%d.0.snap" % p["pid"], "snapshot")
 eq((p["report"]["format"], p["report"]["snapshot"]["pid"]), ("gpuleak-report", p["pid"]), "the report")

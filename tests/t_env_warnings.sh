@@ -1,4 +1,4 @@
-# Every GPULEAK_* variable the README lists warns about a bad value: exactly
+# Every GPULEAK_* variable docs/environment.md lists warns about a bad value: exactly
 # one line, naming the variable, and the program runs as without it.  Each
 # boolean has its own warning (two bad ones give two lines), the usual
 # boolean words are understood (GPULEAK_OOM_SNAPSHOT=false is off), an

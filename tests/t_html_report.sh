@@ -114,7 +114,12 @@ if got != want:
 if not any(r["suspected_leak"] for r in g["rows"]) or p["snapshot"]["path"] != "c.snap":
     sys.exit("FAIL: suspected leak / last snapshot")
 PY
-"$REPORT" --html g2.html diff a.snap other.snap || fail "diff keyword"
+"$REPORT" --html g2.html diff a.snap c.snap || fail "diff keyword"
+# snapshots of different processes are never drawn as a series: refused,
+# one line, status 2, no page (a merge page compares them)
+rc=0; "$REPORT" --html g3.html a.snap other.snap 2> g3.err || rc=$?
+expect_eq "$rc:$(cat g3.err)" "2:gpuleak-report: --html: the snapshots come from 2 different processes (rank 0 pid 4242 on testhost, rank 0 pid 5555 on testhost); growth is measured between snapshots of one process: compare processes with '--html OUT.html merge'" "html of two processes"
+[ ! -e g3.html ] || fail "a page was written for two processes"
 
 # growth between two snapshots of one run: the teardown leak in between
 mkdir tg && (cd tg && GPULEAK_OUTPUT=end.snap traced "$TPROG/driver_lifecycle" ctx mid.snap) || fail "mid-run teardown"
@@ -142,7 +147,7 @@ set +e
 "$REPORT" --html x.html --json h.snap 2>err; expect_eq $? 2 "--html with --json"
 "$REPORT" --html x.html --output y h.snap 2>err; expect_eq $? 2 "--html with --output"
 "$REPORT" --html x.html 2>err; expect_eq $? 2 "--html without a snapshot"
-"$REPORT" --html x.html merge a.snap b.snap 2>err; expect_eq $? 2 "--html with merge"
+"$REPORT" --torch-snapshot x.pickle merge a.snap b.snap 2>err; expect_eq $? 2 "--torch-snapshot with merge"
 "$REPORT" --html /nonexistent/dir/x.html h.snap 2>err; expect_eq $? 1 "unwritable page"
 set -e
 "$REPORT" --help | grep -q -- '--html FILE' || fail "help"

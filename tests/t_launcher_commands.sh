@@ -4,6 +4,7 @@
 # `gpuleak <command>` throughout.
 source "$ROOT/tests/lib.sh"
 mkdir r && "$TPROG/snapgen" ranks r
+mkdir d && "$TPROG/snapgen" diffset d # one process's series (diff takes no other)
 GPULEAK_OUTPUT=leak.snap traced "$TPROG/scenarios" leak-runtime
 GPULEAK_OUTPUT=clean.snap traced "$TPROG/scenarios" balanced
 # same WHAT "LAUNCHER ARGS" "REPORTER ARGS": both run, same stdout and status
@@ -17,13 +18,18 @@ same() {
     cmp -s a.err b.err || fail "$1: stderr differs: $(cat a.err)"
 }
 same report "report --error-exitcode 3 leak.snap" "--error-exitcode 3 leak.snap"
-same diff "diff --error-exitcode 4 clean.snap leak.snap" "--error-exitcode 4 diff clean.snap leak.snap"
-same "diff, options after" "diff clean.snap leak.snap --json" "--json diff clean.snap leak.snap"
+same diff "diff --error-exitcode 4 d/a.snap d/c.snap" "--error-exitcode 4 diff d/a.snap d/c.snap"
+same "diff, options after" "diff d/a.snap d/c.snap --json" "--json diff d/a.snap d/c.snap"
+same "diff of two processes" "diff clean.snap leak.snap" "diff clean.snap leak.snap" quiet
 same merge "merge r/r0.snap r/r1.snap r/r2.snap" "merge r/r0.snap r/r1.snap r/r2.snap"
 same "merge --json" "merge --json r/r0.snap r/r1.snap r/r2.snap" "--json merge r/r0.snap r/r1.snap r/r2.snap"
 same html "html --top 3 a.html leak.snap" "--top 3 --html b.html leak.snap" quiet
 cmp -s a.html b.html || fail "html: pages differ"
-same "html, growth" "html g1.html clean.snap leak.snap" "--html g2.html clean.snap leak.snap" quiet
+same "html, growth" "html g1.html d/a.snap d/c.snap" "--html g2.html d/a.snap d/c.snap" quiet
 cmp -s g1.html g2.html || fail "html growth: pages differ"
+same "html, merge" "html m1.html merge r/r0.snap r/r1.snap" "--html m2.html merge r/r0.snap r/r1.snap" quiet
+cmp -s m1.html m2.html || fail "html merge: pages differ"
+same "merge --html" "merge --html m3.html r/r0.snap r/r1.snap" "--html m4.html merge r/r0.snap r/r1.snap" quiet
+cmp -s m3.html m4.html || fail "merge --html: pages differ"
 same "html, no snapshot" "html x.html" "--html x.html" quiet
 echo ok

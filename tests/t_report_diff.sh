@@ -45,22 +45,25 @@ grep -qx 'total: 4,194,304 bytes (4.0 MiB) in 3 allocations' d.txt || fail "new 
 # two snapshots: growth, but never "monotonic"
 "$REPORT" --json diff d/a.snap d/c.snap > two.json
 expect_eq "$(jget two.json '[(s["growth"], s["monotonic"]) for s in d["stacks"]]')" '[[3145728, false], [1048576, false]]' "two snapshots"
-# another run: stacks matched by their frames, not by pid
-"$REPORT" --json diff d/a.snap d/other.snap > o.json
-expect_eq "$(jget o.json '[d["same_process"], d["new_since_first"], [s["frames"][0]["function"] for s in d["stacks"]]]')" \
-    '[false, null, ["alloc_activations", "tie_a"]]' "other run"
-"$REPORT" diff d/a.snap d/other.snap | grep -qx 'Not applicable: the first and last snapshots come from different processes.' || fail "other run text"
+# another run: no growth is computed across processes (issue 35 item 4):
+# refused with one line naming them and what compares them, status 2,
+# nothing on stdout; the same for --json and --html
+other_line="gpuleak-report: diff: the snapshots come from 2 different processes (rank 0 pid 4242 on testhost, rank 0 pid 5555 on testhost); growth is measured between snapshots of one process: compare processes with 'merge'"
+for form in "diff" "--json diff" "--error-exitcode 7 diff"; do
+    rc=0; "$REPORT" $form d/a.snap d/other.snap > o.out 2> o.err || rc=$?
+    expect_eq "$rc:$(cat o.err):$(wc -c < o.out)" "2:$other_line:0" "other run refused ($form)"
+done
+rc=0; "$REPORT" diff d/a.snap d/b.snap d/other.snap d/c.snap > o.out 2> o.err || rc=$?
+expect_eq "$rc:$(cat o.err)" "2:$other_line" "a series with another run in it"
 # snapshots of one process are compared in the order they were taken, not
 # in the order given (a shell glob puts gpuleak.PID.10.snap before .2):
-# the same result, with a note; snapshots of different runs keep their order
+# the same result, with a note
 "$REPORT" --json diff d/c.snap d/a.snap d/b.snap > shuffled.json 2> shuffled.err || fail "shuffled exit"
 expect_eq "$(cat shuffled.err)" "gpuleak-report: note: the snapshots, all of one process, are compared in the order they were taken" "reorder note"
 expect_eq "$(jget shuffled.json '[s["path"] for s in d["snapshots"]]')" '["d/a.snap", "d/b.snap", "d/c.snap"]' "reordered"
 expect_eq "$(jget shuffled.json 'd["stacks"]')" "$(jget d.json 'd["stacks"]')" "same rows as in order"
 "$REPORT" diff d/b.snap d/a.snap > /dev/null 2> two.err
 expect_eq "$(wc -l < two.err)" 1 "two snapshots reordered too"
-"$REPORT" --json diff d/other.snap d/a.snap > o2.json 2> o2.err
-expect_eq "$(jget o2.json '[s["path"] for s in d["snapshots"]]'):$(cat o2.err)" '["d/other.snap", "d/a.snap"]:' "other runs: as given"
 "$REPORT" --html sh.html d/c.snap d/a.snap d/b.snap 2>/dev/null || fail "html of shuffled snapshots"
 python3 - sh.html <<'PY' || fail "html: the page is the last snapshot taken, growth in order"
 import json, re, sys
@@ -69,8 +72,15 @@ assert p["snapshot"]["path"] == "d/c.snap", p["snapshot"]["path"]
 assert [s["path"] for s in p["growth"]["snapshots"]] == ["d/a.snap", "d/b.snap", "d/c.snap"]
 PY
 
-# devices are matched by number: one a snapshot does not have is absent there
+# devices are matched by number: one a snapshot does not have is absent
+# there (rank 1's snapshot made a later one of rank 0's process: its pid,
+# rank, start time and index)
 mkdir r && "$TPROG/snapgen" ranks r
+pid0=$(jget <("$REPORT" --json r/r0.snap) 'd["snapshot"]["pid"]')
+start0=$(jget <("$REPORT" --json r/r0.snap) 'd["snapshot"]["start_unix_ns"]')
+snap_set r/r1.snap r/t1.snap PROCESS 0 pid "$pid0" && snap_set r/t1.snap r/t2.snap PROCESS 0 rank 0 &&
+    snap_set r/t2.snap r/t3.snap PROCESS 0 start_unix_ns "$start0" && snap_set r/t3.snap r/r1.snap PROCESS 0 index 1 ||
+    fail "snap_set"
 "$REPORT" diff r/r0.snap r/r1.snap | sed -n '/^BY DEVICE$/,/^$/p' > bydev.txt
 printf 'BY DEVICE\ndevice 0: live 1.0 MiB -> -, peak 10.0 MiB -> -\ndevice 1: live - -> 1.0 MiB, peak - -> 12.0 MiB\n\n' |
     diff -u - bydev.txt || fail "BY DEVICE with a device per snapshot"

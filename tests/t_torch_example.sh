@@ -1,7 +1,7 @@
-# The PyTorch example of docs/pytorch.md and README.md ("One report: the
+# The PyTorch example of docs/pytorch.md and docs/usage.md ("One report: the
 # tensors, the ledger, the phases"): tests/programs/torch_example.py on the
 # stand-in torch, one snapshot, and the report's PYTORCH'S CACHE, PHASES and
-# LEDGER sections.  docs/pytorch.md shows them whole, README.md some of their
+# LEDGER sections.  docs/pytorch.md shows them whole, docs/usage.md some of their
 # lines (`...` between): both must be what the report says, segment
 # addresses and the phases' durations aside.
 source "$ROOT/tests/lib.sh"
@@ -17,9 +17,9 @@ awk '/^[A-Z][A-Z'"'"' ]+$/ { on = ($0 == "PYTORCH'"'"'S CACHE" || $0 == "PHASES"
 block() { awk '/<!-- example: torch_example/ { m = 1; next } m && /^```$/ { if (in_b) exit; in_b = 1; next } in_b' "$1" | norm; }
 block "$ROOT/docs/pytorch.md" >doc.txt
 diff -u doc.txt got.txt >doc.diff || fail "docs/pytorch.md's example is not what the report says: $(head -20 doc.diff)"
-# The README's lines, in order, with `...` for any run of lines left out.
-block "$ROOT/README.md" >readme.txt
-python3 - readme.txt got.txt <<'PY' || fail "README.md's example is not what the report says"
+# docs/usage.md's lines, in order, with `...` for any run of lines left out.
+block "$ROOT/docs/usage.md" >readme.txt
+python3 - readme.txt got.txt <<'PY' || fail "docs/usage.md's example is not what the report says"
 import sys
 want = open(sys.argv[1]).read().splitlines()
 got = open(sys.argv[2]).read().splitlines()

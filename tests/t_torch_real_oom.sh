@@ -5,6 +5,8 @@
 # (the 5 tensors' segments at KEPT-LINE = memory_reserved() then), and the
 # cudaMalloc that failed: 12 MiB, at that line.  PyTorch frees its cache
 # and tries once more, so the exit snapshot counts 2 failed allocations.
+# Then with a signal snapshot after 2 tensors: the out-of-memory snapshot
+# carries that last view of PyTorch's (2 tensors), with its age.
 source "$ROOT/tests/lib.sh"
 skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"
 PY=$("$ROOT/scripts/torch-env.sh") || skip_if true "$PY"
@@ -39,3 +41,17 @@ expect_eq "$got" "oom 1 cudaMalloc 12582912 $reserved True [($reserved, 5)] $res
 "$REPORT" --json gpuleak.*.1.snap >exit.json || fail "report of the exit snapshot: exit $?"
 expect_eq "$(python3 -c 'import json; print(json.load(open("exit.json"))["out_of_memory"]["failed_count"])')" 2 \
     "failed allocations at exit (PyTorch's retry after freeing its cache)"
+
+# The out-of-memory snapshot carries the last view PyTorch gave, and its
+# age: it is written on the failing thread, which holds PyTorch's allocator
+# mutex, so it cannot ask (before, it had no view at all).
+mkdir view && cd view
+"$FAKECUDA/fakecuda-run" --devices 1 --mem $((64 << 20)) -- "$LAUNCHER" run -- "$PY" "$prog" 2 >out.txt 2>err.txt ||
+    fail "run with a view exited $?: $(tail -3 err.txt)"
+snaps=(gpuleak.*.snap)
+expect_eq "${#snaps[@]}" 3 "snapshots with a view first (signal, out of memory, exit)"
+"$REPORT" --json gpuleak.*.1.snap >oom.json || fail "report of the OOM snapshot: exit $?"
+expect_eq "$(python3 -c '
+import json; d = json.load(open("oom.json")); t = d["torch"]
+print(d["snapshot"]["reason"], t["status"], t["tensor_count"], t["allocated_bytes"], t["age_us"] > 0)')" \
+    "oom answered 2 $((2 * 12582912)) True" "the OOM snapshot: PyTorch's last view (2 tensors), with its age"

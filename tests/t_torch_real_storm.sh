@@ -1,6 +1,7 @@
 # Real PyTorch 2.14.1 never the thing that fails (issue 33), on fakecuda
 # (tests/t_torch_real.sh says how torch runs here).  torch_real_storm.py:
-# 4 threads allocate while the main thread sends itself 10 SIGUSR1s,
+# 4 threads allocate while the main thread sends itself 10 SIGUSR1s (each
+# after the previous one's snapshot is written),
 # GPULEAK_INTERVAL=200ms takes periodic snapshots, and one more SIGUSR1
 # comes just before exit (its pending call still queued).  The run ends,
 # status 0, in time; each storm signal gives one snapshot with PyTorch's

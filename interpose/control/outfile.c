@@ -135,7 +135,8 @@ void gl_outfile_pin_cwd(void)
         return;
 }
 
-uint32_t gl_rank(void)
+/* The value of the first rank variable set, in *rank; false if none is. */
+static bool rank_from_environment(uint32_t *rank)
 {
     /* torchrun's RANK, then the global ranks of MPI launchers (Open MPI,
      * PMIx, MPICH/Intel MPI's PMI) before Slurm's: an mpirun inside an
@@ -146,10 +147,25 @@ uint32_t gl_rank(void)
                                        "PMI_RANK", "SLURM_PROCID",         "LOCAL_RANK"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         long v;
-        if (gl_parse_long(getenv(vars[i]), 0, 0x7fffffff, &v))
-            return (uint32_t)v;
+        if (gl_parse_long(getenv(vars[i]), 0, 0x7fffffff, &v)) {
+            *rank = (uint32_t)v;
+            return true;
+        }
     }
-    return 0;
+    return false;
+}
+
+uint32_t gl_rank(void)
+{
+    uint32_t rank = 0;
+    rank_from_environment(&rank);
+    return rank;
+}
+
+bool gl_rank_set(void)
+{
+    uint32_t rank;
+    return rank_from_environment(&rank);
 }
 
 const char *gl_outfile_pattern(void) { return resolved; }

@@ -65,6 +65,10 @@ bool gl_outfile_next_name(uint64_t *counter, char *path, size_t size, uint64_t *
  * is set, else 0. */
 uint32_t gl_rank(void);
 
+/* Whether one of those variables is set (a valid number): else the
+ * process has no rank, and gl_rank's 0 is only a default. */
+bool gl_rank_set(void);
+
 struct gl_outfile {
     int fd;
     int dirfd;

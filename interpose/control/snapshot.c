@@ -166,7 +166,7 @@ static void write_process(struct writer *w, uint32_t reason, uint32_t flags, uin
     w->index_at[0] = w->offset + GL_WIRE_OFF(process, index);
     W_PART(w, process, .pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(), .rank = gl_rank(),
            .reason = reason, .index = index, .start_unix_ns = gl_start_unix_ns, .snapshot_unix_ns = snap_unix,
-           .snapshot_mono_ns = snap_mono, .flags = flags, .depth_limit = (uint32_t)gl_config.depth);
+           .snapshot_mono_ns = snap_mono, .flags = flags | (gl_rank_set() ? 0 : GL_SNAP_F_NO_RANK), .depth_limit = (uint32_t)gl_config.depth);
     w_str(w, host, hostlen);
     w_str(w, exe_path, exelen);
     w_u32(w, (uint32_t)argc);

@@ -838,11 +838,11 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
     if (!gl_config.torch)
         return;
     /* Exit: Python is finalized.  Fatal signal: the process may be in any
-     * state.  Neither can ask: they carry the last view PyTorch gave (at
-     * exit, normally the one gpuleak's atexit callback took), saying how
-     * old it is.  Out-of-memory: written on the failing thread, which may
-     * hold PyTorch's allocator mutex (that _snapshot() takes) or the GIL. */
-    if (reason == GL_REASON_EXIT || reason == GL_REASON_FATAL_SIGNAL) {
+     * state.  Out-of-memory: written on the failing thread, which may hold
+     * PyTorch's allocator mutex (that _snapshot() takes) or the GIL.  None
+     * can ask: they carry the last view PyTorch gave (at exit, normally the
+     * one gpuleak's atexit callback took), saying how old it is. */
+    if (reason == GL_REASON_EXIT || reason == GL_REASON_FATAL_SIGNAL || reason == GL_REASON_OOM) {
         decode_kept(out);
         return;
     }

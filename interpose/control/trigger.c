@@ -36,8 +36,8 @@ static struct gl_lock restart_lock = GL_LOCK_INIT(RESTART);
 
 /* A fatal signal asks the writer for a final snapshot (fatal_state).
  * DEFERRED: a signal from outside landed while its thread was busy; the
- * writer waits for that region's end, at most DEFER_MAX_MS, and takes
- * nothing that thread may hold meanwhile. */
+ * writer waits for that region's end and takes nothing that thread may
+ * hold meanwhile; after DEFER_MAX_MS a timer (or the writer) ends it. */
 enum { FATAL_NONE, FATAL_ASKED, FATAL_DONE /* written, or given up */, FATAL_DEFERRED };
 static atomic_int fatal_state;
 /* The thread that deferred its signal, and the signal: tid << 32 | sig;
@@ -79,6 +79,62 @@ static void die_of(int sig)
 {
     reset_to_default(sig);
     raise(sig);
+}
+
+/* The bound on a deferred signal is kept by a kernel timer aimed at the
+ * deferring thread itself (SIGEV_THREAD_ID, the same signal), not by the
+ * writer alone: the writer may itself be blocked behind the lock the busy
+ * thread waits for (its live-view tick walking the loader's list while
+ * another thread holds the loader's lock), and then the signal waited for
+ * that lock, 20 s in t_fatal_snapshot, instead of DEFER_MAX_MS.  Raw
+ * system calls: async-signal-safe, no thread, no malloc.  The timer's id
+ * + 1, 0 when none is armed. */
+static atomic_int defer_timer;
+
+static void arm_defer_timer(int sig)
+{
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = sig;
+    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid); /* sigev_notify_thread_id: glibc 2.36 names it not */
+    int id;
+    if (syscall(SYS_timer_create, CLOCK_MONOTONIC, &ev, &id) != 0)
+        return; /* the writer still keeps the bound when it is free */
+    struct itimerspec when;
+    memset(&when, 0, sizeof when);
+    when.it_value.tv_sec = DEFER_MAX_MS / 1000;
+    when.it_value.tv_nsec = (long)(DEFER_MAX_MS % 1000) * 1000000L;
+    atomic_store(&defer_timer, id + 1);
+    if (syscall(SYS_timer_settime, id, 0, &when, NULL) != 0) {
+        atomic_store(&defer_timer, 0);
+        syscall(SYS_timer_delete, id);
+    }
+}
+
+static void disarm_defer_timer(void)
+{
+    int armed = atomic_exchange(&defer_timer, 0);
+    if (armed != 0)
+        syscall(SYS_timer_delete, armed - 1);
+}
+
+/* The signal came from our own timer: the deferring thread's region did
+ * not end within DEFER_MAX_MS.  No snapshot: the default action now, on
+ * this thread, as without deferral.  A timer signal that arrives after
+ * the region ended (the timer was deleted with its signal pending) is
+ * dropped. */
+static bool defer_timer_signal(int sig, const siginfo_t *si)
+{
+    int armed = atomic_load(&defer_timer);
+    if (si == NULL || si->si_code != SI_TIMER || armed == 0 || si->si_timerid != armed - 1)
+        return false;
+    uint64_t who = atomic_load(&deferred_who);
+    int expected = FATAL_DEFERRED;
+    if ((pid_t)(who >> 32) == (pid_t)syscall(SYS_gettid) &&
+        atomic_compare_exchange_strong(&fatal_state, &expected, FATAL_DONE))
+        die_of(sig);
+    return true;
 }
 
 /* Asks the writer for the final snapshot, unless another thread already
@@ -124,6 +180,7 @@ static bool defer(int sig)
     int expected = FATAL_NONE;
     if (atomic_compare_exchange_strong(&fatal_state, &expected, FATAL_DEFERRED)) {
         atomic_store(&deferred_who, (uint64_t)syscall(SYS_gettid) << 32 | (uint32_t)sig);
+        arm_defer_timer(sig);
         gl_worker_wake();
     } else if (expected == FATAL_DONE) {
         return false;
@@ -139,6 +196,7 @@ static bool defer(int sig)
 static void run_deferred(int sig)
 {
     int saved = errno;
+    disarm_defer_timer();
     snapshot_and_wait();
     die_of(sig);
     errno = saved; /* only if sig is blocked here: then it acts when unblocked */
@@ -162,6 +220,10 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
     int saved = errno;
+    if (defer_timer_signal(sig, si)) {
+        errno = saved;
+        return;
+    }
     if (!gl_worker_on_thread() && gl_worker_running()) {
         if (gl_busy == 0) {
             snapshot_and_wait();
@@ -494,6 +556,7 @@ void gl_trigger_postfork_child(void)
      * clears this thread's gl_busy_deferred first of all). */
     atomic_store(&fatal_state, FATAL_NONE);
     atomic_store(&deferred_who, 0);
+    atomic_store(&defer_timer, 0); /* POSIX timers are not inherited */
     /* Another thread of the parent may have been starting the writer: the
      * child's next call must be able to start its own. */
     gl_lock_init(&restart_lock, GL_LOCK_RESTART, 0);

@@ -26,6 +26,7 @@ struct hist_mark {
     int32_t device;
     uint32_t label_id;
     const struct snap_label *label; /* annotations; NULL if unknown id */
+    uint64_t index; /* snapshot marks: the snapshot's number (PROCESS index) */
     /* out-of-memory marks: what was asked for, where, and the driver's view */
     uint64_t size, mem_free, mem_total;
     uint32_t stack_id;

@@ -4,6 +4,10 @@
  *   gpuleak-report [options] diff A B [C...]   what changed between them
  *   gpuleak-report [options] merge S1 S2 ...   the ranks of one job
  *
+ * diff (and --html of several snapshots) takes the snapshots of one process
+ * only: those of different processes are refused (status 2), as growth
+ * across them would compare one rank or run with another; merge compares them.
+ *
  * Exit status: 0 report written; 1 the report could not be written (output
  * file, out of memory); 2 bad usage or a snapshot that cannot be read or is
  * invalid (then exactly one line on stderr); --error-exitcode's N: the report
@@ -33,6 +37,7 @@ static void usage(FILE *f)
           "       gpuleak-report [options] diff A.snap B.snap [C.snap ...]\n"
           "       gpuleak-report [options] merge S1.snap S2.snap ...\n"
           "       gpuleak-report [options] --html OUT.html SNAP [SNAP ...]\n"
+          "       gpuleak-report [options] --html OUT.html merge S1.snap S2.snap ...\n"
           "       gpuleak-report [options] --torch-snapshot OUT.pickle SNAP\n"
           "       gpuleak-report [options] --pprof OUT.pb.gz SNAP\n"
           "Report leaks, allocator caches, peaks, the timeline and fragmentation of\n"
@@ -63,7 +68,8 @@ static void usage(FILE *f)
     fputs("  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
           "                        weights in bytes\n"
           "  --html FILE           a self-contained HTML page (timeline, flame graphs,\n"
-          "                        address map, tables; several snapshots: growth)\n"
+          "                        address map, tables; several snapshots of one\n"
+          "                        process: growth; merge: the ranks side by side)\n"
           "  --torch-snapshot FILE a pickle for PyTorch's memory_viz\n"
           "  --pprof FILE          a gzipped pprof profile (go tool pprof, Pyroscope,\n"
           "                        Parca)\n"
@@ -160,12 +166,9 @@ static int load(struct msnap *m, const char *path, struct stackdb *db,
  * what points at a snapshot is pointed at it again. */
 static bool order_by_index(struct msnap *m, size_t n)
 {
-    for (size_t i = 1; i < n; i++) {
-        const struct snap_process *a = &m[0].s.proc, *b = &m[i].s.proc;
-        if (a->pid != b->pid || a->start_unix_ns != b->start_unix_ns || a->host.len != b->host.len ||
-            memcmp(a->host.s, b->host.s, a->host.len) != 0)
+    for (size_t i = 1; i < n; i++)
+        if (!msnap_same_process(&m[0].s.proc, &m[i].s.proc))
             return false;
-    }
     bool moved = false;
     for (size_t i = 1; i < n; i++)
         for (size_t k = i; k > 0 && m[k - 1].s.proc.index > m[k].s.proc.index; k--) {
@@ -349,16 +352,15 @@ static int check_page_outputs(struct args *a)
     if (c->json || c->folded || c->output)
         return bad_usage("%s", "--html and --torch-snapshot name their output file: "
                                "not with --json, --folded or --output");
-    if (a->mode == M_MERGE || (c->torch && a->mode != M_REPORT))
-        return bad_usage("%s", "--html takes snapshots (several: growth across them), "
-                               "--torch-snapshot one snapshot");
+    if (c->torch && a->mode != M_REPORT)
+        return bad_usage("%s", "--torch-snapshot takes one snapshot, not diff or merge");
     if (c->torch && a->nfiles != 1)
         return bad_usage("%s", a->nfiles ? "--torch-snapshot takes one snapshot"
                                          : "no snapshot file given");
     if (a->nfiles == 0 || (a->mode == M_DIFF && a->nfiles < 2))
         return bad_usage("%s", "no snapshot file given");
     c->output = c->html ? c->html : c->torch;
-    if (a->nfiles > 1)
+    if (a->nfiles > 1 && a->mode == M_REPORT)
         a->mode = M_DIFF; /* handled below: the page with growth */
     return GO_ON;
 }
@@ -412,6 +414,46 @@ static int load_rules(const struct args *a, struct suppressions *sup, struct cat
     return 0;
 }
 
+/* A host name from a snapshot on the one-line message: printable ASCII,
+ * at most 64 characters. */
+static void put_host(const struct snap_process *p)
+{
+    for (size_t i = 0; i < p->host.len && i < 64; i++) {
+        unsigned char c = (unsigned char)p->host.s[i];
+        fputc(c >= 0x20 && c < 0x7f ? c : '?', stderr);
+    }
+}
+
+/* diff and --html of several snapshots draw a series: growth over time in
+ * one process.  Snapshots of different processes (ranks, runs) share no
+ * clock and no allocations, so a "growth" across them would compare one
+ * rank with another: refused, with one line that names the processes and
+ * says what compares them.  0; 2, the line printed; 1, out of memory. */
+static int refuse_other_processes(const struct args *a, const struct msnap *m)
+{
+    size_t *first = xcalloc(a->nfiles, sizeof *first);
+    if (!first) {
+        fputs("gpuleak-report: out of memory\n", stderr);
+        return 1;
+    }
+    size_t np = msnap_processes(m, a->nfiles, first);
+    if (np > 1) {
+        fprintf(stderr, "gpuleak-report: %s: the snapshots come from %zu different processes (",
+                a->c.html ? "--html" : "diff", np);
+        for (size_t i = 0; i < np && i < 4; i++) {
+            const struct snap_process *p = &m[first[i]].s.proc;
+            fprintf(stderr, "%srank %u pid %u on ", i ? ", " : "", p->rank, p->pid);
+            put_host(p);
+        }
+        if (np > 4)
+            fprintf(stderr, " and %zu more", np - 4);
+        fprintf(stderr, "); growth is measured between snapshots of one process: compare processes "
+                        "with '%smerge'\n", a->c.html ? "--html OUT.html " : "");
+    }
+    free(first);
+    return np > 1 ? 2 : 0;
+}
+
 /* Reads every snapshot file into m; *loaded: how many to unload, the one
  * that failed included.  0, or the status of the first that failed. */
 static int load_snapshots(const struct args *a, struct msnap *m, struct stackdb *db,
@@ -423,6 +465,8 @@ static int load_snapshots(const struct args *a, struct msnap *m, struct stackdb 
         rc = load(&m[*loaded], a->files[*loaded], db, sup);
         (*loaded)++; /* also on failure: unload what was partly set up */
     }
+    if (rc == 0 && a->mode == M_DIFF)
+        rc = refuse_other_processes(a, m);
     if (rc == 0 && a->mode == M_DIFF && order_by_index(m, a->nfiles))
         fputs("gpuleak-report: note: the snapshots, all of one process, are compared in the order they were "
               "taken\n", stderr);

@@ -183,7 +183,9 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
                 *found = *found || mr.snaps[i].leaked_bytes >= finding_floor(c) ||
                          mr.frees.refused_count[i] > 0;
             *found = *found || torn_table_leak_any(&mr.torn, finding_floor(c));
-            if (c->json)
+            if (c->html)
+                rc = output_html_merge(&r, m, n, &mr) != 0;
+            else if (c->json)
                 json_merge(&r, m, n, &mr);
             else
                 text_merge(&r, m, n, &mr);
@@ -203,7 +205,7 @@ int report_run(const struct cli *c, enum mode mode, struct msnap *m, size_t n,
     if (found == NULL)
         found = &ignored;
     *found = false;
-    if (c->html && n > 1)
+    if (c->html && n > 1 && mode != M_MERGE)
         return run_html_multi(c, m, n, db, sup, out, found);
     if (mode == M_REPORT)
         return run_report(c, &m[0], db, sup, out, NULL, found);

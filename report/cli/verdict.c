@@ -131,7 +131,11 @@ int verdict_write(const char *path, struct report_ctx *r, const struct verdict *
     json_init_compact(&j, f);
     json_obj(&j);
     put_count(&j, "pid", p->pid);
-    put_count(&j, "rank", p->rank);
+    json_key(&j, "rank");
+    if (p->flags & GL_SNAP_F_NO_RANK)
+        json_null(&j); /* no rank variable set: 0 would claim rank 0 */
+    else
+        json_u64(&j, p->rank);
     json_key(&j, "host");
     json_strn(&j, p->host.s, p->host.len);
     json_key(&j, "snapshot");

@@ -13,6 +13,7 @@
 #include "render/html/ledger.h"
 #include "render/html/phases.h"
 #include "render/html/timeline.h"
+#include "render/html/torch.h"
 #include "render/json/output_json.h"
 #include "render/report.h"
 #include "render/text/output_text.h"
@@ -61,7 +62,8 @@ const struct report_section report_sections[] = {
     {.part_of = "peak", .text = text_oom_block},
     {.name = "leaks", .build = build_leaks, .free = free_leaks, .text = text_leaks_block,
      .json = json_leaks_block, .html = html_leaks_block},
-    {.name = "torch", .part_of = "leaks", .text = text_torch_block, .json = json_torch_block},
+    {.name = "torch", .part_of = "leaks", .text = text_torch_block, .json = json_torch_block,
+     .html = html_torch},
     {.part_of = "leaks", .text = text_leaks_tail},
     {.name = "calls", .text = text_calls_block, .json = json_calls_block}, /* gpuleak check leaves it out */
     {.json = json_devices_block},

@@ -202,6 +202,9 @@ def main():
         want = []
         if leaked:
             want.append(("leaks", leaked))
+        torch = rep.get("torch") or {}
+        if torch.get("status") == "answered" and torch["tensor_count"]:  # PyTorch's live tensors
+            want.append(("tensors", sum(x["allocated_bytes"] for x in torch["segments"])))
         if peak_total:
             want.append(("peak", peak_total))
         eq([(k, int(v)) for k, v in fl], want, "flame graph totals")

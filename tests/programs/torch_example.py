@@ -1,4 +1,4 @@
-"""The PyTorch example of README.md and docs/pytorch.md: a model loaded,
+"""The PyTorch example of docs/pytorch.md and docs/usage.md: a model loaded,
 then two training steps, each marked as phases (gpuleak_memory.annotate),
 on the stand-in torch (tests/programs/torch_standin); each step keeps its
 loss, and through the loss's graph its activation (the planted leak).  One
@@ -11,7 +11,7 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.environ["GPULEAK_PYTHON_DIR"])
+sys.path[:0] = [os.environ["GPULEAK_PYTHON_DIR"]] if "GPULEAK_PYTHON_DIR" in os.environ else []  # gpuleak run: on the path
 import gpuleak_memory as gm  # noqa: E402
 
 gm._record_memory_history()  # as with PyTorch's own: every tensor from here has its line

@@ -71,6 +71,19 @@ static struct mrow *row_of(struct mtable *t, uint32_t cs, uint16_t kind, int32_t
     return r;
 }
 
+struct mrow *mt_find(struct mtable *t, uint32_t cs, uint16_t kind, int32_t dev, int32_t rule)
+{
+    if (t->nslots == 0)
+        return NULL;
+    size_t h = key_hash(cs, kind, dev, rule) & (t->nslots - 1);
+    for (; t->slots[h]; h = (h + 1) & (t->nslots - 1)) {
+        struct mrow *r = &t->rows[t->slots[h] - 1];
+        if (r->cs == cs && r->kind == kind && r->device == dev && r->rule == rule)
+            return r;
+    }
+    return NULL;
+}
+
 int mt_add(struct mtable *t, uint32_t cs, uint16_t kind, int32_t dev, int32_t rule, size_t snap,
            uint64_t bytes)
 {

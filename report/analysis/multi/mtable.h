@@ -27,6 +27,8 @@ struct mrow {
     bool cache_growth; /* diff: suspected, in memory an allocator cache holds: a cache
                           that grows at every step is kept-alive memory inside it */
     bool changed;    /* bytes or count differ between some snapshots */
+    bool beyond_torch; /* diff: some allocation of it is no segment that PyTorch's
+                          view (one that adds up) explains: mt_find, set by the caller */
     uint64_t total;  /* bytes summed over the snapshots (saturating) */
 };
 
@@ -55,6 +57,9 @@ int mt_finish(struct mtable *t);
  * in the table's scratch arrays: valid until the next call. */
 void mt_expand(const struct mtable *t, const struct mrow *r, const uint64_t **bytes,
                const uint64_t **count);
+/* The row of a key already added, NULL when there is none.  Valid until
+ * the next mt_add. */
+struct mrow *mt_find(struct mtable *t, uint32_t cs, uint16_t kind, int32_t dev, int32_t rule);
 void mt_free(struct mtable *t);
 
 #endif

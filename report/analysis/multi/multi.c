@@ -5,7 +5,11 @@
  *          snapshots first ("suspected leak (monotonic growth)", also for
  *          memory a built-in allocator-cache rule matches: a cache that grows
  *          at every step holds memory the program keeps alive in it, the
- *          commonest PyTorch leak; never for a --suppressions rule's), by
+ *          commonest PyTorch leak; never for a --suppressions rule's, nor
+ *          for segments that PyTorch's own view explains in every snapshot:
+ *          its tensors, by line, name what grew, and the stack of such a
+ *          segment's cudaMalloc is only the request that overflowed the
+ *          cache, often a temporary; torch_multi.h), by
  *          growth; then every other key that changed, by the size of the
  *          change.
  *   merge: keys present in only some snapshots, by bytes summed over all. */
@@ -26,9 +30,14 @@ static int mt_fill(struct mtable *t, struct msnap *m, size_t i, bool by_device)
     const struct snapshot *s = &m->s;
     for (size_t k = 0; k < s->nallocs; k++) {
         const struct snap_alloc *a = &s->allocs[k];
-        if (mt_add(t, sview_cs(&m->v, a->stack_id), a->kind, by_device ? a->device : -2,
-                   sview_alloc_rule(&m->v, a), i, a->size))
+        uint32_t cs = sview_cs(&m->v, a->stack_id);
+        int32_t dev = by_device ? a->device : -2, rule = sview_alloc_rule(&m->v, a);
+        if (mt_add(t, cs, a->kind, dev, rule, i, a->size))
             return -1;
+        /* sview_is_torch_segment names no segment of a view that does not
+         * add up (torch_check.h): such a view explains nothing. */
+        if (a->kind != GL_KIND_DEVICE || !sview_is_torch_segment(&m->v, a->ptr))
+            mt_find(t, cs, a->kind, dev, rule)->beyond_torch = true;
     }
     return 0;
 }
@@ -59,6 +68,8 @@ static int cmp_diff(const void *pa, const void *pb)
     int ca = a->changed ? diff_class(a) : 2;
     int cb = b->changed ? diff_class(b) : 2;
     CMP(ca, cb);
+    /* segments PyTorch's view explains after the rest: their tensors lead */
+    CMP(b->beyond_torch, a->beyond_torch);
     CMP(b->growth, a->growth);
     CMP(a->shrank, b->shrank); /* growth before shrinkage of equal size */
     return tie_break(a, b);
@@ -116,6 +127,28 @@ static int fresh_since(struct msnap *first, struct msnap *last, const struct ana
     return 0;
 }
 
+bool msnap_same_process(const struct snap_process *a, const struct snap_process *b)
+{
+    return a->pid == b->pid && a->start_unix_ns == b->start_unix_ns && a->rank == b->rank &&
+           a->host.len == b->host.len && memcmp(a->host.s, b->host.s, a->host.len) == 0;
+}
+
+size_t msnap_processes(const struct msnap *m, size_t n, size_t *first)
+{
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = msnap_same_process(&m[k].s.proc, &m[i].s.proc);
+        if (seen)
+            continue;
+        if (first)
+            first[np] = i;
+        np++;
+    }
+    return np;
+}
+
 int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
                struct diff_result *d)
 {
@@ -131,7 +164,7 @@ int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
     for (size_t i = 0; i < d->t.n; i++) {
         struct mrow *r = &d->t.rows[i];
         bool cache = r->rule >= 0 && sup && (size_t)r->rule < sup->n && sup->rules[r->rule].builtin;
-        r->suspected = r->monotonic && (r->rule < 0 || cache);
+        r->suspected = r->monotonic && r->beyond_torch && (r->rule < 0 || cache);
         r->cache_growth = r->suspected && cache;
     }
     sort_array(d->t.rows, d->t.n, sizeof *d->t.rows, cmp_diff);
@@ -140,8 +173,7 @@ int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
         k++;
     d->t.nshown = o->top && k > o->top ? o->top : k;
     const struct snap_process *a = &m[0].s.proc, *b = &m[n - 1].s.proc;
-    d->same_process = a->pid == b->pid && a->start_unix_ns == b->start_unix_ns &&
-                      strcmp(a->host.s, b->host.s) == 0;
+    d->same_process = msnap_same_process(a, b);
     if (d->same_process && fresh_since(&m[0], &m[n - 1], o, d))
         goto fail;
     if (free_table_build(m, n, false, &d->frees) || torn_table_build(m, n, false, &d->torn) ||

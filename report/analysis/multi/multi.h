@@ -58,6 +58,14 @@ struct merge_result {
     struct leak_sites leaks; /* leaks by site across the ranks */
 };
 
+/* Whether two snapshots were written by one process: the same host, pid,
+ * start time and rank in their process records.  Only such snapshots share
+ * a clock and an address space, so only they make a series (diff). */
+bool msnap_same_process(const struct snap_process *a, const struct snap_process *b);
+/* How many distinct processes wrote m[0..n); first[0..ret) (when not NULL,
+ * room for n) gets the index of each one's first snapshot, in order. */
+size_t msnap_processes(const struct msnap *m, size_t n, size_t *first);
+
 int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
                struct diff_result *out);
 void diff_free(struct diff_result *d);

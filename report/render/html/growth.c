@@ -1,6 +1,7 @@
 /* The page's "growth" member (several snapshots): growth per stack and
  * per device across at most HG_COLS snapshot columns. */
 #include "render/html/growth.h"
+#include "render/html/torch.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -134,6 +135,7 @@ void html_growth(struct hw *w, const struct html_multi *hm)
         kv_b(w, "monotonic", row->monotonic);
         kv_b(w, "suspected_leak", row->suspected);
         kv_b(w, "cache_growth", row->cache_growth);
+        kv_b(w, "torch_segments", !row->beyond_torch);
         kv_i(w, "stack", hw_stack(w, row->cs));
         json_end_obj(&w->j);
     }
@@ -160,5 +162,6 @@ void html_growth(struct hw *w, const struct html_multi *hm)
     kv_u(w, "devices_total", d->devs.n);
     put_site_rows(w, "frees", &d->frees.s, cols, ncols);
     put_site_rows(w, "teardown", &d->torn.s, cols, ncols);
+    html_torch_growth(w, hm->m, hm->n, cols, ncols);
     json_end_obj(&w->j);
 }

@@ -41,6 +41,7 @@
 #include "render/html/addrmap.h"
 #include "render/html/flames.h"
 #include "render/html/growth.h"
+#include "render/html/merge.h"
 #include "render/html/hw.h"
 #include "render/html/ledger.h"
 #include "render/html/phases.h"
@@ -67,6 +68,7 @@ static void put_snapshot(struct hw *w, const struct report_ctx *r, const char *p
     kv_s(w, "path", path);
     kv_u(w, "pid", p->pid);
     kv_u(w, "rank", p->rank);
+    kv_u(w, "index", p->index); /* its number: its mark on the timeline */
     kv_s(w, "reason", reason_name(p->reason));
     kv_b(w, "final", p->flags & GL_SNAP_F_FINAL);
     kv_sn(w, "host", &p->host);
@@ -150,71 +152,115 @@ void html_leaks_block(struct hw *w, const struct report_ctx *r)
     html_tables(w, r);
 }
 
-int output_html(struct report_ctx *r, const struct html_multi *hm)
+/* The writer state for r's page: 0, or -1 when out of memory. */
+static int page_open(struct hw *w, struct report_ctx *r)
 {
-    FILE *f = r->out;
-    struct hw w = {.r = r, .db = r->db};
-    json_init_compact(&w.j, f);
-    w.cs_local = xmalloc((r->db->ncs ? r->db->ncs : 1) * sizeof *w.cs_local);
-    w.fr_local = xmalloc((r->db->nframes ? r->db->nframes : 1) * sizeof *w.fr_local);
-    if (!w.cs_local || !w.fr_local) {
-        free(w.cs_local);
-        free(w.fr_local);
+    *w = (struct hw){.r = r, .db = r->db};
+    json_init_compact(&w->j, r->out);
+    size_t ncs = r->db->ncs ? r->db->ncs : 1, nfr = r->db->nframes ? r->db->nframes : 1;
+    w->cs_local = xmalloc(ncs * sizeof *w->cs_local);
+    w->fr_local = xmalloc(nfr * sizeof *w->fr_local);
+    if (!w->cs_local || !w->fr_local) {
+        free(w->cs_local);
+        free(w->fr_local);
         return -1;
     }
-    memset(w.cs_local, 0xff, (r->db->ncs ? r->db->ncs : 1) * sizeof *w.cs_local);
-    memset(w.fr_local, 0xff, (r->db->nframes ? r->db->nframes : 1) * sizeof *w.fr_local);
+    memset(w->cs_local, 0xff, ncs * sizeof *w->cs_local);
+    memset(w->fr_local, 0xff, nfr * sizeof *w->fr_local);
+    return 0;
+}
 
+/* The head of the page up to the opening of its data; title: plain text. */
+static void page_head_write(FILE *f, const char *title, unsigned pid)
+{
     fputs(page_head, f);
-    fputs("<title>gpuleak report: ", f);
-    const char *exe = path_base(r->s->proc.exe.len ? r->s->proc.exe.s : r->path);
-    for (const char *p = exe; p && *p; p++) /* text: escape what HTML would read */
+    fputs("<title>", f);
+    for (const char *p = title; p && *p; p++) /* text: escape what HTML would read */
         if (*p == '<')
             fputs("&lt;", f);
         else if (*p == '&')
             fputs("&amp;", f);
         else
             fputc(*p, f);
-    fprintf(f, " (pid %u)</title>\n<style>\n%s</style>\n</head>\n<body>\n", r->s->proc.pid,
-            gl_html_css);
+    if (pid)
+        fprintf(f, " (pid %u)", pid);
+    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", gl_html_css);
     fputs("<noscript>This report is drawn by JavaScript; enable it to see the charts.</noscript>\n"
           "<div id=\"app\"></div>\n<script type=\"application/json\" id=\"gl-data\">", f);
+}
+
+/* The data's last members (warnings, limits, frames and stacks), the
+ * script and the end of the page; frees the writer.  0, or -1 when out of
+ * memory. */
+static int page_close(struct hw *w)
+{
+    const struct report_ctx *r = w->r;
+    FILE *f = r->out;
+    json_key(&w->j, "warnings");
+    json_arr(&w->j);
+    for (size_t i = 0; i < r->nwarnings; i++)
+        json_str(&w->j, r->warnings[i]);
+    json_end_arr(&w->j);
+    json_key(&w->j, "limits");
+    json_obj(&w->j);
+    kv_u(w, "points", HT_POINTS);
+    kv_u(w, "flame_div", HF_DIV);
+    kv_u(w, "flame_nodes", HF_NODES);
+    kv_u(w, "cells", HM_CELLS);
+    kv_u(w, "rows", HT_ROWS);
+    kv_u(w, "snapshot_columns", HG_COLS);
+    json_end_obj(&w->j);
+    hw_put_frames(w);
+    json_end_obj(&w->j);
+    fputs("</script>\n<script>\n", f);
+    fputs(gl_html_js, f);
+    fputs("</script>\n</body>\n</html>\n", f);
+
+    bool oom = w->oom;
+    free(w->cs_local);
+    free(w->fr_local);
+    free(w->cs_list);
+    free(w->fr_list);
+    for (size_t i = 0; i < w->npseudo; i++)
+        free(w->pseudo[i]);
+    free(w->pseudo);
+    return oom ? -1 : 0;
+}
+
+int output_html(struct report_ctx *r, const struct html_multi *hm)
+{
+    struct hw w;
+    if (page_open(&w, r) != 0)
+        return -1;
+    const char *exe = path_base(r->s->proc.exe.len ? r->s->proc.exe.s : r->path);
+    char title[256];
+    snprintf(title, sizeof title, "gpuleak report: %s", exe ? exe : "");
+    page_head_write(r->out, title, r->s->proc.pid);
     json_obj(&w.j);
     kv_s(&w, "format", "gpuleak-html");
     kv_u(&w, "version", 1);
+    kv_s(&w, "page", "snapshot");
     kv_u(&w, "page_size", FRAG_PAGE);
     put_snapshot(&w, r, r->path);
     put_summary(&w, r->a);
     put_devices(&w, r->a, r->fr);
     sections_html(&w, r);
     html_growth(&w, hm);
-    json_key(&w.j, "warnings");
-    json_arr(&w.j);
-    for (size_t i = 0; i < r->nwarnings; i++)
-        json_str(&w.j, r->warnings[i]);
-    json_end_arr(&w.j);
-    json_key(&w.j, "limits");
-    json_obj(&w.j);
-    kv_u(&w, "points", HT_POINTS);
-    kv_u(&w, "flame_div", HF_DIV);
-    kv_u(&w, "flame_nodes", HF_NODES);
-    kv_u(&w, "cells", HM_CELLS);
-    kv_u(&w, "rows", HT_ROWS);
-    kv_u(&w, "snapshot_columns", HG_COLS);
-    json_end_obj(&w.j);
-    hw_put_frames(&w);
-    json_end_obj(&w.j);
-    fputs("</script>\n<script>\n", f);
-    fputs(gl_html_js, f);
-    fputs("</script>\n</body>\n</html>\n", f);
+    return page_close(&w);
+}
 
-    bool oom = w.oom;
-    free(w.cs_local);
-    free(w.fr_local);
-    free(w.cs_list);
-    free(w.fr_list);
-    for (size_t i = 0; i < w.npseudo; i++)
-        free(w.pseudo[i]);
-    free(w.pseudo);
-    return oom ? -1 : 0;
+int output_html_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct merge_result *mr)
+{
+    struct hw w;
+    if (page_open(&w, r) != 0)
+        return -1;
+    char title[64];
+    snprintf(title, sizeof title, "gpuleak merge: %zu snapshot%s", n, n == 1 ? "" : "s");
+    page_head_write(r->out, title, 0);
+    json_obj(&w.j);
+    kv_s(&w, "format", "gpuleak-html");
+    kv_u(&w, "version", 1);
+    kv_s(&w, "page", "merge");
+    html_merge(&w, m, n, mr);
+    return page_close(&w);
 }

@@ -24,6 +24,12 @@ struct html_multi {
  * 0, or -1 when out of memory. */
 int output_html(struct report_ctx *r, const struct html_multi *hm);
 
+/* merge --html: the ranks side by side, their imbalance, and the leaks
+ * on some ranks only (render/html/merge.c).  Writes to r->out; r gives the
+ * stack database, the suppression rules and the warnings.  0, or -1 when
+ * out of memory. */
+int output_html_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct merge_result *mr);
+
 /* The leaks section's part of the page (render/sections.c's row). */
 void html_leaks_block(struct hw *w, const struct report_ctx *r);
 

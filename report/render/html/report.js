@@ -81,6 +81,10 @@
     var st = D.stacks[si];
     return st && st.length ? frameText(st[0], false) : '(no stack captured)';
   }
+  /* PyTorch's view (D.torch, docs/pytorch.md): a tensor line by its frame */
+  var TORCH = D.torch && D.torch.status === 'answered' ? D.torch : null;
+  function lineText(l) { return l.frame >= 0 ? frameText(l.frame, false) : '(no Python line: PyTorch recorded none)'; }
+  function tensorsText(b, n) { return human(b) + ' in ' + exact(n) + ' tensor' + (n === 1 ? '' : 's'); }
   function hashColor(s, hue0, hue1) {
     var h = 0;
     for (var i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
@@ -129,7 +133,7 @@
   /* ---- header ---- */
   var S = D.snapshot;
   var devPeak = {};
-  D.devices.forEach(function (d) { devPeak[d.device] = d; });
+  (D.devices || []).forEach(function (d) { devPeak[d.device] = d; }); /* a merge page has none */
   function header() {
     var exe = base(S.exe || S.path);
     var h = el('header', null, [
@@ -143,6 +147,11 @@
     cards.appendChild(el('div', {cls: 'card', id: 'card-leaked', 'data-bytes': sm.leaked_bytes}, [
       el('div', {cls: 'v', text: human(sm.leaked_bytes)}),
       el('div', {cls: 'l', text: 'leaked: ' + exact(sm.leaked_count) + ' allocations in ' + exact(sm.leak_groups) + ' stacks'})]));
+    if (TORCH) cards.appendChild(el('div', {cls: 'card', id: 'card-torch', 'data-bytes': TORCH.allocated_bytes,
+      'data-tensors': TORCH.tensor_count, 'data-lines': TORCH.lines_total}, [
+      el('div', {cls: 'v', text: human(TORCH.allocated_bytes)}),
+      el('div', {cls: 'l', text: 'live tensors in PyTorch\u2019s cache: ' + exact(TORCH.tensor_count) + ' tensors from ' +
+        exact(TORCH.lines_total) + ' Python lines, in ' + human(TORCH.reserved_bytes) + ' reserved'})]));
     if (sm.cached_bytes) cards.appendChild(el('div', {cls: 'card', 'data-bytes': sm.cached_bytes}, [
       el('div', {cls: 'v', text: human(sm.cached_bytes)}), el('div', {cls: 'l', text: 'held by allocator caches'})]));
     if (sm.suppressed_bytes) cards.appendChild(el('div', {cls: 'card', 'data-bytes': sm.suppressed_bytes}, [
@@ -169,7 +178,8 @@
     });
     h.appendChild(cards);
     var nav = el('nav');
-    [['timeline', 'Timeline'], ['flame', 'Flame graphs'], ['addrmap', 'Address space'], ['tables', 'Tables']]
+    [['timeline', 'Timeline'], ['flame', 'Flame graphs']].concat(D.torch ? [['torch', 'PyTorch\u2019s tensors']] : [])
+      .concat([['addrmap', 'Address space'], ['tables', 'Tables']])
       .concat(D.growth ? [['growth', 'Growth across snapshots']] : [])
       .forEach(function (x) { nav.appendChild(el('a', {href: '#' + x[0], text: x[1]})); });
     h.appendChild(nav);
@@ -270,12 +280,19 @@
         if (m[3] >= 0 && m[3] !== dv.device) continue;
         if (m[1] < v0 || m[1] > v1) continue;
         var x = X(m[1]);
-        var label = m[0] === 3 ? 'OOM' : m[0] === 4 ? 'snapshot' : (m[2] === null ? 'annotation' : m[2]);
+        /* a snapshot mark says which snapshot it is: the history holds the
+         * marks of the earlier ones too, and an unnamed "snapshot" read as
+         * this page's own one at the wrong time */
+        var label = m[0] === 3 ? 'OOM' : m[0] === 4 ? (m[5] === S.index ? 'this snapshot (' + m[5] + ')' : 'snapshot ' + m[5]) :
+          (m[2] === null ? 'annotation' : m[2]);
         var mg = sv('g', {cls: 'mark' + (m[0] === 3 ? ' oom' : ''), 'data-type': m[0], 'data-seq': m[4],
-          'data-label': label});
+          'data-label': label, 'data-time-ns': T.t0 + m[1], 'data-index': m[0] === 4 ? m[5] : null});
         mg.appendChild(sv('line', {x1: x, x2: x, y1: MT - 4, y2: MT + PH}));
         if (x - lastLabel > 70) {
-          mg.appendChild(sv('text', {x: x + 3, y: MT - 8 + (shown % 2) * 0, text: label.length > 18 ? label.slice(0, 17) + '…' : label}));
+          var shortLabel = label.length > 18 ? label.slice(0, 17) + '…' : label;
+          /* right of the line, or left of it where it would leave the chart */
+          var right = x + 3 + labelWidth(shortLabel) <= W - MR;
+          mg.appendChild(sv('text', {x: right ? x + 3 : x - 3, y: MT - 8, 'text-anchor': right ? 'start' : 'end', text: shortLabel}));
           lastLabel = x;
           shown++;
         }
@@ -355,11 +372,53 @@
     sec.appendChild(el('p', {cls: 'meta', text: 'Outermost frame on top, the allocating frame at the bottom; width is bytes. ' +
       'Click a frame to zoom into it, click the root or a dimmed frame above to zoom out. Frames under ' +
       (100 / D.limits.flame_div).toFixed(2) + '% of the total are left out.'}));
-    [['leaks', 'Leaked memory (live at the snapshot, no rule matched)'],
-     ['peak', 'Composition of each device\u2019s peak']].forEach(function (x) {
-      sec.appendChild(flamePanel(x[0], x[1], D.flame[x[0]]));
-    });
+    var leakRoot = D.flame.leaks;
+    if ((!leakRoot || !leakRoot[1]) && TORCH && TORCH.tensor_count) {
+      /* the leaks are empty because PyTorch's cache holds the memory: its
+       * live tensors, by line, are what the program kept */
+      var lp = el('div', {cls: 'panel'});
+      lp.appendChild(el('div', {cls: 'panel-head'}, el('h3', {text: 'Leaked memory (live at the snapshot, no rule matched)'})));
+      lp.appendChild(el('p', {cls: 'muted', id: 'leaks-torch-note', 'data-tensors': TORCH.tensor_count,
+        'data-bytes': TORCH.allocated_bytes, text: 'No memory outside the allocator caches. PyTorch\u2019s cache holds ' +
+        tensorsText(TORCH.allocated_bytes, TORCH.tensor_count) + ' still alive: the suspects, by the Python line that ' +
+        'allocated them, are in the next graph and in \u201cPyTorch\u2019s tensors\u201d.'}));
+      sec.appendChild(lp);
+    } else {
+      sec.appendChild(flamePanel('leaks', 'Leaked memory (live at the snapshot, no rule matched)', leakRoot));
+    }
+    if (TORCH && TORCH.tensor_count)
+      sec.appendChild(flamePanel('tensors', 'Live tensors in PyTorch\u2019s cache, by the Python line that allocated them',
+        tensorTree(TORCH)));
+    sec.appendChild(flamePanel('peak', 'Composition of each device\u2019s peak', D.flame.peak));
     return sec;
+  }
+
+  /* The tensor lines as a flame graph's tree ([frame, bytes, kids]): each
+   * line's stack from its outermost frame down to the line itself (the
+   * frames inside PyTorch below it are left out), under one root. */
+  function tensorTree(T) {
+    var rootFrame = D.frames.length;
+    D.frames.push(['PyTorch\u2019s tensors']);
+    var root = [rootFrame, 0, []];
+    T.lines.forEach(function (l) {
+      var st = D.stacks[l.stack] || [], at = st.indexOf(l.frame), nd = root;
+      var path = l.frame >= 0 && at >= 0 ? st.slice(at).reverse() : [l.frame >= 0 ? l.frame : pseudoFrame('(no Python line)')];
+      root[1] += l.bytes;
+      path.forEach(function (f) {
+        var kid = null;
+        for (var i = 0; i < nd[2].length; i++) if (nd[2][i][0] === f) kid = nd[2][i];
+        if (!kid) { kid = [f, 0, []]; nd[2].push(kid); }
+        kid[1] += l.bytes;
+        nd = kid;
+      });
+    });
+    (function order(nd) { nd[2].sort(function (a, b) { return b[1] - a[1]; }); nd[2].forEach(order); })(root);
+    return root;
+  }
+  function pseudoFrame(name) {
+    for (var i = 0; i < D.frames.length; i++) if (D.frames[i].length === 1 && D.frames[i][0] === name) return i;
+    D.frames.push([name]);
+    return D.frames.length - 1;
   }
 
   function flamePanel(kind, title, root) {
@@ -404,7 +463,7 @@
       var nm = name(nd), pseudo = D.frames[nd[0]] && !D.frames[nd[0]][1] && !D.frames[nd[0]][3];
       var g = sv('g', {cls: 'fnode' + (anc ? ' anc' : ''), 'data-bytes': nd[1], 'data-name': nm});
       g.appendChild(sv('rect', {x: x.toFixed(2), y: d * FR, width: Math.max(0.5, w - 0.3).toFixed(2), height: FR - 1,
-        fill: pseudo ? '#c9d1da' : kind === 'leaks' ? hashColor(nm, 0, 50) : hashColor(nm, 190, 240)}));
+        fill: pseudo ? '#c9d1da' : kind !== 'peak' ? hashColor(nm, 0, 50) : hashColor(nm, 190, 240)}));
       if (w > 34) {
         var maxc = Math.floor((w - 6) / 6.4), label = nm + ' ' + human(nd[1]);
         if (label.length > maxc) label = maxc > 2 ? label.slice(0, maxc - 1) + '…' : '';
@@ -438,6 +497,72 @@
     }
     draw();
     return panel;
+  }
+
+  /* ---- PyTorch's tensors ---- */
+  function torchSection() {
+    if (!D.torch) return null;
+    var sec = el('section', {id: 'torch'}, el('h2', {text: 'PyTorch\u2019s tensors'}));
+    if (!TORCH) {
+      sec.appendChild(el('p', {cls: 'muted', id: 'torch-none', text: D.torch.status === 'no_answer' ?
+        'PyTorch was not asked in time (its main thread ran no Python within 2 s, or took over 60 s to answer): ' +
+        'this snapshot has no tensors.' : 'torch.cuda.memory._snapshot() failed: this snapshot has no tensors.'}));
+      return sec;
+    }
+    var T = TORCH;
+    sec.appendChild(el('p', {cls: 'meta', text: 'What PyTorch\u2019s caching allocator held (torch.cuda.memory._snapshot()): ' +
+      'reserved ' + bytes(T.reserved_bytes) + ' in ' + exact(T.segment_count) + ' segments, allocated ' +
+      bytes(T.allocated_bytes) + ' in ' + exact(T.tensor_count) + ' tensors. The stack of a segment\u2019s cudaMalloc is ' +
+      'only the request that did not fit the cache; its tensors say what keeps it.' +
+      (T.age_us ? ' This view is from ' + (T.age_us / 1e6).toFixed(1) + ' s before the snapshot, the last PyTorch gave.' : '')}));
+    if (T.problems.length) sec.appendChild(el('p', {cls: 'warn', text: 'PyTorch\u2019s view does not add up, so its totals ' +
+      'are not used: ' + T.problems.join('; ')}));
+    sec.appendChild(el('h3', {text: 'Live tensors by Python line: ' + exact(T.lines_total) + ' lines' +
+      (T.lines.length < T.lines_total ? ' (' + exact(T.lines.length) + ' shown)' : '') +
+      ' (at exit, the tensors a program kept are its leak)'}));
+    sec.appendChild(T.lines.length ? table('torch-lines-table', [['bytes', 'bytes', true, exact],
+      ['size', 'bytes', true, function (v) { return human(v); }], ['tensors', 'count', true, exact],
+      ['allocated at', function (r) { return lineText(r); }, false, null, 'where']],
+      T.lines.slice(), function (r) { return r.stack; }) : el('p', {cls: 'muted', text: 'No live tensors.'}));
+    /* the segments, each with its tensors by line, are drawn on the address map, a table per device */
+    sec.appendChild(el('p', {cls: 'meta', id: 'torch-segments', 'data-segments': T.segments_total, text: exact(T.segments_total) +
+      ' segments' + (T.segments.length < T.segments_total ? ' (the ' + exact(T.segments.length) + ' with the most tensors shown)' : '') +
+      ': on the address map, outlined, each with its tensors by line (hover, or the table under the map).'}));
+    return sec;
+  }
+
+  function segLines(g) {
+    return g.lines.map(function (l) { return tensorsText(l.bytes, l.count) + ': ' + lineText(l); })
+      .concat(g.other_count ? [tensorsText(g.other_bytes, g.other_count) + ' from ' + exact(g.lines_total - g.lines.length) +
+        ' more lines'] : []);
+  }
+  function segmentTable(id, segs) {
+    return table(id, [['address', 'address', false, null, 'where'], ['device', 'device', true, devName],
+      ['size', 'size', true, function (v) { return human(v); }],
+      ['tensors', 'allocated_bytes', true, function (v, r) { return tensorsText(v, r.allocated_count); }],
+      ['cached', 'cached_bytes', true, function (v) { return human(v); }],
+      ['tensors by line', function (r) { return segLines(r).join('; '); }, false, null, 'where'],
+      ['cudaMalloc from', function (r) { return r.alloc_stack >= 0 ? topFrame(r.alloc_stack) : '(not seen: expandable?)'; },
+        false, null, 'where']],
+      segs.slice(), function (r) {
+        return r.lines.map(function (l) { return [tensorsText(l.bytes, l.count) + ' allocated at', l.stack]; })
+          .concat(r.alloc_stack >= 0 ? [['the segment\u2019s cudaMalloc (the request that did not fit)', r.alloc_stack]] : []);
+      });
+  }
+
+  /* PyTorch's segments over the address map's cells: for each cell, the
+   * segments it overlaps (both in address order: one sweep). */
+  function cellSegments(m, segs) {
+    var out = [], unit = BigInt(m.unit), base = BigInt(m.base), k = 0;
+    var S2 = segs.map(function (g) { var a = BigInt(g.address); return {g: g, a: a, e: a + BigInt(g.size)}; })
+      .sort(function (x, y) { return x.a < y.a ? -1 : x.a > y.a ? 1 : 0; });
+    for (var i = 0; i < m.u.length; i++) {
+      var a = base + BigInt(m.u[i]) * unit, e = a + BigInt(m.g[i] || 1) * unit, here = [];
+      while (k < S2.length && S2[k].e <= a) k++;
+      for (var j = k; j < S2.length && S2[j].a < e; j++) if (S2[j].e > a) here.push(S2[j].g);
+      out.push(here);
+    }
+    return out;
   }
 
   /* ---- address space ---- */
@@ -489,11 +614,18 @@
     defs.appendChild(pat);
     svg.appendChild(defs);
     var frag = document.createDocumentFragment();
+    var segs = TORCH ? TORCH.segments.filter(function (g) { return g.device === m.device; }) : [];
+    var inCell = segs.length ? cellSegments(m, segs) : null;
     for (i = 0; i < nc; i++) {
       var occ = Math.min(1, m.b[i] / unit);
-      frag.appendChild(sv('rect', {cls: 'cell', x: (i % cols) * cw, y: Math.floor(i / cols) * ch, width: cw, height: ch,
+      var attrs = {cls: 'cell', x: (i % cols) * cw, y: Math.floor(i / cols) * ch, width: cw, height: ch,
         fill: m.g[i] ? 'url(#hatch' + m.device + ')' : occColor(occ), 'data-i': i,
-        stroke: m.g[i] ? '#fff' : (m.n[i] ? '#fff' : '#e3e7eb')}));
+        stroke: m.g[i] ? '#fff' : (m.n[i] ? '#fff' : '#e3e7eb')};
+      if (inCell && inCell[i].length) { /* a PyTorch segment: its tensors on hover */
+        attrs.cls = 'cell torch';
+        attrs['data-torch-segments'] = inCell[i].map(function (g) { return g.address; }).join(' ');
+      }
+      frag.appendChild(sv('rect', attrs));
     }
     svg.appendChild(frag);
     var baseAddr = BigInt(m.base);
@@ -508,6 +640,11 @@
       if (m.g[i]) lines.push('empty: ' + exact(m.g[i]) + (unit === D.page_size ? ' pages' : ' cells') + ' (' + human(m.g[i] * unit) + ')');
       else lines.push(bytes(m.b[i]) + ' live (' + pct(m.b[i], unit) + ' of ' + human(unit) + ')',
         exact(m.n[i]) + ' allocation' + (m.n[i] === 1 ? '' : 's') + ' touch' + (m.n[i] === 1 ? 'es' : '') + ' it');
+      if (inCell) inCell[i].forEach(function (g) {
+        lines.push('PyTorch segment ' + g.address + ', ' + human(g.size) + ': ' + tensorsText(g.allocated_bytes, g.allocated_count) +
+          ', ' + human(g.cached_bytes) + ' cached');
+        segLines(g).forEach(function (x) { lines.push('  ' + x); });
+      });
       showTip(ev, lines.join('\n'));
     });
     svg.addEventListener('mouseleave', hideTip);
@@ -518,7 +655,11 @@
       el('span', null, [el('i', {style: 'background:' + occColor(0.75)}), 'half or more used']),
       el('span', null, [el('i', {style: 'background:' + occColor(1)}), 'full']),
       el('span', null, [el('i', {style: 'background:#eef0f3'}), 'long empty stretch (folded)']),
-    ]));
+    ].concat(segs.length ? [el('span', null, [el('i', {style: 'outline:2px solid #7a3db8'}), 'PyTorch segment (hover: its tensors by line)'])] : [])));
+    if (segs.length) {
+      panel.appendChild(el('h3', {text: 'PyTorch\u2019s segments on ' + devName(m.device) + ': the tensors in each by Python line'}));
+      panel.appendChild(segmentTable('torch-map-' + m.device, segs));
+    }
     return panel;
   }
 
@@ -639,7 +780,8 @@
     sec.appendChild(el('h3', {text: 'Leaks: ' + exact(T.leaks_total) + ' stacks' +
       (T.leaks.length < T.leaks_total ? ' (' + exact(T.leaks.length) + ' shown)' : '')}));
     sec.appendChild(T.leaks.length ? table('leaks-table', leakCols(), T.leaks.slice(), function (r) { return r.stack; })
-      : el('p', {cls: 'muted', text: 'No leaks.'}));
+      : el('p', {cls: 'muted', id: 'leaks-none', text: TORCH && TORCH.tensor_count ? 'No leaks outside the allocator caches; ' +
+        'the tensors PyTorch\u2019s cache keeps alive are in \u201cPyTorch\u2019s tensors\u201d, by line.' : 'No leaks.'}));
     if (T.cached.length) {
       sec.appendChild(el('h3', {text: 'Held by allocator caches'}));
       sec.appendChild(table('cached-table', [['rule', 'rule']].concat(leakCols()), T.cached.slice(), function (r) { return r.stack; }));
@@ -726,6 +868,9 @@
       if (G.devices.length < G.devices_total)
         sec.appendChild(el('p', {cls: 'muted', text: 'The first ' + exact(G.devices.length) + ' of ' + exact(G.devices_total) + ' devices.'}));
     }
+    if (G.torch) growthTorch(G, sec); /* what grew inside PyTorch's cache leads */
+    if (G.torch) sec.appendChild(el('h3', {text: 'Live memory by allocation stack (gpuleak\u2019s view: PyTorch\u2019s segments ' +
+      'at the stack of their cudaMalloc)'}));
     if (!G.rows.length) {
       sec.appendChild(el('p', {cls: 'muted', text: 'No live memory changed between the snapshots.'}));
     } else {
@@ -767,23 +912,43 @@
     }
   }
 
+  /* the tensors by Python line across the snapshots: chart and table */
+  function growthTorch(G, sec) {
+    var T = G.torch;
+    sec.appendChild(el('h3', {text: 'PyTorch\u2019s tensors by Python line (' + exact(T.snapshots_with_torch) + ' of the ' +
+      exact(G.snapshots_total) + ' snapshots carry PyTorch\u2019s view): ' + exact(T.rows_total) + ' lines changed'}));
+    if (!T.rows.length) {
+      sec.appendChild(el('p', {cls: 'muted', text: 'No change in the tensors between the snapshots.'}));
+      return;
+    }
+    var cols = [['', function (r) { return r.suspected_leak ? 1 : 0; }, true, function (v) { return v ? 'suspected leak' : ''; }, 'flag'],
+      ['growth', 'growth', true, signed(human)]];
+    perSnapshot(G, cols, function (r) { return r.bytes; }, human);
+    perSnapshot(G, cols, function (r) { return r.count; }, exact);
+    cols.push(['allocated at', function (r) { return lineText(r); }, false, null, 'where']);
+    sec.appendChild(growthChart(G, T.rows, lineText, 'growth-torch'));
+    sec.appendChild(table('growth-torch-table', cols, T.rows.slice(), function (r) { return r.stack; }));
+  }
+
   function growthTable(G, sec) {
     var cols = [['', function (r) { return r.suspected_leak ? 1 : 0; }, true, function (v) { return v ? 'suspected leak' : ''; }, 'flag'],
       ['growth', 'growth', true, signed(human)]];
     perSnapshot(G, cols, function (r) { return r.bytes; }, human);
     cols.push(['kind', 'kind'], ['device', 'device', true, devName],
       ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']);
+    if (G.torch) cols.push(['', function (r) { return r.torch_segments ? 'PyTorch\u2019s segments: their tensors are above' : ''; },
+      false, null, 'note']);
     var wrap = table('growth-table', cols, G.rows.slice(), function (r) { return r.stack; });
-    sec.appendChild(growthChart(G));
+    sec.appendChild(growthChart(G, G.rows, function (r) { return topFrame(r.stack); }, 'growth'));
     sec.appendChild(wrap);
   }
 
   /* the largest growers as lines over the snapshots */
-  function growthChart(G) {
-    var rows = G.rows.slice(0, 8), n = G.snapshots.length, H = 200;
+  function growthChart(G, all, label, cls) {
+    var rows = all.slice(0, 8), n = G.snapshots.length, H = 200;
     var max = 1;
     rows.forEach(function (r) { r.bytes.forEach(function (b) { if (b > max) max = b; }); });
-    var svg = sv('svg', {cls: 'growth', viewBox: '0 0 ' + W + ' ' + H, 'data-series': rows.length});
+    var svg = sv('svg', {cls: cls, viewBox: '0 0 ' + W + ' ' + H, 'data-series': rows.length});
     var PW = W - ML - 260, PH = H - 30;
     /* Snapshots of one process sit at the time they were taken (since it
      * started): spaced by their numbers, a steady leak sampled at growing
@@ -827,7 +992,7 @@
       line.addEventListener('mouseleave', hideTip);
       svg.appendChild(line);
       svg.appendChild(sv('text', {x: ML + PW + 10, y: 16 + k * 15, fill: color,
-        text: (r.suspected_leak ? '▲ ' : '') + topFrame(r.stack).slice(0, 38)}));
+        cls: 'series', 'data-suspected': r.suspected_leak ? 1 : 0, text: (r.suspected_leak ? '▲ ' : '') + label(r).slice(0, 38)}));
     });
     return el('div', {cls: 'panel'}, svg);
   }
@@ -838,14 +1003,134 @@
       el('ul', null, D.warnings.map(function (w) { return el('li', {cls: 'warn', text: w}); }))]);
   }
 
+  /* ---- a merge: the ranks of one job side by side ---- */
+  var MEASURES = {peak_bytes: 'peak', live_bytes: 'live', leaked_bytes: 'leaked'};
+  function rankList(rs) { return rs.length ? rs.join(', ') : 'none'; }
+  function mergeHeader() {
+    var M = D.merge, hosts = {};
+    M.ranks.forEach(function (r) { hosts[r.host] = 1; });
+    var h = el('header', null, [
+      el('h1', {text: 'gpuleak merge: ' + exact(M.snapshots) + ' rank' + (M.snapshots === 1 ? '' : 's')}),
+      el('div', {cls: 'meta', text: 'ranks ' + M.ranks.map(function (r) { return r.rank; }).join(', ') +
+        (M.ranks.length < M.snapshots ? ' (the first ' + exact(M.ranks.length) + ')' : '') + ' · hosts ' +
+        Object.keys(hosts).join(', ') + ' · one snapshot per rank; the figures are the text merge\u2019s (gpuleak-report merge)'})]);
+    var cards = el('div', {cls: 'cards'});
+    M.imbalance.forEach(function (b) { /* the largest rank against the mean */
+      var name = MEASURES[b.measure];
+      cards.appendChild(el('div', {cls: 'card imbalance', id: 'imbalance-' + name, 'data-measure': b.measure,
+        'data-max-bytes': b.max, 'data-rank': b.rank, 'data-ratio': b.ratio === null ? '' : b.ratio.toFixed(2)}, [
+        el('div', {cls: 'v', text: b.ratio === null ? '-' : b.ratio.toFixed(2) + '\u00d7'}),
+        el('div', {cls: 'l', text: name + ' imbalance: rank ' + b.rank + ' highest, ' + human(b.max) + ' against a mean of ' +
+          human(Math.round(b.mean)) + ' (largest / mean)'})]));
+    });
+    var some = M.leak_sites.filter(function (s) { return s.some_ranks; });
+    cards.appendChild(el('div', {cls: 'card', id: 'card-some-ranks', 'data-sites': some.length}, [
+      el('div', {cls: 'v', text: exact(some.length)}),
+      el('div', {cls: 'l', text: 'leak site' + (some.length === 1 ? '' : 's') + ' on some ranks only'})]));
+    h.appendChild(cards);
+    var nav = el('nav');
+    [['ranks', 'Ranks'], ['some-ranks', 'Leaks on some ranks only'], ['leak-sites', 'Leaks by site'],
+     ['live-some-ranks', 'Live on some ranks only']].forEach(function (x) { nav.appendChild(el('a', {href: '#' + x[0], text: x[1]})); });
+    h.appendChild(nav);
+    return h;
+  }
+
+  /* the ranks as bars side by side: peak, live and leaked bytes of each */
+  function rankBars(M) {
+    var rs = M.ranks.slice(0, 64), H = 220, PH = H - 50, max = 1;
+    rs.forEach(function (r) { if (r.peak_bytes > max) max = r.peak_bytes; if (r.live_bytes > max) max = r.live_bytes; });
+    var svg = sv('svg', {cls: 'ranks', viewBox: '0 0 ' + W + ' ' + H, 'data-ranks': rs.length});
+    var PW = W - ML - MR, slot = PW / Math.max(1, rs.length), bw = Math.min(24, slot / 4);
+    function Y(b) { return 10 + PH - PH * b / (max * 1.05); }
+    var g = sv('g', {cls: 'axis'});
+    byteAxis(g, max, ML, ML + PW, Y);
+    svg.appendChild(g);
+    var colors = {peak_bytes: '#c0392b', live_bytes: '#2e86de', leaked_bytes: '#e67e22'};
+    rs.forEach(function (r, i) {
+      var x0 = ML + slot * i + slot / 2 - 1.5 * bw;
+      ['peak_bytes', 'live_bytes', 'leaked_bytes'].forEach(function (k, j) {
+        var bar = sv('rect', {cls: 'bar', x: x0 + j * bw, y: Y(r[k]), width: bw - 1, height: Math.max(0, Y(0) - Y(r[k])),
+          fill: colors[k], 'data-rank': r.rank, 'data-measure': k, 'data-bytes': r[k]});
+        bar.addEventListener('mousemove', function (ev) {
+          showTip(ev, 'rank ' + r.rank + ' (pid ' + r.pid + ', host ' + r.host + '): ' + MEASURES[k] + ' ' + bytes(r[k]));
+        });
+        bar.addEventListener('mouseleave', hideTip);
+        svg.appendChild(bar);
+      });
+      if (rs.length <= 32 || i % Math.ceil(rs.length / 32) === 0)
+        svg.appendChild(sv('text', {cls: 'xtick', x: ML + slot * i + slot / 2, y: H - 22, 'text-anchor': 'middle',
+          text: 'rank ' + r.rank}));
+    });
+    ['peak_bytes', 'live_bytes', 'leaked_bytes'].forEach(function (k, j) {
+      svg.appendChild(sv('rect', {x: ML + j * 110, y: H - 12, width: 10, height: 10, fill: colors[k]}));
+      svg.appendChild(sv('text', {x: ML + j * 110 + 14, y: H - 3, text: MEASURES[k] + ' bytes'}));
+    });
+    return el('div', {cls: 'panel'}, svg);
+  }
+
+  function rankCols() {
+    return [['rank', 'rank', true], ['host', 'host'], ['pid', 'pid', true],
+      ['devices', function (r) { return r.devices.join(', '); }],
+      ['live bytes', 'live_bytes', true, exact], ['leaked bytes', 'leaked_bytes', true, exact],
+      ['peak', 'peak_bytes', true, function (v, r) { return human(v) + (r.peak_device >= -1 ? ' on ' + devName(r.peak_device) : ''); }],
+      ['invalid frees', 'invalid_frees', true, exact], ['failed allocations', 'failed_allocations', true, exact],
+      ['snapshot', 'path']];
+  }
+
+  function onRanks(r) { return r.on.map(function (c) { return c[1]; }); }
+  function mergeSections() {
+    var M = D.merge, out = [];
+    var sec = el('section', {id: 'ranks'}, el('h2', {text: 'Ranks side by side'}));
+    sec.appendChild(rankBars(M));
+    var rows = M.ranks.map(function (r) { var x = Object.assign({}, r); x.bytes = r.live_bytes; return x; });
+    sec.appendChild(table('ranks-table', rankCols(), rows, null));
+    out.push(sec);
+    var some = M.leak_sites.filter(function (s) { return s.some_ranks; });
+    sec = el('section', {id: 'some-ranks'}, el('h2', {text: 'Leaks on some ranks only'}));
+    sec.appendChild(el('p', {cls: 'meta', text: 'Memory still allocated at the end, outside caches and suppressions, by a ' +
+      'stack that is on some ranks and not on others: usually a rank-dependent code path. Click a row for its stack.'}));
+    sec.appendChild(some.length ? table('some-ranks-table', [['bytes', 'bytes', true, exact],
+      ['on ranks', function (r) { return rankList(onRanks(r)); }], ['not on ranks', function (r) { return rankList(r.not_on); }],
+      ['on each', function (r) { return r.on.map(function (c) { return 'rank ' + c[1] + ' ' + human(c[2]); }).join(', '); }],
+      ['kind', 'kind'], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+      some, function (r) { return r.stack; }) : el('p', {cls: 'muted', text: 'None: every leak site is on every rank.'}));
+    out.push(sec);
+    sec = el('section', {id: 'leak-sites'}, el('h2', {text: 'Leaks by site across the ranks'}));
+    sec.appendChild(M.leak_sites.length ? table('leak-sites-table', [['bytes', 'bytes', true, exact],
+      ['ranks', function (r) { return r.present; }, true, function (v) { return v + ' of ' + M.snapshots; }],
+      ['smallest', 'min_bytes', true, function (v, r) { return human(v) + ' (rank ' + r.min_rank + ')'; }],
+      ['largest', 'max_bytes', true, function (v, r) { return human(v) + ' (rank ' + r.max_rank + ')'; }],
+      ['', function (r) { return r.min_bytes !== r.max_bytes ? 'uneven' : r.some_ranks ? 'some ranks' : ''; }, false, null, 'flag'],
+      ['kind', 'kind'], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+      M.leak_sites.slice(), function (r) { return r.stack; }) : el('p', {cls: 'muted', text: 'No leaks on any rank.'}));
+    if (M.leak_sites.length < M.leak_sites_total)
+      sec.appendChild(el('p', {cls: 'muted', text: 'The first ' + exact(M.leak_sites.length) + ' of ' + exact(M.leak_sites_total) + ' sites.'}));
+    out.push(sec);
+    sec = el('section', {id: 'live-some-ranks'}, el('h2', {text: 'Live memory on some ranks only'}));
+    sec.appendChild(M.live_some_ranks.length ? table('live-some-ranks-table', [['bytes', 'bytes', true, exact],
+      ['on ranks', function (r) { return rankList(onRanks(r)); }], ['not on ranks', function (r) { return rankList(r.not_on); }],
+      ['kind', 'kind'], ['rule', 'rule', false, function (v) { return v || ''; }],
+      ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+      M.live_some_ranks.slice(), function (r) { return r.stack; }) :
+      el('p', {cls: 'muted', text: 'None: every stack with live memory is live on every rank.'}));
+    out.push(sec);
+    return out;
+  }
+
   /* ---- the page ---- */
-  app.appendChild(header());
   var main = el('main');
-  app.appendChild(main);
-  [warnings, timeline, flames, addrmap, tables].concat(D.growth ? [growth] : []).forEach(function (f) {
-    var s = f();
-    if (s) main.appendChild(s);
-  });
+  if (D.page === 'merge') {
+    app.appendChild(mergeHeader());
+    app.appendChild(main);
+    [warnings()].concat(mergeSections()).forEach(function (s) { if (s) main.appendChild(s); });
+  } else {
+    app.appendChild(header());
+    app.appendChild(main);
+    [warnings, timeline, flames, torchSection, addrmap, tables].concat(D.growth ? [growth] : []).forEach(function (f) {
+      var s = f();
+      if (s) main.appendChild(s);
+    });
+  }
   var ms = performance.now() - T_START;
   app.appendChild(el('footer', {text: 'gpuleak-report · drawn in ' + ms.toFixed(0) + ' ms · this page is self-contained and loads nothing'}));
   document.body.setAttribute('data-render-ms', ms.toFixed(1));

@@ -24,7 +24,8 @@
 #include "util/sort.h"
 #include "util/xalloc.h"
 
-/* [type: 3 oom, 4 snapshot, 5 annotation, time (ns after t0), label, device, seq] */
+/* [type: 3 oom, 4 snapshot, 5 annotation, time (ns after t0), label, device, seq,
+ *  the snapshot's number (snapshot marks; else null)] */
 static void timeline_marks(struct hw *w, const struct history *h)
 {
     json_key(&w->j, "marks");
@@ -41,6 +42,10 @@ static void timeline_marks(struct hw *w, const struct history *h)
             json_null(&w->j);
         json_i64(&w->j, m->device);
         json_u64(&w->j, m->seq);
+        if (m->type == GL_EV_SNAPSHOT)
+            json_u64(&w->j, m->index);
+        else
+            json_null(&w->j);
         json_end_arr(&w->j);
     }
     json_end_arr(&w->j);

@@ -87,6 +87,7 @@ void json_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
         json_key(&j, "monotonic"); json_bool(&j, row->monotonic);
         json_key(&j, "suspected_leak"); json_bool(&j, row->suspected);
         json_key(&j, "cache_growth"); json_bool(&j, row->cache_growth);
+        json_key(&j, "torch_segments"); json_bool(&j, !row->beyond_torch);
         json_frames(&j, r->db, row->cs);
         json_end_obj(&j);
     }

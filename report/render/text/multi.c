@@ -59,6 +59,10 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
         fputc('\n', f);
     }
     text_diff_devices(r, &d->devs);
+    /* What grew inside PyTorch's cache first, by the lines that keep the
+     * tensors: the cudaMalloc stacks below only say which request
+     * overflowed the cache (issue 35). */
+    text_torch_diff(r, m, n);
     put_title(r, "CHANGES BY STACK");
     if (d->t.nshown == 0)
         fputs("No change in live memory between the snapshots.\n", f);
@@ -75,6 +79,9 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
         fputs(" memory on ", f);
         put_where(f, row->device);
         put_rule(r, row->rule);
+        if (!row->beyond_torch)
+            fputs(", PyTorch's cache segments (their tensors are above, by line; this stack"
+                  " only made the cache grow)", f);
         if (row->suspected) {
             fputs(", ", f);
             put_color(r, TC_RED);
@@ -101,7 +108,6 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
     text_calls_between(r, &m[0].v, &m[n - 1].v, d->same_process, r->top ? r->top : 5);
     text_bad_frees_diff(r, &d->frees, r->top);
     text_torn_diff(r, &d->torn, r->top);
-    text_torch_diff(r, m, n);
 }
 
 static void text_fresh(struct report_ctx *r, const struct diff_result *d)

@@ -21,7 +21,7 @@ only for what real torch cannot show here:
     t_torch_interrupt), where real torch's timing is not the test's to set;
   - views of 3,000 to 100,000 distinct tensor lines made in seconds
     (t_torch_stacks, the bench);
-  - a fixed, machine-independent report for the README's example
+  - a fixed, machine-independent report for the example of docs/pytorch.md
     (t_torch_example), and PyTorch's code paths on a machine where
     scripts/torch-env.sh cannot install torch.
 Where it differs from real torch (found by running both): real torch has
