@@ -64,6 +64,7 @@ enum gl_snap_reason {
     GL_REASON_REQUEST = 3,
     GL_REASON_FATAL_SIGNAL = 4,
     GL_REASON_PERIODIC = 5, /* every GPULEAK_INTERVAL */
+    GL_REASON_DETACH = 6,   /* gpuleak detach: tracking ends, the process goes on */
 };
 #define GL_SNAP_F_FINAL 0x1u /* written at process exit */
 /* No rank variable was set: the rank field is 0 by default, not a rank
@@ -104,9 +105,10 @@ enum gl_sampling_mode { GL_SAMPLING_BYTES = 1 };
 #define GL_ALLOC_ENTRY_SIZE 56u
 
 /* DEVICES entry: device -1 is the host (pinned and registered host memory).
- * Entries grew from 104 bytes (ctx_used_at_create, ctx_creations appended):
+ * Entries grew from 104 bytes (ctx_used_at_create, ctx_creations appended),
+ * then from 120 (before_attach_used, _freed, _frees appended):
  * a reader accepts the shorter ones and reads the missing fields as 0. */
-#define GL_DEVICE_ENTRY_SIZE 120u
+#define GL_DEVICE_ENTRY_SIZE 144u
 #define GL_DEVICE_ENTRY_MIN_SIZE 104u
 
 /* PEAK entry: the live memory of that device, grouped by stack, at the

@@ -45,9 +45,9 @@ warns "gpuleak: ignoring GPULEAK_TORCH_LINES=always: expected request, start or 
 warns "gpuleak: ignoring GPULEAK_TORCH_LINES=always: expected request, start or never, using never" \
     GPULEAK_TORCH_LINES=always GPULEAK_MODE=light
 warns "gpuleak: ignoring GPULEAK_MODE=lite: expected full or light, using full" GPULEAK_MODE=lite
-warns "gpuleak: ignoring GPULEAK_SAMPLE_BYTES=1.5M: expected bytes from 1 to 1T (or 512K, 4M, 1G), using 1024K" \
-    GPULEAK_SAMPLE_BYTES=1.5M
-warns "gpuleak: ignoring GPULEAK_SAMPLE_BYTES=0: expected bytes from 1 to 1T (or 512K, 4M, 1G), using 1024K" \
+warns "gpuleak: ignoring GPULEAK_SAMPLE_BYTES=1.5Q: expected bytes from 1 to 1T (4096, 512k, 1.5M, 1 MiB, 2G), using 1024K" \
+    GPULEAK_SAMPLE_BYTES=1.5Q
+warns "gpuleak: ignoring GPULEAK_SAMPLE_BYTES=0: expected bytes from 1 to 1T (4096, 512k, 1.5M, 1 MiB, 2G), using 1024K" \
     GPULEAK_SAMPLE_BYTES=0 GPULEAK_MODE=light
 warns "gpuleak: ignoring GPULEAK_SAMPLE_SEED=-1: expected a number from 0 to 9223372036854775807, using a random seed" \
     GPULEAK_SAMPLE_SEED=-1
@@ -66,6 +66,7 @@ warns "" GPULEAK_DISABLE=No GPULEAK_PYTHON=on GPULEAK_FREE_STACKS=TRUE GPULEAK_O
     GPULEAK_OOM_INTERVAL=500ms GPULEAK_SIGNAL=sigusr2 GPULEAK_OUTPUT=a%%b.%p.%n.snap
 warns "" GPULEAK_MODE=Light GPULEAK_SAMPLE_BYTES=512KiB GPULEAK_SAMPLE_SEED=7 GPULEAK_TORCH_LINES=never
 warns "" GPULEAK_MODE=full GPULEAK_SAMPLE_BYTES=4m
+warns "" GPULEAK_MODE=light GPULEAK_SAMPLE_BYTES="1.5 MiB"   # the one size grammar (common/size_parse.h)
 
 # GPULEAK_OOM_SNAPSHOT=false is off: the exit snapshot only.  (Before, only
 # "0" was off.)

@@ -69,9 +69,18 @@ extern struct gl_config gl_config;
 
 void gl_config_load(void);
 
-/* A size in bytes: a decimal number with an optional binary unit, K, M or
- * G (also KiB, MiB, GiB), in [min,max]; false on anything else. */
+/* A size in bytes in the one grammar of common/size_parse.h (4096, 512k,
+ * 1.5M, 1 MiB, 2G), in [min,max]; false on anything else. */
 bool gl_parse_bytes(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* A GPULEAK_* variable: the value `gpuleak attach` gave, else the
+ * environment's. */
+const char *gl_getenv(const char *name);
+
+/* The attach's settings, "GPULEAK_X=value" lines separated by '\n', which
+ * gl_getenv answers first from now on (replacing those of an earlier
+ * attach); -1 (and none kept) on a line of another form or too much text. */
+int gl_config_set_overrides(const char *text);
 
 /* Parses a decimal integer in [min,max]; false on anything else. */
 bool gl_parse_long(const char *s, long min, long max, long *out);

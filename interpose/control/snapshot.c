@@ -23,6 +23,7 @@
 #include "control/torch_view.h"
 #include "cuda/calls.h"
 #include "cuda/ctx_cost.h"
+#include "cuda/before_attach.h"
 #include "cuda/driver_view.h"
 #include "cuda/pools.h"
 #include "cuda/vmm.h"
@@ -304,13 +305,15 @@ static void write_devices(struct writer *w, const struct gl_state_copy *c, const
             if (views[k].device == d->device)
                 v = &views[k];
         struct gl_ctx_measure ctx = gl_ctx_measured(d->device); /* atomic loads: signal-safe */
+        struct gl_before_attach before = gl_before_attach_of(d->device); /* atomic loads too */
         W_PART(w, devices, .device = d->device, .live_bytes = d->live_bytes, .live_count = d->live_count,
                .peak_bytes = d->peak_bytes, .peak_seq = d->peak_seq, .peak_time_ns = d->peak_time_ns,
                .alloc_count = d->alloc_count, .free_count = d->free_count,
                .alloc_bytes_total = d->alloc_bytes_total, .failed_count = d->failed_count,
                .unknown_free_count = d->unknown_free_count, .mem_free = v ? v->mem_free : 0,
                .mem_total = v ? v->mem_total : 0, .ctx_used_at_create = ctx.used_at_create,
-               .ctx_creations = ctx.creations);
+               .ctx_creations = ctx.creations, .before_attach_used = before.used_at_attach,
+               .before_attach_freed = before.freed_bytes, .before_attach_frees = before.frees);
     }
 }
 
@@ -596,7 +599,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
     static struct gl_driver_view asked;
     const struct gl_driver_view *view = NULL;
     if (reason == GL_REASON_SIGNAL || reason == GL_REASON_REQUEST || reason == GL_REASON_OOM ||
-        reason == GL_REASON_PERIODIC) {
+        reason == GL_REASON_PERIODIC || reason == GL_REASON_DETACH) {
         gl_driver_view_query(&asked);
         view = &asked;
     } else if (reason == GL_REASON_EXIT) {
