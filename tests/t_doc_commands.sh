@@ -90,6 +90,9 @@ python3 "$ROOT/tests/doc/inorder.py" want.txt long-job/out.txt || fail "long-job
 
 run_block ranks
 expect_eq "$(cat ranks/rc)" 0 "ranks: status ($(tail -3 ranks/err.txt))"
+# numbered (%n): a snapshot taken meanwhile (gpuleak snapshot) would not
+# take the exit snapshot's name ("File exists", the exit one lost)
+expect_eq "$(cd ranks && echo rank*.snap)" "rank0.0.snap rank1.0.snap" "ranks: the snapshots"
 # The leak is rank 1's alone, and merge says so.
 cat >want.txt <<EOT
 LEAKS BY SITE
