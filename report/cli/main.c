@@ -60,6 +60,9 @@ static void usage(FILE *f)
           "                        cuBLAS, cuDNN) as leaks\n"
           "  --list-default-suppressions\n"
           "                        print the built-in rules and exit\n"
+          "  --check-suppressions FILE\n"
+          "                        read FILE's rules and exit: 0, or 2 with its\n"
+          "                        first error (gpuleak check runs it first)\n"
           "  --all-frames          keep CUDA-library and gpuleak frames\n"
           "  --alloc-fn NAME       a function of the program that wraps allocation\n"
           "                        (a glob; repeatable): rows are named by the\n"
@@ -171,6 +174,24 @@ static int finish_output(FILE *out, const char *output)
     return rc;
 }
 
+/* --check-suppressions FILE: the rules read as --suppressions would, so
+ * that a bad file is found before a long run, not in its report.  0 with
+ * the count on stdout, or 2 with the file's first error. */
+static int check_suppressions_file(const char *path)
+{
+    struct suppressions sup = {0};
+    char err[512];
+    int rc = 0;
+    if (supp_load_file(&sup, path, err, sizeof err) != 0) {
+        fprintf(stderr, "gpuleak-report: %s: %s\n", path, err);
+        rc = 2;
+    } else {
+        printf("%s: %zu rule%s\n", path, sup.n, sup.n == 1 ? "" : "s");
+    }
+    supp_free(&sup);
+    return rc;
+}
+
 /* What the command line says: the options, the mode and the snapshot files. */
 struct args {
     struct cli c;
@@ -228,6 +249,7 @@ static int parse_option(int o, struct args *a, char **argv)
         c->so.alloc_fns = a->alloc_fns;
         c->so.nalloc_fns = a->nalloc_fns;
         break;
+    case 'K': return check_suppressions_file(optarg);
     case 'a': c->so.all_frames = true; break;
     case 'n': c->so.native = true; break;
     case 'S':
@@ -293,6 +315,7 @@ static int parse_command_line(int argc, char **argv, struct args *a)
         {"categories", required_argument, NULL, 'C'},
         {"no-default-suppressions", no_argument, NULL, 'N'},
         {"list-default-suppressions", no_argument, NULL, 'L'},
+        {"check-suppressions", required_argument, NULL, 'K'},
         {"all-frames", no_argument, NULL, 'a'},
         {"alloc-fn", required_argument, NULL, 'F'},
         {"native", no_argument, NULL, 'n'},
