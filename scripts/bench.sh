@@ -8,7 +8,9 @@
 #   scripts/bench.sh [BUILD]      run everything (BUILD defaults to build)
 #
 # Knobs (environment): BENCH_RUNS (5) runs per cell, median reported;
-# BENCH_N (100000) pairs per run; BENCH_QUICK=1 for a fast smoke run.
+# BENCH_N (100000) pairs per run; BENCH_QUICK=1 for a fast smoke run;
+# BENCH_ONLY=8 (or 1,8 ...) runs and prints only those sections
+# (bench.json then holds only them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,6 +62,8 @@ trap 'rm -rf "$work"' EXIT
 RAW=$work/raw.txt
 : >"$RAW"
 start_s=$SECONDS
+# want N: section N is to run (BENCH_ONLY unset, or it names N)
+want() { [ -z "${BENCH_ONLY:-}" ] || [[ ",${BENCH_ONLY// /}," == *",$1,"* ]]; }
 note() { printf 'bench: [%3ds] %s\n' $((SECONDS - start_s)) "$*" >&2; }
 
 # record KEY VALUE: one measurement (several per key make min/median/max)
@@ -73,7 +77,10 @@ traced() { # LIBDIR DEPTH CMD...: under libgpuleak, snapshots into $work/snaps
     LD_PRELOAD=$LIB GPULEAK_OUTPUT=$work/snaps/ GPULEAK_DEPTH=$2 LD_LIBRARY_PATH=$1 "${@:3}"
 }
 
+# Each section below is guarded by `want N`; its body is left at the top
+# level's indentation so that the guards do not rewrite it.
 # ---- 1. cost per tracked event ---------------------------------------------
+if want 1; then
 MISS_N=$((N / 50)); [ "$MISS_N" -lt 200 ] && MISS_N=200
 note "1/6 cost per event: depths ${DEPTHS[*]}, $RUNS runs of $N pairs"
 for run in $(seq "$RUNS"); do
@@ -110,8 +117,10 @@ for run in $(seq "$RUNS"); do
     done
     rm -rf "$work/snaps"
 done
+fi # 1
 
 # ---- 2. threads ---------------------------------------------------------------
+if want 2; then
 TN=$((N / 2))
 note "2/6 threads: ${THREADS[*]} x $TN pairs each at depth 32, $RUNS runs"
 for run in $(seq "$RUNS"); do
@@ -125,6 +134,7 @@ for run in $(seq "$RUNS"); do
     done
     rm -rf "$work/snaps"
 done
+fi # 2
 
 # ---- 3. snapshot, 4. reporter -----------------------------------------------------
 measure_report() { # KEY SNAPSHOT [--json]
@@ -149,6 +159,7 @@ snapshot_case() { # NAME NLIVE ENTRIES
     done
     rm -rf "$work/snaps"
 }
+if want 3 || want 4; then
 for nlive in "${SNAP_SIZES[@]}"; do
     note "3/6 + 4/6 snapshot and reporter: $nlive live over $SNAP_STACKS stacks, $SNAP_RUNS runs"
     snapshot_case "$nlive" "$nlive" 65536
@@ -174,8 +185,10 @@ if [ -x "$BUILD/tests/snapgen" ] && [ -z "${BENCH_QUICK:-}" ] &&
     measure_report rep.torchlines.json "$work/torchlines.snap" --json
     rm -f "$work/torchlines.snap"
 fi
+fi # 3, 4
 
 # ---- 5. memory ----------------------------------------------------------------
+if want 5; then
 note "5/6 memory: $MEM_N live from one stack; $MEM_STACKS stacks"
 for run in 1 2 3; do
     record mem.alloc.bare "$(bare "$FASTCUDA" "$BIN" mem "$MEM_N" 1 | field - rss_delta)"
@@ -183,10 +196,11 @@ for run in 1 2 3; do
     record mem.stacks.one "$(traced "$FASTCUDA" 64 "$BIN" mem "$MEM_STACKS" 1 | field - rss_delta)"
     record mem.stacks.many "$(traced "$FASTCUDA" 64 "$BIN" mem "$MEM_STACKS" "$MEM_STACKS" | field - rss_delta)"
 done
+fi # 5
 
 # ---- 6. Python -----------------------------------------------------------------
 PY=$(command -v python3 || true)
-if [ -n "$PY" ] && grep -q GPULEAK_PYTHON interpose/base/config.c 2>/dev/null; then
+if want 6 && [ -n "$PY" ] && grep -q GPULEAK_PYTHON interpose/base/config.c 2>/dev/null; then
     PN=$((N / 5))
     note "6/6 Python: $PN pairs at Python depth 20, $RUNS runs"
     for run in $(seq "$RUNS"); do
@@ -215,11 +229,88 @@ if [ -n "$PY" ] && grep -q GPULEAK_PYTHON interpose/base/config.c 2>/dev/null; t
         rm -rf "$work/snaps"
     done
 fi
+
+# ---- 8. attach ----------------------------------------------------------------
+# One long-running process (bench_work serve) times its own loop of
+# cudaMalloc+cudaFree pairs before any attach, while attached and after
+# the detach; the wall time of `gpuleak attach` and `gpuleak detach` (gdb's
+# start included) is taken around the commands.  A separate bare process
+# is the reference.  Each phase is the best of ATT_LOOPS loops: on a
+# shared machine one loop in three is often slowed by another job, and the
+# question is what the program's own code costs, not the neighbours.
+ATT_N=$N
+ATT_RUNS=$RUNS
+ATT_LOOPS=3
+# serve_start: bench_work serve in the background, commands on fd 4
+serve_start() {
+    rm -f "$work/att.cmd" "$work/att.out"
+    mkfifo "$work/att.cmd"
+    LD_LIBRARY_PATH=$FAKECUDA "$BIN" serve 32 "$ATT_N" <"$work/att.cmd" >"$work/att.out" 2>"$work/att.err" &
+    att_pid=$!
+    exec 4>"$work/att.cmd"
+    serve_wait 1 '^ready$'
+}
+# serve_wait COUNT REGEX: until the output has COUNT lines matching REGEX
+serve_wait() {
+    for _ in $(seq 600); do
+        [ "$(grep -c "$2" "$work/att.out" || true)" -ge "$1" ] && return 0
+        sleep 0.05
+    done
+    note "8 attach: bench_work serve did not answer: $(cat "$work/att.err")"
+    return 1
+}
+# serve_pairs: one measured loop; its ns per pair (the loop's RESULT line
+# is the one after those already there: no state kept, it runs in $(...))
+serve_pairs() {
+    local k
+    k=$(($(grep -c '^RESULT ' "$work/att.out" || true) + 1))
+    echo pairs >&4
+    serve_wait "$k" '^RESULT ' && grep '^RESULT ' "$work/att.out" | sed -n "${k}p" | field - ns_per_pair
+}
+# serve_best: the fastest of ATT_LOOPS loops
+serve_best() {
+    for _ in $(seq "$ATT_LOOPS"); do serve_pairs; done | sort -g | head -1
+}
+serve_stop() { echo quit >&4; exec 4>&-; wait "$att_pid" || true; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+if want 8; then
+    ATT_WHY=
+    command -v gdb >/dev/null || ATT_WHY="no gdb"
+    [ -n "$ATT_WHY" ] || note "8 attach: $ATT_RUNS runs: attach, detach, $ATT_N pairs at depth 32 before/while/after"
+    for run in $(seq "$ATT_RUNS"); do
+        [ -z "$ATT_WHY" ] || break
+        # the reference: the same loops in a process never attached to
+        serve_start || break
+        record att.bare "$(serve_best)"
+        serve_stop
+        serve_start || break
+        record att.before "$(serve_best)"
+        mkdir -p "$work/attsnaps"
+        t0=$(now_ms)
+        if ! "$ROOT/$BUILD/bin/gpuleak" attach --output "$work/attsnaps/" "$att_pid" 2>"$work/att.attach"; then
+            ATT_WHY="attach failed: $(tail -1 "$work/att.attach")"
+            serve_stop
+            break
+        fi
+        record att.attach_ms "$(($(now_ms) - t0))"
+        record att.during "$(serve_best)"
+        t0=$(now_ms)
+        "$ROOT/$BUILD/bin/gpuleak" detach "$att_pid" >/dev/null 2>"$work/att.detach" ||
+            ATT_WHY="detach failed: $(tail -1 "$work/att.detach")"
+        record att.detach_ms "$(($(now_ms) - t0))"
+        record att.after "$(serve_best)"
+        serve_stop
+        rm -rf "$work/attsnaps"
+    done
+    [ -z "$ATT_WHY" ] || note "8 attach: $ATT_WHY"
+    echo "$ATT_WHY" >"$work/att.why"
+fi
 note "done; formatting"
 
-python3 - "$RAW" "$OUT_JSON" "$(nproc)" "$RUNS" "$N" "$MEM_N" "$MEM_STACKS" "$SNAP_STACKS" <<'PY'
+python3 - "$RAW" "$OUT_JSON" "$(nproc)" "$RUNS" "$N" "$MEM_N" "$MEM_STACKS" "$SNAP_STACKS" \
+    "${BENCH_ONLY:-}" "$(cat "$work/att.why" 2>/dev/null)" <<'PY'
 import json, statistics, sys, time
-raw, out_json, ncpu, runs, n, mem_n, mem_stacks, snap_stacks = sys.argv[1:]
+raw, out_json, ncpu, runs, n, mem_n, mem_stacks, snap_stacks, only, att_why = sys.argv[1:]
 ncpu, mem_n, mem_stacks = int(ncpu), int(mem_n), int(mem_stacks)
 vals = {}
 for line in open(raw):
@@ -262,8 +353,13 @@ res = {"machine": {"cpus": ncpu}, "runs": int(runs), "pairs_per_run": int(n),
        "snapshot": {}, "reporter": {}, "memory": {}, "python": None}
 lines = []
 P = lines.append
+# Where each section's lines start: BENCH_ONLY keeps only those it names.
+starts = []
+def begin(section):
+    starts.append((section, len(lines)))
 P("gpuleak benchmark (%d CPUs; median [min..max] of %s runs; ns per alloc+free pair)" % (ncpu, runs))
 P("")
+begin(1)
 P("1. cost per tracked event (fakecuda; floor = unw_backtrace(D) + bare pair; heaptrack: malloc/free)")
 P("%-6s %-5s %16s %18s %18s %16s %18s %8s %8s  %s" % ("api", "depth", "bare", "floor", "gpuleak",
   "malloc bare", "heaptrack", "gl/floor", "gl/heap", "verdict"))
@@ -306,6 +402,7 @@ for d in (8, 32, 64, 128):
                                          "miss_over_floor": pratio(k + "miss", k + "floor"),
                                          "off_over_floor": pratio(k + "off", k + "floor")})
 P("")
+begin(2)
 P("2. threads (depth 32; lock-free stand-in runtime; fakecuda column: fakecuda's global lock included)")
 P("%-8s %14s %14s %10s %10s %14s %10s %14s" % ("threads", "bare pairs/s", "gpuleak pairs/s", "vs linear",
   "vs cores", "gl, reused", "vs cores", "fakecuda+gl"))
@@ -334,6 +431,7 @@ for label, key, one in (("new addresses", "ratio_to_linear_on_cores", g1), ("reu
       ("-" if two is None else "met" if two >= 1.0 else "MISSED", f(two, "%.2f")))
 P("   (this machine has %d cores: beyond %d threads 'vs cores' shares them)" % (ncpu, ncpu))
 P("")
+begin(3)
 P("3. snapshot (%s stacks; write = gpuleak_snapshot(); blocked = longest cudaMalloc+cudaFree of an" % snap_stacks)
 P("   allocating thread while a SIGUSR1 snapshot was taken; quiet = the same, no snapshot)")
 P("%-18s %16s %10s %18s %16s %16s" % ("live allocations", "write ms", "size MiB", "blocked ms",
@@ -356,6 +454,7 @@ if big:
     P("   verdicts: " + ", ".join("%s: %s, %s" % (nm.replace(".hist", " +hist"),
       held("write", "snap.%s.write_ms" % nm, 1000), held("blocked", "snap.%s.blocked_max_ms" % nm, 50)) for nm in big))
 P("")
+begin(4)
 P("4. reporter (all analyses; wall seconds and max RSS MiB)")
 P("%-26s %16s %10s %16s %10s" % ("snapshot", "text s", "text MiB", "json s", "json MiB"))
 extra = [x for x in ("synthetic", "torchlines") if "rep.%s.text.s" % x in vals]
@@ -381,6 +480,7 @@ ab, ag = med("mem.alloc.bare"), med("mem.alloc.gpuleak")
 so, sm = med("mem.stacks.one"), med("mem.stacks.many")
 per_alloc = (ag - ab) / mem_n if ag is not None and ab is not None else None
 per_stack = (sm - so) / mem_stacks if sm is not None and so is not None else None
+begin(5)
 P("5. memory (RSS growth)")
 P("   per live allocation: %s bytes  (%d live from one stack, minus the bare program's growth; target <= 96: %s)" % (
   f(per_alloc, "%.1f"), mem_n, "-" if per_alloc is None else "met" if per_alloc <= 96 else "MISSED"))
@@ -388,6 +488,7 @@ P("   per interned stack:  %s bytes  (%d allocations on %d distinct ~32-frame st
 res["memory"] = {"bytes_per_live_allocation": per_alloc, "bytes_per_stack": per_stack,
                  "raw": {k: st(k) for k in ("mem.alloc.bare", "mem.alloc.gpuleak", "mem.stacks.one", "mem.stacks.many")}}
 P("")
+begin(6)
 if "py.bare" in vals:
     b, nat, py = med("py.bare"), med("py.native"), med("py.python")
     P("6. Python (ctypes cudaMalloc/cudaFree at Python depth 20; ns per pair)")
@@ -439,6 +540,41 @@ if "py.bare" in vals:
                                  "estimate_from_pairs_ns": est}
 else:
     P("6. Python: not measured (no python3, or no Python-frame support in this build)")
+P("")
+begin(8)
+if "att.before" in vals and "att.after" in vals:
+    # Same process before the attach and after the detach: the target is
+    # "after <= before + noise", noise being 5% of before's median or
+    # before's own spread over the runs, whichever is larger.
+    bef, aft = st("att.before"), st("att.after")
+    limit = max(1.05 * bef["median"], bef["max"])
+    ok = aft["median"] <= limit
+    P("8. attach (fakecuda; bench_work serve: one process, %s cudaMalloc+cudaFree pairs at depth 32 per loop)" % n)
+    P("   gpuleak attach PID: %s ms   gpuleak detach PID: %s ms   (wall time of the command, gdb's start included;"
+      % (mmm("att.attach_ms"), mmm("att.detach_ms")))
+    P("   detach includes its last snapshot)")
+    P("   ns per pair, same process: before any attach %s, attached %s, after detach %s" % (
+      mmm("att.before"), mmm("att.during"), mmm("att.after")))
+    P("   ns per pair, a separate bare process: %s;  after/before %s (median of per-run ratios)" % (
+      mmm("att.bare"), f(pratio("att.after", "att.before"), "%.2f")))
+    P("   target: after detach the same as without gpuleak, i.e. after's median <= max(1.05 x before's median,")
+    P("   before's max) = %.0f ns: %s" % (limit, "met" if ok else "MISSED"))
+    P("   verdict, after detach: same as without gpuleak: %s" % ("met" if ok else "MISSED"))
+    res["attach"] = {"attach_ms": st("att.attach_ms"), "detach_ms": st("att.detach_ms"),
+                     "before_ns": bef, "attached_ns": st("att.during"), "after_ns": aft,
+                     "bare_process_ns": st("att.bare"),
+                     "after_over_before": pratio("att.after", "att.before"),
+                     "after_limit_ns": limit, "after_detach_met": ok}
+else:
+    P("8. attach: not measured%s" % (" (%s)" % att_why if att_why else ""))
+    res["attach"] = None
+wanted = {int(x) for x in only.replace(" ", "").split(",") if x}
+if wanted:
+    kept = lines[:starts[0][1]]
+    for i, (section, at) in enumerate(starts):
+        if section in wanted:
+            kept += lines[at:starts[i + 1][1] if i + 1 < len(starts) else len(lines)]
+    lines = kept
 text = "\n".join(lines)
 print(text)
 res["table"] = text
@@ -448,5 +584,7 @@ print("\n(figures also in %s; see docs/performance.md)" % out_json)
 PY
 
 # ---- 7. a real PyTorch step (its own script: torch in a venv) ---------------
-echo
-scripts/bench-torch.sh "$BUILD"
+if want 7; then
+    echo
+    scripts/bench-torch.sh "$BUILD"
+fi

@@ -20,6 +20,14 @@
  *       snapshot while one thread keeps allocating and reports the longest
  *       single cudaMalloc+cudaFree that thread saw during it (and, for
  *       comparison, the longest in an equal quiet period before).
+ *   bench_work serve DEPTH N
+ *       A long-running process for section 8 (gpuleak attach/detach):
+ *       prints "ready", then for each line "pairs" on stdin runs N
+ *       cudaMalloc/cudaFree pairs at DEPTH, as `pairs cuda` does, and prints
+ *       its RESULT line; exits 0 at "quit" or end of input.  The same process
+ *       is measured before an attach, while attached and after the detach.
+ *       It starts and joins a thread first (glibc's multi-threaded mode, as
+ *       under a real CUDA runtime's threads).
  *   bench_work mem NLIVE NSTACKS
  *       RSS growth (/proc/self/statm) from making NLIVE live allocations over
  *       NSTACKS stacks, after a warm-up that fills the history ring.
@@ -184,6 +192,54 @@ static int run_pairs(int argc, char **argv)
     double wall = (double)(last - first);
     printf("RESULT ns_per_pair=%.1f pairs_per_s=%.0f\n", wall / (double)n,
            (double)n * threads / (wall / 1e9));
+    return 0;
+}
+
+static void *no_op(void *arg)
+{
+    return arg;
+}
+
+/* glibc runs a process in single-threaded mode (no atomic operations in
+ * malloc, in mutexes) until its first pthread_create, and never returns to
+ * it: a CUDA runtime's own threads, or gpuleak's writer thread during an
+ * attach, end it for good.  serve ends it at start, as a CUDA runtime
+ * would: otherwise the first attach would leave the program slower than
+ * before it by glibc's multi-threaded paths (scripts/bench.sh section 8). */
+static void start_and_join_a_thread(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, no_op, NULL) != 0)
+        die("pthread_create");
+    pthread_join(t, NULL);
+}
+
+/* One measured loop in a process that keeps running between loops: an
+ * attach or a detach happens between two "pairs" commands (scripts/bench.sh
+ * section 8). */
+static int run_serve(int argc, char **argv)
+{
+    if (argc < 4)
+        die("usage: serve DEPTH N");
+    int depth = atoi(argv[2]);
+    long n = atol(argv[3]);
+    if (depth < 3 || depth > 256 || n < 1)
+        die("bad DEPTH (3..256) or N");
+    void *p;
+    check(cudaMalloc(&p, 512), "cudaMalloc"); /* initialise the runtime */
+    check(cudaFree(p), "cudaFree");
+    start_and_join_a_thread();
+    printf("ready\n");
+    char line[64];
+    while (fgets(line, sizeof line, stdin) != NULL) {
+        if (!strncmp(line, "quit", 4))
+            break;
+        if (strncmp(line, "pairs", 5) != 0)
+            continue;
+        struct job j = {.mode = M_CUDA, .depth = depth, .n = n};
+        pair_thread(&j);
+        printf("RESULT ns_per_pair=%.1f\n", (double)(j.t1 - j.t0) / (double)n);
+    }
     return 0;
 }
 
@@ -381,9 +437,11 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc >= 2 && !strcmp(argv[1], "pairs"))
         return run_pairs(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "serve"))
+        return run_serve(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "mem"))
         return run_mem(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "snap"))
         return run_snap(argc, argv);
-    die("usage: bench_work pairs|mem|snap ...");
+    die("usage: bench_work pairs|serve|mem|snap ...");
 }
