@@ -561,6 +561,8 @@ if "att.before" in vals and "att.after" in vals:
     P("   verdict, after detach: same as without gpuleak: %s" % ("met" if ok else "MISSED"))
     if not ok:
         P("   (no gpuleak code runs after the detach; what differs is glibc's heap: docs/performance.md, 8.)")
+    if att_why:
+        P("   stopped early: %s" % att_why)
     res["attach"] = {"attach_ms": st("att.attach_ms"), "detach_ms": st("att.detach_ms"),
                      "before_ns": bef, "attached_ns": st("att.during"), "after_ns": aft,
                      "bare_process_ns": st("att.bare"),
