@@ -184,6 +184,90 @@ static bool order_by_index(struct msnap *m, size_t n)
     return moved;
 }
 
+/* Whether snapshot b of a process was taken after a of the same process:
+ * its exit (final) snapshot is the latest, then the higher index. */
+static bool taken_later(const struct snap_process *a, const struct snap_process *b)
+{
+    bool fa = a->flags & GL_SNAP_F_FINAL, fb = b->flags & GL_SNAP_F_FINAL;
+    return fa != fb ? fb : b->index > a->index;
+}
+
+/* merge's order: by rank, processes without one after those with one,
+ * then host, pid, start time; -1, 0 or 1. */
+static int cmp_rank_order(const struct snap_process *a, const struct snap_process *b)
+{
+    bool na = a->flags & GL_SNAP_F_NO_RANK, nb = b->flags & GL_SNAP_F_NO_RANK;
+    if (na != nb)
+        return na ? 1 : -1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    size_t len = a->host.len < b->host.len ? a->host.len : b->host.len;
+    int c = len ? memcmp(a->host.s, b->host.s, len) : 0;
+    if (c != 0 || a->host.len != b->host.len)
+        return c != 0 ? (c < 0 ? -1 : 1) : (a->host.len < b->host.len ? -1 : 1);
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    if (a->start_unix_ns != b->start_unix_ns)
+        return a->start_unix_ns < b->start_unix_ns ? -1 : 1;
+    return 0;
+}
+
+/* Whether m[i] is left out of merge: a snapshot of the same process taken
+ * later was given too (or the same one again, given before it). */
+static bool superseded(const struct msnap *m, size_t n, size_t i)
+{
+    for (size_t k = 0; k < n; k++)
+        if (k != i && msnap_same_process(&m[i].s.proc, &m[k].s.proc) &&
+            (taken_later(&m[i].s.proc, &m[k].s.proc) ||
+             (k < i && !taken_later(&m[k].s.proc, &m[i].s.proc))))
+            return true;
+    return false;
+}
+
+/* merge compares processes: one snapshot of each, its latest (summing a
+ * rank's snapshots would count its memory several times), in rank order
+ * whatever the order given (a glob or a host list gives 3,0,1,2).  The kept
+ * snapshots come first, sorted; the left-out ones after them, still loaded
+ * (to be unloaded).  Returns how many are kept; a note on stderr names the
+ * left-out ones. */
+static size_t keep_latest_in_rank_order(struct msnap *m, size_t n)
+{
+    bool *out = xcalloc(n ? n : 1, sizeof *out);
+    if (!out)
+        return n;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        kept += !(out[i] = superseded(m, n, i));
+    size_t nout = 0;
+    for (size_t i = 0; i < n; i++)
+        if (out[i]) {
+            fprintf(stderr, nout == 0 ? "gpuleak-report: note: merge takes one snapshot per process, its "
+                                        "latest; left out: %s" : ", %s", m[i].path);
+            nout++;
+        }
+    if (nout)
+        fputc('\n', stderr);
+    /* insertion sort, stable: kept ones first in rank order */
+    for (size_t i = 1; i < n; i++)
+        for (size_t k = i; k > 0; k--) {
+            bool later = out[k - 1] && !out[k];
+            if (!later && (out[k - 1] != out[k] || cmp_rank_order(&m[k - 1].s.proc, &m[k].s.proc) <= 0))
+                break;
+            struct msnap t = m[k - 1];
+            m[k - 1] = m[k];
+            m[k] = t;
+            bool b = out[k - 1];
+            out[k - 1] = out[k];
+            out[k] = b;
+        }
+    for (size_t i = 0; i < n; i++) {
+        m[i].v.s = &m[i].s;
+        sym_rebind(m[i].sy, &m[i].s);
+    }
+    free(out);
+    return kept;
+}
+
 static int finish_output(FILE *out, const char *output)
 {
     int rc = 0;
@@ -442,7 +526,10 @@ static int refuse_other_processes(const struct args *a, const struct msnap *m)
                 a->c.html ? "--html" : "diff", np);
         for (size_t i = 0; i < np && i < 4; i++) {
             const struct snap_process *p = &m[first[i]].s.proc;
-            fprintf(stderr, "%srank %u pid %u on ", i ? ", " : "", p->rank, p->pid);
+            if (p->flags & GL_SNAP_F_NO_RANK) /* its rank field is a default 0 */
+                fprintf(stderr, "%sno rank, pid %u on ", i ? ", " : "", p->pid);
+            else
+                fprintf(stderr, "%srank %u pid %u on ", i ? ", " : "", p->rank, p->pid);
             put_host(p);
         }
         if (np > 4)
@@ -456,7 +543,7 @@ static int refuse_other_processes(const struct args *a, const struct msnap *m)
 
 /* Reads every snapshot file into m; *loaded: how many to unload, the one
  * that failed included.  0, or the status of the first that failed. */
-static int load_snapshots(const struct args *a, struct msnap *m, struct stackdb *db,
+static int load_snapshots(struct args *a, struct msnap *m, struct stackdb *db,
                           const struct suppressions *sup, size_t *loaded)
 {
     int rc = 0;
@@ -470,6 +557,8 @@ static int load_snapshots(const struct args *a, struct msnap *m, struct stackdb 
     if (rc == 0 && a->mode == M_DIFF && order_by_index(m, a->nfiles))
         fputs("gpuleak-report: note: the snapshots, all of one process, are compared in the order they were "
               "taken\n", stderr);
+    if (rc == 0 && a->mode == M_MERGE)
+        a->nfiles = keep_latest_in_rank_order(m, a->nfiles);
     return rc;
 }
 
