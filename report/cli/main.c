@@ -28,6 +28,7 @@
 #include "render/sections.h"
 
 #include "util/atomic_file.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 #include "version.h"
 
@@ -212,59 +213,63 @@ static int cmp_rank_order(const struct snap_process *a, const struct snap_proces
     return 0;
 }
 
-/* Whether m[i] is left out of merge: a snapshot of the same process taken
- * later was given too (or the same one again, given before it). */
-static bool superseded(const struct msnap *m, size_t n, size_t i)
+/* merge's sort of snapshot indexes: rank order (cmp_rank_order), one
+ * process's snapshots together, its latest first, then as given. */
+static int cmp_merge_pick(const void *pa, const void *pb, void *ctx)
 {
-    for (size_t k = 0; k < n; k++)
-        if (k != i && msnap_same_process(&m[i].s.proc, &m[k].s.proc) &&
-            (taken_later(&m[i].s.proc, &m[k].s.proc) ||
-             (k < i && !taken_later(&m[k].s.proc, &m[i].s.proc))))
-            return true;
-    return false;
+    const struct msnap *m = ctx;
+    size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+    const struct snap_process *a = &m[ia].s.proc, *b = &m[ib].s.proc;
+    int c = cmp_rank_order(a, b);
+    if (c != 0)
+        return c;
+    if (msnap_same_process(a, b) && (taken_later(a, b) || taken_later(b, a)))
+        return taken_later(a, b) ? 1 : -1;
+    return ia < ib ? -1 : ia > ib;
 }
 
 /* merge compares processes: one snapshot of each, its latest (summing a
- * rank's snapshots would count its memory several times), in rank order
- * whatever the order given (a glob or a host list gives 3,0,1,2).  The kept
- * snapshots come first, sorted; the left-out ones after them, still loaded
- * (to be unloaded).  Returns how many are kept; a note on stderr names the
- * left-out ones. */
+ * rank's snapshots would count its memory several times; the same file
+ * given twice is one), in rank order whatever the order given (a glob or a
+ * host list gives 3,0,1,2).  The kept snapshots come first, sorted; the
+ * left-out ones after them, still loaded (to be unloaded).  Returns how
+ * many are kept; a note on stderr names the left-out ones. */
 static size_t keep_latest_in_rank_order(struct msnap *m, size_t n)
 {
-    bool *out = xcalloc(n ? n : 1, sizeof *out);
-    if (!out)
-        return n;
-    size_t kept = 0;
+    size_t *idx = xcalloc(n ? n : 1, sizeof *idx), *order = xcalloc(n ? n : 1, sizeof *order);
+    struct msnap *moved = xcalloc(n ? n : 1, sizeof *moved);
+    if (!idx || !order || !moved) {
+        free(idx);
+        free(order);
+        free(moved);
+        return n; /* out of memory: merged as given */
+    }
     for (size_t i = 0; i < n; i++)
-        kept += !(out[i] = superseded(m, n, i));
-    size_t nout = 0;
+        idx[i] = i;
+    sort_array_r(idx, n, sizeof *idx, cmp_merge_pick, m);
+    /* a process's latest is the first of its run in idx */
+    size_t kept = 0, nout = n;
+    for (size_t i = 0; i < n; i++) {
+        bool again = i > 0 && msnap_same_process(&m[idx[i - 1]].s.proc, &m[idx[i]].s.proc);
+        if (!again)
+            order[kept++] = idx[i];
+        else
+            order[--nout] = idx[i];
+    }
+    for (size_t i = n; i-- > kept;) /* left out: as sorted, named once */
+        fprintf(stderr, i == n - 1 ? "gpuleak-report: note: merge takes one snapshot per process, its "
+                                     "latest; left out: %s%s" : "%s%s",
+                m[order[i]].path, i == kept ? "\n" : ", ");
     for (size_t i = 0; i < n; i++)
-        if (out[i]) {
-            fprintf(stderr, nout == 0 ? "gpuleak-report: note: merge takes one snapshot per process, its "
-                                        "latest; left out: %s" : ", %s", m[i].path);
-            nout++;
-        }
-    if (nout)
-        fputc('\n', stderr);
-    /* insertion sort, stable: kept ones first in rank order */
-    for (size_t i = 1; i < n; i++)
-        for (size_t k = i; k > 0; k--) {
-            bool later = out[k - 1] && !out[k];
-            if (!later && (out[k - 1] != out[k] || cmp_rank_order(&m[k - 1].s.proc, &m[k].s.proc) <= 0))
-                break;
-            struct msnap t = m[k - 1];
-            m[k - 1] = m[k];
-            m[k] = t;
-            bool b = out[k - 1];
-            out[k - 1] = out[k];
-            out[k] = b;
-        }
+        moved[i] = m[order[i]];
+    memcpy(m, moved, n * sizeof *m);
     for (size_t i = 0; i < n; i++) {
         m[i].v.s = &m[i].s;
         sym_rebind(m[i].sy, &m[i].s);
     }
-    free(out);
+    free(idx);
+    free(order);
+    free(moved);
     return kept;
 }
 

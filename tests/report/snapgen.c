@@ -800,6 +800,9 @@ int main(int argc, char **argv)
         return gen_torchlines(out, (uint32_t)strtoul(argv[3], NULL, 10));
     if (strcmp(mode, "series") == 0 && argc == 6)
         return gen_series(out, (uint32_t)strtoul(argv[3], NULL, 10), (uint32_t)strtoul(argv[4], NULL, 10),
-                          (int32_t)strtol(argv[5], NULL, 10));
+                          (int32_t)strtol(argv[5], NULL, 10), 0);
+    if (strcmp(mode, "rankseries") == 0 && argc == 6)
+        return gen_series(out, (uint32_t)strtoul(argv[3], NULL, 10), (uint32_t)strtoul(argv[4], NULL, 10),
+                          (int32_t)strtol(argv[5], NULL, 10), 1);
     return usage();
 }
