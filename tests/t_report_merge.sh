@@ -63,7 +63,26 @@ s = open(sys.argv[1], encoding="utf-8").read()
 p = json.loads(re.search(r'<script type="application/json" id="gl-data">(.*?)</script>', s, re.S).group(1))
 got = [(r["rank"], r["pid"]) for r in p["merge"]["ranks"]]
 assert got == [(0, 100), (1, 101), (2, 102), (3, 103), (None, 300)], got
+# the live and leaked bytes are largest on the process without a rank
+got = [(b["measure"], b["rank"], b["pid"]) for b in p["merge"]["imbalance"]]
+assert got == [("peak_bytes", 0, 100), ("live_bytes", None, 300), ("leaked_bytes", None, 300)], got
 PY
+"$REPORT" --html tool.html k/tool.snap || fail "--html of the process with no rank: exit $?"
+python3 - tool.html <<'PY' || fail "the page of the process with no rank"
+import json, re, sys
+s = open(sys.argv[1], encoding="utf-8").read()
+p = json.loads(re.search(r'<script type="application/json" id="gl-data">(.*?)</script>', s, re.S).group(1))
+assert (p["snapshot"]["rank"], p["snapshot"]["pid"]) == (None, 300), p["snapshot"]
+PY
+# drawn in Chromium (when there is one): the process with no rank named so
+if [ -z "$GL_SAN" ] && { command -v chromium >/dev/null || command -v chromium-browser >/dev/null || [ -n "${CHROMIUM:-}" ]; }; then
+    python3 "$ROOT/tests/browser/eval_page.py" k.html drawn.json "[document.querySelector('header .meta').textContent.split(' \u00b7 ')[0],
+        Array.from(document.querySelectorAll('svg.ranks text.xtick')).map(function (t) { return t.textContent; }).join('|'),
+        document.querySelector('#imbalance-live .l').textContent]" || fail "the merge page in Chromium"
+    expect_eq "$(jget drawn.json '[d["errors"], d["value"]]')" \
+        '[[], ["ranks 0, 1, 2, 3, no rank (pid 300)", "rank 0|rank 1|rank 2|rank 3|no rank (pid 300)", "live imbalance: no rank (pid 300) highest, 4.0 MiB against a mean of 2.0 MiB (largest / mean)"]]' \
+        "the merge page as drawn"
+fi
 # one process alone: "no rank" in the summary, null in JSON
 "$REPORT" k/tool.snap | grep -qx 'process:  pid 300, ppid 1, no rank, host nodeA' || fail "no rank in the summary"
 expect_eq "$(jget <("$REPORT" --json k/tool.snap) 'd["snapshot"]["rank"]')" None "no rank in the snapshot's JSON"

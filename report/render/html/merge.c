@@ -84,6 +84,7 @@ static void put_imbalance(struct hw *w, const struct msnap *m, size_t n, const s
             json_null(&w->j);
         kv_u(w, "snapshot", at);
         json_key(&w->j, "rank"); json_rank(&w->j, &m[at].s.proc);
+        kv_u(w, "pid", m[at].s.proc.pid); /* names a process without a rank */
         json_end_obj(&w->j);
     }
     json_end_arr(&w->j);
