@@ -53,7 +53,7 @@
     F(u32, pid, "")                                                            \
     F(u32, ppid, "")                                                           \
     F(u32, rank, "from `RANK`, `OMPI_COMM_WORLD_RANK`, `PMIX_RANK`, `PMI_RANK`, `SLURM_PROCID`, `LOCAL_RANK` (the first set), else 0") \
-    F(u32, reason, "0 exit, 1 signal, 2 out-of-memory, 3 request (`gpuleak_snapshot`), 4 fatal signal, 5 periodic (`GPULEAK_INTERVAL`)") \
+    F(u32, reason, "0 exit, 1 signal, 2 out-of-memory, 3 request (`gpuleak_snapshot`), 4 fatal signal, 5 periodic (`GPULEAK_INTERVAL`), 6 detach (`gpuleak detach`)") \
     F(u64, index, "the snapshot's number, the `%n` of the file name: 0, 1, 2... within the process") \
     F(u64, start_unix_ns, "wall-clock time the library was loaded")           \
     F(u64, snapshot_unix_ns, "wall-clock time of the snapshot")               \
@@ -127,7 +127,10 @@
     F(u64, mem_total, "the same view's total memory; 0 when not known")       \
     F(u64, ctx_used_at_create, "the driver's used memory (total - free) on this device when its primary context was last created, asked in it right after the retain that created it, before the program could allocate: the context's own memory plus what other processes held then; 0 when not measured. Absent in entries of 104 bytes (written before it existed): not measured") \
     F(u32, ctx_creations, "how many creations of the primary context were measured (a reset and a new retain is one more); 0: none") \
-    R(u32, pad, "")
+    R(u32, pad, "")                                                            \
+    F(u64, before_attach_used, "`gpuleak attach`: the driver's used memory (total - free) on this device at the attach, all of it made before (docs/attach.md); 0 when the process was not attached to, or the device not measured. Absent in entries of 120 bytes or less: 0") \
+    F(u64, before_attach_freed, "bytes of memory made before the attach seen freed since (their size asked of the driver before the free)") \
+    F(u64, before_attach_frees, "frees of memory made before the attach: addresses gpuleak never saw allocated, freed by CUDA without error in an attached process (not bad frees)")
 
 #define GL_FIELDS_PEAK(F, R)                                                   \
     F(i32, device, "")                                                         \
@@ -223,6 +226,12 @@
 #define GL_ENTRY_MIN_TEARDOWN 40u
 #define GL_ENTRY_MIN_TORCH_BLOCKS 48u
 
+#define GL_FIELDS_SAMPLING(F, R)                                               \
+    F(u32, mode, "1: stacks sampled by bytes, a per-thread countdown drawn from an exponential distribution (GPULEAK_MODE=light)") \
+    F(u32, unsampled_stack_id, "the STACK that every allocation not sampled carries (one frame, 0xfffffffe00000000, no code address); 0 when none was made yet") \
+    F(u64, sample_bytes, "the mean bytes between samples, R (GPULEAK_SAMPLE_BYTES): an allocation of s bytes was sampled with probability 1 - exp(-s/R)")
+#define GL_TAIL_SAMPLING ""
+
 /* ---- the parts and records -------------------------------------------- */
 
 /* Every list above: X(PART, part, size the format promises). */
@@ -246,6 +255,7 @@
     X(TEARDOWN, teardown, GL_TEARDOWN_ENTRY_SIZE)                              \
     X(TORCH, torch, GL_TORCH_FIXED_SIZE)                                       \
     X(TORCH_BLOCKS, torch_blocks, GL_TORCH_BLOCK_ENTRY_SIZE)                   \
+    X(SAMPLING, sampling, GL_SAMPLING_FIXED_SIZE)                              \
     X(END, end, GL_END_SIZE)
 
 /* Every record type, in type order, for the docs' table of records:
@@ -269,6 +279,7 @@
     X(TEARDOWN, "zero or more", ARRAY, "allocations never freed that a context teardown released") \
     X(TORCH, "at most once", FIXED, "PyTorch's caching allocator, asked through `torch.cuda.memory._snapshot()` (docs/pytorch.md)") \
     X(TORCH_BLOCKS, "zero or more, after TORCH", ARRAY, "that allocator's blocks, with the Python stack of each live one") \
+    X(SAMPLING, "at most once", FIXED, "stacks were captured for a sample of the allocations, by bytes (GPULEAK_MODE=light); absent: every allocation's stack was captured") \
     X(END, "once, last", FIXED, "")
 
 #endif

@@ -49,6 +49,7 @@ enum gl_record_type {
     GL_REC_TEARDOWN = 15,  /* array: allocations freed only by a context teardown */
     GL_REC_TORCH = 16,        /* PyTorch's caching allocator as it saw itself (docs/pytorch.md) */
     GL_REC_TORCH_BLOCKS = 17, /* array: that allocator's blocks */
+    GL_REC_SAMPLING = 18,     /* stacks were sampled (GPULEAK_MODE=light) */
     GL_REC_END = 0xffffffffu, /* last record; nothing may follow it */
 };
 
@@ -63,6 +64,7 @@ enum gl_snap_reason {
     GL_REASON_REQUEST = 3,
     GL_REASON_FATAL_SIGNAL = 4,
     GL_REASON_PERIODIC = 5, /* every GPULEAK_INTERVAL */
+    GL_REASON_DETACH = 6,   /* gpuleak detach: tracking ends, the process goes on */
 };
 #define GL_SNAP_F_FINAL 0x1u /* written at process exit */
 /* No rank variable was set: the rank field is 0 by default, not a rank
@@ -87,14 +89,26 @@ enum gl_snap_reason {
 #define GL_PYFRAME_FIXED_SIZE 8u
 static inline int gl_pc_is_pyframe(uint64_t pc) { return (pc & GL_PYFRAME_TAG) == GL_PYFRAME_TAG; }
 
+/* SAMPLING: at most once, only when stacks were captured for a sample of
+ * the allocations (GPULEAK_MODE=light): each thread samples by bytes, an
+ * allocation of s bytes with probability 1 - exp(-s/sample_bytes).  Every
+ * allocation is still in ALLOCS, DEVICES, PEAK, EVENTS and CALLS with its
+ * exact size; those not sampled carry the stack unsampled_stack_id, whose
+ * one frame is GL_UNSAMPLED_PC (0 when there was none yet).  Files
+ * without this record captured every stack. */
+#define GL_SAMPLING_FIXED_SIZE 16u
+enum gl_sampling_mode { GL_SAMPLING_BYTES = 1 };
+#define GL_UNSAMPLED_PC 0xfffffffe00000000ull
+
 /* Array entries: the fields of each are GL_FIELDS_<RECORD> in
  * snapshot_fields.h, which must add up to these sizes. */
 #define GL_ALLOC_ENTRY_SIZE 56u
 
 /* DEVICES entry: device -1 is the host (pinned and registered host memory).
- * Entries grew from 104 bytes (ctx_used_at_create, ctx_creations appended):
+ * Entries grew from 104 bytes (ctx_used_at_create, ctx_creations appended),
+ * then from 120 (before_attach_used, _freed, _frees appended):
  * a reader accepts the shorter ones and reads the missing fields as 0. */
-#define GL_DEVICE_ENTRY_SIZE 120u
+#define GL_DEVICE_ENTRY_SIZE 144u
 #define GL_DEVICE_ENTRY_MIN_SIZE 104u
 
 /* PEAK entry: the live memory of that device, grouped by stack, at the

@@ -40,6 +40,25 @@ int gpuleak_annotate(const char *label);
  * or when tracking is off. */
 int gpuleak_record_history(int enabled, long max_entries);
 
+/* `gpuleak attach` and `gpuleak detach` call these through gdb in a process
+ * started without libgpuleak, after dlopen'ing it (docs/attach.md).
+ * config: "GPULEAK_X=value" lines separated by '\n' (the process's own
+ * environment is read for the others), or NULL.  They return one of: */
+#define GPULEAK_ATTACH_OK 0
+#define GPULEAK_ATTACH_ALREADY 1      /* tracking already (attached, or started under gpuleak run) */
+#define GPULEAK_ATTACH_PRELOADED 2    /* libgpuleak is preloaded: use gpuleak snapshot */
+#define GPULEAK_ATTACH_BUSY 3         /* another attach or detach is running */
+#define GPULEAK_ATTACH_BAD_CONFIG 4   /* a config line not of the form GPULEAK_X=value */
+#define GPULEAK_ATTACH_NO_HOOKS 5     /* a slot could not be written: nothing changed */
+#define GPULEAK_ATTACH_NOT_ATTACHED 6 /* detach: no attach to end */
+#define GPULEAK_ATTACH_DISABLED 7     /* the process has GPULEAK_DISABLE=1 in its environment */
+int gpuleak_attach_begin(const char *config);
+int gpuleak_attach_end(void);
+/* Slots the attach rewrote, or -1 when not attached. */
+long gpuleak_attach_slots(void);
+/* The snapshot the last gpuleak_attach_end wrote ("" if none). */
+const char *gpuleak_attach_last_snapshot(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,7 +18,8 @@ GL_CFLAGS = $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CUDA_INC) -Iinterpose $(C
 # libunwind-x86_64 is libunwind's generic (remote-capable) API, which the
 # stack cache's recording walker needs (capture/stack_cache.c); x86_64 only.
 GL_UNWIND_GENERIC := $(if $(filter x86_64,$(shell uname -m)),-lunwind-x86_64)
-GL_LDLIBS = $(GL_UNWIND_GENERIC) -lunwind -ldl -lpthread
+# libm: light mode's exponential draws (capture/sample.c).
+GL_LDLIBS = $(GL_UNWIND_GENERIC) -lunwind -ldl -lpthread -lm
 
 all: $(GL_LIB)
 

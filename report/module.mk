@@ -15,7 +15,8 @@ REPORT_CPPFLAGS = -Ireport $(CPPFLAGS_COMMON)
 # the page's script and style are .incbin'd into html_assets.o
 $(BUILD)/obj/report/render/html/html_assets.o: report/render/html/ticks.js report/render/html/report.js \
                                                report/render/html/report.css
-REPORT_LIBS = -ldw -lelf -lstdc++ -lz
+# libm: the scaling of sampled stacks (analysis/analyze.c)
+REPORT_LIBS = -ldw -lelf -lstdc++ -lz -lm
 
 all: $(BUILD)/bin/gpuleak-report $(BUILD)/tests/snapgen $(BUILD)/tests/snapfuzz
 

@@ -7,13 +7,17 @@
 #   allocator  native (PyTorch's caching allocator) | async (cudaMallocAsync)
 #   run        bare | gpuleak GPULEAK_TORCH=0 | gpuleak default |
 #              gpuleak GPULEAK_TORCH_LINES=start (every tensor's line) |
+#              gpuleak light (GPULEAK_MODE=light: stacks sampled by bytes) |
 #              PyTorch's own recorder, _record_memory_history(stacks="python")
 # Prints a table (median [min..max] us per step, % over bare, ns per tensor)
 # with a verdict per target, and writes $BUILD/bench/bench-torch.json.
 #
 #   scripts/bench-torch.sh [BUILD]
 # Knobs: BENCH_TORCH_RUNS (5) repeats, BENCH_TORCH_STEPS (200) timed steps
-# per process; BENCH_QUICK=1 for a smoke run.  Exit 0 with one line when
+# per process; BENCH_QUICK=1 for a smoke run; BENCH_TORCH_ONLY="bare
+# gl_light" (run names, see runs= below) measures only those;
+# BENCH_TORCH_CLOCK=cpu compares the processes' CPU time per step instead of
+# the wall clock (steadier on a machine loaded by other jobs).  Exit 0 with one line when
 # torch cannot be set up (the rest of make bench still stands).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +51,7 @@ one() {
     gl_torch0) cmd=(env GPULEAK_TORCH=0 "$FCRUN" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY") ;;
     gl_default) cmd=("$FCRUN" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY") ;;
     gl_lines) cmd=(env GPULEAK_TORCH_LINES=start "$FCRUN" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY") ;;
+    gl_light) cmd=(env GPULEAK_MODE=light "$FCRUN" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY") ;;
     esac
     local out
     out=$(cd "$work" && env "${conf[@]}" GPULEAK_OUTPUT="$work/snaps/" "${cmd[@]}" "$STEP" "$STEPS" 2>&1) || true
@@ -60,7 +65,9 @@ one() {
     rm -rf "$work/snaps"
 }
 
-runs=(bare gl_torch0 gl_default gl_lines recorder)
+runs=(bare gl_torch0 gl_default gl_lines gl_light recorder)
+# shellcheck disable=SC2206 # the run names are words
+[ -n "${BENCH_TORCH_ONLY:-}" ] && runs=($BENCH_TORCH_ONLY)
 echo "bench: 7 real PyTorch step: ${#runs[@]} runs x native/async, $RUNS repeats of $STEPS steps" >&2
 for r in $(seq "$RUNS"); do
     # rotate the order each repeat: no configuration always runs first
@@ -70,9 +77,11 @@ for r in $(seq "$RUNS"); do
     done
 done
 
-python3 - "$RAW" "$OUT_JSON" "$RUNS" "$STEPS" <<'PY'
+mkdir -p "$(dirname "$OUT_JSON")"
+python3 - "$RAW" "$OUT_JSON" "$RUNS" "$STEPS" "${BENCH_TORCH_CLOCK:-wall}" <<'PY'
 import json, re, statistics, sys
 raw, out_json, runs, steps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+metric = "cpu_us_per_step" if sys.argv[5] == "cpu" else "us_per_step"
 us, tensors, refused = {}, {}, set()
 for line in open(raw):
     key, rest = line.split(" ", 1)
@@ -80,27 +89,32 @@ for line in open(raw):
         refused.add(key)
         continue
     m = dict(re.findall(r"(\w+)=([0-9.]+)", rest))
-    us.setdefault(key, []).append(float(m["us_per_step"]))
+    us.setdefault(key, []).append(float(m[metric]))
     if float(m["tensors_per_step"]) > 0:
         tensors.setdefault(key.split(".")[0], []).append(float(m["tensors_per_step"]))
 med = lambda k: statistics.median(us[k]) if us.get(k) else None
+seen_runs = {k.split(".", 1)[1] for k in list(us) + list(refused)}
 # cudaMallocAsync keeps no allocation counts: the same model makes the
 # same tensors as with the native allocator
 tps = statistics.median(tensors["native"]) if tensors.get("native") else None
 names = {"bare": "bare", "gl_torch0": "gpuleak, GPULEAK_TORCH=0", "gl_default": "gpuleak default",
-         "gl_lines": "gpuleak, every tensor's line", "recorder": "PyTorch's recorder alone"}
-lines, res = [], {"runs": runs, "steps": steps, "tensors_per_step": tps, "configs": {}}
+         "gl_lines": "gpuleak, every tensor's line", "gl_light": "gpuleak light",
+         "recorder": "PyTorch's recorder alone"}
+lines, res = [], {"runs": runs, "steps": steps, "clock": metric, "tensors_per_step": tps, "configs": {}}
 P = lines.append
 P("7. real PyTorch step (torch 2.14.1 on fakecuda: %d runs x %d steps; an elementwise model with autograd" % (runs, steps))
 P("   and Adam, %s tensors a step, Python depth ~20; kernels are no-ops, so a step is CPU dispatch only)" %
   ("%.0f" % tps if tps else "?"))
-P("%-10s %-26s %24s %10s %12s" % ("allocator", "run", "us per step", "over bare", "ns / tensor"))
+P("%-10s %-26s %24s %10s %12s" % ("allocator", "run", "us per step" if metric == "us_per_step" else "CPU us per step",
+                                   "over bare", "ns / tensor"))
 def over(alloc, run):
     b, v = med(alloc + ".bare"), med("%s.%s" % (alloc, run))
     return None if b is None or v is None else (v - b) / b, None if b is None or v is None or not tps else (v - b) * 1000 / tps
 for alloc in ("native", "async"):
-    for run in ("bare", "gl_torch0", "gl_default", "gl_lines", "recorder"):
+    for run in ("bare", "gl_torch0", "gl_default", "gl_lines", "gl_light", "recorder"):
         k = "%s.%s" % (alloc, run)
+        if k not in refused and not us.get(k) and run not in seen_runs:
+            continue  # not measured (BENCH_TORCH_ONLY)
         if k in refused and not us.get(k):
             P("%-10s %-26s %s" % (alloc, names[run], "refused by PyTorch: cudaMallocAsync has no recordHistory"))
             continue
@@ -124,6 +138,9 @@ gl_t = min(cands) if cands else None
 _, rec_t = over("native", "recorder")
 P("   targets (issue 36): native, gpuleak default <= 2%% over bare: %s; cudaMallocAsync <= 5%%: %s;" % (
   verdict(None if nat is None else nat <= 0.02), verdict(None if asy is None else asy <= 0.05)))
+lig, _ = over("async", "gl_light")
+P("   light, cudaMallocAsync <= 0.5%%: %s (GPULEAK_MODE=light, stacks sampled by bytes)" % (
+  verdict(None if lig is None else lig <= 0.005)))
 P("   every tensor's line, gpuleak's cheapest way, <= half of PyTorch's recorder per tensor (%s vs %s ns): %s" % (
   "?" if gl_t is None else "%.0f" % gl_t, "?" if rec_t is None else "%.0f" % rec_t,
   verdict(None if gl_t is None or rec_t is None else gl_t <= rec_t / 2)))

@@ -41,6 +41,17 @@ $(foreach p,cross_device ctx_teardown managed_pool pool_owner module_load ipc_sh
 $(foreach p,plugin_host dlclose_host multi_host other_interposer.so failmalloc.so enospc.so,\
 	$(eval PROG_LIBS_$(p) = -ldl))
 PROG_LIBS_hostile = $(FC_RT_L) -ldl
+# Attached to while it runs (tests/t_attach.sh): the runtime, the driver
+# imported, and the driver through dlsym.
+PROG_OUT_attach_target = attach_target attach_target_static
+PROG_LIBS_attach_target = $(FC_RT_L) -lcuda -ldl
+PROG_LIBS_attach_target_static = $(FC_STATIC_L)
+PROG_LIBS_attach_inproc = $(FC_RT_L) -ldl
+PROG_OUT_attach_plugin = attach_plugin.so
+PROG_FLAGS_attach_plugin.so = $(SO)
+PROG_LIBS_attach_plugin.so = $(FC_RT_L)
+PROG_FLAGS_attach_threads = -pthread
+PROG_LIBS_attach_threads = $(FC_RT_L) -lpthread
 PROG_LIBS_fake_frameworks = $(FC_RT_L) -ldl
 
 # The interception matrix (tests/t_paths_*.sh): the same runtime code against

@@ -25,7 +25,9 @@ eq([(s["count"], s["refused"], s["api"], s["device"], frame(s["frames"][0])) for
     (1, True, "cudaFreeHost", 0, "host_double_free bad_free.c:$(line host_double_free)"),
     (1, True, "cudaFreeArray", 0, "array_double_free bad_free.c:$(line array_double_free)")],
    "invalid free sites")
-eq((b["count"], b["refused_count"]), (6, 6), "invalid free totals")
+eq((b["count"], b["refused_count"], b["double_count"], b["double_sites"]), (6, 6, 4, 3), "invalid free totals")
+eq([s["kind"] for s in b["sites"]],
+   ["double free", "not the start", "invalid free", "double free", "double free"], "kinds")
 eq(hex(b["sites"][0]["first_ptr"]), "$addr", "the double free's address")
 eq(b["sites"][2]["first_ptr"], 0x1234, "the bogus address")
 eq(hex(b["sites"][1]["first_ptr"]), "$interior", "the interior pointer")
@@ -48,9 +50,13 @@ eq([(k["offset"], k["bytes"], k["freed_time_ns"], frame(k["frames"][0]), k["fram
    "blocks the addresses are inside")
 eq(hex(ib[1]["ptr"] + 16), "$interior", "the block's start")
 PY
-grep -qx '    invalid frees:    6 frees from 5 stacks, 6 refused by CUDA' r.txt || fail "summary line"
+# Double frees are a kind of their own (the history holds the first free).
+expect_eq "$(grep -E '^    (double|invalid) frees:' r.txt)" \
+"    double frees:     4 frees from 3 stacks, each of an address freed before
+    invalid frees:    2 frees from 2 stacks, 2 refused by CUDA" "summary lines"
 grep -qx 'INVALID FREES' r.txt || fail "section"
-grep -qx '2 frees (cudaFree) on device 0, refused by CUDA (double or invalid free)' r.txt || fail "double free line"
+grep -qx '2 frees (cudaFree) on device 0, refused by CUDA (double free: the address was freed before)' r.txt ||
+    fail "double free line"
 grep -qx "    first at [0-9.]* s, address $addr" r.txt || fail "first address"
 grep -qx "    #0 double_free (bad_free.c:$(line double_free)) \[bad_free\]" r.txt || fail "double free stack"
 grep -qx '    that address was freed before, at [0-9.]* s (seq [0-9]*): 1,000 bytes allocated at [0-9.]* s (seq [0-9]*) by' r.txt ||
@@ -105,7 +111,7 @@ grep -q '"inside_offset":64' i.html && grep -q '"inside_bytes":8388608' i.html |
 "$TPROG/snapgen" ipc n.snap
 "$REPORT" --json n.snap >n.json
 check_json n.json <<'PY'
-eq(d["invalid_frees"], {"count": 0, "refused_count": 0, "sites": []}, "none")
+eq(d["invalid_frees"], {"count": 0, "refused_count": 0, "double_count": 0, "double_sites": 0, "sites": []}, "none")
 PY
 "$REPORT" n.snap | grep -q 'INVALID FREES\|invalid frees' && fail "section without invalid frees"
 
@@ -153,9 +159,11 @@ eq([(s["count"], s["change"], s["refused"], s["api"], frame(s["frames"][0])) for
     ([0, 1], 1, True, "cudaFreeArray", "array_double_free bad_free.c:$(line array_double_free)")],
    "sites: the double free first (most in all), then the site key")
 eq([s["present"] for s in b["sites"]], [2, 1, 1, 1, 1], "present")
+eq([s["double_free"] for s in b["sites"]], [True, False, False, True, True], "double frees")
 PY
 grep -qx 'frees: 1 -> 6, refused by CUDA: 1 -> 6' diff.txt || fail "diff totals line"
-grep -A2 -x '+1 free (cudaFree) on device 0, refused by CUDA (double or invalid free)' diff.txt | grep -qx '    frees: 1 -> 2' ||
+grep -A2 -x '+1 free (cudaFree) on device 0, refused by CUDA (double free: the address was freed before)' diff.txt |
+    grep -qx '    frees: 1 -> 2' ||
     fail "diff double free row"
 grep -A1 -x '    frees: 1 -> 2' diff.txt | grep -qx "    #0 double_free (bad_free.c:$(line double_free)) \[bad_free\]" ||
     fail "diff double free stack"
@@ -187,7 +195,7 @@ eq(len(b["sites"]), 5, "merge sites")
 eq([(r["rank"], r["invalid_frees"], r["refused_frees"]) for r in d["ranks"]], [(3, 0, 0), (None, 6, 6)], "per rank")
 PY
 grep -qx '6 frees from 5 stacks on 1 of 2 ranks, 6 refused by CUDA' merge.txt || fail "merge total line"
-grep -A1 -x '2 frees (cudaFree) on device 0, refused by CUDA (double or invalid free)' merge.txt |
+grep -A1 -x '2 frees (cudaFree) on device 0, refused by CUDA (double free: the address was freed before)' merge.txt |
     grep -Eqx '    on 1 of 2 ranks: no rank \(pid [0-9]+\) \(2\)' || fail "merge site ranks"
 grep -q '^no rank (pid .*, 6 invalid frees (6 refused)$' merge.txt || fail "BY RANK line"
 grep -q '^rank 3 (.*invalid' merge.txt && fail "BY RANK line of the clean rank"

@@ -44,15 +44,37 @@ grep -qx 'PEAK' err.txt || fail "--sections leaks,peak passed through"
 rc=0; check --suppressions missing.supp -- touch ran || rc=$?
 expect_eq "$rc" 2 "a missing suppressions file"
 expect_eq "$(cat err.txt)" "gpuleak: check: --suppressions missing.supp: cannot read that file" "missing suppressions"
+# a file that is there but not rules: read before the command runs (not
+# after it, where each report failed and the gate passed or said "leak")
+printf '{\n   unclosed\n   fun:alloc_*\n' >open.supp
+rc=0; check --error-exitcode 3 --suppressions open.supp -- touch ran || rc=$?
+expect_eq "$rc:$(cat err.txt)" "2:gpuleak: check: --suppressions open.supp: line 1: rule not closed with '}'" "unclosed suppressions"
+printf '{\n   from-valgrind\n   Memcheck:Leak\n   fun:malloc\n}\n' >vg.supp
+rc=0; check --suppressions vg.supp -- touch ran || rc=$?
+expect_eq "$rc:$(cat err.txt)" "2:gpuleak: check: --suppressions vg.supp: line 3: a TOOL:KIND line (valgrind's Memcheck:Leak) is not taken: a rule is '{', a name, then fun:, obj:, src: patterns or '...', then '}'" "valgrind suppressions"
 rc=0; check --top 0 -- touch ran || rc=$?
 expect_eq "$(cat err.txt)" "gpuleak: check: --top needs a positive number, not '0' (try --help)" "--top 0 (the reporter's words)"
 [ ! -e ran ] || fail "the command ran with a bad suppressions file"
 rc=0; check --min-bytes 5x -- touch ran || rc=$?
 expect_eq "$rc" 2 "--min-bytes 5x"
-expect_eq "$(cat err.txt)" "gpuleak: check: --min-bytes 5x: expected bytes, e.g. 4096, 100M, 2GiB" "--min-bytes 5x message"
+expect_eq "$(cat err.txt)" "gpuleak: check: --min-bytes needs a size in bytes (4096, 512k, 1.5M, 1 MiB, 2G), not '5x' (try --help)" "--min-bytes 5x message"
 rc=0; check --depth 999 -- touch ran || rc=$?
 expect_eq "$(cat err.txt)" "gpuleak: check: --depth 999: expected 0 to 256 frames" "--depth 999 message"
 [ ! -e ran ] || fail "the command ran with bad options"
+# A process whose report failed (here a snapshot that is not one) was not
+# checked: never a pass, --error-exitcode's status or 2 without it.
+for ec in "" 7; do
+    rm -rf rf && mkdir rf
+    rc=0; check ${ec:+--error-exitcode $ec} --output rf -- sh -c 'echo junk >rf/gpuleak.99999.0.snap' || rc=$?
+    cat >want.txt <<EOT
+gpuleak-report: rf/gpuleak.99999.0.snap: file too short for a snapshot header (5 bytes) (at offset 5)
+gpuleak: process 99999: the report of rf/gpuleak.99999.0.snap failed (status 2): not checked, so not passed
+gpuleak: snapshots in rf
+gpuleak: ERROR SUMMARY: 1 of 1 processes with errors (leaks, memory still mapped, refused frees, teardown releases; reports failed)
+EOT
+    expect_eq "$rc" "${ec:-2}" "a failed report, --error-exitcode '$ec'"
+    diff want.txt err.txt || fail "a failed report's lines"
+done
 # No CUDA, no --output: no gpuleak-check.* directory is left.
 mkdir nocuda && cd nocuda
 rc=0; check -- true || rc=$?

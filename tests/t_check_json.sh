@@ -21,7 +21,7 @@ eq(len(d["processes"]), 1, "processes")
 p = d["processes"][0]
 eq(sorted(p), sorted(["pid", "rank", "host", "snapshot", "verdict", "errors", "leaked_bytes",
                       "leaked_allocations", "leaked_stacks", "never_released_bytes",
-                      "refused_frees", "teardown_leaked_bytes", "summary", "report"]), "keys")
+                      "refused_frees", "double_frees", "teardown_leaked_bytes", "summary", "report"]), "keys")
 eq((p["verdict"], p["errors"], p["leaked_bytes"], p["leaked_allocations"], p["leaked_stacks"], p["rank"]),
    ("errors", 1, 2097152, 2, 1, None), "leak verdict (no RANK or the like set: rank null)")
 eq(p["summary"], "leaked: 2,097,152 bytes (2.0 MiB) in 2 allocations from 1 stack", "summary")
@@ -29,7 +29,7 @@ eq(p["snapshot"], "lk/gpuleak.%d.0.snap" % p["pid"], "snapshot")
 eq((p["report"]["format"], p["report"]["snapshot"]["pid"]), ("gpuleak-report", p["pid"]), "the report")
 eq([(l["bytes"], l["frames"][0]["function"]) for l in p["report"]["leaks"]], [(2097152, "leak_runtime")], "leaks")
 eq(d["job"], {"verdict": "errors", "processes": 1, "with_errors": 1, "still_running": 0, "ranks_with_errors": [],
-              "command_status": 0, "exit_status": 9, "snapshots": "lk"}, "job")
+              "double_frees": 0, "command_status": 0, "exit_status": 9, "snapshots": "lk"}, "job")
 PY
 # The command's own status passes through (3), leak or not.
 rc=0; check --json=doc.json -- sh -c '"$1" leak-runtime; exit 3' sh "$TPROG/scenarios" || rc=$?

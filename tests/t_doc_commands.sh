@@ -14,6 +14,8 @@ python3 "$DOC" lint "$ROOT/README.md" || fail "README.md's command blocks"
 python3 "$DOC" lint "$ROOT/docs/pytorch.md" '<!-- end of the how-to -->' || fail "docs/pytorch.md's how-to"
 expect_eq "$(python3 "$DOC" ids "$ROOT/README.md" tests/t_doc_commands.sh | tr '\n' ' ')" \
     "quick preload ci-gate long-job ranks " "the README's blocks this test runs"
+expect_eq "$(python3 "$DOC" ids "$ROOT/docs/usage.md" tests/t_doc_commands.sh | tr '\n' ' ')" \
+    "link-c " "docs/usage.md's blocks this test runs"
 
 # The programs the blocks name: scenarios' known leak (2 allocations of
 # 1 MiB from leak_runtime) or a balanced run.
@@ -90,6 +92,9 @@ python3 "$ROOT/tests/doc/inorder.py" want.txt long-job/out.txt || fail "long-job
 
 run_block ranks
 expect_eq "$(cat ranks/rc)" 0 "ranks: status ($(tail -3 ranks/err.txt))"
+# numbered (%n): a snapshot taken meanwhile (gpuleak snapshot) would not
+# take the exit snapshot's name ("File exists", the exit one lost)
+expect_eq "$(cd ranks && echo rank*.snap)" "rank0.0.snap rank1.0.snap" "ranks: the snapshots"
 # The leak is rank 1's alone, and merge says so.
 cat >want.txt <<EOT
 LEAKS BY SITE
@@ -100,3 +105,25 @@ LEAKS BY SITE
     #0 leak_runtime (scenarios.c:$(site_line scenarios.c "LEAK-SITE: leak_runtime")) [scenarios]
 EOT
 python3 "$ROOT/tests/doc/inorder.py" want.txt ranks/out.txt || fail "ranks: merge: $(sed -n '/^LEAKS BY SITE/,+10p' ranks/out.txt)"
+
+# docs/usage.md: a C program of one's own linked against the stand-in, run
+# as the page says: no fakecuda-run, no LD_LIBRARY_PATH (the rpath alone
+# must pick fakecuda's runtime over the toolkit's in the ldconfig cache).
+mkdir link-c && cd link-c && ln -s "$BUILD" build
+python3 "$DOC" file "$ROOT/docs/usage.md" my_leak.c >my_leak.c
+python3 "$DOC" get "$ROOT/docs/usage.md" link-c >block.sh
+rc=0; env -u LD_LIBRARY_PATH -u LD_PRELOAD bash -e -o pipefail block.sh >out.txt 2>err.txt || rc=$?
+expect_eq "$rc" 0 "link-c: status ($(tail -3 err.txt))"
+expect_eq "$(ldd my_leak | awk '$1 == "libcudart.so.13" { print $3 }')" "$PWD/build/fakecuda/libcudart.so.13" "link-c: the runtime loaded"
+weights_line=$(grep -n '1 MiB, never freed' my_leak.c | cut -d: -f1)
+load_line=$(grep -n '^    load_weights();' my_leak.c | cut -d: -f1)
+cat >want.txt <<EOT
+LEAKS
+1,048,576 bytes (1.0 MiB) in 1 allocation: device memory on device 0 (cudaMalloc), not freed at exit
+...
+    #0 load_weights (my_leak.c:$weights_line) [my_leak]
+    #1 main (my_leak.c:$load_line) [my_leak]
+EOT
+python3 "$ROOT/tests/doc/inorder.py" want.txt out.txt || fail "link-c: the report: $(sed -n '/^LEAKS$/,+5p' out.txt)"
+grep -q "my_leak.c:$weights_line), from main (my_leak.c:$load_line)" block.sh || fail "link-c: the block's comment names other lines"
+cd ..

@@ -58,6 +58,18 @@ expect_eq "$rc" 0 "README recipe 1: status ($(tail -3 err.txt))"
 grep -qx "+2,097,152 bytes (2.0 MiB): <module> (train.py:$h_line), suspected leak (its tensors grew at every step)" out.txt ||
     fail "README recipe 1: diff: $(grep -A3 'TENSORS IN' out.txt)"
 [ -s train.html ] && [ -s train.pickle ] || fail "README recipe 1: the pictures: $(ls)"
+# The same snapshot reported as in the how-to, and the same tensors in it.
+expect_eq "$(grep -o '^gpuleak report train\.[0-9]*\.snap' block.sh)" \
+    "$(python3 "$DOC" get "$HOWTO" torch-run | grep -o '^gpuleak report train\.[0-9]*\.snap')" "README and how-to: the report's snapshot"
+got=$(sed -n '/^==== gpuleak report/,/^==== /p' out.txt | awk -v site="<module> (train.py:$h_line)" '
+          / in [0-9]+ tensors?: / && index($0, site) { gsub(/,/, "", $1); n += $1; split($0, a, " in "); split(a[2], b, " "); t += b[1] }
+          END { print n + 0, t + 0 }')
+expect_eq "$got" "2097152 2" "README recipe 1: the report's bytes and tensors at train.py:$h_line"
+# Without a GPU the README points to the how-to's setup (the system
+# python, under fakecuda-run alone, has no torch).
+grep -q 'No GPU: first the$' "$ROOT/README.md" && grep -q '^setup of \[docs/pytorch.md\](docs/pytorch.md#no-gpu-try-it-on-fakecuda)$' "$ROOT/README.md" ||
+    fail "README.md's recipe 1 does not point to the how-to's setup"
+grep -qx '### No GPU? Try it on fakecuda' "$HOWTO" || fail "the how-to's setup heading (README's anchor) changed"
 # What the README says of it names the same line.
 grep -q "and \`diff\` names \`train.py:$h_line\` as the suspected leak" "$ROOT/README.md" ||
     fail "README.md's recipe 1 does not name train.py:$h_line"

@@ -41,7 +41,16 @@ warns "gpuleak: ignoring GPULEAK_OOM_INTERVAL=abc: expected seconds from 0 to 1 
     GPULEAK_OOM_INTERVAL=abc
 warns "gpuleak: ignoring GPULEAK_TORCH_SETTLE=soon: expected seconds from 0 to 1 year (or 500ms, 5m, 1h), using 10" \
     GPULEAK_TORCH_SETTLE=soon
-warns "gpuleak: ignoring GPULEAK_TORCH_LINES=always: expected request or start, using request" GPULEAK_TORCH_LINES=always
+warns "gpuleak: ignoring GPULEAK_TORCH_LINES=always: expected request, start or never, using request" GPULEAK_TORCH_LINES=always
+warns "gpuleak: ignoring GPULEAK_TORCH_LINES=always: expected request, start or never, using never" \
+    GPULEAK_TORCH_LINES=always GPULEAK_MODE=light
+warns "gpuleak: ignoring GPULEAK_MODE=lite: expected full or light, using full" GPULEAK_MODE=lite
+warns "gpuleak: ignoring GPULEAK_SAMPLE_BYTES=1.5Q: expected bytes from 1 to 1T (4096, 512k, 1.5M, 1 MiB, 2G), using 1024K" \
+    GPULEAK_SAMPLE_BYTES=1.5Q
+warns "gpuleak: ignoring GPULEAK_SAMPLE_BYTES=0: expected bytes from 1 to 1T (4096, 512k, 1.5M, 1 MiB, 2G), using 1024K" \
+    GPULEAK_SAMPLE_BYTES=0 GPULEAK_MODE=light
+warns "gpuleak: ignoring GPULEAK_SAMPLE_SEED=-1: expected a number from 0 to 9223372036854775807, using a random seed" \
+    GPULEAK_SAMPLE_SEED=-1
 warns "gpuleak: ignoring GPULEAK_INTERVAL=5x: not a duration from 100ms to 30 days (e.g. 90s, 10m, 2h); no periodic snapshots" \
     GPULEAK_INTERVAL=5x
 warns "gpuleak: ignoring GPULEAK_KEEP=1: not 0 (all) or 2 to 10000; keeping 10" GPULEAK_KEEP=1
@@ -55,6 +64,9 @@ gpuleak: ignoring GPULEAK_FREE_STACKS=sure: $B, using 0" GPULEAK_DISABLE=maybe G
 # Good values say nothing: every boolean word, durations with units.
 warns "" GPULEAK_DISABLE=No GPULEAK_PYTHON=on GPULEAK_FREE_STACKS=TRUE GPULEAK_OOM_SNAPSHOT=y GPULEAK_STACK_CACHE=Miss \
     GPULEAK_OOM_INTERVAL=500ms GPULEAK_SIGNAL=sigusr2 GPULEAK_OUTPUT=a%%b.%p.%n.snap
+warns "" GPULEAK_MODE=Light GPULEAK_SAMPLE_BYTES=512KiB GPULEAK_SAMPLE_SEED=7 GPULEAK_TORCH_LINES=never
+warns "" GPULEAK_MODE=full GPULEAK_SAMPLE_BYTES=4m
+warns "" GPULEAK_MODE=light GPULEAK_SAMPLE_BYTES="1.5 MiB"   # the one size grammar (common/size_parse.h)
 
 # GPULEAK_OOM_SNAPSHOT=false is off: the exit snapshot only.  (Before, only
 # "0" was off.)

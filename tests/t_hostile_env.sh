@@ -34,16 +34,22 @@ expect_snapshot() {
 }
 
 for var in GPULEAK_DEPTH GPULEAK_MAX_ENTRIES GPULEAK_DISABLE GPULEAK_PYTHON GPULEAK_SIGNAL \
-           GPULEAK_OOM_INTERVAL GPULEAK_OOM_SNAPSHOT GPULEAK_INTERVAL GPULEAK_KEEP RANK LOCAL_RANK; do
+           GPULEAK_OOM_INTERVAL GPULEAK_OOM_SNAPSHOT GPULEAK_INTERVAL GPULEAK_KEEP RANK LOCAL_RANK \
+           GPULEAK_MODE GPULEAK_SAMPLE_BYTES GPULEAK_SAMPLE_SEED; do
     for val in "" "-1" "-2147483649" "99999999999999999999999" "abc" "12abc" " 7" "0x10" "1e3" \
                "$long" $'\x01\x7f' "%s%s%n"; do
         run "$var=$val"
         [ "$var" = GPULEAK_DISABLE ] || expect_snapshot
     done
 done
+# Light mode with a hostile sample size: the same program, a snapshot.
+for val in "" "-1" "abc" "99999999999999999999999" "$long" "1" "1G"; do
+    run GPULEAK_MODE=light "GPULEAK_SAMPLE_BYTES=$val"; expect_snapshot
+done
 # Every variable bad at once: one line each at most.
-MAXWARN=11 run GPULEAK_DEPTH=-5 GPULEAK_MAX_ENTRIES=x GPULEAK_DISABLE=maybe GPULEAK_PYTHON=2 \
-    GPULEAK_SIGNAL=KILL GPULEAK_OOM_INTERVAL=-1 GPULEAK_OUTPUT="$long" RANK=-3 GPULEAK_INTERVAL=1e3 GPULEAK_KEEP=1
+MAXWARN=14 run GPULEAK_DEPTH=-5 GPULEAK_MAX_ENTRIES=x GPULEAK_DISABLE=maybe GPULEAK_PYTHON=2 \
+    GPULEAK_SIGNAL=KILL GPULEAK_OOM_INTERVAL=-1 GPULEAK_OUTPUT="$long" RANK=-3 GPULEAK_INTERVAL=1e3 GPULEAK_KEEP=1 \
+    GPULEAK_MODE=x GPULEAK_SAMPLE_BYTES=-1 GPULEAK_SAMPLE_SEED=x
 expect_snapshot
 
 # GPULEAK_OUTPUT: overlong (default name used, one warning); empty (default).

@@ -120,6 +120,18 @@ PY
 rc=0; "$REPORT" --html g3.html a.snap other.snap 2> g3.err || rc=$?
 expect_eq "$rc:$(cat g3.err)" "2:gpuleak-report: --html: the snapshots come from 2 different processes (rank 0 pid 4242 on testhost, rank 0 pid 5555 on testhost); growth is measured between snapshots of one process: compare processes with '--html OUT.html merge'" "html of two processes"
 [ ! -e g3.html ] || fail "a page was written for two processes"
+# through the launcher, the hint names the launcher's command: "gpuleak
+# html OUT.html merge", "gpuleak merge" (not the reporter's own syntax)
+refused="the snapshots come from 2 different processes (rank 0 pid 4242 on testhost, rank 0 pid 5555 on testhost); growth is measured between snapshots of one process: compare processes with"
+rc=0; "$LAUNCHER" html g3.html a.snap other.snap 2> g3.err || rc=$?
+expect_eq "$rc:$(cat g3.err)" "2:gpuleak-report: --html: $refused 'gpuleak html OUT.html merge SNAP...'" "gpuleak html of two processes"
+rc=0; "$LAUNCHER" diff a.snap other.snap > g3.out 2> g3.err || rc=$?
+expect_eq "$rc:$(cat g3.err):$(wc -c < g3.out)" "2:gpuleak-report: diff: $refused 'gpuleak merge':0" "gpuleak diff of two processes"
+rc=0; "$LAUNCHER" diff --html g3.html a.snap other.snap 2> g3.err || rc=$?
+expect_eq "$rc:$(cat g3.err)" "2:gpuleak-report: --html: $refused 'gpuleak merge --html OUT.html SNAP...'" "gpuleak diff --html of two processes"
+rc=0; "$LAUNCHER" report --html g3.html a.snap other.snap 2> g3.err || rc=$?
+expect_eq "$rc:$(cat g3.err)" "2:gpuleak-report: --html: $refused '--html OUT.html merge'" "gpuleak report: the reporter's syntax"
+[ ! -e g3.html ] || fail "a page was written for two processes"
 
 # growth between two snapshots of one run: the teardown leak in between
 mkdir tg && (cd tg && GPULEAK_OUTPUT=end.snap traced "$TPROG/driver_lifecycle" ctx mid.snap) || fail "mid-run teardown"

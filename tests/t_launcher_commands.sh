@@ -7,11 +7,14 @@ mkdir r && "$TPROG/snapgen" ranks r
 mkdir d && "$TPROG/snapgen" diffset d # one process's series (diff takes no other)
 GPULEAK_OUTPUT=leak.snap traced "$TPROG/scenarios" leak-runtime
 GPULEAK_OUTPUT=clean.snap traced "$TPROG/scenarios" balanced
-# same WHAT "LAUNCHER ARGS" "REPORTER ARGS": both run, same stdout and status
+# same WHAT "LAUNCHER ARGS" "REPORTER ARGS" [QUIET [SED]]: both run, same
+# stdout and status; the same stderr, the reporter's edited by SED (the
+# launcher names its own commands in a hint)
 same() {
     local a=0 b=0
     "$LAUNCHER" $2 >a.out 2>a.err || a=$?
     "$REPORT" $3 >b.out 2>b.err || b=$?
+    [ -z "${5:-}" ] || sed -i "$5" b.err
     expect_eq "$a" "$b" "$1: status"
     [ -s b.out ] || [ -n "${4:-}" ] || fail "$1: the reporter wrote nothing"
     cmp -s a.out b.out || fail "$1: output differs: $(diff a.out b.out | head -5)"
@@ -20,7 +23,9 @@ same() {
 same report "report --error-exitcode 3 leak.snap" "--error-exitcode 3 leak.snap"
 same diff "diff --error-exitcode 4 d/a.snap d/c.snap" "--error-exitcode 4 diff d/a.snap d/c.snap"
 same "diff, options after" "diff d/a.snap d/c.snap --json" "--json diff d/a.snap d/c.snap"
-same "diff of two processes" "diff clean.snap leak.snap" "diff clean.snap leak.snap" quiet
+same "diff of two processes" "diff clean.snap leak.snap" "diff clean.snap leak.snap" quiet \
+    "s/compare processes with 'merge'\$/compare processes with 'gpuleak merge'/"
+grep -q "compare processes with 'gpuleak merge'$" a.err || fail "diff of two processes: the hint: $(cat a.err)"
 same merge "merge r/r0.snap r/r1.snap r/r2.snap" "merge r/r0.snap r/r1.snap r/r2.snap"
 same "merge --json" "merge --json r/r0.snap r/r1.snap r/r2.snap" "--json merge r/r0.snap r/r1.snap r/r2.snap"
 same html "html --top 3 a.html leak.snap" "--top 3 --html b.html leak.snap" quiet

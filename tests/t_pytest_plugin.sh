@@ -116,11 +116,11 @@ test_failing_with_bad_marker failed
 test_peak_two_sizes failed
 test_good_after passed" "bad markers: outcomes"
 expect_eq "$(grep '^gpuleak: bad marker' badrun/out)" \
-"gpuleak: bad marker gpu_limit_peak('2 GIG'): not a size: '2 GIG' (examples: 4096, 512K, 2 GiB)
+"gpuleak: bad marker gpu_limit_peak('2 GIG'): not a size: '2 GIG' (examples: 4096, 512k, 1.5M, 1 MiB, 2G)
 gpuleak: bad marker gpu_limit_peak(): it takes one size, as in gpu_limit_peak(\"2 GiB\")
-gpuleak: bad marker gpu_limit_leaks(-5): not a size: -5 (examples: 4096, 512K, 2 GiB)
+gpuleak: bad marker gpu_limit_leaks(-5): not a size: -5 (examples: 4096, 512k, 1.5M, 1 MiB, 2G)
 gpuleak: bad marker gpu_limit_leaks(0, warmup='two'): warmup must be a whole number of runs, not 'two'
-gpuleak: bad marker gpu_limit_leaks('1 MiBs'): not a size: '1 MiBs' (examples: 4096, 512K, 2 GiB)
+gpuleak: bad marker gpu_limit_leaks('1 MiBs'): not a size: '1 MiBs' (examples: 4096, 512k, 1.5M, 1 MiB, 2G)
 gpuleak: bad marker gpu_limit_peak('1 MiB', '2 MiB'): it takes one size, as in gpu_limit_peak(\"2 GiB\")" \
     "bad markers: messages"
 expect_eq "$(grep -c INTERNALERROR badrun/out badrun/err | paste -sd' ')" "badrun/out:0 badrun/err:0" "bad markers: no INTERNALERROR"

@@ -23,9 +23,17 @@ expect_eq "$(status --error-exitcode 3 --no-default-suppressions cached.snap)" 3
 printf '{\n   mine\n   ...\n   fun:leak_runtime\n}\n' >mine.supp
 expect_eq "$(status --error-exitcode 3 --suppressions mine.supp leak.snap)" 0 "suppressed"
 
-expect_eq "$(status --error-exitcode 4 diff clean.snap leak.snap)" 4 "diff: a stack grew"
-expect_eq "$(status --error-exitcode 4 diff leak.snap clean.snap)" 0 "diff: stacks only shrank"
+# diff measures growth within one process: leak.snap made a later
+# snapshot of clean.snap's process (its pid, start time and index 1).
+"$REPORT" --json clean.snap >clean.json
+read -r pid start <<<"$(python3 -c 'import json; s = json.load(open("clean.json"))["snapshot"]; print(s["pid"], s["start_unix_ns"])')"
+snap_set leak.snap l1.snap PROCESS 0 pid "$pid" && snap_set l1.snap l2.snap PROCESS 0 start_unix_ns "$start" &&
+    snap_set l2.snap later.snap PROCESS 0 index 1 && snap_set clean.snap clean1.snap PROCESS 0 index 2 ||
+    fail "snap_set"
+expect_eq "$(status --error-exitcode 4 diff clean.snap later.snap)" 4 "diff: a stack grew"
+expect_eq "$(status --error-exitcode 4 diff later.snap clean1.snap)" 0 "diff: stacks only shrank"
 expect_eq "$(status --error-exitcode 4 diff leak.snap leak.snap)" 0 "diff: nothing changed"
+expect_eq "$(status --error-exitcode 4 diff clean.snap leak.snap)" 2 "diff: two processes are refused"
 expect_eq "$(status --error-exitcode 5 merge clean.snap leak.snap)" 5 "merge: one snapshot with leaks"
 expect_eq "$(status --error-exitcode 5 merge clean.snap cached.snap)" 0 "merge: none"
 

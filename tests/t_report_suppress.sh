@@ -104,6 +104,18 @@ bad '{\n name\n}\n' 3
 bad '{\n name\n fun:x\n' 1
 bad 'fun:x\n' 1
 bad '{\n name\n frob:x\n}\n' 3
+# valgrind's kind line is named as such, with the format that is taken
+bad '{\n name\n Memcheck:Leak\n fun:malloc\n}\n' 3
+expect_eq "$(cat err.txt)" "gpuleak-report: bad.supp: line 3: a TOOL:KIND line (valgrind's Memcheck:Leak) is not taken: a rule is '{', a name, then fun:, obj:, src: patterns or '...', then '}'" "valgrind kind line"
+# --check-suppressions: the rules read, nothing else done (gpuleak check
+# runs it before the command)
+rc=0; "$REPORT" --check-suppressions s.supp >out.txt 2>err.txt || rc=$?
+expect_eq "$rc:$(cat out.txt):$(wc -c <err.txt)" "0:s.supp: 2 rules:0" "--check-suppressions, good file"
+printf '{\n name\n fun:x\n' >bad.supp
+rc=0; "$REPORT" --check-suppressions bad.supp >out.txt 2>err.txt || rc=$?
+expect_eq "$rc:$(wc -c <out.txt):$(cat err.txt)" "2:0:gpuleak-report: bad.supp: line 1: rule not closed with '}'" "--check-suppressions, bad file"
+rc=0; "$REPORT" --check-suppressions nosuch.supp >out.txt 2>err.txt || rc=$?
+expect_eq "$rc:$(cat err.txt)" "2:gpuleak-report: nosuch.supp: cannot open: No such file or directory" "--check-suppressions, no file"
 "$REPORT" --list-default-suppressions | grep -q '^   fun:c10::cuda::CUDACachingAllocator::Native::\*$' || fail "list defaults"
 
 # folded stacks for flame graphs: outermost first, bytes

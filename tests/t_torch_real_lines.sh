@@ -3,7 +3,8 @@
 # section 7), so by default it is turned on by the first snapshot request,
 # by gpuleak_memory._record_memory_history(), or when device memory grows
 # after holding still for GPULEAK_TORCH_SETTLE; GPULEAK_TORCH_LINES=start
-# turns it on at PyTorch's first CUDA use.  tests/programs/torch_real_lines.py
+# turns it on at PyTorch's first CUDA use; light mode (GPULEAK_MODE=light)
+# never, unless the program asks.  tests/programs/torch_real_lines.py
 # makes tensors A, B, C, D at known lines; each tensor's line in PYTORCH'S
 # CACHE is asserted, or that it has none.
 source "$ROOT/tests/lib.sh"
@@ -47,6 +48,16 @@ run growth growth GPULEAK_TORCH_SETTLE=1
 expect_eq "$(tensors growth/two.snap)" "1049088 2 $none
 33554432 1 $none
 524288 1 $(at D)" "growth after 1.5 s of quiet: D, made after the cache grew, has its line"
+
+# Light mode (GPULEAK_MODE=light): gpuleak never turns the recorder on by
+# itself, not even at a request (B has no line either); the program's own
+# _record_memory_history() still does.
+run light request GPULEAK_MODE=light
+expect_eq "$(tensors light/two.snap)" "1049088 2 $none
+2097152 1 $none" "light mode, second snapshot: no line"
+run light_history history GPULEAK_MODE=light
+expect_eq "$(tensors light_history/one.snap)" "1048576 1 $(at A)
+512 1 $none" "light mode, _record_memory_history() first: A has its line"
 
 # A bad value: one line, the default kept.
 run bad request GPULEAK_TORCH_LINES=sometimes

@@ -26,7 +26,7 @@ $(BUILD)/lib/python/%.py: tools/%.py
 # symbolizer.  A helper of the launcher, so it lives in libexec.
 TOP_OBJS = $(BUILD)/obj/tools/top/gpuleak_top.o $(BUILD)/obj/tools/top/live_read.o $(BUILD)/obj/report/model/symbolize.o \
            $(BUILD)/obj/report/model/fold.o $(BUILD)/obj/report/util/xalloc.o $(BUILD)/obj/report/util/fmt.o \
-           $(BUILD)/obj/report/model/snap_read.o
+           $(BUILD)/obj/report/model/snap_read.o $(BUILD)/obj/report/model/user_frame.o
 all: $(BUILD)/libexec/gpuleak/gpuleak-top
 $(BUILD)/obj/tools/top/%.o: tools/top/%.c
 	@mkdir -p $(@D)

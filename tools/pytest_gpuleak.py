@@ -34,6 +34,10 @@ Markers, like pytest-memray's limit_memory / limit_leaks:
                                               caches filled on first use are
                                               not leaks
 
+Sizes are bytes (an int) or a string in gpuleak's one size grammar, that of
+gpuleak-report --min-bytes: "4096", "512k", "1.5M", "1 MiB", "2G" (units
+are powers of 1024; docs/reporter.md).
+
 The markers are checked when the tests are collected: a bad argument
 (gpu_limit_peak("2 GIG"), gpu_limit_peak(), gpu_limit_leaks(-5)) fails its
 own test, unrun, with one line naming the marker; the other tests run.
@@ -55,21 +59,31 @@ import pytest
 
 __all__ = ["parse_size"]
 
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
-          "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
-          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
-          "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+# The size grammar of common/size_parse.h, kept identical (tests/t_sizes.sh
+# runs one table of cases through both): digits, an optional fraction of at
+# most 6 digits (only with a unit from K up, rounded down to whole bytes),
+# an optional unit B, K, KB, KiB, ... T, TB, TiB in any case, every one a
+# power of 1024; blanks (space, tab) around the number and the unit.
+_SIZE = re.compile(r"[ \t]*([0-9]+)(?:\.([0-9]{1,6}))?[ \t]*([A-Za-z]*)[ \t]*")
+_SHIFTS = {"": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20,
+           "g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40}
+_SIZE_EXAMPLES = "4096, 512k, 1.5M, 1 MiB, 2G"
 
 
 def parse_size(value):
-    """Bytes from 4096, "512K", "2 GiB", "1.5G" (units are powers of 1024, as
-    everywhere in gpuleak)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+    """Bytes from 4096, "512k", "1.5M", "1 MiB", "2 GiB" (units are powers of
+    1024, as everywhere in gpuleak; the grammar of common/size_parse.h)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 64:
         return value
-    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", str(value))
-    if not m or m.group(2).lower() not in _UNITS:
-        raise ValueError("not a size: %r (examples: 4096, 512K, 2 GiB)" % (value,))
-    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    m = _SIZE.fullmatch(value) if isinstance(value, str) else None
+    shift = _SHIFTS.get(m.group(3).lower()) if m else None
+    if shift is None or (m.group(2) is not None and shift == 0):
+        raise ValueError("not a size: %r (examples: %s)" % (value, _SIZE_EXAMPLES))
+    frac = m.group(2) or ""
+    n = (int(m.group(1)) << shift) + (int(frac or "0") << shift) // 10 ** len(frac)
+    if n >= 1 << 64:
+        raise ValueError("not a size: %r (more than 2^64 - 1 bytes)" % (value,))
+    return n
 
 
 def _s(n):

@@ -1,6 +1,9 @@
 #include "base/config.h"
 
+#include "size_parse.h"
+
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +13,8 @@
 
 struct gl_config gl_config = {
     .disabled = false,
+    .mode = GL_MODE_FULL,
+    .sample_bytes = GL_DEFAULT_SAMPLE_BYTES,
     .depth = GL_DEFAULT_DEPTH,
     .output = GL_DEFAULT_OUTPUT,
     .max_entries = GL_DEFAULT_MAX_ENTRIES,
@@ -20,6 +25,48 @@ struct gl_config gl_config = {
     .oom_interval_ms = GL_DEFAULT_OOM_INTERVAL_MS,
 };
 
+/* The settings `gpuleak attach` hands over (gl_config_set_overrides): the
+ * attached process's environment was fixed when it started, and setenv in
+ * a running multi-threaded program is not safe.  Written once per attach,
+ * before tracking starts, by the thread gdb borrowed; read after. */
+#define OVERRIDES_MAX 32
+static char override_text[4096];
+static const char *override_key[OVERRIDES_MAX], *override_val[OVERRIDES_MAX];
+static size_t noverrides;
+
+int gl_config_set_overrides(const char *text)
+{
+    noverrides = 0;
+    if (text == NULL)
+        return 0;
+    size_t len = strlen(text);
+    if (len >= sizeof override_text)
+        return -1;
+    memcpy(override_text, text, len + 1);
+    for (char *line = override_text, *next; line != NULL && *line != '\0'; line = next) {
+        next = strchr(line, '\n');
+        if (next != NULL)
+            *next++ = '\0';
+        char *eq = strchr(line, '=');
+        if (eq == NULL || strncmp(line, "GPULEAK_", 8) != 0 || noverrides == OVERRIDES_MAX) {
+            noverrides = 0;
+            return -1;
+        }
+        *eq = '\0';
+        override_key[noverrides] = line;
+        override_val[noverrides++] = eq + 1;
+    }
+    return 0;
+}
+
+const char *gl_getenv(const char *name)
+{
+    for (size_t i = 0; i < noverrides; i++)
+        if (strcmp(override_key[i], name) == 0)
+            return override_val[i];
+    return getenv(name);
+}
+
 bool gl_parse_long(const char *s, long min, long max, long *out)
 {
     if (s == NULL || *s == '\0')
@@ -28,6 +75,15 @@ bool gl_parse_long(const char *s, long min, long max, long *out)
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno != 0 || *end != '\0' || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool gl_parse_bytes(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    uint64_t v; /* the one size grammar, as --min-bytes and the markers take it */
+    if (s == NULL || gl_parse_size(s, &v) != 0 || v < min || v > max)
         return false;
     *out = v;
     return true;
@@ -117,7 +173,7 @@ bool gl_parse_bool(const char *s, bool *out)
 
 bool gl_env_bool(const char *name, bool dflt, atomic_bool *warned)
 {
-    const char *s = getenv(name);
+    const char *s = gl_getenv(name);
     bool v;
     if (s == NULL || *s == '\0')
         return dflt;
@@ -144,7 +200,7 @@ const char *gl_output_unknown_conversion(const char *pattern)
  * default kept. */
 static void env_duration_ms(const char *name, uint64_t dflt_ms, uint64_t *out, atomic_bool *warned)
 {
-    const char *text = getenv(name);
+    const char *text = gl_getenv(name);
     uint64_t ms;
     if (text == NULL || *text == '\0')
         return;
@@ -153,6 +209,40 @@ static void env_duration_ms(const char *name, uint64_t dflt_ms, uint64_t *out, a
     else
         gl_warn_once(warned, "ignoring %s=%.40s: expected seconds from 0 to 1 year (or 500ms, 5m, 1h), using %llu",
                      name, text, (unsigned long long)(dflt_ms / 1000));
+}
+
+/* GPULEAK_MODE, GPULEAK_SAMPLE_BYTES, GPULEAK_SAMPLE_SEED: light mode and
+ * its sampling (capture/sample.h).  The sampling variables are read in
+ * either mode, so that a typo is told even before light mode is on. */
+static void load_mode(void)
+{
+    static atomic_bool warned_mode, warned_bytes, warned_seed;
+    const char *mode = gl_getenv("GPULEAK_MODE");
+    if (mode != NULL && *mode != '\0') {
+        if (strcasecmp(mode, "light") == 0)
+            gl_config.mode = GL_MODE_LIGHT;
+        else if (strcasecmp(mode, "full") == 0)
+            gl_config.mode = GL_MODE_FULL;
+        else
+            gl_warn_once(&warned_mode, "ignoring GPULEAK_MODE=%.40s: expected full or light, using full", mode);
+    }
+    const char *bytes = gl_getenv("GPULEAK_SAMPLE_BYTES");
+    if (bytes != NULL && *bytes != '\0' &&
+        !gl_parse_bytes(bytes, 1, GL_MAX_SAMPLE_BYTES, &gl_config.sample_bytes))
+        gl_warn_once(&warned_bytes, "ignoring GPULEAK_SAMPLE_BYTES=%.40s: expected bytes from 1 to 1T "
+                     "(" GL_SIZE_EXAMPLES "), using %lluK", bytes,
+                     (unsigned long long)(GL_DEFAULT_SAMPLE_BYTES >> 10));
+    const char *seed = gl_getenv("GPULEAK_SAMPLE_SEED");
+    long v;
+    if (seed != NULL && *seed != '\0') {
+        if (gl_parse_long(seed, 0, LONG_MAX, &v)) {
+            gl_config.sample_seed = (uint64_t)v;
+            gl_config.sample_seed_set = true;
+        } else {
+            gl_warn_once(&warned_seed, "ignoring GPULEAK_SAMPLE_SEED=%.40s: expected a number from 0 to %ld, "
+                         "using a random seed", seed, LONG_MAX);
+        }
+    }
 }
 
 void gl_config_load(void)
@@ -164,17 +254,23 @@ void gl_config_load(void)
         warned_settle;
 
     gl_config.disabled = gl_env_bool("GPULEAK_DISABLE", false, &warned_disable);
+    load_mode();
     gl_config.python = gl_env_bool("GPULEAK_PYTHON", true, &warned_python);
     gl_config.torch = gl_env_bool("GPULEAK_TORCH", true, &warned_torch);
-    const char *lines = getenv("GPULEAK_TORCH_LINES");
+    /* Light mode never pays for PyTorch's recorder unless told to. */
+    enum gl_torch_lines lines_dflt = gl_config.mode == GL_MODE_LIGHT ? GL_TORCH_LINES_NEVER : GL_TORCH_LINES_REQUEST;
+    gl_config.torch_lines = lines_dflt;
+    const char *lines = gl_getenv("GPULEAK_TORCH_LINES");
     if (lines != NULL && *lines != '\0') {
         if (strcasecmp(lines, "start") == 0)
             gl_config.torch_lines = GL_TORCH_LINES_START;
         else if (strcasecmp(lines, "request") == 0)
             gl_config.torch_lines = GL_TORCH_LINES_REQUEST;
+        else if (strcasecmp(lines, "never") == 0)
+            gl_config.torch_lines = GL_TORCH_LINES_NEVER;
         else
-            gl_warn_once(&warned_lines, "ignoring GPULEAK_TORCH_LINES=%.40s: expected request or start, using request",
-                         lines);
+            gl_warn_once(&warned_lines, "ignoring GPULEAK_TORCH_LINES=%.40s: expected request, start or never, using %s",
+                         lines, lines_dflt == GL_TORCH_LINES_NEVER ? "never" : "request");
     }
     env_duration_ms("GPULEAK_TORCH_SETTLE", GL_DEFAULT_TORCH_SETTLE_MS, &gl_config.torch_settle_ms, &warned_settle);
     gl_config.free_stacks = gl_env_bool("GPULEAK_FREE_STACKS", false, &warned_free);
@@ -184,7 +280,7 @@ void gl_config_load(void)
      * the start, when the user is still looking. */
     env_duration_ms("GPULEAK_OOM_INTERVAL", GL_DEFAULT_OOM_INTERVAL_MS, &gl_config.oom_interval_ms, &warned_oom_iv);
 
-    const char *depth = getenv("GPULEAK_DEPTH");
+    const char *depth = gl_getenv("GPULEAK_DEPTH");
     long v;
     if (depth != NULL && *depth != '\0') {
         if (gl_parse_long(depth, 0, GL_MAX_DEPTH, &v))
@@ -194,7 +290,7 @@ void gl_config_load(void)
                          depth, GL_MAX_DEPTH, GL_DEFAULT_DEPTH);
     }
 
-    const char *entries = getenv("GPULEAK_MAX_ENTRIES");
+    const char *entries = gl_getenv("GPULEAK_MAX_ENTRIES");
     if (entries != NULL && *entries != '\0') {
         if (gl_parse_long(entries, 0, GL_MAX_MAX_ENTRIES, &v))
             gl_config.max_entries = v;
@@ -204,7 +300,7 @@ void gl_config_load(void)
     }
 
     /* on/off in the one boolean syntax, or "miss" (the bench's miss row). */
-    const char *cache = getenv("GPULEAK_STACK_CACHE");
+    const char *cache = gl_getenv("GPULEAK_STACK_CACHE");
     bool b;
     if (cache != NULL && *cache != '\0') {
         if (strcasecmp(cache, "miss") == 0)
@@ -216,7 +312,7 @@ void gl_config_load(void)
                          cache);
     }
 
-    const char *check = getenv("GPULEAK_STACK_CHECK");
+    const char *check = gl_getenv("GPULEAK_STACK_CHECK");
     if (check != NULL && *check != '\0') {
         if (strlen(check) < sizeof gl_config.stack_check)
             memcpy(gl_config.stack_check, check, strlen(check) + 1);
@@ -225,7 +321,7 @@ void gl_config_load(void)
                          GL_OUTPUT_MAX - 1);
     }
 
-    const char *out = getenv("GPULEAK_OUTPUT");
+    const char *out = gl_getenv("GPULEAK_OUTPUT");
     if (out != NULL && *out != '\0') {
         const char *bad;
         if (strlen(out) < sizeof gl_config.output) {

@@ -19,6 +19,17 @@
 #define GL_DEFAULT_OOM_INTERVAL_MS 10000
 #define GL_MAX_OOM_INTERVAL_MS (365ull * 86400 * 1000)
 #define GL_DEFAULT_TORCH_SETTLE_MS 10000
+/* GPULEAK_SAMPLE_BYTES: light mode's mean distance, in bytes allocated,
+ * between sampled allocations (docs/performance.md, section 7). */
+#define GL_DEFAULT_SAMPLE_BYTES (1ull << 20)
+#define GL_MAX_SAMPLE_BYTES (1ull << 40)
+
+/* GPULEAK_MODE: full, the default, captures the stack of every allocation;
+ * light keeps every allocation's address, size, device and API (exact
+ * totals, live view, metrics) but captures stacks only for allocations
+ * sampled by bytes (capture/sample.h), and never turns PyTorch's recorder
+ * on by itself (GPULEAK_TORCH_LINES defaults to never). */
+enum gl_mode { GL_MODE_FULL, GL_MODE_LIGHT };
 
 /* GPULEAK_STACK_CACHE (capture/stack_cache.h): on, the default; off, walk
  * with unw_backtrace every time as before the cache; miss, walk with the
@@ -30,16 +41,22 @@ enum gl_stack_cache_mode { GL_STACK_CACHE_ON, GL_STACK_CACHE_OFF, GL_STACK_CACHE
  * bench, section 7).  request, the default: at the first snapshot request
  * (signal, period, gpuleak_memory, the API), so a job pays nothing until
  * someone asks; start: at PyTorch's first CUDA use, so every tensor has one. */
-enum gl_torch_lines { GL_TORCH_LINES_REQUEST, GL_TORCH_LINES_START };
+/* never: not by gpuleak at all (light mode's default; the program may turn
+ * it on itself). */
+enum gl_torch_lines { GL_TORCH_LINES_REQUEST, GL_TORCH_LINES_START, GL_TORCH_LINES_NEVER };
 
 struct gl_config {
     bool disabled;               /* GPULEAK_DISABLE=1: pass-through only */
+    enum gl_mode mode;           /* GPULEAK_MODE: full (default) or light */
+    uint64_t sample_bytes;       /* GPULEAK_SAMPLE_BYTES: light mode's mean bytes per sample */
+    bool sample_seed_set;        /* GPULEAK_SAMPLE_SEED given: reproducible samples (tests) */
+    uint64_t sample_seed;
     int depth;                   /* GPULEAK_DEPTH: frames kept per stack */
     char output[GL_OUTPUT_MAX];  /* GPULEAK_OUTPUT: file name pattern */
     long max_entries;            /* GPULEAK_MAX_ENTRIES: history events kept */
     bool python;                 /* GPULEAK_PYTHON: Python frames (default on) */
     bool torch;                  /* GPULEAK_TORCH: PyTorch's blocks in snapshots (default on) */
-    enum gl_torch_lines torch_lines; /* GPULEAK_TORCH_LINES: request (default) or start */
+    enum gl_torch_lines torch_lines; /* GPULEAK_TORCH_LINES: request (default), start or never */
     uint64_t torch_settle_ms;    /* GPULEAK_TORCH_SETTLE: quiet time before growth asks for lines */
     bool free_stacks;            /* GPULEAK_FREE_STACKS: unwind frees too (default off) */
     bool oom_snapshot;           /* GPULEAK_OOM_SNAPSHOT: snapshot on out-of-memory (default on) */
@@ -51,6 +68,19 @@ struct gl_config {
 extern struct gl_config gl_config;
 
 void gl_config_load(void);
+
+/* A size in bytes in the one grammar of common/size_parse.h (4096, 512k,
+ * 1.5M, 1 MiB, 2G), in [min,max]; false on anything else. */
+bool gl_parse_bytes(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* A GPULEAK_* variable: the value `gpuleak attach` gave, else the
+ * environment's. */
+const char *gl_getenv(const char *name);
+
+/* The attach's settings, "GPULEAK_X=value" lines separated by '\n', which
+ * gl_getenv answers first from now on (replacing those of an earlier
+ * attach); -1 (and none kept) on a line of another form or too much text. */
+int gl_config_set_overrides(const char *text);
 
 /* Parses a decimal integer in [min,max]; false on anything else. */
 bool gl_parse_long(const char *s, long min, long max, long *out);

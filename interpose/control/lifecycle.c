@@ -116,6 +116,57 @@ static void activate(void)
 
 bool gl_tracking_active(void) { return atomic_load(&active); }
 
+/* ---- attach and detach (docs/attach.md) -------------------------------- */
+
+static atomic_bool attached; /* tracking was started by gpuleak_attach_begin */
+static char detach_snapshot[4096]; /* the detach's snapshot file, for gpuleak detach to print */
+
+const char *gl_detach_snapshot(void) { return detach_snapshot; }
+
+bool gl_attached(void) { return atomic_load_explicit(&attached, memory_order_relaxed); }
+
+int gl_lifecycle_attach(void)
+{
+    if (atomic_load(&activated) && atomic_load(&active))
+        return -1; /* tracking already (preloaded, or attached and not detached) */
+    atomic_store(&attached, true);
+    if (!atomic_load(&activated)) {
+        pthread_once(&activate_once, activate);
+    } else if (!gl_config.disabled) {
+        /* Attached again after a detach: the settings of this attach. */
+        gl_config_load();
+        gl_outfile_setup(gl_config.output);
+        atomic_store(&final_done, false);
+        gl_trigger_start();
+        atomic_store(&active, true);
+    }
+    if (!atomic_load(&active)) {
+        atomic_store(&attached, false);
+        return -1;
+    }
+    return 0;
+}
+
+void gl_lifecycle_detach(bool snapshot)
+{
+    if (!atomic_load(&active))
+        return;
+    if (snapshot) {
+        struct gl_snapshot_file *written = malloc(sizeof *written);
+        gl_hook_depth++;
+        detach_snapshot[0] = '\0';
+        if (written != NULL && gl_snapshot_write_file(GL_REASON_DETACH, 0, NULL, written) == 0 &&
+            strlen(written->path) < sizeof detach_snapshot)
+            memcpy(detach_snapshot, written->path, strlen(written->path) + 1);
+        gl_hook_depth--;
+        free(written);
+    }
+    /* From here every hook passes its call straight through (gl_enter). */
+    atomic_store(&active, false);
+    gl_trigger_stop();
+    gl_watch_remove();
+}
+
 bool gl_ensure_active(void)
 {
     if (!atomic_load_explicit(&activated, memory_order_acquire))
@@ -197,6 +248,6 @@ GL_EXPORT int gpuleak_record_history(int enabled, long max_entries)
         return -1;
     gl_track_configure_history(enabled ? (size_t)(max_entries ? max_entries : GL_DEFAULT_MAX_ENTRIES) : 0);
     if (enabled && gl_config.torch)
-        gl_torch_want_lines(); /* the user asked for history: PyTorch's lines too */
+        gl_torch_user_wants_lines(); /* the user asked for history: PyTorch's lines too */
     return 0;
 }

@@ -17,6 +17,24 @@ bool gl_ensure_active(void);
 /* Tracking was activated and is on (no activation attempted here). */
 bool gl_tracking_active(void);
 
+/* Tracking was started by `gpuleak attach` (hooks/attach.c), not by a
+ * preloaded library's first call: a free of memory never seen is then
+ * memory made before the attach, not a bad free. */
+bool gl_attached(void);
+
+/* Starts tracking for an attach (again, after a detach, with the settings
+ * gl_config_set_overrides gave); -1 when tracking is on already or could
+ * not start. */
+int gl_lifecycle_attach(void);
+
+/* The detach: a snapshot (reason detach) if asked, then tracking off -- every hook
+ * passes its call through --, the signals back to their defaults, the
+ * writer thread and the live file gone. */
+void gl_lifecycle_detach(bool snapshot);
+
+/* The file the last detach wrote; "" if none. */
+const char *gl_detach_snapshot(void);
+
 /* Writes the process's final snapshot unless one was written already: at
  * exit, or on a fatal signal (trigger.c). */
 void gl_final_snapshot(uint32_t reason);

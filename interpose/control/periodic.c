@@ -31,7 +31,7 @@ static long nkept;
 void gl_periodic_configure(void)
 {
     static atomic_bool warned_interval, warned_keep;
-    const char *iv = getenv("GPULEAK_INTERVAL");
+    const char *iv = gl_getenv("GPULEAK_INTERVAL");
     interval_ms = 0;
     if (iv != NULL && *iv != '\0' && strcmp(iv, "0") != 0 &&
         !gl_parse_duration_ms(iv, MIN_INTERVAL_MS, MAX_INTERVAL_MS, &interval_ms)) {
@@ -40,7 +40,7 @@ void gl_periodic_configure(void)
                      "(e.g. 90s, 10m, 2h); no periodic snapshots", iv);
         interval_ms = 0;
     }
-    const char *kv = getenv("GPULEAK_KEEP");
+    const char *kv = gl_getenv("GPULEAK_KEEP");
     long k;
     if (kv != NULL && *kv != '\0') {
         if (gl_parse_long(kv, 0, MAX_KEEP, &k) && k != 1)

@@ -23,12 +23,14 @@
 #include "control/torch_view.h"
 #include "cuda/calls.h"
 #include "cuda/ctx_cost.h"
+#include "cuda/before_attach.h"
 #include "cuda/driver_view.h"
 #include "cuda/pools.h"
 #include "cuda/vmm.h"
 #include "snapshot_format.h"
 #include "snapshot_codec.h"
 #include "state/bad_free.h"
+#include "state/stack_table.h"
 #include "state/teardown.h"
 #include "state/track.h"
 
@@ -303,13 +305,15 @@ static void write_devices(struct writer *w, const struct gl_state_copy *c, const
             if (views[k].device == d->device)
                 v = &views[k];
         struct gl_ctx_measure ctx = gl_ctx_measured(d->device); /* atomic loads: signal-safe */
+        struct gl_before_attach before = gl_before_attach_of(d->device); /* atomic loads too */
         W_PART(w, devices, .device = d->device, .live_bytes = d->live_bytes, .live_count = d->live_count,
                .peak_bytes = d->peak_bytes, .peak_seq = d->peak_seq, .peak_time_ns = d->peak_time_ns,
                .alloc_count = d->alloc_count, .free_count = d->free_count,
                .alloc_bytes_total = d->alloc_bytes_total, .failed_count = d->failed_count,
                .unknown_free_count = d->unknown_free_count, .mem_free = v ? v->mem_free : 0,
                .mem_total = v ? v->mem_total : 0, .ctx_used_at_create = ctx.used_at_create,
-               .ctx_creations = ctx.creations);
+               .ctx_creations = ctx.creations, .before_attach_used = before.used_at_attach,
+               .before_attach_freed = before.freed_bytes, .before_attach_frees = before.frees);
     }
 }
 
@@ -468,6 +472,18 @@ static void write_torch(struct writer *w, const struct gl_torch_view *t)
     }
 }
 
+/* Light mode: the stacks are a sample (capture/sample.h), and which stack
+ * the allocations not sampled carry. */
+static void write_sampling(struct writer *w)
+{
+    if (gl_config.mode != GL_MODE_LIGHT)
+        return;
+    const struct gl_stack *u = gl_stack_unsampled();
+    w_record(w, GL_REC_SAMPLING, 1, GL_SAMPLING_FIXED_SIZE);
+    W_PART(w, sampling, .mode = GL_SAMPLING_BYTES, .unsampled_stack_id = u != NULL ? u->id : 0,
+           .sample_bytes = gl_config.sample_bytes);
+}
+
 /* ---- orchestration ------------------------------------------------------ */
 
 static struct gl_lock snap_lock = GL_LOCK_INIT(SNAP);
@@ -583,7 +599,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
     static struct gl_driver_view asked;
     const struct gl_driver_view *view = NULL;
     if (reason == GL_REASON_SIGNAL || reason == GL_REASON_REQUEST || reason == GL_REASON_OOM ||
-        reason == GL_REASON_PERIODIC) {
+        reason == GL_REASON_PERIODIC || reason == GL_REASON_DETACH) {
         gl_driver_view_query(&asked);
         view = &asked;
     } else if (reason == GL_REASON_EXIT) {
@@ -628,6 +644,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         W_PART(w, file_header, .magic = GL_SNAP_MAGIC, .version = GL_SNAP_VERSION, .flags = 0);
         write_process(w, reason, flags, index, snap_unix, snap_mono);
         write_env(w);
+        write_sampling(w);
         write_modules(w, &mods);
         gl_py_for_each(write_pyframe, w);
         uint32_t torch_frame_base = w->pyframe_top;

@@ -379,6 +379,17 @@ static atomic_bool torch_seen;      /* torch.cuda.memory was imported */
 static atomic_bool lines_wanted;
 static atomic_bool lines_deferred;  /* the probe found PyTorch and left its recorder off */
 static _Atomic uint64_t last_alloc_ns; /* since then: the last allocation (note_growth) */
+/* gpuleak_memory._record_memory_history() was called: the program asked for
+ * lines itself, which even GPULEAK_TORCH_LINES=never (light mode) obeys. */
+static atomic_bool user_asked_lines;
+
+/* Whether gpuleak may turn PyTorch's recorder on when asked: not with
+ * never, unless the program asked for history itself. */
+static bool lines_allowed(void)
+{
+    return gl_config.torch_lines != GL_TORCH_LINES_NEVER ||
+           atomic_load_explicit(&user_asked_lines, memory_order_relaxed);
+}
 #define PROBE_MAX 64 /* looks at most, then never again */
 
 static int probe_call(void *arg)
@@ -387,7 +398,8 @@ static int probe_call(void *arg)
     note_main_thread();
     size_t len;
     struct py_exc escaped;
-    bool record_now = gl_config.torch_lines == GL_TORCH_LINES_START || atomic_load(&lines_wanted);
+    bool record_now = gl_config.torch_lines == GL_TORCH_LINES_START ||
+                      (lines_allowed() && atomic_load(&lines_wanted));
     char *r = run_snippet(record_now ? probe_enable_code : probe_look_code, NULL, &len, &escaped);
     bool found = r != NULL && len == 1 && r[0] != 'n' && escaped.type == NULL;
     if (found) {
@@ -419,7 +431,9 @@ static void note_growth(void)
 void gl_torch_note_alloc(void)
 {
     if (atomic_load_explicit(&probe_done, memory_order_relaxed)) {
-        if (atomic_load_explicit(&lines_deferred, memory_order_relaxed))
+        /* never (light mode): not even the clock read of note_growth */
+        if (atomic_load_explicit(&lines_deferred, memory_order_relaxed) &&
+            gl_config.torch_lines == GL_TORCH_LINES_REQUEST)
             note_growth();
         return;
     }
@@ -582,7 +596,7 @@ static void answered_init(void) { sem_init(&answered, 0, 0); }
 static void start_lines_here(struct py_exc *escaped)
 {
     memset(escaped, 0, sizeof *escaped);
-    if (!atomic_exchange(&lines_deferred, false))
+    if (!lines_allowed() || !atomic_exchange(&lines_deferred, false))
         return;
     size_t len;
     char *r = run_snippet(probe_enable_code, NULL, &len, escaped);
@@ -601,8 +615,16 @@ static int lines_call(void *arg)
     return raise_in_program(&escaped);
 }
 
+void gl_torch_user_wants_lines(void)
+{
+    atomic_store(&user_asked_lines, true);
+    gl_torch_want_lines();
+}
+
 void gl_torch_want_lines(void)
 {
+    if (!lines_allowed())
+        return;
     if (atomic_exchange(&lines_wanted, true) || !atomic_load(&lines_deferred) || !py_ready())
         return; /* already asked, or the probe (not run yet) will see lines_wanted */
     py.add_pending(lines_call, NULL);

@@ -51,6 +51,9 @@ void gl_torch_note_alloc(void);
  * PyTorch was already found; else when the probe finds it).  Any thread,
  * no lock held. */
 void gl_torch_want_lines(void);
+/* The same, asked by the program (gpuleak_memory._record_memory_history()):
+ * obeyed even with GPULEAK_TORCH_LINES=never. */
+void gl_torch_user_wants_lines(void);
 
 /* Asks PyTorch for its view, for a snapshot taken for `reason` (only
  * signal, periodic and request snapshots ask; exit and fatal-signal ones,

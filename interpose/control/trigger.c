@@ -343,6 +343,20 @@ static void writer_sync_signal_mask(void)
     pthread_sigmask(cur.sa_handler == on_signal ? SIG_UNBLOCK : SIG_BLOCK, &one, NULL);
 }
 
+/* `gpuleak detach` asks the writer to end (gl_trigger_stop). */
+static atomic_bool writer_stop;
+
+/* Run by the writer at least every TICK_MS (hooks/attach.c's: libraries
+ * loaded since the attach get the hooks in their slots). */
+static void (*_Atomic writer_tick)(void);
+#define TICK_MS 250
+
+void gl_trigger_set_tick(void (*fn)(void))
+{
+    atomic_store(&writer_tick, fn);
+    gl_worker_wake(); /* a wait already begun may be 5 s long */
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -350,6 +364,10 @@ static void *writer_main(void *arg)
     gl_hook_depth = 1; /* CUDA calls made from here are never recorded */
     gl_outfile_pin_cwd();
     for (;;) {
+        if (atomic_load(&writer_stop)) {
+            gl_worker_set_running(false);
+            return NULL;
+        }
         gl_worker_drop_dlerror();
         if (writer_fatal())
             continue;
@@ -364,6 +382,9 @@ static void *writer_main(void *arg)
             wait_ms = live_ms;
         if (wait_ms > SIGNAL_CHECK_MS)
             wait_ms = SIGNAL_CHECK_MS;
+        void (*each)(void) = atomic_load(&writer_tick);
+        if (each != NULL && wait_ms > TICK_MS)
+            wait_ms = TICK_MS;
         struct timespec deadline;
         gl_worker_deadline(&deadline, wait_ms);
         if (gl_worker_wait(&deadline) != 0) {
@@ -373,6 +394,8 @@ static void *writer_main(void *arg)
                 gl_periodic_run();
             if (gl_watch_wait_ms() == 0)
                 gl_watch_run();
+            if (each != NULL)
+                each();
             gl_trigger_check_signal();
             continue;
         }
@@ -408,10 +431,12 @@ static void start_writer(void)
     }
 }
 
+static void install_snapshot_signal(int sig);
+
 void gl_trigger_start(void)
 {
-    static atomic_bool warned_bad, warned_taken;
-    const char *env = getenv("GPULEAK_SIGNAL");
+    static atomic_bool warned_bad;
+    const char *env = gl_getenv("GPULEAK_SIGNAL");
     int sig = gl_parse_signal(env);
     if (sig < 0) {
         gl_warn_once(&warned_bad, "ignoring GPULEAK_SIGNAL=%.40s: not a signal name or number; using USR1", env);
@@ -423,8 +448,15 @@ void gl_trigger_start(void)
                      unusable);
         sig = 0;
     }
-    gl_worker_init();
-    gl_busy_on_deferred(run_deferred);
+    /* Once: a second attach finds the writer's channel made, and the
+     * writer of the first gone (gl_trigger_stop). */
+    static bool channel_made;
+    if (!channel_made) {
+        gl_worker_init();
+        gl_busy_on_deferred(run_deferred);
+        channel_made = true;
+    }
+    atomic_store(&writer_stop, false);
     gl_periodic_configure();
     gl_watch_configure();
     start_writer();
@@ -432,7 +464,12 @@ void gl_trigger_start(void)
         install_fatal_handlers();
     if (sig == 0 || !gl_worker_running())
         return;
+    install_snapshot_signal(sig);
+}
 
+static void install_snapshot_signal(int sig)
+{
+    static atomic_bool warned_taken;
     struct sigaction old;
     if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN && !(old.sa_flags & SA_SIGINFO)) {
         /* Ignored on purpose (often inherited through exec, e.g. nohup or
@@ -458,6 +495,36 @@ void gl_trigger_start(void)
         atomic_store(&snapshot_signal, sig);
         gl_worker_wake(); /* the writer unblocks it now (writer_sync_signal_mask) */
     }
+}
+
+/* A handler of ours back to the default, which it replaced (both the
+ * snapshot signal's and the fatal ones' are installed only over SIG_DFL). */
+static void uninstall(int sig)
+{
+    struct sigaction cur;
+    if (sigaction(sig, NULL, &cur) != 0)
+        return;
+    bool ours = (cur.sa_flags & SA_SIGINFO) ? cur.sa_sigaction == on_fatal : cur.sa_handler == on_signal;
+    if (ours)
+        reset_to_default(sig);
+}
+
+#define STOP_WAIT_MS 5000
+
+void gl_trigger_stop(void)
+{
+    int sig = atomic_exchange(&snapshot_signal, 0);
+    if (sig != 0)
+        uninstall(sig);
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+        uninstall(fatal_signals[i]);
+    atomic_store(&writer_stop, true);
+    gl_worker_wake();
+    /* Until it has left (a snapshot it is writing is finished first), so
+     * that a later attach's writer is the only one on the channel. */
+    struct timespec tick = {0, 1000 * 1000};
+    for (int i = 0; i < STOP_WAIT_MS && gl_worker_running(); i++)
+        nanosleep(&tick, NULL);
 }
 
 void gl_trigger_oom(int32_t device, uint64_t mem_free, uint64_t mem_total)

@@ -17,6 +17,15 @@
  * name such as USR2, or "none"). */
 void gl_trigger_start(void);
 
+/* `gpuleak detach`: the snapshot and fatal signals back to their default
+ * actions, and the writer thread ended (waits for it, at most 5 s).  A
+ * later gl_trigger_start starts again. */
+void gl_trigger_stop(void);
+
+/* fn (NULL: none) runs on the writer thread at least every 250 ms while it
+ * waits: an attach uses it to reach libraries loaded after it. */
+void gl_trigger_set_tick(void (*fn)(void));
+
 /* After an allocation failed with out-of-memory: a snapshot of what was live,
  * at most one per GPULEAK_OOM_INTERVAL seconds (GPULEAK_OOM_SNAPSHOT=0: none).
  * Written synchronously by the failing thread, so it shows exactly the state

@@ -122,7 +122,7 @@ void gl_watch_configure(void)
 {
     static atomic_bool warned_live, warned_dir, warned_metrics, warned_mode;
     live_on = gl_env_bool("GPULEAK_LIVE", true, &warned_live);
-    const char *dir = getenv("GPULEAK_LIVE_DIR");
+    const char *dir = gl_getenv("GPULEAK_LIVE_DIR");
     if (dir != NULL && *dir != '\0') {
         if (dir[0] != '/' || strlen(dir) >= sizeof live_dir) {
             gl_warn_once(&warned_dir, "ignoring GPULEAK_LIVE_DIR=%.40s: not an absolute path under %zu bytes",
@@ -137,7 +137,7 @@ void gl_watch_configure(void)
     if (dir == NULL && !default_dir(live_dir, sizeof live_dir))
         live_on = false;
 
-    const char *m = getenv("GPULEAK_METRICS");
+    const char *m = gl_getenv("GPULEAK_METRICS");
     metrics_on = false;
     metrics_path[0] = '\0';
     if (m != NULL && *m != '\0') {
@@ -152,7 +152,7 @@ void gl_watch_configure(void)
                          "(known: %%p %%h %%r %%t %%%%)", m, bad + 1);
     }
     metrics_rank = gl_rank();
-    const char *mode = getenv("GPULEAK_METRICS_MODE");
+    const char *mode = gl_getenv("GPULEAK_METRICS_MODE");
     if (mode != NULL && *mode != '\0') {
         char *end;
         errno = 0;

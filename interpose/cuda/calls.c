@@ -4,20 +4,33 @@
 
 #include "base/internal.h"
 #include "base/procenv.h"
+#include "capture/sample.h"
 #include "capture/stacks.h"
 #include "cuda/driver_view.h"
 #include "cuda/pools.h"
 #include "snapshot_format.h"
+#include "cuda/before_attach.h"
+#include "cuda/where.h"
 #include "state/bad_free.h"
 #include "state/stack_table.h"
+
+/* The stack of an allocation of size bytes: captured (native unwind and
+ * Python walk), or in light mode, for the allocations the byte sampler
+ * passes over, the shared unsampled stack (capture/sample.h). */
+static struct gl_stack *alloc_stack(uint64_t size)
+{
+    if (gl_config.mode == GL_MODE_LIGHT && !gl_sample_take(size))
+        return gl_stack_unsampled();
+    struct gl_capture cap;
+    gl_stack_capture(&cap);
+    return gl_stack_intern(&cap);
+}
 
 void gl_call_alloc(struct gl_where w, uint64_t addr, uint64_t size, uint64_t stream,
                    uint16_t kind, uint16_t api, uint32_t space)
 {
     int saved = errno;
-    struct gl_capture cap;
-    gl_stack_capture(&cap);
-    gl_call_alloc_stack(w, addr, size, stream, kind, api, space, gl_stack_intern(&cap));
+    gl_call_alloc_stack(w, addr, size, stream, kind, api, space, alloc_stack(size));
     errno = saved;
 }
 
@@ -60,6 +73,9 @@ void gl_call_failed(int32_t device, uint64_t size, uint64_t stream, uint16_t kin
  * free's gl_call_free_end_api: a free with no record needs it too, and is not
  * unwound twice.  Stacks are never freed, so the pointer stays valid. */
 static GL_TLS const struct gl_stack *tls_free_stack;
+/* The size of unknown memory being freed in an attached process, asked
+ * before the free (after it the driver no longer knows the address). */
+static GL_TLS uint64_t tls_before_attach_size;
 
 struct gl_live *gl_call_free_begin(uint32_t space, uint64_t addr)
 {
@@ -74,6 +90,9 @@ struct gl_live *gl_call_free_begin(uint32_t space, uint64_t addr)
         tls_free_stack = st;
     }
     struct gl_live *r = gl_track_take(space, addr, free_stack);
+    tls_before_attach_size = 0;
+    if (r == NULL && space == GL_SPACE_ADDR && gl_before_attach_counting())
+        tls_before_attach_size = gl_where_mapping_size(addr);
     errno = saved;
     return r;
 }
@@ -88,7 +107,9 @@ void gl_call_free_end_api(struct gl_live *r, int ok, int32_t device_if_unknown, 
     int saved = errno;
     const struct gl_stack *known = tls_free_stack;
     tls_free_stack = NULL;
-    if (r == NULL) {
+    if (r == NULL && ok && gl_before_attach_counting()) {
+        gl_before_attach_freed(device_if_unknown, tls_before_attach_size);
+    } else if (r == NULL) {
         gl_track_unknown_free(device_if_unknown);
         if (api != GL_API_UNKNOWN)
             gl_bad_free_note(device_if_unknown, key, api, !ok, known);

@@ -24,6 +24,7 @@
 #include "base/log.h"
 #include "base/self.h"
 #include "capture/stack_cache.h"
+#include "hooks/dlsym_hook.h"
 #include "hooks/hook_table.h"
 #include "resolve/resolve.h"
 
@@ -83,7 +84,7 @@ GL_NO_SANITIZE void *gl_dlvsym_decide(void *handle, const char *name, const char
  * (gl_resolve_forget_unloaded); dlclose has no caller-relative semantics, so
  * a plain wrapper is enough.  libgpuleak's own dlopen/dlclose pairs use
  * gl_libc_dlclose (base/libc_dl.c) and skip this. */
-GL_EXPORT int dlclose(void *handle)
+int gl_dlclose_hook(void *handle)
 {
     int rc = gl_libc_dlclose(handle); /* -1 without calling anything when libc has none */
     if (rc == 0) {
@@ -92,3 +93,8 @@ GL_EXPORT int dlclose(void *handle)
     }
     return rc;
 }
+
+/* The export, and the hidden name by which `gpuleak attach` puts it in the
+ * program's import slots (a reference to "dlclose" from here would bind to
+ * libc's when the library is not preloaded). */
+GL_EXPORT extern __typeof__(gl_dlclose_hook) dlclose __attribute__((alias("gl_dlclose_hook")));

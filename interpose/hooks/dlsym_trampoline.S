@@ -7,6 +7,10 @@
 
     .globl dlsym
     .type dlsym, @function
+    .globl gl_dlsym_trampoline
+    .hidden gl_dlsym_trampoline
+    .type gl_dlsym_trampoline, @function
+gl_dlsym_trampoline:
 dlsym:
     .cfi_startproc
     push %rdi
@@ -35,6 +39,10 @@ dlsym:
 
     .globl dlvsym
     .type dlvsym, @function
+    .globl gl_dlvsym_trampoline
+    .hidden gl_dlvsym_trampoline
+    .type gl_dlvsym_trampoline, @function
+gl_dlvsym_trampoline:
 dlvsym:
     .cfi_startproc
     push %rdi
@@ -70,7 +78,10 @@ dlvsym:
 
     .globl dlsym
     .type dlsym, %function
+    .globl gl_dlsym_trampoline
+    .hidden gl_dlsym_trampoline
     .p2align 2
+gl_dlsym_trampoline:
 dlsym:
     .cfi_startproc
     stp x29, x30, [sp, #-32]!
@@ -100,7 +111,10 @@ dlsym:
 
     .globl dlvsym
     .type dlvsym, %function
+    .globl gl_dlvsym_trampoline
+    .hidden gl_dlvsym_trampoline
     .p2align 2
+gl_dlvsym_trampoline:
 dlvsym:
     .cfi_startproc
     stp x29, x30, [sp, #-48]!

@@ -64,7 +64,7 @@
     X(cuGraphNodeGetType) X(cuGraphMemAllocNodeGetParams) X(cuGraphMemFreeNodeGetParams) \
     X(cuMemGetAllocationPropertiesFromHandle) X(cuDevicePrimaryCtxGetState)      \
     X(cuPointerGetAttributes) X(cuStreamGetDevice) X(cuCtxGetApiVersion)        \
-    X(cuDeviceGetGraphMemAttribute)
+    X(cuDeviceGetGraphMemAttribute) X(cuDeviceGetCount)
 
 /* A dense index for every real-function cache: per-caller scopes keep one
  * pointer per index (resolve.c). */

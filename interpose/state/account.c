@@ -342,6 +342,14 @@ static void bump(int32_t device, size_t field_offset)
     gl_unlock(&d->lock);
 }
 
+void gl_acct_touch(int32_t device)
+{
+    struct device *d = &devices[device_index(device)];
+    gl_lock(&d->lock);
+    d->used = true;
+    gl_unlock(&d->lock);
+}
+
 void gl_acct_unknown_free(int32_t device) { bump(device, offsetof(struct device, unknown_free_count)); }
 void gl_acct_failed(int32_t device) { bump(device, offsetof(struct device, failed_count)); }
 

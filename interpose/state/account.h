@@ -76,6 +76,9 @@ bool gl_acct_same_device(struct gl_acct_ticket t, const struct gl_acct_event *st
 void gl_acct_free(struct gl_lane_acct *la, const struct gl_acct_event *ev);
 
 void gl_acct_unknown_free(int32_t device);
+/* The device is listed in DEVICES from now on, with or without activity
+ * (an attach measured memory made before it there). */
+void gl_acct_touch(int32_t device);
 void gl_acct_failed(int32_t device);
 
 /* Applies the lane's local accounting to its device and gives its credit

@@ -8,6 +8,7 @@
 
 #include "base/internal.h"
 #include "base/lock.h"
+#include "snapshot_format.h"
 
 static struct gl_lock stacks_lock = GL_LOCK_INIT(STACKS);
 static struct gl_stack *stacks_by_pcs; /* uthash head */
@@ -102,6 +103,19 @@ struct gl_stack *gl_stack_intern(const struct gl_capture *cap)
     gl_unlock(&stacks_lock);
     if (slot != NULL && s != NULL)
         *slot = s;
+    return s;
+}
+
+struct gl_stack *gl_stack_unsampled(void)
+{
+    static _Atomic(struct gl_stack *) unsampled;
+    struct gl_stack *s = atomic_load_explicit(&unsampled, memory_order_acquire);
+    if (s == NULL) {
+        /* Interning is idempotent: threads that race here get the same one. */
+        struct gl_capture cap = {.depth = 1, .pcs = {GL_UNSAMPLED_PC}};
+        s = gl_stack_intern(&cap);
+        atomic_store_explicit(&unsampled, s, memory_order_release);
+    }
     return s;
 }
 

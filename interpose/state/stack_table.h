@@ -32,6 +32,12 @@ struct gl_stack {
 /* The interned stack equal to cap; NULL if cap is empty or memory ran out. */
 struct gl_stack *gl_stack_intern(const struct gl_capture *cap);
 
+/* Light mode's one stack for every allocation that was not sampled
+ * (capture/sample.h): a single frame, GL_UNSAMPLED_PC, that is no code
+ * address; the snapshot's SAMPLING record names its id.  NULL if memory
+ * ran out. */
+struct gl_stack *gl_stack_unsampled(void);
+
 /* The newest stack and how many there are; walk ->older from it.  Safe
  * without locks afterwards because stacks are only ever prepended. */
 struct gl_stack *gl_stacks_newest(uint32_t *count);

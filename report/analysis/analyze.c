@@ -10,8 +10,27 @@
 #include "util/sort.h"
 #include "util/xalloc.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+double sample_weight(const struct snapshot *s, uint64_t size)
+{
+    if (s->sampling.mode == 0 || s->sampling.sample_bytes == 0 || size == 0)
+        return 1;
+    double p = -expm1(-(double)size / (double)s->sampling.sample_bytes);
+    return p > 0 ? 1 / p : 1;
+}
+
+/* What one allocation adds to its group's estimate (analyze.h). */
+static void add_estimate(const struct snapshot *s, struct leak_group *g, const struct snap_alloc *a)
+{
+    if (s->sampling.mode != 0 && a->stack_id == 0)
+        return; /* not sampled: the sampled ones' weights cover it */
+    double w = sample_weight(s, a->size);
+    g->est_count += w;
+    g->est_bytes += w * (double)a->size;
+}
 
 struct gtable {
     struct leak_group *groups;
@@ -51,7 +70,8 @@ static int gt_rehash(struct gtable *t)
     return 0;
 }
 
-static int gt_add(struct gtable *t, const struct snap_alloc *a, uint32_t cs, int32_t rule)
+static int gt_add(struct gtable *t, const struct snapshot *s, const struct snap_alloc *a, uint32_t cs,
+                  int32_t rule)
 {
     if ((t->n + 1) * 2 > t->nslots && gt_rehash(t))
         return -1;
@@ -62,6 +82,7 @@ static int gt_add(struct gtable *t, const struct snap_alloc *a, uint32_t cs, int
             g->api == a->api && g->rule == rule) {
             g->bytes = sat_add(g->bytes, a->size);
             g->count++;
+            add_estimate(s, g, a);
             if (a->stack_id < g->stack_id)
                 g->stack_id = a->stack_id;
             if (a->seq < g->first_seq) {
@@ -90,6 +111,7 @@ static int gt_add(struct gtable *t, const struct snap_alloc *a, uint32_t cs, int
         .first_seq = a->seq, .last_seq = a->seq,
         .first_time_ns = a->time_ns, .last_time_ns = a->time_ns,
     };
+    add_estimate(s, &t->groups[t->n], a);
     t->slots[h] = (uint32_t)(++t->n);
     return 0;
 }
@@ -111,6 +133,7 @@ static int cmp_group(const void *pa, const void *pb, void *ctx)
 {
     const struct leak_group *a = pa, *b = pb;
     CMP(list_of(a, ctx), list_of(b, ctx));
+    CMP(b->est_bytes, a->est_bytes); /* bytes, unless the stacks were sampled */
     CMP(b->bytes, a->bytes);
     CMP(b->count, a->count);
     CMP(a->stack_id, b->stack_id);
@@ -158,26 +181,32 @@ static int cmp_peak(const void *pa, const void *pb)
     return 0;
 }
 
-/* How many of the n sorted items are shown: drop those under min_bytes,
- * keep at most top. */
-static size_t shown_groups(const struct leak_group *g, size_t n, const struct analyze_opts *o)
+/* How many of the n sorted items are shown: drop those under min_bytes
+ * (estimated, when sampled) and the allocations not sampled (sorted last:
+ * their estimate is 0), keep at most top. */
+static size_t shown_groups(const struct snapshot *s, const struct leak_group *g, size_t n,
+                           const struct analyze_opts *o)
 {
     size_t k = 0;
-    while (k < n && g[k].bytes >= o->min_bytes) /* sorted by bytes desc */
+    while (k < n && g[k].est_bytes >= (double)o->min_bytes && !group_unsampled(s, &g[k])) /* sorted desc */
         k++;
     return o->top && k > o->top ? o->top : k;
 }
 
-static void make_list(struct group_list *l, struct leak_group *g, size_t n,
+static void make_list(const struct snapshot *s, struct group_list *l, struct leak_group *g, size_t n,
                       const struct analyze_opts *o)
 {
     l->g = g;
     l->total = n;
-    l->n = shown_groups(g, n, o);
+    l->n = shown_groups(s, g, n, o);
     for (size_t i = 0; i < n; i++) {
         l->bytes = sat_add(l->bytes, g[i].bytes);
         l->count += g[i].count;
-        if (i >= l->n) {
+        if (group_unsampled(s, &g[i])) {
+            l->unsampled_bytes = sat_add(l->unsampled_bytes, g[i].bytes);
+            l->unsampled_count += g[i].count;
+            l->unsampled_groups++;
+        } else if (i >= l->n) {
             l->hidden_bytes = sat_add(l->hidden_bytes, g[i].bytes);
             l->hidden_count += g[i].count;
         }
@@ -196,7 +225,7 @@ static int leaks(const struct snapview *v, const struct suppressions *sup,
         const struct snap_alloc *a = &s->allocs[i];
         out->total_bytes = sat_add(out->total_bytes, a->size);
         out->total_count++;
-        if (gt_add(&t, a, sview_cs(v, a->stack_id), sview_alloc_rule(v, a))) {
+        if (gt_add(&t, s, a, sview_cs(v, a->stack_id), sview_alloc_rule(v, a))) {
             free(t.groups);
             free(t.slots);
             return -1;
@@ -212,11 +241,11 @@ static int leaks(const struct snapview *v, const struct suppressions *sup,
     /* no live allocation: t.groups is NULL, and NULL + 0 is undefined */
     static struct leak_group no_groups[1];
     struct leak_group *base = t.groups ? t.groups : no_groups;
-    make_list(&out->leaks, base, n[0], o);
-    make_list(&out->cached, base + n[0], n[1], o);
-    make_list(&out->suppressed, base + n[0] + n[1], n[2], o);
-    make_list(&out->mapped, base + n[0] + n[1] + n[2], n[3], o);
-    make_list(&out->modules, base + n[0] + n[1] + n[2] + n[3], n[4], o);
+    make_list(s, &out->leaks, base, n[0], o);
+    make_list(s, &out->cached, base + n[0], n[1], o);
+    make_list(s, &out->suppressed, base + n[0] + n[1], n[2], o);
+    make_list(s, &out->mapped, base + n[0] + n[1] + n[2], n[3], o);
+    make_list(s, &out->modules, base + n[0] + n[1] + n[2] + n[3], n[4], o);
     out->nrules = sup->n;
     out->rules = xcalloc(sup->n ? sup->n : 1, sizeof *out->rules);
     if (!out->rules)

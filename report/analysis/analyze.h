@@ -24,6 +24,11 @@ struct leak_group {
     int32_t rule;      /* suppression rule, -1 none */
     uint32_t stack_id; /* lowest snapshot stack id in the group */
     uint64_t bytes, count;
+    /* What the group stands for: bytes and count themselves, or in a sampled
+     * snapshot (GPULEAK_MODE=light) the sum over its sampled allocations of
+     * what each stands for (sample_weight); 0 for the allocations not
+     * sampled (stack 0), which the sampled groups' estimates cover. */
+    double est_bytes, est_count;
     uint64_t first_seq, last_seq, first_time_ns, last_time_ns;
 };
 
@@ -34,6 +39,10 @@ struct group_list {
     size_t n, total;
     uint64_t bytes, count;               /* all groups of the list */
     uint64_t hidden_bytes, hidden_count; /* groups not shown */
+    /* sampled snapshots: the allocations not sampled (stack 0), never a
+     * shown group; their bytes are in the estimates of the groups above */
+    uint64_t unsampled_bytes, unsampled_count;
+    size_t unsampled_groups;
 };
 
 struct kind_total {
@@ -83,6 +92,26 @@ struct analysis {
     struct peak_item *peak_buf; /* owned */
     struct leak_group *all;     /* owned storage of the three lists */
 };
+
+/* In a snapshot whose stacks were sampled by bytes (s->sampling.mode): a
+ * sampled allocation of size bytes was sampled with probability
+ * p = 1 - exp(-size/R), so it stands for 1/p allocations and size/p bytes
+ * (an unbiased estimate: each allocation of the site is counted with weight
+ * 1/p with probability p).  1 and size when nothing was sampled. */
+double sample_weight(const struct snapshot *s, uint64_t size);
+
+/* An estimate rounded to an integer, saturating (a hostile file's sizes and
+ * sample size can make it exceed what a uint64_t holds). */
+static inline uint64_t est_round(double v)
+{
+    return v >= 18446744073709549568.0 ? UINT64_MAX : v <= 0 ? 0 : (uint64_t)(v + 0.5);
+}
+
+/* Whether a group is the allocations not sampled of a sampled snapshot. */
+static inline int group_unsampled(const struct snapshot *s, const struct leak_group *g)
+{
+    return s->sampling.mode != 0 && g->stack_id == 0;
+}
 
 /* 0 on success, -1 when out of memory.  sup may be NULL. */
 int analyze(const struct snapview *v, const struct suppressions *sup,

@@ -35,6 +35,10 @@ const struct snap_bad_free **bad_frees_sorted(const struct snapshot *s, struct b
         t->count = sat_add(t->count, b->count);
         if (b->flags & GL_BAD_FREE_F_REJECTED)
             t->refused_count = sat_add(t->refused_count, b->count);
+        if (bad_free_is_double(s, b)) {
+            t->double_count = sat_add(t->double_count, b->count);
+            t->double_sites++;
+        }
     }
     sort_array(v, s->nbad_frees, sizeof *v, cmp);
     return v;
@@ -61,3 +65,9 @@ const struct snap_event *bad_free_previous(const struct snapshot *s, const struc
     return NULL;
 }
 
+
+bool bad_free_is_double(const struct snapshot *s, const struct snap_bad_free *b)
+{
+    const struct snap_event *alloc;
+    return bad_free_refused(b) && bad_free_previous(s, b, &alloc) != NULL;
+}

@@ -14,6 +14,8 @@ struct bad_free_totals {
     uint64_t count;         /* frees */
     uint64_t refused_count; /* of which CUDA refused */
     size_t sites;           /* entries */
+    uint64_t double_count;  /* of the refused, double frees (bad_free_is_double) */
+    size_t double_sites;
 };
 
 /* The entries, most frequent first (then earliest, then stack id): a
@@ -33,5 +35,12 @@ static inline bool bad_free_refused(const struct snap_bad_free *b)
 {
     return (b->flags & GL_BAD_FREE_F_REJECTED) != 0;
 }
+
+/* A double free, as valgrind and compute-sanitizer tell it from other
+ * invalid frees: CUDA refused it and the history holds an earlier free of
+ * that very address (with no allocation there since, or this free would
+ * have matched it).  Without a history (GPULEAK_MAX_ENTRIES=0, or wrapped
+ * past it) a double free cannot be told apart: it stays an invalid free. */
+bool bad_free_is_double(const struct snapshot *s, const struct snap_bad_free *b);
 
 #endif

@@ -91,7 +91,7 @@ static void settle(struct ledger_dev *d)
 {
     for (unsigned k = 0; k < GL_KIND_COUNT; k++)
         d->live = sat_add(d->live, d->kind_bytes[k]);
-    uint64_t rows[] = {d->live, d->pool_idle, d->graph_idle, d->modules, d->ctx, d->ipc, d->external};
+    uint64_t rows[] = {d->live, d->pool_idle, d->graph_idle, d->modules, d->ctx, d->before_attach, d->ipc, d->external};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         d->explained = sat_add(d->explained, rows[i]);
     if (d->used >= d->explained)
@@ -128,6 +128,12 @@ int ledger_build(const struct snapview *v, const struct analysis *a, struct ledg
         d->ctx_measured = sd->ctx_creations != 0;
         d->ctx = d->ctx_measured ? sd->ctx_used_at_create : 0;
         d->ctx_creations = sd->ctx_creations;
+        d->attached = sd->before_attach_used != 0;
+        d->before_attach_used = sd->before_attach_used;
+        d->before_attach_freed = sd->before_attach_freed;
+        d->before_attach_frees = sd->before_attach_frees;
+        d->before_attach = sd->before_attach_used > sd->before_attach_freed
+                               ? sd->before_attach_used - sd->before_attach_freed : 0;
     }
     allocations(s, out, sl);
     pools(s, out, sl);

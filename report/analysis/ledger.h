@@ -15,6 +15,10 @@
  *   - the primary context as measured when it was created
  *     (DEVICES.ctx_used_at_create): its own memory plus what other
  *     processes held then;
+ *   - in a process gpuleak attached to, the memory made before the attach:
+ *     the driver's used memory then (DEVICES.before_attach_used) less what
+ *     was seen freed of it since (before_attach_freed); the context is in
+ *     it (its creation was not seen);
  *   - memory mapped from other processes (kind ipc): in the device's used
  *     memory once, as its owner's allocation;
  *   - memory of other APIs imported here (kind external);
@@ -51,6 +55,9 @@ struct ledger_dev {
     bool ctx_measured;    /* DEVICES.ctx_creations != 0 */
     uint64_t ctx;         /* DEVICES.ctx_used_at_create */
     uint32_t ctx_creations;
+    bool attached;                /* DEVICES.before_attach_used != 0 */
+    uint64_t before_attach;       /* before_attach_used - before_attach_freed, at least 0 */
+    uint64_t before_attach_used, before_attach_freed, before_attach_frees;
     uint64_t ipc, nipc;           /* mapped from other processes */
     uint64_t external, nexternal; /* other APIs' memory */
     uint64_t managed, nmanaged;   /* not counted */

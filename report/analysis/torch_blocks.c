@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/user_frame.h"
 #include "util/sat.h"
 #include "util/sort.h"
 #include "util/xalloc.h"
@@ -11,21 +12,10 @@
 /* PyTorch's own Python code (torch/nn/modules/..., torch/_tensor.py) is
  * where most tensors are made on behalf of the user's line, which is the
  * first frame outside it. */
-static bool in_torch(const struct sym_frame *f)
-{
-    return f->file != NULL && (strstr(f->file, "/torch/") != NULL || strncmp(f->file, "torch/", 6) == 0);
-}
-
 uint32_t torch_line_frame(const struct snapview *v, uint32_t stack_id, uint32_t *cs)
 {
     *cs = sview_cs(v, stack_id);
-    if (*cs == 0)
-        return 0;
-    const struct cstack *c = &v->db->cs[*cs];
-    for (uint32_t i = 0; i < c->n; i++)
-        if (!in_torch(sdb_frame(v->db, c, i)))
-            return v->db->seq[c->first + i];
-    return c->n > 0 ? v->db->seq[c->first] : 0;
+    return sdb_user_frame(v->db, *cs);
 }
 
 static int cmp_line(const void *pa, const void *pb)

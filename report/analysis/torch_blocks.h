@@ -11,8 +11,8 @@
 #include "model/stackdb.h"
 
 /* The live tensors of one segment (or of the whole cache) allocated at one
- * Python line: frame is a stackdb frame id, the first frame of the block's
- * stack outside PyTorch's own Python code; 0 when PyTorch recorded no
+ * Python line: frame is a stackdb frame id, the block's stack's label frame
+ * (model/user_frame.h: outside PyTorch's own code); 0 when PyTorch recorded no
  * stack.  cs: the whole stack of the first such block. */
 struct torch_line {
     uint32_t frame, cs;

@@ -28,6 +28,7 @@
 #include "render/sections.h"
 
 #include "util/atomic_file.h"
+#include "size_parse.h"
 #include "util/sort.h"
 #include "util/xalloc.h"
 #include "version.h"
@@ -49,8 +50,8 @@ static void usage(FILE *f)
           "  --json                write JSON (schema: docs/json-output.md)\n"
           "  --output FILE         write the report to FILE instead of stdout\n"
           "  --top N               show only the N largest groups of each list\n"
-          "  --min-bytes N         do not show groups smaller than N bytes (100M, 2G:\n"
-          "                        units K, M, G, T are powers of 1024)\n"
+          "  --min-bytes N         do not show groups smaller than N bytes (100M, 1.5G,\n"
+          "                        '1 MiB': units K, M, G, T are powers of 1024)\n"
           "  --group-depth N       group stacks on their innermost N frames\n"
           "  --suppressions FILE   suppression rules (docs/reporter.md)\n"
           "  --categories FILE     category rules for the memory by phase, in the\n"
@@ -60,7 +61,13 @@ static void usage(FILE *f)
           "                        cuBLAS, cuDNN) as leaks\n"
           "  --list-default-suppressions\n"
           "                        print the built-in rules and exit\n"
+          "  --check-suppressions FILE\n"
+          "                        read FILE's rules and exit: 0, or 2 with its\n"
+          "                        first error (gpuleak check runs it first)\n"
           "  --all-frames          keep CUDA-library and gpuleak frames\n"
+          "  --alloc-fn NAME       a function of the program that wraps allocation\n"
+          "                        (a glob; repeatable): rows are named by the\n"
+          "                        frame that called it, not by it\n"
           "  --native              show and group by the whole mixed stack of\n"
           "                        allocations made from Python (default: the\n"
           "                        Python frames only)\n"
@@ -113,38 +120,6 @@ static int parse_u64(const char *s, unsigned long long *v)
     char *end;
     *v = strtoull(s, &end, 10);
     return errno || *end ? -1 : 0;
-}
-
-/* A byte count: decimal, with an optional binary unit K, M, G or T (also
- * written KiB or KB, any case: the report prints binary units, so 100M is
- * what it shows as 100.0 MiB).  The launcher checks --min-bytes alike. */
-static int parse_size(const char *s, unsigned long long *v)
-{
-    if (!s || *s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long n = strtoull(s, &end, 10);
-    if (errno)
-        return -1;
-    unsigned shift = 0;
-    if (*end != '\0') {
-        const char *units = "KMGT";
-        char c = (char)(end[0] & ~0x20);
-        const char *u = c != '\0' ? strchr(units, c) : NULL;
-        if (u == NULL)
-            return -1;
-        shift = 10 * (unsigned)(u - units + 1);
-        end++;
-        if ((*end | 0x20) == 'i')
-            end++;
-        if ((*end | 0x20) == 'b')
-            end++;
-        if (*end != '\0' || n > (ULLONG_MAX >> shift))
-            return -1;
-    }
-    *v = n << shift;
-    return 0;
 }
 
 static int load(struct msnap *m, const char *path, struct stackdb *db,
@@ -288,6 +263,24 @@ static int finish_output(FILE *out, const char *output)
     return rc;
 }
 
+/* --check-suppressions FILE: the rules read as --suppressions would, so
+ * that a bad file is found before a long run, not in its report.  0 with
+ * the count on stdout, or 2 with the file's first error. */
+static int check_suppressions_file(const char *path)
+{
+    struct suppressions sup = {0};
+    char err[512];
+    int rc = 0;
+    if (supp_load_file(&sup, path, err, sizeof err) != 0) {
+        fprintf(stderr, "gpuleak-report: %s: %s\n", path, err);
+        rc = 2;
+    } else {
+        printf("%s: %zu rule%s\n", path, sup.n, sup.n == 1 ? "" : "s");
+    }
+    supp_free(&sup);
+    return rc;
+}
+
 /* What the command line says: the options, the mode and the snapshot files. */
 struct args {
     struct cli c;
@@ -295,6 +288,8 @@ struct args {
     enum mode mode;
     char **files;
     size_t nfiles;
+    const char **alloc_fns; /* --alloc-fn, in order (c.so points at them) */
+    size_t nalloc_fns;
 };
 
 /* parse_option's "go on": every other value is main's exit status. */
@@ -304,6 +299,7 @@ static int parse_option(int o, struct args *a, char **argv)
 {
     struct cli *c = &a->c;
     unsigned long long v;
+    uint64_t size;
     switch (o) {
     case 'j': c->json = true; break;
     case 'o': c->output = optarg; break;
@@ -313,9 +309,9 @@ static int parse_option(int o, struct args *a, char **argv)
         c->an.top = (size_t)v;
         break;
     case 'm':
-        if (parse_size(optarg, &v))
-            return bad_usage("--min-bytes needs a number of bytes (4096, 100M, 2GiB), not '%s'", optarg);
-        c->an.min_bytes = v;
+        if (gl_parse_size(optarg, &size))
+            return bad_usage("--min-bytes needs a size in bytes (" GL_SIZE_EXAMPLES "), not '%s'", optarg);
+        c->an.min_bytes = size;
         break;
     case 'g':
         if (parse_u64(optarg, &v) || v == 0 || v > GL_SNAP_MAX_DEPTH)
@@ -334,6 +330,15 @@ static int parse_option(int o, struct args *a, char **argv)
         break;
     case 'N': c->no_defaults = true; break;
     case 'L': fputs(supp_default_text(), stdout); return 0;
+    case 'F':
+        if (optarg[0] == '\0')
+            return bad_usage("%s", "--alloc-fn needs a function name (a glob: 'my_alloc', 'Arena::*')");
+        a->alloc_fns = xrealloc(a->alloc_fns, (a->nalloc_fns + 1) * sizeof *a->alloc_fns);
+        a->alloc_fns[a->nalloc_fns++] = optarg;
+        c->so.alloc_fns = a->alloc_fns;
+        c->so.nalloc_fns = a->nalloc_fns;
+        break;
+    case 'K': return check_suppressions_file(optarg);
     case 'a': c->so.all_frames = true; break;
     case 'n': c->so.native = true; break;
     case 'S':
@@ -399,7 +404,9 @@ static int parse_command_line(int argc, char **argv, struct args *a)
         {"categories", required_argument, NULL, 'C'},
         {"no-default-suppressions", no_argument, NULL, 'N'},
         {"list-default-suppressions", no_argument, NULL, 'L'},
+        {"check-suppressions", required_argument, NULL, 'K'},
         {"all-frames", no_argument, NULL, 'a'},
+        {"alloc-fn", required_argument, NULL, 'F'},
         {"native", no_argument, NULL, 'n'},
         {"sections", required_argument, NULL, 'S'},
         {"folded", required_argument, NULL, 'f'},
@@ -655,5 +662,6 @@ int main(int argc, char **argv)
         return rc;
     rc = run(&a);
     free(a.files);
+    free(a.alloc_fns);
     return rc;
 }

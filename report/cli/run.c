@@ -75,7 +75,8 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
     struct report_ctx r = {.path = m->path, .s = &m->s, .a = a, .sy = m->sy, .v = &m->v,
                            .db = db, .sup = sup, .h = &d.h, .fr = &d.fr, .ph = &d.ph, .lg = &d.lg,
                            .data = &d, .out = out, .color = want_color(c, out),
-                           .sections = c->sections, .top = c->an.top, .default_suppressions = !c->no_defaults,
+                           .sections = c->sections, .top = c->an.top, .min_bytes = c->an.min_bytes,
+                           .default_suppressions = !c->no_defaults,
                            .suppressions_file = c->supp_file};
     report_prepare(&r);
     struct verdict vd;

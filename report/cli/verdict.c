@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analysis/analyze.h"
+#include "analysis/bad_frees.h"
 #include "analysis/teardown.h"
 #include "model/snap_read.h"
 #include "render/json/json.h"
@@ -56,6 +57,9 @@ int verdict_count(const struct report_ctx *r, uint64_t floor, uint64_t min_bytes
     vd->leak_stacks = groups_from(&r->a->leaks, floor);
     vd->mapped_stacks = mapped_from(&r->a->mapped, floor, min_bytes);
     vd->refused_frees = refused_frees(r->s);
+    struct bad_free_totals bt;
+    free(bad_frees_sorted(r->s, &bt));
+    vd->double_frees = bt.double_count;
     /* memory never freed that a context teardown released: a leak until
      * then (compute-sanitizer's leak check counts it) */
     struct torn_groups t;
@@ -148,6 +152,7 @@ int verdict_write(const char *path, struct report_ctx *r, const struct verdict *
     put_count(&j, "leaked_stacks", r->a->leaks.total);
     put_count(&j, "never_released_bytes", r->a->mapped.bytes);
     put_count(&j, "refused_frees", vd->refused_frees);
+    put_count(&j, "double_frees", vd->double_frees);
     put_count(&j, "teardown_leaked_bytes", vd->torn_bytes);
     json_key(&j, "summary");
     json_str(&j, summary);

@@ -14,6 +14,7 @@ struct verdict {
     uint64_t leak_stacks;           /* leak groups of at least the floor */
     uint64_t mapped_stacks;         /* mappings left, likewise (and imported handles) */
     uint64_t refused_frees;         /* frees CUDA refused too */
+    uint64_t double_frees;          /* of those, double frees (analysis/bad_frees.h) */
     uint64_t torn_stacks;           /* never freed, released by a context teardown */
     uint64_t torn_bytes;            /* of all groups no rule matched */
 };

@@ -12,6 +12,7 @@ const char *reason_name(uint32_t reason)
     case GL_REASON_REQUEST: return "request";
     case GL_REASON_FATAL_SIGNAL: return "fatal-signal";
     case GL_REASON_PERIODIC: return "periodic";
+    case GL_REASON_DETACH: return "detach";
     }
     return "unknown";
 }
@@ -25,6 +26,7 @@ const char *reason_phrase(uint32_t reason)
     case GL_REASON_REQUEST: return "on request";
     case GL_REASON_FATAL_SIGNAL: return "on fatal signal";
     case GL_REASON_PERIODIC: return "on schedule (GPULEAK_INTERVAL)";
+    case GL_REASON_DETACH: return "at detach (gpuleak detach)";
     }
     return "for an unknown reason";
 }

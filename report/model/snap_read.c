@@ -202,6 +202,21 @@ static int parse_torch(struct parser *p, size_t off, size_t end)
     return 0;
 }
 
+static int parse_sampling(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (s->sampling.mode != 0)
+        return fail(p, off, "second SAMPLING record");
+    if (end - off < GL_SAMPLING_FIXED_SIZE)
+        return fail(p, off, "SAMPLING record too short (%zu bytes, need %u)", end - off, GL_SAMPLING_FIXED_SIZE);
+    GL_WIRE_DECODE(SAMPLING, sampling, p->buf + off, &s->sampling);
+    if (s->sampling.mode != GL_SAMPLING_BYTES)
+        return fail(p, off + GL_WIRE_OFF(sampling, mode), "SAMPLING record with unknown mode %u", s->sampling.mode);
+    if (s->sampling.sample_bytes == 0)
+        return fail(p, off + GL_WIRE_OFF(sampling, sample_bytes), "SAMPLING record with sample_bytes 0");
+    return 0;
+}
+
 /* ---- array records ----------------------------------------------------- */
 
 /* Array records: count entries of equal size length/count, each at least
@@ -232,7 +247,7 @@ static int array_stride(struct parser *p, size_t off, const char *what, uint32_t
 
 /* The largest entry this reader knows: an older writer's shorter entry is
  * copied into a zeroed buffer of this size before it is decoded. */
-#define MAX_KNOWN_ENTRY 128u
+#define MAX_KNOWN_ENTRY 160u
 
 /* decode_<part>(bytes, entry): one entry of today's size into its snap_*
  * struct, expanded from the part's field list. */
@@ -582,6 +597,26 @@ const struct snap_stack *snap_find_stack(const struct snapshot *s, uint32_t id)
 
 /* Cross-record checks, once everything is read.  Offsets name the END record
  * since the problem is with the file as a whole. */
+/* Light mode: the allocations not sampled share one stack whose only frame
+ * is no code address.  Every analysis already knows stack id 0, "no
+ * stack", so they get that, and renderers say "not sampled" for it. */
+static void unsampled_to_no_stack(struct snapshot *s)
+{
+    uint32_t u = s->sampling.unsampled_stack_id;
+    if (s->sampling.mode == 0 || u == 0)
+        return;
+#define UNSAMPLE(arr, n, field)                                                \
+    for (size_t i = 0; i < (n); i++)                                           \
+        if ((arr)[i].field == u)                                               \
+            (arr)[i].field = 0;
+    UNSAMPLE(s->allocs, s->nallocs, stack_id)
+    UNSAMPLE(s->peaks, s->npeaks, stack_id)
+    UNSAMPLE(s->events, s->nevents, stack_id)
+    UNSAMPLE(s->calls, s->ncalls, stack_id)
+    UNSAMPLE(s->teardowns, s->nteardowns, stack_id)
+#undef UNSAMPLE
+}
+
 static int validate(struct parser *p, size_t end_off)
 {
     struct snapshot *s = p->s;
@@ -635,6 +670,7 @@ static int validate(struct parser *p, size_t end_off)
         if (id && !snap_find_stack(s, id))
             return fail(p, end_off, "bad-free entry %zu refers to undefined stack id %u", i, id);
     }
+    unsampled_to_no_stack(s);
     return 0;
 }
 
@@ -705,6 +741,7 @@ static int parse(struct parser *p)
         case GL_REC_PYFRAME: rc = parse_pyframe(p, body, end); break;
         case GL_REC_ENV: rc = parse_env(p, body, end); break;
         case GL_REC_TORCH: rc = parse_torch(p, body, end); break;
+        case GL_REC_SAMPLING: rc = parse_sampling(p, body, end); break;
         case GL_REC_END: {
             if (length < GL_END_SIZE)
                 return fail(p, pos, "END record too short (%llu bytes, need %u)",

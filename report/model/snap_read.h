@@ -87,6 +87,12 @@ struct snap_vmm {
 struct snap_torch {
     GL_WIRE_MEMBERS(TORCH)
 };
+/* mode 0: no SAMPLING record, every stack was captured.  Otherwise the
+ * reader has already given the allocations that were not sampled stack id
+ * 0 ("no stack") everywhere: unsampled_stack_id is what the file named. */
+struct snap_sampling {
+    GL_WIRE_MEMBERS(SAMPLING)
+};
 struct snap_torch_block {
     GL_WIRE_MEMBERS(TORCH_BLOCKS)
 };
@@ -134,6 +140,7 @@ struct snapshot {
     struct snap_torch torch; /* status 0: no TORCH record */
     struct snap_torch_block *torch_blocks;
     size_t ntorch_blocks;
+    struct snap_sampling sampling; /* light mode (GPULEAK_MODE=light) */
     struct snap_str *env; /* "NAME=value" (ENV record) */
     size_t nenv;
     size_t unknown_records; /* skipped record types (newer writer) */

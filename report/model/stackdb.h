@@ -24,6 +24,10 @@ struct sdb_opts {
                              C library's start frames below main */
     bool native;          /* keep native frames of stacks that have Python ones */
     unsigned group_depth; /* keep only the innermost N frames; 0 = all */
+    /* --alloc-fn: the program's allocation wrappers (fnmatch globs), never
+     * a stack's label (model/user_frame.h) */
+    const char *const *alloc_fns;
+    size_t nalloc_fns;
 };
 
 enum cs_cut { CS_WHOLE = 0, CS_CUT_LIMIT, CS_CUT_GROUP };

@@ -11,6 +11,7 @@
 #include "util/path.h"
 #include "util/xalloc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -143,6 +144,21 @@ static int perr(char *err, size_t errlen, unsigned line, const char *msg)
     return -1;
 }
 
+/* valgrind's second line of a rule: a tool's name, capitalised as
+ * valgrind writes them (Memcheck, Helgrind, DRD), ':', a kind (letters,
+ * digits, '_', '*'): "Memcheck:Leak", "Memcheck:Addr8".  A mistyped
+ * "fnu:alloc" keeps the general message. */
+static bool looks_like_kind(const char *s, size_t n)
+{
+    const char *c = memchr(s, ':', n);
+    if (!c || !isupper((unsigned char)s[0]) || c + 1 == s + n)
+        return false;
+    for (const char *q = s; q < s + n; q++)
+        if (q != c && !isalnum((unsigned char)*q) && *q != '_' && *q != '*')
+            return false;
+    return true;
+}
+
 /* One pattern line (already trimmed) into r. */
 static int add_pat(struct supp_rule *r, const char *s, size_t n, unsigned lineno,
                    char *err, size_t errlen)
@@ -171,6 +187,13 @@ static int add_pat(struct supp_rule *r, const char *s, size_t n, unsigned lineno
         if (gn == 0)
             return perr(err, errlen, lineno, "empty pattern");
         p.glob = xstrndup(g, gn);
+    } else if (r->npats == 0 && looks_like_kind(s, n)) {
+        /* valgrind's "Memcheck:Leak": gpuleak's rules have no kind (each
+         * moves leaked memory to "suppressed"), and a file written for
+         * host memory would not match GPU stacks anyway: said, not guessed */
+        return perr(err, errlen, lineno,
+                    "a TOOL:KIND line (valgrind's Memcheck:Leak) is not taken: a rule is '{', "
+                    "a name, then fun:, obj:, src: patterns or '...', then '}'");
     } else {
         return perr(err, errlen, lineno,
                     "expected fun:PATTERN, obj:PATTERN, src:PATTERN[:LINE], '...' or '}'");

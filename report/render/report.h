@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct snapshot;
@@ -38,6 +39,7 @@ struct report_ctx {
     bool color;
     unsigned sections; /* --sections: a bit per row of render/sections.c */
     size_t top; /* --top: groups shown per list, 0 = the default */
+    uint64_t min_bytes; /* --min-bytes: smaller groups are not findings, 0 = none */
     bool default_suppressions;
     const char *suppressions_file;
     /* warnings collected by report_prepare() */

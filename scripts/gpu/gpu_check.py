@@ -54,7 +54,7 @@ def fmt(n):
 # ---------------------------------------------------------------- checks list
 
 CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "green", "cross-device", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
-               "vmm", "vmm-import", "multicast", "vmm-host", "managed-pool", "pool-owner", "module", "ledger", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "kernels", "graph"]
+               "vmm", "vmm-import", "multicast", "vmm-host", "managed-pool", "pool-owner", "module", "ledger", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "attach", "kernels", "graph"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-blocks", "torch-exit", "torch-overhead", "torch-memviz"]
 ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
@@ -105,6 +105,8 @@ DESCRIPTIONS = {
     "threads": "churn.c: two threads allocating, exact per-thread leaks and counts",
     "oom": "scenarios.c oom: one oversized cudaMalloc fails cleanly, OOM snapshot",
     "sigusr1": "churn.c: `gpuleak snapshot PID` (SIGUSR1) mid-run",
+    "attach": "attach_target.c started without gpuleak: `gpuleak attach PID` (gdb), leaks through the runtime, the"
+              " driver and dlsym at their lines, the free of memory made before no bad free, detach",
     "kernels": "scripts/gpu/kernels.cu: kernels, created pool, managed/pinned, two threads",
     "graph": "graph_memory.c: graph memory nodes (explicit, generic, captured), exact leaks, counts, peak",
     "torch-caching": "default caching allocator: gpuleak peak == torch.cuda.max_memory_reserved()",
@@ -357,6 +359,7 @@ def program_specs(ctx):
         "bad_free": (tp("bad_free.c"), ["-cudart", "shared"] + stubs + ["-lcuda"]),
         "scenarios": (tp("scenarios.c"), ["-cudart", "shared", "-lpthread"]),
         "churn": (tp("churn.c"), ["-cudart", "shared", "-lpthread"]),
+        "attach_target": (tp("attach_target.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
         "graph_memory": (tp("graph_memory.c"), ["-cudart", "shared"]),
         "kernels": (os.path.join(GPU_DIR, "kernels.cu"),
                     ["-cudart", "shared", "-gencode", "arch=compute_90,code=[sm_90,compute_90]", "-lpthread"]),
@@ -1287,6 +1290,65 @@ def check_sigusr1(ctx):
     return "`gpuleak snapshot PID` mid-run: reason signal, 3 live allocations (%s)" % os.path.basename(path)
 
 
+def check_attach(ctx):
+    """tests/t_attach.sh's core: a program started without gpuleak, attached
+    to through gdb, made to leak, detached (docs/attach.md)."""
+    if shutil.which("gdb") is None:
+        raise Skip("no gdb (apt install gdb)")
+    src = os.path.join(PROGRAMS, "attach_target.c")
+    d = check_dir(ctx, "attach")
+    os.makedirs(os.path.join(d, "snaps"))
+    env = traced_env(ctx, None, preload=False)
+    outf = open(os.path.join(d, "target.out"), "w")
+    p = subprocess.Popen([prog(ctx, "attach_target")], cwd=d, env=env, stdin=subprocess.PIPE,
+                         stdout=outf, stderr=subprocess.STDOUT)
+
+    def wait_for(text, n=1):
+        deadline = time.time() + 60
+        while time.time() < deadline and p.poll() is None:
+            if open(os.path.join(d, "target.out")).read().count(text) >= n:
+                return
+            time.sleep(0.05)
+        raise Fail("attach_target: no %r (rc %s)" % (text, p.poll()))
+
+    try:
+        wait_for("ready\n")
+        rc, out, err = run([ctx.launcher, "attach", "--output", "snaps/", str(p.pid)], cwd=d, env=env, timeout=90,
+                           log=os.path.join(d, "attach.log"))
+        if rc != 0:
+            raise Fail("gpuleak attach %d: exit %d: %s" % (p.pid, rc, first_error(err)))
+        for cmd in ("rt 1000", "drv 2000", "early 3000", "late 4000", "free-pre"):
+            p.stdin.write((cmd + "\n").encode())
+            p.stdin.flush()
+            wait_for("ok " + cmd.split()[0] + "\n")
+        rc, out, err = run([ctx.launcher, "detach", str(p.pid)], cwd=d, env=env, timeout=90,
+                           log=os.path.join(d, "detach.log"))
+        if rc != 0:
+            raise Fail("gpuleak detach %d: exit %d: %s" % (p.pid, rc, first_error(err)))
+        snap = out.strip().splitlines()[-1] if out.strip() else ""
+        p.stdin.write(b"quit\n")
+        p.stdin.flush()
+        if p.wait(timeout=30) != 7:
+            raise Fail("attach_target exited %s, not 7" % p.returncode)
+        r = report_json(ctx, d, os.path.relpath(snap, d))
+        got = sorted((l["bytes"], l["api"], frame_str(l["frames"][0])) for l in r["leaks"])
+        line = lambda k: site_line(src, k)
+        expect(got, [(1000, "cudaMalloc", "leak_rt attach_target.c:%d" % line("LEAK_RT")),
+                     (2000, "cuMemAlloc_v2", "leak_drv attach_target.c:%d" % line("LEAK_DRV")),
+                     (3000, "cuMemAlloc_v2", "leak_early attach_target.c:%d" % line("LEAK_EARLY")),
+                     (4000, "cuMemAlloc_v2", "leak_late attach_target.c:%d" % line("LEAK_LATE"))], "leaks")
+        expect(r["devices"][0]["unknown_free_count"], 0, "frees of unknown pointers")
+        b = r["ledger"][0]["before_attach"] if r["ledger"] else None
+        expect((b["freed_bytes"], b["frees"]) if b else None, (2 << 20, 1), "memory made before the attach, freed")
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        outf.close()
+    return ("attached through gdb: 4 leaks at their lines (runtime, driver, dlsym before and after), the 2 MiB "
+            "made before freed without a bad free; detached")
+
+
 def check_kernels(ctx):
     d = check_dir(ctx, "kernels")
     out = run_traced(ctx, d, "kernels", prog(ctx, "kernels"), [], os.path.join(d, "k.snap"))
@@ -1880,6 +1942,7 @@ def main(argv):
               ("async", lambda: check_async(ctx)),
               ("peak", lambda: check_peak(ctx)), ("threads", lambda: check_threads(ctx)),
               ("oom", lambda: check_oom(ctx)), ("sigusr1", lambda: check_sigusr1(ctx)),
+              ("attach", lambda: check_attach(ctx)),
               ("kernels", lambda: check_kernels(ctx)), ("graph", lambda: check_graph(ctx)),
               ("torch-caching", lambda: check_torch_segments(ctx, tr, "caching")),
               ("torch-uncached", lambda: check_torch_uncached(ctx, tr)),

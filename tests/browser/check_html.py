@@ -313,6 +313,9 @@ def main():
                 eq(missing, [], "invalid free %d: the block it is inside" % i)
                 cell = page.eval("document.querySelectorAll('#invalid-frees-table tbody tr.row')[%d].cells[1].textContent" % i)
                 eq(cell, "refused (not the start of an allocation)", "invalid free %d: its CUDA cell" % i)
+            if site.get("kind") == "double free":
+                cell = page.eval("document.querySelectorAll('#invalid-frees-table tbody tr.row')[%d].cells[1].textContent" % i)
+                eq(cell, "refused (double free: the address was freed before)", "invalid free %d: its CUDA cell" % i)
             prev = site.get("previous_free")
             if not prev:
                 continue

@@ -1,6 +1,6 @@
 /* Fuzz target: the GPULEAK_* environment parsing of libgpuleak
  * (interpose/base/config.c: gl_config_load, gl_parse_long, gl_parse_signal,
- * gl_parse_duration_ms; the
+ * gl_parse_duration_ms, gl_parse_bytes; the
  * rank variables in interpose/control/outfile.c).  The input is split at NUL bytes
  * into values for each variable.  Properties: no crash, no undefined
  * behaviour; every setting ends up within its documented range (a bad value
@@ -17,6 +17,7 @@ static const char *const vars[] = {
     "GPULEAK_PYTHON", "GPULEAK_SIGNAL",      "RANK",           "LOCAL_RANK",
     /* appended, so that the corpus keeps its meaning for the ones above */
     "GPULEAK_OOM_SNAPSHOT", "GPULEAK_OOM_INTERVAL", "GPULEAK_FREE_STACKS",
+    "GPULEAK_MODE", "GPULEAK_SAMPLE_BYTES", "GPULEAK_SAMPLE_SEED",
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
@@ -49,7 +50,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gl_config.max_entries = GL_DEFAULT_MAX_ENTRIES;
     strcpy(gl_config.output, GL_DEFAULT_OUTPUT);
     gl_config.oom_interval_ms = GL_DEFAULT_OOM_INTERVAL_MS;
+    gl_config.mode = GL_MODE_FULL;
+    gl_config.sample_bytes = GL_DEFAULT_SAMPLE_BYTES;
     gl_config_load();
+    FUZZ_CHECK(gl_config.mode == GL_MODE_FULL || gl_config.mode == GL_MODE_LIGHT, "mode %d", (int)gl_config.mode);
+    FUZZ_CHECK(gl_config.sample_bytes >= 1 && gl_config.sample_bytes <= GL_MAX_SAMPLE_BYTES, "sample bytes %llu",
+               (unsigned long long)gl_config.sample_bytes);
     FUZZ_CHECK(gl_config.oom_interval_ms <= GL_MAX_OOM_INTERVAL_MS, "oom interval %llu",
                (unsigned long long)gl_config.oom_interval_ms);
     const char *conv = gl_output_unknown_conversion(gl_config.output);
@@ -74,6 +80,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (gl_parse_long(vals[i], -5, 300, &v))
             FUZZ_CHECK(v >= -5 && v <= 300, "parse_long %ld", v);
     }
+    uint64_t bytes;
+    for (size_t i = 0; i < NVARS; i++)
+        if (gl_parse_bytes(vals[i], 1, GL_MAX_SAMPLE_BYTES, &bytes))
+            FUZZ_CHECK(bytes >= 1 && bytes <= GL_MAX_SAMPLE_BYTES, "bytes %llu", (unsigned long long)bytes);
     uint64_t ms;
     for (size_t i = 0; i < NVARS; i++) {
         if (gl_parse_duration_ms(vals[i], 100, 30ull * 24 * 3600 * 1000, &ms))

@@ -24,6 +24,7 @@
 #include "live_read.h"
 #include "model/fold.h"
 #include "model/symbolize.h"
+#include "model/user_frame.h"
 #include "util/fmt.h"
 #include "version.h"
 
@@ -131,13 +132,19 @@ static bool has_python(const struct live_stack *st)
     return false;
 }
 
-/* "function file:line <- caller file:line", CUDA-library and start frames
- * left out, at most two frames, into buf.  A stack with Python frames is
- * shown by them alone, as the reporter shows it: that is the user's code. */
-static void site_text(struct symbolizer *sy, const struct live *l, uint32_t id, char *buf, size_t size)
+/* "function file:line <- caller file:line" into buf, at most two frames,
+ * from the stack's label frame on: the first outside known allocator
+ * wrappers (CUDA's, PyTorch's own code: the reporter's rule,
+ * report/model/user_frame.h), start frames left out.  A stack with Python
+ * frames is shown by them alone, as the reporter shows it: that is the
+ * user's code.  skip_wrappers false: a stack of wrappers only, shown from
+ * its innermost frame.  The number of frames written. */
+static int site_frames(struct symbolizer *sy, const struct live_stack *st, bool skip_wrappers, char *buf,
+                       size_t size)
 {
-    const struct live_stack *st = find_stack(l, id);
+    static const struct sdb_opts no_alloc_fns; /* the live view has no --alloc-fn */
     bool python_only = has_python(st);
+    bool at_label = !skip_wrappers;
     size_t used = 0;
     int shown = 0;
     buf[0] = '\0';
@@ -149,6 +156,9 @@ static void site_text(struct symbolizer *sy, const struct live *l, uint32_t id, 
         for (size_t j = 0; j < nf && shown < 2; j++) {
             if (fold_is_cuda_frame(&f[j]) || fold_is_start_frame(&f[j]))
                 continue;
+            if (!at_label && frame_is_alloc_wrapper(&no_alloc_fns, &f[j]))
+                continue;
+            at_label = true;
             const char *file = f[j].file ? strrchr(f[j].file, '/') : NULL;
             file = file ? file + 1 : f[j].file;
             int w;
@@ -161,12 +171,18 @@ static void site_text(struct symbolizer *sy, const struct live *l, uint32_t id, 
                 w = snprintf(buf + used, size - used, "%s%s+0x%" PRIx64, shown ? " <- " : "",
                              f[j].module ? f[j].module : "??", f[j].offset);
             if (w < 0 || (size_t)w >= size - used)
-                return;
+                return shown;
             used += (size_t)w;
             shown++;
         }
     }
-    if (shown == 0)
+    return shown;
+}
+
+static void site_text(struct symbolizer *sy, const struct live *l, uint32_t id, char *buf, size_t size)
+{
+    const struct live_stack *st = find_stack(l, id);
+    if (site_frames(sy, st, true, buf, size) == 0 && site_frames(sy, st, false, buf, size) == 0)
         snprintf(buf, size, id ? "(stack %u: no frame of the program)" : "(no stack captured)", id);
 }
 

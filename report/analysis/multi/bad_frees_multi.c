@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/bad_frees.h"
 #include "analysis/multi/multi.h"
 #include "snapshot_format.h"
 #include "util/sat.h"
@@ -33,7 +34,7 @@ int free_table_build(struct msnap *m, size_t n, bool merge, struct free_table *t
             bool refused = (b->flags & GL_BAD_FREE_F_REJECTED) != 0;
             e[ne++] = (struct site_entry){
                 .k = {.cs = sview_cs(&m[i].v, b->stack_id), .api = b->api, .device = b->device,
-                      .rule = -1, .refused = refused},
+                      .rule = -1, .refused = refused, .twice = bad_free_is_double(&m[i].s, b)},
                 .snap = i, .count = b->count, .ptr = b->ptr, .time_ns = b->time_ns};
             t->count[i] = sat_add(t->count[i], b->count);
             if (refused)

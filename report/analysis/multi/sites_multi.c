@@ -18,6 +18,7 @@ static int same_key(const struct site_key *x, const struct site_key *y)
     CMP(x->device, y->device);
     CMP(x->teardown, y->teardown);
     CMP(x->refused, y->refused);
+    CMP(x->twice, y->twice);
     CMP(x->rule, y->rule);
     return 0;
 }

@@ -22,6 +22,7 @@ struct site_key {
     int32_t rule;                  /* -1: none (invalid frees: always) */
     uint16_t api, kind, teardown;  /* kind, teardown: 0 for invalid frees */
     bool refused;                  /* invalid frees: CUDA refused the free */
+    bool twice;                    /* invalid frees: a double free (analysis/bad_frees.h) */
 };
 
 /* One snapshot's entry, as the caller collected it. */

@@ -85,6 +85,7 @@ static void put_snapshot(struct hw *w, const struct report_ctx *r, const char *p
     kv_u(w, "live_allocations", r->s->nallocs);
     kv_u(w, "stacks", r->s->nstacks);
     kv_u(w, "events", r->s->nevents);
+    kv_u(w, "sample_bytes", r->s->sampling.mode ? r->s->sampling.sample_bytes : 0); /* 0: not sampled */
     json_end_obj(&w->j);
 }
 
@@ -172,7 +173,7 @@ static int page_open(struct hw *w, struct report_ctx *r)
 }
 
 /* The head of the page up to the opening of its data; title: plain text. */
-static void page_head_write(FILE *f, const char *title, unsigned pid)
+static void page_head_write(FILE *f, const char *title, unsigned pid, uint64_t sample_bytes)
 {
     fputs(page_head, f);
     fputs("<title>", f);
@@ -186,6 +187,10 @@ static void page_head_write(FILE *f, const char *title, unsigned pid)
     if (pid)
         fprintf(f, " (pid %u)", pid);
     fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", gl_html_css);
+    if (sample_bytes != 0) /* a sampled snapshot: said without script, too */
+        fprintf(f, "<p id=\"gl-sampled\" class=\"meta\">Sampled report: stacks sampled (GPULEAK_MODE=light, one per "
+                "%llu bytes allocated on average). Totals are exact; bytes by stack are estimates "
+                "(est. columns).</p>\n", (unsigned long long)sample_bytes);
     fputs("<noscript>This report is drawn by JavaScript; enable it to see the charts.</noscript>\n"
           "<div id=\"app\"></div>\n<script type=\"application/json\" id=\"gl-data\">", f);
 }
@@ -236,7 +241,7 @@ int output_html(struct report_ctx *r, const struct html_multi *hm)
     const char *exe = path_base(r->s->proc.exe.len ? r->s->proc.exe.s : r->path);
     char title[256];
     snprintf(title, sizeof title, "gpuleak report: %s", exe ? exe : "");
-    page_head_write(r->out, title, r->s->proc.pid);
+    page_head_write(r->out, title, r->s->proc.pid, r->s->sampling.mode ? r->s->sampling.sample_bytes : 0);
     json_obj(&w.j);
     kv_s(&w, "format", "gpuleak-html");
     kv_u(&w, "version", 1);
@@ -257,7 +262,7 @@ int output_html_merge(struct report_ctx *r, struct msnap *m, size_t n, const str
         return -1;
     char title[64];
     snprintf(title, sizeof title, "gpuleak merge: %zu snapshot%s", n, n == 1 ? "" : "s");
-    page_head_write(r->out, title, 0);
+    page_head_write(r->out, title, 0, 0);
     json_obj(&w.j);
     kv_s(&w, "format", "gpuleak-html");
     kv_u(&w, "version", 1);

@@ -17,6 +17,7 @@
 #include "analysis/teardown.h"
 #include "model/snap_read.h"
 #include "model/stackdb.h"
+#include "model/user_frame.h"
 #include "model/symbolize.h"
 #include "render/report.h"
 #include "util/radix.h"
@@ -134,5 +135,12 @@ void hw_put_frames(struct hw *w)
         }
         json_end_arr(&w->j);
     }
+    json_end_arr(&w->j);
+    /* each stack's label frame (model/user_frame.h), by position in it:
+     * the page names a row by that frame, never by an allocator wrapper */
+    json_key(&w->j, "stack_labels");
+    json_arr(&w->j);
+    for (size_t i = 0; i < w->ncs; i++)
+        json_u64(&w->j, sdb_user_frame_pos(w->db, w->cs_list[i]));
     json_end_arr(&w->j);
 }

@@ -49,6 +49,8 @@ static void device(struct hw *w, const struct ledger_dev *d)
     row(w, d->ctx_measured ? "CUDA context(s), and other processes when it was created"
                            : "CUDA context: not measured (in \"unexplained\")",
         s64(d->ctx), d->ctx_measured, false);
+    if (d->attached)
+        row(w, "made before attach (gpuleak attach), CUDA context(s) included", s64(d->before_attach), true, false);
     row(w, "mapped from other processes (their allocations)", s64(d->ipc), true, false);
     row(w, "other APIs' memory imported here (external)", s64(d->external), true, false);
     row(w, "unexplained: other processes, or memory gpuleak did not see", d->remainder, true, false);

@@ -77,9 +77,12 @@
     if (max && st.length > max) out.push('... ' + (st.length - max) + ' more');
     return out;
   }
+  /* a stack's one-line name: its label frame, the first outside known
+     allocator wrappers (the reporter's model/user_frame.h) */
   function topFrame(si) {
     var st = D.stacks[si];
-    return st && st.length ? frameText(st[0], false) : '(no stack captured)';
+    var at = D.stack_labels ? D.stack_labels[si] || 0 : 0;
+    return st && st.length ? frameText(st[at < st.length ? at : 0], false) : '(no stack captured)';
   }
   /* PyTorch's view (D.torch, docs/pytorch.md): a tensor line by its frame */
   var TORCH = D.torch && D.torch.status === 'answered' ? D.torch : null;
@@ -726,10 +729,13 @@
   /* an imported VMM handle: the import does not say its size */
   function unsized(r) { return r.api === 'cuMemImportFromShareableHandle' && !r.bytes; }
   function leakCols() {
-    return [['bytes', 'bytes', true, function (v, r) { return unsized(r) ? 'unknown' : exact(v); }],
+    /* light mode: bytes and count are the sampled allocations'; est., what they stand for */
+    var est = D.snapshot.sample_bytes ? [['est. bytes', 'est_bytes', true, exact], ['est. size', 'est_bytes', true, human],
+      ['est. count', 'est_count', true, exact]] : [];
+    return est.concat([['bytes', 'bytes', true, function (v, r) { return unsized(r) ? 'unknown' : exact(v); }],
       ['size', 'bytes', true, function (v, r) { return unsized(r) ? 'exporter\u2019s' : human(v); }],
       ['count', 'count', true, exact], ['kind', 'kind'], ['device', 'device', true, devName], ['API', 'api'],
-      ['first seq', 'first_seq', true], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']];
+      ['first seq', 'first_seq', true], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']]);
   }
   function tables() {
     var sec = el('section', {id: 'tables'}, el('h2', {text: 'Tables'}));
@@ -801,7 +807,7 @@
     if (T.invalid_frees && T.invalid_frees.length) { /* frees of pointers with no live allocation */
       sec.appendChild(el('h3', {text: 'Invalid frees (no live allocation at that address)'}));
       sec.appendChild(table('invalid-frees-table', [['count', 'count', true, exact],
-        ['CUDA', function (r) { return !r.refused ? 'accepted (allocated unseen)' : r.inside_stack >= 0 ? 'refused (not the start of an allocation)' : 'refused (double or invalid free)'; }],
+        ['CUDA', function (r) { return !r.refused ? 'accepted (allocated unseen)' : r.double_free ? 'refused (double free: the address was freed before)' : r.inside_stack >= 0 ? 'refused (not the start of an allocation)' : 'refused (double or invalid free)'; }],
         ['device', 'device', true, devName], ['API', 'api'], ['first at', 'first_time_ns', true, function (v) { return (v / 1e9).toFixed(2) + ' s'; }],
         ['freed at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
         T.invalid_frees.slice(), function (r) {

@@ -34,6 +34,10 @@ static void put_leak_rows(struct hw *w, const char *k, const struct group_list *
         json_obj(&w->j);
         kv_u(w, "bytes", g->bytes);
         kv_u(w, "count", g->count);
+        if (r->s->sampling.mode) { /* light mode: what the sampled ones stand for */
+            kv_u(w, "est_bytes", est_round(g->est_bytes));
+            kv_u(w, "est_count", est_round(g->est_count));
+        }
         kv_s(w, "kind", gl_kind_name(g->kind));
         kv_i(w, "device", g->device);
         kv_s(w, "api", gl_api_name(g->api));
@@ -76,10 +80,12 @@ static void put_bad_free_rows(struct hw *w, const struct report_ctx *r)
         kv_u(w, "prev_free_time_ns", fr ? fr->time_ns : 0);
         /* an address inside a block: how far in, the block and where it
          * was made (inside_stack -1: not inside any block known) */
-        kv_i(w, "inside_stack", k->found ? hw_stack(w, sview_cs(r->v, k->stack_id)) : -1);
-        kv_u(w, "inside_offset", k->found ? b->ptr - k->base : 0);
-        kv_u(w, "inside_bytes", k->found ? k->bytes : 0);
-        kv_u(w, "inside_freed_ns", k->found && k->freed ? k->free_time_ns : 0);
+        bool twice = bad_free_is_double(r->s, b), inside = k->found && !twice;
+        kv_b(w, "double_free", twice);
+        kv_i(w, "inside_stack", inside ? hw_stack(w, sview_cs(r->v, k->stack_id)) : -1);
+        kv_u(w, "inside_offset", inside ? b->ptr - k->base : 0);
+        kv_u(w, "inside_bytes", inside ? k->bytes : 0);
+        kv_u(w, "inside_freed_ns", inside && k->freed ? k->free_time_ns : 0);
         json_end_obj(&w->j);
     }
     json_end_arr(&w->j);

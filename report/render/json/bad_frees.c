@@ -19,6 +19,8 @@ void json_bad_frees(struct report_ctx *r, struct json *j)
     json_obj(j);
     json_key(j, "count"); json_u64(j, t.count);
     json_key(j, "refused_count"); json_u64(j, t.refused_count);
+    json_key(j, "double_count"); json_u64(j, t.double_count);
+    json_key(j, "double_sites"); json_u64(j, t.double_sites);
     json_key(j, "sites");
     json_arr(j);
     struct bad_free_block *blocks = bad_free_blocks(r->s);
@@ -28,6 +30,12 @@ void json_bad_frees(struct report_ctx *r, struct json *j)
         json_obj(j);
         json_key(j, "count"); json_u64(j, b->count);
         json_key(j, "refused"); json_bool(j, bad_free_refused(b));
+        bool twice = bad_free_is_double(r->s, b);
+        json_key(j, "kind");
+        json_str(j, !bad_free_refused(b) ? "unseen allocation"
+                    : twice              ? "double free"
+                    : k->found           ? "not the start"
+                                         : "invalid free");
         json_key(j, "api"); json_str(j, gl_api_name(b->api));
         json_key(j, "api_code"); json_u64(j, b->api);
         json_key(j, "device"); json_i64(j, b->device);
@@ -36,7 +44,7 @@ void json_bad_frees(struct report_ctx *r, struct json *j)
         json_key(j, "stack_id"); json_u64(j, b->stack_id);
         json_frames(j, r->db, sview_cs(r->v, b->stack_id));
         json_key(j, "inside_block"); /* the address is not a block's start */
-        if (!k->found) {
+        if (!k->found || twice) {
             json_null(j);
         } else {
             json_obj(j);

@@ -18,6 +18,7 @@ void json_bad_frees_multi(struct report_ctx *r, struct json *j, const struct fre
         int64_t change = row->change > INT64_MAX ? INT64_MAX : (int64_t)row->change;
         json_obj(j);
         json_key(j, "refused"); json_bool(j, row->k.refused);
+        json_key(j, "double_free"); json_bool(j, row->k.twice);
         json_key(j, "api"); json_str(j, gl_api_name(row->k.api));
         json_key(j, "api_code"); json_u64(j, row->k.api);
         json_key(j, "device"); json_i64(j, row->k.device);

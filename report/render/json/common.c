@@ -3,7 +3,7 @@
 #include "render/json/common.h"
 
 #include "model/snap_read.h"
-
+#include "model/user_frame.h"
 #include "snapshot_format.h"
 
 static const char *cut_name(uint8_t cut)
@@ -32,6 +32,8 @@ void json_frames(struct json *j, const struct stackdb *db, uint32_t cs)
     json_key(j, "folded_frames"); json_u64(j, c ? c->folded : 0);
     json_key(j, "start_frames"); json_u64(j, c ? c->start : 0);
     json_key(j, "truncated"); json_str(j, c ? cut_name(c->cut) : NULL);
+    /* the frame one line names this stack by (model/user_frame.h) */
+    json_key(j, "label_frame"); json_u64(j, sdb_user_frame_pos(db, cs));
 }
 
 void json_group_head(struct json *j, uint64_t bytes, uint64_t count, unsigned kind, int32_t device, unsigned api)

@@ -7,11 +7,11 @@
 #include "model/stackdb.h"
 #include "render/json/json.h"
 
-/* The "frames" (innermost first), "folded_frames" and "cut" members of
- * canonical stack cs (0: no stack, an empty list). */
 struct snap_process;
 /* "rank": the rank, or null for a process that had none (GL_SNAP_F_NO_RANK). */
 void json_rank(struct json *j, const struct snap_process *p);
+/* The "frames" (innermost first), "folded_frames", "cut" and
+ * "label_frame" members of canonical stack cs (0: no stack, an empty list). */
 void json_frames(struct json *j, const struct stackdb *db, uint32_t cs);
 /* The first members of every group object: what, how much, where, by which API. */
 void json_group_head(struct json *j, uint64_t bytes, uint64_t count, unsigned kind, int32_t device, unsigned api);

@@ -46,6 +46,17 @@ static void device(struct json *j, const struct ledger_dev *d)
         json_null(j);
     json_key(j, "creations"); json_u64(j, d->ctx_creations);
     json_end_obj(j);
+    json_key(j, "before_attach");
+    if (d->attached) {
+        json_obj(j);
+        json_key(j, "bytes"); json_u64(j, d->before_attach);
+        json_key(j, "used_at_attach_bytes"); json_u64(j, d->before_attach_used);
+        json_key(j, "freed_bytes"); json_u64(j, d->before_attach_freed);
+        json_key(j, "frees"); json_u64(j, d->before_attach_frees);
+        json_end_obj(j);
+    } else {
+        json_null(j);
+    }
     counted(j, "ipc_bytes", d->ipc, "ipc_count", d->nipc);
     counted(j, "external_bytes", d->external, "external_count", d->nexternal);
     json_key(j, "explained_bytes"); json_u64(j, d->explained);

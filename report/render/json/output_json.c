@@ -56,6 +56,17 @@ static void snapshot_info(struct report_ctx *r, struct json *j)
     json_key(j, "pools"); json_u64(j, r->s->npools);
     json_key(j, "vmm_entries"); json_u64(j, r->s->nvmms);
     json_key(j, "labels"); json_u64(j, r->s->nlabels);
+    /* null: every stack captured; else GPULEAK_MODE=light's byte sampling */
+    json_key(j, "sampling");
+    if (r->s->sampling.mode) {
+        json_obj(j);
+        json_key(j, "sampled"); json_bool(j, true);
+        json_key(j, "mode"); json_str(j, "bytes");
+        json_key(j, "sample_bytes"); json_u64(j, r->s->sampling.sample_bytes);
+        json_end_obj(j);
+    } else {
+        json_null(j);
+    }
     json_end_obj(j);
 }
 
@@ -86,6 +97,12 @@ static void groups(struct report_ctx *r, struct json *j, const struct group_list
                 json_null(j);
         }
         json_key(j, "stack_id"); json_u64(j, g->stack_id);
+        if (r->s->sampling.mode) {
+            /* bytes and count are the sampled allocations'; these, what
+             * they stand for (docs/json-output.md) */
+            json_key(j, "estimated_bytes"); json_u64(j, est_round(g->est_bytes));
+            json_key(j, "estimated_count"); json_u64(j, est_round(g->est_count));
+        }
         json_key(j, "first_seq"); json_u64(j, g->first_seq);
         json_key(j, "last_seq"); json_u64(j, g->last_seq);
         json_key(j, "first_time_ns"); json_u64(j, g->first_time_ns);
@@ -149,6 +166,12 @@ static void leaks(struct report_ctx *r, struct json *j)
     json_key(j, "hidden_count"); json_u64(j, a->leaks.hidden_count);
     json_key(j, "leaked_bytes"); json_u64(j, a->leaks.bytes);
     json_key(j, "leaked_count"); json_u64(j, a->leaks.count);
+    json_key(j, "sampled"); json_bool(j, r->s->sampling.mode != 0);
+    if (r->s->sampling.mode) {
+        /* in leaked_bytes, not in any group: their bytes are in the groups' estimates */
+        json_key(j, "unsampled_bytes"); json_u64(j, a->leaks.unsampled_bytes);
+        json_key(j, "unsampled_count"); json_u64(j, a->leaks.unsampled_count);
+    }
     json_key(j, "cached_bytes"); json_u64(j, a->cached.bytes);
     json_key(j, "cached_count"); json_u64(j, a->cached.count);
     json_key(j, "suppressed_bytes"); json_u64(j, a->suppressed.bytes);

@@ -20,13 +20,26 @@ void text_bad_frees_summary(struct report_ctx *r)
     if (v == NULL)
         return;
     FILE *f = r->out;
-    put_color(r, TC_RED);
-    fprintf(f, "    %-18s", "invalid frees:");
-    put_count(f, t.count, "free");
-    fputs(" from ", f);
-    put_count(f, t.sites, "stack");
-    put_color_end(r);
-    fprintf(f, ", %" PRIu64 " refused by CUDA\n", t.refused_count);
+    /* Double frees are their own kind, as in valgrind's and
+     * compute-sanitizer's summaries; the other invalid frees follow. */
+    if (t.double_sites) {
+        put_color(r, TC_RED);
+        fprintf(f, "    %-18s", "double frees:");
+        put_count(f, t.double_count, "free");
+        fputs(" from ", f);
+        put_count(f, t.double_sites, "stack");
+        put_color_end(r);
+        fputs(", each of an address freed before\n", f);
+    }
+    if (t.sites > t.double_sites) {
+        put_color(r, TC_RED);
+        fprintf(f, "    %-18s", "invalid frees:");
+        put_count(f, t.count - t.double_count, "free");
+        fputs(" from ", f);
+        put_count(f, t.sites - t.double_sites, "stack");
+        put_color_end(r);
+        fprintf(f, ", %" PRIu64 " refused by CUDA\n", t.refused_count - t.double_count);
+    }
     free(v);
 }
 
@@ -72,9 +85,9 @@ void text_bad_frees(struct report_ctx *r)
     FILE *f = r->out;
     put_title(r, "INVALID FREES");
     fputs("Frees of an address or handle that had no live allocation.  Refused by\n"
-          "CUDA: freed twice, never allocated, or not the start of an allocation -- a\n"
-          "bug in the program.  Accepted by CUDA: memory allocated where gpuleak could\n"
-          "not see it.\n", f);
+          "CUDA: freed twice (a double free: the history holds the first free), never\n"
+          "allocated, or not the start of an allocation -- a bug in the program.\n"
+          "Accepted by CUDA: memory allocated where gpuleak could not see it.\n", f);
     struct bad_free_block *blocks = bad_free_blocks(r->s);
     for (size_t i = 0; i < t.sites; i++) {
         const struct snap_bad_free *b = v[i];
@@ -87,14 +100,16 @@ void text_bad_frees(struct report_ctx *r)
         put_api(f, b->api);
         fputs(") on ", f);
         put_where(f, b->device);
+        bool twice = bad_free_is_double(r->s, b);
         fputs(!bad_free_refused(b) ? ", accepted by CUDA (allocated where gpuleak could not see it)\n"
+              : twice     ? ", refused by CUDA (double free: the address was freed before)\n"
               : k->found  ? ", refused by CUDA (invalid free: not the start of an allocation)\n"
                           : ", refused by CUDA (double or invalid free)\n", f);
         fprintf(f, "    first at ");
         put_secs(f, b->time_ns);
         fprintf(f, ", address 0x%" PRIx64 "\n", b->ptr);
         put_cs(r, "    ", sview_cs(r->v, b->stack_id));
-        if (k->found)
+        if (k->found && !twice) /* a double free's address starts its own block */
             text_inside(r, b, k);
         const struct snap_event *al, *fr = bad_free_previous(r->s, b, &al);
         if (fr != NULL) {

@@ -21,8 +21,9 @@ static void put_site(FILE *f, const struct site_row *r)
     put_api(f, r->k.api);
     fputs(") on ", f);
     put_where(f, r->k.device);
-    fputs(r->k.refused ? ", refused by CUDA (double or invalid free)\n"
-                     : ", accepted by CUDA (allocated where gpuleak could not see it)\n", f);
+    fputs(!r->k.refused ? ", accepted by CUDA (allocated where gpuleak could not see it)\n"
+          : r->k.twice  ? ", refused by CUDA (double free: the address was freed before)\n"
+                        : ", refused by CUDA (double or invalid free)\n", f);
 }
 
 void text_bad_frees_diff(struct report_ctx *r, const struct free_table *t, size_t top)

@@ -72,6 +72,9 @@ void text_calls(struct report_ctx *r, size_t top)
           "calls first.  CUDA's allocation calls are slow and cudaFree waits for the\n"
           "device, so a site that allocates and frees in a loop costs time even when\n"
           "it leaks nothing.\n", r->out);
+    if (r->s->sampling.mode)
+        fputs("Sampled (GPULEAK_MODE=light): a stack's calls are its sampled calls only\n"
+              "(more bytes, more often sampled); the first line's totals are exact.\n", r->out);
     text_sites(r, &c, top, NULL);
     calls_free(&c);
 }

@@ -48,8 +48,36 @@ void text_group_where(struct report_ctx *r, const struct leak_group *g)
  * first line. */
 void text_group_what(struct report_ctx *r, const struct leak_group *g, enum tcolor color, const char *noun)
 {
-    put_amount(r, color, g->bytes, g->count, noun);
+    if (r->s->sampling.mode && !group_unsampled(r->s, g)) {
+        /* light mode: what the site is estimated to hold, then what was seen */
+        FILE *f = r->out;
+        put_color(r, color);
+        fputs("~", f);
+        put_bytes(f, est_round(g->est_bytes));
+        put_color_end(r);
+        fputs(" in ~", f);
+        put_count(f, est_round(g->est_count), noun);
+        fputs(" (estimated from ", f);
+        put_count(f, g->count, "sampled allocation");
+        fputs(" of ", f);
+        put_bytes(f, g->bytes);
+        fputc(')', f);
+    } else {
+        put_amount(r, color, g->bytes, g->count, noun);
+    }
     text_group_where(r, g);
+}
+
+void text_unsampled_line(struct report_ctx *r, const struct group_list *l)
+{
+    if (l->unsampled_count == 0)
+        return;
+    FILE *f = r->out;
+    fputs("\n(not sampled: ", f);
+    put_bytes(f, l->unsampled_bytes);
+    fputs(" in ", f);
+    put_count(f, l->unsampled_count, "allocation");
+    fputs(" with no stack, GPULEAK_MODE=light;\n their bytes are in the estimates above)\n", f);
 }
 
 void text_group_head(struct report_ctx *r, const struct leak_group *g, bool rule)
@@ -71,9 +99,10 @@ void text_group_head(struct report_ctx *r, const struct leak_group *g, bool rule
 
 void text_hidden_line(FILE *f, const struct group_list *l)
 {
-    if (l->n >= l->total)
+    size_t more = l->total - l->n - l->unsampled_groups;
+    if (more == 0)
         return;
-    fprintf(f, "\n(%zu more group%s, ", l->total - l->n, l->total - l->n == 1 ? "" : "s");
+    fprintf(f, "\n(%zu more group%s, ", more, more == 1 ? "" : "s");
     put_bytes(f, l->hidden_bytes);
     fputs(" in ", f);
     put_count(f, l->hidden_count, "allocation");

@@ -16,5 +16,7 @@ void text_group_where(struct report_ctx *r, const struct leak_group *g);
 void text_group_what(struct report_ctx *r, const struct leak_group *g, enum tcolor color, const char *noun);
 void text_group_head(struct report_ctx *r, const struct leak_group *g, bool rule);
 void text_hidden_line(FILE *f, const struct group_list *l);
+/* Light mode: the allocations of the list that were not sampled. */
+void text_unsampled_line(struct report_ctx *r, const struct group_list *l);
 
 #endif

@@ -42,11 +42,19 @@ void text_leaks(struct report_ctx *r)
         }
         return;
     }
+    if (r->s->sampling.mode) {
+        fputs("Sampled (GPULEAK_MODE=light): each stack's bytes are estimates; the total, ", f);
+        put_bytes(f, a->leaks.bytes);
+        fputs(" in ", f);
+        put_count(f, a->leaks.count, "allocation");
+        fputs(",\nis exact.\n\n", f);
+    }
     for (size_t i = 0; i < a->leaks.n; i++) {
         if (i)
             fputc('\n', f);
         text_group_head(r, &a->leaks.g[i], false);
     }
+    text_unsampled_line(r, &a->leaks);
     text_hidden_line(f, &a->leaks);
 }
 
@@ -81,6 +89,7 @@ void text_caches(struct report_ctx *r)
         fputc('\n', f);
         text_group_head(r, &a->cached.g[i], true);
     }
+    text_unsampled_line(r, &a->cached);
     text_hidden_line(f, &a->cached);
 }
 

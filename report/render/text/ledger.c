@@ -67,9 +67,18 @@ static void device(struct report_ctx *r, const struct ledger_dev *d)
         if (d->ctx_creations > 1)
             fprintf(f, " (the last of %" PRIu32 " creations)", d->ctx_creations);
         fputc('\n', f);
-    } else {
+    } else if (!d->attached) {
         fprintf(f, "  %16s  %-12s %7s  %s\n", "-", "", "",
                 "CUDA context: not measured (in \"unexplained\")");
+    }
+    if (d->attached) {
+        row(f, d->before_attach, d->used, "made before attach (gpuleak attach), CUDA context(s) included");
+        fprintf(f, "  %16s  %-12s %7s    ", "", "", "");
+        put_bytes(f, d->before_attach_used);
+        fprintf(f, " used at the attach, less ");
+        put_bytes(f, d->before_attach_freed);
+        fprintf(f, " seen freed since (%" PRIu64 " free%s)\n", d->before_attach_frees,
+                d->before_attach_frees == 1 ? "" : "s");
     }
     row(f, d->ipc, d->used, "mapped from other processes (their allocations)");
     row(f, d->external, d->used, "other APIs' memory imported here (external)");

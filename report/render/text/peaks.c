@@ -84,6 +84,9 @@ void text_peaks(struct report_ctx *r)
     FILE *f = r->out;
     const struct analysis *a = r->a;
     put_title(r, "PEAK");
+    if (r->s->sampling.mode) /* exact bytes, split by whether they were sampled: not estimates */
+        fputs("Sampled (GPULEAK_MODE=light): the peak's stacks hold their sampled allocations'\n"
+              "bytes; the rest is listed as not sampled (no stack).\n", f);
     if (a->ndevs == 0)
         fputs("No device counters in this snapshot.\n", f);
     for (size_t d = 0; d < a->ndevs; d++) {

@@ -14,6 +14,7 @@
 #include "render/text/oom.h"
 #include "render/text/teardown.h"
 #include "render/text/textout.h"
+#include "util/fmt.h"
 
 /* One argv word, single-quoted when the shell would need it. */
 static void put_word(FILE *f, const struct snap_str *w)
@@ -75,6 +76,14 @@ void text_header(struct report_ctx *r)
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm))
         fprintf(f, "\nstarted:  %s", when);
     fputc('\n', f);
+    if (r->s->sampling.mode) {
+        put_color(r, TC_YELLOW);
+        fputs("sampled:  stacks of a sample of the allocations (GPULEAK_MODE=light, one per ", f);
+        put_bytes(f, r->s->sampling.sample_bytes);
+        fputs(" allocated\n          on average): totals are exact, bytes by stack are estimates", f);
+        put_color_end(r);
+        fputc('\n', f);
+    }
     for (size_t i = 0; i < r->nwarnings; i++) {
         put_color(r, TC_YELLOW);
         fputs("warning: ", f);
@@ -92,7 +101,7 @@ static const struct frag_dev *frag_of(const struct report_ctx *r, int32_t dev)
     return NULL;
 }
 
-static void summary_line(FILE *f, const char *label, uint64_t bytes, uint64_t count,
+static void summary_head(FILE *f, const char *label, uint64_t bytes, uint64_t count,
                          size_t groups, const char *noun)
 {
     fprintf(f, "    %-18s", label);
@@ -101,7 +110,32 @@ static void summary_line(FILE *f, const char *label, uint64_t bytes, uint64_t co
     put_count(f, count, noun);
     fputs(" from ", f);
     put_count(f, groups, "stack");
+}
+
+static void summary_line(FILE *f, const char *label, uint64_t bytes, uint64_t count,
+                         size_t groups, const char *noun)
+{
+    summary_head(f, label, bytes, count, groups, noun);
     fputc('\n', f);
+}
+
+/* Why leaks are no finding: ", below --min-bytes 2,097,152" when every
+ * stack is under it, ", 1 stack below --min-bytes ..." when some are.
+ * Without it `gpuleak check` said "no errors: leaked 1,048,576 bytes". */
+static void put_below_min_bytes(const struct report_ctx *r)
+{
+    const struct group_list *l = &r->a->leaks;
+    size_t below = 0;
+    for (size_t i = 0; r->min_bytes && i < l->total; i++)
+        below += l->g[i].bytes < r->min_bytes;
+    if (below == 0)
+        return;
+    char min[32];
+    fmt_commas(min, sizeof min, r->min_bytes);
+    fputs(", ", r->out);
+    if (below < l->total)
+        put_count(r->out, below, "stack");
+    fprintf(r->out, "%sbelow --min-bytes %s", below < l->total ? " " : "", min);
 }
 
 void text_summary_findings(struct report_ctx *r)
@@ -111,9 +145,11 @@ void text_summary_findings(struct report_ctx *r)
     bool at_exit = r->s->proc.reason == GL_REASON_EXIT;
     if (a->leaks.bytes)
         put_color(r, TC_RED);
-    summary_line(f, at_exit ? "leaked:" : "live:", a->leaks.bytes,
+    summary_head(f, at_exit ? "leaked:" : "live:", a->leaks.bytes,
                  a->leaks.count, a->leaks.total, "allocation");
     put_color_end(r);
+    put_below_min_bytes(r);
+    fputc('\n', f);
     if (a->cached.total)
         summary_line(f, "allocator caches:", a->cached.bytes, a->cached.count,
                      a->cached.total, "allocation");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/stackdb.h"
+#include "model/user_frame.h"
 #include "render/json/json.h"
 #include "render/report.h"
 #include "util/path.h"
@@ -195,7 +196,8 @@ void put_cs(const struct report_ctx *r, const char *indent, uint32_t cs)
 {
     FILE *f = r->out;
     if (cs == 0) {
-        fprintf(f, "%s(no stack captured)\n", indent);
+        fprintf(f, "%s(%s)\n", indent,
+                r->s->sampling.mode ? "no stack: not sampled, GPULEAK_MODE=light" : "no stack captured");
         return;
     }
     const struct cstack *c = &r->db->cs[cs];
@@ -215,7 +217,7 @@ void put_cs_top(const struct report_ctx *r, uint32_t cs)
 {
     const struct cstack *c = cs ? &r->db->cs[cs] : NULL;
     if (!c || c->n == 0)
-        fputs(cs ? "(empty stack)" : "(no stack captured)", r->out);
+        fputs(cs ? "(empty stack)" : r->s->sampling.mode ? "(not sampled)" : "(no stack captured)", r->out);
     else
-        put_frame_short(r->out, sdb_frame(r->db, c, 0));
+        put_frame_short(r->out, sdb_frame(r->db, c, sdb_user_frame_pos(r->db, cs)));
 }

@@ -40,7 +40,8 @@ void put_api(FILE *f, unsigned api);
 void put_frame_short(FILE *f, const struct sym_frame *fr);
 /* The frames of a canonical stack, one per line, "#N " numbered. */
 void put_cs(const struct report_ctx *r, const char *indent, uint32_t cs);
-/* The innermost frame of a canonical stack, short form. */
+/* The frame a canonical stack is labelled by (model/user_frame.h: the
+ * first outside known allocator wrappers), short form. */
 void put_cs_top(const struct report_ctx *r, uint32_t cs);
 
 #endif

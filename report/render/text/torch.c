@@ -12,6 +12,17 @@
 
 #define LINES_SHOWN 10 /* tensor lines per segment */
 
+
+/* The snapshot is of a process gpuleak attach tracked (docs/attach.md): a
+ * segment gpuleak did not see made may predate the attach. */
+static bool attached(const struct snapshot *s)
+{
+    for (size_t i = 0; i < s->ndevices; i++)
+        if (s->devices[i].before_attach_used != 0)
+            return true;
+    return false;
+}
+
 static void put_line(const struct report_ctx *r, const struct torch_line *l)
 {
     FILE *f = r->out;
@@ -92,6 +103,8 @@ void text_torch(const struct report_ctx *r)
                 put_frame_short(f, &r->db->frames[frame]);
             else
                 put_cs_top(r, cs);
+        } else if (attached(r->s)) {
+            fputs(", not a cudaMalloc gpuleak saw (made before the attach, or an expandable segment)", f);
         } else {
             fputs(", not a cudaMalloc gpuleak saw (an expandable segment?)", f);
         }

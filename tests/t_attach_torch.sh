@@ -1,0 +1,92 @@
+# gpuleak attach to real PyTorch on fakecuda, started without gpuleak
+# (docs/attach.md), with its native caching allocator and with expandable
+# segments: the segment made after the attach is found at the Python line
+# whose tensor asked for it (cudaMalloc through libc10_cuda's import slot;
+# cuMemCreate through PyTorch's DriverAPI table, fetched before the attach
+# and found by the attach's scan), held by the caching allocator; the
+# first snapshot carries PyTorch's own view, the segment made before the
+# attach and its tensor included; the ledger's "made before attach" row is
+# exact with the native allocator (the
+# 2 MiB segment made before, freed by empty_cache, is subtracted); torch's
+# own output and the exit status are those of a run without the attach.
+source "$ROOT/tests/lib.sh"
+torch_real_setup
+command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
+prog=$ROOT/tests/programs/torch_real_attach.py
+line=$(site_line torch_real_attach.py LEAK-LINE)
+
+start() {
+    mkfifo "$1.cmd"
+    "$FAKECUDA/fakecuda-run" --devices 1 -- "$PY" "$prog" <"$1.cmd" >"$1.out" 2>"$1.err" &
+    pid=$!
+    exec 3>"$1.cmd"
+    for _ in $(seq 1200); do grep -q '^ready$' "$1.out" && return; sleep 0.05; done
+    fail "$1: not ready: $(tail -3 "$1.err")"
+}
+send() {
+    local name=$1 c n
+    shift
+    for c in "$@"; do
+        n=$(grep -c "^ok ${c%% *}\$" "$name.out" || true)
+        echo "$c" >&3
+        for _ in $(seq 600); do
+            [ "$(grep -c "^ok ${c%% *}\$" "$name.out" || true)" -gt "$n" ] && continue 2
+            sleep 0.05
+        done
+        fail "$name: no answer to '$c'"
+    done
+}
+finish() { echo quit >&3; exec 3>&-; rc=0; wait "$pid" || rc=$?; }
+
+# scenario NAME KIND API: one allocator configuration (PYTORCH_CUDA_ALLOC_CONF
+# set by the caller); KIND and API: how its segments are recorded.
+scenario() {
+    local name=$1 kind=$2 api=$3
+    mkdir "$name"
+    cd "$name"
+    start plain
+    send plain "leak 3000000" "free-pre" "leak 30000000"
+    finish
+    local plain_rc=$rc
+    mkdir snaps
+    start attached
+    "$LAUNCHER" attach --output snaps/ "$pid" 2>attach.err || fail "$name: attach: $(cat attach.err)"
+    send attached "leak 3000000"
+    # PyTorch's own view, asked by the snapshot: the segment made before the
+    # attach and its tensor are known too.
+    first=$("$LAUNCHER" snapshot "$pid") || fail "$name: snapshot"
+    "$REPORT" "$first" >first.txt || fail "$name: report of the first snapshot"
+    grep -q "^segment 0x[0-9a-f]*: 2,097,152 bytes (2.0 MiB) on device 0, not a cudaMalloc gpuleak saw (made before the attach, or an expandable segment)\$" first.txt ||
+        fail "$name: the segment made before the attach: $(sed -n "/^PYTORCH'S CACHE/,/^LEAK SUMMARY/p" first.txt)"
+    grep -q "^    allocated: 4,048,896 bytes (3.9 MiB) in 2 tensors\$" first.txt ||
+        fail "$name: PyTorch's tensors: $(sed -n "/^PYTORCH'S CACHE/,/^LEAK SUMMARY/p" first.txt)"
+    send attached "free-pre"
+    snap=$("$LAUNCHER" detach "$pid" 2>detach.err) || fail "$name: detach: $(cat detach.err)"
+    send attached "leak 30000000"
+    finish
+    expect_eq "$rc" "$plain_rc" "$name: exit status"
+    expect_eq "$rc" 4 "$name: the program's own exit status"
+    cmp -s plain.out attached.out || fail "$name: output differs: $(diff plain.out attached.out)"
+    "$REPORT" "$snap" >report.txt || fail "$name: report"
+    grep -qx "20,971,520 bytes (20.0 MiB) in 1 allocation: $kind on device 0 ($api), held by pytorch-caching-allocator" report.txt ||
+        fail "$name: the segment made after the attach: $(sed -n '/^HELD BY/,/^LEAK SUMMARY/p' report.txt)"
+    grep -A3 "^20,971,520 bytes (20.0 MiB) in 1 allocation: $kind" report.txt | grep -qx "    #0 leak (torch_real_attach.py:$line) \[python\]" ||
+        fail "$name: its line: $(grep -A3 "^20,971,520 bytes (20.0 MiB) in 1 allocation: $kind" report.txt)"
+    "$REPORT" --json "$snap" >snap.json
+    expect_eq "$(jget snap.json 'd["devices"][0]["unknown_free_count"]')" 0 "$name: unknown frees"
+    cd ..
+}
+
+scenario native "device memory" cudaMalloc
+b=$(jget native/snap.json '"%(bytes)d %(used_at_attach_bytes)d %(freed_bytes)d %(frees)d" % d["ledger"][0]["before_attach"]')
+# fakecuda's context is 4 MiB, the segment made before 2 MiB.
+expect_eq "$b" "4194304 6291456 2097152 1" "native: the ledger's before-attach row"
+expect_eq "$(jget native/snap.json 'd["ledger"][0]["unexplained_bytes"]')" 0 "native: unexplained"
+
+PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True scenario expandable "virtual memory" cuMemCreate
+# The expandable segment made before the attach is released through the VMM
+# API, whose frees of memory made before are not subtracted yet
+# (docs/attach.md): the row is the used memory at the attach.
+expect_eq "$(jget expandable/snap.json 'd["ledger"][0]["before_attach"]["used_at_attach_bytes"]')" 6291456 \
+    "expandable: used at the attach"
+echo ok

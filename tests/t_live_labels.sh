@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# `gpuleak top` names a site by its label frame, the reporter's rule
+# (report/model/user_frame.h): the first Python frame outside PyTorch's own
+# code, not `malloc _allocator.py:110` of PyTorch's caching allocator
+# (issue 35: the README shows `cache_activations model.py:88`).
+#   - a live file written here: a stack whose Python frames start in
+#     torch/cuda/_allocator.py and torch/_tensor.py;
+#   - a Python job on the stand-in torch over fakecuda (ctypes calls
+#     cudaMalloc through libffi), watched while it holds 24 MiB.
+# A stack of PyTorch frames only is still named by its innermost frame.
+source "$ROOT/tests/lib.sh"
+TOP=$BUILD/libexec/gpuleak/gpuleak-top
+row() { sed -n '/largest live stacks/{n;n;p}' "$1"; }
+
+cat >torch.live <<'EOT'
+gpuleak-live 2
+pid 7
+site 1 0 12582912 1
+site 2 0 4096 1
+stack 1 py:1 py:2 py:3 py:4
+stack 2 py:1 py:2
+pyframe 1 110 malloc /opt/venv/lib/python3.11/site-packages/torch/cuda/_allocator.py
+pyframe 2 14 _Storage.__init__ /opt/venv/lib/python3.11/site-packages/torch/_tensor.py
+pyframe 3 88 cache_activations /home/u/model.py
+pyframe 4 140 forward /home/u/model.py
+end
+EOT
+"$TOP" --once "$PWD/torch.live" >once.txt 2>once.err || fail "gpuleak-top: $(cat once.err)"
+sed -n '/largest live stacks/{n;n;p;n;p}' once.txt >rows.txt
+cat >want.txt <<'EOT'
+  12.0 MiB          1  0      cache_activations model.py:88 <- forward model.py:140
+   4.0 KiB          1  0      malloc _allocator.py:110 <- _Storage.__init__ _tensor.py:14
+EOT
+diff want.txt rows.txt || fail "the rows of a written live file"
+
+# A job on the stand-in torch.
+export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
+export PYTHONPATH=$ROOT/tests/programs/torch_standin
+export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
+py=$ROOT/tests/programs/torch_grow.py
+mkdir live && chmod 700 live
+export GPULEAK_LIVE_DIR=$PWD/live
+wait_for() {  # wait_for WHAT CMD...: up to 20 s for CMD to succeed
+    local what=$1; shift
+    for _ in $(seq 200); do
+        "$@" && return 0
+        sleep 0.1
+    done
+    fail "timed out waiting for $what"
+}
+has_line() { grep -qF -- "$2" "$1" 2>/dev/null; }
+mkfifo job.in
+GPULEAK_OOM_SNAPSHOT=0 traced python3 "$py" 2 hold <job.in >job.out 2>job.err &
+bg=$!
+cleanup() { kill "$bg" 2>/dev/null || true; }
+trap cleanup EXIT
+exec 3>job.in
+wait_for "the job" has_line job.out ready
+pid=$(cut -d' ' -f2 job.out)
+wait_for "the live file" has_line "live/$pid.live" "device 0 live_bytes 25165824 "
+cp "live/$pid.live" job.live
+exec 3>&-
+wait "$bg" || fail "the job's status $?"
+"$TOP" --once "$PWD/job.live" >job.txt 2>job.err || fail "gpuleak-top on the job: $(cat job.err)"
+expect_eq "$(row job.txt)" \
+    "  24.0 MiB          2  0      grow torch_grow.py:$(site_line torch_grow.py KEPT-LINE) <- <module> torch_grow.py:$(grep -n '^    grow()$' "$py" | cut -d: -f1)" \
+    "the job's row"
+echo ok
