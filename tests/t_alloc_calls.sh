@@ -62,11 +62,12 @@ grep -qx '50 calls (cudaMalloc, device), 50 freed, 204,800 bytes (200.0 KiB) in 
 # Two processes: no diff between them (issue 35 item 4: refused, status 2,
 # nothing written); merge, below, compares them.
 rc=0; "$REPORT" --json diff "$snap" win/final.snap >two.json 2>two.err || rc=$?
-expect_eq "$rc:$(wc -c <two.json):$(grep -c "^gpuleak-report: diff: the snapshots come from 2 different processes (rank 0 pid [0-9]* on .*, rank 2 pid [0-9]* on .*); growth is measured between snapshots of one process: compare processes with 'merge'$" two.err)" \
+expect_eq "$rc:$(wc -c <two.json):$(grep -c "^gpuleak-report: diff: the snapshots come from 2 different processes (no rank, pid [0-9]* on .*, rank 2 pid [0-9]* on .*); growth is measured between snapshots of one process: compare processes with 'merge'$" two.err)" \
     "2:0:1" "two processes refused"
 
-# merge: the sites of both processes (rank 0: churn, rank 2: call_window),
-# matched by stack, most calls first, each with its ranks.
+# merge: the sites of both processes (rank 2: call_window; churn, which had
+# no rank, after it: merge's rank order), matched by stack, most calls
+# first, each with its ranks.
 "$REPORT" --json merge "$snap" win/final.snap >merge.json
 "$REPORT" merge "$snap" win/final.snap >merge.txt
 check_multi_json merge.json <<'PY'
@@ -75,10 +76,10 @@ def site(s):  # pairs() is called from site_a and site_b
     f = [x["function"] for x in s["frames"][:2]]
     return "/".join(f) if f[0] == "pairs" else f[0]
 eq([(s["calls"], s["frees"], s["present"], s["calls_by_snapshot"], site(s)) for s in c["sites"]],
-   [(4000, 4000, 1, [4000, 0], "worker"),
-    (150, 150, 1, [0, 150], "pairs/site_a"),
-    (30, 30, 1, [0, 30], "pairs/site_b"),
-    (10, 0, 1, [10, 0], "leak_in_thread")], "merged sites")
+   [(4000, 4000, 1, [0, 4000], "worker"),
+    (150, 150, 1, [150, 0], "pairs/site_a"),
+    (30, 30, 1, [30, 0], "pairs/site_b"),
+    (10, 0, 1, [0, 10], "leak_in_thread")], "merged sites")
 eq((c["calls"], c["frees"]), (4190, 4180), "merged totals")
 eq(all("stack_id" not in s for s in c["sites"]), True, "no per-process stack ids")
 PY

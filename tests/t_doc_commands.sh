@@ -83,7 +83,7 @@ expect_eq "$(cd long-job && echo job.*.snap)" "job.0.snap job.1.snap job.2.snap 
 kept=$(grep -n KEPT-LINE long-job/my_server | cut -d: -f1)
 cat >want.txt <<EOT
 CHANGES BY STACK
-+2,097,152 bytes (2.0 MiB): device memory on device 0
++2,097,152 bytes (2.0 MiB): device memory on device 0, suspected leak (monotonic growth)
     live bytes:  1,048,576 -> 2,097,152 -> 3,145,728 -> 3,145,728
     allocations: 1 -> 2 -> 3 -> 3
     #0 <module> (my_server:$kept) [python]

@@ -112,7 +112,8 @@ eq([(g["bytes"], g["rule"]) for g in d["suppressed"]["groups"]], [(1048576, "wei
 eq([g["bytes"] for g in d["mapped"]["groups"]], [8388608], "mapped left")
 PY
 expect_eq "$("$REPORT" --folded leaks s.snap)" "device_0:device;capture;train_loop;alloc_activations 4194304" "folded leaks"
-"$REPORT" merge --json s.snap s.snap >m.json
+snap_set s.snap s2.snap PROCESS 0 pid 1 # another process: merge keeps one snapshot per process
+"$REPORT" merge --json s.snap s2.snap >m.json
 expect_eq "$(jget m.json '[(r["live_bytes"], r["leaked_bytes"]) for r in d["ranks"]]')" \
     "[[15728640, 4194304], [15728640, 4194304]]" "merge"
 

@@ -81,6 +81,7 @@ LEAKS
 EOT
 sed 's/ at [0-9.]* s (seq/ at TIME (seq/' section.txt | diff -u want.txt - || fail "OUT OF MEMORY section"
 # merge: each rank's failed allocations
-"$REPORT" --json merge kinds.snap kinds.snap >merge.json
+snap_set kinds.snap kinds2.snap PROCESS 0 pid 1 # another process: merge keeps one snapshot per process
+"$REPORT" --json merge kinds.snap kinds2.snap >merge.json
 expect_eq "$(jget merge.json '[r["failed_count"] for r in d["ranks"]]')" "[2, 2]" "failed allocations per rank"
-expect_eq "$("$REPORT" merge kinds.snap kinds.snap | grep -c '^rank 0 .*, 2 failed allocations$')" 2 "BY RANK lines"
+expect_eq "$("$REPORT" merge kinds.snap kinds2.snap | grep -c '^no rank (pid .*, 2 failed allocations$')" 2 "BY RANK lines (no rank variable was set)"

@@ -94,4 +94,33 @@ expect_eq "$rc" 2 "diff with one snapshot"; expect_eq "$(wc -l < err.txt)" 1 "on
 rc=0; "$REPORT" diff d/a.snap nope.snap > out.txt 2> err.txt || rc=$?
 expect_eq "$rc" 2 "diff with a missing file"; grep -q '^gpuleak-report: nope.snap: cannot open' err.txt || fail "missing file message"
 [ ! -s out.txt ] || fail "output despite the error"
+# A series ending in the exit snapshot (walk-through defect 1): s.3 is the
+# exit (final) snapshot, taken after the last step, and repeats s.2; it is
+# no step, so PyTorch's cache that grew 1 -> 2 -> 4 MiB is still "suspected
+# leak" with it, in text, JSON and the HTML growth, and --error-exitcode
+# finds it (before: no suspect, status 0).  The same repeat by a snapshot
+# that is not the exit one breaks the growth.
+mkdir f && "$TPROG/snapgen" finalset f
+rc=0; "$REPORT" --error-exitcode 3 diff f/s.0.snap f/s.1.snap f/s.2.snap f/s.3.snap > f.txt || rc=$?
+expect_eq "$rc" 3 "--error-exitcode over a series ending in the exit snapshot"
+cat > want.txt <<'EOT'
+CHANGES BY STACK
++3,145,728 bytes (3.0 MiB): device memory on device 0, held by pytorch-caching-allocator, suspected leak (the allocator cache grew at every step)
+    live bytes:  1,048,576 -> 2,097,152 -> 4,194,304 -> 4,194,304
+    allocations: 1 -> 2 -> 3 -> 3
+EOT
+sed -n '/^CHANGES BY STACK$/,/^$/p' f.txt | head -4 | diff -u want.txt - || fail "text diff ending in the exit snapshot"
+"$REPORT" --json diff f/s.0.snap f/s.1.snap f/s.2.snap f/s.3.snap > f.json
+expect_eq "$(jget f.json '[(s["bytes"], s["monotonic"], s["suspected_leak"]) for s in d["stacks"]]')" \
+    "[[[1048576, 2097152, 4194304, 4194304], true, true]]" "JSON diff ending in the exit snapshot"
+"$REPORT" --html f.html f/s.0.snap f/s.1.snap f/s.2.snap f/s.3.snap || fail "--html: exit $?"
+python3 - f.html <<'PY' || fail "HTML growth ending in the exit snapshot"
+import json, re, sys
+s = open(sys.argv[1], encoding="utf-8").read()
+p = json.loads(re.search(r'<script type="application/json" id="gl-data">(.*?)</script>', s, re.S).group(1))
+got = [(r["bytes"], r["suspected_leak"]) for r in p["growth"]["rows"]]
+assert got == [([1048576, 2097152, 4194304, 4194304], True)], got
+PY
+rc=0; "$REPORT" --error-exitcode 3 diff f/s.0.snap f/s.1.snap f/s.2.snap f/s.2.snap > f2.txt 2>/dev/null || rc=$?
+expect_eq "$rc:$(grep -c 'suspected leak' f2.txt)" "0:0" "a repeat that is not the exit snapshot"
 echo ok

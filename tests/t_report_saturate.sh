@@ -12,7 +12,10 @@ snap_set t0.snap h0.snap DEVICES 0 peak_bytes $MAX
 # rank 2 (nodeB): its first allocation (ALLOCS) at the maximum, and a 2 MiB one
 snap_set r2.snap h2.snap ALLOCS 0 size $MAX
 
-"$REPORT" --json merge h0.snap h0.snap h2.snap > m.json || fail "merge exit $?"
+# merge keeps one snapshot per process: the second nodeA rank is h0 under
+# another pid
+snap_set h0.snap h0b.snap PROCESS 0 pid 99
+"$REPORT" --json merge h0.snap h0b.snap h2.snap > m.json || fail "merge exit $?"
 check_multi_json m.json <<PY
 M = $MAX
 eq([(h["host"], h["live_bytes"], h["peak_bytes_sum"], h["peak_bytes_max"]) for h in d["hosts"]],
@@ -21,7 +24,7 @@ eq([(h["host"], h["device"], h["live_bytes"], h["peak_bytes_sum"]) for h in d["d
    [("nodeA", 0, M, M), ("nodeB", 0, 3145728, 31457280)], "per host and device")
 eq([(r["live_bytes"], r["leaked_bytes"]) for r in d["ranks"]], [(1048576, 1048576)] * 2 + [(M, M)], "per rank")
 PY
-"$REPORT" merge h0.snap h0.snap h2.snap > m.txt || fail "merge text exit $?"
+"$REPORT" merge h0.snap h0b.snap h2.snap > m.txt || fail "merge text exit $?"
 grep -qx 'nodeB: 1 rank (2), live 18,446,744,073,709,551,615 bytes (16.0 EiB), peaks summed 30.0 MiB' m.txt ||
     fail "merge text: nodeB's live bytes: $(grep '^nodeB:' m.txt)"
 

@@ -41,12 +41,14 @@ grep -qx "($(python3 -c "print(format($frees - 3, ','))") more changed stacks no
 grep -qx "($(python3 -c "print(format($changed - 3, ','))") more changed stacks not shown; --top N shows more)" d.txt ||
     fail "diff: $changed changed teardown sites"
 
-limited "$REPORT" --top 3 merge s/*.snap > m.txt 2> m.err || fail "merge: exit $? ($(cat m.err))"
+# merge keeps one snapshot per process: the same series, snapshot i rank i's
+mkdir r && "$TPROG/snapgen" rankseries r $N $S 4 || fail "snapgen rankseries"
+limited "$REPORT" --top 3 merge r/*.snap > m.txt 2> m.err || fail "merge: exit $? ($(cat m.err))"
 [ ! -s m.err ] || fail "merge wrote to stderr: $(cat m.err)"
-expect_eq "$(grep -c '^rank 0 (pid 4242, host testhost, s/s' m.txt)" "$N" "merge: one line per snapshot"
+expect_eq "$(grep -c '^rank [0-9]* (pid 4242, host testhost, r/s' m.txt)" "$N" "merge: one line per snapshot"
 # snapshot i: 4096 + 8192 + 2 * 256 * i + 298 * 4096 bytes
 last=$(python3 -c "print(format(4096 + 8192 + 512 * ($N - 1) + ($S - 2) * 4096, ','))")
-grep -q "^rank 0 (pid 4242, host testhost, s/s00$((N - 1)).snap): live $last bytes" m.txt || fail "merge: last rank's live bytes"
+grep -q "^rank $((N - 1)) (pid 4242, host testhost, r/s00$((N - 1)).snap): live $last bytes" m.txt || fail "merge: last rank's live bytes"
 live=$(python3 -c "print(format(sum(4096 + 8192 + 512 * i + ($S - 2) * 4096 for i in range($N)), ','))")
 grep -q "^testhost: $N ranks (.*), live $live bytes" m.txt || fail "merge: the host's live bytes ($live)"
 # calls per site: N and 2N (the shared stacks), k + 1 (the others); 3 shown
@@ -77,7 +79,8 @@ eq([(g["bytes"], g["count"], g["change"]) for g in d["teardown_leaks"]["groups"]
    [([1024, 2048, 3072, 4096, 5120], [1] * 5, 4096), ([1024, 2048, 3072, 4096, 5120], [1] * 5, 4096),
     ([1024, 0, 0, 0, 0], [1, 0, 0, 0, 0], -1024)], "teardown sites")
 PY
-"$REPORT" --json merge t/*.snap > tm.json || fail "short merge"
+mkdir tr && "$TPROG/snapgen" rankseries tr 5 4 2
+"$REPORT" --json merge tr/*.snap > tm.json || fail "short merge"
 check_multi_json tm.json <<'PY'
 ps = [(s["bytes"], s["count"], s["present"]) for s in d["partial_stacks"]]
 eq(ps[:3], [([4096, 0, 0, 0, 0], [1, 0, 0, 0, 0], 1), ([4096, 0, 0, 0, 0], [1, 0, 0, 0, 0], 1),

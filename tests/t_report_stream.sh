@@ -66,6 +66,7 @@ sed 's|"ok.fifo"|"l.snap"|' fifo.json | cmp -s - want.json || fail "FIFO: report
 cat l.snap | limited "$REPORT" --json /dev/stdin > pipe.json || fail "pipe: exit $?"
 sed 's|"/dev/stdin"|"l.snap"|' pipe.json | cmp -s - want.json || fail "pipe: report differs from the file's"
 # and diff and merge read pipes too
-cat l.snap | limited "$REPORT" merge /dev/stdin l.snap > merge.txt || fail "merge from a pipe: exit $?"
+snap_set l.snap l2.snap PROCESS 0 pid 1 # another process: merge keeps one snapshot per process
+cat l2.snap | limited "$REPORT" merge /dev/stdin l.snap > merge.txt || fail "merge from a pipe: exit $?"
 grep -q '^==== gpuleak merge: 2 snapshots ====$' merge.txt || fail "merge from a pipe"
 echo ok

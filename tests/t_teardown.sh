@@ -69,7 +69,8 @@ grep -q 'teardown entry 0 refers to undefined stack id 999999' bad.err || fail "
 
 # diff and merge: teardown leaks matched by site across snapshots.  A
 # snapshot between the two teardowns has the cuCtxDestroy group only; the
-# last adds the reset's; a second run (rank 3) is merged with the first.
+# last adds the reset's; a second run (rank 3) is merged with the first
+# (which set no rank: after rank 3, merge's rank order).
 GPULEAK_OUTPUT=end.snap traced "$TPROG/driver_lifecycle" ctx mid.snap
 RANK=3 GPULEAK_OUTPUT=rank3.snap traced "$TPROG/driver_lifecycle" ctx
 "$REPORT" --json diff mid.snap end.snap >diff.json
@@ -100,11 +101,11 @@ expect_eq "$rc" 0 "diff: no growth"
 "$REPORT" --json merge mid.snap rank3.snap >merge.json
 check_multi_json merge.json <<PY
 t = d["teardown_leaks"]
-eq((t["bytes"], t["count"], t["leaked_bytes"]), ([5000, 11000], [1, 2], [5000, 11000]), "merge totals")
+eq((t["bytes"], t["count"], t["leaked_bytes"]), ([11000, 5000], [2, 1], [11000, 5000]), "merge totals")
 eq([(g["teardown"], g["bytes"], g["total_bytes"], g["total_count"], g["present"]) for g in t["groups"]],
-   [("cuCtxDestroy_v2", [5000, 5000], 10000, 2, 2), ("cuDevicePrimaryCtxReset_v2", [0, 6000], 6000, 1, 1)],
+   [("cuCtxDestroy_v2", [5000, 5000], 10000, 2, 2), ("cuDevicePrimaryCtxReset_v2", [6000, 0], 6000, 1, 1)],
    "merge groups: most bytes first")
-eq([(r["rank"], r["teardown_bytes"], r["teardown_leaked_bytes"]) for r in d["ranks"]], [(0, 5000, 5000), (3, 11000, 11000)],
+eq([(r["rank"], r["teardown_bytes"], r["teardown_leaked_bytes"]) for r in d["ranks"]], [(3, 11000, 11000), (None, 5000, 5000)],
    "per rank")
 PY
 "$REPORT" merge mid.snap rank3.snap >merge.txt

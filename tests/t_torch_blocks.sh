@@ -139,6 +139,18 @@ grep -Eq "^PyTorch's view from [0-9]+\.[0-9] s before this snapshot, the last on
     fail "the exit snapshot does not say its view's age: $(head -3 sig4.txt)"
 grep -v "^PyTorch's view from \|^could not ask (at exit" sig4.txt | diff -u want3.txt - ||
     fail "PYTORCH'S CACHE of the exit snapshot"
+# The exit snapshot repeats the last step's tensors: it is no step, so the
+# lines that grew at every step stay suspected leaks (walk-through defect 1).
+"$REPORT" --json diff sig0.snap sig1.snap sig2.snap sig3.snap sig4.snap >sigd.json || fail "diff to the exit snapshot: exit $?"
+check_multi_json sigd.json <<PY
+t = d["torch_lines"]
+eq((d["snapshots"][-1]["reason"], t["snapshots_with_torch"]), ("exit", 5), "the exit snapshot, with its view")
+eq([(x["line"], x["bytes"], x["suspected_leak"]) for x in t["lines"]],
+   [($(line INPUT-LINE), [262144, 524288, 786432, 1048576, 1048576], True),
+    ($(line ACT-LINE), [262144, 524288, 786432, 1048576, 1048576], True),
+    ($(line LOSS-LINE), [512, 1024, 1536, 2048, 2048], True),
+    ($(line WEIGHTS-LINE), [$MiB] * 5, False)], "lines over a series ending in the exit snapshot")
+PY
 
 # Python's main thread blocked in C longer than gpuleak waits: the snapshot
 # is written without the tensors, and says so.

@@ -29,6 +29,7 @@
 
 #include "util/atomic_file.h"
 #include "size_parse.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 #include "version.h"
 
@@ -157,6 +158,94 @@ static bool order_by_index(struct msnap *m, size_t n)
         sym_rebind(m[i].sy, &m[i].s);
     }
     return moved;
+}
+
+/* Whether snapshot b of a process was taken after a of the same process:
+ * its exit (final) snapshot is the latest, then the higher index. */
+static bool taken_later(const struct snap_process *a, const struct snap_process *b)
+{
+    bool fa = a->flags & GL_SNAP_F_FINAL, fb = b->flags & GL_SNAP_F_FINAL;
+    return fa != fb ? fb : b->index > a->index;
+}
+
+/* merge's order: by rank, processes without one after those with one,
+ * then host, pid, start time; -1, 0 or 1. */
+static int cmp_rank_order(const struct snap_process *a, const struct snap_process *b)
+{
+    bool na = a->flags & GL_SNAP_F_NO_RANK, nb = b->flags & GL_SNAP_F_NO_RANK;
+    if (na != nb)
+        return na ? 1 : -1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    size_t len = a->host.len < b->host.len ? a->host.len : b->host.len;
+    int c = len ? memcmp(a->host.s, b->host.s, len) : 0;
+    if (c != 0 || a->host.len != b->host.len)
+        return c != 0 ? (c < 0 ? -1 : 1) : (a->host.len < b->host.len ? -1 : 1);
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    if (a->start_unix_ns != b->start_unix_ns)
+        return a->start_unix_ns < b->start_unix_ns ? -1 : 1;
+    return 0;
+}
+
+/* merge's sort of snapshot indexes: rank order (cmp_rank_order), one
+ * process's snapshots together, its latest first, then as given. */
+static int cmp_merge_pick(const void *pa, const void *pb, void *ctx)
+{
+    const struct msnap *m = ctx;
+    size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+    const struct snap_process *a = &m[ia].s.proc, *b = &m[ib].s.proc;
+    int c = cmp_rank_order(a, b);
+    if (c != 0)
+        return c;
+    if (msnap_same_process(a, b) && (taken_later(a, b) || taken_later(b, a)))
+        return taken_later(a, b) ? 1 : -1;
+    return ia < ib ? -1 : ia > ib;
+}
+
+/* merge compares processes: one snapshot of each, its latest (summing a
+ * rank's snapshots would count its memory several times; the same file
+ * given twice is one), in rank order whatever the order given (a glob or a
+ * host list gives 3,0,1,2).  The kept snapshots come first, sorted; the
+ * left-out ones after them, still loaded (to be unloaded).  Returns how
+ * many are kept; a note on stderr names the left-out ones. */
+static size_t keep_latest_in_rank_order(struct msnap *m, size_t n)
+{
+    size_t *idx = xcalloc(n ? n : 1, sizeof *idx), *order = xcalloc(n ? n : 1, sizeof *order);
+    struct msnap *moved = xcalloc(n ? n : 1, sizeof *moved);
+    if (!idx || !order || !moved) {
+        free(idx);
+        free(order);
+        free(moved);
+        return n; /* out of memory: merged as given */
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    sort_array_r(idx, n, sizeof *idx, cmp_merge_pick, m);
+    /* a process's latest is the first of its run in idx */
+    size_t kept = 0, nout = n;
+    for (size_t i = 0; i < n; i++) {
+        bool again = i > 0 && msnap_same_process(&m[idx[i - 1]].s.proc, &m[idx[i]].s.proc);
+        if (!again)
+            order[kept++] = idx[i];
+        else
+            order[--nout] = idx[i];
+    }
+    for (size_t i = n; i-- > kept;) /* left out: as sorted, named once */
+        fprintf(stderr, i == n - 1 ? "gpuleak-report: note: merge takes one snapshot per process, its "
+                                     "latest; left out: %s%s" : "%s%s",
+                m[order[i]].path, i == kept ? "\n" : ", ");
+    for (size_t i = 0; i < n; i++)
+        moved[i] = m[order[i]];
+    memcpy(m, moved, n * sizeof *m);
+    for (size_t i = 0; i < n; i++) {
+        m[i].v.s = &m[i].s;
+        sym_rebind(m[i].sy, &m[i].s);
+    }
+    free(idx);
+    free(order);
+    free(moved);
+    return kept;
 }
 
 static int finish_output(FILE *out, const char *output)
@@ -449,7 +538,10 @@ static int refuse_other_processes(const struct args *a, const struct msnap *m)
                 a->c.html ? "--html" : "diff", np);
         for (size_t i = 0; i < np && i < 4; i++) {
             const struct snap_process *p = &m[first[i]].s.proc;
-            fprintf(stderr, "%srank %u pid %u on ", i ? ", " : "", p->rank, p->pid);
+            if (p->flags & GL_SNAP_F_NO_RANK) /* its rank field is a default 0 */
+                fprintf(stderr, "%sno rank, pid %u on ", i ? ", " : "", p->pid);
+            else
+                fprintf(stderr, "%srank %u pid %u on ", i ? ", " : "", p->rank, p->pid);
             put_host(p);
         }
         if (np > 4)
@@ -463,7 +555,7 @@ static int refuse_other_processes(const struct args *a, const struct msnap *m)
 
 /* Reads every snapshot file into m; *loaded: how many to unload, the one
  * that failed included.  0, or the status of the first that failed. */
-static int load_snapshots(const struct args *a, struct msnap *m, struct stackdb *db,
+static int load_snapshots(struct args *a, struct msnap *m, struct stackdb *db,
                           const struct suppressions *sup, size_t *loaded)
 {
     int rc = 0;
@@ -477,6 +569,8 @@ static int load_snapshots(const struct args *a, struct msnap *m, struct stackdb 
     if (rc == 0 && a->mode == M_DIFF && order_by_index(m, a->nfiles))
         fputs("gpuleak-report: note: the snapshots, all of one process, are compared in the order they were "
               "taken\n", stderr);
+    if (rc == 0 && a->mode == M_MERGE)
+        a->nfiles = keep_latest_in_rank_order(m, a->nfiles);
     return rc;
 }
 

@@ -65,3 +65,15 @@ void report_ctx_free(struct report_ctx *r)
     r->warnings = NULL;
     r->nwarnings = 0;
 }
+
+const char *rank_name(const struct snap_process *p)
+{
+    static char buf[4][40];
+    static unsigned next;
+    char *b = buf[next++ % 4];
+    if (p->flags & GL_SNAP_F_NO_RANK)
+        snprintf(b, sizeof buf[0], "no rank (pid %u)", p->pid);
+    else
+        snprintf(b, sizeof buf[0], "rank %u", p->rank);
+    return b;
+}

@@ -47,6 +47,13 @@ struct report_ctx {
     size_t nwarnings;
 };
 
+struct snap_process;
+/* How every per-rank view names a process: "rank R", or "no rank (pid P)"
+ * for one that had no rank variable (GL_SNAP_F_NO_RANK: its rank field is
+ * a default 0, not rank 0).  The text lives in one of a few static buffers
+ * that rotate (the reporter is single-threaded): valid for the next 3 calls. */
+const char *rank_name(const struct snap_process *p);
+
 /* Gathers the warning lines (module problems, skipped records, ...). */
 void report_prepare(struct report_ctx *r);
 void report_ctx_free(struct report_ctx *r);

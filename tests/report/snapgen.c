@@ -18,6 +18,10 @@
  *   snapgen diffset DIR         DIR/a.snap b.snap c.snap (one process over
  *       time) and DIR/other.snap (another run)
  *   snapgen ranks DIR           DIR/r0.snap r1.snap r2.snap (three ranks)
+ *   snapgen finalset DIR        DIR/s.0.snap ... s.3.snap: a series whose
+ *                               last is the exit snapshot repeating s.2
+ *   snapgen rankset DIR         DIR/r3.0.snap ...: 4 ranks, 2 with several
+ *                               snapshots, and a process with no rank
  *   snapgen small OUT           tiny valid file (every record type once)
  *   snapgen torchview OUT KIND  PyTorch's view, adding up or not (KIND:
  *       snapgen_torch.inc); snapgen torchlines OUT N: N tensor lines
@@ -208,12 +212,15 @@ static void load_modules(void)
 
 /* ---- record writers ---- */
 
+#define SNAPGEN_NO_RANK UINT32_MAX
+
 struct proc_opts {
     uint32_t reason;
     const char *host, *exe;
     const char *const *argv;
     int argc;
-    /* 0 = the defaults: pid 4242, rank 0, snapshot 2.5 s after start */
+    /* 0 = the defaults: pid 4242, rank 0, snapshot 2.5 s after start;
+     * rank SNAPGEN_NO_RANK: none set (GL_SNAP_F_NO_RANK, rank 0) */
     uint32_t pid, rank;
     uint64_t mono_ns, index, start_ns;
 };
@@ -223,9 +230,11 @@ static void write_process(struct sw *w, const struct proc_opts *o)
     size_t h = sw_begin(w, GL_REC_PROCESS, 1);
     uint64_t start = o->start_ns ? o->start_ns : 1700000000000000000ull;
     uint64_t mono = o->mono_ns ? o->mono_ns : 2500000000ull;
-    SW_PART(w, process, .pid = o->pid ? o->pid : 4242, .ppid = 1, .rank = o->rank, .reason = o->reason,
-            .index = o->index, .start_unix_ns = start, .snapshot_unix_ns = start + mono,
-            .snapshot_mono_ns = mono, .flags = o->reason == GL_REASON_EXIT ? GL_SNAP_F_FINAL : 0,
+    int no_rank = o->rank == SNAPGEN_NO_RANK;
+    SW_PART(w, process, .pid = o->pid ? o->pid : 4242, .ppid = 1, .rank = no_rank ? 0 : o->rank,
+            .reason = o->reason, .index = o->index, .start_unix_ns = start, .snapshot_unix_ns = start + mono,
+            .snapshot_mono_ns = mono,
+            .flags = (o->reason == GL_REASON_EXIT ? GL_SNAP_F_FINAL : 0) | (no_rank ? GL_SNAP_F_NO_RANK : 0),
             .depth_limit = 64);
     sw_str(w, o->host);
     sw_str(w, o->exe);
@@ -781,12 +790,19 @@ int main(int argc, char **argv)
         return gen_diffset(out);
     if (strcmp(mode, "ranks") == 0 && argc == 3)
         return gen_ranks(out);
+    if (strcmp(mode, "finalset") == 0 && argc == 3)
+        return gen_finalset(out);
+    if (strcmp(mode, "rankset") == 0 && argc == 3)
+        return gen_rankset(out);
     if (strcmp(mode, "torchview") == 0 && argc == 4)
         return gen_torchview(out, argv[3]);
     if (strcmp(mode, "torchlines") == 0 && argc == 4)
         return gen_torchlines(out, (uint32_t)strtoul(argv[3], NULL, 10));
     if (strcmp(mode, "series") == 0 && argc == 6)
         return gen_series(out, (uint32_t)strtoul(argv[3], NULL, 10), (uint32_t)strtoul(argv[4], NULL, 10),
-                          (int32_t)strtol(argv[5], NULL, 10));
+                          (int32_t)strtol(argv[5], NULL, 10), 0);
+    if (strcmp(mode, "rankseries") == 0 && argc == 6)
+        return gen_series(out, (uint32_t)strtoul(argv[3], NULL, 10), (uint32_t)strtoul(argv[4], NULL, 10),
+                          (int32_t)strtol(argv[5], NULL, 10), 1);
     return usage();
 }

@@ -110,9 +110,32 @@ int mt_add(struct mtable *t, uint32_t cs, uint16_t kind, int32_t dev, int32_t ru
     return 0;
 }
 
+/* Grew at every step over snapshots 0..n-1, cells c[0..nc) of those: a
+ * cell in each of snapshots 1..n-1 (a missing one is 0 bytes, no growth),
+ * each above the one before; snapshot 0 may have none (0 bytes). */
+static bool grew_every_step(const struct snapcell *c, size_t nc, size_t n)
+{
+    bool grew = n >= 3 && nc >= n - 1 && c[nc - n + 1].snap == 1;
+    for (size_t i = nc - (n - 1); grew && i < nc; i++) {
+        uint64_t prev = i == 0 ? 0 : c[i - 1].a;
+        grew = c[i].a > prev;
+    }
+    return grew;
+}
+
+/* The row's bytes in snapshot snap (0 without a cell there); cells are in
+ * snapshot order, so the last two are the only candidates for snap >= n-2. */
+static uint64_t bytes_at(const struct snapcell *c, size_t nc, size_t snap)
+{
+    for (size_t i = nc; i-- > 0 && c[i].snap >= snap;)
+        if (c[i].snap == snap)
+            return c[i].a;
+    return 0;
+}
+
 /* The figures diff and merge rank by, from the row's cells alone (a
  * snapshot without a cell has 0 bytes and 0 allocations there). */
-static void figures(struct mrow *r, const struct snapcell *c, size_t nc, size_t n)
+static void figures(struct mrow *r, const struct snapcell *c, size_t nc, size_t n, bool final_last)
 {
     uint64_t first = c[0].snap == 0 ? c[0].a : 0;
     uint64_t last = c[nc - 1].snap == n - 1 ? c[nc - 1].a : 0;
@@ -122,14 +145,11 @@ static void figures(struct mrow *r, const struct snapcell *c, size_t nc, size_t 
     r->total = 0;
     for (size_t i = 0; i < nc; i++)
         r->total = sat_add(r->total, c[i].a);
-    /* Grew at every step: a cell in each of snapshots 1..n-1 (a missing one
-     * is 0 bytes, no growth), each above the one before; snapshot 0 may
-     * have none (0 bytes) */
-    r->monotonic = n >= 3 && nc >= n - 1 && c[nc - n + 1].snap == 1;
-    for (size_t i = nc - (n - 1); r->monotonic && i < nc; i++) {
-        uint64_t prev = i == 0 ? 0 : c[i - 1].a;
-        r->monotonic = c[i].a > prev;
-    }
+    r->monotonic = grew_every_step(c, nc, n);
+    /* An exit snapshot taken after the last step repeats it: where it
+     * holds what the one before held, it is no step (docs/reporter.md) */
+    if (!r->monotonic && final_last && n >= 4 && bytes_at(c, nc, n - 1) == bytes_at(c, nc, n - 2))
+        r->monotonic = grew_every_step(c, nc - (c[nc - 1].snap == n - 1), n - 1);
     /* Some snapshot differs from the first: one without a cell against one
      * with (count 0 against at least 1), or two cells that differ */
     r->changed = nc < n;
@@ -163,7 +183,7 @@ int mt_finish(struct mtable *t)
         struct mrow *row = &t->rows[r];
         row->cells = &t->cells[from];
         row->last = 0;
-        figures(row, row->cells, start[r] - from, t->nsnaps);
+        figures(row, row->cells, start[r] - from, t->nsnaps, t->final_last);
     }
     free(start);
     return 0;

@@ -21,7 +21,8 @@ struct mrow {
     size_t last;     /* while filling: 1 + index of its newest cell, or 0 */
     uint64_t growth; /* |last - first| */
     bool shrank;     /* last < first */
-    bool monotonic;  /* >= 3 snapshots, bytes grew at every step */
+    bool monotonic;  /* >= 3 snapshots, bytes grew at every step (an exit
+                        snapshot equal to the one before is no step) */
     bool suspected;  /* diff: a suspected leak: monotonic, and no rule matched or a
                         built-in allocator-cache rule did (cache_growth) */
     bool cache_growth; /* diff: suspected, in memory an allocator cache holds: a cache
@@ -36,6 +37,9 @@ struct mtable {
     struct mrow *rows;
     size_t n, cap, nshown;
     size_t nsnaps;
+    bool final_last; /* the last snapshot is a process's exit one: set before
+                        mt_finish; where a row's bytes there equal the ones
+                        before, it is no step of that row's growth */
     struct snapcell *cells; /* by row after mt_finish, each row's in order */
     size_t ncells, ncells_cap;
     uint32_t *slots; /* open addressing: row index + 1, 0 empty */

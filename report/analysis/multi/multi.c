@@ -11,7 +11,10 @@
  *          segment's cudaMalloc is only the request that overflowed the
  *          cache, often a temporary; torch_multi.h), by
  *          growth; then every other key that changed, by the size of the
- *          change.
+ *          change.  The exit snapshot of a series (GL_SNAP_F_FINAL, last)
+ *          is taken after the last step and repeats it: where a key's
+ *          bytes there equal the ones before, it is no step, and growth
+ *          over the others still counts (docs/reporter.md).
  *   merge: keys present in only some snapshots, by bytes summed over all. */
 #include "analysis/multi/multi.h"
 #include "model/suppress.h"
@@ -133,6 +136,12 @@ bool msnap_same_process(const struct snap_process *a, const struct snap_process 
            a->host.len == b->host.len && memcmp(a->host.s, b->host.s, a->host.len) == 0;
 }
 
+bool msnap_final_repeat_possible(const struct msnap *m, size_t n)
+{
+    return n >= 4 && (m[n - 1].s.proc.flags & GL_SNAP_F_FINAL) &&
+           msnap_same_process(&m[n - 2].s.proc, &m[n - 1].s.proc);
+}
+
 size_t msnap_processes(const struct msnap *m, size_t n, size_t *first)
 {
     size_t np = 0;
@@ -155,6 +164,7 @@ int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
     memset(d, 0, sizeof *d);
     if (mt_init(&d->t, n))
         goto fail;
+    d->t.final_last = msnap_final_repeat_possible(m, n);
     for (size_t i = 0; i < n; i++)
         if (mt_fill(&d->t, &m[i], i, true))
             goto fail;
@@ -297,9 +307,13 @@ size_t merge_aggregate(struct msnap *m, size_t n, struct merge_agg *out, size_t 
             if (peak > g->peak_max)
                 g->peak_max = peak;
             size_t len = strlen(g->ranks);
-            if (len + 16 < sizeof g->ranks)
-                snprintf(g->ranks + len, sizeof g->ranks - len, "%s%u", g->snaps ? "," : "",
-                         s->proc.rank);
+            const char *sep = g->snaps ? "," : "";
+            if (len + 32 >= sizeof g->ranks)
+                ; /* full: the count still says how many */
+            else if (s->proc.flags & GL_SNAP_F_NO_RANK) /* its rank field is a default 0 */
+                snprintf(g->ranks + len, sizeof g->ranks - len, "%sno rank (pid %u)", sep, s->proc.pid);
+            else
+                snprintf(g->ranks + len, sizeof g->ranks - len, "%s%u", sep, s->proc.rank);
             g->snaps++;
         }
     }

@@ -62,6 +62,12 @@ struct merge_result {
  * start time and rank in their process records.  Only such snapshots share
  * a clock and an address space, so only they make a series (diff). */
 bool msnap_same_process(const struct snap_process *a, const struct snap_process *b);
+/* Whether m[n-1] may be a repeat that is no step of growth: the exit
+ * (final) snapshot of the process that wrote m[n-2], after three or more
+ * others.  A row whose bytes there equal those in m[n-2] is then judged
+ * over m[0..n-1) (a series ending in the exit snapshot kept its
+ * "suspected leak"). */
+bool msnap_final_repeat_possible(const struct msnap *m, size_t n);
 /* How many distinct processes wrote m[0..n); first[0..ret) (when not NULL,
  * room for n) gets the index of each one's first snapshot, in order. */
 size_t msnap_processes(const struct msnap *m, size_t n, size_t *first);

@@ -50,8 +50,18 @@ static int cmp_row(const void *pa, const void *pb)
     return a->frame < b->frame ? -1 : a->frame > b->frame;
 }
 
+/* A series of three snapshots or more whose bytes rose at each one. */
+static bool grew_every_step(const uint64_t *bytes, size_t n)
+{
+    bool grew = n >= 3;
+    for (size_t i = 1; i < n && grew; i++)
+        grew = bytes[i] > bytes[i - 1];
+    return grew;
+}
+
 void torch_multi_build(const struct msnap *m, size_t n, struct torch_multi *out)
 {
+    bool final_repeat = msnap_final_repeat_possible(m, n);
     memset(out, 0, sizeof *out);
     out->n = n;
     struct row_index x = {0};
@@ -76,9 +86,11 @@ void torch_multi_build(const struct msnap *m, size_t n, struct torch_multi *out)
         /* A series: three snapshots or more, each with PyTorch's view, and
          * a line that is a Python line (a block without a stack is no
          * place to name). */
-        r->suspected = n >= 3 && out->answered == n && r->frame != 0;
-        for (size_t i = 1; i < n && r->suspected; i++)
-            r->suspected = r->bytes[i] > r->bytes[i - 1];
+        r->suspected = out->answered == n && r->frame != 0 && grew_every_step(r->bytes, n);
+        /* the exit snapshot repeating the last step is no step (multi.h) */
+        if (!r->suspected && out->answered == n && r->frame != 0 && final_repeat &&
+            r->bytes[n - 1] == r->bytes[n - 2])
+            r->suspected = grew_every_step(r->bytes, n - 1);
     }
     sort_array(out->rows, out->nrows, sizeof *out->rows, cmp_row);
 }

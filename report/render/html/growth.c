@@ -2,6 +2,7 @@
  * per device across at most HG_COLS snapshot columns. */
 #include "render/html/growth.h"
 #include "render/html/torch.h"
+#include "render/json/common.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -106,7 +107,7 @@ void html_growth(struct hw *w, const struct html_multi *hm)
         kv_u(w, "number", cols[c] + 1);
         kv_s(w, "path", m->path);
         kv_u(w, "pid", p->pid);
-        kv_u(w, "rank", p->rank);
+        json_key(&w->j, "rank"); json_rank(&w->j, p);
         kv_sn(w, "host", &p->host);
         kv_u(w, "index", p->index);
         kv_u(w, "duration_ns", p->snapshot_mono_ns);

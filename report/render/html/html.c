@@ -47,6 +47,7 @@
 #include "render/html/phases.h"
 #include "render/html/tables.h"
 #include "render/html/timeline.h"
+#include "render/json/common.h"
 #include "render/json/json.h"
 #include "render/report.h"
 #include "render/sections.h"
@@ -67,7 +68,7 @@ static void put_snapshot(struct hw *w, const struct report_ctx *r, const char *p
     json_obj(&w->j);
     kv_s(w, "path", path);
     kv_u(w, "pid", p->pid);
-    kv_u(w, "rank", p->rank);
+    json_key(&w->j, "rank"); json_rank(&w->j, p);
     kv_u(w, "index", p->index); /* its number: its mark on the timeline */
     kv_s(w, "reason", reason_name(p->reason));
     kv_b(w, "final", p->flags & GL_SNAP_F_FINAL);

@@ -10,6 +10,7 @@
 #include "model/reason.h"
 #include "model/snap_read.h"
 #include "model/suppress.h"
+#include "render/json/common.h"
 #include "render/report.h"
 #include "snapshot_format.h"
 
@@ -20,7 +21,7 @@ static void put_rank(struct hw *w, const struct msnap *m, size_t i, const struct
     json_obj(&w->j);
     kv_u(w, "number", i + 1);
     kv_s(w, "path", m->path);
-    kv_u(w, "rank", p->rank);
+    json_key(&w->j, "rank"); json_rank(&w->j, p);
     kv_u(w, "pid", p->pid);
     kv_sn(w, "host", &p->host);
     kv_sn(w, "exe", &p->exe);
@@ -82,7 +83,8 @@ static void put_imbalance(struct hw *w, const struct msnap *m, size_t n, const s
         else
             json_null(&w->j);
         kv_u(w, "snapshot", at);
-        kv_u(w, "rank", m[at].s.proc.rank);
+        json_key(&w->j, "rank"); json_rank(&w->j, &m[at].s.proc);
+        kv_u(w, "pid", m[at].s.proc.pid); /* names a process without a rank */
         json_end_obj(&w->j);
     }
     json_end_arr(&w->j);
@@ -97,7 +99,7 @@ static void put_row_ranks(struct hw *w, const struct msnap *m, size_t n, const s
     for (size_t c = 0; c < row->present; c++) {
         json_arr(&w->j);
         json_u64(&w->j, row->cells[c].snap);
-        json_u64(&w->j, m[row->cells[c].snap].s.proc.rank);
+        json_rank(&w->j, &m[row->cells[c].snap].s.proc);
         json_u64(&w->j, row->cells[c].a);
         json_u64(&w->j, row->cells[c].b);
         json_end_arr(&w->j);
@@ -110,7 +112,7 @@ static void put_row_ranks(struct hw *w, const struct msnap *m, size_t n, const s
             c++; /* a row's cells are in snapshot order */
             continue;
         }
-        json_u64(&w->j, m[k].s.proc.rank);
+        json_rank(&w->j, &m[k].s.proc);
     }
     json_end_arr(&w->j);
 }
@@ -129,9 +131,9 @@ static void put_leak_sites(struct hw *w, const struct msnap *m, size_t n, const 
         kv_u(w, "present", ls->row->present);
         kv_b(w, "some_ranks", ls->row->present < n);
         kv_u(w, "min_bytes", ls->min_bytes);
-        kv_u(w, "min_rank", m[ls->min_snap].s.proc.rank);
+        json_key(&w->j, "min_rank"); json_rank(&w->j, &m[ls->min_snap].s.proc);
         kv_u(w, "max_bytes", ls->max_bytes);
-        kv_u(w, "max_rank", m[ls->max_snap].s.proc.rank);
+        json_key(&w->j, "max_rank"); json_rank(&w->j, &m[ls->max_snap].s.proc);
         put_row_ranks(w, m, n, ls->row);
         kv_i(w, "stack", hw_stack(w, ls->row->cs));
         json_end_obj(&w->j);

@@ -141,7 +141,7 @@
     var exe = base(S.exe || S.path);
     var h = el('header', null, [
       el('h1', {text: 'gpuleak report: ' + exe + ' (pid ' + S.pid + ')'}),
-      el('div', {cls: 'meta', text: S.path + ' · host ' + S.host + ' · rank ' + S.rank + ' · ' +
+      el('div', {cls: 'meta', text: S.path + ' · host ' + S.host + ' · ' + (S.rank === null ? 'no rank' : 'rank ' + S.rank) + ' · ' +
         (S.final ? 'at exit' : S.reason) + ' · ran ' + secs(S.duration_ns) + ' · ' + exact(S.live_allocations) +
         ' live allocations · ' + exact(S.events) + ' history events'}),
     ]);
@@ -853,7 +853,7 @@
     var G = D.growth;
     var sec = el('section', {id: 'growth'}, el('h2', {text: 'Growth across ' + exact(G.snapshots_total) + ' snapshots'}));
     sec.appendChild(el('p', {cls: 'meta', text: G.snapshots.map(function (s) {
-      return '#' + s.number + ' ' + s.path + ' (pid ' + s.pid + ', rank ' + s.rank + ', ' + human(s.live_bytes) + ' live)';
+      return '#' + s.number + ' ' + s.path + ' (pid ' + s.pid + ', ' + (s.rank === null ? 'no rank' : 'rank ' + s.rank) + ', ' + human(s.live_bytes) + ' live)';
     }).join(' · ') + (G.same_process ? ' · one process over time' : ' · different processes: stacks matched by their frames')}));
     if (G.snapshots.length < G.snapshots_total) { /* the page stays small: say what is left out */
       sec.appendChild(el('p', {cls: 'muted', id: 'growth-columns', 'data-shown': G.snapshots.length,
@@ -1011,13 +1011,15 @@
 
   /* ---- a merge: the ranks of one job side by side ---- */
   var MEASURES = {peak_bytes: 'peak', live_bytes: 'live', leaked_bytes: 'leaked'};
-  function rankList(rs) { return rs.length ? rs.join(', ') : 'none'; }
+  /* rank null: a process that set no rank variable (its rank field is a default 0) */
+  function rankName(rank, pid) { return rank === null ? 'no rank (pid ' + pid + ')' : 'rank ' + rank; }
+  function rankList(rs) { return rs.length ? rs.map(function (r) { return r === null ? 'no rank' : r; }).join(', ') : 'none'; }
   function mergeHeader() {
     var M = D.merge, hosts = {};
     M.ranks.forEach(function (r) { hosts[r.host] = 1; });
     var h = el('header', null, [
       el('h1', {text: 'gpuleak merge: ' + exact(M.snapshots) + ' rank' + (M.snapshots === 1 ? '' : 's')}),
-      el('div', {cls: 'meta', text: 'ranks ' + M.ranks.map(function (r) { return r.rank; }).join(', ') +
+      el('div', {cls: 'meta', text: 'ranks ' + M.ranks.map(function (r) { return r.rank === null ? 'no rank (pid ' + r.pid + ')' : r.rank; }).join(', ') +
         (M.ranks.length < M.snapshots ? ' (the first ' + exact(M.ranks.length) + ')' : '') + ' · hosts ' +
         Object.keys(hosts).join(', ') + ' · one snapshot per rank; the figures are the text merge\u2019s (gpuleak-report merge)'})]);
     var cards = el('div', {cls: 'cards'});
@@ -1026,7 +1028,7 @@
       cards.appendChild(el('div', {cls: 'card imbalance', id: 'imbalance-' + name, 'data-measure': b.measure,
         'data-max-bytes': b.max, 'data-rank': b.rank, 'data-ratio': b.ratio === null ? '' : b.ratio.toFixed(2)}, [
         el('div', {cls: 'v', text: b.ratio === null ? '-' : b.ratio.toFixed(2) + '\u00d7'}),
-        el('div', {cls: 'l', text: name + ' imbalance: rank ' + b.rank + ' highest, ' + human(b.max) + ' against a mean of ' +
+        el('div', {cls: 'l', text: name + ' imbalance: ' + rankName(b.rank, b.pid) + ' highest, ' + human(b.max) + ' against a mean of ' +
           human(Math.round(b.mean)) + ' (largest / mean)'})]));
     });
     var some = M.leak_sites.filter(function (s) { return s.some_ranks; });
@@ -1058,14 +1060,14 @@
         var bar = sv('rect', {cls: 'bar', x: x0 + j * bw, y: Y(r[k]), width: bw - 1, height: Math.max(0, Y(0) - Y(r[k])),
           fill: colors[k], 'data-rank': r.rank, 'data-measure': k, 'data-bytes': r[k]});
         bar.addEventListener('mousemove', function (ev) {
-          showTip(ev, 'rank ' + r.rank + ' (pid ' + r.pid + ', host ' + r.host + '): ' + MEASURES[k] + ' ' + bytes(r[k]));
+          showTip(ev, (r.rank === null ? 'no rank' : 'rank ' + r.rank) + ' (pid ' + r.pid + ', host ' + r.host + '): ' + MEASURES[k] + ' ' + bytes(r[k]));
         });
         bar.addEventListener('mouseleave', hideTip);
         svg.appendChild(bar);
       });
       if (rs.length <= 32 || i % Math.ceil(rs.length / 32) === 0)
         svg.appendChild(sv('text', {cls: 'xtick', x: ML + slot * i + slot / 2, y: H - 22, 'text-anchor': 'middle',
-          text: 'rank ' + r.rank}));
+          text: rankName(r.rank, r.pid)}));
     });
     ['peak_bytes', 'live_bytes', 'leaked_bytes'].forEach(function (k, j) {
       svg.appendChild(sv('rect', {x: ML + j * 110, y: H - 12, width: 10, height: 10, fill: colors[k]}));
@@ -1104,8 +1106,8 @@
     sec = el('section', {id: 'leak-sites'}, el('h2', {text: 'Leaks by site across the ranks'}));
     sec.appendChild(M.leak_sites.length ? table('leak-sites-table', [['bytes', 'bytes', true, exact],
       ['ranks', function (r) { return r.present; }, true, function (v) { return v + ' of ' + M.snapshots; }],
-      ['smallest', 'min_bytes', true, function (v, r) { return human(v) + ' (rank ' + r.min_rank + ')'; }],
-      ['largest', 'max_bytes', true, function (v, r) { return human(v) + ' (rank ' + r.max_rank + ')'; }],
+      ['smallest', 'min_bytes', true, function (v, r) { return human(v) + ' (' + (r.min_rank === null ? 'no rank' : 'rank ' + r.min_rank) + ')'; }],
+      ['largest', 'max_bytes', true, function (v, r) { return human(v) + ' (' + (r.max_rank === null ? 'no rank' : 'rank ' + r.max_rank) + ')'; }],
       ['', function (r) { return r.min_bytes !== r.max_bytes ? 'uneven' : r.some_ranks ? 'some ranks' : ''; }, false, null, 'flag'],
       ['kind', 'kind'], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
       M.leak_sites.slice(), function (r) { return r.stack; }) : el('p', {cls: 'muted', text: 'No leaks on any rank.'}));

@@ -2,6 +2,7 @@
  * members, written the same way in every section and mode. */
 #include "render/json/common.h"
 
+#include "model/snap_read.h"
 #include "model/user_frame.h"
 #include "snapshot_format.h"
 
@@ -44,4 +45,12 @@ void json_group_head(struct json *j, uint64_t bytes, uint64_t count, unsigned ki
     json_key(j, "device"); json_i64(j, device);
     json_key(j, "api"); json_str(j, gl_api_name(api));
     json_key(j, "api_code"); json_u64(j, api);
+}
+
+void json_rank(struct json *j, const struct snap_process *p)
+{
+    if (p->flags & GL_SNAP_F_NO_RANK)
+        json_null(j);
+    else
+        json_u64(j, p->rank);
 }

@@ -7,6 +7,9 @@
 #include "model/stackdb.h"
 #include "render/json/json.h"
 
+struct snap_process;
+/* "rank": the rank, or null for a process that had none (GL_SNAP_F_NO_RANK). */
+void json_rank(struct json *j, const struct snap_process *p);
 /* The "frames" (innermost first), "folded_frames", "cut" and
  * "label_frame" members of canonical stack cs (0: no stack, an empty list). */
 void json_frames(struct json *j, const struct stackdb *db, uint32_t cs);

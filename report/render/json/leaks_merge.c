@@ -24,7 +24,7 @@ void json_leaks_merge(struct report_ctx *r, struct json *j, const struct msnap *
         json_key(j, "ranks");
         json_arr(j);
         for (size_t c = 0; c < row->present; c++)
-            json_u64(j, m[row->cells[c].snap].s.proc.rank);
+            json_rank(j, &m[row->cells[c].snap].s.proc);
         json_end_arr(j);
         const uint64_t *bytes, *count;
         mt_expand(t, row, &bytes, &count);

@@ -26,7 +26,7 @@ static void json_snaps(struct json *j, struct msnap *m, size_t n)
         json_obj(j);
         json_key(j, "path"); json_str(j, m[i].path);
         json_key(j, "pid"); json_u64(j, p->pid);
-        json_key(j, "rank"); json_u64(j, p->rank);
+        json_key(j, "rank"); json_rank(j, p);
         json_key(j, "host"); json_strn(j, p->host.s, p->host.len);
         json_key(j, "reason"); json_str(j, reason_name(p->reason));
         json_key(j, "index"); json_u64(j, p->index);
@@ -136,7 +136,7 @@ void json_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         const struct snapshot *s = &m[i].s;
         json_obj(&j);
         json_key(&j, "snapshot"); json_u64(&j, i);
-        json_key(&j, "rank"); json_u64(&j, s->proc.rank);
+        json_key(&j, "rank"); json_rank(&j, &s->proc);
         json_key(&j, "host"); json_strn(&j, s->proc.host.s, s->proc.host.len);
         json_key(&j, "pid"); json_u64(&j, s->proc.pid);
         json_key(&j, "live_bytes"); json_u64(&j, ms->live_bytes);
@@ -186,7 +186,7 @@ void json_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
     json_key(&j, "largest_peak");
     json_obj(&j);
     json_key(&j, "snapshot"); json_u64(&j, mr->largest);
-    json_key(&j, "rank"); json_u64(&j, m[mr->largest].s.proc.rank);
+    json_key(&j, "rank"); json_rank(&j, &m[mr->largest].s.proc);
     json_key(&j, "host"); json_str(&j, m[mr->largest].s.proc.host.s);
     json_key(&j, "device"); json_i64(&j, big->peak_device);
     json_key(&j, "peak_bytes"); json_u64(&j, big->peak_bytes);

@@ -33,7 +33,7 @@ static void snapshot_info(struct report_ctx *r, struct json *j)
     json_key(j, "path"); json_str(j, r->path);
     json_key(j, "pid"); json_u64(j, p->pid);
     json_key(j, "ppid"); json_u64(j, p->ppid);
-    json_key(j, "rank"); json_u64(j, p->rank);
+    json_key(j, "rank"); json_rank(j, p);
     json_key(j, "reason"); json_str(j, reason_name(p->reason));
     json_key(j, "reason_code"); json_u64(j, p->reason);
     json_key(j, "final"); json_bool(j, p->flags & GL_SNAP_F_FINAL);

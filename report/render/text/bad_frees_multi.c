@@ -90,7 +90,7 @@ void text_bad_frees_merge(struct report_ctx *r, struct msnap *m, const struct fr
         put_site(f, row);
         fprintf(f, "    on %zu of %zu ranks:", row->present, t->nsnaps);
         for (size_t c = 0; c < row->present; c++)
-            fprintf(f, " rank %u (%" PRIu64 ")", m[row->cells[c].snap].s.proc.rank, row->cells[c].a);
+            fprintf(f, " %s (%" PRIu64 ")", rank_name(&m[row->cells[c].snap].s.proc), row->cells[c].a);
         fputc('\n', f);
         put_cs(r, "    ", row->k.cs);
     }

@@ -42,7 +42,7 @@ static void text_sites(struct report_ctx *r, const struct call_sites *c, size_t 
             for (size_t k = 0; k < s->present; k++)
                 if (s->cells[k].a) {
                     fmt_commas(freed, sizeof freed, s->cells[k].a);
-                    fprintf(f, " rank %u (%s)", m[s->cells[k].snap].s.proc.rank, freed);
+                    fprintf(f, " %s (%s)", rank_name(&m[s->cells[k].snap].s.proc), freed);
                 }
             fputc('\n', f);
         }

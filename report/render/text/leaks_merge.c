@@ -15,7 +15,7 @@ void text_leaks_merge_absent(FILE *f, const struct msnap *m, size_t n, const str
             c++; /* a row's cells are in snapshot order */
             continue;
         }
-        fprintf(f, "%s rank %u", first ? "" : ",", m[k].s.proc.rank);
+        fprintf(f, "%s %s", first ? "" : ",", rank_name(&m[k].s.proc));
         first = false;
     }
 }
@@ -55,13 +55,13 @@ void text_leaks_merge(struct report_ctx *r, const struct msnap *m, size_t n, con
         } else {
             fputs(", uneven: ", f);
             put_human(f, ls->min_bytes);
-            fprintf(f, " (rank %u) to ", m[ls->min_snap].s.proc.rank);
+            fprintf(f, " (%s) to ", rank_name(&m[ls->min_snap].s.proc));
             put_human(f, ls->max_bytes);
-            fprintf(f, " (rank %u)\n", m[ls->max_snap].s.proc.rank);
+            fprintf(f, " (%s)\n", rank_name(&m[ls->max_snap].s.proc));
         }
         fputs("    on:", f);
         for (size_t c = 0; c < row->present; c++) {
-            fprintf(f, "%s rank %u ", c ? "," : "", m[row->cells[c].snap].s.proc.rank);
+            fprintf(f, "%s %s ", c ? "," : "", rank_name(&m[row->cells[c].snap].s.proc));
             put_human(f, row->cells[c].a);
             fputs(" in ", f);
             put_count(f, row->cells[c].b, "allocation");

@@ -19,6 +19,16 @@
 #include "snapshot_format.h"
 #include "util/sat.h"
 
+/* "rank R (pid P, host " or "no rank (pid P, host ": a process in merge's
+ * per-rank views (rank_name). */
+static void put_process_head(FILE *f, const struct snap_process *p)
+{
+    if (p->flags & GL_SNAP_F_NO_RANK)
+        fprintf(f, "no rank (pid %u, host ", p->pid);
+    else
+        fprintf(f, "rank %u (pid %u, host ", p->rank, p->pid);
+}
+
 static void put_snaps(struct report_ctx *r, struct msnap *m, size_t n)
 {
     FILE *f = r->out;
@@ -26,7 +36,7 @@ static void put_snaps(struct report_ctx *r, struct msnap *m, size_t n)
         const struct snap_process *p = &m[i].s.proc;
         fprintf(f, "  [%zu] ", i + 1);
         put_str(f, m[i].path);
-        fprintf(f, ": pid %u, rank %u, host ", p->pid, p->rank);
+        fprintf(f, ": pid %u, %s, host ", p->pid, p->flags & GL_SNAP_F_NO_RANK ? "no rank" : rank_name(p));
         put_safe(f, p->host.s, p->host.len);
         fprintf(f, ", %s, ", reason_phrase(p->reason));
         put_secs(f, p->snapshot_mono_ns);
@@ -155,7 +165,7 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
     for (size_t i = 0; i < n; i++) {
         const struct snap_process *p = &m[i].s.proc;
         const struct merge_snap *ms = &mr->snaps[i];
-        fprintf(f, "rank %u (pid %u, host ", p->rank, p->pid);
+        put_process_head(f, p);
         put_safe(f, p->host.s, p->host.len);
         fputs(", ", f);
         put_str(f, m[i].path);
@@ -212,7 +222,7 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
     put_title(r, "LARGEST PEAK");
     const struct merge_snap *big = &mr->snaps[mr->largest];
     const struct snap_process *bp = &m[mr->largest].s.proc;
-    fprintf(f, "rank %u (pid %u, host ", bp->rank, bp->pid);
+    put_process_head(f, bp);
     put_safe(f, bp->host.s, bp->host.len);
     fputs("): ", f);
     put_bytes(f, big->peak_bytes);
@@ -238,7 +248,7 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         put_rule(r, row->rule);
         fprintf(f, ", live on %zu of %zu ranks\n    on:", row->present, n);
         for (size_t c = 0; c < row->present; c++) {
-            fprintf(f, " rank %u (", m[row->cells[c].snap].s.proc.rank);
+            fprintf(f, " %s (", rank_name(&m[row->cells[c].snap].s.proc));
             put_human(f, row->cells[c].a);
             fputc(')', f);
         }

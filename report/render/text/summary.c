@@ -51,7 +51,12 @@ void text_header(struct report_ctx *r)
     put_color_end(r);
     fputs("\nsnapshot: ", f);
     put_str(f, r->path);
-    fprintf(f, "\nprocess:  pid %u, ppid %u, rank %u, host ", p->pid, p->ppid, p->rank);
+    fprintf(f, "\nprocess:  pid %u, ppid %u, ", p->pid, p->ppid);
+    if (p->flags & GL_SNAP_F_NO_RANK)
+        fputs("no rank", f); /* its rank field is a default 0, not rank 0 */
+    else
+        fprintf(f, "rank %u", p->rank);
+    fputs(", host ", f);
     put_safe(f, p->host.s, p->host.len);
     fputs("\ncommand: ", f);
     for (uint32_t i = 0; i < p->argc; i++) {

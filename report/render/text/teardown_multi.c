@@ -88,7 +88,7 @@ void text_torn_merge(struct report_ctx *r, struct msnap *m, const struct torn_ta
         put_site(r, row);
         fprintf(f, "    on %zu of %zu ranks:", row->present, n);
         for (size_t c = 0; c < row->present; c++) {
-            fprintf(f, " rank %u (", m[row->cells[c].snap].s.proc.rank);
+            fprintf(f, " %s (", rank_name(&m[row->cells[c].snap].s.proc));
             put_human(f, row->cells[c].b);
             fputc(')', f);
         }
