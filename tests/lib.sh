@@ -120,3 +120,35 @@ torch_real_setup() {
     # recorder turned on at the first request) is t_torch_real_lines's.
     export GPULEAK_TORCH_LINES=start
 }
+
+# A long-running target driven one command a line through a FIFO (the
+# attach tests): target_start NAME TRIES CMD... runs CMD reading NAME.cmd
+# (kept open on fd 3), output in NAME.out and NAME.err, sets pid, and waits
+# up to TRIES x 50 ms for its "ready" line; target_send NAME CMD... sends
+# each command and waits for its "ok WORD"; target_finish sends "quit" and
+# sets rc to the target's exit status.
+target_start() {
+    local name=$1 tries=$2
+    shift 2
+    rm -f "$name.cmd"
+    mkfifo "$name.cmd"
+    "$@" <"$name.cmd" >"$name.out" 2>"$name.err" &
+    pid=$!
+    exec 3>"$name.cmd"
+    for _ in $(seq "$tries"); do grep -q '^ready$' "$name.out" && return; sleep 0.05; done
+    fail "$name: not ready: $(tail -3 "$name.err")"
+}
+target_send() {
+    local name=$1 c n
+    shift
+    for c in "$@"; do
+        n=$(grep -c "^ok ${c%% *}\$" "$name.out" || true)
+        echo "$c" >&3
+        for _ in $(seq 200); do
+            [ "$(grep -c "^ok ${c%% *}\$" "$name.out" || true)" -gt "$n" ] && continue 2
+            sleep 0.05
+        done
+        fail "$name: no answer to '$c'"
+    done
+}
+target_finish() { echo quit >&3; exec 3>&-; rc=0; wait "$pid" || rc=$?; }

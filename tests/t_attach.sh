@@ -16,31 +16,9 @@ SRC=$ROOT/tests/programs/attach_target.c
 line_of() { grep -n "$1" "$SRC" | cut -d: -f1; }
 
 # start NAME: the target in the background reading commands from fd 3.
-start() {
-    rm -f "$1.cmd"
-    mkfifo "$1.cmd"
-    "$T" <"$1.cmd" >"$1.out" 2>"$1.err" &
-    pid=$!
-    exec 3>"$1.cmd"
-    for _ in $(seq 200); do grep -q '^ready$' "$1.out" && return; sleep 0.05; done
-    fail "$1: not ready: $(cat "$1.err")"
-}
-# send NAME CMD...: each command, then waits for its "ok".
-send() {
-    local name=$1 c
-    shift
-    for c in "$@"; do
-        local n
-        n=$(grep -c "^ok ${c%% *}\$" "$name.out" || true)
-        echo "$c" >&3
-        for _ in $(seq 200); do
-            [ "$(grep -c "^ok ${c%% *}\$" "$name.out" || true)" -gt "$n" ] && continue 2
-            sleep 0.05
-        done
-        fail "$name: no answer to '$c'"
-    done
-}
-finish() { echo quit >&3; exec 3>&-; rc=0; wait "$pid" || rc=$?; }
+start() { target_start "$1" 200 "$T"; }
+send() { target_send "$@"; }
+finish() { target_finish; }
 sigcgt_usr1() { (( (16#$(awk '/^SigCgt:/ {print $2}' "/proc/$1/status") >> 9) & 1 )) && echo yes || echo no; }
 
 # scenario PROGRAM RT_API: the whole story on one build of the target;

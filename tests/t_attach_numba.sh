@@ -14,28 +14,9 @@ export NUMBA_CUDA_DRIVER=$FAKECUDA/libcuda.so.1 PYTHONPATH=$ROOT/tests/programs
 prog=$ROOT/tests/programs/numba_attach.py
 line() { grep -n "$1" "$prog" | cut -d: -f1; }
 
-start() {
-    mkfifo "$1.cmd"
-    $py "$prog" <"$1.cmd" >"$1.out" 2>"$1.err" &
-    pid=$!
-    exec 3>"$1.cmd"
-    for _ in $(seq 600); do grep -q '^ready$' "$1.out" && return; sleep 0.05; done
-    fail "$1: not ready: $(tail -3 "$1.err")"
-}
-send() {
-    local name=$1 c n
-    shift
-    for c in "$@"; do
-        n=$(grep -c "^ok $c\$" "$name.out" || true)
-        echo "$c" >&3
-        for _ in $(seq 600); do
-            [ "$(grep -c "^ok $c\$" "$name.out" || true)" -gt "$n" ] && continue 2
-            sleep 0.05
-        done
-        fail "$name: no answer to '$c'"
-    done
-}
-finish() { echo quit >&3; exec 3>&-; rc=0; wait "$pid" || rc=$?; }
+start() { target_start "$1" 600 $py "$prog"; }
+send() { target_send "$@"; }
+finish() { target_finish; }
 
 start plain
 send plain dev pinned

@@ -14,28 +14,9 @@ export LD_LIBRARY_PATH=$FAKECUDA FAKECUDA_RT=$FAKECUDA/libcudart.so.13 PYTHONPAT
 py=$ROOT/tests/programs/py_attach.py
 line() { grep -n "LEAK-LINE: $1" "$py" | cut -d: -f1; }
 
-start() {
-    mkfifo "$1.cmd"
-    python3 "$py" <"$1.cmd" >"$1.out" 2>"$1.err" &
-    pid=$!
-    exec 3>"$1.cmd"
-    for _ in $(seq 200); do grep -q '^ready$' "$1.out" && return; sleep 0.05; done
-    fail "$1: not ready: $(cat "$1.err")"
-}
-send() {
-    local name=$1 c n
-    shift
-    for c in "$@"; do
-        n=$(grep -c "^ok ${c%% *}\$" "$name.out" || true)
-        echo "$c" >&3
-        for _ in $(seq 200); do
-            [ "$(grep -c "^ok ${c%% *}\$" "$name.out" || true)" -gt "$n" ] && continue 2
-            sleep 0.05
-        done
-        fail "$name: no answer to '$c'"
-    done
-}
-finish() { echo quit >&3; exec 3>&-; rc=0; wait "$pid" || rc=$?; }
+start() { target_start "$1" 200 python3 "$py"; }
+send() { target_send "$@"; }
+finish() { target_finish; }
 
 start plain
 send plain "ext 1000" "ctypes 2000" "early 3000" "free-pre" "ext 5000"

@@ -11,15 +11,8 @@ command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
 export LD_LIBRARY_PATH=$FAKECUDA
 T=$TPROG/attach_threads
 
-run() {
-    mkfifo "$1.cmd"
-    "$T" 4 <"$1.cmd" >"$1.out" 2>"$1.err" &
-    pid=$!
-    exec 3>"$1.cmd"
-    for _ in $(seq 200); do grep -q '^ready$' "$1.out" && return; sleep 0.05; done
-    fail "$1: not ready: $(cat "$1.err")"
-}
-finish() { echo quit >&3; exec 3>&-; rc=0; wait "$pid" || rc=$?; }
+run() { target_start "$1" 200 "$T" 4; }
+finish() { target_finish; }
 
 run plain
 finish

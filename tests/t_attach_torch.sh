@@ -15,28 +15,9 @@ command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
 prog=$ROOT/tests/programs/torch_real_attach.py
 line=$(site_line torch_real_attach.py LEAK-LINE)
 
-start() {
-    mkfifo "$1.cmd"
-    "$FAKECUDA/fakecuda-run" --devices 1 -- "$PY" "$prog" <"$1.cmd" >"$1.out" 2>"$1.err" &
-    pid=$!
-    exec 3>"$1.cmd"
-    for _ in $(seq 1200); do grep -q '^ready$' "$1.out" && return; sleep 0.05; done
-    fail "$1: not ready: $(tail -3 "$1.err")"
-}
-send() {
-    local name=$1 c n
-    shift
-    for c in "$@"; do
-        n=$(grep -c "^ok ${c%% *}\$" "$name.out" || true)
-        echo "$c" >&3
-        for _ in $(seq 600); do
-            [ "$(grep -c "^ok ${c%% *}\$" "$name.out" || true)" -gt "$n" ] && continue 2
-            sleep 0.05
-        done
-        fail "$name: no answer to '$c'"
-    done
-}
-finish() { echo quit >&3; exec 3>&-; rc=0; wait "$pid" || rc=$?; }
+start() { target_start "$1" 1200 "$FAKECUDA/fakecuda-run" --devices 1 -- "$PY" "$prog"; }
+send() { target_send "$@"; }
+finish() { target_finish; }
 
 # scenario NAME KIND API: one allocator configuration (PYTORCH_CUDA_ALLOC_CONF
 # set by the caller); KIND and API: how its segments are recorded.
