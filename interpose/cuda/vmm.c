@@ -197,7 +197,7 @@ size_t gl_vmm_imported_in(uint64_t va, uint64_t size, uint64_t *out, size_t cap)
     return n;
 }
 
-void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle))
+uint64_t gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle))
 {
     /* Handles whose last mapping goes are settled by gone() outside the
      * lock (it updates the main table), DEAD_BATCH at a time: when a batch
@@ -207,6 +207,7 @@ void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle))
      * without allocating. */
     enum { DEAD_BATCH = 64 };
     uint64_t dead[DEAD_BATCH];
+    uint64_t known = 0;
     bool more;
     do {
         size_t ndead = 0;
@@ -226,6 +227,7 @@ void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle))
                     dead[ndead++] = s->handle;
                 forget(s);
             }
+            known += m->size;
             HASH_DEL(mappings, m);
             free(m);
         }
@@ -233,6 +235,7 @@ void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle))
         for (size_t i = 0; i < ndead; i++)
             gone(dead[i]);
     } while (more);
+    return known;
 }
 
 void gl_vmm_reserved(uint64_t va, uint64_t size)

@@ -46,8 +46,10 @@ bool gl_vmm_mapped(uint64_t va, uint64_t size, uint64_t handle, int32_t *device)
  * up to cap of them in out; returns how many there are. */
 size_t gl_vmm_imported_in(uint64_t va, uint64_t size, uint64_t *out, size_t cap);
 /* Removes the mappings inside [va, va+size); for each handle of this
- * process's own that this leaves released and unmapped, calls gone(handle). */
-void gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle));
+ * process's own that this leaves released and unmapped, calls gone(handle).
+ * Returns the bytes of the mappings it knew there (the rest of the range
+ * was mapped where gpuleak did not see it: before an attach). */
+uint64_t gl_vmm_unmapped(uint64_t va, uint64_t size, void (*gone)(uint64_t handle));
 void gl_vmm_reserved(uint64_t va, uint64_t size);
 void gl_vmm_unreserved(uint64_t va);
 

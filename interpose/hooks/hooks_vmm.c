@@ -4,9 +4,11 @@
 #include <errno.h>
 
 #include "control/torch_view.h"
+#include "cuda/before_attach.h"
 #include "cuda/calls.h"
 #include "cuda/vmm.h"
 #include "cuda/vmm_import.h"
+#include "cuda/where.h"
 #include "hooks/hook.h"
 #include "resolve/resolve.h"
 #include "snapshot_format.h"
@@ -180,8 +182,14 @@ GL_HOOK(CUresult, cuMemUnmap, (CUdeviceptr ptr, size_t size))
     CUresult rc = real(ptr, size);
     if (track) {
         gl_vmm_unmap_end(&u, rc == CUDA_SUCCESS);
-        if (rc == CUDA_SUCCESS)
-            gl_vmm_unmapped(ptr, size, handle_gone);
+        if (rc == CUDA_SUCCESS) {
+            uint64_t known = gl_vmm_unmapped(ptr, size, handle_gone);
+            /* Mapped before an attach: its memory leaves the device's use
+             * now (its handle's release follows, or came first), counted
+             * by the bytes unmapped, the one size the VMM API gives. */
+            if (known < size && gl_before_attach_counting())
+                gl_before_attach_freed(gl_where_driver(ptr).device, size - known);
+        }
     }
     gl_leave();
     return rc;
