@@ -58,6 +58,13 @@ int gpuleak_attach_end(void);
 long gpuleak_attach_slots(void);
 /* The snapshot the last gpuleak_attach_end wrote ("" if none). */
 const char *gpuleak_attach_last_snapshot(void);
+/* What gdb calls: gpuleak_attach_begin(config) or gpuleak_attach_end() on a
+ * thread of gpuleak's own, started here and returning at once (the stopped
+ * thread may hold a lock the work needs); its outcome, "RC SNAPSHOT\n",
+ * goes into a new file at status.  0 when started, -1 when not (another
+ * start running, an argument over 4 KiB, no thread). */
+int gpuleak_attach_start(const char *config, const char *status);
+int gpuleak_detach_start(const char *status);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,129 @@
+/* The entry points gdb calls for `gpuleak attach` and `gpuleak detach`.
+ *
+ * gdb runs a call on whichever thread it stopped, wherever that thread
+ * was: inside the CUDA driver holding its lock, inside one of gpuleak's
+ * own hooks holding ours, inside the loader.  gpuleak_attach_begin/end do
+ * what an attach and a detach need (the driver asked for its memory and
+ * its function addresses, the loader's list walked, a snapshot written),
+ * and on such a thread they wait for a lock that thread holds itself:
+ * fakecuda's driver lock, in a tight allocation loop, hung the process for
+ * good.  So the call gdb makes only copies its arguments and starts a
+ * thread of ours that does the work once gdb has let the program go on;
+ * that thread writes the outcome into a file the launcher named, which
+ * the launcher waits for.  Nothing here locks or calls CUDA. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/internal.h"
+#include "gpuleak.h"
+
+#define ARG_MAX_BYTES 4096
+
+/* One attach or detach start at a time; the arguments live here, not on
+ * the heap (the stopped thread may be inside malloc). */
+static atomic_bool starting;
+static char job_config[ARG_MAX_BYTES];
+static char job_status[ARG_MAX_BYTES];
+static bool job_is_attach;
+
+static bool copy_arg(char *dst, const char *src)
+{
+    if (src == NULL) {
+        dst[0] = '\0';
+        return true;
+    }
+    size_t n = strnlen(src, ARG_MAX_BYTES);
+    if (n == ARG_MAX_BYTES)
+        return false;
+    memcpy(dst, src, n + 1);
+    return true;
+}
+
+/* "RC SNAPSHOT\n" into a new file at path, mode 0600, never through a
+ * symlink or over a file there: the launcher made the directory, and reads
+ * the file once its newline is there. */
+static void write_status(const char *path, int rc, const char *snapshot)
+{
+    char line[ARG_MAX_BYTES + 32];
+    int n = snprintf(line, sizeof line, "%d %s\n", rc, snapshot ? snapshot : "");
+    if (n < 0 || (size_t)n >= sizeof line)
+        n = snprintf(line, sizeof line, "%d\n", rc);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    const char *p = line;
+    while (n > 0) {
+        ssize_t w = write(fd, p, (size_t)n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        p += w;
+        n -= (int)w;
+    }
+    close(fd);
+}
+
+static void *run_job(void *arg)
+{
+    (void)arg;
+    int rc;
+    const char *snapshot = NULL;
+    if (job_is_attach) {
+        rc = gpuleak_attach_begin(job_config);
+    } else {
+        rc = gpuleak_attach_end();
+        if (rc == GPULEAK_ATTACH_OK)
+            snapshot = gpuleak_attach_last_snapshot();
+    }
+    write_status(job_status, rc, snapshot);
+    atomic_store(&starting, false);
+    return NULL;
+}
+
+/* Starts the job on a detached thread that takes no signal (the program's
+ * signals go to its own threads, as before the attach).  0, or -1 when it
+ * could not start (nothing done, no file written). */
+static int start_job(bool attach, const char *config, const char *status)
+{
+    if (status == NULL || atomic_exchange(&starting, true))
+        return -1;
+    if (!copy_arg(job_config, config) || !copy_arg(job_status, status)) {
+        atomic_store(&starting, false);
+        return -1;
+    }
+    job_is_attach = attach;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t attr;
+    pthread_t t;
+    int rc = pthread_attr_init(&attr);
+    if (rc == 0) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        rc = pthread_create(&t, &attr, run_job, NULL);
+        pthread_attr_destroy(&attr);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        atomic_store(&starting, false);
+        return -1;
+    }
+    return 0;
+}
+
+GL_EXPORT int gpuleak_attach_start(const char *config, const char *status)
+{
+    return start_job(true, config, status);
+}
+
+GL_EXPORT int gpuleak_detach_start(const char *status)
+{
+    return start_job(false, NULL, status);
+}
