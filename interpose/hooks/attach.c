@@ -30,6 +30,7 @@
 #include "control/trigger.h"
 #include "cuda/before_attach.h"
 #include "gpuleak.h"
+#include "hooks/attach_async.h"
 #include "hooks/dlsym_hook.h"
 #include "hooks/hook_table.h"
 #include "resolve/hook_list.h"
@@ -193,6 +194,7 @@ static unsigned long long loads_now(void)
  * library makes before the tick is not seen. */
 static void reach_new_libraries(void)
 {
+    gl_attach_detach_poll(); /* a detach asked for: it runs on a thread of its own */
     unsigned long long adds = loads_now();
     if (adds == loads_seen || atomic_exchange(&busy, true))
         return;

@@ -22,6 +22,7 @@
 
 #include "base/internal.h"
 #include "gpuleak.h"
+#include "hooks/attach_async.h"
 
 #define ARG_MAX_BYTES 4096
 
@@ -87,18 +88,10 @@ static void *run_job(void *arg)
     return NULL;
 }
 
-/* Starts the job on a detached thread that takes no signal (the program's
- * signals go to its own threads, as before the attach).  0, or -1 when it
- * could not start (nothing done, no file written). */
-static int start_job(bool attach, const char *config, const char *status)
+/* Runs the job on a detached thread that takes no signal (the program's
+ * signals go to its own threads, as before the attach).  0, or -1. */
+static int spawn_job(void)
 {
-    if (status == NULL || atomic_exchange(&starting, true))
-        return -1;
-    if (!copy_arg(job_config, config) || !copy_arg(job_status, status)) {
-        atomic_store(&starting, false);
-        return -1;
-    }
-    job_is_attach = attach;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -111,19 +104,58 @@ static int start_job(bool attach, const char *config, const char *status)
         pthread_attr_destroy(&attr);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
+    return rc == 0 ? 0 : -1;
+}
+
+/* Takes `starting` and copies the arguments; false (nothing taken) when
+ * another start runs or an argument is too long. */
+static bool take_job(bool attach, const char *config, const char *status)
+{
+    if (status == NULL || atomic_exchange(&starting, true))
+        return false;
+    if (!copy_arg(job_config, config) || !copy_arg(job_status, status)) {
+        atomic_store(&starting, false);
+        return false;
+    }
+    job_is_attach = attach;
+    return true;
+}
+
+GL_EXPORT int gpuleak_attach_start(const char *config, const char *status)
+{
+    if (!take_job(true, config, status))
+        return -1;
+    if (spawn_job() != 0) {
         atomic_store(&starting, false);
         return -1;
     }
     return 0;
 }
 
-GL_EXPORT int gpuleak_attach_start(const char *config, const char *status)
-{
-    return start_job(true, config, status);
-}
+/* An attached process has gpuleak's writer thread, which ticks every
+ * ~250 ms (gl_attach_detach_poll): the detach only says so, with atomics.
+ * The call gdb makes then takes no lock at all -- not even pthread_create's
+ * or malloc's, which a thread gdb stopped inside fork or malloc holds (a
+ * job that forks CUDA children: gdb's call in dlopen and pthread_create
+ * waited there until gdb gave up after 60 s). */
+static atomic_bool detach_wanted;
 
 GL_EXPORT int gpuleak_detach_start(const char *status)
 {
-    return start_job(false, NULL, status);
+    if (gpuleak_attach_slots() < 0)
+        return GPULEAK_ATTACH_NOT_ATTACHED;
+    if (!take_job(false, NULL, status))
+        return -1;
+    atomic_store(&detach_wanted, true);
+    return 0;
+}
+
+void gl_attach_detach_poll(void)
+{
+    if (!atomic_exchange(&detach_wanted, false))
+        return;
+    if (spawn_job() != 0) { /* no thread: said, as if the detach had failed */
+        write_status(job_status, GPULEAK_ATTACH_BUSY, NULL);
+        atomic_store(&starting, false);
+    }
 }

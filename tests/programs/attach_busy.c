@@ -1,8 +1,10 @@
 /* A program that is busy while `gpuleak attach` and `detach` run on it
  * (tests/t_attach_busy.sh): its main thread allocates and frees in a tight
  * loop (so gdb stops it inside the runtime, or inside gpuleak's hooks),
- * handles SIGUSR2 (sent throughout), and forks a child every 2,000 pairs
- * that allocates, frees and exits with status 3.  After SECONDS it prints
+ * handles SIGUSR2 (sent throughout), and forks a child every FORK_EVERY
+ * pairs (default 2,000; 0: never) that allocates, frees and exits with
+ * status 3.  Usage: attach_busy SECONDS EXIT [FORK_EVERY].  After SECONDS,
+ * or once a file "stop" exists in its working directory, it prints
  * "usr2 N forks F bad B failed X" (bad: children that did not exit 3;
  * failed: CUDA calls that failed) and exits with EXIT.  It prints "ready"
  * once it has made its first allocation (1 MiB, kept). */
@@ -52,6 +54,7 @@ int main(int argc, char **argv)
 {
     double secs = argc > 1 ? atof(argv[1]) : 2;
     int status = argc > 2 ? atoi(argv[2]) : 4;
+    long fork_every = argc > 3 ? atol(argv[3]) : 2000; /* pairs between forks; 0: none */
     signal(SIGUSR2, on_usr2);
     void *kept = NULL;
     if (cudaMalloc(&kept, 1 << 20) != cudaSuccess)
@@ -62,7 +65,9 @@ int main(int argc, char **argv)
     double end = now_s() + secs;
     for (long i = 1; now_s() < end; i++) {
         failed += !pair();
-        if (i % 2000 == 0) {
+        if (i % 1000 == 0 && access("stop", F_OK) == 0)
+            break; /* the test is done with it */
+        if (fork_every > 0 && i % fork_every == 0) {
             forks++;
             bad += fork_child();
         }
