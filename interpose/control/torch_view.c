@@ -1055,6 +1055,8 @@ void gl_torch_postfork_child(void)
     free(atomic_exchange(&kept, NULL));
     atomic_store(&late_reason, 0);
     atomic_store(&followup, false);
+    atomic_store(&attach_answer_wanted, false); /* the attach asked about the parent's memory */
+    atomic_store(&attach_view_unclaimed, false);
     if (pthread_once(&answered_once, answered_init) == 0)
         sem_init(&answered, 0, 0);
 }
