@@ -772,7 +772,9 @@ static int answer_call(void *arg)
 
 #define WAIT_SLICE_MS 50
 
-static char *ask_main_thread(uint32_t reason, size_t *len, bool *timed_out)
+/* answer_ms: how long a main thread that has started answering is waited
+ * for (GL_TORCH_ANSWER_WAIT_MS for a snapshot). */
+static char *ask_main_thread(uint32_t reason, unsigned answer_ms, size_t *len, bool *timed_out)
 {
     *len = 0;
     *timed_out = false;
@@ -793,7 +795,7 @@ static char *ask_main_thread(uint32_t reason, size_t *len, bool *timed_out)
          * is doing the work, and giving up would throw the work away and
          * have the next snapshot pay it again. */
         for (unsigned waited = 0; !gl_exit_begun(); waited += WAIT_SLICE_MS) {
-            if (waited >= (atomic_load(&phase) == PHASE_RUNNING ? GL_TORCH_ANSWER_WAIT_MS : GL_TORCH_WAIT_MS))
+            if (waited >= (atomic_load(&phase) == PHASE_RUNNING ? answer_ms : GL_TORCH_WAIT_MS))
                 break;
             struct timespec deadline;
             clock_gettime(CLOCK_REALTIME, &deadline);
@@ -976,7 +978,7 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
         }
         py.gil_release(g);
     } else if (atomic_load(&torch_seen)) {
-        buf = ask_main_thread(reason, &len, &timed_out);
+        buf = ask_main_thread(reason, GL_TORCH_ANSWER_WAIT_MS, &len, &timed_out);
     } else {
         return; /* no torch seen yet: nothing to wait 2 s for */
     }
@@ -1012,6 +1014,10 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
  * answer serves the attach through attach_answer_wanted, not through
  * late_reason, which a later snapshot's question may replace). */
 #define ATTACH_ASK UINT32_C(0x80000000)
+/* A main thread answering the attach is waited for this long, well inside
+ * the launcher's 60 s for the whole attach; an answer that comes later
+ * still serves it (answer_call). */
+#define ATTACH_ANSWER_WAIT_MS 20000u
 
 void gl_torch_attach_ask(void)
 {
@@ -1027,7 +1033,7 @@ void gl_torch_attach_ask(void)
     gl_before_attach_torch_asked();
     size_t len = 0;
     bool timed_out = false;
-    char *buf = ask_main_thread(ATTACH_ASK, &len, &timed_out);
+    char *buf = ask_main_thread(ATTACH_ASK, ATTACH_ANSWER_WAIT_MS, &len, &timed_out);
     /* Answered: torch is there.  Not in time: the main thread runs no
      * bytecode now; snapshots ask it and say when it does not answer. */
     if ((buf != NULL && !(len == 1 && buf[0] == 'X')) || timed_out)

@@ -76,7 +76,8 @@ void gl_torch_view_free(struct gl_torch_view *v);
 /* `gpuleak attach`, on gpuleak's own thread once the hooks are in place:
  * asks PyTorch for its view as a snapshot does (a pending call, answered
  * when Python's main thread runs bytecode), waiting GL_TORCH_WAIT_MS at
- * most.  Its segments then, less those gpuleak saw made, are PyTorch's
+ * most for the main thread to start answering and 20 s for its answer.
+ * Its segments then, less those gpuleak saw made, are PyTorch's
  * part of the memory made before the attach (cuda/before_attach.h); the
  * view is kept, and the first snapshot that gets no answer of its own
  * carries it with its age.  Answered later, the first answer PyTorch gives
