@@ -51,6 +51,14 @@ static void device(struct hw *w, const struct ledger_dev *d)
         s64(d->ctx), d->ctx_measured, false);
     if (d->attached)
         row(w, "made before attach (gpuleak attach), CUDA context(s) included", s64(d->before_attach), true, false);
+    if (d->torch_status != 0) { /* split by what PyTorch said at the attach */
+        bool known = d->torch_status == GL_BEFORE_ATTACH_TORCH_ANSWERED;
+        row(w, known ? "of them, PyTorch's segments, reserved before the attach"
+                     : "of them, PyTorch's segments: not known, PyTorch has not answered the attach yet",
+            s64(d->torch_left), known, true);
+        row(w, "of them, the rest: CUDA context(s), other libraries, other processes", s64(d->before_attach_rest),
+            known, true);
+    }
     row(w, "mapped from other processes (their allocations)", s64(d->ipc), true, false);
     row(w, "other APIs' memory imported here (external)", s64(d->external), true, false);
     row(w, "unexplained: other processes, or memory gpuleak did not see", d->remainder, true, false);
