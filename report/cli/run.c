@@ -136,6 +136,60 @@ static bool diff_has_growth(const struct diff_result *d, uint64_t floor)
     return false;
 }
 
+/* A warning line that heads the diff or merge, once. */
+static void note_once(struct report_ctx *r, const char *note)
+{
+    for (size_t w = 0; w < r->nwarnings; w++)
+        if (strcmp(r->warnings[w], note) == 0)
+            return;
+    char **nw = xrealloc(r->warnings, (r->nwarnings + 1) * sizeof *nw);
+    if (nw) {
+        r->warnings = nw;
+        r->warnings[r->nwarnings++] = xstrdup(note);
+        if (!r->warnings[r->nwarnings - 1])
+            r->nwarnings--;
+    }
+}
+
+/* Sampled snapshots (GPULEAK_MODE=light) in a diff or merge: their rows by
+ * stack sum their sampled allocations only (the same allocations in every
+ * snapshot of one process, so growth between them is real growth), and a
+ * row never mixes that silently with exact figures or with another R. */
+static void sampling_notes(struct report_ctx *r, const struct msnap *m, size_t n)
+{
+    size_t sampled = 0, first = n;
+    bool alike = true;
+    for (size_t i = 0; i < n; i++) {
+        const struct snap_sampling *s = &m[i].s.sampling;
+        if (s->mode && sampled++ == 0)
+            first = i;
+        alike = alike && s->mode == m[0].s.sampling.mode && s->sample_bytes == m[0].s.sampling.sample_bytes;
+    }
+    if (sampled == 0)
+        return;
+    char line[512];
+    snprintf(line, sizeof line,
+             "%zu of the %zu snapshots %s sampled (GPULEAK_MODE=light, one stack per %llu bytes allocated on "
+             "average): their live bytes and counts by stack are their sampled allocations' only, not estimates; "
+             "totals and devices are exact (gpuleak-report on one snapshot estimates each stack)",
+             sampled, n, sampled == 1 ? "was" : "were", (unsigned long long)m[first].s.sampling.sample_bytes);
+    note_once(r, line);
+    if (alike)
+        return;
+    size_t k = 0;
+    int at = snprintf(line, sizeof line, "the snapshots were not sampled alike (");
+    for (size_t i = 0; i < n && at > 0 && (size_t)at < sizeof line - 64; i++, k++) {
+        const struct snap_sampling *s = &m[i].s.sampling;
+        at += s->mode ? snprintf(line + at, sizeof line - (size_t)at, "%s[%zu] one per %llu bytes", k ? ", " : "", i + 1,
+                                 (unsigned long long)s->sample_bytes)
+                      : snprintf(line + at, sizeof line - (size_t)at, "%s[%zu] every stack", k ? ", " : "", i + 1);
+    }
+    if (at > 0 && (size_t)at < sizeof line - 160)
+        snprintf(line + at, sizeof line - (size_t)at, "%s): a stack's figures differ between them by sampling as "
+                 "well as by use; compare the totals and devices, which are exact", k < n ? ", ..." : "");
+    note_once(r, line);
+}
+
 static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_t n,
                      struct stackdb *db, const struct suppressions *sup, FILE *out, bool *found)
 {
@@ -145,19 +199,10 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < m[i].s.nmodules; k++) {
             const char *note = sym_module_note(m[i].sy, k);
-            if (!note)
-                continue;
-            bool dup = false;
-            for (size_t w = 0; w < r.nwarnings && !dup; w++)
-                dup = strcmp(r.warnings[w], note) == 0;
-            char **nw = dup ? NULL : xrealloc(r.warnings, (r.nwarnings + 1) * sizeof *nw);
-            if (nw) {
-                r.warnings = nw;
-                r.warnings[r.nwarnings++] = xstrdup(note);
-                if (!r.warnings[r.nwarnings - 1])
-                    r.nwarnings--;
-            }
+            if (note)
+                note_once(&r, note);
         }
+    sampling_notes(&r, m, n);
     int rc = 0;
     if (mode == M_DIFF) {
         struct diff_result d;
