@@ -13,7 +13,9 @@ static void json_sites(struct report_ctx *r, struct json *j, const struct call_s
     json_key(j, "calls"); json_u64(j, c->allocs);
     json_key(j, "frees"); json_u64(j, c->frees);
     json_key(j, "bytes"); json_u64(j, c->bytes);
-    json_key(j, "sampled"); json_bool(j, c->sampled);
+    if (c->sampled) { /* GPULEAK_MODE=light: the sites' estimated_* say what they stand for */
+        json_key(j, "sampled"); json_bool(j, true);
+    }
     json_key(j, "sites");
     json_arr(j);
     for (size_t i = 0; i < c->n; i++) {
