@@ -49,6 +49,8 @@ grep -q '^    (not sampled: 38,522,880 bytes (36.7 MiB) in 9,404 allocations, in
     fail "peak: not sampled line"
 grep -q '^~4,800 calls (cudaMalloc, device), ~4,800 freed, ~39,320,563 bytes (37.5 MiB) in all (estimated from 564 sampled calls, 564 freed, 4,620,288 bytes (4.4 MiB))$' r.txt ||
     fail "calls: churn site: $(grep 'calls (cudaMalloc' r.txt)"
+grep -q '^                 0                          of them, held by allocator caches (built-in rules; estimated, sampled)$' r.txt ||
+    fail "ledger: $(grep 'allocator caches' r.txt)"
 grep -q '^13,839 calls (cudaMalloc, device), 4,436 freed, 74,854,400 bytes (71.4 MiB) in all, not sampled: in the estimates above$' r.txt ||
     fail "calls: not sampled line"
 
