@@ -126,3 +126,30 @@ PY
 check_multi_json m2.json <<'PY'
 eq(d["warnings"], [], "two full snapshots: no warning")
 PY
+
+# gpuleak top: the live file says the process is sampled ("sampling R ID",
+# docs/live.md), and top shows each stack's estimate (by the weight of its
+# average size) and the allocations not sampled apart.  A live file made
+# here: 10 sampled allocations of 4 KiB at R = 64 KiB stand for
+# 10 x 16.505 = 165 allocations, 676,053 bytes (660.2 KiB).
+printf '%s\n' 'gpuleak-live 2' 'pid 4242' 'time_ns 1' 'uptime_ns 2000000000' 'sampling 65536 2' \
+    'device 0 live_bytes 1040960 live_count 210 peak_bytes 1040960 peak_time_ns 1 alloc_count 210 free_count 0 failed_count 0' \
+    'site 5 0 40960 10' 'site 2 0 1000000 200' 'oom_total 0' 'stack 5 1234' 'stack 2 1' end >s.live
+"$BUILD/libexec/gpuleak/gpuleak-top" --once s.live >top.txt || fail "top: $(cat top.txt)"
+grep -qx 'sampled (GPULEAK_MODE=light, a stack per 64.0 KiB on average): live and count by stack' top.txt &&
+    grep -qx 'are estimates; not sampled: 976.6 KiB in 200 allocations, in the estimates' top.txt || fail "top: $(cat top.txt)"
+expect_eq "$(sed -n '/^ *live *count/,/^$/p' top.txt | sed '1d;/^$/d' | awk '{print $1, $2, $3, $4}')" "660.2 KiB 165 0" "top's rows"
+# ... as libgpuleak writes it
+mkdir live && chmod 700 live && mkfifo job.in
+GPULEAK_MODE=light GPULEAK_SAMPLE_BYTES=64K GPULEAK_LIVE_DIR=$PWD/live LD_PRELOAD="$LIBGPULEAK" LD_LIBRARY_PATH="$FAKECUDA" \
+    "$TPROG/live_job" <job.in >job.out 2>&1 &
+job=$!
+exec 3>job.in
+found=0
+for _ in $(seq 300); do  # the writer rewrites it once a second
+    if grep -qs '^sampling 65536 [1-9]' "live/$job.live"; then found=1; break; fi
+    sleep 0.1
+done
+exec 3>&-  # the end of its input: live_job exits
+wait "$job" || fail "live_job: $(cat job.out)"
+expect_eq "$found" 1 "the live file's sampling line"

@@ -10,17 +10,13 @@
 #include "util/sort.h"
 #include "util/xalloc.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* 1 / p for an allocation of size bytes, p = 1 - exp(-size/R). */
+/* 1 / p for an allocation of size bytes (snap_sample_weight). */
 static double weight_of(const struct snapshot *s, double size)
 {
-    if (s->sampling.mode == 0 || s->sampling.sample_bytes == 0 || !(size > 0))
-        return 1;
-    double p = -expm1(-size / (double)s->sampling.sample_bytes);
-    return p > 0 ? 1 / p : 1;
+    return snap_sample_weight(s->sampling.mode ? s->sampling.sample_bytes : 0, size);
 }
 
 double sample_weight(const struct snapshot *s, uint64_t size)
