@@ -12,9 +12,9 @@
 # frees, 39,320,563 bytes.  At the peak (seq 10004) 9,404 allocations,
 # 38,522,880 bytes, were not sampled.
 source "$ROOT/tests/lib.sh"
-run_sites() {  # run_sites OUT ENV...: light_sites writing OUT
+run_sites() {  # run_sites OUT ENV...: light_sites writing OUT, and mid.snap halfway
     env "${@:2}" GPULEAK_OUTPUT="$1" LD_PRELOAD="$LIBGPULEAK" LD_LIBRARY_PATH="$FAKECUDA" \
-        "$TPROG/light_sites" >/dev/null || fail "light_sites with ${*:2}"
+        "$TPROG/light_sites" 10000 mid.snap >/dev/null || fail "light_sites with ${*:2}"
 }
 run_sites light.snap GPULEAK_MODE=light GPULEAK_SAMPLE_BYTES=64K GPULEAK_SAMPLE_SEED=1
 small=$(site_line light_sites.c "SITE: small")
@@ -109,16 +109,37 @@ if command -v go >/dev/null; then
     grep -q '^Comment: sampled (GPULEAK_MODE=light)' raw.txt || fail "pprof comment"
 fi
 
+# diff of the light process's two snapshots: rows by stack are estimates
+# (by average size; 292 of the first 5,000 small ones sampled), the row of
+# the allocations not sampled stays exact, and a warning says so.
+"$REPORT" --json diff mid.snap light.snap >d.json || fail "diff"
+check_multi_json d.json <<'PY'
+import math
+w = 1 / (1 - math.exp(-4096 / 65536))
+rows = {(r["frames"][0]["function"] if r["frames"] else None): (r["bytes"], r["count"], r["growth"]) for r in d["stacks"]}
+eq(rows, {"large_site": ([2 * (64 << 20), 3 * (64 << 20)], [2, 3], 64 << 20),
+          "small_site": ([round(292 * 4096 * w), round(597 * 4096 * w)], [round(292 * w), round(597 * w)],
+                         round(597 * 4096 * w) - round(292 * 4096 * w)),
+          None: ([4708 * 4096, 9403 * 4096], [4708, 9403], 4695 * 4096)}, "diff rows: estimates, not sampled exact")
+new = {(g["frames"][0]["function"] if g["frames"] else None): (g["bytes"], g["count"]) for g in d["new_since_first"]["groups"]}
+eq(new[None], (4695 * 4096, 4695), "new since the first, not sampled")
+eq(new["small_site"], (round(305 * 4096 * w), round(305 * w)), "new since the first: estimated")
+eq((d["new_since_first"]["bytes"], d["new_since_first"]["count"]), (87588864, 5001), "new since the first: exact total")
+eq(d["warnings"], ["2 of the 2 snapshots were sampled (GPULEAK_MODE=light, one stack per 65536 bytes allocated on "
+    "average): their live bytes and counts by stack are estimates from the sampled allocations; the allocations "
+    "not sampled are the row with no stack, exact and also in the estimates; totals and devices are exact"], "warning")
+PY
+
 # merge of a sampled and a full snapshot: said, never silently compared.
-run_sites full.snap
+rm mid.snap && run_sites full.snap
 "$REPORT" --json merge full.snap light.snap >m.json || fail "merge"
 check_multi_json m.json <<'PY'
 eq(d["warnings"], [
     "1 of the 2 snapshots was sampled (GPULEAK_MODE=light, one stack per 65536 bytes allocated on average): "
-    "their live bytes and counts by stack are their sampled allocations' only, not estimates; totals and devices "
-    "are exact (gpuleak-report on one snapshot estimates each stack)",
-    "the snapshots were not sampled alike (%s): a stack's figures differ between them by sampling as well as "
-    "by use; compare the totals and devices, which are exact" % ", ".join(
+    "their live bytes and counts by stack are estimates from the sampled allocations; the allocations not sampled "
+    "are the row with no stack, exact and also in the estimates; totals and devices are exact",
+    "the snapshots were not sampled alike (%s): a stack's figures compare estimates with exact ones, or estimates "
+    "of another precision, so a change may be the estimates' error; the totals and devices are exact" % ", ".join(
         "[%d] %s" % (i + 1, "every stack" if s["path"] == "full.snap" else "one per 65536 bytes")
         for i, s in enumerate(d["snapshots"]))], "warnings")
 PY

@@ -24,12 +24,17 @@ double sample_weight(const struct snapshot *s, uint64_t size)
     return weight_of(s, (double)size);
 }
 
+struct sample_est sample_scale_sums(const struct snapshot *s, uint64_t count, uint64_t bytes)
+{
+    double w = count ? weight_of(s, (double)bytes / (double)count) : 1;
+    return (struct sample_est){w * (double)count, w * (double)bytes};
+}
+
 struct sample_est sample_scale(const struct snapshot *s, uint32_t stack_id, uint64_t count, uint64_t bytes)
 {
     if (stack_unsampled(s, stack_id))
         return (struct sample_est){0, 0};
-    double w = count ? weight_of(s, (double)bytes / (double)count) : 1;
-    return (struct sample_est){w * (double)count, w * (double)bytes};
+    return sample_scale_sums(s, count, bytes);
 }
 
 /* What one allocation adds to its group's estimate (analyze.h). */

@@ -118,6 +118,8 @@ struct sample_est {
     double count, bytes;
 };
 struct sample_est sample_scale(const struct snapshot *s, uint32_t stack_id, uint64_t count, uint64_t bytes);
+/* The same for sums known to be of sampled allocations (no stack id). */
+struct sample_est sample_scale_sums(const struct snapshot *s, uint64_t count, uint64_t bytes);
 
 /* An estimate rounded to an integer, saturating (a hostile file's sizes and
  * sample size can make it exceed what a uint64_t holds). */

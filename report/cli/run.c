@@ -125,11 +125,15 @@ static int run_html_multi(const struct cli *c, struct msnap *m, size_t n, struct
 }
 
 /* A stack no rule matched whose live bytes grew by at least floor, or an
- * allocator cache that grew by that much at every step. */
-static bool diff_has_growth(const struct diff_result *d, uint64_t floor)
+ * allocator cache that grew by that much at every step.  In a sampled
+ * series (one process: sampled alike) the allocations not sampled are no
+ * stack: the sampled rows' estimates hold their growth. */
+static bool diff_has_growth(const struct diff_result *d, uint64_t floor, bool sampled)
 {
     for (size_t i = 0; i < d->t.n; i++) {
         const struct mrow *r = &d->t.rows[i];
+        if (sampled && r->cs == 0)
+            continue;
         if ((r->rule < 0 || r->cache_growth) && !r->shrank && r->growth >= floor)
             return true;
     }
@@ -170,8 +174,9 @@ static void sampling_notes(struct report_ctx *r, const struct msnap *m, size_t n
     char line[512];
     snprintf(line, sizeof line,
              "%zu of the %zu snapshots %s sampled (GPULEAK_MODE=light, one stack per %llu bytes allocated on "
-             "average): their live bytes and counts by stack are their sampled allocations' only, not estimates; "
-             "totals and devices are exact (gpuleak-report on one snapshot estimates each stack)",
+             "average): their live bytes and counts by stack are estimates from the sampled allocations; the "
+             "allocations not sampled are the row with no stack, exact and also in the estimates; totals and "
+             "devices are exact",
              sampled, n, sampled == 1 ? "was" : "were", (unsigned long long)m[first].s.sampling.sample_bytes);
     note_once(r, line);
     if (alike)
@@ -185,8 +190,9 @@ static void sampling_notes(struct report_ctx *r, const struct msnap *m, size_t n
                       : snprintf(line + at, sizeof line - (size_t)at, "%s[%zu] every stack", k ? ", " : "", i + 1);
     }
     if (at > 0 && (size_t)at < sizeof line - 160)
-        snprintf(line + at, sizeof line - (size_t)at, "%s): a stack's figures differ between them by sampling as "
-                 "well as by use; compare the totals and devices, which are exact", k < n ? ", ..." : "");
+        snprintf(line + at, sizeof line - (size_t)at, "%s): a stack's figures compare estimates with exact ones, or "
+                 "estimates of another precision, so a change may be the estimates' error; the totals and "
+                 "devices are exact", k < n ? ", ..." : "");
     note_once(r, line);
 }
 
@@ -211,7 +217,7 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
         } else {
             struct torch_multi tm; /* tensors of PyTorch's cache that grew at every step */
             torch_multi_build(m, n, &tm);
-            *found = diff_has_growth(&d, finding_floor(c)) || free_table_refused_grew(&d.frees) ||
+            *found = diff_has_growth(&d, finding_floor(c), m[n - 1].s.sampling.mode != 0) || free_table_refused_grew(&d.frees) ||
                      torn_table_grew(&d.torn, finding_floor(c)) || torch_multi_suspected(&tm);
             torch_multi_free(&tm);
             if (c->json)
