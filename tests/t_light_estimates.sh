@@ -175,3 +175,13 @@ done
 exec 3>&-  # the end of its input: live_job exits
 wait "$job" || fail "live_job: $(cat job.out)"
 expect_eq "$found" 1 "the live file's sampling line"
+
+# Phases are not scaled: the text and JSON say their stacks hold sampled
+# allocations only (tests/programs/phases, as t_report_phases runs it).
+mkdir ph && (cd ph && GPULEAK_MODE=light traced "$TPROG/phases" >/dev/null) || fail "phases"
+"$REPORT" ph/gpuleak.*.snap >ph.txt && "$REPORT" --json ph/gpuleak.*.snap >ph.json || fail "phases report"
+grep -A1 -x 'PHASES' ph.txt | grep -qx 'Sampled (GPULEAK_MODE=light): the levels and counts are exact; the stacks and' ||
+    fail "phases: $(grep -A2 '^PHASES' ph.txt)"
+check_multi_json ph.json <<'PY'
+eq(d["phases"]["stacks_sampled_only"], True, "phases: sampled only")
+PY
