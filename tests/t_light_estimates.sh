@@ -185,3 +185,14 @@ grep -A1 -x 'PHASES' ph.txt | grep -qx 'Sampled (GPULEAK_MODE=light): the levels
 check_multi_json ph.json <<'PY'
 eq(d["phases"]["stacks_sampled_only"], True, "phases: sampled only")
 PY
+
+# The gate's teardown leaks count sampled stacks too: a group of memory a
+# context teardown released whose allocations were not sampled (stack 0,
+# set here) is no stack of its own; its bytes stay in the exact total.
+GPULEAK_MODE=light GPULEAK_SAMPLE_BYTES=1K GPULEAK_OUTPUT=td.snap traced "$TPROG/ctx_teardown" primary-reset >/dev/null ||
+    fail "ctx_teardown"
+snap_set td.snap td0.snap TEARDOWN 0 stack_id 0
+"$REPORT" --error-exitcode 3 --verdict td.json td0.snap >/dev/null || fail "teardown not sampled: exit $?"
+check_multi_json td.json <<'PY'
+eq((d["errors"], d["teardown_leaked_bytes"]), (0, 6000), "teardown not sampled: no stack, exact bytes")
+PY

@@ -67,8 +67,10 @@ int verdict_count(const struct report_ctx *r, uint64_t floor, uint64_t min_bytes
     struct torn_groups t;
     if (torn_build(r->v, &t) != 0)
         return -1;
-    for (size_t i = 0; i < t.n; i++)
-        vd->torn_stacks += t.g[i].rule < 0 && t.g[i].bytes >= floor;
+    for (size_t i = 0; i < t.n; i++) { /* sampled: by estimate, the ones not sampled no stack */
+        struct sample_est e = sample_scale(r->s, t.g[i].stack_id, t.g[i].count, t.g[i].bytes);
+        vd->torn_stacks += t.g[i].rule < 0 && !stack_unsampled(r->s, t.g[i].stack_id) && e.bytes >= (double)floor;
+    }
     vd->torn_bytes = t.leaked_bytes;
     torn_free(&t);
     vd->errors = vd->leak_stacks + vd->mapped_stacks + vd->refused_frees + vd->torn_stacks;
