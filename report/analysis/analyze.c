@@ -371,6 +371,7 @@ int analyze(const struct snapview *v, const struct suppressions *sup,
             const struct analyze_opts *o, struct analysis *out)
 {
     memset(out, 0, sizeof *out);
+    out->sampled = v->s->sampling.mode != 0;
     for (size_t i = 0; i < v->s->ndevices; i++)
         out->allocs_made = sat_add(out->allocs_made, v->s->devices[i].alloc_count);
     for (size_t i = 0; i < v->s->nteardowns; i++)

@@ -4,6 +4,7 @@
 #ifndef GPULEAK_ANALYZE_H
 #define GPULEAK_ANALYZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -96,6 +97,7 @@ struct analysis {
     struct device_report *devs; /* device asc, host (-1) last */
     size_t ndevs;
     size_t orphan_peaks;        /* PEAK entries of a device without counters */
+    bool sampled;               /* the snapshot's stacks were sampled: est_* are estimates */
     struct peak_item *peak_buf; /* owned */
     struct leak_group *all;     /* owned storage of the three lists */
 };
@@ -126,6 +128,13 @@ struct sample_est sample_scale_sums(const struct snapshot *s, uint64_t count, ui
 static inline uint64_t est_round(double v)
 {
     return v >= 18446744073709549568.0 ? UINT64_MAX : v <= 0 ? 0 : (uint64_t)(v + 0.5);
+}
+
+/* What a group or peak item is drawn with (flame graphs): its bytes, or
+ * in a sampled snapshot its estimate (0 for the allocations not sampled). */
+static inline uint64_t shown_bytes(const struct analysis *a, uint64_t bytes, double est_bytes)
+{
+    return a->sampled ? est_round(est_bytes) : bytes;
 }
 
 /* Whether a stack id is the allocations not sampled of a sampled snapshot. */

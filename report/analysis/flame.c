@@ -136,9 +136,9 @@ int flame_leaks(struct flame_tree *t, const struct analysis *a, const struct sta
             snprintf(name, sizeof name, "host:%s", gl_kind_name(g->kind));
         else
             snprintf(name, sizeof name, "device_%d:%s", g->device, gl_kind_name(g->kind));
-        if (g->est_bytes == 0 && g->bytes != 0)
+        if (a->sampled && g->stack_id == 0)
             continue; /* not sampled (GPULEAK_MODE=light): in the estimates */
-        rc = add(t, db, name, g->cs, est_round(g->est_bytes));
+        rc = add(t, db, name, g->cs, shown_bytes(a, g->bytes, g->est_bytes));
     }
     if (rc)
         flame_free(t);
@@ -152,13 +152,13 @@ int flame_peak(struct flame_tree *t, const struct analysis *a, const struct stac
     for (size_t d = 0; rc == 0 && d < a->ndevs; d++)
         for (size_t i = 0; rc == 0 && i < a->devs[d].ncomp_total; i++) {
             const struct peak_item *p = &a->devs[d].comp[i];
-            if (p->est_bytes == 0 && p->bytes != 0)
+            if (a->sampled && p->stack_id == 0)
                 continue; /* as above */
             if (p->device < 0)
                 snprintf(name, sizeof name, "host");
             else
                 snprintf(name, sizeof name, "device_%d", p->device);
-            rc = add(t, db, name, p->cs, est_round(p->est_bytes));
+            rc = add(t, db, name, p->cs, shown_bytes(a, p->bytes, p->est_bytes));
         }
     if (rc)
         flame_free(t);

@@ -85,7 +85,7 @@ static void cached(const struct analysis *a, struct ledger *l, const struct slot
         /* estimated in a sampled snapshot (GPULEAK_MODE=light), as the
          * groups are: a rule needs a stack, so only sampled ones match */
         if (d != NULL && ledger_resident(g->kind))
-            d->cached = sat_add(d->cached, est_round(g->est_bytes));
+            d->cached = sat_add(d->cached, shown_bytes(a, g->bytes, g->est_bytes));
     }
 }
 

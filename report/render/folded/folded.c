@@ -68,13 +68,13 @@ void output_folded(struct report_ctx *r, bool peak)
     if (!peak) {
         for (size_t i = 0; i < a->leaks.n; i++) {
             const struct leak_group *g = &a->leaks.g[i];
-            line(r, g->device, g->kind, g->cs, est_round(g->est_bytes)); /* bytes, unless sampled */
+            line(r, g->device, g->kind, g->cs, shown_bytes(a, g->bytes, g->est_bytes));
         }
         return;
     }
     for (size_t d = 0; d < a->ndevs; d++)
         for (size_t i = 0; i < a->devs[d].ncomp; i++) {
             const struct peak_item *p = &a->devs[d].comp[i];
-            line(r, p->device, 0xffff, p->cs, est_round(p->est_bytes));
+            line(r, p->device, 0xffff, p->cs, shown_bytes(a, p->bytes, p->est_bytes));
         }
 }
