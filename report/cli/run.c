@@ -155,10 +155,31 @@ static void note_once(struct report_ctx *r, const char *note)
     }
 }
 
+/* "[1] every stack, [2] one per 65536 bytes, ...": how each snapshot was
+ * sampled, as many as buf holds (then ", ..."). */
+static void sampling_list(char *buf, size_t size, const struct msnap *m, size_t n)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        char one[64];
+        const struct snap_sampling *s = &m[i].s.sampling;
+        if (s->mode)
+            snprintf(one, sizeof one, "%s[%zu] one per %llu bytes", i ? ", " : "", i + 1,
+                     (unsigned long long)s->sample_bytes);
+        else
+            snprintf(one, sizeof one, "%s[%zu] every stack", i ? ", " : "", i + 1);
+        if (at + strlen(one) + sizeof ", ..." > size) {
+            snprintf(buf + at, size - at, ", ...");
+            return;
+        }
+        at += (size_t)snprintf(buf + at, size - at, "%s", one);
+    }
+}
+
 /* Sampled snapshots (GPULEAK_MODE=light) in a diff or merge: their rows by
- * stack sum their sampled allocations only (the same allocations in every
- * snapshot of one process, so growth between them is real growth), and a
- * row never mixes that silently with exact figures or with another R. */
+ * stack are estimates (multi.c), and a row never mixes estimates with
+ * exact figures, or with another R's, silently. */
 static void sampling_notes(struct report_ctx *r, const struct msnap *m, size_t n)
 {
     size_t sampled = 0, first = n;
@@ -171,7 +192,7 @@ static void sampling_notes(struct report_ctx *r, const struct msnap *m, size_t n
     }
     if (sampled == 0)
         return;
-    char line[512];
+    char line[512], list[200];
     snprintf(line, sizeof line,
              "%zu of the %zu snapshots %s sampled (GPULEAK_MODE=light, one stack per %llu bytes allocated on "
              "average): their live bytes and counts by stack are estimates from the sampled allocations; the "
@@ -181,18 +202,11 @@ static void sampling_notes(struct report_ctx *r, const struct msnap *m, size_t n
     note_once(r, line);
     if (alike)
         return;
-    size_t k = 0;
-    int at = snprintf(line, sizeof line, "the snapshots were not sampled alike (");
-    for (size_t i = 0; i < n && at > 0 && (size_t)at < sizeof line - 64; i++, k++) {
-        const struct snap_sampling *s = &m[i].s.sampling;
-        at += s->mode ? snprintf(line + at, sizeof line - (size_t)at, "%s[%zu] one per %llu bytes", k ? ", " : "", i + 1,
-                                 (unsigned long long)s->sample_bytes)
-                      : snprintf(line + at, sizeof line - (size_t)at, "%s[%zu] every stack", k ? ", " : "", i + 1);
-    }
-    if (at > 0 && (size_t)at < sizeof line - 160)
-        snprintf(line + at, sizeof line - (size_t)at, "%s): a stack's figures compare estimates with exact ones, or "
-                 "estimates of another precision, so a change may be the estimates' error; the totals and "
-                 "devices are exact", k < n ? ", ..." : "");
+    sampling_list(list, sizeof list, m, n);
+    snprintf(line, sizeof line,
+             "the snapshots were not sampled alike (%s): a stack's figures compare estimates with exact ones, "
+             "or estimates of another precision, so a change may be the estimates' error; the totals and "
+             "devices are exact", list);
     note_once(r, line);
 }
 
@@ -217,7 +231,8 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
         } else {
             struct torch_multi tm; /* tensors of PyTorch's cache that grew at every step */
             torch_multi_build(m, n, &tm);
-            *found = diff_has_growth(&d, finding_floor(c), m[n - 1].s.sampling.mode != 0) || free_table_refused_grew(&d.frees) ||
+            bool sampled = m[n - 1].s.sampling.mode != 0; /* one process: all alike */
+            *found = diff_has_growth(&d, finding_floor(c), sampled) || free_table_refused_grew(&d.frees) ||
                      torn_table_grew(&d.torn, finding_floor(c)) || torch_multi_suspected(&tm);
             torch_multi_free(&tm);
             if (c->json)
