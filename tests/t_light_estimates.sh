@@ -131,6 +131,11 @@ eq(d["warnings"], ["2 of the 2 snapshots were sampled (GPULEAK_MODE=light, one s
     "not sampled are the row with no stack, exact and also in the estimates; totals and devices are exact"], "warning")
 PY
 
+"$REPORT" diff mid.snap light.snap >d.txt || fail "diff text"
+expect_eq "$(grep -E '^[-+]' d.txt)" "$(printf '%s\n' '+~67,108,864 bytes (64.0 MiB): device memory on device 0' \
+    '+~20,619,626 bytes (19.7 MiB): device memory on device 0' '+19,230,720 bytes (18.3 MiB): device memory on device 0')" \
+    "diff text: estimates marked, the row not sampled exact"
+
 # merge of a sampled and a full snapshot: said, never silently compared.
 rm mid.snap && run_sites full.snap
 "$REPORT" --json merge full.snap light.snap >m.json || fail "merge"
