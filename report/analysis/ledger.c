@@ -82,8 +82,10 @@ static void cached(const struct analysis *a, struct ledger *l, const struct slot
     for (size_t i = 0; i < a->cached.total; i++) {
         const struct leak_group *g = &a->cached.g[i];
         struct ledger_dev *d = find(l, sl, g->device);
+        /* estimated in a sampled snapshot (GPULEAK_MODE=light), as the
+         * groups are: a rule needs a stack, so only sampled ones match */
         if (d != NULL && ledger_resident(g->kind))
-            d->cached = sat_add(d->cached, g->bytes);
+            d->cached = sat_add(d->cached, shown_bytes(a, g->bytes, g->est_bytes));
     }
 }
 
@@ -91,6 +93,8 @@ static void settle(struct ledger_dev *d)
 {
     for (unsigned k = 0; k < GL_KIND_COUNT; k++)
         d->live = sat_add(d->live, d->kind_bytes[k]);
+    if (d->cached > d->live) /* an estimate (sampled) can exceed what is live */
+        d->cached = d->live;
     uint64_t rows[] = {d->live, d->pool_idle, d->graph_idle, d->modules, d->ctx, d->before_attach, d->ipc, d->external};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         d->explained = sat_add(d->explained, rows[i]);

@@ -201,7 +201,34 @@ static int by_growth(const void *a, const void *b)
     return x->site->stack < y->site->stack ? -1 : x->site->stack > y->site->stack;
 }
 
-static void draw(FILE *out, const struct live *l, struct symbolizer *sy, int top, bool once, const char *exe)
+/* A sampled process (GPULEAK_MODE=light): each site's live bytes and count
+ * become what its sampled allocations stand for (scaled by the weight of
+ * their average size, as gpuleak-report scales PEAK and CALLS), so growth
+ * is measured on estimates; the site of the allocations not sampled leaves
+ * the list, its bytes and count kept in unsampled[0] and [1]. */
+static void scale_sites(struct live *l, uint64_t unsampled[2])
+{
+    if (l->sample_bytes == 0)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < l->nsites; i++) {
+        struct live_site *s = &l->sites[i];
+        if (s->stack == l->unsampled_stack) {
+            unsampled[0] += s->bytes;
+            unsampled[1] += s->count;
+            continue;
+        }
+        double w = s->count ? snap_sample_weight(l->sample_bytes, (double)s->bytes / (double)s->count) : 1;
+        double b = w * (double)s->bytes, c = w * (double)s->count;
+        s->bytes = b >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)(b + 0.5);
+        s->count = c >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)(c + 0.5);
+        l->sites[n++] = *s;
+    }
+    l->nsites = n;
+}
+
+static void draw(FILE *out, const struct live *l, struct symbolizer *sy, int top, bool once, const char *exe,
+                 const uint64_t unsampled[2])
 {
     char a[32], b[32], c[32], line[1024];
     fprintf(out, "gpuleak top: pid %d%s%s%s, up %.1f s\n", l->pid, exe ? " (" : "", exe ? exe : "",
@@ -226,6 +253,13 @@ static void draw(FILE *out, const struct live *l, struct symbolizer *sy, int top
             rows[i].growth = t ? window_growth(t) : 0;
         }
         qsort(rows, l->nsites, sizeof *rows, by_growth);
+        if (l->sample_bytes) {
+            human(a, sizeof a, l->sample_bytes);
+            human(b, sizeof b, unsampled[0]);
+            fprintf(out, "\nsampled (GPULEAK_MODE=light, a stack per %s on average): live and count by stack\n"
+                    "are estimates; not sampled: %s in %" PRIu64 " allocations, in the estimates\n", a, b,
+                    unsampled[1]);
+        }
         if (once)
             fprintf(out, "\nlargest live stacks\n%10s %10s  %-6s %s\n", "live", "count", "device", "where");
         else
@@ -383,6 +417,8 @@ int main(int argc, char **argv)
             break;
         }
         last_pid = l.pid;
+        uint64_t unsampled[2] = {0, 0};
+        scale_sites(&l, unsampled);
         /* A new symbolizer only when the process loaded or unloaded
          * something: it caches what it read from each module. */
         bool same = sy != NULL && kept.nmods == l.nmods;
@@ -408,7 +444,7 @@ int main(int argc, char **argv)
          * text of those it resolves: an id's text never changes). */
         snap.pyframes = l.pyframes;
         snap.npyframes = l.npyframes;
-        draw(stdout, &l, sy, top, once, kept.nmods && kept.mods[0].path.s[0] ? kept.mods[0].path.s : NULL);
+        draw(stdout, &l, sy, top, once, kept.nmods && kept.mods[0].path.s[0] ? kept.mods[0].path.s : NULL, unsampled);
         fflush(stdout);
         snap.pyframes = NULL;
         snap.npyframes = 0;

@@ -42,7 +42,9 @@ static void device(struct hw *w, const struct ledger_dev *d)
                      (unsigned long long)d->kind_count[k], d->kind_count[k] == 1 ? "" : "s");
             row(w, what, s64(d->kind_bytes[k]), true, true);
         }
-    row(w, "of them, held by allocator caches (built-in rules)", s64(d->cached), true, true);
+    row(w, w->r->s->sampling.mode ? "of them, held by allocator caches (built-in rules; estimated, sampled)"
+                                  : "of them, held by allocator caches (built-in rules)",
+        s64(d->cached), true, true);
     row(w, "memory pools' reserve, not allocated", s64(d->pool_idle), true, false);
     row(w, "graph memory pool's reserve, not allocated", s64(d->graph_idle), true, false);
     row(w, "loaded modules", s64(d->modules), true, false);

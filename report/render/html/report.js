@@ -834,16 +834,19 @@
     }
     if (T.calls && T.calls.length) { /* allocation calls per stack, freed or not */
       sec.appendChild(el('h3', {text: 'Allocation calls: every call that made memory, by stack (cudaMalloc is slow, cudaFree waits for the device)'}));
-      sec.appendChild(table('calls-table', [['calls', 'calls', true, exact], ['freed', 'frees', true, exact],
+      /* light mode: est., what the sampled calls stand for */
+      var estCalls = D.snapshot.sample_bytes ? [['est. calls', 'est_calls', true, exact], ['est. bytes', 'est_bytes', true, exact]] : [];
+      sec.appendChild(table('calls-table', estCalls.concat([['calls', 'calls', true, exact], ['freed', 'frees', true, exact],
         ['bytes', 'bytes', true, exact], ['API', 'api'], ['kind', 'kind'],
-        ['called at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+        ['called at', function (r) { return topFrame(r.stack); }, false, null, 'where']]),
         T.calls.slice(), function (r) { return r.stack; }));
     }
     sec.appendChild(el('h3', {text: 'Peak consumers: what was live at each device\u2019s peak'}));
-    sec.appendChild(T.peak.length ? table('peak-table', [['device', 'device', true, devName], ['bytes', 'bytes', true, exact],
+    var estPeak = D.snapshot.sample_bytes ? [['est. bytes', 'est_bytes', true, exact], ['est. count', 'est_count', true, exact]] : [];
+    sec.appendChild(T.peak.length ? table('peak-table', [['device', 'device', true, devName]].concat(estPeak, [['bytes', 'bytes', true, exact],
       ['size', 'bytes', true, function (v) { return human(v); }],
-      ['of the peak', function (r) { return r.device_peak ? r.bytes / r.device_peak : 0; }, true, function (v) { return (100 * v).toFixed(1) + '%'; }],
-      ['count', 'count', true, exact], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+      ['of the peak', function (r) { return r.device_peak ? (r.est_bytes !== undefined ? r.est_bytes : r.bytes) / r.device_peak : 0; }, true, function (v) { return (100 * v).toFixed(1) + '%'; }],
+      ['count', 'count', true, exact], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']]),
       T.peak.slice(), function (r) { return r.stack; }) : el('p', {cls: 'muted', text: 'No peak records.'}));
     return sec;
   }

@@ -85,7 +85,8 @@ static void device(struct report_ctx *r, const struct ledger_dev *d)
                 d->kind_count[k] == 1 ? "" : "s");
     }
     amount(f, "", d->cached, 0, false);
-    fputs("  of them, held by allocator caches (built-in rules)\n", f);
+    fputs(r->s->sampling.mode ? "  of them, held by allocator caches (built-in rules; estimated, sampled)\n"
+                               : "  of them, held by allocator caches (built-in rules)\n", f);
     row(f, d->pool_idle, d->used, "memory pools' reserve, not allocated");
     row(f, d->graph_idle, d->used, "graph memory pool's reserve, not allocated");
     row(f, d->modules, d->used, "loaded modules");
