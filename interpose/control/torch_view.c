@@ -435,6 +435,53 @@ static const char probe_enable_code[] = PROBE_HEAD
     "            _r = b'e'\n" PROBE_TAIL;
 static const char probe_look_code[] = PROBE_HEAD
     "        _r = b'u' if _u else b'd'\n" PROBE_TAIL;
+/* The early probe, at PyTorch's first CUDA use (gl_torch_note_cuda_use),
+ * before its first allocation, so that its first tensor has its line too.
+ * After torch._C._cuda_init (_tls.is_initializing: the allocators exist)
+ * it turns the recorder on at once, as probe_enable_code.  Before, it
+ * queues the same where torch.cuda._lazy_call would, in the calls PyTorch
+ * runs in its initialization right after _cuda_init, before any
+ * allocation: b"q".  Run inside _cuda_init (CUDA's first use is there, and
+ * a pending call runs at whatever Python code it calls), this thread holds
+ * PyTorch's initialization lock, which _lazy_call takes: the queue is
+ * appended to directly then.  With the lock held by another thread, or
+ * when it raised: b"n", tried again later (the allocation's probe as
+ * before, at worst).  A queued call that
+ * raised would reach the program as a DeferredCudaCallError: it swallows. */
+static const char probe_early_code[] =
+    "import sys as _s\n"
+    "_m = _s.modules.get('torch.cuda.memory')\n"
+    "_c = _s.modules.get('torch.cuda')\n"
+    "_r = b'n'\n"
+    "def _on(_m=_m, _s=_s):\n"
+    "    _h = getattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled', None)\n"
+    "    if _h is not None and _h():\n"
+    "        return b'u'\n"
+    "    _m._record_memory_history(enabled='state', context='alloc', stacks='python')\n"
+    "    return b'e'\n"
+    "def _queued(_on=_on):\n"
+    "    try:\n"
+    "        _on()\n"
+    "    except Exception:\n"
+    "        pass\n"
+    "def _in_init(_c):\n"
+    "    _f = _s._getframe(1)\n"
+    "    while _f is not None and _f.f_code is not _c._lazy_init.__code__:\n"
+    "        _f = _f.f_back\n"
+    "    return _f is not None\n"
+    "try:\n"
+    "    if _m is None or _c is None or not hasattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled'):\n"
+    "        pass\n"
+    "    elif _c.is_initialized() or hasattr(_c._tls, 'is_initializing'):\n"
+    "        _r = _on()\n"
+    "    elif _in_init(_c):\n"
+    "        _c._queued_calls.append((_queued, []))\n"
+    "        _r = b'q'\n"
+    "    elif not _c._initialization_lock.locked():\n"
+    "        _c._lazy_call(_queued)\n"
+    "        _r = b'q'\n"
+    "except Exception:\n"
+    "    _r = b'n'\n";
 
 static _Atomic int probe_done;      /* PyTorch found (or given up): allocations pay one load */
 static _Atomic uint32_t probes;     /* looks taken, all threads */
@@ -447,6 +494,8 @@ static atomic_bool torch_seen;      /* torch.cuda.memory was imported */
 static atomic_bool lines_wanted;
 static atomic_bool lines_deferred;  /* the probe found PyTorch and left its recorder off */
 static _Atomic uint64_t last_alloc_ns; /* since then: the last allocation (note_growth) */
+static atomic_bool recorder_queued; /* the early probe left it to torch.cuda's initialization */
+static _Atomic uint32_t early_probes; /* its own budget: the allocations' looks are not spent */
 /* gpuleak_memory._record_memory_history() was called: the program asked for
  * lines itself, which even GPULEAK_TORCH_LINES=never (light mode) obeys. */
 static atomic_bool user_asked_lines;
@@ -460,16 +509,23 @@ static bool lines_allowed(void)
 }
 #define PROBE_MAX 64 /* looks at most, then never again */
 
-static int probe_call(void *arg)
+/* Whether the recorder is to be on from PyTorch's first tensor:
+ * GPULEAK_TORCH_LINES=start, or lines asked for before PyTorch was found. */
+static bool record_from_start(void)
 {
-    (void)arg;
+    return gl_config.torch_lines == GL_TORCH_LINES_START || (lines_allowed() && atomic_load(&lines_wanted));
+}
+
+/* The probe, with code (one of the probe snippets above). */
+static int probe_with(const char *code)
+{
     note_main_thread();
     size_t len;
     struct py_exc escaped;
-    bool record_now = gl_config.torch_lines == GL_TORCH_LINES_START ||
-                      (lines_allowed() && atomic_load(&lines_wanted));
-    char *r = run_snippet(record_now ? probe_enable_code : probe_look_code, NULL, &len, &escaped);
-    bool found = r != NULL && len == 1 && r[0] != 'n' && escaped.type == NULL;
+    char *r = run_snippet(code, NULL, &len, &escaped);
+    if (r != NULL && len == 1 && r[0] == 'q' && escaped.type == NULL)
+        atomic_store(&recorder_queued, true);
+    bool found = r != NULL && len == 1 && r[0] != 'n' && r[0] != 'q' && escaped.type == NULL;
     if (found) {
         if (r[0] == 'd') /* the quiet time counts from here */
             atomic_store(&last_alloc_ns, gl_mono_ns());
@@ -481,6 +537,30 @@ static int probe_call(void *arg)
     free(r);
     atomic_store(&probe_queued, false); /* interrupted: a later allocation looks again */
     return raise_in_program(&escaped);
+}
+
+static int probe_call(void *arg)
+{
+    (void)arg;
+    return probe_with(record_from_start() ? probe_enable_code : probe_look_code);
+}
+
+static int early_probe_call(void *arg)
+{
+    (void)arg;
+    return probe_with(probe_early_code);
+}
+
+void gl_torch_note_cuda_use(void)
+{
+    if (atomic_load_explicit(&probe_done, memory_order_relaxed) ||
+        atomic_load_explicit(&recorder_queued, memory_order_relaxed) || !gl_config.torch || !record_from_start())
+        return;
+    if (!py_ready() || !c10_cuda_loaded() || atomic_exchange(&probe_queued, true))
+        return;
+    if (atomic_fetch_add_explicit(&early_probes, 1, memory_order_relaxed) >= PROBE_MAX ||
+        py.add_pending(early_probe_call, NULL) != 0)
+        atomic_store(&probe_queued, false);
 }
 
 /* GPULEAK_TORCH_LINES=request: device memory that grows again after

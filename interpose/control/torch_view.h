@@ -47,6 +47,14 @@ struct gl_torch_view {
  * itself.  Once done, or in a process without Python, one atomic load. */
 void gl_torch_note_alloc(void);
 
+/* PyTorch's first CUDA use (cudaGetDeviceCount: torch.cuda.is_available()
+ * and torch.cuda's initialization call it before any allocation), when the
+ * recorder is to be on from the start (GPULEAK_TORCH_LINES=start, or the
+ * program asked for lines before): queues the early probe, which turns it
+ * on inside torch.cuda's initialization, so that the first tensor has its
+ * line too.  Until PyTorch is found, then one atomic load. */
+void gl_torch_note_cuda_use(void);
+
 /* GPULEAK_TORCH_LINES=request: a request for history or a snapshot came,
  * so PyTorch's recorder is turned on (now, through a pending call, when
  * PyTorch was already found; else when the probe finds it).  Any thread,

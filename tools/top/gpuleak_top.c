@@ -99,6 +99,10 @@ static int64_t window_growth(const struct trend *t)
 
 /* ---- drawing ------------------------------------------------------------- */
 
+/* The labelling options: --alloc-fn's globs, the program's own allocation
+ * wrappers, skipped as the reporter skips them (report/model/user_frame.h). */
+static struct sdb_opts label_opts;
+
 /* Sizes as the reporter writes them (util/fmt.c), bytes below 1 KiB. */
 static void human(char *buf, size_t size, uint64_t n)
 {
@@ -137,12 +141,12 @@ static bool has_python(const struct live_stack *st)
  * wrappers (CUDA's, PyTorch's own code: the reporter's rule,
  * report/model/user_frame.h), start frames left out.  A stack with Python
  * frames is shown by them alone, as the reporter shows it: that is the
- * user's code.  skip_wrappers false: a stack of wrappers only, shown from
+ * user's code.  Functions named by --alloc-fn count as wrappers, as in
+ * the reporter.  skip_wrappers false: a stack of wrappers only, shown from
  * its innermost frame.  The number of frames written. */
 static int site_frames(struct symbolizer *sy, const struct live_stack *st, bool skip_wrappers, char *buf,
                        size_t size)
 {
-    static const struct sdb_opts no_alloc_fns; /* the live view has no --alloc-fn */
     bool python_only = has_python(st);
     bool at_label = !skip_wrappers;
     size_t used = 0;
@@ -156,7 +160,7 @@ static int site_frames(struct symbolizer *sy, const struct live_stack *st, bool 
         for (size_t j = 0; j < nf && shown < 2; j++) {
             if (fold_is_cuda_frame(&f[j]) || fold_is_start_frame(&f[j]))
                 continue;
-            if (!at_label && frame_is_alloc_wrapper(&no_alloc_fns, &f[j]))
+            if (!at_label && frame_is_alloc_wrapper(&label_opts, &f[j]))
                 continue;
             at_label = true;
             const char *file = f[j].file ? strrchr(f[j].file, '/') : NULL;
@@ -302,14 +306,17 @@ static void on_stop(int sig)
 
 static void usage(FILE *f)
 {
-    fputs("usage: gpuleak-top [--once] [--interval SECONDS] [--top N] PID|FILE\n"
+    fputs("usage: gpuleak-top [--once] [--interval SECONDS] [--top N] [--alloc-fn NAME] PID|FILE\n"
           "The live view of a process running under gpuleak: device memory, the\n"
           "fastest-growing stacks and out-of-memory errors, from the live file the\n"
           "library rewrites each second (GPULEAK_LIVE_DIR, default /dev/shm/gpuleak-UID;\n"
           "docs/live.md).  q or Ctrl-C quits.\n"
           "  --once          print one frame, without screen control, and exit\n"
           "  --interval S    seconds between redraws (default 1)\n"
-          "  --top N         stacks shown (default 15)\n",
+          "  --top N         stacks shown (default 15)\n"
+          "  --alloc-fn NAME a function of the program that wraps allocation (a glob,\n"
+          "                  repeatable): a stack is named from its caller on, as\n"
+          "                  gpuleak-report's option of the same name\n",
           f);
 }
 
@@ -326,6 +333,25 @@ static bool live_path(const char *target, char *buf, size_t size)
     return snprintf(buf, size, "%s/gpuleak-%u/%s.live", base, (unsigned)geteuid(), target) < (int)size;
 }
 
+#define ALLOC_FN_NEEDS_NAME "gpuleak-top: --alloc-fn needs a function name (a glob: 'my_alloc', 'Arena::*') (try --help)\n"
+
+/* --alloc-fn NAME, validated as gpuleak-report validates it. */
+static bool add_alloc_fn(const char *name)
+{
+    if (name[0] == '\0') {
+        fputs(ALLOC_FN_NEEDS_NAME, stderr);
+        return false;
+    }
+    const char **more = realloc((void *)label_opts.alloc_fns, (label_opts.nalloc_fns + 1) * sizeof *more);
+    if (more == NULL) {
+        fputs("gpuleak-top: out of memory\n", stderr);
+        return false;
+    }
+    more[label_opts.nalloc_fns++] = name;
+    label_opts.alloc_fns = more;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     bool once = false;
@@ -334,7 +360,8 @@ int main(int argc, char **argv)
     static const struct option opts[] = {
         {"once", no_argument, NULL, 'o'},     {"interval", required_argument, NULL, 'i'},
         {"top", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},  {NULL, 0, NULL, 0},
+        {"version", no_argument, NULL, 'V'},  {"alloc-fn", required_argument, NULL, 'F'},
+        {NULL, 0, NULL, 0},
     };
     int c;
     opterr = 0;
@@ -358,9 +385,17 @@ int main(int argc, char **argv)
             top = (int)v;
             break;
         }
+        case 'F':
+            if (!add_alloc_fn(optarg))
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("gpuleak-top %s\n", GPULEAK_VERSION); return 0;
         default:
+            if (optopt == 'F') {
+                fputs(ALLOC_FN_NEEDS_NAME, stderr);
+                return 2;
+            }
             fprintf(stderr, "gpuleak-top: unknown option '%s' (see --help)\n", argv[optind - 1]);
             return 2;
         }
@@ -465,5 +500,6 @@ int main(int argc, char **argv)
         sym_free(sy);
     live_free(&kept);
     free(trends);
+    free((void *)label_opts.alloc_fns);
     return status;
 }
