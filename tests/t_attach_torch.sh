@@ -14,7 +14,8 @@
 # exact (the 2 MiB segment made before, freed by empty_cache, is
 # subtracted) and split by what PyTorch said: its 2 MiB segment, the rest
 # (fakecuda's 4 MiB context); torch's own output and the exit status are
-# those of a run without the attach.
+# those of a run without the attach.  PyTorch's recorder, turned on by a
+# request while attached, is off again after the detach.
 source "$ROOT/tests/lib.sh"
 torch_real_setup
 command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
@@ -136,4 +137,30 @@ PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True scenario expandable "virtual me
 expect_eq "$(before_attach expandable)" "4194304 6291456 2097152 1 4194304
 0 2097152 1 2097152 1" "expandable: the ledger's before-attach row"
 expect_eq "$(jget expandable/snap.json 'd["ledger"][0]["unexplained_bytes"]')" 0 "expandable: unexplained"
+
+# PyTorch's recorder, off when the program started: a snapshot request
+# while attached turns it on at the next allocation (whose tensor has its
+# line), and
+# the detach turns it off again, so that the job runs as fast as before the
+# attach (before: it stayed on, ~1.5 us a tensor, for the rest of the job).
+mkdir -p recorder/snaps && cd recorder
+NO_HISTORY=1 start recorder
+recorder_is() {
+    for _ in $(seq 40); do
+        send recorder history
+        [ "$(grep '^history ' recorder.out | tail -1)" = "history $1" ] && return
+        sleep 0.1
+    done
+    fail "recorder: $2: $(grep '^history ' recorder.out | tail -1), not $1"
+}
+recorder_is False "at start"
+"$LAUNCHER" attach --output snaps/ "$pid" 2>attach.err || fail "recorder: attach: $(cat attach.err)"
+"$LAUNCHER" snapshot "$pid" >/dev/null || fail "recorder: snapshot"
+send recorder "leak 3000000"
+recorder_is True "after a snapshot request while attached"
+"$LAUNCHER" detach "$pid" >/dev/null 2>detach.err || fail "recorder: detach: $(cat detach.err)"
+recorder_is False "after the detach"
+finish
+expect_eq "$rc" 4 "recorder: the program's own exit status"
+cd ..
 echo ok

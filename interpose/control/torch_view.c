@@ -495,6 +495,9 @@ static atomic_bool lines_wanted;
 static atomic_bool lines_deferred;  /* the probe found PyTorch and left its recorder off */
 static _Atomic uint64_t last_alloc_ns; /* since then: the last allocation (note_growth) */
 static atomic_bool recorder_queued; /* the early probe left it to torch.cuda's initialization */
+/* gpuleak itself turned PyTorch's recorder on (the probe or a request
+ * answered 'e'), so a detach turns it off again (gl_torch_detach). */
+static atomic_bool recorder_ours;
 static _Atomic uint32_t early_probes; /* its own budget: the allocations' looks are not spent */
 /* gpuleak_memory._record_memory_history() was called: the program asked for
  * lines itself, which even GPULEAK_TORCH_LINES=never (light mode) obeys. */
@@ -530,6 +533,8 @@ static int probe_with(const char *code)
         if (r[0] == 'd') /* the quiet time counts from here */
             atomic_store(&last_alloc_ns, gl_mono_ns());
         atomic_store(&lines_deferred, r[0] == 'd');
+        if (r[0] == 'e')
+            atomic_store(&recorder_ours, true);
         atomic_store(&torch_seen, true);
         atomic_store(&probe_done, 1);
         register_exit_view(&escaped);
@@ -755,6 +760,8 @@ static void start_lines_here(struct py_exc *escaped)
     size_t len;
     char *r = run_snippet(probe_enable_code, NULL, &len, escaped);
     bool on = r != NULL && len == 1 && (r[0] == 'e' || r[0] == 'u');
+    if (on && r[0] == 'e')
+        atomic_store(&recorder_ours, true);
     if (!on && escaped->type != NULL)
         atomic_store(&lines_deferred, true); /* interrupted: the next request tries again */
     free(r);
@@ -782,6 +789,51 @@ void gl_torch_want_lines(void)
     if (atomic_exchange(&lines_wanted, true) || !atomic_load(&lines_deferred) || !py_ready())
         return; /* already asked, or the probe (not run yet) will see lines_wanted */
     py.add_pending(lines_call, NULL);
+}
+
+/* ---- the detach gives the recorder back ----------------------------------- */
+
+static const char recorder_off_code[] =
+    "import sys as _s\n"
+    "_m = _s.modules.get('torch.cuda.memory')\n"
+    "_r = b'n'\n"
+    "try:\n"
+    "    if _m is not None:\n"
+    "        _m._record_memory_history(enabled=None)\n"
+    "        _r = b'f'\n"
+    "except Exception:\n"
+    "    _r = b'x'\n";
+
+/* On Python's main thread, after a detach: PyTorch's recorder off, as it
+ * was before the attach.  An attach made since owns it again: left on. */
+static int recorder_off_call(void *arg)
+{
+    (void)arg;
+    note_main_thread();
+    struct py_exc escaped;
+    memset(&escaped, 0, sizeof escaped);
+    if (gl_tracking_active()) {
+        atomic_store(&recorder_ours, true);
+        return 0;
+    }
+    size_t len;
+    char *r = run_snippet(recorder_off_code, NULL, &len, &escaped);
+    if (r != NULL && len == 1 && r[0] == 'f') {
+        atomic_store(&lines_wanted, false); /* a later attach's request turns it on again */
+        atomic_store(&lines_deferred, true);
+    } else {
+        atomic_store(&recorder_ours, true); /* interrupted: the next detach tries again */
+    }
+    free(r);
+    return raise_in_program(&escaped);
+}
+
+void gl_torch_detach(void)
+{
+    if (atomic_load(&user_asked_lines) || !atomic_exchange(&recorder_ours, false) || !py_ready())
+        return;
+    if (py.add_pending(recorder_off_call, NULL) != 0)
+        atomic_store(&recorder_ours, true);
 }
 
 /* The asker gave up on the main thread (busy in C past GL_TORCH_WAIT_MS,

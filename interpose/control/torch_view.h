@@ -92,6 +92,12 @@ void gl_torch_view_free(struct gl_torch_view *v);
  * serves it.  Nothing in a process without torch's libc10_cuda. */
 void gl_torch_attach_ask(void);
 
+/* `gpuleak detach`: when gpuleak turned PyTorch's history recorder on
+ * (a request while attached), it is turned off again, on Python's main
+ * thread at its next bytecode, so that the job runs as fast as before the
+ * attach.  A recorder the program turned on itself is left on. */
+void gl_torch_detach(void);
+
 /* fork: the child has no request in flight (its asker, the writer thread,
  * is gone) and asks again with a fresh semaphore; it drops the parent's
  * last view, which is not its memory. */

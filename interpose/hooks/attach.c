@@ -289,6 +289,7 @@ GL_EXPORT int gpuleak_attach_end(void)
         atomic_store(&patched_count, -1);
         atomic_store(&hooks_in_place, false);
         gl_lifecycle_detach(true);
+        gl_torch_detach(); /* PyTorch's recorder, if gpuleak turned it on: off again */
     }
     atomic_store(&busy, false);
     return rc;

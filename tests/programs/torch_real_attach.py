@@ -8,13 +8,18 @@ allocator), prints "ready", then answers one command a line on stdin with
               no bytecode run) for the next line, and says "ok unblock"
   free-pre    drops the tensor made at start and empties the cache (the
               2 MiB segment, made before any attach, goes back to CUDA)
+  history     prints "history True" or "history False": whether PyTorch's
+              recorder is on
+With NO_HISTORY=1 in its environment it leaves the recorder off at start.
   quit        prints torch's own totals and exits with status 4"""
 import select
 import sys
 
+import os
 import torch
 
-torch.cuda.memory._record_memory_history(enabled="state", context="alloc", stacks="python")
+if os.environ.get("NO_HISTORY") != "1":
+    torch.cuda.memory._record_memory_history(enabled="state", context="alloc", stacks="python")
 pre = torch.empty(1 << 20, device="cuda", dtype=torch.uint8)  # PRE-LINE
 kept = []
 
@@ -52,6 +57,8 @@ for line in lines():
     elif cmd == "free-pre":
         del pre
         torch.cuda.empty_cache()
+    elif cmd == "history":
+        print("history", torch._C._cuda_isHistoryEnabled(), flush=True)
     elif cmd == "quit":
         break
     print("ok", cmd, flush=True)
