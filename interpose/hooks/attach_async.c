@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/internal.h"
+#include "base/worker.h"
 #include "gpuleak.h"
 #include "hooks/attach_async.h"
 
@@ -143,7 +144,8 @@ GL_EXPORT int gpuleak_attach_start(const char *config, const char *status)
 }
 
 /* An attached process has gpuleak's writer thread, which ticks every
- * ~250 ms (gl_attach_detach_poll): the detach only says so, with atomics.
+ * ~250 ms and when woken (gl_attach_detach_poll): the detach only says
+ * so, with atomics, and wakes it (sem_post: an atomic and a futex wake).
  * The call gdb makes then takes no lock at all -- not even pthread_create's
  * or malloc's, which a thread gdb stopped inside fork or malloc holds (a
  * job that forks CUDA children: gdb's call in dlopen and pthread_create
@@ -165,6 +167,7 @@ GL_EXPORT int gpuleak_detach_start(const char *status)
     if (!take_job(false, NULL, status))
         return -1;
     atomic_store(&detach_wanted, getpid());
+    gl_worker_wake(); /* sem_post: no lock; the writer asks now, not at its tick */
     return 0;
 }
 
