@@ -406,6 +406,8 @@ static void *writer_main(void *arg)
         gl_worker_run_pending();
         if (atomic_exchange(&signal_pending, false))
             gl_snapshot_write(GL_REASON_SIGNAL, 0, NULL);
+        if (each != NULL)
+            each(); /* a detach wakes the writer to ask (hooks/attach_async.c) */
     }
     return NULL;
 }

@@ -21,14 +21,18 @@
 #include <unistd.h>
 
 #include "base/internal.h"
+#include "base/worker.h"
 #include "gpuleak.h"
 #include "hooks/attach_async.h"
 
 #define ARG_MAX_BYTES 4096
 
-/* One attach or detach start at a time; the arguments live here, not on
- * the heap (the stopped thread may be inside malloc). */
-static atomic_bool starting;
+/* One attach or detach start at a time, held by the process it was made
+ * in: `job_owner` is that process's id, 0 when none.  fork copies it into a
+ * child, where no thread of ours runs that job: a child's start finds its
+ * parent's id there and takes it.  The arguments live here, not on the
+ * heap (the stopped thread may be inside malloc). */
+static _Atomic pid_t job_owner;
 static char job_config[ARG_MAX_BYTES];
 static char job_status[ARG_MAX_BYTES];
 static bool job_is_attach;
@@ -84,7 +88,7 @@ static void *run_job(void *arg)
             snapshot = gpuleak_attach_last_snapshot();
     }
     write_status(job_status, rc, snapshot);
-    atomic_store(&starting, false);
+    atomic_store(&job_owner, 0);
     return NULL;
 }
 
@@ -107,14 +111,21 @@ static int spawn_job(void)
     return rc == 0 ? 0 : -1;
 }
 
-/* Takes `starting` and copies the arguments; false (nothing taken) when
- * another start runs or an argument is too long. */
+/* Takes `job_owner` and copies the arguments; false (nothing taken) when
+ * another start of this process runs or an argument is too long.  (getpid
+ * is a system call, no lock: safe on the thread gdb stopped.) */
 static bool take_job(bool attach, const char *config, const char *status)
 {
-    if (status == NULL || atomic_exchange(&starting, true))
+    if (status == NULL)
         return false;
+    pid_t self = getpid();
+    pid_t owner = atomic_load(&job_owner);
+    do {
+        if (owner == self)
+            return false;
+    } while (!atomic_compare_exchange_weak(&job_owner, &owner, self));
     if (!copy_arg(job_config, config) || !copy_arg(job_status, status)) {
-        atomic_store(&starting, false);
+        atomic_store(&job_owner, 0);
         return false;
     }
     job_is_attach = attach;
@@ -126,19 +137,28 @@ GL_EXPORT int gpuleak_attach_start(const char *config, const char *status)
     if (!take_job(true, config, status))
         return -1;
     if (spawn_job() != 0) {
-        atomic_store(&starting, false);
+        atomic_store(&job_owner, 0);
         return -1;
     }
     return 0;
 }
 
 /* An attached process has gpuleak's writer thread, which ticks every
- * ~250 ms (gl_attach_detach_poll): the detach only says so, with atomics.
+ * ~250 ms and when woken (gl_attach_detach_poll): the detach only says
+ * so, with atomics, and wakes it (sem_post: an atomic and a futex wake).
  * The call gdb makes then takes no lock at all -- not even pthread_create's
  * or malloc's, which a thread gdb stopped inside fork or malloc holds (a
  * job that forks CUDA children: gdb's call in dlopen and pthread_create
- * waited there until gdb gave up after 60 s). */
-static atomic_bool detach_wanted;
+ * waited there until gdb gave up after 60 s).
+ *
+ * The request names the process it was made to, as `job_owner` does: a
+ * child forked before the writer's tick has a copy of it, and its writer
+ * -- started by the child's first CUDA call, and ticking at once, its live
+ * view due -- detached the child, wrote the child's snapshot (its tables
+ * emptied by fork: call counts, no device counters, no history) and
+ * claimed the launcher's status file before the parent (O_EXCL: the first
+ * one wins), so `gpuleak detach` printed the child's snapshot. */
+static _Atomic pid_t detach_wanted; /* the process asked to detach; 0: none */
 
 GL_EXPORT int gpuleak_detach_start(const char *status)
 {
@@ -146,16 +166,18 @@ GL_EXPORT int gpuleak_detach_start(const char *status)
         return GPULEAK_ATTACH_NOT_ATTACHED;
     if (!take_job(false, NULL, status))
         return -1;
-    atomic_store(&detach_wanted, true);
+    atomic_store(&detach_wanted, getpid());
+    gl_worker_wake(); /* sem_post: no lock; the writer asks now, not at its tick */
     return 0;
 }
 
 void gl_attach_detach_poll(void)
 {
-    if (!atomic_exchange(&detach_wanted, false))
-        return;
+    pid_t wanted = atomic_exchange(&detach_wanted, 0);
+    if (wanted == 0 || wanted != getpid())
+        return; /* none, or the parent's, copied by fork: not this process's */
     if (spawn_job() != 0) { /* no thread: said, as if the detach had failed */
         write_status(job_status, GPULEAK_ATTACH_BUSY, NULL);
-        atomic_store(&starting, false);
+        atomic_store(&job_owner, 0);
     }
 }
