@@ -24,8 +24,8 @@ same report "report --error-exitcode 3 leak.snap" "--error-exitcode 3 leak.snap"
 same diff "diff --error-exitcode 4 d/a.snap d/c.snap" "--error-exitcode 4 diff d/a.snap d/c.snap"
 same "diff, options after" "diff d/a.snap d/c.snap --json" "--json diff d/a.snap d/c.snap"
 same "diff of two processes" "diff clean.snap leak.snap" "diff clean.snap leak.snap" quiet \
-    "s/compare processes with 'merge'\$/compare processes with 'gpuleak merge'/"
-grep -q "compare processes with 'gpuleak merge'$" a.err || fail "diff of two processes: the hint: $(cat a.err)"
+    "s/compare processes with 'merge', or two runs of one program stack by stack with 'diff --across-runs'\$/compare processes with 'gpuleak merge', or two runs of one program stack by stack with 'gpuleak diff --across-runs'/"
+grep -q "compare processes with 'gpuleak merge', or two runs of one program stack by stack with 'gpuleak diff --across-runs'$" a.err || fail "diff of two processes: the hint: $(cat a.err)"
 same merge "merge r/r0.snap r/r1.snap r/r2.snap" "merge r/r0.snap r/r1.snap r/r2.snap"
 same "merge --json" "merge --json r/r0.snap r/r1.snap r/r2.snap" "--json merge r/r0.snap r/r1.snap r/r2.snap"
 same html "html --top 3 a.html leak.snap" "--top 3 --html b.html leak.snap" quiet
