@@ -424,6 +424,26 @@ void gl_acct_watch_copy(struct gl_watch_copy *out, size_t room)
     }
 }
 
+void gl_acct_reset(void)
+{
+    /* In the exclusive section, after gl_acct_revoke_all: no lane holds
+     * credit or pending changes.  The lock stays (it is first): every other
+     * field back to a device never used. */
+    _Static_assert(offsetof(struct device, lock) == 0, "the lock is first");
+    for (int i = 0; i <= GL_MAX_DEVICES; i++) {
+        struct device *d = &devices[i];
+        gl_lock(&d->lock);
+        struct site *s, *tmp;
+        HASH_ITER(hh, d->sites, s, tmp) {
+            HASH_DEL(d->sites, s);
+            free(s);
+        }
+        memset((char *)d + sizeof d->lock, 0, offsetof(struct device, sites) + sizeof d->sites - sizeof d->lock);
+        d->peak_epoch = 1;
+        gl_unlock(&d->lock);
+    }
+}
+
 void gl_acct_postfork_child(void)
 {
     /* Only this thread exists now; the parent's device memory is not ours. */

@@ -573,6 +573,44 @@ void gl_track_shape(struct gl_track_shape *out)
     }
 }
 
+/* Frees a shard's slabs and buckets: it is empty after.  The caller holds
+ * the shard's lock, or is the only thread (fork's child). */
+static void shard_empty(struct shard *sh)
+{
+    for (struct slab *sl = sh->slabs, *next; sl != NULL; sl = next) {
+        next = sl->next;
+        free(sl);
+    }
+    free(sh->buckets);
+    sh->slabs = NULL;
+    sh->buckets = NULL;
+    sh->nbuckets = sh->count = 0;
+    sh->free_list = NULL;
+}
+
+void gl_track_reset(void)
+{
+    /* Every lane held: no event is between its lane's enter and leave, and
+     * nothing reads a slab, a bucket, a site or the ring outside a lane
+     * except gl_track_kind_of (and the unit test's shape), which hold the
+     * shard's lock: taken here too.  A hook in flight (it passed gl_enter
+     * before tracking turned off) meets empty tables after, never freed
+     * memory: its record is a copy (taken), its stack is never freed. */
+    gl_exclusive_enter();
+    gl_acct_revoke_all();
+    gl_lanes_flush_tallies();
+    gl_stacks_zero_counts();
+    gl_acct_reset();
+    for (int i = 0; i < SHARDS; i++) {
+        gl_lock(&shards[i].lock);
+        shard_empty(&shards[i]);
+        gl_unlock(&shards[i].lock);
+    }
+    gl_history_configure(0);
+    atomic_store(&oom_next, 0);
+    gl_exclusive_leave();
+}
+
 void gl_track_prefork(void)
 {
     gl_lanes_prefork();
@@ -590,17 +628,8 @@ void gl_track_postfork_child(void)
     /* Only this thread exists now, so nothing else can touch the tables
      * while they are emptied.  The parent's device memory is not ours. */
     for (int i = 0; i < SHARDS; i++) {
-        struct shard *sh = &shards[i];
-        for (struct slab *sl = sh->slabs, *next; sl != NULL; sl = next) {
-            next = sl->next;
-            free(sl);
-        }
-        free(sh->buckets);
-        sh->slabs = NULL;
-        sh->buckets = NULL;
-        sh->nbuckets = sh->count = 0;
-        sh->free_list = NULL;
-        gl_lock_init(&sh->lock, GL_LOCK_SHARD, 0);
+        shard_empty(&shards[i]);
+        gl_lock_init(&shards[i].lock, GL_LOCK_SHARD, 0);
     }
     gl_acct_postfork_child();
     atomic_store(&oom_next, 0);
