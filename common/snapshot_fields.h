@@ -130,7 +130,13 @@
     R(u32, pad, "")                                                            \
     F(u64, before_attach_used, "`gpuleak attach`: the driver's used memory (total - free) on this device at the attach, all of it made before (docs/attach.md); 0 when the process was not attached to, or the device not measured. Absent in entries of 120 bytes or less: 0") \
     F(u64, before_attach_freed, "bytes of memory made before the attach seen freed since (their size asked of the driver before the free)") \
-    F(u64, before_attach_frees, "frees of memory made before the attach: addresses gpuleak never saw allocated, freed by CUDA without error in an attached process (not bad frees)")
+    F(u64, before_attach_frees, "frees of memory made before the attach: addresses gpuleak never saw allocated, freed by CUDA without error in an attached process (not bad frees)") \
+    F(u64, before_attach_torch_bytes, "of `before_attach_used`: the bytes of PyTorch's segments on this device made before the attach (reserved by its caching allocator then), as PyTorch listed them when the attach asked it (`torch.cuda.memory._snapshot()`, docs/attach.md); 0 when none or not known. Absent in entries of 144 bytes or less: 0") \
+    F(u64, before_attach_torch_freed, "of `before_attach_freed`: the bytes of those segments seen freed since (`torch.cuda.memory.empty_cache()`)") \
+    F(u32, before_attach_torch_segments, "how many segments `before_attach_torch_bytes` is") \
+    F(u32, before_attach_torch_frees, "of `before_attach_frees`: frees (or unmaps) of those segments") \
+    F(u32, before_attach_torch_status, "whether PyTorch was asked at the attach: 0 not (no PyTorch in the process, or not attached), 1 it answered, 2 it has not answered yet (Python's main thread ran no bytecode since: asked again when it does)") \
+    R(u32, pad2, "")
 
 #define GL_FIELDS_PEAK(F, R)                                                   \
     F(i32, device, "")                                                         \
@@ -207,7 +213,7 @@
     F(u32, stack_id, "a STACK of Python frames only, the allocation's; 0 when PyTorch recorded none") \
     F(i32, device, "")                                                         \
     F(u16, state, "1 `active_allocated`, 2 `active_pending_free`, 3 `inactive` (cached), 0 anything else") \
-    R(u16, reserved, "")                                                       \
+    F(u16, flags, "bit 0: the block's segment was made before `gpuleak attach` (PyTorch listed it when the attach asked, and it was not freed since); 0 in older files")                                                       \
     R(u32, reserved2, "")
 
 /* The minimum size of each array entry: its size in the format's first

@@ -106,9 +106,10 @@ enum gl_sampling_mode { GL_SAMPLING_BYTES = 1 };
 
 /* DEVICES entry: device -1 is the host (pinned and registered host memory).
  * Entries grew from 104 bytes (ctx_used_at_create, ctx_creations appended),
- * then from 120 (before_attach_used, _freed, _frees appended):
+ * then from 120 (before_attach_used, _freed, _frees appended), then from
+ * 144 (before_attach_torch_*: PyTorch's segments made before the attach):
  * a reader accepts the shorter ones and reads the missing fields as 0. */
-#define GL_DEVICE_ENTRY_SIZE 144u
+#define GL_DEVICE_ENTRY_SIZE 176u
 #define GL_DEVICE_ENTRY_MIN_SIZE 104u
 
 /* PEAK entry: the live memory of that device, grouped by stack, at the
@@ -196,6 +197,14 @@ enum gl_torch_status {
  * Python frames only (the allocation's, innermost first; 0 when PyTorch kept
  * none: history recording was off when the block was allocated). */
 #define GL_TORCH_BLOCK_ENTRY_SIZE 48u
+/* TORCH_BLOCKS flags (the u16 was reserved, 0, before). */
+#define GL_TORCH_BLOCK_F_BEFORE_ATTACH 1u /* its segment was made before gpuleak attach */
+/* DEVICES before_attach_torch_status. */
+enum gl_before_attach_torch {
+    GL_BEFORE_ATTACH_TORCH_NOT_ASKED = 0,
+    GL_BEFORE_ATTACH_TORCH_ANSWERED = 1,
+    GL_BEFORE_ATTACH_TORCH_NO_ANSWER = 2, /* asked at the attach, no answer yet */
+};
 enum gl_torch_block_state {
     GL_TORCH_BLOCK_UNKNOWN = 0,
     GL_TORCH_BLOCK_ALLOCATED = 1,    /* "active_allocated": a live tensor's */

@@ -62,7 +62,7 @@ grep -qx '50 calls (cudaMalloc, device), 50 freed, 204,800 bytes (200.0 KiB) in 
 # Two processes: no diff between them (issue 35 item 4: refused, status 2,
 # nothing written); merge, below, compares them.
 rc=0; "$REPORT" --json diff "$snap" win/final.snap >two.json 2>two.err || rc=$?
-expect_eq "$rc:$(wc -c <two.json):$(grep -c "^gpuleak-report: diff: the snapshots come from 2 different processes (no rank, pid [0-9]* on .*, rank 2 pid [0-9]* on .*); growth is measured between snapshots of one process: compare processes with 'merge'$" two.err)" \
+expect_eq "$rc:$(wc -c <two.json):$(grep -c "^gpuleak-report: diff: the snapshots come from 2 different processes (no rank, pid [0-9]* on .*, rank 2 pid [0-9]* on .*); growth is measured between snapshots of one process: compare processes with 'merge', or two runs of one program stack by stack with 'diff --across-runs'$" two.err)" \
     "2:0:1" "two processes refused"
 
 # merge: the sites of both processes (rank 2: call_window; churn, which had

@@ -1,5 +1,6 @@
 # gpuleak check --json (issue 35): one JSON document (--json=FILE: in FILE;
-# --json: on stderr, after the command's own output) for the whole run -- per process its verdict (pid, rank, errors, leaked bytes and
+# --json: on stdout, after the command's own output, as every other --json
+# of gpuleak's: none on stderr) for the whole run -- per process its verdict (pid, rank, errors, leaked bytes and
 # counts, the reporter's own JSON report) and the job's verdict -- and the
 # same gate and exit status as the text mode: the command's status, or
 # --error-exitcode's N when a process has errors.  The launcher takes the
@@ -8,13 +9,15 @@ source "$ROOT/tests/lib.sh"
 export LD_LIBRARY_PATH=$FAKECUDA
 [ -z "$GL_SAN" ] || export GPULEAK_LIB=$LIBGPULEAK
 check() { "$LAUNCHER" check "$@" >out.txt 2>err.txt; }
-# The document at the end of stderr (after what the command wrote there).
-document() { sed -n '/^{"format":"gpuleak-check"/,$p' err.txt >doc.json; }
+# The document at the end of stdout (after what the command wrote there).
+document() { sed -n '/^{"format":"gpuleak-check"/,$p' out.txt >doc.json; }
 
 # A leak: --error-exitcode's status, and the verdict's exact figures.
 rc=0; check --json --error-exitcode 9 --output lk -- "$TPROG/scenarios" leak-runtime || rc=$?
 expect_eq "$rc" 9 "leak, --error-exitcode 9"
 document
+expect_eq "$(grep -c . out.txt)" "$(grep -c . doc.json)" "stdout: the document alone (the command wrote none)"
+expect_eq "$(grep -c '"format"' err.txt)" 0 "no document on stderr"
 check_multi_json doc.json <<'PY'
 eq(d["format"], "gpuleak-check", "format")
 eq(len(d["processes"]), 1, "processes")
@@ -31,6 +34,14 @@ eq([(l["bytes"], l["frames"][0]["function"]) for l in p["report"]["leaks"]], [(2
 eq(d["job"], {"verdict": "errors", "processes": 1, "with_errors": 1, "still_running": 0, "ranks_with_errors": [],
               "double_frees": 0, "command_status": 0, "exit_status": 9, "snapshots": "lk"}, "job")
 PY
+# The command's own stdout first, then the document, from a line of its own.
+rc=0; check --json -- sh -c 'echo "epoch 1"; "$1" balanced' sh "$TPROG/scenarios" || rc=$?
+expect_eq "$rc" 0 "balanced, --json"
+expect_eq "$(head -c 34 out.txt)" 'epoch 1
+{"format":"gpuleak-check",' "stdout: the command's line, then the document"
+document
+expect_eq "$(jget doc.json 'd["job"]["verdict"]')" "no errors" "the document after the command's output"
+expect_eq "$(grep -c '"format"' err.txt)" 0 "no document on stderr"
 # The command's own status passes through (3), leak or not.
 rc=0; check --json=doc.json -- sh -c '"$1" leak-runtime; exit 3' sh "$TPROG/scenarios" || rc=$?
 expect_eq "$rc" 3 "the command's status"

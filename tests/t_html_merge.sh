@@ -66,7 +66,7 @@ PY
 # --html over them refuse, naming them, and say what compares them
 pids=$(jget m.json '", ".join("rank %d pid %d on %s" % (r["rank"], r["pid"], r["host"]) for r in d["ranks"])')
 rc=0; "$REPORT" diff "${snaps[@]}" >out.txt 2>err.txt || rc=$?
-expect_eq "$rc:$(cat err.txt):$(wc -c <out.txt)" "2:gpuleak-report: diff: the snapshots come from 4 different processes ($pids); growth is measured between snapshots of one process: compare processes with 'merge':0" "diff of four ranks"
+expect_eq "$rc:$(cat err.txt):$(wc -c <out.txt)" "2:gpuleak-report: diff: the snapshots come from 4 different processes ($pids); growth is measured between snapshots of one process: compare processes with 'merge', or two runs of one program stack by stack with 'diff --across-runs':0" "diff of four ranks"
 rc=0; "$REPORT" --html z.html "${snaps[@]}" 2>err.txt || rc=$?
 expect_eq "$rc:$(cat err.txt)" "2:gpuleak-report: --html: the snapshots come from 4 different processes ($pids); growth is measured between snapshots of one process: compare processes with '--html OUT.html merge'" "--html of four ranks"
 [ ! -e z.html ] || fail "a growth page was written for four ranks"

@@ -93,7 +93,7 @@ while pos < len(b):
     pos += 16 + length
 open(sys.argv[2], "wb").write(out)
 PY
-[ "$(($(stat -c %s l.snap) - $(stat -c %s old.snap)))" = 80 ] || fail "old.snap: 2 entries 40 bytes shorter"
+[ "$(($(stat -c %s l.snap) - $(stat -c %s old.snap)))" = 144 ] || fail "old.snap: 2 entries 72 bytes shorter"
 "$REPORT" --json old.snap >old.json || fail "a 104-byte DEVICES entry is read"
 json_assert old.json '' <<'PY'
 MiB = 1 << 20

@@ -48,7 +48,7 @@ expect_eq "$(jget two.json '[(s["growth"], s["monotonic"]) for s in d["stacks"]]
 # another run: no growth is computed across processes (issue 35 item 4):
 # refused with one line naming them and what compares them, status 2,
 # nothing on stdout; the same for --json and --html
-other_line="gpuleak-report: diff: the snapshots come from 2 different processes (rank 0 pid 4242 on testhost, rank 0 pid 5555 on testhost); growth is measured between snapshots of one process: compare processes with 'merge'"
+other_line="gpuleak-report: diff: the snapshots come from 2 different processes (rank 0 pid 4242 on testhost, rank 0 pid 5555 on testhost); growth is measured between snapshots of one process: compare processes with 'merge', or two runs of one program stack by stack with 'diff --across-runs'"
 for form in "diff" "--json diff" "--error-exitcode 7 diff"; do
     rc=0; "$REPORT" $form d/a.snap d/other.snap > o.out 2> o.err || rc=$?
     expect_eq "$rc:$(cat o.err):$(wc -c < o.out)" "2:$other_line:0" "other run refused ($form)"

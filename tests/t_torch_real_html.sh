@@ -64,11 +64,11 @@ PY
 ) || fail "reading the pages' data"
 MiB=1048576
 expect_eq "$got" "answered 54788096 98566144 14 5
-[('torch_real_grow.py:$kept', 54525952, 13), (None, 262144, 1)]
+[('torch_real_grow.py:$kept', 54525952, 13), ('torch_real_grow.py:$first', 262144, 1)]
 [($((24 * MiB)), $((24 * MiB)), 6, 0, [('torch_real_grow.py:$kept', $((24 * MiB)), 6)], 'torch_real_grow.py:$temp'), \
 ($((20 * MiB)), $((20 * MiB)), 5, 0, [('torch_real_grow.py:$kept', $((20 * MiB)), 5)], 'torch_real_grow.py:$kept'), \
 ($((24 * MiB)), $((8 * MiB)), 2, $((16 * MiB)), [('torch_real_grow.py:$kept', $((8 * MiB)), 2)], 'torch_real_grow.py:$temp'), \
-($((2 * MiB)), 262144, 1, 1835008, [(None, 262144, 1)], 'torch_real_grow.py:$first'), \
+($((2 * MiB)), 262144, 1, 1835008, [('torch_real_grow.py:$first', 262144, 1)], 'torch_real_grow.py:$first'), \
 ($((24 * MiB)), 0, 0, $((24 * MiB)), [], 'torch_real_grow.py:$temp')]
 True
 [('torch_real_grow.py:$kept', [4194304, 29360128, 54525952], [1, 7, 13], True)]
@@ -101,13 +101,13 @@ PY
 expect_eq "$got" "[] 0 ['54788096', '14', '2', 'live tensors in PyTorch’s cache: 14 tensors from 2 Python lines, in 94.0 MiB reserved']
 No memory outside the allocator caches. PyTorch’s cache holds 52.3 MiB in 14 tensors still alive: the suspects, by the Python line that allocated them, are in the next graph and in “PyTorch’s tensors”.
 No leaks outside the allocator caches; the tensors PyTorch’s cache keeps alive are in “PyTorch’s tensors”, by line.
-['54788096', ['PyTorch’s tensors 54788096', '<module> (torch_real_grow.py:$kept) 54525952', '(no Python line) 262144']]
-[['54,525,952', '52.0 MiB', '13', '<module> (torch_real_grow.py:$kept)'], ['262,144', '256.0 KiB', '1', '(no Python line: PyTorch recorded none)']]
+['54788096', ['PyTorch’s tensors 54788096', '<module> (torch_real_grow.py:$kept) 54525952', '<module> (torch_real_grow.py:$first) 262144']]
+[['54,525,952', '52.0 MiB', '13', '<module> (torch_real_grow.py:$kept)'], ['262,144', '256.0 KiB', '1', '<module> (torch_real_grow.py:$first)']]
 0 47 [['24.0 MiB', '24.0 MiB in 6 tensors', '0 B', '24.0 MiB in 6 tensors: <module> (torch_real_grow.py:$kept)'], \
 ['20.0 MiB', '20.0 MiB in 5 tensors', '0 B', '20.0 MiB in 5 tensors: <module> (torch_real_grow.py:$kept)'], \
 ['24.0 MiB', '8.0 MiB in 2 tensors', '16.0 MiB', '8.0 MiB in 2 tensors: <module> (torch_real_grow.py:$kept)'], \
-['2.0 MiB', '256.0 KiB in 1 tensor', '1.8 MiB', '256.0 KiB in 1 tensor: (no Python line: PyTorch recorded none)'], \
+['2.0 MiB', '256.0 KiB in 1 tensor', '1.8 MiB', '256.0 KiB in 1 tensor: <module> (torch_real_grow.py:$first)'], \
 ['24.0 MiB', '0 B in 0 tensors', '24.0 MiB', '']]
-['PyTorch segment 0x200000000000, 2.0 MiB: 256.0 KiB in 1 tensor, 1.8 MiB cached', '  256.0 KiB in 1 tensor: (no Python line: PyTorch recorded none)']
+['PyTorch segment 0x200000000000, 2.0 MiB: 256.0 KiB in 1 tensor, 1.8 MiB cached', '  256.0 KiB in 1 tensor: <module> (torch_real_grow.py:$first)']
 [] 0 ['▲ <module> (torch_real_grow.py:$kept)'] [['suspected leak', '+48.0 MiB', '4.0 MiB', '28.0 MiB', '52.0 MiB', '1', '7', '13', '<module> (torch_real_grow.py:$kept)']] [['', 'PyTorch’s segments: their tensors are above']]" \
     "what the pages draw: the card, the leaks' note, the tensors' flame graph and table, the address map, the growth by line"

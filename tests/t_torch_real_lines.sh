@@ -18,9 +18,13 @@ run() {  # run DIR MODE [VAR=VALUE...]
         >out.txt 2>err.txt) || fail "$2: exit $?: $(tail -3 "$1/err.txt")"
 }
 none="(no Python line: PyTorch recorded none; see GPULEAK_TORCH_LINES)"
-# The first tensor (512 bytes, PyTorch's smallest block) is made before
-# gpuleak finds PyTorch: never a line, whatever the mode.  Without a line of
-# its own, A shares its row (same segment, same "line").
+# The first tensor (512 bytes, PyTorch's smallest block): with the recorder
+# asked for from the start (GPULEAK_TORCH_LINES=start, or the program's
+# _record_memory_history() first) it has its line, the recorder being
+# turned on in torch.cuda's initialization (at its first cudaGetDeviceCount),
+# before PyTorch's first allocation; else it is made before gpuleak finds
+# PyTorch.  Without a line of its own, A shares its row (same segment, same
+# "line").
 # tensors SNAP: "BYTES TENSORS WHERE" per tensor line of PYTORCH'S CACHE,
 # sorted; WHERE is "(file:line)" or the report's words for no line
 tensors() {
@@ -38,11 +42,11 @@ expect_eq "$(tensors request/two.snap)" "1049088 2 $none
 
 run start request GPULEAK_TORCH_LINES=start
 expect_eq "$(tensors start/one.snap)" "1048576 1 $(at A)
-512 1 $none" "GPULEAK_TORCH_LINES=start: A has its line"
+512 1 $(at FIRST)" "GPULEAK_TORCH_LINES=start: every tensor has its line, the first one too"
 
 run history history
 expect_eq "$(tensors history/one.snap)" "1048576 1 $(at A)
-512 1 $none" "_record_memory_history() first: A has its line"
+512 1 $(at FIRST)" "_record_memory_history() first: every tensor has its line, the first one too"
 
 run growth growth GPULEAK_TORCH_SETTLE=1
 expect_eq "$(tensors growth/two.snap)" "1049088 2 $none
@@ -57,7 +61,7 @@ expect_eq "$(tensors light/two.snap)" "1049088 2 $none
 2097152 1 $none" "light mode, second snapshot: no line"
 run light_history history GPULEAK_MODE=light
 expect_eq "$(tensors light_history/one.snap)" "1048576 1 $(at A)
-512 1 $none" "light mode, _record_memory_history() first: A has its line"
+512 1 $(at FIRST)" "light mode, _record_memory_history() first: every tensor has its line"
 
 # A bad value: one line, the default kept.
 run bad request GPULEAK_TORCH_LINES=sometimes

@@ -3,8 +3,9 @@
 # the venv's pytest.  Issue 35: the plugin counts PyTorch's tensors, not the
 # segments its cache takes from cudaMalloc:
 #  - test_first_keeps keeps 4 MiB (in a 20 MiB segment): gpu_limit_leaks(0)
-#    fails with exactly 4 MiB, at the test (the tensor was made before
-#    PyTorch recorded stacks), and its peak is 4 MiB, not the segment's 20;
+#    fails with exactly 4 MiB, at its line (the first tensor: PyTorch's
+#    recorder is on before it is made), and its peak is 4 MiB, not the
+#    segment's 20;
 #  - test_temporary's 16 MiB temporary reuses the cached rest of that
 #    segment (no cudaMalloc at all): its peak is 16 MiB, over its 1 MiB;
 #  - test_keeps keeps 20 MiB: gpu_limit_leaks("8 MiB") fails with the exact
@@ -17,7 +18,6 @@ CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 export LD_LIBRARY_PATH=$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 cp "$ROOT/tests/programs/pytest_real_torch/test_real_torch.py" .
 line() { grep -n "$1" test_real_torch.py | head -1 | cut -d: -f1; }
-first_def=$(($(line 'def test_first_keeps') - 1)) # pytest's location of a decorated test: its decorator
 
 rc=0
 timeout -k 5 120 "$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run --quiet -- \
@@ -28,7 +28,7 @@ expect_eq "$(grep -E '^peak ' out.txt)" "peak   20.0 MiB  leaked   20.0 MiB in 1
 peak   16.0 MiB  leaked        0 B in 0 allocations  test_real_torch.py::test_temporary
 peak    4.0 MiB  leaked    4.0 MiB in 1 allocation  test_real_torch.py::test_first_keeps" "the summary's peaks and leaks"
 expect_eq "$(grep -A1 '^gpuleak: leaked' out.txt)" "gpuleak: leaked 4.0 MiB (4194304 bytes in 1 allocation), over the limit of 0 bytes:
-    4194304 bytes in 1 allocation at test_first_keeps test_real_torch.py:$first_def
+    4194304 bytes in 1 allocation at test_first_keeps test_real_torch.py:$(line KEPT-LINE)
 --
 gpuleak: leaked 20.0 MiB (20971520 bytes in 1 allocation), over the limit of 8388608 bytes:
     20971520 bytes in 1 allocation at test_keeps test_real_torch.py:$(line KEPT-20-LINE)" "the leak failures"

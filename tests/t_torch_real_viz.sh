@@ -21,6 +21,7 @@ kept=$(site_line torch_real_viz.py PLANTED-LINE)
 call=$(site_line torch_real_viz.py CALL-LINE)
 fwd=$(site_line torch_real_viz.py MODULE-LINE)
 net=$(site_line torch_real_viz.py NET-LINE)
+first=$(site_line torch_real_viz.py FIRST-LINE)
 got=$("$PY" - <<'PY'
 import pickle
 from torch.cuda import _memory_viz as viz
@@ -42,9 +43,9 @@ PY
 ) || fail "memory_viz or the comparison raised"
 # Segments: the small pool's 2 (w, the first kept tensor, the module's;
 # the other two kept) and the temporary's 12 MiB one; 8 blocks, 5 live:
-# w (no stack: made before the recorder), the 3 kept from make() called
+# w (at FIRST-LINE: the recorder is on from the start), the 3 kept from make() called
 # at CALL-LINE, and the module's output, 8 frames deep (relu, forward, the
 # nn.Module call machinery around Sequential, the module line).
 expect_eq "$got" "3 True 8 5 True True
-[(65536, (($fwd, 'forward'), ($net, '<module>')), 8), (262144, (), 0), (1048576, (($kept, 'make'), ($call, '<module>')), 2)]" \
+[(65536, (($fwd, 'forward'), ($net, '<module>')), 8), (262144, (($first, '<module>'),), 1), (1048576, (($kept, 'make'), ($call, '<module>')), 2)]" \
     "segments, equal to torch's; blocks, live blocks, equal to torch's with their stacks; segsum; the live blocks' stacks"

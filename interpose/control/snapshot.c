@@ -313,7 +313,10 @@ static void write_devices(struct writer *w, const struct gl_state_copy *c, const
                .unknown_free_count = d->unknown_free_count, .mem_free = v ? v->mem_free : 0,
                .mem_total = v ? v->mem_total : 0, .ctx_used_at_create = ctx.used_at_create,
                .ctx_creations = ctx.creations, .before_attach_used = before.used_at_attach,
-               .before_attach_freed = before.freed_bytes, .before_attach_frees = before.frees);
+               .before_attach_freed = before.freed_bytes, .before_attach_frees = before.frees,
+               .before_attach_torch_bytes = before.torch_bytes, .before_attach_torch_freed = before.torch_freed,
+               .before_attach_torch_segments = before.torch_segments,
+               .before_attach_torch_frees = before.torch_frees, .before_attach_torch_status = before.torch_status);
     }
 }
 
@@ -467,7 +470,7 @@ static void write_torch(struct writer *w, const struct gl_torch_view *t)
             W_PART(w, torch_blocks, .segment = b->segment, .address = b->address, .size = b->size,
                    .requested_size = b->requested_size,
                    .stack_id = b->stack_id != 0 ? w->stack_top + b->stack_id : 0, .device = b->device,
-                   .state = b->state);
+                   .state = b->state, .flags = b->flags);
         }
     }
 }

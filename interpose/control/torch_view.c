@@ -19,7 +19,9 @@
 #include "base/libc_dl.h"
 #include "base/modules.h"
 #include "base/self.h"
+#include "control/lifecycle.h"
 #include "control/trigger.h"
+#include "cuda/before_attach.h"
 #include "snapshot_format.h"
 
 /* ---- the few C API functions used, found in the process --------------- */
@@ -329,6 +331,72 @@ static bool decode_kept(struct gl_torch_view *out)
 /* At exit: see below. */
 static void register_exit_view(struct py_exc *escaped);
 
+/* ---- asked at the attach (docs/attach.md) ------------------------------- */
+
+/* `gpuleak attach` asked PyTorch for its view and no answer has served it
+ * yet: the next answer, whoever asked it, is the attach's too. */
+static atomic_bool attach_answer_wanted;
+/* The attach's answer, kept as the last view, has been carried by no
+ * snapshot yet: the first one that gets no answer of its own carries it. */
+static atomic_bool attach_view_unclaimed;
+
+/* The segments of a decoded view, with their sizes: the blocks of one
+ * segment are consecutive in the collect snippet's answer, and cover it. */
+static size_t segments_of(const struct gl_torch_view *v, struct gl_pre_segment *segs)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v->nblocks; i++) {
+        const struct gl_torch_block *b = &v->blocks[i];
+        if (n == 0 || segs[n - 1].address != b->segment)
+            segs[n++] = (struct gl_pre_segment){b->segment, 0, b->device};
+        segs[n - 1].size += b->size;
+    }
+    return n;
+}
+
+/* PyTorch's view answered the attach: its segments then, less those
+ * gpuleak saw made, were made before the attach (cuda/before_attach.c
+ * counts them and names their frees), and the view is kept for the first
+ * snapshot.  The answer is read, not taken. */
+static void note_attach_answer(const char *buf, size_t len)
+{
+    struct gl_torch_view v;
+    memset(&v, 0, sizeof v);
+    struct gl_pre_segment *segs = NULL;
+    if (decode(buf, len, &v) && (segs = malloc((v.nblocks ? v.nblocks : 1) * sizeof *segs)) != NULL) {
+        gl_before_attach_torch_listed(segs, segments_of(&v, segs));
+        keep_view(buf, len);
+        atomic_store(&attach_view_unclaimed, true);
+    }
+    free(segs);
+    gl_torch_view_free(&v);
+}
+
+/* Any answer of PyTorch's (not 'X': interrupted, or _snapshot() raised) serves the attach's question
+ * while it waits: one is enough. */
+static void serve_attach(const char *buf, size_t len)
+{
+    if ((len == 1 && buf[0] == 'X') || !atomic_load(&attach_answer_wanted))
+        return;
+    if (!atomic_exchange(&attach_answer_wanted, false))
+        return;
+    if (buf != NULL)
+        note_attach_answer(buf, len);
+    else /* None: torch.cuda not initialized, or not the caching allocator: no segment */
+        gl_before_attach_torch_listed(NULL, 0);
+}
+
+/* Blocks in segments made before the attach get their flag: a snapshot
+ * names those segments so, and the ledger counts their tensors. */
+static void mark_before_attach(struct gl_torch_view *v)
+{
+    if (!gl_before_attach_counting())
+        return;
+    for (size_t i = 0; i < v->nblocks; i++)
+        if (gl_before_attach_torch_segment(v->blocks[i].segment))
+            v->blocks[i].flags |= GL_TORCH_BLOCK_F_BEFORE_ATTACH;
+}
+
 /* ---- turning PyTorch's history recording on ----------------------------- */
 
 /* `_r`: b"n" torch.cuda.memory not imported, or PyTorch's CUDA state not
@@ -367,6 +435,53 @@ static const char probe_enable_code[] = PROBE_HEAD
     "            _r = b'e'\n" PROBE_TAIL;
 static const char probe_look_code[] = PROBE_HEAD
     "        _r = b'u' if _u else b'd'\n" PROBE_TAIL;
+/* The early probe, at PyTorch's first CUDA use (gl_torch_note_cuda_use),
+ * before its first allocation, so that its first tensor has its line too.
+ * After torch._C._cuda_init (_tls.is_initializing: the allocators exist)
+ * it turns the recorder on at once, as probe_enable_code.  Before, it
+ * queues the same where torch.cuda._lazy_call would, in the calls PyTorch
+ * runs in its initialization right after _cuda_init, before any
+ * allocation: b"q".  Run inside _cuda_init (CUDA's first use is there, and
+ * a pending call runs at whatever Python code it calls), this thread holds
+ * PyTorch's initialization lock, which _lazy_call takes: the queue is
+ * appended to directly then.  With the lock held by another thread, or
+ * when it raised: b"n", tried again later (the allocation's probe as
+ * before, at worst).  A queued call that
+ * raised would reach the program as a DeferredCudaCallError: it swallows. */
+static const char probe_early_code[] =
+    "import sys as _s\n"
+    "_m = _s.modules.get('torch.cuda.memory')\n"
+    "_c = _s.modules.get('torch.cuda')\n"
+    "_r = b'n'\n"
+    "def _on(_m=_m, _s=_s):\n"
+    "    _h = getattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled', None)\n"
+    "    if _h is not None and _h():\n"
+    "        return b'u'\n"
+    "    _m._record_memory_history(enabled='state', context='alloc', stacks='python')\n"
+    "    return b'e'\n"
+    "def _queued(_on=_on):\n"
+    "    try:\n"
+    "        _on()\n"
+    "    except Exception:\n"
+    "        pass\n"
+    "def _in_init(_c):\n"
+    "    _f = _s._getframe(1)\n"
+    "    while _f is not None and _f.f_code is not _c._lazy_init.__code__:\n"
+    "        _f = _f.f_back\n"
+    "    return _f is not None\n"
+    "try:\n"
+    "    if _m is None or _c is None or not hasattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled'):\n"
+    "        pass\n"
+    "    elif _c.is_initialized() or hasattr(_c._tls, 'is_initializing'):\n"
+    "        _r = _on()\n"
+    "    elif _in_init(_c):\n"
+    "        _c._queued_calls.append((_queued, []))\n"
+    "        _r = b'q'\n"
+    "    elif not _c._initialization_lock.locked():\n"
+    "        _c._lazy_call(_queued)\n"
+    "        _r = b'q'\n"
+    "except Exception:\n"
+    "    _r = b'n'\n";
 
 static _Atomic int probe_done;      /* PyTorch found (or given up): allocations pay one load */
 static _Atomic uint32_t probes;     /* looks taken, all threads */
@@ -379,6 +494,11 @@ static atomic_bool torch_seen;      /* torch.cuda.memory was imported */
 static atomic_bool lines_wanted;
 static atomic_bool lines_deferred;  /* the probe found PyTorch and left its recorder off */
 static _Atomic uint64_t last_alloc_ns; /* since then: the last allocation (note_growth) */
+static atomic_bool recorder_queued; /* the early probe left it to torch.cuda's initialization */
+/* gpuleak itself turned PyTorch's recorder on (the probe or a request
+ * answered 'e'), so a detach turns it off again (gl_torch_detach). */
+static atomic_bool recorder_ours;
+static _Atomic uint32_t early_probes; /* its own budget: the allocations' looks are not spent */
 /* gpuleak_memory._record_memory_history() was called: the program asked for
  * lines itself, which even GPULEAK_TORCH_LINES=never (light mode) obeys. */
 static atomic_bool user_asked_lines;
@@ -392,20 +512,29 @@ static bool lines_allowed(void)
 }
 #define PROBE_MAX 64 /* looks at most, then never again */
 
-static int probe_call(void *arg)
+/* Whether the recorder is to be on from PyTorch's first tensor:
+ * GPULEAK_TORCH_LINES=start, or lines asked for before PyTorch was found. */
+static bool record_from_start(void)
 {
-    (void)arg;
+    return gl_config.torch_lines == GL_TORCH_LINES_START || (lines_allowed() && atomic_load(&lines_wanted));
+}
+
+/* The probe, with code (one of the probe snippets above). */
+static int probe_with(const char *code)
+{
     note_main_thread();
     size_t len;
     struct py_exc escaped;
-    bool record_now = gl_config.torch_lines == GL_TORCH_LINES_START ||
-                      (lines_allowed() && atomic_load(&lines_wanted));
-    char *r = run_snippet(record_now ? probe_enable_code : probe_look_code, NULL, &len, &escaped);
-    bool found = r != NULL && len == 1 && r[0] != 'n' && escaped.type == NULL;
+    char *r = run_snippet(code, NULL, &len, &escaped);
+    if (r != NULL && len == 1 && r[0] == 'q' && escaped.type == NULL)
+        atomic_store(&recorder_queued, true);
+    bool found = r != NULL && len == 1 && r[0] != 'n' && r[0] != 'q' && escaped.type == NULL;
     if (found) {
         if (r[0] == 'd') /* the quiet time counts from here */
             atomic_store(&last_alloc_ns, gl_mono_ns());
         atomic_store(&lines_deferred, r[0] == 'd');
+        if (r[0] == 'e')
+            atomic_store(&recorder_ours, true);
         atomic_store(&torch_seen, true);
         atomic_store(&probe_done, 1);
         register_exit_view(&escaped);
@@ -413,6 +542,30 @@ static int probe_call(void *arg)
     free(r);
     atomic_store(&probe_queued, false); /* interrupted: a later allocation looks again */
     return raise_in_program(&escaped);
+}
+
+static int probe_call(void *arg)
+{
+    (void)arg;
+    return probe_with(record_from_start() ? probe_enable_code : probe_look_code);
+}
+
+static int early_probe_call(void *arg)
+{
+    (void)arg;
+    return probe_with(probe_early_code);
+}
+
+void gl_torch_note_cuda_use(void)
+{
+    if (atomic_load_explicit(&probe_done, memory_order_relaxed) ||
+        atomic_load_explicit(&recorder_queued, memory_order_relaxed) || !gl_config.torch || !record_from_start())
+        return;
+    if (!py_ready() || !c10_cuda_loaded() || atomic_exchange(&probe_queued, true))
+        return;
+    if (atomic_fetch_add_explicit(&early_probes, 1, memory_order_relaxed) >= PROBE_MAX ||
+        py.add_pending(early_probe_call, NULL) != 0)
+        atomic_store(&probe_queued, false);
 }
 
 /* GPULEAK_TORCH_LINES=request: device memory that grows again after
@@ -531,10 +684,16 @@ static void *exit_view_call(void *self, void *unused)
 {
     (void)self;
     (void)unused;
+    if (!gl_tracking_active()) { /* detached (gpuleak detach): nothing to ask, nothing to pay */
+        py_incref(py_none);
+        return py_none;
+    }
     note_main_thread();
     size_t len;
     struct py_exc escaped;
     char *r = run_snippet(collect_code, NULL, &len, &escaped);
+    if (escaped.type == NULL)
+        serve_attach(r, len);
     if (r != NULL && escaped.type == NULL && !(len == 1 && r[0] == 'X'))
         keep_view(r, len);
     free(r);
@@ -601,6 +760,8 @@ static void start_lines_here(struct py_exc *escaped)
     size_t len;
     char *r = run_snippet(probe_enable_code, NULL, &len, escaped);
     bool on = r != NULL && len == 1 && (r[0] == 'e' || r[0] == 'u');
+    if (on && r[0] == 'e')
+        atomic_store(&recorder_ours, true);
     if (!on && escaped->type != NULL)
         atomic_store(&lines_deferred, true); /* interrupted: the next request tries again */
     free(r);
@@ -628,6 +789,51 @@ void gl_torch_want_lines(void)
     if (atomic_exchange(&lines_wanted, true) || !atomic_load(&lines_deferred) || !py_ready())
         return; /* already asked, or the probe (not run yet) will see lines_wanted */
     py.add_pending(lines_call, NULL);
+}
+
+/* ---- the detach gives the recorder back ----------------------------------- */
+
+static const char recorder_off_code[] =
+    "import sys as _s\n"
+    "_m = _s.modules.get('torch.cuda.memory')\n"
+    "_r = b'n'\n"
+    "try:\n"
+    "    if _m is not None:\n"
+    "        _m._record_memory_history(enabled=None)\n"
+    "        _r = b'f'\n"
+    "except Exception:\n"
+    "    _r = b'x'\n";
+
+/* On Python's main thread, after a detach: PyTorch's recorder off, as it
+ * was before the attach.  An attach made since owns it again: left on. */
+static int recorder_off_call(void *arg)
+{
+    (void)arg;
+    note_main_thread();
+    struct py_exc escaped;
+    memset(&escaped, 0, sizeof escaped);
+    if (gl_tracking_active()) {
+        atomic_store(&recorder_ours, true);
+        return 0;
+    }
+    size_t len;
+    char *r = run_snippet(recorder_off_code, NULL, &len, &escaped);
+    if (r != NULL && len == 1 && r[0] == 'f') {
+        atomic_store(&lines_wanted, false); /* a later attach's request turns it on again */
+        atomic_store(&lines_deferred, true);
+    } else {
+        atomic_store(&recorder_ours, true); /* interrupted: the next detach tries again */
+    }
+    free(r);
+    return raise_in_program(&escaped);
+}
+
+void gl_torch_detach(void)
+{
+    if (atomic_load(&user_asked_lines) || !atomic_exchange(&recorder_ours, false) || !py_ready())
+        return;
+    if (py.add_pending(recorder_off_call, NULL) != 0)
+        atomic_store(&recorder_ours, true);
 }
 
 /* The asker gave up on the main thread (busy in C past GL_TORCH_WAIT_MS,
@@ -678,6 +884,7 @@ static int answer_call(void *arg)
     char *r = run_snippet(collect_code, NULL, &len, &escaped);
     if (escaped.type != NULL)
         r = interrupted_answer(r, &len);
+    serve_attach(r, len); /* before the asker may take r */
     if (asked) {
         atomic_store(&answer, r);
         atomic_store(&answer_len, len);
@@ -697,7 +904,9 @@ static int answer_call(void *arg)
 
 #define WAIT_SLICE_MS 50
 
-static char *ask_main_thread(uint32_t reason, size_t *len, bool *timed_out)
+/* answer_ms: how long a main thread that has started answering is waited
+ * for (GL_TORCH_ANSWER_WAIT_MS for a snapshot). */
+static char *ask_main_thread(uint32_t reason, unsigned answer_ms, size_t *len, bool *timed_out)
 {
     *len = 0;
     *timed_out = false;
@@ -718,7 +927,7 @@ static char *ask_main_thread(uint32_t reason, size_t *len, bool *timed_out)
          * is doing the work, and giving up would throw the work away and
          * have the next snapshot pay it again. */
         for (unsigned waited = 0; !gl_exit_begun(); waited += WAIT_SLICE_MS) {
-            if (waited >= (atomic_load(&phase) == PHASE_RUNNING ? GL_TORCH_ANSWER_WAIT_MS : GL_TORCH_WAIT_MS))
+            if (waited >= (atomic_load(&phase) == PHASE_RUNNING ? answer_ms : GL_TORCH_WAIT_MS))
                 break;
             struct timespec deadline;
             clock_gettime(CLOCK_REALTIME, &deadline);
@@ -865,11 +1074,14 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
      * can ask: they carry the last view PyTorch gave (at exit, normally the
      * one gpuleak's atexit callback took), saying how old it is. */
     if (reason == GL_REASON_EXIT || reason == GL_REASON_FATAL_SIGNAL || reason == GL_REASON_OOM) {
-        decode_kept(out);
+        if (decode_kept(out))
+            mark_before_attach(out);
         return;
     }
-    if (reason == GL_REASON_SIGNAL && atomic_exchange(&followup, false) && decode_kept(out))
+    if (reason == GL_REASON_SIGNAL && atomic_exchange(&followup, false) && decode_kept(out)) {
+        mark_before_attach(out);
         return; /* the follow-up of a signal snapshot that had no answer */
+    }
     if (reason != GL_REASON_SIGNAL && reason != GL_REASON_PERIODIC && reason != GL_REASON_REQUEST)
         return;
     atomic_store(&lines_wanted, true); /* a request: PyTorch's lines from now on */
@@ -891,17 +1103,24 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
             buf = interrupted_answer(buf, &len);
             hand_back(&escaped);
         } else {
+            serve_attach(buf, len);
             start_lines_here(&escaped); /* the answer stands whatever this does */
             if (escaped.type != NULL)
                 hand_back(&escaped);
         }
         py.gil_release(g);
     } else if (atomic_load(&torch_seen)) {
-        buf = ask_main_thread(reason, &len, &timed_out);
+        buf = ask_main_thread(reason, GL_TORCH_ANSWER_WAIT_MS, &len, &timed_out);
     } else {
         return; /* no torch seen yet: nothing to wait 2 s for */
     }
     if (buf == NULL) {
+        /* No answer: the first snapshot after an attach that PyTorch
+         * answered carries that answer, with its age. */
+        if (timed_out && atomic_exchange(&attach_view_unclaimed, false) && decode_kept(out)) {
+            mark_before_attach(out);
+            return;
+        }
         /* No torch, or no answer: say so only where torch was seen, so a
          * program without it has no record at all. */
         if (timed_out && atomic_load(&torch_seen))
@@ -913,11 +1132,44 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
         out->status = GL_TORCH_FAILED;
     } else if (decode(buf, len, out)) {
         out->status = GL_TORCH_ANSWERED;
+        mark_before_attach(out);
+        atomic_store(&attach_view_unclaimed, false);
         keep_view(buf, len);
     } else {
         gl_torch_view_free(out);
         out->status = GL_TORCH_FAILED;
     }
+    free(buf);
+}
+
+/* Not a snapshot's reason: the attach's question, answered late (its
+ * answer serves the attach through attach_answer_wanted, not through
+ * late_reason, which a later snapshot's question may replace). */
+#define ATTACH_ASK UINT32_C(0x80000000)
+/* A main thread answering the attach is waited for this long, well inside
+ * the launcher's 60 s for the whole attach; an answer that comes later
+ * still serves it (answer_call). */
+#define ATTACH_ANSWER_WAIT_MS 20000u
+
+void gl_torch_attach_ask(void)
+{
+    if (!gl_config.torch || !py_ready() || !c10_cuda_loaded())
+        return;
+    /* Called on a Python thread (an attach begun in-process), the main
+     * thread may be this one, which cannot answer while it waits: the first
+     * snapshot asks, as in a preloaded process. */
+    if (py.this_tstate() != NULL)
+        return;
+    atomic_store(&attach_view_unclaimed, false);
+    atomic_store(&attach_answer_wanted, true);
+    gl_before_attach_torch_asked();
+    size_t len = 0;
+    bool timed_out = false;
+    char *buf = ask_main_thread(ATTACH_ASK, ATTACH_ANSWER_WAIT_MS, &len, &timed_out);
+    /* Answered: torch is there.  Not in time: the main thread runs no
+     * bytecode now; snapshots ask it and say when it does not answer. */
+    if ((buf != NULL && !(len == 1 && buf[0] == 'X')) || timed_out)
+        atomic_store(&torch_seen, true);
     free(buf);
 }
 
@@ -941,6 +1193,8 @@ void gl_torch_postfork_child(void)
     free(atomic_exchange(&kept, NULL));
     atomic_store(&late_reason, 0);
     atomic_store(&followup, false);
+    atomic_store(&attach_answer_wanted, false); /* the attach asked about the parent's memory */
+    atomic_store(&attach_view_unclaimed, false);
     if (pthread_once(&answered_once, answered_init) == 0)
         sem_init(&answered, 0, 0);
 }

@@ -20,6 +20,7 @@ struct gl_torch_block {
     uint32_t stack_id; /* a stack of Python frames in the view's own table; 0: none */
     int32_t device;
     uint16_t state; /* enum gl_torch_block_state */
+    uint16_t flags; /* GL_TORCH_BLOCK_F_*: its segment was made before the attach */
 };
 
 struct gl_torch_view {
@@ -46,6 +47,14 @@ struct gl_torch_view {
  * itself.  Once done, or in a process without Python, one atomic load. */
 void gl_torch_note_alloc(void);
 
+/* PyTorch's first CUDA use (cudaGetDeviceCount: torch.cuda.is_available()
+ * and torch.cuda's initialization call it before any allocation), when the
+ * recorder is to be on from the start (GPULEAK_TORCH_LINES=start, or the
+ * program asked for lines before): queues the early probe, which turns it
+ * on inside torch.cuda's initialization, so that the first tensor has its
+ * line too.  Until PyTorch is found, then one atomic load. */
+void gl_torch_note_cuda_use(void);
+
 /* GPULEAK_TORCH_LINES=request: a request for history or a snapshot came,
  * so PyTorch's recorder is turned on (now, through a pending call, when
  * PyTorch was already found; else when the probe finds it).  Any thread,
@@ -71,6 +80,23 @@ void gl_torch_user_wants_lines(void);
 #define GL_TORCH_ANSWER_WAIT_MS 60000
 void gl_torch_collect(uint32_t reason, struct gl_torch_view *out);
 void gl_torch_view_free(struct gl_torch_view *v);
+
+/* `gpuleak attach`, on gpuleak's own thread once the hooks are in place:
+ * asks PyTorch for its view as a snapshot does (a pending call, answered
+ * when Python's main thread runs bytecode), waiting GL_TORCH_WAIT_MS at
+ * most for the main thread to start answering and 20 s for its answer.
+ * Its segments then, less those gpuleak saw made, are PyTorch's
+ * part of the memory made before the attach (cuda/before_attach.h); the
+ * view is kept, and the first snapshot that gets no answer of its own
+ * carries it with its age.  Answered later, the first answer PyTorch gives
+ * serves it.  Nothing in a process without torch's libc10_cuda. */
+void gl_torch_attach_ask(void);
+
+/* `gpuleak detach`: when gpuleak turned PyTorch's history recorder on
+ * (a request while attached), it is turned off again, on Python's main
+ * thread at its next bytecode, so that the job runs as fast as before the
+ * attach.  A recorder the program turned on itself is left on. */
+void gl_torch_detach(void);
 
 /* fork: the child has no request in flight (its asker, the writer thread,
  * is gone) and asks again with a fresh semaphore; it drops the parent's

@@ -357,6 +357,10 @@ static void live_text(struct text *t, const struct gl_watch_copy *c)
     put(t, "gpuleak-live 2\npid %d\ntime_ns %llu\nuptime_ns %llu\n", (int)getpid(),
         (unsigned long long)gl_unix_ns(),
         (unsigned long long)(gl_mono_ns() - atomic_load(&gl_start_mono_ns)));
+    if (gl_config.mode == GL_MODE_LIGHT) { /* sites are sampled stacks: top scales them */
+        const struct gl_stack *u = gl_stack_unsampled();
+        put(t, "sampling %llu %u\n", (unsigned long long)gl_config.sample_bytes, u != NULL ? u->id : 0u);
+    }
     for (size_t i = 0; i < c->ndevices; i++) {
         const struct gl_device_copy *d = &c->devices[i];
         put(t,

@@ -75,7 +75,7 @@ void gl_call_failed(int32_t device, uint64_t size, uint64_t stream, uint16_t kin
 static GL_TLS const struct gl_stack *tls_free_stack;
 /* The size of unknown memory being freed in an attached process, asked
  * before the free (after it the driver no longer knows the address). */
-static GL_TLS uint64_t tls_before_attach_size;
+static GL_TLS uint64_t tls_before_attach_size, tls_before_attach_addr;
 
 struct gl_live *gl_call_free_begin(uint32_t space, uint64_t addr)
 {
@@ -91,6 +91,7 @@ struct gl_live *gl_call_free_begin(uint32_t space, uint64_t addr)
     }
     struct gl_live *r = gl_track_take(space, addr, free_stack);
     tls_before_attach_size = 0;
+    tls_before_attach_addr = space == GL_SPACE_ADDR ? addr : 0; /* handles are no addresses */
     if (r == NULL && space == GL_SPACE_ADDR && gl_before_attach_counting())
         tls_before_attach_size = gl_where_mapping_size(addr);
     errno = saved;
@@ -108,7 +109,7 @@ void gl_call_free_end_api(struct gl_live *r, int ok, int32_t device_if_unknown, 
     const struct gl_stack *known = tls_free_stack;
     tls_free_stack = NULL;
     if (r == NULL && ok && gl_before_attach_counting()) {
-        gl_before_attach_freed(device_if_unknown, tls_before_attach_size);
+        gl_before_attach_freed(device_if_unknown, tls_before_attach_addr, tls_before_attach_size);
     } else if (r == NULL) {
         gl_track_unknown_free(device_if_unknown);
         if (api != GL_API_UNKNOWN)

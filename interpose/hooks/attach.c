@@ -28,6 +28,7 @@
 #include "base/slot_patch.h"
 #include "control/lifecycle.h"
 #include "control/trigger.h"
+#include "control/torch_view.h"
 #include "cuda/before_attach.h"
 #include "gpuleak.h"
 #include "hooks/attach_async.h"
@@ -267,6 +268,8 @@ GL_EXPORT int gpuleak_attach_begin(const char *config)
     }
     gl_hook_depth--;
     atomic_store(&busy, false);
+    if (rc == GPULEAK_ATTACH_OK)
+        gl_torch_attach_ask(); /* PyTorch's view now: its segments made before (docs/attach.md) */
     return rc;
 }
 
@@ -286,6 +289,7 @@ GL_EXPORT int gpuleak_attach_end(void)
         atomic_store(&patched_count, -1);
         atomic_store(&hooks_in_place, false);
         gl_lifecycle_detach(true);
+        gl_torch_detach(); /* PyTorch's recorder, if gpuleak turned it on: off again */
     }
     atomic_store(&busy, false);
     return rc;

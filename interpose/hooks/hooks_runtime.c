@@ -192,6 +192,20 @@ GL_HOOK(cudaError_t, cudaFreeAsync_ptsz, (void *devPtr, cudaStream_t stream))
     return free_async(real, devPtr, stream, true);
 }
 
+/* Records nothing: PyTorch's first CUDA use, before its first allocation,
+ * when its recorder is to be on from the start (control/torch_view.h).
+ * Not gl_enter: a query starts no tracking (a program that only asks how
+ * many devices there are still writes no snapshot); outside tracking, or
+ * inside another hook, it only passes through. */
+GL_HOOK(cudaError_t, cudaGetDeviceCount, (int *count))
+{
+    GL_REAL_OR_RETURN(real, cudaGetDeviceCount, NO_RUNTIME);
+    cudaError_t rc = real(count);
+    if (gl_hook_depth == 0 && gl_tracking_active())
+        gl_torch_note_cuda_use(); /* at most a pending call, never Python here */
+    return rc;
+}
+
 GL_HOOK(cudaError_t, cudaDeviceReset, (void))
 {
     GL_REAL_OR_RETURN(real, cudaDeviceReset, NO_RUNTIME);

@@ -188,7 +188,7 @@ GL_HOOK(CUresult, cuMemUnmap, (CUdeviceptr ptr, size_t size))
              * now (its handle's release follows, or came first), counted
              * by the bytes unmapped, the one size the VMM API gives. */
             if (known < size && gl_before_attach_counting())
-                gl_before_attach_freed(gl_where_driver(ptr).device, size - known);
+                gl_before_attach_freed(gl_where_driver(ptr).device, ptr, size - known);
         }
     }
     gl_leave();

@@ -18,6 +18,7 @@
     X(cudaImportExternalMemory) X(cudaDestroyExternalMemory)                     \
     X(cudaExternalMemoryGetMappedBuffer) X(cudaExternalMemoryGetMappedMipmappedArray) \
     X(cudaDeviceReset)                                                           \
+    X(cudaGetDeviceCount)                                                        \
     X(cudaGetDriverEntryPoint) X(cudaGetDriverEntryPointByVersion)              \
     X(cudaGetDriverEntryPoint_ptsz) X(cudaGetDriverEntryPointByVersion_ptsz)
 

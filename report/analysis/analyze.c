@@ -10,16 +10,31 @@
 #include "util/sort.h"
 #include "util/xalloc.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* 1 / p for an allocation of size bytes (snap_sample_weight). */
+static double weight_of(const struct snapshot *s, double size)
+{
+    return snap_sample_weight(s->sampling.mode ? s->sampling.sample_bytes : 0, size);
+}
+
 double sample_weight(const struct snapshot *s, uint64_t size)
 {
-    if (s->sampling.mode == 0 || s->sampling.sample_bytes == 0 || size == 0)
-        return 1;
-    double p = -expm1(-(double)size / (double)s->sampling.sample_bytes);
-    return p > 0 ? 1 / p : 1;
+    return weight_of(s, (double)size);
+}
+
+struct sample_est sample_scale_sums(const struct snapshot *s, uint64_t count, uint64_t bytes)
+{
+    double w = count ? weight_of(s, (double)bytes / (double)count) : 1;
+    return (struct sample_est){w * (double)count, w * (double)bytes};
+}
+
+struct sample_est sample_scale(const struct snapshot *s, uint32_t stack_id, uint64_t count, uint64_t bytes)
+{
+    if (stack_unsampled(s, stack_id))
+        return (struct sample_est){0, 0};
+    return sample_scale_sums(s, count, bytes);
 }
 
 /* What one allocation adds to its group's estimate (analyze.h). */
@@ -174,6 +189,7 @@ static int cmp_peak(const void *pa, const void *pb)
 {
     const struct peak_item *a = pa, *b = pb;
     CMP(a->device, b->device);
+    CMP(b->est_bytes, a->est_bytes); /* bytes themselves unless sampled */
     CMP(b->bytes, a->bytes);
     CMP(b->count, a->count);
     CMP(a->stack_id, b->stack_id);
@@ -287,10 +303,12 @@ static int peaks(const struct snapview *v, const struct analyze_opts *o,
     if (!out->devs || !pk)
         return -1;
     /* regroup by (device, cstack): stacks equal once folded add up */
-    for (size_t i = 0; i < s->npeaks; i++)
-        pk[i] = (struct peak_item){s->peaks[i].device, sview_cs(v, s->peaks[i].stack_id),
-                                   s->peaks[i].stack_id, s->peaks[i].bytes,
-                                   s->peaks[i].count};
+    for (size_t i = 0; i < s->npeaks; i++) {
+        const struct snap_peak *e = &s->peaks[i];
+        struct sample_est est = sample_scale(s, e->stack_id, e->count, e->bytes);
+        pk[i] = (struct peak_item){e->device, sview_cs(v, e->stack_id), e->stack_id, e->bytes, e->count,
+                                   est.bytes, est.count};
+    }
     size_t np = 0;
     if (s->npeaks) {
         sort_array(pk, s->npeaks, sizeof *pk, cmp_peak_key);
@@ -299,6 +317,8 @@ static int peaks(const struct snapview *v, const struct analyze_opts *o,
                 struct peak_item *m = &pk[np - 1];
                 m->bytes = sat_add(m->bytes, pk[i].bytes);
                 m->count = sat_add(m->count, pk[i].count);
+                m->est_bytes += pk[i].est_bytes;
+                m->est_count += pk[i].est_count;
                 if (pk[i].stack_id < m->stack_id)
                     m->stack_id = pk[i].stack_id;
             } else {
@@ -322,11 +342,20 @@ static int peaks(const struct snapview *v, const struct analyze_opts *o,
         if (d) {
             d->comp = pk + i;
             d->ncomp_total = j - i;
+            /* by estimate, as the leak groups; the allocations not sampled
+             * (estimate 0, sorted last) are never an item shown */
             size_t k = 0;
-            while (k < j - i && pk[i + k].bytes >= o->min_bytes)
+            while (k < j - i && pk[i + k].est_bytes >= (double)o->min_bytes &&
+                   !stack_unsampled(s, pk[i + k].stack_id))
                 k++;
             d->ncomp = o->top && k > o->top ? o->top : k;
             for (size_t m = i + d->ncomp; m < j; m++) {
+                if (stack_unsampled(s, pk[m].stack_id)) {
+                    d->comp_unsampled_bytes = sat_add(d->comp_unsampled_bytes, pk[m].bytes);
+                    d->comp_unsampled_count = sat_add(d->comp_unsampled_count, pk[m].count);
+                    d->ncomp_unsampled++;
+                    continue;
+                }
                 d->comp_bytes_hidden = sat_add(d->comp_bytes_hidden, pk[m].bytes);
                 d->comp_count_hidden += pk[m].count;
             }
@@ -342,6 +371,7 @@ int analyze(const struct snapview *v, const struct suppressions *sup,
             const struct analyze_opts *o, struct analysis *out)
 {
     memset(out, 0, sizeof *out);
+    out->sampled = v->s->sampling.mode != 0;
     for (size_t i = 0; i < v->s->ndevices; i++)
         out->allocs_made = sat_add(out->allocs_made, v->s->devices[i].alloc_count);
     for (size_t i = 0; i < v->s->nteardowns; i++)

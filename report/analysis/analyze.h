@@ -4,6 +4,7 @@
 #ifndef GPULEAK_ANALYZE_H
 #define GPULEAK_ANALYZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,11 +56,14 @@ struct rule_total {
     uint64_t bytes, count;
 };
 
-/* PEAK entries regrouped by canonical stack. */
+/* PEAK entries regrouped by canonical stack.  est_*: what they stand for
+ * (sample_scale; bytes and count themselves in a full snapshot, 0 for the
+ * allocations not sampled of a sampled one). */
 struct peak_item {
     int32_t device;
     uint32_t cs, stack_id;
     uint64_t bytes, count;
+    double est_bytes, est_count;
 };
 
 struct device_report {
@@ -68,6 +72,10 @@ struct device_report {
     size_t ncomp;           /* shown (after --top / --min-bytes) */
     size_t ncomp_total;
     uint64_t comp_bytes_hidden, comp_count_hidden;
+    /* sampled snapshots: the allocations at the peak that were not sampled
+     * (never a shown item; their bytes are in the estimates above) */
+    uint64_t comp_unsampled_bytes, comp_unsampled_count;
+    size_t ncomp_unsampled;
 };
 
 struct analysis {
@@ -89,6 +97,7 @@ struct analysis {
     struct device_report *devs; /* device asc, host (-1) last */
     size_t ndevs;
     size_t orphan_peaks;        /* PEAK entries of a device without counters */
+    bool sampled;               /* the snapshot's stacks were sampled: est_* are estimates */
     struct peak_item *peak_buf; /* owned */
     struct leak_group *all;     /* owned storage of the three lists */
 };
@@ -100,6 +109,20 @@ struct analysis {
  * 1/p with probability p).  1 and size when nothing was sampled. */
 double sample_weight(const struct snapshot *s, uint64_t size);
 
+/* What count sampled allocations of bytes in all, recorded under one stack,
+ * stand for: each weighted as one of their average size (Go's
+ * scaleHeapSample, runtime/pprof: the records that keep only sums, PEAK and
+ * CALLS).  count and bytes themselves when nothing was sampled; 0 for the
+ * allocations not sampled (stack_id 0 of a sampled snapshot), which the
+ * sampled ones' estimates cover.  The one scaling every sampled figure of
+ * a report uses, with sample_weight. */
+struct sample_est {
+    double count, bytes;
+};
+struct sample_est sample_scale(const struct snapshot *s, uint32_t stack_id, uint64_t count, uint64_t bytes);
+/* The same for sums known to be of sampled allocations (no stack id). */
+struct sample_est sample_scale_sums(const struct snapshot *s, uint64_t count, uint64_t bytes);
+
 /* An estimate rounded to an integer, saturating (a hostile file's sizes and
  * sample size can make it exceed what a uint64_t holds). */
 static inline uint64_t est_round(double v)
@@ -107,10 +130,22 @@ static inline uint64_t est_round(double v)
     return v >= 18446744073709549568.0 ? UINT64_MAX : v <= 0 ? 0 : (uint64_t)(v + 0.5);
 }
 
-/* Whether a group is the allocations not sampled of a sampled snapshot. */
+/* What a group or peak item is drawn with (flame graphs): its bytes, or
+ * in a sampled snapshot its estimate (0 for the allocations not sampled). */
+static inline uint64_t shown_bytes(const struct analysis *a, uint64_t bytes, double est_bytes)
+{
+    return a->sampled ? est_round(est_bytes) : bytes;
+}
+
+/* Whether a stack id is the allocations not sampled of a sampled snapshot. */
+static inline int stack_unsampled(const struct snapshot *s, uint32_t stack_id)
+{
+    return s->sampling.mode != 0 && stack_id == 0;
+}
+
 static inline int group_unsampled(const struct snapshot *s, const struct leak_group *g)
 {
-    return s->sampling.mode != 0 && g->stack_id == 0;
+    return stack_unsampled(s, g->stack_id);
 }
 
 /* 0 on success, -1 when out of memory.  sup may be NULL. */

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "analysis/analyze.h"
 #include "snapshot_format.h"
 #include "util/sat.h"
 #include "util/sort.h"
@@ -20,9 +21,13 @@ static int by_key(const void *a, const void *b)
     return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
 }
 
+/* Most calls first: estimated, when sampled (the calls not sampled, with
+ * estimate 0, last). */
 static int by_calls(const void *a, const void *b)
 {
     const struct call_site *x = a, *y = b;
+    if (x->est_allocs != y->est_allocs)
+        return x->est_allocs > y->est_allocs ? -1 : 1;
     if (x->allocs != y->allocs)
         return x->allocs > y->allocs ? -1 : 1;
     if (x->bytes != y->bytes)
@@ -40,6 +45,15 @@ static void totals(struct call_sites *c)
     }
 }
 
+/* A site's estimates from its counts: its frees weighted as its calls. */
+static void scale_site(const struct snapshot *s, struct call_site *c)
+{
+    struct sample_est e = sample_scale(s, c->stack_id, c->allocs, c->bytes);
+    c->est_allocs = e.count;
+    c->est_bytes = e.bytes;
+    c->est_frees = c->allocs ? e.count / (double)c->allocs * (double)c->frees : 0;
+}
+
 int calls_build(const struct snapview *v, struct call_sites *out)
 {
     const struct snapshot *s = v->s;
@@ -53,6 +67,7 @@ int calls_build(const struct snapview *v, struct call_sites *out)
         const struct snap_calls *c = &s->calls[i];
         site[i] = (struct call_site){.cs = sview_cs(v, c->stack_id), .stack_id = c->stack_id, .api = c->api,
                                      .kind = c->kind, .allocs = c->allocs, .frees = c->frees, .bytes = c->bytes};
+        scale_site(s, &site[i]);
     }
     /* Stacks that fold to the same shown stack are one site. */
     sort_array(site, s->ncalls, sizeof *site, by_key);
@@ -63,6 +78,9 @@ int calls_build(const struct snapview *v, struct call_sites *out)
             site[n - 1].allocs = sat_add(site[n - 1].allocs, site[i].allocs);
             site[n - 1].frees = sat_add(site[n - 1].frees, site[i].frees);
             site[n - 1].bytes = sat_add(site[n - 1].bytes, site[i].bytes);
+            site[n - 1].est_allocs += site[i].est_allocs;
+            site[n - 1].est_frees += site[i].est_frees;
+            site[n - 1].est_bytes += site[i].est_bytes;
         } else {
             site[n++] = site[i];
         }
@@ -70,6 +88,7 @@ int calls_build(const struct snapview *v, struct call_sites *out)
     sort_array(site, n, sizeof *site, by_calls);
     out->site = site;
     out->n = n;
+    out->sampled = s->sampling.mode != 0;
     totals(out);
     return 0;
 }
@@ -106,6 +125,7 @@ int calls_between(const struct snapview *first, const struct snapview *last, str
             s.allocs = s.allocs > o->allocs ? s.allocs - o->allocs : 0;
             s.frees = s.frees > o->frees ? s.frees - o->frees : 0;
             s.bytes = s.bytes > o->bytes ? s.bytes - o->bytes : 0;
+            scale_site(last->s, &s); /* one process: one R */
         }
         if (s.allocs > 0)
             b.site[n++] = s;
@@ -142,6 +162,7 @@ int calls_merge(struct msnap *m, size_t n, struct call_sites *out)
         struct call_sites c;
         if (calls_build(&m[i].v, &c) != 0)
             goto fail;
+        out->sampled |= c.sampled;
         struct tagged *grown = c.n ? xrealloc(all, (na + c.n) * sizeof *all) : all;
         if (grown == NULL) {
             calls_free(&c);
@@ -172,6 +193,7 @@ int calls_merge(struct msnap *m, size_t n, struct call_sites *out)
             s = &out->site[out->n];
             *s = *x;
             s->allocs = s->frees = s->bytes = 0;
+            s->est_allocs = s->est_frees = s->est_bytes = 0;
             s->cells = &out->cells[i];
             out->n++;
         }
@@ -180,6 +202,9 @@ int calls_merge(struct msnap *m, size_t n, struct call_sites *out)
         s->allocs = sat_add(s->allocs, x->allocs);
         s->frees = sat_add(s->frees, x->frees);
         s->bytes = sat_add(s->bytes, x->bytes);
+        s->est_allocs += x->est_allocs;
+        s->est_frees += x->est_frees;
+        s->est_bytes += x->est_bytes;
         out->cells[i] = (struct snapcell){.snap = (uint32_t)all[i].snap, .a = x->allocs};
         s->present++;
     }

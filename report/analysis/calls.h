@@ -7,6 +7,7 @@
 #ifndef GPULEAK_CALLS_H
 #define GPULEAK_CALLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,10 @@ struct call_site {
     uint32_t cs, stack_id; /* canonical stack; lowest snapshot stack id */
     uint16_t api, kind;
     uint64_t allocs, frees, bytes;
+    /* What they stand for (sample_scale, analyze.h): the counts themselves
+     * unless the snapshot was sampled; 0 for the calls not sampled.  A merge
+     * sums each snapshot's own estimates (each scaled by its own R). */
+    double est_allocs, est_frees, est_bytes;
     /* merge only: the calls (a) in each snapshot that has the site (NULL
      * otherwise), and in how many */
     const struct snapcell *cells;
@@ -29,6 +34,7 @@ struct call_sites {
     struct call_site *site; /* most calls first, then most bytes, then stack id */
     size_t n;
     uint64_t allocs, frees, bytes; /* all sites (saturating) */
+    bool sampled;                  /* some snapshot's calls were sampled */
     struct snapcell *cells;        /* merge: the sites' cells */
     uint64_t *scratch;             /* merge: one site's calls in every snapshot */
     size_t nsnaps;                 /* merge: snapshots; 0 otherwise */

@@ -136,7 +136,9 @@ int flame_leaks(struct flame_tree *t, const struct analysis *a, const struct sta
             snprintf(name, sizeof name, "host:%s", gl_kind_name(g->kind));
         else
             snprintf(name, sizeof name, "device_%d:%s", g->device, gl_kind_name(g->kind));
-        rc = add(t, db, name, g->cs, g->bytes);
+        if (a->sampled && g->stack_id == 0)
+            continue; /* not sampled (GPULEAK_MODE=light): in the estimates */
+        rc = add(t, db, name, g->cs, shown_bytes(a, g->bytes, g->est_bytes));
     }
     if (rc)
         flame_free(t);
@@ -150,11 +152,13 @@ int flame_peak(struct flame_tree *t, const struct analysis *a, const struct stac
     for (size_t d = 0; rc == 0 && d < a->ndevs; d++)
         for (size_t i = 0; rc == 0 && i < a->devs[d].ncomp_total; i++) {
             const struct peak_item *p = &a->devs[d].comp[i];
+            if (a->sampled && p->stack_id == 0)
+                continue; /* as above */
             if (p->device < 0)
                 snprintf(name, sizeof name, "host");
             else
                 snprintf(name, sizeof name, "device_%d", p->device);
-            rc = add(t, db, name, p->cs, p->bytes);
+            rc = add(t, db, name, p->cs, shown_bytes(a, p->bytes, p->est_bytes));
         }
     if (rc)
         flame_free(t);

@@ -82,8 +82,10 @@ static void cached(const struct analysis *a, struct ledger *l, const struct slot
     for (size_t i = 0; i < a->cached.total; i++) {
         const struct leak_group *g = &a->cached.g[i];
         struct ledger_dev *d = find(l, sl, g->device);
+        /* estimated in a sampled snapshot (GPULEAK_MODE=light), as the
+         * groups are: a rule needs a stack, so only sampled ones match */
         if (d != NULL && ledger_resident(g->kind))
-            d->cached = sat_add(d->cached, g->bytes);
+            d->cached = sat_add(d->cached, shown_bytes(a, g->bytes, g->est_bytes));
     }
 }
 
@@ -91,6 +93,8 @@ static void settle(struct ledger_dev *d)
 {
     for (unsigned k = 0; k < GL_KIND_COUNT; k++)
         d->live = sat_add(d->live, d->kind_bytes[k]);
+    if (d->cached > d->live) /* an estimate (sampled) can exceed what is live */
+        d->cached = d->live;
     uint64_t rows[] = {d->live, d->pool_idle, d->graph_idle, d->modules, d->ctx, d->before_attach, d->ipc, d->external};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         d->explained = sat_add(d->explained, rows[i]);
@@ -99,6 +103,32 @@ static void settle(struct ledger_dev *d)
     else
         d->remainder = d->explained - d->used > (uint64_t)INT64_MAX ? INT64_MIN
                                                                      : -(int64_t)(d->explained - d->used);
+}
+
+/* The before-attach row split by what PyTorch said at the attach. */
+static void before_attach_torch(const struct snap_device *sd, struct ledger_dev *d)
+{
+    d->torch_status = d->attached ? sd->before_attach_torch_status : 0;
+    d->torch_at_attach = sd->before_attach_torch_bytes;
+    d->torch_freed = sd->before_attach_torch_freed;
+    d->torch_segments = sd->before_attach_torch_segments;
+    d->torch_frees = sd->before_attach_torch_frees;
+    uint64_t left = d->torch_at_attach > d->torch_freed ? d->torch_at_attach - d->torch_freed : 0;
+    d->torch_left = left < d->before_attach ? left : d->before_attach;
+    d->before_attach_rest = d->before_attach - d->torch_left;
+}
+
+/* The live tensors PyTorch's view places in segments made before the attach. */
+static void torch_tensors(const struct snapshot *s, struct ledger *l, const struct slots *sl)
+{
+    if (s->torch.status != GL_TORCH_ANSWERED)
+        return;
+    for (size_t i = 0; i < s->ntorch_blocks; i++) {
+        const struct snap_torch_block *b = &s->torch_blocks[i];
+        struct ledger_dev *d = find(l, sl, b->device);
+        if (d != NULL && (b->flags & GL_TORCH_BLOCK_F_BEFORE_ATTACH) && b->state == GL_TORCH_BLOCK_ALLOCATED)
+            add(&d->torch_tensor_bytes, &d->torch_tensors, b->size);
+    }
 }
 
 int ledger_build(const struct snapview *v, const struct analysis *a, struct ledger *out)
@@ -134,10 +164,12 @@ int ledger_build(const struct snapview *v, const struct analysis *a, struct ledg
         d->before_attach_frees = sd->before_attach_frees;
         d->before_attach = sd->before_attach_used > sd->before_attach_freed
                                ? sd->before_attach_used - sd->before_attach_freed : 0;
+        before_attach_torch(sd, d);
     }
     allocations(s, out, sl);
     pools(s, out, sl);
     cached(a, out, sl);
+    torch_tensors(s, out, sl);
     free(sl);
     for (size_t i = 0; i < out->ndev; i++)
         settle(&out->dev[i]);

@@ -58,6 +58,16 @@ struct ledger_dev {
     bool attached;                /* DEVICES.before_attach_used != 0 */
     uint64_t before_attach;       /* before_attach_used - before_attach_freed, at least 0 */
     uint64_t before_attach_used, before_attach_freed, before_attach_frees;
+    /* Of before_attach, PyTorch's segments made before the attach, as
+     * PyTorch listed them when the attach asked (DEVICES.before_attach_torch_*):
+     * torch_status 0 not asked, 1 answered, 2 no answer yet; torch_left
+     * what of them is still there (at the attach less freed since, at most
+     * before_attach); before_attach_rest the remainder of the row (contexts,
+     * other libraries, other processes).  Their live tensors now: from this
+     * snapshot's PyTorch view, the blocks flagged as in such a segment. */
+    uint32_t torch_status, torch_segments, torch_frees;
+    uint64_t torch_at_attach, torch_freed, torch_left, before_attach_rest;
+    uint64_t torch_tensor_bytes, torch_tensors;
     uint64_t ipc, nipc;           /* mapped from other processes */
     uint64_t external, nexternal; /* other APIs' memory */
     uint64_t managed, nmanaged;   /* not counted */

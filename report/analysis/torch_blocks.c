@@ -162,6 +162,8 @@ void torch_blocks_build(const struct snapview *v, struct torch_blocks *out)
         struct torch_segment *g = &out->segs[k];
         if (g->alloc < 0)
             g->size = sat_add(g->size, b->size);
+        if (b->flags & GL_TORCH_BLOCK_F_BEFORE_ATTACH)
+            g->before_attach = true;
         switch (b->state) {
         case GL_TORCH_BLOCK_ALLOCATED: {
             g->allocated_bytes = sat_add(g->allocated_bytes, b->size);

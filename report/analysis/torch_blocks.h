@@ -6,6 +6,7 @@
 #define GPULEAK_TORCH_BLOCKS_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "model/stackdb.h"
@@ -24,6 +25,7 @@ struct torch_segment {
     int32_t device;
     uint64_t size;     /* gpuleak's allocation's size; the blocks' sum when it saw none */
     long alloc;        /* index in snapshot.allocs, -1 when gpuleak saw no cudaMalloc there */
+    bool before_attach; /* PyTorch reserved it before gpuleak attach (its blocks' flag) */
     uint64_t allocated_bytes, allocated_count; /* active_allocated */
     uint64_t pending_bytes;                    /* active_pending_free */
     uint64_t cached_bytes, cached_count;       /* inactive */

@@ -83,6 +83,9 @@ static void usage(FILE *f)
           "                        Parca)\n"
           "  --color auto|always|never\n"
           "                        colour the text report (auto: on a terminal)\n"
+          "  --across-runs         diff: compare snapshots of different runs of one\n"
+          "                        program, stack by stack (by function, file and\n"
+          "                        line: addresses differ between runs)\n"
           "  --error-exitcode N    exit with N (1-255) when the report finds leaks\n"
           "                        or frees CUDA refused (diff: a stack that grew,\n"
           "                        new refused frees; merge: a snapshot with leaks\n"
@@ -290,6 +293,7 @@ struct args {
     size_t nfiles;
     const char **alloc_fns; /* --alloc-fn, in order (c.so points at them) */
     size_t nalloc_fns;
+    bool across_runs; /* --across-runs: diff compares different processes */
 };
 
 /* parse_option's "go on": every other value is main's exit status. */
@@ -339,6 +343,7 @@ static int parse_option(int o, struct args *a, char **argv)
         c->so.nalloc_fns = a->nalloc_fns;
         break;
     case 'K': return check_suppressions_file(optarg);
+    case 'R': a->across_runs = true; break;
     case 'a': c->so.all_frames = true; break;
     case 'n': c->so.native = true; break;
     case 'S':
@@ -407,6 +412,7 @@ static int parse_command_line(int argc, char **argv, struct args *a)
         {"check-suppressions", required_argument, NULL, 'K'},
         {"all-frames", no_argument, NULL, 'a'},
         {"alloc-fn", required_argument, NULL, 'F'},
+        {"across-runs", no_argument, NULL, 'R'},
         {"native", no_argument, NULL, 'n'},
         {"sections", required_argument, NULL, 'S'},
         {"folded", required_argument, NULL, 'f'},
@@ -486,6 +492,9 @@ static int check_mode(struct args *a)
         return bad_usage("%s", "--verdict takes one snapshot, not diff, merge, --html or --torch-snapshot");
     if (a->c.folded && (a->c.json || a->mode != M_REPORT))
         return bad_usage("%s", "--folded writes its own format: not with --json, diff or merge");
+    if (a->across_runs && (a->mode != M_DIFF || a->c.html))
+        return bad_usage("%s", "--across-runs goes with diff (text or --json): two runs of one program "
+                               "compared stack by stack");
     return GO_ON;
 }
 
@@ -547,7 +556,8 @@ static int refuse_other_processes(const struct args *a, const struct msnap *m)
         if (np > 4)
             fprintf(stderr, " and %zu more", np - 4);
         fprintf(stderr, "); growth is measured between snapshots of one process: compare processes "
-                        "with '%smerge'\n", a->c.html ? "--html OUT.html " : "");
+                        "with '%smerge'%s\n", a->c.html ? "--html OUT.html " : "",
+                a->c.html ? "" : ", or two runs of one program stack by stack with 'diff --across-runs'");
     }
     free(first);
     return np > 1 ? 2 : 0;
@@ -564,7 +574,7 @@ static int load_snapshots(struct args *a, struct msnap *m, struct stackdb *db,
         rc = load(&m[*loaded], a->files[*loaded], db, sup);
         (*loaded)++; /* also on failure: unload what was partly set up */
     }
-    if (rc == 0 && a->mode == M_DIFF)
+    if (rc == 0 && a->mode == M_DIFF && !a->across_runs)
         rc = refuse_other_processes(a, m);
     if (rc == 0 && a->mode == M_DIFF && order_by_index(m, a->nfiles))
         fputs("gpuleak-report: note: the snapshots, all of one process, are compared in the order they were "

@@ -125,15 +125,89 @@ static int run_html_multi(const struct cli *c, struct msnap *m, size_t n, struct
 }
 
 /* A stack no rule matched whose live bytes grew by at least floor, or an
- * allocator cache that grew by that much at every step. */
-static bool diff_has_growth(const struct diff_result *d, uint64_t floor)
+ * allocator cache that grew by that much at every step.  In a sampled
+ * series (one process: sampled alike) the allocations not sampled are no
+ * stack: the sampled rows' estimates hold their growth. */
+static bool diff_has_growth(const struct diff_result *d, uint64_t floor, bool sampled)
 {
     for (size_t i = 0; i < d->t.n; i++) {
         const struct mrow *r = &d->t.rows[i];
+        if (sampled && r->cs == 0)
+            continue;
         if ((r->rule < 0 || r->cache_growth) && !r->shrank && r->growth >= floor)
             return true;
     }
     return false;
+}
+
+/* A warning line that heads the diff or merge, once. */
+static void note_once(struct report_ctx *r, const char *note)
+{
+    for (size_t w = 0; w < r->nwarnings; w++)
+        if (strcmp(r->warnings[w], note) == 0)
+            return;
+    char **nw = xrealloc(r->warnings, (r->nwarnings + 1) * sizeof *nw);
+    if (nw) {
+        r->warnings = nw;
+        r->warnings[r->nwarnings++] = xstrdup(note);
+        if (!r->warnings[r->nwarnings - 1])
+            r->nwarnings--;
+    }
+}
+
+/* "[1] every stack, [2] one per 65536 bytes, ...": how each snapshot was
+ * sampled, as many as buf holds (then ", ..."). */
+static void sampling_list(char *buf, size_t size, const struct msnap *m, size_t n)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        char one[64];
+        const struct snap_sampling *s = &m[i].s.sampling;
+        if (s->mode)
+            snprintf(one, sizeof one, "%s[%zu] one per %llu bytes", i ? ", " : "", i + 1,
+                     (unsigned long long)s->sample_bytes);
+        else
+            snprintf(one, sizeof one, "%s[%zu] every stack", i ? ", " : "", i + 1);
+        if (at + strlen(one) + sizeof ", ..." > size) {
+            snprintf(buf + at, size - at, ", ...");
+            return;
+        }
+        at += (size_t)snprintf(buf + at, size - at, "%s", one);
+    }
+}
+
+/* Sampled snapshots (GPULEAK_MODE=light) in a diff or merge: their rows by
+ * stack are estimates (multi.c), and a row never mixes estimates with
+ * exact figures, or with another R's, silently. */
+static void sampling_notes(struct report_ctx *r, const struct msnap *m, size_t n)
+{
+    size_t sampled = 0, first = n;
+    bool alike = true;
+    for (size_t i = 0; i < n; i++) {
+        const struct snap_sampling *s = &m[i].s.sampling;
+        if (s->mode && sampled++ == 0)
+            first = i;
+        alike = alike && s->mode == m[0].s.sampling.mode && s->sample_bytes == m[0].s.sampling.sample_bytes;
+    }
+    if (sampled == 0)
+        return;
+    char line[512], list[200];
+    snprintf(line, sizeof line,
+             "%zu of the %zu snapshots %s sampled (GPULEAK_MODE=light, one stack per %llu bytes allocated on "
+             "average): their live bytes and counts by stack are estimates from the sampled allocations; the "
+             "allocations not sampled are the row with no stack, exact and also in the estimates; totals and "
+             "devices are exact",
+             sampled, n, sampled == 1 ? "was" : "were", (unsigned long long)m[first].s.sampling.sample_bytes);
+    note_once(r, line);
+    if (alike)
+        return;
+    sampling_list(list, sizeof list, m, n);
+    snprintf(line, sizeof line,
+             "the snapshots were not sampled alike (%s): a stack's figures compare estimates with exact ones, "
+             "or estimates of another precision, so a change may be the estimates' error; the totals and "
+             "devices are exact", list);
+    note_once(r, line);
 }
 
 static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_t n,
@@ -145,19 +219,10 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < m[i].s.nmodules; k++) {
             const char *note = sym_module_note(m[i].sy, k);
-            if (!note)
-                continue;
-            bool dup = false;
-            for (size_t w = 0; w < r.nwarnings && !dup; w++)
-                dup = strcmp(r.warnings[w], note) == 0;
-            char **nw = dup ? NULL : xrealloc(r.warnings, (r.nwarnings + 1) * sizeof *nw);
-            if (nw) {
-                r.warnings = nw;
-                r.warnings[r.nwarnings++] = xstrdup(note);
-                if (!r.warnings[r.nwarnings - 1])
-                    r.nwarnings--;
-            }
+            if (note)
+                note_once(&r, note);
         }
+    sampling_notes(&r, m, n);
     int rc = 0;
     if (mode == M_DIFF) {
         struct diff_result d;
@@ -166,7 +231,8 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
         } else {
             struct torch_multi tm; /* tensors of PyTorch's cache that grew at every step */
             torch_multi_build(m, n, &tm);
-            *found = diff_has_growth(&d, finding_floor(c)) || free_table_refused_grew(&d.frees) ||
+            bool sampled = m[n - 1].s.sampling.mode != 0; /* one process: all alike */
+            *found = diff_has_growth(&d, finding_floor(c), sampled) || free_table_refused_grew(&d.frees) ||
                      torn_table_grew(&d.torn, finding_floor(c)) || torch_multi_suspected(&tm);
             torch_multi_free(&tm);
             if (c->json)

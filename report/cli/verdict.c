@@ -19,12 +19,14 @@
 #include "render/text/oom.h"
 #include "render/text/summary.h"
 
-/* Groups of at least floor bytes; lists are sorted by bytes, largest first. */
-static uint64_t groups_from(const struct group_list *l, uint64_t floor)
+/* Groups of at least floor bytes: estimated, in a sampled snapshot, where
+ * the allocations not sampled are no stack of their own (their bytes are
+ * in the sampled groups' estimates). */
+static uint64_t groups_from(const struct snapshot *s, const struct group_list *l, uint64_t floor)
 {
     uint64_t n = 0;
-    while (n < l->total && l->g[n].bytes >= floor)
-        n++;
+    for (size_t i = 0; i < l->total; i++)
+        n += !group_unsampled(s, &l->g[i]) && l->g[i].est_bytes >= (double)floor;
     return n;
 }
 
@@ -54,7 +56,7 @@ static uint64_t refused_frees(const struct snapshot *s)
 int verdict_count(const struct report_ctx *r, uint64_t floor, uint64_t min_bytes, struct verdict *vd)
 {
     memset(vd, 0, sizeof *vd);
-    vd->leak_stacks = groups_from(&r->a->leaks, floor);
+    vd->leak_stacks = groups_from(r->s, &r->a->leaks, floor);
     vd->mapped_stacks = mapped_from(&r->a->mapped, floor, min_bytes);
     vd->refused_frees = refused_frees(r->s);
     struct bad_free_totals bt;
@@ -65,8 +67,10 @@ int verdict_count(const struct report_ctx *r, uint64_t floor, uint64_t min_bytes
     struct torn_groups t;
     if (torn_build(r->v, &t) != 0)
         return -1;
-    for (size_t i = 0; i < t.n; i++)
-        vd->torn_stacks += t.g[i].rule < 0 && t.g[i].bytes >= floor;
+    for (size_t i = 0; i < t.n; i++) { /* sampled: by estimate, the ones not sampled no stack */
+        struct sample_est e = sample_scale(r->s, t.g[i].stack_id, t.g[i].count, t.g[i].bytes);
+        vd->torn_stacks += t.g[i].rule < 0 && !stack_unsampled(r->s, t.g[i].stack_id) && e.bytes >= (double)floor;
+    }
     vd->torn_bytes = t.leaked_bytes;
     torn_free(&t);
     vd->errors = vd->leak_stacks + vd->mapped_stacks + vd->refused_frees + vd->torn_stacks;
@@ -149,7 +153,7 @@ int verdict_write(const char *path, struct report_ctx *r, const struct verdict *
     put_count(&j, "errors", vd->errors);
     put_count(&j, "leaked_bytes", r->a->leaks.bytes);
     put_count(&j, "leaked_allocations", r->a->leaks.count);
-    put_count(&j, "leaked_stacks", r->a->leaks.total);
+    put_count(&j, "leaked_stacks", r->a->leaks.total - r->a->leaks.unsampled_groups);
     put_count(&j, "never_released_bytes", r->a->mapped.bytes);
     put_count(&j, "refused_frees", vd->refused_frees);
     put_count(&j, "double_frees", vd->double_frees);

@@ -247,7 +247,7 @@ static int array_stride(struct parser *p, size_t off, const char *what, uint32_t
 
 /* The largest entry this reader knows: an older writer's shorter entry is
  * copied into a zeroed buffer of this size before it is decoded. */
-#define MAX_KNOWN_ENTRY 160u
+#define MAX_KNOWN_ENTRY 192u
 
 /* decode_<part>(bytes, entry): one entry of today's size into its snap_*
  * struct, expanded from the part's field list. */

@@ -4,6 +4,7 @@
 #ifndef GPULEAK_SNAP_READ_H
 #define GPULEAK_SNAP_READ_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -93,6 +94,19 @@ struct snap_torch {
 struct snap_sampling {
     GL_WIRE_MEMBERS(SAMPLING)
 };
+
+/* What one sampled allocation of size bytes stands for when stacks were
+ * sampled by bytes with mean R = sample_bytes (GPULEAK_MODE=light): 1/p
+ * allocations, p = 1 - exp(-size/R) (and size/p bytes); 1 when R is 0 (not
+ * sampled).  The one formula behind every estimate (the report's
+ * sample_weight and sample_scale, analysis/analyze.h; gpuleak top). */
+static inline double snap_sample_weight(uint64_t sample_bytes, double size)
+{
+    if (sample_bytes == 0 || !(size > 0))
+        return 1;
+    double p = -expm1(-size / (double)sample_bytes);
+    return p > 0 ? 1 / p : 1;
+}
 struct snap_torch_block {
     GL_WIRE_MEMBERS(TORCH_BLOCKS)
 };

@@ -3,7 +3,10 @@ PyTorch, for tests/t_torch_real_lines.sh.  MODE:
   request  A; snapshot one.snap; B; snapshot two.snap (the default: the
            first request turns the recorder on, so A has no line, B has)
   history  gpuleak_memory._record_memory_history() first, as PyTorch's own
-           workflow starts: every tensor has its line
+           workflow starts, then torch.cuda.is_available(): every tensor
+           has its line (the recorder is queued for torch.cuda's
+           initialization; without is_available(), as in request mode, it
+           is turned on inside that initialization)
   growth   A; the cache holds still for longer than GPULEAK_TORCH_SETTLE;
            C needs a new segment (the cache grows: that turns the recorder
            on, after C is made); D; snapshot two.snap"""
@@ -24,9 +27,11 @@ def a_python_call():
 mode = sys.argv[1]
 if mode == "history":
     gm._record_memory_history()
-# PyTorch's first CUDA use: gpuleak finds PyTorch at this allocation, after
-# PyTorch has recorded (or not) this tensor, so it never has a line.
-first = torch.zeros(1, device="cuda")
+    torch.cuda.is_available()
+# PyTorch's first CUDA use: with the recorder asked for from the start
+# (GPULEAK_TORCH_LINES=start, or history above), it is on before this
+# tensor is made; else gpuleak finds PyTorch at its allocation, after it.
+first = torch.zeros(1, device="cuda")  # FIRST-LINE: 512 bytes
 a = torch.empty(256 * 1024, device="cuda")  # A-LINE: 1 MiB
 if mode != "growth":
     gm._dump_snapshot("one.snap")

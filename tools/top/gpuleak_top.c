@@ -99,6 +99,10 @@ static int64_t window_growth(const struct trend *t)
 
 /* ---- drawing ------------------------------------------------------------- */
 
+/* The labelling options: --alloc-fn's globs, the program's own allocation
+ * wrappers, skipped as the reporter skips them (report/model/user_frame.h). */
+static struct sdb_opts label_opts;
+
 /* Sizes as the reporter writes them (util/fmt.c), bytes below 1 KiB. */
 static void human(char *buf, size_t size, uint64_t n)
 {
@@ -137,12 +141,12 @@ static bool has_python(const struct live_stack *st)
  * wrappers (CUDA's, PyTorch's own code: the reporter's rule,
  * report/model/user_frame.h), start frames left out.  A stack with Python
  * frames is shown by them alone, as the reporter shows it: that is the
- * user's code.  skip_wrappers false: a stack of wrappers only, shown from
+ * user's code.  Functions named by --alloc-fn count as wrappers, as in
+ * the reporter.  skip_wrappers false: a stack of wrappers only, shown from
  * its innermost frame.  The number of frames written. */
 static int site_frames(struct symbolizer *sy, const struct live_stack *st, bool skip_wrappers, char *buf,
                        size_t size)
 {
-    static const struct sdb_opts no_alloc_fns; /* the live view has no --alloc-fn */
     bool python_only = has_python(st);
     bool at_label = !skip_wrappers;
     size_t used = 0;
@@ -156,7 +160,7 @@ static int site_frames(struct symbolizer *sy, const struct live_stack *st, bool 
         for (size_t j = 0; j < nf && shown < 2; j++) {
             if (fold_is_cuda_frame(&f[j]) || fold_is_start_frame(&f[j]))
                 continue;
-            if (!at_label && frame_is_alloc_wrapper(&no_alloc_fns, &f[j]))
+            if (!at_label && frame_is_alloc_wrapper(&label_opts, &f[j]))
                 continue;
             at_label = true;
             const char *file = f[j].file ? strrchr(f[j].file, '/') : NULL;
@@ -201,7 +205,34 @@ static int by_growth(const void *a, const void *b)
     return x->site->stack < y->site->stack ? -1 : x->site->stack > y->site->stack;
 }
 
-static void draw(FILE *out, const struct live *l, struct symbolizer *sy, int top, bool once, const char *exe)
+/* A sampled process (GPULEAK_MODE=light): each site's live bytes and count
+ * become what its sampled allocations stand for (scaled by the weight of
+ * their average size, as gpuleak-report scales PEAK and CALLS), so growth
+ * is measured on estimates; the site of the allocations not sampled leaves
+ * the list, its bytes and count kept in unsampled[0] and [1]. */
+static void scale_sites(struct live *l, uint64_t unsampled[2])
+{
+    if (l->sample_bytes == 0)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < l->nsites; i++) {
+        struct live_site *s = &l->sites[i];
+        if (s->stack == l->unsampled_stack) {
+            unsampled[0] += s->bytes;
+            unsampled[1] += s->count;
+            continue;
+        }
+        double w = s->count ? snap_sample_weight(l->sample_bytes, (double)s->bytes / (double)s->count) : 1;
+        double b = w * (double)s->bytes, c = w * (double)s->count;
+        s->bytes = b >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)(b + 0.5);
+        s->count = c >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)(c + 0.5);
+        l->sites[n++] = *s;
+    }
+    l->nsites = n;
+}
+
+static void draw(FILE *out, const struct live *l, struct symbolizer *sy, int top, bool once, const char *exe,
+                 const uint64_t unsampled[2])
 {
     char a[32], b[32], c[32], line[1024];
     fprintf(out, "gpuleak top: pid %d%s%s%s, up %.1f s\n", l->pid, exe ? " (" : "", exe ? exe : "",
@@ -226,6 +257,13 @@ static void draw(FILE *out, const struct live *l, struct symbolizer *sy, int top
             rows[i].growth = t ? window_growth(t) : 0;
         }
         qsort(rows, l->nsites, sizeof *rows, by_growth);
+        if (l->sample_bytes) {
+            human(a, sizeof a, l->sample_bytes);
+            human(b, sizeof b, unsampled[0]);
+            fprintf(out, "\nsampled (GPULEAK_MODE=light, a stack per %s on average): live and count by stack\n"
+                    "are estimates; not sampled: %s in %" PRIu64 " allocations, in the estimates\n", a, b,
+                    unsampled[1]);
+        }
         if (once)
             fprintf(out, "\nlargest live stacks\n%10s %10s  %-6s %s\n", "live", "count", "device", "where");
         else
@@ -268,14 +306,17 @@ static void on_stop(int sig)
 
 static void usage(FILE *f)
 {
-    fputs("usage: gpuleak-top [--once] [--interval SECONDS] [--top N] PID|FILE\n"
+    fputs("usage: gpuleak-top [--once] [--interval SECONDS] [--top N] [--alloc-fn NAME] PID|FILE\n"
           "The live view of a process running under gpuleak: device memory, the\n"
           "fastest-growing stacks and out-of-memory errors, from the live file the\n"
           "library rewrites each second (GPULEAK_LIVE_DIR, default /dev/shm/gpuleak-UID;\n"
           "docs/live.md).  q or Ctrl-C quits.\n"
           "  --once          print one frame, without screen control, and exit\n"
           "  --interval S    seconds between redraws (default 1)\n"
-          "  --top N         stacks shown (default 15)\n",
+          "  --top N         stacks shown (default 15)\n"
+          "  --alloc-fn NAME a function of the program that wraps allocation (a glob,\n"
+          "                  repeatable): a stack is named from its caller on, as\n"
+          "                  gpuleak-report's option of the same name\n",
           f);
 }
 
@@ -292,6 +333,25 @@ static bool live_path(const char *target, char *buf, size_t size)
     return snprintf(buf, size, "%s/gpuleak-%u/%s.live", base, (unsigned)geteuid(), target) < (int)size;
 }
 
+#define ALLOC_FN_NEEDS_NAME "gpuleak-top: --alloc-fn needs a function name (a glob: 'my_alloc', 'Arena::*') (try --help)\n"
+
+/* --alloc-fn NAME, validated as gpuleak-report validates it. */
+static bool add_alloc_fn(const char *name)
+{
+    if (name[0] == '\0') {
+        fputs(ALLOC_FN_NEEDS_NAME, stderr);
+        return false;
+    }
+    const char **more = realloc((void *)label_opts.alloc_fns, (label_opts.nalloc_fns + 1) * sizeof *more);
+    if (more == NULL) {
+        fputs("gpuleak-top: out of memory\n", stderr);
+        return false;
+    }
+    more[label_opts.nalloc_fns++] = name;
+    label_opts.alloc_fns = more;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     bool once = false;
@@ -300,7 +360,8 @@ int main(int argc, char **argv)
     static const struct option opts[] = {
         {"once", no_argument, NULL, 'o'},     {"interval", required_argument, NULL, 'i'},
         {"top", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},  {NULL, 0, NULL, 0},
+        {"version", no_argument, NULL, 'V'},  {"alloc-fn", required_argument, NULL, 'F'},
+        {NULL, 0, NULL, 0},
     };
     int c;
     opterr = 0;
@@ -324,9 +385,17 @@ int main(int argc, char **argv)
             top = (int)v;
             break;
         }
+        case 'F':
+            if (!add_alloc_fn(optarg))
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("gpuleak-top %s\n", GPULEAK_VERSION); return 0;
         default:
+            if (optopt == 'F') {
+                fputs(ALLOC_FN_NEEDS_NAME, stderr);
+                return 2;
+            }
             fprintf(stderr, "gpuleak-top: unknown option '%s' (see --help)\n", argv[optind - 1]);
             return 2;
         }
@@ -383,6 +452,8 @@ int main(int argc, char **argv)
             break;
         }
         last_pid = l.pid;
+        uint64_t unsampled[2] = {0, 0};
+        scale_sites(&l, unsampled);
         /* A new symbolizer only when the process loaded or unloaded
          * something: it caches what it read from each module. */
         bool same = sy != NULL && kept.nmods == l.nmods;
@@ -408,7 +479,7 @@ int main(int argc, char **argv)
          * text of those it resolves: an id's text never changes). */
         snap.pyframes = l.pyframes;
         snap.npyframes = l.npyframes;
-        draw(stdout, &l, sy, top, once, kept.nmods && kept.mods[0].path.s[0] ? kept.mods[0].path.s : NULL);
+        draw(stdout, &l, sy, top, once, kept.nmods && kept.mods[0].path.s[0] ? kept.mods[0].path.s : NULL, unsampled);
         fflush(stdout);
         snap.pyframes = NULL;
         snap.npyframes = 0;
@@ -429,5 +500,6 @@ int main(int argc, char **argv)
         sym_free(sy);
     live_free(&kept);
     free(trends);
+    free((void *)label_opts.alloc_fns);
     return status;
 }

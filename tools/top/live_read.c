@@ -311,6 +311,17 @@ static bool is_scalar_key(const char *key)
            !strcmp(key, "oom_total") || !strcmp(key, "sites_left_out");
 }
 
+/* "sampling R ID": R > 0, ID a stack id.  false: malformed. */
+static bool parse_sampling(char **tok, struct live *l)
+{
+    uint64_t r, id;
+    if (!u64(tok[1], 10, &r) || r == 0 || !u64(tok[2], 10, &id) || id > UINT32_MAX)
+        return false;
+    l->sample_bytes = r;
+    l->unsampled_stack = (uint32_t)id;
+    return true;
+}
+
 /* "device DEV live_bytes N live_count N peak_bytes N peak_time_ns N
  * alloc_count N free_count N failed_count N".  false: malformed. */
 static bool parse_device(char **tok, struct live *l)
@@ -411,6 +422,8 @@ static bool parse_keyed_line(char **tok, int n, struct live_parser *lp, bool *en
         return parse_oom(tok, lp->l);
     else if (!strcmp(key, "stack") && n >= 2)
         return parse_stack(tok, n, lp, why);
+    else if (!strcmp(key, "sampling") && n == 3)
+        return parse_sampling(tok, lp->l);
     return true;
 }
 

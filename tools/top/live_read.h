@@ -53,6 +53,10 @@ struct live {
     size_t nmods;
     struct snap_pyframe *pyframes; /* version 2; sorted by id after a successful parse */
     size_t npyframes;
+    /* "sampling R ID" (GPULEAK_MODE=light): stacks sampled by bytes, one per
+     * R on average; ID the stack of the allocations not sampled.  0: none */
+    uint64_t sample_bytes;
+    uint32_t unsampled_stack;
 };
 
 /* The file at path, NUL-terminated, at most MAX_FILE bytes; NULL with *why

@@ -45,6 +45,27 @@ static int mt_fill(struct mtable *t, struct msnap *m, size_t i, bool by_device)
     return 0;
 }
 
+/* A sampled snapshot's cells (GPULEAK_MODE=light): each row's sampled
+ * allocations become what they stand for (sample_scale_sums, by their
+ * average size), so rows are compared and grow by estimates, as the report
+ * of one snapshot ranks them.  The row of the allocations not sampled
+ * (no stack) keeps its exact figures: they are also in the estimates. */
+static void scale_cell(struct snapcell *c, const struct snapshot *s, uint32_t cs)
+{
+    if (s->sampling.mode == 0 || cs == 0)
+        return;
+    struct sample_est e = sample_scale_sums(s, c->b, c->a);
+    c->a = est_round(e.bytes);
+    c->b = est_round(e.count);
+}
+
+/* only: the one snapshot of every cell (fresh_since's table), or NULL: m[cell's snap] */
+static void scale_cells(struct mtable *t, const struct msnap *m, const struct snapshot *only)
+{
+    for (size_t i = 0; i < t->ncells; i++)
+        scale_cell(&t->cells[i], only ? only : &m[t->cells[i].snap].s, t->rows[t->cells[i].row].cs);
+}
+
 #define CMP(x, y) do { if ((x) != (y)) return (x) < (y) ? -1 : 1; } while (0)
 
 static int tie_break(const struct mrow *a, const struct mrow *b)
@@ -110,6 +131,7 @@ static int fresh_since(struct msnap *first, struct msnap *last, const struct ana
         d->fresh_bytes = sat_add(d->fresh_bytes, a->size);
         d->fresh_count = sat_add(d->fresh_count, 1);
     }
+    scale_cells(&t, NULL, s);
     d->fresh = xcalloc(t.n ? t.n : 1, sizeof *d->fresh);
     if (!d->fresh || mt_finish(&t)) {
         mt_free(&t);
@@ -168,6 +190,7 @@ int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
     for (size_t i = 0; i < n; i++)
         if (mt_fill(&d->t, &m[i], i, true))
             goto fail;
+    scale_cells(&d->t, m, NULL);
     if (mt_finish(&d->t))
         goto fail;
     const struct suppressions *sup = m[0].v.sup;
@@ -245,6 +268,7 @@ int merge_build(struct msnap *m, size_t n, const struct analyze_opts *o,
         if (mt_fill(&r->t, &m[i], i, false))
             goto fail;
     }
+    scale_cells(&r->t, m, NULL);
     if (mt_finish(&r->t))
         goto fail;
     g_nsnaps = n;

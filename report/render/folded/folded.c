@@ -1,6 +1,7 @@
 /* --folded: Brendan Gregg's folded-stack format, read by flamegraph.pl,
  * inferno and speedscope: "root;...;leaf WEIGHT" per line, outermost frame
- * first, weight in bytes.  The device is the root frame so one flame graph
+ * first, weight in bytes (estimated from the sampled allocations, as the
+ * leak groups are, in a GPULEAK_MODE=light snapshot).  The device is the root frame so one flame graph
  * can hold several devices apart. */
 #include "render/report.h"
 
@@ -67,13 +68,13 @@ void output_folded(struct report_ctx *r, bool peak)
     if (!peak) {
         for (size_t i = 0; i < a->leaks.n; i++) {
             const struct leak_group *g = &a->leaks.g[i];
-            line(r, g->device, g->kind, g->cs, g->bytes);
+            line(r, g->device, g->kind, g->cs, shown_bytes(a, g->bytes, g->est_bytes));
         }
         return;
     }
     for (size_t d = 0; d < a->ndevs; d++)
         for (size_t i = 0; i < a->devs[d].ncomp; i++) {
             const struct peak_item *p = &a->devs[d].comp[i];
-            line(r, p->device, 0xffff, p->cs, p->bytes);
+            line(r, p->device, 0xffff, p->cs, shown_bytes(a, p->bytes, p->est_bytes));
         }
 }

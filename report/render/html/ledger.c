@@ -42,7 +42,9 @@ static void device(struct hw *w, const struct ledger_dev *d)
                      (unsigned long long)d->kind_count[k], d->kind_count[k] == 1 ? "" : "s");
             row(w, what, s64(d->kind_bytes[k]), true, true);
         }
-    row(w, "of them, held by allocator caches (built-in rules)", s64(d->cached), true, true);
+    row(w, w->r->s->sampling.mode ? "of them, held by allocator caches (built-in rules; estimated, sampled)"
+                                  : "of them, held by allocator caches (built-in rules)",
+        s64(d->cached), true, true);
     row(w, "memory pools' reserve, not allocated", s64(d->pool_idle), true, false);
     row(w, "graph memory pool's reserve, not allocated", s64(d->graph_idle), true, false);
     row(w, "loaded modules", s64(d->modules), true, false);
@@ -51,6 +53,14 @@ static void device(struct hw *w, const struct ledger_dev *d)
         s64(d->ctx), d->ctx_measured, false);
     if (d->attached)
         row(w, "made before attach (gpuleak attach), CUDA context(s) included", s64(d->before_attach), true, false);
+    if (d->torch_status != 0) { /* split by what PyTorch said at the attach */
+        bool known = d->torch_status == GL_BEFORE_ATTACH_TORCH_ANSWERED;
+        row(w, known ? "of them, PyTorch's segments, reserved before the attach"
+                     : "of them, PyTorch's segments: not known, PyTorch has not answered the attach yet",
+            s64(d->torch_left), known, true);
+        row(w, "of them, the rest: CUDA context(s), other libraries, other processes", s64(d->before_attach_rest),
+            known, true);
+    }
     row(w, "mapped from other processes (their allocations)", s64(d->ipc), true, false);
     row(w, "other APIs' memory imported here (external)", s64(d->external), true, false);
     row(w, "unexplained: other processes, or memory gpuleak did not see", d->remainder, true, false);

@@ -90,8 +90,27 @@ static void put_imbalance(struct hw *w, const struct msnap *m, size_t n, const s
     json_end_arr(&w->j);
 }
 
-/* [snapshot index, rank, bytes, allocations] of each rank a row is on, and
- * the ranks it is not on. */
+/* The ranks (pids: their pids) of the snapshots a row is not on. */
+static void put_absent(struct hw *w, const struct msnap *m, size_t n, const struct mrow *row, bool pids)
+{
+    json_key(&w->j, pids ? "not_on_pids" : "not_on");
+    json_arr(&w->j);
+    for (size_t k = 0, c = 0; k < n; k++) {
+        if (c < row->present && row->cells[c].snap == k) {
+            c++; /* a row's cells are in snapshot order */
+            continue;
+        }
+        if (pids)
+            json_u64(&w->j, m[k].s.proc.pid);
+        else
+            json_rank(&w->j, &m[k].s.proc);
+    }
+    json_end_arr(&w->j);
+}
+
+/* [snapshot index, rank, bytes, allocations, pid] of each rank a row is
+ * on, and the ranks it is not on with their pids (not_on_pids): a process
+ * with no rank (rank null) is named by its pid, as the text names it. */
 static void put_row_ranks(struct hw *w, const struct msnap *m, size_t n, const struct mrow *row)
 {
     json_key(&w->j, "on");
@@ -102,19 +121,12 @@ static void put_row_ranks(struct hw *w, const struct msnap *m, size_t n, const s
         json_rank(&w->j, &m[row->cells[c].snap].s.proc);
         json_u64(&w->j, row->cells[c].a);
         json_u64(&w->j, row->cells[c].b);
+        json_u64(&w->j, m[row->cells[c].snap].s.proc.pid);
         json_end_arr(&w->j);
     }
     json_end_arr(&w->j);
-    json_key(&w->j, "not_on"); /* ranks */
-    json_arr(&w->j);
-    for (size_t k = 0, c = 0; k < n; k++) {
-        if (c < row->present && row->cells[c].snap == k) {
-            c++; /* a row's cells are in snapshot order */
-            continue;
-        }
-        json_rank(&w->j, &m[k].s.proc);
-    }
-    json_end_arr(&w->j);
+    put_absent(w, m, n, row, false);
+    put_absent(w, m, n, row, true);
 }
 
 /* Leaks by site across the ranks (LEAKS BY SITE): largest first. */
@@ -132,8 +144,10 @@ static void put_leak_sites(struct hw *w, const struct msnap *m, size_t n, const 
         kv_b(w, "some_ranks", ls->row->present < n);
         kv_u(w, "min_bytes", ls->min_bytes);
         json_key(&w->j, "min_rank"); json_rank(&w->j, &m[ls->min_snap].s.proc);
+        kv_u(w, "min_pid", m[ls->min_snap].s.proc.pid);
         kv_u(w, "max_bytes", ls->max_bytes);
         json_key(&w->j, "max_rank"); json_rank(&w->j, &m[ls->max_snap].s.proc);
+        kv_u(w, "max_pid", m[ls->max_snap].s.proc.pid);
         put_row_ranks(w, m, n, ls->row);
         kv_i(w, "stack", hw_stack(w, ls->row->cs));
         json_end_obj(&w->j);

@@ -834,16 +834,19 @@
     }
     if (T.calls && T.calls.length) { /* allocation calls per stack, freed or not */
       sec.appendChild(el('h3', {text: 'Allocation calls: every call that made memory, by stack (cudaMalloc is slow, cudaFree waits for the device)'}));
-      sec.appendChild(table('calls-table', [['calls', 'calls', true, exact], ['freed', 'frees', true, exact],
+      /* light mode: est., what the sampled calls stand for */
+      var estCalls = D.snapshot.sample_bytes ? [['est. calls', 'est_calls', true, exact], ['est. bytes', 'est_bytes', true, exact]] : [];
+      sec.appendChild(table('calls-table', estCalls.concat([['calls', 'calls', true, exact], ['freed', 'frees', true, exact],
         ['bytes', 'bytes', true, exact], ['API', 'api'], ['kind', 'kind'],
-        ['called at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+        ['called at', function (r) { return topFrame(r.stack); }, false, null, 'where']]),
         T.calls.slice(), function (r) { return r.stack; }));
     }
     sec.appendChild(el('h3', {text: 'Peak consumers: what was live at each device\u2019s peak'}));
-    sec.appendChild(T.peak.length ? table('peak-table', [['device', 'device', true, devName], ['bytes', 'bytes', true, exact],
+    var estPeak = D.snapshot.sample_bytes ? [['est. bytes', 'est_bytes', true, exact], ['est. count', 'est_count', true, exact]] : [];
+    sec.appendChild(T.peak.length ? table('peak-table', [['device', 'device', true, devName]].concat(estPeak, [['bytes', 'bytes', true, exact],
       ['size', 'bytes', true, function (v) { return human(v); }],
-      ['of the peak', function (r) { return r.device_peak ? r.bytes / r.device_peak : 0; }, true, function (v) { return (100 * v).toFixed(1) + '%'; }],
-      ['count', 'count', true, exact], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+      ['of the peak', function (r) { return r.device_peak ? (r.est_bytes !== undefined ? r.est_bytes : r.bytes) / r.device_peak : 0; }, true, function (v) { return (100 * v).toFixed(1) + '%'; }],
+      ['count', 'count', true, exact], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']]),
       T.peak.slice(), function (r) { return r.stack; }) : el('p', {cls: 'muted', text: 'No peak records.'}));
     return sec;
   }
@@ -1013,7 +1016,10 @@
   var MEASURES = {peak_bytes: 'peak', live_bytes: 'live', leaked_bytes: 'leaked'};
   /* rank null: a process that set no rank variable (its rank field is a default 0) */
   function rankName(rank, pid) { return rank === null ? 'no rank (pid ' + pid + ')' : 'rank ' + rank; }
-  function rankList(rs) { return rs.length ? rs.map(function (r) { return r === null ? 'no rank' : r; }).join(', ') : 'none'; }
+  /* ranks rs, pids their processes': a process with no rank is named by its pid, as the text names it */
+  function rankList(rs, pids) {
+    return rs.length ? rs.map(function (r, i) { return r === null ? 'no rank (pid ' + pids[i] + ')' : r; }).join(', ') : 'none';
+  }
   function mergeHeader() {
     var M = D.merge, hosts = {};
     M.ranks.forEach(function (r) { hosts[r.host] = 1; });
@@ -1086,6 +1092,9 @@
   }
 
   function onRanks(r) { return r.on.map(function (c) { return c[1]; }); }
+  function onPids(r) { return r.on.map(function (c) { return c[4]; }); }
+  function onList(r) { return rankList(onRanks(r), onPids(r)); }
+  function notOnList(r) { return rankList(r.not_on, r.not_on_pids); }
   function mergeSections() {
     var M = D.merge, out = [];
     var sec = el('section', {id: 'ranks'}, el('h2', {text: 'Ranks side by side'}));
@@ -1098,16 +1107,16 @@
     sec.appendChild(el('p', {cls: 'meta', text: 'Memory still allocated at the end, outside caches and suppressions, by a ' +
       'stack that is on some ranks and not on others: usually a rank-dependent code path. Click a row for its stack.'}));
     sec.appendChild(some.length ? table('some-ranks-table', [['bytes', 'bytes', true, exact],
-      ['on ranks', function (r) { return rankList(onRanks(r)); }], ['not on ranks', function (r) { return rankList(r.not_on); }],
-      ['on each', function (r) { return r.on.map(function (c) { return 'rank ' + c[1] + ' ' + human(c[2]); }).join(', '); }],
+      ['on ranks', onList], ['not on ranks', notOnList],
+      ['on each', function (r) { return r.on.map(function (c) { return rankName(c[1], c[4]) + ' ' + human(c[2]); }).join(', '); }],
       ['kind', 'kind'], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
       some, function (r) { return r.stack; }) : el('p', {cls: 'muted', text: 'None: every leak site is on every rank.'}));
     out.push(sec);
     sec = el('section', {id: 'leak-sites'}, el('h2', {text: 'Leaks by site across the ranks'}));
     sec.appendChild(M.leak_sites.length ? table('leak-sites-table', [['bytes', 'bytes', true, exact],
       ['ranks', function (r) { return r.present; }, true, function (v) { return v + ' of ' + M.snapshots; }],
-      ['smallest', 'min_bytes', true, function (v, r) { return human(v) + ' (' + (r.min_rank === null ? 'no rank' : 'rank ' + r.min_rank) + ')'; }],
-      ['largest', 'max_bytes', true, function (v, r) { return human(v) + ' (' + (r.max_rank === null ? 'no rank' : 'rank ' + r.max_rank) + ')'; }],
+      ['smallest', 'min_bytes', true, function (v, r) { return human(v) + ' (' + rankName(r.min_rank, r.min_pid) + ')'; }],
+      ['largest', 'max_bytes', true, function (v, r) { return human(v) + ' (' + rankName(r.max_rank, r.max_pid) + ')'; }],
       ['', function (r) { return r.min_bytes !== r.max_bytes ? 'uneven' : r.some_ranks ? 'some ranks' : ''; }, false, null, 'flag'],
       ['kind', 'kind'], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
       M.leak_sites.slice(), function (r) { return r.stack; }) : el('p', {cls: 'muted', text: 'No leaks on any rank.'}));
@@ -1116,7 +1125,7 @@
     out.push(sec);
     sec = el('section', {id: 'live-some-ranks'}, el('h2', {text: 'Live memory on some ranks only'}));
     sec.appendChild(M.live_some_ranks.length ? table('live-some-ranks-table', [['bytes', 'bytes', true, exact],
-      ['on ranks', function (r) { return rankList(onRanks(r)); }], ['not on ranks', function (r) { return rankList(r.not_on); }],
+      ['on ranks', onList], ['not on ranks', notOnList],
       ['kind', 'kind'], ['rule', 'rule', false, function (v) { return v || ''; }],
       ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
       M.live_some_ranks.slice(), function (r) { return r.stack; }) :

@@ -108,6 +108,10 @@ static void put_call_rows(struct hw *w, const struct report_ctx *r)
         kv_u(w, "calls", s->allocs);
         kv_u(w, "frees", s->frees);
         kv_u(w, "bytes", s->bytes);
+        if (c.sampled) { /* light mode: what the sampled calls stand for */
+            kv_u(w, "est_calls", est_round(s->est_allocs));
+            kv_u(w, "est_bytes", est_round(s->est_bytes));
+        }
         kv_s(w, "api", gl_api_name(s->api));
         kv_s(w, "kind", gl_kind_name(s->kind));
         kv_i(w, "stack", hw_stack(w, s->cs));
@@ -200,6 +204,10 @@ void html_tables(struct hw *w, const struct report_ctx *r)
             kv_i(w, "device", p->device);
             kv_u(w, "bytes", p->bytes);
             kv_u(w, "count", p->count);
+            if (r->s->sampling.mode) { /* as the leak rows' */
+                kv_u(w, "est_bytes", est_round(p->est_bytes));
+                kv_u(w, "est_count", est_round(p->est_count));
+            }
             kv_u(w, "device_peak", a->devs[d].dev->peak_bytes);
             kv_i(w, "stack", hw_stack(w, p->cs));
             json_end_obj(&w->j);

@@ -1,6 +1,7 @@
 /* The "allocation_calls" member of the JSON report (report, diff, merge). */
 #include "render/json/calls.h"
 
+#include "analysis/analyze.h"
 #include "analysis/multi/cells.h"
 #include "render/json/common.h"
 #include "render/report.h"
@@ -12,6 +13,9 @@ static void json_sites(struct report_ctx *r, struct json *j, const struct call_s
     json_key(j, "calls"); json_u64(j, c->allocs);
     json_key(j, "frees"); json_u64(j, c->frees);
     json_key(j, "bytes"); json_u64(j, c->bytes);
+    if (c->sampled) { /* GPULEAK_MODE=light: the sites' estimated_* say what they stand for */
+        json_key(j, "sampled"); json_bool(j, true);
+    }
     json_key(j, "sites");
     json_arr(j);
     for (size_t i = 0; i < c->n; i++) {
@@ -20,6 +24,11 @@ static void json_sites(struct report_ctx *r, struct json *j, const struct call_s
         json_key(j, "calls"); json_u64(j, s->allocs);
         json_key(j, "frees"); json_u64(j, s->frees);
         json_key(j, "bytes"); json_u64(j, s->bytes);
+        if (c->sampled) { /* calls, frees, bytes: the sampled ones; these, what they stand for */
+            json_key(j, "estimated_calls"); json_u64(j, est_round(s->est_allocs));
+            json_key(j, "estimated_frees"); json_u64(j, est_round(s->est_frees));
+            json_key(j, "estimated_bytes"); json_u64(j, est_round(s->est_bytes));
+        }
         json_key(j, "api"); json_str(j, gl_api_name(s->api));
         json_key(j, "api_code"); json_u64(j, s->api);
         json_key(j, "kind"); json_str(j, gl_kind_name(s->kind));

@@ -53,6 +53,22 @@ static void device(struct json *j, const struct ledger_dev *d)
         json_key(j, "used_at_attach_bytes"); json_u64(j, d->before_attach_used);
         json_key(j, "freed_bytes"); json_u64(j, d->before_attach_freed);
         json_key(j, "frees"); json_u64(j, d->before_attach_frees);
+        json_key(j, "pytorch");
+        if (d->torch_status == 0) {
+            json_null(j);
+        } else {
+            json_obj(j);
+            json_key(j, "answered"); json_bool(j, d->torch_status == GL_BEFORE_ATTACH_TORCH_ANSWERED);
+            json_key(j, "bytes"); json_u64(j, d->torch_left);
+            json_key(j, "at_attach_bytes"); json_u64(j, d->torch_at_attach);
+            json_key(j, "segments"); json_u64(j, d->torch_segments);
+            json_key(j, "freed_bytes"); json_u64(j, d->torch_freed);
+            json_key(j, "frees"); json_u64(j, d->torch_frees);
+            json_key(j, "tensor_bytes"); json_u64(j, d->torch_tensor_bytes);
+            json_key(j, "tensors"); json_u64(j, d->torch_tensors);
+            json_end_obj(j);
+        }
+        json_key(j, "rest_bytes"); json_u64(j, d->before_attach_rest);
         json_end_obj(j);
     } else {
         json_null(j);

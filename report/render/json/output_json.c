@@ -285,11 +285,19 @@ static void devices(struct report_ctx *r, struct json *j)
             json_key(j, "bytes"); json_u64(j, dr->comp[i].bytes);
             json_key(j, "count"); json_u64(j, dr->comp[i].count);
             json_key(j, "stack_id"); json_u64(j, dr->comp[i].stack_id);
+            if (r->s->sampling.mode) { /* as a leak group's (sample_scale) */
+                json_key(j, "estimated_bytes"); json_u64(j, est_round(dr->comp[i].est_bytes));
+                json_key(j, "estimated_count"); json_u64(j, est_round(dr->comp[i].est_count));
+            }
             json_frames(j, r->db, dr->comp[i].cs);
             json_end_obj(j);
         }
         json_end_arr(j);
         json_key(j, "peak_composition_total"); json_u64(j, dr->ncomp_total);
+        if (r->s->sampling.mode) { /* not an item: in the estimates above */
+            json_key(j, "peak_unsampled_bytes"); json_u64(j, dr->comp_unsampled_bytes);
+            json_key(j, "peak_unsampled_count"); json_u64(j, dr->comp_unsampled_count);
+        }
         peak_history(r, j, v->device);
         json_end_obj(j);
     }

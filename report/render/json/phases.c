@@ -62,6 +62,9 @@ void json_phases(struct report_ctx *r, struct json *j)
     json_key(j, "inconsistent"); json_bool(j, ph && ph->inconsistent);
     json_key(j, "unmatched_ends"); json_u64(j, ph ? ph->unmatched_ends : 0);
     json_key(j, "too_deep"); json_u64(j, ph ? ph->too_deep : 0);
+    if (r->s->sampling.mode) { /* GPULEAK_MODE=light: stacks and categories not scaled */
+        json_key(j, "stacks_sampled_only"); json_bool(j, true);
+    }
     json_key(j, "categories");
     json_arr(j);
     for (size_t i = 0; ph && ph->cat && i < ph->cat->nnames; i++)

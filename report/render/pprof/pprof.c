@@ -254,7 +254,9 @@ static void put_header(struct pw *w)
     put_value_type(w, PROFILE_SAMPLE_TYPE, "inuse_objects", "count");
     put_value_type(w, PROFILE_SAMPLE_TYPE, "inuse_space", "bytes");
     put_value_type(w, PROFILE_PERIOD_TYPE, "space", "bytes");
-    pb_uint(&w->out, PROFILE_PERIOD, 1); /* every allocation counted, none sampled */
+    /* 1: every allocation counted; else, as Go's sampled heap profiles,
+     * the mean bytes between samples (the values are already scaled) */
+    pb_uint(&w->out, PROFILE_PERIOD, s->sampling.mode ? clamp64(s->sampling.sample_bytes) : 1);
     pb_uint(&w->out, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(&w->st, "inuse_space"));
     pb_uint(&w->out, PROFILE_TIME_NANOS, clamp64(s->proc.snapshot_unix_ns));
     pb_uint(&w->out, PROFILE_DURATION_NANOS, clamp64(s->proc.snapshot_mono_ns));
@@ -262,6 +264,11 @@ static void put_header(struct pw *w)
     snprintf(c, sizeof c, "gpuleak snapshot %" PRIu64 " of pid %" PRIu32 " (rank %" PRIu32 ") on %s",
              s->proc.index, s->proc.pid, s->proc.rank, s->proc.host.s ? s->proc.host.s : "?");
     pb_uint(&w->out, PROFILE_COMMENT, str_id(&w->st, c));
+    if (s->sampling.mode) { /* pprof -comments shows it */
+        snprintf(c, sizeof c, "sampled (GPULEAK_MODE=light): a stack per %" PRIu64
+                 " bytes on average; values estimated from the sampled allocations", s->sampling.sample_bytes);
+        pb_uint(&w->out, PROFILE_COMMENT, str_id(&w->st, c));
+    }
 }
 
 static void encode(struct pw *w, const struct pprof_samples *ps)

@@ -3,7 +3,11 @@
  * snapshot (ALLOCS).  alloc: every allocation made since tracking started,
  * freed or not (CALLS, which counts them all, not only the history ring's
  * latest); a snapshot without CALLS (older writers, GPULEAK_DEPTH=0)
- * counts its live allocations there too, the least it made. */
+ * counts its live allocations there too, the least it made.
+ * A sampled snapshot (GPULEAK_MODE=light): as Go's heap profiles, each
+ * value is what the sampled allocations stand for (sample_weight and
+ * sample_scale, analyze.h), the allocations not sampled are in no sample,
+ * and the profile's period is the sample size R. */
 #ifndef GPULEAK_PPROF_SAMPLES_H
 #define GPULEAK_PPROF_SAMPLES_H
 
@@ -22,6 +26,7 @@ struct pprof_sample {
     int32_t device;
     uint16_t kind, api;
     uint64_t inuse_objects, inuse_space, alloc_objects, alloc_space;
+    double est[4]; /* sampled: the four values' estimates, while built */
 };
 
 struct pprof_samples {

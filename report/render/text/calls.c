@@ -3,12 +3,46 @@
 
 #include <inttypes.h>
 
+#include "analysis/analyze.h"
 #include "analysis/multi/cells.h"
 #include "render/report.h"
 #include "render/text/textout.h"
 #include "snapshot_format.h"
 #include "util/fmt.h"
 #include "util/sat.h"
+
+/* A site's first line: its calls, or in a sampled snapshot what its
+ * sampled calls stand for (sample_scale), then what was seen. */
+static void site_what(struct report_ctx *r, const struct call_sites *c, const struct call_site *s)
+{
+    FILE *f = r->out;
+    char freed[32];
+    put_color(r, TC_BOLD);
+    if (c->sampled && s->cs != 0)
+        fputc('~', f);
+    put_count(f, c->sampled && s->cs != 0 ? est_round(s->est_allocs) : s->allocs, "call");
+    put_color_end(r);
+    fputs(" (", f);
+    put_api(f, s->api);
+    fputs(", ", f);
+    put_kind(f, s->kind);
+    if (c->sampled && s->cs != 0) {
+        fmt_commas(freed, sizeof freed, est_round(s->est_frees));
+        fprintf(f, "), ~%s freed, ~", freed);
+        put_bytes(f, est_round(s->est_bytes));
+        fputs(" in all (estimated from ", f);
+        put_count(f, s->allocs, "sampled call");
+        fmt_commas(freed, sizeof freed, s->frees);
+        fprintf(f, ", %s freed, ", freed);
+        put_bytes(f, s->bytes);
+        fputs(")\n", f);
+        return;
+    }
+    fmt_commas(freed, sizeof freed, s->frees);
+    fprintf(f, "), %s freed, ", freed);
+    put_bytes(f, s->bytes);
+    fputs(c->sampled ? " in all, not sampled: in the estimates above\n" : " in all\n", f);
+}
 
 /* m: merge's snapshots, for each site's line of ranks; NULL otherwise. */
 static void text_sites(struct report_ctx *r, const struct call_sites *c, size_t top, struct msnap *m)
@@ -26,17 +60,7 @@ static void text_sites(struct report_ctx *r, const struct call_sites *c, size_t 
     for (size_t i = 0; i < shown; i++) {
         const struct call_site *s = &c->site[i];
         fputc('\n', f);
-        put_color(r, TC_BOLD);
-        put_count(f, s->allocs, "call");
-        put_color_end(r);
-        fputs(" (", f);
-        put_api(f, s->api);
-        fputs(", ", f);
-        put_kind(f, s->kind);
-        fmt_commas(freed, sizeof freed, s->frees);
-        fprintf(f, "), %s freed, ", freed);
-        put_bytes(f, s->bytes);
-        fputs(" in all\n", f);
+        site_what(r, c, s);
         if (m != NULL && s->cells != NULL) {
             fprintf(f, "    on %zu of %zu ranks:", s->present, c->nsnaps);
             for (size_t k = 0; k < s->present; k++)
@@ -73,8 +97,8 @@ void text_calls(struct report_ctx *r, size_t top)
           "device, so a site that allocates and frees in a loop costs time even when\n"
           "it leaks nothing.\n", r->out);
     if (r->s->sampling.mode)
-        fputs("Sampled (GPULEAK_MODE=light): a stack's calls are its sampled calls only\n"
-              "(more bytes, more often sampled); the first line's totals are exact.\n", r->out);
+        fputs("Sampled (GPULEAK_MODE=light): a stack's calls are estimates (~) from its\n"
+              "sampled calls, ranked by them; the first line's totals are exact.\n", r->out);
     text_sites(r, &c, top, NULL);
     calls_free(&c);
 }

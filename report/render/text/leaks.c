@@ -47,7 +47,10 @@ void text_leaks(struct report_ctx *r)
         put_bytes(f, a->leaks.bytes);
         fputs(" in ", f);
         put_count(f, a->leaks.count, "allocation");
-        fputs(",\nis exact.\n\n", f);
+        /* exact, but not all leaks: a rule (allocator cache, --suppressions)
+         * needs a stack to match, so the allocations not sampled are here */
+        fputs(",\nis exact; it holds every allocation not sampled, which no allocator-cache or\n"
+              "suppression rule can match without its stack.\n\n", f);
     }
     for (size_t i = 0; i < a->leaks.n; i++) {
         if (i)

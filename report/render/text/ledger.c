@@ -39,6 +39,34 @@ static void row(FILE *f, uint64_t v, uint64_t used, const char *label)
     fprintf(f, "%s\n", label);
 }
 
+/* The before-attach row's parts: PyTorch's segments made before the attach
+ * (as PyTorch listed them when the attach asked) and the rest. */
+static void before_attach_torch(FILE *f, const struct ledger_dev *d)
+{
+    if (d->torch_status == GL_BEFORE_ATTACH_TORCH_NO_ANSWER) {
+        fprintf(f, "  %16s  %-12s %7s    %s\n", "", "", "",
+                "of them, PyTorch's segments: not known, PyTorch has not answered the attach yet");
+        return;
+    }
+    if (d->torch_status != GL_BEFORE_ATTACH_TORCH_ANSWERED)
+        return;
+    amount(f, "", d->torch_left, 0, false);
+    fputs("  of them, PyTorch's segments, reserved by its caching allocator before the attach:\n", f);
+    fprintf(f, "  %16s  %-12s %7s      ", "", "", "");
+    put_bytes(f, d->torch_at_attach);
+    fprintf(f, " in %" PRIu32 " segment%s at the attach, less ", d->torch_segments, d->torch_segments == 1 ? "" : "s");
+    put_bytes(f, d->torch_freed);
+    fprintf(f, " freed since (%" PRIu32 " free%s)\n", d->torch_frees, d->torch_frees == 1 ? "" : "s");
+    if (d->torch_left != 0) {
+        fprintf(f, "  %16s  %-12s %7s      their live tensors now: ", "", "", "");
+        put_bytes(f, d->torch_tensor_bytes);
+        fprintf(f, " in %" PRIu64 " tensor%s, by line in PYTORCH'S CACHE\n", d->torch_tensors,
+                d->torch_tensors == 1 ? "" : "s");
+    }
+    amount(f, "", d->before_attach_rest, 0, false);
+    fputs("  of them, the rest: CUDA context(s), other libraries, other processes\n", f);
+}
+
 static void device(struct report_ctx *r, const struct ledger_dev *d)
 {
     FILE *f = r->out;
@@ -57,7 +85,8 @@ static void device(struct report_ctx *r, const struct ledger_dev *d)
                 d->kind_count[k] == 1 ? "" : "s");
     }
     amount(f, "", d->cached, 0, false);
-    fputs("  of them, held by allocator caches (built-in rules)\n", f);
+    fputs(r->s->sampling.mode ? "  of them, held by allocator caches (built-in rules; estimated, sampled)\n"
+                               : "  of them, held by allocator caches (built-in rules)\n", f);
     row(f, d->pool_idle, d->used, "memory pools' reserve, not allocated");
     row(f, d->graph_idle, d->used, "graph memory pool's reserve, not allocated");
     row(f, d->modules, d->used, "loaded modules");
@@ -79,6 +108,7 @@ static void device(struct report_ctx *r, const struct ledger_dev *d)
         put_bytes(f, d->before_attach_freed);
         fprintf(f, " seen freed since (%" PRIu64 " free%s)\n", d->before_attach_frees,
                 d->before_attach_frees == 1 ? "" : "s");
+        before_attach_torch(f, d);
     }
     row(f, d->ipc, d->used, "mapped from other processes (their allocations)");
     row(f, d->external, d->used, "other APIs' memory imported here (external)");

@@ -82,6 +82,9 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
             fputc('\n', f);
         put_color(r, row->shrank ? TC_GREEN : TC_RED);
         fputs(row->shrank ? "-" : "+", f);
+        /* a diff is of one process: sampled alike (multi.c scales its rows) */
+        if (m[n - 1].s.sampling.mode && row->cs != 0)
+            fputc('~', f);
         put_bytes(f, row->growth);
         put_color_end(r);
         fputs(": ", f);

@@ -79,14 +79,36 @@ static void peak_history(struct report_ctx *r, const struct snap_device *dv)
         fputc('\n', f);
 }
 
+/* "BYTES in N allocations", or in a sampled snapshot what the stack's
+ * sampled allocations stand for (as text_group_what says it). */
+static void peak_item_what(struct report_ctx *r, const struct peak_item *pk)
+{
+    FILE *f = r->out;
+    if (r->s->sampling.mode) {
+        fputc('~', f);
+        put_bytes(f, est_round(pk->est_bytes));
+        fputs(" in ~", f);
+        put_count(f, est_round(pk->est_count), "allocation");
+        fputs(" (estimated from ", f);
+        put_count(f, pk->count, "sampled allocation");
+        fputs(" of ", f);
+        put_bytes(f, pk->bytes);
+        fputc(')', f);
+        return;
+    }
+    put_bytes(f, pk->bytes);
+    fputs(" in ", f);
+    put_count(f, pk->count, "allocation");
+}
+
 void text_peaks(struct report_ctx *r)
 {
     FILE *f = r->out;
     const struct analysis *a = r->a;
     put_title(r, "PEAK");
-    if (r->s->sampling.mode) /* exact bytes, split by whether they were sampled: not estimates */
-        fputs("Sampled (GPULEAK_MODE=light): the peak's stacks hold their sampled allocations'\n"
-              "bytes; the rest is listed as not sampled (no stack).\n", f);
+    if (r->s->sampling.mode) /* the device figures are exact; the stacks', estimates */
+        fputs("Sampled (GPULEAK_MODE=light): the device figures are exact; each stack's\n"
+              "bytes at the peak are estimates (~) from its sampled allocations.\n", f);
     if (a->ndevs == 0)
         fputs("No device counters in this snapshot.\n", f);
     for (size_t d = 0; d < a->ndevs; d++) {
@@ -128,14 +150,19 @@ void text_peaks(struct report_ctx *r)
         for (size_t i = 0; i < dr->ncomp; i++) {
             const struct peak_item *pk = &dr->comp[i];
             fputs("    ", f);
-            put_bytes(f, pk->bytes);
-            fputs(" in ", f);
-            put_count(f, pk->count, "allocation");
+            peak_item_what(r, pk);
             fputs(" from:\n", f);
             put_cs(r, "        ", pk->cs);
         }
-        if (dr->ncomp < dr->ncomp_total) {
-            fprintf(f, "    (%zu more, ", dr->ncomp_total - dr->ncomp);
+        if (dr->comp_unsampled_count) {
+            fputs("    (not sampled: ", f);
+            put_bytes(f, dr->comp_unsampled_bytes);
+            fputs(" in ", f);
+            put_count(f, dr->comp_unsampled_count, "allocation");
+            fputs(", in the estimates above)\n", f);
+        }
+        if (dr->ncomp + dr->ncomp_unsampled < dr->ncomp_total) {
+            fprintf(f, "    (%zu more, ", dr->ncomp_total - dr->ncomp - dr->ncomp_unsampled);
             put_bytes(f, dr->comp_bytes_hidden);
             fputs(" in ", f);
             put_count(f, dr->comp_count_hidden, "allocation");

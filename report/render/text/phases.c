@@ -125,6 +125,9 @@ void text_phases(struct report_ctx *r)
         return;
     FILE *f = r->out;
     put_title(r, "PHASES");
+    if (r->s->sampling.mode) /* not scaled: a phase's stacks come from the history's events */
+        fputs("Sampled (GPULEAK_MODE=light): the levels and counts are exact; the stacks and\n"
+              "categories at each peak hold sampled allocations only (the rest: not sampled).\n", f);
     if (ph->wrapped)
         fprintf(f, "(the history starts at seq %llu: annotations before it are gone)\n",
                 (unsigned long long)ph->first_seq);

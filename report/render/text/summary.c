@@ -126,16 +126,17 @@ static void put_below_min_bytes(const struct report_ctx *r)
 {
     const struct group_list *l = &r->a->leaks;
     size_t below = 0;
+    size_t stacks = l->total - l->unsampled_groups; /* as text_summary_findings counts */
     for (size_t i = 0; r->min_bytes && i < l->total; i++)
-        below += l->g[i].bytes < r->min_bytes;
+        below += !group_unsampled(r->s, &l->g[i]) && l->g[i].est_bytes < (double)r->min_bytes;
     if (below == 0)
         return;
     char min[32];
     fmt_commas(min, sizeof min, r->min_bytes);
     fputs(", ", r->out);
-    if (below < l->total)
+    if (below < stacks)
         put_count(r->out, below, "stack");
-    fprintf(r->out, "%sbelow --min-bytes %s", below < l->total ? " " : "", min);
+    fprintf(r->out, "%sbelow --min-bytes %s", below < stacks ? " " : "", min);
 }
 
 void text_summary_findings(struct report_ctx *r)
@@ -145,9 +146,15 @@ void text_summary_findings(struct report_ctx *r)
     bool at_exit = r->s->proc.reason == GL_REASON_EXIT;
     if (a->leaks.bytes)
         put_color(r, TC_RED);
+    /* sampled: the allocations not sampled are no stack (text_leaks) */
     summary_head(f, at_exit ? "leaked:" : "live:", a->leaks.bytes,
-                 a->leaks.count, a->leaks.total, "allocation");
+                 a->leaks.count, a->leaks.total - a->leaks.unsampled_groups, "allocation");
     put_color_end(r);
+    if (a->leaks.unsampled_count) {
+        char n[32];
+        fmt_commas(n, sizeof n, a->leaks.unsampled_count);
+        fprintf(f, ", %s of them not sampled", n);
+    }
     put_below_min_bytes(r);
     fputc('\n', f);
     if (a->cached.total)

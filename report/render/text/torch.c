@@ -103,6 +103,8 @@ void text_torch(const struct report_ctx *r)
                 put_frame_short(f, &r->db->frames[frame]);
             else
                 put_cs_top(r, cs);
+        } else if (g->before_attach) {
+            fputs(", reserved by PyTorch before the attach (gpuleak attach)", f);
         } else if (attached(r->s)) {
             fputs(", not a cudaMalloc gpuleak saw (made before the attach, or an expandable segment)", f);
         } else {

@@ -10,8 +10,8 @@ KEPT = []
 @pytest.mark.gpu_limit_leaks(0)
 def test_first_keeps():
     # 4 MiB, kept; the first tensor, in a new 20 MiB segment that is not
-    # this test's to pay for.  Made before PyTorch recorded stacks (gpuleak
-    # turns that on once torch.cuda is initialized): reported at the test.
+    # this test's to pay for.  PyTorch records its stack (gpuleak turns
+    # that on in torch.cuda's initialization, before this tensor).
     KEPT.append(torch.empty(1024 * 1024, device="cuda"))  # KEPT-LINE
 
 
