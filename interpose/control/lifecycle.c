@@ -125,6 +125,20 @@ const char *gl_detach_snapshot(void) { return detach_snapshot; }
 
 bool gl_attached(void) { return atomic_load_explicit(&attached, memory_order_relaxed); }
 
+/* After a detach: what this attach recorded is dropped, so that the next
+ * attach starts from zero, as heaptrack -p and memray attach do
+ * (docs/attach.md "Detach").  Hooks handed out during the attach may still
+ * run, and one may be in flight: each table is emptied under the locks its
+ * readers and writers take (track.c); its memory is kept for reuse (freed,
+ * it would leave holes in the program's heap), the interned stacks too. */
+static void release_tracking_state(void)
+{
+    gl_track_reset();
+    gl_teardown_reset();
+    gl_bad_free_reset();
+    gl_vmm_reset();
+}
+
 int gl_lifecycle_attach(void)
 {
     if (atomic_load(&activated) && atomic_load(&active))
@@ -136,6 +150,8 @@ int gl_lifecycle_attach(void)
         /* Attached again after a detach: the settings of this attach. */
         gl_config_load();
         gl_outfile_setup(gl_config.output);
+        if (gl_history_capacity() != (size_t)gl_config.max_entries) /* this attach's size */
+            gl_track_configure_history((size_t)gl_config.max_entries);
         atomic_store(&final_done, false);
         gl_trigger_start();
         atomic_store(&active, true);
@@ -165,6 +181,7 @@ void gl_lifecycle_detach(bool snapshot)
     atomic_store(&active, false);
     gl_trigger_stop();
     gl_watch_remove();
+    release_tracking_state();
 }
 
 bool gl_ensure_active(void)

@@ -284,10 +284,10 @@ struct gl_vmm_range *gl_vmm_copy(size_t *n)
     return out;
 }
 
-void gl_vmm_postfork_child(void)
+/* Every handle, mapping and reservation forgotten (lock held, or fork's
+ * child). */
+static void forget_all(void)
 {
-    /* The parent's handles are not the child's; drop everything. */
-    gl_lock_init(&vmm_lock, GL_LOCK_VMM, 0);
     struct handle_state *s, *st;
     HASH_ITER(hh, handles, s, st) { HASH_DEL(handles, s); free(s); }
     nimported = 0;
@@ -295,4 +295,18 @@ void gl_vmm_postfork_child(void)
     HASH_ITER(hh, mappings, m, mt) { HASH_DEL(mappings, m); free(m); }
     struct reservation *r, *rt;
     HASH_ITER(hh, reservations, r, rt) { HASH_DEL(reservations, r); free(r); }
+}
+
+void gl_vmm_reset(void)
+{
+    gl_lock(&vmm_lock);
+    forget_all();
+    gl_unlock(&vmm_lock);
+}
+
+void gl_vmm_postfork_child(void)
+{
+    /* The parent's handles are not the child's; drop everything. */
+    gl_lock_init(&vmm_lock, GL_LOCK_VMM, 0);
+    forget_all();
 }

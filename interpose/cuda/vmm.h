@@ -61,6 +61,9 @@ struct gl_vmm_range {
 };
 struct gl_vmm_range *gl_vmm_copy(size_t *n);
 
+/* Detach: every handle, mapping and reservation forgotten; a later attach
+ * counts their unmaps as memory made before it (docs/attach.md). */
+void gl_vmm_reset(void);
 void gl_vmm_postfork_child(void);
 
 #endif

@@ -424,6 +424,26 @@ void gl_acct_watch_copy(struct gl_watch_copy *out, size_t room)
     }
 }
 
+void gl_acct_reset(void)
+{
+    /* In the exclusive section, after gl_acct_revoke_all: no lane holds
+     * credit or pending changes.  The lock stays, and so do the sites,
+     * zeroed (a copy skips a site with nothing): freeing them would leave
+     * holes in the program's heap (docs/attach.md "Cost"). */
+    size_t from = offsetof(struct device, used), to = offsetof(struct device, sites);
+    for (int i = 0; i <= GL_MAX_DEVICES; i++) {
+        struct device *d = &devices[i];
+        gl_lock(&d->lock);
+        for (struct site *st = d->sites; st != NULL; st = st->hh.next) {
+            st->live_bytes = st->live_count = st->at_peak_bytes = st->at_peak_count = 0;
+            st->epoch = 0;
+        }
+        memset((char *)d + from, 0, to - from);
+        d->peak_epoch = 1;
+        gl_unlock(&d->lock);
+    }
+}
+
 void gl_acct_postfork_child(void)
 {
     /* Only this thread exists now; the parent's device memory is not ours. */

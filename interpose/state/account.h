@@ -94,6 +94,9 @@ void gl_acct_copy(struct gl_state_copy *out, size_t peaks_room);
  * exclusive section, after gl_acct_revoke_all, as gl_acct_copy). */
 void gl_acct_watch_copy(struct gl_watch_copy *out, size_t room);
 
+/* Detach (docs/attach.md): every device back to unused, in the exclusive
+ * section after gl_acct_revoke_all. */
+void gl_acct_reset(void);
 /* fork child: every device starts empty. */
 void gl_acct_postfork_child(void);
 

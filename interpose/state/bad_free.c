@@ -56,6 +56,13 @@ struct gl_bad_free *gl_bad_free_copy(size_t *n)
     return out;
 }
 
+void gl_bad_free_reset(void)
+{
+    gl_lock(&lock);
+    used = 0;
+    gl_unlock(&lock);
+}
+
 void gl_bad_free_postfork_child(void)
 {
     /* Another thread may have held it at fork: the child starts over with

@@ -33,6 +33,8 @@ void gl_bad_free_note(int32_t device, uint64_t key, uint16_t api, bool rejected,
  * are none or memory ran out. */
 struct gl_bad_free *gl_bad_free_copy(size_t *n);
 
+/* Detach: every entry dropped (docs/attach.md). */
+void gl_bad_free_reset(void);
 void gl_bad_free_postfork_child(void);
 
 #endif

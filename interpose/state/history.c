@@ -114,6 +114,8 @@ size_t gl_label_get(uint32_t id, char *buf, size_t size)
     return len;
 }
 
+void gl_history_forget(uint64_t next_seq) { floor_seq = next_seq; }
+
 void gl_history_postfork_child(uint64_t next_seq)
 {
     /* The parent's events are not the child's (and the ring's pages stay

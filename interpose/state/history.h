@@ -55,6 +55,9 @@ uint32_t gl_label_add(const char *text);
 /* Copies label `id` into buf; 0 if it has been evicted. */
 size_t gl_label_get(uint32_t id, char *buf, size_t size);
 
+/* Detach: events before next_seq are dropped (the ring is kept).  In the
+ * exclusive section. */
+void gl_history_forget(uint64_t next_seq);
 /* fork child: events before next_seq were the parent's. */
 void gl_history_postfork_child(uint64_t next_seq);
 

@@ -128,6 +128,16 @@ struct gl_stack *gl_stacks_newest(uint32_t *count)
     return s;
 }
 
+void gl_stacks_zero_counts(void)
+{
+    uint32_t left;
+    for (struct gl_stack *s = gl_stacks_newest(&left); s != NULL && left > 0; s = s->older, left--) {
+        atomic_store_explicit(&s->allocs, 0, memory_order_relaxed);
+        atomic_store_explicit(&s->frees, 0, memory_order_relaxed);
+        atomic_store_explicit(&s->bytes, 0, memory_order_relaxed);
+    }
+}
+
 void gl_stacks_lock(void) { gl_lock(&stacks_lock); }
 void gl_stacks_unlock(void) { gl_unlock(&stacks_lock); }
 void gl_stacks_reinit_lock(void) { gl_lock_init(&stacks_lock, GL_LOCK_STACKS, 0); }

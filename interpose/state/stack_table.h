@@ -42,6 +42,10 @@ struct gl_stack *gl_stack_unsampled(void);
  * without locks afterwards because stacks are only ever prepended. */
 struct gl_stack *gl_stacks_newest(uint32_t *count);
 
+/* Detach: every stack's call counts back to 0 (the stacks stay: a hook in
+ * flight may hold one).  In the exclusive section, lanes' tallies flushed. */
+void gl_stacks_zero_counts(void);
+
 /* fork support: the child must not inherit a lock held by another thread. */
 void gl_stacks_lock(void);
 void gl_stacks_unlock(void);

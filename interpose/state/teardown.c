@@ -67,6 +67,14 @@ struct gl_teardown *gl_teardown_copy(size_t *n)
     return out;
 }
 
+void gl_teardown_reset(void)
+{
+    gl_lock(&lock);
+    used = 0;
+    memset(slots, 0, sizeof slots);
+    gl_unlock(&lock);
+}
+
 void gl_teardown_postfork_child(void)
 {
     /* Another thread may have held the lock at fork.  What the parent leaked

@@ -26,6 +26,8 @@ void gl_teardown_note(uint32_t stack_id, int32_t device, uint16_t kind, uint16_t
  * none or memory ran out. */
 struct gl_teardown *gl_teardown_copy(size_t *n);
 
+/* Detach: every note dropped (docs/attach.md). */
+void gl_teardown_reset(void);
 void gl_teardown_postfork_child(void);
 
 #endif

@@ -40,6 +40,7 @@ struct shard {
     size_t count;
     struct gl_live *free_list;
     struct slab *slabs; /* newest first; only the first has room left */
+    struct slab *spare; /* emptied by a detach, kept for reuse (gl_track_reset) */
 } __attribute__((aligned(64))); /* one cache line each: no false sharing */
 
 static struct shard shards[SHARDS] = {[0 ... SHARDS - 1] = {.lock = GL_LOCK_INIT(SHARD)}};
@@ -68,8 +69,10 @@ static struct gl_live *rec_new(struct shard *sh)
         return r;
     }
     if (sh->slabs == NULL || sh->slabs->used == SLAB_RECORDS) {
-        struct slab *s = malloc(sizeof *s);
-        if (s == NULL)
+        struct slab *s = sh->spare;
+        if (s != NULL)
+            sh->spare = s->next;
+        else if ((s = malloc(sizeof *s)) == NULL)
             return NULL;
         s->used = 0;
         s->next = sh->slabs;
@@ -573,6 +576,56 @@ void gl_track_shape(struct gl_track_shape *out)
     }
 }
 
+static void free_slabs(struct slab *sl)
+{
+    for (struct slab *next; sl != NULL; sl = next) {
+        next = sl->next;
+        free(sl);
+    }
+}
+
+/* Empties a shard, keeping its memory: its slabs go to the spare list,
+ * its buckets are cleared.  Freeing them would leave holes in the
+ * program's heap that its own small allocations are then carved from,
+ * slower (docs/attach.md "Cost").  The caller holds the shard's lock. */
+static void shard_empty_keep(struct shard *sh)
+{
+    while (sh->slabs != NULL) {
+        struct slab *sl = sh->slabs;
+        sh->slabs = sl->next;
+        sl->used = 0;
+        sl->next = sh->spare;
+        sh->spare = sl;
+    }
+    if (sh->buckets != NULL)
+        memset(sh->buckets, 0, sh->nbuckets * sizeof *sh->buckets);
+    sh->count = 0;
+    sh->free_list = NULL;
+}
+
+void gl_track_reset(void)
+{
+    /* Every lane held: no event is between its lane's enter and leave, and
+     * nothing reads a slab, a bucket, a site or the ring outside a lane
+     * except gl_track_kind_of (and the unit test's shape), which hold the
+     * shard's lock: taken here too.  A hook in flight (it passed gl_enter
+     * before tracking turned off) meets empty tables after: its record is
+     * a copy (taken), its stack is never freed.  Nothing is freed. */
+    gl_exclusive_enter();
+    gl_acct_revoke_all();
+    gl_lanes_flush_tallies();
+    gl_stacks_zero_counts();
+    gl_acct_reset();
+    for (int i = 0; i < SHARDS; i++) {
+        gl_lock(&shards[i].lock);
+        shard_empty_keep(&shards[i]);
+        gl_unlock(&shards[i].lock);
+    }
+    gl_history_forget(atomic_load(&next_seq));
+    atomic_store(&oom_next, 0);
+    gl_exclusive_leave();
+}
+
 void gl_track_prefork(void)
 {
     gl_lanes_prefork();
@@ -591,12 +644,10 @@ void gl_track_postfork_child(void)
      * while they are emptied.  The parent's device memory is not ours. */
     for (int i = 0; i < SHARDS; i++) {
         struct shard *sh = &shards[i];
-        for (struct slab *sl = sh->slabs, *next; sl != NULL; sl = next) {
-            next = sl->next;
-            free(sl);
-        }
+        free_slabs(sh->slabs);
+        free_slabs(sh->spare);
         free(sh->buckets);
-        sh->slabs = NULL;
+        sh->slabs = sh->spare = NULL;
         sh->buckets = NULL;
         sh->nbuckets = sh->count = 0;
         sh->free_list = NULL;

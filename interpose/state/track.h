@@ -186,6 +186,12 @@ struct gl_track_shape {
 };
 void gl_track_shape(struct gl_track_shape *out);
 
+/* Detach (docs/attach.md): tracking is off; every record, device counter,
+ * call count, history event and out-of-memory entry is dropped, so that a
+ * later attach starts from zero.  The memory that held them is kept for
+ * reuse, emptied, not freed (holes in the program's heap slow it). */
+void gl_track_reset(void);
+
 /* fork: the parent holds every lock across fork(); the child then drops the
  * parent's records (the child owns no device memory) and starts afresh. */
 void gl_track_prefork(void);

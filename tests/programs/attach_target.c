@@ -8,6 +8,9 @@
  *   early N    through the pointer fetched at start  (the driver, dlsym'd before)
  *   late N     through a pointer dlsym'd now         (the driver, dlsym'd after)
  *   free-pre   cudaFree of the 2 MiB made at start
+ *   keep N     cudaMalloc(N) into the one kept pointer (tests/t_attachfresh.sh)
+ *   free-kept  cudaFree of the kept pointer
+ *   used       prints the driver's used memory now
  *   quit       exits with status 7
  * Every call's result is printed, so that a run with an attach in between
  * must print exactly what a run without one prints. */
@@ -41,6 +44,20 @@ static void leak_early(size_t n)
     printf("early %d\n", (int)early_alloc(&p, n)); /* LEAK_EARLY */
 }
 
+static void *kept;
+
+static void keep(size_t n)
+{
+    printf("keep %d\n", (int)cudaMalloc(&kept, n)); /* KEEP */
+}
+
+static void print_used(void)
+{
+    size_t free_bytes = 0, total = 0;
+    cudaMemGetInfo(&free_bytes, &total);
+    printf("used %zu\n", total - free_bytes);
+}
+
 static void leak_late(size_t n)
 {
     mem_alloc_fn late = (mem_alloc_fn)dlsym(libcuda, "cuMemAlloc_v2");
@@ -57,9 +74,8 @@ int main(void)
     early_alloc = libcuda ? (mem_alloc_fn)dlsym(libcuda, "cuMemAlloc_v2") : NULL;
     if (early_alloc == NULL)
         return 1;
-    size_t free_bytes = 0, total = 0;
-    cudaMemGetInfo(&free_bytes, &total);
-    printf("used %zu\nready\n", total - free_bytes);
+    print_used();
+    printf("ready\n");
     fflush(stdout);
     char line[128];
     while (fgets(line, sizeof line, stdin) != NULL) {
@@ -77,6 +93,12 @@ int main(void)
             leak_late(n);
         else if (strcmp(cmd, "free-pre") == 0)
             printf("free-pre %d\n", (int)cudaFree(pre2));
+        else if (strcmp(cmd, "keep") == 0)
+            keep(n);
+        else if (strcmp(cmd, "free-kept") == 0)
+            printf("free-kept %d\n", (int)cudaFree(kept));
+        else if (strcmp(cmd, "used") == 0)
+            print_used();
         else if (strcmp(cmd, "quit") == 0)
             break;
         printf("ok %s\n", cmd);

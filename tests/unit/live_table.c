@@ -14,7 +14,10 @@
  *      peak set while they hold allocations in their lanes (its allocation
  *      takes all credit back), and the peak, its composition and the counts
  *      equal to a serial replay of the history and to the scenario's
- *      arithmetic (as tests/programs/peak_threads.c end to end).
+ *      arithmetic (as tests/programs/peak_threads.c end to end);
+ *   5. the detach's reset (gl_track_reset): every record, count, peak and
+ *      event gone, and the same records made again without one byte more
+ *      of the heap (slabs, buckets and sites kept for reuse).
  *
  * Links (tests/module.mk): state/{track,account,lanes,history,stack_table,
  * teardown,bad_free}.o, capture/{stacks,pyframes,pyframes_layout}.o (a bad
@@ -23,6 +26,8 @@
  * control/, hooks/, no fakecuda.  Stacks are interned from made-up program
  * counters. */
 #include <errno.h>
+#include <malloc.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -683,6 +688,54 @@ static void test_credit_alone(int dev)
     EQ(v.d.alloc_count, 101, "credit alone: allocations");
 }
 
+/* ---- 5. the detach's reset ------------------------------------------------ */
+
+#define RESET_N 1000
+#define RESET_BASE UINT64_C(0x7e0000000000)
+
+static void test_reset(void)
+{
+    const int dev = 6;
+    struct gl_stack *st = stack_of(300);
+    for (uint64_t i = 0; i < RESET_N; i++)
+        alloc_on(dev, RESET_BASE + i * 512, 100, st);
+    struct gl_track_shape before;
+    gl_track_shape(&before);
+    gl_track_reset();
+    struct gl_track_shape s;
+    gl_track_shape(&s);
+    EQ(s.records, 0, "no record after the reset");
+    EQ(s.slots, 0, "no slot carved after the reset");
+    EQ(s.buckets, before.buckets, "buckets kept");
+    struct gl_state_copy c;
+    TRUE(gl_track_copy(&c), "copy after the reset");
+    EQ(c.nallocs, 0, "no live allocation");
+    EQ(c.ndevices, 0, "no device used");
+    EQ(c.npeaks, 0, "no peak site");
+    EQ(c.nevents, 0, "no history event");
+    gl_state_copy_free(&c);
+    EQ(atomic_load(&st->allocs), 0, "the stack's allocation calls");
+    EQ(gl_track_kind_of(GL_SPACE_ADDR, RESET_BASE), (uint64_t)-1, "the first record is gone");
+    /* The same records again: from the kept slabs, buckets and sites. */
+    struct mallinfo2 m0 = mallinfo2();
+    for (uint64_t i = 0; i < RESET_N; i++)
+        alloc_on(dev, RESET_BASE + i * 512, 100, st);
+    struct mallinfo2 m1 = mallinfo2();
+    EQ(m1.uordblks, m0.uordblks, "heap bytes in use: nothing allocated");
+    gl_track_shape(&s);
+    EQ(s.records, RESET_N, "records again");
+    EQ(s.slots, RESET_N, "slots carved again, from the kept slabs");
+    struct view v = view_of(dev);
+    EQ(v.d.live_bytes, RESET_N * 100, "live bytes counted from zero");
+    EQ(v.d.alloc_count, RESET_N, "allocations counted from zero");
+    EQ(v.d.peak_bytes, RESET_N * 100, "peak from zero");
+    EQ(v.npeak, 1, "one peak site");
+    EQ(atomic_load(&st->allocs), RESET_N, "the stack's allocation calls from zero");
+    TRUE(gl_track_copy(&c), "copy");
+    EQ(c.nevents, RESET_N, "the history holds the new events alone");
+    gl_state_copy_free(&c);
+}
+
 int main(void)
 {
     /* Room for every event of the thread tests (8 threads: ~48,000). */
@@ -694,6 +747,7 @@ int main(void)
     test_credit_alone(5);
     test_threads(3, 4);
     test_threads(4, 8);
+    test_reset();
     if (failures) {
         fprintf(stderr, "%d failures\n", failures);
         return 1;
