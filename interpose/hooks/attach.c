@@ -18,7 +18,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/config.h"
 #include "base/internal.h"
@@ -38,7 +40,10 @@
 #include "resolve/resolve.h"
 
 
-static atomic_bool busy;             /* an attach, a detach or a tick is running */
+/* The process whose thread runs an attach, a detach or a tick; 0: none.
+ * A pid, not a flag: a fork child inherits the word but not the thread
+ * holding it, and would otherwise find every later detach "busy". */
+static _Atomic pid_t busy_pid;
 static struct gl_slots patched;      /* what the attach wrote, for the detach (under busy) */
 static _Atomic long patched_count;   /* patched.n, or -1 when not attached: read without busy */
 static atomic_bool hooks_in_place;
@@ -188,6 +193,19 @@ static unsigned long long loads_now(void)
     return adds;
 }
 
+/* Takes busy_pid when free, or when the process holding it is not this
+ * one: a parent whose thread held it when this child was forked.
+ * (getpid takes no lock: it may run inside gdb's call.) */
+static bool try_busy(void)
+{
+    pid_t self = getpid(), held = 0;
+    if (atomic_compare_exchange_strong(&busy_pid, &held, self))
+        return true;
+    return held != self && atomic_compare_exchange_strong(&busy_pid, &held, self);
+}
+
+static void release_busy(void) { atomic_store(&busy_pid, 0); }
+
 /* The writer's tick: when the loader has loaded anything since, the import
  * slots of every object that still binds an intercepted name to its real
  * function get the hook (the ones written already hold it, and are
@@ -197,7 +215,7 @@ static void reach_new_libraries(void)
 {
     gl_attach_detach_poll(); /* a detach asked for: it runs on a thread of its own */
     unsigned long long adds = loads_now();
-    if (adds == loads_seen || atomic_exchange(&busy, true))
+    if (adds == loads_seen || !try_busy())
         return;
     if (atomic_load(&hooks_in_place)) {
         struct gl_slots more = {0};
@@ -208,7 +226,7 @@ static void reach_new_libraries(void)
         atomic_store(&patched_count, (long)patched.n);
         atomic_store(&loads_seen, adds);
     }
-    atomic_store(&busy, false);
+    release_busy();
 }
 
 /* Every slot found, then written: all or nothing. */
@@ -233,12 +251,12 @@ static int put_hooks_in_place(void)
     return 0;
 }
 
-/* Takes `busy`, waiting up to 2 s for a tick that holds it. */
+/* Takes `busy_pid`, waiting up to 2 s for a tick that holds it. */
 static bool take_busy(void)
 {
     struct timespec ms = {0, 1000 * 1000};
     for (int i = 0; i < 2000; i++) {
-        if (!atomic_exchange(&busy, true))
+        if (try_busy())
             return true;
         nanosleep(&ms, NULL);
     }
@@ -267,7 +285,7 @@ GL_EXPORT int gpuleak_attach_begin(const char *config)
         }
     }
     gl_hook_depth--;
-    atomic_store(&busy, false);
+    release_busy();
     if (rc == GPULEAK_ATTACH_OK)
         gl_torch_attach_ask(); /* PyTorch's view now: its segments made before (docs/attach.md) */
     return rc;
@@ -291,7 +309,7 @@ GL_EXPORT int gpuleak_attach_end(void)
         gl_lifecycle_detach(true);
         gl_torch_detach(); /* PyTorch's recorder, if gpuleak turned it on: off again */
     }
-    atomic_store(&busy, false);
+    release_busy();
     return rc;
 }
 
