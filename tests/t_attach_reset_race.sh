@@ -9,11 +9,10 @@
 # bad free.  (A drop that
 # freed memory a hook in flight then used is what ASan would report.)
 source "$ROOT/tests/lib.sh"
-# Under TSan the drop itself is clean, but attaching again races with the
-# hooks still running, outside the drop: gl_config_load rewrites gl_config
-# while hooks read it, and the attach's gl_acct_touch writes a device's
-# `used` outside any lane while the old writer's live view reads it.
-skip_if '[ "$GL_SAN" = tsan ]' "under tsan: attaching again races with running hooks (gl_config_load, gl_acct_touch), outside the detach's drop"
+# It is in the TSan phase: attaching again, with those hooks running, used
+# to race with them (gl_config_load rewrote gl_config they read; the
+# attach's gl_acct_touch wrote a device's `used` under its lock alone,
+# which the writer's copies read under the lanes alone).
 export LD_LIBRARY_PATH=$FAKECUDA
 mkdir snaps
 "$TPROG/attach_reset_race" "$LIBGPULEAK_SO" "$PWD/snaps/" >out.txt 2>err.txt || fail "program: $? $(cat err.txt)"

@@ -214,21 +214,21 @@ static void env_duration_ms(const char *name, uint64_t dflt_ms, uint64_t *out, a
 /* GPULEAK_MODE, GPULEAK_SAMPLE_BYTES, GPULEAK_SAMPLE_SEED: light mode and
  * its sampling (capture/sample.h).  The sampling variables are read in
  * either mode, so that a typo is told even before light mode is on. */
-static void load_mode(void)
+static void load_mode(struct gl_config *cfg)
 {
     static atomic_bool warned_mode, warned_bytes, warned_seed;
     const char *mode = gl_getenv("GPULEAK_MODE");
     if (mode != NULL && *mode != '\0') {
         if (strcasecmp(mode, "light") == 0)
-            gl_config.mode = GL_MODE_LIGHT;
+            cfg->mode = GL_MODE_LIGHT;
         else if (strcasecmp(mode, "full") == 0)
-            gl_config.mode = GL_MODE_FULL;
+            cfg->mode = GL_MODE_FULL;
         else
             gl_warn_once(&warned_mode, "ignoring GPULEAK_MODE=%.40s: expected full or light, using full", mode);
     }
     const char *bytes = gl_getenv("GPULEAK_SAMPLE_BYTES");
     if (bytes != NULL && *bytes != '\0' &&
-        !gl_parse_bytes(bytes, 1, GL_MAX_SAMPLE_BYTES, &gl_config.sample_bytes))
+        !gl_parse_bytes(bytes, 1, GL_MAX_SAMPLE_BYTES, &cfg->sample_bytes))
         gl_warn_once(&warned_bytes, "ignoring GPULEAK_SAMPLE_BYTES=%.40s: expected bytes from 1 to 1T "
                      "(" GL_SIZE_EXAMPLES "), using %lluK", bytes,
                      (unsigned long long)(GL_DEFAULT_SAMPLE_BYTES >> 10));
@@ -236,8 +236,8 @@ static void load_mode(void)
     long v;
     if (seed != NULL && *seed != '\0') {
         if (gl_parse_long(seed, 0, LONG_MAX, &v)) {
-            gl_config.sample_seed = (uint64_t)v;
-            gl_config.sample_seed_set = true;
+            cfg->sample_seed = (uint64_t)v;
+            cfg->sample_seed_set = true;
         } else {
             gl_warn_once(&warned_seed, "ignoring GPULEAK_SAMPLE_SEED=%.40s: expected a number from 0 to %ld, "
                          "using a random seed", seed, LONG_MAX);
@@ -245,7 +245,9 @@ static void load_mode(void)
     }
 }
 
-void gl_config_load(void)
+/* Reads the environment into *cfg: a variable that is unset or bad leaves
+ * its field as it was. */
+static void config_read(struct gl_config *cfg)
 {
     /* One flag per variable: each bad value gets its own line. */
     static atomic_bool warned_depth, warned_output, warned_entries, warned_conv;
@@ -253,38 +255,38 @@ void gl_config_load(void)
     static atomic_bool warned_cache, warned_check, warned_torch, warned_lines,
         warned_settle;
 
-    gl_config.disabled = gl_env_bool("GPULEAK_DISABLE", false, &warned_disable);
-    load_mode();
-    gl_config.python = gl_env_bool("GPULEAK_PYTHON", true, &warned_python);
-    gl_config.torch = gl_env_bool("GPULEAK_TORCH", true, &warned_torch);
+    cfg->disabled = gl_env_bool("GPULEAK_DISABLE", false, &warned_disable);
+    load_mode(cfg);
+    cfg->python = gl_env_bool("GPULEAK_PYTHON", true, &warned_python);
+    cfg->torch = gl_env_bool("GPULEAK_TORCH", true, &warned_torch);
     /* Light mode never pays for PyTorch's recorder unless told to. */
-    enum gl_torch_lines lines_dflt = gl_config.mode == GL_MODE_LIGHT ? GL_TORCH_LINES_NEVER : GL_TORCH_LINES_REQUEST;
-    gl_config.torch_lines = lines_dflt;
+    enum gl_torch_lines lines_dflt = cfg->mode == GL_MODE_LIGHT ? GL_TORCH_LINES_NEVER : GL_TORCH_LINES_REQUEST;
+    cfg->torch_lines = lines_dflt;
     const char *lines = gl_getenv("GPULEAK_TORCH_LINES");
     if (lines != NULL && *lines != '\0') {
         if (strcasecmp(lines, "start") == 0)
-            gl_config.torch_lines = GL_TORCH_LINES_START;
+            cfg->torch_lines = GL_TORCH_LINES_START;
         else if (strcasecmp(lines, "request") == 0)
-            gl_config.torch_lines = GL_TORCH_LINES_REQUEST;
+            cfg->torch_lines = GL_TORCH_LINES_REQUEST;
         else if (strcasecmp(lines, "never") == 0)
-            gl_config.torch_lines = GL_TORCH_LINES_NEVER;
+            cfg->torch_lines = GL_TORCH_LINES_NEVER;
         else
             gl_warn_once(&warned_lines, "ignoring GPULEAK_TORCH_LINES=%.40s: expected request, start or never, using %s",
                          lines, lines_dflt == GL_TORCH_LINES_NEVER ? "never" : "request");
     }
-    env_duration_ms("GPULEAK_TORCH_SETTLE", GL_DEFAULT_TORCH_SETTLE_MS, &gl_config.torch_settle_ms, &warned_settle);
-    gl_config.free_stacks = gl_env_bool("GPULEAK_FREE_STACKS", false, &warned_free);
-    gl_config.oom_snapshot = gl_env_bool("GPULEAK_OOM_SNAPSHOT", true, &warned_oom);
+    env_duration_ms("GPULEAK_TORCH_SETTLE", GL_DEFAULT_TORCH_SETTLE_MS, &cfg->torch_settle_ms, &warned_settle);
+    cfg->free_stacks = gl_env_bool("GPULEAK_FREE_STACKS", false, &warned_free);
+    cfg->oom_snapshot = gl_env_bool("GPULEAK_OOM_SNAPSHOT", true, &warned_oom);
 
     /* Read here, not at the first out-of-memory error: a typo is told at
      * the start, when the user is still looking. */
-    env_duration_ms("GPULEAK_OOM_INTERVAL", GL_DEFAULT_OOM_INTERVAL_MS, &gl_config.oom_interval_ms, &warned_oom_iv);
+    env_duration_ms("GPULEAK_OOM_INTERVAL", GL_DEFAULT_OOM_INTERVAL_MS, &cfg->oom_interval_ms, &warned_oom_iv);
 
     const char *depth = gl_getenv("GPULEAK_DEPTH");
     long v;
     if (depth != NULL && *depth != '\0') {
         if (gl_parse_long(depth, 0, GL_MAX_DEPTH, &v))
-            gl_config.depth = (int)v;
+            cfg->depth = (int)v;
         else
             gl_warn_once(&warned_depth, "ignoring GPULEAK_DEPTH=%.40s: expected 0..%d, using %d",
                          depth, GL_MAX_DEPTH, GL_DEFAULT_DEPTH);
@@ -293,7 +295,7 @@ void gl_config_load(void)
     const char *entries = gl_getenv("GPULEAK_MAX_ENTRIES");
     if (entries != NULL && *entries != '\0') {
         if (gl_parse_long(entries, 0, GL_MAX_MAX_ENTRIES, &v))
-            gl_config.max_entries = v;
+            cfg->max_entries = v;
         else
             gl_warn_once(&warned_entries, "ignoring GPULEAK_MAX_ENTRIES=%.40s: expected 0..%ld, using %d",
                          entries, GL_MAX_MAX_ENTRIES, GL_DEFAULT_MAX_ENTRIES);
@@ -304,9 +306,9 @@ void gl_config_load(void)
     bool b;
     if (cache != NULL && *cache != '\0') {
         if (strcasecmp(cache, "miss") == 0)
-            gl_config.stack_cache = GL_STACK_CACHE_MISS;
+            cfg->stack_cache = GL_STACK_CACHE_MISS;
         else if (gl_parse_bool(cache, &b))
-            gl_config.stack_cache = b ? GL_STACK_CACHE_ON : GL_STACK_CACHE_OFF;
+            cfg->stack_cache = b ? GL_STACK_CACHE_ON : GL_STACK_CACHE_OFF;
         else
             gl_warn_once(&warned_cache, "ignoring GPULEAK_STACK_CACHE=%.40s: expected on, off or miss, using on",
                          cache);
@@ -314,8 +316,8 @@ void gl_config_load(void)
 
     const char *check = gl_getenv("GPULEAK_STACK_CHECK");
     if (check != NULL && *check != '\0') {
-        if (strlen(check) < sizeof gl_config.stack_check)
-            memcpy(gl_config.stack_check, check, strlen(check) + 1);
+        if (strlen(check) < sizeof cfg->stack_check)
+            memcpy(cfg->stack_check, check, strlen(check) + 1);
         else
             gl_warn_once(&warned_check, "ignoring GPULEAK_STACK_CHECK: longer than %d bytes",
                          GL_OUTPUT_MAX - 1);
@@ -324,8 +326,8 @@ void gl_config_load(void)
     const char *out = gl_getenv("GPULEAK_OUTPUT");
     if (out != NULL && *out != '\0') {
         const char *bad;
-        if (strlen(out) < sizeof gl_config.output) {
-            memcpy(gl_config.output, out, strlen(out) + 1);
+        if (strlen(out) < sizeof cfg->output) {
+            memcpy(cfg->output, out, strlen(out) + 1);
             /* Kept as text (never a surprise file name elsewhere), but said:
              * "%z" is most likely a typo of a conversion. */
             if ((bad = gl_output_unknown_conversion(out)) != NULL)
@@ -336,4 +338,18 @@ void gl_config_load(void)
             gl_warn_once(&warned_output, "ignoring GPULEAK_OUTPUT: longer than %d bytes, using %s",
                          GL_OUTPUT_MAX - 1, GL_DEFAULT_OUTPUT);
     }
+}
+
+/* Read into a copy and written over gl_config only where it changed: at an
+ * attach after a detach, a hook handed out during the first attach (a
+ * dlsym result) may still be running and reading gl_config, and the same
+ * settings, the usual case, then write nothing at all.  Changed settings
+ * are written as one copy of the struct: its aligned fields are never
+ * seen half-written by such a hook. */
+void gl_config_load(void)
+{
+    struct gl_config next = gl_config;
+    config_read(&next);
+    if (memcmp(&next, &gl_config, sizeof next) != 0)
+        memcpy(&gl_config, &next, sizeof next);
 }

@@ -385,8 +385,12 @@ void gl_acct_copy(struct gl_state_copy *out, size_t peaks_room)
     size_t p = 0;
     for (int i = 0; i <= GL_MAX_DEVICES; i++) {
         struct device *d = &devices[i];
-        if (!d->used)
+        /* The lock too: gl_acct_touch and bump write outside any lane. */
+        gl_lock(&d->lock);
+        if (!d->used) {
+            gl_unlock(&d->lock);
             continue;
+        }
         copy_device(d, i, &out->devices[out->ndevices++]);
         for (struct site *s = d->sites; s != NULL && p < peaks_room; s = s->hh.next) {
             bool changed = s->epoch == d->peak_epoch;
@@ -400,6 +404,7 @@ void gl_acct_copy(struct gl_state_copy *out, size_t peaks_room)
             pc->bytes = bytes;
             pc->count = count;
         }
+        gl_unlock(&d->lock);
     }
     out->npeaks = p;
 }
@@ -408,8 +413,11 @@ void gl_acct_watch_copy(struct gl_watch_copy *out, size_t room)
 {
     for (int i = 0; i <= GL_MAX_DEVICES; i++) {
         struct device *d = &devices[i];
-        if (!d->used)
+        gl_lock(&d->lock); /* as gl_acct_copy */
+        if (!d->used) {
+            gl_unlock(&d->lock);
             continue;
+        }
         copy_device(d, i, &out->devices[out->ndevices++]);
         for (struct site *s = d->sites; s != NULL; s = s->hh.next) {
             if (s->live_bytes == 0 && s->live_count == 0)
@@ -421,6 +429,7 @@ void gl_acct_watch_copy(struct gl_watch_copy *out, size_t room)
             out->sites[out->nsites++] = (struct gl_watch_site){
                 .stack = s->stack, .device = i - 1, .bytes = s->live_bytes, .count = s->live_count};
         }
+        gl_unlock(&d->lock);
     }
 }
 
