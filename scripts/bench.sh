@@ -18,6 +18,7 @@ if [ "${1:-}" = "--setup" ]; then
     # heaptrack: the reference; time: /usr/bin/time for the reporter's max RSS
     missing=()
     command -v heaptrack >/dev/null || missing+=(heaptrack)
+    command -v valgrind >/dev/null || missing+=(valgrind) # section 8's instruction counts
     [ -x /usr/bin/time ] || missing+=(time)
     if [ ${#missing[@]} -gt 0 ]; then
         echo "bench: installing ${missing[*]}"
@@ -241,6 +242,7 @@ fi
 ATT_N=$N
 ATT_RUNS=$RUNS
 ATT_LOOPS=3
+ATT_IR_N=20000
 # serve_start: bench_work serve in the background, commands on fd 4
 serve_start() {
     rm -f "$work/att.cmd" "$work/att.out"
@@ -304,6 +306,23 @@ if want 8; then
     done
     [ -z "$ATT_WHY" ] || note "8 attach: $ATT_WHY"
     echo "$ATT_WHY" >"$work/att.why"
+    # The pair in instructions (callgrind), which the machine's load cannot
+    # move: one process, N pairs before an attach, attached, after the
+    # detach; attach and detach in-process on a thread of their own, as
+    # gdb's call starts one (gdb cannot trace a process under valgrind).
+    if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
+        note "8 attach: instructions per pair (callgrind, $ATT_IR_N pairs a phase)"
+        mkdir -p "$work/irsnaps"
+        if LD_LIBRARY_PATH=$FAKECUDA valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+            "$BIN" attach-ir "$LIB" "$ATT_IR_N" "$work/irsnaps" >/dev/null 2>"$work/cg.err"; then
+            # "40,459,675 (19.59%)  .../bench_work.c:pairs_before_attach [...]"
+            callgrind_annotate --inclusive=yes "$work/cg.out" 2>/dev/null |
+                awk -v n="$ATT_IR_N" '$3 ~ /:pairs_(before_attach|while_attached|after_detach)$/ {
+                    gsub(",", "", $1); sub(/.*:pairs_/, "", $3); printf "att.ir_%s %.1f\n", $3, $1 / n }' >>"$RAW"
+        else
+            note "8 attach: callgrind run failed: $(tail -1 "$work/cg.err")"
+        fi
+    fi
 fi
 note "done; formatting"
 
@@ -563,11 +582,23 @@ if "att.before" in vals and "att.after" in vals:
         P("   (no gpuleak code runs after the detach; what differs is glibc's heap: docs/performance.md, 8.)")
     if att_why:
         P("   stopped early: %s" % att_why)
+    ir_res = None
+    ir = {k: vals["att.ir_" + k][0] for k in ("before_attach", "while_attached", "after_detach")
+          if "att.ir_" + k in vals}
+    if len(ir) == 3:
+        # Instructions are exact: "the same" allows 1% (glibc's heap paths)
+        ir_ok = ir["after_detach"] <= 1.01 * ir["before_attach"]
+        P("   instructions per pair (callgrind, load-proof; in-process attach): before %.0f, attached %.0f, "
+          "after detach %.0f" % (ir["before_attach"], ir["while_attached"], ir["after_detach"]))
+        P("   verdict, after detach in instructions (<= 1.01 x before): %s" % ("met" if ir_ok else "MISSED"))
+        ir_res = dict(ir, after_detach_met=ir_ok)
     res["attach"] = {"attach_ms": st("att.attach_ms"), "detach_ms": st("att.detach_ms"),
                      "before_ns": bef, "attached_ns": st("att.during"), "after_ns": aft,
                      "bare_process_ns": st("att.bare"),
                      "after_over_before": pratio("att.after", "att.before"),
                      "after_limit_ns": limit, "after_detach_met": ok}
+    if ir_res:
+        res["attach"]["instructions"] = ir_res
 else:
     P("8. attach: not measured%s" % (" (%s)" % att_why if att_why else ""))
     res["attach"] = None

@@ -28,6 +28,15 @@
  *       is measured before an attach, while attached and after the detach.
  *       It starts and joins a thread first (glibc's multi-threaded mode, as
  *       under a real CUDA runtime's threads).
+ *   bench_work attach-ir LIB N DIR
+ *       For section 8 under callgrind (instructions per pair, which the
+ *       machine's load cannot move): N pairs in pairs_before_attach, then
+ *       `dlopen(LIB)` and gpuleak_attach_begin on a thread of its own (as
+ *       gdb's call starts one under `gpuleak attach`), N in
+ *       pairs_while_attached, gpuleak_attach_end on its own thread, N in
+ *       pairs_after_detach.  Each phase is its own function, so that
+ *       callgrind_annotate --inclusive gives each its instructions.  The
+ *       detach snapshot goes to DIR.
  *   bench_work mem NLIVE NSTACKS
  *       RSS growth (/proc/self/statm) from making NLIVE live allocations over
  *       NSTACKS stacks, after a warm-up that fills the history ring.
@@ -432,6 +441,79 @@ static int run_snap(int argc, char **argv)
     _exit(0); /* skip the exit snapshot: the files are already there */
 }
 
+/* ---- attach-ir: the same pairs before, while and after an attach -------- */
+
+static NOINLINE void plain_pairs(long n)
+{
+    for (long i = 0; i < n; i++) {
+        void *p;
+        check(cudaMalloc(&p, PAIR_SIZE), "cudaMalloc");
+        check(cudaFree(p), "cudaFree");
+    }
+}
+static NOINLINE void pairs_before_attach(long n) { plain_pairs(n); }
+static NOINLINE void pairs_while_attached(long n) { plain_pairs(n); }
+static NOINLINE void pairs_after_detach(long n) { plain_pairs(n); }
+
+struct attach_call {
+    int (*begin)(const char *);
+    int (*end)(void);
+    const char *config; /* begin's; NULL: end */
+    int rc;
+};
+
+static void *attach_call_thread(void *arg)
+{
+    struct attach_call *c = arg;
+    c->rc = c->config ? c->begin(c->config) : c->end();
+    return NULL;
+}
+
+/* begin (config given) or end, on a thread of its own */
+static void attach_call(struct attach_call *c, const char *what)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, attach_call_thread, c) != 0)
+        die("pthread_create");
+    pthread_join(t, NULL);
+    if (c->rc != 0) {
+        fprintf(stderr, "bench_work: %s returned %d\n", what, c->rc);
+        exit(1);
+    }
+}
+
+static int run_attach_ir(int argc, char **argv)
+{
+    if (argc < 5)
+        die("usage: attach-ir LIB N DIR");
+    long n = atol(argv[3]);
+    if (n < 1)
+        die("bad N");
+    void *p;
+    check(cudaMalloc(&p, 512), "cudaMalloc"); /* initialise the runtime */
+    check(cudaFree(p), "cudaFree");
+    start_and_join_a_thread(); /* multi-threaded glibc from the start, as serve */
+    pairs_before_attach(n);
+    void *h = dlopen(argv[2], RTLD_NOW);
+    if (h == NULL)
+        die(dlerror());
+    char config[4200];
+    if (snprintf(config, sizeof config, "GPULEAK_OUTPUT=%s/\n", argv[4]) >= (int)sizeof config)
+        die("DIR too long");
+    struct attach_call c = {.config = config};
+    *(void **)&c.begin = dlsym(h, "gpuleak_attach_begin");
+    *(void **)&c.end = dlsym(h, "gpuleak_attach_end");
+    if (c.begin == NULL || c.end == NULL)
+        die("no gpuleak_attach_begin/end in LIB");
+    attach_call(&c, "gpuleak_attach_begin");
+    pairs_while_attached(n);
+    c.config = NULL;
+    attach_call(&c, "gpuleak_attach_end");
+    pairs_after_detach(n);
+    printf("RESULT pairs=%ld\n", n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -439,9 +521,11 @@ int main(int argc, char **argv)
         return run_pairs(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "serve"))
         return run_serve(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "attach-ir"))
+        return run_attach_ir(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "mem"))
         return run_mem(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "snap"))
         return run_snap(argc, argv);
-    die("usage: bench_work pairs|serve|mem|snap ...");
+    die("usage: bench_work pairs|serve|attach-ir|mem|snap ...");
 }
