@@ -144,6 +144,7 @@ int gl_lifecycle_attach(void)
     if (atomic_load(&activated) && atomic_load(&active))
         return -1; /* tracking already (preloaded, or attached and not detached) */
     atomic_store(&attached, true);
+    gl_graph_capture_begun(); /* a capture may have begun before the attach */
     if (!atomic_load(&activated)) {
         pthread_once(&activate_once, activate);
     } else if (!gl_config.disabled) {

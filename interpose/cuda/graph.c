@@ -60,6 +60,13 @@ static struct exec *execs;
 /* Launches of executable graphs without memory nodes (the usual kind) cost
  * one load, no lock. */
 static _Atomic size_t nexecs;
+/* Set before any stream capture can begin (the begin-capture hooks, and an
+ * attach, which cannot know what began before it), never cleared: until
+ * then no stream can be capturing, and stream-ordered calls skip the
+ * driver's query.  Relaxed: an allocation that is ordered after a begin by
+ * any synchronisation is ordered after this store too, and sees it; one
+ * that is not races with the capture in the driver as well. */
+static atomic_bool capture_possible;
 
 static struct node *node_find(uint64_t va)
 {
@@ -272,8 +279,12 @@ void gl_graph_destroy_end(struct gl_graph_vas *v, bool ok)
     v->n = 0;
 }
 
+void gl_graph_capture_begun(void) { atomic_store_explicit(&capture_possible, true, memory_order_relaxed); }
+
 bool gl_graph_capturing(uint64_t stream, bool per_thread)
 {
+    if (!atomic_load_explicit(&capture_possible, memory_order_relaxed))
+        return false;
     int saved = errno;
     cuStreamIsCapturing_fn is = per_thread ? REAL_cuStreamIsCapturing_ptsz() : REAL_cuStreamIsCapturing();
     CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;

@@ -43,8 +43,15 @@ void gl_graph_destroy_end(struct gl_graph_vas *v, bool ok);
 
 /* True when stream is being captured into a graph (per_thread: a _ptsz
  * call, where stream 0 is the per-thread default stream).  Asked only by
- * stream-ordered allocations and frees, which capture turns into nodes. */
+ * stream-ordered allocations and frees, which capture turns into nodes.
+ * Asks the driver only once a capture may have begun (below). */
 bool gl_graph_capturing(uint64_t stream, bool per_thread);
+
+/* A stream capture may have begun: called by every begin-capture hook
+ * before the real call, and by an attach (captures may have begun before
+ * it).  From then on gl_graph_capturing asks the driver; until then no
+ * stream can be capturing and it answers false without a call. */
+void gl_graph_capture_begun(void);
 
 void gl_graph_postfork_child(void);
 

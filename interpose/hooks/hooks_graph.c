@@ -143,3 +143,56 @@ GL_HOOK(CUresult, cuGraphDestroy, (CUgraph hGraph))
     gl_leave();
     return rc;
 }
+
+/* ---- stream capture begins --------------------------------------------- */
+
+/* Every way a capture begins, each ABI and stream variant: the flag is set
+ * before the real call, so that no allocation on the capturing stream can
+ * come before it (graph.h, gl_graph_capture_begun), and whether or not
+ * tracking is on (a capture begun while detached is still running when
+ * tracking resumes).  Nothing else is recorded: the call passes through. */
+GL_HOOK(CUresult, cuStreamBeginCapture, (CUstream hStream))
+{
+    gl_graph_capture_begun();
+    GL_REAL_OR_RETURN(real, cuStreamBeginCapture, NO_DRIVER);
+    return real(hStream);
+}
+
+GL_HOOK(CUresult, cuStreamBeginCapture_ptsz, (CUstream hStream))
+{
+    gl_graph_capture_begun();
+    GL_REAL_OR_RETURN(real, cuStreamBeginCapture_ptsz, NO_DRIVER);
+    return real(hStream);
+}
+
+GL_HOOK(CUresult, cuStreamBeginCapture_v2, (CUstream hStream, CUstreamCaptureMode mode))
+{
+    gl_graph_capture_begun();
+    GL_REAL_OR_RETURN(real, cuStreamBeginCapture_v2, NO_DRIVER);
+    return real(hStream, mode);
+}
+
+GL_HOOK(CUresult, cuStreamBeginCapture_v2_ptsz, (CUstream hStream, CUstreamCaptureMode mode))
+{
+    gl_graph_capture_begun();
+    GL_REAL_OR_RETURN(real, cuStreamBeginCapture_v2_ptsz, NO_DRIVER);
+    return real(hStream, mode);
+}
+
+GL_HOOK(CUresult, cuStreamBeginCaptureToGraph,
+        (CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
+         size_t numDependencies, CUstreamCaptureMode mode))
+{
+    gl_graph_capture_begun();
+    GL_REAL_OR_RETURN(real, cuStreamBeginCaptureToGraph, NO_DRIVER);
+    return real(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+}
+
+GL_HOOK(CUresult, cuStreamBeginCaptureToGraph_ptsz,
+        (CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
+         size_t numDependencies, CUstreamCaptureMode mode))
+{
+    gl_graph_capture_begun();
+    GL_REAL_OR_RETURN(real, cuStreamBeginCaptureToGraph_ptsz, NO_DRIVER);
+    return real(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+}

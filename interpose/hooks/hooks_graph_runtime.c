@@ -26,3 +26,40 @@ GL_HOOK(cudaError_t, cudaGraphAddMemAllocNode,
     gl_leave();
     return rc;
 }
+
+/* A capture begun through the runtime: the runtime's own driver call is
+ * seen too (hooks_graph.c), unless the runtime reached the driver some way
+ * we do not wrap; so the flag is set here as well, before the real call. */
+#define NO_RUNTIME cudaErrorInitializationError
+
+GL_HOOK(cudaError_t, cudaStreamBeginCapture, (cudaStream_t stream, enum cudaStreamCaptureMode mode))
+{
+    gl_graph_capture_begun();
+    GL_REAL_OR_RETURN(real, cudaStreamBeginCapture, NO_RUNTIME);
+    return real(stream, mode);
+}
+
+GL_HOOK(cudaError_t, cudaStreamBeginCapture_ptsz, (cudaStream_t stream, enum cudaStreamCaptureMode mode))
+{
+    gl_graph_capture_begun();
+    GL_REAL_OR_RETURN(real, cudaStreamBeginCapture_ptsz, NO_RUNTIME);
+    return real(stream, mode);
+}
+
+GL_HOOK(cudaError_t, cudaStreamBeginCaptureToGraph,
+        (cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+         const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode))
+{
+    gl_graph_capture_begun();
+    GL_REAL_OR_RETURN(real, cudaStreamBeginCaptureToGraph, NO_RUNTIME);
+    return real(stream, graph, dependencies, dependencyData, numDependencies, mode);
+}
+
+GL_HOOK(cudaError_t, cudaStreamBeginCaptureToGraph_ptsz,
+        (cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+         const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode))
+{
+    gl_graph_capture_begun();
+    GL_REAL_OR_RETURN(real, cudaStreamBeginCaptureToGraph_ptsz, NO_RUNTIME);
+    return real(stream, graph, dependencies, dependencyData, numDependencies, mode);
+}

@@ -49,11 +49,32 @@ static const struct {
     {"cuGraphInstantiate", "cuGraphInstantiateWithFlags", 12000}, /* before: 5 arguments */
     {"cuGraphAddNode", "cuGraphAddNode", 12020},
     {"cuGraphAddNode", "cuGraphAddNode_v2", 12030},
+    {"cuStreamBeginCapture", "cuStreamBeginCapture", 10000}, /* before 10010: no mode argument */
+    {"cuStreamBeginCapture", "cuStreamBeginCapture_v2", 10010},
 };
 
 /* Stream-ordered functions that have a per-thread-default-stream variant. */
 static const char *const ptsz[] = {"cuMemAllocAsync", "cuMemFreeAsync", "cuMemAllocFromPoolAsync",
-                                   "cuGraphLaunch", "cuGraphInstantiateWithParams"};
+                                   "cuGraphLaunch", "cuGraphInstantiateWithParams",
+                                   "cuStreamBeginCapture", "cuStreamBeginCaptureToGraph"};
+
+/* The hook of abi_name (symbol's ABI for the query's version), or of its
+ * _ptsz variant when the query asks for the per-thread default stream and
+ * symbol has one: the variant of each ABI, as the driver hands out. */
+static const char *stream_variant(const char *symbol, const char *abi_name, unsigned long long flags)
+{
+    if ((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0) {
+        for (size_t i = 0; i < sizeof ptsz / sizeof ptsz[0]; i++) {
+            if (strcmp(symbol, ptsz[i]) == 0) {
+                char name[64];
+                strcpy(name, abi_name);
+                strcat(name, "_ptsz");
+                return hooked_name(name);
+            }
+        }
+    }
+    return hooked_name(abi_name);
+}
 
 const char *gl_entry_abi_hook_name(const char *symbol, int cuda_version, unsigned long long flags)
 {
@@ -73,22 +94,12 @@ const char *gl_entry_abi_hook_name(const char *symbol, int cuda_version, unsigne
         }
     }
     if (best != NULL)
-        return hooked_name(best);
+        return stream_variant(symbol, best, flags);
     /* The 4-argument cuGetProcAddress is what older versions get, and we
      * hook it too; every other pre-_v2 ABI passes through. */
     if (named)
         return strcmp(symbol, "cuGetProcAddress") == 0 ? hooked_name(symbol) : NULL;
-    if ((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0) {
-        for (size_t i = 0; i < sizeof ptsz / sizeof ptsz[0]; i++) {
-            if (strcmp(symbol, ptsz[i]) == 0) {
-                char name[64];
-                strcpy(name, symbol);
-                strcat(name, "_ptsz");
-                return hooked_name(name);
-            }
-        }
-    }
     /* Names that have no ABI versions, and versioned names asked for
      * directly. */
-    return hooked_name(symbol);
+    return stream_variant(symbol, symbol, flags);
 }

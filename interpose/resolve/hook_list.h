@@ -15,6 +15,8 @@
     X(cudaHostRegister) X(cudaHostUnregister)                                    \
     X(cudaIpcOpenMemHandle) X(cudaIpcCloseMemHandle) X(cudaMemPoolImportPointer) \
     X(cudaGraphAddMemAllocNode)                                                  \
+    X(cudaStreamBeginCapture) X(cudaStreamBeginCapture_ptsz)                    \
+    X(cudaStreamBeginCaptureToGraph) X(cudaStreamBeginCaptureToGraph_ptsz)      \
     X(cudaImportExternalMemory) X(cudaDestroyExternalMemory)                     \
     X(cudaExternalMemoryGetMappedBuffer) X(cudaExternalMemoryGetMappedMipmappedArray) \
     X(cudaDeviceReset)                                                           \
@@ -50,6 +52,9 @@
     X(cuGraphInstantiateWithFlags) X(cuGraphInstantiateWithParams)               \
     X(cuGraphInstantiateWithParams_ptsz) X(cuGraphLaunch) X(cuGraphLaunch_ptsz)  \
     X(cuGraphExecDestroy) X(cuGraphDestroy)                                      \
+    X(cuStreamBeginCapture) X(cuStreamBeginCapture_ptsz)                        \
+    X(cuStreamBeginCapture_v2) X(cuStreamBeginCapture_v2_ptsz)                  \
+    X(cuStreamBeginCaptureToGraph) X(cuStreamBeginCaptureToGraph_ptsz)          \
     X(cuGetProcAddress) X(cuGetProcAddress_v2)
 
 #define GL_ALL_HOOKS(X) GL_RUNTIME_HOOKS(X) GL_DRIVER_HOOKS(X)

@@ -84,6 +84,14 @@ static const struct {
     {"cuGraphInstantiateWithParams", 12000, PTDS, "cuGraphInstantiateWithParams_ptsz"},
     {"cuMemAllocAsync", 11020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, "cuMemAllocAsync"},
     {"cuMemAllocManaged", 6000, PTDS, "cuMemAllocManaged"}, /* no _ptsz variant */
+    /* capture begins (graph.h): each ABI with its own _ptsz variant */
+    {"cuStreamBeginCapture", 10000, 0, "cuStreamBeginCapture"},
+    {"cuStreamBeginCapture", 10000, PTDS, "cuStreamBeginCapture_ptsz"},
+    {"cuStreamBeginCapture", 10010, 0, "cuStreamBeginCapture_v2"},
+    {"cuStreamBeginCapture", 13000, PTDS, "cuStreamBeginCapture_v2_ptsz"},
+    {"cuStreamBeginCapture", 9020, 0, NULL},
+    {"cuStreamBeginCaptureToGraph", 12030, 0, "cuStreamBeginCaptureToGraph"},
+    {"cuStreamBeginCaptureToGraph", 12030, PTDS, "cuStreamBeginCaptureToGraph_ptsz"},
     /* unversioned names */
     {"cuMemAllocManaged", 6000, 0, "cuMemAllocManaged"},
     {"cuMemHostAlloc", 2020, 0, "cuMemHostAlloc"},
@@ -109,33 +117,56 @@ static const struct {
     {NULL, 12000, 0, NULL},
 };
 
-/* Every hooked driver name that is an ABI version of another (NAME_vN) or
- * its per-thread-default-stream variant (NAME_ptsz) is what a query of the
- * base name hands back at the newest version (with the flag, for _ptsz).
- * A hook added without its entry_abi.c row (or ptsz entry) would be reached
- * by direct calls and dlsym only: every runtime, which asks by base name,
- * would get the driver's function unwrapped. */
+/* Every hooked driver name that is an ABI version of another (NAME_vN),
+ * a per-thread-default-stream variant (NAME_ptsz, NAME_vN_ptsz), or both,
+ * is what a query of the base name hands back at some CUDA version (with
+ * the flag, for _ptsz): the newest for most, an older one for an old ABI's
+ * variant (cuStreamBeginCapture_ptsz, before 10010).  A hook added without
+ * its entry_abi.c row (or ptsz entry) would be reached by direct calls and
+ * dlsym only: every runtime, which asks by base name, would get the
+ * driver's function unwrapped. */
 static const char *const driver_hooks[] = {
 #define NAME(n) #n,
     GL_DRIVER_HOOKS(NAME)
 #undef NAME
 };
 
+/* Strips suffix ("_ptsz" or "_vN") from the end of base; false if absent. */
+static bool strip_suffix(char *base, bool version)
+{
+    char *suffix = strrchr(base, '_');
+    if (suffix == NULL || suffix == base)
+        return false;
+    bool match = version ? suffix[1] == 'v' && suffix[2] != '\0' && strspn(suffix + 2, "0123456789") == strlen(suffix + 2)
+                         : strcmp(suffix, "_ptsz") == 0;
+    if (match)
+        *suffix = '\0';
+    return match;
+}
+
 /* The base name of a versioned hook name into base; false if unversioned. */
 static bool versioned_base(const char *name, char *base, size_t size, unsigned long long *flags)
 {
-    size_t n = strlen(name);
-    const char *suffix = strrchr(name, '_');
-    if (suffix == NULL || (size_t)(suffix - name) >= size)
+    if (strlen(name) >= size)
         return false;
-    bool ptsz = strcmp(suffix, "_ptsz") == 0;
-    bool vn = suffix[1] == 'v' && suffix[2] != '\0' && strspn(suffix + 2, "0123456789") == n - (size_t)(suffix - name) - 2;
-    if (!ptsz && !vn)
-        return false;
-    memcpy(base, name, (size_t)(suffix - name));
-    base[suffix - name] = '\0';
+    strcpy(base, name);
+    bool ptsz = strip_suffix(base, false);
+    bool vn = strip_suffix(base, true);
     *flags = ptsz ? PTDS : 0;
-    return true;
+    return ptsz || vn;
+}
+
+/* Whether a query of base with flags hands back hook at some CUDA version
+ * (they are multiples of 10). */
+static const char *query_reaching(const char *base, unsigned long long flags, const char *hook)
+{
+    const char *newest = gl_entry_abi_hook_name(base, 99999, flags);
+    for (int v = 1000; v <= 13000; v += 10) {
+        const char *got = gl_entry_abi_hook_name(base, v, flags);
+        if (got != NULL && strcmp(got, hook) == 0)
+            return got;
+    }
+    return newest;
 }
 
 static int check_versioned_hooks(void)
@@ -146,7 +177,7 @@ static int check_versioned_hooks(void)
         unsigned long long flags;
         if (!versioned_base(driver_hooks[i], base, sizeof base, &flags))
             continue;
-        const char *got = gl_entry_abi_hook_name(base, 99999, flags);
+        const char *got = query_reaching(base, flags, driver_hooks[i]);
         if (got == NULL || strcmp(got, driver_hooks[i]) != 0) {
             fprintf(stderr, "FAIL: %s is hooked, but a query of %s%s gets %s: no row for it in resolve/entry_abi.c\n",
                     driver_hooks[i], base, flags ? " (per-thread)" : "", got ? got : "(passed through)");
