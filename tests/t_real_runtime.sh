@@ -76,7 +76,8 @@ MEMORY = re.compile(r"Alloc|Free|MemPool|MemCreate|MemRelease|MemMap|MemUnmap|Me
                     r"ArrayDestroy|CtxDestroy|CtxDetach|PrimaryCtxReset|PrimaryCtxRelease|ModuleLoad|ModuleUnload|"
                     r"LibraryLoad|LibraryUnload|Multicast|GetMemPool|SetMemPool|GetDefaultMemPool|DeviceGraphMemTrim|"
                     r"GraphicsMapResources|GraphicsResourceGetMapped|GraphicsSubResourceGetMapped|RegisterBufferObject|"
-                    r"MapBufferObject|Graphics\w*Register")
+                    r"MapBufferObject|Graphics\w*Register|"
+                    r"StreamBeginCapture")  # a capture may begin: graph.c asks cuStreamIsCapturing from then on
 rows = {}
 for line in open(sys.argv[1]):
     m = re.match(r"\| `(cu\w+)@(\d+)` \| [^|]* \| (wrapped|not wrapped: .{8,}) \|\s*$", line)
