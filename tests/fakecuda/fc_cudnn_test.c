@@ -268,6 +268,14 @@ static void handles_and_legacy(void)
     OK(cudnnGetConvolutionForwardWorkspaceSize(h, t, f, NULL, t, perf[0].algo, &bytes));
     EQ(bytes, 0);
 
+    /* RNNs are not modelled: refused, the size untouched. */
+    cudnnRNNDescriptor_t rnn;
+    OK(cudnnCreateRNNDescriptor(&rnn));
+    bytes = 12345;
+    EQ(cudnnGetRNNWeightSpaceSize(h, rnn, &bytes), CUDNN_STATUS_NOT_SUPPORTED);
+    EQ(bytes, 12345);
+    OK(cudnnDestroyRNNDescriptor(rnn));
+
     OK(cudnnDestroyFilterDescriptor(f));
     OK(cudnnDestroyTensorDescriptor(t));
     OK(cudnnDestroy(h));

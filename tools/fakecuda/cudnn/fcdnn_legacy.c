@@ -310,3 +310,32 @@ cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(
 {
     ONE_ALGO(cudnnConvolutionBwdFilterAlgoPerf_t, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1);
 }
+
+/* ---- RNNs: not modelled ----
+ * PyTorch lays its flat weight buffer out from these answers; a stub's
+ * success would leave its sizes uninitialized (a GRU asked for 130,066 GiB),
+ * so they say CUDNN_STATUS_NOT_SUPPORTED and PyTorch raises at once. */
+
+cudnnStatus_t cudnnGetRNNWeightSpaceSize(U cudnnHandle_t handle, U cudnnRNNDescriptor_t rnnDesc,
+                                         U size_t *weightSpaceSize)
+{
+    fcdnn_trace("cudnnGetRNNWeightSpaceSize", "(RNNs are not modelled)");
+    return CUDNN_STATUS_NOT_SUPPORTED;
+}
+
+cudnnStatus_t cudnnGetRNNTempSpaceSizes(U cudnnHandle_t handle, U cudnnRNNDescriptor_t rnnDesc,
+                                        U cudnnForwardMode_t fwdMode, U cudnnRNNDataDescriptor_t xDesc,
+                                        U size_t *workSpaceSize, U size_t *reserveSpaceSize)
+{
+    fcdnn_trace("cudnnGetRNNTempSpaceSizes", "(RNNs are not modelled)");
+    return CUDNN_STATUS_NOT_SUPPORTED;
+}
+
+cudnnStatus_t cudnnGetRNNWeightParams(U cudnnHandle_t handle, U cudnnRNNDescriptor_t rnnDesc, U int32_t pseudoLayer,
+                                      U size_t weightSpaceSize, U const void *weightSpace, U int32_t linLayerID,
+                                      U cudnnTensorDescriptor_t mDesc, U void **mAddr, U cudnnTensorDescriptor_t bDesc,
+                                      U void **bAddr)
+{
+    fcdnn_trace("cudnnGetRNNWeightParams", "(RNNs are not modelled)");
+    return CUDNN_STATUS_NOT_SUPPORTED;
+}
