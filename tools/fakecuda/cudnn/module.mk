@@ -35,7 +35,7 @@ $(FAKECUDA_DIR)/%.so.9: $(FCDNN_OBJS) $(FCDNN_OBJ)/%.so.9.stubs.o $(FCDNN_OBJ)/%
 	$(CC) -shared $(SAN_FLAGS) -Wl,-soname,$*.so.9 -Wl,--version-script=$(FCDNN_OBJ)/$*.so.9.map \
 	  -Wl,-Bsymbolic-functions $(FC_ZDEFS) -o $@ $(FCDNN_OBJS) $(FCDNN_OBJ)/$*.so.9.stubs.o -lpthread
 # Keep the generated intermediates, so that a second make has nothing to do.
-.SECONDARY: $(foreach s,$(FCDNN_SONAMES),$(FCDNN_OBJ)/$(s).stubs.c $(FCDNN_OBJ)/$(s).stubs.o $(FCDNN_OBJ)/$(s).map)
+.SECONDARY: $(FCDNN_OBJS) $(foreach s,$(FCDNN_SONAMES),$(FCDNN_OBJ)/$(s).stubs.c $(FCDNN_OBJ)/$(s).stubs.o $(FCDNN_OBJ)/$(s).map)
 
 # Its self-test, tests/fakecuda/fc_cudnn_test.c (tests/t_fakecuda_cudnn.sh).
 PROG_LIBS_fc_cudnn_test = $(FAKECUDA_DIR)/libcudnn.so.9 -Wl,-rpath,$(abspath $(FAKECUDA_DIR))
