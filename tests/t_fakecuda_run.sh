@@ -11,7 +11,7 @@ set +e
 "$RUN" --mem 1G -- true 2>err.txt; rc=$?
 set -e
 expect_eq "$rc $(cat err.txt)" "2 fakecuda-run: --mem wants plain decimal bytes, not '1G'" "a bad size"
-expect_eq "$(LD_PRELOAD=$LIBGPULEAK "$RUN" -- printenv LD_PRELOAD)" "$LIBGPULEAK:$FAKECUDA/libcudart.so.13" \
+expect_eq "$(LD_PRELOAD=$LIBGPULEAK "$RUN" -- printenv LD_PRELOAD)" "$LIBGPULEAK:$FAKECUDA/libcudart.so.13:$FAKECUDA/libcudnn.so.9" \
     "the stand-in runtime goes after what is preloaded already"
 
 for order in outside inside; do

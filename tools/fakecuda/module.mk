@@ -135,3 +135,6 @@ all: $(FAKECUDA_DIR)/fakecuda-run
 $(FAKECUDA_DIR)/fakecuda-run: $(FC_SRC)/fakecuda-run
 	@mkdir -p $(@D)
 	cp $< $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+
+# cuDNN 9 (tools/fakecuda/cudnn/).
+include $(FC_SRC)/cudnn/module.mk
