@@ -6,6 +6,8 @@ tensor has its line, the ones kept before the attach too.  It prints
 "ready", then answers one command a line on stdin with "ok CMD":
   serve N   serves N requests: each makes a 128 KiB result, and every 10th
             is kept (a copy of it) in a list that is never emptied
+  block     says "ok block", then waits in C (a blocking read of stdin, no
+            bytecode run) for the next line, and says "ok unblock"
   quit      exits with status 0"""
 import select
 import sys
@@ -46,6 +48,10 @@ for line in lines():
     if cmd == "serve":
         serve(int(arg))  # SERVE-CALL
         torch.cuda.synchronize()
+    elif cmd == "block":
+        print("ok block", flush=True)
+        sys.stdin.buffer.raw.read(4096)  # the next line, "unblock"
+        cmd = "unblock"
     elif cmd == "quit":
         break
     print("ok", cmd, flush=True)
