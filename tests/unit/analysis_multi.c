@@ -5,7 +5,7 @@
  * ranks of one job: per-snapshot totals, rows on some ranks only, leaks by
  * site in leaks_merge.c), PyTorch's tensors by line over a series where a
  * snapshot has no view (torch_multi.c: unknown, never zero) and the
- * segments its view explains.
+ * segments its view explains, and the program a process ran (program.c).
  * Stack ids differ between the snapshots and match
  * through the frames they show, in one shared stackdb, as in the reporter.
  * Links only report/model, report/analysis and report/util objects. */
@@ -14,6 +14,7 @@
 
 #include "analysis/multi/multi.h"
 #include "analysis/multi/torch_multi.h"
+#include "model/program.h"
 #include "snapbuild.h"
 
 /* ---- diff: three snapshots of one process ----------------------------- */
@@ -312,11 +313,54 @@ static void test_torch_unknown(uint32_t status)
     sdb_free(db);
 }
 
+/* ---- the program a process ran (diff --across-runs) ------------------ */
+
+/* snap_program of a process with executable exe and the command line
+ * args (argv[0] first, NULL-terminated). */
+static const char *program_of(const char *exe, const char *const *args)
+{
+    static struct snap_str argv[16];
+    static char name[256];
+    struct snap_process p;
+    memset(&p, 0, sizeof p);
+    p.exe = (struct snap_str){(char *)exe, (uint32_t)strlen(exe)};
+    while (args[p.argc] && p.argc < 16) {
+        argv[p.argc] = (struct snap_str){(char *)args[p.argc], (uint32_t)strlen(args[p.argc])};
+        p.argc++;
+    }
+    p.argv = argv;
+    snap_program(&p, name, sizeof name);
+    return name;
+}
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void test_programs(void)
+{
+    /* a native program: its executable's file name, whatever its arguments */
+    CHECK_STR(program_of("/home/a/build/train", ARGS("./train", "--lr", "0.1")), "train");
+    CHECK_STR(program_of("", ARGS("/opt/b/train")), "train");
+    CHECK_STR(program_of("", ARGS(NULL)), "?");
+    /* Python: the script, the module or -c, the interpreter's version aside */
+    const char *py = "/usr/bin/python3.11";
+    CHECK_STR(program_of(py, ARGS("python", "/srv/app/serve.py", "--port", "80")), "python serve.py");
+    CHECK_STR(program_of("/x/python3.12", ARGS("python3", "-u", "-W", "ignore", "-X", "dev", "serve.py")),
+              "python serve.py");
+    CHECK_STR(program_of(py, ARGS("python", "-Wignore", "-OO", "serve.py")), "python serve.py");
+    CHECK_STR(program_of(py, ARGS("python", "-m", "torch.distributed.run", "train.py")),
+              "python -m torch.distributed.run");
+    CHECK_STR(program_of(py, ARGS("python", "-um", "pkg.main")), "python -m pkg.main");
+    CHECK_STR(program_of(py, ARGS("python", "-c", "import x", "serve.py")), "python -c");
+    CHECK_STR(program_of(py, ARGS("python", "--check-hash-based-pycs", "always", "a.py")), "python a.py");
+    CHECK_STR(program_of(py, ARGS("python")), "python");
+}
+
 int main(void)
 {
     test_diff();
     test_merge();
     test_torch_unknown(0);                  /* no TORCH record: "absent" */
     test_torch_unknown(GL_TORCH_NO_ANSWER); /* not answered in time */
+    test_programs();
     return sb_done("analysis_multi: diff, merge");
 }

@@ -22,6 +22,7 @@
  *   merge: keys present in only some snapshots, by bytes summed over all. */
 #include "analysis/multi/multi.h"
 #include "analysis/multi/torch_multi.h"
+#include "model/program.h"
 #include "model/suppress.h"
 #include "util/sat.h"
 #include "util/sort.h"
@@ -197,6 +198,14 @@ bool msnap_final_repeat_possible(const struct msnap *m, size_t n)
            msnap_same_process(&m[n - 2].s.proc, &m[n - 1].s.proc);
 }
 
+size_t msnap_other_program(const struct msnap *m, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (!snap_same_program(&m[0].s.proc, &m[i].s.proc))
+            return i;
+    return 0;
+}
+
 size_t msnap_processes(const struct msnap *m, size_t n, size_t *first)
 {
     size_t np = 0;
@@ -242,6 +251,7 @@ int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
     d->t.nshown = o->top && k > o->top ? o->top : k;
     const struct snap_process *a = &m[0].s.proc, *b = &m[n - 1].s.proc;
     d->same_process = msnap_same_process(a, b);
+    d->same_program = msnap_other_program(m, n) == 0;
     if (d->same_process && fresh_since(&m[0], &m[n - 1], o, d))
         goto fail;
     if (free_table_build(m, n, false, &d->frees) || torn_table_build(m, n, false, &d->torn) ||
