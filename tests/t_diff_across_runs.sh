@@ -6,7 +6,11 @@
 # same and 2 MiB more at leak_some().  The only change is leak_some's: an
 # unchanged keep_all matched across the runs, not one stack gone and one
 # new.  Without the flag diff still refuses different processes, its one
-# line naming the flag; the flag goes with diff only.
+# line naming the flag; the flag goes with diff only.  Runs of two
+# different programs (rank_leaks, double_free) are compared with one
+# warning line on stderr that names them, JSON "same_program": false
+# (before: no word of it, issue 48 item 13); two runs of one program with
+# other arguments get none.
 source "$ROOT/tests/lib.sh"
 run() {  # run SNAP LEAKY_RANKS
     GPULEAK_OUTPUT="$1" LD_PRELOAD=$LIBGPULEAK "$FAKECUDA/fakecuda-run" -- "$TPROG/rank_leaks" "$2" ||
@@ -64,6 +68,16 @@ rc=0; "$REPORT" --error-exitcode 5 --across-runs diff a.snap b.snap >/dev/null |
 expect_eq "$rc" 5 "--error-exitcode: leak_some grew"
 rc=0; "$REPORT" --error-exitcode 5 --across-runs diff b.snap b.snap >/dev/null || rc=$?
 expect_eq "$rc" 0 "--error-exitcode: one run against itself"
+
+# Two different programs: compared, with one warning line.
+GPULEAK_OUTPUT=c.snap LD_PRELOAD=$LIBGPULEAK "$FAKECUDA/fakecuda-run" -- "$TPROG/double_free" >/dev/null ||
+    fail "c.snap: status $?"
+warning="gpuleak-report: warning: diff --across-runs: the runs are of different programs (a.snap ran rank_leaks, c.snap ran double_free); their stacks match only where the programs share code"
+rc=0; "$LAUNCHER" diff --across-runs a.snap c.snap >d2.txt 2>err.txt || rc=$?
+expect_eq "$rc:$(cat err.txt):$(grep -c '^CHANGES BY STACK$' d2.txt)" "0:$warning:1" "diff --across-runs of two programs"
+rc=0; "$REPORT" --json diff --across-runs a.snap b.snap c.snap >d2.json 2>err.txt || rc=$?
+expect_eq "$rc:$(cat err.txt)" "0:$warning" "--json diff --across-runs of two programs: status, stderr"
+expect_eq "$(jget d2.json 'd["same_program"]') $(jget d.json 'd["same_program"]')" "False True" "JSON same_program"
 
 # The flag goes with diff only.
 msg="gpuleak-report: --across-runs goes with diff (text or --json): two runs of one program compared stack by stack (try --help)"

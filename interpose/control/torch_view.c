@@ -862,11 +862,15 @@ static void keep_late_answer(char *r, size_t len)
     free(r);
 }
 
+/* The detach's snapshot is asking: its answer turns no recorder on, since
+ * the detach turns gpuleak's recorder off right after (gl_torch_detach). */
+static atomic_bool detach_asking;
+
 /* After an answer (the asker is not kept waiting): PyTorch's recorder on
  * if the probe left it off, then what escaped goes back to the program. */
-static int finish_answer(struct py_exc *escaped)
+static int finish_answer(struct py_exc *escaped, bool for_detach)
 {
-    if (escaped->type == NULL)
+    if (escaped->type == NULL && !for_detach)
         start_lines_here(escaped);
     return raise_in_program(escaped); /* after the answer: nothing left stuck */
 }
@@ -878,6 +882,8 @@ static int answer_call(void *arg)
     bool asked = atomic_compare_exchange_strong(&phase, &expected, PHASE_RUNNING);
     if (!asked && atomic_load(&late_reason) == 0)
         return 0; /* a request already answered, or no longer wanted */
+    /* read before the answer is posted: the asker clears it once served */
+    bool for_detach = atomic_load(&detach_asking);
     note_main_thread();
     size_t len;
     struct py_exc escaped;
@@ -894,12 +900,12 @@ static int answer_call(void *arg)
              * snapshot's successor carries this view. */
             atomic_store(&late_reason, 0);
             sem_post(&answered);
-            return finish_answer(&escaped);
+            return finish_answer(&escaped, for_detach);
         }
         atomic_store(&answer, NULL);
     }
     keep_late_answer(r, len);
-    return finish_answer(&escaped);
+    return finish_answer(&escaped, for_detach);
 }
 
 #define WAIT_SLICE_MS 50
@@ -1063,6 +1069,11 @@ static bool decode(const char *buf, size_t len, struct gl_torch_view *v)
 
 /* ---- for a snapshot ------------------------------------------------------- */
 
+/* A main thread answering the attach (or the detach's snapshot) is waited
+ * for this long, well inside the launcher's 60 s for the whole attach or
+ * detach; an answer that comes later still serves it (answer_call). */
+#define ATTACH_ANSWER_WAIT_MS 20000u
+
 void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
 {
     memset(out, 0, sizeof *out);
@@ -1082,15 +1093,17 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
         mark_before_attach(out);
         return; /* the follow-up of a signal snapshot that had no answer */
     }
-    if (reason != GL_REASON_SIGNAL && reason != GL_REASON_PERIODIC && reason != GL_REASON_REQUEST)
+    bool detach = reason == GL_REASON_DETACH;
+    if (reason != GL_REASON_SIGNAL && reason != GL_REASON_PERIODIC && reason != GL_REASON_REQUEST && !detach)
         return;
-    atomic_store(&lines_wanted, true); /* a request: PyTorch's lines from now on */
+    if (!detach) /* the detach's question is no request for lines: they end with it */
+        atomic_store(&lines_wanted, true); /* a request: PyTorch's lines from now on */
     if (!py_ready() || !c10_cuda_loaded())
         return;
     size_t len = 0;
     bool timed_out = false;
     char *buf;
-    if (reason == GL_REASON_REQUEST && py.this_tstate() != NULL) {
+    if ((reason == GL_REASON_REQUEST || detach) && py.this_tstate() != NULL) {
         /* gpuleak_snapshot() called from a Python thread (gpuleak_memory,
          * through ctypes, with the GIL released or held): this thread is
          * in the program's own code, not in an allocator, so it may take
@@ -1104,13 +1117,19 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
             hand_back(&escaped);
         } else {
             serve_attach(buf, len);
-            start_lines_here(&escaped); /* the answer stands whatever this does */
-            if (escaped.type != NULL)
-                hand_back(&escaped);
+            if (!detach) {
+                start_lines_here(&escaped); /* the answer stands whatever this does */
+                if (escaped.type != NULL)
+                    hand_back(&escaped);
+            }
         }
         py.gil_release(g);
     } else if (atomic_load(&torch_seen)) {
-        buf = ask_main_thread(reason, GL_TORCH_ANSWER_WAIT_MS, &len, &timed_out);
+        /* The detach's answer is waited for as the attach's is, well inside
+         * the launcher's 60 s for the whole detach. */
+        atomic_store(&detach_asking, detach);
+        buf = ask_main_thread(reason, detach ? ATTACH_ANSWER_WAIT_MS : GL_TORCH_ANSWER_WAIT_MS, &len, &timed_out);
+        atomic_store(&detach_asking, false);
     } else {
         return; /* no torch seen yet: nothing to wait 2 s for */
     }
@@ -1146,10 +1165,6 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
  * answer serves the attach through attach_answer_wanted, not through
  * late_reason, which a later snapshot's question may replace). */
 #define ATTACH_ASK UINT32_C(0x80000000)
-/* A main thread answering the attach is waited for this long, well inside
- * the launcher's 60 s for the whole attach; an answer that comes later
- * still serves it (answer_call). */
-#define ATTACH_ANSWER_WAIT_MS 20000u
 
 void gl_torch_attach_ask(void)
 {

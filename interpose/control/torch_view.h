@@ -64,8 +64,10 @@ void gl_torch_want_lines(void);
  * obeyed even with GPULEAK_TORCH_LINES=never. */
 void gl_torch_user_wants_lines(void);
 
-/* Asks PyTorch for its view, for a snapshot taken for `reason` (only
- * signal, periodic and request snapshots ask; exit and fatal-signal ones,
+/* Asks PyTorch for its view, for a snapshot taken for `reason` (signal,
+ * periodic, request and detach snapshots ask -- the detach's as the attach
+ * does, its answer waited for 20 s at most and turning no recorder on;
+ * exit and fatal-signal ones,
  * and the follow-up of a signal snapshot whose main thread was busy in C,
  * get the last view PyTorch gave, with its age: the one the atexit
  * callback took, at a normal exit).  Called with no lock of ours

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli/run.h"
+#include "model/program.h"
 #include "model/snap_read.h"
 #include "model/stackdb.h"
 #include "model/suppress.h"
@@ -563,6 +564,39 @@ static int refuse_other_processes(const struct args *a, const struct msnap *m)
     return np > 1 ? 2 : 0;
 }
 
+/* s on the one-line message: printable ASCII, at most 200 characters. */
+static void put_printable(const char *s)
+{
+    for (size_t i = 0; s[i] && i < 200; i++) {
+        unsigned char c = (unsigned char)s[i];
+        fputc(c >= 0x20 && c < 0x7f ? c : '?', stderr);
+    }
+}
+
+/* diff --across-runs compares two runs of one program.  Runs of two
+ * programs share no stacks but those of code they share (a library's,
+ * Python's), so such a comparison says little, and is told: one line that
+ * names the first snapshot of another program and what each ran; the
+ * report is still made (JSON "same_program": false). */
+static void warn_other_program(const struct msnap *m, size_t n)
+{
+    size_t k = msnap_other_program(m, n);
+    if (k == 0)
+        return;
+    char first[256], other[256];
+    snap_program(&m[0].s.proc, first, sizeof first);
+    snap_program(&m[k].s.proc, other, sizeof other);
+    fputs("gpuleak-report: warning: diff --across-runs: the runs are of different programs (", stderr);
+    put_printable(m[0].path);
+    fputs(" ran ", stderr);
+    put_printable(first);
+    fputs(", ", stderr);
+    put_printable(m[k].path);
+    fputs(" ran ", stderr);
+    put_printable(other);
+    fputs("); their stacks match only where the programs share code\n", stderr);
+}
+
 /* Reads every snapshot file into m; *loaded: how many to unload, the one
  * that failed included.  0, or the status of the first that failed. */
 static int load_snapshots(struct args *a, struct msnap *m, struct stackdb *db,
@@ -576,6 +610,8 @@ static int load_snapshots(struct args *a, struct msnap *m, struct stackdb *db,
     }
     if (rc == 0 && a->mode == M_DIFF && !a->across_runs)
         rc = refuse_other_processes(a, m);
+    if (rc == 0 && a->mode == M_DIFF && a->across_runs)
+        warn_other_program(m, a->nfiles);
     if (rc == 0 && a->mode == M_DIFF && order_by_index(m, a->nfiles))
         fputs("gpuleak-report: note: the snapshots, all of one process, are compared in the order they were "
               "taken\n", stderr);

@@ -3,13 +3,18 @@
  * process, the monotonic "suspected" rows first, what is new since the
  * first snapshot, devices per snapshot in diff_devices.c) and merge (the
  * ranks of one job: per-snapshot totals, rows on some ranks only, leaks by
- * site in leaks_merge.c).  Stack ids differ between the snapshots and match
+ * site in leaks_merge.c), PyTorch's tensors by line over a series where a
+ * snapshot has no view (torch_multi.c: unknown, never zero) and the
+ * segments its view explains, and the program a process ran (program.c).
+ * Stack ids differ between the snapshots and match
  * through the frames they show, in one shared stackdb, as in the reporter.
  * Links only report/model, report/analysis and report/util objects. */
 #include <stdio.h>
 #include <string.h>
 
 #include "analysis/multi/multi.h"
+#include "analysis/multi/torch_multi.h"
+#include "model/program.h"
 #include "snapbuild.h"
 
 /* ---- diff: three snapshots of one process ----------------------------- */
@@ -195,9 +200,167 @@ static void test_merge(void)
     sdb_free(db);
 }
 
+/* ---- diff of a series where PyTorch's view is unknown in a snapshot ---- */
+
+#define KiB 1024u
+#define MiB (1024u * KiB)
+#define TSNAPS 4
+
+/* Snapshot i (0..3) of one process: i + 1 segments of PyTorch's cache,
+ * 1 MiB each, at 0x10000000 + j MiB, each a cudaMalloc from request
+ * serve.py:9 and holding one live 512 KiB tensor made at keep serve.py:11
+ * (the rest cached); 1,000 bytes x (i + 1) from raw ext.py:5, no segment;
+ * in snapshot 1 only, 300 bytes from burst gen.py:2.  PyTorch's view: in
+ * snapshots 0, 2 and 3 (it adds up); snapshot 1 has a TORCH record that
+ * says "not answered in time" when answer is NO_ANSWER, none when 0. */
+static void build_torch_snap(struct sb *b, unsigned i, uint32_t unknown_status)
+{
+    sb_init(b);
+    b->proc.snapshot_mono_ns = (i + 1) * 1000;
+    uint32_t request = sb_site(b, "serve.py", 9, "request");
+    uint32_t keep = sb_site(b, "serve.py", 11, "keep");
+    uint32_t raw = sb_site(b, "ext.py", 5, "raw");
+    for (unsigned j = 0; j <= i; j++) {
+        uint64_t seg = 0x10000000u + j * MiB;
+        SB_ADD(b, ALLOCS, allocs, .ptr = seg, .size = MiB, .seq = 10 + j, .time_ns = j * 1000 + 500,
+               .stack_id = request, .kind = GL_KIND_DEVICE, .api = GL_API_CUDA_MALLOC);
+        if (i == 1)
+            continue;
+        SB_ADD(b, TORCH_BLOCKS, torch_blocks, .segment = seg, .address = seg, .size = 512 * KiB,
+               .requested_size = 512 * KiB, .stack_id = keep, .state = GL_TORCH_BLOCK_ALLOCATED);
+        SB_ADD(b, TORCH_BLOCKS, torch_blocks, .segment = seg, .address = seg + 512 * KiB, .size = 512 * KiB,
+               .state = GL_TORCH_BLOCK_INACTIVE);
+    }
+    SB_ADD(b, ALLOCS, allocs, .ptr = 0x2000, .size = 1000 * (i + 1), .seq = 2, .time_ns = 100,
+           .stack_id = raw);
+    if (i == 1) {
+        uint32_t burst = sb_site(b, "gen.py", 2, "burst");
+        SB_ADD(b, ALLOCS, allocs, .ptr = 0x3000, .size = 300, .seq = 3, .time_ns = 1600, .stack_id = burst);
+        b->torch.status = unknown_status;
+    } else {
+        b->torch = (struct gl_wire_torch){.status = GL_TORCH_ANSWERED, .segments = i + 1,
+                                          .reserved_bytes = (i + 1) * MiB,
+                                          .allocated_bytes = (i + 1) * 512 * KiB};
+    }
+}
+
+static const struct mrow *row_named(const struct stackdb *db, const struct mtable *t, const char *frames)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(sb_cs_text(db, t->rows[i].cs), frames) == 0)
+            return &t->rows[i];
+    CHECK(0, "no row %s", frames);
+    return NULL;
+}
+
+/* The tensors: unknown in snapshot 1, never 0; the line's growth is over
+ * snapshots 0, 2, 3 (+1.5 MiB), at every one of their steps: suspected. */
+static void check_torch_lines(const struct stackdb *db, const struct torch_multi *t, uint32_t status)
+{
+    CHECK_EQ(t->answered, 3);
+    CHECK(t->known[0] && !t->known[1] && t->known[2] && t->known[3], "status %u: known 1 0 1 1", status);
+    CHECK_EQ(t->nrows, 1);
+    if (t->nrows != 1)
+        return;
+    const struct torch_mrow *r = &t->rows[0];
+    CHECK_STR(db->frames[r->frame].function, "keep");
+    CHECK(r->bytes[0] == 512 * KiB && r->bytes[2] == 3 * 512 * KiB && r->bytes[3] == 4 * 512 * KiB,
+          "keep's bytes");
+    CHECK(r->count[0] == 1 && r->count[2] == 3 && r->count[3] == 4, "keep's tensors");
+    CHECK_EQ(r->change, 3 * 512 * KiB);
+    CHECK(r->suspected, "status %u: keep grew at every step of the snapshots with the view", status);
+}
+
+/* The segments PyTorch's view explains wherever it is known are its cache,
+ * not a suspected leak, though snapshot 1 cannot tell; memory no view
+ * explains still is one. */
+static void check_torch_stacks(const struct stackdb *db, const struct diff_result *d, uint32_t status)
+{
+    const struct mrow *req = row_named(db, &d->t, "request serve.py:9");
+    if (req)
+        CHECK(req->monotonic && !req->beyond_torch && !req->suspected,
+              "status %u: request: monotonic %d, beyond PyTorch %d, suspected %d", status, req->monotonic,
+              req->beyond_torch, req->suspected);
+    const struct mrow *raw = row_named(db, &d->t, "raw ext.py:5");
+    if (raw)
+        CHECK(raw->beyond_torch && raw->suspected, "status %u: raw: a suspected leak", status);
+    /* only where the view is unknown: no evidence it is PyTorch's */
+    const struct mrow *burst = row_named(db, &d->t, "burst gen.py:2");
+    if (burst)
+        CHECK(burst->beyond_torch, "status %u: burst: beyond PyTorch's view", status);
+}
+
+static void test_torch_unknown(uint32_t status)
+{
+    struct stackdb *db = sdb_new(&(struct sdb_opts){0});
+    struct msnap m[TSNAPS];
+    for (unsigned i = 0; i < TSNAPS; i++) {
+        struct sb b;
+        build_torch_snap(&b, i, status);
+        sb_load(&b, db, NULL, &m[i]);
+        CHECK(i == 1 || m[i].v.torch_check.nproblems == 0, "snapshot %u's view adds up", i);
+    }
+    struct torch_multi t;
+    torch_multi_build(m, TSNAPS, &t);
+    check_torch_lines(db, &t, status);
+    torch_multi_free(&t);
+    struct diff_result d;
+    CHECK(diff_build(m, TSNAPS, &(struct analyze_opts){0}, &d) == 0, "diff_build");
+    check_torch_stacks(db, &d, status);
+    diff_free(&d);
+    for (unsigned i = 0; i < TSNAPS; i++)
+        sb_unload(&m[i]);
+    sdb_free(db);
+}
+
+/* ---- the program a process ran (diff --across-runs) ------------------ */
+
+/* snap_program of a process with executable exe and the command line
+ * args (argv[0] first, NULL-terminated). */
+static const char *program_of(const char *exe, const char *const *args)
+{
+    static struct snap_str argv[16];
+    static char name[256];
+    struct snap_process p;
+    memset(&p, 0, sizeof p);
+    p.exe = (struct snap_str){(char *)exe, (uint32_t)strlen(exe)};
+    while (args[p.argc] && p.argc < 16) {
+        argv[p.argc] = (struct snap_str){(char *)args[p.argc], (uint32_t)strlen(args[p.argc])};
+        p.argc++;
+    }
+    p.argv = argv;
+    snap_program(&p, name, sizeof name);
+    return name;
+}
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void test_programs(void)
+{
+    /* a native program: its executable's file name, whatever its arguments */
+    CHECK_STR(program_of("/home/a/build/train", ARGS("./train", "--lr", "0.1")), "train");
+    CHECK_STR(program_of("", ARGS("/opt/b/train")), "train");
+    CHECK_STR(program_of("", ARGS(NULL)), "?");
+    /* Python: the script, the module or -c, the interpreter's version aside */
+    const char *py = "/usr/bin/python3.11";
+    CHECK_STR(program_of(py, ARGS("python", "/srv/app/serve.py", "--port", "80")), "python serve.py");
+    CHECK_STR(program_of("/x/python3.12", ARGS("python3", "-u", "-W", "ignore", "-X", "dev", "serve.py")),
+              "python serve.py");
+    CHECK_STR(program_of(py, ARGS("python", "-Wignore", "-OO", "serve.py")), "python serve.py");
+    CHECK_STR(program_of(py, ARGS("python", "-m", "torch.distributed.run", "train.py")),
+              "python -m torch.distributed.run");
+    CHECK_STR(program_of(py, ARGS("python", "-um", "pkg.main")), "python -m pkg.main");
+    CHECK_STR(program_of(py, ARGS("python", "-c", "import x", "serve.py")), "python -c");
+    CHECK_STR(program_of(py, ARGS("python", "--check-hash-based-pycs", "always", "a.py")), "python a.py");
+    CHECK_STR(program_of(py, ARGS("python")), "python");
+}
+
 int main(void)
 {
     test_diff();
     test_merge();
+    test_torch_unknown(0);                  /* no TORCH record: "absent" */
+    test_torch_unknown(GL_TORCH_NO_ANSWER); /* not answered in time */
+    test_programs();
     return sb_done("analysis_multi: diff, merge");
 }

@@ -13,6 +13,7 @@ int sb_failures;
 static const uint32_t array_type[SB_NARRAYS] = {
     [SB_ALLOCS] = GL_REC_ALLOCS, [SB_DEVICES] = GL_REC_DEVICES, [SB_PEAK] = GL_REC_PEAK,
     [SB_EVENTS] = GL_REC_EVENTS, [SB_POOLS] = GL_REC_POOLS,     [SB_VMM] = GL_REC_VMM,
+    [SB_TORCH_BLOCKS] = GL_REC_TORCH_BLOCKS,
 };
 
 static void too_many(const char *what)
@@ -105,9 +106,21 @@ void sb_load(struct sb *b, struct stackdb *db, const struct suppressions *sup, s
     struct sw w;
     sw_init(&w, GL_SNAP_VERSION);
     write_fixed(b, &w);
+    if (b->torch.status != 0) {
+        size_t h = sw_begin(&w, GL_REC_TORCH, 1);
+        b->torch.blocks = b->arr[SB_TORCH_BLOCKS].n;
+        uint8_t e[sizeof(struct gl_wire_torch_layout)];
+        gl_wire_torch_encode(e, &b->torch);
+        sw_bytes(&w, e, sizeof e);
+        sw_end(&w, h);
+    }
     for (unsigned a = 0; a < SB_NARRAYS; a++) {
         if (b->arr[a].n == 0)
             continue;
+        if (a == SB_TORCH_BLOCKS && b->torch.status == 0) { /* no TORCH record: no blocks */
+            sw_free(&b->arr[a].w);
+            continue;
+        }
         size_t h = sw_begin(&w, array_type[a], b->arr[a].n);
         sw_bytes(&w, b->arr[a].w.buf, b->arr[a].w.len);
         sw_end(&w, h);

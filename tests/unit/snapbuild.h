@@ -17,8 +17,9 @@
 
 #define SB_MAX 64 /* frames, stacks, labels of one snapshot */
 
-/* The array records, in the order they are written. */
-enum sb_array { SB_ALLOCS, SB_DEVICES, SB_PEAK, SB_EVENTS, SB_POOLS, SB_VMM, SB_NARRAYS };
+/* The array records, in the order they are written; TORCH_BLOCKS after
+ * the TORCH record (sb.torch), only when its status is answered. */
+enum sb_array { SB_ALLOCS, SB_DEVICES, SB_PEAK, SB_EVENTS, SB_POOLS, SB_VMM, SB_TORCH_BLOCKS, SB_NARRAYS };
 
 struct sb_entries {
     struct sw w; /* the entries, encoded back to back (no header) */
@@ -40,6 +41,8 @@ struct sb {
     uint32_t nstacks;
     const char *label[SB_MAX];
     uint32_t nlabels;
+    struct gl_wire_torch torch; /* PyTorch's view; status 0: no TORCH record (its
+                                   blocks count is set from the entries) */
     struct sb_entries arr[SB_NARRAYS];
 };
 

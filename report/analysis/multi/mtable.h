@@ -29,7 +29,9 @@ struct mrow {
                           that grows at every step is kept-alive memory inside it */
     bool changed;    /* bytes or count differ between some snapshots */
     bool beyond_torch; /* diff: some allocation of it is no segment that PyTorch's
-                          view (one that adds up) explains: mt_find, set by the caller */
+                          view (one that adds up) explains, or no snapshot with the
+                          view has it: mt_find, set by the caller */
+    bool torch_seen;   /* diff: a snapshot with PyTorch's view has it as its segment */
     uint64_t total;  /* bytes summed over the snapshots (saturating) */
 };
 

@@ -9,7 +9,11 @@
  *          for segments that PyTorch's own view explains in every snapshot:
  *          its tensors, by line, name what grew, and the stack of such a
  *          segment's cudaMalloc is only the request that overflowed the
- *          cache, often a temporary; torch_multi.h), by
+ *          cache, often a temporary; torch_multi.h.  A snapshot
+ *          without PyTorch's view, in a series where others carry it,
+ *          says nothing either way: a stack's segments are PyTorch's when
+ *          every snapshot with the view explains them, and one at least
+ *          has them), by
  *          growth; then every other key that changed, by the size of the
  *          change.  The exit snapshot of a series (GL_SNAP_F_FINAL, last)
  *          is taken after the last step and repeats it: where a key's
@@ -17,6 +21,8 @@
  *          over the others still counts (docs/reporter.md).
  *   merge: keys present in only some snapshots, by bytes summed over all. */
 #include "analysis/multi/multi.h"
+#include "analysis/multi/torch_multi.h"
+#include "model/program.h"
 #include "model/suppress.h"
 #include "util/sat.h"
 #include "util/sort.h"
@@ -26,23 +32,51 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether some snapshot of m[0..n) carries PyTorch's view (one that adds up). */
+static bool series_has_torch_view(const struct msnap *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (torch_view_known(&m[i]))
+            return true;
+    return false;
+}
+
 /* Adds the live allocations of snapshot i; merge ignores the device (ranks
- * use different ordinals for the same code). */
-static int mt_fill(struct mtable *t, struct msnap *m, size_t i, bool by_device)
+ * use different ordinals for the same code).  torch_series: some snapshot
+ * of the series carries PyTorch's view. */
+static int mt_fill(struct mtable *t, struct msnap *m, size_t i, bool by_device, bool torch_series)
 {
     const struct snapshot *s = &m->s;
+    /* A snapshot without the view, in a series with it, tells no segment
+     * of PyTorch's from other memory: its allocations judge neither way.
+     * In a series without any (no PyTorch), every allocation is beyond. */
+    bool judged = !torch_series || torch_view_known(m);
     for (size_t k = 0; k < s->nallocs; k++) {
         const struct snap_alloc *a = &s->allocs[k];
         uint32_t cs = sview_cs(&m->v, a->stack_id);
         int32_t dev = by_device ? a->device : -2, rule = sview_alloc_rule(&m->v, a);
         if (mt_add(t, cs, a->kind, dev, rule, i, a->size))
             return -1;
+        if (!judged)
+            continue;
+        struct mrow *r = mt_find(t, cs, a->kind, dev, rule);
         /* sview_is_torch_segment names no segment of a view that does not
          * add up (torch_check.h): such a view explains nothing. */
         if (a->kind != GL_KIND_DEVICE || !sview_is_torch_segment(&m->v, a->ptr))
-            mt_find(t, cs, a->kind, dev, rule)->beyond_torch = true;
+            r->beyond_torch = true;
+        else
+            r->torch_seen = true;
     }
     return 0;
+}
+
+/* A row no snapshot with the view explained (its memory only where the
+ * view is unknown) is not PyTorch's for want of evidence. */
+static void rows_unexplained_beyond(struct mtable *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (!t->rows[i].torch_seen)
+            t->rows[i].beyond_torch = true;
 }
 
 /* A sampled snapshot's cells (GPULEAK_MODE=light): each row's sampled
@@ -164,6 +198,14 @@ bool msnap_final_repeat_possible(const struct msnap *m, size_t n)
            msnap_same_process(&m[n - 2].s.proc, &m[n - 1].s.proc);
 }
 
+size_t msnap_other_program(const struct msnap *m, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (!snap_same_program(&m[0].s.proc, &m[i].s.proc))
+            return i;
+    return 0;
+}
+
 size_t msnap_processes(const struct msnap *m, size_t n, size_t *first)
 {
     size_t np = 0;
@@ -187,9 +229,11 @@ int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
     if (mt_init(&d->t, n))
         goto fail;
     d->t.final_last = msnap_final_repeat_possible(m, n);
+    bool torch_series = series_has_torch_view(m, n);
     for (size_t i = 0; i < n; i++)
-        if (mt_fill(&d->t, &m[i], i, true))
+        if (mt_fill(&d->t, &m[i], i, true, torch_series))
             goto fail;
+    rows_unexplained_beyond(&d->t);
     scale_cells(&d->t, m, NULL);
     if (mt_finish(&d->t))
         goto fail;
@@ -207,6 +251,7 @@ int diff_build(struct msnap *m, size_t n, const struct analyze_opts *o,
     d->t.nshown = o->top && k > o->top ? o->top : k;
     const struct snap_process *a = &m[0].s.proc, *b = &m[n - 1].s.proc;
     d->same_process = msnap_same_process(a, b);
+    d->same_program = msnap_other_program(m, n) == 0;
     if (d->same_process && fresh_since(&m[0], &m[n - 1], o, d))
         goto fail;
     if (free_table_build(m, n, false, &d->frees) || torn_table_build(m, n, false, &d->torn) ||
@@ -244,6 +289,7 @@ int merge_build(struct msnap *m, size_t n, const struct analyze_opts *o,
     r->snaps = xcalloc(n, sizeof *r->snaps);
     if (!r->snaps || mt_init(&r->t, n))
         goto fail;
+    bool torch_series = series_has_torch_view(m, n);
     for (size_t i = 0; i < n; i++) {
         const struct snapshot *s = &m[i].s;
         struct merge_snap *ms = &r->snaps[i];
@@ -265,7 +311,7 @@ int merge_build(struct msnap *m, size_t n, const struct analyze_opts *o,
             }
         if (ms->peak_bytes > r->snaps[r->largest].peak_bytes)
             r->largest = i;
-        if (mt_fill(&r->t, &m[i], i, false))
+        if (mt_fill(&r->t, &m[i], i, false, torch_series))
             goto fail;
     }
     scale_cells(&r->t, m, NULL);

@@ -34,6 +34,7 @@ struct newgroup {
 struct diff_result {
     struct mtable t;     /* rows: shown first nshown after sorting */
     bool same_process;   /* first and last: same pid and start time */
+    bool same_program;   /* every snapshot ran the first's program (model/program.h) */
     struct newgroup *fresh;
     size_t nfresh, nfresh_shown;
     uint64_t fresh_bytes, fresh_count;
@@ -68,6 +69,9 @@ bool msnap_same_process(const struct snap_process *a, const struct snap_process 
  * over m[0..n-1) (a series ending in the exit snapshot kept its
  * "suspected leak"). */
 bool msnap_final_repeat_possible(const struct msnap *m, size_t n);
+/* The first snapshot of m[1..n) whose program (model/program.h) is not
+ * m[0]'s, or 0 when all ran one program. */
+size_t msnap_other_program(const struct msnap *m, size_t n);
 /* How many distinct processes wrote m[0..n); first[0..ret) (when not NULL,
  * room for n) gets the index of each one's first snapshot, in order. */
 size_t msnap_processes(const struct msnap *m, size_t n, size_t *first);

@@ -50,26 +50,49 @@ static int cmp_row(const void *pa, const void *pb)
     return a->frame < b->frame ? -1 : a->frame > b->frame;
 }
 
-/* A series of three snapshots or more whose bytes rose at each one. */
-static bool grew_every_step(const uint64_t *bytes, size_t n)
+/* A series of three snapshots or more (those of at[0..n)) whose bytes rose
+ * at each one. */
+static bool grew_every_step(const uint64_t *bytes, const size_t *at, size_t n)
 {
     bool grew = n >= 3;
     for (size_t i = 1; i < n && grew; i++)
-        grew = bytes[i] > bytes[i - 1];
+        grew = bytes[at[i]] > bytes[at[i - 1]];
     return grew;
+}
+
+bool torch_view_known(const struct msnap *m)
+{
+    /* A view that does not add up (torch_check.h) says nothing either. */
+    return m->s.torch.status == GL_TORCH_ANSWERED && m->v.torch_check.nproblems == 0;
+}
+
+/* A row's change and verdict over the snapshots at[0..na) that carry the
+ * view.  final_repeat: the last snapshot may be the exit one repeating the
+ * step before (multi.h). */
+static void judge_row(struct torch_mrow *r, const size_t *at, size_t na, bool final_repeat)
+{
+    r->change = na ? (int64_t)(r->bytes[at[na - 1]] - r->bytes[at[0]]) : 0;
+    /* A line that is a Python line: a block without a stack is no place to name. */
+    if (r->frame == 0)
+        return;
+    r->suspected = grew_every_step(r->bytes, at, na);
+    /* the exit snapshot repeating the last step is no step (multi.h) */
+    if (!r->suspected && final_repeat && na >= 2 && r->bytes[at[na - 1]] == r->bytes[at[na - 2]])
+        r->suspected = grew_every_step(r->bytes, at, na - 1);
 }
 
 void torch_multi_build(const struct msnap *m, size_t n, struct torch_multi *out)
 {
-    bool final_repeat = msnap_final_repeat_possible(m, n);
     memset(out, 0, sizeof *out);
     out->n = n;
+    out->known = xcalloc(n ? n : 1, sizeof *out->known);
+    size_t *at = xcalloc(n ? n : 1, sizeof *at); /* the snapshots with the view */
     struct row_index x = {0};
     for (size_t i = 0; i < n; i++) {
-        /* A view that does not add up (torch_check.h) is no step of a series. */
-        if (m[i].s.torch.status != GL_TORCH_ANSWERED || m[i].v.torch_check.nproblems > 0)
+        if (!torch_view_known(&m[i]))
             continue;
-        out->answered++;
+        out->known[i] = true;
+        at[out->answered++] = i;
         struct torch_blocks tb;
         torch_blocks_build(&m[i].v, &tb);
         for (size_t k = 0; k < tb.nlines; k++) {
@@ -80,18 +103,11 @@ void torch_multi_build(const struct msnap *m, size_t n, struct torch_multi *out)
         torch_blocks_free(&tb);
     }
     free(x.row_at);
-    for (size_t k = 0; k < out->nrows; k++) {
-        struct torch_mrow *r = &out->rows[k];
-        r->change = (int64_t)(r->bytes[n - 1] - r->bytes[0]);
-        /* A series: three snapshots or more, each with PyTorch's view, and
-         * a line that is a Python line (a block without a stack is no
-         * place to name). */
-        r->suspected = out->answered == n && r->frame != 0 && grew_every_step(r->bytes, n);
-        /* the exit snapshot repeating the last step is no step (multi.h) */
-        if (!r->suspected && out->answered == n && r->frame != 0 && final_repeat &&
-            r->bytes[n - 1] == r->bytes[n - 2])
-            r->suspected = grew_every_step(r->bytes, n - 1);
-    }
+    /* The exit snapshot may repeat the step before only where both carry the view. */
+    bool final_repeat = msnap_final_repeat_possible(m, n) && out->known[n - 1] && out->known[n - 2];
+    for (size_t k = 0; k < out->nrows; k++)
+        judge_row(&out->rows[k], at, out->answered, final_repeat);
+    free(at);
     sort_array(out->rows, out->nrows, sizeof *out->rows, cmp_row);
 }
 
@@ -107,5 +123,6 @@ void torch_multi_free(struct torch_multi *t)
         free(t->rows[k].count);
     }
     free(t->rows);
+    free(t->known);
     memset(t, 0, sizeof *t);
 }

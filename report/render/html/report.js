@@ -930,10 +930,17 @@
       sec.appendChild(el('p', {cls: 'muted', text: 'No change in the tensors between the snapshots.'}));
       return;
     }
+    /* a snapshot without PyTorch's view: its tensors are unknown (null), never 0 */
+    var missing = G.snapshots.filter(function (s, i) { return T.rows.length && T.rows[0].bytes[i] === null; });
+    if (missing.length) sec.appendChild(el('p', {cls: 'muted', id: 'growth-torch-unknown', text: 'Snapshot' +
+      (missing.length > 1 ? 's ' : ' ') + missing.map(function (s) { return '#' + s.number; }).join(', ') +
+      (missing.length > 1 ? ' have' : ' has') + ' no PyTorch view: ' + (missing.length > 1 ? 'their' : 'its') +
+      ' tensors are unknown (?), never 0, and no step of the growth.'}));
+    function known(render) { return function (v) { return v === null ? '?' : render(v); }; }
     var cols = [['', function (r) { return r.suspected_leak ? 1 : 0; }, true, function (v) { return v ? 'suspected leak' : ''; }, 'flag'],
       ['growth', 'growth', true, signed(human)]];
-    perSnapshot(G, cols, function (r) { return r.bytes; }, human);
-    perSnapshot(G, cols, function (r) { return r.count; }, exact);
+    perSnapshot(G, cols, function (r) { return r.bytes; }, known(human));
+    perSnapshot(G, cols, function (r) { return r.count; }, known(exact));
     cols.push(['allocated at', function (r) { return lineText(r); }, false, null, 'where']);
     sec.appendChild(growthChart(G, T.rows, lineText, 'growth-torch'));
     sec.appendChild(table('growth-torch-table', cols, T.rows.slice(), function (r) { return r.stack; }));
@@ -991,11 +998,13 @@
     svg.appendChild(g);
     rows.forEach(function (r, k) {
       var color = 'hsl(' + (k * 47 % 360) + ',65%,45%)';
-      var pts = r.bytes.map(function (b, i) { return X(i).toFixed(1) + ',' + Y(b).toFixed(1); }).join(' ');
+      /* a value not known (null: no PyTorch view there) is no point of the line */
+      var pts = r.bytes.map(function (b, i) { return b === null ? null : X(i).toFixed(1) + ',' + Y(b).toFixed(1); })
+        .filter(function (p) { return p !== null; }).join(' ');
       var line = sv('polyline', {points: pts, fill: 'none', stroke: color, 'stroke-width': r.suspected_leak ? 2.5 : 1.5,
         'data-growth': r.growth});
       line.addEventListener('mousemove', function (ev) {
-        showTip(ev, r.bytes.map(function (b, i) { return '#' + G.snapshots[i].number + ' ' + human(b); }).join('  ') + '\n' +
+        showTip(ev, r.bytes.map(function (b, i) { return '#' + G.snapshots[i].number + ' ' + (b === null ? '?' : human(b)); }).join('  ') + '\n' +
           stackLines(r.stack, 8).join('\n'));
       });
       line.addEventListener('mouseleave', hideTip);

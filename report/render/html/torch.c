@@ -103,12 +103,18 @@ void html_torch(struct hw *w, const struct report_ctx *r)
     torch_blocks_free(&t);
 }
 
-static void put_cols(struct hw *w, const char *k, const uint64_t *v, const size_t *cols, size_t ncols)
+/* null where the snapshot has no view: its tensors are unknown, never 0 */
+static void put_cols(struct hw *w, const char *k, const uint64_t *v, const bool *known, const size_t *cols,
+                     size_t ncols)
 {
     json_key(&w->j, k);
     json_arr(&w->j);
-    for (size_t i = 0; i < ncols; i++)
-        json_u64(&w->j, v[cols[i]]);
+    for (size_t i = 0; i < ncols; i++) {
+        if (known[cols[i]])
+            json_u64(&w->j, v[cols[i]]);
+        else
+            json_null(&w->j);
+    }
     json_end_arr(&w->j);
 }
 
@@ -138,8 +144,8 @@ void html_torch_growth(struct hw *w, const struct msnap *m, size_t n, const size
         json_obj(&w->j);
         kv_i(w, "frame", row->frame ? hw_frame(w, row->frame) : -1);
         kv_i(w, "stack", hw_stack(w, row->cs));
-        put_cols(w, "bytes", row->bytes, cols, ncols);
-        put_cols(w, "count", row->count, cols, ncols);
+        put_cols(w, "bytes", row->bytes, t.known, cols, ncols);
+        put_cols(w, "count", row->count, t.known, cols, ncols);
         kv_i(w, "growth", row->change);
         kv_b(w, "suspected_leak", row->suspected);
         json_end_obj(&w->j);

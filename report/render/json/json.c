@@ -207,6 +207,29 @@ void json_u64_inline(struct json *j, const uint64_t *v, size_t n)
     fputc_unlocked(']', j->f);
 }
 
+void json_u64_inline_known(struct json *j, const uint64_t *v, const bool *known, size_t n)
+{
+    sep(j);
+    fputc_unlocked('[', j->f);
+    char buf[26];
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        if (i) {
+            buf[0] = ',';
+            buf[1] = ' ';
+            k = j->compact ? 1 : 2;
+        }
+        if (known[i]) {
+            k += json_fmt_u64(buf + k, v[i]);
+        } else {
+            memcpy(buf + k, "null", 4);
+            k += 4;
+        }
+        fwrite_unlocked(buf, 1, k, j->f);
+    }
+    fputc_unlocked(']', j->f);
+}
+
 void json_bool_inline(struct json *j, const bool *v, size_t n)
 {
     sep(j);

@@ -69,6 +69,7 @@ void json_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
     json_head(r, &j, "diff");
     json_snaps(&j, m, n);
     json_key(&j, "same_process"); json_bool(&j, d->same_process);
+    json_key(&j, "same_program"); json_bool(&j, d->same_program);
     json_diff_devices(&j, &d->devs);
     json_key(&j, "stacks");
     json_arr(&j);

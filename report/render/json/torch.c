@@ -84,14 +84,21 @@ void json_torch_diff(const struct report_ctx *r, struct json *j, const struct ms
     json_key(j, "torch_lines");
     json_obj(j);
     json_key(j, "snapshots_with_torch"); json_u64(j, t.answered);
+    /* the snapshots without a view: their tensors are unknown (null), never 0 */
+    json_key(j, "snapshots_without_torch");
+    json_arr(j);
+    for (size_t i = 0; i < n; i++)
+        if (!t.known[i])
+            json_u64(j, i);
+    json_end_arr(j);
     json_key(j, "lines");
     json_arr(j);
     for (size_t k = 0; k < t.nrows; k++) {
         const struct torch_mrow *row = &t.rows[k];
         json_obj(j);
         line_frame(r, j, row->frame);
-        json_key(j, "bytes"); json_u64_inline(j, row->bytes, n);
-        json_key(j, "count"); json_u64_inline(j, row->count, n);
+        json_key(j, "bytes"); json_u64_inline_known(j, row->bytes, t.known, n);
+        json_key(j, "count"); json_u64_inline_known(j, row->count, t.known, n);
         json_key(j, "growth"); json_i64(j, row->change);
         json_key(j, "suspected_leak"); json_bool(j, row->suspected);
         json_frames(j, r->db, row->cs);

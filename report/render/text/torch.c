@@ -131,6 +131,57 @@ void text_torch(const struct report_ctx *r)
     torch_blocks_free(&t);
 }
 
+/* Why snapshot m has no view to use: its TORCH record's status. */
+static const char *no_view_why(const struct msnap *m)
+{
+    switch (m->s.torch.status) {
+    case 0: return "none recorded";
+    case GL_TORCH_NO_ANSWER: return "PyTorch was not asked in time";
+    case GL_TORCH_ANSWERED: return "its view does not add up";
+    default: return "torch.cuda.memory._snapshot() failed";
+    }
+}
+
+/* One line for the snapshots without PyTorch's view: their tensors are
+ * unknown (never zero), shown as "?", and no step of the growth. */
+static void put_unknown_snapshots(FILE *f, const struct msnap *m, const struct torch_multi *t)
+{
+    size_t missing = t->n - t->answered, said = 0;
+    if (missing == 0)
+        return;
+    fputs(missing == 1 ? "snapshot " : "snapshots ", f);
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->known[i])
+            continue;
+        if (said == 8) {
+            fprintf(f, " and %zu more", missing - said);
+            break;
+        }
+        fprintf(f, "%s%zu", said == 0 ? "" : said + 1 == missing ? " and " : ", ", i + 1);
+        said++;
+    }
+    if (missing == 1) {
+        for (size_t i = 0; i < t->n; i++)
+            if (!t->known[i])
+                fprintf(f, " has no PyTorch view (%s): its tensors are unknown", no_view_why(&m[i]));
+    } else {
+        fputs(" have no PyTorch view: their tensors are unknown", f);
+    }
+    fputs(" (?), never 0, and no step of the growth\n", f);
+}
+
+/* "a -> ? -> c": a snapshot without the view is "?". */
+static void put_series(FILE *f, const uint64_t *v, const bool *known, size_t n, bool commas)
+{
+    for (size_t k = 0; k < n; k++) {
+        fputs(k ? " -> " : "", f);
+        if (!known[k])
+            fputc('?', f);
+        else
+            text_sites_series(f, &v[k], 1, commas);
+    }
+}
+
 void text_torch_diff(const struct report_ctx *r, const struct msnap *m, size_t n)
 {
     struct torch_multi t;
@@ -144,6 +195,7 @@ void text_torch_diff(const struct report_ctx *r, const struct msnap *m, size_t n
     fprintf(f, "Live tensors by the Python line that allocated them, from PyTorch's own view\n"
                "(%zu of the %zu snapshots carry it):\n",
             t.answered, n);
+    put_unknown_snapshots(f, m, &t);
     size_t shown = 0;
     for (size_t k = 0; k < t.nrows; k++) {
         const struct torch_mrow *row = &t.rows[k];
@@ -166,9 +218,9 @@ void text_torch_diff(const struct report_ctx *r, const struct msnap *m, size_t n
             put_color_end(r);
         }
         fputs("\n    live bytes: ", f);
-        text_sites_series(f, row->bytes, n, true);
+        put_series(f, row->bytes, t.known, n, true);
         fputs("\n    tensors:    ", f);
-        text_sites_series(f, row->count, n, false);
+        put_series(f, row->count, t.known, n, false);
         fputc('\n', f);
         put_cs(r, "    ", row->cs);
         shown++;
