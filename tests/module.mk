@@ -139,6 +139,7 @@ PROG_LIBS_external_mem_static = $(FAKECUDA_STATIC_LDFLAGS) -lpthread
 PROG_LIBS_dlsym_probe = -ldl -lpthread
 PROG_LIBS_bad_free = $(FAKECUDA_RT_LDFLAGS) -lcuda -lpthread
 PROG_LIBS_process_end = $(FAKECUDA_RT_LDFLAGS) -lcuda -pthread -lpthread
+PROG_LIBS_term_in_call = $(FAKECUDA_RT_LDFLAGS) -lcuda -lpthread
 PROG_LIBS_nvtx_phases = $(FAKECUDA_RT_LDFLAGS) -ldl -lpthread
 
 # fakecuda's self-tests (tests/t_fakecuda_*.sh): one dispatcher

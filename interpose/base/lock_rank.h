@@ -31,10 +31,10 @@
       "the trigger thread's tick; fork's prepare handler, first (a child never copies a tick in progress)",    \
       "outermost: held across the tick's exclusive section and loader walk")                                   \
     X(SNAP, 10, ONE, "snap_lock", "control/snapshot.c", "one snapshot at a time, the `%n` counter",             \
-      "`gl_snapshot_write_with`: `gpuleak_snapshot`, the writer thread (signal, periodic, out-of-memory), "     \
-      "the final snapshot",                                                                                     \
-      "outermost: held across the whole snapshot (the exclusive section, the loader walk, the leaves' copies, " \
-      "the driver queries)")                                                                                    \
+      "`gl_snapshot_write_with`: `gpuleak_snapshot`, the writer thread (signal, periodic), the failing "        \
+      "thread (out-of-memory), the fatal thread (fatal signal), the final snapshot at exit",                    \
+      "outermost: held across the whole snapshot (the exclusive section, the loader walk, the leaves' copies)," \
+      " never while asking the driver or PyTorch")                                                              \
     X(GRAPH, 20, ONE, "graph_lock", "cuda/graph.c", "graph allocation nodes, executable graphs' allocations",   \
       "graph hooks: node added, instantiate, launch, destroy",                                                  \
       "held across tracking a launch's allocations and frees (stack capture, lanes); never with `ipc_lock`")    \

@@ -517,7 +517,24 @@ int gl_snapshot_write(uint32_t reason, uint32_t flags, const char *path)
 
 static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *path,
                                  const struct gl_mem_view *mem, struct gl_snapshot_file *written,
-                                 const struct gl_torch_view *torch);
+                                 const struct gl_torch_view *torch, const struct gl_driver_view *view);
+
+/* The driver's view, asked while the program runs (NULL: not asked, or no
+ * memory for it); at exit and on a fatal signal the driver is not asked
+ * (driver_view.h; a fatal signal's thread may hold the driver's lock).
+ * Asked with no lock of ours held: a thread inside a CUDA call may hold
+ * the driver's lock and then wait for a snapshot of ours (a fatal
+ * signal's), which must not wait for this one (issue 48). */
+static struct gl_driver_view *ask_driver(uint32_t reason)
+{
+    if (reason != GL_REASON_SIGNAL && reason != GL_REASON_REQUEST && reason != GL_REASON_OOM &&
+        reason != GL_REASON_PERIODIC && reason != GL_REASON_DETACH)
+        return NULL;
+    struct gl_driver_view *view = malloc(sizeof *view);
+    if (view != NULL)
+        gl_driver_view_query(view);
+    return view;
+}
 
 /* The identity of the file about to be renamed into place (rename keeps the
  * inode). */
@@ -547,10 +564,13 @@ static int snapshot_write(uint32_t reason, uint32_t flags, const char *path,
      * thread, which may be inside a hook waiting for one of them. */
     struct gl_torch_view torch;
     gl_torch_collect(reason, &torch);
+    struct gl_driver_view *asked = ask_driver(reason);
+    const struct gl_driver_view *view = reason == GL_REASON_EXIT ? gl_driver_view_at_exit() : asked;
     gl_xfsz_block(&xfsz);
     gl_lock(&snap_lock);
-    int rc = snapshot_write_locked(reason, flags, path, mem, written, &torch);
+    int rc = snapshot_write_locked(reason, flags, path, mem, written, &torch, view);
     gl_unlock(&snap_lock);
+    free(asked);
     gl_torch_view_free(&torch);
     gl_xfsz_restore(&xfsz);
     pthread_setcancelstate(cancel_state, NULL);
@@ -571,7 +591,7 @@ int gl_snapshot_write_file(uint32_t reason, uint32_t flags, const char *path,
 
 static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *path,
                                  const struct gl_mem_view *mem, struct gl_snapshot_file *written,
-                                 const struct gl_torch_view *torch)
+                                 const struct gl_torch_view *torch, const struct gl_driver_view *view)
 {
     static atomic_bool warned_name, warned_mem, warned_io;
     int rc = -1;
@@ -596,18 +616,6 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         goto out;
     }
 
-    /* The driver's view, asked while the program runs; at exit, the one
-     * sampled when exit() began; never on a fatal signal, when the CUDA
-     * libraries may be in any state (driver_view.h). */
-    static struct gl_driver_view asked;
-    const struct gl_driver_view *view = NULL;
-    if (reason == GL_REASON_SIGNAL || reason == GL_REASON_REQUEST || reason == GL_REASON_OOM ||
-        reason == GL_REASON_PERIODIC || reason == GL_REASON_DETACH) {
-        gl_driver_view_query(&asked);
-        view = &asked;
-    } else if (reason == GL_REASON_EXIT) {
-        view = gl_driver_view_at_exit();
-    }
     gl_track_mark(GL_EV_SNAPSHOT, 0, index);
     size_t nbad;
     struct gl_bad_free *bad = gl_bad_free_copy(&nbad); /* NULL: none, or no memory for them */

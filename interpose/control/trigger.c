@@ -34,16 +34,30 @@ static atomic_bool signal_pending;
  * activation or fork). */
 static struct gl_lock restart_lock = GL_LOCK_INIT(RESTART);
 
-/* A fatal signal asks the writer for a final snapshot (fatal_state).
+/* A fatal signal asks the fatal thread for a final snapshot (fatal_state).
  * DEFERRED: a signal from outside landed while its thread was busy; the
- * writer waits for that region's end and takes nothing that thread may
- * hold meanwhile; after DEFER_MAX_MS a timer (or the writer) ends it. */
+ * fatal thread waits for that region's end and takes nothing that thread
+ * may hold meanwhile; after DEFER_MAX_MS a timer (or the fatal thread)
+ * ends it.
+ *
+ * The fatal thread is gpuleak's second thread, apart from the writer, and
+ * it does nothing but this (issue 48, item 1): the writer may be inside
+ * the driver (a signal snapshot's view of the device) or waiting for
+ * Python's main thread, and the dying thread, inside a CUDA call, may hold
+ * the driver's lock or be that main thread.  The fatal snapshot itself
+ * asks neither: it is made from state gpuleak owns (the driver's view is
+ * left out, PyTorch's is the last one kept), and no snapshot holds a lock
+ * of ours while it asks (snapshot.c), so nothing it waits for can be held
+ * by the thread being terminated. */
 enum { FATAL_NONE, FATAL_ASKED, FATAL_DONE /* written, or given up */, FATAL_DEFERRED };
 static atomic_int fatal_state;
 /* The thread that deferred its signal, and the signal: tid << 32 | sig;
  * 0 until stored (right after fatal_state became DEFERRED). */
 static _Atomic uint64_t deferred_who;
 static int fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static sem_t fatal_wakeup;          /* posted by a handler: async-signal-safe */
+static atomic_bool fatal_running;   /* the fatal thread is started */
+static GL_TLS bool on_fatal_thread;
 #define FATAL_WAIT_MS 10000 /* how long a dying thread waits for its snapshot */
 #define DEFER_MAX_MS 2000   /* how long a deferred signal waits for its thread's busy region to end */
 #define SIGNAL_CHECK_MS 5000 /* how often the writer checks that the signal is still ours */
@@ -137,19 +151,19 @@ static bool defer_timer_signal(int sig, const siginfo_t *si)
     return true;
 }
 
-/* Asks the writer for the final snapshot, unless another thread already
- * has, and waits for it at most FATAL_WAIT_MS.  Only on a thread that holds
- * nothing the writer needs (gl_busy == 0).  A signal deferred on another
- * thread is taken over: the writer starts now, and that thread, not
- * stopped, frees what it holds.  Async-signal-safe: atomics, sem_post,
- * nanosleep. */
+/* Asks the fatal thread for the final snapshot, unless another thread
+ * already has, and waits for it at most FATAL_WAIT_MS.  Only on a thread
+ * that holds nothing the snapshot needs (gl_busy == 0).  A signal deferred
+ * on another thread is taken over: the snapshot starts now, and that
+ * thread, not stopped, frees what it holds.  Async-signal-safe: atomics,
+ * sem_post, nanosleep. */
 static void snapshot_and_wait(void)
 {
     int s = atomic_load(&fatal_state);
     while ((s == FATAL_NONE || s == FATAL_DEFERRED) &&
            !atomic_compare_exchange_weak(&fatal_state, &s, FATAL_ASKED))
         ;
-    gl_worker_wake();
+    sem_post(&fatal_wakeup);
     struct timespec tick = {0, 10 * 1000 * 1000};
     for (int i = 0; i < FATAL_WAIT_MS / 10 && atomic_load(&fatal_state) != FATAL_DONE; i++)
         nanosleep(&tick, NULL);
@@ -169,10 +183,10 @@ static bool from_outside(int sig, const siginfo_t *si)
            si->si_pid != getpid();
 }
 
-/* This thread is busy: it may hold what the writer needs, so it must not
- * wait here.  The signal waits for the region's end instead
- * (gl_busy_leave runs run_deferred), and the writer is woken to keep the
- * time.  False when the snapshot is already done: the default action now. */
+/* This thread is busy: it may hold what the snapshot needs, so it must
+ * not wait here.  The signal waits for the region's end instead
+ * (gl_busy_leave runs run_deferred), and the fatal thread is woken to keep
+ * the time.  False when the snapshot is already done: the default action now. */
 static bool defer(int sig)
 {
     if (atomic_load_explicit(&gl_busy_deferred, memory_order_relaxed) != 0)
@@ -181,7 +195,7 @@ static bool defer(int sig)
     if (atomic_compare_exchange_strong(&fatal_state, &expected, FATAL_DEFERRED)) {
         atomic_store(&deferred_who, (uint64_t)syscall(SYS_gettid) << 32 | (uint32_t)sig);
         arm_defer_timer(sig);
-        gl_worker_wake();
+        sem_post(&fatal_wakeup);
     } else if (expected == FATAL_DONE) {
         return false;
     }
@@ -204,7 +218,7 @@ static void run_deferred(int sig)
 
 /* A fatal signal: the program is about to die with it.  The handler cannot
  * write a snapshot itself (the thread may have been stopped inside malloc or
- * holding a lock), so it hands the work to the writer thread, waits a bounded
+ * holding a lock), so it hands the work to the fatal thread, waits a bounded
  * time, then lets the signal take its default action, so the exit status is
  * the same as without gpuleak.
  *
@@ -214,8 +228,12 @@ static void run_deferred(int sig)
  * deferred to the end of that region (defer), a few microseconds away; a
  * fault there takes its default action at once, without a snapshot.  A
  * thread inside an intercepted CUDA call is not busy while it waits inside
- * the real function (on a GPU, cudaFree waits for the device).  The writer
- * itself blocks every signal; a fault on it cannot wait for it. */
+ * the real function (on a GPU, cudaFree waits for the device), even while
+ * it holds the driver's lock there: the fatal snapshot never asks the
+ * driver, and never waits for the writer, which may.  gpuleak's threads
+ * block every signal; a fault on one of them takes its default action at
+ * once (the writer may hold snap_lock, the fatal thread is the one to
+ * wait for). */
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
@@ -224,7 +242,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
         errno = saved;
         return;
     }
-    if (!gl_worker_on_thread() && gl_worker_running()) {
+    if (!gl_worker_on_thread() && !on_fatal_thread && atomic_load(&fatal_running)) {
         if (gl_busy == 0) {
             snapshot_and_wait();
         } else if (from_outside(sig, si) && defer(sig)) {
@@ -236,8 +254,8 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
     errno = saved;
 }
 
-/* On the writer, while a signal is deferred: waits for its thread's region
- * to end (run_deferred asks for the snapshot and wakes the writer), taking
+/* On the fatal thread, while a signal is deferred: waits for its thread's
+ * region to end (run_deferred asks for the snapshot and wakes it), taking
  * nothing that thread may hold, so the limit holds.  When DEFER_MAX_MS
  * pass first (the thread waits for something while it holds a lock of
  * ours), no snapshot: the signal's default action is taken now, on that
@@ -260,13 +278,13 @@ static void wait_for_region_end(void)
         }
         struct timespec deadline;
         gl_worker_deadline(&deadline, now >= give_up ? 1 : (give_up - now) / 1000000u + 1);
-        gl_worker_wait(&deadline);
+        sem_clockwait(&fatal_wakeup, CLOCK_MONOTONIC, &deadline);
     }
 }
 
-/* On the writer: the fatal signal's business comes before anything else.
- * True if there was some. */
-static bool writer_fatal(void)
+/* On the fatal thread: the fatal signal's business.  True if there was
+ * some. */
+static bool take_fatal_request(void)
 {
     switch (atomic_load(&fatal_state)) {
     case FATAL_ASKED:
@@ -369,8 +387,6 @@ static void *writer_main(void *arg)
             return NULL;
         }
         gl_worker_drop_dlerror();
-        if (writer_fatal())
-            continue;
         writer_sync_signal_mask();
         /* Wake up now and then to check that the snapshot signal is still
          * ours: a program that installs its own handler later silently
@@ -401,8 +417,6 @@ static void *writer_main(void *arg)
         }
         /* A burst of signals while we were writing is one request. */
         gl_worker_drain();
-        if (writer_fatal())
-            continue;
         gl_worker_run_pending();
         if (atomic_exchange(&signal_pending, false))
             gl_snapshot_write(GL_REASON_SIGNAL, 0, NULL);
@@ -412,7 +426,33 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-static void start_writer(void)
+/* The fatal thread: waits for a fatal signal's request (or the stop of a
+ * detach) and does nothing else, so that nothing the writer waits for can
+ * delay the final snapshot. */
+static void *fatal_main(void *arg)
+{
+    (void)arg;
+    on_fatal_thread = true;
+    gl_hook_depth = 1; /* as on the writer: nothing it calls is recorded */
+    gl_outfile_pin_cwd(); /* relative names point where the writer's do */
+    for (;;) {
+        if (atomic_load(&writer_stop)) {
+            atomic_store(&fatal_running, false);
+            return NULL;
+        }
+        if (take_fatal_request())
+            continue;
+        while (sem_wait(&fatal_wakeup) != 0 && errno == EINTR)
+            ;
+        while (sem_trywait(&fatal_wakeup) == 0) /* a burst is one wake-up */
+            ;
+    }
+    return NULL;
+}
+
+/* Starts gpuleak's threads that are not running (the writer, the fatal
+ * thread), every signal blocked in them. */
+static void start_threads(void)
 {
     sigset_t all, old;
     sigfillset(&all);
@@ -424,13 +464,16 @@ static void start_writer(void)
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 256 * 1024);
     pthread_t t;
-    int rc = pthread_create(&t, &attr, writer_main, NULL);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc == 0) {
+    if (!gl_worker_running() && pthread_create(&t, &attr, writer_main, NULL) == 0) {
         pthread_setname_np(t, "gpuleak-writer");
         gl_worker_set_running(true);
     }
+    if (!atomic_load(&fatal_running) && pthread_create(&t, &attr, fatal_main, NULL) == 0) {
+        pthread_setname_np(t, "gpuleak-fatal");
+        atomic_store(&fatal_running, true);
+    }
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static void install_snapshot_signal(int sig);
@@ -455,14 +498,15 @@ void gl_trigger_start(void)
     static bool channel_made;
     if (!channel_made) {
         gl_worker_init();
+        sem_init(&fatal_wakeup, 0, 0);
         gl_busy_on_deferred(run_deferred);
         channel_made = true;
     }
     atomic_store(&writer_stop, false);
     gl_periodic_configure();
     gl_watch_configure();
-    start_writer();
-    if (gl_worker_running())
+    start_threads();
+    if (atomic_load(&fatal_running))
         install_fatal_handlers();
     if (sig == 0 || !gl_worker_running())
         return;
@@ -522,10 +566,11 @@ void gl_trigger_stop(void)
         uninstall(fatal_signals[i]);
     atomic_store(&writer_stop, true);
     gl_worker_wake();
-    /* Until it has left (a snapshot it is writing is finished first), so
-     * that a later attach's writer is the only one on the channel. */
+    sem_post(&fatal_wakeup);
+    /* Until both have left (a snapshot one is writing is finished first),
+     * so that a later attach's threads are the only ones on the channels. */
     struct timespec tick = {0, 1000 * 1000};
-    for (int i = 0; i < STOP_WAIT_MS && gl_worker_running(); i++)
+    for (int i = 0; i < STOP_WAIT_MS && (gl_worker_running() || atomic_load(&fatal_running)); i++)
         nanosleep(&tick, NULL);
 }
 
@@ -553,6 +598,8 @@ void gl_trigger_postfork_child(void)
      * inherited and stays valid; signals before then are kept by the
      * semaphore. */
     gl_worker_postfork_child();
+    atomic_store(&fatal_running, false);
+    sem_init(&fatal_wakeup, 0, 0);
     /* A signal deferred by the forking thread (inside the prepare handler's
      * locks) is the parent's: it was not sent to the child (lifecycle.c
      * clears this thread's gl_busy_deferred first of all). */
@@ -568,10 +615,9 @@ void gl_trigger_postfork_child(void)
 
 void gl_trigger_check(void)
 {
-    if (gl_worker_running())
+    if (gl_worker_running() && atomic_load(&fatal_running))
         return;
     gl_lock(&restart_lock);
-    if (!gl_worker_running())
-        start_writer();
+    start_threads();
     gl_unlock(&restart_lock);
 }

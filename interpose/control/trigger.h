@@ -13,13 +13,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Installs the handler and starts the writer (GPULEAK_SIGNAL: a number or
- * name such as USR2, or "none"). */
+/* Installs the handlers and starts gpuleak's threads: the writer and the
+ * fatal thread, which writes only fatal-signal snapshots (GPULEAK_SIGNAL: a
+ * number or name such as USR2, or "none"). */
 void gl_trigger_start(void);
 
 /* `gpuleak detach`: the snapshot and fatal signals back to their default
- * actions, and the writer thread ended (waits for it, at most 5 s).  A
- * later gl_trigger_start starts again. */
+ * actions, and the writer and fatal threads ended (waits for them, at most
+ * 5 s).  A later gl_trigger_start starts again. */
 void gl_trigger_stop(void);
 
 /* fn (NULL: none) runs on the writer thread at least every 250 ms while it
@@ -43,7 +44,8 @@ void gl_trigger_followup(void);
  * writer checks every few seconds, and the exit path once more). */
 void gl_trigger_check_signal(void);
 
-/* Restarts the writer in a forked child (cheap when it is running). */
+/* Restarts the writer and the fatal thread in a forked child (cheap when
+ * they are running). */
 void gl_trigger_check(void);
 
 #endif

@@ -70,13 +70,18 @@ CUresult cuMemFree_v2(CUdeviceptr dptr)
     if (dptr == 0)
         return CUDA_SUCCESS;
     /* Like a real cuMemFree waiting for the device to go idle: the caller
-     * sits inside the call, holding no lock of the driver's. */
+     * sits inside the call, holding no lock of the driver's -- or, with
+     * FAKECUDA_FREE_DELAY_LOCKED, holding the driver's one lock, as a real
+     * driver may hold its own while it synchronizes. */
+    if (fc_free_delay_locked)
+        fc_lock();
     if (fc_free_delay_ms) {
         struct timespec delay = {(time_t)(fc_free_delay_ms / 1000), (long)(fc_free_delay_ms % 1000) * 1000000L};
         while (nanosleep(&delay, &delay) != 0)
             ;
     }
-    fc_lock();
+    if (!fc_free_delay_locked)
+        fc_lock();
     struct fc_dev *d;
     struct fc_seg *s = fc_heap_find((uintptr_t)dptr, 1, &d);
     r = CUDA_ERROR_INVALID_VALUE;

@@ -114,6 +114,7 @@ extern unsigned long long fc_meminfo_delay_ms;
  * driver that gets stuck later, at exit); fc_meminfo_calls counts them. */
 extern unsigned long long fc_meminfo_delay_skip, fc_meminfo_calls;
 extern unsigned long long fc_free_delay_ms;
+extern int fc_free_delay_locked; /* FAKECUDA_FREE_DELAY_LOCKED: the delay inside fc_lock */
 /* FAKECUDA_IMPORT_REUSE=1: importing memory this process already holds a
  * live imported handle of returns that handle again, one more reference
  * (CUDA allows either; the default is a new handle per import). */

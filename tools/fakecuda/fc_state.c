@@ -11,6 +11,7 @@ int fc_ndev;
 unsigned long long fc_meminfo_delay_ms;
 unsigned long long fc_meminfo_delay_skip, fc_meminfo_calls;
 unsigned long long fc_free_delay_ms;
+int fc_free_delay_locked;
 int fc_import_reuse;
 static unsigned long long ctx_bytes;   /* FAKECUDA_CTX_BYTES */
 static int ctx_bytes_set;              /* ... given: the same on every device */
@@ -62,6 +63,7 @@ static void do_init(void)
     fc_meminfo_delay_ms = env_ull("FAKECUDA_MEMINFO_DELAY_MS", 0);
     fc_meminfo_delay_skip = env_ull("FAKECUDA_MEMINFO_DELAY_SKIP", 0);
     fc_free_delay_ms = env_ull("FAKECUDA_FREE_DELAY_MS", 0);
+    fc_free_delay_locked = env_ull("FAKECUDA_FREE_DELAY_LOCKED", 0) != 0;
     fc_import_reuse = env_ull("FAKECUDA_IMPORT_REUSE", 0) != 0;
     ctx_bytes = FC_DEFAULT_CTX_BYTES;
     ctx_bytes_set = env_ull_given("FAKECUDA_CTX_BYTES", &ctx_bytes);
