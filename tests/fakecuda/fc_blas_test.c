@@ -273,6 +273,34 @@ static void legacy(void)
     EQ(cublasShutdown(), CUBLAS_STATUS_SUCCESS);
 }
 
+/* Copies are no kernels: they copy, strided as asked. */
+static void copies(void)
+{
+    int host[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, back[8] = { 0 }, dev_view[8] = { 0 };
+    int *d;
+    EQ(cudaMalloc((void **)&d, sizeof host), cudaSuccess);
+    EQ(cudaMemset(d, 0, sizeof host), cudaSuccess);
+    /* Every other host element into the first 4 device ints. */
+    EQ(cublasSetVector(4, sizeof(int), host, 2, d, 1), CUBLAS_STATUS_SUCCESS);
+    EQ(cudaMemcpy(dev_view, d, sizeof dev_view, cudaMemcpyDeviceToHost), cudaSuccess);
+    EQ(dev_view[0] * 1000 + dev_view[1] * 100 + dev_view[2] * 10 + dev_view[3], 1357);
+    EQ(dev_view[4], 0);
+    /* Back, spread to every other host element. */
+    EQ(cublasGetVector(4, sizeof(int), d, 1, back, 2), CUBLAS_STATUS_SUCCESS);
+    EQ(back[0] * 1000 + back[2] * 100 + back[4] * 10 + back[6], 1357);
+    EQ(back[1], 0);
+    /* A 2x2 matrix of a 4-row host array (lda 4) into a packed one (ldb 2). */
+    EQ(cublasSetMatrix(2, 2, sizeof(int), host, 4, d, 2), CUBLAS_STATUS_SUCCESS);
+    EQ(cudaMemcpy(dev_view, d, sizeof dev_view, cudaMemcpyDeviceToHost), cudaSuccess);
+    EQ(dev_view[0] * 1000 + dev_view[1] * 100 + dev_view[2] * 10 + dev_view[3], 1256);
+    memset(back, 0, sizeof back);
+    EQ(cublasGetMatrixAsync(2, 2, sizeof(int), d, 2, back, 4, NULL), CUBLAS_STATUS_SUCCESS);
+    EQ(back[0] * 1000 + back[1] * 100 + back[4] * 10 + back[5], 1256);
+    EQ(cublasSetMatrix(4, 1, sizeof(int), host, 2, d, 4), CUBLAS_STATUS_INVALID_VALUE); /* lda < rows */
+    EQ(cublasSetVector(4, sizeof(int), host, 0, d, 1), CUBLAS_STATUS_INVALID_VALUE);
+    EQ(cudaFree(d), cudaSuccess);
+}
+
 /* No device: cublasCreate fails as NVIDIA's does (run with
  * FAKECUDA_DEVICES=0). */
 static void no_device(void)
@@ -296,6 +324,7 @@ int main(int argc, char **argv)
         { "handle", handle }, { "heuristic", heuristic }, { "workspace", workspace },
         { "workspace_config", workspace_config }, { "workspace_oom", workspace_oom },
         { "legacy", legacy }, { "no_device", no_device }, { "info", info },
+        { "copies", copies },
     };
     return FC_RUN_SCENARIO(argc, argv, tests);
 }

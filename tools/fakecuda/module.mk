@@ -181,6 +181,6 @@ FC_BLAS := $(FC_SRC)/blas
 $(eval $(call fc_stand_in,libcublasLt.so.13,$(FC_BLAS),fc_blaslt.c fc_blaslt_desc.c fc_blaslt_algo.c \
   fc_blaslt_attr.c fc_blas_status.c,fc_lib_stub,fc_lib_stub.h,,))
 $(eval $(call fc_stand_in,libcublas.so.13,$(FC_BLAS),fc_blas_handle.c fc_blas_workspace.c fc_blas_misc.c \
-  fc_blas_legacy.c fc_blas_status.c,fc_blas_stub,fc_blas_stub.h,\
+  fc_blas_legacy.c fc_blas_copy.c fc_blas_status.c,fc_blas_stub,fc_blas_stub.h,\
   $(FAKECUDA_DIR)/libcudart_static.a -L$(FAKECUDA_DIR) -Wl$(comma)--no-as-needed -l:libcublasLt.so.13,\
   $(FAKECUDA_DIR)/libcudart_static.a $(FAKECUDA_DIR)/libcublasLt.so.13))
