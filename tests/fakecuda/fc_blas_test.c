@@ -159,6 +159,18 @@ static void heuristic(void)
     EQ(cublasLtMatmulAlgoConfigGetAttribute(&r[0].algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, NULL),
        CUBLAS_STATUS_SUCCESS);
     EQ(id, 0);
+    /* Capabilities: one tile (undefined), strided batches. */
+    uint32_t tiles[8];
+    EQ(cublasLtMatmulAlgoCapGetAttribute(&r[0].algo, CUBLASLT_ALGO_CAP_TILE_IDS, NULL, 0, &written),
+       CUBLAS_STATUS_SUCCESS);
+    EQ(written, 4);
+    EQ(cublasLtMatmulAlgoCapGetAttribute(&r[0].algo, CUBLASLT_ALGO_CAP_TILE_IDS, tiles, sizeof tiles, &written),
+       CUBLAS_STATUS_SUCCESS);
+    EQ(written, 4);
+    EQ(tiles[0], CUBLASLT_MATMUL_TILE_UNDEFINED);
+    EQ(cublasLtMatmulAlgoCapGetAttribute(&r[0].algo, CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT, &id, sizeof id, NULL),
+       CUBLAS_STATUS_SUCCESS);
+    EQ(id, 1);
     cublasLtMatmulHeuristicResult_t check;
     EQ(cublasLtMatmulAlgoCheck(lt, op, a, b, c, c, &r[0].algo, &check), CUBLAS_STATUS_SUCCESS);
     EQ(check.workspaceSize, 4 * MiB);

@@ -125,3 +125,47 @@ cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *
     return fc_attr_get(config_attrs, sizeof config_attrs / sizeof config_attrs[0], algo, attr, buf, sizeInBytes,
                        sizeWritten);
 }
+
+/* The one algorithm's capabilities: what a plain GEMM kernel supports
+ * (strided batches, out of place, host and device pointer modes, every
+ * epilogue), nothing tunable (no split-K, reduction schemes, swizzling,
+ * custom options; one undefined tile and stage), 16-byte alignment. */
+struct fc_algo_caps {
+    int32_t splitk, strided_batch, out_of_place, uplo, custom_option_max, custom_memory_order, ld_negative,
+        pointer_array_batch, emulation;
+    uint32_t reduction_mask, swizzling, pointer_mode_mask, epilogue_mask, align_a, align_b, align_c, align_d;
+    uint32_t tiles[1], stages[1];
+    uint64_t numerical_impl;
+};
+static const struct fc_algo_caps caps = {
+    .strided_batch = 1, .out_of_place = 1,
+    .pointer_mode_mask = CUBLASLT_POINTER_MODE_MASK_HOST | CUBLASLT_POINTER_MODE_MASK_DEVICE,
+    .epilogue_mask = UINT32_MAX, .align_a = 16, .align_b = 16, .align_c = 16, .align_d = 16,
+    .tiles = { CUBLASLT_MATMUL_TILE_UNDEFINED }, .stages = { CUBLASLT_MATMUL_STAGES_UNDEFINED },
+};
+#define CAP(ID, F) { CUBLASLT_ALGO_CAP_##ID, sizeof(((struct fc_algo_caps *)0)->F), offsetof(struct fc_algo_caps, F) }
+static const struct fc_attr cap_attrs[] = {
+    CAP(SPLITK_SUPPORT, splitk), CAP(REDUCTION_SCHEME_MASK, reduction_mask), CAP(CTA_SWIZZLING_SUPPORT, swizzling),
+    CAP(STRIDED_BATCH_SUPPORT, strided_batch), CAP(OUT_OF_PLACE_RESULT_SUPPORT, out_of_place),
+    CAP(UPLO_SUPPORT, uplo), CAP(TILE_IDS, tiles), CAP(CUSTOM_OPTION_MAX, custom_option_max),
+    CAP(CUSTOM_MEMORY_ORDER, custom_memory_order), CAP(POINTER_MODE_MASK, pointer_mode_mask),
+    CAP(EPILOGUE_MASK, epilogue_mask), CAP(STAGES_IDS, stages), CAP(LD_NEGATIVE, ld_negative),
+    CAP(NUMERICAL_IMPL_FLAGS, numerical_impl), CAP(MIN_ALIGNMENT_A_BYTES, align_a),
+    CAP(MIN_ALIGNMENT_B_BYTES, align_b), CAP(MIN_ALIGNMENT_C_BYTES, align_c), CAP(MIN_ALIGNMENT_D_BYTES, align_d),
+    CAP(POINTER_ARRAY_BATCH_SUPPORT, pointer_array_batch), CAP(FLOATING_POINT_EMULATION_SUPPORT, emulation),
+};
+
+cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo,
+                                                 cublasLtMatmulAlgoCapAttributes_t attr, void *buf,
+                                                 size_t sizeInBytes, size_t *sizeWritten)
+{
+    if (!algo)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    /* The id arrays take any buffer they fit in (the header's example
+     * passes a larger array and counts sizeWritten / 4). */
+    if ((attr == CUBLASLT_ALGO_CAP_TILE_IDS || attr == CUBLASLT_ALGO_CAP_STAGES_IDS) &&
+        sizeInBytes > sizeof(uint32_t))
+        sizeInBytes = sizeof(uint32_t);
+    return fc_attr_get(cap_attrs, sizeof cap_attrs / sizeof cap_attrs[0], &caps, attr, buf, sizeInBytes,
+                       sizeWritten);
+}
