@@ -38,6 +38,18 @@ CUBLAS_WORKSPACE_CONFIG=:4096:2:16:8 fc "$T" workspace_config >/dev/null || fail
 FAKECUDA_MEM_BYTES=16777216 fc "$T" workspace_oom >/dev/null || fail "workspace_oom exited $?"
 FAKECUDA_DEVICES=0 fc "$T" no_device >/dev/null || fail "no_device exited $?"
 
+# Under gpuleak, a default workspace left at exit is the library's own
+# stream-ordered allocation through its runtime to the driver, as NVIDIA's
+# is: held by the cublas-workspace rule, no leak.
+FAKECUDA_DEVICES=1 fc "$LAUNCHER" run --output ws.snap -- "$T" leave_workspace >/dev/null ||
+    fail "leave_workspace under gpuleak exited $?"
+"$REPORT" --json ws.snap >ws.json || fail "report: exit $?"
+check_json ws.json <<'PY'
+eq(d["leak_summary"]["leaked_bytes"], 0, "leaked bytes")
+eq([(g["rule"], g["bytes"], g["count"], g["api"]) for g in d["allocator_caches"]["groups"]],
+   [("cublas-workspace", 33554432, 1, "cuMemAllocAsync")], "the workspace")
+PY
+
 # FAKECUDA_STUB_LOG=1: each stub called says so, once.
 FAKECUDA_STUB_LOG=1 FAKECUDA_DEVICES=1 fc "$T" workspace >/dev/null 2>err.txt || fail "logged run exited $?"
 expect_eq "$(cat err.txt)" "fakecuda: cublasSgemm_v2: stub (success, computes nothing)" "the stub's line"

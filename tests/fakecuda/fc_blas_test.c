@@ -322,6 +322,18 @@ static void no_device(void)
     CHECK(h == NULL);
 }
 
+/* A handle left alive at exit with its default workspace (the library's
+ * own cudaMallocAsync, under gpuleak: tests/t_fakecuda_blas.sh). */
+static void leave_workspace(void)
+{
+    float *m;
+    cublasHandle_t h;
+    EQ(cudaMalloc((void **)&m, 4096), cudaSuccess);
+    EQ(cublasCreate_v2(&h), CUBLAS_STATUS_SUCCESS);
+    EQ(sgemm(h, m), CUBLAS_STATUS_SUCCESS);
+    EQ(cudaFree(m), cudaSuccess);
+}
+
 /* Which libraries answered (fakecuda-run must win over a DT_RPATH). */
 static void info(void)
 {
@@ -336,7 +348,7 @@ int main(int argc, char **argv)
         { "handle", handle }, { "heuristic", heuristic }, { "workspace", workspace },
         { "workspace_config", workspace_config }, { "workspace_oom", workspace_oom },
         { "legacy", legacy }, { "no_device", no_device }, { "info", info },
-        { "copies", copies },
+        { "copies", copies }, { "leave_workspace", leave_workspace },
     };
     return FC_RUN_SCENARIO(argc, argv, tests);
 }
