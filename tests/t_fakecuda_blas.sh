@@ -28,7 +28,7 @@ readelf -d "$FAKECUDA/libcublas.so.13" | grep -q 'NEEDED.*\[libcublasLt.so.13\]'
     fail "libcublas.so.13 does not need libcublasLt.so.13"
 
 # The answers (1 device of 1 GiB: an sm90 card, so 32 MiB workspaces).
-for s in handle heuristic workspace legacy copies; do
+for s in handle heuristic workspace legacy copies threads; do
     FAKECUDA_DEVICES=1 FAKECUDA_MEM_BYTES=1073741824 fc "$T" $s >out.txt 2>err.txt ||
         fail "$s exited $?: $(cat err.txt)"
     expect_eq "$(cat out.txt)" "ok $s" "scenario $s"

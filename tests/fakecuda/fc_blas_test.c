@@ -5,6 +5,7 @@
 #include "fc_check.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <cublas.h> /* the legacy API; cublas_api.h (the _v2 names) comes with it */
 #include <cublasLt.h>
@@ -322,6 +323,40 @@ static void no_device(void)
     CHECK(h == NULL);
 }
 
+/* Handles of several threads at once (PyTorch: one per thread), each on
+ * a stream of its own: a 32 MiB default workspace each, all given back. */
+static void *thread_handle(void *arg)
+{
+    float *m = arg;
+    cublasHandle_t h;
+    cudaStream_t s;
+    EQ(cudaStreamCreate(&s), cudaSuccess);
+    for (int i = 0; i < 50; i++) {
+        EQ(cublasCreate_v2(&h), CUBLAS_STATUS_SUCCESS);
+        EQ(cublasSetStream_v2(h, s), CUBLAS_STATUS_SUCCESS);
+        EQ(sgemm(h, m), CUBLAS_STATUS_SUCCESS);
+        EQ(sgemm(h, m), CUBLAS_STATUS_SUCCESS);
+        EQ(cublasDestroy_v2(h), CUBLAS_STATUS_SUCCESS);
+    }
+    EQ(cudaStreamDestroy(s), cudaSuccess);
+    return NULL;
+}
+
+static void threads(void)
+{
+    float *m;
+    pthread_t t[4];
+    EQ(cudaMalloc((void **)&m, 4096), cudaSuccess);
+    size_t base = used();
+    for (int i = 0; i < 4; i++)
+        EQ(pthread_create(&t[i], NULL, thread_handle, m), 0);
+    for (int i = 0; i < 4; i++)
+        EQ(pthread_join(t[i], NULL), 0);
+    EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EQ(used(), base);
+    EQ(cudaFree(m), cudaSuccess);
+}
+
 /* A handle left alive at exit with its default workspace (the library's
  * own cudaMallocAsync, under gpuleak: tests/t_fakecuda_blas.sh). */
 static void leave_workspace(void)
@@ -349,6 +384,7 @@ int main(int argc, char **argv)
         { "workspace_config", workspace_config }, { "workspace_oom", workspace_oom },
         { "legacy", legacy }, { "no_device", no_device }, { "info", info },
         { "copies", copies }, { "leave_workspace", leave_workspace },
+        { "threads", threads },
     };
     return FC_RUN_SCENARIO(argc, argv, tests);
 }
