@@ -1,5 +1,6 @@
 /* The cuBLAS stand-in's library queries: version, property, status names. */
 #include "fc_blas.h"
+#include "fc_blas_status.h"
 
 cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
 {

@@ -1,6 +1,6 @@
 /* Names and descriptions of cublasStatus_t (cublasGetStatusName/String,
  * cublasLtGetStatusName/String): built into both stand-ins. */
-#include "fc_blaslt.h"
+#include "fc_blas_status.h"
 
 static const struct {
     cublasStatus_t status;

@@ -3,6 +3,7 @@
  * no device memory either, cublasLtMatmul works in the workspace its
  * caller passes. */
 #include "fc_blaslt.h"
+#include "fc_blas_status.h"
 
 #include <cuda_runtime_api.h>
 #include <stdlib.h>

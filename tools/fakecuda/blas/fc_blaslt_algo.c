@@ -4,7 +4,8 @@
  * heuristic may return that much and no more, and which size it picks
  * depends on the card, so a caller that allocates what the heuristic asks
  * for is planned at its most (tools/fakecuda/README.md). */
-#include "fc_blaslt.h"
+#include "fc_blaslt_attr.h"
+#include "fc_blaslt_desc.h"
 
 #include <stddef.h>
 #include <string.h>

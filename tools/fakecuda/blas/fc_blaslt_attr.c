@@ -1,7 +1,7 @@
 /* Attribute get/set of the cuBLASLt stand-in's descriptors (fc_blaslt.h):
  * one table per descriptor kind, values kept in the caller-visible opaque
  * storage (cublasLt*Init works on memory the caller owns). */
-#include "fc_blaslt.h"
+#include "fc_blaslt_attr.h"
 
 #include <string.h>
 

@@ -3,7 +3,8 @@
  * is a C struct inside NVIDIA's opaque type (cublasLt*Init fills storage
  * the caller owns; cublasLt*Create allocates the opaque type on the heap),
  * its attributes read back what was set, or the header's default. */
-#include "fc_blaslt.h"
+#include "fc_blaslt_attr.h"
+#include "fc_blaslt_desc.h"
 
 #include <stddef.h>
 #include <stdlib.h>
