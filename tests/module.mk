@@ -241,3 +241,7 @@ PROG_LIBS_fc_blas_test = -Wl,-rpath,$(abspath $(FC_DIR)) $(FC_BLAS_L)
 PROG_LIBS_fc_blas_test_rpath = -Wl,--disable-new-dtags -Wl,-rpath,$(CUDA_HOME)/lib64 $(FC_BLAS_L)
 PROG_DEPS_fc_blas_test = $(FC_DIR)/libcublas.so.13 $(FC_DIR)/libcublasLt.so.13
 PROG_DEPS_fc_blas_test_rpath = $(PROG_DEPS_fc_blas_test)
+# cuBLAS's own default workspace (scripts/gpu-check.sh cublas-workspace,
+# where nvcc builds it against NVIDIA's cuBLAS).
+PROG_LIBS_blas_workspace = -Wl,-rpath,$(abspath $(FC_DIR)) $(FC_BLAS_L)
+PROG_DEPS_blas_workspace = $(PROG_DEPS_fc_blas_test)
