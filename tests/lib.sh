@@ -109,7 +109,7 @@ check_multi_json() { json_assert "$1" ''; }
 # Real PyTorch on fakecuda (issue 33): skips under the sanitizers (torch's
 # libraries are not sanitized; the launcher preloads libgpuleak.so alone)
 # and, counted, where scripts/torch-env.sh cannot make the venv; sets PY to
-# its python, puts the toolkit's cuBLAS, cuDNN, ... on the library path and
+# its python, puts the toolkit's cuDNN, cuFFT, ... on the library path and
 # gpuleak_memory on Python's.
 torch_real_setup() {
     skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"

@@ -232,3 +232,17 @@ $(TPROG_DIR)/unit/pprof_pb: tests/unit/pprof_pb.c report/render/pprof/pb.c repor
 		report/util/xalloc.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(REPORT_CPPFLAGS) -o $@ $(filter %.c,$^)
+
+# The cuBLAS and cuBLASLt stand-ins' self-test (tests/t_fakecuda_blas.sh),
+# and a variant whose DT_RPATH names the toolkit's libraries, as a wheel's
+# names NVIDIA's (tests/t_fakecuda_run.sh: fakecuda-run's preloads win).
+PROG_OUT_fc_blas_test = fc_blas_test fc_blas_test_rpath
+FC_BLAS_L = -L$(FC_DIR) -l:libcublas.so.13 -l:libcublasLt.so.13 $(FAKECUDA_RT_LDFLAGS) -lpthread
+PROG_LIBS_fc_blas_test = -Wl,-rpath,$(abspath $(FC_DIR)) $(FC_BLAS_L)
+PROG_LIBS_fc_blas_test_rpath = -Wl,--disable-new-dtags -Wl,-rpath,$(CUDA_HOME)/lib64 $(FC_BLAS_L)
+PROG_DEPS_fc_blas_test = $(FC_DIR)/libcublas.so.13 $(FC_DIR)/libcublasLt.so.13
+PROG_DEPS_fc_blas_test_rpath = $(PROG_DEPS_fc_blas_test)
+# cuBLAS's own default workspace (scripts/gpu-check.sh cublas-workspace,
+# where nvcc builds it against NVIDIA's cuBLAS).
+PROG_LIBS_blas_workspace = -Wl,-rpath,$(abspath $(FC_DIR)) $(FC_BLAS_L)
+PROG_DEPS_blas_workspace = $(PROG_DEPS_fc_blas_test)

@@ -11,8 +11,13 @@ set +e
 "$RUN" --mem 1G -- true 2>err.txt; rc=$?
 set -e
 expect_eq "$rc $(cat err.txt)" "2 fakecuda-run: --mem wants plain decimal bytes, not '1G'" "a bad size"
-expect_eq "$(LD_PRELOAD=$LIBGPULEAK "$RUN" -- printenv LD_PRELOAD)" "$LIBGPULEAK:$FAKECUDA/libcudart.so.13:$FAKECUDA/libcudnn.so.9" \
-    "the stand-in runtime goes after what is preloaded already"
+expect_eq "$(LD_PRELOAD=$LIBGPULEAK "$RUN" -- printenv LD_PRELOAD)" \
+    "$LIBGPULEAK:$FAKECUDA/libcudart.so.13:$FAKECUDA/libcublasLt.so.13:$FAKECUDA/libcublas.so.13:$FAKECUDA/libcudnn.so.9" \
+    "the stand-ins go after what is preloaded already"
+# A program whose DT_RPATH names NVIDIA's libraries (a wheel's does) gets
+# the stand-ins under fakecuda-run (issue 44).
+expect_eq "$("$RUN" -- "$TPROG/fc_blas_test_rpath" info | head -1)" \
+    "libcublas=$FAKECUDA/libcublas.so.13 libcublasLt=$FAKECUDA/libcublasLt.so.13" "cuBLAS despite a DT_RPATH"
 
 for order in outside inside; do
     if [ $order = outside ]; then

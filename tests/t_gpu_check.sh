@@ -50,7 +50,7 @@ def need(names, status):
 assert d["mode"] == "fake", d["mode"]
 need(["build"], "PASS")
 runnable = ["rt-shared", "reset", "ctx-teardown", "green", "cross-device", "ipc", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry", "vmm", "multicast", "vmm-host", "managed-pool", "pool-owner", "module", "ledger", "async",
-            "peak", "threads", "oom", "sigusr1", "attach", "graph"]
+            "peak", "threads", "oom", "sigusr1", "attach", "graph", "cublas-workspace"]
 if have_nvcc:
     need(["nvcc"] + runnable, "PASS")
     # the real static runtime needs the real driver; kernels need a GPU

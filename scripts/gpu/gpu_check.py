@@ -54,7 +54,7 @@ def fmt(n):
 # ---------------------------------------------------------------- checks list
 
 CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "green", "cross-device", "drv-direct", "drv-dlsym", "drv-procaddr", "drv-entry",
-               "vmm", "vmm-import", "multicast", "vmm-host", "managed-pool", "pool-owner", "module", "ledger", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "attach", "kernels", "graph"]
+               "vmm", "vmm-import", "multicast", "vmm-host", "managed-pool", "pool-owner", "module", "ledger", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "attach", "kernels", "graph", "cublas-workspace"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-blocks", "torch-exit", "torch-overhead", "torch-memviz"]
 ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
@@ -109,6 +109,9 @@ DESCRIPTIONS = {
               " driver and dlsym at their lines, the free of memory made before no bad free, detach",
     "kernels": "scripts/gpu/kernels.cu: kernels, created pool, managed/pinned, two threads",
     "graph": "graph_memory.c: graph memory nodes (explicit, generic, captured), exact leaks, counts, peak",
+    "cublas-workspace": "blas_workspace.c: what cuBLAS allocates itself without a workspace of the program's"
+                        " (fakecuda's stand-in follows a policy: tools/fakecuda/README.md): one default"
+                        " workspace per stream used, 32 MiB from sm90, cuMemAllocAsync, held by cublas-workspace",
     "torch-caching": "default caching allocator: gpuleak peak == torch.cuda.max_memory_reserved()",
     "torch-uncached": "PYTORCH_NO_CUDA_MEMORY_CACHING=1: the leak, live and peak bytes",
     "torch-async": "backend:cudaMallocAsync: the leak, peak == max_memory_allocated",
@@ -298,7 +301,8 @@ def make_build(ctx):
     targets = [os.path.join(bdir, t) for t in ("lib/libgpuleak.so", "bin/gpuleak-report", "bin/gpuleak",
                                                "libexec/gpuleak/gpuleak-tgkill")]
     if ctx.mode == "fake":
-        targets += [os.path.join(bdir, "fakecuda", t) for t in ("libcudart.so", "libcuda.so", "libcuda.so.1")]
+        targets += [os.path.join(bdir, "fakecuda", t) for t in ("libcudart.so", "libcuda.so", "libcuda.so.1",
+                                                                 "libcublas.so.13", "libcublasLt.so.13")]
     cmd = ["make", "-j%d" % ctx.args.jobs, "BUILD=" + bdir] + targets
     if ctx.cuda_home:
         cmd.append("CUDA_HOME=" + ctx.cuda_home)
@@ -361,6 +365,7 @@ def program_specs(ctx):
         "churn": (tp("churn.c"), ["-cudart", "shared", "-lpthread"]),
         "attach_target": (tp("attach_target.c"), ["-cudart", "shared"] + stubs + ["-lcuda", "-ldl"]),
         "graph_memory": (tp("graph_memory.c"), ["-cudart", "shared"]),
+        "blas_workspace": (tp("blas_workspace.c"), ["-cudart", "shared"] + stubs + ["-lcublas"]),
         "kernels": (os.path.join(GPU_DIR, "kernels.cu"),
                     ["-cudart", "shared", "-gencode", "arch=compute_90,code=[sm_90,compute_90]", "-lpthread"]),
     }
@@ -1171,6 +1176,28 @@ def check_peak(ctx):
     return "peak 6 MiB = 4 MiB peak_a + 2 x 1 MiB peak_b; no leaks"
 
 
+def check_cublas_workspace(ctx):
+    """What cuBLAS allocates itself when the program sets no workspace: on
+    fakecuda, its stand-in's documented policy (one default workspace per
+    (handle, stream) at its first work, stream-ordered, 32 MiB from compute
+    capability 9, else 8 MiB + 128 KiB); on a GPU, whether NVIDIA's cuBLAS
+    does the same -- the policy is unverified until this passes there."""
+    d = check_dir(ctx, "cublas-workspace")
+    out = run_traced(ctx, d, "blas_workspace", prog(ctx, "blas_workspace"), [], os.path.join(d, "w.snap"))
+    m = re.search(r"cc_major (\d+)", out)
+    if not m:
+        raise Fail("blas_workspace printed no compute capability: %r" % out[-200:])
+    size = 32 * MiB if int(m.group(1)) >= 9 else (4096 * 2 + 16 * 8) * 1024
+    r = report_json(ctx, d, "w.snap")
+    # One group per SGEMM's line: each made its stream's workspace.
+    groups = [(g["rule"], g["bytes"], g["count"], g["api"]) for g in r["allocator_caches"]["groups"]
+              if g["rule"] == "cublas-workspace"]
+    expect(groups, [("cublas-workspace", size, 1, "cuMemAllocAsync")] * 2, "cuBLAS's own allocations at exit")
+    expect(r["leaks"], [], "leaks")
+    return "2 default workspaces of %s B (sm%s0, 2 streams), cuMemAllocAsync, held by cublas-workspace" % (
+        fmt(size), m.group(1))
+
+
 def check_graph(ctx):
     """tests/programs/graph_memory.c (tests/t_graph_memory.sh has the same
     expectations): what the real runtime does underneath -- instantiate and
@@ -1944,6 +1971,7 @@ def main(argv):
               ("oom", lambda: check_oom(ctx)), ("sigusr1", lambda: check_sigusr1(ctx)),
               ("attach", lambda: check_attach(ctx)),
               ("kernels", lambda: check_kernels(ctx)), ("graph", lambda: check_graph(ctx)),
+              ("cublas-workspace", lambda: check_cublas_workspace(ctx)),
               ("torch-caching", lambda: check_torch_segments(ctx, tr, "caching")),
               ("torch-uncached", lambda: check_torch_uncached(ctx, tr)),
               ("torch-async", lambda: check_torch_async(ctx, tr)),

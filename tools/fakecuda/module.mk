@@ -136,5 +136,54 @@ $(FAKECUDA_DIR)/fakecuda-run: $(FC_SRC)/fakecuda-run
 	@mkdir -p $(@D)
 	cp $< $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
+# ---- stand-ins for NVIDIA's other libraries (cuBLAS, cuBLASLt, cuDNN) ----
+# NVIDIA's cuBLAS and cuDNN carry their own static runtime and reach the
+# driver without libcudart, through private export tables fakecuda does not
+# have; so they get stand-ins too, each built by one line:
+#   $(eval $(call fc_stand_in,SONAME,DIR,SRCS,STUB_CALL,STUB_HEADER,LINK,PREREQS))
+# SONAME (libcublas.so.13) is built as $(FAKECUDA_DIR)/SONAME from SRCS (in
+# DIR) and fc_lib_stub.c, with NVIDIA's version node from DIR/BASE.map
+# (BASE: the soname without .so.N); every name of DIR/BASE_exports.txt
+# (gen-exports.sh of NVIDIA's library) the objects do not define becomes a
+# stub calling STUB_CALL (declared in STUB_HEADER, which must not include
+# NVIDIA's headers; fc_lib_stub: success, nothing computed).  LINK: more
+# link inputs (the static runtime, a sibling stand-in), PREREQS: their
+# files.  -Bsymbolic, RUNPATH $ORIGIN: as NVIDIA's libraries.
+# fakecuda-run preloads every one (its list).
+comma := ,
+fc_lib_base = $(basename $(basename $(1)))
+define fc_stand_in
+FC_LIB_OBJS_$(1) := $$(patsubst %.c,$$(FC_OBJ)/$(1)/%.o,$(3)) $$(FC_OBJ)/$(1)/fc_lib_stub.o
+$$(FC_OBJ)/$(1)/%.o: $(2)/%.c $$(wildcard $(2)/*.h) | $$(BUILD)/.cuda-ok
+	@mkdir -p $$(@D)
+	$$(CC) $$(FC_CFLAGS) -I$(2) -c -o $$@ $$<
+$$(FC_OBJ)/$(1)/fc_lib_stub.o: $$(FC_SRC)/fc_lib_stub.c $$(FC_SRC)/fc_lib_stub.h
+	@mkdir -p $$(@D)
+	$$(CC) $$(FC_CFLAGS) -c -o $$@ $$<
+$$(FC_OBJ)/$(1)/stubs.c: $(2)/$(call fc_lib_base,$(1))_exports.txt $$(FC_SRC)/gen-stubs.sh $$(FC_LIB_OBJS_$(1))
+	$$(FC_SRC)/gen-stubs.sh --lib $(5) $(4) $$< $$(FC_LIB_OBJS_$(1)) > $$@.tmp && mv $$@.tmp $$@
+$$(FC_OBJ)/$(1)/stubs.o: $$(FC_OBJ)/$(1)/stubs.c
+	$$(CC) $$(FC_CFLAGS) -I$(2) -Wno-missing-prototypes -c -o $$@ $$<
+$$(FAKECUDA_DIR)/$(1): $$(FC_LIB_OBJS_$(1)) $$(FC_OBJ)/$(1)/stubs.o $(2)/$(call fc_lib_base,$(1)).map $(7) $$(FC_SRC)/module.mk
+	@mkdir -p $$(@D)
+	$$(CC) -shared $$(SAN_FLAGS) -Wl,-soname,$(1) -Wl,--version-script=$(2)/$(call fc_lib_base,$(1)).map \
+	  -Wl,-Bsymbolic -Wl,--enable-new-dtags -Wl,-rpath,'$$$$ORIGIN' $$(FC_ZDEFS) -o $$@ \
+	  $$(FC_LIB_OBJS_$(1)) $$(FC_OBJ)/$(1)/stubs.o $(6) -ldl -lpthread
+FAKECUDA_LIBS += $$(FAKECUDA_DIR)/$(1)
+all: $$(FAKECUDA_DIR)/$(1)
+endef
+
+# cuBLASLt and cuBLAS (tools/fakecuda/blas/, README.md there).  cuBLAS
+# needs cuBLASLt (DT_NEEDED, as NVIDIA's) and has its own runtime linked
+# in (the static one, all hidden): its default workspace is allocated
+# through it, as NVIDIA's is through the runtime inside it.
+FC_BLAS := $(FC_SRC)/blas
+$(eval $(call fc_stand_in,libcublasLt.so.13,$(FC_BLAS),fc_blaslt.c fc_blaslt_desc.c fc_blaslt_algo.c \
+  fc_blaslt_attr.c fc_blas_status.c,fc_lib_stub,fc_lib_stub.h,,))
+$(eval $(call fc_stand_in,libcublas.so.13,$(FC_BLAS),fc_blas_handle.c fc_blas_workspace.c fc_blas_misc.c \
+  fc_blas_legacy.c fc_blas_copy.c fc_blas_status.c,fc_blas_stub,fc_blas_stub.h,\
+  $(FAKECUDA_DIR)/libcudart_static.a -L$(FAKECUDA_DIR) -Wl$(comma)--no-as-needed -l:libcublasLt.so.13,\
+  $(FAKECUDA_DIR)/libcudart_static.a $(FAKECUDA_DIR)/libcublasLt.so.13))
+
 # cuDNN 9 (tools/fakecuda/cudnn/).
 include $(FC_SRC)/cudnn/module.mk

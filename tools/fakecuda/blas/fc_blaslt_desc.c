@@ -1,0 +1,344 @@
+/* The cuBLASLt stand-in's descriptors: matrix layouts, matmul and matrix
+ * transform descriptors, matmul preferences, emulation descriptors.  Each
+ * is a C struct inside NVIDIA's opaque type (cublasLt*Init fills storage
+ * the caller owns; cublasLt*Create allocates the opaque type on the heap),
+ * its attributes read back what was set, or the header's default. */
+#include "fc_blaslt_attr.h"
+#include "fc_blaslt_desc.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROW(ID, T, F) { ID, sizeof(((T *)0)->F), offsetof(T, F) }
+#define NROWS(t) (sizeof(t) / sizeof((t)[0]))
+
+/* ---- matrix layout ---- */
+struct fc_layout {
+    uint32_t type;
+    int32_t order, batch_count;
+    uint32_t batch_mode;
+    uint64_t rows, cols;
+    int64_t ld, strided_batch_offset, plane_offset;
+};
+_Static_assert(sizeof(struct fc_layout) <= sizeof(cublasLtMatrixLayoutOpaque_t), "layout fits");
+static const struct fc_attr layout_attrs[] = {
+    ROW(CUBLASLT_MATRIX_LAYOUT_TYPE, struct fc_layout, type),
+    ROW(CUBLASLT_MATRIX_LAYOUT_ORDER, struct fc_layout, order),
+    ROW(CUBLASLT_MATRIX_LAYOUT_ROWS, struct fc_layout, rows),
+    ROW(CUBLASLT_MATRIX_LAYOUT_COLS, struct fc_layout, cols),
+    ROW(CUBLASLT_MATRIX_LAYOUT_LD, struct fc_layout, ld),
+    ROW(CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, struct fc_layout, batch_count),
+    ROW(CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, struct fc_layout, strided_batch_offset),
+    ROW(CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, struct fc_layout, plane_offset),
+    ROW(CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, struct fc_layout, batch_mode),
+};
+
+cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size,
+                                                 cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+{
+    if (!matLayout)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (size < sizeof(cublasLtMatrixLayoutOpaque_t))
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    struct fc_layout *l = (struct fc_layout *)matLayout;
+    memset(matLayout, 0, sizeof *matLayout);
+    l->type = (uint32_t)type;
+    l->rows = rows;
+    l->cols = cols;
+    l->ld = ld;
+    l->order = CUBLASLT_ORDER_COL;
+    l->batch_count = 1;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type,
+                                          uint64_t rows, uint64_t cols, int64_t ld)
+{
+    if (!matLayout)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    cublasLtMatrixLayout_t l = malloc(sizeof *l);
+    if (!l)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    cublasLtMatrixLayoutInit_internal(l, sizeof *l, type, rows, cols, ld);
+    *matLayout = l;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
+{
+    free(matLayout);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr,
+                                                const void *buf, size_t sizeInBytes)
+{
+    return fc_attr_set(layout_attrs, NROWS(layout_attrs), matLayout, attr, buf, sizeInBytes);
+}
+
+cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr,
+                                                void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    return fc_attr_get(layout_attrs, NROWS(layout_attrs), matLayout, attr, buf, sizeInBytes, sizeWritten);
+}
+
+/* ---- matmul descriptor ---- */
+struct fc_matmul_desc {
+    int32_t compute_type, scale_type, pointer_mode, transa, transb, transc, fill_mode;
+    uint32_t epilogue;
+    int32_t sm_count_target, aux_data_type, bias_data_type;
+    int32_t a_scale_mode, b_scale_mode, c_scale_mode, d_scale_mode, aux_scale_mode, d_out_scale_mode;
+    int8_t fast_accum;
+    const void *bias, *a_scale, *b_scale, *c_scale, *d_scale;
+    void *aux, *amax_d, *aux_scale, *aux_amax, *d_out_scale;
+    int64_t bias_batch_stride, aux_ld, aux_batch_stride, alpha_vector_batch_stride;
+    cublasLtEmulationDesc_t emulation;
+};
+_Static_assert(sizeof(struct fc_matmul_desc) <= sizeof(cublasLtMatmulDescOpaque_t), "matmul desc fits");
+#define MD(ID, F) ROW(CUBLASLT_MATMUL_DESC_##ID, struct fc_matmul_desc, F)
+static const struct fc_attr matmul_attrs[] = {
+    MD(COMPUTE_TYPE, compute_type), MD(SCALE_TYPE, scale_type), MD(POINTER_MODE, pointer_mode),
+    MD(TRANSA, transa), MD(TRANSB, transb), MD(TRANSC, transc), MD(FILL_MODE, fill_mode),
+    MD(EPILOGUE, epilogue), MD(BIAS_POINTER, bias), MD(BIAS_BATCH_STRIDE, bias_batch_stride),
+    MD(EPILOGUE_AUX_POINTER, aux), MD(EPILOGUE_AUX_LD, aux_ld), MD(EPILOGUE_AUX_BATCH_STRIDE, aux_batch_stride),
+    MD(ALPHA_VECTOR_BATCH_STRIDE, alpha_vector_batch_stride), MD(SM_COUNT_TARGET, sm_count_target),
+    MD(A_SCALE_POINTER, a_scale), MD(B_SCALE_POINTER, b_scale), MD(C_SCALE_POINTER, c_scale),
+    MD(D_SCALE_POINTER, d_scale), MD(AMAX_D_POINTER, amax_d), MD(EPILOGUE_AUX_DATA_TYPE, aux_data_type),
+    MD(EPILOGUE_AUX_SCALE_POINTER, aux_scale), MD(EPILOGUE_AUX_AMAX_POINTER, aux_amax),
+    MD(FAST_ACCUM, fast_accum), MD(BIAS_DATA_TYPE, bias_data_type),
+    MD(A_SCALE_MODE, a_scale_mode), MD(B_SCALE_MODE, b_scale_mode), MD(C_SCALE_MODE, c_scale_mode),
+    MD(D_SCALE_MODE, d_scale_mode), MD(EPILOGUE_AUX_SCALE_MODE, aux_scale_mode),
+    MD(D_OUT_SCALE_POINTER, d_out_scale), MD(D_OUT_SCALE_MODE, d_out_scale_mode),
+    MD(EMULATION_DESCRIPTOR, emulation),
+};
+
+cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size,
+                                               cublasComputeType_t computeType, cudaDataType_t scaleType)
+{
+    if (!matmulDesc)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (size < sizeof(cublasLtMatmulDescOpaque_t))
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    struct fc_matmul_desc *d = (struct fc_matmul_desc *)matmulDesc;
+    memset(matmulDesc, 0, sizeof *matmulDesc);
+    d->compute_type = computeType;
+    d->scale_type = scaleType;
+    d->pointer_mode = CUBLASLT_POINTER_MODE_HOST;
+    d->transa = d->transb = d->transc = CUBLAS_OP_N;
+    d->fill_mode = CUBLAS_FILL_MODE_FULL;
+    d->epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+    d->aux_data_type = d->bias_data_type = -1; /* "same as" D / the default, per the header */
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType,
+                                        cudaDataType_t scaleType)
+{
+    if (!matmulDesc)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    cublasLtMatmulDesc_t d = malloc(sizeof *d);
+    if (!d)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    cublasLtMatmulDescInit_internal(d, sizeof *d, computeType, scaleType);
+    *matmulDesc = d;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
+{
+    free(matmulDesc);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr,
+                                              const void *buf, size_t sizeInBytes)
+{
+    return fc_attr_set(matmul_attrs, NROWS(matmul_attrs), matmulDesc, attr, buf, sizeInBytes);
+}
+
+cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr,
+                                              void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    return fc_attr_get(matmul_attrs, NROWS(matmul_attrs), matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+}
+
+/* ---- matrix transform descriptor ---- */
+struct fc_transform_desc {
+    int32_t scale_type, pointer_mode, transa, transb;
+};
+_Static_assert(sizeof(struct fc_transform_desc) <= sizeof(cublasLtMatrixTransformDescOpaque_t), "fits");
+static const struct fc_attr transform_attrs[] = {
+    ROW(CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, struct fc_transform_desc, scale_type),
+    ROW(CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE, struct fc_transform_desc, pointer_mode),
+    ROW(CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, struct fc_transform_desc, transa),
+    ROW(CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB, struct fc_transform_desc, transb),
+};
+
+cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size,
+                                                        cudaDataType scaleType)
+{
+    if (!transformDesc)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (size < sizeof(cublasLtMatrixTransformDescOpaque_t))
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    memset(transformDesc, 0, sizeof *transformDesc);
+    ((struct fc_transform_desc *)transformDesc)->scale_type = scaleType;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
+{
+    if (!transformDesc)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    cublasLtMatrixTransformDesc_t d = malloc(sizeof *d);
+    if (!d)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    cublasLtMatrixTransformDescInit_internal(d, sizeof *d, scaleType);
+    *transformDesc = d;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
+{
+    free(transformDesc);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc,
+                                                       cublasLtMatrixTransformDescAttributes_t attr,
+                                                       const void *buf, size_t sizeInBytes)
+{
+    return fc_attr_set(transform_attrs, NROWS(transform_attrs), transformDesc, attr, buf, sizeInBytes);
+}
+
+cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc,
+                                                       cublasLtMatrixTransformDescAttributes_t attr, void *buf,
+                                                       size_t sizeInBytes, size_t *sizeWritten)
+{
+    return fc_attr_get(transform_attrs, NROWS(transform_attrs), transformDesc, attr, buf, sizeInBytes, sizeWritten);
+}
+
+/* ---- matmul preference ---- */
+struct fc_preference {
+    uint32_t search_mode, reduction_mask, align_a, align_b, align_c, align_d;
+    float max_waves;
+    uint64_t max_workspace, impl_mask;
+};
+_Static_assert(sizeof(struct fc_preference) <= sizeof(cublasLtMatmulPreferenceOpaque_t), "preference fits");
+#define PR(ID, F) ROW(CUBLASLT_MATMUL_PREF_##ID, struct fc_preference, F)
+static const struct fc_attr preference_attrs[] = {
+    PR(SEARCH_MODE, search_mode), PR(MAX_WORKSPACE_BYTES, max_workspace),
+    PR(REDUCTION_SCHEME_MASK, reduction_mask), PR(MIN_ALIGNMENT_A_BYTES, align_a),
+    PR(MIN_ALIGNMENT_B_BYTES, align_b), PR(MIN_ALIGNMENT_C_BYTES, align_c),
+    PR(MIN_ALIGNMENT_D_BYTES, align_d), PR(MAX_WAVES_COUNT, max_waves), PR(IMPL_MASK, impl_mask),
+};
+
+cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
+{
+    if (!pref)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (size < sizeof(cublasLtMatmulPreferenceOpaque_t))
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    struct fc_preference *p = (struct fc_preference *)pref;
+    memset(pref, 0, sizeof *pref);
+    p->search_mode = CUBLASLT_SEARCH_BEST_FIT;
+    p->reduction_mask = CUBLASLT_REDUCTION_SCHEME_MASK;
+    p->align_a = p->align_b = p->align_c = p->align_d = 256;
+    p->impl_mask = UINT64_MAX;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
+{
+    if (!pref)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    cublasLtMatmulPreference_t p = malloc(sizeof *p);
+    if (!p)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    cublasLtMatmulPreferenceInit_internal(p, sizeof *p);
+    *pref = p;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
+{
+    free(pref);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
+                                                    cublasLtMatmulPreferenceAttributes_t attr, const void *buf,
+                                                    size_t sizeInBytes)
+{
+    return fc_attr_set(preference_attrs, NROWS(preference_attrs), pref, attr, buf, sizeInBytes);
+}
+
+cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref,
+                                                    cublasLtMatmulPreferenceAttributes_t attr, void *buf,
+                                                    size_t sizeInBytes, size_t *sizeWritten)
+{
+    return fc_attr_get(preference_attrs, NROWS(preference_attrs), pref, attr, buf, sizeInBytes, sizeWritten);
+}
+
+uint64_t fc_preference_max_workspace(cublasLtMatmulPreference_t pref)
+{
+    return pref ? ((const struct fc_preference *)pref)->max_workspace : 0;
+}
+
+/* ---- emulation descriptor ---- */
+struct fc_emulation_desc {
+    int32_t strategy, special_values, mantissa_control, max_mantissa_bits, mantissa_bit_offset;
+    int32_t *mantissa_bit_count;
+};
+_Static_assert(sizeof(struct fc_emulation_desc) <= sizeof(cublasLtEmulationDescOpaque_t), "emulation desc fits");
+#define EM(ID, F) ROW(CUBLASLT_EMULATION_DESC_##ID, struct fc_emulation_desc, F)
+static const struct fc_attr emulation_attrs[] = {
+    EM(STRATEGY, strategy), EM(SPECIAL_VALUES_SUPPORT, special_values),
+    EM(FIXEDPOINT_MANTISSA_CONTROL, mantissa_control), EM(FIXEDPOINT_MAX_MANTISSA_BIT_COUNT, max_mantissa_bits),
+    EM(FIXEDPOINT_MANTISSA_BIT_OFFSET, mantissa_bit_offset),
+    EM(FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER, mantissa_bit_count),
+};
+
+cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
+{
+    if (!emulationDesc)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (size < sizeof(cublasLtEmulationDescOpaque_t))
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    memset(emulationDesc, 0, sizeof *emulationDesc);
+    ((struct fc_emulation_desc *)emulationDesc)->special_values = 0xFFFF;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
+{
+    if (!emulationDesc)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    cublasLtEmulationDesc_t d = malloc(sizeof *d);
+    if (!d)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    cublasLtEmulationDescInit_internal(d, sizeof *d);
+    *emulationDesc = d;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
+{
+    free(emulationDesc);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc,
+                                                 cublasLtEmulationDescAttributes_t attr, const void *buf,
+                                                 size_t sizeInBytes)
+{
+    return fc_attr_set(emulation_attrs, NROWS(emulation_attrs), emulationDesc, attr, buf, sizeInBytes);
+}
+
+cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc,
+                                                 cublasLtEmulationDescAttributes_t attr, void *buf,
+                                                 size_t sizeInBytes, size_t *sizeWritten)
+{
+    return fc_attr_get(emulation_attrs, NROWS(emulation_attrs), emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+}
