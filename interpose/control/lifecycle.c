@@ -8,7 +8,8 @@
  * as leaked.  _exit() and _Exit() skip both: their hooks (hooks/hooks_exit.c)
  * have it written first (gl_final_snapshot_before__exit).  The exit_group
  * system call, exec and SIGKILL run nothing of ours: the mark the process
- * left (control/pending.c) tells the launcher it was not judged. */
+ * made at its first CUDA call (control/pending.c), which the final snapshot
+ * replaces, tells the launcher it was not judged. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -193,7 +194,7 @@ void gl_lifecycle_detach(bool snapshot)
     }
     /* From here every hook passes its call straight through (gl_enter). */
     atomic_store(&active, false);
-    gl_pending_clear(); /* no final snapshot is owed now */
+    gl_pending_remove(); /* no final snapshot is owed now */
     gl_trigger_stop();
     gl_watch_remove();
     release_tracking_state();
@@ -214,12 +215,18 @@ void gl_final_snapshot(uint32_t reason)
 {
     if (!atomic_load(&active) || atomic_exchange(&final_done, true))
         return;
+    /* 4 KiB, not on the stack: a fatal signal's snapshot runs on the
+     * writer, an _exit's maybe on a thread with little stack left. */
+    struct gl_snapshot_file *written = malloc(sizeof *written);
     gl_hook_depth++; /* anything CUDA we trigger from here is not recorded */
-    if (gl_snapshot_write(reason, GL_SNAP_F_FINAL, NULL) == 0)
-        gl_pending_clear();
+    if (written != NULL && gl_snapshot_write_file(reason, GL_SNAP_F_FINAL, NULL, written) == 0)
+        gl_pending_final(written->path);
+    else if (written != NULL)
+        gl_pending_final(NULL);
     else
-        gl_pending_failed();
+        gl_snapshot_write(reason, GL_SNAP_F_FINAL, NULL); /* the mark stays empty: unknown */
     gl_hook_depth--;
+    free(written);
 }
 
 /* The longest _exit waits for the writer thread's final snapshot: the
