@@ -108,6 +108,9 @@ static void check_directory(const char *pattern, bool is_dir)
 {
     char dir[GL_PATH_MAX];
     const char *slash = strrchr(pattern, '/');
+    const char *base = slash != NULL ? slash + 1 : pattern;
+    if (!is_dir && (strcmp(base, ".") == 0 || strcmp(base, "..") == 0))
+        return; /* no file name at all: that is the one thing said (at the write) */
     size_t len = is_dir ? strlen(pattern) : slash != NULL ? (size_t)(slash - pattern) : 0;
     while (is_dir && len > 1 && pattern[len - 1] == '/')
         len--;
