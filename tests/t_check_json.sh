@@ -31,7 +31,7 @@ eq(p["summary"], "leaked: 2,097,152 bytes (2.0 MiB) in 2 allocations from 1 stac
 eq(p["snapshot"], "lk/gpuleak.%d.0.snap" % p["pid"], "snapshot")
 eq((p["report"]["format"], p["report"]["snapshot"]["pid"]), ("gpuleak-report", p["pid"]), "the report")
 eq([(l["bytes"], l["frames"][0]["function"]) for l in p["report"]["leaks"]], [(2097152, "leak_runtime")], "leaks")
-eq(d["job"], {"verdict": "errors", "processes": 1, "with_errors": 1, "still_running": 0, "ranks_with_errors": [],
+eq(d["job"], {"verdict": "errors", "processes": 1, "with_errors": 1, "still_running": 0, "no_final_snapshot": 0, "ranks_with_errors": [],
               "double_frees": 0, "command_status": 0, "exit_status": 9, "snapshots": "lk"}, "job")
 PY
 # The command's own stdout first, then the document, from a line of its own.

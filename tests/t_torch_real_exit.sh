@@ -12,7 +12,8 @@
 #    snapshot 1, the follow-up written when the main thread returns to
 #    bytecode, has the tensor;
 #  - noinit (torch imported, CUDA never initialized): nothing asked, no
-#    snapshot; osexit: os._exit(3) runs no atexit, and its status stays 3.
+#    snapshot; osexit: os._exit(3) runs no atexit, and its status stays 3;
+#    its final snapshot carries the last view (the signal snapshot's).
 source "$ROOT/tests/lib.sh"
 torch_real_setup
 prog=$ROOT/tests/programs/torch_real_exit.py
@@ -68,4 +69,11 @@ expect_eq "$(cat noinit/out.txt)" "cuda initialized False" "noinit: CUDA left un
 expect_eq "$(ls noinit | grep -c '\.snap$')" 0 "noinit: snapshots"
 
 run_mode osexit 3
-expect_eq "$(ls osexit/*.snap | wc -l)" 1 "osexit: snapshots (the signal one; _exit writes none)"
+# the signal one, then os._exit's final snapshot (issue 48, item 2), which
+# carries the signal snapshot's view: no atexit callback ran to ask again
+expect_eq "$(ls osexit/*.snap | wc -l)" 2 "osexit: snapshots (the signal one, then _exit's)"
+"$REPORT" --json osexit/*.1.snap >osexit.json
+json_assert osexit.json '' <<'PY'
+eq((d["snapshot"]["final"], d["snapshot"]["reason"]), (True, "exit"), "osexit: the final snapshot")
+PY
+has_tensor "$(ls osexit/*.1.snap)" "osexit final snapshot"

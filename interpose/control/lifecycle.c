@@ -5,7 +5,11 @@
  * and gets no handlers.  Tracking is activated by the first intercepted call;
  * the final snapshot is written by the library destructor, which runs after
  * the program's atexit handlers, so memory those handlers free is not reported
- * as leaked.  _exit() and SIGKILL skip destructors: no final snapshot then. */
+ * as leaked.  _exit() and _Exit() skip both: their hooks (hooks/hooks_exit.c)
+ * have it written first (gl_final_snapshot_before__exit).  The exit_group
+ * system call, exec and SIGKILL run nothing of ours: the mark the process
+ * made at its first CUDA call (control/pending.c), which the final snapshot
+ * replaces, tells the launcher it was not judged. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -19,11 +23,13 @@
 #include "base/log.h"
 #include "base/modules.h"
 #include "base/self.h"
+#include "base/worker.h"
 #include "capture/pyframes.h"
 #include "capture/stack_cache.h"
 #include "control/lifecycle.h"
 #include "control/watch.h"
 #include "control/outfile.h"
+#include "control/pending.h"
 #include "control/snapshot.h"
 #include "control/torch_view.h"
 #include "control/trigger.h"
@@ -45,6 +51,9 @@ static pthread_once_t activate_once = PTHREAD_ONCE_INIT;
 static atomic_bool active;      /* tracking on */
 static atomic_bool activated;   /* activation ran (whatever its outcome) */
 static atomic_bool final_done;
+/* The process tracking is on in: a vfork child (or a clone without fork
+ * handlers) shares our memory, flags included, but is not it. */
+static _Atomic pid_t tracked_pid;
 
 /* A live-view tick first (it takes the exclusive section and the loader
  * walk inside it), the stack cache's recording walk next (nothing is taken
@@ -89,6 +98,8 @@ static void postfork_child(void)
     gl_teardown_postfork_child();
     gl_exit_postfork_child();
     gl_torch_postfork_child();
+    gl_pending_postfork_child();
+    atomic_store(&tracked_pid, getpid());
     atomic_store(&final_done, false);
     /* The prepare handler's locks were re-initialized, not released: the
      * child's one thread holds none of ours. */
@@ -106,7 +117,9 @@ static void activate(void)
     }
     gl_procinfo_init();
     gl_outfile_setup(gl_config.output);
+    gl_pending_configure();
     gl_track_configure_history((size_t)gl_config.max_entries);
+    atomic_store(&tracked_pid, getpid());
     pthread_atfork(prefork, postfork_parent, postfork_child);
     gl_trigger_start();
     gl_py_detect();
@@ -151,6 +164,7 @@ int gl_lifecycle_attach(void)
         /* Attached again after a detach: the settings of this attach. */
         gl_config_load();
         gl_outfile_setup(gl_config.output);
+        gl_pending_configure();
         if (gl_history_capacity() != (size_t)gl_config.max_entries) /* this attach's size */
             gl_track_configure_history((size_t)gl_config.max_entries);
         atomic_store(&final_done, false);
@@ -180,6 +194,7 @@ void gl_lifecycle_detach(bool snapshot)
     }
     /* From here every hook passes its call straight through (gl_enter). */
     atomic_store(&active, false);
+    gl_pending_remove(); /* no final snapshot is owed now */
     gl_trigger_stop();
     gl_watch_remove();
     release_tracking_state();
@@ -191,6 +206,7 @@ bool gl_ensure_active(void)
         pthread_once(&activate_once, activate);
     if (!atomic_load_explicit(&active, memory_order_relaxed))
         return false;
+    gl_pending_mark(); /* once per process: an atomic load after the first */
     gl_trigger_check();
     return true;
 }
@@ -199,9 +215,50 @@ void gl_final_snapshot(uint32_t reason)
 {
     if (!atomic_load(&active) || atomic_exchange(&final_done, true))
         return;
+    /* 4 KiB, not on the stack: a fatal signal's snapshot runs on the
+     * writer, an _exit's maybe on a thread with little stack left. */
+    struct gl_snapshot_file *written = malloc(sizeof *written);
     gl_hook_depth++; /* anything CUDA we trigger from here is not recorded */
-    gl_snapshot_write(reason, GL_SNAP_F_FINAL, NULL);
+    if (written != NULL && gl_snapshot_write_file(reason, GL_SNAP_F_FINAL, NULL, written) == 0)
+        gl_pending_final(written->path);
+    else if (written != NULL)
+        gl_pending_final(NULL);
+    else
+        gl_snapshot_write(reason, GL_SNAP_F_FINAL, NULL); /* the mark stays empty: unknown */
     gl_hook_depth--;
+    free(written);
+}
+
+/* The longest _exit waits for the writer thread's final snapshot: the
+ * bound on a program that calls _exit from a signal handler that stopped
+ * its thread where the writer must wait for it (inside malloc, say). */
+#define QUICK_EXIT_WAIT_MS 10000
+
+static void final_snapshot_job(void)
+{
+    gl_final_snapshot(GL_REASON_EXIT);
+    gl_watch_remove();
+}
+
+bool gl_lifecycle_own_process(void)
+{
+    return atomic_load(&active) && atomic_load(&tracked_pid) == getpid();
+}
+
+void gl_final_snapshot_before__exit(void)
+{
+    /* gl_busy: a signal handler calling _exit interrupted this thread in
+     * a region of ours; the writer would wait for what it holds. */
+    if (!gl_lifecycle_own_process() || atomic_load(&final_done) || gl_busy != 0)
+        return;
+    /* On the writer, bounded: the caller may be a signal handler that
+     * stopped its thread anywhere, and _exit must still end the process. */
+    if (!gl_worker_on_thread() && gl_worker_run_job(final_snapshot_job, QUICK_EXIT_WAIT_MS))
+        return;
+    /* No writer (a forked child before its first CUDA call): this thread,
+     * the only one a fork child has, writes it. */
+    if (!gl_worker_running() || gl_worker_on_thread())
+        final_snapshot_job();
 }
 
 __attribute__((destructor)) static void gl_on_unload(void)

@@ -39,6 +39,16 @@ const char *gl_detach_snapshot(void);
  * exit, or on a fatal signal (trigger.c). */
 void gl_final_snapshot(uint32_t reason);
 
+/* Tracking is on, and in this process: not in a vfork child sharing its
+ * memory. */
+bool gl_lifecycle_own_process(void);
+
+/* _exit or _Exit, called by the program (hooks/hooks_exit.c): no exit
+ * handler or destructor will run, so the final snapshot is written now, by
+ * the writer thread within a bound (or by this thread when there is none),
+ * unless this thread is inside a region of gpuleak's (a signal handler). */
+void gl_final_snapshot_before__exit(void);
+
 static inline bool gl_enter(void)
 {
     if (gl_hook_depth++ != 0)

@@ -99,6 +99,34 @@ bool gl_outfile_absolute(const char *pattern, char *out, size_t size)
     return absolute_pattern(pattern, out, size, cwd);
 }
 
+static atomic_bool missing_dir_said;
+
+/* A directory part with no conversion must exist now, as `gpuleak run
+ * --output` checks it: said once here, at the first CUDA call, not first
+ * at exit after the whole job.  (Made later by the program, it serves.) */
+static void check_directory(const char *pattern, bool is_dir)
+{
+    char dir[GL_PATH_MAX];
+    const char *slash = strrchr(pattern, '/');
+    const char *base = slash != NULL ? slash + 1 : pattern;
+    if (!is_dir && (strcmp(base, ".") == 0 || strcmp(base, "..") == 0))
+        return; /* no file name at all: that is the one thing said (at the write) */
+    size_t len = is_dir ? strlen(pattern) : slash != NULL ? (size_t)(slash - pattern) : 0;
+    while (is_dir && len > 1 && pattern[len - 1] == '/')
+        len--;
+    if (len == 0 && slash == pattern)
+        len = 1; /* "/name": the root */
+    if (len == 0 || len >= sizeof dir || memchr(pattern, '%', len) != NULL)
+        return; /* the working directory, or made per process */
+    memcpy(dir, pattern, len);
+    dir[len] = '\0';
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        gl_warn_once(&missing_dir_said, "GPULEAK_OUTPUT=%.200s: no directory %.200s", pattern, dir);
+}
+
+bool gl_outfile_missing_dir_said(void) { return atomic_load(&missing_dir_said); }
+
 void gl_outfile_setup(const char *pattern)
 {
     static atomic_bool warned;
@@ -109,6 +137,7 @@ void gl_outfile_setup(const char *pattern)
     if (!is_dir && stat(pattern, &st) == 0 && S_ISDIR(st.st_mode))
         is_dir = true;
     resolved_base[0] = '\0';
+    check_directory(pattern, is_dir);
     int n = snprintf(joined, sizeof joined, "%s%s%s", pattern,
                      is_dir && pattern[plen - 1] != '/' ? "/" : "",
                      is_dir ? GL_DEFAULT_OUTPUT : "");

@@ -22,8 +22,13 @@
 
 #define GL_PATH_MAX 4096
 
-/* Resolves the pattern once (call at activation).  */
+/* Resolves the pattern once (call at activation).  A directory part with
+ * no conversion that does not exist is said then, once. */
 void gl_outfile_setup(const char *pattern);
+
+/* That warning was given: a write failing for the same reason (ENOENT)
+ * adds no second line. */
+bool gl_outfile_missing_dir_said(void);
 
 /* On gpuleak's writer thread: makes the directory a relative pattern was
  * resolved against this thread's own working directory, so that

@@ -648,7 +648,8 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
     if (w == NULL) {
         gl_warn_once(&warned_mem, "out of memory while taking a snapshot; none written");
     } else if (!gl_outfile_open(&of, name)) {
-        gl_warn_once(&warned_io, "cannot write snapshot %s: %s", name, strerror(errno));
+        if (errno != ENOENT || !gl_outfile_missing_dir_said()) /* said at the start: one line */
+            gl_warn_once(&warned_io, "cannot write snapshot %s: %s", name, strerror(errno));
     } else {
         memset(w, 0, offsetof(struct writer, buf));
         w->fd = of.fd;

@@ -1,9 +1,16 @@
 /* exit(), interposed: a second thread's exit() waits while a first one is
- * exiting (the claim and the reasons: base/exit_guard.c). */
+ * exiting (the claim and the reasons: base/exit_guard.c).
+ *
+ * _exit() and _Exit(), interposed: they run no exit handler and no
+ * destructor, so the final snapshot is written before they go on
+ * (lifecycle.c, gl_final_snapshot_before__exit).  Python's os._exit and a
+ * forked child's _exit come here; glibc's own calls (exit's end, a failed
+ * posix_spawn) do not, nor does the exit_group system call. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,19 +41,68 @@ static void wait_for_the_end(void)
 
 typedef void (*exit_fn)(int);
 
+/* The next definition of name after ours (libc's), looked up once; NULL
+ * when there is none or it is ours. */
+static exit_fn next_exit(exit_fn _Atomic *slot, const char *name)
+{
+    exit_fn fn = atomic_load_explicit(slot, memory_order_acquire);
+    if (fn == NULL) {
+        fn = (exit_fn)gl_libc_dlsym(RTLD_NEXT, name);
+        atomic_store_explicit(slot, fn, memory_order_release);
+    }
+    return fn == NULL || gl_is_own_address((uintptr_t)fn) ? NULL : fn;
+}
+
+/* What _exit does, without calling a function of that name (ours would be
+ * reached again). */
+static _Noreturn void end_process(int status)
+{
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
+
 GL_EXPORT _Noreturn void exit(int status)
 {
     static exit_fn _Atomic real;
-    exit_fn fn = atomic_load_explicit(&real, memory_order_acquire);
-    if (fn == NULL) {
-        fn = (exit_fn)gl_libc_dlsym(RTLD_NEXT, "exit");
-        atomic_store_explicit(&real, fn, memory_order_release);
-    }
-    if (fn == NULL || gl_is_own_address((uintptr_t)fn))
-        _exit(status); /* cannot happen with a glibc; never loop into ourselves */
+    exit_fn fn = next_exit(&real, "exit");
+    if (fn == NULL)
+        end_process(status); /* cannot happen with a glibc; never loop into ourselves */
     gl_resolve_close_loader();
     if (gl_tracking_active() && !gl_exit_claim())
         wait_for_the_end();
     fn(status);
-    _exit(status); /* not reached */
+    end_process(status); /* not reached */
+}
+
+/* A thread that ends the process at once: the final snapshot first, unless
+ * another thread is exiting already (that one writes it; this one waits
+ * for it to end the process, as a second exit() does). */
+static void before_quick_exit(void)
+{
+    if (!gl_lifecycle_own_process())
+        return; /* untracked, or a vfork child: straight on */
+    if (!gl_exit_claim())
+        wait_for_the_end();
+    else
+        gl_final_snapshot_before__exit();
+}
+
+GL_EXPORT _Noreturn void _exit(int status)
+{
+    static exit_fn _Atomic real;
+    before_quick_exit();
+    exit_fn fn = next_exit(&real, "_exit");
+    if (fn != NULL)
+        fn(status);
+    end_process(status);
+}
+
+GL_EXPORT _Noreturn void _Exit(int status)
+{
+    static exit_fn _Atomic real;
+    before_quick_exit();
+    exit_fn fn = next_exit(&real, "_Exit");
+    if (fn != NULL)
+        fn(status);
+    end_process(status);
 }
