@@ -13,7 +13,8 @@
  *   3b. targets written in place (common/output_target.h): a FIFO with a
  *      reader gets the bytes and stays a FIFO, one without a reader is
  *      refused at once (ENXIO), a device node (root only: mknod) stays one,
- *      /dev/fd/N writes to that descriptor, a directory is refused; nothing
+ *      /dev/fd/N writes to that descriptor (a pipe with no reader: EPIPE,
+ *      and the program not killed by SIGPIPE), a directory is refused; nothing
  *      is left beside them;
  *   4. every failure -- opening the directory or the temporary, ENOSPC and
  *      short writes, a write of nothing, EIO at close (the late NFS error),
@@ -30,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -644,6 +646,16 @@ static void test_in_place(void)
     EQ(read(pipefd[0], buf, sizeof buf), 8, "the descriptor got the bytes");
     STREQ(buf, "snapshot", "what the descriptor got");
     close(pipefd[0]);
+    close(pipefd[1]);
+    /* A pipe whose reader is gone: EPIPE, and the SIGPIPE that came with it
+     * (default action: death) neither delivered nor left pending. */
+    if (pipe(pipefd) != 0)
+        exit(1);
+    close(pipefd[0]);
+    snprintf(path, sizeof path, "/dev/fd/%d", pipefd[1]);
+    EQ(write_target(path), EPIPE, "a pipe without its reader: EPIPE");
+    sigset_t pending;
+    TRUE(sigpending(&pending) == 0 && !sigismember(&pending, SIGPIPE), "no SIGPIPE left pending");
     close(pipefd[1]);
     snprintf(path, sizeof path, "/proc/self/fd/%d", 999);
     EQ(write_target(path), EBADF, "a descriptor not open");
