@@ -160,4 +160,23 @@ expect_eq "$rc:$(cat w.err)" "0:gpuleak: cannot write snapshot $PWD/link: Too ma
 expect_eq "$(wc -c <w.out)" 0 "library: nothing through the symlink"
 expect_eq "$(readlink link)" /dev/stdout "library: the symlink"
 only_ours library
+
+# gpuleak run --output takes the same rule before the command starts: the
+# stream and the FIFO are accepted (its end line says so: no file to list),
+# the symlink refused in one line, status 2, the command not run.
+rc=0; "$LAUNCHER" run --output /dev/fd/3 -- "$TPROG/scenarios" leak-runtime >w.out 2>w.err 3>lib.snap || rc=$?
+expect_eq "$rc:$(cat w.err)" "0:gpuleak: snapshots go to /dev/fd/3 in place (not a regular file): none is kept to list" "run --output /dev/fd/3"
+"$REPORT" lib.snap >/dev/null || fail "run --output /dev/fd/3: not a snapshot"
+exec 7<>fifo
+cat fifo >lib.snap 7>&- &
+reader=$!
+rc=0; "$LAUNCHER" run --output fifo -- "$TPROG/scenarios" leak-runtime >w.out 2>w.err || rc=$?
+exec 7>&-
+wait "$reader"
+expect_eq "$rc:$(cat w.err)" "0:gpuleak: snapshots go to fifo in place (not a regular file): none is kept to list" "run --output fifo"
+"$REPORT" lib.snap >/dev/null || fail "run --output fifo: not a snapshot"
+rc=0; "$LAUNCHER" run --output link -- touch ran.txt >w.out 2>w.err || rc=$?
+expect_eq "$rc:$(cat w.err)" "2:gpuleak: run: --output link: $link_refusal" "run --output link"
+[ ! -e ran.txt ] || fail "run --output link: the command ran"
+only_ours "gpuleak run"
 echo "ok ($skipped device cases skipped: not root, or mknod refused)"
