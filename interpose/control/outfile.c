@@ -318,6 +318,19 @@ static int open_device(const char *path)
     return fd;
 }
 
+/* dir_path_trusted for the directory part of path ("" and "/" are). */
+static bool parent_trusted(const char *path)
+{
+    char dir[GL_PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    size_t len = slash ? (size_t)(slash - path) : 0;
+    if (len == 0 || len >= sizeof dir)
+        return true;
+    memcpy(dir, path, len);
+    dir[len] = '\0';
+    return dir_path_trusted(dir);
+}
+
 /* final_path's kind (common/output_target.h): true when it is written in
  * place (of->fd open on it), false to go on with a temporary, or false with
  * of->fd -1 and errno set when it is refused or cannot be opened. */
@@ -330,7 +343,14 @@ static bool open_in_place(struct gl_outfile *of, const char *final_path, bool *r
     switch (kind) {
     case GL_OUT_FILE: return false;
     case GL_OUT_STREAM: of->fd = open_stream(final_path); break;
-    case GL_OUT_IN_PLACE: of->fd = open_device(final_path); break;
+    case GL_OUT_IN_PLACE:
+        /* through a directory another user's symlink leads to: refused,
+         * as for a file (dir_path_trusted) */
+        if (parent_trusted(final_path))
+            of->fd = open_device(final_path);
+        else
+            errno = ELOOP;
+        break;
     case GL_OUT_SYMLINK: errno = ELOOP; break; /* "Too many levels of symbolic links" */
     case GL_OUT_DIRECTORY: errno = EISDIR; break;
     case GL_OUT_SOCKET: errno = ENXIO; break;
