@@ -13,10 +13,10 @@ check() { "$LAUNCHER" check "$@" >out.txt 2>err.txt; }
 # (summary and leaks), all sections with --full.
 rc=0; check --error-exitcode 9 --output fv -- "$TPROG/scenarios" fork || rc=$?
 expect_eq "$rc" 9 "fork verdict"
-tail -4 err.txt | sed 's/process [0-9]*/process P/; s/gpuleak\.[0-9]*\./gpuleak.P./' >tail.txt
+tail -4 err.txt | sed 's/process [0-9]*/process P/; s/gpuleak\.run-[A-Za-z0-9]\{6\}\.[0-9]*\./gpuleak.run-T.P./' >tail.txt
 cat >want.txt <<EOT
-gpuleak: process P: ERRORS: leaked: 1,048,576 bytes (1.0 MiB) in 1 allocation from 1 stack [fv/gpuleak.P.0.snap]
-gpuleak: process P: ERRORS: leaked: 131,072 bytes (128.0 KiB) in 2 allocations from 1 stack [fv/gpuleak.P.0.snap]
+gpuleak: process P: ERRORS: leaked: 1,048,576 bytes (1.0 MiB) in 1 allocation from 1 stack [fv/gpuleak.run-T.P.0.snap]
+gpuleak: process P: ERRORS: leaked: 131,072 bytes (128.0 KiB) in 2 allocations from 1 stack [fv/gpuleak.run-T.P.0.snap]
 gpuleak: snapshots in fv
 gpuleak: ERROR SUMMARY: 2 of 2 processes with errors (leaks, memory still mapped, refused frees, teardown releases)
 EOT
@@ -29,7 +29,7 @@ expect_eq "$(head -1 tail.txt)" "gpuleak: snapshots in clean" "clean: directory 
 expect_eq "$(tail -1 tail.txt)" \
     "gpuleak: ERROR SUMMARY: 0 of 1 processes with errors (leaks, memory still mapped, refused frees, teardown releases)" \
     "clean verdict"
-grep -q '^gpuleak: process [0-9]*: no errors: .* \[clean/gpuleak\.[0-9]*\.0\.snap\]$' err.txt || fail "clean process line"
+grep -q '^gpuleak: process [0-9]*: no errors: .* \[clean/gpuleak\.run-[A-Za-z0-9]\{6\}\.[0-9]*\.0\.snap\]$' err.txt || fail "clean process line"
 
 # The reporter's options pass through; sizes take units (3 MiB is more
 # than the 2 MiB leak: not a finding).
@@ -65,10 +65,11 @@ expect_eq "$(cat err.txt)" "gpuleak: check: --depth 999: expected 0 to 256 frame
 # checked: never a pass, --error-exitcode's status or 2 without it.
 for ec in "" 7; do
     rm -rf rf && mkdir rf
-    rc=0; check ${ec:+--error-exitcode $ec} --output rf -- sh -c 'echo junk >rf/gpuleak.99999.0.snap' || rc=$?
+    rc=0; check ${ec:+--error-exitcode $ec} --output rf -- sh -c 'echo junk >"${GPULEAK_OUTPUT%%%p.%n.snap}99999.0.snap"' || rc=$?
+    sed -i 's/gpuleak\.run-[A-Za-z0-9]\{6\}\./gpuleak.run-T./g' err.txt
     cat >want.txt <<EOT
-gpuleak-report: rf/gpuleak.99999.0.snap: file too short for a snapshot header (5 bytes) (at offset 5)
-gpuleak: process 99999: the report of rf/gpuleak.99999.0.snap failed (status 2): not checked, so not passed
+gpuleak-report: rf/gpuleak.run-T.99999.0.snap: file too short for a snapshot header (5 bytes) (at offset 5)
+gpuleak: process 99999: the report of rf/gpuleak.run-T.99999.0.snap failed (status 2): not checked, so not passed
 gpuleak: snapshots in rf
 gpuleak: ERROR SUMMARY: 1 of 1 processes with errors (leaks, memory still mapped, refused frees, teardown releases; reports failed)
 EOT

@@ -12,11 +12,11 @@ job='RANK=1 "$1" leak-runtime & OMPI_COMM_WORLD_RANK=0 "$1" balanced; "$1" balan
 
 rc=0; check --error-exitcode 7 --output rk -- sh -c "$job" sh "$TPROG/scenarios" || rc=$?
 expect_eq "$rc" 7 "a rank with a leak"
-tail -5 err.txt | sed 's/process [0-9]*/process P/; s/gpuleak\.[0-9]*\./gpuleak.P./' >tail.txt
+tail -5 err.txt | sed 's/process [0-9]*/process P/; s/gpuleak\.run-[A-Za-z0-9]\{6\}\.[0-9]*\./gpuleak.run-T.P./' >tail.txt
 cat >want.txt <<EOT
-gpuleak: rank 0 (process P): no errors: leaked: 0 bytes in 0 allocations from 0 stacks [rk/gpuleak.P.0.snap]
-gpuleak: rank 1 (process P): ERRORS: leaked: 2,097,152 bytes (2.0 MiB) in 2 allocations from 1 stack [rk/gpuleak.P.0.snap]
-gpuleak: process P (no rank): no errors: leaked: 0 bytes in 0 allocations from 0 stacks [rk/gpuleak.P.0.snap]
+gpuleak: rank 0 (process P): no errors: leaked: 0 bytes in 0 allocations from 0 stacks [rk/gpuleak.run-T.P.0.snap]
+gpuleak: rank 1 (process P): ERRORS: leaked: 2,097,152 bytes (2.0 MiB) in 2 allocations from 1 stack [rk/gpuleak.run-T.P.0.snap]
+gpuleak: process P (no rank): no errors: leaked: 0 bytes in 0 allocations from 0 stacks [rk/gpuleak.run-T.P.0.snap]
 gpuleak: snapshots in rk
 gpuleak: ERROR SUMMARY: 1 of 3 processes with errors (leaks, memory still mapped, refused frees, teardown releases); ranks with errors: 1
 EOT

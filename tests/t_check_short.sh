@@ -26,7 +26,7 @@ grep -q '^gpuleak: snapshots in' err.txt && fail "a removed directory named: $(t
 # The verdict line is the findings, not a device's peak (the host's was
 # read as one when the launcher parsed SUMMARY).
 rc=0; check --output bf -- "$TPROG/bad_free" || rc=$?
-grep -q '^gpuleak: process [0-9]*: ERRORS: leaked: 0 bytes in 0 allocations from 0 stacks; double frees: 4 frees from 3 stacks, each of an address freed before; invalid frees: 2 frees from 2 stacks, 2 refused by CUDA \[bf/gpuleak\.[0-9]*\.0\.snap\]$' err.txt ||
+grep -q '^gpuleak: process [0-9]*: ERRORS: leaked: 0 bytes in 0 allocations from 0 stacks; double frees: 4 frees from 3 stacks, each of an address freed before; invalid frees: 2 frees from 2 stacks, 2 refused by CUDA \[bf/gpuleak\.run-[A-Za-z0-9]\{6\}\.[0-9]*\.0\.snap\]$' err.txt ||
     fail "bad_free verdict: $(grep '^gpuleak: process' err.txt)"
 
 # The reporter's section: ALLOCATION CALLS with calls, alone or added.

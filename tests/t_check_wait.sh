@@ -8,13 +8,13 @@ export LD_LIBRARY_PATH=$FAKECUDA
 [ -z "$GL_SAN" ] || export GPULEAK_LIB=$LIBGPULEAK
 check() { "$LAUNCHER" check "$@" >out.txt 2>err.txt; }
 # summary lines of err.txt with pids made P
-tail_p() { tail -"$1" err.txt | sed 's/process [0-9]*/process P/; s/gpuleak\.[0-9]*\./gpuleak.P./'; }
+tail_p() { tail -"$1" err.txt | sed 's/process [0-9]*/process P/; s/gpuleak\.run-[A-Za-z0-9]\{6\}\.[0-9]*\./gpuleak.run-T.P./'; }
 
 # The leak is in a process the command leaves running: check waits for it,
 # reports it and fails the gate.
 rc=0; check --error-exitcode 9 --output bg -- bash -c '(sleep 0.3; exec "$0" leak-runtime) & exit 0' "$TPROG/scenarios" || rc=$?
 expect_eq "$rc" 9 "background leak: status ($(tail -3 err.txt))"
-expect_eq "$(tail_p 3)" "gpuleak: process P: ERRORS: leaked: 2,097,152 bytes (2.0 MiB) in 2 allocations from 1 stack [bg/gpuleak.P.0.snap]
+expect_eq "$(tail_p 3)" "gpuleak: process P: ERRORS: leaked: 2,097,152 bytes (2.0 MiB) in 2 allocations from 1 stack [bg/gpuleak.run-T.P.0.snap]
 gpuleak: snapshots in bg
 gpuleak: ERROR SUMMARY: 1 of 1 processes with errors (leaks, memory still mapped, refused frees, teardown releases)" \
     "background leak: verdict"

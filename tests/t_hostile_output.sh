@@ -57,6 +57,17 @@ if [ "$(id -u)" -eq 0 ]; then
     hostile_run planted/
     expect_eq "$(ls -A elsewhere)" "" "files written through a planted directory symlink"
     grep -q 'symbolic links' run.err || fail "warning for a planted directory symlink: $(cat run.err)"
+    # ... nor into a FIFO there, written in place (issue 48): held open
+    # both ways here, so that a write would not wait, and read back empty.
+    mkfifo elsewhere/fifo
+    exec 7<>elsewhere/fifo
+    hostile_run planted/fifo
+    grep -q 'symbolic links' run.err || fail "warning for a FIFO behind a planted directory symlink: $(cat run.err)"
+    expect_eq "$(python3 -c 'import os; os.set_blocking(7, False)
+try: print(len(os.read(7, 1 << 20)))
+except BlockingIOError: print(0)')" 0 "bytes written into a FIFO behind a planted directory symlink"
+    exec 7>&-
+    rm elsewhere/fifo
 fi
 ln -s "$PWD/mine" own
 hostile_run own/

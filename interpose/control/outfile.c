@@ -1,9 +1,12 @@
 #include "control/outfile.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 #include "base/config.h"
 #include "base/internal.h"
 #include "base/log.h"
+#include "output_target.h"
 
 /* libc, through the table (outfile.h); open and openat are variadic. */
 static int libc_open(const char *path, int flags, mode_t mode) { return open(path, flags, mode); }
@@ -313,6 +317,78 @@ static bool dir_path_trusted(const char *dir)
     return true;
 }
 
+/* A stream spelled out (/dev/stdout, /dev/fd/N, ...): a descriptor of our
+ * own on what that descriptor of the process is open on now, to be written
+ * at its offset, as the program's own writes are.  Its flags (blocking or
+ * not) are the program's, and stay so. */
+static int open_stream(const char *path)
+{
+    int fd = fcntl(gl_out_stream_fd(path), F_DUPFD_CLOEXEC, 0);
+    if (fd >= 0 && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY) {
+        IO.close(fd);
+        errno = EBADF; /* open for reading only */
+        return -1;
+    }
+    return fd;
+}
+
+/* A device or a FIFO at the name, opened as it is: no O_CREAT, no O_TRUNC,
+ * and O_NONBLOCK, so that a FIFO with no reader is refused (ENXIO) rather
+ * than waited for; gl_outfile_write waits, bounded, for a slow one. */
+static int open_device(const char *path)
+{
+    int fd = IO.open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
+    struct stat st;
+    if (fd >= 0 && (IO.fstat(fd, &st) != 0 || !gl_out_in_place_mode(st.st_mode))) {
+        IO.close(fd);
+        fd = -1;
+        errno = EEXIST; /* something else was put there since it was looked at */
+    }
+    return fd;
+}
+
+/* dir_path_trusted for the directory part of path ("" and "/" are). */
+static bool parent_trusted(const char *path)
+{
+    char dir[GL_PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    size_t len = slash ? (size_t)(slash - path) : 0;
+    if (len == 0 || len >= sizeof dir)
+        return true;
+    memcpy(dir, path, len);
+    dir[len] = '\0';
+    return dir_path_trusted(dir);
+}
+
+/* final_path's kind (common/output_target.h): true when it is written in
+ * place (of->fd open on it), false to go on with a temporary, or false with
+ * of->fd -1 and errno set when it is refused or cannot be opened. */
+static bool open_in_place(struct gl_outfile *of, const char *final_path, bool *refused)
+{
+    struct stat st;
+    bool exists = IO.lstat(final_path, &st) == 0;
+    enum gl_out_kind kind = gl_out_kind_of(final_path, exists ? &st : NULL);
+    *refused = false;
+    switch (kind) {
+    case GL_OUT_FILE: return false;
+    case GL_OUT_STREAM: of->fd = open_stream(final_path); break;
+    case GL_OUT_IN_PLACE:
+        /* through a directory another user's symlink leads to: refused,
+         * as for a file (dir_path_trusted) */
+        if (parent_trusted(final_path))
+            of->fd = open_device(final_path);
+        else
+            errno = ELOOP;
+        break;
+    case GL_OUT_SYMLINK: errno = ELOOP; break; /* "Too many levels of symbolic links" */
+    case GL_OUT_DIRECTORY: errno = EISDIR; break;
+    case GL_OUT_SOCKET: errno = ENXIO; break;
+    }
+    of->in_place = of->fd >= 0;
+    *refused = !of->in_place;
+    return of->in_place;
+}
+
 bool gl_outfile_open(struct gl_outfile *of, const char *final_path)
 {
     of->fd = -1;
@@ -323,6 +399,13 @@ bool gl_outfile_open(struct gl_outfile *of, const char *final_path)
         return false;
     }
     memcpy(of->final_path, final_path, len + 1);
+    of->final_name = of->final_path;
+    of->in_place = false;
+    bool refused;
+    if (open_in_place(of, final_path, &refused))
+        return true;
+    if (refused)
+        return false;
     char *slash = strrchr(of->final_path, '/');
     if (slash == NULL) {
         of->dirfd = IO.open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
@@ -358,19 +441,59 @@ bool gl_outfile_open(struct gl_outfile *of, const char *final_path)
     return false;
 }
 
-int gl_outfile_write(int fd, const void *buf, size_t n)
+/* A FIFO written in place, full: waits until its reader takes some, at
+ * most GL_OUTFILE_STALL_MS without progress (a reader that stopped must not
+ * keep the program from exiting).  false on timeout or error. */
+static bool wait_writable(int fd)
 {
-    const char *p = buf;
+    struct pollfd p = {.fd = fd, .events = POLLOUT};
+    for (;;) {
+        int r = poll(&p, 1, GL_OUTFILE_STALL_MS);
+        if (r > 0)
+            return true;
+        if (r == 0 || errno != EINTR)
+            return false;
+    }
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
     size_t off = 0;
     while (off < n) {
         ssize_t w = IO.write(fd, p + off, n - off);
         if (w < 0 && errno == EINTR)
             continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (!wait_writable(fd))
+                return ETIMEDOUT; /* no progress, or poll failed: given up */
+            continue;
+        }
         if (w <= 0)
             return w < 0 ? errno : EIO;
         off += (size_t)w;
     }
     return 0;
+}
+
+int gl_outfile_write(int fd, const void *buf, size_t n)
+{
+    /* A FIFO or a pipe written in place whose reader went away: EPIPE,
+     * and the SIGPIPE that comes with it would kill the program.  Blocked
+     * while writing, and the one this write raised taken back (not one the
+     * program had pending already). */
+    sigset_t pipe_set, old, pending;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    bool was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+    int rc = write_all(fd, buf, n);
+    if (rc == EPIPE && !was_pending) {
+        struct timespec now = {0, 0};
+        while (sigtimedwait(&pipe_set, NULL, &now) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }
 
 /* The temporary takes its final name, which must not exist: false with
@@ -414,8 +537,18 @@ static int reopen_tmp(const struct gl_outfile *of, const struct stat *id)
     return fd;
 }
 
+/* A target written in place is complete once closed. */
+static bool commit_in_place(struct gl_outfile *of)
+{
+    bool ok = IO.close(of->fd) == 0 || errno == EINTR;
+    of->fd = -1;
+    return ok;
+}
+
 bool gl_outfile_commit(struct gl_outfile *of, gl_outfile_rename_fn rename_fn, void *ctx)
 {
+    if (of->in_place)
+        return commit_in_place(of);
     struct stat id;
     bool ok = IO.fstat(of->fd, &id) == 0;
     /* Closed before it gets a final name: a late write error (NFS reports

@@ -10,7 +10,12 @@
  * Files are written to a temporary name in the destination directory (created
  * with O_EXCL|O_NOFOLLOW, mode 0600) and renamed to the final name with
  * RENAME_NOREPLACE: a reader never sees a partial file under a final name, an
- * existing file (or a planted symlink) is never overwritten or followed. */
+ * existing file (or a planted symlink) is never overwritten or followed.
+ * Other targets follow common/output_target.h: a device or a FIFO at the
+ * name (GPULEAK_OUTPUT=/dev/null, a pipe made with mkfifo) is written in
+ * place, never renamed over; /dev/stdout, /dev/stderr, /dev/fd/N and
+ * /proc/self/fd/N are that descriptor of the process; a symlink, a
+ * directory or a socket at the name is refused. */
 #ifndef GL_OUTFILE_H
 #define GL_OUTFILE_H
 
@@ -80,6 +85,9 @@ struct gl_outfile {
     char final_path[GL_PATH_MAX];
     char tmp_name[64];
     const char *final_name; /* points into final_path */
+    /* Written in place (a device, a FIFO or a stream): no temporary, no
+     * rename, dirfd -1; the file is not ours to remove later. */
+    bool in_place;
 };
 
 /* Every file-system call this file makes, through one table (as jemalloc's
@@ -100,10 +108,16 @@ struct gl_outfile_io {
 };
 extern struct gl_outfile_io gl_outfile_io;
 
-/* Opens a temporary file next to final_path.  false (errno set) on failure. */
+/* Opens a temporary file next to final_path, or final_path itself when it is
+ * written in place (of->in_place).  false (errno set) on failure: ELOOP for
+ * a symlink at final_path, EISDIR for a directory, ENXIO for a socket or a
+ * FIFO nobody reads (a FIFO is opened without waiting for a reader, so the
+ * program never waits for one). */
 bool gl_outfile_open(struct gl_outfile *of, const char *final_path);
-/* Writes all n bytes to fd (the temporary): 0, or the errno of the failure
- * (EIO when a write wrote nothing). */
+/* Writes all n bytes to fd (the temporary, or the target written in place):
+ * 0, or the errno of the failure (EIO when a write wrote nothing; ETIMEDOUT
+ * when a FIFO's reader took nothing for GL_OUTFILE_STALL_MS). */
+#define GL_OUTFILE_STALL_MS 5000
 int gl_outfile_write(int fd, const void *buf, size_t n);
 /* Picks another final name when the one chosen was taken meanwhile: writes it
  * to path (it must stay in the same directory) and updates what in the file
@@ -112,8 +126,8 @@ int gl_outfile_write(int fd, const void *buf, size_t n);
 typedef bool (*gl_outfile_rename_fn)(void *ctx, int fd, char *path, size_t size);
 #define GL_OUTFILE_RENAME_TRIES 1000
 
-/* Renames the temporary to its final name; false (errno set) if that name is
- * taken or the rename fails.  With rename_fn, a taken name is replaced by the
+/* Renames the temporary to its final name (in place: closes the file);
+ * false (errno set) if that name is taken or the rename fails.  With rename_fn, a taken name is replaced by the
  * one it picks, up to GL_OUTFILE_RENAME_TRIES times; of->final_path is the
  * name used.  Closes the file either way. */
 bool gl_outfile_commit(struct gl_outfile *of, gl_outfile_rename_fn rename_fn, void *ctx);

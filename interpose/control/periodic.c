@@ -86,7 +86,9 @@ void gl_periodic_run(void)
     if (keep > 0 && kept == NULL && (kept = calloc((size_t)keep + 1, sizeof *kept)) == NULL)
         return; /* cannot promise the bound on disk: skip this one */
     struct gl_snapshot_file written;
-    if (gl_snapshot_write_file(GL_REASON_PERIODIC, 0, NULL, &written) != 0 || keep == 0)
+    /* Only files this process created are counted and removed: a device
+     * or FIFO written in place (GPULEAK_OUTPUT=/dev/null) is never removed. */
+    if (gl_snapshot_write_file(GL_REASON_PERIODIC, 0, NULL, &written) != 0 || keep == 0 || !written.ours)
         return;
     kept[nkept++] = written;
     if (nkept > keep)

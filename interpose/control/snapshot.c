@@ -546,6 +546,7 @@ static bool note_written(const struct gl_outfile *of, const char *name, struct g
     snprintf(out->path, sizeof out->path, "%s", name);
     out->dev = (uint64_t)st.st_dev;
     out->ino = (uint64_t)st.st_ino;
+    out->ours = !of->in_place;
     return true;
 }
 

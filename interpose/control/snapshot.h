@@ -3,6 +3,7 @@
 #ifndef GL_SNAPSHOT_H
 #define GL_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cuda/driver_view.h" /* struct gl_mem_view */
@@ -27,6 +28,9 @@ int gl_snapshot_write_with(uint32_t reason, uint32_t flags, const char *path,
 struct gl_snapshot_file {
     char path[4096];
     uint64_t dev, ino;
+    /* Created by this write: false for a device, a FIFO or a stream written
+     * in place (outfile.h), which nothing may ever remove. */
+    bool ours;
 };
 int gl_snapshot_write_file(uint32_t reason, uint32_t flags, const char *path,
                            struct gl_snapshot_file *written);

@@ -620,15 +620,15 @@ static int load_snapshots(struct args *a, struct msnap *m, struct stackdb *db,
     return rc;
 }
 
-/* --output's bytes, put in place whole (util/atomic_file.h: mode 0600, a
- * planted symlink replaced, not followed, the old file kept on failure).
- * Takes mem. */
+/* --output's bytes, put in place whole (util/atomic_file.h: mode 0600, the
+ * old file kept on failure; a device, FIFO or /dev/stdout written in place;
+ * a symlink refused).  Takes mem. */
 static int place_output(const char *path, char *mem, size_t len)
 {
     char err[256];
     int rc = afile_write(path, mem, len, err, sizeof err);
     if (rc != 0)
-        fprintf(stderr, "gpuleak-report: %s: cannot write: %s\n", path, err);
+        fprintf(stderr, "gpuleak-report: %s: %s\n", path, err);
     free(mem);
     return rc != 0;
 }

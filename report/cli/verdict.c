@@ -18,6 +18,7 @@
 #include "render/report.h"
 #include "render/text/oom.h"
 #include "render/text/summary.h"
+#include "util/atomic_file.h"
 
 /* Groups of at least floor bytes: estimated, in a sampled snapshot, where
  * the allocations not sampled are no stack of their own (their bytes are
@@ -124,13 +125,11 @@ static void put_count(struct json *j, const char *key, uint64_t v)
 int verdict_write(const char *path, struct report_ctx *r, const struct verdict *vd)
 {
     char *summary = summary_line(r);
-    int fd = summary ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = summary ? open_memstream(&text, &len) : NULL;
     if (!f) {
-        fprintf(stderr, "gpuleak-report: %s: cannot write: %s\n", path,
-                summary ? strerror(errno) : "out of memory");
-        if (fd >= 0)
-            close(fd);
+        fprintf(stderr, "gpuleak-report: %s: cannot write: %s\n", path, summary ? strerror(errno) : "out of memory");
         free(summary);
         return 1;
     }
@@ -163,9 +162,12 @@ int verdict_write(const char *path, struct report_ctx *r, const struct verdict *
     json_end_obj(&j);
     fputc('\n', f);
     free(summary);
-    if (fclose(f) != 0) {
-        fprintf(stderr, "gpuleak-report: %s: write error: %s\n", path, strerror(errno));
-        return 1;
-    }
-    return 0;
+    /* Written as every output file is (util/atomic_file.h): whole, 0600,
+     * a device or FIFO in place, a symlink refused. */
+    char err[256] = "cannot write: out of memory";
+    int rc = fclose(f) == 0 ? afile_write(path, text, len, err, sizeof err) : -1;
+    if (rc != 0)
+        fprintf(stderr, "gpuleak-report: %s: %s\n", path, err);
+    free(text);
+    return rc != 0;
 }
