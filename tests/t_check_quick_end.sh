@@ -7,7 +7,7 @@ source "$ROOT/tests/lib.sh"
 export LD_LIBRARY_PATH=$FAKECUDA
 [ -z "$GL_SAN" ] || export GPULEAK_LIB=$LIBGPULEAK
 check() { "$LAUNCHER" check "$@" >out.txt 2>err.txt; }
-verdicts() { grep '^gpuleak: ' err.txt | sed 's/process [0-9]*/process P/; s/gpuleak\.[0-9]*\./gpuleak.P./'; }
+verdicts() { grep '^gpuleak: ' err.txt | sed 's/process [0-9]*/process P/; s/gpuleak\.run-[A-Za-z0-9]\{6\}\.[0-9]*\./gpuleak.run-T.P./'; }
 summary() { echo "gpuleak: ERROR SUMMARY: $1 processes with errors (leaks, memory still mapped, refused frees, teardown releases${2:-})"; }
 leak_line="leaked: 8,388,608 bytes (8.0 MiB) in 1 allocation from 1 stack"
 
@@ -30,7 +30,7 @@ for how in _exit _Exit; do
     rc=0; check --error-exitcode 3 --output "d$how" -- "$TPROG/quick_end" "$how" || rc=$?
     expect_eq "$rc" 3 "$how: check's status"
     cat >want.txt <<EOT
-gpuleak: process P: ERRORS: $leak_line [d$how/gpuleak.P.0.snap]
+gpuleak: process P: ERRORS: $leak_line [d$how/gpuleak.run-T.P.0.snap]
 gpuleak: snapshots in d$how
 $(summary "1 of 1")
 EOT
@@ -85,10 +85,12 @@ eq((d["job"]["verdict"], d["job"]["processes"], d["job"]["with_errors"], d["job"
 PY
 
 # A final snapshot that could not be written (the command removed check's
-# directory first): check names that, not a leak-free pass.
-rc=0; check --error-exitcode 3 --output gone -- sh -c 'rmdir gone && exec "$0" _exit' "$TPROG/quick_end" || rc=$?
+# directory first, with the run's claim file in it): check names that,
+# not a leak-free pass.
+rc=0; check --error-exitcode 3 --output gone -- sh -c 'rm -r gone && exec "$0" _exit' "$TPROG/quick_end" || rc=$?
 expect_eq "$rc" 3 "unwritable final snapshot: check's status"
-expect_eq "$(head -1 err.txt)" "gpuleak: GPULEAK_OUTPUT=$PWD/gone/gpuleak.%p.%n.snap: no directory $PWD/gone" "the library's line"
+expect_eq "$(head -1 err.txt | sed 's/gpuleak\.run-[A-Za-z0-9]\{6\}\./gpuleak.run-T./')" \
+    "gpuleak: GPULEAK_OUTPUT=$PWD/gone/gpuleak.run-T.%p.%n.snap: no directory $PWD/gone" "the library's line"
 expect_eq "$(verdicts | sed 1d | head -1)" \
     "gpuleak: process P made CUDA calls, but its final snapshot could not be written (its gpuleak: warning says why): not checked, so not passed" \
     "unwritable final snapshot: the verdict line"
