@@ -27,7 +27,7 @@ reasons() {
 for mode in on off; do
     mkdir $mode
     rc=0
-    (cd $mode && GPULEAK_INTERVAL=200ms GPULEAK_TORCH=$([ $mode = on ] && echo 1 || echo 0) timeout -k 5 60 \
+    (cd $mode && GPULEAK_INTERVAL=200ms GPULEAK_TORCH=$([ $mode = on ] && echo 1 || echo 0) guard 60 \
         "$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run -q -- "$PY" "$prog" >out.txt 2>err.txt) || rc=$?
     expect_eq "$rc" 0 "torch $mode: exit status ($(tail -3 $mode/err.txt))"
     if grep -q '^fakecuda: ' $mode/err.txt; then fail "$(grep '^fakecuda: ' $mode/err.txt)"; fi
