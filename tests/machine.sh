@@ -16,9 +16,11 @@
 #   while the machine is busy (another `make check` beside this one) and not
 #   when it is idle.  It counts runnable tasks of the whole machine: a
 #   generous estimate (a CPU-bound thread at load 12 on 2 cores ran 3-4
-#   times slower, not 6), which only lengthens limits.
-# Bash only; every function leaves its answer in REPLY and forks nothing
-# but sleep, so that the clock costs nothing measurable.
+#   times slower, not 6; a test's own busy threads count too), which only
+#   lengthens limits.
+# Bash only; the functions leave their answer in REPLY, and the clock's
+# fork nothing (guard's watcher forks a sleep every half second), so that
+# it costs nothing measurable.
 
 MACHINE_NCPU=${MACHINE_NCPU:-$(nproc 2>/dev/null || echo 1)}
 # The wall-clock cap of a guarded command, in multiples of its limit times
