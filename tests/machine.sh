@@ -23,6 +23,8 @@
 # it costs nothing measurable.
 
 MACHINE_NCPU=${MACHINE_NCPU:-$(nproc 2>/dev/null || echo 1)}
+# Where the load average is read (a file of that format: t_test_clock.sh).
+MACHINE_LOADAVG=${MACHINE_LOADAVG:-/proc/loadavg}
 # The wall-clock cap of a guarded command, in multiples of its limit times
 # GPULEAK_TEST_SLOWDOWN: what ends a command even if the load average
 # stayed absurdly high (a container that sees a large host's load).
@@ -45,7 +47,7 @@ milli_str() { REPLY="$(($1 / 1000)).$(($1 % 1000 / 100))"; }
 machine_slowdown() {
     local load rest base
     load=0
-    { read -r load rest </proc/loadavg; } 2>/dev/null || true
+    { read -r load rest <"$MACHINE_LOADAVG"; } 2>/dev/null || true
     to_milli "$load"
     load=$((REPLY / MACHINE_NCPU))
     [ "$load" -ge 1000 ] || load=1000

@@ -47,7 +47,7 @@ fi
 export GPULEAK_TEST_SLOWDOWN
 if [ "${VERBOSE:-0}" = 1 ]; then
     machine_slowdown; milli_str "$REPLY"
-    echo "GPULEAK_TEST_SLOWDOWN=$GPULEAK_TEST_SLOWDOWN, slowdown now x$REPLY ($(cut -d' ' -f1 /proc/loadavg) on $MACHINE_NCPU CPUs)"
+    echo "GPULEAK_TEST_SLOWDOWN=$GPULEAK_TEST_SLOWDOWN, slowdown now x$REPLY ($(cut -d' ' -f1 "$MACHINE_LOADAVG") on $MACHINE_NCPU CPUs)"
 fi
 
 tests=()
