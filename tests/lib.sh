@@ -50,6 +50,44 @@ fc() { LD_LIBRARY_PATH=$FAKECUDA${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$@"; }
 traced() { LD_PRELOAD=$LIBGPULEAK fc "$@"; }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Waiting, on the clock of tests/machine.sh: limits are reference seconds,
+# longer on the wall clock while the machine is slower (tests/run.sh's
+# header says how).  A fixed sleep is only the pause between two looks.
+source "$ROOT/tests/machine.sh"
+# wait_until [-t SECONDS] CMD...: returns once CMD succeeds, looking every
+# 50 ms; 1 after SECONDS reference seconds (default 30) without success,
+# REPLY then saying how long it waited.
+wait_until() {
+    local limit=30 budget wall
+    if [ "$1" = -t ]; then limit=$2; shift 2; fi
+    to_milli "$limit"
+    budget=$((REPLY * 1000))
+    now_us
+    wall=$REPLY
+    clock_start wait_until
+    until "$@"; do
+        clock_tick wait_until
+        clock_spent wait_until
+        if [ "$REPLY" -ge "$budget" ]; then
+            now_us
+            REPLY="$limit reference seconds, $(((REPLY - wall) / 1000000)) s on the clock"
+            return 1
+        fi
+        sleep 0.05
+    done
+}
+# wait_for [-t SECONDS] WHAT CMD...: wait_until, failing the test with
+# "timed out waiting for WHAT" and the time waited.
+wait_for() {
+    local -a opt=()
+    if [ "$1" = -t ]; then opt=(-t "$2"); shift 2; fi
+    local what=$1
+    shift
+    wait_until "${opt[@]}" "$@" || fail "timed out waiting for $what ($REPLY)"
+}
+# has_line FILE TEXT: FILE exists and has TEXT in a line.
+has_line() { grep -qF -- "$2" "$1" 2>/dev/null; }
 # expect_eq ACTUAL EXPECTED WHAT
 expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"; }
 
@@ -124,31 +162,29 @@ torch_real_setup() {
 # A long-running target driven one command a line through a FIFO (the
 # attach tests): target_start NAME TRIES CMD... runs CMD reading NAME.cmd
 # (kept open on fd 3), output in NAME.out and NAME.err, sets pid, and waits
-# up to TRIES x 50 ms for its "ready" line; target_send NAME CMD... sends
-# each command and waits for its "ok WORD"; target_finish sends "quit" and
-# sets rc to the target's exit status.
+# up to TRIES x 50 ms (reference time) for its "ready" line; target_send
+# NAME CMD... sends each command and waits up to 10 s for its "ok WORD";
+# target_finish sends "quit" and sets rc to the target's exit status.
 target_start() {
-    local name=$1 tries=$2
+    local name=$1 ms=$(($2 * 50))
     shift 2
     rm -f "$name.cmd"
     mkfifo "$name.cmd"
     "$@" <"$name.cmd" >"$name.out" 2>"$name.err" &
     pid=$!
     exec 3>"$name.cmd"
-    for _ in $(seq "$tries"); do grep -q '^ready$' "$name.out" && return; sleep 0.05; done
-    fail "$name: not ready: $(tail -3 "$name.err")"
+    wait_until -t "$((ms / 1000)).$(printf %03d $((ms % 1000)))" grep -q '^ready$' "$name.out" ||
+        fail "$name: not ready ($REPLY): $(tail -3 "$name.err")"
 }
+# target_answered NAME WORD N: NAME.out has more than N lines "ok WORD".
+target_answered() { [ "$(grep -c "^ok $2\$" "$1.out" || true)" -gt "$3" ]; }
 target_send() {
     local name=$1 c n
     shift
     for c in "$@"; do
         n=$(grep -c "^ok ${c%% *}\$" "$name.out" || true)
         echo "$c" >&3
-        for _ in $(seq 200); do
-            [ "$(grep -c "^ok ${c%% *}\$" "$name.out" || true)" -gt "$n" ] && continue 2
-            sleep 0.05
-        done
-        fail "$name: no answer to '$c'"
+        wait_until -t 10 target_answered "$name" "${c%% *}" "$n" || fail "$name: no answer to '$c' ($REPLY)"
     done
 }
 target_finish() { echo quit >&3; exec 3>&-; rc=0; wait "$pid" || rc=$?; }

@@ -12,12 +12,43 @@
 # intermittent fault of the sanitizer runtime, not of gpuleak
 # (google/sanitizers#1353), and a rerun is the remedy its maintainers give.
 # The line says so; a second failure of any kind is a failure.
+#
+# Timeouts judge the test, not the machine (tests/machine.sh).  Every limit
+# on time is given in reference seconds, seconds on the reference machine
+# (the project's 2-core CI machine, idle); the clock they are measured on
+# runs slower while the machine is slower: a wall-clock second counts
+# 1 / (GPULEAK_TEST_SLOWDOWN x max(1, load average / CPUs)).
+# - GPULEAK_TEST_SLOWDOWN: this machine against the reference one, idle;
+#   measured here once (the CPU time of a fixed loop) unless set, and
+#   exported.  Set it by hand under an emulator or valgrind.
+# - A test is ended after TEST_TIMEOUT reference seconds (default 120),
+#   measured on that clock and re-read every half second, so that a test
+#   running beside a second `make check` gets twice the wall time, and one
+#   that hangs on an idle machine is ended after 120 s; a wall-clock cap of
+#   10 x TEST_TIMEOUT x GPULEAK_TEST_SLOWDOWN ends it whatever the load.
+# - Inside a test the same clock serves every wait: tests/lib.sh's wait_for
+#   (up to N reference seconds for a condition), guard (a command's limit,
+#   instead of timeout(1)), target_start and target_send.  A fixed `sleep`
+#   is only a pause between looks, never a limit.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 export ROOT BUILD
 TIMEOUT=${TEST_TIMEOUT:-120}
+source "$ROOT/tests/machine.sh"
+export MACHINE_NCPU
+if [ -z "${GPULEAK_TEST_SLOWDOWN:-}" ]; then
+    calibrate_slowdown
+    GPULEAK_TEST_SLOWDOWN=$REPLY
+fi
+[[ $GPULEAK_TEST_SLOWDOWN =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+    { echo "GPULEAK_TEST_SLOWDOWN=$GPULEAK_TEST_SLOWDOWN: not a decimal number"; exit 2; }
+export GPULEAK_TEST_SLOWDOWN
+if [ "${VERBOSE:-0}" = 1 ]; then
+    machine_slowdown; milli_str "$REPLY"
+    echo "GPULEAK_TEST_SLOWDOWN=$GPULEAK_TEST_SLOWDOWN, slowdown now x$REPLY ($(cut -d' ' -f1 "$MACHINE_LOADAVG") on $MACHINE_NCPU CPUs)"
+fi
 
 tests=()
 if [ $# -gt 0 ]; then
@@ -26,7 +57,7 @@ else
     tests=("$ROOT"/tests/t_*.sh)
 fi
 run_one() {  # run_one TEST WORK: the test in WORK, its output in WORK/.log
-    (cd "$2" && TEST_WORK=$2 timeout -k 5 "$TIMEOUT" bash "$1") >"$2/.log" 2>&1
+    (cd "$2" && TEST_WORK=$2 guard "$TIMEOUT" bash "$1") >"$2/.log" 2>&1
 }
 lsan_tracer_died() {  # lsan_tracer_died LOG: LSan's tracer failed, no leak found
     grep -q 'LeakSanitizer has encountered a fatal error' "$1" &&
@@ -56,7 +87,9 @@ for t in "${tests[@]}"; do
         rm -rf "$work"
     else
         fail=$((fail + 1)); failed+=("$name")
-        [ $rc -eq 124 ] && why="timed out after ${TIMEOUT}s" || why="exit $rc"
+        machine_slowdown; milli_str "$REPLY"
+        why="exit $rc"
+        grep -qF "guard: 'bash $t' ran" "$work/.log" && why="timed out: ${TIMEOUT} reference seconds, slowdown now x$REPLY"
         printf 'FAIL %-40s %6d ms (%s)\n' "$name" "$ms" "$why"
         tail -n 60 "$work/.log" | sed 's/^/    /'
         rm -rf "$work"

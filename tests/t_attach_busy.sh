@@ -29,7 +29,7 @@ for round in 1 2 3; do
     mkdir "r$round" && cd "r$round"
     "$T" 60 4 200 >out.txt 2>err.txt & # until ./stop exists
     pid=$!
-    for _ in $(seq 200); do grep -q '^ready$' out.txt && break; sleep 0.05; done
+    wait_for -t 10 "round $round: ready" grep -q '^ready$' out.txt
     (for _ in $(seq 400); do kill -USR2 "$pid" 2>/dev/null || break; sleep 0.005; done) &
     storm=$!
     sleep 0.2
@@ -68,7 +68,7 @@ done
 mkdir gone && cd gone
 "$T" 0.3 5 >out.txt 2>err.txt &
 pid=$!
-for _ in $(seq 200); do grep -q '^ready$' out.txt && break; sleep 0.05; done
+wait_for -t 10 "gone: ready" grep -q '^ready$' out.txt
 rc=0; "$LAUNCHER" attach --output "$PWD/%p.%n.snap" "$pid" 2>attach.err || rc=$?
 st=0; wait "$pid" || st=$?
 expect_eq "$st" 5 "exit during the attach: the program's exit status"

@@ -28,8 +28,7 @@ mkfifo cmd
 "$T" <cmd >target.out 2>&1 &
 pid=$!
 exec 3>cmd
-for _ in $(seq 200); do grep -q '^ready$' target.out && break; sleep 0.05; done
-grep -q '^ready$' target.out || fail "target not ready"
+wait_for -t 10 "the target to be ready" grep -q '^ready$' target.out
 
 # Yama, read from a file in its place (GPULEAK_YAMA_SCOPE_FILE), as a user
 # without CAP_SYS_PTRACE.
@@ -76,7 +75,7 @@ mkfifo cmd2
 GPULEAK_DISABLE=1 "$T" <cmd2 >disabled.out 2>&1 &
 pid=$!
 exec 3>cmd2
-for _ in $(seq 200); do grep -q '^ready$' disabled.out && break; sleep 0.05; done
+wait_for -t 10 "the disabled target to be ready" grep -q '^ready$' disabled.out
 refused "disabled" "gpuleak: attach: process $pid has GPULEAK_DISABLE set in its environment" "$LAUNCHER" attach "$pid"
 refused "detach, disabled" "gpuleak: detach: process $pid is not attached" "$LAUNCHER" detach "$pid"
 echo quit >&3
@@ -87,7 +86,7 @@ expect_eq "$rc" 7 "the disabled target's exit status"
 # Started under gpuleak run: preloaded; gpuleak snapshot is the way.
 "$LAUNCHER" run --quiet -- sleep 30 &
 pid=$!
-for _ in $(seq 100); do grep -q libgpuleak "/proc/$pid/maps" 2>/dev/null && break; sleep 0.05; done
+wait_for -t 5 "libgpuleak in the preloaded target" grep -qs libgpuleak "/proc/$pid/maps"
 refused "preloaded" "gpuleak: attach: process $pid has libgpuleak preloaded (started under gpuleak run): use 'gpuleak snapshot $pid'" \
     "$LAUNCHER" attach "$pid"
 kill "$pid"

@@ -32,7 +32,8 @@ pytorch_part() {
     jget "$1" '"%(answered)s %(bytes)d %(at_attach_bytes)d %(segments)d %(freed_bytes)d %(frees)d %(tensor_bytes)d %(tensors)d" % d["ledger"][0]["before_attach"]["pytorch"]'
 }
 # The late answer's follow-up snapshot is written before the next is asked for.
-followup() { for _ in $(seq 200); do [ "$(ls snaps | wc -l)" -ge 2 ] && break; sleep 0.05; done; }
+two_snapshots() { [ "$(ls snaps | wc -l)" -ge 2 ]; }
+followup() { wait_until -t 10 two_snapshots || true; }
 
 # Attached while the main thread runs bytecode, the attach has PyTorch's
 # answer; the first snapshot, taken while the main thread waits in C, cannot
@@ -145,13 +146,9 @@ expect_eq "$(jget expandable/snap.json 'd["ledger"][0]["unexplained_bytes"]')" 0
 # attach (before: it stayed on, ~1.5 us a tensor, for the rest of the job).
 mkdir -p recorder/snaps && cd recorder
 NO_HISTORY=1 start recorder
+recorder_says() { send recorder history; [ "$(grep '^history ' recorder.out | tail -1)" = "history $1" ]; }
 recorder_is() {
-    for _ in $(seq 40); do
-        send recorder history
-        [ "$(grep '^history ' recorder.out | tail -1)" = "history $1" ] && return
-        sleep 0.1
-    done
-    fail "recorder: $2: $(grep '^history ' recorder.out | tail -1), not $1"
+    wait_until -t 4 recorder_says "$1" || fail "recorder: $2 ($REPLY): $(grep '^history ' recorder.out | tail -1), not $1"
 }
 recorder_is False "at start"
 "$LAUNCHER" attach --output snaps/ "$pid" 2>attach.err || fail "recorder: attach: $(cat attach.err)"

@@ -25,21 +25,13 @@ cleanup() {
     wait 2>/dev/null || true
 }
 trap cleanup EXIT
-wait_for() {  # wait_for WHAT CMD...: up to 30 s for CMD to succeed
-    local what=$1; shift
-    for _ in $(seq 300); do
-        "$@" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    fail "timed out waiting for $what"
-}
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # The ranks, holding still once ready.
 mkdir tf snaps
 for r in 0 1 2 3; do
     RANK=$r LOCAL_RANK=$r FAKECUDA_DEVICES=4 GPULEAK_METRICS=$PWD/tf/gpuleak.%r.%p.prom \
-        GPULEAK_OUTPUT=$PWD/snaps/%h.%r.%n.snap timeout 90 env LD_PRELOAD="$LIBGPULEAK" \
+        GPULEAK_OUTPUT=$PWD/snaps/%h.%r.%n.snap guard 90 env LD_PRELOAD="$LIBGPULEAK" \
         LD_LIBRARY_PATH="$FAKECUDA" "$TPROG/rank_job" 2 "$PWD/release" >"rank$r.out" 2>"rank$r.err" &
     pids+=("$!")
 done
@@ -49,12 +41,12 @@ for r in 0 1 2 3; do wait_for "rank $r" grep -q '^ready ' "rank$r.out"; done
 for r in 0 1 2 3; do
     read -r _ _ pid _ <"rank$r.out"
     want=$(( r == 2 ? 4194304 : 1048576 ))
-    wait_for "rank $r's metrics" grep -q "^gpuleak_live_bytes{device=\"$r\",pid=\"$pid\",rank=\"$r\",.*} $want\$" "tf/gpuleak.$r.$pid.prom"
+    wait_for "rank $r's metrics" grep -qs "^gpuleak_live_bytes{device=\"$r\",pid=\"$pid\",rank=\"$r\",.*} $want\$" "tf/gpuleak.$r.$pid.prom"
 done
 
 # node-exporter (textfile collector alone) and Prometheus, on free ports.
 ne_port=$(free_port) prom_port=$(free_port)
-timeout 90 "$NODE_EXPORTER" --web.listen-address="127.0.0.1:$ne_port" --collector.disable-defaults \
+guard 90 "$NODE_EXPORTER" --web.listen-address="127.0.0.1:$ne_port" --collector.disable-defaults \
     --collector.textfile --collector.textfile.directory="$PWD/tf" >ne.log 2>&1 &
 pids+=("$!")
 cat >prometheus.yml <<EOF
@@ -65,7 +57,7 @@ scrape_configs:
     static_configs:
       - targets: ["127.0.0.1:$ne_port"]
 EOF
-timeout 90 "$PROM" --config.file=prometheus.yml --storage.tsdb.path="$PWD/data" \
+guard 90 "$PROM" --config.file=prometheus.yml --storage.tsdb.path="$PWD/data" \
     --web.listen-address="127.0.0.1:$prom_port" >prom.log 2>&1 &
 pids+=("$!")
 wait_for "Prometheus to be ready ($(tail -1 prom.log))" curl -sf "http://127.0.0.1:$prom_port/-/ready" -o /dev/null

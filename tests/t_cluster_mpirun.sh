@@ -29,7 +29,7 @@ esac
 # Root (containers, CI) must say so to Open MPI; --oversubscribe: 4 ranks
 # on fewer cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-job=(timeout 60 "$FAKECUDA/fakecuda-run" --devices 2 --)
+job=(guard 60 "$FAKECUDA/fakecuda-run" --devices 2 --)
 # shellcheck disable=SC2016 # expanded by each rank's sh
 mpi=(mpirun --oversubscribe -n 4 sh -c '[ -z "${RANK_ASAN_OPTIONS:-}" ] || export ASAN_OPTIONS=$RANK_ASAN_OPTIONS
     [ -z "${RANK_TSAN_OPTIONS:-}" ] || export TSAN_OPTIONS=$RANK_TSAN_OPTIONS

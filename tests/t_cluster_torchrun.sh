@@ -23,7 +23,7 @@ TORCHRUN=$(dirname "$PY")/torchrun
 skip_if '[ ! -x "$TORCHRUN" ]' "no torchrun next to $PY"
 prog=$ROOT/tests/programs/torch_ranks.py
 planted=$(site_line torch_ranks.py PLANTED-LINE)
-job=(timeout 120 "$FAKECUDA/fakecuda-run" --devices 4 --)
+job=(guard 120 "$FAKECUDA/fakecuda-run" --devices 4 --)
 MiB=1048576
 
 mkdir snaps

@@ -30,7 +30,7 @@ h_line=$(grep -n 'h = x \* weights' <(python3 "$DOC" file "$HOWTO" train.py) | c
 mkdir howto && cd howto && fixtures
 python3 "$DOC" get "$HOWTO" torch-setup >setup.sh
 for id in torch-run torch-pictures torch-pytest; do python3 "$DOC" get "$HOWTO" $id; done >typed.sh
-rc=0; timeout -k 5 200 bash -e setup.sh <typed.sh >out.txt 2>err.txt || rc=$?
+rc=0; guard 200 bash -e setup.sh <typed.sh >out.txt 2>err.txt || rc=$?
 if grep -q '^fakecuda: ' err.txt; then fail "$(grep '^fakecuda: ' err.txt)"; fi
 # The last command typed is pytest, whose two tests go over their limits.
 expect_eq "$rc" 1 "the shell's status, pytest's ($(tail -3 err.txt))"
@@ -53,7 +53,7 @@ cd ..
 # README's recipe 1, with fakecuda-run in front as its comment says.
 mkdir readme && cd readme && fixtures
 python3 "$DOC" get "$ROOT/README.md" torch-job >block.sh
-rc=0; PATH=$BUILD/bin:$(dirname "$PY"):$PATH timeout -k 5 120 "$FAKECUDA/fakecuda-run" -- bash -e block.sh >out.txt 2>err.txt || rc=$?
+rc=0; PATH=$BUILD/bin:$(dirname "$PY"):$PATH guard 120 "$FAKECUDA/fakecuda-run" -- bash -e block.sh >out.txt 2>err.txt || rc=$?
 expect_eq "$rc" 0 "README recipe 1: status ($(tail -3 err.txt))"
 grep -qx "+2,097,152 bytes (2.0 MiB): <module> (train.py:$h_line), suspected leak (its tensors grew at every step)" out.txt ||
     fail "README recipe 1: diff: $(grep -A3 'TENSORS IN' out.txt)"

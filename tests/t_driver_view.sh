@@ -8,7 +8,7 @@ source "$ROOT/tests/lib.sh"
 mkdir snaps
 env GPULEAK_OUTPUT=snaps/ LD_PRELOAD="$LIBGPULEAK" LD_LIBRARY_PATH="$FAKECUDA" "$TPROG/scenarios" pool-wait >ready.txt &
 pid=$!
-for i in $(seq 200); do grep -q ready ready.txt && break; sleep 0.02; done
+wait_for -t 4 "the program to be ready" grep -q ready ready.txt
 name=$("$LAUNCHER" snapshot "$pid")
 kill "$pid"; wait "$pid" 2>/dev/null || true
 "$REPORT" --json "$name" >live.json

@@ -35,7 +35,7 @@ for sig in TERM INT KILL; do
     "${dfl_int[@]}" env GPULEAK_OUTPUT=$sig.snap LD_PRELOAD="$LIBGPULEAK" LD_LIBRARY_PATH="$FAKECUDA" \
         "$TPROG/scenarios" wait >ready.$sig &
     pid=$!
-    for i in $(seq 200); do grep -q ready ready.$sig 2>/dev/null && break; sleep 0.02; done
+    wait_for -t 4 "the program to be ready (SIG$sig)" grep -qs ready ready.$sig
     kill -$sig $pid
     set +e; wait $pid; rc=$?; set -e
     expect_eq "$rc" $((128 + $(kill -l $sig))) "exit status after SIG$sig"

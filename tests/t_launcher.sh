@@ -22,7 +22,7 @@ PY
 mkdir snaps
 "$LAUNCHER" run --output snaps/ -- "$TPROG/churn" 2 10 4000 >ready.txt &
 pid=$!
-for i in $(seq 100); do grep -q ready ready.txt && break; sleep 0.05; done
+wait_for -t 5 "churn to be ready" grep -q ready ready.txt
 name=$("$LAUNCHER" snapshot "$pid")
 [ -f "$name" ] || fail "snapshot printed '$name', which is not a file"
 "$REPORT" --json "$name" >s.json

@@ -100,7 +100,7 @@ expect_eq "$(cat st.txt)" 143 "killed by SIGTERM"
 # SIGTERM sent to the launcher reaches the command, and the end line comes.
 "$LAUNCHER" run -- "$TPROG/churn" 2 10 20000 >ready.txt 2>err &
 pid=$!
-for _ in $(seq 200); do grep -q ready ready.txt && break; sleep 0.05; done
+wait_for -t 10 "churn to be ready" grep -q ready ready.txt
 # gpuleak snapshot takes the launcher's pid too.
 name=$("$LAUNCHER" snapshot "$pid") || fail "snapshot of the launcher's pid"
 [ -f "$name" ] || fail "snapshot printed '$name'"

@@ -19,8 +19,7 @@ start() {
     # --quiet: the command replaces the launcher, so $! is its pid.
     "$LAUNCHER" run --quiet --output "$output" -- "$T" "$@" >"$name.out" 2>"$name.err" &
     pids[$name]=$!
-    for _ in $(seq 200); do grep -q ready "$name.out" && return; sleep 0.05; done
-    fail "$name: target not ready: $(cat "$name.err")"
+    wait_until -t 10 grep -q ready "$name.out" || fail "$name: target not ready ($REPLY): $(cat "$name.err")"
 }
 # The reason and live bytes of snapshot $1.
 facts() {

@@ -172,11 +172,8 @@ GPULEAK_MODE=light GPULEAK_SAMPLE_BYTES=64K GPULEAK_LIVE_DIR=$PWD/live LD_PRELOA
     "$TPROG/live_job" <job.in >job.out 2>&1 &
 job=$!
 exec 3>job.in
-found=0
-for _ in $(seq 300); do  # the writer rewrites it once a second
-    if grep -qs '^sampling 65536 [1-9]' "live/$job.live"; then found=1; break; fi
-    sleep 0.1
-done
+found=0  # the writer rewrites it once a second
+wait_until grep -qs '^sampling 65536 [1-9]' "live/$job.live" && found=1
 exec 3>&-  # the end of its input: live_job exits
 wait "$job" || fail "live_job: $(cat job.out)"
 expect_eq "$found" 1 "the live file's sampling line"

@@ -40,15 +40,6 @@ export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
 py=$ROOT/tests/programs/torch_grow.py
 mkdir live && chmod 700 live
 export GPULEAK_LIVE_DIR=$PWD/live
-wait_for() {  # wait_for WHAT CMD...: up to 20 s for CMD to succeed
-    local what=$1; shift
-    for _ in $(seq 200); do
-        "$@" && return 0
-        sleep 0.1
-    done
-    fail "timed out waiting for $what"
-}
-has_line() { grep -qF -- "$2" "$1" 2>/dev/null; }
 mkfifo job.in
 GPULEAK_OOM_SNAPSHOT=0 traced python3 "$py" 2 hold <job.in >job.out 2>job.err &
 bg=$!

@@ -22,16 +22,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# wait_for WHAT CMD...: up to 30 s for CMD to succeed
-wait_for() {
-    local what=$1; shift
-    for _ in $(seq 300); do
-        "$@" && return 0
-        sleep 0.1
-    done
-    fail "timed out waiting for $what"
-}
-has_line() { grep -qF -- "$2" "$1" 2>/dev/null; }
 # tmux without the job's pipe: a tmux server that inherited its write end
 # would keep the job from ever seeing the end of its input.
 tm() { tmux -L "$TMUX_SOCK" "$@" 3>&- 4>&-; }

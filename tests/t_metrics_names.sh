@@ -5,15 +5,6 @@
 source "$ROOT/tests/lib.sh"
 export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_LIVE=0
 py=$ROOT/tests/programs/py_live.py
-wait_for() {  # wait_for WHAT CMD...: up to 20 s for CMD to succeed
-    local what=$1; shift
-    for _ in $(seq 200); do
-        "$@" && return 0
-        sleep 0.1
-    done
-    fail "timed out waiting for $what"
-}
-has_line() { grep -qF -- "$2" "$1" 2>/dev/null; }
 HOST=$(hostname)
 sample() { echo "gpuleak_live_bytes{device=\"0\",pid=\"$1\",rank=\"0\",host=\"$HOST\"} $2"; }
 jobs_=() bg=()

@@ -26,7 +26,7 @@ run_suite() {  # run_suite DIR ARGS...: pytest on the suite under gpuleak, in DI
     local dir=$1; shift
     mkdir -p "$dir"
     set +e
-    (cd "${SUITE:-suite}" && LD_LIBRARY_PATH=$FAKECUDA GPULEAK_OUTPUT="$PWD/../$dir/exit.snap" timeout -k 5 120 \
+    (cd "${SUITE:-suite}" && LD_LIBRARY_PATH=$FAKECUDA GPULEAK_OUTPUT="$PWD/../$dir/exit.snap" guard 120 \
         "$LAUNCHER" run --quiet -- $PY -m pytest -p pytest_gpuleak -p no:cacheprovider \
         --junitxml="../$dir/junit.xml" "$@" . >"../$dir/out" 2>"../$dir/err")
     echo $? >"$dir/rc"

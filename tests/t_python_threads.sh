@@ -4,7 +4,7 @@
 source "$ROOT/tests/lib.sh"
 export FAKECUDA_RT=$FAKECUDA/libcudart.so.13
 py=$ROOT/tests/programs/py_frames.py
-GPULEAK_OUTPUT=threads.snap timeout 60 env LD_PRELOAD="$LIBGPULEAK" LD_LIBRARY_PATH="$FAKECUDA" python3 "$py" threads
+GPULEAK_OUTPUT=threads.snap guard 60 env LD_PRELOAD="$LIBGPULEAK" LD_LIBRARY_PATH="$FAKECUDA" python3 "$py" threads
 "$REPORT" --json threads.snap >threads.json
 line=$(grep -n "LEAK-LINE: alloc" "$py" | cut -d: -f1)
 check_json threads.json <<PY

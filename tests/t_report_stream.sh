@@ -11,8 +11,8 @@ source "$ROOT/tests/lib.sh"
 # 64 MiB of address space is enough to reject anything here; without the
 # bound the reader ran into it (or, unlimited, into the machine's memory).
 limited() {
-    if [ -n "$GL_SAN" ]; then timeout 60 "$@"; return; fi  # the sanitizer reserves terabytes
-    ( ulimit -v 65536; exec timeout 60 "$@" )
+    if [ -n "$GL_SAN" ]; then guard 60 "$@"; return; fi  # the sanitizer reserves terabytes
+    ( ulimit -v 65536; guard 60 "$@" )
 }
 # rejected INPUT MESSAGE: exit 2, nothing on stdout, MESSAGE as the one line on stderr
 rejected() {

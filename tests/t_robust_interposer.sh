@@ -12,7 +12,7 @@ source "$ROOT/tests/lib.sh"
 hrun() {  # hrun DIR CMD...: status 3, stdout "hostile DIR done" unless DIR is dlclose_host
     local dir=$1; shift; mkdir -p "$dir"; local rc
     set +e
-    (cd "$dir" && timeout -k 5 60 env "$@" 2>&1 >out | cat >err; exit "${PIPESTATUS[0]}"); rc=$?
+    (cd "$dir" && guard 60 env "$@" 2>&1 >out | cat >err; exit "${PIPESTATUS[0]}"); rc=$?
     set -e
     expect_eq "$rc" 3 "$dir: exit status ($(tail -3 "$dir/err"))"
     expect_eq "$(grep -vc '^gpuleak: ' "$dir/err" || true)" 0 "$dir: foreign stderr: $(cat "$dir/err")"
@@ -65,7 +65,7 @@ if [ -z "$GL_SAN" ]; then
         d=failmalloc.$every; mkdir $d
         set +e
         (cd $d && FAILMALLOC=$every LD_PRELOAD="$TPROG/failmalloc.so:$LIBGPULEAK" LD_LIBRARY_PATH="$FAKECUDA" \
-            timeout -k 5 60 "$TPROG/scenarios" balanced >out 2>err); rc=$?
+            guard 60 "$TPROG/scenarios" balanced >out 2>err); rc=$?
         set -e
         expect_eq "$rc" 0 "failmalloc $every: exit status ($(cat $d/err))"
         cmp -s $d/out bare.out || fail "failmalloc $every: stdout changed"

@@ -16,10 +16,11 @@ rm -f gpuleak.*.snap
 env GPULEAK_SIGNAL=USR2 LD_PRELOAD="$LIBGPULEAK" LD_LIBRARY_PATH="$FAKECUDA" "$TPROG/scenarios" handler-later >out3.txt 2>err3.txt &
 pid=$!
 # "ready": its own SIGUSR1 handler is installed, and gpuleak's (first CUDA call)
-for i in $(seq 500); do grep -q ready out3.txt 2>/dev/null && break; sleep 0.01; done
+wait_for -t 5 "the program to be ready" grep -q ready out3.txt
 kill -USR1 $pid   # the program's own: its handler ignores it
 kill -USR2 $pid   # gpuleak's
-for i in $(seq 200); do [ "$(ls gpuleak.*.snap 2>/dev/null | wc -l)" -ge 1 ] && break; sleep 0.02; done
+snapshots() { [ "$(ls gpuleak.*.snap 2>/dev/null | wc -l)" -ge 1 ]; }
+wait_for -t 4 "the signal's snapshot" snapshots
 wait $pid || fail "program failed"
 expect_eq "$(cat err3.txt)" "" "stderr"
 expect_eq "$(ls gpuleak.*.snap | wc -l)" 2 "snapshots (signal + exit)"

@@ -7,7 +7,8 @@ mkdir snaps
 env GPULEAK_OUTPUT=snaps/ LD_PRELOAD="$LIBGPULEAK" LD_LIBRARY_PATH="$FAKECUDA" "$TPROG/churn" 8 20000 1500 >ready.txt &
 pid=$!
 # Signals are safe once the library's writer thread exists (first CUDA call).
-for i in $(seq 200); do grep -qx gpuleak-writer /proc/$pid/task/*/comm 2>/dev/null && break; sleep 0.01; done
+writer_started() { grep -qx gpuleak-writer /proc/"$pid"/task/*/comm 2>/dev/null; }
+wait_until -t 2 writer_started || true
 for i in $(seq 100); do
     kill -USR1 "$pid" 2>/dev/null || break
     sleep 0.005

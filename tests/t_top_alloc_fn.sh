@@ -10,15 +10,6 @@ line_of() { grep -n "$1" "$SRC" | head -1 | cut -d: -f1; }
 TOP=$BUILD/libexec/gpuleak/gpuleak-top
 mkdir live && chmod 700 live
 export GPULEAK_LIVE_DIR=$PWD/live
-has_line() { grep -qF -- "$2" "$1" 2>/dev/null; }
-wait_for() {  # wait_for WHAT CMD...: up to 20 s for CMD to succeed
-    local what=$1; shift
-    for _ in $(seq 200); do
-        "$@" && return 0
-        sleep 0.1
-    done
-    fail "timed out waiting for $what"
-}
 cleanup() { [ -z "${job:-}" ] || kill "$job" 2>/dev/null || true; }
 trap cleanup EXIT
 mkfifo job.in

@@ -18,7 +18,7 @@ prog=$ROOT/tests/programs/torch_real_light.py
 planted=$(site_line torch_real_light.py PLANTED-LINE)
 churn=$(site_line torch_real_light.py CHURN-LINE)
 
-GPULEAK_MODE=light GPULEAK_SAMPLE_BYTES=256K GPULEAK_SAMPLE_SEED=1 timeout 60 "$FAKECUDA/fakecuda-run" --devices 1 -- \
+GPULEAK_MODE=light GPULEAK_SAMPLE_BYTES=256K GPULEAK_SAMPLE_SEED=1 guard 60 "$FAKECUDA/fakecuda-run" --devices 1 -- \
     "$LAUNCHER" run --torch-per-tensor -- "$PY" "$prog" >out.txt 2>err.txt || fail "run exited $?: $(tail -3 err.txt)"
 if grep -q '^fakecuda: ' err.txt; then fail "$(grep '^fakecuda: ' err.txt)"; fi
 read -r _ backend _ allocated <out.txt

@@ -12,7 +12,7 @@ torch_real_setup
 prog=$ROOT/tests/programs/torch_real_per_tensor.py
 planted=$(site_line torch_real_per_tensor.py PLANTED-LINE)
 
-timeout 60 "$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run --torch-per-tensor -- "$PY" "$prog" >out.txt 2>err.txt ||
+guard 60 "$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run --torch-per-tensor -- "$PY" "$prog" >out.txt 2>err.txt ||
     fail "run exited $?: $(tail -3 err.txt)"
 if grep -q '^fakecuda: ' err.txt; then fail "$(grep '^fakecuda: ' err.txt)"; fi
 read -r _ backend _ allocated <out.txt

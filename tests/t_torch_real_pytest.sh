@@ -20,7 +20,7 @@ cp "$ROOT/tests/programs/pytest_real_torch/test_real_torch.py" .
 line() { grep -n "$1" test_real_torch.py | head -1 | cut -d: -f1; }
 
 rc=0
-timeout -k 5 120 "$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run --quiet -- \
+guard 120 "$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run --quiet -- \
     "$PY" -m pytest -p pytest_gpuleak -p no:cacheprovider --gpuleak -q test_real_torch.py >out.txt 2>err.txt || rc=$?
 expect_eq "$rc" 1 "pytest's status (tests over their limits) ($(tail -3 err.txt))"
 if grep -q '^fakecuda: ' err.txt; then fail "$(grep '^fakecuda: ' err.txt)"; fi
