@@ -152,7 +152,7 @@ kill "$pid"
 wait "$pid" || true
 [ -p fifo ] || fail "library, periodic: the FIFO was removed at exit"
 mkfifo nofifo
-rc=0; GPULEAK_OUTPUT=$PWD/nofifo timeout 60 env LD_PRELOAD="$LIBGPULEAK" "$TPROG/scenarios" leak-runtime >w.out 2>w.err || rc=$?
+rc=0; GPULEAK_OUTPUT=$PWD/nofifo guard 60 env LD_PRELOAD="$LIBGPULEAK" "$TPROG/scenarios" leak-runtime >w.out 2>w.err || rc=$?
 expect_eq "$rc:$(cat w.err)" "0:gpuleak: cannot write snapshot $PWD/nofifo: No such device or address" "library, a FIFO nobody reads"
 [ -p nofifo ] || fail "library: the unread FIFO was replaced"
 rc=0; GPULEAK_OUTPUT=$PWD/link traced "$TPROG/scenarios" leak-runtime >w.out 2>w.err || rc=$?
