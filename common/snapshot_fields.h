@@ -97,11 +97,11 @@
 #define GL_TAIL_TORCH ""
 
 #define GL_FIELDS_TORCH_STEP(F, R)                                             \
-    F(u64, step, "the step's number: optimizer steps seen in the process (`optimizer.step()` of any optimizer), from 1") \
+    F(u64, step, "the step's number: optimizer steps (`optimizer.step()` of any optimizer) and time windows seen in the process, from 1") \
     F(u64, time_ns, "ns since the library was loaded, when the step ended")  \
     F(u64, allocated, "`torch.cuda.memory_allocated()` then, summed over the devices") \
     F(u64, reserved, "`torch.cuda.memory_reserved()` then, summed over the devices") \
-    F(u32, flags, "bit 0: the lines that follow are known (PyTorch's recorder was on: `_snapshot()`'s live blocks by their first Python frame outside torch); 0: allocated and reserved only") \
+    F(u32, flags, "bit 0: the lines that follow are known (PyTorch's recorder was on: `_snapshot()`'s live blocks by their first Python frame outside torch; else allocated and reserved only); bit 1: a time window's view (`GPULEAK_STEP_INTERVAL`), not an optimizer step") \
     F(u32, lines, "tail entries that follow, at most 16: the lines with the most live bytes")
 #define GL_TAIL_TORCH_STEP "lines × (u64 bytes, u64 count, u32 line, str file, str function): live tensor bytes and tensors per Python line"
 

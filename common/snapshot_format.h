@@ -208,6 +208,7 @@ enum gl_torch_status {
 #define GL_TORCH_STEP_LINE_FIXED_SIZE 20u
 #define GL_TORCH_STEP_MAX_LINES 16u /* lines per step, the largest by live bytes */
 #define GL_TORCH_STEP_F_LINES 1u    /* lines known: PyTorch's recorder was on */
+#define GL_TORCH_STEP_F_WINDOW 2u   /* a time window's view (GPULEAK_STEP_INTERVAL), not an optimizer step */
 #define GL_TORCH_BLOCK_F_BEFORE_ATTACH 1u /* its segment was made before gpuleak attach */
 /* DEVICES before_attach_torch_status. */
 enum gl_before_attach_torch {

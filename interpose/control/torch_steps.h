@@ -38,6 +38,21 @@ void *gl_torch_steps_hook_fn(void);
 struct gl_torch_step **gl_torch_steps_copy(size_t *n);
 void gl_torch_steps_free(struct gl_torch_step **steps, size_t n);
 
+/* GPULEAK_STEP_INTERVAL (a duration, 100 ms to 30 days; off by default):
+ * the same view per time window, for processes without an optimizer
+ * (inference, servers).  At activation. */
+void gl_torch_steps_configure(void);
+
+/* Writer thread: milliseconds until a time window's view is due (0: now);
+ * UINT64_MAX when GPULEAK_STEP_INTERVAL is off. */
+uint64_t gl_torch_steps_window_wait_ms(void);
+
+/* Writer thread: the window is due; queues one Python pending call that
+ * takes the view on Python's main thread at its next bytecode boundary
+ * (never on this thread), once the step hook was registered (PyTorch
+ * found); and schedules the next window. */
+void gl_torch_steps_window_run(void);
+
 /* fork: the parent's steps are not the child's; it counts from 1 again. */
 void gl_torch_steps_postfork_child(void);
 

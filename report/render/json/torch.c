@@ -130,6 +130,7 @@ static void json_step(struct json *j, const struct snap_torch_step *t)
     json_key(j, "time_ns"); json_u64(j, t->time_ns);
     json_key(j, "allocated_bytes"); json_u64(j, t->allocated);
     json_key(j, "reserved_bytes"); json_u64(j, t->reserved);
+    json_key(j, "window"); json_bool(j, (t->flags & GL_TORCH_STEP_F_WINDOW) != 0);
     json_key(j, "lines_known"); json_bool(j, (t->flags & GL_TORCH_STEP_F_LINES) != 0);
     json_key(j, "lines");
     json_arr(j);

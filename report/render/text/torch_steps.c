@@ -24,13 +24,13 @@ static void put_step_line(FILE *f, const struct snap_torch_step_line *l)
 
 static void put_step(FILE *f, const struct snap_torch_step *t, const struct snap_torch_step *prev)
 {
-    fprintf(f, "    step %" PRIu64 ": allocated ", t->step);
+    fprintf(f, "    %s %" PRIu64 ": allocated ", t->flags & GL_TORCH_STEP_F_WINDOW ? "window" : "step", t->step);
     put_bytes(f, t->allocated);
     if (prev != NULL) {
         int64_t d = (int64_t)(t->allocated - prev->allocated);
         fprintf(f, ", %s", d < 0 ? "-" : "+");
         put_bytes(f, (uint64_t)(d < 0 ? -d : d));
-        fprintf(f, " since step %" PRIu64, prev->step);
+        fprintf(f, " since %s %" PRIu64, prev->flags & GL_TORCH_STEP_F_WINDOW ? "window" : "step", prev->step);
     }
     fputs("; reserved ", f);
     put_bytes(f, t->reserved);
@@ -51,14 +51,14 @@ static void put_growing(const struct report_ctx *r)
     else if (n == 0)
         fputs("No Python line's live tensors grew over these steps.\n", f);
     else
-        fprintf(f, "Python lines whose live tensors grew, step %" PRIu64 " to step %" PRIu64 ":\n", g[0].from_step,
+        fprintf(f, "Python lines whose live tensors grew, from %" PRIu64 " to %" PRIu64 ":\n", g[0].from_step,
                 g[0].to_step);
     for (size_t i = 0; i < n; i++) {
         fputs("    +", f);
         put_bytes(f, g[i].grown);
         fputs(": ", f);
         put_step_line(f, g[i].line);
-        fputs(g[i].every_step ? ", grew at every step\n" : "\n", f);
+        fputs(g[i].every_step ? ", grew at each one\n" : "\n", f);
         fputs("        ", f);
         put_bytes(f, g[i].from_bytes);
         fputs(" -> ", f);
@@ -77,9 +77,12 @@ void text_torch_steps(const struct report_ctx *r)
         return;
     FILE *f = r->out;
     put_title(r, "PYTORCH STEPS");
-    fprintf(f, "PyTorch's optimizer steps, as gpuleak's step hook saw them at the end of each\n"
+    bool windows = false;
+    for (size_t k = 0; k < s->ntorch_steps; k++)
+        windows |= (s->torch_steps[k].flags & GL_TORCH_STEP_F_WINDOW) != 0;
+    fprintf(f, "PyTorch's optimizer steps%s, as gpuleak saw them at the end of each\n"
                "(the first and the last %u are kept; this snapshot has %zu):\n",
-            GL_TORCH_STEPS_KEPT, s->ntorch_steps);
+            windows ? " and time windows (GPULEAK_STEP_INTERVAL)" : "", GL_TORCH_STEPS_KEPT, s->ntorch_steps);
     for (size_t k = 0; k < s->ntorch_steps; k++) {
         if (k == FIRST_SHOWN && s->ntorch_steps > FIRST_SHOWN + LAST_SHOWN) {
             size_t skip = s->ntorch_steps - FIRST_SHOWN - LAST_SHOWN;
