@@ -37,6 +37,15 @@ static void put_step(FILE *f, const struct snap_torch_step *t, const struct snap
     fputc('\n', f);
 }
 
+/* "step" or "window": what the record numbered n is. */
+static const char *kind_of(const struct snapshot *s, uint64_t n)
+{
+    for (size_t k = 0; k < s->ntorch_steps; k++)
+        if (s->torch_steps[k].step == n)
+            return s->torch_steps[k].flags & GL_TORCH_STEP_F_WINDOW ? "window" : "step";
+    return "step";
+}
+
 static void put_growing(const struct report_ctx *r)
 {
     FILE *f = r->out;
@@ -51,8 +60,8 @@ static void put_growing(const struct report_ctx *r)
     else if (n == 0)
         fputs("No Python line's live tensors grew over these steps.\n", f);
     else
-        fprintf(f, "Python lines whose live tensors grew, from %" PRIu64 " to %" PRIu64 ":\n", g[0].from_step,
-                g[0].to_step);
+        fprintf(f, "Python lines whose live tensors grew, from %s %" PRIu64 " to %s %" PRIu64 ":\n",
+                kind_of(s, g[0].from_step), g[0].from_step, kind_of(s, g[0].to_step), g[0].to_step);
     for (size_t i = 0; i < n; i++) {
         fputs("    +", f);
         put_bytes(f, g[i].grown);
