@@ -96,6 +96,15 @@
     F(u64, age_us, "0: asked for this snapshot; else the last view PyTorch gave, taken this many microseconds before it (exit, fatal-signal and follow-up snapshots, which cannot ask; added in 2026-12, absent from older files: read as 0)")
 #define GL_TAIL_TORCH ""
 
+#define GL_FIELDS_TORCH_STEP(F, R)                                             \
+    F(u64, step, "the step's number: optimizer steps (`optimizer.step()` of any optimizer) and time windows seen in the process, from 1") \
+    F(u64, time_ns, "ns since the library was loaded, when the step ended")  \
+    F(u64, allocated, "`torch.cuda.memory_allocated()` then, summed over the devices") \
+    F(u64, reserved, "`torch.cuda.memory_reserved()` then, summed over the devices") \
+    F(u32, flags, "bit 0: the lines that follow are known (PyTorch's recorder was on: `_snapshot()`'s live blocks by their first Python frame outside torch; else allocated and reserved only); bit 1: a time window's view (`GPULEAK_STEP_INTERVAL`), not an optimizer step") \
+    F(u32, lines, "tail entries that follow, at most 16: the lines with the most live bytes")
+#define GL_TAIL_TORCH_STEP "lines × (u64 bytes, u64 count, u32 line, str file, str function): live tensor bytes and tensors per Python line"
+
 /* ---- array entries ---------------------------------------------------- */
 
 #define GL_FIELDS_ALLOCS(F, R)                                                 \
@@ -262,6 +271,7 @@
     X(TORCH, torch, GL_TORCH_FIXED_SIZE)                                       \
     X(TORCH_BLOCKS, torch_blocks, GL_TORCH_BLOCK_ENTRY_SIZE)                   \
     X(SAMPLING, sampling, GL_SAMPLING_FIXED_SIZE)                              \
+    X(TORCH_STEP, torch_step, GL_TORCH_STEP_FIXED_SIZE)                        \
     X(END, end, GL_END_SIZE)
 
 /* Every record type, in type order, for the docs' table of records:
@@ -286,6 +296,7 @@
     X(TORCH, "at most once", FIXED, "PyTorch's caching allocator, asked through `torch.cuda.memory._snapshot()` (docs/pytorch.md)") \
     X(TORCH_BLOCKS, "zero or more, after TORCH", ARRAY, "that allocator's blocks, with the Python stack of each live one") \
     X(SAMPLING, "at most once", FIXED, "stacks were captured for a sample of the allocations, by bytes (GPULEAK_MODE=light); absent: every allocation's stack was captured") \
+    X(TORCH_STEP, "zero or more, oldest first", FIXED, "one PyTorch optimizer step: the first step and the last 64, kept in memory and carried by every snapshot (docs/pytorch.md, \"Steps\")") \
     X(END, "once, last", FIXED, "")
 
 #endif

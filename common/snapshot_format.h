@@ -50,6 +50,7 @@ enum gl_record_type {
     GL_REC_TORCH = 16,        /* PyTorch's caching allocator as it saw itself (docs/pytorch.md) */
     GL_REC_TORCH_BLOCKS = 17, /* array: that allocator's blocks */
     GL_REC_SAMPLING = 18,     /* stacks were sampled (GPULEAK_MODE=light) */
+    GL_REC_TORCH_STEP = 19,   /* one PyTorch optimizer step's light view (docs/pytorch.md, "Steps") */
     GL_REC_END = 0xffffffffu, /* last record; nothing may follow it */
 };
 
@@ -198,6 +199,16 @@ enum gl_torch_status {
  * none: history recording was off when the block was allocated). */
 #define GL_TORCH_BLOCK_ENTRY_SIZE 48u
 /* TORCH_BLOCKS flags (the u16 was reserved, 0, before). */
+/* TORCH_STEP: one record per optimizer step gpuleak kept (the first and
+ * the last GL_TORCH_STEPS_KEPT), oldest first; lines tail entries follow
+ * the fixed part, each u64 bytes, u64 count, u32 line, str file, str
+ * function. */
+#define GL_TORCH_STEP_FIXED_SIZE 40u
+#define GL_TORCH_STEPS_KEPT 64u /* the last steps kept in memory, besides the first */
+#define GL_TORCH_STEP_LINE_FIXED_SIZE 20u
+#define GL_TORCH_STEP_MAX_LINES 16u /* lines per step, the largest by live bytes */
+#define GL_TORCH_STEP_F_LINES 1u    /* lines known: PyTorch's recorder was on */
+#define GL_TORCH_STEP_F_WINDOW 2u   /* a time window's view (GPULEAK_STEP_INTERVAL), not an optimizer step */
 #define GL_TORCH_BLOCK_F_BEFORE_ATTACH 1u /* its segment was made before gpuleak attach */
 /* DEVICES before_attach_torch_status. */
 enum gl_before_attach_torch {

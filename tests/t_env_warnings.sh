@@ -53,6 +53,8 @@ warns "gpuleak: ignoring GPULEAK_SAMPLE_SEED=-1: expected a number from 0 to 922
     GPULEAK_SAMPLE_SEED=-1
 warns "gpuleak: ignoring GPULEAK_INTERVAL=5x: not a duration from 100ms to 30 days (e.g. 90s, 10m, 2h); no periodic snapshots" \
     GPULEAK_INTERVAL=5x
+warns "gpuleak: ignoring GPULEAK_STEP_INTERVAL=5x: not a duration from 100ms to 30 days (e.g. 90s, 10m, 2h); no views by time" \
+    GPULEAK_STEP_INTERVAL=5x
 warns "gpuleak: ignoring GPULEAK_KEEP=1: not 0 (all) or 2 to 10000; keeping 10" GPULEAK_KEEP=1
 warns "gpuleak: ignoring GPULEAK_PYTHON=2: $B, using 1" GPULEAK_PYTHON=2
 warns "gpuleak: ignoring GPULEAK_FREE_STACKS=x: $B, using 0" GPULEAK_FREE_STACKS=x

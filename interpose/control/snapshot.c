@@ -20,6 +20,7 @@
 #include "base/xfsz.h"
 #include "capture/pyframes.h"
 #include "control/outfile.h"
+#include "control/torch_steps.h"
 #include "control/torch_view.h"
 #include "cuda/calls.h"
 #include "cuda/ctx_cost.h"
@@ -475,6 +476,22 @@ static void write_torch(struct writer *w, const struct gl_torch_view *t)
     }
 }
 
+/* PyTorch's optimizer steps kept in memory (control/torch_steps.h), oldest
+ * first: every snapshot carries the whole series, one record a step. */
+static void write_torch_steps(struct writer *w)
+{
+    size_t n;
+    struct gl_torch_step **steps = gl_torch_steps_copy(&n);
+    for (size_t i = 0; i < n; i++) {
+        const struct gl_torch_step *t = steps[i];
+        w_record(w, GL_REC_TORCH_STEP, 1, GL_TORCH_STEP_FIXED_SIZE + (uint64_t)t->tail_len);
+        W_PART(w, torch_step, .step = t->step, .time_ns = t->time_ns, .allocated = t->allocated,
+               .reserved = t->reserved, .flags = t->flags, .lines = t->lines);
+        w_bytes(w, t->tail, t->tail_len);
+    }
+    gl_torch_steps_free(steps, n);
+}
+
 /* Light mode: the stacks are a sample (capture/sample.h), and which stack
  * the allocations not sampled carry. */
 static void write_sampling(struct writer *w)
@@ -676,6 +693,7 @@ static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *pa
         write_calls(w, &copy);
         write_teardowns(w, torn, ntorn);
         write_torch(w, torch);
+        write_torch_steps(w);
         uint64_t end_offset = w->offset;
         uint64_t records = w->records;
         w_record(w, GL_REC_END, 1, GL_END_SIZE);

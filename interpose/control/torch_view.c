@@ -20,6 +20,7 @@
 #include "base/modules.h"
 #include "base/self.h"
 #include "control/lifecycle.h"
+#include "control/torch_steps.h"
 #include "control/trigger.h"
 #include "cuda/before_attach.h"
 #include "snapshot_format.h"
@@ -330,6 +331,8 @@ static bool decode_kept(struct gl_torch_view *out)
 
 /* At exit: see below. */
 static void register_exit_view(struct py_exc *escaped);
+/* At each optimizer step: control/torch_steps.c. */
+static void register_step_hook(struct py_exc *escaped);
 
 /* ---- asked at the attach (docs/attach.md) ------------------------------- */
 
@@ -538,6 +541,7 @@ static int probe_with(const char *code)
         atomic_store(&torch_seen, true);
         atomic_store(&probe_done, 1);
         register_exit_view(&escaped);
+        register_step_hook(&escaped);
     }
     free(r);
     atomic_store(&probe_queued, false); /* interrupted: a later allocation looks again */
@@ -729,6 +733,29 @@ static void register_exit_view(struct py_exc *escaped)
     size_t len;
     struct py_exc mine;
     free(run_snippet("import atexit as _a\n_a.register(_f)\n", fn, &len, &mine));
+    py.decref(fn);
+    if (escaped->type == NULL)
+        *escaped = mine;
+    else if (mine.type != NULL)
+        drop(&mine);
+}
+
+/* On the main thread, in the probe's pending call, once torch is found:
+ * gpuleak's global optimizer step hook (control/torch_steps.h), once per
+ * process (a fork child inherits it).  A detach leaves it registered: it
+ * then costs one C call a step, which answers that gpuleak is not
+ * tracking.  The program's exception, as register_exit_view. */
+static void register_step_hook(struct py_exc *escaped)
+{
+    static atomic_bool registered;
+    if (atomic_exchange(&registered, true))
+        return;
+    void *fn = gl_torch_steps_hook_fn();
+    if (fn == NULL)
+        return;
+    size_t len;
+    struct py_exc mine;
+    free(run_snippet(gl_torch_steps_register_code, fn, &len, &mine));
     py.decref(fn);
     if (escaped->type == NULL)
         *escaped = mine;
@@ -1210,6 +1237,7 @@ void gl_torch_postfork_child(void)
     atomic_store(&followup, false);
     atomic_store(&attach_answer_wanted, false); /* the attach asked about the parent's memory */
     atomic_store(&attach_view_unclaimed, false);
+    gl_torch_steps_postfork_child(); /* the parent's steps are not the child's */
     if (pthread_once(&answered_once, answered_init) == 0)
         sem_init(&answered, 0, 0);
 }

@@ -21,6 +21,7 @@
 #include "control/outfile.h"
 #include "control/periodic.h"
 #include "control/snapshot.h"
+#include "control/torch_steps.h"
 #include "snapshot_format.h"
 #include <time.h>
 
@@ -396,6 +397,9 @@ static void *writer_main(void *arg)
         uint64_t live_ms = gl_watch_wait_ms();
         if (live_ms < wait_ms)
             wait_ms = live_ms;
+        uint64_t window_ms = gl_torch_steps_window_wait_ms();
+        if (window_ms < wait_ms)
+            wait_ms = window_ms;
         if (wait_ms > SIGNAL_CHECK_MS)
             wait_ms = SIGNAL_CHECK_MS;
         void (*each)(void) = atomic_load(&writer_tick);
@@ -410,6 +414,8 @@ static void *writer_main(void *arg)
                 gl_periodic_run();
             if (gl_watch_wait_ms() == 0)
                 gl_watch_run();
+            if (gl_torch_steps_window_wait_ms() == 0)
+                gl_torch_steps_window_run();
             if (each != NULL)
                 each();
             gl_trigger_check_signal();
@@ -505,6 +511,7 @@ void gl_trigger_start(void)
     atomic_store(&writer_stop, false);
     gl_periodic_configure();
     gl_watch_configure();
+    gl_torch_steps_configure();
     start_threads();
     if (atomic_load(&fatal_running))
         install_fatal_handlers();

@@ -24,7 +24,7 @@ struct parser {
     char *err;
     size_t errlen;
     bool failed;
-    size_t cap_modules, cap_stacks, cap_pcs, cap_labels, cap_pyframes;
+    size_t cap_modules, cap_stacks, cap_pcs, cap_labels, cap_pyframes, cap_torch_steps;
     /* by the row of array_recs: the room of its array, and whether its
      * record was seen */
     size_t cap_arrays[MAX_ARRAY_RECS];
@@ -535,6 +535,60 @@ static int parse_pyframe(struct parser *p, size_t off, size_t end)
     return 0;
 }
 
+static int parse_torch_step_line(struct parser *p, size_t *pos, size_t end, struct snap_torch_step_line *l)
+{
+    if (end - *pos < GL_TORCH_STEP_LINE_FIXED_SIZE)
+        return fail(p, *pos, "TORCH_STEP line too short (%zu bytes, need %u)", end - *pos,
+                    GL_TORCH_STEP_LINE_FIXED_SIZE);
+    memcpy(&l->bytes, p->buf + *pos, 8);
+    memcpy(&l->count, p->buf + *pos + 8, 8);
+    memcpy(&l->line, p->buf + *pos + 16, 4);
+    *pos += GL_TORCH_STEP_LINE_FIXED_SIZE;
+    if (read_str(p, pos, end, "step line's file", &l->file))
+        return -1;
+    if (read_str(p, pos, end, "step line's function", &l->function)) {
+        free_str(&l->file);
+        return -1;
+    }
+    return 0;
+}
+
+static void free_torch_step(struct snap_torch_step *t, uint32_t nlines)
+{
+    for (uint32_t i = 0; i < nlines; i++) {
+        free_str(&t->line_list[i].file);
+        free_str(&t->line_list[i].function);
+    }
+    free(t->line_list);
+}
+
+static int parse_torch_step(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (end - off < GL_TORCH_STEP_FIXED_SIZE)
+        return fail(p, off, "TORCH_STEP record too short (%zu bytes, need %u)", end - off,
+                    GL_TORCH_STEP_FIXED_SIZE);
+    if (grow(p, (void **)&s->torch_steps, &p->cap_torch_steps, s->ntorch_steps + 1, sizeof *s->torch_steps, off))
+        return -1;
+    struct snap_torch_step *t = &s->torch_steps[s->ntorch_steps];
+    memset(t, 0, sizeof *t);
+    GL_WIRE_DECODE(TORCH_STEP, torch_step, p->buf + off, t);
+    if (t->lines > GL_TORCH_STEP_MAX_LINES)
+        return fail(p, off + GL_WIRE_OFF(torch_step, lines), "TORCH_STEP record with %u lines (at most %u)", t->lines,
+                    GL_TORCH_STEP_MAX_LINES);
+    t->line_list = calloc(t->lines + 1, sizeof *t->line_list);
+    if (t->line_list == NULL)
+        return fail(p, off, "out of memory");
+    size_t pos = off + GL_TORCH_STEP_FIXED_SIZE;
+    for (uint32_t i = 0; i < t->lines; i++)
+        if (parse_torch_step_line(p, &pos, end, &t->line_list[i]) != 0) {
+            free_torch_step(t, i);
+            return -1;
+        }
+    s->ntorch_steps++;
+    return 0;
+}
+
 static int cmp_pyframe_id(const void *a, const void *b)
 {
     uint32_t x = ((const struct snap_pyframe *)a)->id;
@@ -742,6 +796,7 @@ static int parse(struct parser *p)
         case GL_REC_ENV: rc = parse_env(p, body, end); break;
         case GL_REC_TORCH: rc = parse_torch(p, body, end); break;
         case GL_REC_SAMPLING: rc = parse_sampling(p, body, end); break;
+        case GL_REC_TORCH_STEP: rc = parse_torch_step(p, body, end); break;
         case GL_REC_END: {
             if (length < GL_END_SIZE)
                 return fail(p, pos, "END record too short (%llu bytes, need %u)",
@@ -827,6 +882,9 @@ void snap_free(struct snapshot *s)
     free(s->bad_frees);
     free(s->teardowns);
     free(s->torch_blocks);
+    for (size_t i = 0; i < s->ntorch_steps; i++)
+        free_torch_step(&s->torch_steps[i], s->torch_steps[i].lines);
+    free(s->torch_steps);
     free(s->calls);
     for (size_t i = 0; i < s->nlabels; i++)
         free_str(&s->labels[i].text);

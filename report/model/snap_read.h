@@ -111,6 +111,18 @@ struct snap_torch_block {
     GL_WIRE_MEMBERS(TORCH_BLOCKS)
 };
 
+/* TORCH_STEP: one PyTorch optimizer step (docs/pytorch.md, "Steps"), with
+ * its lines (`lines` of them, the tail's). */
+struct snap_torch_step_line {
+    uint64_t bytes, count;
+    uint32_t line;
+    struct snap_str file, function;
+};
+struct snap_torch_step {
+    GL_WIRE_MEMBERS(TORCH_STEP)
+    struct snap_torch_step_line *line_list;
+};
+
 struct snap_label {
     GL_WIRE_MEMBERS(LABEL)
     struct snap_str text;
@@ -154,6 +166,8 @@ struct snapshot {
     struct snap_torch torch; /* status 0: no TORCH record */
     struct snap_torch_block *torch_blocks;
     size_t ntorch_blocks;
+    struct snap_torch_step *torch_steps; /* oldest first, as written */
+    size_t ntorch_steps;
     struct snap_sampling sampling; /* light mode (GPULEAK_MODE=light) */
     struct snap_str *env; /* "NAME=value" (ENV record) */
     size_t nenv;

@@ -192,6 +192,11 @@ int main(void)
     struct gl_wire_label lab;
     FILL(LABEL, &lab, 6);
     struct gl_wire_env env = {.count = 2};
+    struct gl_wire_torch_step ts[2];
+    FILL(TORCH_STEP, &ts[0], 7);
+    FILL(TORCH_STEP, &ts[1], 8);
+    ts[0].flags = GL_TORCH_STEP_F_LINES, ts[0].lines = 2;
+    ts[1].flags = 0, ts[1].lines = 0;
     struct gl_wire_allocs al[NENT];
     struct gl_wire_devices dv[NENT];
     struct gl_wire_peak pk[NENT];
@@ -280,6 +285,21 @@ int main(void)
     PUT_PART(label, &lab);
     put_str("epoch 1");
     end_record(h);
+    /* TORCH_STEP: a step with two lines (u64 bytes, u64 count, u32 line,
+     * str file, str function each), then one without */
+    const uint64_t line_bytes[2][2] = {{262144, 1}, {1048576, 4}};
+    for (unsigned i = 0; i < 2; i++) {
+        h = begin_record(GL_REC_TORCH_STEP, 1);
+        PUT_PART(torch_step, &ts[i]);
+        for (uint32_t k = 0; k < ts[i].lines; k++) {
+            uint32_t line = 17 + k;
+            put(line_bytes[k], sizeof line_bytes[k]);
+            put(&line, sizeof line);
+            put_str(k ? "model.py" : "train.py");
+            put_str(k ? "forward" : "<module>");
+        }
+        end_record(h);
+    }
     struct gl_wire_end end = {.records = nrec, .offset = flen};
     h = begin_record(GL_REC_END, 1);
     PUT_PART(end, &end);
@@ -317,6 +337,18 @@ int main(void)
     if (s.nlabels == 1) {
         SAME(LABEL, &s.labels[0], &lab, 0);
         CHECK(strcmp(s.labels[0].text.s, "epoch 1") == 0, "LABEL text");
+    }
+    CHECK(s.ntorch_steps == 2, "TORCH_STEP count %zu", s.ntorch_steps);
+    if (s.ntorch_steps == 2) {
+        SAME(TORCH_STEP, &s.torch_steps[0], &ts[0], 0);
+        SAME(TORCH_STEP, &s.torch_steps[1], &ts[1], 1);
+        const struct snap_torch_step_line *l = s.torch_steps[0].line_list;
+        CHECK(l[0].bytes == 262144 && l[0].count == 1 && l[0].line == 17 && strcmp(l[0].file.s, "train.py") == 0 &&
+                  strcmp(l[0].function.s, "<module>") == 0,
+              "TORCH_STEP first line");
+        CHECK(l[1].bytes == 1048576 && l[1].count == 4 && l[1].line == 18 && strcmp(l[1].file.s, "model.py") == 0 &&
+                  strcmp(l[1].function.s, "forward") == 0,
+              "TORCH_STEP second line");
     }
 #define SAME_ARRAY(PART, arr, n, a)                                            \
     CHECK(s.n == NENT, #PART ": %zu entries read, %d written", s.n, NENT);     \

@@ -349,7 +349,11 @@ void json_leaks_block(struct report_ctx *r, struct json *j)
 
 void json_calls_block(struct report_ctx *r, struct json *j) { json_calls(r, j); }
 
-void json_torch_block(struct report_ctx *r, struct json *j) { json_torch(r, j); }
+void json_torch_block(struct report_ctx *r, struct json *j)
+{
+    json_torch(r, j);
+    json_torch_steps(r, j);
+}
 void json_devices_block(struct report_ctx *r, struct json *j) { devices(r, j); }
 void json_peak_block(struct report_ctx *r, struct json *j) { json_phases(r, j); }
 void json_oom_block(struct report_ctx *r, struct json *j) { json_oom(r, j); }

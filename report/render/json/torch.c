@@ -1,7 +1,11 @@
 #include "render/json/torch.h"
 
+#include <stdint.h>
+#include <stdlib.h>
+
 #include "analysis/multi/torch_multi.h"
 #include "analysis/torch_blocks.h"
+#include "analysis/torch_steps.h"
 #include "render/json/common.h"
 
 static const char *status_name(uint32_t status)
@@ -107,4 +111,68 @@ void json_torch_diff(const struct report_ctx *r, struct json *j, const struct ms
     json_end_arr(j);
     json_end_obj(j);
     torch_multi_free(&t);
+}
+
+/* "torch_steps": the optimizer steps gpuleak's step hook kept (TORCH_STEP
+ * records), and the lines that grew over them.  Absent when the snapshot
+ * has none. */
+static void step_line(struct json *j, const struct snap_torch_step_line *l)
+{
+    json_key(j, "function"); json_str(j, l->function.s);
+    json_key(j, "file"); json_str(j, l->file.s);
+    json_key(j, "line"); json_u64(j, l->line);
+}
+
+static void json_step(struct json *j, const struct snap_torch_step *t)
+{
+    json_obj(j);
+    json_key(j, "step"); json_u64(j, t->step);
+    json_key(j, "time_ns"); json_u64(j, t->time_ns);
+    json_key(j, "allocated_bytes"); json_u64(j, t->allocated);
+    json_key(j, "reserved_bytes"); json_u64(j, t->reserved);
+    json_key(j, "window"); json_bool(j, (t->flags & GL_TORCH_STEP_F_WINDOW) != 0);
+    json_key(j, "lines_known"); json_bool(j, (t->flags & GL_TORCH_STEP_F_LINES) != 0);
+    json_key(j, "lines");
+    json_arr(j);
+    for (uint32_t i = 0; i < t->lines; i++) {
+        json_obj(j);
+        step_line(j, &t->line_list[i]);
+        json_key(j, "bytes"); json_u64(j, t->line_list[i].bytes);
+        json_key(j, "count"); json_u64(j, t->line_list[i].count);
+        json_end_obj(j);
+    }
+    json_end_arr(j);
+    json_end_obj(j);
+}
+
+void json_torch_steps(const struct report_ctx *r, struct json *j)
+{
+    const struct snapshot *s = r->s;
+    if (s->ntorch_steps == 0)
+        return;
+    json_key(j, "torch_steps");
+    json_obj(j);
+    json_key(j, "steps");
+    json_arr(j);
+    for (size_t k = 0; k < s->ntorch_steps; k++)
+        json_step(j, &s->torch_steps[k]);
+    json_end_arr(j);
+    struct step_growth *g;
+    size_t n = torch_steps_growth(s, SIZE_MAX, &g);
+    json_key(j, "growing_lines");
+    json_arr(j);
+    for (size_t i = 0; i < n; i++) {
+        json_obj(j);
+        step_line(j, g[i].line);
+        json_key(j, "from_step"); json_u64(j, g[i].from_step);
+        json_key(j, "to_step"); json_u64(j, g[i].to_step);
+        json_key(j, "from_bytes"); json_u64(j, g[i].from_bytes);
+        json_key(j, "grown_bytes"); json_u64(j, g[i].grown);
+        json_key(j, "count"); json_u64(j, g[i].line->count);
+        json_key(j, "every_step"); json_bool(j, g[i].every_step);
+        json_end_obj(j);
+    }
+    json_end_arr(j);
+    free(g);
+    json_end_obj(j);
 }

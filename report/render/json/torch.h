@@ -8,6 +8,8 @@
 #include "render/report.h"
 
 void json_torch(const struct report_ctx *r, struct json *j);
+/* "torch_steps" (a report): PyTorch's optimizer steps, when the snapshot has them. */
+void json_torch_steps(const struct report_ctx *r, struct json *j);
 void json_torch_diff(const struct report_ctx *r, struct json *j, const struct msnap *m, size_t n);
 
 #endif

@@ -21,6 +21,7 @@
 #include "render/text/phases.h"
 #include "render/text/text_sections.h"
 #include "render/text/torch.h"
+#include "render/text/torch_steps.h"
 
 /* Allocation sites shown by default: the few that matter. */
 #define CALLS_SHOWN 5
@@ -34,7 +35,11 @@ void text_leaks_block(struct report_ctx *r)
     text_caches(r);
 }
 
-void text_torch_block(struct report_ctx *r) { text_torch(r); }
+void text_torch_block(struct report_ctx *r)
+{
+    text_torch(r);
+    text_torch_steps(r);
+}
 
 void text_leaks_tail(struct report_ctx *r)
 {

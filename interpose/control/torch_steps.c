@@ -1,0 +1,350 @@
+#include "control/torch_steps.h"
+
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "base/config.h"
+#include "base/exit_guard.h"
+#include "base/internal.h"
+#include "base/log.h"
+#include "base/libc_dl.h"
+#include "control/lifecycle.h"
+#include "snapshot_format.h"
+
+/* ---- the hook, in Python ------------------------------------------------- */
+
+/* Registered once per process (a fork child inherits it); the window
+ * function is handed to C (`_f(callable)`) for GPULEAK_STEP_INTERVAL.  Each
+ * step (or window):
+ * `_f(None)` first, so that a detached process (or one not tracking) pays
+ * one C call; then allocated and reserved over the devices, and with
+ * PyTorch's recorder on (whoever turned it on), `_snapshot()`'s live blocks
+ * by their first frame outside torch's own package (the innermost when all
+ * are torch's), the 16 lines with most bytes.  Sizes are the blocks'
+ * (rounded), as memory_allocated() counts them.  Sent as '<QQII' allocated,
+ * reserved, flags, lines, then per line '<QQI' bytes, count, line and two
+ * u32-length strings: the TORCH_STEP record's own fields and tail.  An
+ * Exception inside is swallowed (never the program's failure); the
+ * program's own BaseException (KeyboardInterrupt) goes on. */
+const char gl_torch_steps_register_code[] =
+    "import sys as _s\n"
+    "def _gpuleak_step_view(_window=False, _f=_f, _s=_s):\n"
+    "    if not _f(None):\n"
+    "        return\n"
+    "    try:\n"
+    "        import struct as _t\n"
+    "        _c = _s.modules.get('torch.cuda')\n"
+    "        if _c is None or not _c.is_initialized():\n"
+    "            return\n"
+    "        _n = _c.device_count()\n"
+    "        _al = sum(_c.memory_allocated(_d) for _d in range(_n))\n"
+    "        _rs = sum(_c.memory_reserved(_d) for _d in range(_n))\n"
+    "        _fl = 2 if _window else 0\n"
+    "        _ln = {}\n"
+    "        _h = getattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled', None)\n"
+    "        _m = _s.modules.get('torch.cuda.memory')\n"
+    "        if _h is not None and _h() and _m is not None and _m.get_allocator_backend() == 'native':\n"
+    "            _fl |= 1\n"
+    "            _tp = _s.modules['torch'].__file__.rsplit('/', 1)[0] + '/'\n"
+    "            for _g in _m._snapshot()['segments']:\n"
+    "                for _b in _g['blocks']:\n"
+    "                    if _b['state'] != 'active_allocated':\n"
+    "                        continue\n"
+    "                    _fr = _b.get('frames') or []\n"
+    "                    _x = next((_y for _y in _fr if not str(_y.get('filename', '')).startswith(_tp)),\n"
+    "                              _fr[0] if _fr else None)\n"
+    "                    _y = (str(_x.get('filename', '')), int(_x.get('line') or 0), str(_x.get('name', ''))) \\\n"
+    "                        if _x else ('', 0, '')\n"
+    "                    _e = _ln.setdefault(_y, [0, 0])\n"
+    "                    _e[0] += _b['size']\n"
+    "                    _e[1] += 1\n"
+    "        _top = sorted(_ln.items(), key=lambda _i: (-_i[1][0], _i[0]))[:16]\n"
+    "        _out = bytearray(_t.pack('<QQII', _al, _rs, _fl, len(_top)))\n"
+    "        for (_fn, _li, _na), (_by, _ct) in _top:\n"
+    "            _fb = _fn.encode('utf-8', 'replace')[:4096]\n"
+    "            _nb = _na.encode('utf-8', 'replace')[:4096]\n"
+    "            _out += _t.pack('<QQII', _by, _ct, max(_li, 0) & 0xffffffff, len(_fb)) + _fb\n"
+    "            _out += _t.pack('<I', len(_nb)) + _nb\n"
+    "        _f(bytes(_out))\n"
+    "    except Exception:\n"
+    "        pass\n"
+    "def _gpuleak_step_hook(_opt, _a, _k, _v=_gpuleak_step_view):\n"
+    "    _v()\n"
+    "def _gpuleak_step_window(_v=_gpuleak_step_view):\n"
+    "    _v(True)\n"
+    "_f(_gpuleak_step_window)\n"
+    "_o = _s.modules.get('torch.optim.optimizer')\n"
+    "_r = b'n'\n"
+    "if _o is not None and hasattr(_o, 'register_optimizer_step_post_hook'):\n"
+    "    _o.register_optimizer_step_post_hook(_gpuleak_step_hook)\n"
+    "    _r = b'h'\n";
+
+/* ---- the steps kept ------------------------------------------------------ */
+
+/* Step 1 in `first`, step n >= 2 in ring[n % KEPT].  Written only by the
+ * hook, which runs with the GIL (so one writer at a time); read by any
+ * snapshot, which takes a slot out (exchange), copies it and puts it back
+ * unless the hook replaced it meanwhile: no lock is shared with the
+ * program's threads, and nothing is freed while read. */
+static struct gl_torch_step *_Atomic first;
+static struct gl_torch_step *_Atomic ring[GL_TORCH_STEPS_KEPT];
+static _Atomic uint64_t steps_seen;
+
+static void keep_step(struct gl_torch_step *s)
+{
+    struct gl_torch_step *_Atomic *slot = s->step == 1 ? &first : &ring[s->step % GL_TORCH_STEPS_KEPT];
+    free(atomic_exchange(slot, s));
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* The hook's bytes are the record's fields and tail: their tail must hold
+ * exactly `lines` well-formed entries. */
+static bool tail_well_formed(const unsigned char *p, size_t len, uint32_t lines)
+{
+    size_t pos = 0;
+    for (uint32_t i = 0; i < lines; i++) {
+        if (len - pos < GL_TORCH_STEP_LINE_FIXED_SIZE)
+            return false;
+        pos += GL_TORCH_STEP_LINE_FIXED_SIZE; /* bytes, count, line */
+        for (int k = 0; k < 2; k++) {         /* file, function */
+            if (len - pos < 4)
+                return false;
+            uint32_t n = le32(p + pos);
+            pos += 4;
+            if (n > GL_SNAP_MAX_STRING || len - pos < n)
+                return false;
+            pos += n;
+        }
+    }
+    return pos == len;
+}
+
+#define HOOK_HEAD 24u /* '<QQII': allocated, reserved, flags, lines */
+
+static void note_step(const unsigned char *p, size_t len)
+{
+    if (len < HOOK_HEAD)
+        return;
+    uint32_t lines = le32(p + 20);
+    if (lines > GL_TORCH_STEP_MAX_LINES || !tail_well_formed(p + HOOK_HEAD, len - HOOK_HEAD, lines))
+        return;
+    struct gl_torch_step *s = malloc(sizeof *s + (len - HOOK_HEAD));
+    if (s == NULL)
+        return;
+    s->step = atomic_fetch_add(&steps_seen, 1) + 1;
+    s->time_ns = gl_mono_ns() - gl_start_mono_ns;
+    s->allocated = le64(p);
+    s->reserved = le64(p + 8);
+    s->flags = le32(p + 16) & (GL_TORCH_STEP_F_LINES | GL_TORCH_STEP_F_WINDOW);
+    s->lines = lines;
+    s->tail_len = len - HOOK_HEAD;
+    memcpy(s->tail, p + HOOK_HEAD, s->tail_len);
+    keep_step(s);
+}
+
+/* ---- the C function the hook calls ---------------------------------------- */
+
+struct py_method_def { /* PyMethodDef: the same four members in every CPython 3 */
+    const char *name;
+    void *(*meth)(void *, void *);
+    int flags;
+    const char *doc;
+};
+#define PY_METH_O 0x0008
+
+static struct {
+    int (*bytes_get)(void *, char **, ssize_t *);
+    void *(*bool_from_long)(long);
+    void (*incref)(void *);
+    void (*err_clear)(void);
+    int (*callable_check)(void *);
+    void *(*call_object)(void *, void *);
+    void (*decref)(void *);
+    int (*add_pending)(int (*)(void *), void *);
+    void *none;
+} api;
+
+/* The window function (`_gpuleak_step_window`), a reference of ours; set
+ * once, by the registration snippet, and read by the pending call. */
+static void *_Atomic window_fn;
+
+static void *step_call(void *self, void *arg)
+{
+    (void)self;
+    if (arg == api.none)
+        return api.bool_from_long(gl_tracking_active());
+    if (api.callable_check(arg)) {
+        void *none = NULL;
+        api.incref(arg);
+        if (!atomic_compare_exchange_strong(&window_fn, &none, arg))
+            api.decref(arg);
+        api.incref(api.none);
+        return api.none;
+    }
+    char *data;
+    ssize_t n;
+    if (gl_tracking_active() && api.bytes_get(arg, &data, &n) == 0 && n > 0)
+        note_step((const unsigned char *)data, (size_t)n);
+    api.err_clear(); /* not bytes: TypeError, the hook's own mistake, never the program's */
+    api.incref(api.none);
+    return api.none;
+}
+
+static struct py_method_def step_def = {"gpuleak_step", step_call, PY_METH_O, NULL};
+
+void *gl_torch_steps_hook_fn(void)
+{
+    void *(*new_cfunc)(void *, void *, void *) = NULL;
+#define FIND(dst, name)                                                                \
+    if ((*(void **)&(dst) = gl_libc_dlsym(RTLD_DEFAULT, name)) == NULL)                \
+        return NULL;
+    FIND(new_cfunc, "PyCFunction_NewEx")
+    FIND(api.bytes_get, "PyBytes_AsStringAndSize")
+    FIND(api.bool_from_long, "PyBool_FromLong")
+    FIND(api.incref, "Py_IncRef")
+    FIND(api.err_clear, "PyErr_Clear")
+    FIND(api.callable_check, "PyCallable_Check")
+    FIND(api.call_object, "PyObject_CallObject")
+    FIND(api.decref, "Py_DecRef")
+    FIND(api.add_pending, "Py_AddPendingCall")
+    FIND(api.none, "_Py_NoneStruct")
+#undef FIND
+    void *fn = new_cfunc(&step_def, NULL, NULL);
+    if (fn == NULL)
+        api.err_clear();
+    return fn;
+}
+
+/* ---- GPULEAK_STEP_INTERVAL: a view per time window ---------------------- */
+
+#define MIN_WINDOW_MS 100ull
+#define MAX_WINDOW_MS (30ull * 24 * 3600 * 1000) /* 30 days */
+
+static uint64_t window_ms; /* 0: off */
+static uint64_t window_due_ns;
+static atomic_bool window_queued; /* one pending call at a time */
+
+void gl_torch_steps_configure(void)
+{
+    static atomic_bool warned;
+    const char *iv = gl_getenv("GPULEAK_STEP_INTERVAL");
+    window_ms = 0;
+    if (iv != NULL && *iv != '\0' && strcmp(iv, "0") != 0 &&
+        !gl_parse_duration_ms(iv, MIN_WINDOW_MS, MAX_WINDOW_MS, &window_ms)) {
+        gl_warn_once(&warned,
+                     "ignoring GPULEAK_STEP_INTERVAL=%.40s: not a duration from 100ms to 30 days "
+                     "(e.g. 90s, 10m, 2h); no views by time", iv);
+        window_ms = 0;
+    }
+    window_due_ns = window_ms ? gl_mono_ns() + window_ms * 1000000u : 0;
+}
+
+uint64_t gl_torch_steps_window_wait_ms(void)
+{
+    if (window_ms == 0)
+        return UINT64_MAX;
+    uint64_t now = gl_mono_ns();
+    return now >= window_due_ns ? 0 : (window_due_ns - now + 999999u) / 1000000u;
+}
+
+/* On Python's main thread, at a bytecode boundary, with the GIL: the
+ * window's view.  The function swallows its own Exceptions; what escapes
+ * it (KeyboardInterrupt from the program's signal handler, run inside it)
+ * is the program's, raised where the pending call ran, as CPython raises
+ * its own signal handlers' exceptions. */
+static int window_call(void *arg)
+{
+    (void)arg;
+    atomic_store(&window_queued, false);
+    void *r = api.call_object(atomic_load(&window_fn), NULL);
+    if (r == NULL)
+        return -1;
+    api.decref(r);
+    return 0;
+}
+
+void gl_torch_steps_window_run(void)
+{
+    window_due_ns = gl_mono_ns() + window_ms * 1000000u;
+    /* Py_AddPendingCall may be called from any thread without the GIL;
+     * window_fn is set only once the step hook's snippet ran (PyTorch
+     * found, so api is filled). */
+    if (atomic_load(&window_fn) == NULL || !gl_tracking_active() || gl_exit_begun() ||
+        atomic_exchange(&window_queued, true))
+        return;
+    if (api.add_pending(window_call, NULL) != 0)
+        atomic_store(&window_queued, false);
+}
+
+/* ---- for a snapshot -------------------------------------------------------- */
+
+static struct gl_torch_step *copy_slot(struct gl_torch_step *_Atomic *slot)
+{
+    struct gl_torch_step *s = atomic_exchange(slot, NULL);
+    if (s == NULL)
+        return NULL;
+    struct gl_torch_step *c = malloc(sizeof *c + s->tail_len);
+    if (c != NULL)
+        memcpy(c, s, sizeof *c + s->tail_len);
+    struct gl_torch_step *none = NULL;
+    if (!atomic_compare_exchange_strong(slot, &none, s))
+        free(s); /* the hook kept a newer step there meanwhile */
+    return c;
+}
+
+static int by_step(const void *a, const void *b)
+{
+    uint64_t x = (*(struct gl_torch_step *const *)a)->step, y = (*(struct gl_torch_step *const *)b)->step;
+    return x < y ? -1 : x > y;
+}
+
+struct gl_torch_step **gl_torch_steps_copy(size_t *n)
+{
+    *n = 0;
+    if (atomic_load(&steps_seen) == 0)
+        return NULL;
+    struct gl_torch_step **out = malloc((GL_TORCH_STEPS_KEPT + 1) * sizeof *out);
+    if (out == NULL)
+        return NULL;
+    if ((out[*n] = copy_slot(&first)) != NULL)
+        (*n)++;
+    for (size_t i = 0; i < GL_TORCH_STEPS_KEPT; i++)
+        if ((out[*n] = copy_slot(&ring[i])) != NULL)
+            (*n)++;
+    qsort(out, *n, sizeof *out, by_step);
+    return out;
+}
+
+void gl_torch_steps_free(struct gl_torch_step **steps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(steps[i]);
+    free(steps);
+}
+
+void gl_torch_steps_postfork_child(void)
+{
+    free(atomic_exchange(&first, NULL));
+    for (size_t i = 0; i < GL_TORCH_STEPS_KEPT; i++)
+        free(atomic_exchange(&ring[i], NULL));
+    atomic_store(&steps_seen, 0);
+    atomic_store(&window_queued, false); /* a call queued in the parent runs there */
+    window_due_ns = window_ms ? gl_mono_ns() + window_ms * 1000000u : 0;
+}
