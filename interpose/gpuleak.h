@@ -61,8 +61,11 @@ const char *gpuleak_attach_last_snapshot(void);
 /* What gdb calls: gpuleak_attach_begin(config) or gpuleak_attach_end() on a
  * thread of gpuleak's own, started here and returning at once (the stopped
  * thread may hold a lock the work needs); its outcome, "RC SNAPSHOT\n",
- * goes into a new file at status.  0 when started, -1 when not (another
- * start running, an argument over 4 KiB, no thread). */
+ * goes into a new file at status.  0 when started; when not,
+ * GPULEAK_ATTACH_BUSY (another start of this process runs),
+ * GPULEAK_ATTACH_BAD_CONFIG (an argument missing or over 4 KiB),
+ * GPULEAK_ATTACH_NOT_ATTACHED (detach only), or -1 (no thread could be
+ * started). */
 int gpuleak_attach_start(const char *config, const char *status);
 int gpuleak_detach_start(const char *status);
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/config.h"
+#include "base/elf_lookup.h"
 #include "base/internal.h"
 #include "base/libc_dl.h"
 #include "base/modules.h"
@@ -169,10 +170,35 @@ static void collect_values(struct value_list *l)
 
 /* ---- the entry points -------------------------------------------------- */
 
+static int exports_entry_point(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0')
+        return 0;
+    void *fn = gl_elf_find_in_object(info, "gpuleak_attach_start");
+    if (fn == NULL || gl_is_own_address((uintptr_t)fn))
+        return 0;
+    *(bool *)data = true;
+    return 1;
+}
+
+/* Another copy of libgpuleak is in the process, whatever its file is
+ * called: preloaded as a copy or a link under another name, or linked in.
+ * Told by the entry point it exports, not by a name: that copy's hooks
+ * interpose already, and this copy, taking them for the real functions,
+ * would call them from its own (a program preloading a renamed copy
+ * crashed at the attach, and its detach was then refused as "busy"). */
+static bool another_copy_loaded(void)
+{
+    bool found = false;
+    gl_loader_walk(exports_entry_point, &found);
+    return found;
+}
+
 static bool preloaded(void)
 {
     const char *p = getenv("LD_PRELOAD");
-    return p != NULL && strstr(p, "libgpuleak") != NULL;
+    return (p != NULL && strstr(p, "libgpuleak") != NULL) || another_copy_loaded();
 }
 
 /* ---- libraries loaded after the attach --------------------------------- */
