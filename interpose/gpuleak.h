@@ -52,6 +52,7 @@ int gpuleak_record_history(int enabled, long max_entries);
 #define GPULEAK_ATTACH_NO_HOOKS 5     /* a slot could not be written: nothing changed */
 #define GPULEAK_ATTACH_NOT_ATTACHED 6 /* detach: no attach to end */
 #define GPULEAK_ATTACH_DISABLED 7     /* the process has GPULEAK_DISABLE=1 in its environment */
+#define GPULEAK_ATTACH_OTHER_COPY 8   /* another copy of libgpuleak, loaded by an attach, is in the process */
 int gpuleak_attach_begin(const char *config);
 int gpuleak_attach_end(void);
 /* Slots the attach rewrote, or -1 when not attached. */

@@ -22,7 +22,9 @@
 
 #include "base/internal.h"
 #include "base/worker.h"
+#include "control/lifecycle.h"
 #include "gpuleak.h"
+#include "hooks/attach.h"
 #include "hooks/attach_async.h"
 
 #define ARG_MAX_BYTES 4096
@@ -81,11 +83,11 @@ static void *run_job(void *arg)
     int rc;
     const char *snapshot = NULL;
     if (job_is_attach) {
-        rc = gpuleak_attach_begin(job_config);
+        rc = gl_attach_begin(job_config);
     } else {
-        rc = gpuleak_attach_end();
+        rc = gl_attach_end();
         if (rc == GPULEAK_ATTACH_OK)
-            snapshot = gpuleak_attach_last_snapshot();
+            snapshot = gl_detach_snapshot();
     }
     write_status(job_status, rc, snapshot);
     atomic_store(&job_owner, 0);
@@ -166,7 +168,7 @@ static _Atomic pid_t detach_wanted; /* the process asked to detach; 0: none */
 
 GL_EXPORT int gpuleak_detach_start(const char *status)
 {
-    if (gpuleak_attach_slots() < 0)
+    if (gl_attach_slots() < 0)
         return GPULEAK_ATTACH_NOT_ATTACHED;
     int rc = take_job(false, NULL, status);
     if (rc != GPULEAK_ATTACH_OK)
