@@ -8,6 +8,8 @@
 # - a process that dies while the attach runs: "ended during the attach"
 #   (before: the same thread message);
 # - a process another tracer holds: that tracer named;
+# - gdb that prints no error: "cannot load ... into it", status 2 (before:
+#   status 1 and no message);
 # - a newline in --output: refused (before: the line after it became a
 #   setting of its own; GPULEAK_SIGNAL=none took effect);
 # - libgpuleak preloaded under another file name: refused as preloaded,
@@ -124,6 +126,19 @@ GPULEAK_GDB=$PWD/killing-gdb timeout -k 5 30 "$LAUNCHER" attach --output "$PWD/s
 wait "$victim" 2>/dev/null || true
 expect_eq "$rc" 2 "killed: status"
 expect_eq "$(cat err.txt)" "gpuleak: attach: process $victim ended during the attach" "killed: message"
+
+# --- gdb says nothing but a null handle: one line, status 2 -----------------
+# (before the fix, the launcher looked for gdb's last word with a grep
+# that found none, and under pipefail ended with status 1 and no message:
+# seen in t_attach_busy when the process exited during its attach.)
+printf '#!/bin/sh\necho "GPULEAK_DLOPEN=0x0"\n' >mute-gdb
+chmod +x mute-gdb
+sleep 600 &
+mute=$!
+refused "gdb says nothing" "gpuleak: attach: process $mute: cannot load $(readlink -f "$LIBGPULEAK_SO") into it" \
+    env GPULEAK_GDB=$PWD/mute-gdb "$LAUNCHER" attach --output "$PWD/snaps/" "$mute"
+kill "$mute"
+wait "$mute" 2>/dev/null || true
 
 # --- preloaded under another file name -------------------------------------------
 cp "$LIBGPULEAK_SO" libother.so
