@@ -52,6 +52,7 @@ int gpuleak_record_history(int enabled, long max_entries);
 #define GPULEAK_ATTACH_NO_HOOKS 5     /* a slot could not be written: nothing changed */
 #define GPULEAK_ATTACH_NOT_ATTACHED 6 /* detach: no attach to end */
 #define GPULEAK_ATTACH_DISABLED 7     /* the process has GPULEAK_DISABLE=1 in its environment */
+#define GPULEAK_ATTACH_OTHER_COPY 8   /* another copy of libgpuleak, loaded by an attach, is in the process */
 int gpuleak_attach_begin(const char *config);
 int gpuleak_attach_end(void);
 /* Slots the attach rewrote, or -1 when not attached. */
@@ -61,8 +62,11 @@ const char *gpuleak_attach_last_snapshot(void);
 /* What gdb calls: gpuleak_attach_begin(config) or gpuleak_attach_end() on a
  * thread of gpuleak's own, started here and returning at once (the stopped
  * thread may hold a lock the work needs); its outcome, "RC SNAPSHOT\n",
- * goes into a new file at status.  0 when started, -1 when not (another
- * start running, an argument over 4 KiB, no thread). */
+ * goes into a new file at status.  0 when started; when not,
+ * GPULEAK_ATTACH_BUSY (another start of this process runs),
+ * GPULEAK_ATTACH_BAD_CONFIG (an argument missing or over 4 KiB),
+ * GPULEAK_ATTACH_NOT_ATTACHED (detach only), or -1 (no thread could be
+ * started). */
 int gpuleak_attach_start(const char *config, const char *status);
 int gpuleak_detach_start(const char *status);
 

@@ -13,6 +13,7 @@
  * function by name (resolve.h), never in a slot, so it never calls itself.
  * The detach writes every slot back. */
 #define __CUDA_API_VERSION_INTERNAL
+#include <dlfcn.h>
 #include <link.h>
 #include <cuda.h>
 #include <stdatomic.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "base/config.h"
+#include "base/elf_lookup.h"
 #include "base/internal.h"
 #include "base/libc_dl.h"
 #include "base/modules.h"
@@ -33,6 +35,7 @@
 #include "control/torch_view.h"
 #include "cuda/before_attach.h"
 #include "gpuleak.h"
+#include "hooks/attach.h"
 #include "hooks/attach_async.h"
 #include "hooks/dlsym_hook.h"
 #include "hooks/hook_table.h"
@@ -169,10 +172,58 @@ static void collect_values(struct value_list *l)
 
 /* ---- the entry points -------------------------------------------------- */
 
+/* Another copy of libgpuleak (a copy or a link of it under another file
+ * name), told by the entry points it exports, not by its name. */
+struct other_copy {
+    const char *name; /* the symbol looked for */
+    void *found;      /* its address in the first other copy */
+};
+
+static int find_in_other_copy(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct other_copy *o = data;
+    if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0')
+        return 0;
+    if (gl_elf_find_in_object(info, "gpuleak_attach_start") == NULL)
+        return 0;
+    void *fn = gl_elf_find_in_object(info, o->name);
+    if (fn == NULL || gl_is_own_address((uintptr_t)fn))
+        return 0;
+    o->found = fn;
+    return 1;
+}
+
+/* A copy in front of the program's lookups (preloaded or linked in,
+ * whatever its file is called): its hooks interpose already, and this
+ * copy, taking them for the real functions, would call them from its own
+ * (a program that preloaded a renamed copy crashed at the attach).  A copy
+ * another attach dlopen'ed is not in that scope: another_copy_state. */
+static bool another_copy_interposes(void)
+{
+    void *fn = gl_libc_dlsym(RTLD_DEFAULT, "gpuleak_attach_start");
+    return fn != NULL && !gl_is_own_address((uintptr_t)fn);
+}
+
+/* Another copy loaded by an attach (another installation's library, or
+ * this one's under another name): 1 when it is attached now, 0 when it is
+ * loaded but detached, -1 when there is none.  Even a detached copy rules
+ * an attach out: each copy's hooks would find the other's, exported under
+ * the real names, as their real functions, and call each other for ever
+ * (cuGetProcAddress, seen in t_attach_twocopies). */
+static int another_copy_state(void)
+{
+    struct other_copy o = {"gpuleak_attach_slots", NULL};
+    gl_loader_walk(find_in_other_copy, &o);
+    if (o.found == NULL)
+        return -1;
+    return ((long (*)(void))o.found)() >= 0 ? 1 : 0;
+}
+
 static bool preloaded(void)
 {
     const char *p = getenv("LD_PRELOAD");
-    return p != NULL && strstr(p, "libgpuleak") != NULL;
+    return (p != NULL && strstr(p, "libgpuleak") != NULL) || another_copy_interposes();
 }
 
 /* ---- libraries loaded after the attach --------------------------------- */
@@ -263,10 +314,14 @@ static bool take_busy(void)
     return false;
 }
 
-GL_EXPORT int gpuleak_attach_begin(const char *config)
+int gl_attach_begin(const char *config)
 {
+    gl_libc_dl_init();
     if (preloaded())
         return GPULEAK_ATTACH_PRELOADED;
+    int other = another_copy_state();
+    if (other >= 0)
+        return other == 1 ? GPULEAK_ATTACH_ALREADY : GPULEAK_ATTACH_OTHER_COPY;
     if (!take_busy())
         return GPULEAK_ATTACH_BUSY;
     int rc = GPULEAK_ATTACH_OK;
@@ -291,7 +346,7 @@ GL_EXPORT int gpuleak_attach_begin(const char *config)
     return rc;
 }
 
-GL_EXPORT int gpuleak_attach_end(void)
+int gl_attach_end(void)
 {
     if (!take_busy())
         return GPULEAK_ATTACH_BUSY;
@@ -313,6 +368,18 @@ GL_EXPORT int gpuleak_attach_end(void)
     return rc;
 }
 
-GL_EXPORT long gpuleak_attach_slots(void) { return atomic_load(&hooks_in_place) ? atomic_load(&patched_count) : -1; }
+long gl_attach_slots(void) { return atomic_load(&hooks_in_place) ? atomic_load(&patched_count) : -1; }
+
+/* The exported names are only entry points: the library's own calls go to
+ * the gl_ functions.  A call to an exported name from inside the library
+ * binds, as any default-visibility symbol does, to the first definition in
+ * the process: another copy's, when one is preloaded under another file
+ * name (the attach then ran that copy's gpuleak_attach_begin, and the
+ * detach asked that copy whether it was attached). */
+GL_EXPORT int gpuleak_attach_begin(const char *config) { return gl_attach_begin(config); }
+
+GL_EXPORT int gpuleak_attach_end(void) { return gl_attach_end(); }
+
+GL_EXPORT long gpuleak_attach_slots(void) { return gl_attach_slots(); }
 
 GL_EXPORT const char *gpuleak_attach_last_snapshot(void) { return gl_detach_snapshot(); }

@@ -22,7 +22,9 @@
 
 #include "base/internal.h"
 #include "base/worker.h"
+#include "control/lifecycle.h"
 #include "gpuleak.h"
+#include "hooks/attach.h"
 #include "hooks/attach_async.h"
 
 #define ARG_MAX_BYTES 4096
@@ -81,11 +83,11 @@ static void *run_job(void *arg)
     int rc;
     const char *snapshot = NULL;
     if (job_is_attach) {
-        rc = gpuleak_attach_begin(job_config);
+        rc = gl_attach_begin(job_config);
     } else {
-        rc = gpuleak_attach_end();
+        rc = gl_attach_end();
         if (rc == GPULEAK_ATTACH_OK)
-            snapshot = gpuleak_attach_last_snapshot();
+            snapshot = gl_detach_snapshot();
     }
     write_status(job_status, rc, snapshot);
     atomic_store(&job_owner, 0);
@@ -111,31 +113,35 @@ static int spawn_job(void)
     return rc == 0 ? 0 : -1;
 }
 
-/* Takes `job_owner` and copies the arguments; false (nothing taken) when
- * another start of this process runs or an argument is too long.  (getpid
- * is a system call, no lock: safe on the thread gdb stopped.) */
-static bool take_job(bool attach, const char *config, const char *status)
+/* Takes `job_owner` and copies the arguments: GPULEAK_ATTACH_OK, or
+ * (nothing taken) GPULEAK_ATTACH_BUSY when another start of this process
+ * runs, GPULEAK_ATTACH_BAD_CONFIG when an argument is missing or too long.
+ * Each its own answer, so that the launcher names the cause: the loser of
+ * two attaches at once was told "could not start its attach thread".
+ * (getpid is a system call, no lock: safe on the thread gdb stopped.) */
+static int take_job(bool attach, const char *config, const char *status)
 {
     if (status == NULL)
-        return false;
+        return GPULEAK_ATTACH_BAD_CONFIG;
     pid_t self = getpid();
     pid_t owner = atomic_load(&job_owner);
     do {
         if (owner == self)
-            return false;
+            return GPULEAK_ATTACH_BUSY;
     } while (!atomic_compare_exchange_weak(&job_owner, &owner, self));
     if (!copy_arg(job_config, config) || !copy_arg(job_status, status)) {
         atomic_store(&job_owner, 0);
-        return false;
+        return GPULEAK_ATTACH_BAD_CONFIG;
     }
     job_is_attach = attach;
-    return true;
+    return GPULEAK_ATTACH_OK;
 }
 
 GL_EXPORT int gpuleak_attach_start(const char *config, const char *status)
 {
-    if (!take_job(true, config, status))
-        return -1;
+    int rc = take_job(true, config, status);
+    if (rc != GPULEAK_ATTACH_OK)
+        return rc;
     if (spawn_job() != 0) {
         atomic_store(&job_owner, 0);
         return -1;
@@ -162,10 +168,11 @@ static _Atomic pid_t detach_wanted; /* the process asked to detach; 0: none */
 
 GL_EXPORT int gpuleak_detach_start(const char *status)
 {
-    if (gpuleak_attach_slots() < 0)
+    if (gl_attach_slots() < 0)
         return GPULEAK_ATTACH_NOT_ATTACHED;
-    if (!take_job(false, NULL, status))
-        return -1;
+    int rc = take_job(false, NULL, status);
+    if (rc != GPULEAK_ATTACH_OK)
+        return rc;
     atomic_store(&detach_wanted, getpid());
     gl_worker_wake(); /* sem_post: no lock; the writer asks now, not at its tick */
     return 0;
@@ -176,8 +183,8 @@ void gl_attach_detach_poll(void)
     pid_t wanted = atomic_exchange(&detach_wanted, 0);
     if (wanted == 0 || wanted != getpid())
         return; /* none, or the parent's, copied by fork: not this process's */
-    if (spawn_job() != 0) { /* no thread: said, as if the detach had failed */
-        write_status(job_status, GPULEAK_ATTACH_BUSY, NULL);
+    if (spawn_job() != 0) { /* no thread: said so (-1), not "busy" */
+        write_status(job_status, -1, NULL);
         atomic_store(&job_owner, 0);
     }
 }
