@@ -63,6 +63,27 @@ struct file_cache {
     size_t nframes, cap_frames;
 };
 
+/* One symbol of a file's index: an eligible one (named, defined, not a
+ * section, file or TLS symbol: those dwfl_module_addrinfo may answer). */
+struct index_sym {
+    uint64_t value; /* adjusted to the load bias, as libdwfl compares it */
+    uint64_t size;
+    const char *name; /* libdwfl's, alive as long as the Dwfl */
+};
+
+/* A file's symbols sorted by address, for the lookups of its pcs: libdwfl
+ * scans the whole table for each pc (545,000 symbols in libtorch_cpu.so,
+ * 6-90 ms a pc here); the index answers by bisection where libdwfl's choice
+ * is plain -- exactly one sized symbol holds the pc and no sizeless one
+ * starts at it -- and asks libdwfl otherwise (aliases, nested or sizeless
+ * symbols), so the names are libdwfl's either way. */
+struct sym_index {
+    bool built;
+    struct index_sym *syms;
+    uint64_t *max_end; /* max_end[i]: the highest value + size of syms[0..i] */
+    size_t n;
+};
+
 /* An opened module file, shared by every symbolizer of the run that needs
  * that file at that load bias: the snapshots of one job name the same files,
  * and each Dwfl holds the file's parsed debug information (about 190 KB for
@@ -77,6 +98,7 @@ struct open_file {
     Dwfl_Module *mod;
     size_t refs;
     struct file_cache cache; /* what its pcs resolved to, for every snapshot */
+    struct sym_index index;
 };
 static struct open_file **g_files;
 static size_t g_nfiles, g_capfiles;
@@ -237,6 +259,8 @@ static void file_release(struct open_file *f)
     }
     free(f->cache.frames);
     free(f->cache.slots);
+    free(f->index.syms);
+    free(f->index.max_end);
     dwfl_end(f->dwfl);
     free(f->path);
     free(f);
@@ -419,15 +443,118 @@ static void push_file_frame(struct file_cache *fc, const struct file_frame *f)
     fc->frames[fc->nframes++] = *f;
 }
 
+/* GPULEAK_REPORT_SYMBOL_CACHE=snapshot: every snapshot looks its pcs up
+ * itself, as before the cache was shared (make bench's baseline for the
+ * reporter on a series, docs/performance.md section 4; the output is the
+ * same either way). */
+static bool shared_cache_off(void)
+{
+    static int off = -1;
+    if (off < 0) {
+        const char *e = getenv("GPULEAK_REPORT_SYMBOL_CACHE");
+        off = e != NULL && strcmp(e, "snapshot") == 0;
+    }
+    return off;
+}
+
+static int cmp_index_sym(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    const struct index_sym *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    return 0;
+}
+
+/* Every eligible symbol of the file, sorted, with the running end. */
+static void index_build(struct open_file *of)
+{
+    struct sym_index *ix = &of->index;
+    ix->built = true;
+    int n = dwfl_module_getsymtab(of->mod);
+    if (n <= 1)
+        return;
+    ix->syms = xmalloc((size_t)n * sizeof *ix->syms);
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr value;
+        const char *name = dwfl_module_getsym_info(of->mod, i, &sym, &value, NULL, NULL, NULL);
+        int type = GELF_ST_TYPE(sym.st_info);
+        if (name == NULL || name[0] == '\0' || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
+            type == STT_FILE || type == STT_TLS)
+            continue;
+        ix->syms[ix->n++] = (struct index_sym){.value = value, .size = sym.st_size, .name = name};
+    }
+    sort_array_r(ix->syms, ix->n, sizeof *ix->syms, cmp_index_sym, NULL);
+    ix->max_end = xmalloc((ix->n ? ix->n : 1) * sizeof *ix->max_end);
+    uint64_t end = 0;
+    for (size_t i = 0; i < ix->n; i++) {
+        uint64_t e = ix->syms[i].value + ix->syms[i].size;
+        if (e > end)
+            end = e;
+        ix->max_end[i] = end;
+    }
+}
+
+/* The symbol libdwfl's dwfl_module_addrinfo names for addr when it is
+ * plain (struct sym_index), found with the index; NULL when the index
+ * cannot tell (the caller asks libdwfl). */
+static const char *index_lookup(struct open_file *of, uint64_t addr)
+{
+    enum { MAX_SCAN = 64 }; /* symbols looked at before giving up */
+    struct sym_index *ix = &of->index;
+    if (!ix->built)
+        index_build(of);
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) { /* first symbol with value > addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->syms[mid].value <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const struct index_sym *found = NULL;
+    size_t scanned = 0;
+    for (size_t k = lo; k-- > 0 && ix->max_end[k] > addr;) {
+        const struct index_sym *y = &ix->syms[k];
+        if (++scanned > MAX_SCAN)
+            return NULL;
+        if (y->size == 0) {
+            if (y->value == addr)
+                return NULL; /* libdwfl may prefer it to a local symbol */
+        } else if (addr - y->value < y->size) {
+            if (found != NULL)
+                return NULL; /* more than one holds addr: libdwfl's order decides */
+            found = y;
+        }
+    }
+    /* a sizeless symbol at addr ends at addr: the scan above may have
+     * stopped before it */
+    for (size_t k = lo; k-- > 0 && ix->syms[k].value == addr;)
+        if (ix->syms[k].size == 0)
+            return NULL;
+    return found ? found->name : NULL;
+}
+
+/* dwfl_module_addrinfo's symbol name for addr, through the index when it
+ * can tell. */
+static const char *symbol_name(struct open_file *of, uint64_t addr)
+{
+    const char *name = shared_cache_off() ? NULL : index_lookup(of, addr);
+    if (name != NULL)
+        return name;
+    GElf_Off symoff;
+    GElf_Sym sym;
+    return dwfl_module_addrinfo(of->mod, addr, &symoff, &sym, NULL, NULL, NULL);
+}
+
 /* Appends to the file's cache the frames of one pc inside it (at least one). */
 static void resolve_in_file(struct open_file *of, uint64_t pc)
 {
     struct file_cache *fc = &of->cache;
     Dwfl_Module *mod = of->mod;
     Dwarf_Addr a = pc ? pc - 1 : 0;
-    GElf_Off symoff;
-    GElf_Sym sym;
-    const char *symname = dwfl_module_addrinfo(mod, a, &symoff, &sym, NULL, NULL, NULL);
+    const char *symname = symbol_name(of, a);
 
     const char *file = NULL;
     int line = 0;
@@ -525,20 +652,6 @@ static void slot_fill(struct cache_slot **slots, size_t *nslots, size_t *used,
     free(*slots);
     *slots = ns;
     *nslots = grown;
-}
-
-/* GPULEAK_REPORT_SYMBOL_CACHE=snapshot: every snapshot looks its pcs up
- * itself, as before the cache was shared (make bench's baseline for the
- * reporter on a series, docs/performance.md section 4; the output is the
- * same either way). */
-static bool shared_cache_off(void)
-{
-    static int off = -1;
-    if (off < 0) {
-        const char *e = getenv("GPULEAK_REPORT_SYMBOL_CACHE");
-        off = e != NULL && strcmp(e, "snapshot") == 0;
-    }
-    return off;
 }
 
 /* The index in of->cache.frames of pc's frames (n of them), resolved on the
