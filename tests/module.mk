@@ -80,6 +80,10 @@ PROG_OUT_other_interposer = other_interposer.so
 PROG_OUT_failmalloc = failmalloc.so
 PROG_OUT_enospc = enospc.so
 $(foreach p,other_interposer.so failmalloc.so enospc.so,$(eval PROG_FLAGS_$(p) = -Wno-missing-prototypes $$(SO)))
+# Preloaded into gpuleak-report: counts its symbol-table lookups.
+PROG_OUT_count_symlookup = count_symlookup.so
+PROG_FLAGS_count_symlookup.so = $(SO)
+PROG_LIBS_count_symlookup.so = -ldl
 # Static: LD_PRELOAD does nothing to it (no sanitizer either: those need the
 # dynamic runtime).
 PROG_CC_static_hello = $(CC) -O1 -static

@@ -6,8 +6,9 @@
 # from the segments through device_traces) never finding an allocation or a
 # segment missing or twice, ending with what existed before the history
 # (nothing, for a history that starts at seq 1), a 'snapshot' entry's size
-# being the bytes live then, and allocator_settings.trace_alloc_overflowed
-# saying whether the ring wrapped.  The fields and types are those that
+# being the bytes live then, allocator_settings.trace_alloc_overflowed
+# saying whether the ring wrapped, and allocator_settings' PyTorch keys
+# from the process's configuration variables.  The fields and types are those that
 # PyTorch's memory_viz (MemoryViz.js, process_alloc_data.js, _memory_viz.py)
 # reads without checking (docs/memory-viz.md).  Scenarios: the known
 # history, a ring that wrapped with events the replay must drop, Python
@@ -236,6 +237,36 @@ python3 check.py ring.pickle ring.json '{"wrapped": true}' || fail "wrapped pick
 check_json ring.json <<'PY'
 eq((d["timeline"]["events"], d["timeline"]["first_seq"] > 1), (10, True), "a wrapped ring of 10 events")
 PY
+
+# allocator_settings as PyTorch 2.14.1 writes them, from the configuration
+# the process had (docs/memory-viz.md): with both variables set the old
+# name's string is in force (as torch reads it, measured); a number for
+# roundup_power2_divisions sets every bucket.  Without either, torch's
+# defaults (the ring pickle above).
+PYTORCH_CUDA_ALLOC_CONF='expandable_segments:True,max_split_size_mb:64,roundup_power2_divisions:4,garbage_collection_threshold:0.25' \
+    PYTORCH_ALLOC_CONF=max_split_size_mb:32 GPULEAK_OUTPUT=conf.snap traced "$TPROG/demo_train" >/dev/null
+"$REPORT" --torch-snapshot conf.pickle conf.snap || fail "--torch-snapshot of conf.snap: exit $?"
+got=$(python3 - conf.pickle ring.pickle <<'PY'
+import pickle, sys
+for path in sys.argv[1:]:
+    st = pickle.load(open(path, "rb"))["allocator_settings"]
+    print([(k, type(v).__name__, v) for k, v in st.items() if k != "roundup_power2_divisions"])
+    print(st["roundup_power2_divisions"])
+PY
+) || fail "reading allocator_settings"
+zero=$(python3 -c 'print({str(1 << i): 0 for i in range(16)})')
+four=$(python3 -c 'print({str(1 << i): 4 for i in range(16)})')
+expect_eq "$got" "[('PYTORCH_CUDA_ALLOC_CONF', 'str', 'expandable_segments:True,max_split_size_mb:64,roundup_power2_divisions:4,garbage_collection_threshold:0.25'), \
+('max_split_size', 'int', 67108864), ('garbage_collection_threshold', 'float', 0.25), ('expandable_segments', 'bool', True), \
+('pinned_num_register_threads', 'int', 1), ('release_lock_on_cudamalloc', 'bool', False), ('pinned_use_cuda_host_register', 'bool', False), \
+('graph_capture_record_stream_reuse', 'bool', False), ('max_round_threshold', 'int', -1), ('max_cached_size', 'int', -1), \
+('trace_alloc_overflowed', 'bool', False)]
+$four
+[('PYTORCH_CUDA_ALLOC_CONF', 'str', ''), ('max_split_size', 'int', -1), ('garbage_collection_threshold', 'float', 0.0), \
+('expandable_segments', 'bool', False), ('pinned_num_register_threads', 'int', 1), ('release_lock_on_cudamalloc', 'bool', False), \
+('pinned_use_cuda_host_register', 'bool', False), ('graph_capture_record_stream_reuse', 'bool', False), ('max_round_threshold', 'int', -1), \
+('max_cached_size', 'int', -1), ('trace_alloc_overflowed', 'bool', True), ('trace_alloc_max_entries', 'int', 10)]
+$zero" "allocator_settings: both variables set (the old name in force); none"
 
 # Python frames become memory_viz frames {filename, line, name}
 if [ -z "$GL_SAN" ]; then

@@ -32,6 +32,58 @@ static const Dwfl_Callbacks offline_callbacks = {
     .section_address = dwfl_offline_section_address,
 };
 
+struct cache_slot {
+    uint64_t pc;
+    size_t first; /* index into frames */
+    uint32_t n;   /* 0 = empty slot (a resolved pc always has >= 1 frame) */
+};
+
+/* One frame of a pc in an opened file: what the file says, whichever
+ * snapshot asked (the snapshot's own fields, module index and name, are
+ * added by each symbolizer). */
+struct file_frame {
+    char *function;
+    char *file;
+    unsigned line;
+    bool inlined;
+};
+
+/* The frames every pc of one opened file resolved to, shared by the
+ * symbolizers of all snapshots that use the file: the snapshots of one job
+ * repeat the same pcs, and a lookup in a large library costs a scan of its
+ * whole symbol table in libdwfl (dwfl_module_addrinfo is linear in the
+ * symbols), so a diff or a page of five snapshots of a PyTorch job looked
+ * every pc up five times.  A pc's frames depend on the file alone (path,
+ * load bias, contents), which is the key of the open_file holding this
+ * cache. */
+struct file_cache {
+    struct cache_slot *slots;
+    size_t nslots, used;
+    struct file_frame *frames;
+    size_t nframes, cap_frames;
+};
+
+/* One symbol of a file's index: an eligible one (named, defined, not a
+ * section, file or TLS symbol: those dwfl_module_addrinfo may answer). */
+struct index_sym {
+    uint64_t value; /* adjusted to the load bias, as libdwfl compares it */
+    uint64_t size;
+    const char *name; /* libdwfl's, alive as long as the Dwfl */
+};
+
+/* A file's symbols sorted by address, for the lookups of its pcs: libdwfl
+ * scans the whole table for each pc (545,000 symbols in libtorch_cpu.so,
+ * 6-90 ms a pc here); the index answers by bisection where libdwfl's choice
+ * is plain -- exactly one sized symbol holds the pc and no sizeless one
+ * starts at it -- and asks libdwfl otherwise (aliases, nested or sizeless
+ * symbols), so the names are libdwfl's either way. */
+struct sym_index {
+    bool built;
+    struct index_sym *syms;
+    uint64_t *max_end; /* max_end[i]: the highest value + size of syms[0..i] */
+    size_t n;
+};
+
 /* An opened module file, shared by every symbolizer of the run that needs
  * that file at that load bias: the snapshots of one job name the same files,
  * and each Dwfl holds the file's parsed debug information (about 190 KB for
@@ -45,6 +97,8 @@ struct open_file {
     Dwfl *dwfl;
     Dwfl_Module *mod;
     size_t refs;
+    struct file_cache cache; /* what its pcs resolved to, for every snapshot */
+    struct sym_index index;
 };
 static struct open_file **g_files;
 static size_t g_nfiles, g_capfiles;
@@ -56,12 +110,6 @@ struct sym_module {
     Dwfl_Module *mod;
     char *basename;
     char *note;
-};
-
-struct cache_slot {
-    uint64_t pc;
-    size_t first; /* index into frames */
-    uint32_t n;   /* 0 = empty slot (a resolved pc always has >= 1 frame) */
 };
 
 struct symbolizer {
@@ -205,6 +253,14 @@ static void file_release(struct open_file *f)
         g_files = NULL;
         g_capfiles = 0;
     }
+    for (size_t i = 0; i < f->cache.nframes; i++) {
+        free(f->cache.frames[i].function);
+        free(f->cache.frames[i].file);
+    }
+    free(f->cache.frames);
+    free(f->cache.slots);
+    free(f->index.syms);
+    free(f->index.max_end);
     dwfl_end(f->dwfl);
     free(f->path);
     free(f);
@@ -378,24 +434,137 @@ static char *die_function_name(Dwarf_Die *die, const char *symname)
     return n ? xstrdup(n) : NULL;
 }
 
-/* Appends the frames of one pc inside a usable module. */
-static void resolve_in_module(struct symbolizer *sy, struct sym_module *m,
-                              struct sym_frame base)
+static void push_file_frame(struct file_cache *fc, const struct file_frame *f)
 {
-    Dwarf_Addr a = base.address ? base.address - 1 : 0;
+    if (fc->nframes == fc->cap_frames) {
+        fc->cap_frames = fc->cap_frames ? 2 * fc->cap_frames : 256;
+        fc->frames = xrealloc(fc->frames, fc->cap_frames * sizeof *fc->frames);
+    }
+    fc->frames[fc->nframes++] = *f;
+}
+
+/* GPULEAK_REPORT_SYMBOL_CACHE=snapshot: every snapshot looks its pcs up
+ * itself, as before the cache was shared (make bench's baseline for the
+ * reporter on a series, docs/performance.md section 4; the output is the
+ * same either way). */
+static bool shared_cache_off(void)
+{
+    static int off = -1;
+    if (off < 0) {
+        const char *e = getenv("GPULEAK_REPORT_SYMBOL_CACHE");
+        off = e != NULL && strcmp(e, "snapshot") == 0;
+    }
+    return off;
+}
+
+static int cmp_index_sym(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    const struct index_sym *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    return 0;
+}
+
+/* Every eligible symbol of the file, sorted, with the running end. */
+static void index_build(struct open_file *of)
+{
+    struct sym_index *ix = &of->index;
+    ix->built = true;
+    int n = dwfl_module_getsymtab(of->mod);
+    if (n <= 1)
+        return;
+    ix->syms = xmalloc((size_t)n * sizeof *ix->syms);
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr value;
+        const char *name = dwfl_module_getsym_info(of->mod, i, &sym, &value, NULL, NULL, NULL);
+        int type = GELF_ST_TYPE(sym.st_info);
+        if (name == NULL || name[0] == '\0' || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
+            type == STT_FILE || type == STT_TLS)
+            continue;
+        ix->syms[ix->n++] = (struct index_sym){.value = value, .size = sym.st_size, .name = name};
+    }
+    sort_array_r(ix->syms, ix->n, sizeof *ix->syms, cmp_index_sym, NULL);
+    ix->max_end = xmalloc((ix->n ? ix->n : 1) * sizeof *ix->max_end);
+    uint64_t end = 0;
+    for (size_t i = 0; i < ix->n; i++) {
+        uint64_t e = ix->syms[i].value + ix->syms[i].size;
+        if (e > end)
+            end = e;
+        ix->max_end[i] = end;
+    }
+}
+
+/* The symbol libdwfl's dwfl_module_addrinfo names for addr when it is
+ * plain (struct sym_index), found with the index; NULL when the index
+ * cannot tell (the caller asks libdwfl). */
+static const char *index_lookup(struct open_file *of, uint64_t addr)
+{
+    enum { MAX_SCAN = 64 }; /* symbols looked at before giving up */
+    struct sym_index *ix = &of->index;
+    if (!ix->built)
+        index_build(of);
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) { /* first symbol with value > addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->syms[mid].value <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const struct index_sym *found = NULL;
+    size_t scanned = 0;
+    for (size_t k = lo; k-- > 0 && ix->max_end[k] > addr;) {
+        const struct index_sym *y = &ix->syms[k];
+        if (++scanned > MAX_SCAN)
+            return NULL;
+        if (y->size == 0) {
+            if (y->value == addr)
+                return NULL; /* libdwfl may prefer it to a local symbol */
+        } else if (addr - y->value < y->size) {
+            if (found != NULL)
+                return NULL; /* more than one holds addr: libdwfl's order decides */
+            found = y;
+        }
+    }
+    /* a sizeless symbol at addr ends at addr: the scan above may have
+     * stopped before it */
+    for (size_t k = lo; k-- > 0 && ix->syms[k].value == addr;)
+        if (ix->syms[k].size == 0)
+            return NULL;
+    return found ? found->name : NULL;
+}
+
+/* dwfl_module_addrinfo's symbol name for addr, through the index when it
+ * can tell. */
+static const char *symbol_name(struct open_file *of, uint64_t addr)
+{
+    const char *name = shared_cache_off() ? NULL : index_lookup(of, addr);
+    if (name != NULL)
+        return name;
     GElf_Off symoff;
     GElf_Sym sym;
-    const char *symname = dwfl_module_addrinfo(m->mod, a, &symoff, &sym, NULL, NULL, NULL);
+    return dwfl_module_addrinfo(of->mod, addr, &symoff, &sym, NULL, NULL, NULL);
+}
+
+/* Appends to the file's cache the frames of one pc inside it (at least one). */
+static void resolve_in_file(struct open_file *of, uint64_t pc)
+{
+    struct file_cache *fc = &of->cache;
+    Dwfl_Module *mod = of->mod;
+    Dwarf_Addr a = pc ? pc - 1 : 0;
+    const char *symname = symbol_name(of, a);
 
     const char *file = NULL;
     int line = 0;
-    Dwfl_Line *dl = dwfl_module_getsrc(m->mod, a);
+    Dwfl_Line *dl = dwfl_module_getsrc(mod, a);
     if (dl)
         file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
 
-    size_t before = sy->nframes;
+    size_t before = fc->nframes;
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cudie = dwfl_module_addrdie(m->mod, a, &bias);
+    Dwarf_Die *cudie = dwfl_module_addrdie(mod, a, &bias);
     Dwarf_Die *scopes = NULL;
     int nscopes = cudie ? dwarf_getscopes(cudie, a - bias, &scopes) : 0;
     if (nscopes > 0) {
@@ -414,15 +583,15 @@ static void resolve_in_module(struct symbolizer *sy, struct sym_module *m,
         int tag = dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
             continue;
-        struct sym_frame f = base;
+        struct file_frame f = {0};
         char *name = die_function_name(&scopes[i], tag == DW_TAG_subprogram ? symname : NULL);
         if (!name && tag == DW_TAG_subprogram && symname)
             name = demangle(symname);
-        f.function = own(sy, name);
-        f.file = cur_file ? own(sy, xstrdup(cur_file)) : NULL;
+        f.function = name;
+        f.file = cur_file ? xstrdup(cur_file) : NULL;
         f.line = cur_line > 0 ? (unsigned)cur_line : 0;
         f.inlined = tag == DW_TAG_inlined_subroutine;
-        push_frame(sy, &f);
+        push_file_frame(fc, &f);
         if (tag == DW_TAG_subprogram)
             break;
         /* the caller's location is where the inlined body was called from */
@@ -440,13 +609,76 @@ static void resolve_in_module(struct symbolizer *sy, struct sym_module *m,
             cur_line = (int)val;
     }
     free(scopes);
-    if (sy->nframes == before) { /* no DWARF scopes: symbol table only */
-        struct sym_frame f = base;
-        f.function = symname ? own(sy, demangle(symname)) : NULL;
-        f.file = file ? own(sy, xstrdup(file)) : NULL;
+    if (fc->nframes == before) { /* no DWARF scopes: symbol table only */
+        struct file_frame f = {0};
+        f.function = symname ? demangle(symname) : NULL;
+        f.file = file ? xstrdup(file) : NULL;
         f.line = line > 0 ? (unsigned)line : 0;
-        push_frame(sy, &f);
+        push_file_frame(fc, &f);
     }
+}
+
+static size_t hash_pc(uint64_t pc)
+{
+    pc ^= pc >> 33;
+    pc *= 0xff51afd7ed558ccdULL;
+    pc ^= pc >> 33;
+    return (size_t)pc;
+}
+
+/* The slot of pc in an open-addressed table of a power-of-two size: its
+ * own, or the empty one where it goes. */
+static struct cache_slot *slot_of(struct cache_slot *slots, size_t nslots, uint64_t pc)
+{
+    size_t h = hash_pc(pc) & (nslots - 1);
+    while (slots[h].n && slots[h].pc != pc)
+        h = (h + 1) & (nslots - 1);
+    return &slots[h];
+}
+
+/* Fills the empty slot s with pc's frames [first, first+n) and keeps the
+ * table at most half full. */
+static void slot_fill(struct cache_slot **slots, size_t *nslots, size_t *used,
+                      struct cache_slot *s, uint64_t pc, size_t first, size_t n)
+{
+    *s = (struct cache_slot){.pc = pc, .first = first, .n = (uint32_t)n};
+    if (++*used * 2 <= *nslots)
+        return;
+    size_t grown = *nslots * 2;
+    struct cache_slot *ns = xcalloc(grown, sizeof *ns);
+    for (size_t i = 0; i < *nslots; i++)
+        if ((*slots)[i].n)
+            *slot_of(ns, grown, (*slots)[i].pc) = (*slots)[i];
+    free(*slots);
+    *slots = ns;
+    *nslots = grown;
+}
+
+/* The index in of->cache.frames of pc's frames (n of them), resolved on the
+ * first ask of any snapshot. */
+static size_t file_frames(struct open_file *of, uint64_t pc, size_t *n)
+{
+    struct file_cache *fc = &of->cache;
+    if (shared_cache_off()) {
+        size_t first = fc->nframes;
+        resolve_in_file(of, pc);
+        *n = fc->nframes - first;
+        return first;
+    }
+    if (!fc->slots) {
+        fc->nslots = 1024;
+        fc->slots = xcalloc(fc->nslots, sizeof *fc->slots);
+    }
+    struct cache_slot *s = slot_of(fc->slots, fc->nslots, pc);
+    if (s->n) {
+        *n = s->n;
+        return s->first;
+    }
+    size_t first = fc->nframes;
+    resolve_in_file(of, pc);
+    *n = fc->nframes - first;
+    slot_fill(&fc->slots, &fc->nslots, &fc->used, s, pc, first, *n);
+    return first;
 }
 
 /* A tagged pc is a Python frame recorded by the interposer: its text is in
@@ -483,55 +715,32 @@ static void resolve(struct symbolizer *sy, uint64_t pc)
         push_frame(sy, &base);
         return;
     }
-    resolve_in_module(sy, m, base);
-}
-
-static size_t hash_pc(uint64_t pc)
-{
-    pc ^= pc >> 33;
-    pc *= 0xff51afd7ed558ccdULL;
-    pc ^= pc >> 33;
-    return (size_t)pc;
-}
-
-static void rehash(struct symbolizer *sy)
-{
-    size_t n = sy->nslots * 2;
-    struct cache_slot *ns = xcalloc(n, sizeof *ns);
-    if (!ns) {
-        fputs("gpuleak-report: out of memory\n", stderr);
-        exit(1);
+    size_t n;
+    size_t first = file_frames(m->file, pc, &n);
+    for (size_t i = 0; i < n; i++) {
+        /* the strings are the file's: it lives until the last symbolizer
+         * that holds it is freed */
+        const struct file_frame *ff = &m->file->cache.frames[first + i];
+        struct sym_frame f = base;
+        f.function = ff->function;
+        f.file = ff->file;
+        f.line = ff->line;
+        f.inlined = ff->inlined;
+        push_frame(sy, &f);
     }
-    for (size_t i = 0; i < sy->nslots; i++) {
-        if (!sy->slots[i].n)
-            continue;
-        size_t h = hash_pc(sy->slots[i].pc) & (n - 1);
-        while (ns[h].n)
-            h = (h + 1) & (n - 1);
-        ns[h] = sy->slots[i];
-    }
-    free(sy->slots);
-    sy->slots = ns;
-    sy->nslots = n;
 }
 
 const struct sym_frame *sym_pc(struct symbolizer *sy, uint64_t pc, size_t *n)
 {
-    size_t h = hash_pc(pc) & (sy->nslots - 1);
-    while (sy->slots[h].n) {
-        if (sy->slots[h].pc == pc) {
-            *n = sy->slots[h].n;
-            return sy->frames + sy->slots[h].first;
-        }
-        h = (h + 1) & (sy->nslots - 1);
+    struct cache_slot *s = slot_of(sy->slots, sy->nslots, pc);
+    if (s->n) {
+        *n = s->n;
+        return sy->frames + s->first;
     }
     size_t first = sy->nframes;
     resolve(sy, pc);
-    sy->slots[h] = (struct cache_slot){.pc = pc, .first = first,
-                                       .n = (uint32_t)(sy->nframes - first)};
-    if (++sy->used * 2 > sy->nslots)
-        rehash(sy);
     *n = sy->nframes - first;
+    slot_fill(&sy->slots, &sy->nslots, &sy->used, s, pc, first, *n);
     return sy->frames + first;
 }
 

@@ -31,6 +31,7 @@
 #include "model/symbolize.h"
 #include "render/json/json.h"
 #include "render/report.h"
+#include "render/torch/alloc_conf.h"
 #include "util/sort.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
@@ -46,6 +47,7 @@
 #define P_BININT1 'K'
 #define P_BININT2 'M'
 #define P_LONG1 0x8a
+#define P_BINFLOAT 'G'
 #define P_SHORT_BINUNICODE 0x8c
 #define P_BINUNICODE 'X'
 #define P_EMPTY_DICT '}'
@@ -102,6 +104,18 @@ static void p_int(struct pk *p, int64_t v)
         p_le(p, (uint64_t)v, n);
     }
 }
+
+/* a Python float: 8 bytes big-endian, as pickle.dump writes one */
+static void p_float(struct pk *p, double d)
+{
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    p_byte(p, P_BINFLOAT);
+    for (int i = 7; i >= 0; i--)
+        fputc((int)((bits >> (8 * i)) & 0xff), p->f);
+}
+
+static void p_bool(struct pk *p, bool b) { p_byte(p, b ? P_TRUE : P_FALSE); }
 
 /* unsigned values beyond int64 are clamped (addresses and sizes never are) */
 static void p_uint(struct pk *p, uint64_t v) { p_int(p, v > INT64_MAX ? INT64_MAX : (int64_t)v); }
@@ -669,13 +683,36 @@ static void p_device_traces(struct pk *p, const struct report_ctx *r, struct viz
     p_byte(p, P_APPENDS);
 }
 
-/* the newest memory_viz warns that events were lost when the ring
- * overflowed (allocator_settings.trace_alloc_overflowed, with its size) */
+/* PyTorch 2.14's "allocator_settings", in its order, from the
+ * configuration the process had (alloc_conf.h); then, for the newest
+ * memory_viz, which warns that events were lost when the ring overflowed,
+ * trace_alloc_overflowed (with its size). */
 static void p_allocator_settings(struct pk *p, const struct snapshot *s, bool wrapped)
 {
+    struct alloc_conf c;
+    alloc_conf_of(s, &c);
     p_cstr(p, "allocator_settings");
     p_dict(p);
-    p_cstr(p, "trace_alloc_overflowed"); p_byte(p, wrapped ? P_TRUE : P_FALSE);
+    p_cstr(p, "PYTORCH_CUDA_ALLOC_CONF"); p_cstr(p, c.conf);
+    p_cstr(p, "max_split_size"); p_int(p, c.max_split_size);
+    p_cstr(p, "garbage_collection_threshold"); p_float(p, c.gc_threshold);
+    p_cstr(p, "expandable_segments"); p_bool(p, c.expandable_segments);
+    p_cstr(p, "pinned_num_register_threads"); p_int(p, c.pinned_num_register_threads);
+    p_cstr(p, "release_lock_on_cudamalloc"); p_bool(p, c.release_lock_on_cudamalloc);
+    p_cstr(p, "pinned_use_cuda_host_register"); p_bool(p, c.pinned_use_cuda_host_register);
+    p_cstr(p, "graph_capture_record_stream_reuse"); p_bool(p, c.graph_capture_record_stream_reuse);
+    p_cstr(p, "max_round_threshold"); p_int(p, -1);
+    p_cstr(p, "max_cached_size"); p_int(p, -1);
+    p_cstr(p, "roundup_power2_divisions");
+    p_dict(p);
+    for (int i = 0; i < ALLOC_CONF_BUCKETS; i++) {
+        char key[8];
+        snprintf(key, sizeof key, "%d", 1 << i);
+        p_cstr(p, key);
+        p_int(p, c.roundup[i]);
+    }
+    p_end_dict(p);
+    p_cstr(p, "trace_alloc_overflowed"); p_bool(p, wrapped);
     if (wrapped) {
         p_cstr(p, "trace_alloc_max_entries"); p_uint(p, s->nevents);
     }
