@@ -49,7 +49,8 @@ expect_eq "$rc:$err" "2:fakecuda-run: unknown GPU 'h100'; known: h100-sxm-80gb h
 rc=0; err=$("$RUN" --gpu l4 --gpu-memory 40G -- "$P" 2>&1) || rc=$?
 expect_eq "$rc:$err" "2:fakecuda-run: --gpu-memory wants bytes or a size such as 40GiB, not '40G'" "bad --gpu-memory"
 
-# Real PyTorch reads the profile (cudaGetDeviceProperties, cudaMemGetInfo).
+# Real PyTorch reads the profile (cudaGetDeviceProperties, cudaMemGetInfo);
+# not under a sanitizer (torch_real_setup skips there, so last).
 torch_real_setup
 props='import torch
 p = torch.cuda.get_device_properties(0)

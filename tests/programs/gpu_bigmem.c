@@ -22,18 +22,10 @@ static long vmrss_kib(void)
     return kib;
 }
 
-int main(int argc, char **argv)
+/* The steps; 0, or 1 at the first failure (named on stderr). */
+static int steps(char **dev, int gib, const char *host, size_t chunk, size_t bytes)
 {
-    if (argc != 3)
-        return 2;
-    int gib = atoi(argv[1]);
-    size_t bytes = (size_t)atoi(argv[2]) << 20;
-    const size_t G = (size_t)1 << 30, chunk = (size_t)64 << 20;
-    char **dev = calloc((size_t)gib, sizeof *dev);
-    char *host = malloc(chunk);
-    if (!dev || !host || gib < 2 || bytes > G || bytes % chunk)
-        return 2;
-    memset(host, 0x5a, chunk);
+    const size_t G = (size_t)1 << 30;
     cudaFree(0);
     printf("start %ld\n", vmrss_kib());
     for (int i = 0; i < gib; i++)
@@ -43,13 +35,37 @@ int main(int argc, char **argv)
         }
     printf("allocated %ld\n", vmrss_kib());
     for (size_t off = 0; off < bytes; off += chunk)
-        if (cudaMemcpy(dev[0] + off, host, chunk, cudaMemcpyHostToDevice) != cudaSuccess)
+        if (cudaMemcpy(dev[0] + off, host, chunk, cudaMemcpyHostToDevice) != cudaSuccess) {
+            fprintf(stderr, "gpu_bigmem: cudaMemcpy failed\n");
             return 1;
+        }
     printf("copied %ld\n", vmrss_kib());
-    if (cudaMemset(dev[1], 1, bytes) != cudaSuccess)
+    if (cudaMemset(dev[1], 1, bytes) != cudaSuccess) {
+        fprintf(stderr, "gpu_bigmem: cudaMemset failed\n");
         return 1;
+    }
     printf("memset %ld\n", vmrss_kib());
-    for (int i = 0; i < gib; i++)
-        cudaFree(dev[i]);
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3)
+        return 2;
+    int gib = atoi(argv[1]);
+    size_t bytes = (size_t)atoi(argv[2]) << 20, chunk = (size_t)64 << 20;
+    if (gib < 2 || bytes > ((size_t)1 << 30) || bytes % chunk)
+        return 2;
+    char **dev = calloc((size_t)gib, sizeof *dev);
+    char *host = malloc(chunk);
+    int rc = 2;
+    if (dev && host) {
+        memset(host, 0x5a, chunk);
+        rc = steps(dev, gib, host, chunk, bytes);
+        for (int i = 0; i < gib; i++)
+            cudaFree(dev[i]);
+    }
+    free(dev);
+    free(host);
+    return rc;
 }
