@@ -72,6 +72,7 @@ $(FC_OBJ)/fc_gpus.h: $(FC_SRC)/gpus.tsv
 	@mkdir -p $(@D)
 	awk -F'\t' '!/^#/ && NF >= 8 { printf "FC_GPU(\"%s\", \"%s\", %d, %d, %d, %d, %sull, %sull)\n", $$1, $$2, $$3, $$4, $$5, $$6, $$7, $$8 }' $< > $@.tmp && mv $@.tmp $@
 $(FC_OBJ)/drv/fc_gpu.o $(FC_OBJ)/nvml/fc_gpu.o: $(FC_OBJ)/fc_gpus.h $(FC_SRC)/fc_gpu.h
+$(FC_OBJ)/drv/fc_state.o $(FC_OBJ)/drv/fc_driver_ctx.o $(FC_OBJ)/drv/fc_driver_device.o: $(FC_SRC)/fc_gpu.h
 $(FC_OBJ)/drv/fc_gpu.o $(FC_OBJ)/nvml/fc_gpu.o: FC_CFLAGS += -I$(FC_OBJ)
 all: $(FAKECUDA_DIR)/gpus.tsv
 $(FAKECUDA_DIR)/gpus.tsv: $(FC_SRC)/gpus.tsv
