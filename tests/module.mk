@@ -41,6 +41,8 @@ $(foreach p,cross_device ctx_teardown managed_pool pool_owner module_load ipc_sh
 $(foreach p,plugin_host dlclose_host multi_host other_interposer.so failmalloc.so enospc.so,\
 	$(eval PROG_LIBS_$(p) = -ldl))
 PROG_LIBS_hostile = $(FC_RT_L) -ldl
+# Card profiles through the runtime, the driver and NVML (t_fakecuda_gpu).
+PROG_LIBS_gpu_profile = $(FC_RT_L) -lcuda -ldl
 # Attached to while it runs (tests/t_attach.sh): the runtime, the driver
 # imported, and the driver through dlsym.
 PROG_OUT_attach_target = attach_target attach_target_static

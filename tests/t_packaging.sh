@@ -42,6 +42,9 @@ expect_eq "$(complete_words gpuleak ru)" "run" "completing 'gpuleak ru'"
 expect_eq "$(complete_words gpuleak check --mi)" "--min-bytes" "completing 'gpuleak check --mi'"
 expect_eq "$(complete_words gpuleak run --signal U)" "URG USR1 USR2" "completing a signal"
 expect_eq "$(complete_words gpuleak run --q)" "--quiet" "completing 'gpuleak run --q'"
+expect_eq "$(complete_words gpuleak pl)" "plan" "completing 'gpuleak pl'"
+expect_eq "$(complete_words gpuleak plan --gpu h)" "h100-pcie-80gb h100-sxm-80gb h200-141gb" "completing a card"
+expect_eq "$(complete_words gpuleak plan --gpu l4 --s)" "--steps --sweep" "completing 'gpuleak plan --s'"
 mkdir -p comp/sub && touch 'comp/a b.snap' comp/c.txt
 expect_eq "$(cd comp && complete_words gpuleak report '')" "a b.snap diff merge sub" "completing a report's operand"
 

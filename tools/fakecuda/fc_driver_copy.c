@@ -41,6 +41,23 @@ int fc_access_ok(uintptr_t p, size_t n, int *is_device)
 
 enum { ANY, DEV, HOST };
 
+/* FAKECUDA_DROP_COPIES=1: a write into device memory (the device ranges
+ * and VMM mappings, not pinned host memory) is checked and then dropped,
+ * so a model built on the device costs no host memory: its pages are never
+ * touched, and MAP_NORESERVE leaves them unbacked.  Reads then see zeros. */
+static int drop_write(uintptr_t dst)
+{
+    if (!fc_drop_copies)
+        return 0;
+    uintptr_t rs, ms;
+    size_t rz, mz;
+    int dev, rw;
+    fc_lock();
+    int device = fc_heap_in_range(dst) || fc_vmm_lookup(dst, &rs, &rz, &ms, &mz, &dev, &rw);
+    fc_unlock();
+    return device;
+}
+
 static CUresult copy(uintptr_t dst, int dkind, uintptr_t src, int skind, size_t n, CUstream st)
 {
     int dev, dd, sd;
@@ -52,7 +69,8 @@ static CUresult copy(uintptr_t dst, int dkind, uintptr_t src, int skind, size_t 
     if (!dst || !src || !fc_access_ok(dst, n, &dd) || !fc_access_ok(src, n, &sd) ||
         (dkind == DEV && !dd) || (skind == DEV && !sd))
         return CUDA_ERROR_INVALID_VALUE;
-    memmove((void *)dst, (const void *)src, n);
+    if (!drop_write(dst))
+        memmove((void *)dst, (const void *)src, n);
     return CUDA_SUCCESS;
 }
 
@@ -66,6 +84,8 @@ static CUresult set(uintptr_t dst, const void *val, size_t esize, size_t n, CUst
         return CUDA_SUCCESS;
     if (n > SIZE_MAX / esize || !dst || (dst % esize) || !fc_access_ok(dst, n * esize, &dd) || !dd)
         return CUDA_ERROR_INVALID_VALUE;
+    if (drop_write(dst))
+        return CUDA_SUCCESS;
     if (esize == 1) {
         memset((void *)dst, *(const unsigned char *)val, n);
     } else {

@@ -2,6 +2,7 @@
  * (a small stack, as cuCtxPushCurrent/cuCtxPopCurrent need); context structs
  * are never freed, so a stale handle is recognised and refused, not crashed on. */
 #include "fc_internal.h"
+#include "fc_gpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,7 +138,11 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
         return CUDA_ERROR_INVALID_VALUE;
     if (!fc_dev_get(dev))
         return CUDA_ERROR_INVALID_DEVICE;
-    snprintf(name, (size_t)len, "fakecuda device %d", dev);
+    const struct fc_gpu *gpu = fc_gpu_profile();
+    if (gpu)
+        snprintf(name, (size_t)len, "%s", gpu->name);
+    else
+        snprintf(name, (size_t)len, "fakecuda device %d", dev);
     return CUDA_SUCCESS;
 }
 

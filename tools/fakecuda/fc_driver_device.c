@@ -2,6 +2,7 @@
  * when it opens a device (cuDeviceGetUuid, cuDeviceComputeCapability) and
  * when it maps memory between devices (cuCtxEnablePeerAccess). */
 #include "fc_internal.h"
+#include "fc_gpu.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -92,6 +93,24 @@ static const struct {
     {CU_DEVICE_ATTRIBUTE_INTEGRATED, 0},
 };
 
+/* A card profile (FAKECUDA_GPU) replaces what tells cards apart to a
+ * framework: compute capability, SM count, L2.  The other attributes stay
+ * the H100's (docs/plan.md says so). */
+static void profile_attribute(int *pi, CUdevice_attribute attrib)
+{
+    const struct fc_gpu *gpu = fc_gpu_profile();
+    if (!gpu)
+        return;
+    if (attrib == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+        *pi = gpu->cc_major;
+    else if (attrib == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
+        *pi = gpu->cc_minor;
+    else if (attrib == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        *pi = gpu->sms;
+    else if (attrib == CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+        *pi = gpu->l2_bytes;
+}
+
 CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
     if (!fc_initialized())
@@ -106,6 +125,7 @@ CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
     for (size_t i = 0; i < sizeof h100 / sizeof h100[0]; i++)
         if (h100[i].attr == attrib)
             *pi = h100[i].value;
+    profile_attribute(pi, attrib);
     return CUDA_SUCCESS;
 }
 

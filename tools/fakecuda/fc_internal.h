@@ -119,6 +119,7 @@ extern int fc_free_delay_locked; /* FAKECUDA_FREE_DELAY_LOCKED: the delay inside
  * live imported handle of returns that handle again, one more reference
  * (CUDA allows either; the default is a new handle per import). */
 extern int fc_import_reuse;
+extern int fc_drop_copies; /* FAKECUDA_DROP_COPIES: copies and memsets into device memory do nothing */
 
 struct fc_dev {
     int ord;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "fc_internal.h"
+#include "fc_gpu.h"
 
 struct fc_nvml_device {
     unsigned index;
@@ -83,6 +84,17 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device,
     return NVML_SUCCESS;
 }
 
+/* The card's name: a profile's (FAKECUDA_GPU), as the driver's
+ * cuDeviceGetName gives it; else "fakecuda device N". */
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned length)
+{
+    if (!device || !name || length == 0)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    const struct fc_gpu *gpu = fc_gpu_profile();
+    int n = gpu ? snprintf(name, length, "%s", gpu->name) : snprintf(name, length, "fakecuda device %u", device->index);
+    return n >= 0 && (unsigned)n < length ? NVML_SUCCESS : NVML_ERROR_INSUFFICIENT_SIZE;
+}
+
 /* The CUDA version fakecuda's driver reports (cuDriverGetVersion). */
 nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *version)
 {
@@ -114,6 +126,7 @@ const char *nvmlErrorString(nvmlReturn_t result)
     case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
     case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
     case NVML_ERROR_NOT_FOUND: return "Not Found";
+    case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
     default: return "Unknown Error";
     }
 }

@@ -1,6 +1,7 @@
 /* Global driver state: the devices (from the environment) and the one lock
  * that guards everything.  Initialised once, by the first cuInit. */
 #include "fc_internal.h"
+#include "fc_gpu.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@ unsigned long long fc_meminfo_delay_skip, fc_meminfo_calls;
 unsigned long long fc_free_delay_ms;
 int fc_free_delay_locked;
 int fc_import_reuse;
+int fc_drop_copies;
 static unsigned long long ctx_bytes;   /* FAKECUDA_CTX_BYTES */
 static int ctx_bytes_set;              /* ... given: the same on every device */
 
@@ -55,7 +57,10 @@ static void do_init(void)
     unsigned long long n = env_ull("FAKECUDA_DEVICES", 2);
     if (n > FC_MAX_DEVICES)
         n = FC_MAX_DEVICES;
-    unsigned long long mem = env_ull("FAKECUDA_MEM_BYTES", FC_DEFAULT_MEM);
+    /* A card profile (FAKECUDA_GPU) gives the total and the context's own
+     * memory; FAKECUDA_MEM_BYTES and FAKECUDA_CTX_BYTES still override. */
+    const struct fc_gpu *gpu = fc_gpu_profile();
+    unsigned long long mem = env_ull("FAKECUDA_MEM_BYTES", gpu ? gpu->total_bytes : FC_DEFAULT_MEM);
     if (mem == 0)
         mem = FC_DEFAULT_MEM;
     if (mem > ((unsigned long long)1 << 38)) /* the range must fit its 1 TiB slot */
@@ -65,8 +70,9 @@ static void do_init(void)
     fc_free_delay_ms = env_ull("FAKECUDA_FREE_DELAY_MS", 0);
     fc_free_delay_locked = env_ull("FAKECUDA_FREE_DELAY_LOCKED", 0) != 0;
     fc_import_reuse = env_ull("FAKECUDA_IMPORT_REUSE", 0) != 0;
-    ctx_bytes = FC_DEFAULT_CTX_BYTES;
-    ctx_bytes_set = env_ull_given("FAKECUDA_CTX_BYTES", &ctx_bytes);
+    ctx_bytes = gpu ? gpu->ctx_bytes : FC_DEFAULT_CTX_BYTES;
+    ctx_bytes_set = env_ull_given("FAKECUDA_CTX_BYTES", &ctx_bytes) || gpu;
+    fc_drop_copies = env_ull("FAKECUDA_DROP_COPIES", 0) != 0;
     unsigned long long other = env_ull("FAKECUDA_OTHER_USED", 0);
     unsigned long long later = env_ull("FAKECUDA_OTHER_USED_LATER", 0);
     if (n == 0) {
@@ -127,8 +133,9 @@ struct fc_dev *fc_dev_get(CUdevice d)
  * buffers, the runtime's kernels) is hundreds of MiB and depends on the
  * device; here it is 4 MiB plus 1 MiB per device ordinal by default, so
  * that each device's figure is told apart in a test, and small so that the
- * tests' 64 MiB devices still have room; FAKECUDA_CTX_BYTES sets it for
- * every device (0: contexts take nothing). */
+ * tests' 64 MiB devices still have room; a card profile (FAKECUDA_GPU)
+ * or FAKECUDA_CTX_BYTES sets it for every device (0: contexts take
+ * nothing). */
 static size_t ctx_cost(int dev)
 {
     return (size_t)ctx_bytes + (ctx_bytes_set ? 0 : (size_t)dev * ((size_t)1 << 20));

@@ -18,6 +18,8 @@ FC_OBJ := $(BUILD)/obj/fakecuda
 FC_DRV_SRCS := fc_state.c fc_heap.c fc_driver_ctx.c fc_driver_stream.c fc_driver_error.c \
                fc_driver_mem.c fc_driver_copy.c fc_driver_array.c fc_driver_pool.c \
                fc_driver_vmm.c fc_driver_vmm_share.c fc_driver_multicast.c fc_driver_ptr.c fc_driver_ipc.c fc_driver_extmem.c fc_driver_pool13.c fc_driver_module.c fc_driver_green.c fc_procaddr.c
+# Card profiles (FAKECUDA_GPU, fakecuda-run --gpu): gpus.tsv as C.
+FC_DRV_SRCS += fc_gpu.c
 FC_RT_SRCS := fc_rt_init.c fc_rt_device.c fc_rt_error.c fc_rt_mem.c fc_rt_pool.c \
               fc_rt_array.c fc_rt_entry.c fc_rt_ipc.c fc_rt_extmem.c fc_rt_module.c
 
@@ -64,6 +66,19 @@ $(FC_OBJ)/drv/%.o: $(FC_SRC)/%.c $(FC_SRC)/fc_internal.h | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CC) $(FC_CFLAGS) -c -o $@ $<
 
+# The card profiles, as C (fc_gpu.c's table); the driver and NVML use them,
+# fakecuda-run and gpuleak plan read the installed gpus.tsv.
+$(FC_OBJ)/fc_gpus.h: $(FC_SRC)/gpus.tsv
+	@mkdir -p $(@D)
+	awk -F'\t' '!/^#/ && NF >= 8 { printf "FC_GPU(\"%s\", \"%s\", %d, %d, %d, %d, %sull, %sull)\n", $$1, $$2, $$3, $$4, $$5, $$6, $$7, $$8 }' $< > $@.tmp && mv $@.tmp $@
+$(FC_OBJ)/drv/fc_gpu.o $(FC_OBJ)/nvml/fc_gpu.o: $(FC_OBJ)/fc_gpus.h $(FC_SRC)/fc_gpu.h
+$(FC_OBJ)/drv/fc_state.o $(FC_OBJ)/drv/fc_driver_ctx.o $(FC_OBJ)/drv/fc_driver_device.o: $(FC_SRC)/fc_gpu.h
+$(FC_OBJ)/drv/fc_gpu.o $(FC_OBJ)/nvml/fc_gpu.o: FC_CFLAGS += -I$(FC_OBJ)
+all: $(FAKECUDA_DIR)/gpus.tsv
+$(FAKECUDA_DIR)/gpus.tsv: $(FC_SRC)/gpus.tsv
+	@mkdir -p $(@D)
+	cp $< $@.tmp && mv $@.tmp $@
+
 # The real runtime's requests, as C (fc_rt_init.c follows them).
 $(FC_OBJ)/fc_rt_requests.h: $(FC_SRC)/real_runtime_requests.txt
 	@mkdir -p $(@D)
@@ -109,12 +124,15 @@ $(FAKECUDA_DIR)/libcudart.so.13: $(FC_RT_OBJS) $(FC_STUBS_OBJ) $(FC_SRC)/libcuda
 # NVML, which PyTorch's expandable segments ask before mapping (fc_nvml.c).
 FAKECUDA_LIBS += $(FAKECUDA_DIR)/libnvidia-ml.so.1
 all: $(FAKECUDA_DIR)/libnvidia-ml.so.1
-$(FC_OBJ)/nvml/fc_nvml.o: $(FC_SRC)/fc_nvml.c $(FC_SRC)/fc_nvml.h $(FC_SRC)/fc_internal.h | $(BUILD)/.cuda-ok
+$(FC_OBJ)/nvml/fc_nvml.o: $(FC_SRC)/fc_nvml.c $(FC_SRC)/fc_nvml.h $(FC_SRC)/fc_internal.h $(FC_SRC)/fc_gpu.h | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CC) $(FC_CFLAGS) -fvisibility=hidden -c -o $@ $<
-$(FAKECUDA_DIR)/libnvidia-ml.so.1: $(FC_OBJ)/nvml/fc_nvml.o $(FC_SRC)/module.mk
+$(FC_OBJ)/nvml/fc_gpu.o: $(FC_SRC)/fc_gpu.c | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
-	$(CC) -shared $(SAN_FLAGS) -Wl,-soname,libnvidia-ml.so.1 $(FC_ZDEFS) -o $@ $<
+	$(CC) $(FC_CFLAGS) -fvisibility=hidden -c -o $@ $<
+$(FAKECUDA_DIR)/libnvidia-ml.so.1: $(FC_OBJ)/nvml/fc_nvml.o $(FC_OBJ)/nvml/fc_gpu.o $(FC_SRC)/module.mk
+	@mkdir -p $(@D)
+	$(CC) -shared $(SAN_FLAGS) -Wl,-soname,libnvidia-ml.so.1 $(FC_ZDEFS) -o $@ $(FC_OBJ)/nvml/fc_nvml.o $(FC_OBJ)/nvml/fc_gpu.o -lpthread
 
 $(FAKECUDA_DIR)/libcudart_static.a: $(FC_RTS_OBJS)
 	@mkdir -p $(@D)
