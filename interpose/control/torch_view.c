@@ -620,7 +620,15 @@ void gl_torch_note_alloc(void)
  * device, u16 state, u16 0, u32 frames, then frames x (u32 line, u32 file,
  * u32 name) as string indexes, innermost first; then u32 strings and each
  * as u32 length + UTF-8.  Frames are PyTorch's (filename, line, name),
- * innermost first, at most 64 per block; cached blocks' are not sent. */
+ * innermost first, at most 64 per block; cached blocks' are not sent.
+ * Python frames only: a program that records history itself with PyTorch's
+ * default stacks="all" gets C++ frames too (torch::unwind::unwind(), the
+ * allocator, the interpreter's own C functions), innermost, before the
+ * Python ones.  Those are told by their file, which PyTorch's symbolizer
+ * gives as "??", "" or a C/C++ source (never a Python file), or by a
+ * demangled name's "(" (never in a code object's name).  Dropped before
+ * the 64 are counted, so the Python frames are there as with
+ * stacks="python" (issue 45, item 4). */
 static const char collect_code[] =
     "import sys as _s, struct as _t\n"
     "_m = _s.modules.get('torch.cuda.memory')\n"
@@ -629,6 +637,10 @@ static const char collect_code[] =
     "if _m is not None and _c is not None and _c.is_initialized() and getattr(\n"
     "        _m, 'get_allocator_backend', lambda: 'native')() == 'native':\n"
     "    try:\n"
+    "        _cx = ('.c', '.cc', '.cpp', '.cxx', '.h', '.hh', '.hpp', '.hxx', '.cu', '.cuh', '.inl', '.s', '.S')\n"
+    "        def _py(_x, _cx=_cx):\n"
+    "            _n = str(_x.get('filename') or '')\n"
+    "            return _n not in ('', '?\?') and not _n.endswith(_cx) and '(' not in str(_x.get('name', ''))\n"
     "        _sg = _m._snapshot()['segments']\n"
     "        _st = {'active_allocated': 1, 'active_pending_free': 2, 'inactive': 3}\n"
     "        _ids = {}\n"
@@ -640,7 +652,7 @@ static const char collect_code[] =
     "                _k = _st.get(_b['state'], 0)\n"
     "                if _k == 1:\n"
     "                    _alc += _b['size']\n"
-    "                _f = (_b.get('frames') or [])[:64] if _k != 3 else []\n"
+    "                _f = [_x for _x in (_b.get('frames') or ()) if _py(_x)][:64] if _k != 3 else []\n"
     "                _o += _t.pack('<QQQQiHHI', _g['address'], _b['address'], _b['size'],\n"
     "                              _b.get('requested_size', _b['size']), _g.get('device', 0), _k, 0, len(_f))\n"
     "                for _x in _f:\n"
