@@ -59,13 +59,16 @@ static bool in_system_runtime(const struct sym_frame *f)
 }
 
 /* A C++ frame in PyTorch's view, as snapshots written before gpuleak kept
- * only its Python frames carry them (stacks="all"): file "??", none or a
+ * only its Python frames carry them (stacks="all"): file "??", empty or a
  * C/C++ source, or a demangled name with its parameters. */
 static bool cxx_in_python_view(const struct sym_frame *f)
 {
     static const char *const sources[] = {".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".cu", ".cuh", ".S", ".s"};
-    if (f->file == NULL || f->file[0] == '\0' || strcmp(f->file, "??") == 0 ||
-        (f->function != NULL && strchr(f->function, '(') != NULL))
+    if (f->function != NULL && strchr(f->function, '(') != NULL)
+        return true;
+    if (f->file == NULL)
+        return false;
+    if (f->file[0] == '\0' || strcmp(f->file, "??") == 0)
         return true;
     size_t n = strlen(f->file);
     for (size_t i = 0; i < sizeof sources / sizeof *sources; i++) {
