@@ -805,14 +805,28 @@ void gl_torch_want_lines(void)
 
 /* ---- the detach gives the recorder back ----------------------------------- */
 
+/* `_r`: b"f" turned off; b"k" kept: the recorder is the program's now (it
+ * called _record_memory_history itself after gpuleak did, with C++ frames:
+ * stacks="all", PyTorch's default, which gpuleak's stacks="python" never
+ * makes; the innermost of them is torch::unwind::unwind(), a name with
+ * parameters, never a code object's); b"n" torch gone; b"x" it raised.  A
+ * program that set stacks="python" itself cannot be told apart (a trace
+ * does not tell: PyTorch 2.14 keeps one with enabled="state" too), and has
+ * its recorder turned off. */
 static const char recorder_off_code[] =
     "import sys as _s\n"
     "_m = _s.modules.get('torch.cuda.memory')\n"
     "_r = b'n'\n"
     "try:\n"
     "    if _m is not None:\n"
-    "        _m._record_memory_history(enabled=None)\n"
-    "        _r = b'f'\n"
+    "        _v = _m._snapshot()\n"
+    "        _e = [_b for _g in _v.get('segments', ()) for _b in _g.get('blocks', ())]\n"
+    "        _e += [_t for _d in (_v.get('device_traces') or ()) for _t in _d]\n"
+    "        if any('(' in str(_x.get('name', '')) for _b in _e for _x in (_b.get('frames') or ())):\n"
+    "            _r = b'k'\n"
+    "        else:\n"
+    "            _m._record_memory_history(enabled=None)\n"
+    "            _r = b'f'\n"
     "except Exception:\n"
     "    _r = b'x'\n";
 
@@ -833,6 +847,8 @@ static int recorder_off_call(void *arg)
     if (r != NULL && len == 1 && r[0] == 'f') {
         atomic_store(&lines_wanted, false); /* a later attach's request turns it on again */
         atomic_store(&lines_deferred, true);
+    } else if (r != NULL && len == 1 && r[0] == 'k') {
+        atomic_store(&lines_wanted, false); /* the program's: never turned off, nor on again */
     } else {
         atomic_store(&recorder_ours, true); /* interrupted: the next detach tries again */
     }
