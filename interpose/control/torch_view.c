@@ -624,7 +624,15 @@ void gl_torch_note_alloc(void)
  * device, u16 state, u16 0, u32 frames, then frames x (u32 line, u32 file,
  * u32 name) as string indexes, innermost first; then u32 strings and each
  * as u32 length + UTF-8.  Frames are PyTorch's (filename, line, name),
- * innermost first, at most 64 per block; cached blocks' are not sent. */
+ * innermost first, at most 64 per block; cached blocks' are not sent.
+ * Python frames only: a program that records history itself with PyTorch's
+ * default stacks="all" gets C++ frames too (torch::unwind::unwind(), the
+ * allocator, the interpreter's own C functions), innermost, before the
+ * Python ones.  Those are told by their file, which PyTorch's symbolizer
+ * gives as "??", "" or a C/C++ source (never a Python file), or by a
+ * demangled name's "(" (never in a code object's name).  Dropped before
+ * the 64 are counted, so the Python frames are there as with
+ * stacks="python" (issue 45, item 4). */
 static const char collect_code[] =
     "import sys as _s, struct as _t\n"
     "_m = _s.modules.get('torch.cuda.memory')\n"
@@ -633,6 +641,10 @@ static const char collect_code[] =
     "if _m is not None and _c is not None and _c.is_initialized() and getattr(\n"
     "        _m, 'get_allocator_backend', lambda: 'native')() == 'native':\n"
     "    try:\n"
+    "        _cx = ('.c', '.cc', '.cpp', '.cxx', '.h', '.hh', '.hpp', '.hxx', '.cu', '.cuh', '.inl', '.s', '.S')\n"
+    "        def _py(_x, _cx=_cx):\n"
+    "            _n = str(_x.get('filename') or '')\n"
+    "            return _n not in ('', '?\?') and not _n.endswith(_cx) and '(' not in str(_x.get('name', ''))\n"
     "        _sg = _m._snapshot()['segments']\n"
     "        _st = {'active_allocated': 1, 'active_pending_free': 2, 'inactive': 3}\n"
     "        _ids = {}\n"
@@ -644,7 +656,7 @@ static const char collect_code[] =
     "                _k = _st.get(_b['state'], 0)\n"
     "                if _k == 1:\n"
     "                    _alc += _b['size']\n"
-    "                _f = (_b.get('frames') or [])[:64] if _k != 3 else []\n"
+    "                _f = [_x for _x in (_b.get('frames') or ()) if _py(_x)][:64] if _k != 3 else []\n"
     "                _o += _t.pack('<QQQQiHHI', _g['address'], _b['address'], _b['size'],\n"
     "                              _b.get('requested_size', _b['size']), _g.get('device', 0), _k, 0, len(_f))\n"
     "                for _x in _f:\n"
@@ -820,14 +832,28 @@ void gl_torch_want_lines(void)
 
 /* ---- the detach gives the recorder back ----------------------------------- */
 
+/* `_r`: b"f" turned off; b"k" kept: the recorder is the program's now (it
+ * called _record_memory_history itself after gpuleak did, with C++ frames:
+ * stacks="all", PyTorch's default, which gpuleak's stacks="python" never
+ * makes; the innermost of them is torch::unwind::unwind(), a name with
+ * parameters, never a code object's); b"n" torch gone; b"x" it raised.  A
+ * program that set stacks="python" itself cannot be told apart (a trace
+ * does not tell: PyTorch 2.14 keeps one with enabled="state" too), and has
+ * its recorder turned off. */
 static const char recorder_off_code[] =
     "import sys as _s\n"
     "_m = _s.modules.get('torch.cuda.memory')\n"
     "_r = b'n'\n"
     "try:\n"
     "    if _m is not None:\n"
-    "        _m._record_memory_history(enabled=None)\n"
-    "        _r = b'f'\n"
+    "        _v = _m._snapshot()\n"
+    "        _e = [_b for _g in _v.get('segments', ()) for _b in _g.get('blocks', ())]\n"
+    "        _e += [_t for _d in (_v.get('device_traces') or ()) for _t in _d]\n"
+    "        if any('(' in str(_x.get('name', '')) for _b in _e for _x in (_b.get('frames') or ())):\n"
+    "            _r = b'k'\n"
+    "        else:\n"
+    "            _m._record_memory_history(enabled=None)\n"
+    "            _r = b'f'\n"
     "except Exception:\n"
     "    _r = b'x'\n";
 
@@ -848,6 +874,8 @@ static int recorder_off_call(void *arg)
     if (r != NULL && len == 1 && r[0] == 'f') {
         atomic_store(&lines_wanted, false); /* a later attach's request turns it on again */
         atomic_store(&lines_deferred, true);
+    } else if (r != NULL && len == 1 && r[0] == 'k') {
+        atomic_store(&lines_wanted, false); /* the program's: never turned off, nor on again */
     } else {
         atomic_store(&recorder_ours, true); /* interrupted: the next detach tries again */
     }

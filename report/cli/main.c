@@ -66,6 +66,8 @@ static void usage(FILE *f)
           "                        read FILE's rules and exit: 0, or 2 with its\n"
           "                        first error (gpuleak check runs it first)\n"
           "  --all-frames          keep CUDA-library and gpuleak frames\n"
+          "  --full-stacks         show each frame in PyTorch's libraries, not one\n"
+          "                        \"PyTorch internals, N frames\" line a run\n"
           "  --alloc-fn NAME       a function of the program that wraps allocation\n"
           "                        (a glob; repeatable): rows are named by the\n"
           "                        frame that called it, not by it\n"
@@ -347,6 +349,7 @@ static int parse_option(int o, struct args *a, char **argv)
     case 'R': a->across_runs = true; break;
     case 'a': c->so.all_frames = true; break;
     case 'n': c->so.native = true; break;
+    case 'X': c->so.full_stacks = true; break;
     case 'S':
         if (sections_parse(optarg, &c->sections))
             return bad_sections(optarg);
@@ -415,6 +418,7 @@ static int parse_command_line(int argc, char **argv, struct args *a)
         {"alloc-fn", required_argument, NULL, 'F'},
         {"across-runs", no_argument, NULL, 'R'},
         {"native", no_argument, NULL, 'n'},
+        {"full-stacks", no_argument, NULL, 'X'},
         {"sections", required_argument, NULL, 'S'},
         {"folded", required_argument, NULL, 'f'},
         {"color", required_argument, NULL, 'c'},

@@ -23,6 +23,8 @@ struct sdb_opts {
     bool all_frames;      /* do not fold CUDA-library frames, keep the
                              C library's start frames below main */
     bool native;          /* keep native frames of stacks that have Python ones */
+    bool full_stacks;     /* show frames in PyTorch's libraries one by one, not
+                             as "PyTorch internals, N frames" (user_frame.h) */
     unsigned group_depth; /* keep only the innermost N frames; 0 = all */
     /* --alloc-fn: the program's allocation wrappers (fnmatch globs), never
      * a stack's label (model/user_frame.h) */

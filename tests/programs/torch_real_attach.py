@@ -10,6 +10,10 @@ allocator), prints "ready", then answers one command a line on stdin with
               2 MiB segment, made before any attach, goes back to CUDA)
   history     prints "history True" or "history False": whether PyTorch's
               recorder is on
+  own         turns PyTorch's recorder on with its own defaults (a trace of
+              every event, stacks="all": C++ frames too), max_entries=1000
+  trace       prints "trace N cxx B": the entries of PyTorch's trace, and
+              whether any has a C++ frame (torch::unwind::unwind())
 With NO_HISTORY=1 in its environment it leaves the recorder off at start.
   quit        prints torch's own totals and exits with status 4"""
 import select
@@ -59,6 +63,12 @@ for line in lines():
         torch.cuda.empty_cache()
     elif cmd == "history":
         print("history", torch._C._cuda_isHistoryEnabled(), flush=True)
+    elif cmd == "own":
+        torch.cuda.memory._record_memory_history(max_entries=1000)
+    elif cmd == "trace":
+        trace = torch.cuda.memory._snapshot()["device_traces"][0]
+        cxx = any(f["name"] == "torch::unwind::unwind()" for e in trace for f in e.get("frames", ()))
+        print("trace", len(trace), "cxx", cxx, flush=True)
     elif cmd == "quit":
         break
     print("ok", cmd, flush=True)

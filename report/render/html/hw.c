@@ -114,13 +114,15 @@ void hw_put_frames(struct hw *w)
                 snprintf(buf, sizeof buf, "0x%" PRIx64, fr->address);
             name = buf;
         }
-        /* [name, file (full), line, module, flags: 1 inlined, 2 python] */
+        /* [name, file (full), line, module, flags: 1 inlined, 2 python,
+         * 4 in PyTorch's libraries (a run of them is one line on the page,
+         * "PyTorch internals, N frames", unless full_stacks)] */
         json_arr(&w->j);
         json_str(&w->j, name);
         json_str(&w->j, fr->file ? fr->file : "");
         json_u64(&w->j, fr->line);
         json_str(&w->j, fr->module ? fr->module : "");
-        json_u64(&w->j, (fr->inlined ? 1u : 0u) | (fr->python ? 2u : 0u));
+        json_u64(&w->j, (fr->inlined ? 1u : 0u) | (fr->python ? 2u : 0u) | (frame_in_torch_library(fr) ? 4u : 0u));
         json_end_arr(&w->j);
     }
     json_end_arr(&w->j);
@@ -138,6 +140,8 @@ void hw_put_frames(struct hw *w)
     json_end_arr(&w->j);
     /* each stack's label frame (model/user_frame.h), by position in it:
      * the page names a row by that frame, never by an allocator wrapper */
+    json_key(&w->j, "full_stacks");
+    json_bool(&w->j, w->db->o.full_stacks || w->db->o.all_frames);
     json_key(&w->j, "stack_labels");
     json_arr(&w->j);
     for (size_t i = 0; i < w->ncs; i++)

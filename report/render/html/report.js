@@ -73,8 +73,20 @@
     var st = D.stacks[si];
     if (!st || !st.length) return ['(no stack captured)'];
     var out = [];
-    for (var i = 0; i < st.length && (!max || i < max); i++) out.push('#' + i + ' ' + frameText(st[i], true));
-    if (max && st.length > max) out.push('... ' + (st.length - max) + ' more');
+    /* a run of PyTorch's C++ frames is one line, as in the text report
+       (--full-stacks shows them) */
+    function internal(k) { return !D.full_stacks && k < st.length && D.frames[st[k]] && D.frames[st[k]][4] & 4; }
+    for (var i = 0; i < st.length && (!max || out.length < max); i++) {
+      var j = i;
+      while (internal(j)) j++;
+      if (j - i >= 2) {
+        out.push('#' + i + '-#' + (j - 1) + ' PyTorch internals, ' + (j - i) + ' frames');
+        i = j - 1;
+      } else {
+        out.push('#' + i + ' ' + frameText(st[i], true));
+      }
+    }
+    if (max && i < st.length) out.push('... ' + (st.length - i) + ' more');
     return out;
   }
   /* a stack's one-line name: its label frame, the first outside known

@@ -201,8 +201,17 @@ void put_cs(const struct report_ctx *r, const char *indent, uint32_t cs)
         return;
     }
     const struct cstack *c = &r->db->cs[cs];
-    for (uint32_t i = 0; i < c->n; i++)
+    for (uint32_t i = 0; i < c->n; i++) {
+        /* A run of PyTorch's C++ frames (autograd, the dispatcher: 20 and
+         * more) reads as one line; --full-stacks and --all-frames show it. */
+        uint32_t run = r->db->o.full_stacks || r->db->o.all_frames ? 0 : sdb_torch_run(r->db, c, i);
+        if (run >= 2) {
+            fprintf(f, "%s#%u-#%u PyTorch internals, %u frames\n", indent, i, i + run - 1, run);
+            i += run - 1;
+            continue;
+        }
         put_frame(f, indent, i, sdb_frame(r->db, c, i));
+    }
     if (c->empty)
         fprintf(f, "%s(empty stack)\n", indent);
     else if (c->cut == CS_CUT_GROUP)
