@@ -205,8 +205,11 @@ void gl_lifecycle_detach(bool snapshot)
 
 bool gl_ensure_active(void)
 {
-    if (!atomic_load_explicit(&activated, memory_order_acquire))
+    if (!atomic_load_explicit(&activated, memory_order_acquire)) {
+        gl_nocancel_begin(); /* reads files, starts the writer thread */
         pthread_once(&activate_once, activate);
+        gl_nocancel_end();
+    }
     if (!atomic_load_explicit(&active, memory_order_relaxed))
         return false;
     gl_pending_mark(); /* once per process: an atomic load after the first */
