@@ -57,6 +57,8 @@ PROG_LIBS_attach_plugin.so = $(FC_RT_L)
 PROG_FLAGS_attach_threads = -pthread
 PROG_LIBS_attach_threads = $(FC_RT_L) -lpthread
 PROG_LIBS_fake_frameworks = $(FC_RT_L) -ldl
+PROG_FLAGS_device_switch = -pthread
+PROG_LIBS_device_switch = $(FC_RT_L) -lcuda -ldl -lpthread
 
 # The interception matrix (tests/t_paths_*.sh): the same runtime code against
 # the shared runtime, the static runtime, and as a plugin loaded RTLD_LOCAL;

@@ -2,7 +2,8 @@
 # frame without unwind information (libunwind must stop safely); from a
 # thread cancelled in the middle of allocating and snapshotting, or on its
 # first allocation (no lock left held: the process still snapshots and
-# exits); from threads still running
+# exits), or with its cancellation pending through every kind of call
+# (no cancellation point inside the hooks); from threads still running
 # while exit() runs the destructors; through a runtime that is dlclose'd and
 # loaded again elsewhere (the hooks must follow it); with malloc failing
 # inside libgpuleak.  No crash, no deadlock, the program's own status and
@@ -49,6 +50,29 @@ done
 hrun cancel-first "${P[@]}" "$H" cancel-first
 expect_eq "$(head -1 cancel-first/out)" "thread cancelled" "cancel-first: the thread was cancelled after"
 one_leak cancel-first leak
+# A thread with its cancellation pending before its first CUDA call makes
+# every kind of call gpuleak records (tests/programs/hostile.c): gpuleak's
+# own cancellation points (libunwind's walk, the stack check's line, the
+# out-of-memory snapshot; activation is the constructor's) run with cancellation
+# disabled, the rest of the hooks reach none, so it dies only at its own
+# pthread_testcancel, with its leak, its failure and its bad free kept.  In
+# full mode (with the stack cache, and without it: libunwind walks every
+# time), and in light mode.
+for run in full light nocache; do
+    env=(GPULEAK_MODE=full)
+    [ $run = light ] && env=(GPULEAK_MODE=light)
+    [ $run = nocache ] && env=(GPULEAK_STACK_CACHE=off GPULEAK_STACK_CHECK="$PWD/check.txt")
+    hrun cancel-pending.$run "${P[@]}" "${env[@]}" "$H" cancel-pending
+    expect_eq "$(head -1 cancel-pending.$run/out)" "survived 1, thread cancelled" "cancel-pending.$run: the thread"
+    last=$(ls -t cancel-pending.$run/gpuleak.*.snap | sed -n 1p)
+    "$REPORT" --json "$last" >cancel-pending.$run/all.json
+    # (light mode's stacks are sampled: the leak's bytes, not its line)
+    check_json cancel-pending.$run/all.json <<PY
+eq(sum(x["live_bytes"] for x in d["devices"]), 1 << 20, "$run: the leak")
+eq(sum(x["failed_count"] for x in d["devices"]), 1, "$run: the failure for lack of memory")
+eq(sum(x["unknown_free_count"] for x in d["devices"]), 1, "$run: the bad free")
+PY
+done
 for i in 1 2 3 4 5; do
     hrun exit-race.$i "${P[@]}" "$H" exit-race
     one_leak exit-race.$i leak

@@ -30,14 +30,35 @@
  * allocation is one record, attributed to the API the program called. */
 extern GL_TLS int gl_hook_depth;
 
-/* The outermost hook runs with cancellation disabled.  A thread the
- * program cancels must not die inside gpuleak: libunwind reads a pipe while
- * unwinding (a cancellation point), and gpuleak waits for its writer thread
- * and takes locks, so a thread cancelled there would leave a lock held (exit
- * would hang) or an allocation made and never recorded.  The state is put
- * back when the hook returns; a pending cancellation then acts at the
- * program's next cancellation point, as if the CUDA call had not been one. */
+/* Thread cancellation inside gpuleak.  A thread the program cancels must
+ * not die inside gpuleak holding a lock (exit would hang) or with an
+ * allocation made and not recorded.  Disabling cancellation around every
+ * hook cost two pthread_setcancelstate calls per hook (~95 instructions a
+ * pair, issue 46); instead hooks run with the program's state, and the few
+ * places of gpuleak's that reach a cancellation point disable it around
+ * themselves: activation (files, the writer thread), stack captures
+ * (libunwind may validate addresses through a pipe), the one-line log, the
+ * writer's jobs and the snapshot (their own), _exit's wait.  The event's
+ * bookkeeping under the lane and shard locks (live table, accounting,
+ * history) reaches none, which t_robust_interposer's cancel-pending checks:
+ * a thread with a cancellation pending makes every kind of tracked call and
+ * must come out of each.  Nested: only the outermost begin and end call
+ * pthread_setcancelstate; the state is put back at the end, and a pending
+ * cancellation then acts at the program's next cancellation point. */
+extern GL_TLS int gl_nocancel_depth;
 extern GL_TLS int gl_cancel_saved;
+
+static inline void gl_nocancel_begin(void)
+{
+    if (gl_nocancel_depth++ == 0)
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &gl_cancel_saved);
+}
+
+static inline void gl_nocancel_end(void)
+{
+    if (--gl_nocancel_depth == 0)
+        pthread_setcancelstate(gl_cancel_saved, NULL);
+}
 
 /* How many of libgpuleak's locks this thread holds, plus the other places
  * where it may hold a lock a snapshot needs (the loader's, in a stack

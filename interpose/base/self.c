@@ -15,6 +15,7 @@ GL_TLS int gl_hook_depth;
 GL_TLS int gl_busy;
 GL_TLS _Atomic int gl_busy_deferred;
 GL_TLS int gl_cancel_saved;
+GL_TLS int gl_nocancel_depth;
 _Atomic uint64_t gl_start_mono_ns; /* written once, before or at activation; atomic so no thread reads it torn (TSan) */
 _Atomic uint64_t gl_start_unix_ns;
 

@@ -457,9 +457,13 @@ __attribute__((noinline)) static int walk_or_replay(struct tcache *tc, void **bu
     tc->cur = e;
     unw_cursor_t cursor;
     int n = 0;
+    /* Not cancelled holding unwind_lock: libunwind's look-ups may reach a
+     * cancellation point (base/internal.h). */
+    gl_nocancel_begin();
     gl_lock(&unwind_lock);
     if (U.init_remote(&cursor, cache_as, tc) < 0) {
         gl_unlock(&unwind_lock);
+        gl_nocancel_end();
         return -1;
     }
     /* unw_backtrace's loop (its slow path; its fast path finds the same
@@ -471,6 +475,7 @@ __attribute__((noinline)) static int walk_or_replay(struct tcache *tc, void **bu
         buf[n++] = (void *)(uintptr_t)ip;
     }
     gl_unlock(&unwind_lock);
+    gl_nocancel_end();
     if (tc->failed)
         return -1;
     if (!tc->cacheable) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/config.h"
+#include "base/internal.h"
 #include "base/xfsz.h"
 
 /* Process-wide and shared by threads: only counted in check mode, which
@@ -37,6 +38,7 @@ static void register_atfork(void)
 static void append_line(const char *line, size_t len)
 {
     struct gl_xfsz xfsz;
+    gl_nocancel_begin(); /* open, write, close, xfsz's sigtimedwait: cancellation points */
     gl_xfsz_block(&xfsz);
     int fd = open(gl_config.stack_check, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd >= 0) {
@@ -45,6 +47,7 @@ static void append_line(const char *line, size_t len)
         close(fd);
     }
     gl_xfsz_restore(&xfsz);
+    gl_nocancel_end();
 }
 
 void gl_stack_check_count(enum gl_stack_walk_kind kind, int fell_back)

@@ -130,8 +130,13 @@ void gl_stack_capture(struct gl_capture *cap)
     if (gl_config.stack_cache != GL_STACK_CACHE_OFF)
         n = gl_stack_cache_walk(raw, size, &kind);
     int fell_back = n < 0;
-    if (fell_back)
+    if (fell_back) {
+        /* libunwind validates addresses through a pipe (read, write: both
+         * cancellation points); the cache's replay reads none. */
+        gl_nocancel_begin();
         n = walk_stack(raw, size);
+        gl_nocancel_end();
+    }
     gl_busy_leave();
     cap->depth = keep_user_frames(raw, n, want, extra, true, cap->pcs);
     if (gl_config.stack_check[0] != '\0') {
@@ -141,7 +146,9 @@ void gl_stack_capture(struct gl_capture *cap)
             void *full[GL_MAX_DEPTH + OWN_FRAMES_MAX];
             uintptr_t pcs[GL_MAX_DEPTH];
             gl_busy_enter();
+            gl_nocancel_begin();
             int m = walk_stack(full, size);
+            gl_nocancel_end();
             gl_busy_leave();
             uint32_t keep = keep_user_frames(full, m, want, extra, false, pcs);
             gl_stack_check_compare(kind, cap->pcs, cap->depth, pcs, keep);

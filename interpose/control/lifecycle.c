@@ -39,6 +39,7 @@
 #include "cuda/pool_kinds.h"
 #include "cuda/pools.h"
 #include "cuda/vmm.h"
+#include "cuda/where.h"
 #include "gpuleak.h"
 #include "resolve/resolve.h"
 #include "snapshot_format.h"
@@ -98,6 +99,7 @@ static void postfork_child(void)
     gl_teardown_postfork_child();
     gl_exit_postfork_child();
     gl_torch_postfork_child();
+    gl_where_devices_forget_all(); /* the child's CUDA state is not the parent's */
     gl_pending_postfork_child();
     atomic_store(&tracked_pid, getpid());
     atomic_store(&final_done, false);
@@ -158,6 +160,7 @@ int gl_lifecycle_attach(void)
         return -1; /* tracking already (preloaded, or attached and not detached) */
     atomic_store(&attached, true);
     gl_graph_capture_begun(); /* a capture may have begun before the attach */
+    gl_where_devices_forget_all(); /* devices set before the hooks were there */
     if (!atomic_load(&activated)) {
         pthread_once(&activate_once, activate);
     } else if (!gl_config.disabled) {
@@ -202,8 +205,11 @@ void gl_lifecycle_detach(bool snapshot)
 
 bool gl_ensure_active(void)
 {
-    if (!atomic_load_explicit(&activated, memory_order_acquire))
+    if (!atomic_load_explicit(&activated, memory_order_acquire)) {
+        gl_nocancel_begin(); /* reads files, starts the writer thread */
         pthread_once(&activate_once, activate);
+        gl_nocancel_end();
+    }
     if (!atomic_load_explicit(&active, memory_order_relaxed))
         return false;
     gl_pending_mark(); /* once per process: an atomic load after the first */

@@ -49,18 +49,19 @@ bool gl_lifecycle_own_process(void);
  * unless this thread is inside a region of gpuleak's (a signal handler). */
 void gl_final_snapshot_before__exit(void);
 
+/* Hooks run with the program's cancellation state: only gpuleak's own
+ * cancellation points are made with it disabled (gl_nocancel_begin,
+ * base/internal.h); docs/reliability.md. */
 static inline bool gl_enter(void)
 {
     if (gl_hook_depth++ != 0)
         return false;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &gl_cancel_saved);
     return gl_ensure_active();
 }
 
 static inline void gl_leave(void)
 {
-    if (--gl_hook_depth == 0)
-        pthread_setcancelstate(gl_cancel_saved, NULL);
+    --gl_hook_depth;
 }
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/config.h"
+#include "base/internal.h"
 #include "base/log.h"
 #include "base/xfsz.h"
 #include "control/outfile.h"
@@ -51,14 +52,19 @@ void gl_pending_mark(void)
     char path[NAME_MAX_LEN];
     if (pending_dir[0] == '\0' || !mark_path("", path, sizeof path))
         return;
+    /* open and close are cancellation points: the mark is made whole, or
+     * not at all (a hook's caller, base/internal.h). */
+    gl_nocancel_begin();
     /* O_NOFOLLOW: a planted symlink is never written through (G4). */
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         gl_warn_once(&warned, "cannot make the mark in GPULEAK_PENDING_DIR=%.200s: %s", pending_dir,
                      strerror(errno));
+        gl_nocancel_end();
         return;
     }
     close(fd);
+    gl_nocancel_end();
     atomic_store(&marked_pid, getpid());
 }
 

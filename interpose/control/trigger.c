@@ -624,7 +624,9 @@ void gl_trigger_check(void)
 {
     if (gl_worker_running() && atomic_load(&fatal_running))
         return;
+    gl_nocancel_begin(); /* not cancelled holding restart_lock */
     gl_lock(&restart_lock);
     start_threads();
     gl_unlock(&restart_lock);
+    gl_nocancel_end();
 }

@@ -34,13 +34,58 @@ uint64_t gl_where_primary(int32_t device)
     return device >= 0 && device < GL_MAX_DEVICES ? atomic_load(&primary_ctx[device]) : 0;
 }
 
+/* The runtime's current device, per thread (where.h).  thread_device is
+ * valid while thread_device_epoch equals device_epoch; 0 never does
+ * (device_epoch starts at 1 and skips 0 when it wraps), so a new thread, and
+ * one whose device was forgotten, asks once.  initial-exec TLS: no
+ * allocation or lock on first touch. */
+static _Atomic uint32_t device_epoch = 1;
+static GL_TLS int32_t thread_device;
+static GL_TLS uint32_t thread_device_epoch;
+
+static uint32_t current_epoch(void)
+{
+    return atomic_load_explicit(&device_epoch, memory_order_acquire);
+}
+
+void gl_where_device_set(int32_t device, uint32_t epoch)
+{
+    thread_device = device;
+    thread_device_epoch = epoch;
+}
+
+uint32_t gl_where_device_epoch(void)
+{
+    return current_epoch();
+}
+
+void gl_where_device_forget(void)
+{
+    thread_device_epoch = 0;
+}
+
+void gl_where_devices_forget_all(void)
+{
+    if (atomic_fetch_add_explicit(&device_epoch, 1, memory_order_release) == UINT32_MAX)
+        atomic_fetch_add_explicit(&device_epoch, 1, memory_order_release);
+}
+
+/* The epoch is read before the query: a context destroyed meanwhile bumps
+ * it, and the next event asks again. */
 struct gl_where gl_where_runtime(void)
 {
     struct gl_where w = {0, 0};
+    uint32_t epoch = current_epoch();
+    if (__builtin_expect(thread_device_epoch == epoch, 1)) {
+        w.device = thread_device;
+        return w;
+    }
     cudaGetDevice_fn get = REAL_cudaGetDevice();
     int dev = 0;
-    if (get != NULL && get(&dev) == cudaSuccess)
+    if (get != NULL && get(&dev) == cudaSuccess) {
         w.device = dev;
+        gl_where_device_set(dev, epoch);
+    }
     return w;
 }
 

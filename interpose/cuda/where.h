@@ -13,7 +13,23 @@ struct gl_where {
     int32_t device;
     uint64_t ctx; /* 0: the device's primary context */
 };
+/* The runtime's current device (cudaGetDevice), kept per thread instead of
+ * asked on every event (400 instructions on fakecuda): every call that can
+ * change a thread's current device or context is hooked
+ * (hooks/hooks_current.c).  cudaSetDevice tells the device
+ * (gl_where_device_set); the driver's context calls (cuCtxSetCurrent,
+ * cuCtxPushCurrent, cuCtxPopCurrent, cuCtxCreate) make this thread's device
+ * unknown (gl_where_device_forget); a context destroyed or reset, an attach
+ * (hooks installed after the program chose its device) and a fork make every
+ * thread's unknown (gl_where_devices_forget_all).  Unknown: the next event
+ * asks cudaGetDevice once and keeps its answer. */
 struct gl_where gl_where_runtime(void);
+/* The epoch to pass to gl_where_device_set: read before the call that sets
+ * the device, so that a context destroyed during it is not missed. */
+uint32_t gl_where_device_epoch(void);
+void gl_where_device_set(int32_t device, uint32_t epoch);
+void gl_where_device_forget(void);
+void gl_where_devices_forget_all(void);
 struct gl_where gl_where_driver(uint64_t ptr_hint);
 
 /* Stream-ordered memory comes from the pool of the stream's device, or of

@@ -12,7 +12,9 @@ void gl_hook_out_of_memory(int32_t device, uint64_t size, uint64_t stream, uint1
 {
     int saved = errno;
     struct gl_mem_view mem;
+    gl_nocancel_begin(); /* the snapshot writes a file, may wait for the writer */
     gl_call_failed(device, size, stream, kind, api, &mem);
     gl_trigger_oom(mem.device, mem.mem_free, mem.mem_total);
+    gl_nocancel_end();
     errno = saved;
 }

@@ -45,6 +45,7 @@ static CUresult reset_primary(CUresult (*real)(CUdevice), CUdevice dev, uint16_t
 {
     bool track = gl_enter();
     CUresult rc = real(dev);
+    gl_where_devices_forget_all(); /* a thread's current context may be gone */
     if (track && rc == CUDA_SUCCESS)
         gl_track_drop_context(dev, 0, api);
     gl_leave();
@@ -67,6 +68,7 @@ static CUresult release_primary(CUresult (*real)(CUdevice), CUdevice dev, uint16
 {
     bool track = gl_enter();
     CUresult rc = real(dev);
+    gl_where_devices_forget_all();
     if (track && rc == CUDA_SUCCESS && gl_ctx_primary_inactive(dev))
         gl_track_drop_context(dev, 0, api);
     gl_leave();
@@ -81,7 +83,7 @@ GL_HOOK(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice dev))
 
 GL_HOOK(CUresult, cuCtxDestroy_v2, (CUcontext ctx))
 {
-    GL_CALL_THEN_BODY(cuCtxDestroy_v2, NO_DRIVER, real(ctx),
+    GL_CALL_THEN_BODY(cuCtxDestroy_v2, NO_DRIVER, real(ctx), gl_where_devices_forget_all();
                       if (track && rc == CUDA_SUCCESS && ctx != NULL)
                           gl_track_drop_context(GL_ANY_OWNER, (uintptr_t)ctx, GL_API_CU_CTX_DESTROY));
 }
@@ -113,6 +115,7 @@ GL_HOOK(CUresult, cuCtxDetach, (CUcontext ctx))
     GL_REAL_OR_RETURN(real, cuCtxDetach, NO_DRIVER);
     bool track = gl_enter();
     CUresult rc = real(ctx);
+    gl_where_devices_forget_all();
     unsigned int version;
     cuCtxGetApiVersion_fn alive = REAL_cuCtxGetApiVersion();
     if (track && rc == CUDA_SUCCESS && ctx != NULL && alive != NULL && alive(ctx, &version) != CUDA_SUCCESS)
@@ -158,6 +161,7 @@ GL_HOOK(CUresult, cuGreenCtxDestroy, (CUgreenCtx hCtx))
     bool track = gl_enter();
     int32_t dev = gl_green_device((uintptr_t)hCtx);
     CUresult rc = real(hCtx);
+    gl_where_devices_forget_all();
     if (rc == CUDA_SUCCESS) {
         gl_green_forget((uintptr_t)hCtx);
         if (track && dev >= 0 && gl_ctx_primary_inactive(dev))

@@ -218,6 +218,7 @@ GL_HOOK(cudaError_t, cudaDeviceReset, (void))
     bool primary = track && gl_where_driver(0).ctx == 0 && !gl_where_green_current();
     int32_t device = primary ? gl_where_runtime().device : 0;
     cudaError_t rc = real();
+    gl_where_devices_forget_all(); /* the primary context current on threads is gone */
     /* Everything the primary context owned is gone (not stream-ordered
      * allocations: gl_track_drop_context). */
     if (primary && rc == cudaSuccess)

@@ -40,6 +40,13 @@ static const struct {
     {"cuArrayCreate", "cuArrayCreate_v2", 3020},
     {"cuArray3DCreate", "cuArray3DCreate_v2", 3020},
     {"cuCtxDestroy", "cuCtxDestroy_v2", 4000},
+    {"cuCtxCreate", "cuCtxCreate_v2", 3020},
+    {"cuCtxCreate", "cuCtxCreate_v3", 11040},
+    {"cuCtxCreate", "cuCtxCreate_v4", 12050},
+    {"cuCtxPushCurrent", "cuCtxPushCurrent", 2000}, /* the old ABI, same arguments */
+    {"cuCtxPushCurrent", "cuCtxPushCurrent_v2", 4000},
+    {"cuCtxPopCurrent", "cuCtxPopCurrent", 2000},
+    {"cuCtxPopCurrent", "cuCtxPopCurrent_v2", 4000},
     {"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset", 7000}, /* what CUDA 13's runtime asks */
     {"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", 11000},
     {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease", 7000},

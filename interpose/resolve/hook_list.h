@@ -19,7 +19,7 @@
     X(cudaStreamBeginCaptureToGraph) X(cudaStreamBeginCaptureToGraph_ptsz)      \
     X(cudaImportExternalMemory) X(cudaDestroyExternalMemory)                     \
     X(cudaExternalMemoryGetMappedBuffer) X(cudaExternalMemoryGetMappedMipmappedArray) \
-    X(cudaDeviceReset)                                                           \
+    X(cudaDeviceReset) X(cudaSetDevice)                                          \
     X(cudaGetDeviceCount)                                                        \
     X(cudaGetDriverEntryPoint) X(cudaGetDriverEntryPointByVersion)              \
     X(cudaGetDriverEntryPoint_ptsz) X(cudaGetDriverEntryPointByVersion_ptsz)
@@ -55,7 +55,10 @@
     X(cuStreamBeginCapture) X(cuStreamBeginCapture_ptsz)                        \
     X(cuStreamBeginCapture_v2) X(cuStreamBeginCapture_v2_ptsz)                  \
     X(cuStreamBeginCaptureToGraph) X(cuStreamBeginCaptureToGraph_ptsz)          \
-    X(cuGetProcAddress) X(cuGetProcAddress_v2)
+    X(cuGetProcAddress) X(cuGetProcAddress_v2)                                   \
+    X(cuCtxSetCurrent) X(cuCtxPushCurrent) X(cuCtxPushCurrent_v2)                \
+    X(cuCtxPopCurrent) X(cuCtxPopCurrent_v2)                                     \
+    X(cuCtxCreate_v2) X(cuCtxCreate_v3) X(cuCtxCreate_v4)
 
 #define GL_ALL_HOOKS(X) GL_RUNTIME_HOOKS(X) GL_DRIVER_HOOKS(X)
 
@@ -64,8 +67,8 @@
 #define GL_AUX_REALS(X)                                                          \
     X(cudaGetDevice) X(cudaRuntimeGetVersion)                                    \
     X(cuCtxGetDevice) X(cuCtxGetCurrent) X(cuPointerGetAttribute) X(cuMemGetInfo_v2)   \
-    X(cuDeviceGetDefaultMemPool) X(cuMemPoolGetAttribute) X(cuCtxPushCurrent_v2)     \
-    X(cuCtxPopCurrent_v2) X(cuMemGetAddressRange_v2)                             \
+    X(cuDeviceGetDefaultMemPool) X(cuMemPoolGetAttribute)                             \
+    X(cuMemGetAddressRange_v2)                                                   \
     X(cuStreamIsCapturing) X(cuStreamIsCapturing_ptsz) X(cuGraphGetNodes)        \
     X(cuGraphNodeGetType) X(cuGraphMemAllocNodeGetParams) X(cuGraphMemFreeNodeGetParams) \
     X(cuMemGetAllocationPropertiesFromHandle) X(cuDevicePrimaryCtxGetState)      \

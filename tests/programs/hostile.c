@@ -82,6 +82,48 @@ static void *churn_thread(void *arg)
     return NULL;
 }
 
+/* A thread whose cancellation is pending before its first CUDA call makes
+ * every kind of call gpuleak records (the process's first tracked one, a
+ * thread's first, pairs, stream-ordered pairs, a failure for lack of memory
+ * with its snapshot, a bad free, a leak): a cancellation point reached
+ * inside any of them would end the thread there.  None may be: gpuleak
+ * disables cancellation only around its own cancellation points (hooks run
+ * with the program's cancellation state; docs/reliability.md), and
+ * fakecuda's calls have none.  The thread ends at its pthread_testcancel. */
+static atomic_int pending_survived;
+/* Everything but the last cancellation point, in a frame of its own: the
+ * thread frame that the cancellation unwinds has no addressable local,
+ * whose ASan redzone would stay poisoned under the thread's exit. */
+__attribute__((noinline)) static void pending_calls(void)
+{
+    int state;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+    pthread_cancel(pthread_self());
+    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &state); /* deferred: pending */
+    for (int i = 0; i < 200; i++) {
+        void *p = NULL;
+        check(cudaMalloc(&p, 4096), "cudaMalloc");
+        check(cudaFree(p), "cudaFree");
+        check(cudaMallocAsync(&p, 4096, 0), "cudaMallocAsync");
+        check(cudaFreeAsync(p, 0), "cudaFreeAsync");
+    }
+    void *big = NULL;
+    if (cudaMalloc(&big, (size_t)1 << 50) != cudaErrorMemoryAllocation)
+        return;
+    if (cudaFree((void *)(uintptr_t)0x1000) == cudaSuccess)
+        return;
+    leak();
+    atomic_store(&pending_survived, 1);
+}
+
+static void *pending_thread(void *arg)
+{
+    (void)arg;
+    pending_calls();
+    pthread_testcancel();
+    return NULL;
+}
+
 /* The process's first tracked allocation made by a thread whose
  * cancellation is already pending: gpuleak's first allocation waits for its
  * writer thread (driver_view.c), and that wait must not be where the
@@ -221,6 +263,16 @@ int main(int argc, char **argv)
         void *res;
         pthread_join(t, &res);
         printf("thread %s\n", res == PTHREAD_CANCELED ? "cancelled" : "finished");
+        done(mode);
+    } else if (!strcmp(mode, "cancel-pending")) {
+        int n = 0;
+        check(cudaGetDeviceCount(&n), "cudaGetDeviceCount"); /* the runtime is up; gpuleak not yet */
+        pthread_t t;
+        void *res;
+        pthread_create(&t, NULL, pending_thread, NULL);
+        pthread_join(t, &res);
+        printf("survived %d, thread %s\n", atomic_load(&pending_survived),
+               res == PTHREAD_CANCELED ? "cancelled" : "finished");
         done(mode);
     } else if (!strcmp(mode, "cancel")) {
         /* A thread cancelled while it allocates and takes snapshots: the
