@@ -33,6 +33,13 @@ void gl_trigger_set_tick(void (*fn)(void));
  * the program saw when the allocation failed. */
 void gl_trigger_oom(int32_t device, uint64_t mem_free, uint64_t mem_total);
 
+/* PyTorch raised out of memory: from its out-of-memory observer
+ * (control/torch_view.c), on the failing thread with the GIL and no lock of
+ * ours.  An out-of-memory snapshot carrying PyTorch's view then, at most
+ * one per GPULEAK_OOM_INTERVAL apart from the CUDA-level ones (which come
+ * a moment before, at the cudaMalloc that failed). */
+void gl_trigger_torch_oom(void);
+
 void gl_trigger_postfork_child(void);
 
 /* Asks the writer for a signal snapshot, as the snapshot signal does: the

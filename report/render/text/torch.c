@@ -4,6 +4,7 @@
 #include "render/text/torch.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "analysis/multi/torch_multi.h"
 #include "analysis/torch_blocks.h"
@@ -54,6 +55,51 @@ static void put_totals(FILE *f, const struct torch_blocks *t)
     fputs(" (free for reuse, or waiting for a stream)\n", f);
 }
 
+/* The two names of PyTorch's allocator variable (since 2.10
+ * PYTORCH_ALLOC_CONF, with PYTORCH_CUDA_ALLOC_CONF the old one), as the
+ * process had them (ENV), and which one PyTorch 2.14 reads: its CUDA
+ * allocator's configuration takes PYTORCH_CUDA_ALLOC_CONF first and looks
+ * at PYTORCH_ALLOC_CONF only when that is unset (c10/cuda/
+ * CUDAAllocatorConfig.h). */
+static void put_conf(FILE *f, const struct snapshot *s)
+{
+    const char *unified = snap_env(s, "PYTORCH_ALLOC_CONF"), *old = snap_env(s, "PYTORCH_CUDA_ALLOC_CONF");
+    fputs("    settings:  ", f);
+    if (unified == NULL && old == NULL) {
+        fputs("PYTORCH_ALLOC_CONF and PYTORCH_CUDA_ALLOC_CONF not set (PyTorch's defaults)\n", f);
+    } else {
+        fputs("PYTORCH_ALLOC_CONF=", f);
+        put_str(f, unified ? unified : "(not set)");
+        fputs(", PYTORCH_CUDA_ALLOC_CONF=", f);
+        put_str(f, old ? old : "(not set)");
+        fputc('\n', f);
+    }
+    if (unified != NULL && old != NULL && strcmp(unified, old) != 0)
+        fputs("    note: both are set and differ: PyTorch 2.14 uses PYTORCH_CUDA_ALLOC_CONF and ignores PYTORCH_ALLOC_CONF\n",
+              f);
+    if (s->ntorch_settings == 0)
+        return;
+    fputs("    PyTorch's allocator_settings: ", f);
+    for (size_t i = 0; i < s->ntorch_settings; i++) {
+        if (i)
+            fputs(", ", f);
+        put_safe(f, s->torch_settings[i].s, s->torch_settings[i].len);
+    }
+    fputc('\n', f);
+}
+
+/* PyTorch's peaks, asked with its view (0: not known, an older file). */
+static void put_peaks(FILE *f, const struct snapshot *s)
+{
+    if (s->torch.max_allocated_bytes == 0 && s->torch.max_reserved_bytes == 0)
+        return;
+    fputs("    peak allocated: ", f);
+    put_bytes(f, s->torch.max_allocated_bytes);
+    fputs(" (torch.cuda.max_memory_allocated())\n    peak reserved:  ", f);
+    put_bytes(f, s->torch.max_reserved_bytes);
+    fputs(" (torch.cuda.max_memory_reserved())\n", f);
+}
+
 void text_torch(const struct report_ctx *r)
 {
     if (r->s->torch.status == 0)
@@ -90,6 +136,8 @@ void text_torch(const struct report_ctx *r)
           f);
     if (c->nproblems == 0)
         put_totals(f, &t);
+    put_peaks(f, r->s);
+    put_conf(f, r->s);
     for (size_t k = 0; k < t.nsegs; k++) {
         const struct torch_segment *g = &t.segs[k];
         fprintf(f, "\nsegment 0x%" PRIx64 ": ", g->address);
