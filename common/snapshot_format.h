@@ -181,8 +181,9 @@ enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
 
 /* TORCH: PyTorch's caching allocator asked, through its own Python API
  * (torch.cuda.memory._snapshot()), while the snapshot was taken: at most
- * once, only in a process where torch.cuda.memory was imported, and never in
- * out-of-memory snapshots (docs/pytorch.md).  Exit and fatal-signal
+ * once, only in a process where torch.cuda.memory was imported; a
+ * CUDA-level out-of-memory snapshot carries the last view (age_us), the one
+ * from PyTorch's out-of-memory observer its view then (docs/pytorch.md).  Exit and fatal-signal
  * snapshots, which cannot ask, carry the last view PyTorch gave (age_us
  * says how old).  status says whether it answered; TORCH_BLOCKS follow only
  * when it did.  Older files' records are 32 bytes, without age_us. */

@@ -55,6 +55,9 @@ eq([(e["api"], e["kind"], e["device"], e["requested_bytes"], e["mem_free"], e["m
    [("cudaMalloc", "device", 0, 30 * MiB, 10 * MiB, 64 * MiB, 50 * MiB, 4 * MiB, "main scenarios.c:$retried", (5, True)),
     ("cudaMalloc", "device", 0, 128 * MiB, 10 * MiB, 64 * MiB, 50 * MiB, 4 * MiB, "main scenarios.c:$big", None)],
    "OOM events")
+eq([(c["kind"], c["missing_bytes"], c["elsewhere_bytes"], c["own_bytes"]) for c in (e["classification"] for e in o["events"])],
+   [("exceeded", 20 * MiB, 4 * MiB, 50 * MiB), ("exceeded", 118 * MiB, 4 * MiB, 50 * MiB)], "their kinds")
+eq(o["torch"], None, "no PyTorch out of memory")
 PY
 "$REPORT" kinds.snap >kinds.txt
 grep -qx '    out of memory:    2 failed allocations' kinds.txt || fail "summary line"
