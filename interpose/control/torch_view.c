@@ -796,7 +796,7 @@ static void *oom_observer_call(void *self, void *args)
 {
     (void)self;
     struct gl_torch_oom o;
-    if (!gl_tracking_active() || !gl_config.oom_snapshot || !oom_args(args, &o)) {
+    if (!gl_tracking_active() || !oom_args(args, &o) || !gl_trigger_torch_oom_claim()) {
         py_incref(py_none);
         return py_none;
     }
