@@ -51,7 +51,7 @@ expect_eq "$(jget exceeded/torch.json 'd["snapshot"]["reason"], d["out_of_memory
 
 # Fragmentation: torch itself says 18 MiB allocated in 60 reserved, its
 # largest free block 8 MiB (6 free blocks), and the 12 MiB did not fit.
-run fragmentation PYTORCH_ALLOC_CONF=garbage_collection_threshold:0.9 PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:64
+run fragmentation GPULEAK_TORCH_LINES=start PYTORCH_ALLOC_CONF=garbage_collection_threshold:0.9 PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:64
 expect_eq "$(cat fragmentation/out.txt)" \
     "oom 3 $((18 * MiB)) $((60 * MiB)) $((54 * MiB)) $((60 * MiB)) $((8 * MiB)) 6" "torch's own view after the error"
 expect_eq "$(kind_line fragmentation)" \
@@ -61,16 +61,22 @@ expect_eq "$(kind_line fragmentation)" \
 # one PyTorch 2.14 uses, and its own settings (max_split_size from
 # PYTORCH_CUDA_ALLOC_CONF; the garbage collection threshold of the other
 # one not taken).
-sed -n '/^PYTORCH.S CACHE$/,/^segment /p' fragmentation/torch.txt | grep -E '^    (peak|settings|note)' >block.txt
-cat >want.txt <<'EOT'
+# Its top line: the 3 kept 6 MiB tensors, at the line that made them.
+fill=$(site_line torch_real_oom_kinds.py FILL-LINE)
+sed -n '/^PYTORCH.S CACHE$/,/^segment /p' fragmentation/torch.txt | grep -E '^    (peak|settings|note|top)|^      [0-9]' >block.txt
+cat >want.txt <<EOT
     peak allocated: 56,623,104 bytes (54.0 MiB) (torch.cuda.max_memory_allocated())
     peak reserved:  62,914,560 bytes (60.0 MiB) (torch.cuda.max_memory_reserved())
     settings:  PYTORCH_ALLOC_CONF=garbage_collection_threshold:0.9, PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:64
     note: both are set and differ: PyTorch 2.14 uses PYTORCH_CUDA_ALLOC_CONF and ignores PYTORCH_ALLOC_CONF
+    top lines by live bytes, all segments:
+      18,874,368 bytes (18.0 MiB) as 3 tensors: <listcomp> (torch_real_oom_kinds.py:$fill)
 EOT
 diff -u want.txt block.txt || fail "the PyTorch block"
 expect_eq "$(jget fragmentation/torch.json '(d["torch"]["max_allocated_bytes"], d["torch"]["max_reserved_bytes"],
     d["torch"]["settings"]["in_force"], d["torch"]["settings"]["differ"],
     d["torch"]["settings"]["allocator_settings"]["max_split_size"],
-    d["torch"]["settings"]["allocator_settings"]["garbage_collection_threshold"])')" \
-    "($((54 * MiB)), $((60 * MiB)), 'PYTORCH_CUDA_ALLOC_CONF', True, '67108864', '0.0')" "the PyTorch block in JSON"
+    d["torch"]["settings"]["allocator_settings"]["garbage_collection_threshold"],
+    [(l["bytes"], l["count"], l["line"]) for l in d["torch"]["top_lines"]])')" \
+    "($((54 * MiB)), $((60 * MiB)), 'PYTORCH_CUDA_ALLOC_CONF', True, '67108864', '0.0', [($((18 * MiB)), 3, $fill)])" \
+    "the PyTorch block in JSON"

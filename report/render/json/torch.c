@@ -76,6 +76,16 @@ void json_torch(const struct report_ctx *r, struct json *j)
     json_key(j, "max_allocated_bytes"); json_u64(j, r->s->torch.max_allocated_bytes);
     json_key(j, "max_reserved_bytes"); json_u64(j, r->s->torch.max_reserved_bytes);
     settings(r->s, j);
+    json_key(j, "top_lines"); /* the whole cache's lines, most live bytes first */
+    json_arr(j);
+    for (size_t i = 0; i < t.nlines && i < 5; i++) {
+        json_obj(j);
+        json_key(j, "bytes"); json_u64(j, t.lines[i].bytes);
+        json_key(j, "count"); json_u64(j, t.lines[i].count);
+        line_frame(r, j, t.lines[i].frame);
+        json_end_obj(j);
+    }
+    json_end_arr(j);
     const struct torch_check *c = &r->v->torch_check;
     json_key(j, "consistent"); json_bool(j, c->nproblems == 0);
     json_key(j, "problems");

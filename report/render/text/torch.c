@@ -12,6 +12,7 @@
 #include "render/text/textout.h"
 
 #define LINES_SHOWN 10 /* tensor lines per segment */
+#define TOP_LINES_SHOWN 5 /* lines over the whole cache, in the totals */
 
 
 /* The snapshot is of a process gpuleak attach tracked (docs/attach.md): a
@@ -88,6 +89,51 @@ static void put_conf(FILE *f, const struct snapshot *s)
     fputc('\n', f);
 }
 
+/* The PyTorch block (issue 45, item 6) is shown when the snapshot carries
+ * what PyTorch answered beside its blocks (its peaks, its settings: a
+ * PyTorch that has them), or an allocator variable was set. */
+static bool block_known(const struct snapshot *s)
+{
+    return s->torch.max_allocated_bytes != 0 || s->torch.max_reserved_bytes != 0 || s->have_torch_settings ||
+           snap_env(s, "PYTORCH_ALLOC_CONF") != NULL || snap_env(s, "PYTORCH_CUDA_ALLOC_CONF") != NULL;
+}
+
+static void put_peaks(FILE *f, const struct snapshot *s);
+static void put_conf(FILE *f, const struct snapshot *s);
+
+/* The whole cache's lines, most live bytes first: indented and worded
+ * apart from the segments' own lines ("as", not "in"), which scripts sum. */
+static void put_top_lines(const struct report_ctx *r, const struct torch_blocks *t)
+{
+    FILE *f = r->out;
+    if (t->nlines == 0)
+        return;
+    fputs("    top lines by live bytes, all segments:\n", f);
+    for (size_t i = 0; i < t->nlines && i < TOP_LINES_SHOWN; i++) {
+        const struct torch_line *l = &t->lines[i];
+        fputs("      ", f);
+        put_bytes(f, l->bytes);
+        fputs(" as ", f);
+        put_count(f, l->count, "tensor");
+        fputs(": ", f);
+        if (l->frame == 0)
+            fputs("(no Python line)", f);
+        else
+            put_frame_short(f, &r->db->frames[l->frame]);
+        fputc('\n', f);
+    }
+    if (t->nlines > TOP_LINES_SHOWN)
+        fprintf(f, "      ... and %zu more lines\n", t->nlines - TOP_LINES_SHOWN);
+}
+
+static void put_block(const struct report_ctx *r, const struct torch_blocks *t, bool adds_up)
+{
+    put_peaks(r->out, r->s);
+    put_conf(r->out, r->s);
+    if (adds_up)
+        put_top_lines(r, t);
+}
+
 /* PyTorch's peaks, asked with its view (0: not known, an older file). */
 static void put_peaks(FILE *f, const struct snapshot *s)
 {
@@ -136,8 +182,8 @@ void text_torch(const struct report_ctx *r)
           f);
     if (c->nproblems == 0)
         put_totals(f, &t);
-    put_peaks(f, r->s);
-    put_conf(f, r->s);
+    if (block_known(r->s))
+        put_block(r, &t, c->nproblems == 0);
     for (size_t k = 0; k < t.nsegs; k++) {
         const struct torch_segment *g = &t.segs[k];
         fprintf(f, "\nsegment 0x%" PRIx64 ": ", g->address);
