@@ -93,7 +93,9 @@
     F(u64, reserved_bytes, "their `total_size`, summed: `torch.cuda.memory_reserved()` over every device") \
     F(u64, allocated_bytes, "the sizes of its `active_allocated` blocks, summed: `torch.cuda.memory_allocated()` over every device") \
     F(u64, blocks, "TORCH_BLOCKS entries that follow")                          \
-    F(u64, age_us, "0: asked for this snapshot; else the last view PyTorch gave, taken this many microseconds before it (exit, fatal-signal and follow-up snapshots, which cannot ask; added in 2026-12, absent from older files: read as 0)")
+    F(u64, age_us, "0: asked for this snapshot; else the last view PyTorch gave, taken this many microseconds before it (exit, fatal-signal and follow-up snapshots, which cannot ask; added in 2026-12, absent from older files: read as 0)") \
+    F(u64, max_allocated_bytes, "`torch.cuda.max_memory_allocated()` summed over the devices, asked with the view; 0 when not known (records of 40 bytes, written before it existed)") \
+    F(u64, max_reserved_bytes, "`torch.cuda.max_memory_reserved()` summed over the devices; 0 when not known")
 #define GL_TAIL_TORCH ""
 
 #define GL_FIELDS_TORCH_STEP(F, R)                                             \
@@ -104,6 +106,18 @@
     F(u32, flags, "bit 0: the lines that follow are known (PyTorch's recorder was on: `_snapshot()`'s live blocks by their first Python frame outside torch; else allocated and reserved only); bit 1: a time window's view (`GPULEAK_STEP_INTERVAL`), not an optimizer step") \
     F(u32, lines, "tail entries that follow, at most 16: the lines with the most live bytes")
 #define GL_TAIL_TORCH_STEP "lines × (u64 bytes, u64 count, u32 line, str file, str function): live tensor bytes and tensors per Python line"
+
+#define GL_FIELDS_TORCH_SETTINGS(F, R)                                         \
+    F(u32, count, "strings that follow, at most 64")
+#define GL_TAIL_TORCH_SETTINGS "count × str \"key=value\": `_snapshot()[\"allocator_settings\"]`, each value as Python's `str()` of it"
+
+#define GL_FIELDS_TORCH_OOM(F, R)                                              \
+    F(i32, device, "the device PyTorch could not allocate on")                \
+    R(u32, reserved, "")                                                       \
+    F(u64, request, "the bytes PyTorch asked CUDA for: the tensor's size rounded to PyTorch's block size, or the whole segment it makes for a tensor under 10 MiB (2 MiB up to 1 MiB, else 20 MiB)") \
+    F(u64, allowed, "the memory PyTorch may use on the device: its total memory, or the limit `torch.cuda.set_per_process_memory_fraction` set (below the driver's total)") \
+    F(u64, free, "the driver's free memory then (`cudaMemGetInfo`), after PyTorch freed its cache")
+#define GL_TAIL_TORCH_OOM ""
 
 /* ---- array entries ---------------------------------------------------- */
 
@@ -272,6 +286,8 @@
     X(TORCH_BLOCKS, torch_blocks, GL_TORCH_BLOCK_ENTRY_SIZE)                   \
     X(SAMPLING, sampling, GL_SAMPLING_FIXED_SIZE)                              \
     X(TORCH_STEP, torch_step, GL_TORCH_STEP_FIXED_SIZE)                        \
+    X(TORCH_SETTINGS, torch_settings, GL_TORCH_SETTINGS_FIXED_SIZE)            \
+    X(TORCH_OOM, torch_oom, GL_TORCH_OOM_FIXED_SIZE)                           \
     X(END, end, GL_END_SIZE)
 
 /* Every record type, in type order, for the docs' table of records:
@@ -297,6 +313,8 @@
     X(TORCH_BLOCKS, "zero or more, after TORCH", ARRAY, "that allocator's blocks, with the Python stack of each live one") \
     X(SAMPLING, "at most once", FIXED, "stacks were captured for a sample of the allocations, by bytes (GPULEAK_MODE=light); absent: every allocation's stack was captured") \
     X(TORCH_STEP, "zero or more, oldest first", FIXED, "one PyTorch optimizer step: the first step and the last 64, kept in memory and carried by every snapshot (docs/pytorch.md, \"Steps\")") \
+    X(TORCH_SETTINGS, "at most once, after TORCH", FIXED, "PyTorch's allocator settings as it reports them, asked with its view (docs/pytorch.md)") \
+    X(TORCH_OOM, "at most once", FIXED, "the out-of-memory PyTorch raised: only in the snapshot taken from PyTorch's out-of-memory observer (docs/pytorch.md)") \
     X(END, "once, last", FIXED, "")
 
 #endif

@@ -51,6 +51,8 @@ enum gl_record_type {
     GL_REC_TORCH_BLOCKS = 17, /* array: that allocator's blocks */
     GL_REC_SAMPLING = 18,     /* stacks were sampled (GPULEAK_MODE=light) */
     GL_REC_TORCH_STEP = 19,   /* one PyTorch optimizer step's light view (docs/pytorch.md, "Steps") */
+    GL_REC_TORCH_SETTINGS = 20, /* PyTorch's allocator settings, as it reports them */
+    GL_REC_TORCH_OOM = 21,      /* the out-of-memory PyTorch raised (its OOM observer) */
     GL_REC_END = 0xffffffffu, /* last record; nothing may follow it */
 };
 
@@ -179,13 +181,30 @@ enum gl_vmm_type { GL_VMM_RESERVATION = 1, GL_VMM_MAPPING = 2 };
 
 /* TORCH: PyTorch's caching allocator asked, through its own Python API
  * (torch.cuda.memory._snapshot()), while the snapshot was taken: at most
- * once, only in a process where torch.cuda.memory was imported, and never in
- * out-of-memory snapshots (docs/pytorch.md).  Exit and fatal-signal
+ * once, only in a process where torch.cuda.memory was imported; a
+ * CUDA-level out-of-memory snapshot carries the last view (age_us), the one
+ * from PyTorch's out-of-memory observer its view then (docs/pytorch.md).  Exit and fatal-signal
  * snapshots, which cannot ask, carry the last view PyTorch gave (age_us
  * says how old).  status says whether it answered; TORCH_BLOCKS follow only
  * when it did.  Older files' records are 32 bytes, without age_us. */
-#define GL_TORCH_FIXED_SIZE 40u
+#define GL_TORCH_FIXED_SIZE 56u
 #define GL_TORCH_FIXED_SIZE_V1 32u
+/* Before max_allocated_bytes and max_reserved_bytes (issue 45): 40 bytes. */
+#define GL_TORCH_FIXED_SIZE_V2 40u
+
+/* TORCH_SETTINGS: PyTorch's caching allocator's settings as PyTorch itself
+ * reports them (`_snapshot()["allocator_settings"]`), one "key=value"
+ * string each, at most GL_TORCH_SETTINGS_MAX; at most once, after TORCH,
+ * in a snapshot whose TORCH view answered (the same answer). */
+#define GL_TORCH_SETTINGS_FIXED_SIZE 4u
+#define GL_TORCH_SETTINGS_MAX 64u
+
+/* TORCH_OOM: written only in the snapshot gpuleak takes from PyTorch's
+ * out-of-memory observer (torch._C._cuda_attach_out_of_memory_observer),
+ * which PyTorch calls just before it raises torch.OutOfMemoryError, after
+ * freeing its cache and trying cudaMalloc again; the TORCH view of that
+ * snapshot is PyTorch's at that moment.  At most once. */
+#define GL_TORCH_OOM_FIXED_SIZE 32u
 enum gl_torch_status {
     GL_TORCH_ANSWERED = 1, /* segments and blocks below are PyTorch's view now */
     GL_TORCH_NO_ANSWER = 2, /* Python's main thread ran no bytecode in time */

@@ -34,7 +34,9 @@ expect_eq "$(ls gpuleak.*.snap | wc -l)" 1 "snapshots with OOM snapshots off"
 
 # The OUT OF MEMORY section: each failed call with what it asked for, the
 # driver's free and total memory then, the live allocations of this process
-# at that moment, its stack, and what came after (a 64 MiB device, 4 MiB of
+# at that moment, its kind (report/analysis/oomkind.h: this process's own
+# 50 MiB leave no room, the context's 4 MiB elsewhere would not have made
+# it), its stack, and what came after (a 64 MiB device, 4 MiB of
 # it the primary context's own: 20 MiB short, then the same call tried again after freeing 30 MiB succeeds; then
 # more than the device has, never allocated).
 rm -f gpuleak.*.snap
@@ -53,6 +55,9 @@ eq([(e["api"], e["kind"], e["device"], e["requested_bytes"], e["mem_free"], e["m
    [("cudaMalloc", "device", 0, 30 * MiB, 10 * MiB, 64 * MiB, 50 * MiB, 4 * MiB, "main scenarios.c:$retried", (5, True)),
     ("cudaMalloc", "device", 0, 128 * MiB, 10 * MiB, 64 * MiB, 50 * MiB, 4 * MiB, "main scenarios.c:$big", None)],
    "OOM events")
+eq([(c["kind"], c["missing_bytes"], c["elsewhere_bytes"], c["own_bytes"]) for c in (e["classification"] for e in o["events"])],
+   [("exceeded", 20 * MiB, 4 * MiB, 50 * MiB), ("exceeded", 118 * MiB, 4 * MiB, 50 * MiB)], "their kinds")
+eq(o["torch"], None, "no PyTorch out of memory")
 PY
 "$REPORT" kinds.snap >kinds.txt
 grep -qx '    out of memory:    2 failed allocations' kinds.txt || fail "summary line"
@@ -66,6 +71,7 @@ cudaMalloc of 31,457,280 bytes (30.0 MiB) on device 0 failed at TIME (seq 3)
     in use: 54.0 MiB = this process's live allocations 50.0 MiB + 4.0 MiB elsewhere
     (elsewhere: other processes, CUDA's own context, what memory pools keep in reserve,
     memory gpuleak could not see)
+    kind: the request exceeded what was free: 31,457,280 bytes asked, 10,485,760 free; this process held 52,428,800 of the 56,623,104 in use, 4,194,304 elsewhere
     #0 main (scenarios.c:$retried) [scenarios]
     then the same size was allocated at TIME (seq 5), from the same stack: the request succeeded when tried again
 
@@ -74,6 +80,7 @@ cudaMalloc of 134,217,728 bytes (128.0 MiB) on device 0 failed at TIME (seq 6)
     in use: 54.0 MiB = this process's live allocations 50.0 MiB + 4.0 MiB elsewhere
     (elsewhere: other processes, CUDA's own context, what memory pools keep in reserve,
     memory gpuleak could not see)
+    kind: the request exceeded what was free: 134,217,728 bytes asked, 10,485,760 free; this process held 52,428,800 of the 56,623,104 in use, 4,194,304 elsewhere
     #0 main (scenarios.c:$big) [scenarios]
     nothing of that size was allocated after it (in the history)
 

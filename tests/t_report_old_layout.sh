@@ -56,21 +56,26 @@ PY
 
 # Where the appended fields held values, only they change: an OOM event's
 # view of the driver's memory (EVENTS.mem_free and mem_total, appended to
-# the format's first 56-byte entries) reads as not known.
+# the format's first 56-byte entries) reads as not known, and so the
+# events' kind (exceeded) is not classified.
 report full s-oom
 diff full/s-oom.text old/s-oom.text >oom.diff || true
 cat >oom.expected <<'EOF'
-19,20c19
+19,21c19,20
 <     the driver: 25,165,824 bytes (24.0 MiB) free of 67,108,864 bytes (64.0 MiB): 6.0 MiB short
 <     in use: 40.0 MiB = this process's live allocations 40.0 MiB + 0 B elsewhere
+<     kind: the request exceeded what was free: 31,457,280 bytes asked, 25,165,824 free; this process held 41,943,040 of the 41,943,040 in use, 0 elsewhere
 ---
 >     the driver's free memory is not known
-28,29c27
+>     kind: not classified: the driver's free memory is not known
+29,31c28,29
 <     the driver: 4,194,304 bytes (4.0 MiB) free of 67,108,864 bytes (64.0 MiB): more than the device has
 <     in use: 60.0 MiB = this process's live allocations 60.0 MiB + 0 B elsewhere
+<     kind: the request exceeded what was free: 134,217,728 bytes asked, 4,194,304 free; this process held 62,914,560 of the 62,914,560 in use, 0 elsewhere
 ---
 >     the driver's free memory is not known
-105,106c103,104
+>     kind: not classified: the driver's free memory is not known
+107,108c105,106
 <     X out of memory on device 0 asking for 31,457,280 bytes (30.0 MiB) (driver: 25,165,824 bytes (24.0 MiB) free of 67,108,864 bytes (64.0 MiB)) at 0.02 s (seq 2)
 <     X out of memory on device 0 asking for 134,217,728 bytes (128.0 MiB) (driver: 4,194,304 bytes (4.0 MiB) free of 67,108,864 bytes (64.0 MiB)) at 0.02 s (seq 4)
 ---
@@ -96,7 +101,10 @@ walk(a, b, "")
 changed = [c for c in changed if not c[0].endswith(".file_size")]
 want = {(".out_of_memory.events.mem_free", 0), (".out_of_memory.events.mem_total", 0),
         (".timeline.marks.mem_free", 0), (".timeline.marks.mem_total", 0)}
-assert len(changed) == 8 and set(changed) == want, changed  # 2 OOM events, in 2 places
+# and the classification made from them (report/analysis/oomkind.h)
+want |= {(".out_of_memory.events." + k, 0) for k in ("free_bytes", "total_bytes", "used_bytes", "missing_bytes")}
+want.add((".out_of_memory.events.kind", "unknown"))
+assert len(changed) == 18 and set(changed) == want, changed  # 2 OOM events, in 2 places and their kind
 PY
 
 # An entry shorter than its record's minimum is no layout gpuleak ever

@@ -5,6 +5,9 @@
 # (the 5 tensors' segments at KEPT-LINE = memory_reserved() then), and the
 # cudaMalloc that failed: 12 MiB, at that line.  PyTorch frees its cache
 # and tries once more, so the exit snapshot counts 2 failed allocations.
+# Then PyTorch's out-of-memory observer gives a second out-of-memory
+# snapshot, with PyTorch's view at its error (issue 45, item 7: the kinds
+# are tests/t_torch_real_oom_kinds.sh's).
 # Then with a signal snapshot after 2 tensors: the out-of-memory snapshot
 # carries that last view of PyTorch's (2 tensors), with its age.
 source "$ROOT/tests/lib.sh"
@@ -22,7 +25,7 @@ read -r _ _ n _ allocated _ reserved <out.txt
 expect_eq "$n $allocated $reserved" "5 $((5 * 12582912)) $((5 * 12582912))" "torch's own account at the error"
 
 snaps=(gpuleak.*.snap)
-expect_eq "${#snaps[@]}" 2 "snapshots (out of memory, exit)"
+expect_eq "${#snaps[@]}" 3 "snapshots (out of memory, PyTorch's out of memory, exit)"
 "$REPORT" --json gpuleak.*.0.snap >oom.json || fail "report of the OOM snapshot: exit $?"
 got=$(python3 - "$kept" <<'PY'
 import json, sys
@@ -38,7 +41,7 @@ PY
 ) || fail "reading the OOM snapshot's JSON"
 expect_eq "$got" "oom 1 cudaMalloc 12582912 $reserved True [($reserved, 5)] $reserved" \
     "reason, failures, the failed call and size, live bytes then, its line, the live segments by line, all live"
-"$REPORT" --json gpuleak.*.1.snap >exit.json || fail "report of the exit snapshot: exit $?"
+"$REPORT" --json gpuleak.*.2.snap >exit.json || fail "report of the exit snapshot: exit $?"
 expect_eq "$(python3 -c 'import json; print(json.load(open("exit.json"))["out_of_memory"]["failed_count"])')" 2 \
     "failed allocations at exit (PyTorch's retry after freeing its cache)"
 
@@ -49,7 +52,7 @@ mkdir view && cd view
 "$FAKECUDA/fakecuda-run" --devices 1 --mem $((64 << 20)) -- "$LAUNCHER" run -- "$PY" "$prog" 2 >out.txt 2>err.txt ||
     fail "run with a view exited $?: $(tail -3 err.txt)"
 snaps=(gpuleak.*.snap)
-expect_eq "${#snaps[@]}" 3 "snapshots with a view first (signal, out of memory, exit)"
+expect_eq "${#snaps[@]}" 4 "snapshots with a view first (signal, out of memory, PyTorch's out of memory, exit)"
 "$REPORT" --json gpuleak.*.1.snap >oom.json || fail "report of the OOM snapshot: exit $?"
 expect_eq "$(python3 -c '
 import json; d = json.load(open("oom.json")); t = d["torch"]

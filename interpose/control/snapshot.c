@@ -453,6 +453,24 @@ static void write_torch_stacks(struct writer *w, const struct gl_torch_view *t, 
     }
 }
 
+/* PyTorch's allocator settings, as it reported them with the view, and
+ * the out-of-memory its observer saw (only in that observer's snapshot). */
+static void write_torch_extra(struct writer *w, const struct gl_torch_view *t)
+{
+    if (t == NULL)
+        return;
+    if (t->status == GL_TORCH_ANSWERED && t->nsettings != 0) {
+        w_record(w, GL_REC_TORCH_SETTINGS, 1, GL_TORCH_SETTINGS_FIXED_SIZE + (uint64_t)t->settings_len);
+        W_PART(w, torch_settings, .count = t->nsettings);
+        w_bytes(w, t->settings, t->settings_len);
+    }
+    if (t->oom.present) {
+        w_record(w, GL_REC_TORCH_OOM, 1, GL_TORCH_OOM_FIXED_SIZE);
+        W_PART(w, torch_oom, .device = t->oom.device, .request = t->oom.request, .allowed = t->oom.allowed,
+               .free = t->oom.free);
+    }
+}
+
 /* PyTorch's own view of its cache: docs/pytorch.md.  Its blocks' stacks
  * were written by write_torch_stacks, numbered after stack_top. */
 static void write_torch(struct writer *w, const struct gl_torch_view *t)
@@ -462,7 +480,8 @@ static void write_torch(struct writer *w, const struct gl_torch_view *t)
     size_t n = t->status == GL_TORCH_ANSWERED ? t->nblocks : 0;
     w_record(w, GL_REC_TORCH, 1, GL_TORCH_FIXED_SIZE);
     W_PART(w, torch, .status = t->status, .segments = t->segments, .reserved_bytes = t->reserved_bytes,
-           .allocated_bytes = t->allocated_bytes, .blocks = n, .age_us = t->age_us);
+           .allocated_bytes = t->allocated_bytes, .blocks = n, .age_us = t->age_us,
+           .max_allocated_bytes = t->max_allocated_bytes, .max_reserved_bytes = t->max_reserved_bytes);
     for (size_t base = 0; base < n; base += ALLOCS_PER_RECORD) {
         size_t k = n - base < ALLOCS_PER_RECORD ? n - base : ALLOCS_PER_RECORD;
         w_record(w, GL_REC_TORCH_BLOCKS, (uint32_t)k, (uint64_t)k * GL_TORCH_BLOCK_ENTRY_SIZE);
@@ -474,6 +493,7 @@ static void write_torch(struct writer *w, const struct gl_torch_view *t)
                    .state = b->state, .flags = b->flags);
         }
     }
+    write_torch_extra(w, t);
 }
 
 /* PyTorch's optimizer steps kept in memory (control/torch_steps.h), oldest

@@ -333,6 +333,7 @@ static bool decode_kept(struct gl_torch_view *out)
 static void register_exit_view(struct py_exc *escaped);
 /* At each optimizer step: control/torch_steps.c. */
 static void register_step_hook(struct py_exc *escaped);
+static void register_oom_observer(struct py_exc *escaped);
 
 /* ---- asked at the attach (docs/attach.md) ------------------------------- */
 
@@ -542,6 +543,7 @@ static int probe_with(const char *code)
         atomic_store(&probe_done, 1);
         register_exit_view(&escaped);
         register_step_hook(&escaped);
+        register_oom_observer(&escaped);
     }
     free(r);
     atomic_store(&probe_queued, false); /* interrupted: a later allocation looks again */
@@ -633,6 +635,26 @@ void gl_torch_note_alloc(void)
  * demangled name's "(" (never in a code object's name).  Dropped before
  * the 64 are counted, so the Python frames are there as with
  * stacks="python" (issue 45, item 4). */
+/* Appended to an answer ("GLT1"...): "GLX1", u64 max_memory_allocated()
+ * and u64 max_memory_reserved() summed over the devices, u32 settings and
+ * each as u32 length + "key=value" (UTF-8): PyTorch's own
+ * allocator_settings from the same _snapshot(), values as str() gives
+ * them.  Apart, so that a torch without them still gives its blocks; a
+ * reader that finds no "GLX1" knows none of them. */
+#define COLLECT_EXTRA                                                                                  \
+    "if isinstance(_r, bytes) and _r[:4] == b'GLT1':\n"                                               \
+    "    try:\n"                                                                                      \
+    "        _mx = _rx = 0\n"                                                                         \
+    "        for _d in range(_c.device_count()):\n"                                                   \
+    "            _mx += _c.max_memory_allocated(_d)\n"                                                \
+    "            _rx += _c.max_memory_reserved(_d)\n"                                                 \
+    "        _sd = _sn.get('allocator_settings') or {}\n"                                             \
+    "        _as = [(str(_k) + '=' + str(_v)).encode('utf-8', 'replace') for _k, _v in _sd.items()][:64]\n" \
+    "        _r += _t.pack('<4sQQI', b'GLX1', _mx, _rx, len(_as)) + b''.join(\n"                      \
+    "            _t.pack('<I', len(_e)) + _e for _e in _as)\n"                                        \
+    "    except Exception:\n"                                                                         \
+    "        pass\n"
+
 static const char collect_code[] =
     "import sys as _s, struct as _t\n"
     "_m = _s.modules.get('torch.cuda.memory')\n"
@@ -645,7 +667,7 @@ static const char collect_code[] =
     "        def _py(_x, _cx=_cx):\n"
     "            _n = str(_x.get('filename') or '')\n"
     "            return _n not in ('', '?\?') and not _n.endswith(_cx) and '(' not in str(_x.get('name', ''))\n"
-    "        _sg = _m._snapshot()['segments']\n"
+    "        _sn = _m._snapshot(); _sg = _sn['segments']\n"
     "        _st = {'active_allocated': 1, 'active_pending_free': 2, 'inactive': 3}\n"
     "        _ids = {}\n"
     "        _o = bytearray()\n"
@@ -670,7 +692,8 @@ static const char collect_code[] =
     "            _o += _t.pack('<I', len(_e)) + _e\n"
     "        _r = _t.pack('<4sIIQQ', b'GLT1', _nb, len(_sg), _res, _alc) + bytes(_o)\n"
     "    except Exception:\n"
-    "        _r = b'X'\n";
+    "        _r = b'X'\n"
+    COLLECT_EXTRA;
 
 /* ---- the view at exit: an atexit callback --------------------------------- */
 
@@ -768,6 +791,108 @@ static void register_step_hook(struct py_exc *escaped)
     size_t len;
     struct py_exc mine;
     free(run_snippet(gl_torch_steps_register_code, fn, &len, &mine));
+    py.decref(fn);
+    if (escaped->type == NULL)
+        *escaped = mine;
+    else if (mine.type != NULL)
+        drop(&mine);
+}
+
+/* ---- PyTorch's out-of-memory observer ------------------------------------ */
+
+/* The answer the observer got and its figures, for the out-of-memory
+ * snapshot it writes on its own thread (gl_torch_collect takes them). */
+static GL_TLS const char *oom_answer;
+static GL_TLS size_t oom_answer_len;
+static GL_TLS struct gl_torch_oom oom_figures;
+
+#define PY_METH_VARARGS 0x0001
+static ssize_t (*py_tuple_size)(void *);
+static void *(*py_tuple_item)(void *, ssize_t);
+static long long (*py_long_ll)(void *);
+
+/* The observer's four arguments (device, the bytes asked of CUDA, the
+ * memory PyTorch may use, the driver's free memory), as PyTorch passes
+ * them; false when they are not four integers. */
+static bool oom_args(void *args, struct gl_torch_oom *o)
+{
+    if (py_tuple_size(args) != 4)
+        return false;
+    long long v[4];
+    for (ssize_t i = 0; i < 4; i++) {
+        void *x = py_tuple_item(args, i); /* borrowed */
+        if (x == NULL || ((v[i] = py_long_ll(x)) == -1 && i != 0) || v[i] < -1) {
+            py.err_clear();
+            return false;
+        }
+    }
+    *o = (struct gl_torch_oom){.present = true, .device = (int32_t)v[0], .request = (uint64_t)v[1],
+                               .allowed = (uint64_t)v[2], .free = (uint64_t)v[3]};
+    return true;
+}
+
+static void *oom_observer_call(void *self, void *args)
+{
+    (void)self;
+    struct gl_torch_oom o;
+    if (!gl_tracking_active() || !oom_args(args, &o) || !gl_trigger_torch_oom_claim()) {
+        py_incref(py_none);
+        return py_none;
+    }
+    size_t len;
+    struct py_exc escaped;
+    char *r = run_snippet(collect_code, NULL, &len, &escaped);
+    if (escaped.type != NULL) { /* the program's (a KeyboardInterrupt): it goes on in its place */
+        free(r);
+        py.err_restore(escaped.type, escaped.value, escaped.tb);
+        return NULL;
+    }
+    serve_attach(r, len);
+    oom_answer = r != NULL && !(len == 1 && r[0] == 'X') ? r : NULL;
+    oom_answer_len = len;
+    oom_figures = o;
+    gl_trigger_torch_oom();
+    oom_answer = NULL;
+    oom_figures.present = false;
+    if (r != NULL && !(len == 1 && r[0] == 'X'))
+        keep_view(r, len); /* the view later snapshots that cannot ask carry */
+    free(r);
+    py_incref(py_none);
+    return py_none;
+}
+
+static struct py_method_def oom_observer_def = {"gpuleak_oom_observer", oom_observer_call, PY_METH_VARARGS, NULL};
+
+/* Registers it, in the probe's pending call once torch is found (after
+ * register_exit_view, which found the C API it needs), once per process.
+ * torch._C._cuda_attach_out_of_memory_observer initializes CUDA, so only
+ * where torch.cuda is initialized already.  The program's exception, as
+ * register_exit_view. */
+static void register_oom_observer(struct py_exc *escaped)
+{
+    static atomic_bool registered;
+    if (!gl_config.oom_snapshot || py_none == NULL || atomic_exchange(&registered, true))
+        return;
+    void *(*new_cfunc)(void *, void *, void *) = NULL;
+    *(void **)&new_cfunc = gl_libc_dlsym(RTLD_DEFAULT, "PyCFunction_NewEx");
+    *(void **)&py_tuple_size = gl_libc_dlsym(RTLD_DEFAULT, "PyTuple_Size");
+    *(void **)&py_tuple_item = gl_libc_dlsym(RTLD_DEFAULT, "PyTuple_GetItem");
+    *(void **)&py_long_ll = gl_libc_dlsym(RTLD_DEFAULT, "PyLong_AsLongLong");
+    if (new_cfunc == NULL || py_tuple_size == NULL || py_tuple_item == NULL || py_long_ll == NULL)
+        return;
+    void *fn = new_cfunc(&oom_observer_def, NULL, NULL);
+    if (fn == NULL) {
+        py.err_clear();
+        return;
+    }
+    size_t len;
+    struct py_exc mine;
+    free(run_snippet("import sys as _s\n"
+                     "_c = _s.modules.get('torch.cuda')\n"
+                     "_a = getattr(_s.modules.get('torch._C'), '_cuda_attach_out_of_memory_observer', None)\n"
+                     "if _a is not None and _c is not None and _c.is_initialized():\n"
+                     "    _a(_f)\n",
+                     fn, &len, &mine));
     py.decref(fn);
     if (escaped->type == NULL)
         *escaped = mine;
@@ -1061,6 +1186,35 @@ static uint32_t block_stack(const uint32_t *frames, uint32_t nframes, const char
     return gl_view_stack_intern(t, ids, depth);
 }
 
+/* COLLECT_EXTRA's part, after the strings at `at`: the maxima and the
+ * settings, kept as TORCH_SETTINGS' tail.  Absent or malformed: none. */
+static void decode_extra(const struct reader *whole, const unsigned char *at, struct gl_torch_view *v)
+{
+    struct reader r = {at, whole->end, false};
+    if (r.end - r.p < 4 + 8 + 8 + 4 || memcmp(r.p, "GLX1", 4) != 0)
+        return;
+    r.p += 4;
+    uint64_t max_alloc = rd(&r, 8), max_res = rd(&r, 8);
+    uint32_t n = (uint32_t)rd(&r, 4);
+    const unsigned char *tail = r.p;
+    for (uint32_t i = 0; i < n && !r.bad; i++) {
+        uint32_t l = (uint32_t)rd(&r, 4);
+        if (l > GL_SNAP_MAX_STRING || (size_t)(r.end - r.p) < l)
+            return;
+        r.p += l;
+    }
+    if (r.bad || n > GL_TORCH_SETTINGS_MAX)
+        return;
+    v->max_allocated_bytes = max_alloc;
+    v->max_reserved_bytes = max_res;
+    size_t len = (size_t)(r.p - tail);
+    if (n == 0 || (v->settings = malloc(len)) == NULL)
+        return;
+    memcpy(v->settings, tail, len);
+    v->settings_len = len;
+    v->nsettings = n;
+}
+
 static bool decode(const char *buf, size_t len, struct gl_torch_view *v)
 {
     struct reader r = {(const unsigned char *)buf, (const unsigned char *)buf + len, false};
@@ -1098,6 +1252,7 @@ static bool decode(const char *buf, size_t len, struct gl_torch_view *v)
         str[i] = (const char *)r.p;
         r.p += slen[i];
     }
+    const unsigned char *strings_end = r.p;
     r.p = blocks_at;
     for (uint32_t i = 0; ok && i < nblocks; i++) {
         struct gl_torch_block *b = &v->blocks[i];
@@ -1119,6 +1274,8 @@ static bool decode(const char *buf, size_t len, struct gl_torch_view *v)
     }
     free(str);
     free(slen);
+    if (ok && !r.bad)
+        decode_extra(&r, strings_end, v);
     return ok && !r.bad;
 }
 
@@ -1139,6 +1296,18 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
      * PyTorch's allocator mutex (that _snapshot() takes) or the GIL.  None
      * can ask: they carry the last view PyTorch gave (at exit, normally the
      * one gpuleak's atexit callback took), saying how old it is. */
+    if (reason == GL_REASON_OOM && oom_figures.present) {
+        /* PyTorch's observer, on this thread: its answer is fresh. */
+        out->oom = oom_figures;
+        if (oom_answer != NULL && decode(oom_answer, oom_answer_len, out)) {
+            out->status = GL_TORCH_ANSWERED;
+            mark_before_attach(out);
+        } else {
+            gl_torch_view_free(out);
+            out->status = GL_TORCH_FAILED;
+        }
+        return;
+    }
     if (reason == GL_REASON_EXIT || reason == GL_REASON_FATAL_SIGNAL || reason == GL_REASON_OOM) {
         if (decode_kept(out))
             mark_before_attach(out);
@@ -1245,6 +1414,10 @@ void gl_torch_attach_ask(void)
 
 void gl_torch_view_free(struct gl_torch_view *v)
 {
+    free(v->settings);
+    v->settings = NULL;
+    v->settings_len = 0;
+    v->nsettings = 0;
     free(v->blocks);
     v->blocks = NULL;
     v->nblocks = 0;

@@ -10,6 +10,7 @@
 #ifndef GL_TORCH_VIEW_H
 #define GL_TORCH_VIEW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,11 +24,29 @@ struct gl_torch_block {
     uint16_t flags; /* GL_TORCH_BLOCK_F_*: its segment was made before the attach */
 };
 
+/* PyTorch's out-of-memory observer's figures (TORCH_OOM): the device, the
+ * bytes it asked CUDA for, what it may use there, the driver's free memory
+ * then.  present false: not an observer's snapshot. */
+struct gl_torch_oom {
+    bool present;
+    int32_t device;
+    uint64_t request, allowed, free;
+};
+
 struct gl_torch_view {
     uint32_t status; /* enum gl_torch_status; 0: nothing to write (no torch, or not asked) */
     uint32_t segments;
     uint64_t reserved_bytes, allocated_bytes;
     uint64_t age_us; /* 0: asked for this snapshot; else how old the last view is */
+    /* max_memory_allocated() and max_memory_reserved() summed over the
+     * devices; 0: not known */
+    uint64_t max_allocated_bytes, max_reserved_bytes;
+    /* PyTorch's allocator_settings as TORCH_SETTINGS' tail: nsettings
+     * times (u32 length + "key=value"), malloc'd; NULL: none */
+    uint32_t nsettings;
+    size_t settings_len;
+    char *settings;
+    struct gl_torch_oom oom;
     size_t nblocks;
     struct gl_torch_block *blocks;
     /* The blocks' stacks and their Python frames, this view's only: written
@@ -82,6 +101,14 @@ void gl_torch_user_wants_lines(void);
 #define GL_TORCH_ANSWER_WAIT_MS 60000
 void gl_torch_collect(uint32_t reason, struct gl_torch_view *out);
 void gl_torch_view_free(struct gl_torch_view *v);
+
+/* PyTorch's out-of-memory observer (registered once torch is found, with
+ * the exit view): PyTorch calls it on the failing thread, with the GIL and
+ * without its allocator's lock, just before it raises
+ * torch.OutOfMemoryError.  It asks PyTorch for its view there and writes an
+ * out-of-memory snapshot carrying it and the observer's figures (TORCH_OOM),
+ * unless GPULEAK_OOM_SNAPSHOT=0; at most one in GPULEAK_OOM_INTERVAL, as
+ * the CUDA-level ones (gl_trigger_torch_oom). */
 
 /* `gpuleak attach`, on gpuleak's own thread once the hooks are in place:
  * asks PyTorch for its view as a snapshot does (a pending call, answered

@@ -596,6 +596,23 @@ void gl_trigger_oom(int32_t device, uint64_t mem_free, uint64_t mem_total)
     gl_snapshot_write_with(GL_REASON_OOM, 0, NULL, mem_total ? &mem : NULL);
 }
 
+bool gl_trigger_torch_oom_claim(void)
+{
+    static _Atomic uint64_t last_ns;
+    if (!gl_config.oom_snapshot)
+        return false;
+    uint64_t now = gl_mono_ns();
+    uint64_t last = atomic_load(&last_ns);
+    if (last != 0 && now - last < gl_config.oom_interval_ms * 1000000u)
+        return false;
+    return atomic_compare_exchange_strong(&last_ns, &last, now); /* else another thread took it */
+}
+
+void gl_trigger_torch_oom(void)
+{
+    gl_snapshot_write(GL_REASON_OOM, 0, NULL);
+}
+
 void gl_trigger_postfork_child(void)
 {
     /* Threads do not survive fork: the child needs its own writer.  It is

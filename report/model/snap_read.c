@@ -503,6 +503,53 @@ static int parse_env(struct parser *p, size_t off, size_t end)
     return 0;
 }
 
+static int parse_torch_settings(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (s->have_torch_settings)
+        return fail(p, off, "second TORCH_SETTINGS record");
+    if (end - off < GL_TORCH_SETTINGS_FIXED_SIZE)
+        return fail(p, off, "TORCH_SETTINGS record too short (%zu bytes, need %u)", end - off,
+                    GL_TORCH_SETTINGS_FIXED_SIZE);
+    struct gl_wire_torch_settings h;
+    gl_wire_torch_settings_decode(p->buf + off, &h);
+    if (h.count > GL_TORCH_SETTINGS_MAX)
+        return fail(p, off, "TORCH_SETTINGS count %u exceeds limit %u", h.count, GL_TORCH_SETTINGS_MAX);
+    s->have_torch_settings = true;
+    s->torch_settings = calloc(h.count ? h.count : 1, sizeof *s->torch_settings);
+    if (s->torch_settings == NULL)
+        return fail(p, off, "out of memory");
+    size_t pos = off + GL_TORCH_SETTINGS_FIXED_SIZE;
+    for (uint32_t i = 0; i < h.count; i++) {
+        if (read_str(p, &pos, end, "allocator setting", &s->torch_settings[i]))
+            return -1;
+        s->ntorch_settings++;
+    }
+    return 0;
+}
+
+static int parse_torch_oom(struct parser *p, size_t off, size_t end)
+{
+    struct snapshot *s = p->s;
+    if (s->torch_oom.present)
+        return fail(p, off, "second TORCH_OOM record");
+    if (end - off < GL_TORCH_OOM_FIXED_SIZE)
+        return fail(p, off, "TORCH_OOM record too short (%zu bytes, need %u)", end - off, GL_TORCH_OOM_FIXED_SIZE);
+    GL_WIRE_DECODE(TORCH_OOM, torch_oom, p->buf + off, &s->torch_oom);
+    s->torch_oom.present = true;
+    return 0;
+}
+
+const char *snap_torch_setting(const struct snapshot *s, const char *key)
+{
+    size_t len = strlen(key);
+    for (size_t i = 0; i < s->ntorch_settings; i++)
+        if (s->torch_settings[i].len > len && strncmp(s->torch_settings[i].s, key, len) == 0 &&
+            s->torch_settings[i].s[len] == '=')
+            return s->torch_settings[i].s + len + 1;
+    return NULL;
+}
+
 const char *snap_env(const struct snapshot *s, const char *name)
 {
     size_t len = strlen(name);
@@ -795,6 +842,8 @@ static int parse(struct parser *p)
         case GL_REC_PYFRAME: rc = parse_pyframe(p, body, end); break;
         case GL_REC_ENV: rc = parse_env(p, body, end); break;
         case GL_REC_TORCH: rc = parse_torch(p, body, end); break;
+        case GL_REC_TORCH_SETTINGS: rc = parse_torch_settings(p, body, end); break;
+        case GL_REC_TORCH_OOM: rc = parse_torch_oom(p, body, end); break;
         case GL_REC_SAMPLING: rc = parse_sampling(p, body, end); break;
         case GL_REC_TORCH_STEP: rc = parse_torch_step(p, body, end); break;
         case GL_REC_END: {
@@ -897,5 +946,8 @@ void snap_free(struct snapshot *s)
     for (size_t i = 0; i < s->nenv; i++)
         free_str(&s->env[i]);
     free(s->env);
+    for (size_t i = 0; i < s->ntorch_settings; i++)
+        free_str(&s->torch_settings[i]);
+    free(s->torch_settings);
     memset(s, 0, sizeof *s);
 }

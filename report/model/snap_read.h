@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "snapshot_format.h"
@@ -87,6 +88,12 @@ struct snap_vmm {
  * 0 when the snapshot has no TORCH record); TORCH_BLOCKS entries: its blocks. */
 struct snap_torch {
     GL_WIRE_MEMBERS(TORCH)
+};
+/* TORCH_OOM: the out-of-memory PyTorch's observer saw (present false: no
+ * such record, not that observer's snapshot). */
+struct snap_torch_oom {
+    GL_WIRE_MEMBERS(TORCH_OOM)
+    bool present;
 };
 /* mode 0: no SAMPLING record, every stack was captured.  Otherwise the
  * reader has already given the allocations that were not sampled stack id
@@ -171,6 +178,10 @@ struct snapshot {
     struct snap_sampling sampling; /* light mode (GPULEAK_MODE=light) */
     struct snap_str *env; /* "NAME=value" (ENV record) */
     size_t nenv;
+    struct snap_str *torch_settings; /* "key=value", PyTorch's allocator_settings (TORCH_SETTINGS) */
+    size_t ntorch_settings;
+    bool have_torch_settings;
+    struct snap_torch_oom torch_oom;
     size_t unknown_records; /* skipped record types (newer writer) */
     size_t long_entries;    /* entries longer than this reader knows */
     size_t file_size;
@@ -200,6 +211,8 @@ const struct snap_stack *snap_find_stack(const struct snapshot *s, uint32_t id);
 
 /* Value of an environment variable recorded in the snapshot, or NULL. */
 const char *snap_env(const struct snapshot *s, const char *name);
+/* The value of PyTorch's allocator setting KEY (TORCH_SETTINGS), or NULL. */
+const char *snap_torch_setting(const struct snapshot *s, const char *key);
 
 /* The Python frame with this id (from a tagged pc), or NULL. */
 const struct snap_pyframe *snap_find_pyframe(const struct snapshot *s, uint32_t id);

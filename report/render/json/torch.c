@@ -1,7 +1,9 @@
 #include "render/json/torch.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/multi/torch_multi.h"
 #include "analysis/torch_blocks.h"
@@ -27,6 +29,41 @@ static void line_frame(const struct report_ctx *r, struct json *j, uint32_t fram
     json_key(j, "line"); json_u64(j, fr ? fr->line : 0);
 }
 
+/* "settings": both names of PyTorch's allocator variable as the process
+ * had them, the one PyTorch 2.14 reads (PYTORCH_CUDA_ALLOC_CONF first:
+ * docs/pytorch.md), and PyTorch's own allocator_settings. */
+static void settings(const struct snapshot *s, struct json *j)
+{
+    const char *unified = snap_env(s, "PYTORCH_ALLOC_CONF"), *old = snap_env(s, "PYTORCH_CUDA_ALLOC_CONF");
+    json_key(j, "settings");
+    json_obj(j);
+    json_key(j, "PYTORCH_ALLOC_CONF"); json_str(j, unified);
+    json_key(j, "PYTORCH_CUDA_ALLOC_CONF"); json_str(j, old);
+    json_key(j, "in_force");
+    json_str(j, old ? "PYTORCH_CUDA_ALLOC_CONF" : unified ? "PYTORCH_ALLOC_CONF" : NULL);
+    json_key(j, "differ"); json_bool(j, unified && old && strcmp(unified, old) != 0);
+    json_key(j, "allocator_settings");
+    if (!s->have_torch_settings) {
+        json_null(j);
+    } else {
+        json_obj(j);
+        for (size_t i = 0; i < s->ntorch_settings; i++) {
+            const struct snap_str *e = &s->torch_settings[i];
+            const char *eq = memchr(e->s, '=', e->len);
+            size_t klen = eq ? (size_t)(eq - e->s) : e->len;
+            char key[256];
+            snprintf(key, sizeof key, "%.*s", (int)(klen < sizeof key ? klen : sizeof key - 1), e->s);
+            json_key(j, key);
+            if (eq)
+                json_strn(j, eq + 1, e->len - klen - 1);
+            else
+                json_null(j);
+        }
+        json_end_obj(j);
+    }
+    json_end_obj(j);
+}
+
 void json_torch(const struct report_ctx *r, struct json *j)
 {
     json_key(j, "torch");
@@ -39,6 +76,19 @@ void json_torch(const struct report_ctx *r, struct json *j)
     json_key(j, "allocated_bytes"); json_u64(j, t.allocated_bytes);
     json_key(j, "segment_count"); json_u64(j, t.segments_reported);
     json_key(j, "tensor_count"); json_u64(j, t.tensors);
+    json_key(j, "max_allocated_bytes"); json_u64(j, r->s->torch.max_allocated_bytes);
+    json_key(j, "max_reserved_bytes"); json_u64(j, r->s->torch.max_reserved_bytes);
+    settings(r->s, j);
+    json_key(j, "top_lines"); /* the whole cache's lines, most live bytes first */
+    json_arr(j);
+    for (size_t i = 0; i < t.nlines && i < 5; i++) {
+        json_obj(j);
+        json_key(j, "bytes"); json_u64(j, t.lines[i].bytes);
+        json_key(j, "count"); json_u64(j, t.lines[i].count);
+        line_frame(r, j, t.lines[i].frame);
+        json_end_obj(j);
+    }
+    json_end_arr(j);
     const struct torch_check *c = &r->v->torch_check;
     json_key(j, "consistent"); json_bool(j, c->nproblems == 0);
     json_key(j, "problems");

@@ -2,15 +2,143 @@
 #include "render/text/oom.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "analysis/history.h"
 #include "analysis/oom.h"
+#include "analysis/oomkind.h"
 #include "model/stackdb.h"
 #include "render/report.h"
 #include "render/text/textout.h"
 #include "snapshot_format.h"
+#include "util/fmt.h"
 
 #define OOM_SHOWN 3 /* the most recent ones in the text */
+
+/* A number with thousands separators, as the classification line gives them. */
+static void put_n(FILE *f, uint64_t v)
+{
+    char buf[32];
+    fmt_commas(buf, sizeof buf, v);
+    fputs(buf, f);
+}
+
+/* The one line that says what kind of out-of-memory it was, with the
+ * numbers its rule compared (analysis/oomkind.h). */
+static void put_verdict(FILE *f, const struct oom_facts *x)
+{
+    struct oom_verdict v = oom_classify(x);
+    fputs("    kind: ", f);
+    switch (v.kind) {
+    case OOM_KIND_FRAGMENTATION:
+        fputs("fragmentation: PyTorch's reserved - allocated = ", f);
+        put_n(f, x->reserved);
+        fputs(" - ", f);
+        put_n(f, x->allocated);
+        fputs(" = ", f);
+        put_n(f, v.cached);
+        fputs(" bytes >= the ", f);
+        put_n(f, x->request);
+        fputs(" asked, but its largest free block is ", f);
+        put_n(f, x->largest_free);
+        break;
+    case OOM_KIND_SETTING:
+        fputs("an allocator setting: PyTorch may use ", f);
+        put_n(f, x->allowed);
+        fputs(" bytes of the device's ", f);
+        put_n(f, x->total);
+        fputs(" (torch.cuda.set_per_process_memory_fraction), and ", f);
+        put_n(f, x->free);
+        fputs(" were free for the ", f);
+        put_n(f, x->request);
+        fputs(" asked", f);
+        break;
+    case OOM_KIND_ELSEWHERE:
+        fputs("held by other processes or contexts: the driver's used ", f);
+        put_n(f, v.used);
+        fputs(" - this process's own ", f);
+        put_n(f, x->own);
+        fputs(" = ", f);
+        put_n(f, v.elsewhere);
+        fputs(" bytes, at least the ", f);
+        put_n(f, v.missing);
+        fputs(" missing", f);
+        break;
+    case OOM_KIND_EXCEEDED:
+        fputs("the request exceeded what was free: ", f);
+        put_n(f, x->request);
+        fputs(" bytes asked, ", f);
+        put_n(f, x->free);
+        fputs(" free; this process held ", f);
+        put_n(f, x->own);
+        fputs(" of the ", f);
+        put_n(f, v.used);
+        fputs(" in use, ", f);
+        put_n(f, v.elsewhere);
+        fputs(" elsewhere", f);
+        break;
+    default:
+        if (x->total == 0) {
+            fputs("not classified: the driver's free memory is not known", f);
+        } else {
+            fputs("not classified: ", f);
+            put_n(f, x->free);
+            fputs(" bytes were free for the ", f);
+            put_n(f, x->request);
+            fputs(" asked (not in one piece, or over a pool's limit)", f);
+        }
+        break;
+    }
+    fputc('\n', f);
+}
+
+/* The process had PyTorch's CUDA allocator loaded (libc10_cuda.so): a
+ * failed cudaMalloc may be its segment's, before it retries. */
+static bool torch_loaded(const struct snapshot *s)
+{
+    for (size_t i = 0; i < s->nmodules; i++) {
+        const struct snap_str *p = &s->modules[i].path;
+        const char *base = p->s;
+        for (size_t k = 0; k < p->len; k++)
+            if (p->s[k] == '/')
+                base = p->s + k + 1;
+        if ((size_t)(p->s + p->len - base) >= 11 && strncmp(base, "libc10_cuda", 11) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* PyTorch's out-of-memory snapshot (TORCH_OOM): what PyTorch asked for
+ * when it gave up, its view then, and the kind. */
+static void torch_oom(struct report_ctx *r)
+{
+    struct oom_facts x;
+    if (!oom_torch_facts(r->s, &x))
+        return;
+    FILE *f = r->out;
+    fputs("\nPyTorch raised torch.OutOfMemoryError on ", f);
+    put_where(f, r->s->torch_oom.device);
+    fputs(", asking CUDA for ", f);
+    put_bytes(f, x.request);
+    fputs("\nafter freeing its cache and trying again; the driver: ", f);
+    put_bytes(f, x.free);
+    fputs(" free", f);
+    if (x.total != 0) {
+        fputs(" of ", f);
+        put_bytes(f, x.total);
+    }
+    fputc('\n', f);
+    if (x.torch) {
+        fputs("    PyTorch then: reserved ", f);
+        put_n(f, x.reserved);
+        fputs(", allocated ", f);
+        put_n(f, x.allocated);
+        fputs(", largest free block ", f);
+        put_n(f, x.largest_free);
+        fputs(" bytes (its view, asked at the error)\n", f);
+    }
+    put_verdict(f, &x);
+}
 
 void text_oom_summary(struct report_ctx *r)
 {
@@ -67,6 +195,17 @@ static void oom_event(struct report_ctx *r, const struct hist_mark *m)
             fputs("    (elsewhere: other processes, CUDA's own context, what memory pools keep in reserve,\n"
                   "    memory gpuleak could not see)\n", f);
     }
+    /* In PyTorch's own out-of-memory snapshot its verdict, above, is the
+     * one: these calls failed before it freed its cache. */
+    if (!r->s->torch_oom.present) {
+        struct oom_facts x;
+        oom_mark_facts(m, &x);
+        put_verdict(f, &x);
+        if (torch_loaded(r->s))
+            fputs("    (PyTorch frees its cache and tries again after this; its own out-of-memory snapshot,\n"
+                  "    taken if it raises, says whether its cache was fragmented)\n",
+                  f);
+    }
     put_cs(r, "    ", sview_cs(r->v, m->stack_id));
     /* Caching allocators free what they cache and ask again: a failure the
      * program got past.  Only the size says it is the same request. */
@@ -89,7 +228,7 @@ void text_oom(struct report_ctx *r)
     size_t noom = 0;
     for (size_t i = 0; h && h->present && i < h->nmarks; i++)
         noom += oom_is_mark(&h->marks[i]);
-    if (failed == 0 && noom == 0)
+    if (failed == 0 && noom == 0 && !r->s->torch_oom.present)
         return;
     FILE *f = r->out;
     put_title(r, "OUT OF MEMORY");
@@ -106,6 +245,12 @@ void text_oom(struct report_ctx *r)
         put_where(f, d->device);
     }
     fputs(".\n", f);
+    torch_oom(r);
+    if (noom == 0 && failed == 0) { /* PyTorch's limit: no CUDA call failed */
+        if (r->s->proc.reason == GL_REASON_OOM)
+            fputs("\nThis snapshot was taken at PyTorch's error: what was live then is listed below.\n", f);
+        return;
+    }
     if (noom == 0) {
         fputs("The history holds none of them (it is off, or they were before the events it keeps).\n", f);
         return;
@@ -121,5 +266,8 @@ void text_oom(struct report_ctx *r)
     if (shown < noom)
         fprintf(f, "\n(%zu earlier ones in the JSON report's out_of_memory)\n", noom - shown);
     if (r->s->proc.reason == GL_REASON_OOM)
-        fputs("\nThis snapshot was taken at the last one: what was live then is listed below.\n", f);
+        fputs(r->s->torch_oom.present
+                  ? "\nThis snapshot was taken at PyTorch's error: what was live then is listed below.\n"
+                  : "\nThis snapshot was taken at the last one: what was live then is listed below.\n",
+              f);
 }

@@ -4,6 +4,7 @@
 #include "render/text/torch.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "analysis/multi/torch_multi.h"
 #include "analysis/torch_blocks.h"
@@ -11,6 +12,7 @@
 #include "render/text/textout.h"
 
 #define LINES_SHOWN 10 /* tensor lines per segment */
+#define TOP_LINES_SHOWN 5 /* lines over the whole cache, in the totals */
 
 
 /* The snapshot is of a process gpuleak attach tracked (docs/attach.md): a
@@ -54,6 +56,96 @@ static void put_totals(FILE *f, const struct torch_blocks *t)
     fputs(" (free for reuse, or waiting for a stream)\n", f);
 }
 
+/* The two names of PyTorch's allocator variable (since 2.10
+ * PYTORCH_ALLOC_CONF, with PYTORCH_CUDA_ALLOC_CONF the old one), as the
+ * process had them (ENV), and which one PyTorch 2.14 reads: its CUDA
+ * allocator's configuration takes PYTORCH_CUDA_ALLOC_CONF first and looks
+ * at PYTORCH_ALLOC_CONF only when that is unset (c10/cuda/
+ * CUDAAllocatorConfig.h). */
+static void put_conf(FILE *f, const struct snapshot *s)
+{
+    const char *unified = snap_env(s, "PYTORCH_ALLOC_CONF"), *old = snap_env(s, "PYTORCH_CUDA_ALLOC_CONF");
+    fputs("    settings:  ", f);
+    if (unified == NULL && old == NULL) {
+        fputs("PYTORCH_ALLOC_CONF and PYTORCH_CUDA_ALLOC_CONF not set (PyTorch's defaults)\n", f);
+    } else {
+        fputs("PYTORCH_ALLOC_CONF=", f);
+        put_str(f, unified ? unified : "(not set)");
+        fputs(", PYTORCH_CUDA_ALLOC_CONF=", f);
+        put_str(f, old ? old : "(not set)");
+        fputc('\n', f);
+    }
+    if (unified != NULL && old != NULL && strcmp(unified, old) != 0)
+        fputs("    note: both are set and differ: PyTorch 2.14 uses PYTORCH_CUDA_ALLOC_CONF and ignores PYTORCH_ALLOC_CONF\n",
+              f);
+    if (s->ntorch_settings == 0)
+        return;
+    fputs("    PyTorch's allocator_settings: ", f);
+    for (size_t i = 0; i < s->ntorch_settings; i++) {
+        if (i)
+            fputs(", ", f);
+        put_safe(f, s->torch_settings[i].s, s->torch_settings[i].len);
+    }
+    fputc('\n', f);
+}
+
+/* The PyTorch block (issue 45, item 6) is shown when the snapshot carries
+ * what PyTorch answered beside its blocks (its peaks, its settings: a
+ * PyTorch that has them), or an allocator variable was set. */
+static bool block_known(const struct snapshot *s)
+{
+    return s->torch.max_allocated_bytes != 0 || s->torch.max_reserved_bytes != 0 || s->have_torch_settings ||
+           snap_env(s, "PYTORCH_ALLOC_CONF") != NULL || snap_env(s, "PYTORCH_CUDA_ALLOC_CONF") != NULL;
+}
+
+static void put_peaks(FILE *f, const struct snapshot *s);
+static void put_conf(FILE *f, const struct snapshot *s);
+
+/* The whole cache's lines, most live bytes first: indented and worded
+ * apart from the segments' own lines ("as", not "in"), which scripts sum. */
+static void put_top_lines(const struct report_ctx *r, const struct torch_blocks *t)
+{
+    FILE *f = r->out;
+    if (t->nlines == 0)
+        return;
+    fputs("    top lines by live bytes, all segments:\n", f);
+    for (size_t i = 0; i < t->nlines && i < TOP_LINES_SHOWN; i++) {
+        const struct torch_line *l = &t->lines[i];
+        fputs("      ", f);
+        put_bytes(f, l->bytes);
+        fputs(" as ", f);
+        put_count(f, l->count, "tensor");
+        fputs(": ", f);
+        if (l->frame == 0)
+            fputs("(no Python line)", f);
+        else
+            put_frame_short(f, &r->db->frames[l->frame]);
+        fputc('\n', f);
+    }
+    if (t->nlines > TOP_LINES_SHOWN)
+        fprintf(f, "      ... and %zu more lines\n", t->nlines - TOP_LINES_SHOWN);
+}
+
+static void put_block(const struct report_ctx *r, const struct torch_blocks *t, bool adds_up)
+{
+    put_peaks(r->out, r->s);
+    put_conf(r->out, r->s);
+    if (adds_up)
+        put_top_lines(r, t);
+}
+
+/* PyTorch's peaks, asked with its view (0: not known, an older file). */
+static void put_peaks(FILE *f, const struct snapshot *s)
+{
+    if (s->torch.max_allocated_bytes == 0 && s->torch.max_reserved_bytes == 0)
+        return;
+    fputs("    peak allocated: ", f);
+    put_bytes(f, s->torch.max_allocated_bytes);
+    fputs(" (torch.cuda.max_memory_allocated())\n    peak reserved:  ", f);
+    put_bytes(f, s->torch.max_reserved_bytes);
+    fputs(" (torch.cuda.max_memory_reserved())\n", f);
+}
+
 void text_torch(const struct report_ctx *r)
 {
     if (r->s->torch.status == 0)
@@ -90,6 +182,8 @@ void text_torch(const struct report_ctx *r)
           f);
     if (c->nproblems == 0)
         put_totals(f, &t);
+    if (block_known(r->s))
+        put_block(r, &t, c->nproblems == 0);
     for (size_t k = 0; k < t.nsegs; k++) {
         const struct torch_segment *g = &t.segs[k];
         fprintf(f, "\nsegment 0x%" PRIx64 ": ", g->address);
