@@ -71,6 +71,10 @@ $(FC_OBJ)/fc_rt_requests.h: $(FC_SRC)/real_runtime_requests.txt
 $(FC_OBJ)/rt/fc_rt_init.o $(FC_OBJ)/rt_static/fc_rt_init.o: $(FC_OBJ)/fc_rt_requests.h
 $(FC_OBJ)/rt/fc_rt_init.o $(FC_OBJ)/rt_static/fc_rt_init.o: FC_CFLAGS += -I$(FC_OBJ)
 
+# The headers shared with the library stand-ins (fc_status.h, fc_say.h).
+$(FC_OBJ)/rt/fc_rt_error.o $(FC_OBJ)/rt_static/fc_rt_error.o: $(FC_SRC)/fc_status.h
+$(FC_OBJ)/rt/fc_rt_stub.o $(FC_OBJ)/rt_static/fc_rt_stub.o: $(FC_SRC)/fc_say.h
+
 $(FC_OBJ)/rt/%.o: $(FC_SRC)/%.c $(FC_SRC)/fc_rt.h | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
 	$(CC) $(FC_CFLAGS) -c -o $@ $<
@@ -161,7 +165,7 @@ $(FC_OBJ)/lib/fc_lib.o: $(FC_SRC)/fc_lib.c $(FC_SRC)/fc_lib.h $(FC_SRC)/fc_say.h
 	$(CC) $(FC_CFLAGS) -c -o $@ $<
 # DIR's objects, $(FC_OBJ)/$(notdir DIR)/NAME.o: one rule per directory.
 define fc_stand_in_dir
-$$(FC_OBJ)/$(notdir $(1))/%.o: $(1)/%.c $$(wildcard $(1)/*.h) $$(FC_SRC)/fc_lib.h | $$(BUILD)/.cuda-ok
+$$(FC_OBJ)/$(notdir $(1))/%.o: $(1)/%.c $$(wildcard $(1)/*.h) $$(FC_SRC)/fc_lib.h $$(FC_SRC)/fc_status.h | $$(BUILD)/.cuda-ok
 	@mkdir -p $$(@D)
 	$$(CC) $$(FC_CFLAGS) -I$(1) -c -o $$@ $$<
 FC_STAND_IN_DIR_$(1) := 1
