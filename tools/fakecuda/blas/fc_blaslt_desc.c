@@ -38,6 +38,26 @@ static cublasStatus_t desc_new(void **out, size_t size)
     return CUBLAS_STATUS_SUCCESS;
 }
 
+/* Every descriptor kind's Destroy (Create allocated it on the heap; an
+ * Init'ed one is the caller's storage, never destroyed) and its attribute
+ * get/set through its table. */
+#define DESC_ACCESSORS(Kind, AttrType, table)                                                              \
+    cublasStatus_t cublasLt##Kind##Destroy(cublasLt##Kind##_t desc)                                        \
+    {                                                                                                      \
+        free(desc);                                                                                        \
+        return CUBLAS_STATUS_SUCCESS;                                                                      \
+    }                                                                                                      \
+    cublasStatus_t cublasLt##Kind##SetAttribute(cublasLt##Kind##_t desc, AttrType attr, const void *buf,   \
+                                                size_t sizeInBytes)                                        \
+    {                                                                                                      \
+        return fc_attr_set(table, NROWS(table), desc, attr, buf, sizeInBytes);                             \
+    }                                                                                                      \
+    cublasStatus_t cublasLt##Kind##GetAttribute(cublasLt##Kind##_t desc, AttrType attr, void *buf,         \
+                                                size_t sizeInBytes, size_t *sizeWritten)                   \
+    {                                                                                                      \
+        return fc_attr_get(table, NROWS(table), desc, attr, buf, sizeInBytes, sizeWritten);                \
+    }
+
 /* ---- matrix layout ---- */
 struct fc_layout {
     uint32_t type;
@@ -84,23 +104,7 @@ cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cud
     return st;
 }
 
-cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
-{
-    free(matLayout);
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr,
-                                                const void *buf, size_t sizeInBytes)
-{
-    return fc_attr_set(layout_attrs, NROWS(layout_attrs), matLayout, attr, buf, sizeInBytes);
-}
-
-cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr,
-                                                void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    return fc_attr_get(layout_attrs, NROWS(layout_attrs), matLayout, attr, buf, sizeInBytes, sizeWritten);
-}
+DESC_ACCESSORS(MatrixLayout, cublasLtMatrixLayoutAttribute_t, layout_attrs)
 
 /* ---- matmul descriptor ---- */
 struct fc_matmul_desc {
@@ -158,23 +162,7 @@ cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublas
     return st;
 }
 
-cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
-{
-    free(matmulDesc);
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr,
-                                              const void *buf, size_t sizeInBytes)
-{
-    return fc_attr_set(matmul_attrs, NROWS(matmul_attrs), matmulDesc, attr, buf, sizeInBytes);
-}
-
-cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr,
-                                              void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    return fc_attr_get(matmul_attrs, NROWS(matmul_attrs), matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-}
+DESC_ACCESSORS(MatmulDesc, cublasLtMatmulDescAttributes_t, matmul_attrs)
 
 /* ---- matrix transform descriptor ---- */
 struct fc_transform_desc {
@@ -206,25 +194,7 @@ cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *
     return st;
 }
 
-cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
-{
-    free(transformDesc);
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc,
-                                                       cublasLtMatrixTransformDescAttributes_t attr,
-                                                       const void *buf, size_t sizeInBytes)
-{
-    return fc_attr_set(transform_attrs, NROWS(transform_attrs), transformDesc, attr, buf, sizeInBytes);
-}
-
-cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc,
-                                                       cublasLtMatrixTransformDescAttributes_t attr, void *buf,
-                                                       size_t sizeInBytes, size_t *sizeWritten)
-{
-    return fc_attr_get(transform_attrs, NROWS(transform_attrs), transformDesc, attr, buf, sizeInBytes, sizeWritten);
-}
+DESC_ACCESSORS(MatrixTransformDesc, cublasLtMatrixTransformDescAttributes_t, transform_attrs)
 
 /* ---- matmul preference ---- */
 struct fc_preference {
@@ -262,25 +232,7 @@ cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
     return st;
 }
 
-cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
-{
-    free(pref);
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
-                                                    cublasLtMatmulPreferenceAttributes_t attr, const void *buf,
-                                                    size_t sizeInBytes)
-{
-    return fc_attr_set(preference_attrs, NROWS(preference_attrs), pref, attr, buf, sizeInBytes);
-}
-
-cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref,
-                                                    cublasLtMatmulPreferenceAttributes_t attr, void *buf,
-                                                    size_t sizeInBytes, size_t *sizeWritten)
-{
-    return fc_attr_get(preference_attrs, NROWS(preference_attrs), pref, attr, buf, sizeInBytes, sizeWritten);
-}
+DESC_ACCESSORS(MatmulPreference, cublasLtMatmulPreferenceAttributes_t, preference_attrs)
 
 uint64_t fc_preference_max_workspace(cublasLtMatmulPreference_t pref)
 {
@@ -318,22 +270,4 @@ cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDes
     return st;
 }
 
-cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
-{
-    free(emulationDesc);
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc,
-                                                 cublasLtEmulationDescAttributes_t attr, const void *buf,
-                                                 size_t sizeInBytes)
-{
-    return fc_attr_set(emulation_attrs, NROWS(emulation_attrs), emulationDesc, attr, buf, sizeInBytes);
-}
-
-cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc,
-                                                 cublasLtEmulationDescAttributes_t attr, void *buf,
-                                                 size_t sizeInBytes, size_t *sizeWritten)
-{
-    return fc_attr_get(emulation_attrs, NROWS(emulation_attrs), emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-}
+DESC_ACCESSORS(EmulationDesc, cublasLtEmulationDescAttributes_t, emulation_attrs)
