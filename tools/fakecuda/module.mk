@@ -190,7 +190,7 @@ FAKECUDA_LIBS += $$(FAKECUDA_DIR)/$(1)
 all: $$(FAKECUDA_DIR)/$(1)
 endef
 
-# cuBLASLt and cuBLAS (tools/fakecuda/blas/, README.md there).  cuBLAS
+# cuBLASLt and cuBLAS (tools/fakecuda/blas/, README "cuBLAS and cuBLASLt").  cuBLAS
 # needs cuBLASLt (DT_NEEDED, as NVIDIA's) and has its own runtime linked
 # in (the static one, all hidden): its default workspace is allocated
 # through it, as NVIDIA's is through the runtime inside it.
