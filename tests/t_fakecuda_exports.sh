@@ -1,21 +1,47 @@
-# fakecuda's libcudart.so.13 is a drop-in for NVIDIA's 13.0 runtime
-# (issue 33): it exports exactly the names of libcudart_exports.txt, each
-# under the version node libcudart.so.13 (torch's references are
-# versioned), the list is what the toolkit's runtime exports, a name not
-# implemented says so once on stderr and returns cudaErrorNotSupported, and
-# kernel registration records each kernel's name.
+# Every one of fakecuda's stand-ins of NVIDIA's libraries (the runtime,
+# cuBLAS, cuBLASLt, the eight cuDNN libraries: each list
+# tools/fakecuda/**/exports/SONAME.txt, issues 33 and 44) exports exactly
+# the names of its list, each under the version node SONAME (torch's
+# references are versioned); every library built in $FAKECUDA has a list;
+# each list is what the toolkit's library exports (gen-exports.sh).  And
+# the runtime: a name not implemented says so once on stderr and returns
+# cudaErrorNotSupported, and kernel registration records each kernel's name.
 source "$ROOT/tests/lib.sh"
-LIST=$ROOT/tools/fakecuda/libcudart_exports.txt
 RT=$FAKECUDA/libcudart.so.13
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+lists=$(cd "$ROOT/tools/fakecuda" && find . -path '*/exports/*.txt' | LC_ALL=C sort)
+[ -n "$lists" ] || fail "no export lists under tools/fakecuda"
 
-# Exactly the list, every name at libcudart.so.13, plus the node itself.
-nm -D --defined-only "$RT" >fake.nm
-awk '$2 == "T" { print $3 }' fake.nm | LC_ALL=C sort >fake.txt
-sed 's/$/@@libcudart.so.13/' "$LIST" | LC_ALL=C sort >want.txt
-diff -u want.txt fake.txt >exports.diff || fail "exports differ from the list: $(head -5 exports.diff)"
-expect_eq "$(awk '$2 != "T"' fake.nm)" "0000000000000000 A libcudart.so.13" "the version node"
-expect_eq "$(wc -l <"$LIST")" 422 "functions in the list"
+# Each stand-in: exactly its list, every name at SONAME, plus the node itself.
+for list in $lists; do
+    so=$(basename "$list" .txt)
+    [ -e "$FAKECUDA/$so" ] || fail "$so (the library of $list) is not built"
+    expect_eq "$(readelf -d "$FAKECUDA/$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')" "$so" "$so: its soname"
+    nm -D --defined-only --with-symbol-versions "$FAKECUDA/$so" >"$so.nm"
+    awk '$2 == "T" { print $3 }' "$so.nm" | LC_ALL=C sort >"$so.fake"
+    sed "s/\$/@@$so/" "$ROOT/tools/fakecuda/$list" | LC_ALL=C sort >"$so.want"
+    diff -u "$so.want" "$so.fake" >"$so.diff" || fail "$so exports differ from $list: $(head -5 "$so.diff")"
+    expect_eq "$(awk '$2 != "T" { print $2, $3 }' "$so.nm")" "A $so" "$so: the version node"
+done
+# ... and no library without a list (the driver and NVML are not stand-ins
+# of a versioned library: libcuda.map, fc_nvml.c).
+for lib in "$FAKECUDA"/*.so.*; do
+    so=$(basename "$lib")
+    case $so in libcuda.so.1 | libnvidia-ml.so.1) continue ;; esac
+    grep -qx "\./.*exports/$so\.txt" <<<"$lists" || fail "$so has no export list"
+done
+expect_eq "$(for list in $lists; do echo "$(basename "$list" .txt) $(wc -l <"$ROOT/tools/fakecuda/$list")"; done)" \
+"libcublas.so.13 756
+libcublasLt.so.13 184
+libcudnn.so.9 224
+libcudnn_adv.so.9 48
+libcudnn_cnn.so.9 50
+libcudnn_engines_precompiled.so.9 1
+libcudnn_engines_runtime_compiled.so.9 2
+libcudnn_graph.so.9 31
+libcudnn_heuristic.so.9 1
+libcudnn_ops.so.9 100
+libcudart.so.13 422" "names in each list"
 
 # Stubs: one line, once; cudaErrorNotSupported, also as the last error.
 # Kernels: registered names come back; launches are checked.
@@ -53,9 +79,13 @@ expect_eq "$(cat probe.out)" "801 801 801 0
 0 9 400 98
 98" "stub codes, kernel names and launches"
 
-# The list is what this toolkit's runtime exports (gen-exports.sh).
-skip_if '[ ! -e "$CUDA_HOME/lib64/libcudart.so.13" ]' "NVIDIA's libcudart.so.13 not in $CUDA_HOME/lib64"
-"$ROOT/tools/fakecuda/gen-exports.sh" "$CUDA_HOME/lib64/libcudart.so.13" >real.txt
-diff -u "$LIST" real.txt >list.diff || fail "libcudart_exports.txt is not the toolkit's list: $(head -5 list.diff)"
-nm -D --defined-only "$CUDA_HOME/lib64/libcudart.so.13" | awk '$2 == "T" { print $3 }' | LC_ALL=C sort >real.nm
-cmp -s real.nm fake.txt || fail "versions differ from NVIDIA's: $(diff real.nm fake.txt | head -3)"
+# Each list is what this toolkit's library exports, at NVIDIA's versions.
+for list in $lists; do
+    so=$(basename "$list" .txt)
+    skip_if "[ ! -e '$CUDA_HOME/lib64/$so' ]" "NVIDIA's $so not in $CUDA_HOME/lib64"
+    "$ROOT/tools/fakecuda/gen-exports.sh" "$CUDA_HOME/lib64/$so" >"$so.real"
+    diff -u "$ROOT/tools/fakecuda/$list" "$so.real" >"$so.ldiff" || fail "$list is not the toolkit's list: $(head -5 "$so.ldiff")"
+    nm -D --defined-only --with-symbol-versions "$CUDA_HOME/lib64/$so" |
+        awk '$2 == "T" && $3 !~ /^_Z/ { print $3 }' | LC_ALL=C sort >"$so.realv"
+    cmp -s "$so.realv" "$so.fake" || fail "$so: versions differ from NVIDIA's: $(diff "$so.realv" "$so.fake" | head -3)"
+done

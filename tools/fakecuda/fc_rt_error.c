@@ -1,11 +1,10 @@
 /* cudaGetErrorName / cudaGetErrorString (the runtime's own tables, not the
  * driver's, as in the real library). */
 #include "fc_rt.h"
+#include "fc_status.h"
 
-#include <stddef.h>
-
-#define E(c, s) { c, #c, s }
-static const struct { cudaError_t code; const char *name, *str; } errs[] = {
+#define E FC_STATUS
+static const struct fc_status errs[] = {
     E(cudaSuccess, "no error"),
     E(cudaErrorInvalidValue, "invalid argument"),
     E(cudaErrorMemoryAllocation, "out of memory"),
@@ -35,16 +34,10 @@ static const struct { cudaError_t code; const char *name, *str; } errs[] = {
 
 const char *cudaGetErrorName(cudaError_t error)
 {
-    for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
-        if (errs[i].code == error)
-            return errs[i].name;
-    return "cudaErrorUnknown";
+    return fc_status_name(errs, FC_STATUS_ROWS(errs), error, "cudaErrorUnknown");
 }
 
 const char *cudaGetErrorString(cudaError_t error)
 {
-    for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
-        if (errs[i].code == error)
-            return errs[i].str;
-    return "unrecognized error code";
+    return fc_status_text(errs, FC_STATUS_ROWS(errs), error, "unrecognized error code");
 }

@@ -4,9 +4,10 @@
 #       the runtime's: `int f(void)`, says once that f is not implemented
 #       and returns cudaErrorNotSupported (fc_rt_stub.c).
 #   gen-stubs.sh --lib HEADER CALL LIST OBJS...
-#       a library stand-in's (cuBLAS, cuDNN, ...): `int f(void *first)`
-#       returns CALL("f", &said, first) (HEADER declares CALL; fc_lib_stub.c
-#       has the plain one: success, computing nothing).  `first` is the
+#       a library stand-in's (cuBLAS, cuDNN, ...; module.mk's fc_stand_in):
+#       `int f(void *first)` returns CALL("f", &said, first) (HEADER
+#       declares CALL; fc_lib.c has the plain one, fc_lib_stub: success,
+#       computing nothing).  `first` is the
 #       first argument register, read as a pointer whatever the prototype
 #       (the SysV ABI lets a caller pass any arguments): a library whose
 #       functions take a handle first can act on it.

@@ -40,7 +40,7 @@ FC_RTS_OBJS := $(FC_RT_SRCS:%.c=$(FC_OBJ)/rt_static/%.o)
 # Every name NVIDIA's 13.0 runtime exports (gen-exports.sh wrote the list;
 # tests/t_fakecuda_exports.sh keeps it honest) that the objects above do
 # not define becomes a stub of the shared runtime.
-FC_EXPORTS := $(FC_SRC)/libcudart_exports.txt
+FC_EXPORTS := $(FC_SRC)/exports/libcudart.so.13.txt
 FC_STUBS_OBJ := $(FC_OBJ)/rt/fc_rt_stubs.o
 $(FC_GRAPH_SRCS:%.c=$(FC_OBJ)/drv/%.o): $(FC_SRC)/fc_graph.h
 
@@ -85,6 +85,10 @@ $(FC_OBJ)/fc_rt_requests.h: $(FC_SRC)/real_runtime_requests.txt
 	awk '!/^#/ { printf "FC_REQ(%d, %s, %s, %s)\n", $$2 == "fetched", ($$3 == "\"\"" ? $$3 : "\"" $$3 "\""), $$4, $$5 }' $< > $@.tmp && mv $@.tmp $@
 $(FC_OBJ)/rt/fc_rt_init.o $(FC_OBJ)/rt_static/fc_rt_init.o: $(FC_OBJ)/fc_rt_requests.h
 $(FC_OBJ)/rt/fc_rt_init.o $(FC_OBJ)/rt_static/fc_rt_init.o: FC_CFLAGS += -I$(FC_OBJ)
+
+# The headers shared with the library stand-ins (fc_status.h, fc_say.h).
+$(FC_OBJ)/rt/fc_rt_error.o $(FC_OBJ)/rt_static/fc_rt_error.o: $(FC_SRC)/fc_status.h
+$(FC_OBJ)/rt/fc_rt_stub.o $(FC_OBJ)/rt_static/fc_rt_stub.o: $(FC_SRC)/fc_say.h
 
 $(FC_OBJ)/rt/%.o: $(FC_SRC)/%.c $(FC_SRC)/fc_rt.h | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
@@ -160,48 +164,70 @@ $(FAKECUDA_DIR)/fakecuda-run: $(FC_SRC)/fakecuda-run
 # have; so they get stand-ins too, each built by one line:
 #   $(eval $(call fc_stand_in,SONAME,DIR,SRCS,STUB_CALL,STUB_HEADER,LINK,PREREQS))
 # SONAME (libcublas.so.13) is built as $(FAKECUDA_DIR)/SONAME from SRCS (in
-# DIR) and fc_lib_stub.c, with NVIDIA's version node from DIR/BASE.map
-# (BASE: the soname without .so.N); every name of DIR/BASE_exports.txt
-# (gen-exports.sh of NVIDIA's library) the objects do not define becomes a
-# stub calling STUB_CALL (declared in STUB_HEADER, which must not include
-# NVIDIA's headers; fc_lib_stub: success, nothing computed).  LINK: more
-# link inputs (the static runtime, a sibling stand-in), PREREQS: their
-# files.  -Bsymbolic, RUNPATH $ORIGIN: as NVIDIA's libraries.
-# fakecuda-run preloads every one (its list).
+# DIR, compiled once per DIR: the stand-ins of one directory share their
+# objects) and fc_lib.c.  It exports exactly the names of
+# DIR/exports/SONAME.txt (gen-exports.sh of NVIDIA's library), each under
+# NVIDIA's version node SONAME (the version script is made from the list);
+# every name the objects do not define becomes a stub calling STUB_CALL
+# (gen-stubs.sh --lib; STUB_HEADER, in DIR or here, declares it and must
+# not include NVIDIA's headers; fc_lib_stub: success, nothing computed).
+# LINK: more link inputs (the static runtime, a sibling stand-in), PREREQS:
+# their files.  -Bsymbolic, RUNPATH $ORIGIN: as NVIDIA's libraries (calls
+# inside a stand-in never reach a preloaded hook of the same name).
+# fakecuda-run preloads those a program links (its list);
+# tests/t_fakecuda_exports.sh checks every exports/SONAME.txt against its
+# library.
 comma := ,
-fc_lib_base = $(basename $(basename $(1)))
+$(FC_OBJ)/lib/fc_lib.o: $(FC_SRC)/fc_lib.c $(FC_SRC)/fc_lib.h $(FC_SRC)/fc_say.h
+	@mkdir -p $(@D)
+	$(CC) $(FC_CFLAGS) -c -o $@ $<
+# DIR's objects, $(FC_OBJ)/$(notdir DIR)/NAME.o: one rule per directory.
+define fc_stand_in_dir
+$$(FC_OBJ)/$(notdir $(1))/%.o: $(1)/%.c $$(wildcard $(1)/*.h) $$(FC_SRC)/fc_lib.h $$(FC_SRC)/fc_status.h | $$(BUILD)/.cuda-ok
+	@mkdir -p $$(@D)
+	$$(CC) $$(FC_CFLAGS) -I$(1) -c -o $$@ $$<
+FC_STAND_IN_DIR_$(1) := 1
+endef
 define fc_stand_in
-FC_LIB_OBJS_$(1) := $$(patsubst %.c,$$(FC_OBJ)/$(1)/%.o,$(3)) $$(FC_OBJ)/$(1)/fc_lib_stub.o
-$$(FC_OBJ)/$(1)/%.o: $(2)/%.c $$(wildcard $(2)/*.h) | $$(BUILD)/.cuda-ok
+$(if $(FC_STAND_IN_DIR_$(2)),,$(eval $(call fc_stand_in_dir,$(2))))
+FC_LIB_OBJS_$(1) := $$(patsubst %.c,$$(FC_OBJ)/$(notdir $(2))/%.o,$(3)) $$(FC_OBJ)/lib/fc_lib.o
+$$(FC_OBJ)/stubs/$(1).c: $(2)/exports/$(1).txt $$(FC_SRC)/gen-stubs.sh $$(FC_LIB_OBJS_$(1))
 	@mkdir -p $$(@D)
-	$$(CC) $$(FC_CFLAGS) -I$(2) -c -o $$@ $$<
-$$(FC_OBJ)/$(1)/fc_lib_stub.o: $$(FC_SRC)/fc_lib_stub.c $$(FC_SRC)/fc_lib_stub.h
-	@mkdir -p $$(@D)
-	$$(CC) $$(FC_CFLAGS) -c -o $$@ $$<
-$$(FC_OBJ)/$(1)/stubs.c: $(2)/$(call fc_lib_base,$(1))_exports.txt $$(FC_SRC)/gen-stubs.sh $$(FC_LIB_OBJS_$(1))
 	$$(FC_SRC)/gen-stubs.sh --lib $(5) $(4) $$< $$(FC_LIB_OBJS_$(1)) > $$@.tmp && mv $$@.tmp $$@
-$$(FC_OBJ)/$(1)/stubs.o: $$(FC_OBJ)/$(1)/stubs.c
+$$(FC_OBJ)/stubs/$(1).o: $$(FC_OBJ)/stubs/$(1).c $$(wildcard $(2)/$(5) $$(FC_SRC)/$(5))
 	$$(CC) $$(FC_CFLAGS) -I$(2) -Wno-missing-prototypes -c -o $$@ $$<
-$$(FAKECUDA_DIR)/$(1): $$(FC_LIB_OBJS_$(1)) $$(FC_OBJ)/$(1)/stubs.o $(2)/$(call fc_lib_base,$(1)).map $(7) $$(FC_SRC)/module.mk
+$$(FC_OBJ)/stubs/$(1).map: $(2)/exports/$(1).txt
 	@mkdir -p $$(@D)
-	$$(CC) -shared $$(SAN_FLAGS) -Wl,-soname,$(1) -Wl,--version-script=$(2)/$(call fc_lib_base,$(1)).map \
+	{ echo '$(1) {'; echo '  global:'; sed 's/.*/    &;/' $$<; echo '  local: *;'; echo '};'; } > $$@.tmp && mv $$@.tmp $$@
+$$(FAKECUDA_DIR)/$(1): $$(FC_LIB_OBJS_$(1)) $$(FC_OBJ)/stubs/$(1).o $$(FC_OBJ)/stubs/$(1).map $(7) $$(FC_SRC)/module.mk
+	@mkdir -p $$(@D)
+	$$(CC) -shared $$(SAN_FLAGS) -Wl,-soname,$(1) -Wl,--version-script=$$(FC_OBJ)/stubs/$(1).map \
 	  -Wl,-Bsymbolic -Wl,--enable-new-dtags -Wl,-rpath,'$$$$ORIGIN' $$(FC_ZDEFS) -o $$@ \
-	  $$(FC_LIB_OBJS_$(1)) $$(FC_OBJ)/$(1)/stubs.o $(6) -ldl -lpthread
+	  $$(FC_LIB_OBJS_$(1)) $$(FC_OBJ)/stubs/$(1).o $(6) -ldl -lpthread
 FAKECUDA_LIBS += $$(FAKECUDA_DIR)/$(1)
 all: $$(FAKECUDA_DIR)/$(1)
 endef
 
-# cuBLASLt and cuBLAS (tools/fakecuda/blas/, README.md there).  cuBLAS
+# cuBLASLt and cuBLAS (tools/fakecuda/blas/, README "cuBLAS and cuBLASLt").  cuBLAS
 # needs cuBLASLt (DT_NEEDED, as NVIDIA's) and has its own runtime linked
 # in (the static one, all hidden): its default workspace is allocated
 # through it, as NVIDIA's is through the runtime inside it.
 FC_BLAS := $(FC_SRC)/blas
 $(eval $(call fc_stand_in,libcublasLt.so.13,$(FC_BLAS),fc_blaslt.c fc_blaslt_desc.c fc_blaslt_algo.c \
-  fc_blaslt_attr.c fc_blas_status.c,fc_lib_stub,fc_lib_stub.h,,))
+  fc_blaslt_attr.c fc_blas_status.c,fc_lib_stub,fc_lib.h,,))
 $(eval $(call fc_stand_in,libcublas.so.13,$(FC_BLAS),fc_blas_handle.c fc_blas_workspace.c fc_blas_misc.c \
   fc_blas_legacy.c fc_blas_copy.c fc_blas_status.c,fc_blas_stub,fc_blas_stub.h,\
   $(FAKECUDA_DIR)/libcudart_static.a -L$(FAKECUDA_DIR) -Wl$(comma)--no-as-needed -l:libcublasLt.so.13,\
   $(FAKECUDA_DIR)/libcudart_static.a $(FAKECUDA_DIR)/libcublasLt.so.13))
 
-# cuDNN 9 (tools/fakecuda/cudnn/).
-include $(FC_SRC)/cudnn/module.mk
+# cuDNN 9 (tools/fakecuda/cudnn/, README "cuDNN 9"): libcudnn.so.9, which
+# PyTorch links, and the sub-libraries NVIDIA's loads.  One implementation
+# serves them all, each library its own copy; its stub returns success.
+FCDNN_SONAMES := libcudnn.so.9 libcudnn_graph.so.9 libcudnn_ops.so.9 libcudnn_cnn.so.9 libcudnn_adv.so.9 \
+                 libcudnn_heuristic.so.9 libcudnn_engines_precompiled.so.9 libcudnn_engines_runtime_compiled.so.9
+$(foreach s,$(FCDNN_SONAMES),$(eval $(call fc_stand_in,$(s),$(FC_SRC)/cudnn,fcdnn_core.c fcdnn_stub.c \
+  fcdnn_backend.c fcdnn_workspace.c fcdnn_legacy.c,fcdnn_stub,fcdnn_stub.h,,)))
+
+# Its self-test, tests/fakecuda/fc_cudnn_test.c (tests/t_fakecuda_cudnn.sh).
+PROG_LIBS_fc_cudnn_test = $(FAKECUDA_DIR)/libcudnn.so.9 -Wl,-rpath,$(abspath $(FAKECUDA_DIR))
+PROG_DEPS_fc_cudnn_test = $(FAKECUDA_DIR)/libcudnn.so.9

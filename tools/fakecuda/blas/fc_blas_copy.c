@@ -16,22 +16,6 @@ static cublasStatus_t copy(void *dst, const void *src, size_t bytes, enum cudaMe
     return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_MAPPING_ERROR;
 }
 
-static cublasStatus_t vector(int64_t n, int64_t elem, const void *src, int64_t incs, void *dst, int64_t incd,
-                             enum cudaMemcpyKind kind, const cudaStream_t *stream)
-{
-    if (n < 0 || elem <= 0 || incs <= 0 || incd <= 0)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (incs == 1 && incd == 1)
-        return n ? copy(dst, src, (size_t)(n * elem), kind, stream) : CUBLAS_STATUS_SUCCESS;
-    for (int64_t i = 0; i < n; i++) {
-        cublasStatus_t s = copy((char *)dst + i * incd * elem, (const char *)src + i * incs * elem, (size_t)elem,
-                                kind, stream);
-        if (s != CUBLAS_STATUS_SUCCESS)
-            return s;
-    }
-    return CUBLAS_STATUS_SUCCESS;
-}
-
 static cublasStatus_t matrix(int64_t rows, int64_t cols, int64_t elem, const void *a, int64_t lda, void *b,
                              int64_t ldb, enum cudaMemcpyKind kind, const cudaStream_t *stream)
 {
@@ -46,6 +30,13 @@ static cublasStatus_t matrix(int64_t rows, int64_t cols, int64_t elem, const voi
             return s;
     }
     return CUBLAS_STATUS_SUCCESS;
+}
+
+/* A vector is a matrix of 1 row: n columns, elem apart by inc. */
+static cublasStatus_t vector(int64_t n, int64_t elem, const void *src, int64_t incs, void *dst, int64_t incd,
+                             enum cudaMemcpyKind kind, const cudaStream_t *stream)
+{
+    return matrix(1, n, elem, src, incs, dst, incd, kind, stream);
 }
 
 #define H2D cudaMemcpyHostToDevice

@@ -4,14 +4,7 @@
 
 cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
 {
-    if (!value)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    switch (type) {
-    case MAJOR_VERSION: *value = CUBLAS_VER_MAJOR; return CUBLAS_STATUS_SUCCESS;
-    case MINOR_VERSION: *value = CUBLAS_VER_MINOR; return CUBLAS_STATUS_SUCCESS;
-    case PATCH_LEVEL: *value = CUBLAS_VER_PATCH; return CUBLAS_STATUS_SUCCESS;
-    default: return CUBLAS_STATUS_INVALID_VALUE;
-    }
+    return fc_blas_property(type, value);
 }
 
 size_t cublasGetCudartVersion(void) { return CUDART_VERSION; }

@@ -10,4 +10,8 @@
 const char *fc_blas_status_name(cublasStatus_t status);
 const char *fc_blas_status_string(cublasStatus_t status);
 
+/* cublasGetProperty / cublasLtGetProperty: the toolkit's cuBLAS version
+ * (fc_lib_property). */
+cublasStatus_t fc_blas_property(libraryPropertyType type, int *value);
+
 #endif

@@ -8,7 +8,7 @@
  * workspace of the caller's set, the first call on its stream allocates
  * that stream's default workspace, as NVIDIA's cuBLAS does
  * (cudaMallocAsync on the stream); CUBLAS_STATUS_ALLOC_FAILED if that
- * fails.  FAKECUDA_STUB_LOG=1: fc_lib_stub.h. */
+ * fails.  FAKECUDA_STUB_LOG=1: fc_lib.h. */
 int fc_blas_stub(const char *name, int *said, void *first);
 
 #endif

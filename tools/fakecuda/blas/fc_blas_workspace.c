@@ -11,7 +11,7 @@
  * call, so under PyTorch nothing is allocated here. */
 #include "fc_blas_handle.h"
 #include "fc_blas_workspace.h"
-#include "fc_lib_stub.h"
+#include "fc_lib.h"
 
 #include <stdlib.h>
 #include <string.h>

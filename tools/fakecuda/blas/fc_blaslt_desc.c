@@ -13,6 +13,51 @@
 #define ROW(ID, T, F) { ID, sizeof(((T *)0)->F), offsetof(T, F) }
 #define NROWS(t) (sizeof(t) / sizeof((t)[0]))
 
+/* Every cublasLt*Init_internal's start: storage of opaque bytes at least,
+ * zeroed (the defaults the caller then sets are the header's). */
+static cublasStatus_t desc_clear(void *desc, size_t size, size_t opaque)
+{
+    if (!desc)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (size < opaque)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    memset(desc, 0, opaque);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* Every cublasLt*Create's allocation of the opaque type (size bytes),
+ * stored in *out only when it succeeds; the caller then Inits *out. */
+static cublasStatus_t desc_new(void **out, size_t size)
+{
+    if (!out)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    void *d = malloc(size);
+    if (!d)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    *out = d;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* Every descriptor kind's Destroy (Create allocated it on the heap; an
+ * Init'ed one is the caller's storage, never destroyed) and its attribute
+ * get/set through its table. */
+#define DESC_ACCESSORS(Kind, AttrType, table)                                                              \
+    cublasStatus_t cublasLt##Kind##Destroy(cublasLt##Kind##_t desc)                                        \
+    {                                                                                                      \
+        free(desc);                                                                                        \
+        return CUBLAS_STATUS_SUCCESS;                                                                      \
+    }                                                                                                      \
+    cublasStatus_t cublasLt##Kind##SetAttribute(cublasLt##Kind##_t desc, AttrType attr, const void *buf,   \
+                                                size_t sizeInBytes)                                        \
+    {                                                                                                      \
+        return fc_attr_set(table, NROWS(table), desc, attr, buf, sizeInBytes);                             \
+    }                                                                                                      \
+    cublasStatus_t cublasLt##Kind##GetAttribute(cublasLt##Kind##_t desc, AttrType attr, void *buf,         \
+                                                size_t sizeInBytes, size_t *sizeWritten)                   \
+    {                                                                                                      \
+        return fc_attr_get(table, NROWS(table), desc, attr, buf, sizeInBytes, sizeWritten);                \
+    }
+
 /* ---- matrix layout ---- */
 struct fc_layout {
     uint32_t type;
@@ -37,12 +82,10 @@ static const struct fc_attr layout_attrs[] = {
 cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size,
                                                  cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    if (!matLayout)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (size < sizeof(cublasLtMatrixLayoutOpaque_t))
-        return CUBLAS_STATUS_ALLOC_FAILED;
     struct fc_layout *l = (struct fc_layout *)matLayout;
-    memset(matLayout, 0, sizeof *matLayout);
+    cublasStatus_t st = desc_clear(matLayout, size, sizeof(cublasLtMatrixLayoutOpaque_t));
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return st;
     l->type = (uint32_t)type;
     l->rows = rows;
     l->cols = cols;
@@ -55,33 +98,13 @@ cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayou
 cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type,
                                           uint64_t rows, uint64_t cols, int64_t ld)
 {
-    if (!matLayout)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    cublasLtMatrixLayout_t l = malloc(sizeof *l);
-    if (!l)
-        return CUBLAS_STATUS_ALLOC_FAILED;
-    cublasLtMatrixLayoutInit_internal(l, sizeof *l, type, rows, cols, ld);
-    *matLayout = l;
-    return CUBLAS_STATUS_SUCCESS;
+    cublasStatus_t st = desc_new((void **)matLayout, sizeof **matLayout);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        cublasLtMatrixLayoutInit_internal(*matLayout, sizeof **matLayout, type, rows, cols, ld);
+    return st;
 }
 
-cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
-{
-    free(matLayout);
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr,
-                                                const void *buf, size_t sizeInBytes)
-{
-    return fc_attr_set(layout_attrs, NROWS(layout_attrs), matLayout, attr, buf, sizeInBytes);
-}
-
-cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr,
-                                                void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    return fc_attr_get(layout_attrs, NROWS(layout_attrs), matLayout, attr, buf, sizeInBytes, sizeWritten);
-}
+DESC_ACCESSORS(MatrixLayout, cublasLtMatrixLayoutAttribute_t, layout_attrs)
 
 /* ---- matmul descriptor ---- */
 struct fc_matmul_desc {
@@ -116,12 +139,10 @@ static const struct fc_attr matmul_attrs[] = {
 cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size,
                                                cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    if (!matmulDesc)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (size < sizeof(cublasLtMatmulDescOpaque_t))
-        return CUBLAS_STATUS_ALLOC_FAILED;
     struct fc_matmul_desc *d = (struct fc_matmul_desc *)matmulDesc;
-    memset(matmulDesc, 0, sizeof *matmulDesc);
+    cublasStatus_t st = desc_clear(matmulDesc, size, sizeof(cublasLtMatmulDescOpaque_t));
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return st;
     d->compute_type = computeType;
     d->scale_type = scaleType;
     d->pointer_mode = CUBLASLT_POINTER_MODE_HOST;
@@ -135,33 +156,13 @@ cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, 
 cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType,
                                         cudaDataType_t scaleType)
 {
-    if (!matmulDesc)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    cublasLtMatmulDesc_t d = malloc(sizeof *d);
-    if (!d)
-        return CUBLAS_STATUS_ALLOC_FAILED;
-    cublasLtMatmulDescInit_internal(d, sizeof *d, computeType, scaleType);
-    *matmulDesc = d;
-    return CUBLAS_STATUS_SUCCESS;
+    cublasStatus_t st = desc_new((void **)matmulDesc, sizeof **matmulDesc);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        cublasLtMatmulDescInit_internal(*matmulDesc, sizeof **matmulDesc, computeType, scaleType);
+    return st;
 }
 
-cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
-{
-    free(matmulDesc);
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr,
-                                              const void *buf, size_t sizeInBytes)
-{
-    return fc_attr_set(matmul_attrs, NROWS(matmul_attrs), matmulDesc, attr, buf, sizeInBytes);
-}
-
-cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr,
-                                              void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    return fc_attr_get(matmul_attrs, NROWS(matmul_attrs), matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-}
+DESC_ACCESSORS(MatmulDesc, cublasLtMatmulDescAttributes_t, matmul_attrs)
 
 /* ---- matrix transform descriptor ---- */
 struct fc_transform_desc {
@@ -178,46 +179,22 @@ static const struct fc_attr transform_attrs[] = {
 cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size,
                                                         cudaDataType scaleType)
 {
-    if (!transformDesc)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (size < sizeof(cublasLtMatrixTransformDescOpaque_t))
-        return CUBLAS_STATUS_ALLOC_FAILED;
-    memset(transformDesc, 0, sizeof *transformDesc);
+    cublasStatus_t st = desc_clear(transformDesc, size, sizeof(cublasLtMatrixTransformDescOpaque_t));
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return st;
     ((struct fc_transform_desc *)transformDesc)->scale_type = scaleType;
     return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
-    if (!transformDesc)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    cublasLtMatrixTransformDesc_t d = malloc(sizeof *d);
-    if (!d)
-        return CUBLAS_STATUS_ALLOC_FAILED;
-    cublasLtMatrixTransformDescInit_internal(d, sizeof *d, scaleType);
-    *transformDesc = d;
-    return CUBLAS_STATUS_SUCCESS;
+    cublasStatus_t st = desc_new((void **)transformDesc, sizeof **transformDesc);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        cublasLtMatrixTransformDescInit_internal(*transformDesc, sizeof **transformDesc, scaleType);
+    return st;
 }
 
-cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
-{
-    free(transformDesc);
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc,
-                                                       cublasLtMatrixTransformDescAttributes_t attr,
-                                                       const void *buf, size_t sizeInBytes)
-{
-    return fc_attr_set(transform_attrs, NROWS(transform_attrs), transformDesc, attr, buf, sizeInBytes);
-}
-
-cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc,
-                                                       cublasLtMatrixTransformDescAttributes_t attr, void *buf,
-                                                       size_t sizeInBytes, size_t *sizeWritten)
-{
-    return fc_attr_get(transform_attrs, NROWS(transform_attrs), transformDesc, attr, buf, sizeInBytes, sizeWritten);
-}
+DESC_ACCESSORS(MatrixTransformDesc, cublasLtMatrixTransformDescAttributes_t, transform_attrs)
 
 /* ---- matmul preference ---- */
 struct fc_preference {
@@ -236,12 +213,10 @@ static const struct fc_attr preference_attrs[] = {
 
 cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
-    if (!pref)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (size < sizeof(cublasLtMatmulPreferenceOpaque_t))
-        return CUBLAS_STATUS_ALLOC_FAILED;
     struct fc_preference *p = (struct fc_preference *)pref;
-    memset(pref, 0, sizeof *pref);
+    cublasStatus_t st = desc_clear(pref, size, sizeof(cublasLtMatmulPreferenceOpaque_t));
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return st;
     p->search_mode = CUBLASLT_SEARCH_BEST_FIT;
     p->reduction_mask = CUBLASLT_REDUCTION_SCHEME_MASK;
     p->align_a = p->align_b = p->align_c = p->align_d = 256;
@@ -251,35 +226,13 @@ cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t 
 
 cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
 {
-    if (!pref)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    cublasLtMatmulPreference_t p = malloc(sizeof *p);
-    if (!p)
-        return CUBLAS_STATUS_ALLOC_FAILED;
-    cublasLtMatmulPreferenceInit_internal(p, sizeof *p);
-    *pref = p;
-    return CUBLAS_STATUS_SUCCESS;
+    cublasStatus_t st = desc_new((void **)pref, sizeof **pref);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        cublasLtMatmulPreferenceInit_internal(*pref, sizeof **pref);
+    return st;
 }
 
-cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
-{
-    free(pref);
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
-                                                    cublasLtMatmulPreferenceAttributes_t attr, const void *buf,
-                                                    size_t sizeInBytes)
-{
-    return fc_attr_set(preference_attrs, NROWS(preference_attrs), pref, attr, buf, sizeInBytes);
-}
-
-cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref,
-                                                    cublasLtMatmulPreferenceAttributes_t attr, void *buf,
-                                                    size_t sizeInBytes, size_t *sizeWritten)
-{
-    return fc_attr_get(preference_attrs, NROWS(preference_attrs), pref, attr, buf, sizeInBytes, sizeWritten);
-}
+DESC_ACCESSORS(MatmulPreference, cublasLtMatmulPreferenceAttributes_t, preference_attrs)
 
 uint64_t fc_preference_max_workspace(cublasLtMatmulPreference_t pref)
 {
@@ -302,43 +255,19 @@ static const struct fc_attr emulation_attrs[] = {
 
 cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
-    if (!emulationDesc)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (size < sizeof(cublasLtEmulationDescOpaque_t))
-        return CUBLAS_STATUS_ALLOC_FAILED;
-    memset(emulationDesc, 0, sizeof *emulationDesc);
+    cublasStatus_t st = desc_clear(emulationDesc, size, sizeof(cublasLtEmulationDescOpaque_t));
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return st;
     ((struct fc_emulation_desc *)emulationDesc)->special_values = 0xFFFF;
     return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
 {
-    if (!emulationDesc)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    cublasLtEmulationDesc_t d = malloc(sizeof *d);
-    if (!d)
-        return CUBLAS_STATUS_ALLOC_FAILED;
-    cublasLtEmulationDescInit_internal(d, sizeof *d);
-    *emulationDesc = d;
-    return CUBLAS_STATUS_SUCCESS;
+    cublasStatus_t st = desc_new((void **)emulationDesc, sizeof **emulationDesc);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        cublasLtEmulationDescInit_internal(*emulationDesc, sizeof **emulationDesc);
+    return st;
 }
 
-cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
-{
-    free(emulationDesc);
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc,
-                                                 cublasLtEmulationDescAttributes_t attr, const void *buf,
-                                                 size_t sizeInBytes)
-{
-    return fc_attr_set(emulation_attrs, NROWS(emulation_attrs), emulationDesc, attr, buf, sizeInBytes);
-}
-
-cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc,
-                                                 cublasLtEmulationDescAttributes_t attr, void *buf,
-                                                 size_t sizeInBytes, size_t *sizeWritten)
-{
-    return fc_attr_get(emulation_attrs, NROWS(emulation_attrs), emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-}
+DESC_ACCESSORS(EmulationDesc, cublasLtEmulationDescAttributes_t, emulation_attrs)

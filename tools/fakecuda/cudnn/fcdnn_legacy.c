@@ -72,25 +72,7 @@ CREATE_DESTROY(SpatialTransformer, cudnnSpatialTransformerStruct)
 CREATE_DESTROY(OpTensor, cudnnOpTensorStruct)
 CREATE_DESTROY(ReduceTensor, cudnnReduceTensorStruct)
 CREATE_DESTROY(TensorTransform, cudnnTensorTransformStruct)
-
-cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *desc)
-{
-    if (!desc) return CUDNN_STATUS_BAD_PARAM;
-    struct cudnnLRNStruct *d = calloc(1, sizeof *d);
-    if (!d) return CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED;
-    d->magic = FCDNN_LEGACY_MAGIC;
-    *desc = d;
-    return CUDNN_STATUS_SUCCESS;
-}
-
-cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t desc)
-{
-    if (!desc) return CUDNN_STATUS_SUCCESS;
-    if (desc->magic != FCDNN_LEGACY_MAGIC) return CUDNN_STATUS_BAD_PARAM;
-    desc->magic = 0;
-    free(desc);
-    return CUDNN_STATUS_SUCCESS;
-}
+CREATE_DESTROY(LRN, cudnnLRNStruct)
 
 /* ---- tensors and filters: what is set is what Get answers ---- */
 
