@@ -88,6 +88,6 @@ eq(devices[0]["peak_history"], None, "no peak history")
 eq((d["timeline"]["present"], d["timeline"]["devices"]), (False, []), "no timeline")
 eq(d["fragmentation"]["devices"][0]["requested_size_classes"], None, "no requests")
 eq(d["fragmentation"]["devices"][0]["holes"], 2, "fragmentation still there")
-eq(d["out_of_memory"], {"failed_count": 1, "events": []}, "failed count, no events")
+eq(d["out_of_memory"], {"failed_count": 1, "events": [], "torch": None}, "failed count, no events, no PyTorch out-of-memory")
 PY
 echo ok
