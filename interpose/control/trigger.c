@@ -571,7 +571,17 @@ void gl_trigger_stop(void)
         uninstall(sig);
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
         uninstall(fatal_signals[i]);
+    /* Under restart_lock: a hook that saw tracking on just before the
+     * detach turned it off either started its threads before this (they
+     * are waited for below) or sees the stop and starts none; a thread
+     * started after the wait would run on into the next attach's setup
+     * (TSan: its gl_outfile_pin_cwd against the attach's gl_outfile_setup,
+     * t_attach_reset_race, 1 run in 2). */
+    gl_nocancel_begin();
+    gl_lock(&restart_lock);
     atomic_store(&writer_stop, true);
+    gl_unlock(&restart_lock);
+    gl_nocancel_end();
     gl_worker_wake();
     sem_post(&fatal_wakeup);
     /* Until both have left (a snapshot one is writing is finished first),
@@ -643,7 +653,8 @@ void gl_trigger_check(void)
         return;
     gl_nocancel_begin(); /* not cancelled holding restart_lock */
     gl_lock(&restart_lock);
-    start_threads();
+    if (!atomic_load(&writer_stop)) /* a detach stopped them: not restarted */
+        start_threads();
     gl_unlock(&restart_lock);
     gl_nocancel_end();
 }
