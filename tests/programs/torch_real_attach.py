@@ -16,11 +16,12 @@ allocator), prints "ready", then answers one command a line on stdin with
               whether any has a C++ frame (torch::unwind::unwind())
 With NO_HISTORY=1 in its environment it leaves the recorder off at start.
   quit        prints torch's own totals and exits with status 4"""
-import select
 import sys
 
 import os
 import torch
+
+from stdin_lines import lines  # tests/programs/
 
 if os.environ.get("NO_HISTORY") != "1":
     torch.cuda.memory._record_memory_history(enabled="state", context="alloc", stacks="python")
@@ -30,23 +31,6 @@ kept = []
 
 def leak(n):
     kept.append(torch.empty(n, device="cuda", dtype=torch.uint8))  # LEAK-LINE
-
-
-def lines():
-    """stdin's lines, waiting in Python (select with a timeout) rather than
-    in a blocking read, so that the main thread runs bytecode and can answer
-    gpuleak's request for PyTorch's view (docs/pytorch.md)."""
-    buf = b""
-    while True:
-        if not select.select([sys.stdin], [], [], 0.05)[0]:
-            continue
-        chunk = sys.stdin.buffer.raw.read(4096)
-        if not chunk:
-            return
-        buf += chunk
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            yield line.decode()
 
 
 print("ready", flush=True)

@@ -9,10 +9,11 @@ tensor has its line, the ones kept before the attach too.  It prints
   block     says "ok block", then waits in C (a blocking read of stdin, no
             bytecode run) for the next line, and says "ok unblock"
   quit      exits with status 0"""
-import select
 import sys
 
 import torch
+
+from stdin_lines import lines  # tests/programs/
 
 torch.cuda.memory._record_memory_history(enabled="state", context="alloc", stacks="python")
 cache = []
@@ -23,23 +24,6 @@ def serve(n):
         y = torch.empty(32768, device="cuda")  # REQUEST-LINE: 128 KiB, freed
         if i % 10 == 9:
             cache.append(y.detach() * 1.0)  # KEEP-LINE: kept for good
-
-
-def lines():
-    """stdin's lines, waiting in Python (select with a timeout) rather than
-    in a blocking read, so that the main thread runs bytecode and can answer
-    gpuleak's request for PyTorch's view (docs/pytorch.md)."""
-    buf = b""
-    while True:
-        if not select.select([sys.stdin], [], [], 0.05)[0]:
-            continue
-        chunk = sys.stdin.buffer.raw.read(4096)
-        if not chunk:
-            return
-        buf += chunk
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            yield line.decode()
 
 
 print("ready", flush=True)
