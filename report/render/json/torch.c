@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/multi/rate.h"
 #include "analysis/multi/torch_multi.h"
 #include "analysis/torch_blocks.h"
 #include "analysis/torch_steps.h"
@@ -145,6 +146,7 @@ void json_torch_diff(const struct report_ctx *r, struct json *j, const struct ms
         if (!t.known[i])
             json_u64(j, i);
     json_end_arr(j);
+    struct series_clock clock = series_clock_of(m, n);
     json_key(j, "lines");
     json_arr(j);
     for (size_t k = 0; k < t.nrows; k++) {
@@ -155,6 +157,7 @@ void json_torch_diff(const struct report_ctx *r, struct json *j, const struct ms
         json_key(j, "count"); json_u64_inline_known(j, row->count, t.known, n);
         json_key(j, "growth"); json_i64(j, row->change);
         json_key(j, "suspected_leak"); json_bool(j, row->suspected);
+        json_per_hour(j, torch_mrow_per_hour(&clock, m, &t, row));
         json_frames(j, r->db, row->cs);
         json_end_obj(j);
     }
