@@ -1,14 +1,19 @@
 /* Unit test of growth per hour (issue 45, item 8): the arithmetic
  * (util/rate.c), the clock of a diff's series (analysis/multi/rate.c: one
  * process with times; different processes; no time) with the rates of its
- * rows.  Every expected rate is growth x 3600 s / elapsed, rounded down,
- * worked out in the comments. */
+ * rows, and the rate of a line over PyTorch's time windows
+ * (analysis/step_rate.c: windows only, not optimizer steps).  Every
+ * expected rate is growth x 3600 s / elapsed, rounded down, worked out in
+ * the comments. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/multi/multi.h"
 #include "analysis/multi/rate.h"
+#include "analysis/step_rate.h"
+#include "analysis/torch_steps.h"
 #include "snapbuild.h"
 #include "util/rate.h"
 
@@ -89,9 +94,67 @@ static void test_series(void)
                  SERIES_CLOCK_NO_TIME, 0, 0);
 }
 
+/* ---- PyTorch's steps and windows -------------------------------------- */
+
+static char file_s[] = "/srv/serve.py", cache_fn[] = "handle", other_fn[] = "load";
+
+/* Record k: step k + 1, ended at time_ns[k], window or step; cache
+ * serve.py:12 holding 65,536 x (k + 1) bytes, weights serve.py:4 a fixed
+ * 1 MiB. */
+static void fill_steps(struct snap_torch_step *st, struct snap_torch_step_line (*lines)[2], size_t n,
+                       const uint64_t *time_ns, const bool *window)
+{
+    for (size_t k = 0; k < n; k++) {
+        lines[k][0] = (struct snap_torch_step_line){65536 * (k + 1), k + 1, 12,
+                                                    {file_s, sizeof file_s - 1}, {cache_fn, sizeof cache_fn - 1}};
+        lines[k][1] = (struct snap_torch_step_line){1 << 20, 1, 4, {file_s, sizeof file_s - 1},
+                                                    {other_fn, sizeof other_fn - 1}};
+        memset(&st[k], 0, sizeof st[k]);
+        st[k].step = k + 1;
+        st[k].time_ns = time_ns[k];
+        st[k].flags = GL_TORCH_STEP_F_LINES | (window[k] ? GL_TORCH_STEP_F_WINDOW : 0);
+        st[k].lines = 2;
+        st[k].line_list = lines[k];
+    }
+}
+
+static uint64_t cache_rate(const char *what, const uint64_t *time_ns, const bool *window)
+{
+    struct snap_torch_step st[4];
+    struct snap_torch_step_line lines[4][2];
+    fill_steps(st, lines, 4, time_ns, window);
+    struct snapshot s;
+    memset(&s, 0, sizeof s);
+    s.torch_steps = st;
+    s.ntorch_steps = 4;
+    struct step_growth *g;
+    size_t n = torch_steps_growth(&s, 16, &g);
+    CHECK(n == 1, "%s: %zu growing lines, want 1 (the cache's)", what, n);
+    uint64_t r = n == 1 && g[0].line->line == 12 ? step_growth_per_hour(&s, &g[0]) : 1;
+    free(g);
+    return r;
+}
+
+static void test_steps(void)
+{
+    const bool windows[4] = {true, true, true, true}, steps[4] = {false, false, false, false},
+               mixed[4] = {true, false, true, true};
+    /* windows 0.25 s apart: +196,608 bytes over 0.75 s = 943,718,400 an hour */
+    const uint64_t t[4] = {SEC, SEC + SEC / 4, SEC + SEC / 2, SEC + 3 * SEC / 4};
+    CHECK_EQ(cache_rate("windows", t, windows), 943718400);
+    /* optimizer steps are counted in steps: no rate */
+    CHECK_EQ(cache_rate("steps", t, steps), 0);
+    /* an optimizer step among the windows: no rate either */
+    CHECK_EQ(cache_rate("mixed", t, mixed), 0);
+    /* windows that carry no time passing */
+    const uint64_t same[4] = {SEC, SEC, SEC, SEC};
+    CHECK_EQ(cache_rate("no time", same, windows), 0);
+}
+
 int main(void)
 {
     test_arithmetic();
     test_series();
+    test_steps();
     return sb_done("analysis_rate: bytes per hour");
 }

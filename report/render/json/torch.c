@@ -7,6 +7,7 @@
 
 #include "analysis/multi/rate.h"
 #include "analysis/multi/torch_multi.h"
+#include "analysis/step_rate.h"
 #include "analysis/torch_blocks.h"
 #include "analysis/torch_steps.h"
 #include "render/json/common.h"
@@ -223,6 +224,7 @@ void json_torch_steps(const struct report_ctx *r, struct json *j)
         json_key(j, "grown_bytes"); json_u64(j, g[i].grown);
         json_key(j, "count"); json_u64(j, g[i].line->count);
         json_key(j, "every_step"); json_bool(j, g[i].every_step);
+        json_per_hour(j, step_growth_per_hour(s, &g[i]));
         json_end_obj(j);
     }
     json_end_arr(j);
