@@ -91,6 +91,21 @@ has_line() { grep -qF -- "$2" "$1" 2>/dev/null; }
 # expect_eq ACTUAL EXPECTED WHAT
 expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"; }
 
+# A growth rate as the text report writes it: per_hour_text BYTES_PER_HOUR
+# prints "+12.0 MiB/hour" (report/util/fmt.c's fmt_human: "512 B" below
+# 1 KiB).  rate_of GROWTH ELAPSED_NS: the bytes per hour the reporter gives
+# (report/util/rate.c: growth x 1 hour / elapsed, rounded down).
+per_hour_text() { python3 - "$1" <<'PY'
+import sys
+v = int(sys.argv[1])
+units, x, u = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"], v / 1024.0, 0
+while x >= 1023.95 and u + 1 < len(units):
+    x, u = x / 1024.0, u + 1
+print("+%s/hour" % ("%.1f %s" % (x, units[u]) if v >= 1024 else "%d B" % v))
+PY
+}
+rate_of() { python3 -c "import sys; print(int(sys.argv[1]) * 3600 * 10**9 // int(sys.argv[2]))" "$1" "$2"; }
+
 # jq-like queries on a report's JSON with python3: jget FILE EXPR, where EXPR
 # is a Python expression over `d` (the parsed document).
 jget() { python3 - "$1" "$2" <<'PY'

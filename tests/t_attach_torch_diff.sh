@@ -64,6 +64,12 @@ t = json.load(open("diff.json"))["torch_lines"]
 print(t["snapshots_with_torch"], [(l["line"], l["bytes"], l["count"], l["growth"], l["suspected_leak"]) for l in t["lines"] if l["growth"] or l["suspected_leak"]])')
 expect_eq "$got" "3 [($keep, [1310720, 3932160, 5242880], [10, 30, 40], 3932160, True)]" \
     "the diff's tensor lines: snapshots with the view; the kept line's bytes, tensors, growth, verdict"
+# its growth per hour (issue 45, item 8): over the time between the first
+# and the last snapshot, as the attached library's clock stamped them
+elapsed=$(jget diff.json 'd["snapshots"][2]["duration_ns"] - d["snapshots"][0]["duration_ns"]')
+rate=$(rate_of 3932160 "$elapsed")
+expect_eq "$(jget diff.json '[d["rate_elapsed_ns"]] + [l["bytes_per_hour"] for l in d["torch_lines"]["lines"] if l["suspected_leak"]]')" \
+    "[$elapsed, $rate]" "the diff's time and the kept line's bytes per hour"
 "$LAUNCHER" diff "$s1" "$s2" "$s3" >diff.txt 2>diff.err || fail "diff: exit $?: $(cat diff.err)"
 expect_eq "$(sed -n "/^TENSORS IN PYTORCH'S CACHE/,/^CHANGES BY STACK/p" diff.txt | sed '$d')" "TENSORS IN PYTORCH'S CACHE
 Live tensors by the Python line that allocated them, from PyTorch's own view
@@ -72,6 +78,7 @@ Live tensors by the Python line that allocated them, from PyTorch's own view
 +3,932,160 bytes (3.8 MiB): serve (torch_real_requests.py:$keep), suspected leak (its tensors grew at every step)
     live bytes: 1,310,720 -> 3,932,160 -> 5,242,880
     tensors:    10 -> 30 -> 40
+    rate:       $(per_hour_text "$rate")
     #0 serve (torch_real_requests.py:$keep) [python]
     #1 <module> (torch_real_requests.py:$call) [python]" "the diff's TENSORS IN PYTORCH'S CACHE"
 # No segment of PyTorch's cache is called a suspected leak: its view explains them.

@@ -43,6 +43,7 @@ expect_eq "$(cat d.norm)" "==== gpuleak diff: 2 snapshots ====
   [1] a.snap: pid $pa, no rank, host $host, at exit, T s after start
   [2] b.snap: pid $pb, no rank, host $host, at exit, T s after start
 same process: no (different runs)
+growth per hour: none (the snapshots come from different processes, which share no clock)
 
 BY DEVICE
 device 0: live 1.0 MiB -> 3.0 MiB (+2.0 MiB), peak 2.0 MiB -> 3.0 MiB (+1.0 MiB)

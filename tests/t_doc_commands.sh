@@ -86,9 +86,14 @@ CHANGES BY STACK
 +2,097,152 bytes (2.0 MiB): device memory on device 0, suspected leak (monotonic growth)
     live bytes:  1,048,576 -> 2,097,152 -> 3,145,728 -> 3,145,728
     allocations: 1 -> 2 -> 3 -> 3
+...
     #0 <module> (my_server:$kept) [python]
 EOT
 python3 "$ROOT/tests/doc/inorder.py" want.txt long-job/out.txt || fail "long-job: diff: $(head -30 long-job/out.txt)"
+# between them, the suspect's growth per hour (its figure depends on when
+# the snapshots were taken: tests/t_diff_rate.sh checks it exactly)
+grep -A1 -x '    allocations: 1 -> 2 -> 3 -> 3' long-job/out.txt | tail -1 | grep -Eqx '    rate:        \+[0-9.]+ [KMGTPE]iB/hour' ||
+    fail "long-job: the rate line: $(grep -A1 -x '    allocations: 1 -> 2 -> 3 -> 3' long-job/out.txt)"
 
 run_block ranks
 expect_eq "$(cat ranks/rc)" 0 "ranks: status ($(tail -3 ranks/err.txt))"

@@ -84,6 +84,8 @@ python3 "$check" exit.html exit.json >/dev/null || fail "the exit snapshot's pag
 python3 "$check" grow.html step12.json --growth grow-diff.json >/dev/null || fail "the steps' page (check_html.py)"
 python3 "$ROOT/tests/browser/torch_html.py" exit.html --hover >exit.shown || fail "torch_html.py exit.html"
 python3 "$ROOT/tests/browser/torch_html.py" grow.html >grow.shown || fail "torch_html.py grow.html"
+# the kept line's growth per hour (issue 45, item 8), as diff gives it
+rate=$(per_hour_text "$(jget grow-diff.json '[l["bytes_per_hour"] for l in d["torch_lines"]["lines"] if l["suspected_leak"]][0]')")
 got=$(python3 - <<'PY'
 import json
 e = json.load(open("exit.shown")); g = json.load(open("grow.shown"))
@@ -109,5 +111,5 @@ No leaks outside the allocator caches; the tensors PyTorch’s cache keeps alive
 ['2.0 MiB', '256.0 KiB in 1 tensor', '1.8 MiB', '256.0 KiB in 1 tensor: <module> (torch_real_grow.py:$first)'], \
 ['24.0 MiB', '0 B in 0 tensors', '24.0 MiB', '']]
 ['PyTorch segment 0x200000000000, 2.0 MiB: 256.0 KiB in 1 tensor, 1.8 MiB cached', '  256.0 KiB in 1 tensor: <module> (torch_real_grow.py:$first)']
-[] 0 ['▲ <module> (torch_real_grow.py:$kept)'] [['suspected leak', '+48.0 MiB', '4.0 MiB', '28.0 MiB', '52.0 MiB', '1', '7', '13', '<module> (torch_real_grow.py:$kept)']] [['', 'PyTorch’s segments: their tensors are above']]" \
+[] 0 ['▲ <module> (torch_real_grow.py:$kept)'] [['suspected leak', '+48.0 MiB', '$rate', '4.0 MiB', '28.0 MiB', '52.0 MiB', '1', '7', '13', '<module> (torch_real_grow.py:$kept)']] [['', 'PyTorch’s segments: their tensors are above']]" \
     "what the pages draw: the card, the leaks' note, the tensors' flame graph and table, the address map, the growth by line"

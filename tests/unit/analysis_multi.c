@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/multi/multi.h"
+#include "analysis/multi/rate.h"
 #include "analysis/multi/torch_multi.h"
 #include "model/program.h"
 #include "snapbuild.h"
@@ -303,6 +304,12 @@ static void test_torch_unknown(uint32_t status)
     struct torch_multi t;
     torch_multi_build(m, TSNAPS, &t);
     check_torch_lines(db, &t, status);
+    /* growth per hour (issue 45, item 8): +1.5 MiB from snapshot 0 (1,000 ns)
+     * to snapshot 3 (4,000 ns), the first and last with the view:
+     * 1,572,864 x 3.6e12 / 3,000 = 1,572,864 x 1.2e9 */
+    struct series_clock clock = series_clock_of(m, TSNAPS);
+    if (t.nrows == 1)
+        CHECK_EQ(torch_mrow_per_hour(&clock, m, &t, &t.rows[0]), 1887436800000000ull);
     torch_multi_free(&t);
     struct diff_result d;
     CHECK(diff_build(m, TSNAPS, &(struct analyze_opts){0}, &d) == 0, "diff_build");

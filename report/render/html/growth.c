@@ -14,6 +14,7 @@
 #include "analysis/calls.h"
 #include "analysis/frag.h"
 #include "analysis/history.h"
+#include "analysis/multi/rate.h"
 #include "analysis/oom.h"
 #include "analysis/teardown.h"
 #include "model/snap_read.h"
@@ -98,6 +99,13 @@ void html_growth(struct hw *w, const struct html_multi *hm)
     json_obj(&w->j);
     kv_b(w, "same_process", d->same_process);
     kv_u(w, "snapshots_total", hm->n);
+    struct series_clock clock = series_clock_of(hm->m, hm->n);
+    json_key(&w->j, "rate_elapsed_ns"); /* what the rows' rates per hour are over */
+    if (clock.state == SERIES_CLOCK_KNOWN)
+        json_u64(&w->j, clock.elapsed_ns);
+    else
+        json_null(&w->j);
+    kv_s(w, "no_rate", series_clock_why_not(clock.state));
     json_key(&w->j, "snapshots"); /* the columns: number is the snapshot's place, from 1 */
     json_arr(&w->j);
     for (size_t c = 0; c < ncols; c++) {
@@ -137,6 +145,7 @@ void html_growth(struct hw *w, const struct html_multi *hm)
         kv_b(w, "suspected_leak", row->suspected);
         kv_b(w, "cache_growth", row->cache_growth);
         kv_b(w, "torch_segments", !row->beyond_torch);
+        json_per_hour(&w->j, mrow_per_hour(&clock, row));
         kv_i(w, "stack", hw_stack(w, row->cs));
         json_end_obj(&w->j);
     }

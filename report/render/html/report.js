@@ -869,7 +869,8 @@
     var sec = el('section', {id: 'growth'}, el('h2', {text: 'Growth across ' + exact(G.snapshots_total) + ' snapshots'}));
     sec.appendChild(el('p', {cls: 'meta', text: G.snapshots.map(function (s) {
       return '#' + s.number + ' ' + s.path + ' (pid ' + s.pid + ', ' + (s.rank === null ? 'no rank' : 'rank ' + s.rank) + ', ' + human(s.live_bytes) + ' live)';
-    }).join(' · ') + (G.same_process ? ' · one process over time' : ' · different processes: stacks matched by their frames')}));
+    }).join(' · ') + (G.same_process ? ' · one process over time' : ' · different processes: stacks matched by their frames') +
+      (G.no_rate ? ' · no growth per hour: ' + G.no_rate : ' · growth per hour over ' + (G.rate_elapsed_ns / 1e9).toFixed(2) + ' s')}));
     if (G.snapshots.length < G.snapshots_total) { /* the page stays small: say what is left out */
       sec.appendChild(el('p', {cls: 'muted', id: 'growth-columns', 'data-shown': G.snapshots.length,
         'data-total': G.snapshots_total, text: 'The tables and the chart show ' + G.snapshots.length + ' of the ' +
@@ -906,6 +907,13 @@
     G.snapshots.forEach(function (s, i) {
       cols.push(['#' + s.number, function (r) { return values(r)[i]; }, true, render]);
     });
+  }
+
+  /* a suspected leak's growth per hour over the series' time (none across
+   * processes or without times: the page's meta line says why) */
+  function perHourColumn() {
+    return ['per hour', function (r) { return r.bytes_per_hour || 0; }, true,
+      function (v) { return v ? '+' + human(v) + '/hour' : ''; }];
   }
 
   function signed(render) {
@@ -950,7 +958,7 @@
       ' tensors are unknown (?), never 0, and no step of the growth.'}));
     function known(render) { return function (v) { return v === null ? '?' : render(v); }; }
     var cols = [['', function (r) { return r.suspected_leak ? 1 : 0; }, true, function (v) { return v ? 'suspected leak' : ''; }, 'flag'],
-      ['growth', 'growth', true, signed(human)]];
+      ['growth', 'growth', true, signed(human)], perHourColumn()];
     perSnapshot(G, cols, function (r) { return r.bytes; }, known(human));
     perSnapshot(G, cols, function (r) { return r.count; }, known(exact));
     cols.push(['allocated at', function (r) { return lineText(r); }, false, null, 'where']);
@@ -960,7 +968,7 @@
 
   function growthTable(G, sec) {
     var cols = [['', function (r) { return r.suspected_leak ? 1 : 0; }, true, function (v) { return v ? 'suspected leak' : ''; }, 'flag'],
-      ['growth', 'growth', true, signed(human)]];
+      ['growth', 'growth', true, signed(human)], perHourColumn()];
     perSnapshot(G, cols, function (r) { return r.bytes; }, human);
     cols.push(['kind', 'kind'], ['device', 'device', true, devName],
       ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']);

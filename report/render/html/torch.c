@@ -6,8 +6,10 @@
  * cache grow (issue 35). */
 #include "render/html/torch.h"
 
+#include "analysis/multi/rate.h"
 #include "analysis/multi/torch_multi.h"
 #include "analysis/torch_blocks.h"
+#include "render/json/common.h"
 #include "render/report.h"
 
 #define HT_SEG_LINES 16 /* tensor lines per segment; the rest are summed in other_* */
@@ -130,6 +132,7 @@ void html_torch_growth(struct hw *w, const struct msnap *m, size_t n, const size
     }
     json_obj(&w->j);
     kv_u(w, "snapshots_with_torch", t.answered);
+    struct series_clock clock = series_clock_of(m, n);
     json_key(&w->j, "rows"); /* the lines that changed: suspected first, then |change| desc */
     json_arr(&w->j);
     size_t shown = 0, changed = 0;
@@ -148,6 +151,7 @@ void html_torch_growth(struct hw *w, const struct msnap *m, size_t n, const size
         put_cols(w, "count", row->count, t.known, cols, ncols);
         kv_i(w, "growth", row->change);
         kv_b(w, "suspected_leak", row->suspected);
+        json_per_hour(&w->j, torch_mrow_per_hour(&clock, m, &t, row));
         json_end_obj(&w->j);
     }
     json_end_arr(&w->j);

@@ -54,3 +54,12 @@ void json_rank(struct json *j, const struct snap_process *p)
     else
         json_u64(j, p->rank);
 }
+
+void json_per_hour(struct json *j, uint64_t bytes_per_hour)
+{
+    json_key(j, "bytes_per_hour");
+    if (bytes_per_hour)
+        json_u64(j, bytes_per_hour);
+    else
+        json_null(j);
+}

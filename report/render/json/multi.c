@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis/calls.h"
+#include "analysis/multi/rate.h"
 #include "analysis/oom.h"
 #include "model/reason.h"
 #include "render/json/bad_frees_multi.h"
@@ -56,6 +57,18 @@ static void json_tail(struct report_ctx *r, struct json *j)
     json_end_obj(j);
 }
 
+/* "rate_elapsed_ns": the time the rows' rates per hour are over, and
+ * "no_rate": why they have none (null when they have). */
+static void json_series_clock(struct json *j, const struct series_clock *c)
+{
+    json_key(j, "rate_elapsed_ns");
+    if (c->state == SERIES_CLOCK_KNOWN)
+        json_u64(j, c->elapsed_ns);
+    else
+        json_null(j);
+    json_key(j, "no_rate"); json_str(j, series_clock_why_not(c->state));
+}
+
 static void json_rule(struct report_ctx *r, struct json *j, int32_t rule)
 {
     json_key(j, "rule");
@@ -70,6 +83,8 @@ void json_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
     json_snaps(&j, m, n);
     json_key(&j, "same_process"); json_bool(&j, d->same_process);
     json_key(&j, "same_program"); json_bool(&j, d->same_program);
+    struct series_clock clock = series_clock_of(m, n);
+    json_series_clock(&j, &clock);
     json_diff_devices(&j, &d->devs);
     json_key(&j, "stacks");
     json_arr(&j);
@@ -89,6 +104,7 @@ void json_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
         json_key(&j, "suspected_leak"); json_bool(&j, row->suspected);
         json_key(&j, "cache_growth"); json_bool(&j, row->cache_growth);
         json_key(&j, "torch_segments"); json_bool(&j, !row->beyond_torch);
+        json_per_hour(&j, mrow_per_hour(&clock, row));
         json_frames(&j, r->db, row->cs);
         json_end_obj(&j);
     }

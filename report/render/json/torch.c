@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/multi/rate.h"
 #include "analysis/multi/torch_multi.h"
+#include "analysis/step_rate.h"
 #include "analysis/torch_blocks.h"
 #include "analysis/torch_steps.h"
 #include "render/json/common.h"
@@ -145,6 +147,7 @@ void json_torch_diff(const struct report_ctx *r, struct json *j, const struct ms
         if (!t.known[i])
             json_u64(j, i);
     json_end_arr(j);
+    struct series_clock clock = series_clock_of(m, n);
     json_key(j, "lines");
     json_arr(j);
     for (size_t k = 0; k < t.nrows; k++) {
@@ -155,6 +158,7 @@ void json_torch_diff(const struct report_ctx *r, struct json *j, const struct ms
         json_key(j, "count"); json_u64_inline_known(j, row->count, t.known, n);
         json_key(j, "growth"); json_i64(j, row->change);
         json_key(j, "suspected_leak"); json_bool(j, row->suspected);
+        json_per_hour(j, torch_mrow_per_hour(&clock, m, &t, row));
         json_frames(j, r->db, row->cs);
         json_end_obj(j);
     }
@@ -220,6 +224,7 @@ void json_torch_steps(const struct report_ctx *r, struct json *j)
         json_key(j, "grown_bytes"); json_u64(j, g[i].grown);
         json_key(j, "count"); json_u64(j, g[i].line->count);
         json_key(j, "every_step"); json_bool(j, g[i].every_step);
+        json_per_hour(j, step_growth_per_hour(s, &g[i]));
         json_end_obj(j);
     }
     json_end_arr(j);

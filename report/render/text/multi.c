@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis/calls.h"
+#include "analysis/multi/rate.h"
 #include "analysis/oom.h"
 #include "model/reason.h"
 #include "render/report.h"
@@ -54,6 +55,20 @@ static void put_rule(struct report_ctx *r, int32_t rule)
 
 static void text_fresh(struct report_ctx *r, const struct diff_result *d);
 
+/* Once, under the head: what the rates per hour of the rows are over, or
+ * why there are none. */
+static void put_series_clock(FILE *f, const struct series_clock *c)
+{
+    const char *why = series_clock_why_not(c->state);
+    if (why) {
+        fprintf(f, "growth per hour: none (%s)\n", why);
+        return;
+    }
+    fputs("growth per hour: over the ", f);
+    put_secs(f, c->elapsed_ns);
+    fputs(" from the first snapshot to the last\n", f);
+}
+
 void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct diff_result *d)
 {
     FILE *f = r->out;
@@ -63,6 +78,8 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
     fputc('\n', f);
     put_snaps(r, m, n);
     fprintf(f, "same process: %s\n", d->same_process ? "yes" : "no (different runs)");
+    struct series_clock clock = series_clock_of(m, n);
+    put_series_clock(f, &clock);
     for (size_t i = 0; i < r->nwarnings; i++) {
         fputs("warning: ", f);
         put_str(f, r->warnings[i]);
@@ -109,6 +126,12 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
         fputs("\n    allocations: ", f);
         text_sites_series(f, count, n, false);
         fputc('\n', f);
+        uint64_t per_hour = mrow_per_hour(&clock, row);
+        if (per_hour) {
+            fputs("    rate:        ", f);
+            put_per_hour(f, per_hour);
+            fputc('\n', f);
+        }
         put_cs(r, "    ", row->cs);
     }
     size_t changed = 0;

@@ -89,6 +89,13 @@ void put_human(FILE *f, uint64_t v)
         fprintf(f, "%" PRIu64 " B", v);
 }
 
+void put_per_hour(FILE *f, uint64_t bytes_per_hour)
+{
+    fputc('+', f);
+    put_human(f, bytes_per_hour);
+    fputs("/hour", f);
+}
+
 void put_count(FILE *f, uint64_t n, const char *noun)
 {
     char c[32];

@@ -27,6 +27,8 @@ void put_bytes(FILE *f, uint64_t v);
 /* "1.0 MiB", or "512 B" below 1 KiB */
 void put_human(FILE *f, uint64_t v);
 void put_count(FILE *f, uint64_t n, const char *noun);
+/* "+12.0 MiB/hour": a growth rate (util/rate.h) */
+void put_per_hour(FILE *f, uint64_t bytes_per_hour);
 void put_secs(FILE *f, uint64_t ns);
 void put_where(FILE *f, int32_t dev);
 void put_kind(FILE *f, unsigned kind);

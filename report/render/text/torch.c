@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "analysis/multi/rate.h"
 #include "analysis/multi/torch_multi.h"
 #include "analysis/torch_blocks.h"
 #include "render/text/sites_multi.h"
@@ -290,6 +291,7 @@ void text_torch_diff(const struct report_ctx *r, const struct msnap *m, size_t n
                "(%zu of the %zu snapshots carry it):\n",
             t.answered, n);
     put_unknown_snapshots(f, m, &t);
+    struct series_clock clock = series_clock_of(m, n);
     size_t shown = 0;
     for (size_t k = 0; k < t.nrows; k++) {
         const struct torch_mrow *row = &t.rows[k];
@@ -316,6 +318,12 @@ void text_torch_diff(const struct report_ctx *r, const struct msnap *m, size_t n
         fputs("\n    tensors:    ", f);
         put_series(f, row->count, t.known, n, false);
         fputc('\n', f);
+        uint64_t per_hour = torch_mrow_per_hour(&clock, m, &t, row);
+        if (per_hour) {
+            fputs("    rate:       ", f);
+            put_per_hour(f, per_hour);
+            fputc('\n', f);
+        }
         put_cs(r, "    ", row->cs);
         shown++;
     }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/step_rate.h"
 #include "analysis/torch_steps.h"
 #include "render/text/textout.h"
 
@@ -46,6 +47,18 @@ static const char *kind_of(const struct snapshot *s, uint64_t n)
     return "step";
 }
 
+/* The growth per hour of a line over time windows, on a line of its own;
+ * nothing over optimizer steps. */
+static void put_step_rate(FILE *f, const struct snapshot *s, const struct step_growth *g)
+{
+    uint64_t per_hour = step_growth_per_hour(s, g);
+    if (per_hour == 0)
+        return;
+    fputs("        rate: ", f);
+    put_per_hour(f, per_hour);
+    fputc('\n', f);
+}
+
 static void put_growing(const struct report_ctx *r)
 {
     FILE *f = r->out;
@@ -75,6 +88,7 @@ static void put_growing(const struct report_ctx *r)
         fputs(" in ", f);
         put_count(f, g[i].line->count, "tensor");
         fputc('\n', f);
+        put_step_rate(f, s, &g[i]);
     }
     free(g);
 }
