@@ -15,6 +15,12 @@ UNIT_PREFIX_CFLAGS_analysis = $(BASE_CFLAGS) $(REPORT_CPPFLAGS) -Itests/report -
 UNIT_PREFIX_LINK_analysis = $(BUILD)/obj/tests/unit/snapbuild.o $(BUILD)/obj/tests/report/snapwrite.o \
 	$(filter $(BUILD)/obj/report/util/% $(BUILD)/obj/report/model/% $(BUILD)/obj/report/analysis/%,$(REPORT_OBJS))
 UNIT_PREFIX_LIBS_analysis = $(REPORT_LIBS)
+# The renderers' unit tests (tests/unit/render_*.c): the same snapshots,
+# and every layer of report/ but cli/.
+UNIT_PREFIX_CFLAGS_render = $(UNIT_PREFIX_CFLAGS_analysis)
+UNIT_PREFIX_LINK_render = $(BUILD)/obj/tests/unit/snapbuild.o $(BUILD)/obj/tests/report/snapwrite.o \
+	$(filter-out $(BUILD)/obj/report/cli/%,$(REPORT_OBJS))
+UNIT_PREFIX_LIBS_render = $(REPORT_LIBS)
 # snapbuild.c is their helper, not a test (UNIT_OWN_RULE).
 $(BUILD)/obj/tests/unit/snapbuild.o: tests/unit/snapbuild.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
