@@ -21,6 +21,14 @@ static struct {
 
 static const char user_rules[] = "{\n   ext-is-fine\n   fun:ext_alloc\n}\n";
 
+/* One TEARDOWN entry. */
+static void torn(struct sb *b, uint32_t stack_id, int32_t device, uint16_t kind, uint16_t api, uint16_t teardown,
+                 uint64_t bytes, uint64_t count, uint64_t time_ns)
+{
+    SB_ADD(b, TEARDOWN, teardown, .bytes = bytes, .count = count, .time_ns = time_ns, .stack_id = stack_id,
+           .device = device, .kind = kind, .api = api, .teardown = teardown);
+}
+
 static void build(struct sb *b)
 {
     sb_init(b);
@@ -32,26 +40,18 @@ static void build(struct sb *b)
                        sb_frame(b, "model.py", 5, "forward")};
     st.bfc = sb_stack(b, 2, bfc);
     /* train's two ids, one call: one group of 1024 bytes, 3 allocations, the earlier time */
-    SB_ADD(b, TEARDOWN, teardown, .bytes = 1000, .count = 2, .time_ns = 50, .stack_id = st.train_again,
-           .api = GL_API_CUDA_MALLOC, .teardown = RESET);
-    SB_ADD(b, TEARDOWN, teardown, .bytes = 24, .count = 1, .time_ns = 30, .stack_id = st.train,
-           .api = GL_API_CUDA_MALLOC, .teardown = RESET);
+    torn(b, st.train_again, 0, 0, GL_API_CUDA_MALLOC, RESET, 1000, 2, 50);
+    torn(b, st.train, 0, 0, GL_API_CUDA_MALLOC, RESET, 24, 1, 30);
     /* the same stack, another teardown call: a group of its own */
-    SB_ADD(b, TEARDOWN, teardown, .bytes = 4096, .count = 1, .time_ns = 70, .stack_id = st.train,
-           .api = GL_API_CUDA_MALLOC, .teardown = DESTROY);
+    torn(b, st.train, 0, 0, GL_API_CUDA_MALLOC, DESTROY, 4096, 1, 70);
     /* equal bytes on two devices: more allocations first */
-    SB_ADD(b, TEARDOWN, teardown, .bytes = 2048, .count = 1, .time_ns = 40, .stack_id = st.load,
-           .api = GL_API_CU_MEM_ALLOC, .teardown = RESET);
-    SB_ADD(b, TEARDOWN, teardown, .bytes = 2048, .count = 4, .time_ns = 45, .stack_id = st.load, .device = 1,
-           .api = GL_API_CU_MEM_ALLOC, .teardown = RESET);
+    torn(b, st.load, 0, 0, GL_API_CU_MEM_ALLOC, RESET, 2048, 1, 40);
+    torn(b, st.load, 1, 0, GL_API_CU_MEM_ALLOC, RESET, 2048, 4, 45);
     /* the user's rule */
-    SB_ADD(b, TEARDOWN, teardown, .bytes = 8192, .count = 1, .time_ns = 10, .stack_id = st.ext,
-           .api = GL_API_CUDA_MALLOC, .teardown = RESET);
+    torn(b, st.ext, 0, 0, GL_API_CUDA_MALLOC, RESET, 8192, 1, 10);
     /* the built-in allocator rule: device memory is the cache's, a mapping is not */
-    SB_ADD(b, TEARDOWN, teardown, .bytes = 512, .count = 1, .time_ns = 20, .stack_id = st.bfc,
-           .api = GL_API_CUDA_MALLOC, .teardown = RESET);
-    SB_ADD(b, TEARDOWN, teardown, .bytes = 256, .count = 1, .time_ns = 25, .stack_id = st.bfc,
-           .kind = GL_KIND_IPC, .api = GL_API_CUDA_MALLOC, .teardown = RESET);
+    torn(b, st.bfc, 0, 0, GL_API_CUDA_MALLOC, RESET, 512, 1, 20);
+    torn(b, st.bfc, 0, GL_KIND_IPC, GL_API_CUDA_MALLOC, RESET, 256, 1, 25);
 }
 
 static void check_group(const struct stackdb *db, const struct torn_group *g, const char *where, uint32_t stack_id,
@@ -73,18 +73,12 @@ static void test_groups(void)
 {
     struct sb b;
     build(&b);
-    struct suppressions sup = {0};
-    char err[128];
-    if (supp_parse(&sup, user_rules, false, err, sizeof err) != 0) {
-        fprintf(stderr, "FAIL: user rules: %s\n", err);
-        sb_failures++;
-    }
-    supp_add_defaults(&sup);
-    struct stackdb *db = sdb_new(&(struct sdb_opts){0});
-    struct msnap m;
-    sb_load(&b, db, &sup, &m);
+    struct sb_env e;
+    sb_open(&b, user_rules, &e);
+    const struct stackdb *db = e.db;
+    const struct suppressions *sup = &e.sup;
     struct torn_groups t;
-    CHECK(torn_build(&m.v, &t) == 0, "torn_build");
+    CHECK(torn_build(&e.m.v, &t) == 0, "torn_build");
     CHECK_EQ(t.n, 7);
     if (t.n == 7) {
         const char *train = "train_step train.py:10", *load = "load_batch data.py:42";
@@ -96,8 +90,8 @@ static void test_groups(void)
         check_group(db, &t.g[4], train, st.train, 0, 0, GL_API_CUDA_MALLOC, RESET, 1024, 3, 30);
         check_group(db, &t.g[5], bfc, st.bfc, 0, 0, GL_API_CUDA_MALLOC, RESET, 512, 1, 20);
         check_group(db, &t.g[6], bfc, st.bfc, 0, GL_KIND_IPC, GL_API_CUDA_MALLOC, RESET, 256, 1, 25);
-        CHECK(t.g[0].rule >= 0 && strcmp(sup.rules[t.g[0].rule].name, "ext-is-fine") == 0, "ext: the user's rule");
-        CHECK(t.g[5].rule >= 0 && sup.rules[t.g[5].rule].builtin, "bfc device memory: a built-in rule");
+        CHECK(t.g[0].rule >= 0 && strcmp(sup->rules[t.g[0].rule].name, "ext-is-fine") == 0, "ext: the user's rule");
+        CHECK(t.g[5].rule >= 0 && sup->rules[t.g[5].rule].builtin, "bfc device memory: a built-in rule");
         for (size_t i = 1; i < 5; i++)
             CHECK(t.g[i].rule == -1, "group %zu: no rule, got %d", i, t.g[i].rule);
         CHECK(t.g[6].rule == -1, "a mapping under the allocator's frame: no rule, got %d", t.g[6].rule);
@@ -108,9 +102,7 @@ static void test_groups(void)
     CHECK_EQ(t.leaked_count, 1 + 4 + 1 + 3 + 1);
     torn_free(&t);
     CHECK(t.g == NULL && t.n == 0, "torn_free empties");
-    sb_unload(&m);
-    sdb_free(db);
-    supp_free(&sup);
+    sb_close(&e);
 }
 
 /* Sums saturate instead of wrapping; a snapshot without TEARDOWN has no groups. */
@@ -119,8 +111,8 @@ static void test_saturate_and_empty(void)
     struct sb b;
     sb_init(&b);
     uint32_t s = sb_site(&b, "big.py", 1, "big");
-    SB_ADD(&b, TEARDOWN, teardown, .bytes = UINT64_MAX - 10, .count = 1, .time_ns = 5, .stack_id = s, .teardown = RESET);
-    SB_ADD(&b, TEARDOWN, teardown, .bytes = 100, .count = 2, .time_ns = 6, .stack_id = s, .teardown = RESET);
+    torn(&b, s, 0, 0, 0, RESET, UINT64_MAX - 10, 1, 5);
+    torn(&b, s, 0, 0, 0, RESET, 100, 2, 6);
     struct stackdb *db = sdb_new(&(struct sdb_opts){0});
     struct msnap m;
     sb_load(&b, db, NULL, &m);

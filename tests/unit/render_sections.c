@@ -145,23 +145,20 @@ int main(int argc, char **argv)
     }
     struct sb b;
     build(&b);
-    struct suppressions sup = {0};
-    supp_add_defaults(&sup);
-    struct stackdb *db = sdb_new(&(struct sdb_opts){0});
-    struct msnap m;
-    sb_load(&b, db, &sup, &m);
+    struct sb_env e;
+    sb_open(&b, NULL, &e);
     struct categories cat;
     char err[64];
     cat_init(&cat, NULL, err, sizeof err);
     struct analyze_opts an = {0};
-    struct section_inputs in = {.v = &m.v, .sup = &sup, .an = &an, .cat = &cat};
+    struct section_inputs in = {.v = &e.m.v, .sup = &e.sup, .an = &an, .cat = &cat};
     struct section_data d;
     if (sections_build(&in, &d) != 0) {
         fputs("FAIL: sections_build\n", stderr);
         return 1;
     }
-    struct report_ctx r = {.path = "unit.gpuleak", .s = &m.s, .a = &d.a, .sy = m.sy, .v = &m.v, .db = db,
-                           .sup = &sup, .h = &d.h, .fr = &d.fr, .ph = &d.ph, .lg = &d.lg, .data = &d,
+    struct report_ctx r = {.path = "unit.gpuleak", .s = &e.m.s, .a = &d.a, .sy = e.m.sy, .v = &e.m.v, .db = e.db,
+                           .sup = &e.sup, .h = &d.h, .fr = &d.fr, .ph = &d.ph, .lg = &d.lg, .data = &d,
                            .sections = sections_all(), .default_suppressions = true};
     report_prepare(&r);
     for (size_t i = 0; i < report_nsections; i++)
@@ -169,8 +166,6 @@ int main(int argc, char **argv)
     report_ctx_free(&r);
     sections_free(&d);
     cat_free(&cat);
-    sb_unload(&m);
-    sdb_free(db);
-    supp_free(&sup);
+    sb_close(&e);
     return sb_done("render_sections: every row's text and JSON");
 }

@@ -142,6 +142,26 @@ void sb_load(struct sb *b, struct stackdb *db, const struct suppressions *sup, s
     }
 }
 
+void sb_open(struct sb *b, const char *user_rules, struct sb_env *e)
+{
+    char err[128];
+    memset(e, 0, sizeof *e);
+    if (user_rules && supp_parse(&e->sup, user_rules, false, err, sizeof err) != 0) {
+        fprintf(stderr, "FAIL: user rules: %s\n", err);
+        sb_failures++;
+    }
+    supp_add_defaults(&e->sup);
+    e->db = sdb_new(&(struct sdb_opts){0});
+    sb_load(b, e->db, &e->sup, &e->m);
+}
+
+void sb_close(struct sb_env *e)
+{
+    sb_unload(&e->m);
+    sdb_free(e->db);
+    supp_free(&e->sup);
+}
+
 void sb_unload(struct msnap *m)
 {
     sview_free(&m->v);
