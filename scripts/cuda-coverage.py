@@ -6,6 +6,17 @@ the next CUDA release's additions show up here as a failure, not a silent gap.
 
 usage: cuda-coverage.py CUDA_INCLUDE_DIR HOOK_LIST_H INTERCEPTION_MD [LIBGPULEAK_SO]
        (--list instead of checking: print each entry point and why it is caught)
+       cuda-coverage.py --rows HOOK_LIST_H FC_PROCADDR_C DRIVER_PATHS_C INTERCEPTION_MD
+
+--rows checks the rows a new driver hook needs besides its hook: each
+hooked driver name is a function of fakecuda's cuGetProcAddress table
+(tools/fakecuda/fc_procaddr.c), unless the request table of
+docs/interception.md says its base name is "not in fakecuda"; and each
+hooked driver allocation (ALLOC_HOOK: cuMem*Alloc*, the array and VMM
+creates, host registration) has its case in tests/programs/driver_paths.c,
+reached by dlsym of the hooked name (SYM), by cuGetProcAddress of the base
+name (Q) and by cudaGetDriverEntryPoint (E), so that t_paths_driver runs it
+through every path.
 
 An entry point is "memory-relevant" when either rule catches it:
 
@@ -151,7 +162,52 @@ def caught(name, brief):
     return why
 
 
+# The driver hooks that make an allocation record driver_paths.c exercises
+# (graph memory nodes have their own program, tests/programs/graph_memory.c).
+ALLOC_HOOK = re.compile(r"^cu(Mem\w*Alloc(?!ation|\w*Node)|(Array|Array3D|MipmappedArray|Mem)Create|MemHostRegister)")
+
+
+def base_name(abi):
+    """cuMemAlloc_v2 -> cuMemAlloc, cuStreamBeginCapture_v2_ptsz -> cuStreamBeginCapture."""
+    return re.sub(r"(_v\d+)?(_ptsz|_ptds)?$", "", abi)
+
+
+def check_rows(hook_list, fc_procaddr, driver_paths, md):
+    text = open(hook_list).read()
+    drv = re.search(r"#define GL_DRIVER_HOOKS\(X\)(.*?)\n\n", text, re.S)
+    if not drv:
+        sys.exit("cuda-coverage: %s has no GL_DRIVER_HOOKS list" % hook_list)
+    hooks = re.findall(r"X\((cu\w+)\)", drv.group(1))
+    # R("cuMemAlloc", 3020, A, cuMemAlloc_v2): the functions the table hands out
+    rows = set(re.findall(r'R\("\w+",\s*\d+,\s*\w+,\s*(\w+)\)', open(fc_procaddr).read()))
+    not_in_fc = set(re.findall(r"^\| `(\w+)@\d+` \| not in fakecuda \|", open(md).read(), re.M))
+    paths = open(driver_paths).read()
+    cases = {how: set(re.findall(how + r'\(\w+, "(\w+)"\)', paths)) for how in ("SYM", "Q", "E")}
+    errors = []
+    for n in hooks:
+        if n not in rows and base_name(n) not in not_in_fc:
+            errors.append("%s: hooked, but no row of %s hands it out (nor is %s 'not in fakecuda' in %s)"
+                          % (n, fc_procaddr, base_name(n), md))
+        if ALLOC_HOOK.search(n):
+            need = [("Q", base_name(n)), ("E", base_name(n))]
+            if not n.endswith("_ptsz"):  # the per-thread ABI is reached by Q and E's flag
+                need.append(("SYM", n))
+            for how, want in need:
+                if want not in cases[how]:
+                    errors.append("%s: hooked allocation, but %s has no %s(..., \"%s\") case"
+                                  % (n, driver_paths, how, want))
+    print("cuda-coverage: %d driver hooks, %d with a fakecuda row, %d allocations with driver_paths cases"
+          % (len(hooks), sum(1 for n in hooks if n in rows), sum(1 for n in hooks if ALLOC_HOOK.search(n))))
+    for e in errors:
+        print("cuda-coverage: " + e, file=sys.stderr)
+    return 1 if errors else 0
+
+
 def main():
+    if sys.argv[1:2] == ["--rows"]:
+        if len(sys.argv) != 6:
+            sys.exit(__doc__)
+        return check_rows(*sys.argv[2:])
     args = [a for a in sys.argv[1:] if a != "--list"]
     if len(args) not in (3, 4):
         sys.exit(__doc__)

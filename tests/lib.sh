@@ -57,25 +57,30 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 source "$ROOT/tests/machine.sh"
 # wait_until [-t SECONDS] CMD...: returns once CMD succeeds, looking every
 # 50 ms; 1 after SECONDS reference seconds (default 30) without success,
-# REPLY then saying how long it waited.
+# REPLY then saying how long it waited.  CMD may wait itself (target_send
+# does): each depth of nesting has a clock of its own.
+_wait_depth=0
 wait_until() {
-    local limit=30 budget wall
+    local limit=30 budget wall clock=wait_until$((++_wait_depth)) rc=0
     if [ "$1" = -t ]; then limit=$2; shift 2; fi
     to_milli "$limit"
     budget=$((REPLY * 1000))
     now_us
     wall=$REPLY
-    clock_start wait_until
+    clock_start "$clock"
     until "$@"; do
-        clock_tick wait_until
-        clock_spent wait_until
+        clock_tick "$clock"
+        clock_spent "$clock"
         if [ "$REPLY" -ge "$budget" ]; then
             now_us
             REPLY="$limit reference seconds, $(((REPLY - wall) / 1000000)) s on the clock"
-            return 1
+            rc=1
+            break
         fi
         sleep 0.05
     done
+    _wait_depth=$((_wait_depth - 1))
+    return $rc
 }
 # wait_for [-t SECONDS] WHAT CMD...: wait_until, failing the test with
 # "timed out waiting for WHAT" and the time waited.

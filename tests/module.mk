@@ -191,13 +191,19 @@ $(TPROG_DIR)/snapfields: tests/report/snapfields.c $(FORMAT_HDRS) $(FLAGS_STAMP)
 #   UNIT_LINK_NAME  the objects it tests (default: none)
 #   UNIT_LIBS_NAME  libraries
 #   UNIT_FLAGS_NAME compiler flags added (e.g. -Ireport for the reporter's)
+# A family of tests shares a row by the prefix of its names (the part before
+# the first "_"), so that a new member needs no row at all:
+#   UNIT_PREFIX_CFLAGS_P  the compiler flags, instead of UNIT_GL_CFLAGS
+#   UNIT_PREFIX_LINK_P    objects every P_* test links, after its own
+#   UNIT_PREFIX_LIBS_P    libraries every P_* test links
+# (analysis_*: the reporter's analyses, tests/unit/module.mk).
 # A test that must compile its module differently lists itself in
 # UNIT_OWN_RULE and keeps a rule (below).
 GL_OBJ = $(BUILD)/obj/interpose
 # The interposer's flags that change its structs (struct gl_lock with the
 # lock check) must be the test's too: the test reads the structs it links.
 UNIT_GL_CFLAGS = $(UNIT_CFLAGS) $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON) $(GL_LOCK_CHECK_FLAGS)
-UNIT_OWN_RULE = format_roundtrip lock_rank analysis_report analysis_history analysis_multi analysis_stacks analysis_oomkind analysis_rate cuda_where snapbuild pprof_pb
+UNIT_OWN_RULE = format_roundtrip lock_rank cuda_where snapbuild pprof_pb
 
 # docs/reliability.md's lock table, printed from interpose/base/lock_rank.h
 # (scripts/lock-doc.py, tests/t_lock_doc.sh): the header alone.
@@ -228,8 +234,9 @@ $(TPROG_DIR)/unit/format_roundtrip: tests/unit/format_roundtrip.c $(FORMAT_READE
 	$(CC) $(UNIT_CFLAGS) $(CPPFLAGS_COMMON) -Ireport $(addprefix -I,$(dir $(FORMAT_READER_SRC))) \
 		$(filter %.c,$^) -o $@
 
-# The reporter's analysis unit tests and cuda/'s: their own rules
-# (tests/unit/module.mk); snapbuild.c is their helper, not a test.
+# The reporter's analysis unit tests (their prefix's row) and cuda/'s (its
+# own rule): tests/unit/module.mk; snapbuild.c is the analyses' helper, not a
+# test.
 include tests/unit/module.mk
 
 # The protobuf wire writer behind --pprof (tests/t_unit_pprof_pb.sh): linked

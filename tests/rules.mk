@@ -26,13 +26,18 @@ $(PROGS): $(TPROG_DIR)/%: $$(PROG_SRC_$$*) $$(PROG_DEPS_$$*) $(FAKECUDA_RT_DEPS)
 
 # Unit tests: compiled apart from the link, so a change to the module under
 # test rebuilds its object and relinks, without compiling the test again.
+# A name's prefix (before its first "_") picks its family's row
+# (UNIT_PREFIX_*_P, tests/module.mk), so a family's new member needs none.
 UNIT_NAMES := $(filter-out $(UNIT_OWN_RULE),$(call prog_name,$(wildcard tests/unit/*.c)))
 UNIT_PROGS := $(UNIT_NAMES:%=$(TPROG_DIR)/unit/%)
 TEST_PROGS += $(UNIT_PROGS)
+unit_prefix = $(firstword $(subst _, ,$(1)))
+unit_cflags = $(or $(UNIT_PREFIX_CFLAGS_$(call unit_prefix,$(1))),$(UNIT_GL_CFLAGS))
 $(UNIT_NAMES:%=$(BUILD)/obj/tests/unit/%.o): $(BUILD)/obj/tests/unit/%.o: tests/unit/%.c $(FLAGS_STAMP) | $(BUILD)/.cuda-ok
 	@mkdir -p $(@D)
-	$(CC) $(UNIT_GL_CFLAGS) $(UNIT_FLAGS_$*) -MMD -MP -c $< -o $@
-$(UNIT_PROGS): $(TPROG_DIR)/unit/%: $(BUILD)/obj/tests/unit/%.o $$(UNIT_LINK_$$*)
+	$(CC) $(call unit_cflags,$*) $(UNIT_FLAGS_$*) -MMD -MP -c $< -o $@
+$(UNIT_PROGS): $(TPROG_DIR)/unit/%: $(BUILD)/obj/tests/unit/%.o $$(UNIT_LINK_$$*) \
+		$$(UNIT_PREFIX_LINK_$$(call unit_prefix,$$*))
 	@mkdir -p $(@D)
-	$(CC) $(UNIT_CFLAGS) $^ -o $@ $(UNIT_LIBS_$*)
+	$(CC) $(UNIT_CFLAGS) $^ -o $@ $(UNIT_LIBS_$*) $(UNIT_PREFIX_LIBS_$(call unit_prefix,$*))
 -include $(UNIT_NAMES:%=$(BUILD)/obj/tests/unit/%.d)

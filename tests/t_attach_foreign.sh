@@ -28,8 +28,7 @@ mkfifo cmd
 setpriv --reuid="$uid" --regid="$gid" --clear-groups "$TPROG/attach_target" <cmd >target.out 2>&1 &
 pid=$!
 exec 3>cmd
-for _ in $(seq 400); do grep -q '^ready$' target.out && break; sleep 0.05; done
-grep -q '^ready$' target.out || fail "target not ready: $(cat target.out)"
+wait_for "the target's ready" grep -q '^ready$' target.out
 threads() { cat /proc/"$1"/task/*/comm 2>/dev/null | sort | tr '\n' ' '; }
 before=$(threads "$pid")
 

@@ -16,8 +16,7 @@ mkfifo cmd
 "$TPROG/attach_target" <cmd >target.out 2>&1 &
 pid=$!
 exec 3>cmd
-for _ in $(seq 400); do grep -q '^ready$' target.out && break; sleep 0.05; done
-grep -q '^ready$' target.out || fail "target not ready"
+wait_for "the target's ready" grep -q '^ready$' target.out
 
 running="gpuleak: attach: another attach or detach of process $pid is running"
 already="gpuleak: attach: process $pid is tracked already (gpuleak attach, or started under gpuleak run)"

@@ -41,8 +41,7 @@ start_target() {
     LD_PRELOAD=${preload:-} "$T" <"$1.cmd" >"$1.out" 2>&1 &
     pid=$!
     exec 3>"$1.cmd"
-    for _ in $(seq 400); do grep -q '^ready$' "$1.out" && break; sleep 0.05; done
-    grep -q '^ready$' "$1.out" || fail "$1: target not ready"
+    wait_for "$1: the target's ready" grep -q '^ready$' "$1.out"
 }
 stop_target() {
     echo quit >&3
@@ -57,7 +56,7 @@ mkdir snaps
 start_target stopped
 before=$(threads "$pid")
 kill -STOP "$pid"
-for _ in $(seq 100); do grep -q '^State:.T' "/proc/$pid/status" && break; sleep 0.02; done
+wait_for "the target stopped" grep -q '^State:.T' "/proc/$pid/status"
 refused "stopped" "gpuleak: attach: process $pid is stopped; continue it first (kill -CONT $pid); nothing was changed" \
     "$LAUNCHER" attach --output "$PWD/snaps/" "$pid"
 kill -CONT "$pid"
@@ -67,7 +66,7 @@ expect_eq "$(ls snaps)" "" "stopped: snapshots"
 # Attached, then stopped: the detach is refused alike, and works once continued.
 "$LAUNCHER" attach --output "$PWD/snaps/" "$pid" 2>attach.err || fail "attach: $(cat attach.err)"
 kill -STOP "$pid"
-for _ in $(seq 100); do grep -q '^State:.T' "/proc/$pid/status" && break; sleep 0.02; done
+wait_for "the target stopped" grep -q '^State:.T' "/proc/$pid/status"
 refused "stopped, detach" "gpuleak: detach: process $pid is stopped; continue it first (kill -CONT $pid); nothing was changed" \
     "$LAUNCHER" detach "$pid"
 kill -CONT "$pid"
@@ -78,13 +77,12 @@ rm -f snaps/*
 # --- another tracer ----------------------------------------------------------
 gdb -nx -batch -q -p "$pid" -ex 'shell sleep 20' >tracer.out 2>&1 &
 tracer=$!
-for _ in $(seq 400); do grep -q "^TracerPid:.$tracer\$" "/proc/$pid/status" && break; sleep 0.05; done
-grep -q "^TracerPid:.$tracer\$" "/proc/$pid/status" || fail "gdb did not trace the target"
+wait_for "gdb to trace the target" grep -q "^TracerPid:.$tracer\$" "/proc/$pid/status"
 refused "traced" "gpuleak: attach: process $pid is traced by process $tracer (gdb), and a process has one tracer at a time" \
     "$LAUNCHER" attach --output "$PWD/snaps/" "$pid"
 kill "$tracer"
 wait "$tracer" 2>/dev/null || true
-for _ in $(seq 200); do grep -q '^TracerPid:.0$' "/proc/$pid/status" && break; sleep 0.05; done
+wait_for "gdb to let the target go" grep -q '^TracerPid:.0$' "/proc/$pid/status"
 
 # --- a newline in --output -----------------------------------------------------
 refused "newline" "gpuleak: attach: --output has a control character (newline, tab...); refused" \
@@ -101,9 +99,9 @@ if child == 0:
 print(child, flush=True)
 time.sleep(600)' >zombie.pid 2>/dev/null &
 parent=$!
-for _ in $(seq 200); do [ -s zombie.pid ] && break; sleep 0.05; done
+wait_for "the zombie's pid" test -s zombie.pid
 zpid=$(cat zombie.pid)
-for _ in $(seq 200); do grep -q '^State:.Z' "/proc/$zpid/status" && break; sleep 0.05; done
+wait_for "the child to be a zombie" grep -q '^State:.Z' "/proc/$zpid/status"
 refused "zombie" "gpuleak: attach: process $zpid has ended (a zombie, not yet reaped by its parent)" \
     "$LAUNCHER" attach "$zpid"
 kill "$parent"
@@ -146,7 +144,9 @@ ln -s "$LIBGPULEAK_SO" liblink.so
 for as in "$PWD/libother.so" "$PWD/liblink.so"; do
     LD_PRELOAD=$as sleep 600 &
     p=$!
-    for _ in $(seq 200); do grep -q "${as##*/}" "/proc/$p/maps" 2>/dev/null && break; sleep 0.05; done
+    # the maps name the file a link points to
+    loaded=$(readlink -f "$as")
+    wait_for "${loaded##*/} in the process's maps" grep -q "$loaded" "/proc/$p/maps"
     refused "preloaded as ${as##*/}" "gpuleak: attach: process $p has libgpuleak preloaded as $as (started under gpuleak run): use 'gpuleak snapshot $p'" \
         "$LAUNCHER" attach --output "$PWD/snaps/" "$p"
     kill "$p"
@@ -163,7 +163,7 @@ stop_target renamed
 mkdir bare && cp "$LIBGPULEAK_SO" bare/libbare.so
 LD_LIBRARY_PATH=$PWD/bare:$FAKECUDA LD_PRELOAD=libbare.so sleep 600 &
 p=$!
-for _ in $(seq 200); do grep -q libbare "/proc/$p/maps" 2>/dev/null && break; sleep 0.05; done
+wait_for "libbare.so in the process's maps" grep -q libbare "/proc/$p/maps"
 refused "preloaded, bare name" "gpuleak: attach: process $p has libgpuleak preloaded (started under gpuleak run): use 'gpuleak snapshot $p'" \
     "$LAUNCHER" attach --output "$PWD/snaps/" "$p"
 kill -0 "$p" || fail "the bare-name process died"

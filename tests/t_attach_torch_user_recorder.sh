@@ -16,12 +16,9 @@ NO_HISTORY=1 target_start own 1200 "$FAKECUDA/fakecuda-run" --devices 1 -- "$PY"
 "$LAUNCHER" attach --output snaps/ "$pid" 2>attach.err || fail "attach: $(cat attach.err)"
 "$LAUNCHER" snapshot "$pid" >/dev/null || fail "snapshot"
 target_send own "leak 3000000"
-for _ in $(seq 40); do
-    target_send own history
-    [ "$(grep '^history ' own.out | tail -1)" = "history True" ] && break
-    sleep 0.1
-done
-expect_eq "$(grep '^history ' own.out | tail -1)" "history True" "gpuleak's recorder, on after the request"
+# the recorder is switched on at the main thread's next bytecode
+recorder_on() { target_send own history; [ "$(grep '^history ' own.out | tail -1)" = "history True" ]; }
+wait_for "gpuleak's recorder, on after the request" recorder_on
 target_send own own "leak 1000" "leak 2000"
 "$LAUNCHER" detach "$pid" >/dev/null 2>detach.err || fail "detach: $(cat detach.err)"
 # the detach's pending call runs at the main thread's next bytecode

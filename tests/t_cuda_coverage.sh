@@ -3,7 +3,9 @@
 # memory is hooked or listed with a reason in docs/interception.md
 # (scripts/cuda-coverage.py).  Then the check itself is shown to fail: a
 # hook removed, a doc entry removed, a stale entry, and a header with new
-# entry points caught by name and by documentation alone.
+# entry points caught by name and by documentation alone.  Last, the rows a
+# driver hook needs besides its hook (fakecuda, driver_paths.c), each shown
+# missing.
 source "$ROOT/tests/lib.sh"
 inc=${CUDA_HOME:-/usr/local/cuda}/include
 cov() { python3 "$ROOT/scripts/cuda-coverage.py" "$@"; }
@@ -68,3 +70,37 @@ H
 ! cov next "$hooks" "$doc" >/dev/null 2>err.txt || fail "new entry points passed"
 expect_eq "$(cat err.txt)" "cuda-coverage: cuMulticastCreateBuffer: can multicast; neither hooked nor listed in $doc
 cuda-coverage: cuStreamScratchDrop: can doc: Frees the scratch space held by a stream; neither hooked nor listed in $doc" "new entry points"
+
+# A new driver hook needs more than its hook (scripts/cuda-coverage.py
+# --rows): fakecuda's cuGetProcAddress row, and for an allocation its case in
+# tests/programs/driver_paths.c on each path.  The tree passes; then each
+# row removed in a scratch copy is named.
+fcpa=$ROOT/tools/fakecuda/fc_procaddr.c paths=$ROOT/tests/programs/driver_paths.c
+rows() { cov --rows "$@"; }
+rows "$hooks" "$fcpa" "$paths" "$doc" >out.txt 2>err.txt || fail "rows: $(cat err.txt)"
+# (counts read, not written here, so that a new hook needs no edit of this
+# test): all but the two explained below have a fakecuda row
+read -r nhooks nrows <<<"$(sed -n 's/^cuda-coverage: \([0-9]*\) driver hooks, \([0-9]*\) with a fakecuda row, [0-9]* allocations.*/\1 \2/p' out.txt)"
+[ "${nhooks:-0}" -ge 80 ] || fail "rows summary: $(cat out.txt)"
+expect_eq "$((nhooks - nrows))" 2 "hooks without a fakecuda row"
+# fakecuda's row of cuMemAllocManaged removed
+grep -v 'R("cuMemAllocManaged",' "$fcpa" >fc_procaddr.c
+! rows "$hooks" fc_procaddr.c "$paths" "$doc" >/dev/null 2>err.txt || fail "a missing fakecuda row passed"
+expect_eq "$(cat err.txt)" "cuda-coverage: cuMemAllocManaged: hooked, but no row of fc_procaddr.c hands it out (nor is cuMemAllocManaged 'not in fakecuda' in $doc)" "missing fakecuda row"
+# the two hooks fakecuda has no row for are accepted only while the request
+# table says so
+grep -v '^| `cuStreamBeginCaptureToGraph@' "$doc" >doc.md
+! rows "$hooks" "$fcpa" "$paths" doc.md >/dev/null 2>err.txt || fail "an unexplained missing row passed"
+expect_eq "$(grep -c 'cuStreamBeginCaptureToGraph\(_ptsz\)\?: hooked, but no row' err.txt)" 2 "ToGraph without its doc row"
+# driver_paths.c's cuGetProcAddress case of cuMemAllocHost removed
+grep -v 'Q(alloc_host, "cuMemAllocHost")' "$paths" >driver_paths.c
+! rows "$hooks" "$fcpa" driver_paths.c "$doc" >/dev/null 2>err.txt || fail "a missing path case passed"
+expect_eq "$(cat err.txt)" 'cuda-coverage: cuMemAllocHost_v2: hooked allocation, but driver_paths.c has no Q(..., "cuMemAllocHost") case' "missing Q case"
+# a new allocation hook with neither
+sed 's/X(cuMemAlloc_v2) /X(cuMemAlloc_v2) X(cuMemAllocStriped) /' "$hooks" >hooks.h
+! rows hooks.h "$fcpa" "$paths" "$doc" >/dev/null 2>err.txt || fail "a new hook without rows passed"
+expect_eq "$(cut -d: -f2- err.txt)" " cuMemAllocStriped: hooked, but no row of $fcpa hands it out (nor is cuMemAllocStriped 'not in fakecuda' in $doc)
+ cuMemAllocStriped: hooked allocation, but $paths has no Q(..., \"cuMemAllocStriped\") case
+ cuMemAllocStriped: hooked allocation, but $paths has no E(..., \"cuMemAllocStriped\") case
+ cuMemAllocStriped: hooked allocation, but $paths has no SYM(..., \"cuMemAllocStriped\") case" "a new hook"
+echo ok

@@ -32,9 +32,4 @@ expect_eq "$(jget <("$REPORT" --json --sections torch t.snap) '"torch" in d and 
 "$REPORT" --sections leaks t.snap | grep -q "^PYTORCH'S CACHE$" || fail "leaks lost PyTorch's view"
 cmp <("$REPORT" t.snap) <("$REPORT" --sections leaks,torch,calls,peak,timeline,fragmentation,ledger t.snap) ||
     fail "the default is not every section"
-
-# the launcher's bash completion offers the same names (it keeps its own copy)
-offered=$(bash -c 'source "$1"; COMP_WORDS=(gpuleak check --sections ""); COMP_CWORD=3; _gpuleak; echo "${COMPREPLY[*]}"' _ \
-    "$ROOT/tools/gpuleak.bash-completion")
-names=$("$REPORT" --help | grep -A1 -- '--sections LIST' | tail -1 | tr -d ' ' | tr ',' ' ')
-expect_eq "$offered" "$names all" "bash completion's --sections"
+# the man page, docs/reporter.md and the bash completion: t_doc_sections

@@ -13,7 +13,8 @@
 #   group gone, one line naming it); one within its limit keeps its status
 #   and its stdin, and a SIGTERM to a guard started with & ends the
 #   command;
-# - wait_for names what it waited for; wait_until returns 1.
+# - wait_for names what it waited for; wait_until returns 1, also around a
+#   command that waits itself.
 source "$ROOT/tests/lib.sh"
 export MACHINE_NCPU=2 MACHINE_LOADAVG=$PWD/loadavg GPULEAK_TEST_SLOWDOWN=1
 unset VERBOSE STACK_CHECK_DIR # the run.sh this test runs prints only its lines
@@ -76,4 +77,11 @@ grep -Eqx 'FAIL: timed out waiting for the impossible \(0\.3 reference seconds, 
     fail "wait_for's message: $(cat wf.err)"
 wait_until -t 0.3 false && fail "wait_until false succeeded"
 wait_until -t 5 true || fail "wait_until true: $REPLY"
+# A command that waits itself (target_send does): the outer wait keeps a
+# clock of its own and still ends (before, the inner wait restarted the
+# one clock both used, and the outer never did).
+waits_then_no() { wait_until -t 0.1 true; false; }
+rc=0; wait_until -t 0.3 waits_then_no || rc=$?
+expect_eq "$rc" 1 "a wait around a wait: status"
+expect_eq "$_wait_depth" 0 "a wait around a wait: depth after"
 echo ok

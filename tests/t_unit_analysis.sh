@@ -2,10 +2,17 @@
 # Unit tests of the reporter's analyses (tests/unit/analysis_*.c, issue 37):
 # snapshots built in memory through the format's codec and read by the real
 # reader; leaks, peak composition, ledger, fragmentation, history, phases,
-# diff and merge checked to the byte, the count and the frame.  In process,
-# linked from report/model, report/analysis and report/util only.
+# diff, merge and teardowns checked to the byte, the count and the frame.
+# In process, linked from report/model, report/analysis and report/util
+# only.  Every tests/unit/analysis_*.c is run: a new one needs no edit here
+# or in a make file (tests/unit/module.mk), and one that was not built fails.
 source "$ROOT/tests/lib.sh"
-for t in analysis_report analysis_history analysis_multi analysis_stacks analysis_oomkind analysis_rate; do
+n=0
+for src in "$ROOT"/tests/unit/analysis_*.c; do
+    t=$(basename "$src" .c)
+    [ -x "$TPROG/unit/$t" ] || fail "$t was not built from $src"
     "$TPROG/unit/$t" || fail "$t"
+    n=$((n + 1))
 done
+[ "$n" -ge 6 ] || fail "only $n analysis unit tests"
 echo ok

@@ -46,12 +46,3 @@ void gl_warn_once(atomic_bool *once, const char *fmt, ...)
     write_all(line, len);
     errno = saved;
 }
-
-void gl_warn_raw(const char *msg)
-{
-    int saved = errno;
-    write_all("gpuleak: ", 9);
-    write_all(msg, strlen(msg));
-    write_all("\n", 1);
-    errno = saved;
-}

@@ -10,7 +10,4 @@
 void gl_warn_once(atomic_bool *once, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Async-signal-safe: writes a fixed string, no formatting. */
-void gl_warn_raw(const char *msg);
-
 #endif

@@ -18,6 +18,9 @@
 
 #define MAX_STR 1024   /* longest file or function name kept */
 #define MAX_FRAMES 256 /* deepest Python stack walked */
+/* A walk's strings and text frames cut by GL_PY_MAX_TEXT (state/view_stacks.c)
+ * are cut alike, so equal frames from either source are equal text. */
+_Static_assert(GL_PY_MAX_TEXT == MAX_STR - 5, "a walk's cut and a text frame's agree");
 
 typedef void *(*get_tstate_fn)(void);
 typedef int (*addr2line_fn)(void *, int);
@@ -197,18 +200,6 @@ static uint32_t intern(const char *file, size_t file_len, const char *func, size
         id = f->id;
     gl_unlock(&frames_lock);
     return id;
-}
-
-uint32_t gl_py_intern(const char *file, size_t file_len, const char *func, size_t func_len, uint32_t line)
-{
-    /* The same caps as a walk's strings, so equal frames from either source
-     * intern to one id. */
-    _Static_assert(GL_PY_MAX_TEXT == MAX_STR - 5, "a walk's cut and a text frame's agree");
-    if (file_len > GL_PY_MAX_TEXT)
-        file_len = GL_PY_MAX_TEXT;
-    if (func_len > GL_PY_MAX_TEXT)
-        func_len = GL_PY_MAX_TEXT;
-    return intern(file, file_len, func, func_len, line);
 }
 
 void gl_py_for_each(void (*fn)(uint32_t, uint32_t, const char *, size_t, const char *, size_t, void *),

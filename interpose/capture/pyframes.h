@@ -39,10 +39,6 @@ size_t gl_py_capture(uintptr_t *out, size_t max);
  * from either source are equal text. */
 #define GL_PY_MAX_TEXT 1019
 
-/* Interns a frame given as text (PyTorch's recorded frames, control/torch_view.c):
- * its id, 0 when memory ran out.  Tag it with GL_PYFRAME_TAG for a stack. */
-uint32_t gl_py_intern(const char *file, size_t file_len, const char *func, size_t func_len, uint32_t line);
-
 /* Interned frames, for the snapshot: calls fn for each. */
 void gl_py_for_each(void (*fn)(uint32_t id, uint32_t line, const char *file, size_t file_len,
                                const char *func, size_t func_len, void *arg),

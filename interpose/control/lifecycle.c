@@ -133,12 +133,9 @@ bool gl_tracking_active(void) { return atomic_load(&active); }
 
 /* ---- attach and detach (docs/attach.md) -------------------------------- */
 
-static atomic_bool attached; /* tracking was started by gpuleak_attach_begin */
 static char detach_snapshot[4096]; /* the detach's snapshot file, for gpuleak detach to print */
 
 const char *gl_detach_snapshot(void) { return detach_snapshot; }
-
-bool gl_attached(void) { return atomic_load_explicit(&attached, memory_order_relaxed); }
 
 /* After a detach: what this attach recorded is dropped, so that the next
  * attach starts from zero, as heaptrack -p and memray attach do
@@ -158,7 +155,6 @@ int gl_lifecycle_attach(void)
 {
     if (atomic_load(&activated) && atomic_load(&active))
         return -1; /* tracking already (preloaded, or attached and not detached) */
-    atomic_store(&attached, true);
     gl_graph_capture_begun(); /* a capture may have begun before the attach */
     gl_where_devices_forget_all(); /* devices set before the hooks were there */
     if (!atomic_load(&activated)) {
@@ -174,11 +170,7 @@ int gl_lifecycle_attach(void)
         gl_trigger_start();
         atomic_store(&active, true);
     }
-    if (!atomic_load(&active)) {
-        atomic_store(&attached, false);
-        return -1;
-    }
-    return 0;
+    return atomic_load(&active) ? 0 : -1;
 }
 
 void gl_lifecycle_detach(bool snapshot)

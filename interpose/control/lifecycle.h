@@ -17,11 +17,6 @@ bool gl_ensure_active(void);
 /* Tracking was activated and is on (no activation attempted here). */
 bool gl_tracking_active(void);
 
-/* Tracking was started by `gpuleak attach` (hooks/attach.c), not by a
- * preloaded library's first call: a free of memory never seen is then
- * memory made before the attach, not a bad free. */
-bool gl_attached(void);
-
 /* Starts tracking for an attach (again, after a detach, with the settings
  * gl_config_set_overrides gave); -1 when tracking is on already or could
  * not start. */

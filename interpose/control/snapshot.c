@@ -288,7 +288,7 @@ static void write_allocs(struct writer *w, const struct gl_state_copy *c, const 
             W_PART(w, allocs, .ptr = a->ptr,
                    .size = a->kind == GL_KIND_MEMPOOL ? pool_reserve(a->ptr, pools, npools) : a->size,
                    .seq = a->seq, .time_ns = a->time_ns, .stream = a->stream, .stack_id = a->stack_id,
-                   .device = a->device, .kind = a->kind, .api = a->api, .tid = a->tid);
+                   .device = a->device, .kind = a->kind, .api = a->api);
         }
     }
 }

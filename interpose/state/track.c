@@ -160,18 +160,6 @@ static void history_of(const struct gl_live *r, uint16_t type, uint64_t seq, uin
 
 static uint64_t now_ns(void) { return gl_mono_ns() - gl_start_mono_ns; }
 
-/* The thread id, cached per thread.  gl_gettid() re-checks getpid() on every
- * call to notice a fork, and getpid() is a system call (~100 ns, the largest
- * fixed cost per allocation); here the fork child's only thread -- the one
- * that forked, whose TLS this is -- clears the cache in
- * gl_track_postfork_child() instead. */
-static GL_TLS uint32_t cached_tid;
-static uint32_t track_tid(void)
-{
-    if (cached_tid == 0)
-        cached_tid = gl_gettid();
-    return cached_tid;
-}
 static uint64_t take_seq(void) { return atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed); }
 
 static struct gl_acct_event acct_event(const struct gl_live *r)
@@ -260,7 +248,7 @@ void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack)
 {
     struct gl_live rec = {
         .addr = info->addr, .size = info->size, .time_ns = now_ns(), /* .seq: table_put */
-        .stream = info->stream, .ctx = info->ctx, .stack = stack, .tid = track_tid(),
+        .stream = info->stream, .ctx = info->ctx, .stack = stack,
         .device = info->device, .owner = info->owner, .kind = (uint8_t)info->kind,
         .api = (uint8_t)info->api, .space = (uint8_t)info->space,
     };
@@ -537,7 +525,7 @@ bool gl_track_copy(struct gl_state_copy *out)
         allocs[n++] = (struct gl_alloc_copy){
             .ptr = r.addr, .size = r.size, .seq = r.seq, .time_ns = r.time_ns, .stream = r.stream,
             .stack_id = r.stack ? r.stack->id : 0, .device = r.device, .kind = r.kind,
-            .api = r.api, .tid = r.tid,
+            .api = r.api,
         };
     }
     out->allocs = allocs;
@@ -655,7 +643,6 @@ void gl_track_postfork_child(void)
     }
     gl_acct_postfork_child();
     atomic_store(&oom_next, 0);
-    cached_tid = 0;
     gl_stacks_reinit_lock();
     gl_history_postfork_child(atomic_load(&next_seq));
     gl_lanes_postfork_child();

@@ -45,7 +45,6 @@ struct gl_live {
     uint64_t ctx; /* owning driver context; 0: the device's primary context */
     struct gl_stack *stack;
     struct gl_live *next; /* hash chain, or free list */
-    uint32_t tid;
     int32_t device;
     int32_t owner; /* device whose context owns it (host memory too) */
     uint8_t kind;
@@ -116,7 +115,6 @@ struct gl_alloc_copy {
     uint32_t stack_id;
     int32_t device;
     uint16_t kind, api;
-    uint32_t tid;
 };
 
 struct gl_device_copy {

@@ -90,12 +90,3 @@ void torn_free(struct torn_groups *t)
     free(t->g);
     *t = (struct torn_groups){0};
 }
-
-bool torn_has_leak(const struct torn_groups *t, uint64_t floor)
-{
-    for (size_t i = 0; i < t->n; i++)
-        if (t->g[i].rule < 0 && t->g[i].bytes >= floor)
-            return true;
-    return false;
-}
-

@@ -29,7 +29,5 @@ struct snapview;
 /* 0, or -1 when out of memory.  Empty when the snapshot has none. */
 int torn_build(const struct snapview *v, struct torn_groups *out);
 void torn_free(struct torn_groups *t);
-/* A group no rule matched of at least floor bytes (--error-exitcode). */
-bool torn_has_leak(const struct torn_groups *t, uint64_t floor);
 
 #endif

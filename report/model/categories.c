@@ -21,8 +21,6 @@ static const char builtin_rules[] =
     "   fun:nccl*\n"
     "}\n";
 
-const char *cat_builtin_text(void) { return builtin_rules; }
-
 /* The category a built-in allocator-cache rule of suppress.c files under. */
 static const char *builtin_category(const char *rule)
 {

@@ -36,7 +36,4 @@ void cat_free(struct categories *c);
  * a user rule first, then kind graph, then the built-in rules, then other. */
 uint32_t cat_pick(const struct categories *c, int32_t rule, unsigned kind);
 
-/* The built-in rules as text, for the docs and --help. */
-const char *cat_builtin_text(void);
-
 #endif

@@ -540,16 +540,6 @@ static int parse_torch_oom(struct parser *p, size_t off, size_t end)
     return 0;
 }
 
-const char *snap_torch_setting(const struct snapshot *s, const char *key)
-{
-    size_t len = strlen(key);
-    for (size_t i = 0; i < s->ntorch_settings; i++)
-        if (s->torch_settings[i].len > len && strncmp(s->torch_settings[i].s, key, len) == 0 &&
-            s->torch_settings[i].s[len] == '=')
-            return s->torch_settings[i].s + len + 1;
-    return NULL;
-}
-
 const char *snap_env(const struct snapshot *s, const char *name)
 {
     size_t len = strlen(name);

@@ -211,8 +211,6 @@ const struct snap_stack *snap_find_stack(const struct snapshot *s, uint32_t id);
 
 /* Value of an environment variable recorded in the snapshot, or NULL. */
 const char *snap_env(const struct snapshot *s, const char *name);
-/* The value of PyTorch's allocator setting KEY (TORCH_SETTINGS), or NULL. */
-const char *snap_torch_setting(const struct snapshot *s, const char *key);
 
 /* The Python frame with this id (from a tagged pc), or NULL. */
 const struct snap_pyframe *snap_find_pyframe(const struct snapshot *s, uint32_t id);

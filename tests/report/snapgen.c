@@ -282,7 +282,7 @@ struct alloc {
 static void put_alloc(struct sw *w, const struct alloc *a, size_t extra)
 {
     SW_PART(w, allocs, .ptr = a->ptr, .size = a->size, .seq = a->seq, .time_ns = a->time_ns, .stream = 0,
-            .stack_id = a->stack_id, .device = a->device, .kind = a->kind, .api = a->api, .tid = 1234);
+            .stack_id = a->stack_id, .device = a->device, .kind = a->kind, .api = a->api);
     for (size_t i = 0; i < extra; i++)
         sw_bytes(w, "\xee", 1);
 }

@@ -197,29 +197,19 @@ static void test_leaks_peak_ledger(void)
 {
     struct sb b;
     build_leaks(&b);
-    struct suppressions sup = {0};
-    char err[128];
-    if (supp_parse(&sup, user_rules, false, err, sizeof err) != 0) {
-        fprintf(stderr, "FAIL: user rules: %s\n", err);
-        sb_failures++;
-    }
-    supp_add_defaults(&sup);
-    struct stackdb *db = sdb_new(&(struct sdb_opts){0});
-    struct msnap m;
-    sb_load(&b, db, &sup, &m);
+    struct sb_env e;
+    sb_open(&b, user_rules, &e);
     struct analysis a;
     struct ledger lg;
     const struct analyze_opts o = {.top = 2};
-    CHECK(analyze(&m.v, &sup, &o, &a) == 0, "analyze");
-    CHECK(ledger_build(&m.v, &a, &lg) == 0, "ledger_build");
-    check_leaks(db, &sup, &a);
-    check_peak(db, &a);
+    CHECK(analyze(&e.m.v, &e.sup, &o, &a) == 0, "analyze");
+    CHECK(ledger_build(&e.m.v, &a, &lg) == 0, "ledger_build");
+    check_leaks(e.db, &e.sup, &a);
+    check_peak(e.db, &a);
     check_ledger(&lg);
     ledger_free(&lg);
     analysis_free(&a);
-    sb_unload(&m);
-    sdb_free(db);
-    supp_free(&sup);
+    sb_close(&e);
 }
 
 /* ---- fragmentation: another snapshot ---------------------------------- */

@@ -3,24 +3,29 @@
 # format's codec and tests/report/snapwrite.c), reads them with the real
 # reader and checks an analysis's exact results.  Linked from the objects of
 # report/util, report/model and report/analysis only: no render/, no cli/.
+#
+# No list names them: tests/rules.mk builds every tests/unit/NAME.c by the
+# row of its name's prefix (the part before the first "_"), so a new
+# tests/unit/analysis_X.c, testing a new report/analysis/X.c, needs no edit
+# here or in tests/t_unit_analysis.sh, which runs every analysis_* test.
 # Editing one analysis and running its test is
 #   make -j2 build/tests/unit/analysis_history && build/tests/unit/analysis_history
 # which recompiles that one object and relinks.  Included from tests/module.mk.
-UNIT_AN_NAMES = analysis_report analysis_history analysis_multi analysis_stacks analysis_oomkind analysis_rate
-UNIT_AN_PROGS = $(UNIT_AN_NAMES:%=$(TPROG_DIR)/unit/%)
-UNIT_AN_LIB_OBJS = $(filter $(BUILD)/obj/report/util/% $(BUILD)/obj/report/model/% \
-	$(BUILD)/obj/report/analysis/%,$(REPORT_OBJS))
-UNIT_AN_HELPER_OBJS = $(BUILD)/obj/tests/unit/snapbuild.o $(BUILD)/obj/tests/report/snapwrite.o
-TEST_PROGS += $(UNIT_AN_PROGS)
-all: $(UNIT_AN_PROGS)
-$(UNIT_AN_NAMES:%=$(BUILD)/obj/tests/unit/%.o) $(BUILD)/obj/tests/unit/snapbuild.o: \
-		$(BUILD)/obj/tests/unit/%.o: tests/unit/%.c
+UNIT_PREFIX_CFLAGS_analysis = $(BASE_CFLAGS) $(REPORT_CPPFLAGS) -Itests/report -Itests/unit
+UNIT_PREFIX_LINK_analysis = $(BUILD)/obj/tests/unit/snapbuild.o $(BUILD)/obj/tests/report/snapwrite.o \
+	$(filter $(BUILD)/obj/report/util/% $(BUILD)/obj/report/model/% $(BUILD)/obj/report/analysis/%,$(REPORT_OBJS))
+UNIT_PREFIX_LIBS_analysis = $(REPORT_LIBS)
+# The renderers' unit tests (tests/unit/render_*.c): the same snapshots,
+# and every layer of report/ but cli/.
+UNIT_PREFIX_CFLAGS_render = $(UNIT_PREFIX_CFLAGS_analysis)
+UNIT_PREFIX_LINK_render = $(BUILD)/obj/tests/unit/snapbuild.o $(BUILD)/obj/tests/report/snapwrite.o \
+	$(filter-out $(BUILD)/obj/report/cli/%,$(REPORT_OBJS))
+UNIT_PREFIX_LIBS_render = $(REPORT_LIBS)
+# snapbuild.c is their helper, not a test (UNIT_OWN_RULE).
+$(BUILD)/obj/tests/unit/snapbuild.o: tests/unit/snapbuild.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(REPORT_CPPFLAGS) -Itests/report -Itests/unit -MMD -MP -c $< -o $@
-$(UNIT_AN_PROGS): $(TPROG_DIR)/unit/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_AN_HELPER_OBJS) $(UNIT_AN_LIB_OBJS)
-	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $^ -o $@ $(REPORT_LIBS)
--include $(UNIT_AN_NAMES:%=$(BUILD)/obj/tests/unit/%.d) $(BUILD)/obj/tests/unit/snapbuild.d
+	$(CC) $(UNIT_PREFIX_CFLAGS_analysis) -MMD -MP -c $< -o $@
+-include $(BUILD)/obj/tests/unit/snapbuild.d
 
 # interpose/cuda/ against fakecuda (tests/unit/cuda_where.c): array sizes and
 # pool kinds, and where.c asking fakecuda's driver and runtime, which the

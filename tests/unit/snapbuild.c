@@ -13,7 +13,7 @@ int sb_failures;
 static const uint32_t array_type[SB_NARRAYS] = {
     [SB_ALLOCS] = GL_REC_ALLOCS, [SB_DEVICES] = GL_REC_DEVICES, [SB_PEAK] = GL_REC_PEAK,
     [SB_EVENTS] = GL_REC_EVENTS, [SB_POOLS] = GL_REC_POOLS,     [SB_VMM] = GL_REC_VMM,
-    [SB_TORCH_BLOCKS] = GL_REC_TORCH_BLOCKS,
+    [SB_TEARDOWN] = GL_REC_TEARDOWN, [SB_TORCH_BLOCKS] = GL_REC_TORCH_BLOCKS,
 };
 
 static void too_many(const char *what)
@@ -140,6 +140,26 @@ void sb_load(struct sb *b, struct stackdb *db, const struct suppressions *sup, s
         fputs("FAIL: out of memory\n", stderr);
         exit(1);
     }
+}
+
+void sb_open(struct sb *b, const char *user_rules, struct sb_env *e)
+{
+    char err[128];
+    memset(e, 0, sizeof *e);
+    if (user_rules && supp_parse(&e->sup, user_rules, false, err, sizeof err) != 0) {
+        fprintf(stderr, "FAIL: user rules: %s\n", err);
+        sb_failures++;
+    }
+    supp_add_defaults(&e->sup);
+    e->db = sdb_new(&(struct sdb_opts){0});
+    sb_load(b, e->db, &e->sup, &e->m);
+}
+
+void sb_close(struct sb_env *e)
+{
+    sb_unload(&e->m);
+    sdb_free(e->db);
+    supp_free(&e->sup);
 }
 
 void sb_unload(struct msnap *m)

@@ -19,7 +19,7 @@
 
 /* The array records, in the order they are written; TORCH_BLOCKS after
  * the TORCH record (sb.torch), only when its status is answered. */
-enum sb_array { SB_ALLOCS, SB_DEVICES, SB_PEAK, SB_EVENTS, SB_POOLS, SB_VMM, SB_TORCH_BLOCKS, SB_NARRAYS };
+enum sb_array { SB_ALLOCS, SB_DEVICES, SB_PEAK, SB_EVENTS, SB_POOLS, SB_VMM, SB_TEARDOWN, SB_TORCH_BLOCKS, SB_NARRAYS };
 
 struct sb_entries {
     struct sw w; /* the entries, encoded back to back (no header) */
@@ -72,6 +72,18 @@ void sb_entry(struct sb *b, enum sb_array a, const void *enc, size_t len);
  * entries are freed. */
 void sb_load(struct sb *b, struct stackdb *db, const struct suppressions *sup, struct msnap *m);
 void sb_unload(struct msnap *m);
+
+/* A built snapshot loaded as gpuleak-report would load it: the rules,
+ * user_rules's (the suppression file format; NULL: none) then the built-in
+ * ones (a parse error is a failure), a stackdb, and the snapshot read with
+ * them (sb_load).  sb_close frees all three. */
+struct sb_env {
+    struct suppressions sup;
+    struct stackdb *db;
+    struct msnap m;
+};
+void sb_open(struct sb *b, const char *user_rules, struct sb_env *e);
+void sb_close(struct sb_env *e);
 
 /* The shown frames of canonical stack cs as "function file:line" joined
  * by " < " (innermost first), in a static buffer. */
