@@ -197,7 +197,7 @@ GL_OBJ = $(BUILD)/obj/interpose
 # The interposer's flags that change its structs (struct gl_lock with the
 # lock check) must be the test's too: the test reads the structs it links.
 UNIT_GL_CFLAGS = $(UNIT_CFLAGS) $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON) $(GL_LOCK_CHECK_FLAGS)
-UNIT_OWN_RULE = format_roundtrip lock_rank analysis_report analysis_history analysis_multi analysis_stacks analysis_oomkind cuda_where snapbuild pprof_pb
+UNIT_OWN_RULE = format_roundtrip lock_rank analysis_report analysis_history analysis_multi analysis_stacks analysis_oomkind analysis_growth cuda_where snapbuild pprof_pb
 
 # docs/reliability.md's lock table, printed from interpose/base/lock_rank.h
 # (scripts/lock-doc.py, tests/t_lock_doc.sh): the header alone.

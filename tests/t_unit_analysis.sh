@@ -5,7 +5,7 @@
 # diff and merge checked to the byte, the count and the frame.  In process,
 # linked from report/model, report/analysis and report/util only.
 source "$ROOT/tests/lib.sh"
-for t in analysis_report analysis_history analysis_multi analysis_stacks analysis_oomkind; do
+for t in analysis_report analysis_history analysis_multi analysis_stacks analysis_oomkind analysis_growth; do
     "$TPROG/unit/$t" || fail "$t"
 done
 echo ok

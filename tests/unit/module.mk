@@ -6,7 +6,7 @@
 # Editing one analysis and running its test is
 #   make -j2 build/tests/unit/analysis_history && build/tests/unit/analysis_history
 # which recompiles that one object and relinks.  Included from tests/module.mk.
-UNIT_AN_NAMES = analysis_report analysis_history analysis_multi analysis_stacks analysis_oomkind
+UNIT_AN_NAMES = analysis_report analysis_history analysis_multi analysis_stacks analysis_oomkind analysis_growth
 UNIT_AN_PROGS = $(UNIT_AN_NAMES:%=$(TPROG_DIR)/unit/%)
 UNIT_AN_LIB_OBJS = $(filter $(BUILD)/obj/report/util/% $(BUILD)/obj/report/model/% \
 	$(BUILD)/obj/report/analysis/%,$(REPORT_OBJS))
