@@ -29,7 +29,10 @@ eq(len(d["processes"]), 1, "processes")
 p = d["processes"][0]
 eq(sorted(p), sorted(["pid", "rank", "host", "snapshot", "verdict", "errors", "leaked_bytes",
                       "leaked_allocations", "leaked_stacks", "never_released_bytes",
-                      "refused_frees", "double_frees", "teardown_leaked_bytes", "summary", "report"]), "keys")
+                      "refused_frees", "double_frees", "teardown_leaked_bytes", "leaked_by_growth",
+                      "summary", "leaked_by_growth_bytes_per_step", "leaks_by_growth", "report"]), "keys")
+eq((p["leaked_by_growth"], p["leaked_by_growth_bytes_per_step"], p["leaks_by_growth"]), (0, 0, []),
+   "no leak by growth (no PyTorch)")
 eq((p["verdict"], p["errors"], p["leaked_bytes"], p["leaked_allocations"], p["leaked_stacks"], p["rank"]),
    ("errors", 1, 2097152, 2, 1, None), "leak verdict (no RANK or the like set: rank null)")
 eq(p["summary"], "leaked: 2,097,152 bytes (2.0 MiB) in 2 allocations from 1 stack", "summary")

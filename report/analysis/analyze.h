@@ -14,6 +14,7 @@
 struct analyze_opts {
     size_t top;         /* groups shown per list; 0 = all */
     uint64_t min_bytes; /* groups below this are not shown */
+    unsigned growth_steps; /* --growth-steps: N of the leak-by-growth rule (analysis/torch_steps.h); 0 = its default */
 };
 
 /* Live allocations sharing kind, device, canonical stack, API and the

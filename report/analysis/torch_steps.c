@@ -75,3 +75,127 @@ size_t torch_steps_growth(const struct snapshot *s, size_t max, struct step_grow
     *out = g;
     return n < max ? n : max;
 }
+
+/* The indexes of the last want records (with lines, when lines is set),
+ * oldest first, in idx: how many there were, at most want. */
+static size_t last_records(const struct snapshot *s, bool lines, size_t want, size_t *idx)
+{
+    size_t n = 0;
+    for (size_t k = s->ntorch_steps; k-- > 0 && n < want;)
+        if (!lines || (s->torch_steps[k].flags & GL_TORCH_STEP_F_LINES))
+            idx[want - 1 - n++] = k;
+    if (n < want)
+        memmove(idx, idx + want - n, n * sizeof *idx);
+    return n;
+}
+
+static uint64_t per_step(uint64_t from, uint64_t to, uint64_t from_step, uint64_t to_step, unsigned steps)
+{
+    uint64_t span = to_step > from_step ? to_step - from_step : steps;
+    return (to - from) / span;
+}
+
+/* Line l's bytes at each record of the window, strictly growing, by at
+ * least floor in all: its leak in *g. */
+static bool line_grew(const struct snapshot *s, const size_t *idx, size_t nidx, uint64_t floor,
+                      const struct snap_torch_step_line *l, struct growth_leak *g)
+{
+    uint64_t prev = bytes_in(&s->torch_steps[idx[0]], l);
+    for (size_t k = 1; k < nidx; k++) {
+        uint64_t b = bytes_in(&s->torch_steps[idx[k]], l);
+        if (b <= prev)
+            return false;
+        prev = b;
+    }
+    const struct snap_torch_step *from = &s->torch_steps[idx[0]], *to = &s->torch_steps[idx[nidx - 1]];
+    uint64_t first = bytes_in(from, l);
+    if (prev - first < floor)
+        return false;
+    *g = (struct growth_leak){l, first, prev, per_step(first, prev, from->step, to->step, (unsigned)nidx - 1),
+                              from->step, to->step};
+    return true;
+}
+
+/* The allocated total at each record of the window, strictly growing. */
+static bool allocated_grew(const struct snapshot *s, const size_t *idx, size_t nidx, uint64_t floor,
+                           struct growth_leak *g)
+{
+    for (size_t k = 1; k < nidx; k++)
+        if (s->torch_steps[idx[k]].allocated <= s->torch_steps[idx[k - 1]].allocated)
+            return false;
+    const struct snap_torch_step *from = &s->torch_steps[idx[0]], *to = &s->torch_steps[idx[nidx - 1]];
+    if (to->allocated - from->allocated < floor)
+        return false;
+    *g = (struct growth_leak){NULL, from->allocated, to->allocated,
+                              per_step(from->allocated, to->allocated, from->step, to->step, (unsigned)nidx - 1),
+                              from->step, to->step};
+    return true;
+}
+
+static int by_per_step(const void *pa, const void *pb)
+{
+    const struct growth_leak *a = pa, *b = pb;
+    if (a->per_step != b->per_step)
+        return a->per_step > b->per_step ? -1 : 1;
+    int c = strcmp(a->line->file.s, b->line->file.s);
+    if (c != 0)
+        return c;
+    return a->line->line < b->line->line ? -1 : a->line->line > b->line->line;
+}
+
+static bool is_leak(const struct growth_verdict *v, const struct snap_torch_step_line *l)
+{
+    for (size_t i = 0; i < v->n; i++)
+        if (v->leaks[i].line == l)
+            return true;
+    return false;
+}
+
+/* The last step's lines that are not leaks, as the step lists them (most
+ * bytes first). */
+static void still_reachable(const struct snap_torch_step *last, struct growth_verdict *v)
+{
+    v->reachable = xcalloc(last->lines + 1, sizeof *v->reachable);
+    for (uint32_t i = 0; i < last->lines; i++) {
+        const struct snap_torch_step_line *l = &last->line_list[i];
+        if (is_leak(v, l))
+            continue;
+        v->reachable[v->nreachable++] = l;
+        v->reachable_bytes += l->bytes;
+        v->reachable_count += l->count;
+    }
+}
+
+void torch_growth_verdict(const struct snapshot *s, unsigned steps, uint64_t floor, struct growth_verdict *out)
+{
+    memset(out, 0, sizeof *out);
+    out->steps = steps == 0 ? GROWTH_STEPS_DEFAULT : steps > GROWTH_STEPS_MAX ? GROWTH_STEPS_MAX : steps;
+    floor = floor ? floor : 1;
+    size_t want = out->steps + 1, idx[GROWTH_STEPS_MAX + 1];
+    if (last_records(s, true, want, idx) == want) {
+        out->judged = out->lines_known = true;
+        const struct snap_torch_step *last = &s->torch_steps[idx[want - 1]];
+        out->last_step = last->step;
+        out->leaks = xcalloc(last->lines + 1, sizeof *out->leaks);
+        for (uint32_t i = 0; i < last->lines; i++)
+            if (last->line_list[i].line != 0 && /* a Python line to name */
+                line_grew(s, idx, want, floor, &last->line_list[i], &out->leaks[out->n]))
+                out->n++;
+        qsort(out->leaks, out->n, sizeof *out->leaks, by_per_step);
+        still_reachable(last, out);
+    } else if (last_records(s, false, want, idx) == want) {
+        out->judged = true;
+        out->last_step = s->torch_steps[idx[want - 1]].step;
+        out->leaks = xcalloc(1, sizeof *out->leaks);
+        out->n = allocated_grew(s, idx, want, floor, &out->leaks[0]);
+    }
+    for (size_t i = 0; i < out->n; i++)
+        out->per_step += out->leaks[i].per_step;
+}
+
+void growth_verdict_free(struct growth_verdict *v)
+{
+    free(v->leaks);
+    free(v->reachable);
+    memset(v, 0, sizeof *v);
+}

@@ -22,4 +22,41 @@ struct step_growth {
  * none when fewer than two steps have lines.  *out is malloc'd (free it). */
 size_t torch_steps_growth(const struct snapshot *s, size_t max, struct step_growth **out);
 
+/* The verdict for PyTorch (docs/pytorch.md, "Leaks by growth"): a leak by
+ * growth is a Python line whose live tensor bytes grew at each of the last
+ * N steps with lines (each step's bytes above the step's before), by at
+ * least the floor from the first of those N + 1 steps to the last.  Where
+ * fewer than N + 1 steps have lines (PyTorch's recorder off), the same rule
+ * on the allocated total of the last N + 1 steps, lines unknown. */
+#define GROWTH_STEPS_DEFAULT 3u
+#define GROWTH_STEPS_MAX GL_TORCH_STEPS_KEPT /* a window of N + 1 records kept */
+
+struct growth_leak {
+    const struct snap_torch_step_line *line; /* the window's last step's entry; NULL: allocated */
+    uint64_t from_bytes, to_bytes;           /* at from_step and at to_step */
+    uint64_t per_step;                       /* (to - from) / (to_step - from_step), rounded down */
+    uint64_t from_step, to_step;             /* the window: N steps grew after from_step */
+};
+
+struct growth_verdict {
+    unsigned steps;           /* N */
+    bool lines_known;         /* the rule ran on lines; false: on allocated, or not at all */
+    bool judged;              /* enough steps for the rule: N + 1 (with lines, or not) */
+    struct growth_leak *leaks; /* most bytes per step first (ties: file, line) */
+    size_t n;
+    uint64_t per_step;         /* the leaks' bytes per step, summed */
+    uint64_t last_step;        /* the window's last step (judged) */
+    /* "Still reachable": the window's last step's other lines, most bytes
+     * first: live, but not growing (weights, optimizer state) */
+    const struct snap_torch_step_line **reachable;
+    size_t nreachable;
+    uint64_t reachable_bytes, reachable_count;
+};
+
+/* Judges s's steps: steps is N (0: GROWTH_STEPS_DEFAULT; at most
+ * GROWTH_STEPS_MAX), floor the least growth over the window (at least 1).
+ * Its arrays are malloc'd: growth_verdict_free. */
+void torch_growth_verdict(const struct snapshot *s, unsigned steps, uint64_t floor, struct growth_verdict *out);
+void growth_verdict_free(struct growth_verdict *v);
+
 #endif

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/torch_steps.h"
 #include "cli/run.h"
 #include "model/program.h"
 #include "model/snap_read.h"
@@ -53,6 +54,9 @@ static void usage(FILE *f)
           "  --top N               show only the N largest groups of each list\n"
           "  --min-bytes N         do not show groups smaller than N bytes (100M, 1.5G,\n"
           "                        '1 MiB': units K, M, G, T are powers of 1024)\n"
+          "  --growth-steps N      PyTorch: a line whose live tensors grew at each of\n"
+          "                        the last N optimizer steps (default 3, 1-64), by\n"
+          "                        --min-bytes in all, is a leak by growth\n"
           "  --group-depth N       group stacks on their innermost N frames\n"
           "  --suppressions FILE   suppression rules (docs/reporter.md)\n"
           "  --categories FILE     category rules for the memory by phase, in the\n"
@@ -90,6 +94,7 @@ static void usage(FILE *f)
           "                        program, stack by stack (by function, file and\n"
           "                        line: addresses differ between runs)\n"
           "  --error-exitcode N    exit with N (1-255) when the report finds leaks\n"
+          "                        (PyTorch: leaks by growth too, --growth-steps)\n"
           "                        or frees CUDA refused (diff: a stack that grew,\n"
           "                        new refused frees; merge: a snapshot with leaks\n"
           "                        or refused frees), as valgrind does: for CI\n"
@@ -320,6 +325,11 @@ static int parse_option(int o, struct args *a, char **argv)
             return bad_usage("--min-bytes needs a size in bytes (" GL_SIZE_EXAMPLES "), not '%s'", optarg);
         c->an.min_bytes = size;
         break;
+    case 'G':
+        if (parse_u64(optarg, &v) || v == 0 || v > GROWTH_STEPS_MAX)
+            return bad_usage("--growth-steps needs a number of steps (1-64), not '%s'", optarg);
+        c->an.growth_steps = (unsigned)v;
+        break;
     case 'g':
         if (parse_u64(optarg, &v) || v == 0 || v > GL_SNAP_MAX_DEPTH)
             return bad_usage("--group-depth needs a number of frames (1-1024), not '%s'", optarg);
@@ -409,6 +419,7 @@ static int parse_command_line(int argc, char **argv, struct args *a)
         {"top", required_argument, NULL, 't'},
         {"min-bytes", required_argument, NULL, 'm'},
         {"group-depth", required_argument, NULL, 'g'},
+        {"growth-steps", required_argument, NULL, 'G'},
         {"suppressions", required_argument, NULL, 's'},
         {"categories", required_argument, NULL, 'C'},
         {"no-default-suppressions", no_argument, NULL, 'N'},

@@ -76,6 +76,7 @@ static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
                            .db = db, .sup = sup, .h = &d.h, .fr = &d.fr, .ph = &d.ph, .lg = &d.lg,
                            .data = &d, .out = out, .color = want_color(c, out),
                            .sections = c->sections, .top = c->an.top, .min_bytes = c->an.min_bytes,
+                           .growth_steps = c->an.growth_steps,
                            .default_suppressions = !c->no_defaults,
                            .suppressions_file = c->supp_file};
     report_prepare(&r);

@@ -13,8 +13,10 @@
 #include "analysis/analyze.h"
 #include "analysis/bad_frees.h"
 #include "analysis/teardown.h"
+#include "analysis/torch_steps.h"
 #include "model/snap_read.h"
 #include "render/json/json.h"
+#include "render/json/torch.h"
 #include "render/report.h"
 #include "render/text/oom.h"
 #include "render/text/summary.h"
@@ -74,7 +76,11 @@ int verdict_count(const struct report_ctx *r, uint64_t floor, uint64_t min_bytes
     }
     vd->torn_bytes = t.leaked_bytes;
     torn_free(&t);
-    vd->errors = vd->leak_stacks + vd->mapped_stacks + vd->refused_frees + vd->torn_stacks;
+    struct growth_verdict gv;
+    torch_growth_verdict(r->s, r->growth_steps, floor, &gv);
+    vd->growth_leaks = gv.n;
+    growth_verdict_free(&gv);
+    vd->errors = vd->leak_stacks + vd->mapped_stacks + vd->refused_frees + vd->torn_stacks + vd->growth_leaks;
     return 0;
 }
 
@@ -122,6 +128,21 @@ static void put_count(struct json *j, const char *key, uint64_t v)
     json_u64(j, v);
 }
 
+/* "leaks_by_growth": each one as the report's JSON writes it (its kind,
+ * line and bytes per step), for check's JSON. */
+static void put_growth(struct json *j, const struct report_ctx *r)
+{
+    struct growth_verdict gv;
+    torch_growth_verdict(r->s, r->growth_steps, r->min_bytes, &gv);
+    put_count(j, "leaked_by_growth_bytes_per_step", gv.per_step);
+    json_key(j, "leaks_by_growth");
+    json_arr(j);
+    for (size_t i = 0; i < gv.n; i++)
+        json_growth_leak(j, &gv.leaks[i]);
+    json_end_arr(j);
+    growth_verdict_free(&gv);
+}
+
 int verdict_write(const char *path, struct report_ctx *r, const struct verdict *vd)
 {
     char *summary = summary_line(r);
@@ -157,8 +178,10 @@ int verdict_write(const char *path, struct report_ctx *r, const struct verdict *
     put_count(&j, "refused_frees", vd->refused_frees);
     put_count(&j, "double_frees", vd->double_frees);
     put_count(&j, "teardown_leaked_bytes", vd->torn_bytes);
+    put_count(&j, "leaked_by_growth", vd->growth_leaks);
     json_key(&j, "summary");
     json_str(&j, summary);
+    put_growth(&j, r);
     json_end_obj(&j);
     fputc('\n', f);
     free(summary);

@@ -17,6 +17,8 @@ struct verdict {
     uint64_t double_frees;          /* of those, double frees (analysis/bad_frees.h) */
     uint64_t torn_stacks;           /* never freed, released by a context teardown */
     uint64_t torn_bytes;            /* of all groups no rule matched */
+    uint64_t growth_leaks;          /* PyTorch: lines that leaked by growth, or 1 for its
+                                     * allocated total, lines unknown (analysis/torch_steps.h) */
 };
 
 /* Counts what report r found: floor is the smallest group counted (--min-
@@ -24,7 +26,8 @@ struct verdict {
  * no size: only --min-bytes hides them).  0, or -1 when out of memory. */
 int verdict_count(const struct report_ctx *r, uint64_t floor, uint64_t min_bytes, struct verdict *vd);
 /* Writes the verdict to path (created 0600, a symlink there refused): one
- * JSON object on one line, the keys docs/reporter.md lists.  0, or 1 with
+ * JSON object on one line, the keys docs/reporter.md lists: flat, but for
+ * the array of leaks by growth, last.  0, or 1 with
  * a line on stderr. */
 int verdict_write(const char *path, struct report_ctx *r, const struct verdict *vd);
 

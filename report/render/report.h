@@ -40,6 +40,7 @@ struct report_ctx {
     unsigned sections; /* --sections: a bit per row of render/sections.c */
     size_t top; /* --top: groups shown per list, 0 = the default */
     uint64_t min_bytes; /* --min-bytes: smaller groups are not findings, 0 = none */
+    unsigned growth_steps; /* --growth-steps: N of the leak-by-growth rule, 0 = its default */
     bool default_suppressions;
     const char *suppressions_file;
     /* warnings collected by report_prepare() */

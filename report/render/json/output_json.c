@@ -153,6 +153,7 @@ static void list_obj(struct report_ctx *r, struct json *j, const char *key,
 static void leaks(struct report_ctx *r, struct json *j)
 {
     const struct analysis *a = r->a;
+    json_leaks_by_growth(r, j); /* PyTorch's leaks first, as in the text */
     json_key(j, "leaks");
     groups(r, j, &a->leaks);
 

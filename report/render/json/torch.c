@@ -231,3 +231,64 @@ void json_torch_steps(const struct report_ctx *r, struct json *j)
     free(g);
     json_end_obj(j);
 }
+
+void json_growth_leak(struct json *j, const struct growth_leak *g)
+{
+    json_obj(j);
+    json_key(j, "kind"); json_str(j, "leak-by-growth");
+    if (g->line) {
+        step_line(j, g->line);
+    } else { /* the allocated total: lines unknown */
+        json_key(j, "function"); json_null(j);
+        json_key(j, "file"); json_null(j);
+        json_key(j, "line"); json_null(j);
+    }
+    json_key(j, "bytes_per_step"); json_u64(j, g->per_step);
+    json_key(j, "from_step"); json_u64(j, g->from_step);
+    json_key(j, "to_step"); json_u64(j, g->to_step);
+    json_key(j, "from_bytes"); json_u64(j, g->from_bytes);
+    json_key(j, "to_bytes"); json_u64(j, g->to_bytes);
+    json_key(j, "count");
+    if (g->line)
+        json_u64(j, g->line->count);
+    else
+        json_null(j);
+    json_end_obj(j);
+}
+
+void json_leaks_by_growth(const struct report_ctx *r, struct json *j)
+{
+    if (r->s->ntorch_steps == 0)
+        return;
+    struct growth_verdict v;
+    torch_growth_verdict(r->s, r->growth_steps, r->min_bytes, &v);
+    json_key(j, "leaks_by_growth");
+    json_obj(j);
+    json_key(j, "growth_steps"); json_u64(j, v.steps);
+    json_key(j, "judged"); json_bool(j, v.judged);
+    json_key(j, "lines_known"); json_bool(j, v.lines_known);
+    json_key(j, "bytes_per_step"); json_u64(j, v.per_step);
+    json_key(j, "leaks");
+    json_arr(j);
+    for (size_t i = 0; i < v.n; i++)
+        json_growth_leak(j, &v.leaks[i]);
+    json_end_arr(j);
+    json_key(j, "still_reachable");
+    json_obj(j);
+    json_key(j, "step"); json_u64(j, v.last_step);
+    json_key(j, "bytes"); json_u64(j, v.reachable_bytes);
+    json_key(j, "count"); json_u64(j, v.reachable_count);
+    json_key(j, "lines");
+    json_arr(j);
+    for (size_t i = 0; i < v.nreachable; i++) {
+        json_obj(j);
+        step_line(j, v.reachable[i]);
+        json_key(j, "bytes"); json_u64(j, v.reachable[i]->bytes);
+        json_key(j, "count"); json_u64(j, v.reachable[i]->count);
+        json_end_obj(j);
+    }
+    json_end_arr(j);
+    json_end_obj(j);
+    json_end_obj(j);
+    growth_verdict_free(&v);
+}

@@ -10,6 +10,15 @@
 void json_torch(const struct report_ctx *r, struct json *j);
 /* "torch_steps" (a report): PyTorch's optimizer steps, when the snapshot has them. */
 void json_torch_steps(const struct report_ctx *r, struct json *j);
+/* "leaks_by_growth": PyTorch's verdict on its steps (analysis/torch_steps.h,
+ * torch_growth_verdict) with the report's --growth-steps and --min-bytes:
+ * the leaks by growth and the lines still reachable.  Absent when the
+ * snapshot has no steps. */
+void json_leaks_by_growth(const struct report_ctx *r, struct json *j);
+/* One leak by growth: {"kind": "leak-by-growth", its line, bytes per step,
+ * steps, bytes at both ends, tensors}; also the verdict's (cli/verdict.c). */
+struct growth_leak;
+void json_growth_leak(struct json *j, const struct growth_leak *g);
 void json_torch_diff(const struct report_ctx *r, struct json *j, const struct msnap *m, size_t n);
 
 #endif

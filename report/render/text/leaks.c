@@ -5,43 +5,51 @@
 #include "analysis/analyze.h"
 #include "render/report.h"
 #include "render/text/groups.h"
+#include "render/text/growth.h"
 #include "render/text/textout.h"
 #include "util/fmt.h"
 
-void text_leaks(struct report_ctx *r)
+/* LEAKS when no allocation is a leak: why each live one is not.  "No
+ * other leaks" after leaks by growth: "No leaks" only when neither rule
+ * found one. */
+static void no_leaks(struct report_ctx *r, bool grew)
 {
     FILE *f = r->out;
     const struct analysis *a = r->a;
-    put_title(r, "LEAKS");
-    if (a->leaks.total == 0) {
-        if (a->total_count == 0) {
-            fputs("No leaks: all ", f);
-            put_count(f, a->allocs_made, "allocation");
-            if (a->torn_count) {
-                char c[32];
-                fmt_commas(c, sizeof c, a->torn_count);
-                fprintf(f, " were freed (%s only by a context teardown, below).\n", c);
-            } else {
-                fputs(" were freed.\n", f);
-            }
-        } else if (a->mapped.count + a->modules.count == a->total_count) {
-            /* nothing allocated is live: only mappings and loaded modules */
-            fputs("No leaks: nothing this process allocated is live; it still ", f);
-            fputs(a->mapped.count && a->modules.count ? "maps memory\nallocated elsewhere and has modules loaded (below).\n"
-                  : a->mapped.count                  ? "maps memory\nallocated elsewhere (below).\n"
-                                                     : "has modules\nloaded (below).\n",
-                  f);
+    const char *no = grew ? "No other leaks: " : "No leaks: ";
+    if (a->total_count == 0) {
+        fprintf(f, "%sall ", no);
+        put_count(f, a->allocs_made, "allocation");
+        if (a->torn_count) {
+            char c[32];
+            fmt_commas(c, sizeof c, a->torn_count);
+            fprintf(f, " were freed (%s only by a context teardown, below).\n", c);
         } else {
-            fputs("No leaks: the ", f);
-            put_count(f, a->total_count - a->modules.count, "live allocation");
-            fputs(a->mapped.count ? " are held by allocator caches, suppressed, or mapped from\n"
-                                    "other processes"
-                                  : " are held by allocator caches or suppressed",
-                  f);
-            fputs(a->modules.count ? "; modules are loaded (below).\n" : ".\n", f);
+            fputs(" were freed.\n", f);
         }
-        return;
+    } else if (a->mapped.count + a->modules.count == a->total_count) {
+        /* nothing allocated is live: only mappings and loaded modules */
+        fprintf(f, "%snothing this process allocated is live; it still ", no);
+        fputs(a->mapped.count && a->modules.count ? "maps memory\nallocated elsewhere and has modules loaded (below).\n"
+              : a->mapped.count                  ? "maps memory\nallocated elsewhere (below).\n"
+                                                 : "has modules\nloaded (below).\n",
+              f);
+    } else {
+        fprintf(f, "%sthe ", no);
+        put_count(f, a->total_count - a->modules.count, "live allocation");
+        fputs(a->mapped.count ? " are held by allocator caches, suppressed, or mapped from\n"
+                                "other processes"
+                              : " are held by allocator caches or suppressed",
+              f);
+        fputs(a->modules.count ? "; modules are loaded (below).\n" : ".\n", f);
     }
+}
+
+/* LEAKS' groups, valgrind-style. */
+static void leak_groups(struct report_ctx *r)
+{
+    FILE *f = r->out;
+    const struct analysis *a = r->a;
     if (r->s->sampling.mode) {
         fputs("Sampled (GPULEAK_MODE=light): each stack's bytes are estimates; the total, ", f);
         put_bytes(f, a->leaks.bytes);
@@ -59,6 +67,24 @@ void text_leaks(struct report_ctx *r)
     }
     text_unsampled_line(r, &a->leaks);
     text_hidden_line(f, &a->leaks);
+}
+
+void text_leaks(struct report_ctx *r)
+{
+    FILE *f = r->out;
+    const struct analysis *a = r->a;
+    put_title(r, "LEAKS");
+    struct growth_verdict gv;
+    growth_judge(r, &gv);
+    bool grew = text_growth_leaks(r, &gv);
+    if (grew)
+        fputc('\n', f);
+    if (a->leaks.total == 0)
+        no_leaks(r, grew);
+    else
+        leak_groups(r);
+    text_still_reachable(r, &gv);
+    growth_verdict_free(&gv);
 }
 
 static void rule_totals(struct report_ctx *r, bool builtin)

@@ -11,6 +11,7 @@
 #include "render/report.h"
 #include "render/sections.h"
 #include "render/text/bad_frees.h"
+#include "render/text/growth.h"
 #include "render/text/oom.h"
 #include "render/text/teardown.h"
 #include "render/text/textout.h"
@@ -144,6 +145,11 @@ void text_summary_findings(struct report_ctx *r)
     FILE *f = r->out;
     const struct analysis *a = r->a;
     bool at_exit = r->s->proc.reason == GL_REASON_EXIT;
+    /* PyTorch's leaks are tensors its cache holds: "leaked: 0 bytes"
+     * alone said the opposite of what grew (issue 45) */
+    struct growth_verdict gv;
+    growth_judge(r, &gv);
+    text_growth_summary(r, &gv);
     if (a->leaks.bytes)
         put_color(r, TC_RED);
     /* sampled: the allocations not sampled are no stack (text_leaks) */
@@ -169,6 +175,8 @@ void text_summary_findings(struct report_ctx *r)
     if (a->modules.total)
         summary_line(f, "loaded modules:", a->modules.bytes, a->modules.count, a->modules.total,
                      "module");
+    text_reachable_summary(r, &gv);
+    growth_verdict_free(&gv);
     text_bad_frees_summary(r);
     text_torn_summary(r);
 }

@@ -13,7 +13,7 @@
 #define GROWING_SHOWN 5 /* growing lines */
 
 /* "function (file:line)", the file by its last component, as frames are. */
-static void put_step_line(FILE *f, const struct snap_torch_step_line *l)
+void put_step_line(FILE *f, const struct snap_torch_step_line *l)
 {
     const char *slash = strrchr(l->file.s, '/');
     const char *base = slash ? slash + 1 : l->file.s;

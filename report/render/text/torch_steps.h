@@ -7,5 +7,9 @@
 #include "render/report.h"
 
 void text_torch_steps(const struct report_ctx *r);
+/* A step's line as frames are shown: "function (file:line)", the file by
+ * its last component. */
+struct snap_torch_step_line;
+void put_step_line(FILE *f, const struct snap_torch_step_line *l);
 
 #endif

@@ -1,0 +1,23 @@
+/* PyTorch's leaks by growth and what is still reachable (analysis/
+ * torch_steps.h, torch_growth_verdict), in SUMMARY and LEAKS. */
+#ifndef GPULEAK_TEXT_GROWTH_H
+#define GPULEAK_TEXT_GROWTH_H
+
+#include <stdbool.h>
+
+#include "analysis/torch_steps.h"
+#include "render/report.h"
+
+/* The verdict on r's steps, with r's --growth-steps and --min-bytes. */
+void growth_judge(const struct report_ctx *r, struct growth_verdict *v);
+/* SUMMARY's "leaked by growth:" line, when v found any. */
+void text_growth_summary(const struct report_ctx *r, const struct growth_verdict *v);
+/* SUMMARY's "still reachable:" line, when v has such lines. */
+void text_reachable_summary(const struct report_ctx *r, const struct growth_verdict *v);
+/* LEAKS' first paragraph: each leak by growth, its bytes per step, steps
+ * and line.  Whether it wrote one. */
+bool text_growth_leaks(const struct report_ctx *r, const struct growth_verdict *v);
+/* LEAKS' last paragraph: one line per still-reachable site. */
+void text_still_reachable(const struct report_ctx *r, const struct growth_verdict *v);
+
+#endif
