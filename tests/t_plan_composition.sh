@@ -7,7 +7,8 @@
 # activations AdamW's foreach temporaries (one per parameter, at the
 # opt.step() line), the input, the output and the loss.  The parts, the
 # allocator's slack (peak reserved - peak allocated), the workspaces
-# outside PyTorch's cache (none) and the context sum to device used.
+# outside PyTorch's cache (none) and the context sum to device used.  No
+# warning: the script reads no device value.  Warnings: t_plan_warnings.sh.
 # Before: no "composition" in the JSON (KeyError), no composition block.
 source "$ROOT/tests/lib.sh"
 torch_real_setup
@@ -32,3 +33,4 @@ expect_eq "$(sed -n '/^composition at the peak:$/,$p' table.txt)" "composition a
                 parameters       gradients optimizer state     activations      workspaces allocator slack         context
 batch=64           0.5 MiB         0.5 MiB         1.0 MiB         0.6 MiB        64.0 MiB $(awk -v s="$slack" 'BEGIN { printf "%11.1f MiB", s / 1048576 }')       512.0 MiB
 batch=64 activations by line: 0.5 MiB <module> (plan_mlp.py:18), 0.1 MiB <module> (plan_mlp.py:13), 0.1 MiB <module> (plan_mlp.py:15)" "the composition block"
+expect_eq "$(jget plan.json 'd["runs"][0]["warnings"]')" "[]" "no warnings"

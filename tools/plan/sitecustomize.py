@@ -10,10 +10,15 @@ It then imports the sitecustomize it shadows, if any, and:
   - turns PyTorch's recorder on at torch.cuda's initialization (every
     allocation and free in order, with Python stacks), and after each
     optimizer step notes the storages of its params, grads and state;
+  - notes, once per (kind, line), the user's lines that read device values
+    (.item(), .tolist(), nonzero, a tensor's truth value, unique,
+    masked_select), create a CUDA stream, or call torch.compile: where a
+    plan may differ from the card;
   - at exit writes GPULEAK_PLAN_OUT (JSON, mode 0600, never through a
     symlink): the steps taken, whether it ran out of memory, PyTorch's
     own max_memory_allocated / max_memory_reserved of device 0, the
-    composition of the allocated peak (gpuleak_plan_peak.py).
+    composition of the allocated peak (gpuleak_plan_peak.py) and the
+    warnings.
 Nothing happens without GPULEAK_PLAN_OUT, nor in the program's children
 (the first process to load this sets GPULEAK_PLAN_CHILD for them).
 """
@@ -30,8 +35,9 @@ import weakref
 
 _OUT = os.environ.get("GPULEAK_PLAN_OUT")
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_state = {"steps": 0, "oom": False, "error": None}
+_state = {"steps": 0, "oom": False, "error": None, "warnings": []}
 _step_tensors = []  # per step: (PyTorch's allocation count, {category: [storage addresses]})
+_warned = set()
 _optimizers = []  # weak references to the optimizers made
 
 
@@ -87,6 +93,80 @@ def _after_step(optimizer, args, kwargs):
         raise SystemExit(0)
 
 
+# What plan warns about: how each call may make the plan differ from the card.
+_VALUE_READ = ("reads a device value: fakecuda's kernels compute nothing, so the value is 0 "
+               "and data-dependent shapes or branches may differ from the card")
+_WARNINGS = {
+    "item": "Tensor.item() " + _VALUE_READ,
+    "tolist": "Tensor.tolist() " + _VALUE_READ,
+    "nonzero": "nonzero() " + _VALUE_READ + " (its result's shape is data-dependent)",
+    "bool": "a CUDA tensor's truth value (if/while/assert on a tensor) " + _VALUE_READ,
+    "unique": "unique() " + _VALUE_READ + " (its result's shape is data-dependent)",
+    "masked_select": "masked_select() " + _VALUE_READ + " (its result's shape is data-dependent)",
+    "stream": ("torch.cuda.Stream() creates another CUDA stream: fakecuda completes every stream at the "
+               "call, so memory freed on one stream and reused on another may be reused sooner than on "
+               "the card, and the plan may peak lower"),
+    "compile": ("torch.compile: the kernels and memory of compiled code (Inductor, Triton, CUDA graphs) "
+                "are not modelled by fakecuda's stand-ins, so the plan may differ from the card"),
+}
+
+
+def _user_line():
+    """The innermost frame outside torch's package and this file."""
+    torch_dir = os.path.dirname(sys.modules["torch"].__file__) + os.sep
+    f = sys._getframe(2)
+    while f is not None:
+        name = f.f_code.co_filename
+        if not name.startswith(torch_dir) and os.path.dirname(os.path.abspath(name)) != _HERE:
+            return name, f.f_lineno
+        f = f.f_back
+    return None, None
+
+
+def _warn(kind):
+    filename, line = _user_line()
+    if (kind, filename, line) in _warned:
+        return
+    _warned.add((kind, filename, line))
+    _state["warnings"].append({"kind": kind, "file": filename, "line": line, "message": _WARNINGS[kind]})
+
+
+def _watch_call(owner, attr, kind, cuda_only=True):
+    """owner.attr warns (once per line) before doing what it did."""
+    original = getattr(owner, attr, None)
+    if original is None:
+        return
+
+    def watched(*args, **kwargs):
+        try:
+            if not cuda_only or (args and getattr(args[0], "is_cuda", False)):
+                _warn(kind)
+        except Exception:  # a warning lost; the call goes on
+            pass
+        return original(*args, **kwargs)
+
+    watched.__name__ = getattr(original, "__name__", attr)
+    watched.__doc__ = getattr(original, "__doc__", None)
+    setattr(owner, attr, watched)
+
+
+def _watch_streams(torch):
+    """A torch.cuda.Stream made anew (not one named by id or pointer, as
+    torch.cuda.current_stream() and ExternalStream make them) warns."""
+    stream = torch.cuda.Stream
+    original = stream.__new__
+
+    def __new__(cls, *args, **kwargs):
+        try:
+            if "stream_id" not in kwargs and "stream_ptr" not in kwargs:
+                _warn("stream")
+        except Exception:
+            pass
+        return original(cls, *args, **kwargs)
+
+    stream.__new__ = staticmethod(__new__)
+
+
 def _start_recorder():
     """PyTorch's recorder, every event with Python stacks, from the first
     allocation (gpuleak_plan_peak.py replays it).  Called inside torch.cuda's
@@ -102,8 +182,15 @@ def _start_recorder():
 
 
 def _torch_imported(torch):
-    """Once torch is imported: the recorder queued for torch.cuda's
-    initialization."""
+    """Once torch is imported: the watched calls, and the recorder queued
+    for torch.cuda's initialization."""
+    for attr, kind in (("item", "item"), ("tolist", "tolist"), ("nonzero", "nonzero"),
+                       ("__bool__", "bool"), ("unique", "unique"), ("masked_select", "masked_select")):
+        _watch_call(torch.Tensor, attr, kind)
+    for attr in ("nonzero", "unique", "masked_select"):
+        _watch_call(torch, attr, attr)
+    _watch_call(torch, "compile", "compile", cuda_only=False)
+    _watch_streams(torch)
     torch.cuda._lazy_call(_start_recorder)
 
 
@@ -124,7 +211,7 @@ def _optimizer_imported(module):
 
 class _ImportWatch(importlib.abc.MetaPathFinder):
     """Calls a function with a module once it is imported: for
-    torch.optim.optimizer (the step hook) and torch (the recorder)."""
+    torch.optim.optimizer (the step hook) and torch (the rest)."""
 
     def __init__(self):
         self.pending = {"torch.optim.optimizer": _optimizer_imported, "torch": _torch_imported}
