@@ -74,8 +74,10 @@ class _Segments:
             raise Inexact("an allocation at 0x%x where the replay has no free block" % addr)
         size, seg = _round_size(requested), block[2]
         rest = block[0] - size
+        if rest < 0:
+            raise Inexact("an allocation of %d bytes at 0x%x, in a free block of %d" % (size, addr, block[0]))
         split = rest >= _MIN_BLOCK if size <= _SMALL else rest > _SMALL
-        if rest < 0 or not split:
+        if not split:
             size, rest = block[0], 0
         self._drop(addr)
         self._put(addr, size, False, seg)
@@ -129,9 +131,9 @@ def _replay(trace, stop=None):
 
 
 def _peak(trace):
-    """(index of the first event at the maximum, maximum, allocated at the
-    end, allocations, per address the ordinals of its allocations, per
-    free the ordinal it freed)."""
+    """(index of the first event at the maximum, maximum, allocations,
+    per address the ordinals of its allocations, per free the ordinal it
+    freed)."""
     best, at, allocated, ordinals, freed = -1, -1, 0, {}, []
     ordinal = 0
     for i, allocated, live in _replay(trace):
@@ -143,7 +145,15 @@ def _peak(trace):
             freed.append(_last_before(ordinals, e["addr"], ordinal))
         if allocated > best:
             best, at = allocated, i
-    return at, best, allocated, ordinal, ordinals, freed
+    return at, best, ordinal, ordinals, freed
+
+
+def _live_at(trace, at):
+    """The blocks live just after trace[at]."""
+    live = {}
+    for _, _, live in _replay(trace, at + 1):
+        pass
+    return live
 
 
 def _last_before(ordinals, addr, count):
@@ -175,6 +185,12 @@ def _user_frame(frames, torch_dir):
     return None, None, "(no Python frame: autograd's backward thread, or another thread without Python)"
 
 
+def _by_bytes(line):
+    """Most bytes first; then by file and line, so that ties are stable."""
+    (filename, number, _), size = line
+    return -size, filename or "", number or 0
+
+
 def compose(torch, steps):
     """The composition of device 0's allocated peak (a dict), or Inexact."""
     stats = torch.cuda.memory_stats(0)
@@ -184,10 +200,12 @@ def compose(torch, steps):
     snap = torch.cuda.memory._snapshot()
     traces = snap.get("device_traces") or [[]]
     trace = traces[0]
+    if not trace:
+        raise Inexact("PyTorch's recorder kept no events")
     if len(trace) >= MAX_TRACE:
         raise Inexact("the recorder's ring (%d entries) overflowed" % MAX_TRACE)
     before_clear = stats["allocation.all.freed"]
-    at, best, _, count, ordinals, freed = _peak(trace)
+    at, best, count, ordinals, freed = _peak(trace)
     if best != stats["allocated_bytes.all.peak"]:
         raise Inexact("the replayed peak %d is not PyTorch's %d" % (best, stats["allocated_bytes.all.peak"]))
     if count != stats["allocation.all.allocated"]:
@@ -196,10 +214,7 @@ def compose(torch, steps):
     torch_dir = os.path.dirname(torch.__file__) + os.sep
     parts = {"parameters": 0, "gradients": 0, "optimizer_state": 0, "workspaces": 0, "activations": 0}
     lines = {}
-    live = {}
-    for _, _, live in _replay(trace, at + 1):
-        pass
-    for ordinal, size, frames in live.values():
+    for ordinal, size, frames in _live_at(trace, at).values():
         kind = cat.get(ordinal, "activations")
         parts[kind] += size
         if kind == "activations":
@@ -207,5 +222,5 @@ def compose(torch, steps):
             lines[key] = lines.get(key, 0) + size
     parts["allocated"] = best
     parts["activations_by_line"] = [{"file": f, "line": n, "function": fn, "bytes": b}
-                                    for (f, n, fn), b in sorted(lines.items(), key=lambda kv: -kv[1])]
+                                    for (f, n, fn), b in sorted(lines.items(), key=_by_bytes)]
     return parts
