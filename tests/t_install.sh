@@ -3,7 +3,8 @@
 source "$ROOT/tests/lib.sh"
 make -s -C "$ROOT" install PREFIX="$PWD/prefix" BUILD="$BUILD" >/dev/null
 for f in bin/gpuleak bin/gpuleak-report libexec/gpuleak/gpuleak-tgkill lib/libgpuleak.so lib/libgpuleak-nvtx.so include/gpuleak.h \
-         lib/python/gpuleak_memory.py share/doc/gpuleak/README.md share/doc/gpuleak/docs/snapshot-format.md; do
+         lib/python/gpuleak_memory.py share/doc/gpuleak/README.md share/doc/gpuleak/docs/snapshot-format.md \
+         libexec/gpuleak/plan/gpuleak-plan libexec/gpuleak/plan/sitecustomize.py libexec/gpuleak/plan/gpuleak_plan_peak.py; do
     [ -f "prefix/$f" ] || fail "not installed: $f"
 done
 LD_LIBRARY_PATH=$FAKECUDA prefix/bin/gpuleak run --output here.snap -- "$TPROG/scenarios" leak-runtime
