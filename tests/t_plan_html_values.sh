@@ -5,7 +5,8 @@
 # their number; a run without PyTorch's figures has no point (but its row);
 # a run whose use exceeds the card is drawn above the limit line, which
 # then is under the axis's top; a fit with no value that fits draws no fit
-# line and says "none".  Before: plan_html.py did not exist.
+# line and says "none"; a page that cannot be written is one line, exit 1.
+# Before: plan_html.py did not exist.
 source "$ROOT/tests/lib.sh"
 PLANDIR=$BUILD/libexec/gpuleak/plan
 [ -f "$PLANDIR/plan_html.py" ] || fail "no $PLANDIR/plan_html.py"
@@ -67,3 +68,13 @@ check(abs((x["2"] - x["1"]) * 8 - (x["10"] - x["2"])) < 0.1, True, "x by number 
 check(attrs(page, "line", "fit"), [], "a fit line when none fits")
 check('<p class="fit-result">largest tag that fits in 1..10: none</p>' in page, True, "the fit's result")
 PY
+
+# A page that cannot be written: one line, exit 1, after the table (a
+# program that is not Python: one quick run, no figures).
+if [ -z "$GL_SAN" ]; then  # the launcher preloads libgpuleak.so alone (torch_real_setup)
+    rc=0; "$LAUNCHER" plan --gpu l4 --html missing/x.html --sweep b=1 -- true '{b}' >table.txt 2>err.txt || rc=$?
+    expect_eq "$rc:$(tail -1 err.txt)" "1:gpuleak plan: cannot write missing/x.html: No such file or directory" "an unwritable page"
+    expect_eq "$(tail -1 table.txt)" "1                         -                -                -  no" "the table before it"
+    expect_eq "$(ls)" "err.txt
+table.txt" "files left"
+fi
