@@ -138,6 +138,7 @@ install: all
 	install -m 0755 tools/plan/gpuleak-plan $(DESTDIR)$(PREFIX)/libexec/gpuleak/plan/gpuleak-plan
 	install -m 0644 tools/plan/sitecustomize.py $(DESTDIR)$(PREFIX)/libexec/gpuleak/plan/sitecustomize.py
 	install -m 0644 tools/plan/gpuleak_plan_peak.py $(DESTDIR)$(PREFIX)/libexec/gpuleak/plan/gpuleak_plan_peak.py
+	install -m 0644 tools/plan/plan_html.py $(DESTDIR)$(PREFIX)/libexec/gpuleak/plan/plan_html.py
 	install -m 0644 interpose/gpuleak.h $(DESTDIR)$(PREFIX)/include/gpuleak.h
 	install -d $(DESTDIR)$(PREFIX)/lib/python
 	install -m 0644 tools/gpuleak_memory.py $(DESTDIR)$(PREFIX)/lib/python/gpuleak_memory.py

@@ -672,3 +672,9 @@ if want 7; then
     echo
     scripts/bench-torch.sh "$BUILD"
 fi
+
+# ---- 9. gpuleak plan: a plan vs a CPU run, an 80 GB plan's host memory ------
+if want 9; then
+    echo
+    scripts/bench-plan.sh "$BUILD"
+fi

@@ -46,10 +46,10 @@ $(BUILD)/lib/libgpuleak-nvtx.so: tools/nvtx/gpuleak_nvtx.c | $(BUILD)/.cuda-ok
 
 # gpuleak plan (tools/plan/, docs/plan.md): the driver and the hook it puts
 # on the planned program's PYTHONPATH (with the peak's composition it imports
-# at exit), side by side in libexec, found by the launcher as
-# ../libexec/gpuleak/plan/gpuleak-plan.
+# at exit) and the page writer, side by side in libexec, found by the
+# launcher as ../libexec/gpuleak/plan/gpuleak-plan.
 all: $(BUILD)/libexec/gpuleak/plan/gpuleak-plan $(BUILD)/libexec/gpuleak/plan/sitecustomize.py
-all: $(BUILD)/libexec/gpuleak/plan/gpuleak_plan_peak.py
+all: $(BUILD)/libexec/gpuleak/plan/gpuleak_plan_peak.py $(BUILD)/libexec/gpuleak/plan/plan_html.py
 $(BUILD)/libexec/gpuleak/plan/%: tools/plan/%
 	@mkdir -p $(@D)
 	cp $< $@.tmp && chmod $(if $(filter %.py,$@),0644,0755) $@.tmp && mv $@.tmp $@

@@ -57,7 +57,8 @@ CUDA_CHECKS = ["rt-shared", "rt-static", "reset", "ctx-teardown", "green", "cros
                "vmm", "vmm-import", "multicast", "vmm-host", "managed-pool", "pool-owner", "module", "ledger", "ipc", "external", "bad-free", "async", "peak", "threads", "oom", "sigusr1", "attach", "kernels", "graph", "cublas-workspace"]
 TORCH_CHECKS = ["torch-caching", "torch-uncached", "torch-async", "torch-expandable",
                 "torch-caches", "torch-sigusr1", "torch-blocks", "torch-exit", "torch-overhead", "torch-memviz"]
-ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS
+PLAN_CHECKS = ["plan"]
+ALL_CHECKS = ["build", "nvcc"] + CUDA_CHECKS + TORCH_CHECKS + PLAN_CHECKS
 
 DESCRIPTIONS = {
     "build": "libgpuleak.so, gpuleak-report, gpuleak: carried (--prebuilt) or built with make",
@@ -123,6 +124,9 @@ DESCRIPTIONS = {
     "torch-exit": "every traced training run wrote a valid final snapshot",
     "torch-overhead": "time per step with and without gpuleak",
     "torch-memviz": "--torch-snapshot loads in torch.cuda._memory_viz, same segments/peak as torch's",
+    "plan": "tests/programs/plan_gpt.py at 3 batch sizes on the card and under `gpuleak plan --gpu PROFILE`"
+            " (the card's profile): max_memory_reserved, max_memory_allocated, NVML's used side by side;"
+            " targets: reserved within 1%, NVML used within 5% (docs/plan.md)",
 }
 
 
@@ -310,6 +314,9 @@ def make_build(ctx):
     rc, out, err = run(cmd, cwd=ROOT, timeout=300, log=os.path.join(ctx.out, "make.log"))
     if rc != 0:
         return "make failed (%s; see make.log)" % first_error(err)
+    if ctx.wanted("plan"):  # apart: where it fails, only the plan check misses it (SKIP)
+        plan_cmd = [c for c in cmd if c not in targets] + [os.path.join(bdir, t) for t in PLAN_FILES]
+        run(plan_cmd, cwd=ROOT, timeout=300, log=os.path.join(ctx.out, "make-plan.log"))
     why = try_build_dir(ctx, os.path.join(ROOT, bdir), "make")
     if why is None:
         ctx.build_desc = "make -j%d into %s (%.0f s)" % (ctx.args.jobs, bdir, time.time() - t)
@@ -1820,6 +1827,187 @@ def check_torch_memviz(ctx, tr):
     return out.strip().splitlines()[-1] if out.strip() else "ok"
 
 
+# ------------------------------------------------------------------ plan
+
+# What `gpuleak plan` needs beside the launcher: its own files and fakecuda.
+PLAN_FILES = (["libexec/gpuleak/plan/" + f for f in ("gpuleak-plan", "sitecustomize.py", "plan_html.py")]
+              + ["fakecuda/" + f for f in ("fakecuda-run", "gpus.tsv", "libcudart.so.13", "libcuda.so.1",
+                                           "libcublas.so.13", "libcublasLt.so.13", "libnvidia-ml.so.1",
+                                           "libcudnn.so.9", "libcudnn_ops.so.9", "libcudnn_cnn.so.9",
+                                           "libcudnn_adv.so.9", "libcudnn_graph.so.9", "libcudnn_heuristic.so.9",
+                                           "libcudnn_engines_precompiled.so.9",
+                                           "libcudnn_engines_runtime_compiled.so.9")])
+PLAN_GPT = os.path.join(PROGRAMS, "plan_gpt.py")
+PLAN_STEPS = 3
+# issue 44, item 6: how close a plan must come to the card
+PLAN_TARGETS = {"reserved": 1.0, "nvml": 5.0}
+
+
+def pct(plan, card):
+    """The plan's difference from the card, in % of the card's figure."""
+    if plan is None or card is None or not card:
+        return None
+    return 100.0 * (plan - card) / card
+
+
+def plan_compare(card, plan):
+    """The side-by-side table of a card's runs (card: {"name", "runs": [{"batch",
+    "allocated", "reserved", "nvml_used"}]}) and gpuleak plan's JSON of the
+    same batches; returns (lines, misses): misses says each target missed,
+    a batch the plan lacks, and a plan's run that failed or ran out of
+    memory (each counts against the reserved target)."""
+    runs = {r["values"].get("b", r["values"].get("batch")): r for r in plan["runs"]}
+    gpu = plan["gpu"]
+    lines = ["plan vs card: %s; plan profile %s (%s), context %s MiB (estimate); %d optimizer steps" % (
+        card["name"], gpu["profile"], gpu["name"], fmt(gpu["context_bytes"] >> 20), plan["steps"])]
+    if card["name"] != gpu["name"]:
+        lines.append("  note: the profile's name is not the card's")
+    head = "%-6s %15s %15s %8s %15s %15s %8s %15s %15s %8s" % (
+        "batch", "alloc card", "alloc plan", "diff", "reserved card", "reserved plan", "diff",
+        "NVML used card", "used plan", "diff")
+    lines.append(head)
+    misses, reserved_ok, nvml_ok = [], True, True
+    for c in card["runs"]:
+        b = c["batch"]
+        p = runs.get(b)
+        if p is None:
+            misses.append("batch %s: no plan run" % b)
+            reserved_ok = False
+            continue
+        if p.get("oom") or p.get("exit_status"):
+            reserved_ok = False
+            misses.append("batch %s: the plan's run %s" % (b, "ran out of memory" if p.get("oom") else
+                                                           "exited %s" % p.get("exit_status")))
+        d_a, d_r, d_u = (pct(p.get("peak_allocated"), c["allocated"]), pct(p.get("peak_reserved"), c["reserved"]),
+                         pct(p.get("device_used"), c.get("nvml_used")))
+        cell = lambda n: "-" if n is None else fmt(n)
+        diff = lambda d: "-" if d is None else "%+.2f%%" % d
+        lines.append("%-6s %15s %15s %8s %15s %15s %8s %15s %15s %8s" % (
+            b, cell(c["allocated"]), cell(p.get("peak_allocated")), diff(d_a), cell(c["reserved"]),
+            cell(p.get("peak_reserved")), diff(d_r), cell(c.get("nvml_used")), cell(p.get("device_used")), diff(d_u)))
+        if d_r is None or abs(d_r) > PLAN_TARGETS["reserved"]:
+            reserved_ok = False
+            misses.append("batch %s: reserved %s" % (b, diff(d_r)))
+        if d_u is not None and abs(d_u) > PLAN_TARGETS["nvml"]:
+            nvml_ok = False
+            misses.append("batch %s: NVML used %s" % (b, diff(d_u)))
+    nvml_known = any(c.get("nvml_used") is not None for c in card["runs"])
+    lines.append("targets (issue 44, item 6): reserved within %.0f%%: %s; NVML used within %.0f%%: %s" % (
+        PLAN_TARGETS["reserved"], "met" if reserved_ok else "MISSED", PLAN_TARGETS["nvml"],
+        "not measured (no pynvml, no nvidia-smi)" if not nvml_known else "met" if nvml_ok else "MISSED"))
+    return lines, misses
+
+
+def card_profile(fakecuda_dir, card_name):
+    """The gpus.tsv profile whose name is the card's, or None."""
+    with open(os.path.join(fakecuda_dir, "gpus.tsv")) as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            if not line.startswith("#") and len(cols) >= 2 and cols[1] == card_name:
+                return cols[0]
+    return None
+
+
+def on_card(ctx, fc_run, cmd):
+    """cmd as it runs on the card: itself, or under fakecuda with the
+    --plan-stand-in profile playing the card (no GPU: NOT hardware)."""
+    if ctx.args.plan_stand_in:
+        return [fc_run, "--gpu", ctx.args.plan_stand_in, "--devices", "1", "--"] + cmd
+    return cmd
+
+
+def card_run(ctx, fc_run, d, batch):
+    """plan_gpt.py on the card itself: PyTorch's peaks and NVML's used."""
+    cmd = on_card(ctx, fc_run, [ctx.python, PLAN_GPT, "--batch", str(batch), "--steps", str(PLAN_STEPS), "--nvml"])
+    rc, out, err = run(cmd, env=traced_env(ctx, None, preload=False), timeout=300,
+                       log=os.path.join(d, "card-b%d.log" % batch))
+    words = dict((l.split()[0], l.split()[1:]) for l in out.splitlines() if l.split())
+    if rc != 0 or "peaks" not in words:
+        raise Fail("plan_gpt.py --batch %d on the card: exit %d: %s" % (batch, rc, first_error(err)))
+    used = words.get("nvml_used", ["-"])[0]
+    return {"batch": batch, "allocated": int(words["peaks"][0]), "reserved": int(words["peaks"][1]),
+            "nvml_used": None if used == "-" else int(used)}
+
+
+def plan_tools(ctx):
+    """fakecuda-run beside the build's launcher (gpuleak plan's too)."""
+    root = os.path.dirname(os.path.dirname(ctx.launcher))
+    fc_run = os.path.join(root, "fakecuda", "fakecuda-run")
+    planner = os.path.join(root, "libexec", "gpuleak", "plan", "gpuleak-plan")
+    for f in (fc_run, planner):
+        if not os.path.exists(f):
+            raise Skip("%s is not in the build (--pack it, or make it)" % os.path.relpath(f, root))
+    return fc_run
+
+
+def card_and_profile(ctx, fc_run):
+    """The card's name as PyTorch gives it, and the profile of that name."""
+    rc, out, err = run(on_card(ctx, fc_run, [ctx.python, "-c", "import torch; print(torch.cuda.get_device_name(0))"]),
+                       timeout=120, env=traced_env(ctx, None, preload=False))
+    if rc != 0 or not out.strip():
+        raise Skip("torch names no CUDA device: %s" % first_error(err))
+    name = out.strip().splitlines()[-1]
+    profile = card_profile(os.path.dirname(fc_run), name)
+    if not profile:
+        raise Skip("no fakecuda profile is named %r (tools/fakecuda/gpus.tsv)" % name)
+    return name, profile
+
+
+def plan_run(ctx, fc_run, d, profile, batches):
+    """gpuleak plan of the same batches on the card's profile: its JSON."""
+    pjson = os.path.join(d, "plan.json")
+    cmd = [ctx.launcher, "plan", "--gpu", profile, "--steps", str(PLAN_STEPS), "--json", pjson,
+           "--keep", os.path.join(d, "runs"), "--sweep", "b=" + ",".join(map(str, batches)),
+           "--", ctx.python, PLAN_GPT, "--batch", "{b}", "--steps", str(PLAN_STEPS)]
+    env = traced_env(ctx, None, preload=False)
+    env["GPULEAK_FAKECUDA_RUN"] = fc_run
+    rc, out, err = run(cmd, env=env, timeout=600, log=os.path.join(d, "plan.log"))
+    try:
+        return json.load(open(pjson))
+    except (OSError, ValueError):
+        raise Fail("gpuleak plan exit %d: %s" % (rc, first_error(err)))
+
+
+def check_plan(ctx):
+    if ctx.mode != "hw" and not ctx.args.plan_stand_in:
+        raise Skip("compares gpuleak plan with a real card: needs one")
+    if ctx.args.no_torch:
+        raise Skip("--no-torch")
+    fc_run = plan_tools(ctx)
+    name, profile = card_and_profile(ctx, fc_run)
+    d = check_dir(ctx, "plan")
+    batches = [int(b) for b in ctx.args.plan_batches.split(",")]
+    card = {"name": name, "runs": [card_run(ctx, fc_run, d, b) for b in batches]}
+    if ctx.args.plan_stand_in:
+        card["stand_in"] = ctx.args.plan_stand_in
+    with open(os.path.join(d, "card.json"), "w") as f:
+        json.dump(card, f, indent=1)
+    lines, misses = plan_compare(card, plan_run(ctx, fc_run, d, profile, batches))
+    if ctx.args.plan_stand_in:
+        lines.insert(0, "(--plan-stand-in %s: the card is fakecuda, NOT hardware)" % ctx.args.plan_stand_in)
+    with open(os.path.join(d, "compare.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines), flush=True)
+    detail = "%s as %s, batches %s: %s" % (name, profile, ctx.args.plan_batches, lines[-1])
+    if misses:
+        raise Fail(detail + "; " + "; ".join(misses))
+    return detail
+
+
+def do_plan_compare(card_path, plan_path):
+    """--plan-compare CARD.json PLAN.json: the table alone, from given
+    figures (for tests, and for runs made by hand)."""
+    try:
+        lines, misses = plan_compare(json.load(open(card_path)), json.load(open(plan_path)))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print("gpu-check: --plan-compare: %s" % e, file=sys.stderr)
+        return 2
+    print("\n".join(lines))
+    for m in misses:
+        print("missed: " + m)
+    return 1 if misses else 0
+
+
 # ------------------------------------------------------------------ pack
 
 def do_pack(args):
@@ -1846,6 +2034,10 @@ def do_pack(args):
         shutil.copy2(py, os.path.join(dest, "lib", "python"))
     for f in glob.glob(os.path.join(src, "fakecuda", "lib*.so*")):
         shutil.copy2(f, os.path.join(dest, "fakecuda"), follow_symlinks=False)
+    for f in PLAN_FILES:  # the plan check's `gpuleak plan`, where the build has it
+        if os.path.exists(os.path.join(src, f)) and not os.path.exists(os.path.join(dest, f)):
+            os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
+            shutil.copy2(os.path.join(src, f), os.path.join(dest, f))
     deps = {}
     for elf in (lib, rep):
         for name, path in ldd_deps(elf):
@@ -1897,6 +2089,13 @@ def parse(argv):
     ap.add_argument("--python", metavar="EXE", help="python with torch (default: this python3)")
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 2, help="parallel build jobs")
     ap.add_argument("--budget", type=float, default=330, help="seconds; later checks SKIP once spent (default 330)")
+    ap.add_argument("--plan-batches", metavar="B,B,...", default="16,64,128",
+                    help="plan_gpt.py's batch sizes in the plan check (default 16,64,128)")
+    ap.add_argument("--plan-stand-in", metavar="PROFILE",
+                    help="the plan check without a GPU: fakecuda with this card profile plays the card (a test of"
+                         " the check, NOT hardware)")
+    ap.add_argument("--plan-compare", nargs=2, metavar=("CARD.json", "PLAN.json"),
+                    help="print the plan check's table for given figures and exit (1: a target missed)")
     ap.add_argument("--list", action="store_true", help="list the checks and exit")
     ap.add_argument("--dry-run", action="store_true", help="show what would run, run nothing")
     ap.add_argument("--verbose", "-v", action="store_true", help="progress on stderr")
@@ -1905,6 +2104,8 @@ def parse(argv):
         ap.error("--steps must be at least 4")
     if a.jobs < 1:
         ap.error("--jobs must be at least 1")
+    if not re.fullmatch(r"[1-9][0-9]*(,[1-9][0-9]*)*", a.plan_batches):
+        ap.error("--plan-batches wants positive integers separated by commas")
     if a.only:
         for w in a.only.split(","):
             w = w.strip()
@@ -1922,6 +2123,8 @@ def main(argv):
         return 0
     if args.pack:
         return do_pack(args)
+    if args.plan_compare:
+        return do_plan_compare(*args.plan_compare)
     ctx = Ctx(args)
     ctx.mode = detect_mode(args)
     ctx.nvcc, ctx.cuda_home = find_nvcc()
@@ -1981,7 +2184,8 @@ def main(argv):
               ("torch-blocks", lambda: check_torch_blocks(ctx, tr)),
               ("torch-exit", lambda: check_torch_exit(ctx, tr)),
               ("torch-overhead", lambda: check_torch_overhead(ctx, tr)),
-              ("torch-memviz", lambda: check_torch_memviz(ctx, tr))]
+              ("torch-memviz", lambda: check_torch_memviz(ctx, tr)),
+              ("plan", lambda: check_plan(ctx))]
     assert [c[0] for c in checks] == ALL_CHECKS
     have_build = False
     for name, f in checks:
