@@ -179,6 +179,23 @@ torch_real_setup() {
     export GPULEAK_TORCH_LINES=start
 }
 
+# A `gpuleak plan --keep runs --json plan.json` of a script that trains 2
+# steps itself and prints "peaks ALLOCATED RESERVED" (tests/programs/
+# plan_gpt.py, plan_resnet.py): plan_expect_pinned NAME VALUE KEY checks
+# the run NAME=VALUE: the script's own peaks are KEY's bytes in
+# tests/programs/plan_models.peaks, and the plan's JSON says the same
+# peaks, gpuleak's device peak = the reserved peak, fits, 2 steps.
+plan_expect_pinned() {
+    local printed alloc reserved got
+    printed=$(awk '$1 == "peaks" { print $2, $3 }' "runs/$1=$2/stdout")
+    expect_eq "$printed" "$(sed -n "s/^$3 : //p" "$ROOT/tests/programs/plan_models.peaks")" \
+        "$1=$2: torch's peaks against the pinned bytes"
+    read -r alloc reserved <<<"$printed"
+    got=$(jget plan.json "[[r['peak_allocated'], r['peak_reserved'], r['device_peak'], r['fits'], r['steps']]
+        for r in d['runs'] if str(r['values']['$1']) == '$2'][0]")
+    expect_eq "$got" "[$alloc, $reserved, $reserved, true, 2]" "$1=$2: the plan's peaks, device peak, fits, steps"
+}
+
 # A long-running target driven one command a line through a FIFO (the
 # attach tests): target_start NAME TRIES CMD... runs CMD reading NAME.cmd
 # (kept open on fd 3), output in NAME.out and NAME.err, sets pid, and waits
