@@ -54,6 +54,7 @@ one() {
     gl_light) cmd=(env GPULEAK_MODE=light "$FCRUN" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY") ;;
     esac
     local out
+    mkdir -p "$work/snaps" # gpuleak run refuses an output directory that does not exist
     out=$(cd "$work" && env "${conf[@]}" GPULEAK_OUTPUT="$work/snaps/" "${cmd[@]}" "$STEP" "$STEPS" 2>&1) || true
     if grep -q '^RESULT' <<<"$out"; then
         echo "$1.$2 $(grep '^RESULT' <<<"$out")" >>"$RAW"
