@@ -58,8 +58,13 @@ size_t torch_steps_growth(const struct snapshot *s, size_t max, struct step_grow
                 first = k;
             with_lines++;
         }
-    const struct snap_torch_step *last = s->ntorch_steps ? &s->torch_steps[s->ntorch_steps - 1] : NULL;
-    if (with_lines < 2 || !(last->flags & GL_TORCH_STEP_F_LINES))
+    /* the last step with lines: with lines at sampled steps only
+     * (GPULEAK_STEP_LINES_EVERY), the steps after it have none */
+    const struct snap_torch_step *last = NULL;
+    for (size_t k = s->ntorch_steps; k-- > 0 && last == NULL;)
+        if (s->torch_steps[k].flags & GL_TORCH_STEP_F_LINES)
+            last = &s->torch_steps[k];
+    if (with_lines < 2)
         return 0;
     struct step_growth *g = xcalloc(last->lines + 1, sizeof *g);
     size_t n = 0;

@@ -9,8 +9,8 @@
 
 #include "model/snap_read.h"
 
-/* One line of the last step that holds more bytes than at the first step
- * whose lines are known (0 where it was absent then). */
+/* One line of the last step whose lines are known that holds more bytes
+ * than at the first such step (0 where it was absent then). */
 struct step_growth {
     const struct snap_torch_step_line *line; /* the last step's entry */
     uint64_t from_bytes, grown;

@@ -182,6 +182,12 @@ static void json_step(struct json *j, const struct snap_torch_step *t)
     json_key(j, "reserved_bytes"); json_u64(j, t->reserved);
     json_key(j, "window"); json_bool(j, (t->flags & GL_TORCH_STEP_F_WINDOW) != 0);
     json_key(j, "lines_known"); json_bool(j, (t->flags & GL_TORCH_STEP_F_LINES) != 0);
+    json_key(j, "recorded"); json_bool(j, (t->flags & GL_TORCH_STEP_F_RECORDED) != 0);
+    json_key(j, "lines_sampled"); json_bool(j, (t->flags & GL_TORCH_STEP_F_SAMPLED) != 0);
+    if (t->has_trailer) {
+        json_key(j, "recorded_steps"); json_u64(j, t->recorded_steps);
+        json_key(j, "lines_every"); json_u64(j, t->lines_every);
+    }
     json_key(j, "lines");
     json_arr(j);
     for (uint32_t i = 0; i < t->lines; i++) {
