@@ -169,7 +169,7 @@ if [ -z "${BENCH_TORCH_ONLY:-}" ] || [[ " $BENCH_TORCH_ONLY " == *" gl_default "
     pct=$(sed -n 's/.*period_pct=\([-0-9.]*\).*/\1/p' <<<"$line")
     if [ -n "$pct" ]; then
         echo "   lines at sampled steps, native, one process, K=4: a sampled period +$pct% of a step (${line#SAMPLED })"
-        awk -v p="$pct" 'BEGIN { printf "   so at the default K=16: %+.2f%% a step, on top of the default without them\n", p / 16 }'
+        awk -v p="$pct" 'BEGIN { printf "   so at the default K=20: %+.2f%% a step, on top of the default without them\n", p / 20 }'
     else
         echo "   lines at sampled steps: no result"
     fi

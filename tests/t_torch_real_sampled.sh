@@ -5,7 +5,7 @@
 # asks gpuleak for nothing; GPULEAK_TORCH_LINES is not set (the default,
 # request), so PyTorch's recorder is on only for the steps gpuleak's step
 # hook samples: step 2, then the powers of two below K and every K-th step
-# (GPULEAK_STEP_LINES_EVERY, 16 by default).
+# (GPULEAK_STEP_LINES_EVERY, 20 by default).
 #  - default: steps 2 and 4 have lines, flagged sampled, the others none;
 #    the exit snapshot's PYTORCH STEPS names the kept line with its exact
 #    bytes (one activation at step 2, two at step 4: the ones made in the
@@ -42,13 +42,13 @@ growing() { jget "$1/r.json" '[(g["file"].rsplit("/", 1)[-1], g["line"], g["from
 kept_at() { jget "$1/r.json" "[(s['step'], l['bytes'], l['count']) for s in d['torch_steps']['steps'] for l in s['lines'] if l['file'].endswith('/torch_real_sampled.py') and l['line'] == $kept]"; }
 
 run_mode default
-expect_eq "$(flags default)" "1---/0/16 2LSR/1/16 3---/1/16 4LSR/2/16 5---/2/16 6---/2/16" \
+expect_eq "$(flags default)" "1---/0/20 2LSR/1/20 3---/1/20 4LSR/2/20 5---/2/20 6---/2/20" \
     "default: lines at the sampled steps 2 and 4 only, each recorded from the step before's end"
 expect_eq "$(kept_at default)" "[[2, 65536, 1], [4, 131072, 2]]" "default: the kept line at steps 2 and 4"
 expect_eq "$(growing default)" "[[\"torch_real_sampled.py\", $kept, 2, 4, 65536, 65536, 2, true]]" \
     "default: the growing lines"
 expect_eq "$(tail -1 default/out.txt)" "history False" "default: PyTorch's recorder off again after the loop"
-grep -qxF "Lines from gpuleak's sampled steps (2, 4; one in 16, GPULEAK_STEP_LINES_EVERY): a line's live tensors are those made in them." \
+grep -qxF "Lines from gpuleak's sampled steps (2, 4; one in 20, GPULEAK_STEP_LINES_EVERY): a line's live tensors are those made in them." \
     default/steps.txt || fail "default: the sampled steps in the text report: $(cat default/steps.txt)"
 grep -qxF "    +65,536 bytes (64.0 KiB): <module> (torch_real_sampled.py:$kept), grew at each one" default/steps.txt ||
     fail "default: the kept line in the text report: $(tail -3 default/steps.txt)"

@@ -138,7 +138,10 @@ const char gl_torch_steps_register_code[] =
 
 /* ---- the sampler: lines at sampled steps (GPULEAK_STEP_LINES_EVERY) ---------- */
 
-#define DEFAULT_LINES_EVERY 16 /* docs/pytorch.md, "Lines at sampled steps": its cost */
+/* A sampled period costs ~20-28% of a step (make bench, section 7's last
+ * lines): ~1-1.4% a step at 20, and at least 3 sampled steps among the 64
+ * kept (docs/performance.md, section 7) */
+#define DEFAULT_LINES_EVERY 20
 #define MAX_LINES_EVERY 1000000L
 
 static uint32_t lines_every = DEFAULT_LINES_EVERY; /* 0: no sampling */
