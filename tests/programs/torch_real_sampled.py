@@ -9,13 +9,23 @@ with its default stacks="all" (C++ frames) and max_entries=MAX_ENTRIES, as
 a user would (item 4); at the end it also prints what its recorder still
 is: its trace's length (max_entries kept), whether the last allocation's
 frames are C++ ones (stacks="all" kept) and whether that last entry is the
-allocation made after the loop (the recorder still records)."""
+allocation made after the loop (the recorder still records).
+
+`python torch_real_sampled.py request` asks gpuleak for a snapshot
+(gpuleak_memory._dump_snapshot()) right after step 1, while gpuleak's
+sampler has PyTorch's recorder on for step 2: the request's recorder, on
+for good from then on."""
+import os
 import sys
 
 import torch
 
 MAX_ENTRIES = 40
 own = len(sys.argv) > 1 and sys.argv[1] == "own"
+request = len(sys.argv) > 1 and sys.argv[1] == "request"
+if request:
+    sys.path.insert(0, os.environ["GPULEAK_PYTHON_DIR"])
+    import gpuleak_memory as gm
 if own:
     torch.cuda.memory._record_memory_history(stacks="all", max_entries=MAX_ENTRIES)
 model = torch.nn.Linear(256, 256, device="cuda")
@@ -32,6 +42,8 @@ for i in range(6):
     opt.step()
     print("step", i + 1, "allocated", torch.cuda.memory_allocated(), "reserved", torch.cuda.memory_reserved(),
           flush=True)
+    if request and i == 0:
+        gm._dump_snapshot("request.snap")
 
 print("history", torch._C._cuda_isHistoryEnabled(), flush=True)
 if own:
