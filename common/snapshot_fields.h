@@ -103,9 +103,9 @@
     F(u64, time_ns, "ns since the library was loaded, when the step ended")  \
     F(u64, allocated, "`torch.cuda.memory_allocated()` then, summed over the devices") \
     F(u64, reserved, "`torch.cuda.memory_reserved()` then, summed over the devices") \
-    F(u32, flags, "bit 0: the lines that follow are known (PyTorch's recorder was on: `_snapshot()`'s live blocks by their first Python frame outside torch; else allocated and reserved only); bit 1: a time window's view (`GPULEAK_STEP_INTERVAL`), not an optimizer step") \
+    F(u32, flags, "bit 0: the lines that follow are known (PyTorch's recorder was on: `_snapshot()`'s live blocks by their first Python frame outside torch; else allocated and reserved only); bit 1: a time window's view (`GPULEAK_STEP_INTERVAL`), not an optimizer step; bit 2: recorded: PyTorch's recorder was on from the previous step's end to this one's (its tensors have lines); bit 3: sampled: the lines are from gpuleak's sampled recorder (`GPULEAK_STEP_LINES_EVERY`), the tensors made in the sampled steps only (bits 2 and 3 since 2026-12)") \
     F(u32, lines, "tail entries that follow, at most 16: the lines with the most live bytes")
-#define GL_TAIL_TORCH_STEP "lines × (u64 bytes, u64 count, u32 line, str file, str function): live tensor bytes and tensors per Python line"
+#define GL_TAIL_TORCH_STEP "lines × (u64 bytes, u64 count, u32 line, str file, str function): live tensor bytes and tensors per Python line; then (since 2026-12) `u64 recorded_steps`, `u32 lines_every`, `u32` 0"
 
 #define GL_FIELDS_TORCH_SETTINGS(F, R)                                         \
     F(u32, count, "strings that follow, at most 64")

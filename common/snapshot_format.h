@@ -228,6 +228,11 @@ enum gl_torch_status {
 #define GL_TORCH_STEP_MAX_LINES 16u /* lines per step, the largest by live bytes */
 #define GL_TORCH_STEP_F_LINES 1u    /* lines known: PyTorch's recorder was on */
 #define GL_TORCH_STEP_F_WINDOW 2u   /* a time window's view (GPULEAK_STEP_INTERVAL), not an optimizer step */
+#define GL_TORCH_STEP_F_RECORDED 4u /* PyTorch's recorder was on from the previous step's end to this one's */
+#define GL_TORCH_STEP_F_SAMPLED 8u  /* lines from gpuleak's sampled recorder (GPULEAK_STEP_LINES_EVERY) */
+/* After the lines, since 2026-12: u64 recorded_steps, u32 lines_every, u32
+ * reserved (older records end with the lines; readers before it ignore it). */
+#define GL_TORCH_STEP_TRAILER_SIZE 16u
 #define GL_TORCH_BLOCK_F_BEFORE_ATTACH 1u /* its segment was made before gpuleak attach */
 /* DEVICES before_attach_torch_status. */
 enum gl_before_attach_torch {

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # make bench, section 7: what gpuleak costs a real PyTorch training step
 # (issue 36).  torch 2.14.1 (scripts/torch-env.sh) on fakecuda's runtime,
-# one eager step of tests/bench/bench_torch_step.py, in eight
+# one eager step of tests/bench/bench_torch_step.py, in fourteen
 # configurations run as separate processes, interleaved repeat by repeat so
 # that the machine's drift falls on all of them alike:
 #   allocator  native (PyTorch's caching allocator) | async (cudaMallocAsync)
 #   run        bare | gpuleak GPULEAK_TORCH=0 | gpuleak default |
+#              gpuleak GPULEAK_STEP_LINES_EVERY=0 (the default without
+#              its lines at sampled steps) |
 #              gpuleak GPULEAK_TORCH_LINES=start (every tensor's line) |
 #              gpuleak light (GPULEAK_MODE=light: stacks sampled by bytes) |
 #              PyTorch's own recorder, _record_memory_history(stacks="python")
 # Prints a table (median [min..max] us per step, % over bare, ns per tensor)
 # with a verdict per target, and writes $BUILD/bench/bench-torch.json.
+# Then prices gpuleak's lines at sampled steps (GPULEAK_STEP_LINES_EVERY)
+# within one process (BENCH_TORCH_SAMPLED in bench_torch_step.py), which a
+# loaded machine disturbs far less than the difference of two processes.
 #
 #   scripts/bench-torch.sh [BUILD]
 # Knobs: BENCH_TORCH_RUNS (5) repeats, BENCH_TORCH_STEPS (200) timed steps
@@ -50,10 +55,12 @@ one() {
     recorder) cmd=("$FCRUN" --devices 1 -- env BENCH_TORCH_RECORD=1 "$PY") ;;
     gl_torch0) cmd=(env GPULEAK_TORCH=0 "$FCRUN" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY") ;;
     gl_default) cmd=("$FCRUN" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY") ;;
+    gl_unsampled) cmd=(env GPULEAK_STEP_LINES_EVERY=0 "$FCRUN" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY") ;;
     gl_lines) cmd=(env GPULEAK_TORCH_LINES=start "$FCRUN" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY") ;;
     gl_light) cmd=(env GPULEAK_MODE=light "$FCRUN" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY") ;;
     esac
     local out
+    mkdir -p "$work/snaps" # gpuleak run refuses an output directory that does not exist
     out=$(cd "$work" && env "${conf[@]}" GPULEAK_OUTPUT="$work/snaps/" "${cmd[@]}" "$STEP" "$STEPS" 2>&1) || true
     if grep -q '^RESULT' <<<"$out"; then
         echo "$1.$2 $(grep '^RESULT' <<<"$out")" >>"$RAW"
@@ -65,7 +72,7 @@ one() {
     rm -rf "$work/snaps"
 }
 
-runs=(bare gl_torch0 gl_default gl_lines gl_light recorder)
+runs=(bare gl_torch0 gl_unsampled gl_default gl_lines gl_light recorder)
 # shellcheck disable=SC2206 # the run names are words
 [ -n "${BENCH_TORCH_ONLY:-}" ] && runs=($BENCH_TORCH_ONLY)
 echo "bench: 7 real PyTorch step: ${#runs[@]} runs x native/async, $RUNS repeats of $STEPS steps" >&2
@@ -97,7 +104,7 @@ seen_runs = {k.split(".", 1)[1] for k in list(us) + list(refused)}
 # cudaMallocAsync keeps no allocation counts: the same model makes the
 # same tensors as with the native allocator
 tps = statistics.median(tensors["native"]) if tensors.get("native") else None
-names = {"bare": "bare", "gl_torch0": "gpuleak, GPULEAK_TORCH=0", "gl_default": "gpuleak default",
+names = {"bare": "bare", "gl_torch0": "gpuleak, GPULEAK_TORCH=0", "gl_unsampled": "default, no sampled lines", "gl_default": "gpuleak default",
          "gl_lines": "gpuleak, every tensor's line", "gl_light": "gpuleak light",
          "recorder": "PyTorch's recorder alone"}
 lines, res = [], {"runs": runs, "steps": steps, "clock": metric, "tensors_per_step": tps, "configs": {}}
@@ -111,7 +118,7 @@ def over(alloc, run):
     b, v = med(alloc + ".bare"), med("%s.%s" % (alloc, run))
     return None if b is None or v is None else (v - b) / b, None if b is None or v is None or not tps else (v - b) * 1000 / tps
 for alloc in ("native", "async"):
-    for run in ("bare", "gl_torch0", "gl_default", "gl_lines", "gl_light", "recorder"):
+    for run in ("bare", "gl_torch0", "gl_unsampled", "gl_default", "gl_lines", "gl_light", "recorder"):
         k = "%s.%s" % (alloc, run)
         if k not in refused and not us.get(k) and run not in seen_runs:
             continue  # not measured (BENCH_TORCH_ONLY)
@@ -151,3 +158,19 @@ res["table"] = text
 with open(out_json, "w") as fh:
     json.dump(res, fh, indent=1)
 PY
+
+# Sampled lines priced in one process: K=4, so that many periods are timed;
+# a period's extra over K is the cost a step at that K.
+if [ -z "${BENCH_TORCH_ONLY:-}" ] || [[ " $BENCH_TORCH_ONLY " == *" gl_default "* ]]; then
+    mkdir -p "$work/snaps"
+    line=$(cd "$work" && GPULEAK_OUTPUT="$work/snaps/" GPULEAK_STEP_LINES_EVERY=4 BENCH_TORCH_SAMPLED=4 \
+        "$FCRUN" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY" "$STEP" "$((STEPS * 2))" 2>&1 | grep '^SAMPLED') || true
+    rm -rf "$work/snaps"
+    pct=$(sed -n 's/.*period_pct=\([-0-9.]*\).*/\1/p' <<<"$line")
+    if [ -n "$pct" ]; then
+        echo "   lines at sampled steps, native, one process, K=4: a sampled period +$pct% of a step (${line#SAMPLED })"
+        awk -v p="$pct" 'BEGIN { printf "   so at the default K=20: %+.2f%% a step, on top of the default without them\n", p / 20 }'
+    else
+        echo "   lines at sampled steps: no result"
+    fi
+fi

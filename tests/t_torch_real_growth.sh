@@ -21,6 +21,12 @@
 #  - nolines (GPULEAK_TORCH_LINES=never, PyTorch's recorder off), with
 #    check --json: the allocated total grew at each step, lines unknown:
 #    check exits 3, its verdict and JSON say which setting names the lines;
+#  - default (no GPULEAK_TORCH_LINES: the README's zero-setting path): lines
+#    come from gpuleak's sampled steps 2 and 4 only; the allocated total
+#    grew at each of the last 3 steps and both lines grew from step 2 to 4,
+#    so check exits 3 naming both, each with its bytes per recorded step
+#    (GPULEAK_TORCH_SETTLE is set to an hour only so that a slow machine's
+#    10 s of quiet cannot turn the recorder on for good mid-run);
 #  - check refuses a bad --growth-steps before running the command.
 source "$ROOT/tests/lib.sh"
 torch_real_setup
@@ -102,6 +108,24 @@ grep -q "^gpuleak: process [0-9]*: ERRORS: $nolines_sum; leaked: 0 bytes" noline
     fail "nolines: the verdict line: $(grep '^gpuleak: process' nolines/err.txt)"
 expect_eq "$(jget nolines/check.json '[(p["leaked_by_growth"], p["errors"], [(g["kind"], g["line"], g["bytes_per_step"], g["from_step"], g["to_step"], g["count"]) for g in p["leaks_by_growth"]], p["report"]["leaks_by_growth"]["lines_known"]) for p in d["processes"]] + [d["job"]["with_errors"], d["job"]["exit_status"]]')" \
     '[[1, 1, [["leak-by-growth", null, 196608, 2, 5, null]], false], 1, 3]' "nolines: check --json"
+
+check_mode sampled leak -- -u GPULEAK_TORCH_LINES GPULEAK_TORCH_SETTLE=1h
+expect_eq "$rc" 3 "sampled: check's exit status: $(tail -3 sampled/err.txt)"
+expect_eq "$(sed -n '/^SUMMARY$/{n;p;q}' sampled/err.txt)" \
+    "    leaked by growth: 196,608 bytes/step (192.0 KiB) at 2 lines, steps 2 to 4" "sampled: SUMMARY's first line"
+# Sampled steps record the tensors made in them: step 2 holds step 2's
+# activation and loss (cuBLAS's workspace was made in step 1, unrecorded),
+# step 4 one more of each.
+expect_eq "$(sed -n '/^LEAKS$/,/^HELD BY ALLOCATOR CACHES$/p' sampled/err.txt | sed -n 2,8p)" \
+"Leaked by growth: allocated memory grew at each of the last 3 steps, and these lines'
+live tensors at each step with lines (steps 2 to 4, sampled):
+    131,072 bytes/step (128.0 KiB): <module> (torch_real_growth.py:$act)
+        step 2: 131,072 bytes (128.0 KiB); step 4: 262,144 bytes (256.0 KiB) in 2 tensors
+    65,536 bytes/step (64.0 KiB): <module> (torch_real_growth.py:$lossl)
+        step 2: 65,536 bytes (64.0 KiB); step 4: 131,072 bytes (128.0 KiB) in 2 tensors" \
+    "sampled: LEAKS' first paragraph"
+sed -n '/^LEAKS$/,/^HELD BY ALLOCATOR CACHES$/p' sampled/err.txt >sampled/leaks.txt
+if grep -qF "torch_real_growth.py:$temp)" sampled/leaks.txt; then fail "sampled: the temporary's line in LEAKS"; fi
 
 rc=0; "$LAUNCHER" check --growth-steps 0 -- touch ran >out.txt 2>err.txt || rc=$?
 expect_eq "$rc $(cat err.txt)" "2 gpuleak: check: --growth-steps needs a number of steps (1-64), not '0' (try --help)" "check --growth-steps 0"

@@ -504,10 +504,14 @@ static void write_torch_steps(struct writer *w)
     struct gl_torch_step **steps = gl_torch_steps_copy(&n);
     for (size_t i = 0; i < n; i++) {
         const struct gl_torch_step *t = steps[i];
-        w_record(w, GL_REC_TORCH_STEP, 1, GL_TORCH_STEP_FIXED_SIZE + (uint64_t)t->tail_len);
+        w_record(w, GL_REC_TORCH_STEP, 1,
+                 GL_TORCH_STEP_FIXED_SIZE + (uint64_t)t->tail_len + GL_TORCH_STEP_TRAILER_SIZE);
         W_PART(w, torch_step, .step = t->step, .time_ns = t->time_ns, .allocated = t->allocated,
                .reserved = t->reserved, .flags = t->flags, .lines = t->lines);
         w_bytes(w, t->tail, t->tail_len);
+        w_u64(w, t->recorded_steps);
+        w_u32(w, t->lines_every);
+        w_u32(w, 0);
     }
     gl_torch_steps_free(steps, n);
 }

@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/libc_dl.h"
 #include "control/lifecycle.h"
+#include "control/torch_view.h"
 #include "snapshot_format.h"
 
 /* ---- the hook, in Python ------------------------------------------------- */
@@ -21,21 +22,67 @@
  * function is handed to C (`_f(callable)`) for GPULEAK_STEP_INTERVAL.  Each
  * step (or window):
  * `_f(None)` first, so that a detached process (or one not tracking) pays
- * one C call; then allocated and reserved over the devices, and with
- * PyTorch's recorder on (whoever turned it on), `_snapshot()`'s live blocks
- * by their first frame outside torch's own package (the innermost when all
- * are torch's), the 16 lines with most bytes.  Sizes are the blocks'
- * (rounded), as memory_allocated() counts them.  Sent as '<QQII' allocated,
- * reserved, flags, lines, then per line '<QQI' bytes, count, line and two
- * u32-length strings: the TORCH_STEP record's own fields and tail.  An
- * Exception inside is swallowed (never the program's failure); the
- * program's own BaseException (KeyboardInterrupt) goes on. */
+ * one C call: 0 not tracking, 1 the view only, K + 1 the view and lines
+ * sampled one step in K (sampler_answer below); then allocated and reserved
+ * over the devices, and with PyTorch's recorder on (whoever turned it on),
+ * `_snapshot()`'s live blocks by their first Python frame outside torch's
+ * own package (the innermost Python frame when all are torch's; C++ frames,
+ * which a program's own stacks="all" adds, are never a line: told as
+ * collect_code in torch_view.c tells them), the 16 lines with most bytes.
+ * Sizes are the blocks' (rounded), as memory_allocated() counts them.  Sent
+ * as '<QQII' allocated, reserved, flags, lines, then per line '<QQI' bytes,
+ * count, line and two u32-length strings: the TORCH_STEP record's own
+ * fields and tail.  An Exception inside is swallowed (never the program's
+ * failure); the program's own BaseException (KeyboardInterrupt) goes on.
+ *
+ * The sampler (issue 45, item 3): after its view, optimizer step n turns
+ * PyTorch's recorder on when step n + 1 is sampled (_gpuleak_sampled) and
+ * the recorder is off, stacks="python" (PyTorch's cheapest mode with Python
+ * frames), and off again after the sampled step's view when step n + 2 is
+ * not: so a sampled step's view has the lines of the tensors made in it,
+ * and in every sampled step before it.  It only ever turns off what it
+ * turned on (`_st['own']`, told to C with `_f(True)` / `_f(False)`); a
+ * recorder found on (the program's, or gpuleak's GPULEAK_TORCH_LINES one)
+ * is only read.  When C says no sampling (a request made the recorder
+ * gpuleak's for good: torch_view.c took it over) the sampler's recorder is
+ * handed over, left on; when gpuleak stops tracking (detach), it is turned
+ * off.  A step whose recorder was on from the previous step's end to its
+ * own is flagged 4 (recorded), a view taken under the sampler's recorder
+ * 8 (sampled). */
 const char gl_torch_steps_register_code[] =
     "import sys as _s\n"
-    "def _gpuleak_step_view(_window=False, _f=_f, _s=_s):\n"
-    "    if not _f(None):\n"
+    "_st = {'own': False, 'on': False, 'n': 0}\n"
+    "def _gpuleak_sampled(_n, _k):\n"
+    "    return _n >= 2 and (_n % _k == 0 or (_n & (_n - 1) == 0 and _n < _k))\n"
+    "def _gpuleak_recorder(_on, _m, _f=_f, _st=_st):\n"
+    "    if _on:\n"
+    "        _m._record_memory_history(enabled='state', context='alloc', stacks='python')\n"
+    "        _st['own'] = True\n"
+    "        _f(True)\n"
+    "    else:\n"
+    "        _st['own'] = False\n"
+    "        _f(False)\n"
+    "        if _m is not None:\n"
+    "            _m._record_memory_history(enabled=None)\n"
+    "def _gpuleak_sample(_k, _n, _h, _m, _st=_st, _f=_f):\n"
+    "    if _k <= 1:\n"
+    "        if _st['own']:\n"
+    "            _st['own'] = False\n"
+    "            _f(False)\n"
     "        return\n"
+    "    _want = _gpuleak_sampled(_n + 1, _k - 1)\n"
+    "    if _st['own'] and not _want:\n"
+    "        _gpuleak_recorder(False, _m)\n"
+    "    elif _want and not _st['own'] and _h is not None and not _h():\n"
+    "        _gpuleak_recorder(True, _m)\n"
+    "def _gpuleak_step_view(_window=False, _f=_f, _s=_s, _st=_st):\n"
+    "    _k = _f(None)\n"
     "    try:\n"
+    "        _m = _s.modules.get('torch.cuda.memory')\n"
+    "        if not _k:\n"
+    "            if _st['own']:\n"
+    "                _gpuleak_recorder(False, _m)\n"
+    "            return\n"
     "        import struct as _t\n"
     "        _c = _s.modules.get('torch.cuda')\n"
     "        if _c is None or not _c.is_initialized():\n"
@@ -46,18 +93,20 @@ const char gl_torch_steps_register_code[] =
     "        _fl = 2 if _window else 0\n"
     "        _ln = {}\n"
     "        _h = getattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled', None)\n"
-    "        _m = _s.modules.get('torch.cuda.memory')\n"
-    "        if _h is not None and _h() and _m is not None and _m.get_allocator_backend() == 'native':\n"
-    "            _fl |= 1\n"
+    "        _on = _h is not None and _h()\n"
+    "        if _on and _m is not None and _m.get_allocator_backend() == 'native':\n"
+    "            _fl |= 1 | (8 if _st['own'] else 0) | (4 if _st['on'] and not _window else 0)\n"
     "            _tp = _s.modules['torch'].__file__.rsplit('/', 1)[0] + '/'\n"
+    "            _cx = ('.c', '.cc', '.cpp', '.cxx', '.h', '.hh', '.hpp', '.hxx', '.cu', '.cuh', '.inl', '.s', '.S')\n"
     "            for _g in _m._snapshot()['segments']:\n"
     "                for _b in _g['blocks']:\n"
     "                    if _b['state'] != 'active_allocated':\n"
     "                        continue\n"
-    "                    _fr = _b.get('frames') or []\n"
-    "                    _x = next((_y for _y in _fr if not str(_y.get('filename', '')).startswith(_tp)),\n"
+    "                    _fr = [_y for _y in (_b.get('frames') or ()) if str(_y.get('filename') or '') not in ('', '?\?')\n"
+    "                           and not str(_y['filename']).endswith(_cx) and '(' not in str(_y.get('name', ''))]\n"
+    "                    _x = next((_y for _y in _fr if not str(_y['filename']).startswith(_tp)),\n"
     "                              _fr[0] if _fr else None)\n"
-    "                    _y = (str(_x.get('filename', '')), int(_x.get('line') or 0), str(_x.get('name', ''))) \\\n"
+    "                    _y = (str(_x['filename']), int(_x.get('line') or 0), str(_x.get('name', ''))) \\\n"
     "                        if _x else ('', 0, '')\n"
     "                    _e = _ln.setdefault(_y, [0, 0])\n"
     "                    _e[0] += _b['size']\n"
@@ -70,6 +119,10 @@ const char gl_torch_steps_register_code[] =
     "            _out += _t.pack('<QQII', _by, _ct, max(_li, 0) & 0xffffffff, len(_fb)) + _fb\n"
     "            _out += _t.pack('<I', len(_nb)) + _nb\n"
     "        _f(bytes(_out))\n"
+    "        if not _window:\n"
+    "            _st['n'] += 1\n"
+    "            _gpuleak_sample(_k, _st['n'], _h, _m)\n"
+    "            _st['on'] = _h is not None and _h()\n"
     "    except Exception:\n"
     "        pass\n"
     "def _gpuleak_step_hook(_opt, _a, _k, _v=_gpuleak_step_view):\n"
@@ -83,6 +136,54 @@ const char gl_torch_steps_register_code[] =
     "    _o.register_optimizer_step_post_hook(_gpuleak_step_hook)\n"
     "    _r = b'h'\n";
 
+/* ---- the sampler: lines at sampled steps (GPULEAK_STEP_LINES_EVERY) ---------- */
+
+/* A sampled period costs ~20-28% of a step (make bench, section 7's last
+ * lines): ~1-1.4% a step at 20, and at least 3 sampled steps among the 64
+ * kept (docs/performance.md, section 7) */
+#define DEFAULT_LINES_EVERY 20
+#define MAX_LINES_EVERY 1000000L
+
+static uint32_t lines_every = DEFAULT_LINES_EVERY; /* 0: no sampling */
+/* The hook's sampler has PyTorch's recorder on (it turned it on, and has not
+ * turned it off or handed it over): set and cleared by the hook only. */
+static atomic_bool sampler_owns;
+
+bool gl_torch_steps_sampler_owns(void)
+{
+    return atomic_load(&sampler_owns);
+}
+
+/* K, when the hook samples lines one step in K now; 0 when it does not:
+ * GPULEAK_STEP_LINES_EVERY=0, or the recorder is not the sampler's to turn
+ * on (torch_view.c: GPULEAK_TORCH_LINES=start or never, or gpuleak keeps
+ * it on for good after a request). */
+static uint32_t sampling_every(void)
+{
+    return lines_every != 0 && gl_torch_lines_sampling_allowed() ? lines_every : 0;
+}
+
+/* `_f(None)`: 0 not tracking; 1 the view only; K + 1 the view, sampling. */
+static long sampler_answer(void)
+{
+    if (!gl_tracking_active())
+        return 0;
+    return (long)sampling_every() + 1;
+}
+
+static void configure_lines_every(void)
+{
+    static atomic_bool warned;
+    const char *v = gl_getenv("GPULEAK_STEP_LINES_EVERY");
+    long k = DEFAULT_LINES_EVERY;
+    if (v != NULL && *v != '\0' && !gl_parse_long(v, 0, MAX_LINES_EVERY, &k)) {
+        gl_warn_once(&warned, "ignoring GPULEAK_STEP_LINES_EVERY=%.40s: not a number of steps from 0 to %ld; using %d",
+                     v, MAX_LINES_EVERY, DEFAULT_LINES_EVERY);
+        k = DEFAULT_LINES_EVERY;
+    }
+    lines_every = (uint32_t)k;
+}
+
 /* ---- the steps kept ------------------------------------------------------ */
 
 /* Step 1 in `first`, step n >= 2 in ring[n % KEPT].  Written only by the
@@ -93,6 +194,11 @@ const char gl_torch_steps_register_code[] =
 static struct gl_torch_step *_Atomic first;
 static struct gl_torch_step *_Atomic ring[GL_TORCH_STEPS_KEPT];
 static _Atomic uint64_t steps_seen;
+/* Steps flagged recorded (PyTorch's recorder on from the previous step's
+ * end to theirs), counted as they come: the TORCH_STEP trailer's
+ * recorded_steps, so that a line's growth per step is computable between
+ * two steps however many were dropped from the ring between them. */
+static uint64_t recorded_seen;
 
 static void keep_step(struct gl_torch_step *s)
 {
@@ -152,7 +258,12 @@ static void note_step(const unsigned char *p, size_t len)
     s->time_ns = gl_mono_ns() - gl_start_mono_ns;
     s->allocated = le64(p);
     s->reserved = le64(p + 8);
-    s->flags = le32(p + 16) & (GL_TORCH_STEP_F_LINES | GL_TORCH_STEP_F_WINDOW);
+    s->flags = le32(p + 16) & (GL_TORCH_STEP_F_LINES | GL_TORCH_STEP_F_WINDOW | GL_TORCH_STEP_F_RECORDED |
+                               GL_TORCH_STEP_F_SAMPLED);
+    if (s->flags & GL_TORCH_STEP_F_RECORDED)
+        recorded_seen++; /* the hook runs with the GIL: one writer */
+    s->recorded_steps = recorded_seen;
+    s->lines_every = sampling_every();
     s->lines = lines;
     s->tail_len = len - HOOK_HEAD;
     memcpy(s->tail, p + HOOK_HEAD, s->tail_len);
@@ -171,14 +282,14 @@ struct py_method_def { /* PyMethodDef: the same four members in every CPython 3 
 
 static struct {
     int (*bytes_get)(void *, char **, ssize_t *);
-    void *(*bool_from_long)(long);
+    void *(*long_from)(long);
     void (*incref)(void *);
     void (*err_clear)(void);
     int (*callable_check)(void *);
     void *(*call_object)(void *, void *);
     void (*decref)(void *);
     int (*add_pending)(int (*)(void *), void *);
-    void *none;
+    void *none, *py_true, *py_false;
 } api;
 
 /* The window function (`_gpuleak_step_window`), a reference of ours; set
@@ -189,7 +300,12 @@ static void *step_call(void *self, void *arg)
 {
     (void)self;
     if (arg == api.none)
-        return api.bool_from_long(gl_tracking_active());
+        return api.long_from(sampler_answer());
+    if (arg == api.py_true || arg == api.py_false) {
+        atomic_store(&sampler_owns, arg == api.py_true);
+        api.incref(api.none);
+        return api.none;
+    }
     if (api.callable_check(arg)) {
         void *none = NULL;
         api.incref(arg);
@@ -217,7 +333,7 @@ void *gl_torch_steps_hook_fn(void)
         return NULL;
     FIND(new_cfunc, "PyCFunction_NewEx")
     FIND(api.bytes_get, "PyBytes_AsStringAndSize")
-    FIND(api.bool_from_long, "PyBool_FromLong")
+    FIND(api.long_from, "PyLong_FromLong")
     FIND(api.incref, "Py_IncRef")
     FIND(api.err_clear, "PyErr_Clear")
     FIND(api.callable_check, "PyCallable_Check")
@@ -225,6 +341,8 @@ void *gl_torch_steps_hook_fn(void)
     FIND(api.decref, "Py_DecRef")
     FIND(api.add_pending, "Py_AddPendingCall")
     FIND(api.none, "_Py_NoneStruct")
+    FIND(api.py_true, "_Py_TrueStruct")
+    FIND(api.py_false, "_Py_FalseStruct")
 #undef FIND
     void *fn = new_cfunc(&step_def, NULL, NULL);
     if (fn == NULL)
@@ -244,6 +362,7 @@ static atomic_bool window_queued; /* one pending call at a time */
 void gl_torch_steps_configure(void)
 {
     static atomic_bool warned;
+    configure_lines_every();
     const char *iv = gl_getenv("GPULEAK_STEP_INTERVAL");
     window_ms = 0;
     if (iv != NULL && *iv != '\0' && strcmp(iv, "0") != 0 &&
@@ -345,6 +464,7 @@ void gl_torch_steps_postfork_child(void)
     for (size_t i = 0; i < GL_TORCH_STEPS_KEPT; i++)
         free(atomic_exchange(&ring[i], NULL));
     atomic_store(&steps_seen, 0);
+    recorded_seen = 0;
     atomic_store(&window_queued, false); /* a call queued in the parent runs there */
     window_due_ns = window_ms ? gl_mono_ns() + window_ms * 1000000u : 0;
 }

@@ -10,6 +10,7 @@
 #ifndef GL_TORCH_STEPS_H
 #define GL_TORCH_STEPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,10 @@
 struct gl_torch_step {
     uint64_t step, time_ns, allocated, reserved;
     uint32_t flags, lines;
+    /* the record's trailer: steps recorded so far (GL_TORCH_STEP_F_RECORDED,
+     * this one included), and the K of the sampler then (0: not sampling) */
+    uint64_t recorded_steps;
+    uint32_t lines_every;
     size_t tail_len;
     unsigned char tail[];
 };
@@ -52,6 +57,11 @@ uint64_t gl_torch_steps_window_wait_ms(void);
  * (never on this thread), once the step hook was registered (PyTorch
  * found); and schedules the next window. */
 void gl_torch_steps_window_run(void);
+
+/* Whether the step hook's sampler has PyTorch's recorder on now (it turned
+ * it on for a sampled step, GPULEAK_STEP_LINES_EVERY): a request that finds
+ * the recorder on takes it over then (control/torch_view.c).  Any thread. */
+bool gl_torch_steps_sampler_owns(void);
 
 /* fork: the parent's steps are not the child's; it counts from 1 again. */
 void gl_torch_steps_postfork_child(void);

@@ -516,6 +516,11 @@ static bool lines_allowed(void)
 }
 #define PROBE_MAX 64 /* looks at most, then never again */
 
+bool gl_torch_lines_sampling_allowed(void)
+{
+    return gl_config.torch_lines == GL_TORCH_LINES_REQUEST && !atomic_load(&recorder_ours);
+}
+
 /* Whether the recorder is to be on from PyTorch's first tensor:
  * GPULEAK_TORCH_LINES=start, or lines asked for before PyTorch was found. */
 static bool record_from_start(void)
@@ -533,6 +538,8 @@ static int probe_with(const char *code)
     if (r != NULL && len == 1 && r[0] == 'q' && escaped.type == NULL)
         atomic_store(&recorder_queued, true);
     bool found = r != NULL && len == 1 && r[0] != 'n' && r[0] != 'q' && escaped.type == NULL;
+    if (found && r[0] == 'u' && gl_torch_steps_sampler_owns())
+        r[0] = 'd'; /* the step hook's sampled recorder, not the program's */
     if (found) {
         if (r[0] == 'd') /* the quiet time counts from here */
             atomic_store(&last_alloc_ns, gl_mono_ns());
@@ -924,7 +931,9 @@ static void start_lines_here(struct py_exc *escaped)
     size_t len;
     char *r = run_snippet(probe_enable_code, NULL, &len, escaped);
     bool on = r != NULL && len == 1 && (r[0] == 'e' || r[0] == 'u');
-    if (on && r[0] == 'e')
+    /* the step hook's sampled recorder ('u' then) becomes gpuleak's for good:
+     * the sampler hands it over at the next step instead of turning it off */
+    if (on && (r[0] == 'e' || gl_torch_steps_sampler_owns()))
         atomic_store(&recorder_ours, true);
     if (!on && escaped->type != NULL)
         atomic_store(&lines_deferred, true); /* interrupted: the next request tries again */

@@ -83,6 +83,13 @@ void gl_torch_want_lines(void);
  * obeyed even with GPULEAK_TORCH_LINES=never. */
 void gl_torch_user_wants_lines(void);
 
+/* Whether the step hook may sample lines (control/torch_steps.h): with
+ * GPULEAK_TORCH_LINES=request (the default) while gpuleak does not keep
+ * PyTorch's recorder on for good (a request, or lines wanted, turned it on);
+ * never with start (on from the first tensor) nor never (light mode).  Any
+ * thread. */
+bool gl_torch_lines_sampling_allowed(void);
+
 /* Asks PyTorch for its view, for a snapshot taken for `reason` (signal,
  * periodic, request and detach snapshots ask -- the detach's as the attach
  * does, its answer waited for 20 s at most and turning no recorder on;

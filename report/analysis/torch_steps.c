@@ -58,8 +58,13 @@ size_t torch_steps_growth(const struct snapshot *s, size_t max, struct step_grow
                 first = k;
             with_lines++;
         }
-    const struct snap_torch_step *last = s->ntorch_steps ? &s->torch_steps[s->ntorch_steps - 1] : NULL;
-    if (with_lines < 2 || !(last->flags & GL_TORCH_STEP_F_LINES))
+    /* the last step with lines: with lines at sampled steps only
+     * (GPULEAK_STEP_LINES_EVERY), the steps after it have none */
+    const struct snap_torch_step *last = NULL;
+    for (size_t k = s->ntorch_steps; k-- > 0 && last == NULL;)
+        if (s->torch_steps[k].flags & GL_TORCH_STEP_F_LINES)
+            last = &s->torch_steps[k];
+    if (with_lines < 2)
         return 0;
     struct step_growth *g = xcalloc(last->lines + 1, sizeof *g);
     size_t n = 0;
@@ -95,6 +100,19 @@ static uint64_t per_step(uint64_t from, uint64_t to, uint64_t from_step, uint64_
     return (to - from) / span;
 }
 
+/* A line's bytes per step between two records with lines.  Its tensors are
+ * those made while PyTorch's recorder was on, so where the records count
+ * the steps it was on for (recorded_steps, written since 2026-12: lines at
+ * gpuleak's sampled steps), the growth is over those steps; otherwise over
+ * the step numbers, as the recorder was on throughout. */
+static uint64_t line_per_step(const struct snap_torch_step *from, const struct snap_torch_step *to,
+                              uint64_t from_bytes, uint64_t to_bytes, unsigned steps)
+{
+    if (from->recorded_steps != 0 && to->recorded_steps > from->recorded_steps)
+        return (to_bytes - from_bytes) / (to->recorded_steps - from->recorded_steps);
+    return per_step(from_bytes, to_bytes, from->step, to->step, steps);
+}
+
 /* Line l's bytes at each record of the window, strictly growing, by at
  * least floor in all: its leak in *g. */
 static bool line_grew(const struct snapshot *s, const size_t *idx, size_t nidx, uint64_t floor,
@@ -111,8 +129,8 @@ static bool line_grew(const struct snapshot *s, const size_t *idx, size_t nidx, 
     uint64_t first = bytes_in(from, l);
     if (prev - first < floor)
         return false;
-    *g = (struct growth_leak){l, first, prev, per_step(first, prev, from->step, to->step, (unsigned)nidx - 1),
-                              from->step, to->step};
+    *g = (struct growth_leak){l, first, prev, line_per_step(from, to, first, prev, (unsigned)nidx - 1), from->step,
+                              to->step};
     return true;
 }
 
@@ -166,6 +184,37 @@ static void still_reachable(const struct snap_torch_step *last, struct growth_ve
     }
 }
 
+/* The allocated total grew at each of the last N steps, but fewer than
+ * N + 1 steps have lines (lines at gpuleak's sampled steps only, or a short
+ * run): the lines that grew at each of the steps with lines there are (at
+ * least two, the last N + 1 at most) name the growth.  Whether any did is
+ * returned; the verdict's leaks are then those lines. */
+static bool name_by_sampled_lines(const struct snapshot *s, uint64_t floor, struct growth_verdict *out)
+{
+    size_t idx[GROWTH_STEPS_MAX + 1], want = out->steps + 1;
+    size_t n = last_records(s, true, want, idx);
+    if (n < 2)
+        return false;
+    const struct snap_torch_step *last = &s->torch_steps[idx[n - 1]];
+    struct growth_leak *leaks = xcalloc(last->lines + 1, sizeof *leaks);
+    size_t found = 0;
+    for (uint32_t i = 0; i < last->lines; i++)
+        if (last->line_list[i].line != 0 && line_grew(s, idx, n, floor, &last->line_list[i], &leaks[found]))
+            found++;
+    if (found == 0) {
+        free(leaks);
+        return false;
+    }
+    qsort(leaks, found, sizeof *leaks, by_per_step);
+    free(out->leaks);
+    out->leaks = leaks;
+    out->n = found;
+    out->lines_known = out->lines_sampled = true;
+    out->last_step = last->step;
+    still_reachable(last, out);
+    return true;
+}
+
 void torch_growth_verdict(const struct snapshot *s, unsigned steps, uint64_t floor, struct growth_verdict *out)
 {
     memset(out, 0, sizeof *out);
@@ -188,6 +237,8 @@ void torch_growth_verdict(const struct snapshot *s, unsigned steps, uint64_t flo
         out->last_step = s->torch_steps[idx[want - 1]].step;
         out->leaks = xcalloc(1, sizeof *out->leaks);
         out->n = allocated_grew(s, idx, want, floor, &out->leaks[0]);
+        if (out->n != 0)
+            name_by_sampled_lines(s, floor, out);
     }
     for (size_t i = 0; i < out->n; i++)
         out->per_step += out->leaks[i].per_step;

@@ -9,8 +9,8 @@
 
 #include "model/snap_read.h"
 
-/* One line of the last step that holds more bytes than at the first step
- * whose lines are known (0 where it was absent then). */
+/* One line of the last step whose lines are known that holds more bytes
+ * than at the first such step (0 where it was absent then). */
 struct step_growth {
     const struct snap_torch_step_line *line; /* the last step's entry */
     uint64_t from_bytes, grown;
@@ -27,20 +27,25 @@ size_t torch_steps_growth(const struct snapshot *s, size_t max, struct step_grow
  * N steps with lines (each step's bytes above the step's before), by at
  * least the floor from the first of those N + 1 steps to the last.  Where
  * fewer than N + 1 steps have lines (PyTorch's recorder off), the same rule
- * on the allocated total of the last N + 1 steps, lines unknown. */
+ * on the allocated total of the last N + 1 steps; when it finds growth and
+ * at least two steps have lines (gpuleak's sampled steps), the lines that
+ * grew at each of those name it, else the lines are unknown.  A line's
+ * bytes per step count the steps PyTorch's recorder was on for, where the
+ * records say (recorded_steps), else the step numbers. */
 #define GROWTH_STEPS_DEFAULT 3u
 #define GROWTH_STEPS_MAX GL_TORCH_STEPS_KEPT /* a window of N + 1 records kept */
 
 struct growth_leak {
     const struct snap_torch_step_line *line; /* the window's last step's entry; NULL: allocated */
     uint64_t from_bytes, to_bytes;           /* at from_step and at to_step */
-    uint64_t per_step;                       /* (to - from) / (to_step - from_step), rounded down */
+    uint64_t per_step;                       /* (to - from) / the steps between, rounded down (recorded ones for lines) */
     uint64_t from_step, to_step;             /* the window: N steps grew after from_step */
 };
 
 struct growth_verdict {
     unsigned steps;           /* N */
     bool lines_known;         /* the rule ran on lines; false: on allocated, or not at all */
+    bool lines_sampled;       /* the allocated total grew at each step; lines from fewer steps name it */
     bool judged;              /* enough steps for the rule: N + 1 (with lines, or not) */
     struct growth_leak *leaks; /* most bytes per step first (ties: file, line) */
     size_t n;

@@ -622,6 +622,13 @@ static int parse_torch_step(struct parser *p, size_t off, size_t end)
             free_torch_step(t, i);
             return -1;
         }
+    /* the trailer: absent from older records; a newer writer's longer one is
+     * read by its prefix */
+    if (end - pos >= GL_TORCH_STEP_TRAILER_SIZE) {
+        t->has_trailer = true;
+        memcpy(&t->recorded_steps, p->buf + pos, 8);
+        memcpy(&t->lines_every, p->buf + pos + 8, 4);
+    }
     s->ntorch_steps++;
     return 0;
 }

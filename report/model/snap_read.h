@@ -128,6 +128,12 @@ struct snap_torch_step_line {
 struct snap_torch_step {
     GL_WIRE_MEMBERS(TORCH_STEP)
     struct snap_torch_step_line *line_list;
+    /* the trailer after the lines (GL_TORCH_STEP_TRAILER_SIZE), when the
+     * record has one (written since 2026-12): steps recorded so far, and
+     * the K of gpuleak's sampled lines then (0: not sampling) */
+    bool has_trailer;
+    uint64_t recorded_steps;
+    uint32_t lines_every;
 };
 
 struct snap_label {

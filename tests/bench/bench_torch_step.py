@@ -14,7 +14,17 @@ BENCH_TORCH_RECORD=1 turns on PyTorch's own recorder
 (_record_memory_history(stacks="python")) first, as a user would.
 Prints "RESULT us_per_step=X tensors_per_step=Y cpu_us_per_step=Z": wall
 clock, and the CPU time of the whole process (every thread) per step, which
-a loaded machine disturbs far less than the wall clock."""
+a loaded machine disturbs far less than the wall clock.
+
+BENCH_TORCH_SAMPLED=K (run under gpuleak with GPULEAK_STEP_LINES_EVERY=K)
+also times each step and prices gpuleak's sampled lines within this one
+process, so that the machine's drift falls on both sides: "SAMPLED k=K
+base_us=B sampled_us=S turn_on_us=T period_pct=P", the medians of the
+steps that are neither sampled nor before one (B), of the sampled steps
+(PyTorch's recorder on, `_snapshot()` walked at the end: S) and of the
+steps before them (the recorder turned on at their end: T), and P = (S - B
++ T - B) / B, a sampled period's extra in % of a step: gpuleak's sampling
+costs P / K % a step."""
 import os
 import sys
 import time
@@ -68,11 +78,34 @@ torch.cuda.synchronize()
 before = allocations()
 t0 = time.perf_counter_ns()
 c0 = time.process_time_ns()
+SAMPLED = int(os.environ.get("BENCH_TORCH_SAMPLED", "0"))
+per_step = []
 for _ in range(STEPS):
+    if SAMPLED:
+        c = time.process_time_ns()
     step()
+    if SAMPLED:
+        per_step.append(time.process_time_ns() - c)
 torch.cuda.synchronize()
 ns = time.perf_counter_ns() - t0
 cpu_ns = time.process_time_ns() - c0
 tensors = (allocations() - before) / STEPS
 print("RESULT us_per_step=%.1f tensors_per_step=%.1f cpu_us_per_step=%.1f" % (
     ns / STEPS / 1000, tensors, cpu_ns / STEPS / 1000))
+
+
+def sampled(n):
+    """gpuleak's sampled steps (interpose/control/torch_steps.c)."""
+    return n >= 2 and (n % SAMPLED == 0 or (n & (n - 1) == 0 and n < SAMPLED))
+
+
+if SAMPLED:
+    import statistics
+
+    by_kind = {"sampled": [], "turn_on": [], "base": []}
+    for i, t in enumerate(per_step):
+        n = WARMUP + i + 1  # the optimizer's step number
+        by_kind["sampled" if sampled(n) else "turn_on" if sampled(n + 1) else "base"].append(t / 1000)
+    b, sm, on = (statistics.median(by_kind[k]) for k in ("base", "sampled", "turn_on"))
+    print("SAMPLED k=%d base_us=%.0f sampled_us=%.0f turn_on_us=%.0f period_pct=%.1f" % (
+        SAMPLED, b, sm, on, 100 * (sm - b + on - b) / b))

@@ -38,6 +38,7 @@ static const struct {
 };
 
 static struct snap_torch_step steps[MAXSTEPS];
+static uint64_t b_sampled[NLINES];
 static struct snap_torch_step_line lines[MAXSTEPS][NLINES];
 
 static struct snap_str str(const char *s) { return (struct snap_str){(char *)s, (uint32_t)strlen(s)}; }
@@ -161,12 +162,48 @@ int main(void)
     growth_verdict_free(&v);
 
     /* lines at the last 2 steps only (the recorder turned on late): too
-     * few for the line rule, the allocated rule judges */
+     * few for the line rule; the allocated total grew at each of the last
+     * 3 steps, and the lines that grew from step 4 to 5 name it (A, B, D;
+     * C flat, F without a line), by step number (no recorded_steps) */
     s = five_steps(false);
     set_step(3, 4, 7 * 256 * KiB, five[3]);
     set_step(4, 5, 8 * 256 * KiB, five[4]);
     torch_growth_verdict(&s, 0, 1, &v);
-    CHECK("lines late", !v.lines_known && v.n == 1, 1);
+    CHECK("lines late", v.judged && v.lines_known && v.lines_sampled, 1);
+    CHECK("lines late", v.n, 3);
+    if (v.n == 3) {
+        check_leak("lines late A", &v.leaks[0], 0, 256 * KiB, 4, 5, 1024 * KiB, 1280 * KiB);
+        check_leak("lines late B", &v.leaks[1], 1, 4 * KiB, 4, 5, 12 * KiB, 16 * KiB);
+        check_leak("lines late D", &v.leaks[2], 3, 1 * KiB, 4, 5, 3 * KiB, 4 * KiB);
+    }
+    CHECK("lines late: per step summed", v.per_step, 261 * KiB);
+    CHECK("lines late: C and F still reachable at step 5", v.nreachable * 100 + v.last_step, 205);
+    growth_verdict_free(&v);
+    /* ... and the allocated total flat once: no leak, however the lines grew */
+    steps[1].allocated = steps[2].allocated;
+    torch_growth_verdict(&s, 0, 1, &v);
+    CHECK("lines late, allocated flat once", v.judged && v.n == 0, 1);
+    growth_verdict_free(&v);
+
+    /* gpuleak's sampled steps (GPULEAK_STEP_LINES_EVERY): lines at steps 2
+     * and 4, the recorder on through those steps only (recorded_steps 1
+     * and 2).  A keeps 64 KiB a step, so its recorded tensors grew by one
+     * step's: 64 KiB a step, not 64 KiB over the 2 step numbers. */
+    memset(b_sampled, 0, sizeof b_sampled);
+    for (size_t k = 0; k < 5; k++) {
+        uint64_t number = k + 1, recorded = number >= 4 ? 2 : number >= 2 ? 1 : 0;
+        b_sampled[0] = recorded * 64 * KiB;
+        b_sampled[2] = 1024 * KiB;
+        set_step(k, number, (16 + k) * 64 * KiB, number == 2 || number == 4 ? b_sampled : NULL);
+        steps[k].recorded_steps = recorded;
+        if (number == 2 || number == 4)
+            steps[k].flags |= GL_TORCH_STEP_F_RECORDED | GL_TORCH_STEP_F_SAMPLED;
+    }
+    s = (struct snapshot){.torch_steps = steps, .ntorch_steps = 5};
+    torch_growth_verdict(&s, 0, 1, &v);
+    CHECK("sampled 2 and 4", v.lines_sampled && v.n == 1, 1);
+    if (v.n == 1)
+        check_leak("sampled 2 and 4: A", &v.leaks[0], 0, 64 * KiB, 2, 4, 64 * KiB, 128 * KiB);
     growth_verdict_free(&v);
 
     /* sampled: lines at steps 1, 3, 5, 7, 9 only, A keeping 256 KiB a

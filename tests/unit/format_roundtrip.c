@@ -286,7 +286,9 @@ int main(void)
     put_str("epoch 1");
     end_record(h);
     /* TORCH_STEP: a step with two lines (u64 bytes, u64 count, u32 line,
-     * str file, str function each), then one without */
+     * str file, str function each) and the trailer (u64 recorded_steps,
+     * u32 lines_every, u32 0), then one without either, as written before
+     * the trailer existed */
     const uint64_t line_bytes[2][2] = {{262144, 1}, {1048576, 4}};
     for (unsigned i = 0; i < 2; i++) {
         h = begin_record(GL_REC_TORCH_STEP, 1);
@@ -297,6 +299,12 @@ int main(void)
             put(&line, sizeof line);
             put_str(k ? "model.py" : "train.py");
             put_str(k ? "forward" : "<module>");
+        }
+        if (i == 0) {
+            const uint64_t recorded = 5;
+            const uint32_t every[2] = {16, 0};
+            put(&recorded, sizeof recorded);
+            put(every, sizeof every);
         }
         end_record(h);
     }
@@ -349,6 +357,12 @@ int main(void)
         CHECK(l[1].bytes == 1048576 && l[1].count == 4 && l[1].line == 18 && strcmp(l[1].file.s, "model.py") == 0 &&
                   strcmp(l[1].function.s, "forward") == 0,
               "TORCH_STEP second line");
+        CHECK(s.torch_steps[0].has_trailer && s.torch_steps[0].recorded_steps == 5 &&
+                  s.torch_steps[0].lines_every == 16,
+              "TORCH_STEP trailer");
+        CHECK(!s.torch_steps[1].has_trailer && s.torch_steps[1].recorded_steps == 0 &&
+                  s.torch_steps[1].lines_every == 0,
+              "TORCH_STEP without a trailer");
     }
 #define SAME_ARRAY(PART, arr, n, a)                                            \
     CHECK(s.n == NENT, #PART ": %zu entries read, %d written", s.n, NENT);     \

@@ -186,6 +186,12 @@ static void json_step(struct json *j, const struct snap_torch_step *t)
     json_key(j, "reserved_bytes"); json_u64(j, t->reserved);
     json_key(j, "window"); json_bool(j, (t->flags & GL_TORCH_STEP_F_WINDOW) != 0);
     json_key(j, "lines_known"); json_bool(j, (t->flags & GL_TORCH_STEP_F_LINES) != 0);
+    json_key(j, "recorded"); json_bool(j, (t->flags & GL_TORCH_STEP_F_RECORDED) != 0);
+    json_key(j, "lines_sampled"); json_bool(j, (t->flags & GL_TORCH_STEP_F_SAMPLED) != 0);
+    if (t->has_trailer) {
+        json_key(j, "recorded_steps"); json_u64(j, t->recorded_steps);
+        json_key(j, "lines_every"); json_u64(j, t->lines_every);
+    }
     json_key(j, "lines");
     json_arr(j);
     for (uint32_t i = 0; i < t->lines; i++) {
@@ -267,6 +273,7 @@ void json_leaks_by_growth(const struct report_ctx *r, struct json *j)
     json_key(j, "growth_steps"); json_u64(j, v.steps);
     json_key(j, "judged"); json_bool(j, v.judged);
     json_key(j, "lines_known"); json_bool(j, v.lines_known);
+    json_key(j, "lines_sampled"); json_bool(j, v.lines_sampled);
     json_key(j, "bytes_per_step"); json_u64(j, v.per_step);
     json_key(j, "leaks");
     json_arr(j);

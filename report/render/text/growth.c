@@ -69,9 +69,15 @@ bool text_growth_leaks(const struct report_ctx *r, const struct growth_verdict *
     FILE *f = r->out;
     if (v->n == 0)
         return false;
-    fprintf(f, "Leaked by growth: %s grew at each of the last %u steps (steps %" PRIu64 " to %" PRIu64 "):\n",
-            v->lines_known ? "live tensors" : "allocated memory", v->steps, v->leaks[0].from_step,
-            v->leaks[0].to_step);
+    if (v->lines_sampled)
+        fprintf(f,
+                "Leaked by growth: allocated memory grew at each of the last %u steps, and these lines'\n"
+                "live tensors at each step with lines (steps %" PRIu64 " to %" PRIu64 ", sampled):\n",
+                v->steps, v->leaks[0].from_step, v->leaks[0].to_step);
+    else
+        fprintf(f, "Leaked by growth: %s grew at each of the last %u steps (steps %" PRIu64 " to %" PRIu64 "):\n",
+                v->lines_known ? "live tensors" : "allocated memory", v->steps, v->leaks[0].from_step,
+                v->leaks[0].to_step);
     for (size_t i = 0; i < v->n; i++) {
         const struct growth_leak *g = &v->leaks[i];
         fputs("    ", f);

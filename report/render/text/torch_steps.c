@@ -59,6 +59,30 @@ static void put_step_rate(FILE *f, const struct snapshot *s, const struct step_g
     fputc('\n', f);
 }
 
+/* Lines recorded at gpuleak's sampled steps only (GPULEAK_STEP_LINES_EVERY):
+ * says which steps, since a line's tensors then are those made in them. */
+static void put_sampled(FILE *f, const struct snapshot *s)
+{
+    size_t n = 0;
+    uint32_t every = 0;
+    for (size_t k = 0; k < s->ntorch_steps; k++)
+        if (s->torch_steps[k].flags & GL_TORCH_STEP_F_SAMPLED) {
+            n++;
+            every = s->torch_steps[k].lines_every;
+        }
+    if (n == 0)
+        return;
+    fputs("Lines from gpuleak's sampled steps (", f);
+    size_t shown = 0;
+    for (size_t k = 0; k < s->ntorch_steps && shown < 8; k++)
+        if (s->torch_steps[k].flags & GL_TORCH_STEP_F_SAMPLED)
+            fprintf(f, "%s%" PRIu64, shown++ ? ", " : "", s->torch_steps[k].step);
+    fputs(n > shown ? ", ..." : "", f);
+    if (every != 0)
+        fprintf(f, "; one in %" PRIu32 ", GPULEAK_STEP_LINES_EVERY", every);
+    fputs("): a line's live tensors are those made in them.\n", f);
+}
+
 static void put_growing(const struct report_ctx *r)
 {
     FILE *f = r->out;
@@ -68,6 +92,8 @@ static void put_growing(const struct report_ctx *r)
     bool lines = false;
     for (size_t k = 0; k < s->ntorch_steps; k++)
         lines |= (s->torch_steps[k].flags & GL_TORCH_STEP_F_LINES) != 0;
+    if (lines)
+        put_sampled(f, s);
     if (!lines)
         fputs("Live tensors by line: not recorded (PyTorch's recorder was off; see GPULEAK_TORCH_LINES).\n", f);
     else if (n == 0)
