@@ -155,7 +155,9 @@ GL_EXPORT int gpuleak_attach_start(const char *config, const char *status)
  * The call gdb makes then takes no lock at all -- not even pthread_create's
  * or malloc's, which a thread gdb stopped inside fork or malloc holds (a
  * job that forks CUDA children: gdb's call in dlopen and pthread_create
- * waited there until gdb gave up after 60 s).
+ * waited there until gdb gave up after 60 s).  (gdb itself calls the
+ * process's malloc for the string argument first: the launcher lets the
+ * thread leave malloc, the loader and fork before that, gdb_safe_point.)
  *
  * The request names the process it was made to, as `job_owner` does: a
  * child forked before the writer's tick has a copy of it, and its writer
