@@ -32,7 +32,11 @@ eq(sorted((l["bytes"] // 1024, l["device"]) for l in leaks),
 PY
 
 mkdir snaps
-LD_LIBRARY_PATH=$FAKECUDA "$TPROG/device_switch" attach "$LIBGPULEAK_SO" "GPULEAK_OUTPUT=$PWD/snaps/
+# Under ASan, LeakSanitizer's tracer dies at this process's exit once it has
+# made driver allocations (it reads a bogus dynamic TLS block, "DTLS 9 at
+# 0x66-0x1000001168"; so with the where.c before driver contexts were kept
+# too): leak checking is off for this run, memory errors are still caught.
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 LD_LIBRARY_PATH=$FAKECUDA "$TPROG/device_switch" attach "$LIBGPULEAK_SO" "GPULEAK_OUTPUT=$PWD/snaps/
 " >out.txt 2>err.txt || fail "attach: $? $(cat err.txt)"
 expect_eq "$(grep -v snapshot out.txt | tr '\n' ' ')" "begin 0 end 0 begin 0 end 0 " "attach: the program's output"
 first=$(sed -n 's/^snapshot //p' out.txt | sed -n 1p)
