@@ -10,7 +10,8 @@
 # Knobs (environment): BENCH_RUNS (5) runs per cell, median reported;
 # BENCH_N (100000) pairs per run; BENCH_QUICK=1 for a fast smoke run;
 # BENCH_ONLY=8 (or 1,8 ...) runs and prints only those sections
-# (bench.json then holds only them).
+# (bench.json then holds only them).  Last, issue 46's targets, each with
+# its verdict, from this run's figures (scripts/bench-verdicts.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -53,6 +54,8 @@ REPORT=$ROOT/$BUILD/bin/gpuleak-report
 FAKECUDA=$ROOT/$BUILD/fakecuda
 FASTCUDA=$ROOT/$BUILD/bench/fastcuda
 OUT_JSON=$ROOT/$BUILD/bench/bench.json
+TORCH_JSON=$ROOT/$BUILD/bench/bench-torch.json
+bench_start=$(date +%s) # figures written before this are an earlier run's
 for f in "$BIN" "$LIB" "$REPORT" "$FASTCUDA/libcudart.so.13"; do
     [ -e "$f" ] || { echo "bench: $f missing; run make bench" >&2; exit 1; }
 done
@@ -678,3 +681,7 @@ if want 9; then
     echo
     scripts/bench-plan.sh "$BUILD"
 fi
+
+# ---- the verdicts: issue 46's targets from sections 1, 2 and 7 ---------------
+echo
+scripts/bench-verdicts.py "$OUT_JSON" "$TORCH_JSON" --since "$bench_start"

@@ -48,10 +48,22 @@ static uint32_t current_epoch(void)
     return atomic_load_explicit(&device_epoch, memory_order_acquire);
 }
 
+/* The driver's current context and its device, per thread, under the same
+ * epoch rule: valid while thread_ctx_epoch equals device_epoch.  Only a
+ * context the driver named is kept, never "none": a thread with no context
+ * gets one from the runtime's lazy binding, which need not pass through a
+ * hook. */
+static GL_TLS uint64_t thread_ctx;
+static GL_TLS int32_t thread_ctx_device;
+static GL_TLS uint32_t thread_ctx_epoch;
+
+/* cudaSetDevice makes the device's primary context current: the driver's
+ * context is asked again at the next driver event. */
 void gl_where_device_set(int32_t device, uint32_t epoch)
 {
     thread_device = device;
     thread_device_epoch = epoch;
+    thread_ctx_epoch = 0;
 }
 
 uint32_t gl_where_device_epoch(void)
@@ -62,6 +74,7 @@ uint32_t gl_where_device_epoch(void)
 void gl_where_device_forget(void)
 {
     thread_device_epoch = 0;
+    thread_ctx_epoch = 0;
 }
 
 void gl_where_devices_forget_all(void)
@@ -89,23 +102,44 @@ struct gl_where gl_where_runtime(void)
     return w;
 }
 
+/* The driver's current context and its device, asked of the driver (two
+ * calls, ~200 instructions on fakecuda); kept per thread when it names a
+ * context.  The epoch is read before the queries, as in gl_where_runtime. */
+static bool ask_driver_context(struct gl_where *w)
+{
+    uint32_t epoch = current_epoch();
+    cuCtxGetCurrent_fn cur = REAL_cuCtxGetCurrent();
+    CUcontext ctx = NULL;
+    if (cur == NULL || cur(&ctx) != CUDA_SUCCESS || ctx == NULL)
+        return false;
+    w->ctx = (uintptr_t)ctx;
+    cuCtxGetDevice_fn get = REAL_cuCtxGetDevice();
+    CUdevice dev = 0;
+    if (get == NULL || get(&dev) != CUDA_SUCCESS)
+        return false;
+    w->device = dev;
+    thread_ctx = w->ctx;
+    thread_ctx_device = dev;
+    thread_ctx_epoch = epoch;
+    return true;
+}
+
+/* The calling thread's context: kept, else asked; with none, the device of
+ * the memory at ptr_hint. */
 struct gl_where gl_where_driver(uint64_t ptr_hint)
 {
     struct gl_where w = {0, 0};
-    cuCtxGetCurrent_fn cur = REAL_cuCtxGetCurrent();
-    CUcontext ctx = NULL;
-    if (cur != NULL && cur(&ctx) == CUDA_SUCCESS)
-        w.ctx = (uintptr_t)ctx;
-    cuCtxGetDevice_fn get = REAL_cuCtxGetDevice();
-    CUdevice dev = 0;
     int ordinal = 0;
     cuPointerGetAttribute_fn attr;
-    if (ctx != NULL && get != NULL && get(&dev) == CUDA_SUCCESS)
-        w.device = dev;
-    else if (ptr_hint != 0 && (attr = REAL_cuPointerGetAttribute()) != NULL &&
-             attr(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)ptr_hint) == CUDA_SUCCESS)
+    if (__builtin_expect(thread_ctx_epoch == current_epoch(), 1)) {
+        w.ctx = thread_ctx;
+        w.device = thread_ctx_device;
+    } else if (!ask_driver_context(&w) && ptr_hint != 0 && (attr = REAL_cuPointerGetAttribute()) != NULL &&
+               attr(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)ptr_hint) == CUDA_SUCCESS) {
         w.device = ordinal;
-    /* The primary context, under its own handle or a green context's */
+    }
+    /* The primary context, under its own handle or a green context's: asked
+     * per event, as either may be learnt after the context was kept. */
     if (w.ctx != 0 && (w.ctx == gl_where_primary(w.device) || gl_green_is_primary_alias(w.ctx, w.device)))
         w.ctx = 0;
     return w;

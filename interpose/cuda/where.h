@@ -22,7 +22,10 @@ struct gl_where {
  * unknown (gl_where_device_forget); a context destroyed or reset, an attach
  * (hooks installed after the program chose its device) and a fork make every
  * thread's unknown (gl_where_devices_forget_all).  Unknown: the next event
- * asks cudaGetDevice once and keeps its answer. */
+ * asks cudaGetDevice once and keeps its answer.  gl_where_driver keeps the
+ * driver's current context and its device per thread under the same rules
+ * (and cudaSetDevice makes it unknown too): unknown, it asks cuCtxGetCurrent
+ * and cuCtxGetDevice once, and keeps the answer when it names a context. */
 struct gl_where gl_where_runtime(void);
 /* The epoch to pass to gl_where_device_set: read before the call that sets
  * the device, so that a context destroyed during it is not missed. */

@@ -11,6 +11,9 @@
  *       MODE: cuda | async         cudaMalloc/cudaFree, cudaMallocAsync/cudaFreeAsync
  *             floor | floor-async  unw_backtrace(buf, DEPTH) + the same pair
  *             malloc               malloc/free of the same size (for heaptrack)
+ *             driver               cuMemAlloc_v2/cuMemFree_v2 (through
+ *                                  cudaGetDriverEntryPoint), in the primary
+ *                                  context cudaSetDevice(0) makes current
  *       Each thread descends DEPTH frames once, then issues N pairs from
  *       there, so every pair has the same DEPTH-deep stack.
  *       -> ns_per_pair (per thread: wall time / N), pairs_per_s (all threads)
@@ -41,6 +44,8 @@
  *       RSS growth (/proc/self/statm) from making NLIVE live allocations over
  *       NSTACKS stacks, after a warm-up that fills the history ring.
  */
+#define __CUDA_API_VERSION_INTERNAL
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -83,7 +88,35 @@ static void check(cudaError_t rc, const char *what)
 
 /* ---- pairs -------------------------------------------------------------- */
 
-enum mode { M_CUDA, M_ASYNC, M_FLOOR, M_FLOOR_ASYNC, M_MALLOC };
+enum mode { M_CUDA, M_ASYNC, M_FLOOR, M_FLOOR_ASYNC, M_MALLOC, M_DRIVER };
+
+/* The driver pair's entry points, asked of the runtime once (the program
+ * links only the runtime, as a PyTorch extension does). */
+static CUresult (*drv_alloc)(CUdeviceptr *, size_t);
+static CUresult (*drv_free)(CUdeviceptr);
+
+static void *driver_entry(const char *name)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult status;
+    if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &status) != cudaSuccess || fn == NULL)
+        die(name);
+    return fn;
+}
+
+static void driver_entries(void)
+{
+    drv_alloc = (CUresult(*)(CUdeviceptr *, size_t))driver_entry("cuMemAlloc");
+    drv_free = (CUresult(*)(CUdeviceptr))driver_entry("cuMemFree");
+}
+
+static void check_driver(CUresult rc, const char *what)
+{
+    if (rc != CUDA_SUCCESS) {
+        fprintf(stderr, "bench_work: %s failed: %d\n", what, (int)rc);
+        exit(1);
+    }
+}
 
 struct job {
     enum mode mode;
@@ -114,6 +147,12 @@ static NOINLINE void one_pair(enum mode mode, int depth)
         check(cudaMallocAsync(&p, PAIR_SIZE, 0), "cudaMallocAsync");
         check(cudaFreeAsync(p, 0), "cudaFreeAsync");
         break;
+    case M_DRIVER: {
+        CUdeviceptr d = 0;
+        check_driver(drv_alloc(&d, PAIR_SIZE), "cuMemAlloc");
+        check_driver(drv_free(d), "cuMemFree");
+        break;
+    }
     case M_MALLOC:
         p = malloc(PAIR_SIZE);
         sink = p;
@@ -153,6 +192,8 @@ static NOINLINE void descend(struct job *j, int left)
 static void *pair_thread(void *arg)
 {
     struct job *j = arg;
+    if (j->mode == M_DRIVER)
+        check(cudaSetDevice(0), "cudaSetDevice"); /* a context on this thread */
     descend(j, j->depth);
     return NULL;
 }
@@ -167,6 +208,7 @@ static int run_pairs(int argc, char **argv)
     else if (!strcmp(argv[2], "floor")) mode = M_FLOOR;
     else if (!strcmp(argv[2], "floor-async")) mode = M_FLOOR_ASYNC;
     else if (!strcmp(argv[2], "malloc")) mode = M_MALLOC;
+    else if (!strcmp(argv[2], "driver")) mode = M_DRIVER;
     else die("unknown mode");
     int depth = atoi(argv[3]);
     long n = atol(argv[4]);
@@ -177,6 +219,8 @@ static int run_pairs(int argc, char **argv)
         void *p;
         check(cudaMalloc(&p, 512), "cudaMalloc"); /* initialise the runtime */
         check(cudaFree(p), "cudaFree");
+        if (mode == M_DRIVER)
+            driver_entries();
     }
 
     struct job *jobs = calloc((size_t)threads, sizeof *jobs);

@@ -10,9 +10,16 @@
  *       procaddr  the same through cuGetProcAddress, cudaSetDevice through
  *                 dlsym, cuCtxSetCurrent through cudaGetDriverEntryPoint
  *     and main again (its device is its own, not the threads').
+ *   device_switch driver      driver allocations (cuMemAlloc_v2, leaked,
+ *     KiB naming them; gpuleak keeps the driver's current context per
+ *     thread too): after cuCtxSetCurrent, cuCtxPushCurrent/PopCurrent, a
+ *     created context destroyed while current, cudaSetDevice, and on a
+ *     thread started later (its context set through the driver, and one
+ *     bound lazily by a runtime call).
  *   device_switch attach LIBGPULEAK CONFIG  device 1 set before an
  *     in-process attach, device 0 while attached, device 1 while detached,
- *     then a second attach (docs/attach.md). */
+ *     then a second attach (docs/attach.md); a runtime and a driver
+ *     allocation after each, and a thread started after the second attach. */
 #define __CUDA_API_VERSION_INTERNAL
 #include <dlfcn.h>
 #include <pthread.h>
@@ -53,6 +60,12 @@ static void leak(unsigned kib)
 {
     void *p;
     rt(cudaMalloc(&p, kib * KiB), "cudaMalloc");
+}
+
+static void dleak(unsigned kib)
+{
+    CUdeviceptr p;
+    drv(cuMemAlloc_v2(&p, kib * KiB), "cuMemAlloc");
 }
 
 static CUcontext primary(int dev)
@@ -128,6 +141,69 @@ static void *procaddr_family(void *arg)
     return NULL;
 }
 
+static void *later_driver_thread(void *arg)
+{
+    (void)arg;
+    CUcontext c0 = primary(0), c1 = primary(1), popped;
+    drv(cuCtxSetCurrent(c1), "cuCtxSetCurrent");
+    dleak(61); /* device 1 */
+    drv(cuCtxPushCurrent_v2(c0), "cuCtxPushCurrent");
+    dleak(62); /* device 0 */
+    drv(cuCtxPopCurrent_v2(&popped), "cuCtxPopCurrent");
+    dleak(63); /* device 1 */
+    return NULL;
+}
+
+static void *later_runtime_thread(void *arg)
+{
+    (void)arg;
+    rt(cudaFree(NULL), "cudaFree"); /* binds device 0's primary context */
+    dleak(64);                      /* device 0 */
+    return NULL;
+}
+
+static int run_thread(void *(*fn)(void *))
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, fn, NULL) != 0)
+        return 1;
+    return pthread_join(t, NULL);
+}
+
+static int driver(void)
+{
+    drv(cuInit(0), "cuInit");
+    CUcontext c0 = primary(0), c1 = primary(1), own, popped;
+    drv(cuCtxSetCurrent(c1), "cuCtxSetCurrent");
+    dleak(51); /* device 1 */
+    drv(cuCtxSetCurrent(c0), "cuCtxSetCurrent");
+    dleak(52); /* device 0 */
+    drv(cuCtxPushCurrent_v2(c1), "cuCtxPushCurrent");
+    dleak(53); /* device 1 */
+    drv(cuCtxPopCurrent_v2(&popped), "cuCtxPopCurrent");
+    dleak(54); /* device 0 */
+    drv(cuCtxCreate_v2(&own, 0, 1), "cuCtxCreate"); /* device 1, pushed */
+    CUdeviceptr p;
+    drv(cuMemAlloc_v2(&p, 55 * KiB), "cuMemAlloc"); /* device 1 */
+    drv(cuMemFree_v2(p), "cuMemFree");
+    drv(cuCtxDestroy_v2(own), "cuCtxDestroy"); /* popped: device 0's again */
+    dleak(56);                                /* device 0 */
+    rt(cudaSetDevice(1), "cudaSetDevice");
+    dleak(57); /* device 1 */
+    if (run_thread(later_driver_thread) || run_thread(later_runtime_thread))
+        return 1;
+    dleak(58); /* device 1: main's own */
+    return 0;
+}
+
+static void *after_attach_thread(void *arg)
+{
+    (void)arg;
+    drv(cuCtxSetCurrent(primary(0)), "cuCtxSetCurrent");
+    dleak(47); /* device 0 */
+    return NULL;
+}
+
 static int threads(void)
 {
     leak(1); /* device 0 */
@@ -150,14 +226,19 @@ static int attach(const char *lib, const char *config)
     int (*end)(void) = (int (*)(void))need(dlsym(h, "gpuleak_attach_end"), "end");
     const char *(*last)(void) = (const char *(*)(void))need(dlsym(h, "gpuleak_attach_last_snapshot"), "last");
     printf("begin %d\n", begin(config));
-    leak(41); /* device 1: set before the attach */
+    leak(41);  /* device 1: set before the attach */
+    dleak(44); /* device 1 */
     rt(cudaSetDevice(0), "cudaSetDevice");
-    leak(42); /* device 0 */
+    leak(42);  /* device 0 */
+    dleak(45); /* device 0 */
     printf("end %d\n", end());
     printf("snapshot %s\n", last());
     rt(cudaSetDevice(1), "cudaSetDevice"); /* not seen: detached */
     printf("begin %d\n", begin(config));
-    leak(43); /* device 1: set while detached */
+    leak(43);  /* device 1: set while detached */
+    dleak(46); /* device 1 */
+    if (run_thread(after_attach_thread))
+        return 1;
     printf("end %d\n", end());
     printf("snapshot %s\n", last());
     return 0;
@@ -167,8 +248,10 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && argv[1][0] == 't')
         return threads();
+    if (argc == 2 && argv[1][0] == 'd')
+        return driver();
     if (argc == 4 && argv[1][0] == 'a')
         return attach(argv[2], argv[3]);
-    fprintf(stderr, "usage: device_switch threads | attach LIBGPULEAK CONFIG\n");
+    fprintf(stderr, "usage: device_switch threads | driver | attach LIBGPULEAK CONFIG\n");
     return 2;
 }

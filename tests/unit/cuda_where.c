@@ -8,7 +8,9 @@
  *                 way libgpuleak does): the current device, the current
  *                 context and the primary one, a pointer's device when no
  *                 context is current, a stream's device for a failed pool
- *                 allocation, a mapping's size.
+ *                 allocation, a mapping's size; the driver's context kept
+ *                 per thread until forgotten (here by hand, where the
+ *                 hooks on the context calls would).
  * Linked from cuda/, resolve/, state/ and base/ objects; no hooks, no
  * libgpuleak.so.  Run with fakecuda on LD_LIBRARY_PATH (tests/t_unit_cuda.sh). */
 #include <pthread.h>
@@ -72,12 +74,41 @@ static void test_pool_kinds(void)
 
 static CUdeviceptr dptr;
 
-/* A thread with no current context: the pointer says where. */
+/* A thread with no current context: the pointer says where.  "No context"
+ * is not kept: once one is current (here without a hook seeing it, as the
+ * runtime's lazy binding may), the next query asks and finds it. */
 static void *no_context(void *arg)
 {
     struct gl_where *w = arg;
-    *w = gl_where_driver(dptr);
+    w[0] = gl_where_driver(dptr);
+    CUcontext primary = NULL;
+    cuDevicePrimaryCtxRetain(&primary, 1);
+    cuCtxSetCurrent(primary);
+    w[1] = gl_where_driver(0);
     return NULL;
+}
+
+/* The driver's context is kept per thread: a change no hook saw is not
+ * noticed until the thread's value is forgotten, or every thread's. */
+static void test_where_kept(CUcontext primary, CUcontext own)
+{
+    CHECK_EQ(cuCtxSetCurrent(own), CUDA_SUCCESS);
+    gl_where_device_forget();
+    CHECK_EQ(gl_where_driver(0).device, 0);
+    CHECK_EQ(cuCtxSetCurrent(primary), CUDA_SUCCESS); /* unseen */
+    struct gl_where w = gl_where_driver(0);
+    CHECK_EQ(w.device, 0);
+    CHECK_EQ(w.ctx, (uintptr_t)own);
+    gl_where_device_forget();
+    w = gl_where_driver(0);
+    CHECK_EQ(w.device, 1);
+    CHECK_EQ(w.ctx, 0);
+    CHECK_EQ(cuCtxSetCurrent(own), CUDA_SUCCESS); /* unseen */
+    gl_where_devices_forget_all();
+    CHECK_EQ(gl_where_driver(0).device, 0);
+    CHECK_EQ(cuCtxSetCurrent(primary), CUDA_SUCCESS); /* unseen */
+    gl_where_device_set(1, gl_where_device_epoch()); /* as cudaSetDevice's hook */
+    CHECK_EQ(gl_where_driver(0).device, 1);
 }
 
 static void test_where(void)
@@ -95,6 +126,7 @@ static void test_where(void)
     CHECK_EQ(cuInit(0), CUDA_SUCCESS);
     CHECK_EQ(cuDevicePrimaryCtxRetain(&primary, 1), CUDA_SUCCESS);
     CHECK_EQ(cuCtxSetCurrent(primary), CUDA_SUCCESS);
+    gl_where_device_forget(); /* as the hook on cuCtxSetCurrent does */
     struct gl_where w = gl_where_driver(0);
     CHECK_EQ(w.device, 1);
     CHECK_EQ(w.ctx, (uintptr_t)primary); /* not yet known as the primary */
@@ -103,20 +135,26 @@ static void test_where(void)
     CHECK_EQ(gl_where_primary(1), (uintptr_t)primary);
 
     CHECK_EQ(cuCtxCreate_v2(&own, 0, 0), CUDA_SUCCESS); /* device 0, made current */
+    gl_where_device_forget();
     w = gl_where_driver(0);
     CHECK_EQ(w.device, 0);
     CHECK_EQ(w.ctx, (uintptr_t)own);
 
+    test_where_kept(primary, own);
+
     CHECK_EQ(cuCtxSetCurrent(primary), CUDA_SUCCESS);
+    gl_where_device_forget();
     CHECK_EQ(cuMemAlloc_v2(&dptr, 3000), CUDA_SUCCESS);
     CHECK_EQ(gl_where_mapping_size(dptr), 3000);
     CHECK_EQ(gl_where_mapping_size(dptr + 8), 0); /* not its start */
     pthread_t t;
-    struct gl_where other = {-5, 5};
-    pthread_create(&t, NULL, no_context, &other);
+    struct gl_where other[2] = {{-5, 5}, {-5, 5}};
+    pthread_create(&t, NULL, no_context, other);
     pthread_join(t, NULL);
-    CHECK_EQ(other.device, 1);
-    CHECK_EQ(other.ctx, 0);
+    CHECK_EQ(other[0].device, 1);
+    CHECK_EQ(other[0].ctx, 0);
+    CHECK_EQ(other[1].device, 1);
+    CHECK_EQ(other[1].ctx, 0);
 
     /* a failed pool allocation on a stream of device 1, the caller on 0 */
     CUstream s;
