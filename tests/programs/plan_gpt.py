@@ -35,14 +35,13 @@ device, bytes).  Inputs are made on the device, so nothing is copied in:
 under fakecuda they are zeros, which a token index may be."""
 import argparse
 import contextlib
-import os
-import subprocess
-import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils.checkpoint
+
+import plan_models_common
 
 VARIANTS = ("fp32", "bf16", "checkpoint", "fused", "foreach")
 
@@ -118,7 +117,7 @@ def optimizer(args, model):
     return torch.optim.AdamW(model.parameters(), lr=1e-3, **kw)
 
 
-def train(args, model, opt, idx, targets, after_step=lambda: None):
+def train(args, model, opt, idx, targets, after_step):
     autocast = torch.autocast(args.device, dtype=torch.bfloat16) if args.bf16 else contextlib.nullcontext()
     step = 0
     while args.steps == 0 or step < args.steps:
@@ -133,30 +132,6 @@ def train(args, model, opt, idx, targets, after_step=lambda: None):
         print("step", step, flush=True)
 
 
-def nvml_used():
-    """Device memory NVML charges this process, in bytes, or None."""
-    pid = os.getpid()
-    try:
-        import pynvml
-        pynvml.nvmlInit()
-        h = pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
-        for p in pynvml.nvmlDeviceGetComputeRunningProcesses(h):
-            if p.pid == pid:
-                return p.usedGpuMemory
-    except Exception:
-        pass
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"],
-                             capture_output=True, text=True, timeout=30).stdout
-        for line in out.splitlines():
-            cols = [c.strip() for c in line.split(",")]
-            if len(cols) == 2 and cols[0] == str(pid):
-                return int(cols[1]) << 20  # MiB
-    except (OSError, ValueError, subprocess.SubprocessError):
-        pass
-    return None
-
-
 def main():
     args = parse_args()
     torch.manual_seed(0)
@@ -165,26 +140,8 @@ def main():
     opt = optimizer(args, model)
     idx = torch.randint(0, args.vocab, (args.batch, args.seq), device=args.device)
     targets = torch.randint(0, args.vocab, (args.batch, args.seq), device=args.device)
-    if args.memtracker:
-        from torch.distributed._tools.mem_tracker import MemTracker
-        tracker = MemTracker()
-        tracker.track_external(model, opt, idx, targets)
-        with tracker:
-            # MemTracker keeps per-module state for one iteration only.
-            train(args, model, opt, idx, targets, tracker.reset_mod_stats)
-        peak = tracker.get_tracker_snapshot("peak")
-        print("memtracker", sum(s["Total"] for d, s in peak.items() if d.type == args.device), flush=True)
-    else:
-        t0 = time.monotonic()
-        train(args, model, opt, idx, targets)
-        if args.device == "cuda":
-            torch.cuda.synchronize()
-        print("seconds %.3f" % (time.monotonic() - t0), flush=True)
-    if args.device == "cuda":
-        print("peaks", torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved(), flush=True)
-        if args.nvml:
-            used = nvml_used()
-            print("nvml_used", "-" if used is None else used, flush=True)
+    plan_models_common.run(args, model, opt, (idx, targets),
+                           lambda after_step: train(args, model, opt, idx, targets, after_step))
 
 
 if __name__ == "__main__":

@@ -12,15 +12,16 @@ and projects its shortcut with a 1x1 Conv2d + BatchNorm2d), global
 average pooling and a Linear head; cross entropy.  Defaults: 224x224
 images, 1000 classes.  STEPS 0 trains until something stops it.
 
-Prints "step N" after each optimizer step and, at the end, "peaks
-ALLOCATED RESERVED" (torch.cuda.max_memory_allocated / _reserved); with
---memtracker, inside MemTracker, also "memtracker PEAK"
-(tests/programs/plan_gpt.py)."""
+Prints what tests/programs/plan_models_common.py says: "step N" after
+each optimizer step, "peaks ALLOCATED RESERVED" at the end, and with
+--memtracker, inside MemTracker, "memtracker PEAK"."""
 import argparse
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+import plan_models_common
 
 
 def parse_args():
@@ -60,7 +61,7 @@ def resnet18(classes):
     return nn.Sequential(*layers)
 
 
-def train(args, model, opt, x, y, after_step=lambda: None):
+def train(args, model, opt, x, y, after_step):
     step = 0
     while args.steps == 0 or step < args.steps:
         loss = F.cross_entropy(model(x), y)
@@ -80,19 +81,7 @@ def main():
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     x = torch.randn(args.batch, 3, args.image, args.image, device=args.device)
     y = torch.randint(0, args.classes, (args.batch,), device=args.device)
-    if args.memtracker:
-        from torch.distributed._tools.mem_tracker import MemTracker
-        tracker = MemTracker()
-        tracker.track_external(model, opt, x, y)
-        with tracker:
-            # MemTracker keeps per-module state for one iteration only.
-            train(args, model, opt, x, y, tracker.reset_mod_stats)
-        peak = tracker.get_tracker_snapshot("peak")
-        print("memtracker", sum(s["Total"] for d, s in peak.items() if d.type == args.device), flush=True)
-    else:
-        train(args, model, opt, x, y)
-    if args.device == "cuda":
-        print("peaks", torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved(), flush=True)
+    plan_models_common.run(args, model, opt, (x, y), lambda after_step: train(args, model, opt, x, y, after_step))
 
 
 if __name__ == "__main__":
