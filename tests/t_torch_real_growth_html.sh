@@ -1,0 +1,71 @@
+# Issue 45, item 1: PyTorch's leaks by growth on the HTML page, on real
+# torch 2.14.1 under fakecuda (tests/t_torch_real.sh says how torch runs
+# here).  tests/programs/torch_real_growth.py (see t_torch_real_growth.sh)
+# trains 5 steps; `leak` keeps 131,072 bytes a step at ACT-LINE and 65,536
+# at LOSS-LINE.  The exit snapshot's page:
+#  - embeds the JSON report's "leaks_by_growth" (both lines, steps 2 to 5);
+#  - draws them first: its first card says "leaked by growth: 196,608
+#    bytes/step at 2 lines, steps 2 to 5", and in Tables their table comes
+#    before the leaks by stack, one row a line with its bytes per step;
+#    "No leaks" is nowhere on it; the still-reachable lines have a card and
+#    a table, the leaks' and the temporary's lines not among them;
+#  - `clean`: no leak by growth, no such card or table, and "No leaks".
+source "$ROOT/tests/lib.sh"
+torch_real_setup
+prog=$ROOT/tests/programs/torch_real_growth.py
+act=$(site_line torch_real_growth.py ACT-LINE)
+lossl=$(site_line torch_real_growth.py LOSS-LINE)
+temp=$(site_line torch_real_growth.py TEMP-LINE)
+
+page_of() {  # page_of MODE: runs the program, MODE.html of its exit snapshot
+    mkdir "$1"
+    (cd "$1" && "$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run --quiet -- "$PY" "$prog" "$1" >out.txt 2>err.txt) ||
+        fail "$1: run exited $?: $(tail -3 "$1/err.txt")"
+    if grep -q '^fakecuda: ' "$1/err.txt"; then fail "$1: $(grep '^fakecuda: ' "$1/err.txt")"; fi
+    "$REPORT" --html "$1.html" "$1"/gpuleak.*.snap || fail "$1: --html exited $?"
+    python3 -c '
+import html.parser, sys
+class P(html.parser.HTMLParser):
+    on = False; text = ""
+    def handle_starttag(self, tag, a): self.on = ("id", "gl-data") in a
+    def handle_endtag(self, tag): self.on = False
+    def handle_data(self, d): self.text += d if self.on else ""
+p = P(); p.feed(open(sys.argv[1]).read()); print(p.text)' "$1.html" >"$1.data.json"
+}
+page_of leak
+page_of clean
+
+expect_eq "$(jget leak.data.json '[d["leaks_by_growth"]["bytes_per_step"]] + [(l["file"].rsplit("/", 1)[-1], l["line"], l["bytes_per_step"], l["from_step"], l["to_step"]) for l in d["leaks_by_growth"]["leaks"]]')" \
+    "[196608, [\"torch_real_growth.py\", $act, 131072, 2, 5], [\"torch_real_growth.py\", $lossl, 65536, 2, 5]]" \
+    "leak: the page's data"
+expect_eq "$(jget leak.data.json '[l["line"] for l in d["leaks_by_growth"]["still_reachable"]["lines"] if l["line"] in ('"$act, $lossl, $temp"')] + [len(d["leaks_by_growth"]["still_reachable"]["lines"]) > 0]')" \
+    "[true]" "leak: still reachable, without the leaks or the temporary"
+expect_eq "$(jget clean.data.json '[d["leaks_by_growth"]["judged"], d["leaks_by_growth"]["leaks"]]')" "[true, []]" \
+    "clean: judged, no leak by growth"
+
+skip_if '! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null && [ -z "${CHROMIUM:-}" ]' \
+    "chromium is not installed (scripts/install-deps.sh installs it)"
+drawn() {  # drawn MODE: what the page shows, as JSON in MODE.drawn.json
+    python3 "$ROOT/tests/browser/eval_page.py" "$1.html" "$1.drawn.json" "(function () {
+  function txt(s) { var e = document.querySelector(s); return e ? e.textContent : null; }
+  function rows(id) { return Array.prototype.map.call(document.querySelectorAll('#' + id + ' tbody tr.row'),
+    function (tr) { return Array.prototype.map.call(tr.children, function (td) { return td.textContent; }); }); }
+  var heads = Array.prototype.map.call(document.querySelectorAll('#tables h3'), function (h) { return h.textContent; });
+  return {first_card: document.querySelector('.cards .card').id, growth_card: txt('#card-growth .l'),
+    growth_rows: rows('growth-leaks-table'), heads: heads.filter(function (h) { return /^(Leaked by growth|Leaks:|Still reachable)/.test(h); })
+      .map(function (h) { return h.split(':')[0]; }),
+    no_leaks: document.body.innerText.indexOf('No leaks') >= 0, reachable_card: !!document.querySelector('#card-reachable'),
+    reachable_rows: rows('reachable-table').length};
+})()" || fail "$1: the page in Chromium"
+    expect_eq "$(jget "$1.drawn.json" '[d["errors"], d["requests"]]')" "[[], []]" "$1: console errors, requests"
+}
+drawn leak
+expect_eq "$(jget leak.drawn.json '[d["value"][k] for k in ("first_card", "growth_card", "heads", "no_leaks", "reachable_card")] + [d["value"]["reachable_rows"] > 0]')" \
+    '["card-growth", "leaked by growth: 196,608 bytes/step at 2 lines, steps 2 to 5", ["Leaked by growth", "Leaks", "Still reachable at step 5"], false, true, true]' \
+    "leak: the page's card, headings, no 'No leaks'"
+expect_eq "$(jget leak.drawn.json '[(r[0], r[2], r[4], r[7]) for r in d["value"]["growth_rows"]]')" \
+    "[[\"131,072\", \"2\", \"5\", \"<module> (torch_real_growth.py:$act)\"], [\"65,536\", \"2\", \"5\", \"<module> (torch_real_growth.py:$lossl)\"]]" \
+    "leak: the leaks by growth's table"
+drawn clean
+expect_eq "$(jget clean.drawn.json '[d["value"]["growth_card"], d["value"]["growth_rows"], d["value"]["heads"][:1], d["value"]["no_leaks"]]')" \
+    '[null, [], ["Leaks"], true]' "clean: no leak by growth, 'No leaks'"
