@@ -10,6 +10,10 @@
 #    "No leaks" is nowhere on it; the still-reachable lines have a card and
 #    a table, the leaks' and the temporary's lines not among them;
 #  - `clean`: no leak by growth, no such card or table, and "No leaks".
+# diff --across-runs of the two exit snapshots (clean, then leak) has LEAKED BY GROWTH,
+# the last snapshot's (both lines), text and JSON; reversed, "No leak by
+# growth."; merge lists the leak run's leaks by growth under its rank's
+# line, and each rank's in its JSON.
 source "$ROOT/tests/lib.sh"
 torch_real_setup
 prog=$ROOT/tests/programs/torch_real_growth.py
@@ -42,6 +46,31 @@ expect_eq "$(jget leak.data.json '[l["line"] for l in d["leaks_by_growth"]["stil
     "[true]" "leak: still reachable, without the leaks or the temporary"
 expect_eq "$(jget clean.data.json '[d["leaks_by_growth"]["judged"], d["leaks_by_growth"]["leaks"]]')" "[true, []]" \
     "clean: judged, no leak by growth"
+
+# diff and merge (docs/reporter.md, "Leaks by growth in diff and merge"):
+# diff judges the last snapshot's steps, merge each rank's.
+leak_snap=$(ls leak/gpuleak.*.snap) clean_snap=$(ls clean/gpuleak.*.snap)
+"$REPORT" diff --across-runs "$clean_snap" "$leak_snap" >d.txt 2>err.txt || fail "diff: exit $?: $(head -3 err.txt)"
+expect_eq "$(sed -n '/^LEAKED BY GROWTH$/,/^$/p' d.txt | sed -n '2,3p;6p')" \
+"PyTorch's steps as the last snapshot [2] carries them:
+Leaked by growth: live tensors grew at each of the last 3 steps (steps 2 to 5):
+    65,536 bytes/step (64.0 KiB): <module> (torch_real_growth.py:$lossl)" "diff: the last snapshot's leaks by growth"
+expect_eq "$(grep -c "131,072 bytes/step (128.0 KiB): <module> (torch_real_growth.py:$act)" d.txt)" 1 "diff: the activation's line"
+"$REPORT" diff --across-runs "$leak_snap" "$clean_snap" >dr.txt 2>err.txt || fail "diff (reversed): exit $?: $(head -3 err.txt)"
+expect_eq "$(sed -n '/^LEAKED BY GROWTH$/,/^$/p' dr.txt | sed -n 3p)" "No leak by growth." "diff: the clean run last"
+"$REPORT" --json diff --across-runs "$clean_snap" "$leak_snap" >d.json 2>err.txt || fail "diff --json: exit $?: $(head -3 err.txt)"
+expect_eq "$(jget d.json '[d["leaks_by_growth"]["bytes_per_step"]] + [(l["line"], l["bytes_per_step"]) for l in d["leaks_by_growth"]["leaks"]]')" \
+    "[196608, [$act, 131072], [$lossl, 65536]]" "diff --json"
+"$REPORT" merge "$clean_snap" "$leak_snap" >m.txt 2>err.txt || fail "merge: exit $?: $(head -3 err.txt)"
+expect_eq "$(sed -n '/^BY RANK$/,/^$/p' m.txt | grep -c '^no rank')" 2 "merge: both runs"
+expect_eq "$(grep -A2 -F "$leak_snap): live" m.txt | sed -n 2,3p)" \
+"    leaked by growth: 131,072 bytes/step (128.0 KiB): <module> (torch_real_growth.py:$act), steps 2 to 5
+    leaked by growth: 65,536 bytes/step (64.0 KiB): <module> (torch_real_growth.py:$lossl), steps 2 to 5" \
+    "merge: the leak run's rank lists its leaks"
+expect_eq "$(grep -A1 -F "$clean_snap): live" m.txt | grep -c '^    leaked by growth')" 0 "merge: none under the clean run's rank"
+"$REPORT" --json merge "$clean_snap" "$leak_snap" >m.json 2>err.txt || fail "merge --json: exit $?: $(head -3 err.txt)"
+expect_eq "$(jget m.json 'sorted([(d["snapshots"][r["snapshot"]]["path"].split("/")[0], [(l["line"], l["bytes_per_step"]) for l in r["leaks_by_growth"]]) for r in d["ranks"]])')" \
+    "[[\"clean\", []], [\"leak\", [[$act, 131072], [$lossl, 65536]]]]" "merge --json: each rank's leaks by growth"
 
 skip_if '! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null && [ -z "${CHROMIUM:-}" ]' \
     "chromium is not installed (scripts/install-deps.sh installs it)"

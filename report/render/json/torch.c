@@ -292,3 +292,26 @@ void json_leaks_by_growth(const struct report_ctx *r, struct json *j)
     json_end_obj(j);
     growth_verdict_free(&v);
 }
+
+void json_leaks_by_growth_diff(const struct report_ctx *r, struct json *j, const struct msnap *m, size_t n)
+{
+    if (n == 0)
+        return;
+    struct report_ctx last = *r;
+    last.s = &m[n - 1].s;
+    json_leaks_by_growth(&last, j);
+}
+
+void json_rank_leaks_by_growth(const struct report_ctx *r, struct json *j, const struct snapshot *s)
+{
+    json_key(j, "leaks_by_growth");
+    json_arr(j);
+    if (s->ntorch_steps) {
+        struct growth_verdict v;
+        torch_growth_verdict(s, r->growth_steps, r->min_bytes, &v);
+        for (size_t i = 0; i < v.n; i++)
+            json_growth_leak(j, &v.leaks[i]);
+        growth_verdict_free(&v);
+    }
+    json_end_arr(j);
+}
