@@ -8,7 +8,9 @@
 #    bytes/step at 2 lines, steps 2 to 5", and in Tables their table comes
 #    before the leaks by stack, one row a line with its bytes per step;
 #    "No leaks" is nowhere on it; the still-reachable lines have a card and
-#    a table, the leaks' and the temporary's lines not among them;
+#    a table, the leaks' and the temporary's lines not among them, from
+#    PyTorch's view at exit (TORCH_BLOCKS), not the last step's lines:
+#    with the leaks' lines they are all PyTorch held then;
 #  - `clean`: no leak by growth, no such card or table, and "No leaks".
 # diff --across-runs of the two exit snapshots (clean, then leak) has LEAKED BY GROWTH,
 # the last snapshot's (both lines), text and JSON; reversed, "No leak by
@@ -44,6 +46,15 @@ expect_eq "$(jget leak.data.json '[d["leaks_by_growth"]["bytes_per_step"]] + [(l
     "leak: the page's data"
 expect_eq "$(jget leak.data.json '[l["line"] for l in d["leaks_by_growth"]["still_reachable"]["lines"] if l["line"] in ('"$act, $lossl, $temp"')] + [len(d["leaks_by_growth"]["still_reachable"]["lines"]) > 0]')" \
     "[true]" "leak: still reachable, without the leaks or the temporary"
+# Still reachable at exit: the exit snapshot's live tensors by line
+# (TORCH_BLOCKS, the page's "torch" lines), the two leaks' lines left out,
+# not the last step's lines; with the leaks' lines they make up all that
+# PyTorch held at exit (a line with no Python line, frame -1, as file ""
+# and line 0).
+expect_eq "$(jget leak.data.json '[d["leaks_by_growth"]["still_reachable"]["at_exit"], [(l["file"], l["line"], l["bytes"], l["count"]) for l in d["leaks_by_growth"]["still_reachable"]["lines"]] == [(d["frames"][l["frame"]][1] if l["frame"] >= 0 else "", d["frames"][l["frame"]][2] if l["frame"] >= 0 else 0, l["bytes"], l["count"]) for l in d["torch"]["lines"] if l["frame"] < 0 or d["frames"][l["frame"]][2] not in ('"$act, $lossl"')], d["leaks_by_growth"]["still_reachable"]["bytes"] + sum(l["bytes"] for l in d["torch"]["lines"] if l["frame"] >= 0 and d["frames"][l["frame"]][2] in ('"$act, $lossl"')) == d["torch"]["allocated_bytes"], d["torch"]["lines_total"] == len(d["torch"]["lines"])]')" \
+    "[true, true, true, true]" "leak: still reachable at exit, from PyTorch's view at exit"
+"$REPORT" --sections leaks leak/gpuleak.*.snap >leaks.txt || fail "report: exit $?"
+expect_eq "$(grep -c '^Still reachable at exit (live tensors that did not grow' leaks.txt)" 1 "leak: the text's still reachable at exit"
 expect_eq "$(jget clean.data.json '[d["leaks_by_growth"]["judged"], d["leaks_by_growth"]["leaks"]]')" "[true, []]" \
     "clean: judged, no leak by growth"
 
@@ -90,7 +101,7 @@ drawn() {  # drawn MODE: what the page shows, as JSON in MODE.drawn.json
 }
 drawn leak
 expect_eq "$(jget leak.drawn.json '[d["value"][k] for k in ("first_card", "growth_card", "heads", "no_leaks", "reachable_card")] + [d["value"]["reachable_rows"] > 0]')" \
-    '["card-growth", "leaked by growth: 196,608 bytes/step at 2 lines, steps 2 to 5", ["Leaked by growth", "Leaks", "Still reachable at step 5"], false, true, true]' \
+    '["card-growth", "leaked by growth: 196,608 bytes/step at 2 lines, steps 2 to 5", ["Leaked by growth", "Leaks", "Still reachable at exit"], false, true, true]' \
     "leak: the page's card, headings, no 'No leaks'"
 expect_eq "$(jget leak.drawn.json '[(r[0], r[2], r[4], r[7]) for r in d["value"]["growth_rows"]]')" \
     "[[\"131,072\", \"2\", \"5\", \"<module> (torch_real_growth.py:$act)\"], [\"65,536\", \"2\", \"5\", \"<module> (torch_real_growth.py:$lossl)\"]]" \

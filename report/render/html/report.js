@@ -103,7 +103,9 @@
   var GROWTH_LEAKS = GROWTH ? GROWTH.leaks : [];
   var REACHABLE = GROWTH ? GROWTH.still_reachable : null;
   var LINES_UNKNOWN = 'lines unknown: set GPULEAK_TORCH_LINES=start to name them';
-  function stepLine(r) { return r.line === null ? LINES_UNKNOWN : (r.function || '?') + ' (' + base(r.file || '?') + ':' + r.line + ')'; }
+  function stepLine(r) {
+    return r.line === null ? LINES_UNKNOWN : r.line === 0 ? '(no Python line)' : (r.function || '?') + ' (' + base(r.file || '?') + ':' + r.line + ')';
+  }
   function lineText(l) { return l.frame >= 0 ? frameText(l.frame, false) : '(no Python line: PyTorch recorded none)'; }
   function tensorsText(b, n) { return human(b) + ' in ' + exact(n) + ' tensor' + (n === 1 ? '' : 's'); }
   function hashColor(s, hue0, hue1) {
@@ -832,7 +834,8 @@
       : el('p', {cls: 'muted', id: 'leaks-none', text: TORCH && TORCH.tensor_count ? 'No leaks outside the allocator caches; ' +
         'the tensors PyTorch\u2019s cache keeps alive are in \u201cPyTorch\u2019s tensors\u201d, by line.' : 'No leaks.'}));
     if (REACHABLE && REACHABLE.lines.length) {
-      sec.appendChild(el('h3', {id: 'reachable-head', text: 'Still reachable at step ' + REACHABLE.step + ': ' +
+      sec.appendChild(el('h3', {id: 'reachable-head', text: 'Still reachable ' +
+        (REACHABLE.at_exit ? 'at exit' : 'at step ' + REACHABLE.step) + ': ' +
         human(REACHABLE.bytes) + ' in ' + exact(REACHABLE.count) + ' tensors that did not grow (weights, optimizer state; not leaks)'}));
       sec.appendChild(table('reachable-table', [['bytes', 'bytes', true, exact],
         ['size', 'bytes', true, function (v) { return human(v); }], ['tensors', 'count', true, exact],

@@ -262,6 +262,7 @@ void json_leaks_by_growth(const struct report_ctx *r, struct json *j)
         return;
     struct growth_verdict v;
     torch_growth_verdict(r->s, r->growth_steps, r->min_bytes, &v);
+    growth_reachable_at_exit(r->v, &v);
     json_key(j, "leaks_by_growth");
     json_obj(j);
     json_key(j, "growth_steps"); json_u64(j, v.steps);
@@ -276,6 +277,7 @@ void json_leaks_by_growth(const struct report_ctx *r, struct json *j)
     json_key(j, "still_reachable");
     json_obj(j);
     json_key(j, "step"); json_u64(j, v.last_step);
+    json_key(j, "at_exit"); json_bool(j, v.reachable_at_exit); /* TORCH_BLOCKS at exit, not the step's lines */
     json_key(j, "bytes"); json_u64(j, v.reachable_bytes);
     json_key(j, "count"); json_u64(j, v.reachable_count);
     json_key(j, "lines");
@@ -299,6 +301,7 @@ void json_leaks_by_growth_diff(const struct report_ctx *r, struct json *j, const
         return;
     struct report_ctx last = *r;
     last.s = &m[n - 1].s;
+    last.v = &m[n - 1].v;
     json_leaks_by_growth(&last, j);
 }
 

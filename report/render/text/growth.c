@@ -17,6 +17,7 @@
 void growth_judge(const struct report_ctx *r, struct growth_verdict *v)
 {
     torch_growth_verdict(r->s, r->growth_steps, r->min_bytes, v);
+    growth_reachable_at_exit(r->v, v);
 }
 
 /* "262,144 bytes/step (256.0 KiB)" */
@@ -100,9 +101,13 @@ void text_still_reachable(const struct report_ctx *r, const struct growth_verdic
     if (v->nreachable == 0)
         return;
     size_t shown = r->top ? r->top : REACHABLE_SHOWN;
-    fprintf(f, "\nStill reachable at step %" PRIu64 " (live tensors that did not grow: weights, optimizer\n"
-               "state; not leaks):\n",
-            v->last_step);
+    if (v->reachable_at_exit)
+        fputs("\nStill reachable at exit (live tensors that did not grow: weights, optimizer\n"
+              "state; not leaks):\n", f);
+    else
+        fprintf(f, "\nStill reachable at step %" PRIu64 " (live tensors that did not grow: weights, optimizer\n"
+                   "state; not leaks):\n",
+                v->last_step);
     for (size_t i = 0; i < v->nreachable && i < shown; i++) {
         fputs("    ", f);
         put_bytes(f, v->reachable[i]->bytes);
@@ -124,6 +129,7 @@ static struct report_ctx ctx_of(const struct report_ctx *r, const struct snapsho
 {
     struct report_ctx c = *r;
     c.s = s;
+    c.v = NULL; /* r's view is of another snapshot */
     return c;
 }
 
@@ -132,6 +138,7 @@ void text_growth_diff(const struct report_ctx *r, const struct msnap *m, size_t 
     if (n == 0 || m[n - 1].s.ntorch_steps == 0)
         return;
     struct report_ctx last = ctx_of(r, &m[n - 1].s);
+    last.v = &m[n - 1].v;
     struct growth_verdict v;
     growth_judge(&last, &v);
     put_title(r, "LEAKED BY GROWTH");
