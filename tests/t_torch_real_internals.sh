@@ -5,9 +5,9 @@
 # frames in PyTorch's libraries (libc10_cuda, libtorch_cuda, libtorch_cpu,
 # libtorch_python) above std::thread's start in libstdc++.  The text
 # report, the diff and the HTML page show the 21 as "PyTorch internals, 21
-# frames", --full-stacks shows them one by one, and the segment is named by
-# PyTorch's outermost frame (its autograd engine), not by a frame of
-# cuBLAS's or libstdc++'s.
+# frames" (its flame graphs as one node), --full-stacks shows them one by
+# one, and the segment is named by PyTorch's outermost frame (its autograd
+# engine), not by a frame of cuBLAS's or libstdc++'s.
 source "$ROOT/tests/lib.sh"
 torch_real_setup
 prog=$ROOT/tests/programs/torch_real_internals.py
@@ -68,6 +68,33 @@ for i, st in enumerate(d["stacks"]):
 }
 expect_eq "$(page page.html)" "22 21 $engine False" "HTML: the flagged frames, the label"
 expect_eq "$(page full.html)" "22 21 $engine True" "HTML --full-stacks"
+
+# The page's flame graphs fold the run as the text does: the peak's path
+# through the backward's segment reads "PyTorch internals, 21 frames" (one
+# node, the engine thread's libstdc++ frame above it), no node of it is a
+# frame of PyTorch's libraries; --full-stacks has the 21 frames, one node
+# each, and no folded node.
+flame_runs() {  # flame_runs PAGE: per graph, the folded nodes and the nodes of PyTorch's frames
+    data "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for g in ("leaks", "peak"):
+    folded, torch = [], 0
+    def walk(n):
+        global torch
+        fr = d["frames"][n[0]]
+        if fr[0].startswith("PyTorch internals"):
+            folded.append("%s %d" % (fr[0], n[1]))
+        torch += 1 if fr[4] & 4 else 0
+        for k in (n[2] if len(n) > 2 else []):
+            walk(k)
+    walk(d["flame"][g])
+    print(g, folded, torch)'
+}
+expect_eq "$(flame_runs page.html)" "leaks [] 0
+peak ['PyTorch internals, 21 frames 33554432'] 0" "HTML flame graphs: PyTorch's frames as one node"
+expect_eq "$(flame_runs full.html)" "leaks [] 0
+peak [] 21" "HTML flame graphs --full-stacks: every frame"
 
 # What the page draws from that data: its stackLines() (report.js), run by
 # node on the page's data, folds the run as the text does.

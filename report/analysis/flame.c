@@ -9,6 +9,7 @@
 
 #include "analysis/analyze.h"
 #include "model/stackdb.h"
+#include "model/user_frame.h"
 #include "snapshot_format.h"
 #include "util/xalloc.h"
 
@@ -98,7 +99,21 @@ static int init(struct flame_tree *t, const char *root)
     return 0;
 }
 
-/* bytes under root -> top -> the stack's frames, outermost first. */
+/* The innermost position of the run of frames in PyTorch's libraries that
+ * ends (outermost) at position i of c; i itself when frame i is not in one.
+ * The run is the one the text folds (sdb_torch_run from its start), found
+ * from its outermost frame because the tree is built outermost first. */
+static uint32_t torch_run_start(const struct stackdb *db, const struct cstack *c, uint32_t i)
+{
+    uint32_t at = i;
+    while (at > 0 && frame_in_torch_library(sdb_frame(db, c, i)) && frame_in_torch_library(sdb_frame(db, c, at - 1)))
+        at--;
+    return at;
+}
+
+/* bytes under root -> top -> the stack's frames, outermost first; a run of
+ * frames in PyTorch's libraries is one node, "PyTorch internals, N frames",
+ * as in the text's stacks, unless --full-stacks or --all-frames. */
 static int add(struct flame_tree *t, const struct stackdb *db, const char *top, uint32_t cs, uint64_t bytes)
 {
     int64_t name = pseudo(t, top);
@@ -116,8 +131,18 @@ static int add(struct flame_tree *t, const struct stackdb *db, const char *top, 
         t->n[x].value += bytes;
         return 0;
     }
+    bool fold = !db->o.full_stacks && !db->o.all_frames;
     for (uint32_t i = c->n; i-- > 0;) {
-        uint32_t x = child(t, p, db->seq[c->first + i]);
+        uint32_t at = fold ? torch_run_start(db, c, i) : i;
+        int64_t node = db->seq[c->first + i];
+        if (i - at + 1 >= 2) {
+            char run[48];
+            snprintf(run, sizeof run, "PyTorch internals, %u frames", i - at + 1);
+            if (!(node = pseudo(t, run)))
+                return -1;
+            i = at;
+        }
+        uint32_t x = child(t, p, node);
         if (!x)
             return -1;
         t->n[x].value += bytes;

@@ -3,6 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/torch_blocks.h"
+#include "model/stackdb.h"
+#include "model/symbolize.h"
+#include "snapshot_format.h"
 #include "util/xalloc.h"
 
 static bool same_line(const struct snap_torch_step_line *a, const struct snap_torch_step_line *b)
@@ -248,5 +252,58 @@ void growth_verdict_free(struct growth_verdict *v)
 {
     free(v->leaks);
     free(v->reachable);
+    free(v->exit_lines);
     memset(v, 0, sizeof *v);
+}
+
+static struct snap_str str_of(const char *s)
+{
+    return (struct snap_str){(char *)(s ? s : ""), s ? (uint32_t)strlen(s) : 0};
+}
+
+/* Whether the frame names a leak by growth's line (same file and line). */
+static bool frame_is_leak(const struct growth_verdict *v, const struct sym_frame *f)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        const struct snap_torch_step_line *l = v->leaks[i].line;
+        if (l && f->file && l->line == f->line && strcmp(l->file.s, f->file) == 0)
+            return true;
+    }
+    return false;
+}
+
+void growth_reachable_at_exit(const struct snapview *sv, struct growth_verdict *v)
+{
+    if (!sv || !(sv->s->proc.flags & GL_SNAP_F_FINAL) || sv->s->torch.status != GL_TORCH_ANSWERED)
+        return;
+    struct torch_blocks t;
+    torch_blocks_build(sv, &t);
+    struct snap_torch_step_line *lines = t.nlines ? xcalloc(t.nlines, sizeof *lines) : NULL;
+    const struct snap_torch_step_line **ptrs = t.nlines ? xcalloc(t.nlines, sizeof *ptrs) : NULL;
+    if (!lines || !ptrs) { /* none, or out of memory: the last step's, as before */
+        free(lines);
+        free(ptrs);
+        torch_blocks_free(&t);
+        return;
+    }
+    free(v->reachable);
+    free(v->exit_lines);
+    v->reachable = ptrs;
+    v->exit_lines = lines;
+    v->nreachable = 0;
+    v->reachable_bytes = v->reachable_count = 0;
+    v->reachable_at_exit = true;
+    for (size_t i = 0; i < t.nlines; i++) { /* bytes desc, as torch_blocks sorts them */
+        const struct torch_line *tl = &t.lines[i];
+        const struct sym_frame *f = tl->frame ? &sv->db->frames[tl->frame] : NULL;
+        if (f && frame_is_leak(v, f))
+            continue;
+        struct snap_torch_step_line *l = &lines[v->nreachable];
+        *l = (struct snap_torch_step_line){tl->bytes, tl->count, f ? f->line : 0, str_of(f ? f->file : NULL),
+                                           str_of(f ? f->function : NULL)};
+        ptrs[v->nreachable++] = l;
+        v->reachable_bytes += tl->bytes;
+        v->reachable_count += tl->count;
+    }
+    torch_blocks_free(&t);
 }

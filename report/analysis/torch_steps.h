@@ -52,10 +52,13 @@ struct growth_verdict {
     uint64_t per_step;         /* the leaks' bytes per step, summed */
     uint64_t last_step;        /* the window's last step (judged) */
     /* "Still reachable": the window's last step's other lines, most bytes
-     * first: live, but not growing (weights, optimizer state) */
+     * first: live, but not growing (weights, optimizer state); at exit,
+     * the exit snapshot's (growth_reachable_at_exit) */
     const struct snap_torch_step_line **reachable;
     size_t nreachable;
     uint64_t reachable_bytes, reachable_count;
+    bool reachable_at_exit;                 /* from TORCH_BLOCKS at exit, not from a step */
+    struct snap_torch_step_line *exit_lines; /* what reachable points to then */
 };
 
 /* Judges s's steps: steps is N (0: GROWTH_STEPS_DEFAULT; at most
@@ -63,5 +66,14 @@ struct growth_verdict {
  * Its arrays are malloc'd: growth_verdict_free. */
 void torch_growth_verdict(const struct snapshot *s, unsigned steps, uint64_t floor, struct growth_verdict *out);
 void growth_verdict_free(struct growth_verdict *v);
+
+/* Still reachable at exit: where sv's snapshot is an exit snapshot that
+ * carries PyTorch's answered view with live tensors (TORCH_BLOCKS), v's
+ * still-reachable lines become its live tensors by Python line, most bytes
+ * first, the leaks' lines left out: what the program still held when it
+ * ended, not at its last step.  Otherwise (sv NULL included) v is left as
+ * torch_growth_verdict made it. */
+struct snapview;
+void growth_reachable_at_exit(const struct snapview *sv, struct growth_verdict *v);
 
 #endif

@@ -49,6 +49,7 @@
 #include "render/html/timeline.h"
 #include "render/json/common.h"
 #include "render/json/json.h"
+#include "render/json/torch.h"
 #include "render/report.h"
 #include "render/sections.h"
 #include "util/path.h"
@@ -249,6 +250,9 @@ int output_html(struct report_ctx *r, const struct html_multi *hm)
     kv_u(&w, "page_size", FRAG_PAGE);
     put_snapshot(&w, r, r->path);
     put_summary(&w, r->a);
+    /* PyTorch's verdict on its steps, as the JSON report has it: the page
+     * shows its leaks by growth first, and its still-reachable lines */
+    json_leaks_by_growth(r, &w.j);
     put_devices(&w, r->a, r->fr);
     sections_html(&w, r);
     html_growth(&w, hm);

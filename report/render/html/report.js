@@ -98,6 +98,14 @@
   }
   /* PyTorch's view (D.torch, docs/pytorch.md): a tensor line by its frame */
   var TORCH = D.torch && D.torch.status === 'answered' ? D.torch : null;
+  /* PyTorch's verdict on its steps (docs/pytorch.md, "Leaks by growth") */
+  var GROWTH = D.leaks_by_growth || null;
+  var GROWTH_LEAKS = GROWTH ? GROWTH.leaks : [];
+  var REACHABLE = GROWTH ? GROWTH.still_reachable : null;
+  var LINES_UNKNOWN = 'lines unknown: set GPULEAK_TORCH_LINES=start to name them';
+  function stepLine(r) {
+    return r.line === null ? LINES_UNKNOWN : r.line === 0 ? '(no Python line)' : (r.function || '?') + ' (' + base(r.file || '?') + ':' + r.line + ')';
+  }
   function lineText(l) { return l.frame >= 0 ? frameText(l.frame, false) : '(no Python line: PyTorch recorded none)'; }
   function tensorsText(b, n) { return human(b) + ' in ' + exact(n) + ' tensor' + (n === 1 ? '' : 's'); }
   function hashColor(s, hue0, hue1) {
@@ -159,6 +167,13 @@
     ]);
     var cards = el('div', {cls: 'cards'});
     var sm = D.summary;
+    if (GROWTH_LEAKS.length) cards.appendChild(el('div', {cls: 'card', id: 'card-growth',  /* first: the verdict's leaks */
+      'data-bytes-per-step': GROWTH.bytes_per_step, 'data-lines': GROWTH.lines_known ? GROWTH_LEAKS.length : 0}, [
+      el('div', {cls: 'v', text: human(GROWTH.bytes_per_step) + '/step'}),
+      el('div', {cls: 'l', text: 'leaked by growth: ' + exact(GROWTH.bytes_per_step) + ' bytes/step ' +
+        (GROWTH.lines_known ? 'at ' + GROWTH_LEAKS.length + (GROWTH_LEAKS.length === 1 ? ' line' : ' lines') : 'allocated') +
+        ', steps ' + GROWTH_LEAKS[0].from_step + ' to ' + GROWTH_LEAKS[0].to_step +
+        (GROWTH.lines_known ? '' : '; ' + LINES_UNKNOWN)})]));
     cards.appendChild(el('div', {cls: 'card', id: 'card-leaked', 'data-bytes': sm.leaked_bytes}, [
       el('div', {cls: 'v', text: human(sm.leaked_bytes)}),
       el('div', {cls: 'l', text: 'leaked: ' + exact(sm.leaked_count) + ' allocations in ' + exact(sm.leak_groups) + ' stacks'})]));
@@ -167,6 +182,11 @@
       el('div', {cls: 'v', text: human(TORCH.allocated_bytes)}),
       el('div', {cls: 'l', text: 'live tensors in PyTorch\u2019s cache: ' + exact(TORCH.tensor_count) + ' tensors from ' +
         exact(TORCH.lines_total) + ' Python lines, in ' + human(TORCH.reserved_bytes) + ' reserved'})]));
+    if (REACHABLE && REACHABLE.lines.length) cards.appendChild(el('div', {cls: 'card', id: 'card-reachable',
+      'data-bytes': REACHABLE.bytes, 'data-lines': REACHABLE.lines.length}, [
+      el('div', {cls: 'v', text: human(REACHABLE.bytes)}),
+      el('div', {cls: 'l', text: 'still reachable: ' + exact(REACHABLE.count) + ' tensors at ' + exact(REACHABLE.lines.length) +
+        ' lines that did not grow (not leaks)'})]));
     if (sm.cached_bytes) cards.appendChild(el('div', {cls: 'card', 'data-bytes': sm.cached_bytes}, [
       el('div', {cls: 'v', text: human(sm.cached_bytes)}), el('div', {cls: 'l', text: 'held by allocator caches'})]));
     if (sm.suppressed_bytes) cards.appendChild(el('div', {cls: 'card', 'data-bytes': sm.suppressed_bytes}, [
@@ -795,11 +815,32 @@
         ['largest at the peak', function (r) { return r.stack >= 0 ? topFrame(r.stack) : ''; }, false, null, 'where']],
         P.rows.slice(), function (r) { return r.stack; }));
     }
+    if (GROWTH_LEAKS.length) { /* first: the lines that grew at each of the last N steps */
+      sec.appendChild(el('h3', {id: 'growth-leaks-head', text: 'Leaked by growth: ' +
+        (GROWTH.lines_known ? 'live tensors' : 'allocated memory') + ' grew at each of the last ' + GROWTH.growth_steps +
+        ' steps (steps ' + GROWTH_LEAKS[0].from_step + ' to ' + GROWTH_LEAKS[0].to_step + ')'}));
+      sec.appendChild(table('growth-leaks-table', [['bytes/step', 'bytes_per_step', true, exact],
+        ['size/step', 'bytes_per_step', true, function (v) { return human(v); }],
+        ['from step', 'from_step', true, String], ['bytes then', 'from_bytes', true, exact],
+        ['to step', 'to_step', true, String], ['bytes now', 'to_bytes', true, exact],
+        ['tensors', 'count', true, function (v) { return v === null ? '' : exact(v); }],
+        ['line', stepLine, false, null, 'where']], GROWTH_LEAKS.slice(), null));
+    }
     sec.appendChild(el('h3', {text: 'Leaks: ' + exact(T.leaks_total) + ' stacks' +
       (T.leaks.length < T.leaks_total ? ' (' + exact(T.leaks.length) + ' shown)' : '')}));
     sec.appendChild(T.leaks.length ? table('leaks-table', leakCols(), T.leaks.slice(), function (r) { return r.stack; })
+      : GROWTH_LEAKS.length ? el('p', {cls: 'muted', id: 'leaks-other-none', text: 'Nothing else: the other live memory ' +
+        'is held by allocator caches or suppressed.'}) /* "No leaks" only when neither rule found one */
       : el('p', {cls: 'muted', id: 'leaks-none', text: TORCH && TORCH.tensor_count ? 'No leaks outside the allocator caches; ' +
         'the tensors PyTorch\u2019s cache keeps alive are in \u201cPyTorch\u2019s tensors\u201d, by line.' : 'No leaks.'}));
+    if (REACHABLE && REACHABLE.lines.length) {
+      sec.appendChild(el('h3', {id: 'reachable-head', text: 'Still reachable ' +
+        (REACHABLE.at_exit ? 'at exit' : 'at step ' + REACHABLE.step) + ': ' +
+        human(REACHABLE.bytes) + ' in ' + exact(REACHABLE.count) + ' tensors that did not grow (weights, optimizer state; not leaks)'}));
+      sec.appendChild(table('reachable-table', [['bytes', 'bytes', true, exact],
+        ['size', 'bytes', true, function (v) { return human(v); }], ['tensors', 'count', true, exact],
+        ['line', stepLine, false, null, 'where']], REACHABLE.lines.slice(), null));
+    }
     if (T.cached.length) {
       sec.appendChild(el('h3', {text: 'Held by allocator caches'}));
       sec.appendChild(table('cached-table', [['rule', 'rule']].concat(leakCols()), T.cached.slice(), function (r) { return r.stack; }));

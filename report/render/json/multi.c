@@ -136,6 +136,7 @@ void json_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
     json_bad_frees_multi(r, &j, &d->frees);
     json_torn_multi(r, &j, &d->torn);
     json_torch_diff(r, &j, m, n);
+    json_leaks_by_growth_diff(r, &j, m, n);
     json_tail(r, &j);
 }
 
@@ -167,6 +168,7 @@ void json_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
         json_key(&j, "teardown_bytes"); json_u64(&j, mr->torn.bytes[i]);
         json_key(&j, "teardown_leaked_bytes"); json_u64(&j, mr->torn.leaked_bytes[i]);
         json_key(&j, "failed_count"); json_u64(&j, oom_failed_count(s));
+        json_rank_leaks_by_growth(r, &j, s);
         json_key(&j, "devices");
         json_arr(&j);
         for (size_t k = 0; k < s->ndevices; k++) {

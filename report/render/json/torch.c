@@ -268,6 +268,7 @@ void json_leaks_by_growth(const struct report_ctx *r, struct json *j)
         return;
     struct growth_verdict v;
     torch_growth_verdict(r->s, r->growth_steps, r->min_bytes, &v);
+    growth_reachable_at_exit(r->v, &v);
     json_key(j, "leaks_by_growth");
     json_obj(j);
     json_key(j, "growth_steps"); json_u64(j, v.steps);
@@ -283,6 +284,7 @@ void json_leaks_by_growth(const struct report_ctx *r, struct json *j)
     json_key(j, "still_reachable");
     json_obj(j);
     json_key(j, "step"); json_u64(j, v.last_step);
+    json_key(j, "at_exit"); json_bool(j, v.reachable_at_exit); /* TORCH_BLOCKS at exit, not the step's lines */
     json_key(j, "bytes"); json_u64(j, v.reachable_bytes);
     json_key(j, "count"); json_u64(j, v.reachable_count);
     json_key(j, "lines");
@@ -298,4 +300,28 @@ void json_leaks_by_growth(const struct report_ctx *r, struct json *j)
     json_end_obj(j);
     json_end_obj(j);
     growth_verdict_free(&v);
+}
+
+void json_leaks_by_growth_diff(const struct report_ctx *r, struct json *j, const struct msnap *m, size_t n)
+{
+    if (n == 0)
+        return;
+    struct report_ctx last = *r;
+    last.s = &m[n - 1].s;
+    last.v = &m[n - 1].v;
+    json_leaks_by_growth(&last, j);
+}
+
+void json_rank_leaks_by_growth(const struct report_ctx *r, struct json *j, const struct snapshot *s)
+{
+    json_key(j, "leaks_by_growth");
+    json_arr(j);
+    if (s->ntorch_steps) {
+        struct growth_verdict v;
+        torch_growth_verdict(s, r->growth_steps, r->min_bytes, &v);
+        for (size_t i = 0; i < v.n; i++)
+            json_growth_leak(j, &v.leaks[i]);
+        growth_verdict_free(&v);
+    }
+    json_end_arr(j);
 }

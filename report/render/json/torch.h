@@ -20,5 +20,10 @@ void json_leaks_by_growth(const struct report_ctx *r, struct json *j);
 struct growth_leak;
 void json_growth_leak(struct json *j, const struct growth_leak *g);
 void json_torch_diff(const struct report_ctx *r, struct json *j, const struct msnap *m, size_t n);
+/* A diff's "leaks_by_growth": the last snapshot's, as a report's (absent
+ * when it has no steps). */
+void json_leaks_by_growth_diff(const struct report_ctx *r, struct json *j, const struct msnap *m, size_t n);
+/* A merge rank's "leaks_by_growth": its leaks by growth ([] when none). */
+void json_rank_leaks_by_growth(const struct report_ctx *r, struct json *j, const struct snapshot *s);
 
 #endif

@@ -17,6 +17,7 @@
 void growth_judge(const struct report_ctx *r, struct growth_verdict *v)
 {
     torch_growth_verdict(r->s, r->growth_steps, r->min_bytes, v);
+    growth_reachable_at_exit(r->v, v);
 }
 
 /* "262,144 bytes/step (256.0 KiB)" */
@@ -106,9 +107,13 @@ void text_still_reachable(const struct report_ctx *r, const struct growth_verdic
     if (v->nreachable == 0)
         return;
     size_t shown = r->top ? r->top : REACHABLE_SHOWN;
-    fprintf(f, "\nStill reachable at step %" PRIu64 " (live tensors that did not grow: weights, optimizer\n"
-               "state; not leaks):\n",
-            v->last_step);
+    if (v->reachable_at_exit)
+        fputs("\nStill reachable at exit (live tensors that did not grow: weights, optimizer\n"
+              "state; not leaks):\n", f);
+    else
+        fprintf(f, "\nStill reachable at step %" PRIu64 " (live tensors that did not grow: weights, optimizer\n"
+                   "state; not leaks):\n",
+                v->last_step);
     for (size_t i = 0; i < v->nreachable && i < shown; i++) {
         fputs("    ", f);
         put_bytes(f, v->reachable[i]->bytes);
@@ -123,4 +128,49 @@ void text_still_reachable(const struct report_ctx *r, const struct growth_verdic
     }
     if (v->nreachable > shown)
         fprintf(f, "    ... and %zu more lines\n", v->nreachable - shown);
+}
+
+/* r, judging s's steps instead of r's snapshot's. */
+static struct report_ctx ctx_of(const struct report_ctx *r, const struct snapshot *s)
+{
+    struct report_ctx c = *r;
+    c.s = s;
+    c.v = NULL; /* r's view is of another snapshot */
+    return c;
+}
+
+void text_growth_diff(const struct report_ctx *r, const struct msnap *m, size_t n)
+{
+    if (n == 0 || m[n - 1].s.ntorch_steps == 0)
+        return;
+    struct report_ctx last = ctx_of(r, &m[n - 1].s);
+    last.v = &m[n - 1].v;
+    struct growth_verdict v;
+    growth_judge(&last, &v);
+    put_title(r, "LEAKED BY GROWTH");
+    fprintf(r->out, "PyTorch's steps as the last snapshot [%zu] carries them:\n", n);
+    if (!text_growth_leaks(&last, &v))
+        fprintf(r->out, "No leak by growth%s.\n", v.judged ? "" : " (too few steps to judge)");
+    growth_verdict_free(&v);
+}
+
+void text_growth_rank(const struct report_ctx *r, const struct snapshot *s)
+{
+    if (s->ntorch_steps == 0)
+        return;
+    struct report_ctx c = ctx_of(r, s);
+    struct growth_verdict v;
+    growth_judge(&c, &v);
+    for (size_t i = 0; i < v.n; i++) {
+        const struct growth_leak *g = &v.leaks[i];
+        fputs("    leaked by growth: ", r->out);
+        put_per_step(r->out, g->per_step);
+        fputs(": ", r->out);
+        if (g->line)
+            put_step_line(r->out, g->line);
+        else
+            fputs(LINES_UNKNOWN, r->out);
+        fprintf(r->out, ", steps %" PRIu64 " to %" PRIu64 "\n", g->from_step, g->to_step);
+    }
+    growth_verdict_free(&v);
 }

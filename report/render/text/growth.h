@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "analysis/multi/multi.h"
 #include "analysis/torch_steps.h"
 #include "render/report.h"
 
@@ -19,5 +20,11 @@ void text_reachable_summary(const struct report_ctx *r, const struct growth_verd
 bool text_growth_leaks(const struct report_ctx *r, const struct growth_verdict *v);
 /* LEAKS' last paragraph: one line per still-reachable site. */
 void text_still_reachable(const struct report_ctx *r, const struct growth_verdict *v);
+/* diff's LEAKED BY GROWTH: the verdict on the last snapshot's steps (each
+ * snapshot carries the run's first and last steps, so the last one's
+ * window is the newest), when it has steps. */
+void text_growth_diff(const struct report_ctx *r, const struct msnap *m, size_t n);
+/* merge's BY RANK: under a rank's line, its leaks by growth, if any. */
+void text_growth_rank(const struct report_ctx *r, const struct snapshot *s);
 
 #endif

@@ -17,6 +17,7 @@
 #include "render/text/teardown_multi.h"
 #include "render/text/textout.h"
 #include "render/text/torch.h"
+#include "render/text/growth.h"
 #include "snapshot_format.h"
 #include "util/sat.h"
 
@@ -90,6 +91,7 @@ void text_diff(struct report_ctx *r, struct msnap *m, size_t n, const struct dif
      * tensors: the cudaMalloc stacks below only say which request
      * overflowed the cache (issue 35). */
     text_torch_diff(r, m, n);
+    text_growth_diff(r, m, n);
     put_title(r, "CHANGES BY STACK");
     if (d->t.nshown == 0)
         fputs("No change in live memory between the snapshots.\n", f);
@@ -222,6 +224,7 @@ void text_merge(struct report_ctx *r, struct msnap *m, size_t n, const struct me
             put_color_end(r);
         }
         fputc('\n', f);
+        text_growth_rank(r, &m[i].s);
     }
     put_title(r, "BY HOST");
     size_t na = merge_aggregate(m, n, ag, MERGE_MAX_AGG, false);
