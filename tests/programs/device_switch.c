@@ -22,23 +22,9 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "cuda_check.h"
+
 #define KiB 1024u
-
-static void rt(cudaError_t rc, const char *what)
-{
-    if (rc != cudaSuccess) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
-
-static void drv(CUresult rc, const char *what)
-{
-    if (rc != CUDA_SUCCESS) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
 
 static void *need(void *p, const char *what)
 {
@@ -52,24 +38,24 @@ static void *need(void *p, const char *what)
 static void leak(unsigned kib)
 {
     void *p;
-    rt(cudaMalloc(&p, kib * KiB), "cudaMalloc");
+    rt_check(cudaMalloc(&p, kib * KiB), "cudaMalloc");
 }
 
 static CUcontext primary(int dev)
 {
     CUcontext c;
-    drv(cuDevicePrimaryCtxRetain(&c, dev), "cuDevicePrimaryCtxRetain");
+    check(cuDevicePrimaryCtxRetain(&c, dev), "cuDevicePrimaryCtxRetain");
     return c;
 }
 
 static void *runtime_family(void *arg)
 {
     (void)arg;
-    rt(cudaSetDevice(1), "cudaSetDevice");
+    rt_check(cudaSetDevice(1), "cudaSetDevice");
     leak(11); /* device 1 */
-    rt(cudaSetDevice(0), "cudaSetDevice");
+    rt_check(cudaSetDevice(0), "cudaSetDevice");
     leak(12); /* device 0 */
-    rt(cudaSetDevice(1), "cudaSetDevice");
+    rt_check(cudaSetDevice(1), "cudaSetDevice");
     leak(13); /* device 1 */
     return NULL;
 }
@@ -78,15 +64,15 @@ static void *driver_family(void *arg)
 {
     (void)arg;
     CUcontext c0 = primary(0), c1 = primary(1), own, popped;
-    drv(cuCtxSetCurrent(c1), "cuCtxSetCurrent");
+    check(cuCtxSetCurrent(c1), "cuCtxSetCurrent");
     leak(21); /* device 1 */
-    drv(cuCtxPushCurrent_v2(c0), "cuCtxPushCurrent");
+    check(cuCtxPushCurrent_v2(c0), "cuCtxPushCurrent");
     leak(22); /* device 0 */
-    drv(cuCtxPopCurrent_v2(&popped), "cuCtxPopCurrent");
+    check(cuCtxPopCurrent_v2(&popped), "cuCtxPopCurrent");
     leak(23); /* device 1 */
-    drv(cuCtxCreate_v2(&own, 0, 0), "cuCtxCreate"); /* pushed current */
+    check(cuCtxCreate_v2(&own, 0, 0), "cuCtxCreate"); /* pushed current */
     leak(24); /* device 0 */
-    drv(cuCtxPopCurrent_v2(&popped), "cuCtxPopCurrent");
+    check(cuCtxPopCurrent_v2(&popped), "cuCtxPopCurrent");
     leak(25); /* device 1 (the created context is kept: its memory goes with it) */
     return NULL;
 }
@@ -98,7 +84,7 @@ static void *query(const char *name)
     procaddr_fn get = (procaddr_fn)need(dlsym(RTLD_DEFAULT, "cuGetProcAddress_v2"), "cuGetProcAddress_v2");
     void *fn = NULL;
     CUdriverProcAddressQueryResult status;
-    drv(get(name, &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status), name);
+    check(get(name, &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status), name);
     return need(fn, name);
 }
 
@@ -111,19 +97,19 @@ static void *procaddr_family(void *arg)
     CUresult (*pop)(CUcontext *) = (CUresult(*)(CUcontext *))query("cuCtxPopCurrent");
     void *entry = NULL;
     enum cudaDriverEntryPointQueryResult status;
-    rt(cudaGetDriverEntryPointByVersion("cuCtxSetCurrent", &entry, 12000, cudaEnableDefault, &status),
+    rt_check(cudaGetDriverEntryPointByVersion("cuCtxSetCurrent", &entry, 12000, cudaEnableDefault, &status),
        "cudaGetDriverEntryPointByVersion");
     CUresult (*set_by_entry)(CUcontext) = (CUresult(*)(CUcontext))need(entry, "cuCtxSetCurrent entry point");
     CUcontext c0 = primary(0), c1 = primary(1), popped;
-    rt(set_device(1), "cudaSetDevice (dlsym)");
+    rt_check(set_device(1), "cudaSetDevice (dlsym)");
     leak(31); /* device 1 */
-    drv(set(c0), "cuCtxSetCurrent (cuGetProcAddress)");
+    check(set(c0), "cuCtxSetCurrent (cuGetProcAddress)");
     leak(32); /* device 0 */
-    drv(push(c1), "cuCtxPushCurrent (cuGetProcAddress)");
+    check(push(c1), "cuCtxPushCurrent (cuGetProcAddress)");
     leak(33); /* device 1 */
-    drv(pop(&popped), "cuCtxPopCurrent (cuGetProcAddress)");
+    check(pop(&popped), "cuCtxPopCurrent (cuGetProcAddress)");
     leak(34); /* device 0 */
-    drv(set_by_entry(c1), "cuCtxSetCurrent (entry point)");
+    check(set_by_entry(c1), "cuCtxSetCurrent (entry point)");
     leak(35); /* device 1 */
     return NULL;
 }
@@ -144,18 +130,18 @@ static int threads(void)
 
 static int attach(const char *lib, const char *config)
 {
-    rt(cudaSetDevice(1), "cudaSetDevice");
+    rt_check(cudaSetDevice(1), "cudaSetDevice");
     void *h = need(dlopen(lib, RTLD_NOW), lib);
     int (*begin)(const char *) = (int (*)(const char *))need(dlsym(h, "gpuleak_attach_begin"), "begin");
     int (*end)(void) = (int (*)(void))need(dlsym(h, "gpuleak_attach_end"), "end");
     const char *(*last)(void) = (const char *(*)(void))need(dlsym(h, "gpuleak_attach_last_snapshot"), "last");
     printf("begin %d\n", begin(config));
     leak(41); /* device 1: set before the attach */
-    rt(cudaSetDevice(0), "cudaSetDevice");
+    rt_check(cudaSetDevice(0), "cudaSetDevice");
     leak(42); /* device 0 */
     printf("end %d\n", end());
     printf("snapshot %s\n", last());
-    rt(cudaSetDevice(1), "cudaSetDevice"); /* not seen: detached */
+    rt_check(cudaSetDevice(1), "cudaSetDevice"); /* not seen: detached */
     printf("begin %d\n", begin(config));
     leak(43); /* device 1: set while detached */
     printf("end %d\n", end());
