@@ -24,31 +24,21 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "graph_alloc.h"
 
 #define KiB 1024u
 #define MiB (1024u * 1024u)
 
-static struct cudaMemAllocNodeParams on_device0(size_t bytes)
-{
-    struct cudaMemAllocNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.poolProps.allocType = cudaMemAllocationTypePinned;
-    p.poolProps.location.type = cudaMemLocationTypeDevice;
-    p.poolProps.location.id = 0;
-    p.bytesize = bytes;
-    return p;
-}
-
 __attribute__((noinline)) static void *graph_kept(cudaGraph_t g, cudaGraphNode_t *n)
 {
-    struct cudaMemAllocNodeParams p = on_device0(1 * MiB);
+    struct cudaMemAllocNodeParams p = graph_alloc_params(1 * MiB);
     rt_check(cudaGraphAddMemAllocNode(n, g, NULL, 0, &p), "cudaGraphAddMemAllocNode"); /* PEAK-SITE: graph_kept */
     return p.dptr;
 }
 
 __attribute__((noinline)) static void graph_scratch(cudaGraph_t g, cudaGraphNode_t *n)
 {
-    struct cudaMemAllocNodeParams p = on_device0(256 * KiB);
+    struct cudaMemAllocNodeParams p = graph_alloc_params(256 * KiB);
     cudaGraphNode_t a;
     rt_check(cudaGraphAddMemAllocNode(&a, g, n, 1, &p), "cudaGraphAddMemAllocNode"); /* PEAK-SITE: graph_scratch */
     rt_check(cudaGraphAddMemFreeNode(n, g, &a, 1, p.dptr), "cudaGraphAddMemFreeNode");
@@ -56,7 +46,7 @@ __attribute__((noinline)) static void graph_scratch(cudaGraph_t g, cudaGraphNode
 
 __attribute__((noinline)) static void *graph_leak(cudaGraph_t g, cudaGraphNode_t *n)
 {
-    struct cudaMemAllocNodeParams p = on_device0(640 * KiB);
+    struct cudaMemAllocNodeParams p = graph_alloc_params(640 * KiB);
     cudaGraphNode_t dep = *n;
     rt_check(cudaGraphAddMemAllocNode(n, g, &dep, 1, &p), "cudaGraphAddMemAllocNode"); /* LEAK-SITE: graph_leak */
     return p.dptr;
@@ -155,7 +145,7 @@ int main(void)
     rt_check(cudaStreamEndCapture(s, &g4), "cudaStreamEndCapture");
     cudaGraph_t g5;
     cudaGraphNode_t n5;
-    struct cudaMemAllocNodeParams p5 = on_device0(7 * MiB);
+    struct cudaMemAllocNodeParams p5 = graph_alloc_params(7 * MiB);
     rt_check(cudaGraphCreate(&g5, 0), "cudaGraphCreate");
     rt_check(cudaGraphAddMemAllocNode(&n5, g5, NULL, 0, &p5), "cudaGraphAddMemAllocNode");
     rt_check(cudaGraphInstantiate(&x5, g5, 0), "cudaGraphInstantiate");

@@ -21,19 +21,9 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "graph_alloc.h"
 
 #define MiB ((size_t)1024 * 1024)
-
-static struct cudaMemAllocNodeParams on_device0(size_t bytes)
-{
-    struct cudaMemAllocNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.poolProps.allocType = cudaMemAllocationTypePinned;
-    p.poolProps.location.type = cudaMemLocationTypeDevice;
-    p.poolProps.location.id = 0;
-    p.bytesize = bytes;
-    return p;
-}
 
 static void keep_reserve(cudaMemPool_t pool)
 {
@@ -92,11 +82,11 @@ static void graphs(void)
     cudaGraph_t kept, scratch;
     cudaGraphNode_t n, a;
     rt_check(cudaGraphCreate(&kept, 0), "cudaGraphCreate");
-    struct cudaMemAllocNodeParams p = on_device0(2 * MiB);
+    struct cudaMemAllocNodeParams p = graph_alloc_params(2 * MiB);
     rt_check(cudaGraphAddMemAllocNode(&n, kept, NULL, 0, &p), "cudaGraphAddMemAllocNode");
     launch(kept);
     rt_check(cudaGraphCreate(&scratch, 0), "cudaGraphCreate");
-    p = on_device0(2 * MiB);
+    p = graph_alloc_params(2 * MiB);
     rt_check(cudaGraphAddMemAllocNode(&a, scratch, NULL, 0, &p), "cudaGraphAddMemAllocNode");
     rt_check(cudaGraphAddMemFreeNode(&n, scratch, &a, 1, p.dptr), "cudaGraphAddMemFreeNode");
     launch(scratch);
