@@ -179,6 +179,16 @@ torch_real_setup() {
     export GPULEAK_TORCH_LINES=start
 }
 
+# torch_real_run SCRIPT [ARG...]: SCRIPT under the launcher on fakecuda's
+# runtime (one device), here, its output in out.txt and err.txt; fails on
+# a nonzero exit or on anything torch called that fakecuda lacks (a stub
+# says "fakecuda: ...").
+torch_real_run() {
+    "$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run -- "$PY" "$@" >out.txt 2>err.txt ||
+        fail "run exited $?: $(tail -3 err.txt)"
+    if grep -q '^fakecuda: ' err.txt; then fail "$(grep '^fakecuda: ' err.txt)"; fi
+}
+
 # A `gpuleak plan --keep runs --json plan.json` of a script that trains 2
 # steps itself and prints "peaks ALLOCATED RESERVED" (tests/programs/
 # plan_gpt.py, plan_resnet.py): plan_expect_pinned NAME VALUE KEY checks
