@@ -43,6 +43,12 @@ esac
 skip_if() { if eval "$1"; then echo "SKIP: $2"; exit 77; fi; }
 # skip_under_san WHY: skipped in sanitizer builds (the reason is printed).
 skip_under_san() { skip_if '[ -n "$GL_SAN" ]' "under $GL_SAN: $1"; }
+# The attach tests need gdb, and skip under a sanitizer: gdb injects the
+# uninstrumented libgpuleak.so into a program built without it.
+need_gdb_attach() {
+    skip_under_san "gdb injects the uninstrumented library into a program built without the sanitizer"
+    command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
+}
 
 # Run a command with fakecuda's libraries first on the search path.
 fc() { LD_LIBRARY_PATH=$FAKECUDA${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$@"; }
