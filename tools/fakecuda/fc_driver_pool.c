@@ -72,6 +72,13 @@ void fc_pool_sync_device(int dev)
             fc_pool_trim(p, p->alive ? p->threshold : 0);
 }
 
+void fc_pool_sync_locking(int dev)
+{
+    fc_lock();
+    fc_pool_sync_device(dev);
+    fc_unlock();
+}
+
 void fc_pool_empty_device(int dev)
 {
     for (struct fc_pool *p = all_pools; p; p = p->next_all)
