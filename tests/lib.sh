@@ -43,6 +43,12 @@ esac
 skip_if() { if eval "$1"; then echo "SKIP: $2"; exit 77; fi; }
 # skip_under_san WHY: skipped in sanitizer builds (the reason is printed).
 skip_under_san() { skip_if '[ -n "$GL_SAN" ]' "under $GL_SAN: $1"; }
+# The attach tests need gdb, and skip under a sanitizer: gdb injects the
+# uninstrumented libgpuleak.so into a program built without it.
+need_gdb_attach() {
+    skip_under_san "gdb injects the uninstrumented library into a program built without the sanitizer"
+    command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
+}
 
 # Run a command with fakecuda's libraries first on the search path.
 fc() { LD_LIBRARY_PATH=$FAKECUDA${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$@"; }
@@ -177,6 +183,16 @@ torch_real_setup() {
     # Every tensor's line, as these tests assert them; the default (the
     # recorder turned on at the first request) is t_torch_real_lines's.
     export GPULEAK_TORCH_LINES=start
+}
+
+# torch_real_run SCRIPT [ARG...]: SCRIPT under the launcher on fakecuda's
+# runtime (one device), here, its output in out.txt and err.txt; fails on
+# a nonzero exit or on anything torch called that fakecuda lacks (a stub
+# says "fakecuda: ...").
+torch_real_run() {
+    "$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run -- "$PY" "$@" >out.txt 2>err.txt ||
+        fail "run exited $?: $(tail -3 err.txt)"
+    if grep -q '^fakecuda: ' err.txt; then fail "$(grep '^fakecuda: ' err.txt)"; fi
 }
 
 # A `gpuleak plan --keep runs --json plan.json` of a script that trains 2

@@ -9,8 +9,7 @@
 # before attach" row is exact; the program's output and exit status are
 # those of a run without any attach.
 source "$ROOT/tests/lib.sh"
-skip_under_san "gdb injects the uninstrumented path into a program built without the sanitizer"
-command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
+need_gdb_attach
 export LD_LIBRARY_PATH=$FAKECUDA
 SRC=$ROOT/tests/programs/attach_target.c
 line_of() { grep -n "$1" "$SRC" | cut -d: -f1; }

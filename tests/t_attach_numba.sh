@@ -6,8 +6,7 @@
 # reached: its device array is not seen.  Output and exit status are those
 # of a run without the attach.
 source "$ROOT/tests/lib.sh"
-skip_under_san "gdb injects the uninstrumented library into a program built without the sanitizer"
-command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
+need_gdb_attach
 py=/usr/bin/python3
 skip_if "! $py -c 'import numba.cuda' 2>/dev/null" "python3-numba is not installed (scripts/install-deps.sh)"
 export NUMBA_CUDA_DRIVER=$FAKECUDA/libcuda.so.1 PYTHONPATH=$ROOT/tests/programs

@@ -7,8 +7,7 @@
 # free of memory made before is no bad free; the program's output and exit
 # status are those of a run without the attach.
 source "$ROOT/tests/lib.sh"
-skip_under_san "gdb injects the uninstrumented library into a program built without the sanitizer"
-command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
+need_gdb_attach
 [ -d "$TPROG/python" ] || { echo "SKIP: no Python headers, no test extension"; exit 77; }
 export LD_LIBRARY_PATH=$FAKECUDA FAKECUDA_RT=$FAKECUDA/libcudart.so.13 PYTHONPATH=$TPROG/python
 py=$ROOT/tests/programs/py_attach.py

@@ -21,8 +21,7 @@
 # instead of 0.6-0.8 s); GPULEAK_MAX_ENTRIES, read from its environment at
 # the attach, keeps each snapshot's history (and the report's time) small.
 source "$ROOT/tests/lib.sh"
-skip_under_san "gdb injects the uninstrumented library into a program built without the sanitizer"
-command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
+need_gdb_attach
 export LD_LIBRARY_PATH=$FAKECUDA
 T=$TPROG/attach_threads
 CYCLES=50

@@ -7,8 +7,7 @@
 # its "made before attach" row is the driver's used memory at the second
 # attach less the 2 MiB seen freed since.
 source "$ROOT/tests/lib.sh"
-skip_under_san "gdb injects the uninstrumented path into a program built without the sanitizer"
-command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
+need_gdb_attach
 export LD_LIBRARY_PATH=$FAKECUDA
 SRC=$ROOT/tests/programs/attach_target.c
 line_of() { grep -n "$1" "$SRC" | cut -d: -f1; }

@@ -1,7 +1,12 @@
 # Programs that never touch CUDA run unchanged under the preload: same
 # output, same exit status, nothing on stderr, no snapshot written.
 source "$ROOT/tests/lib.sh"
-for cmd in "/bin/true" "/bin/false" "python3 -c pass" "python3 -c 'print(6*7)'" "exit 3" "ls /"; do
+
+# same_under_preload CMD: CMD under sh, bare and with libgpuleak.so
+# preloaded, exits with the same status and writes the same stdout and
+# stderr.
+same_under_preload() {
+    local cmd=$1 rc1 rc2
     set +e
     sh -c "$cmd" >bare.out 2>bare.err; rc1=$?
     env LD_PRELOAD="$LIBGPULEAK" sh -c "$cmd" >pre.out 2>pre.err; rc2=$?
@@ -9,6 +14,10 @@ for cmd in "/bin/true" "/bin/false" "python3 -c pass" "python3 -c 'print(6*7)'" 
     expect_eq "$rc2" "$rc1" "exit status of $cmd"
     cmp -s bare.out pre.out || fail "stdout of $cmd differs"
     cmp -s bare.err pre.err || fail "stderr of $cmd differs: $(cat pre.err)"
+}
+
+for cmd in "/bin/true" "/bin/false" "python3 -c pass" "python3 -c 'print(6*7)'" "exit 3" "ls /"; do
+    same_under_preload "$cmd"
 done
 ls gpuleak.* 2>/dev/null && fail "a snapshot was written for a program without CUDA"
 true
@@ -24,13 +33,7 @@ more=("bash -c 'for i in \$(seq 20); do echo \$i; done | sort -n | tail -3; exit
       "$TPROG/hostile forkexec"
       "$TPROG/static_hello a b")
 for cmd in "${more[@]}"; do
-    set +e
-    sh -c "$cmd" >bare.out 2>bare.err; rc1=$?
-    env LD_PRELOAD="$LIBGPULEAK" sh -c "$cmd" >pre.out 2>pre.err; rc2=$?
-    set -e
-    expect_eq "$rc2" "$rc1" "exit status of $cmd"
-    cmp -s bare.out pre.out || fail "stdout of $cmd differs"
-    cmp -s bare.err pre.err || fail "stderr of $cmd differs: $(cat pre.err)"
+    same_under_preload "$cmd"
 done
 ls gpuleak.* 2>/dev/null && fail "a snapshot was written for a program without CUDA"
 # No thread started: a process that never called CUDA has one thread.

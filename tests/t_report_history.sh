@@ -64,6 +64,7 @@ grep -qx 'device 0: fragmentation 0.37 (1 - largest hole / free bytes in the use
 grep -qx '    holes: 2 holes in the span 0x10000000-0x10a10000 (10.1 MiB): 4,980,736 bytes (4.8 MiB) free, largest 3,145,728 bytes (3.0 MiB)' h.txt || fail "holes line"
 grep -q '^    pages: 5 pages of 2 MiB touched (10.0 MiB) for 5.3 MiB of device/pool allocations: 53.1% occupancy; 2 mostly-empty pages' h.txt || fail "pages line"
 grep -q '^    virtual memory: 67,108,864 bytes (64.0 MiB) of address space reserved, 2,097,152 bytes (2.0 MiB) mapped, 4,194,304 bytes (4.0 MiB) physical created (2.0 MiB of it not mapped)$' h.txt || fail "vmm line"
+grep -qx '    pools: 1 pool, 33,554,432 bytes (32.0 MiB) reserved, 8,388,608 bytes (8.0 MiB) used (24.0 MiB reserved but unused)' h.txt || fail "pools line"
 grep -q '^    SUMMARY' h.txt && fail "layout"
 grep -qx '    device 0: peak 28.0 MiB at 0.05 s, live 10.3 MiB, fragmentation 0.37' h.txt || fail "summary device line"
 # --sections limits the text and JSON

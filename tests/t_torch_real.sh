@@ -12,10 +12,7 @@ torch_real_setup
 prog=$ROOT/tests/programs/torch_real_train.py
 planted=$(site_line torch_real_train.py PLANTED-LINE)
 
-"$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run -- "$PY" "$prog" >out.txt 2>err.txt ||
-    fail "run exited $?: $(tail -3 err.txt)"
-# Nothing torch called is missing from fakecuda (a stub would say so).
-if grep -q '^fakecuda: ' err.txt; then fail "$(grep '^fakecuda: ' err.txt)"; fi
+torch_real_run "$prog"
 expect_eq "$(grep -c '^step ' out.txt)" 3 "steps printed"
 
 # bytes "LINE": the number in a report line like "    reserved:  4,194,304 bytes ..."

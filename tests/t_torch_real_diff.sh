@@ -10,9 +10,7 @@ torch_real_setup
 prog=$ROOT/tests/programs/torch_real_train.py
 planted=$(site_line torch_real_train.py PLANTED-LINE)
 
-"$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run -- "$PY" "$prog" >out.txt 2>err.txt ||
-    fail "run exited $?: $(tail -3 err.txt)"
-if grep -q '^fakecuda: ' err.txt; then fail "$(grep '^fakecuda: ' err.txt)"; fi
+torch_real_run "$prog"
 read -r _ _ _ _ _ reserved < <(grep "^step 2 " out.txt)
 
 "$REPORT" diff --json step0.snap step1.snap step2.snap >diff.json || fail "diff: exit $?"

@@ -13,9 +13,7 @@ prog=$ROOT/tests/programs/torch_real_grow.py
 kept=$(site_line torch_real_grow.py KEPT-LINE)
 temp=$(site_line torch_real_grow.py TEMP-LINE)
 
-"$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run -- "$PY" "$prog" >out.txt 2>err.txt ||
-    fail "run exited $?: $(tail -3 err.txt)"
-if grep -q '^fakecuda: ' err.txt; then fail "$(grep '^fakecuda: ' err.txt)"; fi
+torch_real_run "$prog"
 expect_eq "$(grep -c '^step ' out.txt)" 3 "snapshots asked for"
 
 # Three snapshots: the kept line is the one suspect; the temporary's row

@@ -14,9 +14,7 @@ export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
 prog=$ROOT/tests/programs/torch_real_expandable.py
 planted=$(site_line torch_real_expandable.py PLANTED-LINE)
 
-"$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run -- "$PY" "$prog" >out.txt 2>err.txt ||
-    fail "run exited $?: $(tail -3 err.txt)"
-if grep -q '^fakecuda: ' err.txt; then fail "$(grep '^fakecuda: ' err.txt)"; fi
+torch_real_run "$prog"
 read -r _ allocated _ reserved <out.txt
 # 3 kept 20 MiB tensors; 4 pages of 20 MiB (the temporary's page is cached).
 expect_eq "$allocated $reserved" "$((3 * 20971520)) $((4 * 20971520))" "torch's own account"

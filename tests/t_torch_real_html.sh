@@ -17,9 +17,7 @@ kept=$(site_line torch_real_grow.py KEPT-LINE)
 temp=$(site_line torch_real_grow.py TEMP-LINE)
 first=$(site_line torch_real_grow.py FIRST-LINE)
 
-"$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run -- "$PY" "$prog" >out.txt 2>err.txt ||
-    fail "run exited $?: $(tail -3 err.txt)"
-if grep -q '^fakecuda: ' err.txt; then fail "$(grep '^fakecuda: ' err.txt)"; fi
+torch_real_run "$prog"
 exits=(gpuleak.*.snap)
 expect_eq "${#exits[@]}" 1 "exit snapshots"
 "$REPORT" --html exit.html "${exits[0]}" || fail "--html of the exit snapshot: exit $?"

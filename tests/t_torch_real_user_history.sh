@@ -12,9 +12,7 @@ prog=$ROOT/tests/programs/torch_real_user_history.py
 temp=$(site_line torch_real_user_history.py TEMP-LINE)
 planted=$(site_line torch_real_user_history.py PLANTED-LINE)
 
-"$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run -- "$PY" "$prog" >out.txt 2>err.txt ||
-    fail "run exited $?: $(tail -3 err.txt)"
-if grep -q '^fakecuda: ' err.txt; then fail "$(grep '^fakecuda: ' err.txt)"; fi
+torch_real_run "$prog"
 read -r _ allocated _ reserved <out.txt
 expect_eq "$allocated $reserved" "3145728 4194304" "torch's own account"
 

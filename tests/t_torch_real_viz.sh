@@ -12,9 +12,7 @@ source "$ROOT/tests/lib.sh"
 torch_real_setup
 prog=$ROOT/tests/programs/torch_real_viz.py
 
-"$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run -- "$PY" "$prog" >out.txt 2>err.txt ||
-    fail "run exited $?: $(tail -3 err.txt)"
-if grep -q '^fakecuda: ' err.txt; then fail "$(grep '^fakecuda: ' err.txt)"; fi
+torch_real_run "$prog"
 "$REPORT" --torch-snapshot gpuleak.pickle gpuleak.snap || fail "--torch-snapshot: exit $?"
 
 kept=$(site_line torch_real_viz.py PLANTED-LINE)

@@ -6,6 +6,7 @@
  * never mixes APIs; with a captured stack it is implied by the call site
  * anyway.  Byte sums saturate instead of wrapping (hostile sizes). */
 #include "analysis/analyze.h"
+#include "util/hash.h"
 #include "util/sat.h"
 #include "util/sort.h"
 #include "util/xalloc.h"
@@ -58,12 +59,7 @@ static uint64_t key_hash(uint16_t kind, int32_t dev, uint32_t cs, uint16_t api, 
 {
     uint64_t h = ((uint64_t)cs << 32) ^ ((uint64_t)(uint32_t)dev << 16) ^
                  ((uint64_t)kind << 8) ^ api ^ ((uint64_t)(uint32_t)rule << 40);
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
+    return hash_mix64(h);
 }
 
 static int gt_rehash(struct gtable *t)

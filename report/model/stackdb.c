@@ -3,6 +3,7 @@
  * of stack frames; symbolization is cached per pc by the symbolizer. */
 #include "model/stackdb.h"
 
+#include "util/hash.h"
 #include "util/xalloc.h"
 
 #include <stdio.h>
@@ -11,23 +12,13 @@
 
 #include "model/fold.h"
 
-static uint64_t mix(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
 static uint64_t hstr(uint64_t h, const char *s)
 {
     if (!s)
-        return mix(h ^ 0x9e3779b97f4a7c15ULL);
+        return hash_mix64(h ^ 0x9e3779b97f4a7c15ULL);
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-    return mix(h + 1);
+    return hash_mix64(h + 1);
 }
 
 /* What identifies a frame: its name and place, or where it is when it has
@@ -41,9 +32,9 @@ static uint64_t frame_hash(const struct sym_frame *f)
     h = hstr(h, f->function);
     h = hstr(h, f->file);
     h = hstr(h, f->module);
-    h = mix(h ^ ((uint64_t)f->line << 1 | f->inlined));
+    h = hash_mix64(h ^ ((uint64_t)f->line << 1 | f->inlined));
     if (!named(f) || !f->line)
-        h = mix(h ^ (f->module ? f->offset : f->address));
+        h = hash_mix64(h ^ (f->module ? f->offset : f->address));
     return h;
 }
 
@@ -132,9 +123,9 @@ static uint32_t intern_frame(struct stackdb *db, const struct sym_frame *f)
 
 static uint64_t seq_hash(const uint32_t *ids, size_t n, uint8_t cut, bool empty)
 {
-    uint64_t h = mix(n * 31 + cut * 7 + empty);
+    uint64_t h = hash_mix64(n * 31 + cut * 7 + empty);
     for (size_t i = 0; i < n; i++)
-        h = mix(h ^ ids[i]);
+        h = hash_mix64(h ^ ids[i]);
     return h;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fc_check.h"
+#include "../programs/graph_alloc.h"
 
 /* The per-thread-default-stream entry points (nvcc --default-stream
  * per-thread calls these). */
@@ -39,17 +40,6 @@ static uint64_t gattr(enum cudaGraphMemAttributeType a)
         EQ(gattr(cudaGraphMemAttrReservedMemHigh), rh);          \
     } while (0)
 
-static struct cudaMemAllocNodeParams alloc_params(size_t bytes)
-{
-    struct cudaMemAllocNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.poolProps.allocType = cudaMemAllocationTypePinned;
-    p.poolProps.location.type = cudaMemLocationTypeDevice;
-    p.poolProps.location.id = 0;
-    p.bytesize = bytes;
-    return p;
-}
-
 static void reset_highs(void)
 {
     uint64_t zero = 0;
@@ -64,7 +54,7 @@ static void explicit_nodes(void)
     cudaGraph_t g;
     cudaGraphNode_t a, b, fb;
     EQ(cudaGraphCreate(&g, 0), cudaSuccess);
-    struct cudaMemAllocNodeParams pa = alloc_params(3 * MiB), pb = alloc_params(1000);
+    struct cudaMemAllocNodeParams pa = graph_alloc_params(3 * MiB), pb = graph_alloc_params(1000);
     EQ(cudaGraphAddMemAllocNode(&a, g, NULL, 0, &pa), cudaSuccess);
     CHECK(pa.dptr != NULL);
     EQ(free_mem(), f0); /* an address only */
@@ -77,7 +67,7 @@ static void explicit_nodes(void)
     EQ(cudaGraphAddMemFreeNode(&dup, g, &a, 1, &f0), cudaErrorInvalidValue); /* not a graph address */
     cudaGraphNode_t deps2[2] = {a, a};
     EQ(cudaGraphAddMemFreeNode(&dup, g, deps2, 2, pa.dptr), cudaErrorInvalidValue); /* duplicate deps */
-    struct cudaMemAllocNodeParams bad = alloc_params(64);
+    struct cudaMemAllocNodeParams bad = graph_alloc_params(64);
     bad.poolProps.handleTypes = cudaMemHandleTypePosixFileDescriptor;
     EQ(cudaGraphAddMemAllocNode(&dup, g, NULL, 0, &bad), cudaErrorInvalidValue); /* no IPC */
     cudaGraphNode_t nodes[4];
@@ -141,7 +131,7 @@ static void autofree(void)
     cudaGraph_t g;
     cudaGraphNode_t a;
     EQ(cudaGraphCreate(&g, 0), cudaSuccess);
-    struct cudaMemAllocNodeParams pa = alloc_params(MiB);
+    struct cudaMemAllocNodeParams pa = graph_alloc_params(MiB);
     EQ(cudaGraphAddMemAllocNode(&a, g, NULL, 0, &pa), cudaSuccess);
     cudaGraphExec_t x;
     EQ(cudaGraphInstantiateWithFlags(&x, g, cudaGraphInstantiateFlagAutoFreeOnLaunch |
@@ -316,7 +306,7 @@ static void oom(void)
     size_t f0 = free_mem();
     cudaGraph_t g1, g2;
     cudaGraphNode_t a1, a2;
-    struct cudaMemAllocNodeParams p1 = alloc_params(40 * MiB), p2 = alloc_params(40 * MiB);
+    struct cudaMemAllocNodeParams p1 = graph_alloc_params(40 * MiB), p2 = graph_alloc_params(40 * MiB);
     EQ(cudaGraphCreate(&g1, 0), cudaSuccess);
     EQ(cudaGraphCreate(&g2, 0), cudaSuccess);
     EQ(cudaGraphAddMemAllocNode(&a1, g1, NULL, 0, &p1), cudaSuccess);
@@ -343,7 +333,7 @@ static void reset(void)
     size_t f0 = free_mem();
     cudaGraph_t g;
     cudaGraphNode_t a;
-    struct cudaMemAllocNodeParams pa = alloc_params(2 * MiB);
+    struct cudaMemAllocNodeParams pa = graph_alloc_params(2 * MiB);
     EQ(cudaGraphCreate(&g, 0), cudaSuccess);
     EQ(cudaGraphAddMemAllocNode(&a, g, NULL, 0, &pa), cudaSuccess);
     cudaGraphExec_t x;

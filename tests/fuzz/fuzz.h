@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,5 +24,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
             abort();                                                       \
         }                                                                  \
     } while (0)
+
+/* The input as a NUL-terminated string (a copy, for free()), for the
+ * harnesses of text parsers; NULL when it is over 64 KiB (not worth the
+ * time) or out of memory: the harness then returns 0. */
+static inline char *fuzz_text(const uint8_t *data, size_t size)
+{
+    if (size > 1 << 16)
+        return NULL;
+    char *text = malloc(size + 1);
+    if (text == NULL)
+        return NULL;
+    memcpy(text, data, size);
+    text[size] = '\0';
+    return text;
+}
 
 #endif

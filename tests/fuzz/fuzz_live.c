@@ -10,11 +10,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size > 1 << 16)
+    char *text = fuzz_text(data, size);
+    if (text == NULL)
         return 0;
-    char *text = malloc(size + 1);
-    memcpy(text, data, size);
-    text[size] = '\0';
     struct live l;
     char whybuf[128];
     const char *why = NULL;

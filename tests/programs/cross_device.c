@@ -16,74 +16,60 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "cuda_check.h"
+
 #define NOINLINE __attribute__((noinline))
 #define MiB (1024u * 1024u)
-
-static void rt(cudaError_t rc, const char *what)
-{
-    if (rc != cudaSuccess) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
-
-static void drv(CUresult rc, const char *what)
-{
-    if (rc != CUDA_SUCCESS) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
 
 NOINLINE static void rt_leak_on_stream(cudaStream_t s1)
 {
     void *p;
-    rt(cudaMallocAsync(&p, MiB, s1), "cudaMallocAsync"); /* LEAK-SITE: rt_leak_on_stream */
+    rt_check(cudaMallocAsync(&p, MiB, s1), "cudaMallocAsync"); /* LEAK-SITE: rt_leak_on_stream */
 }
 
 NOINLINE static void rt_leak_from_pool(cudaMemPool_t pool1)
 {
     void *p;
-    rt(cudaMallocFromPoolAsync(&p, 2 * MiB, pool1, 0), "cudaMallocFromPoolAsync"); /* LEAK-SITE: rt_leak_from_pool */
+    rt_check(cudaMallocFromPoolAsync(&p, 2 * MiB, pool1, 0), "cudaMallocFromPoolAsync"); /* LEAK-SITE: rt_leak_from_pool */
 }
 
 NOINLINE static void rt_leak_here(void)
 {
     void *p;
-    rt(cudaMallocAsync(&p, MiB / 2, 0), "cudaMallocAsync"); /* LEAK-SITE: rt_leak_here */
+    rt_check(cudaMallocAsync(&p, MiB / 2, 0), "cudaMallocAsync"); /* LEAK-SITE: rt_leak_here */
 }
 
 static void runtime(void)
 {
     cudaStream_t s1;
     cudaMemPool_t pool1;
-    rt(cudaSetDevice(1), "cudaSetDevice");
-    rt(cudaStreamCreate(&s1), "cudaStreamCreate");
-    rt(cudaDeviceGetDefaultMemPool(&pool1, 1), "cudaDeviceGetDefaultMemPool");
-    rt(cudaSetDevice(0), "cudaSetDevice");
+    rt_check(cudaSetDevice(1), "cudaSetDevice");
+    rt_check(cudaStreamCreate(&s1), "cudaStreamCreate");
+    rt_check(cudaDeviceGetDefaultMemPool(&pool1, 1), "cudaDeviceGetDefaultMemPool");
+    rt_check(cudaSetDevice(0), "cudaSetDevice");
     rt_leak_on_stream(s1);
     rt_leak_from_pool(pool1);
     rt_leak_here();
-    rt(cudaStreamSynchronize(s1), "cudaStreamSynchronize");
-    rt(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    rt_check(cudaStreamSynchronize(s1), "cudaStreamSynchronize");
+    rt_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
 NOINLINE static void cu_leak_on_stream(CUstream s1)
 {
     CUdeviceptr p;
-    drv(cuMemAllocAsync(&p, 3 * MiB, s1), "cuMemAllocAsync"); /* LEAK-SITE: cu_leak_on_stream */
+    check(cuMemAllocAsync(&p, 3 * MiB, s1), "cuMemAllocAsync"); /* LEAK-SITE: cu_leak_on_stream */
 }
 
 NOINLINE static void cu_leak_from_pool(CUmemoryPool pool1)
 {
     CUdeviceptr p;
-    drv(cuMemAllocFromPoolAsync(&p, 4 * MiB, pool1, 0), "cuMemAllocFromPoolAsync"); /* LEAK-SITE: cu_leak_from_pool */
+    check(cuMemAllocFromPoolAsync(&p, 4 * MiB, pool1, 0), "cuMemAllocFromPoolAsync"); /* LEAK-SITE: cu_leak_from_pool */
 }
 
 NOINLINE static void cu_leak_here(void)
 {
     CUdeviceptr p;
-    drv(cuMemAllocAsync(&p, MiB / 2, 0), "cuMemAllocAsync"); /* LEAK-SITE: cu_leak_here */
+    check(cuMemAllocAsync(&p, MiB / 2, 0), "cuMemAllocAsync"); /* LEAK-SITE: cu_leak_here */
 }
 
 static void driver(void)
@@ -92,20 +78,20 @@ static void driver(void)
     CUcontext c0, c1;
     CUstream s1;
     CUmemoryPool pool1;
-    drv(cuInit(0), "cuInit");
-    drv(cuDeviceGet(&d0, 0), "cuDeviceGet");
-    drv(cuDeviceGet(&d1, 1), "cuDeviceGet");
-    drv(cuDevicePrimaryCtxRetain(&c1, d1), "cuDevicePrimaryCtxRetain");
-    drv(cuCtxSetCurrent(c1), "cuCtxSetCurrent");
-    drv(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-    drv(cuDeviceGetDefaultMemPool(&pool1, d1), "cuDeviceGetDefaultMemPool");
-    drv(cuDevicePrimaryCtxRetain(&c0, d0), "cuDevicePrimaryCtxRetain");
-    drv(cuCtxSetCurrent(c0), "cuCtxSetCurrent");
+    check(cuInit(0), "cuInit");
+    check(cuDeviceGet(&d0, 0), "cuDeviceGet");
+    check(cuDeviceGet(&d1, 1), "cuDeviceGet");
+    check(cuDevicePrimaryCtxRetain(&c1, d1), "cuDevicePrimaryCtxRetain");
+    check(cuCtxSetCurrent(c1), "cuCtxSetCurrent");
+    check(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    check(cuDeviceGetDefaultMemPool(&pool1, d1), "cuDeviceGetDefaultMemPool");
+    check(cuDevicePrimaryCtxRetain(&c0, d0), "cuDevicePrimaryCtxRetain");
+    check(cuCtxSetCurrent(c0), "cuCtxSetCurrent");
     cu_leak_on_stream(s1);
     cu_leak_from_pool(pool1);
     cu_leak_here();
-    drv(cuStreamSynchronize(s1), "cuStreamSynchronize");
-    drv(cuCtxSynchronize(), "cuCtxSynchronize");
+    check(cuStreamSynchronize(s1), "cuStreamSynchronize");
+    check(cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
 /* oom: with device 0 current, stream-ordered requests on a stream of
@@ -113,12 +99,12 @@ static void driver(void)
 static void oom(void)
 {
     cudaStream_t s1;
-    rt(cudaSetDevice(1), "cudaSetDevice");
-    rt(cudaStreamCreate(&s1), "cudaStreamCreate");
-    rt(cudaSetDevice(0), "cudaSetDevice");
+    rt_check(cudaSetDevice(1), "cudaSetDevice");
+    rt_check(cudaStreamCreate(&s1), "cudaStreamCreate");
+    rt_check(cudaSetDevice(0), "cudaSetDevice");
     void *p;
-    rt(cudaMalloc(&p, 4096), "cudaMalloc"); /* device 0 has a record, and no failure */
-    rt(cudaFree(p), "cudaFree");
+    rt_check(cudaMalloc(&p, 4096), "cudaMalloc"); /* device 0 has a record, and no failure */
+    rt_check(cudaFree(p), "cudaFree");
     printf("oom runtime %d\n", (int)cudaMallocAsync(&p, (size_t)1 << 50, s1));
     CUdeviceptr d;
     printf("oom driver %d\n", (int)cuMemAllocAsync(&d, (size_t)1 << 50, (CUstream)s1));

@@ -35,16 +35,10 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "cuda_check.h"
+
 #define NOINLINE __attribute__((noinline))
 #define MiB (1024u * 1024u)
-
-static void check(CUresult rc, const char *what)
-{
-    if (rc != CUDA_SUCCESS) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
 
 static CUdevice primary(void)
 {

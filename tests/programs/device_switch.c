@@ -29,23 +29,9 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "cuda_check.h"
+
 #define KiB 1024u
-
-static void rt(cudaError_t rc, const char *what)
-{
-    if (rc != cudaSuccess) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
-
-static void drv(CUresult rc, const char *what)
-{
-    if (rc != CUDA_SUCCESS) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
 
 static void *need(void *p, const char *what)
 {
@@ -59,30 +45,30 @@ static void *need(void *p, const char *what)
 static void leak(unsigned kib)
 {
     void *p;
-    rt(cudaMalloc(&p, kib * KiB), "cudaMalloc");
+    rt_check(cudaMalloc(&p, kib * KiB), "cudaMalloc");
 }
 
 static void dleak(unsigned kib)
 {
     CUdeviceptr p;
-    drv(cuMemAlloc_v2(&p, kib * KiB), "cuMemAlloc");
+    check(cuMemAlloc_v2(&p, kib * KiB), "cuMemAlloc");
 }
 
 static CUcontext primary(int dev)
 {
     CUcontext c;
-    drv(cuDevicePrimaryCtxRetain(&c, dev), "cuDevicePrimaryCtxRetain");
+    check(cuDevicePrimaryCtxRetain(&c, dev), "cuDevicePrimaryCtxRetain");
     return c;
 }
 
 static void *runtime_family(void *arg)
 {
     (void)arg;
-    rt(cudaSetDevice(1), "cudaSetDevice");
+    rt_check(cudaSetDevice(1), "cudaSetDevice");
     leak(11); /* device 1 */
-    rt(cudaSetDevice(0), "cudaSetDevice");
+    rt_check(cudaSetDevice(0), "cudaSetDevice");
     leak(12); /* device 0 */
-    rt(cudaSetDevice(1), "cudaSetDevice");
+    rt_check(cudaSetDevice(1), "cudaSetDevice");
     leak(13); /* device 1 */
     return NULL;
 }
@@ -91,15 +77,15 @@ static void *driver_family(void *arg)
 {
     (void)arg;
     CUcontext c0 = primary(0), c1 = primary(1), own, popped;
-    drv(cuCtxSetCurrent(c1), "cuCtxSetCurrent");
+    check(cuCtxSetCurrent(c1), "cuCtxSetCurrent");
     leak(21); /* device 1 */
-    drv(cuCtxPushCurrent_v2(c0), "cuCtxPushCurrent");
+    check(cuCtxPushCurrent_v2(c0), "cuCtxPushCurrent");
     leak(22); /* device 0 */
-    drv(cuCtxPopCurrent_v2(&popped), "cuCtxPopCurrent");
+    check(cuCtxPopCurrent_v2(&popped), "cuCtxPopCurrent");
     leak(23); /* device 1 */
-    drv(cuCtxCreate_v2(&own, 0, 0), "cuCtxCreate"); /* pushed current */
+    check(cuCtxCreate_v2(&own, 0, 0), "cuCtxCreate"); /* pushed current */
     leak(24); /* device 0 */
-    drv(cuCtxPopCurrent_v2(&popped), "cuCtxPopCurrent");
+    check(cuCtxPopCurrent_v2(&popped), "cuCtxPopCurrent");
     leak(25); /* device 1 (the created context is kept: its memory goes with it) */
     return NULL;
 }
@@ -111,7 +97,7 @@ static void *query(const char *name)
     procaddr_fn get = (procaddr_fn)need(dlsym(RTLD_DEFAULT, "cuGetProcAddress_v2"), "cuGetProcAddress_v2");
     void *fn = NULL;
     CUdriverProcAddressQueryResult status;
-    drv(get(name, &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status), name);
+    check(get(name, &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status), name);
     return need(fn, name);
 }
 
@@ -124,19 +110,19 @@ static void *procaddr_family(void *arg)
     CUresult (*pop)(CUcontext *) = (CUresult(*)(CUcontext *))query("cuCtxPopCurrent");
     void *entry = NULL;
     enum cudaDriverEntryPointQueryResult status;
-    rt(cudaGetDriverEntryPointByVersion("cuCtxSetCurrent", &entry, 12000, cudaEnableDefault, &status),
+    rt_check(cudaGetDriverEntryPointByVersion("cuCtxSetCurrent", &entry, 12000, cudaEnableDefault, &status),
        "cudaGetDriverEntryPointByVersion");
     CUresult (*set_by_entry)(CUcontext) = (CUresult(*)(CUcontext))need(entry, "cuCtxSetCurrent entry point");
     CUcontext c0 = primary(0), c1 = primary(1), popped;
-    rt(set_device(1), "cudaSetDevice (dlsym)");
+    rt_check(set_device(1), "cudaSetDevice (dlsym)");
     leak(31); /* device 1 */
-    drv(set(c0), "cuCtxSetCurrent (cuGetProcAddress)");
+    check(set(c0), "cuCtxSetCurrent (cuGetProcAddress)");
     leak(32); /* device 0 */
-    drv(push(c1), "cuCtxPushCurrent (cuGetProcAddress)");
+    check(push(c1), "cuCtxPushCurrent (cuGetProcAddress)");
     leak(33); /* device 1 */
-    drv(pop(&popped), "cuCtxPopCurrent (cuGetProcAddress)");
+    check(pop(&popped), "cuCtxPopCurrent (cuGetProcAddress)");
     leak(34); /* device 0 */
-    drv(set_by_entry(c1), "cuCtxSetCurrent (entry point)");
+    check(set_by_entry(c1), "cuCtxSetCurrent (entry point)");
     leak(35); /* device 1 */
     return NULL;
 }
@@ -145,11 +131,11 @@ static void *later_driver_thread(void *arg)
 {
     (void)arg;
     CUcontext c0 = primary(0), c1 = primary(1), popped;
-    drv(cuCtxSetCurrent(c1), "cuCtxSetCurrent");
+    check(cuCtxSetCurrent(c1), "cuCtxSetCurrent");
     dleak(61); /* device 1 */
-    drv(cuCtxPushCurrent_v2(c0), "cuCtxPushCurrent");
+    check(cuCtxPushCurrent_v2(c0), "cuCtxPushCurrent");
     dleak(62); /* device 0 */
-    drv(cuCtxPopCurrent_v2(&popped), "cuCtxPopCurrent");
+    check(cuCtxPopCurrent_v2(&popped), "cuCtxPopCurrent");
     dleak(63); /* device 1 */
     return NULL;
 }
@@ -157,7 +143,7 @@ static void *later_driver_thread(void *arg)
 static void *later_runtime_thread(void *arg)
 {
     (void)arg;
-    rt(cudaFree(NULL), "cudaFree"); /* binds device 0's primary context */
+    rt_check(cudaFree(NULL), "cudaFree"); /* binds device 0's primary context */
     dleak(64);                      /* device 0 */
     return NULL;
 }
@@ -172,23 +158,23 @@ static int run_thread(void *(*fn)(void *))
 
 static int driver(void)
 {
-    drv(cuInit(0), "cuInit");
+    check(cuInit(0), "cuInit");
     CUcontext c0 = primary(0), c1 = primary(1), own, popped;
-    drv(cuCtxSetCurrent(c1), "cuCtxSetCurrent");
+    check(cuCtxSetCurrent(c1), "cuCtxSetCurrent");
     dleak(51); /* device 1 */
-    drv(cuCtxSetCurrent(c0), "cuCtxSetCurrent");
+    check(cuCtxSetCurrent(c0), "cuCtxSetCurrent");
     dleak(52); /* device 0 */
-    drv(cuCtxPushCurrent_v2(c1), "cuCtxPushCurrent");
+    check(cuCtxPushCurrent_v2(c1), "cuCtxPushCurrent");
     dleak(53); /* device 1 */
-    drv(cuCtxPopCurrent_v2(&popped), "cuCtxPopCurrent");
+    check(cuCtxPopCurrent_v2(&popped), "cuCtxPopCurrent");
     dleak(54); /* device 0 */
-    drv(cuCtxCreate_v2(&own, 0, 1), "cuCtxCreate"); /* device 1, pushed */
+    check(cuCtxCreate_v2(&own, 0, 1), "cuCtxCreate"); /* device 1, pushed */
     CUdeviceptr p;
-    drv(cuMemAlloc_v2(&p, 55 * KiB), "cuMemAlloc"); /* device 1 */
-    drv(cuMemFree_v2(p), "cuMemFree");
-    drv(cuCtxDestroy_v2(own), "cuCtxDestroy"); /* popped: device 0's again */
+    check(cuMemAlloc_v2(&p, 55 * KiB), "cuMemAlloc"); /* device 1 */
+    check(cuMemFree_v2(p), "cuMemFree");
+    check(cuCtxDestroy_v2(own), "cuCtxDestroy"); /* popped: device 0's again */
     dleak(56);                                /* device 0 */
-    rt(cudaSetDevice(1), "cudaSetDevice");
+    rt_check(cudaSetDevice(1), "cudaSetDevice");
     dleak(57); /* device 1 */
     if (run_thread(later_driver_thread) || run_thread(later_runtime_thread))
         return 1;
@@ -199,7 +185,7 @@ static int driver(void)
 static void *after_attach_thread(void *arg)
 {
     (void)arg;
-    drv(cuCtxSetCurrent(primary(0)), "cuCtxSetCurrent");
+    check(cuCtxSetCurrent(primary(0)), "cuCtxSetCurrent");
     dleak(47); /* device 0 */
     return NULL;
 }
@@ -220,7 +206,7 @@ static int threads(void)
 
 static int attach(const char *lib, const char *config)
 {
-    rt(cudaSetDevice(1), "cudaSetDevice");
+    rt_check(cudaSetDevice(1), "cudaSetDevice");
     void *h = need(dlopen(lib, RTLD_NOW), lib);
     int (*begin)(const char *) = (int (*)(const char *))need(dlsym(h, "gpuleak_attach_begin"), "begin");
     int (*end)(void) = (int (*)(void))need(dlsym(h, "gpuleak_attach_end"), "end");
@@ -228,12 +214,12 @@ static int attach(const char *lib, const char *config)
     printf("begin %d\n", begin(config));
     leak(41);  /* device 1: set before the attach */
     dleak(44); /* device 1 */
-    rt(cudaSetDevice(0), "cudaSetDevice");
+    rt_check(cudaSetDevice(0), "cudaSetDevice");
     leak(42);  /* device 0 */
     dleak(45); /* device 0 */
     printf("end %d\n", end());
     printf("snapshot %s\n", last());
-    rt(cudaSetDevice(1), "cudaSetDevice"); /* not seen: detached */
+    rt_check(cudaSetDevice(1), "cudaSetDevice"); /* not seen: detached */
     printf("begin %d\n", begin(config));
     leak(43);  /* device 1: set while detached */
     dleak(46); /* device 1 */

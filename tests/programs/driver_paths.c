@@ -17,6 +17,8 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "cuda_check.h"
+
 struct driver {
     CUresult (*init)(unsigned);
     CUresult (*device_get)(CUdevice *, int);
@@ -41,14 +43,6 @@ struct driver {
 };
 
 #define NOINLINE __attribute__((noinline))
-
-static void check(CUresult rc, const char *what)
-{
-    if (rc != CUDA_SUCCESS) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
 
 static void *need(void *p, const char *what)
 {

@@ -5,13 +5,7 @@
 
 #include <cuda.h>
 
-static void check(CUresult rc, const char *what)
-{
-    if (rc != CUDA_SUCCESS) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
+#include "cuda_check.h"
 
 __attribute__((noinline)) static CUdeviceptr leak_driver(size_t bytes)
 {

@@ -23,48 +23,32 @@
 
 #include <cuda_runtime_api.h>
 
+#include "cuda_check.h"
+#include "graph_alloc.h"
+
 #define KiB 1024u
 #define MiB (1024u * 1024u)
 
-static void check(cudaError_t rc, const char *what)
-{
-    if (rc != cudaSuccess) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
-
-static struct cudaMemAllocNodeParams on_device0(size_t bytes)
-{
-    struct cudaMemAllocNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.poolProps.allocType = cudaMemAllocationTypePinned;
-    p.poolProps.location.type = cudaMemLocationTypeDevice;
-    p.poolProps.location.id = 0;
-    p.bytesize = bytes;
-    return p;
-}
-
 __attribute__((noinline)) static void *graph_kept(cudaGraph_t g, cudaGraphNode_t *n)
 {
-    struct cudaMemAllocNodeParams p = on_device0(1 * MiB);
-    check(cudaGraphAddMemAllocNode(n, g, NULL, 0, &p), "cudaGraphAddMemAllocNode"); /* PEAK-SITE: graph_kept */
+    struct cudaMemAllocNodeParams p = graph_alloc_params(1 * MiB);
+    rt_check(cudaGraphAddMemAllocNode(n, g, NULL, 0, &p), "cudaGraphAddMemAllocNode"); /* PEAK-SITE: graph_kept */
     return p.dptr;
 }
 
 __attribute__((noinline)) static void graph_scratch(cudaGraph_t g, cudaGraphNode_t *n)
 {
-    struct cudaMemAllocNodeParams p = on_device0(256 * KiB);
+    struct cudaMemAllocNodeParams p = graph_alloc_params(256 * KiB);
     cudaGraphNode_t a;
-    check(cudaGraphAddMemAllocNode(&a, g, n, 1, &p), "cudaGraphAddMemAllocNode"); /* PEAK-SITE: graph_scratch */
-    check(cudaGraphAddMemFreeNode(n, g, &a, 1, p.dptr), "cudaGraphAddMemFreeNode");
+    rt_check(cudaGraphAddMemAllocNode(&a, g, n, 1, &p), "cudaGraphAddMemAllocNode"); /* PEAK-SITE: graph_scratch */
+    rt_check(cudaGraphAddMemFreeNode(n, g, &a, 1, p.dptr), "cudaGraphAddMemFreeNode");
 }
 
 __attribute__((noinline)) static void *graph_leak(cudaGraph_t g, cudaGraphNode_t *n)
 {
-    struct cudaMemAllocNodeParams p = on_device0(640 * KiB);
+    struct cudaMemAllocNodeParams p = graph_alloc_params(640 * KiB);
     cudaGraphNode_t dep = *n;
-    check(cudaGraphAddMemAllocNode(n, g, &dep, 1, &p), "cudaGraphAddMemAllocNode"); /* LEAK-SITE: graph_leak */
+    rt_check(cudaGraphAddMemAllocNode(n, g, &dep, 1, &p), "cudaGraphAddMemAllocNode"); /* LEAK-SITE: graph_leak */
     return p.dptr;
 }
 
@@ -84,28 +68,28 @@ __attribute__((noinline)) static void *generic_leak(cudaGraph_t g, cudaGraphNode
     np.alloc.poolProps.location.type = cudaMemLocationTypeDevice;
     np.alloc.bytesize = 384 * KiB;
     cudaGraphNode_t dep = *n;
-    check(ADD_NODE(n, g, &dep, &np), "cudaGraphAddNode"); /* LEAK-SITE: generic_leak */
+    rt_check(ADD_NODE(n, g, &dep, &np), "cudaGraphAddNode"); /* LEAK-SITE: generic_leak */
     return np.alloc.dptr;
 }
 
 __attribute__((noinline)) static void *capture_alloc(cudaStream_t s)
 {
     void *p = NULL;
-    check(cudaMallocAsync(&p, 2 * MiB, s), "cudaMallocAsync"); /* PEAK-SITE: capture_alloc */
+    rt_check(cudaMallocAsync(&p, 2 * MiB, s), "cudaMallocAsync"); /* PEAK-SITE: capture_alloc */
     return p;
 }
 
 __attribute__((noinline)) static void capture_scratch(cudaStream_t s)
 {
     void *p = NULL;
-    check(cudaMallocAsync(&p, 512 * KiB, s), "cudaMallocAsync"); /* PEAK-SITE: capture_scratch */
-    check(cudaFreeAsync(p, s), "cudaFreeAsync");
+    rt_check(cudaMallocAsync(&p, 512 * KiB, s), "cudaMallocAsync"); /* PEAK-SITE: capture_scratch */
+    rt_check(cudaFreeAsync(p, s), "cudaFreeAsync");
 }
 
 __attribute__((noinline)) static void *never_launched(cudaStream_t s)
 {
     void *p = NULL;
-    check(cudaMallocAsync(&p, 5 * MiB, s), "cudaMallocAsync"); /* captured, never launched */
+    rt_check(cudaMallocAsync(&p, 5 * MiB, s), "cudaMallocAsync"); /* captured, never launched */
     return p;
 }
 
@@ -115,20 +99,20 @@ int main(void)
 #ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
     s = 0; /* the per-thread default stream, which can be captured */
 #else
-    check(cudaStreamCreate(&s), "cudaStreamCreate");
+    rt_check(cudaStreamCreate(&s), "cudaStreamCreate");
 #endif
     /* graph 1: explicit nodes */
     cudaGraph_t g1;
     cudaGraphNode_t n;
-    check(cudaGraphCreate(&g1, 0), "cudaGraphCreate");
+    rt_check(cudaGraphCreate(&g1, 0), "cudaGraphCreate");
     void *kept = graph_kept(g1, &n);
     graph_scratch(g1, &n);
     graph_leak(g1, &n);
     generic_leak(g1, &n);
     cudaGraphExec_t x1;
-    check(cudaGraphInstantiate(&x1, g1, 0), "cudaGraphInstantiate");
-    check(cudaGraphLaunch(x1, s), "cudaGraphLaunch");
-    check(cudaFree(kept), "cudaFree");
+    rt_check(cudaGraphInstantiate(&x1, g1, 0), "cudaGraphInstantiate");
+    rt_check(cudaGraphLaunch(x1, s), "cudaGraphLaunch");
+    rt_check(cudaFree(kept), "cudaFree");
     if (cudaGraphLaunch(x1, s) != cudaErrorInvalidValue) { /* leaked and generic still live */
         fprintf(stderr, "relaunch with unfreed allocations did not fail\n");
         return 1;
@@ -137,45 +121,45 @@ int main(void)
 
     /* graph 2: stream capture, auto-free on relaunch */
     cudaGraph_t g2, g3, g4;
-    check(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    rt_check(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
     capture_scratch(s);
     void *c1 = capture_alloc(s);
-    check(cudaStreamEndCapture(s, &g2), "cudaStreamEndCapture");
+    rt_check(cudaStreamEndCapture(s, &g2), "cudaStreamEndCapture");
     cudaGraphExec_t x2, x3, x5;
-    check(cudaGraphInstantiateWithFlags(&x2, g2, cudaGraphInstantiateFlagAutoFreeOnLaunch), "instantiate");
+    rt_check(cudaGraphInstantiateWithFlags(&x2, g2, cudaGraphInstantiateFlagAutoFreeOnLaunch), "instantiate");
     for (int i = 0; i < 3; i++)
-        check(cudaGraphLaunch(x2, s), "cudaGraphLaunch");
+        rt_check(cudaGraphLaunch(x2, s), "cudaGraphLaunch");
 
     /* graph 3 frees graph 2's allocation */
-    check(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
-    check(cudaFreeAsync(c1, s), "cudaFreeAsync");
-    check(cudaStreamEndCapture(s, &g3), "cudaStreamEndCapture");
-    check(cudaGraphInstantiate(&x3, g3, 0), "cudaGraphInstantiate");
-    check(cudaGraphLaunch(x3, s), "cudaGraphLaunch");
-    check(cudaGraphLaunch(x2, s), "cudaGraphLaunch");
-    check(cudaFreeAsync(c1, s), "cudaFreeAsync");
+    rt_check(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    rt_check(cudaFreeAsync(c1, s), "cudaFreeAsync");
+    rt_check(cudaStreamEndCapture(s, &g3), "cudaStreamEndCapture");
+    rt_check(cudaGraphInstantiate(&x3, g3, 0), "cudaGraphInstantiate");
+    rt_check(cudaGraphLaunch(x3, s), "cudaGraphLaunch");
+    rt_check(cudaGraphLaunch(x2, s), "cudaGraphLaunch");
+    rt_check(cudaFreeAsync(c1, s), "cudaFreeAsync");
 
     /* graph 4: captured, never launched; graph 5: instantiated, never launched */
-    check(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    rt_check(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
     never_launched(s);
-    check(cudaStreamEndCapture(s, &g4), "cudaStreamEndCapture");
+    rt_check(cudaStreamEndCapture(s, &g4), "cudaStreamEndCapture");
     cudaGraph_t g5;
     cudaGraphNode_t n5;
-    struct cudaMemAllocNodeParams p5 = on_device0(7 * MiB);
-    check(cudaGraphCreate(&g5, 0), "cudaGraphCreate");
-    check(cudaGraphAddMemAllocNode(&n5, g5, NULL, 0, &p5), "cudaGraphAddMemAllocNode");
-    check(cudaGraphInstantiate(&x5, g5, 0), "cudaGraphInstantiate");
+    struct cudaMemAllocNodeParams p5 = graph_alloc_params(7 * MiB);
+    rt_check(cudaGraphCreate(&g5, 0), "cudaGraphCreate");
+    rt_check(cudaGraphAddMemAllocNode(&n5, g5, NULL, 0, &p5), "cudaGraphAddMemAllocNode");
+    rt_check(cudaGraphInstantiate(&x5, g5, 0), "cudaGraphInstantiate");
 
-    check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
-    check(cudaGraphExecDestroy(x1), "cudaGraphExecDestroy");
-    check(cudaGraphExecDestroy(x2), "cudaGraphExecDestroy");
-    check(cudaGraphExecDestroy(x3), "cudaGraphExecDestroy");
-    check(cudaGraphExecDestroy(x5), "cudaGraphExecDestroy");
+    rt_check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    rt_check(cudaGraphExecDestroy(x1), "cudaGraphExecDestroy");
+    rt_check(cudaGraphExecDestroy(x2), "cudaGraphExecDestroy");
+    rt_check(cudaGraphExecDestroy(x3), "cudaGraphExecDestroy");
+    rt_check(cudaGraphExecDestroy(x5), "cudaGraphExecDestroy");
     cudaGraph_t all[] = {g1, g2, g3, g4, g5};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        check(cudaGraphDestroy(all[i]), "cudaGraphDestroy");
+        rt_check(cudaGraphDestroy(all[i]), "cudaGraphDestroy");
 #ifndef CUDA_API_PER_THREAD_DEFAULT_STREAM
-    check(cudaStreamDestroy(s), "cudaStreamDestroy");
+    rt_check(cudaStreamDestroy(s), "cudaStreamDestroy");
 #endif
     return 0;
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ipc_channel.h"
+#include "cuda_check.h"
 
 #define NOINLINE __attribute__((noinline))
 
@@ -37,43 +38,27 @@ struct shared {
     struct cudaMemPoolPtrExportData p;
 };
 
-static void rt(cudaError_t rc, const char *what)
-{
-    if (rc != cudaSuccess) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
-
-static void drv(CUresult rc, const char *what)
-{
-    if (rc != CUDA_SUCCESS) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
-
 /* ---- exporter (parent) -------------------------------------------------- */
 
 static void exporter(int sock, pid_t importer)
 {
     void *a, *b, *c, *p;
-    rt(cudaMalloc(&a, A_BYTES), "cudaMalloc");
-    rt(cudaMalloc(&b, B_BYTES), "cudaMalloc");
-    rt(cudaMalloc(&c, C_BYTES), "cudaMalloc");
+    rt_check(cudaMalloc(&a, A_BYTES), "cudaMalloc");
+    rt_check(cudaMalloc(&b, B_BYTES), "cudaMalloc");
+    rt_check(cudaMalloc(&c, C_BYTES), "cudaMalloc");
     struct cudaMemPoolProps props = {.allocType = cudaMemAllocationTypePinned,
                                      .handleTypes = cudaMemHandleTypePosixFileDescriptor,
                                      .location = {cudaMemLocationTypeDevice, 0}};
     cudaMemPool_t pool;
-    rt(cudaMemPoolCreate(&pool, &props), "cudaMemPoolCreate");
-    rt(cudaMallocFromPoolAsync(&p, P_BYTES, pool, NULL), "cudaMallocFromPoolAsync");
+    rt_check(cudaMemPoolCreate(&pool, &props), "cudaMemPoolCreate");
+    rt_check(cudaMallocFromPoolAsync(&p, P_BYTES, pool, NULL), "cudaMallocFromPoolAsync");
     struct shared s;
-    rt(cudaIpcGetMemHandle(&s.a, a), "cudaIpcGetMemHandle");
-    rt(cudaIpcGetMemHandle(&s.b, b), "cudaIpcGetMemHandle");
-    rt(cudaIpcGetMemHandle(&s.c, c), "cudaIpcGetMemHandle");
-    rt(cudaMemPoolExportPointer(&s.p, p), "cudaMemPoolExportPointer");
+    rt_check(cudaIpcGetMemHandle(&s.a, a), "cudaIpcGetMemHandle");
+    rt_check(cudaIpcGetMemHandle(&s.b, b), "cudaIpcGetMemHandle");
+    rt_check(cudaIpcGetMemHandle(&s.c, c), "cudaIpcGetMemHandle");
+    rt_check(cudaMemPoolExportPointer(&s.p, p), "cudaMemPoolExportPointer");
     int fd;
-    rt(cudaMemPoolExportToShareableHandle(&fd, pool, cudaMemHandleTypePosixFileDescriptor, 0),
+    rt_check(cudaMemPoolExportToShareableHandle(&fd, pool, cudaMemHandleTypePosixFileDescriptor, 0),
        "cudaMemPoolExportToShareableHandle");
     chan_send(sock, &s, sizeof s, fd);
     close(fd);
@@ -83,11 +68,11 @@ static void exporter(int sock, pid_t importer)
         fprintf(stderr, "importer failed\n");
         exit(1);
     }
-    rt(cudaFree(a), "cudaFree");
-    rt(cudaFree(b), "cudaFree");
-    rt(cudaFree(c), "cudaFree");
-    rt(cudaFreeAsync(p, NULL), "cudaFreeAsync");
-    rt(cudaMemPoolDestroy(pool), "cudaMemPoolDestroy");
+    rt_check(cudaFree(a), "cudaFree");
+    rt_check(cudaFree(b), "cudaFree");
+    rt_check(cudaFree(c), "cudaFree");
+    rt_check(cudaFreeAsync(p, NULL), "cudaFreeAsync");
+    rt_check(cudaMemPoolDestroy(pool), "cudaMemPoolDestroy");
 }
 
 /* ---- importer, runtime API ------------------------------------------------ */
@@ -95,21 +80,21 @@ static void exporter(int sock, pid_t importer)
 static NOINLINE void *rt_open(cudaIpcMemHandle_t h)
 {
     void *d;
-    rt(cudaIpcOpenMemHandle(&d, h, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
+    rt_check(cudaIpcOpenMemHandle(&d, h, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
     return d;
 }
 
 static NOINLINE void *rt_leak_mapping(cudaIpcMemHandle_t h)
 {
     void *d;
-    rt(cudaIpcOpenMemHandle(&d, h, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle"); /* LEAK-SITE: rt_leak_mapping */
+    rt_check(cudaIpcOpenMemHandle(&d, h, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle"); /* LEAK-SITE: rt_leak_mapping */
     return d;
 }
 
 static NOINLINE void *rt_import(cudaMemPool_t pool, struct cudaMemPoolPtrExportData *e)
 {
     void *d;
-    rt(cudaMemPoolImportPointer(&d, pool, e), "cudaMemPoolImportPointer");
+    rt_check(cudaMemPoolImportPointer(&d, pool, e), "cudaMemPoolImportPointer");
     return d;
 }
 
@@ -118,8 +103,8 @@ static NOINLINE void *rt_import(cudaMemPool_t pool, struct cudaMemPoolPtrExportD
 static NOINLINE void rt_own(void)
 {
     void *d;
-    rt(cudaMalloc(&d, OWN_BYTES), "cudaMalloc");
-    rt(cudaFree(d), "cudaFree");
+    rt_check(cudaMalloc(&d, OWN_BYTES), "cudaMalloc");
+    rt_check(cudaFree(d), "cudaFree");
 }
 
 static void rt_importer(struct shared *s, int fd)
@@ -129,21 +114,21 @@ static void rt_importer(struct shared *s, int fd)
     void *b = rt_open(s->b);
     rt_leak_mapping(s->c);
     cudaMemPool_t pool;
-    rt(cudaMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0),
+    rt_check(cudaMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0),
        "cudaMemPoolImportFromShareableHandle");
     void *p = rt_import(pool, &s->p);
-    rt(cudaMemset(p, 0, P_BYTES), "cudaMemset");
+    rt_check(cudaMemset(p, 0, P_BYTES), "cudaMemset");
     snapshot_mapped();
     rt_own();
     if (a2 != a) {
         fprintf(stderr, "reopen gave another address\n");
         exit(1);
     }
-    rt(cudaIpcCloseMemHandle(a), "cudaIpcCloseMemHandle");
-    rt(cudaIpcCloseMemHandle(a2), "cudaIpcCloseMemHandle");
-    rt(cudaIpcCloseMemHandle(b), "cudaIpcCloseMemHandle");
-    rt(cudaFreeAsync(p, NULL), "cudaFreeAsync");
-    rt(cudaMemPoolDestroy(pool), "cudaMemPoolDestroy");
+    rt_check(cudaIpcCloseMemHandle(a), "cudaIpcCloseMemHandle");
+    rt_check(cudaIpcCloseMemHandle(a2), "cudaIpcCloseMemHandle");
+    rt_check(cudaIpcCloseMemHandle(b), "cudaIpcCloseMemHandle");
+    rt_check(cudaFreeAsync(p, NULL), "cudaFreeAsync");
+    rt_check(cudaMemPoolDestroy(pool), "cudaMemPoolDestroy");
 }
 
 /* ---- importer, driver API --------------------------------------------------- */
@@ -158,29 +143,29 @@ static CUipcMemHandle cu_handle(cudaIpcMemHandle_t h)
 static NOINLINE CUdeviceptr cu_open(cudaIpcMemHandle_t h)
 {
     CUdeviceptr d;
-    drv(cuIpcOpenMemHandle(&d, cu_handle(h), CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), "cuIpcOpenMemHandle");
+    check(cuIpcOpenMemHandle(&d, cu_handle(h), CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), "cuIpcOpenMemHandle");
     return d;
 }
 
 static NOINLINE CUdeviceptr cu_leak_mapping(cudaIpcMemHandle_t h)
 {
     CUdeviceptr d;
-    drv(cuIpcOpenMemHandle(&d, cu_handle(h), CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), "cuIpcOpenMemHandle"); /* LEAK-SITE: cu_leak_mapping */
+    check(cuIpcOpenMemHandle(&d, cu_handle(h), CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), "cuIpcOpenMemHandle"); /* LEAK-SITE: cu_leak_mapping */
     return d;
 }
 
 static NOINLINE CUdeviceptr cu_import(CUmemoryPool pool, struct cudaMemPoolPtrExportData *e)
 {
     CUdeviceptr d;
-    drv(cuMemPoolImportPointer(&d, pool, (CUmemPoolPtrExportData *)e), "cuMemPoolImportPointer");
+    check(cuMemPoolImportPointer(&d, pool, (CUmemPoolPtrExportData *)e), "cuMemPoolImportPointer");
     return d;
 }
 
 static NOINLINE void cu_own(void)
 {
     CUdeviceptr d;
-    drv(cuMemAlloc(&d, OWN_BYTES), "cuMemAlloc");
-    drv(cuMemFree(d), "cuMemFree");
+    check(cuMemAlloc(&d, OWN_BYTES), "cuMemAlloc");
+    check(cuMemFree(d), "cuMemFree");
 }
 
 /* driver-reset: the importer resets its primary context before freeing the
@@ -192,15 +177,15 @@ static int reset_first;
 static void cu_importer(struct shared *s, int fd)
 {
     CUcontext ctx;
-    drv(cuInit(0), "cuInit");
-    drv(cuDevicePrimaryCtxRetain(&ctx, 0), "cuDevicePrimaryCtxRetain");
-    drv(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    check(cuInit(0), "cuInit");
+    check(cuDevicePrimaryCtxRetain(&ctx, 0), "cuDevicePrimaryCtxRetain");
+    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
     CUdeviceptr a = cu_open(s->a);
     CUdeviceptr a2 = cu_open(s->a);
     CUdeviceptr b = cu_open(s->b);
     cu_leak_mapping(s->c);
     CUmemoryPool pool;
-    drv(cuMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+    check(cuMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
         "cuMemPoolImportFromShareableHandle");
     CUdeviceptr p = cu_import(pool, &s->p);
     snapshot_mapped();
@@ -209,16 +194,16 @@ static void cu_importer(struct shared *s, int fd)
         fprintf(stderr, "reopen gave another address\n");
         exit(1);
     }
-    drv(cuIpcCloseMemHandle(a), "cuIpcCloseMemHandle");
-    drv(cuIpcCloseMemHandle(a2), "cuIpcCloseMemHandle");
-    drv(cuIpcCloseMemHandle(b), "cuIpcCloseMemHandle");
+    check(cuIpcCloseMemHandle(a), "cuIpcCloseMemHandle");
+    check(cuIpcCloseMemHandle(a2), "cuIpcCloseMemHandle");
+    check(cuIpcCloseMemHandle(b), "cuIpcCloseMemHandle");
     if (reset_first) {
-        drv(cuDevicePrimaryCtxReset(0), "cuDevicePrimaryCtxReset");
-        drv(cuDevicePrimaryCtxRetain(&ctx, 0), "cuDevicePrimaryCtxRetain");
-        drv(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+        check(cuDevicePrimaryCtxReset(0), "cuDevicePrimaryCtxReset");
+        check(cuDevicePrimaryCtxRetain(&ctx, 0), "cuDevicePrimaryCtxRetain");
+        check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
     }
-    drv(cuMemFree(p), "cuMemFree");
-    drv(cuMemPoolDestroy(pool), "cuMemPoolDestroy");
+    check(cuMemFree(p), "cuMemFree");
+    check(cuMemPoolDestroy(pool), "cuMemPoolDestroy");
 }
 
 int main(int argc, char **argv)

@@ -20,50 +20,37 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "cuda_check.h"
+#include "graph_alloc.h"
+
 #define MiB ((size_t)1024 * 1024)
-
-static void rt(cudaError_t e, const char *what)
-{
-    if (e != cudaSuccess) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)e);
-        exit(1);
-    }
-}
-
-static void drv(CUresult rc, const char *what)
-{
-    if (rc != CUDA_SUCCESS) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
 
 static void keep_reserve(cudaMemPool_t pool)
 {
     uint64_t max = UINT64_MAX;
-    rt(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &max), "cudaMemPoolSetAttribute");
+    rt_check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &max), "cudaMemPoolSetAttribute");
 }
 
 static void pools(void)
 {
     cudaMemPool_t def, own;
-    rt(cudaDeviceGetDefaultMemPool(&def, 0), "cudaDeviceGetDefaultMemPool");
+    rt_check(cudaDeviceGetDefaultMemPool(&def, 0), "cudaDeviceGetDefaultMemPool");
     keep_reserve(def);
     void *live, *freed;
-    rt(cudaMallocAsync(&live, 2 * MiB, 0), "cudaMallocAsync");
-    rt(cudaMallocAsync(&freed, 2 * MiB, 0), "cudaMallocAsync");
-    rt(cudaFreeAsync(freed, 0), "cudaFreeAsync");
+    rt_check(cudaMallocAsync(&live, 2 * MiB, 0), "cudaMallocAsync");
+    rt_check(cudaMallocAsync(&freed, 2 * MiB, 0), "cudaMallocAsync");
+    rt_check(cudaFreeAsync(freed, 0), "cudaFreeAsync");
     struct cudaMemPoolProps props;
     memset(&props, 0, sizeof props);
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;
     props.location.id = 0;
-    rt(cudaMemPoolCreate(&own, &props), "cudaMemPoolCreate");
+    rt_check(cudaMemPoolCreate(&own, &props), "cudaMemPoolCreate");
     keep_reserve(own);
     void *p;
-    rt(cudaMallocFromPoolAsync(&p, 2 * MiB, own, 0), "cudaMallocFromPoolAsync");
-    rt(cudaFreeAsync(p, 0), "cudaFreeAsync");
-    rt(cudaStreamSynchronize(0), "cudaStreamSynchronize");
+    rt_check(cudaMallocFromPoolAsync(&p, 2 * MiB, own, 0), "cudaMallocFromPoolAsync");
+    rt_check(cudaFreeAsync(p, 0), "cudaFreeAsync");
+    rt_check(cudaStreamSynchronize(0), "cudaStreamSynchronize");
 }
 
 static void module(void)
@@ -78,58 +65,47 @@ static void module(void)
     memcpy(image + 6, &header, 2);
     memcpy(image + 8, &payload, 8);
     CUmodule m;
-    drv(cuModuleLoadFatBinary(&m, image), "cuModuleLoadFatBinary");
+    check(cuModuleLoadFatBinary(&m, image), "cuModuleLoadFatBinary");
     free(image);
-}
-
-static struct cudaMemAllocNodeParams on_device0(size_t bytes)
-{
-    struct cudaMemAllocNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.poolProps.allocType = cudaMemAllocationTypePinned;
-    p.poolProps.location.type = cudaMemLocationTypeDevice;
-    p.poolProps.location.id = 0;
-    p.bytesize = bytes;
-    return p;
 }
 
 static void launch(cudaGraph_t g)
 {
     cudaGraphExec_t x;
-    rt(cudaGraphInstantiate(&x, g, 0), "cudaGraphInstantiate");
-    rt(cudaGraphLaunch(x, 0), "cudaGraphLaunch");
-    rt(cudaStreamSynchronize(0), "cudaStreamSynchronize");
+    rt_check(cudaGraphInstantiate(&x, g, 0), "cudaGraphInstantiate");
+    rt_check(cudaGraphLaunch(x, 0), "cudaGraphLaunch");
+    rt_check(cudaStreamSynchronize(0), "cudaStreamSynchronize");
 }
 
 static void graphs(void)
 {
     cudaGraph_t kept, scratch;
     cudaGraphNode_t n, a;
-    rt(cudaGraphCreate(&kept, 0), "cudaGraphCreate");
-    struct cudaMemAllocNodeParams p = on_device0(2 * MiB);
-    rt(cudaGraphAddMemAllocNode(&n, kept, NULL, 0, &p), "cudaGraphAddMemAllocNode");
+    rt_check(cudaGraphCreate(&kept, 0), "cudaGraphCreate");
+    struct cudaMemAllocNodeParams p = graph_alloc_params(2 * MiB);
+    rt_check(cudaGraphAddMemAllocNode(&n, kept, NULL, 0, &p), "cudaGraphAddMemAllocNode");
     launch(kept);
-    rt(cudaGraphCreate(&scratch, 0), "cudaGraphCreate");
-    p = on_device0(2 * MiB);
-    rt(cudaGraphAddMemAllocNode(&a, scratch, NULL, 0, &p), "cudaGraphAddMemAllocNode");
-    rt(cudaGraphAddMemFreeNode(&n, scratch, &a, 1, p.dptr), "cudaGraphAddMemFreeNode");
+    rt_check(cudaGraphCreate(&scratch, 0), "cudaGraphCreate");
+    p = graph_alloc_params(2 * MiB);
+    rt_check(cudaGraphAddMemAllocNode(&a, scratch, NULL, 0, &p), "cudaGraphAddMemAllocNode");
+    rt_check(cudaGraphAddMemFreeNode(&n, scratch, &a, 1, p.dptr), "cudaGraphAddMemFreeNode");
     launch(scratch);
 }
 
 int main(int argc, char **argv)
 {
     void *a, *b, *c;
-    rt(cudaSetDevice(0), "cudaSetDevice");
+    rt_check(cudaSetDevice(0), "cudaSetDevice");
     if (argc > 1 && strcmp(argv[1], "reset") == 0) {
-        rt(cudaMalloc(&a, 2 * MiB), "cudaMalloc");
-        rt(cudaDeviceReset(), "cudaDeviceReset");
+        rt_check(cudaMalloc(&a, 2 * MiB), "cudaMalloc");
+        rt_check(cudaDeviceReset(), "cudaDeviceReset");
     }
-    rt(cudaMalloc(&a, 4 * MiB), "cudaMalloc");
-    rt(cudaMalloc(&b, 2 * MiB), "cudaMalloc");
+    rt_check(cudaMalloc(&a, 4 * MiB), "cudaMalloc");
+    rt_check(cudaMalloc(&b, 2 * MiB), "cudaMalloc");
     pools();
     module();
     graphs();
-    rt(cudaSetDevice(1), "cudaSetDevice");
-    rt(cudaMalloc(&c, 2 * MiB), "cudaMalloc");
+    rt_check(cudaSetDevice(1), "cudaSetDevice");
+    rt_check(cudaMalloc(&c, 2 * MiB), "cudaMalloc");
     return 0;
 }

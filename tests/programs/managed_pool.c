@@ -22,24 +22,10 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "cuda_check.h"
+
 #define NOINLINE __attribute__((noinline))
 #define MiB ((size_t)1024 * 1024)
-
-static void check(CUresult rc, const char *what)
-{
-    if (rc != CUDA_SUCCESS) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
-
-static void rt_check(cudaError_t rc, const char *what)
-{
-    if (rc != cudaSuccess) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
 
 static CUmemoryPool pool_of(CUmemAllocationType type)
 {

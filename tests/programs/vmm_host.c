@@ -13,16 +13,10 @@
 
 #include <cuda.h>
 
+#include "cuda_check.h"
+
 #define NOINLINE __attribute__((noinline))
 #define MiB ((size_t)1024 * 1024)
-
-static void check(CUresult rc, const char *what)
-{
-    if (rc != CUDA_SUCCESS) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
 
 static CUmemAllocationProp at(CUmemLocationType type, int id)
 {

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "ipc_channel.h"
+#include "cuda_check.h"
 
 #define NOINLINE __attribute__((noinline))
 #define G ((size_t)2 << 20) /* fakecuda's granularity; asked for below */
@@ -43,14 +44,6 @@ static const char FROM_IMPORTER[] = "the importer's bytes";
 
 /* gpuleak's public API, when preloaded. */
 int gpuleak_snapshot(const char *path) __attribute__((weak));
-
-static void check(CUresult rc, const char *what)
-{
-    if (rc != CUDA_SUCCESS) {
-        fprintf(stderr, "%s failed: %d\n", what, (int)rc);
-        exit(1);
-    }
-}
 
 static void setup(void)
 {

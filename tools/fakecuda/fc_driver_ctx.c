@@ -381,9 +381,7 @@ CUresult cuCtxSynchronize_v2(CUcontext ctx)
     CUresult r = cuCtxGetDevice_v2(&dev, ctx);
     if (r)
         return r;
-    fc_lock();
-    fc_pool_sync_device(dev);
-    fc_unlock();
+    fc_pool_sync_locking(dev);
     return CUDA_SUCCESS;
 }
 
@@ -410,9 +408,7 @@ CUresult cuCtxSynchronize(void)
     CUresult r = fc_cur_ctx(&c);
     if (r)
         return r;
-    fc_lock();
-    fc_pool_sync_device(c->dev);
-    fc_unlock();
+    fc_pool_sync_locking(c->dev);
     return CUDA_SUCCESS;
 }
 

@@ -3,8 +3,13 @@
  * *pStr = NULL, like the real driver. */
 #include "fc_internal.h"
 
+struct err {
+    CUresult code;
+    const char *name, *str;
+};
+
 #define E(c, s) { c, #c, s }
-static const struct { CUresult code; const char *name, *str; } errs[] = {
+static const struct err errs[] = {
     E(CUDA_SUCCESS, "no error"),
     E(CUDA_ERROR_INVALID_VALUE, "invalid argument"),
     E(CUDA_ERROR_OUT_OF_MEMORY, "out of memory"),
@@ -36,28 +41,29 @@ static const struct { CUresult code; const char *name, *str; } errs[] = {
 };
 #undef E
 
+/* The table's row of a code, or NULL. */
+static const struct err *err_of(CUresult code)
+{
+    for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
+        if (errs[i].code == code)
+            return &errs[i];
+    return NULL;
+}
+
 CUresult cuGetErrorString(CUresult error, const char **pStr)
 {
     if (!pStr)
         return CUDA_ERROR_INVALID_VALUE;
-    for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
-        if (errs[i].code == error) {
-            *pStr = errs[i].str;
-            return CUDA_SUCCESS;
-        }
-    *pStr = NULL;
-    return CUDA_ERROR_INVALID_VALUE;
+    const struct err *e = err_of(error);
+    *pStr = e ? e->str : NULL;
+    return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuGetErrorName(CUresult error, const char **pStr)
 {
     if (!pStr)
         return CUDA_ERROR_INVALID_VALUE;
-    for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
-        if (errs[i].code == error) {
-            *pStr = errs[i].name;
-            return CUDA_SUCCESS;
-        }
-    *pStr = NULL;
-    return CUDA_ERROR_INVALID_VALUE;
+    const struct err *e = err_of(error);
+    *pStr = e ? e->name : NULL;
+    return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }

@@ -72,6 +72,13 @@ void fc_pool_sync_device(int dev)
             fc_pool_trim(p, p->alive ? p->threshold : 0);
 }
 
+void fc_pool_sync_locking(int dev)
+{
+    fc_lock();
+    fc_pool_sync_device(dev);
+    fc_unlock();
+}
+
 void fc_pool_empty_device(int dev)
 {
     for (struct fc_pool *p = all_pools; p; p = p->next_all)
@@ -287,75 +294,73 @@ CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
     return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+/* The checks cuMemPoolSetAttribute and cuMemPoolGetAttribute share: then
+ * access reads or writes the attribute of a live pool, under the lock. */
+static CUresult pool_attribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value,
+                               CUresult (*access)(struct fc_pool *, CUmemPool_attribute, void *))
 {
     if (!fc_initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
     struct fc_pool *p = (struct fc_pool *)pool;
     if (!value)
         return CUDA_ERROR_INVALID_VALUE;
-    CUresult r = CUDA_SUCCESS;
     fc_lock();
-    if (!p || !fc_pool_known(p) || !p->alive) {
-        r = CUDA_ERROR_INVALID_VALUE;
-    } else {
-        switch (attr) {
-        case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
-        case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-        case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-            p->reuse[attr - 1] = *(int *)value;
-            break;
-        case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
-            p->threshold = *(cuuint64_t *)value;
-            break;
-        case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: /* only resettable to 0 */
-            if (*(cuuint64_t *)value != 0)
-                r = CUDA_ERROR_INVALID_VALUE;
-            else
-                p->reserved_high = p->reserved;
-            break;
-        case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
-            if (*(cuuint64_t *)value != 0)
-                r = CUDA_ERROR_INVALID_VALUE;
-            else
-                p->used_high = p->used;
-            break;
-        default:
-            r = CUDA_ERROR_INVALID_VALUE;
-        }
-    }
+    CUresult r = p && fc_pool_known(p) && p->alive ? access(p, attr, value) : CUDA_ERROR_INVALID_VALUE;
     fc_unlock();
     return r;
 }
 
+static CUresult set_attribute(struct fc_pool *p, CUmemPool_attribute attr, void *value)
+{
+    switch (attr) {
+    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+        p->reuse[attr - 1] = *(int *)value;
+        return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+        p->threshold = *(cuuint64_t *)value;
+        return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: /* only resettable to 0 */
+        if (*(cuuint64_t *)value != 0)
+            return CUDA_ERROR_INVALID_VALUE;
+        p->reserved_high = p->reserved;
+        return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+        if (*(cuuint64_t *)value != 0)
+            return CUDA_ERROR_INVALID_VALUE;
+        p->used_high = p->used;
+        return CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+static CUresult get_attribute(struct fc_pool *p, CUmemPool_attribute attr, void *value)
+{
+    switch (attr) {
+    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+        *(int *)value = p->reuse[attr - 1];
+        return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *(cuuint64_t *)value = p->threshold; return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: *(cuuint64_t *)value = p->reserved; return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: *(cuuint64_t *)value = p->reserved_high; return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *(cuuint64_t *)value = p->used; return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *(cuuint64_t *)value = p->used_high; return CUDA_SUCCESS;
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    return pool_attribute(pool, attr, value, set_attribute);
+}
+
 CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
-    if (!fc_initialized())
-        return CUDA_ERROR_NOT_INITIALIZED;
-    struct fc_pool *p = (struct fc_pool *)pool;
-    if (!value)
-        return CUDA_ERROR_INVALID_VALUE;
-    CUresult r = CUDA_SUCCESS;
-    fc_lock();
-    if (!p || !fc_pool_known(p) || !p->alive) {
-        r = CUDA_ERROR_INVALID_VALUE;
-    } else {
-        switch (attr) {
-        case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
-        case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-        case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-            *(int *)value = p->reuse[attr - 1];
-            break;
-        case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *(cuuint64_t *)value = p->threshold; break;
-        case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: *(cuuint64_t *)value = p->reserved; break;
-        case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: *(cuuint64_t *)value = p->reserved_high; break;
-        case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *(cuuint64_t *)value = p->used; break;
-        case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *(cuuint64_t *)value = p->used_high; break;
-        default: r = CUDA_ERROR_INVALID_VALUE;
-        }
-    }
-    fc_unlock();
-    return r;
+    return pool_attribute(pool, attr, value, get_attribute);
 }
 
 CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)

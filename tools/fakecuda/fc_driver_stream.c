@@ -226,9 +226,7 @@ static CUresult stream_sync(CUstream hStream)
     CUresult r = fc_stream_dev(hStream, &dev);
     if (r)
         return r;
-    fc_lock();
-    fc_pool_sync_device(dev);
-    fc_unlock();
+    fc_pool_sync_locking(dev);
     return CUDA_SUCCESS;
 }
 

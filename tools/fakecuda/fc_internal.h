@@ -209,6 +209,10 @@ void fc_extmem_release_ctx(struct fc_ctx *c);
 /* fc_driver_stream.c */
 CUresult fc_stream_dev(CUstream s, int *dev);/* device a stream belongs to */
 
+/* fc_driver_pool.c (takes the lock): what a synchronize of the device
+ * does observably, fc_pool_sync_device. */
+void fc_pool_sync_locking(int dev);
+
 /* fc_driver_pool.c (lock held) */
 struct fc_pool *fc_pool_new(int dev);
 int fc_pool_known(struct fc_pool *p);

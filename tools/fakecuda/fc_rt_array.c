@@ -29,22 +29,35 @@ int fc_rt_array_format(const struct cudaChannelFormatDesc *d, CUarray_format *fm
     return *fmt ? 0 : -1;
 }
 
+/* The driver's descriptor of an array the runtime is asked for, after the
+ * checks all three of its array calls make: cudaSuccess, or the error to
+ * set (no place for the handle, a format the driver has no name for). */
+static cudaError_t array_desc(const void *out, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent,
+                              unsigned int flags, CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+    CUarray_format fmt;
+    unsigned nch;
+    if (!out)
+        return cudaErrorInvalidValue;
+    if (fc_rt_array_format(desc, &fmt, &nch))
+        return cudaErrorInvalidChannelDescriptor;
+    *d = (CUDA_ARRAY3D_DESCRIPTOR){.Width = extent.width, .Height = extent.height, .Depth = extent.depth,
+                                   .Format = fmt, .NumChannels = nch, .Flags = flags};
+    return cudaSuccess;
+}
+
 cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width,
                             size_t height, unsigned int flags)
 {
     ENTER();
-    CUarray_format fmt;
-    unsigned nch;
-    if (!array)
-        return fc_rt_set(cudaErrorInvalidValue);
-    if (fc_rt_array_format(desc, &fmt, &nch))
-        return fc_rt_set(cudaErrorInvalidChannelDescriptor);
+    CUDA_ARRAY3D_DESCRIPTOR d;
+    cudaError_t e = array_desc(array, desc, (struct cudaExtent){width, height, 0}, flags, &d);
+    if (e)
+        return fc_rt_set(e);
     if (flags == 0) {
-        CUDA_ARRAY_DESCRIPTOR d = {.Width = width, .Height = height, .Format = fmt, .NumChannels = nch};
-        return fc_rt_cu(fc_drv.cuArrayCreate_v2((CUarray *)array, &d));
+        CUDA_ARRAY_DESCRIPTOR d2 = {.Width = width, .Height = height, .Format = d.Format, .NumChannels = d.NumChannels};
+        return fc_rt_cu(fc_drv.cuArrayCreate_v2((CUarray *)array, &d2));
     }
-    CUDA_ARRAY3D_DESCRIPTOR d = {
-        .Width = width, .Height = height, .Depth = 0, .Format = fmt, .NumChannels = nch, .Flags = flags};
     return fc_rt_cu(fc_drv.cuArray3DCreate_v2((CUarray *)array, &d));
 }
 
@@ -52,14 +65,10 @@ cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormat
                               struct cudaExtent extent, unsigned int flags)
 {
     ENTER();
-    CUarray_format fmt;
-    unsigned nch;
-    if (!array)
-        return fc_rt_set(cudaErrorInvalidValue);
-    if (fc_rt_array_format(desc, &fmt, &nch))
-        return fc_rt_set(cudaErrorInvalidChannelDescriptor);
-    CUDA_ARRAY3D_DESCRIPTOR d = {.Width = extent.width, .Height = extent.height, .Depth = extent.depth,
-                                 .Format = fmt, .NumChannels = nch, .Flags = flags};
+    CUDA_ARRAY3D_DESCRIPTOR d;
+    cudaError_t e = array_desc(array, desc, extent, flags, &d);
+    if (e)
+        return fc_rt_set(e);
     return fc_rt_cu(fc_drv.cuArray3DCreate_v2((CUarray *)array, &d));
 }
 
@@ -67,14 +76,10 @@ cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const
                                      struct cudaExtent extent, unsigned int numLevels, unsigned int flags)
 {
     ENTER();
-    CUarray_format fmt;
-    unsigned nch;
-    if (!mipmappedArray)
-        return fc_rt_set(cudaErrorInvalidValue);
-    if (fc_rt_array_format(desc, &fmt, &nch))
-        return fc_rt_set(cudaErrorInvalidChannelDescriptor);
-    CUDA_ARRAY3D_DESCRIPTOR d = {.Width = extent.width, .Height = extent.height, .Depth = extent.depth,
-                                 .Format = fmt, .NumChannels = nch, .Flags = flags};
+    CUDA_ARRAY3D_DESCRIPTOR d;
+    cudaError_t e = array_desc(mipmappedArray, desc, extent, flags, &d);
+    if (e)
+        return fc_rt_set(e);
     return fc_rt_cu(fc_drv.cuMipmappedArrayCreate((CUmipmappedArray *)mipmappedArray, &d, numLevels));
 }
 

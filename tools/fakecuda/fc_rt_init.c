@@ -126,15 +126,25 @@ static cudaError_t retain(int dev, CUcontext *out)
     return e;
 }
 
-cudaError_t fc_rt_primary(int dev, CUcontext *out)
+/* The runtime is initialized and dev is one of its devices: cudaSuccess,
+ * else the error to set. */
+static cudaError_t usable_device(int dev)
 {
     cudaError_t e = fc_rt_init();
     if (e)
-        return fc_rt_set(e);
+        return e;
     int n = 0;
     fc_drv.cuDeviceGetCount(&n);
     if (dev < 0 || dev >= n || dev >= FC_MAX_DEV)
-        return fc_rt_set(cudaErrorInvalidDevice);
+        return cudaErrorInvalidDevice;
+    return cudaSuccess;
+}
+
+cudaError_t fc_rt_primary(int dev, CUcontext *out)
+{
+    cudaError_t e = usable_device(dev);
+    if (e)
+        return fc_rt_set(e);
     return fc_rt_set(retain(dev, out));
 }
 
@@ -176,13 +186,9 @@ int fc_rt_device(void)
 
 cudaError_t fc_rt_set_device(int dev)
 {
-    cudaError_t e = fc_rt_init();
+    cudaError_t e = usable_device(dev);
     if (e)
         return fc_rt_set(e);
-    int n = 0;
-    fc_drv.cuDeviceGetCount(&n);
-    if (dev < 0 || dev >= n || dev >= FC_MAX_DEV)
-        return fc_rt_set(cudaErrorInvalidDevice);
     CUcontext c;
     if ((e = retain(dev, &c)))
         return fc_rt_set(e);

@@ -191,20 +191,7 @@ void json_i64(struct json *j, int64_t v)
 
 void json_u64_inline(struct json *j, const uint64_t *v, size_t n)
 {
-    sep(j);
-    fputc_unlocked('[', j->f);
-    char buf[26];
-    for (size_t i = 0; i < n; i++) {
-        size_t k = 0;
-        if (i) {
-            buf[0] = ',';
-            buf[1] = ' ';
-            k = j->compact ? 1 : 2;
-        }
-        k += json_fmt_u64(buf + k, v[i]);
-        fwrite_unlocked(buf, 1, k, j->f);
-    }
-    fputc_unlocked(']', j->f);
+    json_u64_inline_known(j, v, NULL, n);
 }
 
 void json_u64_inline_known(struct json *j, const uint64_t *v, const bool *known, size_t n)
@@ -219,7 +206,7 @@ void json_u64_inline_known(struct json *j, const uint64_t *v, const bool *known,
             buf[1] = ' ';
             k = j->compact ? 1 : 2;
         }
-        if (known[i]) {
+        if (known == NULL || known[i]) {
             k += json_fmt_u64(buf + k, v[i]);
         } else {
             memcpy(buf + k, "null", 4);

@@ -40,7 +40,7 @@ void json_u64_inline(struct json *j, const uint64_t *v, size_t n);
 /* The same for booleans. */
 void json_bool_inline(struct json *j, const bool *v, size_t n);
 /* json_u64_inline's array, null where known[i] is false (a value not
- * known, never 0). */
+ * known, never 0); known NULL: every value is known. */
 void json_u64_inline_known(struct json *j, const uint64_t *v, const bool *known, size_t n);
 /* A ratio or fraction (%.6g; never NaN or infinity). */
 void json_double(struct json *j, double v);

@@ -23,6 +23,14 @@ static void put_n(FILE *f, uint64_t v)
     fputs(buf, f);
 }
 
+/* Text, then a number with thousands separators: the classification line
+ * and PyTorch's view alternate them. */
+static void put_text_n(FILE *f, const char *text, uint64_t v)
+{
+    fputs(text, f);
+    put_n(f, v);
+}
+
 /* The one line that says what kind of out-of-memory it was, with the
  * numbers its rule compared (analysis/oomkind.h). */
 static void put_verdict(FILE *f, const struct oom_facts *x)
@@ -31,60 +39,40 @@ static void put_verdict(FILE *f, const struct oom_facts *x)
     fputs("    kind: ", f);
     switch (v.kind) {
     case OOM_KIND_FRAGMENTATION:
-        fputs("fragmentation: PyTorch's reserved - allocated = ", f);
-        put_n(f, x->reserved);
-        fputs(" - ", f);
-        put_n(f, x->allocated);
-        fputs(" = ", f);
-        put_n(f, v.cached);
-        fputs(" bytes >= the ", f);
-        put_n(f, x->request);
-        fputs(" asked, but its largest free block is ", f);
-        put_n(f, x->largest_free);
+        put_text_n(f, "fragmentation: PyTorch's reserved - allocated = ", x->reserved);
+        put_text_n(f, " - ", x->allocated);
+        put_text_n(f, " = ", v.cached);
+        put_text_n(f, " bytes >= the ", x->request);
+        put_text_n(f, " asked, but its largest free block is ", x->largest_free);
         break;
     case OOM_KIND_SETTING:
-        fputs("an allocator setting: PyTorch may use ", f);
-        put_n(f, x->allowed);
-        fputs(" bytes of the device's ", f);
-        put_n(f, x->total);
-        fputs(" (torch.cuda.set_per_process_memory_fraction), and ", f);
-        put_n(f, x->free);
-        fputs(" were free for the ", f);
-        put_n(f, x->request);
+        put_text_n(f, "an allocator setting: PyTorch may use ", x->allowed);
+        put_text_n(f, " bytes of the device's ", x->total);
+        put_text_n(f, " (torch.cuda.set_per_process_memory_fraction), and ", x->free);
+        put_text_n(f, " were free for the ", x->request);
         fputs(" asked", f);
         break;
     case OOM_KIND_ELSEWHERE:
-        fputs("held by other processes or contexts: the driver's used ", f);
-        put_n(f, v.used);
-        fputs(" - this process's own ", f);
-        put_n(f, x->own);
-        fputs(" = ", f);
-        put_n(f, v.elsewhere);
-        fputs(" bytes, at least the ", f);
-        put_n(f, v.missing);
+        put_text_n(f, "held by other processes or contexts: the driver's used ", v.used);
+        put_text_n(f, " - this process's own ", x->own);
+        put_text_n(f, " = ", v.elsewhere);
+        put_text_n(f, " bytes, at least the ", v.missing);
         fputs(" missing", f);
         break;
     case OOM_KIND_EXCEEDED:
-        fputs("the request exceeded what was free: ", f);
-        put_n(f, x->request);
-        fputs(" bytes asked, ", f);
-        put_n(f, x->free);
-        fputs(" free; this process held ", f);
-        put_n(f, x->own);
-        fputs(" of the ", f);
-        put_n(f, v.used);
-        fputs(" in use, ", f);
-        put_n(f, v.elsewhere);
+        put_text_n(f, "the request exceeded what was free: ", x->request);
+        put_text_n(f, " bytes asked, ", x->free);
+        put_text_n(f, " free; this process held ", x->own);
+        put_text_n(f, " of the ", v.used);
+        put_text_n(f, " in use, ", v.elsewhere);
         fputs(" elsewhere", f);
         break;
     default:
         if (x->total == 0) {
             fputs("not classified: the driver's free memory is not known", f);
         } else {
-            fputs("not classified: ", f);
-            put_n(f, x->free);
-            fputs(" bytes were free for the ", f);
-            put_n(f, x->request);
+            put_text_n(f, "not classified: ", x->free);
+            put_text_n(f, " bytes were free for the ", x->request);
             fputs(" asked (not in one piece, or over a pool's limit)", f);
         }
         break;
@@ -129,12 +117,9 @@ static void torch_oom(struct report_ctx *r)
     }
     fputc('\n', f);
     if (x.torch) {
-        fputs("    PyTorch then: reserved ", f);
-        put_n(f, x.reserved);
-        fputs(", allocated ", f);
-        put_n(f, x.allocated);
-        fputs(", largest free block ", f);
-        put_n(f, x.largest_free);
+        put_text_n(f, "    PyTorch then: reserved ", x.reserved);
+        put_text_n(f, ", allocated ", x.allocated);
+        put_text_n(f, ", largest free block ", x.largest_free);
         fputs(" bytes (its view, asked at the error)\n", f);
     }
     put_verdict(f, &x);

@@ -253,6 +253,19 @@ static void size_classes(struct report_ctx *r, const struct frag_dev *fd)
     }
 }
 
+/* A pool's reserve and what of it is used: "R reserved, U<used_what>
+ * R - U<unused_what>", the unused part in the short form. */
+static void put_reserve(FILE *f, uint64_t reserved, uint64_t used, const char *used_what,
+                        const char *unused_what)
+{
+    put_bytes(f, reserved);
+    fputs(" reserved, ", f);
+    put_bytes(f, used);
+    fputs(used_what, f);
+    put_human(f, reserved > used ? reserved - used : 0);
+    fputs(unused_what, f);
+}
+
 void text_fragmentation(struct report_ctx *r)
 {
     FILE *f = r->out;
@@ -343,21 +356,12 @@ void text_fragmentation(struct report_ctx *r)
             fputs("    pools: ", f);
             put_count(f, fd->npools, "pool");
             fputs(", ", f);
-            put_bytes(f, fd->pool_reserved);
-            fputs(" reserved, ", f);
-            put_bytes(f, fd->pool_used);
-            fputs(" used (", f);
-            put_human(f, fd->pool_reserved > fd->pool_used ? fd->pool_reserved - fd->pool_used : 0);
-            fputs(" reserved but unused)\n", f);
+            put_reserve(f, fd->pool_reserved, fd->pool_used, " used (", " reserved but unused)\n");
         }
         if (fd->have_graph_pool) {
             fputs("    graph memory pool: ", f);
-            put_bytes(f, fd->graph_reserved);
-            fputs(" reserved, ", f);
-            put_bytes(f, fd->graph_used);
-            fputs(" used by live graph allocations (", f);
-            put_human(f, fd->graph_reserved > fd->graph_used ? fd->graph_reserved - fd->graph_used : 0);
-            fputs(" kept until cuDeviceGraphMemTrim)\n", f);
+            put_reserve(f, fd->graph_reserved, fd->graph_used, " used by live graph allocations (",
+                        " kept until cuDeviceGraphMemTrim)\n");
         }
         if (fd->nreservations || fd->nmappings || fd->nphysical) {
             fputs("    virtual memory: ", f);

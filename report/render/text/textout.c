@@ -151,6 +151,17 @@ void put_api(FILE *f, unsigned api)
 }
 
 
+/* " (file.c:LINE)" of a frame with a source file: its base name, and the
+ * line where it is known. */
+static void put_source(FILE *f, const struct sym_frame *fr)
+{
+    fputs(" (", f);
+    put_str(f, path_base(fr->file));
+    if (fr->line)
+        fprintf(f, ":%u", fr->line);
+    fputc(')', f);
+}
+
 static void put_frame(FILE *f, const char *indent, unsigned idx, const struct sym_frame *fr)
 {
     fprintf(f, "%s#%u ", indent, idx);
@@ -165,11 +176,8 @@ static void put_frame(FILE *f, const char *indent, unsigned idx, const struct sy
     }
     put_str(f, fr->function);
     if (fr->file) {
-        fputs(" (", f);
-        put_str(f, path_base(fr->file));
-        if (fr->line)
-            fprintf(f, ":%u", fr->line);
-        fputs(") [", f);
+        put_source(f, fr);
+        fputs(" [", f);
         put_str(f, fr->module);
         fputc(']', f);
     } else {
@@ -189,13 +197,8 @@ void put_frame_short(FILE *f, const struct sym_frame *fr)
         fprintf(f, "+0x%" PRIx64, fr->offset);
     } else {
         put_str(f, fr->function);
-        if (fr->file) {
-            fputs(" (", f);
-            put_str(f, path_base(fr->file));
-            if (fr->line)
-                fprintf(f, ":%u", fr->line);
-            fputc(')', f);
-        }
+        if (fr->file)
+            put_source(f, fr);
     }
 }
 
