@@ -107,8 +107,67 @@ void gl_pending_remove(void)
         unlink(path);
 }
 
+bool gl_pending_process_called(void) { return atomic_load(&marked); }
+
+static char exec_mark[NAME_MAX_LEN]; /* the exec mark made, "" if none */
+
+/* Creates the first free "PID.exec.K" (O_EXCL: an earlier image's stays)
+ * holding text; false if none could be made. */
+static bool make_exec_mark(const char *text)
+{
+    char suffix[32];
+    for (int k = 0; k < 100; k++) {
+        snprintf(suffix, sizeof suffix, ".exec.%d", k);
+        if (!mark_path(suffix, exec_mark, sizeof exec_mark))
+            break;
+        int fd = open(exec_mark, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno == EEXIST)
+            continue;
+        if (fd < 0)
+            break;
+        size_t len = strlen(text);
+        bool ok = write(fd, text, len) == (ssize_t)len;
+        close(fd);
+        if (ok)
+            return true;
+        unlink(exec_mark);
+        break;
+    }
+    exec_mark[0] = '\0';
+    return false;
+}
+
+void gl_pending_exec(const char *path)
+{
+    static char line[GL_PATH_MAX + 16];
+    exec_mark[0] = '\0';
+    if (!own_mark() || path == NULL || snprintf(line, sizeof line, "written %s\n", path) >= (int)sizeof line)
+        return;
+    char main_mark[NAME_MAX_LEN];
+    struct gl_xfsz xfsz; /* a file size limit never kills the host */
+    gl_xfsz_block(&xfsz);
+    if (make_exec_mark(line) && mark_path("", main_mark, sizeof main_mark))
+        unlink(main_mark);
+    gl_xfsz_restore(&xfsz);
+}
+
+void gl_pending_exec_failed(void)
+{
+    if (exec_mark[0] == '\0')
+        return;
+    unlink(exec_mark);
+    exec_mark[0] = '\0';
+    char path[NAME_MAX_LEN];
+    if (!mark_path("", path, sizeof path))
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+}
+
 void gl_pending_postfork_child(void)
 {
+    exec_mark[0] = '\0';
     atomic_store(&marked, false);
     atomic_store(&marked_pid, 0);
 }
