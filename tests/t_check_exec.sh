@@ -35,6 +35,19 @@ EOT
     expect_eq "$(snap_facts d"$how"/gpuleak.run-*.0.snap)" "exec False 8388608:leak_before_exec" "$how: the exec snapshot"
 done
 
+# Python's os.execv (ctypes against fakecuda): the line that allocated.
+cat >pyexec.py <<'PY'
+import ctypes, os
+cudart = ctypes.CDLL(os.environ["LD_LIBRARY_PATH"].split(":")[0] + "/libcudart.so.13")
+p = ctypes.c_void_p()
+assert cudart.cudaMalloc(ctypes.byref(p), ctypes.c_size_t(8 << 20)) == 0
+os.execv("/bin/true", ["true"])
+PY
+rc=0; check --error-exitcode 3 --output dpy -- python3 pyexec.py || rc=$?
+expect_eq "$rc" 3 "os.execv: check's status ($(cat err.txt))"
+expect_eq "$(verdicts | grep -c ": ERRORS: $live8 ")" 1 "os.execv: the leak"
+expect_eq "$(snap_facts dpy/gpuleak.run-*.0.snap)" "exec False 8388608:<module>" "os.execv: the exec snapshot"
+
 # An image that execs a CUDA program (itself): both images are judged, each
 # from its own snapshot, .0 (exec) and .1 (the next image's exit).
 rc=0; check --error-exitcode 3 --output dself -- "$T" exec-self || rc=$?
