@@ -62,6 +62,19 @@ verdicts | diff want.txt - || fail "exec-self: verdict lines"
 expect_eq "$(snap_facts dself/gpuleak.run-*.0.snap)" "exec False 8388608:leak_before_exec" "exec-self: the first image"
 expect_eq "$(snap_facts dself/gpuleak.run-*.1.snap)" "exit True 4194304:leak_after_exec" "exec-self: the second image"
 
+# The next image leaks and is killed: the first image is still judged from
+# its exec snapshot, and the second is named as ending without a final
+# snapshot (the first image's is not called its "last snapshot").
+rc=0; check --error-exitcode 3 --output dkill -- "$T" exec-self-kill || rc=$?
+expect_eq "$rc" 3 "exec-self-kill: check's status ($(cat err.txt))"
+cat >want.txt <<EOT
+gpuleak: process P: ERRORS: $live8 [dkill/gpuleak.run-T.P.0.snap]
+gpuleak: process P made CUDA calls, but it ended without a final snapshot: not checked, so not passed
+gpuleak: snapshots in dkill
+gpuleak: ERROR SUMMARY: 2 of 2 processes with errors (leaks, memory still mapped, refused frees, teardown releases; no final snapshot)
+EOT
+verdicts | diff want.txt - || fail "exec-self-kill: verdict lines"
+
 # A failed exec: the program goes on (errno ENOENT), frees its 8 MiB and
 # exits clean; only its final snapshot is judged.
 rc=0; check --error-exitcode 3 --output dfail -- "$T" exec-fail || rc=$?
