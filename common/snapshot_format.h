@@ -68,6 +68,7 @@ enum gl_snap_reason {
     GL_REASON_FATAL_SIGNAL = 4,
     GL_REASON_PERIODIC = 5, /* every GPULEAK_INTERVAL */
     GL_REASON_DETACH = 6,   /* gpuleak detach: tracking ends, the process goes on */
+    GL_REASON_EXEC = 7,     /* an exec replaces the image: its end, unless the exec fails */
 };
 #define GL_SNAP_F_FINAL 0x1u /* written at process exit */
 /* No rank variable was set: the rank field is 0 by default, not a rank

@@ -1,6 +1,6 @@
 # gpuleak check judges a process that ends without exit() (issue 48, item
 # 2): _exit and _Exit (C, a forked child, Python's os._exit) write the
-# final snapshot, so the gate sees the 8 MiB leak and fails with
+# final snapshot (quick_exit too), so the gate sees the 8 MiB leak and fails with
 # --error-exitcode; the exit_group system call and SIGKILL leave none, and
 # check says so and fails too, never "0 of 0 processes".
 source "$ROOT/tests/lib.sh"
@@ -37,6 +37,23 @@ EOT
     verdicts | diff want.txt - || fail "$how: verdict lines"
     final_leak "d$how" leak_8mib
 done
+
+# quick_exit (issue 48 leftovers, item 1): glibc's quick_exit reaches its
+# own _exit past the hook; the final snapshot is still written, after the
+# program's at_quick_exit handler (its 1 MiB free is not a leak), and the
+# handler's output and the status 7 are the program's.
+rc=0; check --output dquick -- "$TPROG/quick_end" quick_exit || rc=$?
+expect_eq "$rc" 7 "quick_exit: check's status without --error-exitcode"
+expect_eq "$(cat out.txt)" "at_quick_exit ran" "quick_exit: the handler's output"
+cat >want.txt <<EOT
+gpuleak: process P: ERRORS: $leak_line [dquick/gpuleak.run-T.P.0.snap]
+gpuleak: snapshots in dquick
+$(summary "1 of 1")
+EOT
+verdicts | diff want.txt - || fail "quick_exit: verdict lines"
+final_leak dquick leak_8mib
+rc=0; check --error-exitcode 3 --output dquick3 -- "$TPROG/quick_end" quick_exit || rc=$?
+expect_eq "$rc" 3 "quick_exit: check's status with --error-exitcode 3"
 
 # A forked child that leaks and calls _exit: judged beside its clean parent.
 rc=0; check --error-exitcode 3 --output dfork -- "$TPROG/quick_end" fork-_exit || rc=$?

@@ -90,3 +90,31 @@ wait "$pid"
 rc=0; wait "${pids[sleep]}" || rc=$?
 expect_eq "$rc" 0 "status of the sleeping program (3: its nanosleep was interrupted: $(cat sleep.out))"
 for p in dfl own gls host cd; do wait "${pids[$p]}" 2>/dev/null || true; done
+
+# Output written in place (issue 48 leftovers, item 3): a FIFO, or a
+# descriptor of the program's, makes no file to wait for.  The request is
+# sent, the reader gets the snapshot, and the launcher says so at once (one
+# line, status 3) instead of waiting --timeout for a file.
+mkfifo pipe.snap
+cat pipe.snap >got.snap &
+reader=$!
+GPULEAK_OUTPUT=$PWD/pipe.snap "$LAUNCHER" run --quiet -- "$T" sleep 20000 >fifo.out 2>fifo.err &
+pid=$!
+wait_until -t 10 grep -q ready fifo.out || fail "fifo: target not ready: $(cat fifo.err)"
+rc=0; "$LAUNCHER" snapshot --timeout 5 "$pid" >out.txt 2>err.txt || rc=$?
+expect_eq "$rc" 3 "status for a FIFO"
+expect_eq "$(cat err.txt)" "gpuleak: snapshot: requested from process $pid, which writes its snapshots in place to the FIFO $PWD/pipe.snap: no file to name" "message for a FIFO"
+expect_eq "$(cat out.txt)" "" "no name printed for a FIFO"
+wait "$reader"
+expect_eq "$(facts got.snap)" "signal 1000" "the FIFO's snapshot"
+kill "$pid"; wait "$pid" 2>/dev/null || true
+
+GPULEAK_OUTPUT=/dev/fd/3 "$LAUNCHER" run --quiet -- "$T" sleep 20000 >fd.out 2>fd.err 3>stream.snap &
+pid=$!
+wait_until -t 10 grep -q ready fd.out || fail "fd: target not ready: $(cat fd.err)"
+rc=0; "$LAUNCHER" snapshot --timeout 5 "$pid" >out.txt 2>err.txt || rc=$?
+expect_eq "$rc" 3 "status for /dev/fd/3"
+expect_eq "$(cat err.txt)" "gpuleak: snapshot: requested from process $pid, which writes its snapshots in place to its descriptor 3 ($PWD/stream.snap), as GPULEAK_OUTPUT=/dev/fd/3 asks: no file to name" "message for /dev/fd/3"
+wait_for "the snapshot in stream.snap" sh -c '"$0" --json stream.snap >/dev/null 2>&1' "$REPORT"
+kill -KILL "$pid"; wait "$pid" 2>/dev/null || true # (no fatal snapshot after it)
+expect_eq "$(facts stream.snap)" "signal 1000" "the descriptor's snapshot"

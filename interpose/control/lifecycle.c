@@ -5,9 +5,12 @@
  * and gets no handlers.  Tracking is activated by the first intercepted call;
  * the final snapshot is written by the library destructor, which runs after
  * the program's atexit handlers, so memory those handlers free is not reported
- * as leaked.  _exit() and _Exit() skip both: their hooks (hooks/hooks_exit.c)
+ * as leaked.  quick_exit() runs neither: its snapshot is written by the
+ * at_quick_exit handler registered at activation, the last handler to run
+ * but for those registered before it.  _exit() and _Exit() skip both: their hooks (hooks/hooks_exit.c)
  * have it written first (gl_final_snapshot_before__exit).  The exit_group
- * system call, exec and SIGKILL run nothing of ours: the mark the process
+ * system call and SIGKILL run nothing of ours (an exec's hooks write the
+ * image's last snapshot, reason exec: hooks/hooks_exec.c): the mark the process
  * made at its first CUDA call (control/pending.c), which the final snapshot
  * replaces, tells the launcher it was not judged. */
 #include <pthread.h>
@@ -109,6 +112,8 @@ static void postfork_child(void)
     gl_lock_check_none_held(", not re-made by fork's child handlers");
 }
 
+static void final_snapshot_at_quick_exit(void);
+
 static void activate(void)
 {
     gl_config_load();
@@ -123,6 +128,9 @@ static void activate(void)
     gl_track_configure_history((size_t)gl_config.max_entries);
     atomic_store(&tracked_pid, getpid());
     pthread_atfork(prefork, postfork_parent, postfork_child);
+    /* Registered first of the handlers registered from now on, it runs
+     * after them: what they free is not reported as leaked. */
+    at_quick_exit(final_snapshot_at_quick_exit);
     gl_trigger_start();
     gl_py_detect();
     atomic_store(&active, true);
@@ -238,6 +246,39 @@ static void final_snapshot_job(void)
     gl_watch_remove();
 }
 
+static void exec_snapshot_job(void)
+{
+    struct gl_snapshot_file *written = malloc(sizeof *written); /* 4 KiB: not on the stack */
+    gl_hook_depth++; /* anything CUDA we trigger from here is not recorded */
+    if (written != NULL && gl_snapshot_write_file(GL_REASON_EXEC, 0, NULL, written) == 0)
+        gl_pending_exec(written->path);
+    gl_hook_depth--;
+    free(written);
+}
+
+void gl_snapshot_before_exec(void)
+{
+    if (!gl_lifecycle_own_process() || !gl_pending_process_called() || gl_busy != 0)
+        return;
+    gl_nocancel_begin(); /* the marks are made whole or not at all */
+    /* On the writer, bounded, as _exit's: exec is async-signal-safe, and a
+     * handler may call it having stopped its thread anywhere. */
+    if (gl_worker_on_thread() || !gl_worker_run_job(exec_snapshot_job, QUICK_EXIT_WAIT_MS)) {
+        if (!gl_worker_running() || gl_worker_on_thread())
+            exec_snapshot_job();
+    }
+    gl_nocancel_end();
+}
+
+void gl_exec_failed(void)
+{
+    if (!gl_lifecycle_own_process())
+        return;
+    gl_nocancel_begin();
+    gl_pending_exec_failed();
+    gl_nocancel_end();
+}
+
 bool gl_lifecycle_own_process(void)
 {
     return atomic_load(&active) && atomic_load(&tracked_pid) == getpid();
@@ -257,6 +298,14 @@ void gl_final_snapshot_before__exit(void)
      * the only one a fork child has, writes it. */
     if (!gl_worker_running() || gl_worker_on_thread())
         final_snapshot_job();
+}
+
+/* quick_exit ran the program's at_quick_exit handlers (those registered
+ * after tracking started) and no atexit one nor the destructor will run;
+ * the quick_exit hook (hooks_exit.c) took the exit claim. */
+static void final_snapshot_at_quick_exit(void)
+{
+    gl_final_snapshot_before__exit();
 }
 
 __attribute__((destructor)) static void gl_on_unload(void)

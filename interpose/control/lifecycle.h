@@ -44,6 +44,17 @@ bool gl_lifecycle_own_process(void);
  * unless this thread is inside a region of gpuleak's (a signal handler). */
 void gl_final_snapshot_before__exit(void);
 
+/* An exec is about to replace this image (hooks/hooks_exec.c): its last
+ * snapshot, reason exec and not final (the exec may fail), is written as
+ * _exit's is, and the launcher's mark names it (pending.h).  Nothing in a
+ * process that made no tracked call since fork (a child about to run
+ * another program), in a vfork child, or inside a region of gpuleak's. */
+void gl_snapshot_before_exec(void);
+
+/* The exec returned: it failed, the image goes on and owes its final
+ * snapshot again (the exec snapshot stays, one of its series). */
+void gl_exec_failed(void);
+
 /* Hooks run with the program's cancellation state: only gpuleak's own
  * cancellation points are made with it disabled (gl_nocancel_begin,
  * base/internal.h); docs/reliability.md. */

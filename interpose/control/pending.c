@@ -107,8 +107,74 @@ void gl_pending_remove(void)
         unlink(path);
 }
 
+bool gl_pending_process_called(void) { return atomic_load(&marked); }
+
+/* The K of the exec mark made, -1 if none: made by the writer thread (the
+ * exec snapshot's job), removed by the thread whose exec failed. */
+static atomic_int exec_mark_k = -1;
+
+static bool exec_mark_path(int k, char *buf, size_t size)
+{
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, ".exec.%d", k);
+    return mark_path(suffix, buf, size);
+}
+
+/* Creates the first free "PID.exec.K" (O_EXCL: an earlier image's stays)
+ * holding text; its K, or -1 if none could be made. */
+static int make_exec_mark(const char *text)
+{
+    char path[NAME_MAX_LEN];
+    for (int k = 0; k < 100 && exec_mark_path(k, path, sizeof path); k++) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno == EEXIST)
+            continue;
+        if (fd < 0)
+            return -1;
+        size_t len = strlen(text);
+        bool ok = write(fd, text, len) == (ssize_t)len;
+        close(fd);
+        if (ok)
+            return k;
+        unlink(path);
+        return -1;
+    }
+    return -1;
+}
+
+void gl_pending_exec(const char *path)
+{
+    static char line[GL_PATH_MAX + 16];
+    atomic_store(&exec_mark_k, -1);
+    if (!own_mark() || path == NULL || snprintf(line, sizeof line, "written %s\n", path) >= (int)sizeof line)
+        return;
+    char main_mark[NAME_MAX_LEN];
+    struct gl_xfsz xfsz; /* a file size limit never kills the host */
+    gl_xfsz_block(&xfsz);
+    int k = make_exec_mark(line);
+    if (k >= 0 && mark_path("", main_mark, sizeof main_mark))
+        unlink(main_mark);
+    gl_xfsz_restore(&xfsz);
+    atomic_store(&exec_mark_k, k);
+}
+
+void gl_pending_exec_failed(void)
+{
+    int k = atomic_exchange(&exec_mark_k, -1);
+    char path[NAME_MAX_LEN];
+    if (k < 0 || !exec_mark_path(k, path, sizeof path))
+        return;
+    unlink(path);
+    if (!mark_path("", path, sizeof path))
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+}
+
 void gl_pending_postfork_child(void)
 {
+    atomic_store(&exec_mark_k, -1);
     atomic_store(&marked, false);
     atomic_store(&marked_pid, 0);
 }

@@ -1317,7 +1317,9 @@ void gl_torch_collect(uint32_t reason, struct gl_torch_view *out)
         }
         return;
     }
-    if (reason == GL_REASON_EXIT || reason == GL_REASON_FATAL_SIGNAL || reason == GL_REASON_OOM) {
+    /* (exec: the caller may hold the GIL, as os.execv does) */
+    if (reason == GL_REASON_EXIT || reason == GL_REASON_FATAL_SIGNAL || reason == GL_REASON_OOM ||
+        reason == GL_REASON_EXEC) {
         if (decode_kept(out))
             mark_before_attach(out);
         return;

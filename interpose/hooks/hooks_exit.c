@@ -5,7 +5,13 @@
  * destructor, so the final snapshot is written before they go on
  * (lifecycle.c, gl_final_snapshot_before__exit).  Python's os._exit and a
  * forked child's _exit come here; glibc's own calls (exit's end, a failed
- * posix_spawn) do not, nor does the exit_group system call. */
+ * posix_spawn) do not, nor does the exit_group system call.
+ *
+ * quick_exit(), interposed: glibc's reaches its own _exit past this hook,
+ * after the at_quick_exit handlers; the last of them to run is gpuleak's
+ * (lifecycle.c registers it when tracking starts), which writes the final
+ * snapshot as the _exit hook does.  The hook only takes the exit claim, so
+ * that a second thread's quick_exit waits as a second exit() does. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -105,4 +111,16 @@ GL_EXPORT _Noreturn void _Exit(int status)
     if (fn != NULL)
         fn(status);
     end_process(status);
+}
+
+GL_EXPORT _Noreturn void quick_exit(int status)
+{
+    static exit_fn _Atomic real;
+    exit_fn fn = next_exit(&real, "quick_exit");
+    if (fn == NULL)
+        end_process(status); /* cannot happen with a glibc; never loop into ourselves */
+    if (gl_lifecycle_own_process() && !gl_exit_claim())
+        wait_for_the_end();
+    fn(status);
+    end_process(status); /* not reached */
 }

@@ -13,6 +13,7 @@ const char *reason_name(uint32_t reason)
     case GL_REASON_FATAL_SIGNAL: return "fatal-signal";
     case GL_REASON_PERIODIC: return "periodic";
     case GL_REASON_DETACH: return "detach";
+    case GL_REASON_EXEC: return "exec";
     }
     return "unknown";
 }
@@ -27,6 +28,7 @@ const char *reason_phrase(uint32_t reason)
     case GL_REASON_FATAL_SIGNAL: return "on fatal signal";
     case GL_REASON_PERIODIC: return "on schedule (GPULEAK_INTERVAL)";
     case GL_REASON_DETACH: return "at detach (gpuleak detach)";
+    case GL_REASON_EXEC: return "at exec (the program image replaced)";
     }
     return "for an unknown reason";
 }

@@ -8,7 +8,10 @@
  *                  child leaks and _exit(0)s; the parent waits for it and
  *                  returns 0 from main (its own snapshot is clean)
  *   exit-group     the exit_group system call, past libc (status 0)
- *   sigkill        raise(SIGKILL) */
+ *   sigkill        raise(SIGKILL)
+ *   quick_exit     registers an at_quick_exit handler that frees a 1 MiB
+ *                  buffer and prints "at_quick_exit ran", then
+ *                  quick_exit(7): the handler runs, the status is 7 */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <signal.h>
@@ -46,6 +49,22 @@ static int fork_child_exits(void)
     return 0;
 }
 
+static void *freed_at_quick_exit;
+
+static void free_at_quick_exit(void)
+{
+    cudaFree(freed_at_quick_exit);
+    printf("at_quick_exit ran\n");
+    fflush(stdout);
+}
+
+static void quick_exit_after_handler(void)
+{
+    if (cudaMalloc(&freed_at_quick_exit, 1u << 20) != cudaSuccess || at_quick_exit(free_at_quick_exit) != 0)
+        exit(2);
+    quick_exit(7);
+}
+
 int main(int argc, char **argv)
 {
     const char *how = argc > 1 ? argv[1] : "";
@@ -60,6 +79,8 @@ int main(int argc, char **argv)
         syscall(SYS_exit_group, 0);
     if (!strcmp(how, "sigkill"))
         raise(SIGKILL);
-    fprintf(stderr, "usage: quick_end _exit|_Exit|fork-_exit|exit-group|sigkill\n");
+    if (!strcmp(how, "quick_exit"))
+        quick_exit_after_handler();
+    fprintf(stderr, "usage: quick_end _exit|_Exit|fork-_exit|exit-group|sigkill|quick_exit\n");
     return 2;
 }
