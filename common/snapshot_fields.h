@@ -53,7 +53,7 @@
     F(u32, pid, "")                                                            \
     F(u32, ppid, "")                                                           \
     F(u32, rank, "from `RANK`, `OMPI_COMM_WORLD_RANK`, `PMIX_RANK`, `PMI_RANK`, `SLURM_PROCID`, `LOCAL_RANK` (the first set), else 0") \
-    F(u32, reason, "0 exit, 1 signal, 2 out-of-memory, 3 request (`gpuleak_snapshot`), 4 fatal signal, 5 periodic (`GPULEAK_INTERVAL`), 6 detach (`gpuleak detach`)") \
+    F(u32, reason, "0 exit, 1 signal, 2 out-of-memory, 3 request (`gpuleak_snapshot`), 4 fatal signal, 5 periodic (`GPULEAK_INTERVAL`), 6 detach (`gpuleak detach`), 7 exec (written before an `exec`; not final: a failed exec goes on)") \
     F(u64, index, "the snapshot's number, the `%n` of the file name: 0, 1, 2... within the process") \
     F(u64, start_unix_ns, "wall-clock time the library was loaded")           \
     F(u64, snapshot_unix_ns, "wall-clock time of the snapshot")               \
