@@ -261,3 +261,5 @@ PROG_DEPS_fc_blas_test_rpath = $(PROG_DEPS_fc_blas_test)
 # where nvcc builds it against NVIDIA's cuBLAS).
 PROG_LIBS_blas_workspace = -Wl,-rpath,$(abspath $(FC_DIR)) $(FC_BLAS_L)
 PROG_DEPS_blas_workspace = $(PROG_DEPS_fc_blas_test)
+PROG_FLAGS_snap_calls_race = -pthread
+PROG_LIBS_snap_calls_race = $(FC_RT_L) -lpthread

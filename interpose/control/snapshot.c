@@ -234,29 +234,16 @@ static void write_stacks(struct writer *w, const struct gl_state_copy *c)
     }
 }
 
-/* Allocation calls per stack, from the counters of the stacks copied (a
- * stack's counters are read now: at least what the copied state holds). */
+/* Allocation calls per stack, as copied with the device counters. */
 static void write_calls(struct writer *w, const struct gl_state_copy *c)
 {
-    uint32_t n = 0, left = c->nstacks;
-    for (const struct gl_stack *s = c->stacks; s != NULL && left > 0; s = s->older, left--)
-        n += atomic_load_explicit(&s->allocs, memory_order_relaxed) != 0;
-    if (n == 0)
+    if (c->ncalls == 0)
         return;
-    w_record(w, GL_REC_CALLS, n, (uint64_t)n * GL_CALLS_ENTRY_SIZE);
-    left = c->nstacks;
-    for (const struct gl_stack *s = c->stacks; s != NULL && left > 0 && n > 0; s = s->older, left--) {
-        uint64_t allocs = atomic_load_explicit(&s->allocs, memory_order_relaxed);
-        if (allocs == 0)
-            continue;
-        /* Counters only grow, so every stack the first pass counted is
-         * seen again; one first counted in between takes a slot, and n
-         * keeps the record at the size its header says. */
-        n--;
-        W_PART(w, calls, .stack_id = s->id, .api = atomic_load_explicit(&s->api, memory_order_relaxed),
-               .kind = atomic_load_explicit(&s->kind, memory_order_relaxed), .allocs = allocs,
-               .frees = atomic_load_explicit(&s->frees, memory_order_relaxed),
-               .bytes = atomic_load_explicit(&s->bytes, memory_order_relaxed));
+    w_record(w, GL_REC_CALLS, (uint32_t)c->ncalls, (uint64_t)c->ncalls * GL_CALLS_ENTRY_SIZE);
+    for (size_t i = 0; i < c->ncalls; i++) {
+        const struct gl_calls_copy *k = &c->calls[i];
+        W_PART(w, calls, .stack_id = k->stack_id, .api = k->api, .kind = k->kind, .allocs = k->allocs,
+               .frees = k->frees, .bytes = k->bytes);
     }
 }
 

@@ -415,6 +415,35 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api)
     return dropped;
 }
 
+/* The allocation calls of every stack that has any, read in the exclusive
+ * section with the device counters, so that the two agree: a lane flushes
+ * its tally into the stacks whenever a slot changes hands, and a count read
+ * later, as the file is written, would hold calls the devices do not.
+ * NULL (and *n 0) when there are none or memory ran out. */
+static struct gl_calls_copy *copy_calls(const struct gl_stack *newest, uint32_t nstacks, size_t *n)
+{
+    size_t k = 0;
+    uint32_t left = nstacks;
+    for (const struct gl_stack *s = newest; s != NULL && left > 0; s = s->older, left--)
+        k += atomic_load_explicit(&s->allocs, memory_order_relaxed) != 0;
+    struct gl_calls_copy *c = k ? malloc(k * sizeof *c) : NULL;
+    *n = 0;
+    if (c == NULL)
+        return NULL;
+    left = nstacks;
+    for (const struct gl_stack *s = newest; s != NULL && left > 0 && *n < k; s = s->older, left--) {
+        uint64_t allocs = atomic_load_explicit(&s->allocs, memory_order_relaxed);
+        if (allocs == 0)
+            continue;
+        c[(*n)++] = (struct gl_calls_copy){
+            .stack_id = s->id, .api = atomic_load_explicit(&s->api, memory_order_relaxed),
+            .kind = atomic_load_explicit(&s->kind, memory_order_relaxed), .allocs = allocs,
+            .frees = atomic_load_explicit(&s->frees, memory_order_relaxed),
+            .bytes = atomic_load_explicit(&s->bytes, memory_order_relaxed)};
+    }
+    return c;
+}
+
 /* Faults a fresh buffer's pages in now.  (Not memset to 0: the compiler may
  * turn malloc + memset into calloc, which leaves fresh mmap'ed pages
  * untouched; a page fault costs microseconds on a virtual machine.) */
@@ -511,6 +540,7 @@ bool gl_track_copy(struct gl_state_copy *out)
     gl_acct_copy(out, npeaks);
     out->events = gl_history_copy_into(hist, hist_room, atomic_load(&next_seq) - 1, &out->nevents);
     out->stacks = gl_stacks_newest(&out->nstacks);
+    out->calls = copy_calls(out->stacks, out->nstacks, &out->ncalls);
     gl_exclusive_leave();
 
     /* In place: entry n (56 bytes) never reaches past record k >= n (80
@@ -538,9 +568,11 @@ void gl_state_copy_free(struct gl_state_copy *c)
     free(c->allocs);
     free(c->peaks);
     free(c->events);
+    free(c->calls);
     c->allocs = NULL;
     c->peaks = NULL;
     c->events = NULL;
+    c->calls = NULL;
 }
 
 void gl_track_shape(struct gl_track_shape *out)

@@ -129,6 +129,14 @@ struct gl_peak_copy {
     uint64_t bytes, count;
 };
 
+/* One stack's allocation calls (stack_table.h), read with the rest. */
+struct gl_calls_copy {
+    uint32_t stack_id;
+    uint16_t api;
+    uint8_t kind;
+    uint64_t allocs, frees, bytes;
+};
+
 struct gl_state_copy {
     struct gl_alloc_copy *allocs;
     size_t nallocs;
@@ -140,6 +148,8 @@ struct gl_state_copy {
     size_t nevents;
     struct gl_stack *stacks; /* newest first, walk ->older */
     uint32_t nstacks;
+    struct gl_calls_copy *calls; /* the stacks with allocations, newest first */
+    size_t ncalls;
 };
 
 /* Fills *out; returns false if memory ran out (out is then empty). */
