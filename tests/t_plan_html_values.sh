@@ -77,4 +77,11 @@ if [ -z "$GL_SAN" ]; then  # the launcher preloads libgpuleak.so alone (torch_re
     expect_eq "$(grep '^1 ' table.txt)" "1                         -                -                -  no" "the table before it"
     expect_eq "$(ls)" "err.txt
 table.txt" "files left"
+    # The same for --json (before: a Python traceback), and both at once:
+    # each named in its line, the page still written when the JSON is not.
+    rc=0; "$LAUNCHER" plan --gpu l4 --json missing/x.json --html ok.html --sweep b=1 -- true '{b}' >table.txt 2>err.txt || rc=$?
+    expect_eq "$rc:$(tail -1 err.txt)" "1:gpuleak plan: cannot write missing/x.json: No such file or directory" "an unwritable JSON file"
+    expect_eq "$(grep -c "cannot write" err.txt)" 1 "one line for it"
+    grep -q '<svg' ok.html || fail "the page beside the unwritable JSON file"
+    rm -f ok.html err.txt table.txt
 fi

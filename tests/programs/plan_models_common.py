@@ -12,9 +12,13 @@ time) and, on cuda, "peaks ALLOCATED RESERVED"
 nvidia-smi; "-" when neither answers).  With args.memtracker the steps run
 inside torch.distributed._tools.mem_tracker's MemTracker (its per-module
 state reset after each step), which also prints "memtracker PEAK" (its
-peak of the device, bytes) and no seconds."""
+peak of the device, bytes) and no seconds.
+
+main_exit(main) runs a script's main() and ends the process."""
+import atexit
 import os
 import subprocess
+import sys
 import time
 
 import torch
@@ -65,3 +69,24 @@ def run(args, model, opt, inputs, train):
         if getattr(args, "nvml", False):
             used = _nvml_used()
             print("nvml_used", "-" if used is None else used, flush=True)
+
+
+def main_exit(main):
+    """Runs main(); an uncaught torch.OutOfMemoryError is reported as
+    Python reports any uncaught exception (sys.excepthook, so that
+    `gpuleak plan`'s hook notes it; then the atexit handlers) and ends the
+    process with status 1 at once, without the interpreter's finalization.
+    Why: when backward() raises, PyTorch's autograd device thread may still
+    hold the failed graph task, whose release takes the GIL; once
+    finalization has begun that thread is ended by a forced unwind through
+    a noexcept destructor, and std::terminate aborts the process (status
+    134, "terminate called without an active exception"; 1 run in ~6 of
+    plan_gpt.py --batch 15 on a 1000 MiB card)."""
+    try:
+        main()
+    except torch.OutOfMemoryError:
+        sys.excepthook(*sys.exc_info())
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1)

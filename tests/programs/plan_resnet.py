@@ -85,4 +85,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    plan_models_common.main_exit(main)

@@ -235,14 +235,15 @@ def page(doc, name, cmd):
     return "\n".join(head + chart(doc, name) + table(doc, name) + ["</body></html>", ""])
 
 
-def write(path, doc, name, cmd):
-    """Writes the page to path: through a new temporary file beside it
-    (never through a planted symlink), mode 0600, renamed over path."""
+def write_atomic(path, text):
+    """Writes text to path: through a new temporary file beside it (never
+    through a planted symlink), mode 0600, renamed over path.  OSError when
+    it cannot; nothing is left behind then."""
     tmp = "%s.tmp.%d" % (path, os.getpid())
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(page(doc, name, cmd))
+            f.write(text)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
