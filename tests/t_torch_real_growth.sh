@@ -95,6 +95,13 @@ expect_eq "$rc $(sed -n '/^SUMMARY$/{n;p;q}' judged.txt)" "3     leaked by growt
 
 check_mode clean clean
 expect_eq "$rc" 0 "clean: check's exit status: $(tail -3 clean/err.txt)"
+# diff and merge count a leak by growth as a report does (before: status
+# 0 for both): diff judges its last snapshot, merge each rank's own.
+csnap=$(ls clean/snaps/*.snap)
+judged() { rc=0; "$REPORT" --error-exitcode 3 "$@" >/dev/null || rc=$?; echo "$rc"; }
+expect_eq "$(judged diff "$snap" "$snap") $(judged diff "$csnap" "$csnap")" "3 0" "diff's status: leak, clean"
+expect_eq "$(judged merge "$csnap" "$snap") $(judged merge "$csnap") $(judged --growth-steps 5 merge "$snap")" "3 0 0" \
+    "merge's status: a rank with a leak, clean alone, the leak with too few steps"
 grep -qx 'No leaks: the [0-9]* live allocations are held by allocator caches or suppressed.' clean/err.txt ||
     fail "clean: no 'No leaks': $(sed -n '/^LEAKS$/,+2p' clean/err.txt)"
 if grep -q 'leaked by growth' clean/err.txt; then fail "clean: a leak by growth"; fi

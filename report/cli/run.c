@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "analysis/teardown.h"
+#include "analysis/torch_steps.h"
 #include "model/snap_read.h"
 #include "model/symbolize.h"
 #include "render/folded/folded.h"
@@ -51,6 +52,18 @@ void report_detach(struct msnap *m)
 
 /* The smallest amount --error-exitcode counts. */
 static uint64_t finding_floor(const struct cli *c) { return c->an.min_bytes ? c->an.min_bytes : 1; }
+
+/* Whether snapshot s has a PyTorch leak by growth, as a single report's
+ * --error-exitcode counts it (cli/verdict.c): diff judges its last
+ * snapshot, merge each rank's. */
+static bool grew_every_step(const struct cli *c, const struct snapshot *s)
+{
+    struct growth_verdict gv;
+    torch_growth_verdict(s, c->an.growth_steps, finding_floor(c), &gv);
+    bool any = gv.n > 0;
+    growth_verdict_free(&gv);
+    return any;
+}
 
 static int run_report(const struct cli *c, struct msnap *m, struct stackdb *db,
                       const struct suppressions *sup, FILE *out, const struct html_multi *hm,
@@ -234,7 +247,8 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
             torch_multi_build(m, n, &tm);
             bool sampled = m[n - 1].s.sampling.mode != 0; /* one process: all alike */
             *found = diff_has_growth(&d, finding_floor(c), sampled) || free_table_refused_grew(&d.frees) ||
-                     torn_table_grew(&d.torn, finding_floor(c)) || torch_multi_suspected(&tm);
+                     torn_table_grew(&d.torn, finding_floor(c)) || torch_multi_suspected(&tm) ||
+                     grew_every_step(c, &m[n - 1].s);
             torch_multi_free(&tm);
             if (c->json)
                 json_diff(&r, m, n, &d);
@@ -249,7 +263,7 @@ static int run_multi(const struct cli *c, enum mode mode, struct msnap *m, size_
         } else {
             for (size_t i = 0; i < n; i++)
                 *found = *found || mr.snaps[i].leaked_bytes >= finding_floor(c) ||
-                         mr.frees.refused_count[i] > 0;
+                         mr.frees.refused_count[i] > 0 || grew_every_step(c, &m[i].s);
             *found = *found || torn_table_leak_any(&mr.torn, finding_floor(c));
             if (c->html)
                 rc = output_html_merge(&r, m, n, &mr) != 0;
