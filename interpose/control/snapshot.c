@@ -26,6 +26,7 @@
 #include "state/bad_free.h"
 #include "state/teardown.h"
 #include "state/track.h"
+#include "state/track_copy.h"
 
 /* ---- process facts ---------------------------------------------------- */
 

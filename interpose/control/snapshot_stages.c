@@ -23,6 +23,7 @@
 #include "state/stack_table.h"
 #include "state/teardown.h"
 #include "state/track.h"
+#include "state/track_copy.h"
 
 /* One stage: the records of one type (snapshot_stages.h). */
 typedef void write_stage_fn(struct gl_snap_writer *w, const struct gl_snap_inputs *in);

@@ -24,6 +24,7 @@
 #include "control/outfile.h"
 #include "state/stack_table.h"
 #include "state/track.h"
+#include "state/track_copy.h"
 
 #define LIVE_PERIOD_MS 1000
 /* An idle job's file is still rewritten now and then, so that `gpuleak top`
