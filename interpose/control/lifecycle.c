@@ -50,6 +50,7 @@
 #include "state/history.h"
 #include "state/teardown.h"
 #include "state/track.h"
+#include "state/track_reset.h"
 
 static pthread_once_t activate_once = PTHREAD_ONCE_INIT;
 static atomic_bool active;      /* tracking on */

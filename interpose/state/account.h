@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "state/track.h"
+#include "state/track_copy.h"
 
 /* Net change of one call site's live bytes on the lane's device. */
 struct gl_lane_site {

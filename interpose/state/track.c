@@ -14,37 +14,14 @@
 #include "state/history.h"
 #include "state/lanes.h"
 #include "state/teardown.h"
-
-#define SHARDS 64
+#include "state/track_shards.h"
 
 _Static_assert(sizeof(struct gl_live) == 80, "a live record is 80 bytes");
 _Static_assert(GL_KIND_COUNT <= 256 && GL_API_COUNT <= 256, "kind and api fit in a byte");
 
-enum { GL_REC_FREE = 0, GL_REC_LIVE = 1, GL_REC_TAKEN = 2 };
-
-/* Records are carved from 64 KiB slabs (no per-record malloc header) and
- * recycled through the shard's free list; slabs are kept for reuse.  Each
- * shard's table chains records through ->next from a power-of-two bucket
- * array kept between 1 and 2 records per bucket: 4 to 8 bytes per record. */
-#define SLAB_RECORDS ((65536 - 16) / sizeof(struct gl_live))
-struct slab {
-    struct slab *next;
-    size_t used; /* records carved so far */
-    struct gl_live recs[SLAB_RECORDS];
-};
-
-struct shard {
-    struct gl_lock lock;
-    struct gl_live **buckets;
-    size_t nbuckets; /* 0 or a power of two */
-    size_t count;
-    struct gl_live *free_list;
-    struct slab *slabs; /* newest first; only the first has room left */
-    struct slab *spare; /* emptied by a detach, kept for reuse (gl_track_reset) */
-} __attribute__((aligned(64))); /* one cache line each: no false sharing */
-
-static struct shard shards[SHARDS] = {[0 ... SHARDS - 1] = {.lock = GL_LOCK_INIT(SHARD)}};
-static _Atomic uint64_t next_seq = 1;
+/* The live table's storage (track_shards.h). */
+struct gl_track_shard gl_track_shards[GL_TRACK_SHARDS] = {[0 ... GL_TRACK_SHARDS - 1] = {.lock = GL_LOCK_INIT(SHARD)}};
+_Atomic uint64_t gl_track_next_seq = 1;
 
 static uint64_t key_hash(uint32_t space, uint64_t addr)
 {
@@ -54,22 +31,22 @@ static uint64_t key_hash(uint32_t space, uint64_t addr)
     return h ^ (h >> 32);
 }
 
-static struct shard *shard_of(uint32_t space, uint64_t addr)
+static struct gl_track_shard *shard_of(uint32_t space, uint64_t addr)
 {
-    return &shards[key_hash(space, addr) % SHARDS];
+    return &gl_track_shards[key_hash(space, addr) % GL_TRACK_SHARDS];
 }
 
 /* ---- the live table (caller holds the shard's lock) ---------------------- */
 
-static struct gl_live *rec_new(struct shard *sh)
+static struct gl_live *rec_new(struct gl_track_shard *sh)
 {
     struct gl_live *r = sh->free_list;
     if (r != NULL) {
         sh->free_list = r->next;
         return r;
     }
-    if (sh->slabs == NULL || sh->slabs->used == SLAB_RECORDS) {
-        struct slab *s = sh->spare;
+    if (sh->slabs == NULL || sh->slabs->used == GL_TRACK_SLAB_RECORDS) {
+        struct gl_track_slab *s = sh->spare;
         if (s != NULL)
             sh->spare = s->next;
         else if ((s = malloc(sizeof *s)) == NULL)
@@ -82,7 +59,7 @@ static struct gl_live *rec_new(struct shard *sh)
     return r;
 }
 
-static void rec_free(struct shard *sh, struct gl_live *r)
+static void rec_free(struct gl_track_shard *sh, struct gl_live *r)
 {
     r->state = GL_REC_FREE;
     r->next = sh->free_list;
@@ -91,17 +68,17 @@ static void rec_free(struct shard *sh, struct gl_live *r)
 
 /* The link that points at the record for (space, addr), or at the NULL that
  * ends its chain; NULL if the shard has no table yet. */
-static struct gl_live **table_link(struct shard *sh, uint32_t space, uint64_t addr)
+static struct gl_live **table_link(struct gl_track_shard *sh, uint32_t space, uint64_t addr)
 {
     if (sh->nbuckets == 0)
         return NULL;
-    struct gl_live **link = &sh->buckets[(key_hash(space, addr) / SHARDS) & (sh->nbuckets - 1)];
+    struct gl_live **link = &sh->buckets[(key_hash(space, addr) / GL_TRACK_SHARDS) & (sh->nbuckets - 1)];
     while (*link != NULL && ((*link)->addr != addr || (*link)->space != space))
         link = &(*link)->next;
     return link;
 }
 
-static void table_grow(struct shard *sh)
+static void table_grow(struct gl_track_shard *sh)
 {
     size_t n = sh->nbuckets ? sh->nbuckets * 2 : 256;
     struct gl_live **b = calloc(n, sizeof *b);
@@ -111,7 +88,7 @@ static void table_grow(struct shard *sh)
         struct gl_live *r = sh->buckets[i], *next;
         for (; r != NULL; r = next) {
             next = r->next;
-            struct gl_live **head = &b[(key_hash(r->space, r->addr) / SHARDS) & (n - 1)];
+            struct gl_live **head = &b[(key_hash(r->space, r->addr) / GL_TRACK_SHARDS) & (n - 1)];
             r->next = *head;
             *head = r;
         }
@@ -122,13 +99,13 @@ static void table_grow(struct shard *sh)
 }
 
 /* Links r (not in the table) in; false if there is no table and no memory. */
-static bool table_add(struct shard *sh, struct gl_live *r)
+static bool table_add(struct gl_track_shard *sh, struct gl_live *r)
 {
     if (sh->count >= 2 * sh->nbuckets)
         table_grow(sh);
     if (sh->nbuckets == 0)
         return false;
-    struct gl_live **head = &sh->buckets[(key_hash(r->space, r->addr) / SHARDS) & (sh->nbuckets - 1)];
+    struct gl_live **head = &sh->buckets[(key_hash(r->space, r->addr) / GL_TRACK_SHARDS) & (sh->nbuckets - 1)];
     r->next = *head;
     *head = r;
     r->state = GL_REC_LIVE;
@@ -136,7 +113,7 @@ static bool table_add(struct shard *sh, struct gl_live *r)
     return true;
 }
 
-static struct gl_live *table_unlink(struct shard *sh, struct gl_live **link)
+static struct gl_live *table_unlink(struct gl_track_shard *sh, struct gl_live **link)
 {
     struct gl_live *r = *link;
     *link = r->next;
@@ -160,7 +137,7 @@ static void history_of(const struct gl_live *r, uint16_t type, uint64_t seq, uin
 
 static uint64_t now_ns(void) { return gl_mono_ns() - gl_start_mono_ns; }
 
-static uint64_t take_seq(void) { return atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed); }
+static uint64_t take_seq(void) { return atomic_fetch_add_explicit(&gl_track_next_seq, 1, memory_order_relaxed); }
 
 static struct gl_acct_event acct_event(const struct gl_live *r)
 {
@@ -178,7 +155,7 @@ static struct gl_acct_event acct_event(const struct gl_live *r)
 static bool table_put(struct gl_live *rec, bool is_new, struct gl_live *old, bool *had_old,
                       uint64_t *free_seq)
 {
-    struct shard *sh = shard_of(rec->space, rec->addr);
+    struct gl_track_shard *sh = shard_of(rec->space, rec->addr);
     bool added = false;
     *had_old = false;
     gl_lock(&sh->lock);
@@ -263,7 +240,7 @@ static GL_TLS struct gl_live taken;
 
 struct gl_live *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_stack)
 {
-    struct shard *sh = shard_of(space, addr);
+    struct gl_track_shard *sh = shard_of(space, addr);
     bool found = false;
     struct gl_lane *lane = gl_lane_enter();
     gl_lock(&sh->lock);
@@ -289,7 +266,7 @@ struct gl_live *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_stack
 /* Reads one record under its shard's lock: no lane needed, nothing changes. */
 int gl_track_kind_of(uint32_t space, uint64_t addr)
 {
-    struct shard *sh = shard_of(space, addr);
+    struct gl_track_shard *sh = shard_of(space, addr);
     int kind = -1;
     gl_lock(&sh->lock);
     struct gl_live **link = table_link(sh, space, addr);
@@ -313,9 +290,8 @@ void gl_track_unknown_free(int32_t device)
     gl_lane_leave(lane);
 }
 
-/* The last out-of-memory errors, for the live view (gl_track_watch_copy). */
-static struct gl_watch_oom oom_ring[GL_WATCH_OOMS];
-static _Atomic uint64_t oom_next;
+struct gl_watch_oom gl_track_oom_ring[GL_WATCH_OOMS];
+_Atomic uint64_t gl_track_oom_next;
 
 void gl_track_failed(const struct gl_oom_info *oom, struct gl_stack *stack)
 {
@@ -329,8 +305,8 @@ void gl_track_failed(const struct gl_oom_info *oom, struct gl_stack *stack)
     gl_history_add(&e);
     /* For the live view: inside the lane, so a reader in the exclusive
      * section sees whole entries. */
-    uint64_t n = atomic_fetch_add_explicit(&oom_next, 1, memory_order_relaxed);
-    oom_ring[n % GL_WATCH_OOMS] = (struct gl_watch_oom){
+    uint64_t n = atomic_fetch_add_explicit(&gl_track_oom_next, 1, memory_order_relaxed);
+    gl_track_oom_ring[n % GL_WATCH_OOMS] = (struct gl_watch_oom){
         .time_ns = e.time_ns, .size = oom->size, .device = oom->device, .stack = stack};
     gl_lane_leave(lane);
 }
@@ -387,8 +363,8 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api)
     gl_exclusive_enter();
     gl_acct_revoke_all();
     struct gl_lane_acct none = {0};
-    for (int i = 0; i < SHARDS; i++) {
-        struct shard *sh = &shards[i];
+    for (int i = 0; i < GL_TRACK_SHARDS; i++) {
+        struct gl_track_shard *sh = &gl_track_shards[i];
         for (size_t b = 0; b < sh->nbuckets; b++) {
             struct gl_live **link = &sh->buckets[b];
             while (*link != NULL) {
@@ -413,269 +389,4 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api)
     }
     gl_exclusive_leave();
     return dropped;
-}
-
-/* The allocation calls of every stack that has any, read in the exclusive
- * section with the device counters, so that the two agree: a lane flushes
- * its tally into the stacks whenever a slot changes hands, and a count read
- * later, as the file is written, would hold calls the devices do not.
- * NULL (and *n 0) when there are none or memory ran out. */
-static struct gl_calls_copy *copy_calls(const struct gl_stack *newest, uint32_t nstacks, size_t *n)
-{
-    size_t k = 0;
-    uint32_t left = nstacks;
-    for (const struct gl_stack *s = newest; s != NULL && left > 0; s = s->older, left--)
-        k += atomic_load_explicit(&s->allocs, memory_order_relaxed) != 0;
-    struct gl_calls_copy *c = k ? malloc(k * sizeof *c) : NULL;
-    *n = 0;
-    if (c == NULL)
-        return NULL;
-    left = nstacks;
-    for (const struct gl_stack *s = newest; s != NULL && left > 0 && *n < k; s = s->older, left--) {
-        uint64_t allocs = atomic_load_explicit(&s->allocs, memory_order_relaxed);
-        if (allocs == 0)
-            continue;
-        c[(*n)++] = (struct gl_calls_copy){
-            .stack_id = s->id, .api = atomic_load_explicit(&s->api, memory_order_relaxed),
-            .kind = atomic_load_explicit(&s->kind, memory_order_relaxed), .allocs = allocs,
-            .frees = atomic_load_explicit(&s->frees, memory_order_relaxed),
-            .bytes = atomic_load_explicit(&s->bytes, memory_order_relaxed)};
-    }
-    return c;
-}
-
-/* Faults a fresh buffer's pages in now.  (Not memset to 0: the compiler may
- * turn malloc + memset into calloc, which leaves fresh mmap'ed pages
- * untouched; a page fault costs microseconds on a virtual machine.) */
-static void touch_pages(void *p, size_t n)
-{
-    if (p == NULL)
-        return;
-    volatile char *c = p;
-    for (size_t i = 0; i < n; i += 4096)
-        c[i] = 0;
-    if (n > 0)
-        c[n - 1] = 0;
-}
-
-bool gl_track_watch_copy(struct gl_watch_copy *out)
-{
-    memset(out, 0, sizeof *out);
-    gl_exclusive_enter();
-    gl_acct_revoke_all();
-    /* A few KB once a second: allocated in the section, where the count
-     * is exact. */
-    size_t room = gl_acct_site_count();
-    out->sites = malloc((room ? room : 1) * sizeof *out->sites);
-    if (out->sites == NULL) {
-        gl_exclusive_leave();
-        return false;
-    }
-    gl_acct_watch_copy(out, room);
-    uint64_t n = atomic_load_explicit(&oom_next, memory_order_relaxed);
-    out->oom_total = n;
-    for (uint64_t i = n > GL_WATCH_OOMS ? n - GL_WATCH_OOMS : 0; i < n; i++)
-        out->ooms[out->nooms++] = oom_ring[i % GL_WATCH_OOMS];
-    gl_exclusive_leave();
-    return true;
-}
-
-bool gl_track_copy(struct gl_state_copy *out)
-{
-    memset(out, 0, sizeof *out);
-
-    /* The exclusive section is held only for plain memcpy of the slabs (sequential, ~80
-     * bytes per record) and the history ring; turning records into
-     * gl_alloc_copy entries, which follows a pointer per record, is done
-     * after it is released (stacks are immutable, so that is safe).  The
-     * buffers are sized and their pages touched before entering it:
-     * faulting in ~80 MB for 1,000,000 allocations while every allocating
-     * thread waits would double the hold.  Slabs can be added before we get
-     * in, hence the slack and the re-check. */
-    size_t slots_guess = 0, hist_room;
-    struct gl_lane *lane = gl_lane_enter();
-    for (int i = 0; i < SHARDS; i++) {
-        gl_lock(&shards[i].lock);
-        for (const struct slab *sl = shards[i].slabs; sl != NULL; sl = sl->next)
-            slots_guess += sl->used;
-        gl_unlock(&shards[i].lock);
-    }
-    hist_room = gl_history_capacity();
-    gl_lane_leave(lane);
-    size_t room = slots_guess + slots_guess / 16 + SHARDS * 64;
-    struct gl_live *raw = malloc(room * sizeof *raw);
-    struct gl_event *hist = hist_room ? malloc(hist_room * sizeof *hist) : NULL;
-    touch_pages(raw, room * sizeof *raw);
-    touch_pages(hist, hist_room * sizeof *hist);
-
-    gl_exclusive_enter();
-    gl_acct_revoke_all(); /* every lane's accounting on its device */
-    size_t nslots = 0, npeaks = gl_acct_site_count();
-    for (int i = 0; i < SHARDS; i++)
-        for (const struct slab *sl = shards[i].slabs; sl != NULL; sl = sl->next)
-            nslots += sl->used;
-    if (raw != NULL && nslots > room) {
-        free(raw);
-        raw = NULL;
-    }
-    if (raw == NULL)
-        raw = malloc((nslots ? nslots : 1) * sizeof *raw);
-    out->peaks = malloc((npeaks ? npeaks : 1) * sizeof *out->peaks);
-    if (raw == NULL || out->peaks == NULL) {
-        gl_exclusive_leave();
-        free(raw);
-        free(hist);
-        gl_state_copy_free(out);
-        return false;
-    }
-    size_t k = 0;
-    for (int i = 0; i < SHARDS; i++) {
-        for (const struct slab *sl = shards[i].slabs; sl != NULL; sl = sl->next) {
-            memcpy(raw + k, sl->recs, sl->used * sizeof *raw);
-            k += sl->used;
-        }
-    }
-
-    gl_lanes_flush_tallies();
-    gl_acct_copy(out, npeaks);
-    out->events = gl_history_copy_into(hist, hist_room, atomic_load(&next_seq) - 1, &out->nevents);
-    out->stacks = gl_stacks_newest(&out->nstacks);
-    out->calls = copy_calls(out->stacks, out->nstacks, &out->ncalls);
-    gl_exclusive_leave();
-
-    /* In place: entry n (56 bytes) never reaches past record k >= n (80
-     * bytes), which has already been read. */
-    struct gl_alloc_copy *allocs = (struct gl_alloc_copy *)(void *)raw;
-    size_t n = 0;
-    for (size_t j = 0; j < nslots; j++) {
-        struct gl_live r;
-        memcpy(&r, &raw[j], sizeof r);
-        if (r.state != GL_REC_LIVE)
-            continue;
-        allocs[n++] = (struct gl_alloc_copy){
-            .ptr = r.addr, .size = r.size, .seq = r.seq, .time_ns = r.time_ns, .stream = r.stream,
-            .stack_id = r.stack ? r.stack->id : 0, .device = r.device, .kind = r.kind,
-            .api = r.api,
-        };
-    }
-    out->allocs = allocs;
-    out->nallocs = n;
-    return true;
-}
-
-void gl_state_copy_free(struct gl_state_copy *c)
-{
-    free(c->allocs);
-    free(c->peaks);
-    free(c->events);
-    free(c->calls);
-    c->allocs = NULL;
-    c->peaks = NULL;
-    c->events = NULL;
-    c->calls = NULL;
-}
-
-void gl_track_shape(struct gl_track_shape *out)
-{
-    memset(out, 0, sizeof *out);
-    for (int i = 0; i < SHARDS; i++) {
-        struct shard *sh = &shards[i];
-        gl_lock(&sh->lock);
-        out->records += sh->count;
-        out->buckets += sh->nbuckets;
-        for (const struct slab *sl = sh->slabs; sl != NULL; sl = sl->next)
-            out->slots += sl->used;
-        for (size_t b = 0; b < sh->nbuckets; b++) {
-            size_t n = 0;
-            for (const struct gl_live *r = sh->buckets[b]; r != NULL; r = r->next)
-                n++;
-            if (n > out->longest_chain)
-                out->longest_chain = n;
-        }
-        gl_unlock(&sh->lock);
-    }
-}
-
-static void free_slabs(struct slab *sl)
-{
-    for (struct slab *next; sl != NULL; sl = next) {
-        next = sl->next;
-        free(sl);
-    }
-}
-
-/* Empties a shard, keeping its memory: its slabs go to the spare list,
- * its buckets are cleared.  Freeing them would leave holes in the
- * program's heap that its own small allocations are then carved from,
- * slower (docs/attach.md "Cost").  The caller holds the shard's lock. */
-static void shard_empty_keep(struct shard *sh)
-{
-    while (sh->slabs != NULL) {
-        struct slab *sl = sh->slabs;
-        sh->slabs = sl->next;
-        sl->used = 0;
-        sl->next = sh->spare;
-        sh->spare = sl;
-    }
-    if (sh->buckets != NULL)
-        memset(sh->buckets, 0, sh->nbuckets * sizeof *sh->buckets);
-    sh->count = 0;
-    sh->free_list = NULL;
-}
-
-void gl_track_reset(void)
-{
-    /* Every lane held: no event is between its lane's enter and leave, and
-     * nothing reads a slab, a bucket, a site or the ring outside a lane
-     * except gl_track_kind_of (and the unit test's shape), which hold the
-     * shard's lock: taken here too.  A hook in flight (it passed gl_enter
-     * before tracking turned off) meets empty tables after: its record is
-     * a copy (taken), its stack is never freed.  Nothing is freed. */
-    gl_exclusive_enter();
-    gl_acct_revoke_all();
-    gl_lanes_flush_tallies();
-    gl_stacks_zero_counts();
-    gl_acct_reset();
-    for (int i = 0; i < SHARDS; i++) {
-        gl_lock(&shards[i].lock);
-        shard_empty_keep(&shards[i]);
-        gl_unlock(&shards[i].lock);
-    }
-    gl_history_forget(atomic_load(&next_seq));
-    atomic_store(&oom_next, 0);
-    gl_exclusive_leave();
-}
-
-void gl_track_prefork(void)
-{
-    gl_lanes_prefork();
-    gl_stacks_lock();
-}
-
-void gl_track_postfork_parent(void)
-{
-    gl_stacks_unlock();
-    gl_lanes_postfork_parent();
-}
-
-void gl_track_postfork_child(void)
-{
-    /* Only this thread exists now, so nothing else can touch the tables
-     * while they are emptied.  The parent's device memory is not ours. */
-    for (int i = 0; i < SHARDS; i++) {
-        struct shard *sh = &shards[i];
-        free_slabs(sh->slabs);
-        free_slabs(sh->spare);
-        free(sh->buckets);
-        sh->slabs = sh->spare = NULL;
-        sh->buckets = NULL;
-        sh->nbuckets = sh->count = 0;
-        sh->free_list = NULL;
-        gl_lock_init(&sh->lock, GL_LOCK_SHARD, 0);
-    }
-    gl_acct_postfork_child();
-    atomic_store(&oom_next, 0);
-    gl_stacks_reinit_lock();
-    gl_history_postfork_child(atomic_load(&next_seq));
-    gl_lanes_postfork_child();
 }

@@ -35,7 +35,8 @@ enum gl_space {
 
 /* One live allocation: 80 bytes, kept in slabs and chained in its shard's
  * hash table (track.c), so a live allocation costs about 88 bytes of host
- * memory in all (docs/performance.md).  Opaque outside track.c. */
+ * memory in all (docs/performance.md).  Opaque outside track.c and the
+ * files that copy and empty the table (track_shards.h). */
 struct gl_live {
     uint64_t addr;
     uint64_t size;
@@ -108,102 +109,5 @@ void gl_track_configure_history(size_t max_entries);
  * Returns the number dropped. */
 #define GL_ANY_OWNER INT32_MIN
 size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api);
-
-/* Consistent copy of everything a snapshot needs (see snapshot.c). */
-struct gl_alloc_copy {
-    uint64_t ptr, size, seq, time_ns, stream;
-    uint32_t stack_id;
-    int32_t device;
-    uint16_t kind, api;
-};
-
-struct gl_device_copy {
-    int32_t device;
-    uint64_t live_bytes, live_count, peak_bytes, peak_seq, peak_time_ns;
-    uint64_t alloc_count, free_count, alloc_bytes_total, failed_count, unknown_free_count;
-};
-
-struct gl_peak_copy {
-    int32_t device;
-    uint32_t stack_id;
-    uint64_t bytes, count;
-};
-
-/* One stack's allocation calls (stack_table.h), read with the rest. */
-struct gl_calls_copy {
-    uint32_t stack_id;
-    uint16_t api;
-    uint8_t kind;
-    uint64_t allocs, frees, bytes;
-};
-
-struct gl_state_copy {
-    struct gl_alloc_copy *allocs;
-    size_t nallocs;
-    struct gl_device_copy devices[GL_MAX_DEVICES + 1];
-    size_t ndevices;
-    struct gl_peak_copy *peaks;
-    size_t npeaks;
-    struct gl_event *events; /* history, oldest first */
-    size_t nevents;
-    struct gl_stack *stacks; /* newest first, walk ->older */
-    uint32_t nstacks;
-    struct gl_calls_copy *calls; /* the stacks with allocations, newest first */
-    size_t ncalls;
-};
-
-/* Fills *out; returns false if memory ran out (out is then empty). */
-bool gl_track_copy(struct gl_state_copy *out);
-void gl_state_copy_free(struct gl_state_copy *c);
-
-/* The live view's figures (live.c), far cheaper than gl_track_copy: every
- * device's totals, the live bytes of each (device, stack) site, and the last
- * out-of-memory errors.  No allocation or history is copied. */
-struct gl_watch_site {
-    const struct gl_stack *stack; /* NULL: no stack captured */
-    int32_t device;
-    uint64_t bytes, count;
-};
-
-#define GL_WATCH_OOMS 8
-struct gl_watch_oom {
-    uint64_t time_ns, size;
-    int32_t device;
-    const struct gl_stack *stack;
-};
-
-struct gl_watch_copy {
-    struct gl_device_copy devices[GL_MAX_DEVICES + 1];
-    size_t ndevices;
-    struct gl_watch_site *sites; /* those with live bytes */
-    size_t nsites;
-    bool sites_truncated;       /* more sites than room */
-    struct gl_watch_oom ooms[GL_WATCH_OOMS]; /* oldest first */
-    size_t nooms;
-    uint64_t oom_total;
-};
-
-/* Fills *out (sites malloc'd: free them); false if memory ran out. */
-bool gl_track_watch_copy(struct gl_watch_copy *out);
-
-/* The live table's shape, for its unit test (tests/unit/live_table.c):
- * records in it, record slots carved from slabs so far (live or waiting on a
- * free list for reuse), buckets, and the longest bucket chain. */
-struct gl_track_shape {
-    size_t records, slots, buckets, longest_chain;
-};
-void gl_track_shape(struct gl_track_shape *out);
-
-/* Detach (docs/attach.md): tracking is off; every record, device counter,
- * call count, history event and out-of-memory entry is dropped, so that a
- * later attach starts from zero.  The memory that held them is kept for
- * reuse, emptied, not freed (holes in the program's heap slow it). */
-void gl_track_reset(void);
-
-/* fork: the parent holds every lock across fork(); the child then drops the
- * parent's records (the child owns no device memory) and starts afresh. */
-void gl_track_prefork(void);
-void gl_track_postfork_parent(void);
-void gl_track_postfork_child(void);
 
 #endif

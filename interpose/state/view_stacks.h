@@ -6,7 +6,7 @@
  * 100k stacks that nothing referred to any more (issue 34, defect 8).
  *
  * Ids here are the table's own, 1, 2, 3...; the snapshot writer numbers
- * them after the process-wide ones it writes (control/snapshot.c), so a
+ * them after the process-wide ones it writes (control/snapshot_stages.c), so a
  * file never holds two stacks or frames with one id.  Not locked: a table
  * belongs to the one snapshot being written. */
 #ifndef GL_VIEW_STACKS_H

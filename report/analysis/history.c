@@ -234,7 +234,7 @@ static void add_mark(const struct snapshot *s, struct history *h, const struct l
     m->label = e->type == GL_EV_ANNOTATION && e->ptr <= UINT32_MAX
                    ? snap_find_label(s, (uint32_t)e->ptr) : NULL;
     if (e->type == GL_EV_SNAPSHOT)
-        m->index = e->size; /* interpose/control/snapshot.c: the mark's size */
+        m->index = e->size; /* interpose/control/snapshot_stages.c: the mark's size */
     if (e->type != GL_EV_OOM)
         return;
     m->size = e->size;

@@ -38,6 +38,8 @@
 #include "state/bad_free.h"
 #include "state/lanes.h"
 #include "state/track.h"
+#include "state/track_copy.h"
+#include "state/track_reset.h"
 
 static int failures;
 
