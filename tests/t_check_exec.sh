@@ -22,8 +22,9 @@ snap_facts() {
 }
 
 # A CUDA program that execs a program that is no CUDA program: its leak is
-# judged from its exec snapshot.
-for how in execv-true execlp-true; do
+# judged from its exec snapshot, whichever of the exec family it calls
+# (execle's environment reaches the new image: env prints it).
+for how in execv-true execlp-true execl-true execle-env; do
     rc=0; check --error-exitcode 3 --output "d$how" -- "$T" "$how" || rc=$?
     expect_eq "$rc" 3 "$how: check's status ($(cat err.txt))"
     cat >want.txt <<EOT
@@ -33,6 +34,7 @@ $(summary "1 of 1")
 EOT
     verdicts | diff want.txt - || fail "$how: verdict lines"
     expect_eq "$(snap_facts d"$how"/gpuleak.run-*.0.snap)" "exec False 8388608:leak_before_exec" "$how: the exec snapshot"
+    [ "$how" != execle-env ] || expect_eq "$(cat out.txt)" "GL_EXECLE=passed" "execle: the new image's environment"
 done
 
 # Python's os.execv (ctypes against fakecuda): the line that allocated.

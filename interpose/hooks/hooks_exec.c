@@ -117,12 +117,15 @@ GL_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *co
 }
 
 /* The arguments of an execl-style call after arg0, up to its NULL, counted
- * (the list is walked twice, as glibc's execl does). */
+ * on a copy of the list (it is walked twice, as glibc's execl does). */
 static size_t count_args(va_list ap)
 {
+    va_list counting;
+    va_copy(counting, ap);
     size_t n = 1;
-    while (va_arg(ap, char *) != NULL)
+    while (va_arg(counting, char *) != NULL)
         n++;
+    va_end(counting);
     return n;
 }
 
@@ -133,42 +136,51 @@ static void collect_args(char **argv, const char *arg0, size_t n, va_list ap)
         argv[i] = va_arg(ap, char *); /* the last is the NULL */
 }
 
+/* Which vector call an execl-style call becomes. */
+enum exec_list_kind { EXEC_LIST_PATH, EXEC_LIST_SEARCH, EXEC_LIST_ENV };
+
+/* execl, execlp and execle: the list made a vector on the stack, then the
+ * vector call, hooked above, which writes the snapshot.  For execle the
+ * environment follows the list's NULL. */
+static int exec_list(enum exec_list_kind kind, const char *path, const char *arg0, va_list ap)
+{
+    size_t n = count_args(ap);
+    char *argv[n + 1];
+    collect_args(argv, arg0, n, ap);
+    switch (kind) {
+    case EXEC_LIST_SEARCH:
+        return execvp(path, argv);
+    case EXEC_LIST_ENV:
+        return execve(path, argv, va_arg(ap, char *const *));
+    case EXEC_LIST_PATH:
+        break;
+    }
+    return execv(path, argv);
+}
+
 GL_EXPORT int execl(const char *path, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    size_t n = count_args(ap);
+    int rc = exec_list(EXEC_LIST_PATH, path, arg, ap);
     va_end(ap);
-    char *argv[n + 1];
-    va_start(ap, arg);
-    collect_args(argv, arg, n, ap);
-    va_end(ap);
-    return execv(path, argv);
+    return rc;
 }
 
 GL_EXPORT int execlp(const char *file, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    size_t n = count_args(ap);
+    int rc = exec_list(EXEC_LIST_SEARCH, file, arg, ap);
     va_end(ap);
-    char *argv[n + 1];
-    va_start(ap, arg);
-    collect_args(argv, arg, n, ap);
-    va_end(ap);
-    return execvp(file, argv);
+    return rc;
 }
 
 GL_EXPORT int execle(const char *path, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    size_t n = count_args(ap);
+    int rc = exec_list(EXEC_LIST_ENV, path, arg, ap);
     va_end(ap);
-    char *argv[n + 1];
-    va_start(ap, arg);
-    collect_args(argv, arg, n, ap);
-    char *const *envp = va_arg(ap, char *const *); /* after the NULL */
-    va_end(ap);
-    return execve(path, argv, envp);
+    return rc;
 }

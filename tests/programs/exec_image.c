@@ -4,6 +4,9 @@
  *   execv-true     leaks 8 MiB from leak_before_exec, then execv("/bin/true")
  *   execlp-true    the same through execlp("true", ...) (glibc reaches
  *                  execve inside libc: the hook must be execlp's own)
+ *   execl-true     the same through execl("/bin/true", ...)
+ *   execle-env     the same through execle("/usr/bin/env", ...) with the
+ *                  environment GL_EXECLE=passed, which env prints
  *   exec-self      leaks 8 MiB, then execv's itself as "after": that image
  *                  leaks 4 MiB from leak_after_exec and returns 0
  *   exec-self-kill the same, but that image raises SIGKILL after its leak
@@ -60,11 +63,16 @@ int main(int argc, char **argv)
         execv("/bin/true", args);
     } else if (!strcmp(how, "execlp-true")) {
         execlp("true", "true", (char *)NULL);
+    } else if (!strcmp(how, "execl-true")) {
+        execl("/bin/true", "true", (char *)NULL);
+    } else if (!strcmp(how, "execle-env")) {
+        char *env[] = {"GL_EXECLE=passed", NULL};
+        execle("/usr/bin/env", "env", (char *)NULL, env);
     } else if (!strcmp(how, "exec-self") || !strcmp(how, "exec-self-kill")) {
         char *args[] = {argv[0], strcmp(how, "exec-self") ? "after-kill" : "after", NULL};
         execv("/proc/self/exe", args);
     } else {
-        fprintf(stderr, "usage: exec_image execv-true|execlp-true|exec-self|exec-self-kill|exec-fail\n");
+        fprintf(stderr, "usage: exec_image execv-true|execlp-true|execl-true|execle-env|exec-self|exec-self-kill|exec-fail\n");
         return 2;
     }
     perror("exec");
