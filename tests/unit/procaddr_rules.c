@@ -45,7 +45,7 @@ static const struct {
     {"cuArray3DCreate", 3020, 0, "cuArray3DCreate_v2"},
     {"cuArray3DCreate", 3010, 0, NULL},
     {"cuCtxDestroy", 4000, 0, "cuCtxDestroy_v2"},
-    {"cuCtxDestroy", 3020, 0, NULL},
+    {"cuCtxDestroy", 3020, 0, "cuCtxDestroy"}, /* the pre-4.0 ABI, hooked itself */
     /* The primary-context calls: the v1 ABI has hooks of its own.  CUDA 13's
      * runtime asks for cuDevicePrimaryCtxReset@7000 (its cudaDeviceReset);
      * it was passed through unwrapped once, so a static runtime's reset
