@@ -51,11 +51,25 @@ GL_HOOK(cudaError_t, cudaMemPoolImportPointer,
 
 /* ---- driver ------------------------------------------------------------- */
 
+/* A handle opened, through either ABI of the driver's open. */
+static void cu_ipc_opened(bool track, CUresult rc, const CUdeviceptr *pdptr, uint16_t api)
+{
+    if (track && rc == CUDA_SUCCESS && pdptr != NULL && *pdptr != 0)
+        gl_ipc_opened(gl_where_driver(*pdptr), *pdptr, api);
+}
+
 GL_HOOK(CUresult, cuIpcOpenMemHandle_v2, (CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags))
 {
     GL_CALL_THEN_BODY(cuIpcOpenMemHandle_v2, GL_FAM_DRIVER_NO_LIB, real(pdptr, handle, Flags),
-                      if (track && rc == CUDA_SUCCESS && pdptr != NULL && *pdptr != 0)
-                          gl_ipc_opened(gl_where_driver(*pdptr), *pdptr, GL_API_CU_IPC_OPEN_MEM_HANDLE));
+                      cu_ipc_opened(track, rc, pdptr, GL_API_CU_IPC_OPEN_MEM_HANDLE));
+}
+
+/* The pre-11.0 ABI, same arguments and effect: what a lookup by the bare
+ * name finds (ctypes, dlsym) and what cuGetProcAddress hands out below 11000. */
+GL_HOOK(CUresult, cuIpcOpenMemHandle, (CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags))
+{
+    GL_CALL_THEN_BODY(cuIpcOpenMemHandle, GL_FAM_DRIVER_NO_LIB, real(pdptr, handle, Flags),
+                      cu_ipc_opened(track, rc, pdptr, GL_API_CU_IPC_OPEN_MEM_HANDLE_V1));
 }
 
 GL_HOOK(CUresult, cuIpcCloseMemHandle, (CUdeviceptr dptr))

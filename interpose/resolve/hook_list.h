@@ -46,7 +46,8 @@
     X(cuModuleLoad) X(cuModuleLoadData) X(cuModuleLoadDataEx)                    \
     X(cuModuleLoadFatBinary) X(cuModuleUnload)                                   \
     X(cuLibraryLoadData) X(cuLibraryLoadFromFile) X(cuLibraryUnload)             \
-    X(cuIpcOpenMemHandle_v2) X(cuIpcCloseMemHandle) X(cuMemPoolImportPointer)    \
+    X(cuIpcOpenMemHandle_v2) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle)        \
+    X(cuMemPoolImportPointer)                                                    \
     X(cuImportExternalMemory) X(cuDestroyExternalMemory)                         \
     X(cuExternalMemoryGetMappedBuffer) X(cuExternalMemoryGetMappedMipmappedArray) \
     X(cuGraphAddMemAllocNode) X(cuGraphAddNode) X(cuGraphAddNode_v2)             \

@@ -59,7 +59,7 @@ static const struct {
     {"cuDevicePrimaryCtxRelease", 11000, 0, "cuDevicePrimaryCtxRelease_v2"},
     {"cuDevicePrimaryCtxRelease", 6000, 0, "cuDevicePrimaryCtxRelease"},
     {"cuDevicePrimaryCtxRetain", 7000, 0, "cuDevicePrimaryCtxRetain"},
-    {"cuIpcOpenMemHandle", 4010, 0, NULL}, /* v1: the runtime uses 11000 */
+    {"cuIpcOpenMemHandle", 4010, 0, "cuIpcOpenMemHandle"}, /* the pre-11.0 ABI, hooked itself */
     {"cuIpcOpenMemHandle", 11000, 0, "cuIpcOpenMemHandle_v2"},
     {"cuIpcCloseMemHandle", 4010, 0, "cuIpcCloseMemHandle"},
     /* cuGetProcAddress: both ABIs are hooked, whatever the version */
