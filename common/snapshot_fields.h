@@ -225,7 +225,7 @@
     F(i32, device, "")                                                         \
     F(u16, kind, "as in ALLOCS")                                               \
     F(u16, api, "the allocation's")                                            \
-    F(u16, teardown, "the call that released them (`cudaDeviceReset`, `cuDevicePrimaryCtxReset_v2`, `cuCtxDestroy_v2`, `cuDevicePrimaryCtxRelease_v2` (the last reference), and after them the v1 `cuDevicePrimaryCtxReset`, `cuDevicePrimaryCtxRelease`, `cuCtxDetach` (the last usage) and `cuGreenCtxDestroy` (the primary context's last reference was the green context's); values from 63 on in `GL_API_LIST`)") \
+    F(u16, teardown, "the call that released them (`cudaDeviceReset`, `cuDevicePrimaryCtxReset_v2`, `cuCtxDestroy_v2`, `cuDevicePrimaryCtxRelease_v2` (the last reference), and after them the v1 `cuDevicePrimaryCtxReset`, `cuDevicePrimaryCtxRelease`, `cuCtxDetach` (the last usage), `cuGreenCtxDestroy` (the primary context's last reference was the green context's) and the pre-4.0 `cuCtxDestroy`; values from 63 on in `GL_API_LIST`)") \
     R(u16, reserved, "")
 
 #define GL_FIELDS_TORCH_BLOCKS(F, R)                                           \

@@ -390,7 +390,9 @@ static inline int gl_kind_in_usage(unsigned k)
     X(CU_LIBRARY_LOAD_FROM_FILE, "cuLibraryLoadFromFile")                   \
     X(CU_MODULE_UNLOAD, "cuModuleUnload") /* ... and unloads */            \
     X(CU_LIBRARY_UNLOAD, "cuLibraryUnload")                                 \
-    X(CU_GREEN_CTX_DESTROY, "cuGreenCtxDestroy") /* a teardown: the primary context's last release */
+    X(CU_GREEN_CTX_DESTROY, "cuGreenCtxDestroy") /* a teardown: the primary context's last release */ \
+    X(CU_CTX_DESTROY_V1, "cuCtxDestroy") /* the pre-4.0 ABI: by bare name, or below 4000 */ \
+    X(CU_IPC_OPEN_MEM_HANDLE_V1, "cuIpcOpenMemHandle") /* kind ipc: the pre-11.0 ABI */
 
 enum gl_api {
 #define GL_API_ENUM(id, name) GL_API_##id,

@@ -72,6 +72,39 @@ eq([(g["bytes"], g["teardown"], frame(g["frames"][0])) for g in d["teardown_leak
    [(2000, "cuCtxDetach", "lost_with_context ctx_teardown.c:$lost")], "cuCtxDetach's group")
 PY
 
+# cuCtxDestroy by its bare name, as ctypes finds it (dlsym), and as
+# cuGetProcAddress hands it out below version 4000: the pre-4.0 ABI (same
+# argument, same effect).  Each context takes its allocation with it.
+cat >v1_destroy.py <<'PY'
+import ctypes, sys
+cu = ctypes.CDLL("libcuda.so.1")
+def ok(rc, what):
+    if rc != 0:
+        sys.exit(f"{what}: {rc}")
+ok(cu.cuInit(0), "cuInit")
+dev = ctypes.c_int()
+ok(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
+def context_with(nbytes):
+    ctx, p = ctypes.c_void_p(), ctypes.c_uint64()
+    ok(cu.cuCtxCreate_v2(ctypes.byref(ctx), 0, dev), "cuCtxCreate_v2")
+    ok(cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(nbytes)), "cuMemAlloc_v2")
+    return ctx
+ok(cu.cuCtxDestroy(context_with(1500)), "cuCtxDestroy")
+fn = ctypes.c_void_p()
+ok(cu.cuGetProcAddress(b"cuCtxDestroy", ctypes.byref(fn), 3020, ctypes.c_uint64(0)), "cuGetProcAddress")
+ok(ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(fn.value)(context_with(2500)), "cuCtxDestroy@3020")
+print("OBS destroyed")
+PY
+GPULEAK_OUTPUT=v1_destroy.snap traced python3 v1_destroy.py >v1_destroy.out || fail "v1_destroy.py: $(cat v1_destroy.out)"
+expect_eq "$(cat v1_destroy.out)" "OBS destroyed" "both contexts destroyed"
+"$REPORT" --json v1_destroy.snap >v1_destroy.json
+check_json v1_destroy.json <<'PY'
+eq(leaks, [], "no leaks: each allocation went with its context")
+eq(sorted((g["bytes"], g["kind"], g["api"], g["teardown"]) for g in d["teardown_leaks"]["groups"]),
+   [(1500, "device", "cuMemAlloc_v2", "cuCtxDestroy"), (2500, "device", "cuMemAlloc_v2", "cuCtxDestroy")],
+   "the v1 destroys' groups")
+PY
+
 # nvcc's default: the static runtime, whose cudaDeviceReset is the driver's
 # v1 cuDevicePrimaryCtxReset.  A program that frees nothing by hand and
 # ends with it leaks nothing (8 allocations balanced first, 2 left to the reset).

@@ -131,3 +131,62 @@ eq([(g["bytes"], g["kind"], g["api"], g["teardown"], frame(g["frames"][0])) for 
    [(3000000, "ipc", "cuIpcOpenMemHandle_v2", "cuDevicePrimaryCtxReset_v2", "cu_leak_mapping ipc_share.c:$line")],
    "the open mapping went with the context")
 PY
+
+# The pre-11.0 ABI of the driver's open, cuIpcOpenMemHandle (same arguments,
+# same effect as _v2): what Python's ctypes finds by the bare name (dlsym),
+# and what cuGetProcAddress hands out below 11000.  An exporter (not traced)
+# shares two buffers; the importer opens the first through the bare name and
+# closes it, and leaves the second, opened at 10020, open.
+cat >v1_open.py <<'PY'
+import ctypes, os, subprocess, sys
+cu = ctypes.CDLL("libcuda.so.1")
+class Handle(ctypes.Structure):
+    _fields_ = [("reserved", ctypes.c_ubyte * 64)]
+def ok(rc, what):
+    if rc != 0:
+        sys.exit(f"{what}: {rc}")
+def context():
+    dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+    ok(cu.cuInit(0), "cuInit")
+    ok(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
+    ok(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
+    ok(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+if sys.argv[1:] == ["export"]:
+    context()
+    ptrs = []
+    for n in (1000000, 3000000):
+        p, h = ctypes.c_uint64(), Handle()
+        ok(cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(n)), "cuMemAlloc_v2")
+        ok(cu.cuIpcGetMemHandle(ctypes.byref(h), p), "cuIpcGetMemHandle")
+        print(bytes(h).hex(), flush=True)
+        ptrs.append(p)
+    sys.stdin.read()  # until the importer is done
+    for p in ptrs:
+        ok(cu.cuMemFree_v2(p), "cuMemFree_v2")
+    sys.exit(0)
+env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD" and not k.startswith("GPULEAK")}
+exp = subprocess.Popen([sys.executable, __file__, "export"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+handles = [Handle.from_buffer_copy(bytes.fromhex(exp.stdout.readline().decode())) for _ in range(2)]
+context()
+proto = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_uint64), Handle, ctypes.c_uint)
+by_name = proto(("cuIpcOpenMemHandle", cu))
+fn = ctypes.c_void_p()
+ok(cu.cuGetProcAddress(b"cuIpcOpenMemHandle", ctypes.byref(fn), 10020, ctypes.c_uint64(0)), "cuGetProcAddress")
+at_10020 = proto(fn.value)
+a, b = ctypes.c_uint64(), ctypes.c_uint64()
+ok(by_name(ctypes.byref(a), handles[0], 1), "cuIpcOpenMemHandle")
+ok(cu.cuIpcCloseMemHandle(a), "cuIpcCloseMemHandle")
+ok(at_10020(ctypes.byref(b), handles[1], 1), "cuIpcOpenMemHandle@10020")
+exp.stdin.close()
+ok(exp.wait(), "exporter")
+print("OBS opened")
+PY
+GPULEAK_OUTPUT=v1_open.snap traced python3 v1_open.py >v1_open.out || fail "v1_open.py: $(cat v1_open.out)"
+expect_eq "$(cat v1_open.out)" "OBS opened" "v1 opens"
+"$REPORT" --json v1_open.snap >v1_open.json
+check_json v1_open.json <<'PY'
+eq(leaks, [], "v1: no leaks")
+eq([(g["bytes"], g["count"], g["kind"], g["api"]) for g in d["mapped"]["groups"]],
+   [(3000000, 1, "ipc", "cuIpcOpenMemHandle")], "v1: the mapping left open")
+eq((d["timeline"]["allocs"], d["timeline"]["frees"], d["invalid_frees"]["count"]), (2, 1, 0), "v1: opened twice, closed once")
+PY

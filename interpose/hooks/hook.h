@@ -64,20 +64,27 @@ void gl_hook_out_of_memory(int32_t device, uint64_t size, uint64_t stream, uint1
     gl_leave();                                                                  \
     return rc
 
-/* The whole body of a hook that releases an opaque handle kept in `space`
- * (arrays, modules): its record is taken before the call (the driver may
- * hand the value out again as soon as it is released) and settled after it;
- * a handle with no record is kept as an invalid free, on the device `where`
- * names.  enter: gl_enter, or a hook's own (module loads record at any
- * depth); ok: the API's success code. */
-#define GL_RELEASE_HANDLE_BODY(name, handle, space, api, err, ok, enter, where)                 \
+/* The whole body of a hook that releases what `key` names in `space` (an
+ * address, or an opaque handle: arrays, modules): its record is taken before
+ * the call (the driver may hand the value out again as soon as it is
+ * released) and settled after it; a key with no record is kept as an
+ * invalid free, on the device `where` names.  Only when `cond` also holds
+ * (a stream-ordered free: the stream is not being captured) is anything
+ * recorded.  enter: gl_enter, or a hook's own (module loads record at any
+ * depth); ok: the API's success code.  key is a pointer or an integer
+ * handle (CUdeviceptr), compared with 0. */
+#define GL_RELEASE_BODY_IF(name, key, call, cond, space, api, err, ok, enter, where)             \
     GL_REAL_OR_RETURN(real, name, err);                                                         \
-    bool track = enter() && (handle) != NULL;                                                   \
-    struct gl_live *r = track ? gl_call_free_begin(space, (uintptr_t)(handle)) : NULL;          \
-    __typeof__(real(handle)) rc = real(handle);                                                 \
+    bool track = enter() && (key) != 0 && (cond);                                               \
+    struct gl_live *r = track ? gl_call_free_begin(space, (uintptr_t)(key)) : NULL;             \
+    __typeof__(call) rc = call;                                                                 \
     if (track)                                                                                  \
-        gl_call_free_end_api(r, rc == (ok), r ? 0 : (where).device, (uintptr_t)(handle), api);  \
+        gl_call_free_end_api(r, rc == (ok), r ? 0 : (where).device, (uintptr_t)(key), api);     \
     gl_leave();                                                                                 \
     return rc
+
+/* A release by the one-argument real function: real(handle). */
+#define GL_RELEASE_HANDLE_BODY(name, handle, space, api, err, ok, enter, where) \
+    GL_RELEASE_BODY_IF(name, handle, real(handle), true, space, api, err, ok, enter, where)
 
 #endif

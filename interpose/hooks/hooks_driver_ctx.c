@@ -81,11 +81,24 @@ GL_HOOK(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice dev))
     return release_primary(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RELEASE);
 }
 
+/* A context destroyed, through either ABI: what it owned goes with it. */
+static void ctx_destroyed(bool track, CUresult rc, CUcontext ctx, uint16_t api)
+{
+    gl_where_devices_forget_all(); /* a thread's current context may be gone */
+    if (track && rc == CUDA_SUCCESS && ctx != NULL)
+        gl_track_drop_context(GL_ANY_OWNER, (uintptr_t)ctx, api);
+}
+
 GL_HOOK(CUresult, cuCtxDestroy_v2, (CUcontext ctx))
 {
-    GL_CALL_THEN_BODY(cuCtxDestroy_v2, NO_DRIVER, real(ctx), gl_where_devices_forget_all();
-                      if (track && rc == CUDA_SUCCESS && ctx != NULL)
-                          gl_track_drop_context(GL_ANY_OWNER, (uintptr_t)ctx, GL_API_CU_CTX_DESTROY));
+    GL_CALL_THEN_BODY(cuCtxDestroy_v2, NO_DRIVER, real(ctx), ctx_destroyed(track, rc, ctx, GL_API_CU_CTX_DESTROY));
+}
+
+/* The pre-4.0 ABI, same argument and effect: what a lookup by the bare name
+ * finds (ctypes, dlsym) and what cuGetProcAddress hands out below 4000. */
+GL_HOOK(CUresult, cuCtxDestroy, (CUcontext ctx))
+{
+    GL_CALL_THEN_BODY(cuCtxDestroy, NO_DRIVER, real(ctx), ctx_destroyed(track, rc, ctx, GL_API_CU_CTX_DESTROY_V1));
 }
 
 /* The pre-11.0 ABIs of the primary-context reset and release: NVIDIA's CUDA

@@ -25,55 +25,38 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda/array_size.h"
-#include "cuda/calls.h"
-#include "hooks/hook.h"
-#include "snapshot_format.h"
+#include "hooks/hook_shape.h"
 
-#define NO_RUNTIME cudaErrorInitializationError
-#define NO_DRIVER CUDA_ERROR_NOT_INITIALIZED
-
-static void imported(bool track, bool ok, struct gl_where (*where)(void), void *handle, uint64_t size,
-                     uint16_t api)
+static void imported(bool track, bool ok, enum gl_api_family fam, void *handle, uint64_t size, uint16_t api)
 {
     if (track && ok && handle != NULL)
-        gl_call_alloc(where(), (uintptr_t)handle, size, 0, GL_KIND_EXTERNAL, api, GL_SPACE_EXTMEM);
+        gl_call_alloc(gl_shape_where(fam, 0), (uintptr_t)handle, size, 0, GL_KIND_EXTERNAL, api, GL_SPACE_EXTMEM);
 }
 
-static struct gl_where driver_here(void) { return gl_where_driver(0); }
-
-/* Destroying the object: its buffers and arrays stay recorded until they
- * are freed themselves, as CUDA requires. */
-#define DESTROY_BODY(name, handle, ok_rc, no_lib, where, api)                          \
-    GL_REAL_OR_RETURN(real, name, no_lib);                                             \
-    bool track = gl_enter() && (handle) != NULL;                                       \
-    struct gl_live *r = track ? gl_call_free_begin(GL_SPACE_EXTMEM, (uintptr_t)(handle)) : NULL; \
-    __typeof__(real(handle)) rc = real(handle);                                        \
-    if (track)                                                                         \
-        gl_call_free_end_api(r, rc == ok_rc, r ? 0 : (where).device, (uintptr_t)(handle), api); \
-    gl_leave();                                                                        \
-    return rc
+/* Destroying the object (GL_FREE_SHAPE, in its own key space): its buffers
+ * and arrays stay recorded until they are freed themselves, as CUDA
+ * requires. */
 
 /* ---- runtime ------------------------------------------------------------ */
 
 GL_HOOK(cudaError_t, cudaImportExternalMemory,
         (cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc))
 {
-    GL_CALL_THEN_BODY(cudaImportExternalMemory, NO_RUNTIME, real(extMem_out, memHandleDesc),
-                      imported(track, rc == cudaSuccess && extMem_out != NULL && memHandleDesc != NULL, gl_where_runtime,
+    GL_CALL_THEN_BODY(cudaImportExternalMemory, GL_FAM_RUNTIME_NO_LIB, real(extMem_out, memHandleDesc),
+                      imported(track, rc == cudaSuccess && extMem_out != NULL && memHandleDesc != NULL, GL_FAMILY_RUNTIME,
                                extMem_out ? (void *)*extMem_out : NULL, memHandleDesc ? memHandleDesc->size : 0,
                                GL_API_CUDA_IMPORT_EXTERNAL_MEMORY));
 }
 
 GL_HOOK(cudaError_t, cudaDestroyExternalMemory, (cudaExternalMemory_t extMem))
 {
-    DESTROY_BODY(cudaDestroyExternalMemory, extMem, cudaSuccess, NO_RUNTIME, gl_where_runtime(),
-                 GL_API_CUDA_DESTROY_EXTERNAL_MEMORY);
+    GL_FREE_SHAPE(RUNTIME, cudaDestroyExternalMemory, extMem, GL_SPACE_EXTMEM, GL_API_CUDA_DESTROY_EXTERNAL_MEMORY);
 }
 
 GL_HOOK(cudaError_t, cudaExternalMemoryGetMappedBuffer,
         (void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc))
 {
-    GL_CALL_THEN_BODY(cudaExternalMemoryGetMappedBuffer, NO_RUNTIME, real(devPtr, extMem, bufferDesc),
+    GL_CALL_THEN_BODY(cudaExternalMemoryGetMappedBuffer, GL_FAM_RUNTIME_NO_LIB, real(devPtr, extMem, bufferDesc),
                       if (track && rc == cudaSuccess && devPtr != NULL && *devPtr != NULL && bufferDesc != NULL)
                           gl_call_alloc(gl_where_runtime(), (uintptr_t)*devPtr, bufferDesc->size, 0, GL_KIND_EXTERNAL,
                                         GL_API_CUDA_EXTERNAL_MEMORY_GET_MAPPED_BUFFER, GL_SPACE_ADDR));
@@ -83,7 +66,7 @@ GL_HOOK(cudaError_t, cudaExternalMemoryGetMappedMipmappedArray,
         (cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem,
          const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc))
 {
-    GL_CALL_THEN_BODY(cudaExternalMemoryGetMappedMipmappedArray, NO_RUNTIME, real(mipmap, extMem, mipmapDesc),
+    GL_CALL_THEN_BODY(cudaExternalMemoryGetMappedMipmappedArray, GL_FAM_RUNTIME_NO_LIB, real(mipmap, extMem, mipmapDesc),
                       if (track && rc == cudaSuccess && mipmap != NULL && *mipmap != NULL && mipmapDesc != NULL)
                           gl_call_alloc(gl_where_runtime(), (uintptr_t)*mipmap,
                                         gl_array_bytes_runtime(&mipmapDesc->formatDesc, mipmapDesc->extent, mipmapDesc->numLevels),
@@ -96,22 +79,21 @@ GL_HOOK(cudaError_t, cudaExternalMemoryGetMappedMipmappedArray,
 GL_HOOK(CUresult, cuImportExternalMemory,
         (CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc))
 {
-    GL_CALL_THEN_BODY(cuImportExternalMemory, NO_DRIVER, real(extMem_out, memHandleDesc),
-                      imported(track, rc == CUDA_SUCCESS && extMem_out != NULL && memHandleDesc != NULL, driver_here,
+    GL_CALL_THEN_BODY(cuImportExternalMemory, GL_FAM_DRIVER_NO_LIB, real(extMem_out, memHandleDesc),
+                      imported(track, rc == CUDA_SUCCESS && extMem_out != NULL && memHandleDesc != NULL, GL_FAMILY_DRIVER,
                                extMem_out ? (void *)*extMem_out : NULL, memHandleDesc ? memHandleDesc->size : 0,
                                GL_API_CU_IMPORT_EXTERNAL_MEMORY));
 }
 
 GL_HOOK(CUresult, cuDestroyExternalMemory, (CUexternalMemory extMem))
 {
-    DESTROY_BODY(cuDestroyExternalMemory, extMem, CUDA_SUCCESS, NO_DRIVER, gl_where_driver(0),
-                 GL_API_CU_DESTROY_EXTERNAL_MEMORY);
+    GL_FREE_SHAPE(DRIVER, cuDestroyExternalMemory, extMem, GL_SPACE_EXTMEM, GL_API_CU_DESTROY_EXTERNAL_MEMORY);
 }
 
 GL_HOOK(CUresult, cuExternalMemoryGetMappedBuffer,
         (CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc))
 {
-    GL_CALL_THEN_BODY(cuExternalMemoryGetMappedBuffer, NO_DRIVER, real(devPtr, extMem, bufferDesc),
+    GL_CALL_THEN_BODY(cuExternalMemoryGetMappedBuffer, GL_FAM_DRIVER_NO_LIB, real(devPtr, extMem, bufferDesc),
                       if (track && rc == CUDA_SUCCESS && devPtr != NULL && *devPtr != 0 && bufferDesc != NULL)
                           gl_call_alloc(gl_where_driver(*devPtr), *devPtr, bufferDesc->size, 0, GL_KIND_EXTERNAL,
                                         GL_API_CU_EXTERNAL_MEMORY_GET_MAPPED_BUFFER, GL_SPACE_ADDR));
@@ -121,7 +103,7 @@ GL_HOOK(CUresult, cuExternalMemoryGetMappedMipmappedArray,
         (CUmipmappedArray *mipmap, CUexternalMemory extMem,
          const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc))
 {
-    GL_CALL_THEN_BODY(cuExternalMemoryGetMappedMipmappedArray, NO_DRIVER, real(mipmap, extMem, mipmapDesc),
+    GL_CALL_THEN_BODY(cuExternalMemoryGetMappedMipmappedArray, GL_FAM_DRIVER_NO_LIB, real(mipmap, extMem, mipmapDesc),
                       if (track && rc == CUDA_SUCCESS && mipmap != NULL && *mipmap != NULL && mipmapDesc != NULL)
                           gl_call_alloc(gl_where_driver(0), (uintptr_t)*mipmap,
                                         gl_array_bytes_driver(&mipmapDesc->arrayDesc, mipmapDesc->numLevels), 0,

@@ -6,12 +6,9 @@
 #define __CUDA_API_VERSION_INTERNAL /* the un-renamed (legacy, _v2 and _ptsz) prototypes */
 #include <cuda.h>
 
-#include "cuda/calls.h"
-#include "cuda/graph.h"
-#include "hooks/hook.h"
-#include "snapshot_format.h"
+#include "hooks/hook_shape.h"
 
-#define NO_DRIVER CUDA_ERROR_NOT_INITIALIZED
+#define NO_DRIVER GL_FAM_DRIVER_NO_LIB
 
 static void alloc_node_added(const CUDA_MEM_ALLOC_NODE_PARAMS *p, uint16_t api)
 {
@@ -147,52 +144,37 @@ GL_HOOK(CUresult, cuGraphDestroy, (CUgraph hGraph))
 /* ---- stream capture begins --------------------------------------------- */
 
 /* Every way a capture begins, each ABI and stream variant: the flag is set
- * before the real call, so that no allocation on the capturing stream can
- * come before it (graph.h, gl_graph_capture_begun), and whether or not
- * tracking is on (a capture begun while detached is still running when
- * tracking resumes).  Nothing else is recorded: the call passes through. */
+ * before the real call (GL_CAPTURE_BEGIN_SHAPE says why). */
 GL_HOOK(CUresult, cuStreamBeginCapture, (CUstream hStream))
 {
-    gl_graph_capture_begun();
-    GL_REAL_OR_RETURN(real, cuStreamBeginCapture, NO_DRIVER);
-    return real(hStream);
+    GL_CAPTURE_BEGIN_SHAPE(DRIVER, cuStreamBeginCapture, real(hStream));
 }
 
 GL_HOOK(CUresult, cuStreamBeginCapture_ptsz, (CUstream hStream))
 {
-    gl_graph_capture_begun();
-    GL_REAL_OR_RETURN(real, cuStreamBeginCapture_ptsz, NO_DRIVER);
-    return real(hStream);
+    GL_CAPTURE_BEGIN_SHAPE(DRIVER, cuStreamBeginCapture_ptsz, real(hStream));
 }
 
 GL_HOOK(CUresult, cuStreamBeginCapture_v2, (CUstream hStream, CUstreamCaptureMode mode))
 {
-    gl_graph_capture_begun();
-    GL_REAL_OR_RETURN(real, cuStreamBeginCapture_v2, NO_DRIVER);
-    return real(hStream, mode);
+    GL_CAPTURE_BEGIN_SHAPE(DRIVER, cuStreamBeginCapture_v2, real(hStream, mode));
 }
 
 GL_HOOK(CUresult, cuStreamBeginCapture_v2_ptsz, (CUstream hStream, CUstreamCaptureMode mode))
 {
-    gl_graph_capture_begun();
-    GL_REAL_OR_RETURN(real, cuStreamBeginCapture_v2_ptsz, NO_DRIVER);
-    return real(hStream, mode);
+    GL_CAPTURE_BEGIN_SHAPE(DRIVER, cuStreamBeginCapture_v2_ptsz, real(hStream, mode));
 }
 
 GL_HOOK(CUresult, cuStreamBeginCaptureToGraph,
         (CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
          size_t numDependencies, CUstreamCaptureMode mode))
 {
-    gl_graph_capture_begun();
-    GL_REAL_OR_RETURN(real, cuStreamBeginCaptureToGraph, NO_DRIVER);
-    return real(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+    GL_CAPTURE_BEGIN_SHAPE(DRIVER, cuStreamBeginCaptureToGraph, real(hStream, hGraph, dependencies, dependencyData, numDependencies, mode));
 }
 
 GL_HOOK(CUresult, cuStreamBeginCaptureToGraph_ptsz,
         (CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
          size_t numDependencies, CUstreamCaptureMode mode))
 {
-    gl_graph_capture_begun();
-    GL_REAL_OR_RETURN(real, cuStreamBeginCaptureToGraph_ptsz, NO_DRIVER);
-    return real(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+    GL_CAPTURE_BEGIN_SHAPE(DRIVER, cuStreamBeginCaptureToGraph_ptsz, real(hStream, hGraph, dependencies, dependencyData, numDependencies, mode));
 }

@@ -3,16 +3,13 @@
  * call the runtime makes underneath passes through; graph.h). */
 #include <cuda_runtime_api.h>
 
-#include "cuda/calls.h"
-#include "cuda/graph.h"
-#include "hooks/hook.h"
-#include "snapshot_format.h"
+#include "hooks/hook_shape.h"
 
 GL_HOOK(cudaError_t, cudaGraphAddMemAllocNode,
         (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
          size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams))
 {
-    GL_REAL_OR_RETURN(real, cudaGraphAddMemAllocNode, cudaErrorInitializationError);
+    GL_REAL_OR_RETURN(real, cudaGraphAddMemAllocNode, GL_FAM_RUNTIME_NO_LIB);
     bool track = gl_enter();
     cudaError_t rc = real(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (track && rc == cudaSuccess && nodeParams != NULL) {
@@ -29,37 +26,29 @@ GL_HOOK(cudaError_t, cudaGraphAddMemAllocNode,
 
 /* A capture begun through the runtime: the runtime's own driver call is
  * seen too (hooks_graph.c), unless the runtime reached the driver some way
- * we do not wrap; so the flag is set here as well, before the real call. */
-#define NO_RUNTIME cudaErrorInitializationError
+ * we do not wrap; so the flag is set here as well, before the real call
+ * (GL_CAPTURE_BEGIN_SHAPE). */
 
 GL_HOOK(cudaError_t, cudaStreamBeginCapture, (cudaStream_t stream, enum cudaStreamCaptureMode mode))
 {
-    gl_graph_capture_begun();
-    GL_REAL_OR_RETURN(real, cudaStreamBeginCapture, NO_RUNTIME);
-    return real(stream, mode);
+    GL_CAPTURE_BEGIN_SHAPE(RUNTIME, cudaStreamBeginCapture, real(stream, mode));
 }
 
 GL_HOOK(cudaError_t, cudaStreamBeginCapture_ptsz, (cudaStream_t stream, enum cudaStreamCaptureMode mode))
 {
-    gl_graph_capture_begun();
-    GL_REAL_OR_RETURN(real, cudaStreamBeginCapture_ptsz, NO_RUNTIME);
-    return real(stream, mode);
+    GL_CAPTURE_BEGIN_SHAPE(RUNTIME, cudaStreamBeginCapture_ptsz, real(stream, mode));
 }
 
 GL_HOOK(cudaError_t, cudaStreamBeginCaptureToGraph,
         (cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
          const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode))
 {
-    gl_graph_capture_begun();
-    GL_REAL_OR_RETURN(real, cudaStreamBeginCaptureToGraph, NO_RUNTIME);
-    return real(stream, graph, dependencies, dependencyData, numDependencies, mode);
+    GL_CAPTURE_BEGIN_SHAPE(RUNTIME, cudaStreamBeginCaptureToGraph, real(stream, graph, dependencies, dependencyData, numDependencies, mode));
 }
 
 GL_HOOK(cudaError_t, cudaStreamBeginCaptureToGraph_ptsz,
         (cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
          const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode))
 {
-    gl_graph_capture_begun();
-    GL_REAL_OR_RETURN(real, cudaStreamBeginCaptureToGraph_ptsz, NO_RUNTIME);
-    return real(stream, graph, dependencies, dependencyData, numDependencies, mode);
+    GL_CAPTURE_BEGIN_SHAPE(RUNTIME, cudaStreamBeginCaptureToGraph_ptsz, real(stream, graph, dependencies, dependencyData, numDependencies, mode));
 }

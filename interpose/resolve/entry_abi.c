@@ -25,8 +25,9 @@ static const char *hooked_name(const char *name)
 /* Driver functions whose ABI changed, with the CUDA version from which the
  * query of the base name returns the newer one (cuda.h's _v2 mappings); a
  * base name with several rows takes the highest version the query reaches.
- * A row may name the base name itself: the old ABI, wrapped by its own hook.
- * Below the first row, the driver returns an ABI we do not wrap. */
+ * Below a base name's rows the driver hands out the base name's own
+ * function, its oldest ABI: wrapped when the base name itself is hooked
+ * (hook_list.h says so, nothing here), passed through when it is not. */
 static const struct {
     const char *base;
     const char *versioned;
@@ -43,21 +44,15 @@ static const struct {
     {"cuCtxCreate", "cuCtxCreate_v2", 3020},
     {"cuCtxCreate", "cuCtxCreate_v3", 11040},
     {"cuCtxCreate", "cuCtxCreate_v4", 12050},
-    {"cuCtxPushCurrent", "cuCtxPushCurrent", 2000}, /* the old ABI, same arguments */
     {"cuCtxPushCurrent", "cuCtxPushCurrent_v2", 4000},
-    {"cuCtxPopCurrent", "cuCtxPopCurrent", 2000},
     {"cuCtxPopCurrent", "cuCtxPopCurrent_v2", 4000},
-    {"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset", 7000}, /* what CUDA 13's runtime asks */
     {"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", 11000},
-    {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease", 7000},
     {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", 11000},
     {"cuIpcOpenMemHandle", "cuIpcOpenMemHandle_v2", 11000},
     {"cuGetProcAddress", "cuGetProcAddress_v2", 12000},
     {"cuGraphInstantiate", "cuGraphInstantiateWithFlags", 12000}, /* before: 5 arguments */
-    {"cuGraphAddNode", "cuGraphAddNode", 12020},
     {"cuGraphAddNode", "cuGraphAddNode_v2", 12030},
-    {"cuStreamBeginCapture", "cuStreamBeginCapture", 10000}, /* before 10010: no mode argument */
-    {"cuStreamBeginCapture", "cuStreamBeginCapture_v2", 10010},
+    {"cuStreamBeginCapture", "cuStreamBeginCapture_v2", 10010}, /* before: no mode argument */
 };
 
 /* Stream-ordered functions that have a per-thread-default-stream variant. */
@@ -88,13 +83,11 @@ const char *gl_entry_abi_hook_name(const char *symbol, int cuda_version, unsigne
     /* Every intercepted driver name starts with "cu". */
     if (symbol == NULL || symbol[0] != 'c' || symbol[1] != 'u')
         return NULL;
-    bool named = false;
     const char *best = NULL;
     int best_since = 0;
     for (size_t i = 0; i < sizeof versioned / sizeof versioned[0]; i++) {
         if (strcmp(symbol, versioned[i].base) != 0)
             continue;
-        named = true;
         if (cuda_version >= versioned[i].since && versioned[i].since > best_since) {
             best = versioned[i].versioned;
             best_since = versioned[i].since;
@@ -102,11 +95,9 @@ const char *gl_entry_abi_hook_name(const char *symbol, int cuda_version, unsigne
     }
     if (best != NULL)
         return stream_variant(symbol, best, flags);
-    /* The 4-argument cuGetProcAddress is what older versions get, and we
-     * hook it too; every other pre-_v2 ABI passes through. */
-    if (named)
-        return strcmp(symbol, "cuGetProcAddress") == 0 ? hooked_name(symbol) : NULL;
-    /* Names that have no ABI versions, and versioned names asked for
-     * directly. */
+    /* Below every row (the 4-argument cuGetProcAddress, the pre-11.0
+     * primary-context calls, cuCtxDestroy v1, ...), names that have no ABI
+     * versions, and versioned names asked for directly: the name's own hook,
+     * if it has one. */
     return stream_variant(symbol, symbol, flags);
 }

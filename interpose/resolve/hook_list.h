@@ -35,7 +35,8 @@
     X(cuMemGetDefaultMemPool) X(cuMemGetMemPool)                                 \
     X(cuArrayCreate_v2) X(cuArray3DCreate_v2) X(cuArrayDestroy)                  \
     X(cuMipmappedArrayCreate) X(cuMipmappedArrayDestroy)                         \
-    X(cuCtxDestroy_v2) X(cuDevicePrimaryCtxReset_v2) X(cuDevicePrimaryCtxRetain) \
+    X(cuCtxDestroy_v2) X(cuCtxDestroy) X(cuDevicePrimaryCtxReset_v2)             \
+    X(cuDevicePrimaryCtxRetain)                                                  \
     X(cuDevicePrimaryCtxRelease_v2)                                              \
     X(cuDevicePrimaryCtxReset) X(cuDevicePrimaryCtxRelease) X(cuCtxDetach)      \
     X(cuGreenCtxCreate) X(cuCtxFromGreenCtx) X(cuGreenCtxDestroy)                \
@@ -45,7 +46,8 @@
     X(cuModuleLoad) X(cuModuleLoadData) X(cuModuleLoadDataEx)                    \
     X(cuModuleLoadFatBinary) X(cuModuleUnload)                                   \
     X(cuLibraryLoadData) X(cuLibraryLoadFromFile) X(cuLibraryUnload)             \
-    X(cuIpcOpenMemHandle_v2) X(cuIpcCloseMemHandle) X(cuMemPoolImportPointer)    \
+    X(cuIpcOpenMemHandle_v2) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle)        \
+    X(cuMemPoolImportPointer)                                                    \
     X(cuImportExternalMemory) X(cuDestroyExternalMemory)                         \
     X(cuExternalMemoryGetMappedBuffer) X(cuExternalMemoryGetMappedMipmappedArray) \
     X(cuGraphAddMemAllocNode) X(cuGraphAddNode) X(cuGraphAddNode_v2)             \

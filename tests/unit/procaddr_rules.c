@@ -45,7 +45,7 @@ static const struct {
     {"cuArray3DCreate", 3020, 0, "cuArray3DCreate_v2"},
     {"cuArray3DCreate", 3010, 0, NULL},
     {"cuCtxDestroy", 4000, 0, "cuCtxDestroy_v2"},
-    {"cuCtxDestroy", 3020, 0, NULL},
+    {"cuCtxDestroy", 3020, 0, "cuCtxDestroy"}, /* the pre-4.0 ABI, hooked itself */
     /* The primary-context calls: the v1 ABI has hooks of its own.  CUDA 13's
      * runtime asks for cuDevicePrimaryCtxReset@7000 (its cudaDeviceReset);
      * it was passed through unwrapped once, so a static runtime's reset
@@ -54,12 +54,12 @@ static const struct {
     {"cuDevicePrimaryCtxReset", 10020, 0, "cuDevicePrimaryCtxReset"},
     {"cuDevicePrimaryCtxReset", 11000, 0, "cuDevicePrimaryCtxReset_v2"},
     {"cuDevicePrimaryCtxReset", 13000, PTDS, "cuDevicePrimaryCtxReset_v2"},
-    {"cuDevicePrimaryCtxReset", 6050, 0, NULL},
+    {"cuDevicePrimaryCtxReset", 6050, 0, "cuDevicePrimaryCtxReset"}, /* before 7000 the driver has none */
     {"cuDevicePrimaryCtxRelease", 7000, 0, "cuDevicePrimaryCtxRelease"},
     {"cuDevicePrimaryCtxRelease", 11000, 0, "cuDevicePrimaryCtxRelease_v2"},
-    {"cuDevicePrimaryCtxRelease", 6000, 0, NULL},
+    {"cuDevicePrimaryCtxRelease", 6000, 0, "cuDevicePrimaryCtxRelease"},
     {"cuDevicePrimaryCtxRetain", 7000, 0, "cuDevicePrimaryCtxRetain"},
-    {"cuIpcOpenMemHandle", 4010, 0, NULL}, /* v1: the runtime uses 11000 */
+    {"cuIpcOpenMemHandle", 4010, 0, "cuIpcOpenMemHandle"}, /* the pre-11.0 ABI, hooked itself */
     {"cuIpcOpenMemHandle", 11000, 0, "cuIpcOpenMemHandle_v2"},
     {"cuIpcCloseMemHandle", 4010, 0, "cuIpcCloseMemHandle"},
     /* cuGetProcAddress: both ABIs are hooked, whatever the version */
@@ -70,7 +70,7 @@ static const struct {
     /* graphs: cuGraphInstantiate has 5 arguments before 12000 */
     {"cuGraphInstantiate", 11000, 0, NULL},
     {"cuGraphInstantiate", 12000, 0, "cuGraphInstantiateWithFlags"},
-    {"cuGraphAddNode", 12000, 0, NULL},
+    {"cuGraphAddNode", 12000, 0, "cuGraphAddNode"}, /* before 12020 the driver has none */
     {"cuGraphAddNode", 12020, 0, "cuGraphAddNode"},
     {"cuGraphAddNode", 12030, 0, "cuGraphAddNode_v2"},
     {"cuGraphAddMemAllocNode", 11040, 0, "cuGraphAddMemAllocNode"},
@@ -89,7 +89,7 @@ static const struct {
     {"cuStreamBeginCapture", 10000, PTDS, "cuStreamBeginCapture_ptsz"},
     {"cuStreamBeginCapture", 10010, 0, "cuStreamBeginCapture_v2"},
     {"cuStreamBeginCapture", 13000, PTDS, "cuStreamBeginCapture_v2_ptsz"},
-    {"cuStreamBeginCapture", 9020, 0, NULL},
+    {"cuStreamBeginCapture", 9020, 0, "cuStreamBeginCapture"}, /* likewise, before 10000 */
     {"cuStreamBeginCaptureToGraph", 12030, 0, "cuStreamBeginCaptureToGraph"},
     {"cuStreamBeginCaptureToGraph", 12030, PTDS, "cuStreamBeginCaptureToGraph_ptsz"},
     /* unversioned names */
