@@ -53,7 +53,7 @@ static void build(struct sb *b)
 /* "leaks", or "peak.1" for peak's first nameless part. */
 static void row_key(size_t i, char *key, size_t size)
 {
-    const struct report_section *s = &report_sections[i];
+    const struct report_section *s = section_row(i);
     if (s->name) {
         snprintf(key, size, "%s", s->name);
         return;
@@ -61,10 +61,27 @@ static void row_key(size_t i, char *key, size_t size)
     const char *owner = s->part_of ? s->part_of : "always";
     unsigned n = 0;
     for (size_t k = 0; k <= i; k++) {
-        const struct report_section *o = &report_sections[k];
+        const struct report_section *o = section_row(k);
         n += !o->name && strcmp(o->part_of ? o->part_of : "always", owner) == 0;
     }
     snprintf(key, size, "%s.%u", owner, n);
+}
+
+/* Rows registered anywhere (REPORT_SECTION) sort into one order: no two
+ * share a place, a name or an alias. */
+static void rows_distinct(void)
+{
+    for (size_t i = 1; i < sections_count(); i++)
+        CHECK(section_row(i - 1)->order < section_row(i)->order, "rows %zu and %zu share order %u", i - 1, i,
+              section_row(i)->order);
+    for (size_t i = 0; i < sections_count(); i++)
+        for (size_t k = 0; k < i; k++) {
+            const char *a[] = {section_row(i)->name, section_row(i)->alias};
+            const char *b[] = {section_row(k)->name, section_row(k)->alias};
+            for (size_t x = 0; x < 2; x++)
+                for (size_t y = 0; y < 2; y++)
+                    CHECK(!a[x] || !b[y] || strcmp(a[x], b[y]) != 0, "two rows are called %s", a[x]);
+        }
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -107,7 +124,7 @@ static void against_golden(const char *dir, const char *key, const char *ext, co
 
 static void render_row(struct report_ctx *r, size_t i, const char *dir)
 {
-    const struct report_section *s = &report_sections[i];
+    const struct report_section *s = section_row(i);
     char key[64];
     row_key(i, key, sizeof key);
     if (s->name) {
@@ -161,7 +178,8 @@ int main(int argc, char **argv)
                            .sup = &e.sup, .h = &d.h, .fr = &d.fr, .ph = &d.ph, .lg = &d.lg, .data = &d,
                            .sections = sections_all(), .default_suppressions = true};
     report_prepare(&r);
-    for (size_t i = 0; i < report_nsections; i++)
+    rows_distinct();
+    for (size_t i = 0; i < sections_count(); i++)
         render_row(&r, i, argv[1]);
     report_ctx_free(&r);
     sections_free(&d);
