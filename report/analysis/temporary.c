@@ -15,15 +15,19 @@ struct temp_alloc {
     uint64_t size;
 };
 
+/* A site is a shown stack, API and kind: one number to sort and fold by. */
+static uint64_t site_key(const struct temp_alloc *a)
+{
+    return (uint64_t)a->cs << 32 | (uint64_t)a->api << 16 | a->kind;
+}
+
+/* By site, then the lowest stack id first (the site's id). */
 static int by_key(const void *a, const void *b)
 {
     const struct temp_alloc *x = a, *y = b;
-    if (x->cs != y->cs)
-        return x->cs < y->cs ? -1 : 1;
-    if (x->api != y->api)
-        return x->api < y->api ? -1 : 1;
-    if (x->kind != y->kind)
-        return x->kind < y->kind ? -1 : 1;
+    uint64_t kx = site_key(x), ky = site_key(y);
+    if (kx != ky)
+        return kx < ky ? -1 : 1;
     return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
 }
 
@@ -74,7 +78,8 @@ static size_t fold_sites(struct temp_alloc *a, size_t n, struct temp_site *site)
     size_t ns = 0;
     for (size_t i = 0; i < n;) {
         struct temp_site t = {.cs = a[i].cs, .stack_id = a[i].stack_id, .api = a[i].api, .kind = a[i].kind};
-        for (; i < n && a[i].cs == t.cs && a[i].api == t.api && a[i].kind == t.kind; i++) {
+        uint64_t key = site_key(&a[i]);
+        for (; i < n && site_key(&a[i]) == key; i++) {
             t.allocs++;
             if (a[i].temporary) {
                 t.temporary++;

@@ -80,18 +80,25 @@ static void check_site(const struct stackdb *db, const struct temp_site *s, cons
     CHECK_EQ(s->allocs, allocs);
 }
 
+/* Reads snapshot b and builds its temporary allocations, checking totals. */
+static void build_and_count(struct sb *b, struct sb_env *e, struct temporaries *t, uint64_t allocs,
+                            uint64_t temporary, uint64_t bytes, size_t n)
+{
+    sb_open(b, NULL, e);
+    CHECK(temporaries_build(&e->m.v, t) == 0, "temporaries_build");
+    CHECK_EQ(t->allocs, allocs);
+    CHECK_EQ(t->temporary, temporary);
+    CHECK_EQ(t->bytes, bytes);
+    CHECK_EQ(t->n, n);
+}
+
 static void test_sites(void)
 {
     struct sb b;
     build(&b);
     struct sb_env e;
-    sb_open(&b, NULL, &e);
     struct temporaries t;
-    CHECK(temporaries_build(&e.m.v, &t) == 0, "temporaries_build");
-    CHECK_EQ(t.allocs, 8);
-    CHECK_EQ(t.temporary, 4);
-    CHECK_EQ(t.bytes, 4096 + 4096 + 8192 + 65536);
-    CHECK_EQ(t.n, 2);
+    build_and_count(&b, &e, &t, 8, 4, 4096 + 4096 + 8192 + 65536, 2);
     if (t.n == 2) {
         check_site(e.db, &t.site[0], "step train.py:10", st.step, GL_API_CUDA_MALLOC, 3, 16384, 4);
         check_site(e.db, &t.site[1], "load_batch data.py:42", st.load, GL_API_CU_MEM_ALLOC, 1, 65536, 2);
@@ -101,17 +108,14 @@ static void test_sites(void)
     sb_close(&e);
 }
 
+/* No history: nothing, and no array. */
 static void test_empty(void)
 {
     struct sb b;
     sb_init(&b);
     struct sb_env e;
-    sb_open(&b, NULL, &e);
     struct temporaries t;
-    CHECK(temporaries_build(&e.m.v, &t) == 0, "temporaries_build, no history");
-    CHECK_EQ(t.allocs, 0);
-    CHECK_EQ(t.temporary, 0);
-    CHECK_EQ(t.n, 0);
+    build_and_count(&b, &e, &t, 0, 0, 0, 0);
     CHECK(t.site == NULL, "no sites");
     temporaries_free(&t);
     sb_close(&e);
