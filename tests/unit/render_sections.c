@@ -6,9 +6,12 @@
  * "always") and its number among that section's parts.  A named row
  * without a text or JSON renderer fails, and so does a row whose golden
  * file is missing: a new section is not done until its output is seen
- * here.  GOLDEN_UPDATE=1 writes the files instead (read them before
- * committing them).  Links report/ without cli/. */
+ * here; so does a golden file that no row writes.  GOLDEN_UPDATE=1 writes
+ * the files instead (read them before committing them).  Links report/
+ * without cli/. */
+#include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +125,36 @@ static void against_golden(const char *dir, const char *key, const char *ext, co
     }
 }
 
+/* Whether golden file NAME ("peak.1.txt") is what some row writes: its key
+ * and a renderer of that format. */
+static bool golden_of_a_row(const char *name)
+{
+    for (size_t i = 0; i < sections_count(); i++) {
+        const struct report_section *s = section_row(i);
+        char key[64], want[80];
+        row_key(i, key, sizeof key);
+        if (s->text && strcmp(name, (snprintf(want, sizeof want, "%s.txt", key), want)) == 0)
+            return true;
+        if (s->json && strcmp(name, (snprintf(want, sizeof want, "%s.json", key), want)) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A golden file no row writes is one left by a section renamed, removed
+ * or renumbered among its parts: it would pass unread, so it fails. */
+static void no_orphan_goldens(const char *dir)
+{
+    DIR *d = opendir(dir);
+    CHECK(d != NULL, "cannot list %s: %s", dir, strerror(errno));
+    if (d == NULL)
+        return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        CHECK(e->d_name[0] == '.' || golden_of_a_row(e->d_name), "%s/%s: no row writes it (delete it)", dir,
+              e->d_name);
+    closedir(d);
+}
+
 static void render_row(struct report_ctx *r, size_t i, const char *dir)
 {
     const struct report_section *s = section_row(i);
@@ -181,6 +214,7 @@ int main(int argc, char **argv)
     rows_distinct();
     for (size_t i = 0; i < sections_count(); i++)
         render_row(&r, i, argv[1]);
+    no_orphan_goldens(argv[1]);
     report_ctx_free(&r);
     sections_free(&d);
     cat_free(&cat);
