@@ -38,6 +38,11 @@ check_lists() { # MAN MD COMP: one line per place that differs
 expect_eq "$(check_lists "$MAN" "$MD" "$COMP")" "" \
     "the section lists against --help ($help_names; scripts/sections-doc.py rewrites them)"
 
+# A section added to the registry and to none of the copies: each place
+# is named (as if --help had gained "newsection" after ledger).
+expect_eq "$(help_names="$help_names newsection" check_lists "$MAN" "$MD" "$COMP" | sed 's/:.*//' | tr '\n' ' ')" \
+    "man page docs/reporter.md completion " "a name --help gained"
+
 # Each place gone stale is named: a section missing from the man page, a
 # second (old) row in the docs, a renamed one in the completion.
 sed '/^\\fB\\-\\-sections\\fR/,/^\.TP/ s/ peak,//' "$MAN" >stale.1
