@@ -24,7 +24,8 @@
 
 /* Leaks at two lines, one of them a PyTorch segment with a live tensor and
  * a cached block, a freed allocation, an out-of-memory failure, phases cut
- * by annotations and the driver's view: something for every section. */
+ * by annotations, every call per stack and the driver's view: something
+ * for every section. */
 static void build(struct sb *b)
 {
     sb_init(b);
@@ -47,6 +48,10 @@ static void build(struct sb *b)
     SB_ADD(b, DEVICES, devices, .device = 0, .live_bytes = 69632, .live_count = 2, .peak_bytes = 69632 + MiB,
            .peak_seq = 5, .peak_time_ns = 500 * ms, .alloc_count = 3, .free_count = 1,
            .alloc_bytes_total = 69632 + MiB, .failed_count = 1, .mem_free = 15 * MiB, .mem_total = 16 * MiB);
+    /* every call since tracking started: more than the history holds */
+    SB_ADD(b, CALLS, calls, .stack_id = embed, .api = GL_API_CUDA_MALLOC, .allocs = 1, .bytes = 4096);
+    SB_ADD(b, CALLS, calls, .stack_id = attend, .api = GL_API_CUDA_MALLOC, .allocs = 3, .frees = 2, .bytes = 3 * 65536);
+    SB_ADD(b, CALLS, calls, .stack_id = loss, .api = GL_API_CUDA_MALLOC, .allocs = 40, .frees = 40, .bytes = 40 * MiB);
     b->torch = (struct gl_wire_torch){.status = 1, .segments = 1, .reserved_bytes = 65536, .allocated_bytes = 16384};
     SB_ADD(b, TORCH_BLOCKS, torch_blocks, .segment = 0x20000, .address = 0x20000, .size = 16384,
            .requested_size = 16000, .stack_id = attend, .state = 1);
@@ -171,6 +176,9 @@ static void render_row(struct report_ctx *r, size_t i, const char *dir)
         r->out = open_memstream(&buf, &len);
         s->text(r);
         fclose(r->out);
+        /* an empty golden file would check nothing: build() must give
+         * every row something to show */
+        CHECK(len > 0, "%s writes no text for the test's snapshot (build() gives it nothing)", key);
         against_golden(dir, key, "txt", buf, len);
         free(buf);
     }
