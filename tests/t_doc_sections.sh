@@ -3,8 +3,9 @@
 # registry (report/render/sections.c, which --help prints): the man page,
 # docs/reporter.md's option table, and the launcher's bash completion.
 # Each must list exactly --help's names, in its order, once (issue 47: the
-# man page and docs/reporter.md had gone stale).  Then a stale copy of each
-# is shown to fail.
+# man page and docs/reporter.md had gone stale).  scripts/sections-doc.py
+# writes them from --help.  Then a stale copy of each is shown to fail, and
+# to be mended by that script.
 source "$ROOT/tests/lib.sh"
 MAN=$ROOT/tools/man/gpuleak-report.1 MD=$ROOT/docs/reporter.md COMP=$ROOT/tools/gpuleak.bash-completion
 help_names=$("$REPORT" --help | grep -A1 -- '--sections LIST' | tail -1 | tr -d ' ' | tr ',' ' ')
@@ -34,7 +35,13 @@ check_lists() { # MAN MD COMP: one line per place that differs
     [ "$(md_names "$2")" = "$help_names" ] || echo "docs/reporter.md: '$(md_names "$2")'"
     [ "$(comp_names "$3")" = "$help_names" ] || echo "completion: '$(comp_names "$3")'"
 }
-expect_eq "$(check_lists "$MAN" "$MD" "$COMP")" "" "the section lists against --help ($help_names)"
+expect_eq "$(check_lists "$MAN" "$MD" "$COMP")" "" \
+    "the section lists against --help ($help_names; scripts/sections-doc.py rewrites them)"
+
+# A section added to the registry and to none of the copies: each place
+# is named (as if --help had gained "newsection" after ledger).
+expect_eq "$(help_names="$help_names newsection" check_lists "$MAN" "$MD" "$COMP" | sed 's/:.*//' | tr '\n' ' ')" \
+    "man page docs/reporter.md completion " "a name --help gained"
 
 # Each place gone stale is named: a section missing from the man page, a
 # second (old) row in the docs, a renamed one in the completion.
@@ -43,4 +50,11 @@ sed '/^\\fB\\-\\-sections\\fR/,/^\.TP/ s/ peak,//' "$MAN" >stale.1
 sed '/--sections)/ s/fragmentation/frag/' "$COMP" >stale.bash
 expect_eq "$(check_lists stale.1 stale.md stale.bash | sed 's/:.*//' | uniq | tr '\n' ' ')" \
     "man page docs/reporter.md completion " "stale copies"
+# The script mends each but the second row, which a person removes.
+python3 "$ROOT/scripts/sections-doc.py" --report "$REPORT" --man stale.1 --md stale.md --completion stale.bash \
+    2>/dev/null || fail "sections-doc.py"
+expect_eq "$(check_lists stale.1 stale.md stale.bash | sed 's/:.*//' | uniq | tr '\n' ' ')" "docs/reporter.md " \
+    "stale copies mended"
+python3 "$ROOT/scripts/sections-doc.py" --report "$REPORT" --check --man stale.1 --md stale.md \
+    --completion stale.bash >/dev/null 2>&1 || fail "sections-doc.py --check after mending"
 echo ok

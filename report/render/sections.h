@@ -1,9 +1,12 @@
-/* The report's sections, one table (sections.c): what --sections names, what
- * each one builds from the snapshot, and what it writes in each format.
- * The command line's names, its --help and error lines, the default, the
- * build and free of the analyses and the output loops of the text, JSON
- * and HTML reports all walk it; adding a section is its analysis, its renderers and
- * a row. */
+/* The report's sections, one registry: what --sections names, what each
+ * one builds from the snapshot, and what it writes in each format.  The
+ * command line's names, its --help and error lines, the default, the build
+ * and free of the analyses and the output loops of the text, JSON and HTML
+ * reports all walk it.  A row is registered where it is written, with
+ * REPORT_SECTION: the first sections' rows are in sections.c, and a section
+ * of its own file (report/sections/X.c) holds its row, its renderers and
+ * its build, with its analysis in what section_state gives back, so adding
+ * one edits no list (CONTRIBUTING.md's worked example). */
 #ifndef GPULEAK_RENDER_SECTIONS_H
 #define GPULEAK_RENDER_SECTIONS_H
 
@@ -29,32 +32,54 @@ struct section_inputs {
     const struct categories *cat;
 };
 
-/* What they build: every analysis of one snapshot. */
+/* A selection is a bit per row. */
+#define SECTIONS_MAX 32
+
+/* What they build: every analysis of one snapshot.  The members are the
+ * first sections', which other parts of the report read too; a section of
+ * its own file keeps its analysis in its slot of state (section_state). */
 struct section_data {
     struct analysis a;
     struct history h;
     struct frag fr;
     struct phases ph;
     struct ledger lg;
+    void *state[SECTIONS_MAX]; /* by row index: what each row's build made */
 };
 
 /* One row: a selectable section, or a part of one shown at another place
- * of the output (name NULL).  Rows are in output order; a NULL column is a
- * format the row writes nothing in. */
+ * of the output (name NULL).  Rows are written in the order of their
+ * `order` (each row's own: sections.c's are 10, 20, ... so a new one fits
+ * between); a NULL column is a format the row writes nothing in. */
 struct report_section {
     const char *name;    /* --sections NAME; NULL: a part, shown with part_of */
     const char *alias;   /* a second accepted name, or NULL */
     const char *part_of; /* a section that also shows this row; NULL: none, and
                           * for a nameless row: always shown */
-    int (*build)(const struct section_inputs *in, struct section_data *d); /* 0 or -1 (OOM) */
-    void (*free)(struct section_data *d);
+    unsigned order;      /* its place in the output, lowest first; unique */
+    /* 0 or -1 (out of memory, with nothing left allocated).  *state starts
+     * NULL; what it is set to, section_state gives the row's renderers. */
+    int (*build)(const struct section_inputs *in, struct section_data *d, void **state);
+    void (*free)(struct section_data *d, void *state);
     void (*text)(struct report_ctx *r);
     void (*json)(struct report_ctx *r, struct json *j);
     void (*html)(struct hw *w, const struct report_ctx *r);
 };
 
-extern const struct report_section report_sections[];
-extern const size_t report_nsections;
+/* Registers row ID (a static struct report_section defined by this macro
+ * from the designated initializers that follow ID) in the linker section
+ * gl_report_sections, which the registry walks: nothing else names it. */
+#define REPORT_SECTION(ID, ...)                                                            \
+    static const struct report_section ID = {__VA_ARGS__};                                \
+    __attribute__((used, section("gl_report_sections"))) static const struct report_section \
+        *const ID##_registered = &ID
+
+/* The rows, in output order: how many, and the i-th (i < sections_count()). */
+size_t sections_count(void);
+const struct report_section *section_row(size_t i);
+/* What row self's build left in its state; NULL when nothing was built
+ * (r->data is NULL in diff and merge). */
+void *section_state(const struct report_ctx *r, const struct report_section *self);
 
 /* The selectable names, comma-separated in output order ("leaks,torch,..."). */
 const char *sections_names(void);

@@ -6,9 +6,12 @@
  * "always") and its number among that section's parts.  A named row
  * without a text or JSON renderer fails, and so does a row whose golden
  * file is missing: a new section is not done until its output is seen
- * here.  GOLDEN_UPDATE=1 writes the files instead (read them before
- * committing them).  Links report/ without cli/. */
+ * here; so does a golden file that no row writes.  GOLDEN_UPDATE=1 writes
+ * the files instead (read them before committing them).  Links report/
+ * without cli/. */
+#include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +24,8 @@
 
 /* Leaks at two lines, one of them a PyTorch segment with a live tensor and
  * a cached block, a freed allocation, an out-of-memory failure, phases cut
- * by annotations and the driver's view: something for every section. */
+ * by annotations, every call per stack and the driver's view: something
+ * for every section. */
 static void build(struct sb *b)
 {
     sb_init(b);
@@ -44,6 +48,10 @@ static void build(struct sb *b)
     SB_ADD(b, DEVICES, devices, .device = 0, .live_bytes = 69632, .live_count = 2, .peak_bytes = 69632 + MiB,
            .peak_seq = 5, .peak_time_ns = 500 * ms, .alloc_count = 3, .free_count = 1,
            .alloc_bytes_total = 69632 + MiB, .failed_count = 1, .mem_free = 15 * MiB, .mem_total = 16 * MiB);
+    /* every call since tracking started: more than the history holds */
+    SB_ADD(b, CALLS, calls, .stack_id = embed, .api = GL_API_CUDA_MALLOC, .allocs = 1, .bytes = 4096);
+    SB_ADD(b, CALLS, calls, .stack_id = attend, .api = GL_API_CUDA_MALLOC, .allocs = 3, .frees = 2, .bytes = 3 * 65536);
+    SB_ADD(b, CALLS, calls, .stack_id = loss, .api = GL_API_CUDA_MALLOC, .allocs = 40, .frees = 40, .bytes = 40 * MiB);
     b->torch = (struct gl_wire_torch){.status = 1, .segments = 1, .reserved_bytes = 65536, .allocated_bytes = 16384};
     SB_ADD(b, TORCH_BLOCKS, torch_blocks, .segment = 0x20000, .address = 0x20000, .size = 16384,
            .requested_size = 16000, .stack_id = attend, .state = 1);
@@ -53,7 +61,7 @@ static void build(struct sb *b)
 /* "leaks", or "peak.1" for peak's first nameless part. */
 static void row_key(size_t i, char *key, size_t size)
 {
-    const struct report_section *s = &report_sections[i];
+    const struct report_section *s = section_row(i);
     if (s->name) {
         snprintf(key, size, "%s", s->name);
         return;
@@ -61,10 +69,27 @@ static void row_key(size_t i, char *key, size_t size)
     const char *owner = s->part_of ? s->part_of : "always";
     unsigned n = 0;
     for (size_t k = 0; k <= i; k++) {
-        const struct report_section *o = &report_sections[k];
+        const struct report_section *o = section_row(k);
         n += !o->name && strcmp(o->part_of ? o->part_of : "always", owner) == 0;
     }
     snprintf(key, size, "%s.%u", owner, n);
+}
+
+/* Rows registered anywhere (REPORT_SECTION) sort into one order: no two
+ * share a place, a name or an alias. */
+static void rows_distinct(void)
+{
+    for (size_t i = 1; i < sections_count(); i++)
+        CHECK(section_row(i - 1)->order < section_row(i)->order, "rows %zu and %zu share order %u", i - 1, i,
+              section_row(i)->order);
+    for (size_t i = 0; i < sections_count(); i++)
+        for (size_t k = 0; k < i; k++) {
+            const char *a[] = {section_row(i)->name, section_row(i)->alias};
+            const char *b[] = {section_row(k)->name, section_row(k)->alias};
+            for (size_t x = 0; x < 2; x++)
+                for (size_t y = 0; y < 2; y++)
+                    CHECK(!a[x] || !b[y] || strcmp(a[x], b[y]) != 0, "two rows are called %s", a[x]);
+        }
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -105,9 +130,39 @@ static void against_golden(const char *dir, const char *key, const char *ext, co
     }
 }
 
+/* Whether golden file NAME ("peak.1.txt") is what some row writes: its key
+ * and a renderer of that format. */
+static bool golden_of_a_row(const char *name)
+{
+    for (size_t i = 0; i < sections_count(); i++) {
+        const struct report_section *s = section_row(i);
+        char key[64], want[80];
+        row_key(i, key, sizeof key);
+        if (s->text && strcmp(name, (snprintf(want, sizeof want, "%s.txt", key), want)) == 0)
+            return true;
+        if (s->json && strcmp(name, (snprintf(want, sizeof want, "%s.json", key), want)) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A golden file no row writes is one left by a section renamed, removed
+ * or renumbered among its parts: it would pass unread, so it fails. */
+static void no_orphan_goldens(const char *dir)
+{
+    DIR *d = opendir(dir);
+    CHECK(d != NULL, "cannot list %s: %s", dir, strerror(errno));
+    if (d == NULL)
+        return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        CHECK(e->d_name[0] == '.' || golden_of_a_row(e->d_name), "%s/%s: no row writes it (delete it)", dir,
+              e->d_name);
+    closedir(d);
+}
+
 static void render_row(struct report_ctx *r, size_t i, const char *dir)
 {
-    const struct report_section *s = &report_sections[i];
+    const struct report_section *s = section_row(i);
     char key[64];
     row_key(i, key, sizeof key);
     if (s->name) {
@@ -121,6 +176,9 @@ static void render_row(struct report_ctx *r, size_t i, const char *dir)
         r->out = open_memstream(&buf, &len);
         s->text(r);
         fclose(r->out);
+        /* an empty golden file would check nothing: build() must give
+         * every row something to show */
+        CHECK(len > 0, "%s writes no text for the test's snapshot (build() gives it nothing)", key);
         against_golden(dir, key, "txt", buf, len);
         free(buf);
     }
@@ -161,8 +219,10 @@ int main(int argc, char **argv)
                            .sup = &e.sup, .h = &d.h, .fr = &d.fr, .ph = &d.ph, .lg = &d.lg, .data = &d,
                            .sections = sections_all(), .default_suppressions = true};
     report_prepare(&r);
-    for (size_t i = 0; i < report_nsections; i++)
+    rows_distinct();
+    for (size_t i = 0; i < sections_count(); i++)
         render_row(&r, i, argv[1]);
+    no_orphan_goldens(argv[1]);
     report_ctx_free(&r);
     sections_free(&d);
     cat_free(&cat);

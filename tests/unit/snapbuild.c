@@ -13,7 +13,7 @@ int sb_failures;
 static const uint32_t array_type[SB_NARRAYS] = {
     [SB_ALLOCS] = GL_REC_ALLOCS, [SB_DEVICES] = GL_REC_DEVICES, [SB_PEAK] = GL_REC_PEAK,
     [SB_EVENTS] = GL_REC_EVENTS, [SB_POOLS] = GL_REC_POOLS,     [SB_VMM] = GL_REC_VMM,
-    [SB_TEARDOWN] = GL_REC_TEARDOWN, [SB_TORCH_BLOCKS] = GL_REC_TORCH_BLOCKS,
+    [SB_TEARDOWN] = GL_REC_TEARDOWN, [SB_TORCH_BLOCKS] = GL_REC_TORCH_BLOCKS, [SB_CALLS] = GL_REC_CALLS,
 };
 
 static void too_many(const char *what)

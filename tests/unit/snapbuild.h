@@ -19,7 +19,9 @@
 
 /* The array records, in the order they are written; TORCH_BLOCKS after
  * the TORCH record (sb.torch), only when its status is answered. */
-enum sb_array { SB_ALLOCS, SB_DEVICES, SB_PEAK, SB_EVENTS, SB_POOLS, SB_VMM, SB_TEARDOWN, SB_TORCH_BLOCKS, SB_NARRAYS };
+enum sb_array {
+    SB_ALLOCS, SB_DEVICES, SB_PEAK, SB_EVENTS, SB_POOLS, SB_VMM, SB_TEARDOWN, SB_TORCH_BLOCKS, SB_CALLS, SB_NARRAYS
+};
 
 struct sb_entries {
     struct sw w; /* the entries, encoded back to back (no header) */
