@@ -100,4 +100,8 @@ void gl_acct_reset(void);
 /* fork child: every device starts empty. */
 void gl_acct_postfork_child(void);
 
+/* The merger (events.h): a device whose peak_seq is still an allocation's
+ * stamp gets number_of(stamp) instead, when that is not 0. */
+void gl_acct_number_peaks(uint64_t (*number_of)(uint64_t stamp, const void *arg), const void *arg);
+
 #endif

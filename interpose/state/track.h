@@ -206,4 +206,13 @@ void gl_track_prefork(void);
 void gl_track_postfork_parent(void);
 void gl_track_postfork_child(void);
 
+/* The merger (events.h): each record, linked by an ALLOC event stamped
+ * `stamp`, takes its number if it is still that allocation's record.  tmp:
+ * room for n entries. */
+struct gl_numbered {
+    struct gl_live *rec;
+    uint64_t stamp, number;
+};
+void gl_track_number_records(struct gl_numbered *nr, size_t n, struct gl_numbered *tmp);
+
 #endif
