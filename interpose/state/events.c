@@ -124,8 +124,15 @@ static void sort_keys(size_t n)
     }
 }
 
-/* The number the batch gives stamp (keys sorted, first the first's); 0 if
- * the batch does not hold it. */
+/* The batch's order: in place when it came sorted (one lane, or lanes
+ * whose runs follow each other: the common case), else through keys. */
+static bool batch_sorted;
+
+static uint64_t stamp_at(size_t i) { return batch_sorted ? batch[i].seq : keys[i].stamp; }
+static struct gl_event *event_at(size_t i) { return batch_sorted ? &batch[i] : &batch[keys[i].at]; }
+
+/* The number the batch gives stamp (sorted, first the first's); 0 if the
+ * batch does not hold it. */
 struct numbering {
     size_t n;
     uint64_t first;
@@ -137,12 +144,28 @@ static uint64_t number_of(uint64_t stamp, const void *arg)
     size_t lo = 0, hi = nb->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (keys[mid].stamp < stamp)
+        if (stamp_at(mid) < stamp)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < nb->n && keys[lo].stamp == stamp ? nb->first + lo : 0;
+    return lo < nb->n && stamp_at(lo) == stamp ? nb->first + lo : 0;
+}
+
+/* Puts the batch in stamp order; false if there was no room to. */
+static bool order_batch(size_t n)
+{
+    batch_sorted = true;
+    for (size_t i = 1; i < n && batch_sorted; i++)
+        batch_sorted = batch[i - 1].seq <= batch[i].seq;
+    if (batch_sorted)
+        return keys_reserve(n); /* room for the records' numbers */
+    if (!keys_reserve(n))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        keys[i] = (struct key){.stamp = batch[i].seq, .at = (uint32_t)i};
+    sort_keys(n);
+    return true;
 }
 
 /* Numbers the batch in stamp order and writes it to the history.  Every
@@ -155,19 +178,16 @@ static void number_batch(void)
     lost_seen = 0;
     if (n == 0)
         return;
-    if (!keys_reserve(n)) {
+    if (!order_batch(n)) {
         next_number += n; /* no room to sort them: counted, not kept */
         batch_n = 0;
         return;
     }
-    for (size_t i = 0; i < n; i++)
-        keys[i] = (struct key){.stamp = batch[i].seq, .at = (uint32_t)i};
-    sort_keys(n);
     struct numbering nb = {.n = n, .first = next_number};
     gl_acct_number_peaks(number_of, &nb);
     size_t nrec = 0;
     for (size_t i = 0; i < n; i++) {
-        struct gl_event *e = &batch[keys[i].at];
+        struct gl_event *e = event_at(i);
         uint64_t number = next_number++;
         if (e->type == GL_EV_ALLOC && e->free_stack_id != 0) {
             numbered[nrec++] = (struct gl_numbered){
