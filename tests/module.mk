@@ -262,4 +262,6 @@ PROG_DEPS_fc_blas_test_rpath = $(PROG_DEPS_fc_blas_test)
 PROG_LIBS_blas_workspace = -Wl,-rpath,$(abspath $(FC_DIR)) $(FC_BLAS_L)
 PROG_DEPS_blas_workspace = $(PROG_DEPS_fc_blas_test)
 PROG_FLAGS_snap_calls_race = -pthread
+# Defines clock_gettime for the preloaded library to call (t_clock_reads).
+PROG_FLAGS_clock_reads = -rdynamic
 PROG_LIBS_snap_calls_race = $(FC_RT_L) -lpthread

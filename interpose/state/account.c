@@ -227,13 +227,16 @@ struct gl_acct_ticket gl_acct_alloc_begin(struct gl_lane_acct *la, const struct 
         t.mode = GL_ACCT_LOCKED;
         return t;
     }
-    /* Might be a new peak while other lanes hold credit: take it back first. */
-    if (ev->time_ns - d->last_revoke_ns > REVOKE_RARE_NS)
+    /* Might be a new peak while other lanes hold credit: take it back first.
+     * The clock is read here, on this rare path, not for every event (a new
+     * allocation's time is its stamp, taken later under its shard's lock). */
+    uint64_t now = gl_mono_ns();
+    if (now - d->last_revoke_ns > REVOKE_RARE_NS)
         d->backoff = BACKOFF_MIN;
     else if (d->backoff < BACKOFF_MAX)
         d->backoff = d->backoff ? d->backoff * 2 : BACKOFF_MIN;
     d->backoff_left = d->backoff;
-    d->last_revoke_ns = ev->time_ns;
+    d->last_revoke_ns = now;
     gl_unlock(&d->lock);
     t.mode = GL_ACCT_EXCLUSIVE;
     return t;

@@ -41,7 +41,7 @@ struct gl_lane_acct {
 };
 
 /* One allocation or free, as the accounting sees it.  (An allocation's seq
- * is only known, and only read, by gl_acct_alloc_end.) */
+ * and time are only known, and only read, by gl_acct_alloc_end.) */
 struct gl_acct_event {
     const struct gl_stack *stack;
     uint64_t size, seq, time_ns;

@@ -352,7 +352,7 @@ static void put_and_account(struct gl_live *rec, bool is_new)
 void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack)
 {
     struct gl_live rec = {
-        .addr = info->addr, .size = info->size, .time_ns = now_ns(), /* .seq: table_put */
+        .addr = info->addr, .size = info->size, /* .seq, .time_ns: table_put's stamp */
         .stream = info->stream, .ctx = info->ctx, .stack = stack,
         .device = info->device, .owner = info->owner, .kind = (uint8_t)info->kind,
         .api = (uint8_t)info->api, .space = (uint8_t)info->space,
