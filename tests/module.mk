@@ -211,7 +211,7 @@ UNIT_OWN_RULE = format_roundtrip lock_rank cuda_where snapbuild pprof_pb
 UNIT_LINK_procaddr_rules = $(GL_OBJ)/resolve/entry_abi.o
 # The live table, the accounting, the lanes and the bad frees: state/, and
 # the capture/ and base/ objects they need.
-UNIT_LINK_live_table = $(addprefix $(GL_OBJ)/,state/track.o state/track_copy.o state/track_reset.o state/account.o state/lanes.o state/history.o \
+UNIT_LINK_live_table = $(addprefix $(GL_OBJ)/,state/track.o state/track_copy.o state/track_reset.o state/account.o state/lanes.o state/history.o state/events.o \
 	state/stack_table.o state/stack_tally.o state/teardown.o state/bad_free.o \
 	capture/stacks.o capture/stack_cache.o capture/stack_check.o capture/stack_regs.o capture/pyframes.o capture/pyframes_layout.o \
 	base/self.o base/modules.o base/log.o base/ut.o base/config.o base/libc_dl.o base/elf_lookup.o base/lock.o base/xfsz.o)
@@ -262,4 +262,6 @@ PROG_DEPS_fc_blas_test_rpath = $(PROG_DEPS_fc_blas_test)
 PROG_LIBS_blas_workspace = -Wl,-rpath,$(abspath $(FC_DIR)) $(FC_BLAS_L)
 PROG_DEPS_blas_workspace = $(PROG_DEPS_fc_blas_test)
 PROG_FLAGS_snap_calls_race = -pthread
+# Defines clock_gettime for the preloaded library to call (t_clock_reads).
+PROG_FLAGS_clock_reads = -rdynamic
 PROG_LIBS_snap_calls_race = $(FC_RT_L) -lpthread

@@ -55,21 +55,24 @@
       "the exclusive section")                                                                                  \
     X(WRITER, 50, ONE, "writer_mutex", "state/lanes.c", "one exclusive section at a time",                      \
       "`gl_exclusive_enter`: a snapshot's copy, a context teardown, fork, an allocation that may set a new "    \
-      "peak while lanes hold credit; a lane entered while a writer waits (taken and released at once)",         \
+      "peak while lanes hold credit; a lane entered while a writer waits (taken and released at once); "      \
+      "a merge of the lanes' events (`gl_events_merge`, state/events.c), by a thread out of its lane",         \
       "outermost of the tracking state")                                                                        \
     X(REGISTRY, 60, ONE, "registry_lock", "state/lanes.c", "the list of lanes and who owns each",               \
       "a thread's first event, thread exit (`lane_retire`), the exclusive section",                             \
       "inside `writer_mutex`; lanes inside it")                                                                 \
     X(LANE, 70, ORDERED, "lane", "state/lanes.c",                                                               \
       "the thread's in-progress event and its local accounting (credit, per-site net change)",                  \
-      "every mutation, by its own thread only; the exclusive section takes all, in list order",                 \
+      "every mutation, by its own thread only; the exclusive section takes all, in list order; a merge "        \
+      "(inside `writer_mutex`) one at a time",                 \
       "one per thread and a shared fallback; several only in ascending key: a new lane gets a key below every " \
       "other and goes first in the list, the fallback (last) has the highest")                                  \
     X(DEVICE, 80, ONE, "device", "state/account.c", "one device's counters, peak sites, credit handed out",     \
       "an event that does not fit the lane's credit, a flush", "inside a lane; a shard inside it (an "          \
       "allocation accounted under the device lock)")                                                            \
     X(SHARD, 90, ONE, "shard", "state/track.c", "one of the 64 shards of the live table",                       \
-      "mutations, inside the lane; a kind lookup alone; a snapshot's sizing, one at a time",                    \
+      "mutations, inside the lane; a kind lookup alone; a snapshot's sizing, one at a time; a merge "          \
+      "numbering records (inside `writer_mutex`, or the exclusive section)",                    \
       "inside a lane, a device lock, `ipc_lock`")                                                               \
     X(STACKS, 100, ONE, "stacks_lock", "state/stack_table.c", "the interned-stack table",                       \
       "`gl_stack_intern`; a snapshot's copy (in the exclusive section); fork's prepare handler, last", "leaf")  \

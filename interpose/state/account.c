@@ -9,6 +9,7 @@
 #include "base/lock.h"
 #include "base/log.h"
 #include "snapshot_format.h"
+#include "state/events.h"
 #include "state/lanes.h"
 
 /* Live bytes of one stack on one device, for the peak composition.
@@ -42,6 +43,10 @@ struct device {
 
 #define DEVICE_INIT {.lock = GL_LOCK_INIT(DEVICE), .peak_epoch = 1}
 static struct device devices[GL_MAX_DEVICES + 1] = {[0 ... GL_MAX_DEVICES] = DEVICE_INIT}; /* [0] is the host */
+
+/* Set when a device's peak_seq became a stamp: the merger then looks at the
+ * devices, otherwise not (a new peak is rare once a program is warm). */
+static atomic_bool peak_stamped;
 
 /* Credit is capped so that sums stay far from overflow. */
 #define CREDIT_MAX (UINT64_C(1) << 56)
@@ -222,13 +227,16 @@ struct gl_acct_ticket gl_acct_alloc_begin(struct gl_lane_acct *la, const struct 
         t.mode = GL_ACCT_LOCKED;
         return t;
     }
-    /* Might be a new peak while other lanes hold credit: take it back first. */
-    if (ev->time_ns - d->last_revoke_ns > REVOKE_RARE_NS)
+    /* Might be a new peak while other lanes hold credit: take it back first.
+     * The clock is read here, on this rare path, not for every event (a new
+     * allocation's time is its stamp, taken later under its shard's lock). */
+    uint64_t now = gl_mono_ns();
+    if (now - d->last_revoke_ns > REVOKE_RARE_NS)
         d->backoff = BACKOFF_MIN;
     else if (d->backoff < BACKOFF_MAX)
         d->backoff = d->backoff ? d->backoff * 2 : BACKOFF_MIN;
     d->backoff_left = d->backoff;
-    d->last_revoke_ns = ev->time_ns;
+    d->last_revoke_ns = now;
     gl_unlock(&d->lock);
     t.mode = GL_ACCT_EXCLUSIVE;
     return t;
@@ -263,6 +271,8 @@ static void alloc_locked(struct device *d, const struct gl_acct_event *ev, bool 
         d->peak_bytes = d->live_bytes;
         d->peak_seq = ev->seq;
         d->peak_time_ns = ev->time_ns;
+        if ((ev->seq & GL_SEQ_STAMP) && !atomic_load_explicit(&peak_stamped, memory_order_relaxed))
+            atomic_store_explicit(&peak_stamped, true, memory_order_release);
         d->peak_epoch++;
     }
 }
@@ -371,7 +381,8 @@ static void copy_device(const struct device *d, int i, struct gl_device_copy *c)
     c->live_bytes = d->live_bytes;
     c->live_count = d->live_count;
     c->peak_bytes = d->peak_bytes;
-    c->peak_seq = d->peak_seq;
+    /* A stamp only when the allocation's event was lost (events.h). */
+    c->peak_seq = d->peak_seq & GL_SEQ_STAMP ? 0 : d->peak_seq;
     c->peak_time_ns = d->peak_time_ns;
     c->alloc_count = d->alloc_count;
     c->free_count = d->free_count;
@@ -431,6 +442,27 @@ void gl_acct_watch_copy(struct gl_watch_copy *out, size_t room)
         }
         gl_unlock(&d->lock);
     }
+}
+
+void gl_acct_number_peaks(uint64_t (*number_of)(uint64_t stamp, const void *arg), const void *arg)
+{
+    if (!atomic_exchange_explicit(&peak_stamped, false, memory_order_acquire))
+        return;
+    bool left = false;
+    for (int i = 0; i <= GL_MAX_DEVICES; i++) {
+        struct device *d = &devices[i];
+        gl_lock(&d->lock);
+        if (d->peak_seq & GL_SEQ_STAMP) {
+            uint64_t n = number_of(d->peak_seq & ~GL_SEQ_STAMP, arg);
+            if (n != 0)
+                d->peak_seq = n;
+            else
+                left = true; /* an allocation of a later merge */
+        }
+        gl_unlock(&d->lock);
+    }
+    if (left)
+        atomic_store_explicit(&peak_stamped, true, memory_order_release);
 }
 
 void gl_acct_reset(void)

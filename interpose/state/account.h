@@ -42,7 +42,7 @@ struct gl_lane_acct {
 };
 
 /* One allocation or free, as the accounting sees it.  (An allocation's seq
- * is only known, and only read, by gl_acct_alloc_end.) */
+ * and time are only known, and only read, by gl_acct_alloc_end.) */
 struct gl_acct_event {
     const struct gl_stack *stack;
     uint64_t size, seq, time_ns;
@@ -100,5 +100,9 @@ void gl_acct_watch_copy(struct gl_watch_copy *out, size_t room);
 void gl_acct_reset(void);
 /* fork child: every device starts empty. */
 void gl_acct_postfork_child(void);
+
+/* The merger (events.h): a device whose peak_seq is still an allocation's
+ * stamp gets number_of(stamp) instead, when that is not 0. */
+void gl_acct_number_peaks(uint64_t (*number_of)(uint64_t stamp, const void *arg), const void *arg);
 
 #endif

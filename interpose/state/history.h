@@ -5,11 +5,10 @@
  * holds the events of the last GPULEAK_MAX_ENTRIES sequence numbers (default
  * 65536, 0 turns it off), 64 bytes each, allocated once when tracking starts.
  *
- * An event's sequence number picks its slot (seq modulo the capacity), so
- * appending needs no shared counter of its own and each event owns one cache
- * line: threads appending at once do not write the same line.  It happens in
- * the caller's lane (lanes.h), so a snapshot, which holds every lane, always
- * copies complete events, in sequence order. */
+ * Events reach it numbered, through the merger (events.h), which alone
+ * writes it: an event's sequence number picks its slot (seq modulo the
+ * capacity).  A snapshot merges every lane in the exclusive section first,
+ * so it always copies complete events, in sequence order. */
 #ifndef GL_HISTORY_H
 #define GL_HISTORY_H
 
@@ -39,7 +38,8 @@ struct gl_event {
 void gl_history_configure(size_t max_entries);
 size_t gl_history_capacity(void);
 
-/* Caller is in its lane.  e->seq is unique and non-zero. */
+/* The merger (events.h), holding writer_mutex.  e->seq is its number:
+ * unique and non-zero. */
 void gl_history_add(const struct gl_event *e);
 
 /* In the exclusive section: the events of sequence numbers up to last_seq

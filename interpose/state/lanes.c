@@ -131,6 +131,29 @@ void gl_lanes_each(void (*fn)(struct gl_lane_acct *))
         fn(&l->acct);
 }
 
+void gl_lanes_each_lane(void (*fn)(struct gl_lane *, void *), void *arg)
+{
+    for (struct gl_lane *l = lanes; l != NULL; l = l->next)
+        fn(l, arg);
+}
+
+void gl_writer_lock(void) { gl_lock(&writer_mutex); }
+void gl_writer_unlock(void) { gl_unlock(&writer_mutex); }
+
+void gl_lanes_visit(void (*fn)(struct gl_lane *, void *), void *arg)
+{
+    /* Lanes are only ever added at the head and never freed: the list from
+     * the head read now is stable.  One lane at a time, never nested. */
+    gl_lock(&registry_lock);
+    struct gl_lane *first = lanes;
+    gl_unlock(&registry_lock);
+    for (struct gl_lane *l = first; l != NULL; l = l->next) {
+        gl_lock(&l->lock);
+        fn(l, arg);
+        gl_unlock(&l->lock);
+    }
+}
+
 void gl_lanes_flush_tallies(void)
 {
     for (struct gl_lane *l = lanes; l != NULL; l = l->next)

@@ -22,6 +22,7 @@
 
 #include "base/lock.h"
 #include "state/account.h"
+#include "state/events.h"
 #include "state/stack_tally.h"
 
 struct gl_lane {
@@ -31,6 +32,7 @@ struct gl_lane {
     bool in_use;          /* owned by a live thread; under the registry's lock */
     struct gl_lane_acct acct;
     struct gl_stack_tally tally; /* its pending call counts per stack */
+    struct gl_lane_events events; /* its events not merged yet (events.h) */
 } __attribute__((aligned(64)));
 
 /* The calling thread's lane, locked.  Never fails: a thread that cannot get
@@ -49,6 +51,14 @@ void gl_exclusive_enter(void);
 void gl_exclusive_leave(void);
 /* Calls fn on every lane's accounting; only inside the exclusive section. */
 void gl_lanes_each(void (*fn)(struct gl_lane_acct *));
+/* Calls fn on every lane; only inside the exclusive section. */
+void gl_lanes_each_lane(void (*fn)(struct gl_lane *, void *), void *arg);
+/* The merger's side (events.h): writer_mutex alone, which orders merges
+ * with each other and with exclusive sections; and, with it held, fn on
+ * every lane, each locked in turn (the lanes that exist when it starts). */
+void gl_writer_lock(void);
+void gl_writer_unlock(void);
+void gl_lanes_visit(void (*fn)(struct gl_lane *, void *), void *arg);
 /* Adds every lane's pending call counts to the stacks; in the exclusive
  * section. */
 void gl_lanes_flush_tallies(void);

@@ -11,6 +11,7 @@
 #include "base/self.h"
 #include "snapshot_format.h"
 #include "state/account.h"
+#include "state/events.h"
 #include "state/history.h"
 #include "state/lanes.h"
 #include "state/teardown.h"
@@ -21,7 +22,7 @@ _Static_assert(GL_KIND_COUNT <= 256 && GL_API_COUNT <= 256, "kind and api fit in
 
 /* The live table's storage (track_shards.h). */
 struct gl_track_shard gl_track_shards[GL_TRACK_SHARDS] = {[0 ... GL_TRACK_SHARDS - 1] = {.lock = GL_LOCK_INIT(SHARD)}};
-_Atomic uint64_t gl_track_next_seq = 1;
+_Static_assert(GL_TRACK_SHARDS == 1 << GL_STAMP_SHARD_BITS, "a stamp names its shard");
 
 static uint64_t key_hash(uint32_t space, uint64_t addr)
 {
@@ -122,22 +123,106 @@ static struct gl_live *table_unlink(struct gl_track_shard *sh, struct gl_live **
     return r;
 }
 
-/* Appends r's event to the history; the caller is in its lane.  free_stack:
- * a FREE event's own stack id, or 0. */
-static void history_of(const struct gl_live *r, uint16_t type, uint64_t seq, uint64_t time_ns,
-                       uint32_t free_stack)
-{
-    struct gl_event e = {
-        .seq = seq, .time_ns = time_ns, .ptr = r->addr, .size = r->size,
-        .stream = r->stream, .stack_id = r->stack ? r->stack->id : 0, .device = r->device,
-        .type = type, .kind = r->kind, .api = r->api, .free_stack_id = free_stack,
-    };
-    gl_history_add(&e);
-}
-
 static uint64_t now_ns(void) { return gl_mono_ns() - gl_start_mono_ns; }
 
-static uint64_t take_seq(void) { return atomic_fetch_add_explicit(&gl_track_next_seq, 1, memory_order_relaxed); }
+/* The tick of this thread's last stamp: its events' stamps increase too. */
+static GL_TLS uint64_t thread_tick;
+/* Set when an event left this thread's lane wanting a merge (events.h). */
+static GL_TLS bool merge_wanted;
+
+static uint64_t next_tick(uint64_t floor)
+{
+    uint64_t t = now_ns();
+    if (t <= floor)
+        t = floor + 1;
+    if (t <= thread_tick)
+        t = thread_tick + 1;
+    thread_tick = t;
+    return t;
+}
+
+/* An event's stamp on a record of sh, whose lock the caller holds (or the
+ * exclusive section): strictly after every other event of the shard, so
+ * one address's events keep their order. */
+static uint64_t shard_stamp(struct gl_track_shard *sh)
+{
+    sh->last_tick = next_tick(sh->last_tick);
+    return gl_stamp(sh->last_tick, (unsigned)(sh - gl_track_shards));
+}
+
+/* An event on no record (OOM, marks): ordered with its thread's only. */
+static uint64_t mark_stamp(void) { return gl_stamp(next_tick(0), GL_STAMP_MARK_SHARD); }
+
+/* Appends e to the lane's events, noting whether a merge is due. */
+static void event_add(struct gl_lane *lane, const struct gl_event *e)
+{
+    if (gl_lane_event_add(&lane->events, e))
+        merge_wanted = true;
+}
+
+/* Leaves the lane, then merges if an event asked for it. */
+static void lane_leave(struct gl_lane *lane)
+{
+    gl_lane_leave(lane);
+    if (merge_wanted) {
+        merge_wanted = false;
+        gl_events_merge();
+    }
+}
+
+static void exclusive_leave(void)
+{
+    /* In the section a merge is direct: every lane is held. */
+    if (merge_wanted) {
+        merge_wanted = false;
+        gl_events_merge_held();
+    }
+    gl_exclusive_leave();
+}
+
+/* Appends r's event to the lane's events; the caller is in its lane.
+ * stamp: the event's (shard_stamp).  free_stack: a FREE event's own stack
+ * id, or 0; table: an ALLOC event's record in the table, numbered by the
+ * merger. */
+static void history_of(struct gl_lane *lane, const struct gl_live *r, uint16_t type, uint64_t stamp,
+                       uint64_t time_ns, uint32_t free_stack, const struct gl_live *table)
+{
+    struct gl_event e = {
+        .seq = stamp, .time_ns = time_ns, .ptr = r->addr, .size = r->size,
+        .stream = r->stream, .stack_id = r->stack ? r->stack->id : 0, .device = r->device,
+        .type = type, .kind = r->kind, .api = r->api,
+        .free_stack_id = type == GL_EV_ALLOC ? (uintptr_t)table : free_stack,
+    };
+    event_add(lane, &e);
+}
+
+void gl_track_number_records(struct gl_numbered *nr, size_t n, struct gl_numbered *tmp)
+{
+    /* Grouped by shard (a counting sort on the stamp's low bits), so that a
+     * merge takes each shard's lock once, not once per allocation. */
+    size_t start[GL_TRACK_SHARDS + 1] = {0};
+    for (size_t i = 0; i < n; i++)
+        start[(nr[i].stamp & (GL_TRACK_SHARDS - 1)) + 1]++;
+    for (int s = 0; s < GL_TRACK_SHARDS; s++)
+        start[s + 1] += start[s];
+    size_t at[GL_TRACK_SHARDS];
+    memcpy(at, start, sizeof at);
+    for (size_t i = 0; i < n; i++)
+        tmp[at[nr[i].stamp & (GL_TRACK_SHARDS - 1)]++] = nr[i];
+    for (int s = 0; s < GL_TRACK_SHARDS; s++) {
+        if (start[s] == start[s + 1])
+            continue;
+        gl_lock(&gl_track_shards[s].lock);
+        for (size_t i = start[s]; i < start[s + 1]; i++) {
+            struct gl_live *r = tmp[i].rec;
+            /* Still the allocation the event was of: not freed, nor its
+             * slot reused. */
+            if (r->state == GL_REC_LIVE && r->seq == (tmp[i].stamp | GL_SEQ_STAMP))
+                r->seq = tmp[i].number;
+        }
+        gl_unlock(&gl_track_shards[s].lock);
+    }
+}
 
 static struct gl_acct_event acct_event(const struct gl_live *r)
 {
@@ -145,15 +230,24 @@ static struct gl_acct_event acct_event(const struct gl_live *r)
                                   .time_ns = r->time_ns, .device = r->device, .kind = r->kind};
 }
 
+/* What table_put stamped: the stale record's FREE, the ALLOC, and the
+ * record as linked (for the merger to number). */
+struct put_stamps {
+    uint64_t free_stamp, free_time, alloc_stamp, alloc_time;
+    const struct gl_live *linked;
+};
+
 /* Links a copy of rec into the table; a stale record with the same key (its
  * free was never seen, e.g. memory released by a context teardown we do not
- * model) is unlinked and copied to *old.  Sequence numbers are taken here, in
- * the order of the events: the stale record's free (*free_seq), then a new
- * allocation's (rec->seq), so that a replay of the history frees the old
- * record before it sees the new one.  False if out of host memory: the record
- * is lost, never the program. */
+ * model) is unlinked and copied to *old.  Stamps are taken here, under the
+ * shard's lock, in the order of the events: the stale record's free, then
+ * the allocation's, so that a replay of the history frees the old record
+ * before it sees the new one.  A new allocation's seq and time are its
+ * ALLOC's stamp and tick; a restored one keeps its number (or, if the merger
+ * has not numbered it yet, takes its new ALLOC's stamp).  False if out of
+ * host memory: the record is lost, never the program. */
 static bool table_put(struct gl_live *rec, bool is_new, struct gl_live *old, bool *had_old,
-                      uint64_t *free_seq)
+                      struct put_stamps *ps)
 {
     struct gl_track_shard *sh = shard_of(rec->space, rec->addr);
     bool added = false;
@@ -164,17 +258,25 @@ static bool table_put(struct gl_live *rec, bool is_new, struct gl_live *old, boo
         struct gl_live *o = table_unlink(sh, link);
         *old = *o;
         *had_old = true;
-        *free_seq = take_seq();
+        ps->free_stamp = shard_stamp(sh);
+        ps->free_time = sh->last_tick;
         rec_free(sh, o);
     }
+    ps->alloc_stamp = shard_stamp(sh);
+    ps->alloc_time = sh->last_tick;
     if (is_new)
-        rec->seq = take_seq();
+        rec->time_ns = sh->last_tick;
+    if (is_new || (rec->seq & GL_SEQ_STAMP))
+        rec->seq = ps->alloc_stamp | GL_SEQ_STAMP;
     struct gl_live *r = rec_new(sh);
+    ps->linked = NULL;
     if (r != NULL) {
         *r = *rec;
         added = table_add(sh, r);
         if (!added)
             rec_free(sh, r);
+        else
+            ps->linked = r;
     }
     gl_unlock(&sh->lock);
     return added;
@@ -190,7 +292,7 @@ static void put_and_account(struct gl_live *rec, bool is_new)
     struct gl_acct_ticket t = gl_acct_alloc_begin(&lane->acct, &ev);
     bool exclusive = t.mode == GL_ACCT_EXCLUSIVE;
     if (exclusive) {
-        gl_lane_leave(lane);
+        lane_leave(lane);
         gl_exclusive_enter();
         gl_acct_revoke_all();
         lane = gl_lane_current();
@@ -198,33 +300,35 @@ static void put_and_account(struct gl_live *rec, bool is_new)
     }
     struct gl_live old;
     bool had_old;
-    uint64_t free_seq = 0;
-    bool added = table_put(rec, is_new, &old, &had_old, &free_seq);
+    struct put_stamps ps;
+    bool added = table_put(rec, is_new, &old, &had_old, &ps);
     /* the call counts: an allocation, or the undoing of a failed free's */
     if (is_new)
         gl_stack_tally_alloc(&lane->tally, rec->stack, rec->size, rec->api, rec->kind);
     else
         gl_stack_tally_free(&lane->tally, rec->stack, -1);
     ev.seq = rec->seq;
+    ev.time_ns = rec->time_ns;
     struct gl_acct_event stale = had_old ? acct_event(&old) : ev;
     gl_acct_alloc_end(&lane->acct, t, added ? &ev : NULL, had_old ? &stale : NULL, is_new);
     if (had_old) {
         if (!gl_acct_same_device(t, &stale))
             gl_acct_free(&lane->acct, &stale);
-        history_of(&old, GL_EV_FREE, free_seq, rec->time_ns, 0);
+        history_of(lane, &old, GL_EV_FREE, ps.free_stamp, ps.free_time, 0, NULL);
     }
     if (added)
-        history_of(rec, GL_EV_ALLOC, is_new ? rec->seq : take_seq(), is_new ? rec->time_ns : now_ns(), 0);
+        history_of(lane, rec, GL_EV_ALLOC, ps.alloc_stamp, ps.alloc_time, 0,
+                   (rec->seq & GL_SEQ_STAMP) ? ps.linked : NULL);
     if (exclusive)
-        gl_exclusive_leave();
+        exclusive_leave();
     else
-        gl_lane_leave(lane);
+        lane_leave(lane);
 }
 
 void gl_track_alloc(const struct gl_alloc_info *info, struct gl_stack *stack)
 {
     struct gl_live rec = {
-        .addr = info->addr, .size = info->size, .time_ns = now_ns(), /* .seq: table_put */
+        .addr = info->addr, .size = info->size, /* .seq, .time_ns: table_put's stamp */
         .stream = info->stream, .ctx = info->ctx, .stack = stack,
         .device = info->device, .owner = info->owner, .kind = (uint8_t)info->kind,
         .api = (uint8_t)info->api, .space = (uint8_t)info->space,
@@ -242,6 +346,7 @@ struct gl_live *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_stack
 {
     struct gl_track_shard *sh = shard_of(space, addr);
     bool found = false;
+    uint64_t stamp = 0;
     struct gl_lane *lane = gl_lane_enter();
     gl_lock(&sh->lock);
     struct gl_live **link = table_link(sh, space, addr);
@@ -251,15 +356,17 @@ struct gl_live *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_stack
         taken.state = GL_REC_TAKEN;
         rec_free(sh, r);
         found = true;
+        stamp = shard_stamp(sh);
     }
+    uint64_t tick = sh->last_tick;
     gl_unlock(&sh->lock);
     if (found) {
         struct gl_acct_event ev = acct_event(&taken);
         gl_acct_free(&lane->acct, &ev);
         gl_stack_tally_free(&lane->tally, taken.stack, 1);
-        history_of(&taken, GL_EV_FREE, take_seq(), now_ns(), free_stack);
+        history_of(lane, &taken, GL_EV_FREE, stamp, tick, free_stack, NULL);
     }
-    gl_lane_leave(lane);
+    lane_leave(lane);
     return found ? &taken : NULL;
 }
 
@@ -296,33 +403,37 @@ _Atomic uint64_t gl_track_oom_next;
 void gl_track_failed(const struct gl_oom_info *oom, struct gl_stack *stack)
 {
     struct gl_event e = {
-        .seq = take_seq(), .time_ns = now_ns(), .size = oom->size, .stream = oom->stream,
+        .size = oom->size, .stream = oom->stream,
         .stack_id = stack ? stack->id : 0, .device = oom->device, .type = GL_EV_OOM,
         .kind = oom->kind, .api = oom->api, .mem_free = oom->mem_free, .mem_total = oom->mem_total,
     };
     struct gl_lane *lane = gl_lane_enter();
+    e.seq = mark_stamp();
+    e.time_ns = thread_tick;
     gl_acct_failed(oom->device);
-    gl_history_add(&e);
+    event_add(lane, &e);
     /* For the live view: inside the lane, so a reader in the exclusive
      * section sees whole entries. */
     uint64_t n = atomic_fetch_add_explicit(&gl_track_oom_next, 1, memory_order_relaxed);
     gl_track_oom_ring[n % GL_WATCH_OOMS] = (struct gl_watch_oom){
         .time_ns = e.time_ns, .size = oom->size, .device = oom->device, .stack = stack};
-    gl_lane_leave(lane);
+    lane_leave(lane);
 }
 
 void gl_track_mark(uint16_t type, uint64_t ptr, uint64_t size)
 {
-    struct gl_event e = {.seq = take_seq(), .time_ns = now_ns(), .ptr = ptr, .size = size,
-                         .device = -1, .type = type};
+    struct gl_event e = {.ptr = ptr, .size = size, .device = -1, .type = type};
     struct gl_lane *lane = gl_lane_enter();
-    gl_history_add(&e);
-    gl_lane_leave(lane);
+    e.seq = mark_stamp();
+    e.time_ns = thread_tick;
+    event_add(lane, &e);
+    lane_leave(lane);
 }
 
 void gl_track_configure_history(size_t max_entries)
 {
     gl_exclusive_enter();
+    gl_events_merge_held(); /* into the ring it replaces: dropped with it */
     gl_history_configure(max_entries);
     gl_exclusive_leave();
 }
@@ -363,6 +474,7 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api)
     gl_exclusive_enter();
     gl_acct_revoke_all();
     struct gl_lane_acct none = {0};
+    struct gl_lane *lane = gl_lane_current(); /* held by the section */
     for (int i = 0; i < GL_TRACK_SHARDS; i++) {
         struct gl_track_shard *sh = &gl_track_shards[i];
         for (size_t b = 0; b < sh->nbuckets; b++) {
@@ -376,8 +488,12 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api)
                 table_unlink(sh, link);
                 struct gl_acct_event ev = acct_event(r);
                 gl_acct_free(&none, &ev);
-                uint64_t t = now_ns();
-                history_of(r, GL_EV_FREE, take_seq(), t, 0);
+                uint64_t stamp = shard_stamp(sh), t = sh->last_tick;
+                history_of(lane, r, GL_EV_FREE, stamp, t, 0, NULL);
+                if (merge_wanted) { /* a teardown may free more than a lane holds */
+                    merge_wanted = false;
+                    gl_events_merge_held();
+                }
                 /* never freed by the program: a leak until this teardown
                  * (a module is not: a context's end is how modules usually go) */
                 if (r->kind != GL_KIND_MODULE)

@@ -6,6 +6,7 @@
 
 #include "base/lock.h"
 #include "state/account.h"
+#include "state/events.h"
 #include "state/history.h"
 #include "state/lanes.h"
 #include "state/track_shards.h"
@@ -105,6 +106,7 @@ bool gl_track_copy(struct gl_state_copy *out)
 
     gl_exclusive_enter();
     gl_acct_revoke_all(); /* every lane's accounting on its device */
+    gl_events_merge_held(); /* numbers the records too: before they are copied */
     size_t nslots = 0, npeaks = gl_acct_site_count();
     for (int i = 0; i < GL_TRACK_SHARDS; i++)
         for (const struct gl_track_slab *sl = gl_track_shards[i].slabs; sl != NULL; sl = sl->next)
@@ -133,7 +135,7 @@ bool gl_track_copy(struct gl_state_copy *out)
 
     gl_lanes_flush_tallies();
     gl_acct_copy(out, npeaks);
-    out->events = gl_history_copy_into(hist, hist_room, atomic_load(&gl_track_next_seq) - 1, &out->nevents);
+    out->events = gl_history_copy_into(hist, hist_room, gl_events_last_number(), &out->nevents);
     out->stacks = gl_stacks_newest(&out->nstacks);
     out->calls = copy_calls(out->stacks, out->nstacks, &out->ncalls);
     gl_exclusive_leave();
@@ -148,7 +150,9 @@ bool gl_track_copy(struct gl_state_copy *out)
         if (r.state != GL_REC_LIVE)
             continue;
         allocs[n++] = (struct gl_alloc_copy){
-            .ptr = r.addr, .size = r.size, .seq = r.seq, .time_ns = r.time_ns, .stream = r.stream,
+            /* a stamp only when its ALLOC event was lost (events.h) */
+            .ptr = r.addr, .size = r.size, .seq = r.seq & GL_SEQ_STAMP ? 0 : r.seq, .time_ns = r.time_ns,
+            .stream = r.stream,
             .stack_id = r.stack ? r.stack->id : 0, .device = r.device, .kind = r.kind,
             .api = r.api,
         };

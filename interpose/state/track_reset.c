@@ -6,6 +6,7 @@
 
 #include "base/lock.h"
 #include "state/account.h"
+#include "state/events.h"
 #include "state/history.h"
 #include "state/lanes.h"
 #include "state/stack_table.h"
@@ -56,7 +57,7 @@ void gl_track_reset(void)
         shard_empty_keep(&gl_track_shards[i]);
         gl_unlock(&gl_track_shards[i].lock);
     }
-    gl_history_forget(atomic_load(&gl_track_next_seq));
+    gl_events_forget();
     atomic_store(&gl_track_oom_next, 0);
     gl_exclusive_leave();
 }
@@ -64,6 +65,7 @@ void gl_track_reset(void)
 void gl_track_prefork(void)
 {
     gl_lanes_prefork();
+    gl_events_merge_held(); /* the parent keeps its events; the child starts empty */
     gl_stacks_lock();
 }
 
@@ -91,6 +93,6 @@ void gl_track_postfork_child(void)
     gl_acct_postfork_child();
     atomic_store(&gl_track_oom_next, 0);
     gl_stacks_reinit_lock();
-    gl_history_postfork_child(atomic_load(&gl_track_next_seq));
+    gl_events_postfork_child();
     gl_lanes_postfork_child();
 }

@@ -38,11 +38,10 @@ struct gl_track_shard {
     struct gl_live *free_list;
     struct gl_track_slab *slabs; /* newest first; only the first has room left */
     struct gl_track_slab *spare; /* emptied by a detach, kept for reuse (gl_track_reset) */
+    uint64_t last_tick; /* the tick of its last event's stamp (events.h) */
 } __attribute__((aligned(64))); /* one cache line each: no false sharing */
 
 extern struct gl_track_shard gl_track_shards[GL_TRACK_SHARDS];
-/* The next event's sequence number; the history holds those below it. */
-extern _Atomic uint64_t gl_track_next_seq;
 /* The last out-of-memory errors, for the live view (gl_track_watch_copy):
  * gl_track_oom_next counts them all, the ring keeps the last few. */
 extern struct gl_watch_oom gl_track_oom_ring[GL_WATCH_OOMS];
