@@ -62,7 +62,9 @@ static _Atomic int py_state;
 
 static bool py_find(struct py_api *a)
 {
-#define FIND(field, name)                                                            if ((*(void **)&a->field = gl_libc_dlsym(RTLD_DEFAULT, name)) == NULL)               return false;
+#define FIND(field, name)                                                       \
+    if ((*(void **)&a->field = gl_libc_dlsym(RTLD_DEFAULT, name)) == NULL)      \
+        return false;
     FIND(is_initialized, "Py_IsInitialized")
     FIND(add_pending, "Py_AddPendingCall")
     FIND(gil_ensure, "PyGILState_Ensure")
