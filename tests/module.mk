@@ -219,6 +219,8 @@ UNIT_LIBS_live_table = -pthread $(GL_LDLIBS)
 # Snapshot file names and creation: control/outfile.o, whose file-system
 # calls the test replaces (gl_outfile_io), and the base/ objects it needs.
 UNIT_LINK_outfile = $(addprefix $(GL_OBJ)/,control/outfile.o base/config.o base/log.o)
+# The decoder of PyTorch's answer: pure, with the view's own stack table.
+UNIT_LINK_torch_decode = $(addprefix $(GL_OBJ)/,control/torch_decode.o state/view_stacks.o base/ut.o)
 
 # The lock-order check's unit test (tests/unit/lock_rank.c): base/lock.c
 # with the check on in every build, against the real ranks.

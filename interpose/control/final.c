@@ -7,7 +7,7 @@
 #include "base/internal.h"
 #include "base/worker.h"
 #include "control/pending.h"
-#include "control/snapshot.h"
+#include "control/take.h"
 #include "control/tracking.h"
 #include "control/watch.h"
 #include "snapshot_format.h"
@@ -24,12 +24,12 @@ void gl_final_snapshot(uint32_t reason)
      * writer, an _exit's maybe on a thread with little stack left. */
     struct gl_snapshot_file *written = malloc(sizeof *written);
     gl_hook_depth++; /* anything CUDA we trigger from here is not recorded */
-    if (written != NULL && gl_snapshot_write_file(reason, GL_SNAP_F_FINAL, NULL, written) == 0)
+    if (written != NULL && gl_take_snapshot(reason, GL_SNAP_F_FINAL, NULL, NULL, written) == 0)
         gl_pending_final(written->path);
     else if (written != NULL)
         gl_pending_final(NULL);
     else
-        gl_snapshot_write(reason, GL_SNAP_F_FINAL, NULL); /* the mark stays empty: unknown */
+        gl_take_snapshot(reason, GL_SNAP_F_FINAL, NULL, NULL, NULL); /* the mark stays empty: unknown */
     gl_hook_depth--;
     free(written);
 }
@@ -49,7 +49,7 @@ static void exec_snapshot_job(void)
 {
     struct gl_snapshot_file *written = malloc(sizeof *written); /* 4 KiB: not on the stack */
     gl_hook_depth++; /* anything CUDA we trigger from here is not recorded */
-    if (written != NULL && gl_snapshot_write_file(GL_REASON_EXEC, 0, NULL, written) == 0)
+    if (written != NULL && gl_take_snapshot(GL_REASON_EXEC, 0, NULL, NULL, written) == 0)
         gl_pending_exec(written->path);
     gl_hook_depth--;
     free(written);

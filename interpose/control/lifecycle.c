@@ -31,6 +31,7 @@
 #include "capture/stack_cache.h"
 #include "control/lifecycle.h"
 #include "control/final.h"
+#include "control/take.h"
 #include "control/tracking.h"
 #include "control/watch.h"
 #include "control/outfile.h"
@@ -203,7 +204,7 @@ void gl_lifecycle_detach(bool snapshot)
         struct gl_snapshot_file *written = malloc(sizeof *written);
         gl_hook_depth++;
         detach_snapshot[0] = '\0';
-        if (written != NULL && gl_snapshot_write_file(GL_REASON_DETACH, 0, NULL, written) == 0 &&
+        if (written != NULL && gl_take_snapshot(GL_REASON_DETACH, 0, NULL, NULL, written) == 0 &&
             strlen(written->path) < sizeof detach_snapshot)
             memcpy(detach_snapshot, written->path, strlen(written->path) + 1);
         gl_hook_depth--;
@@ -256,7 +257,7 @@ GL_EXPORT int gpuleak_snapshot(const char *path)
     if (!gl_ensure_active())
         return -1;
     gl_hook_depth++;
-    int rc = gl_snapshot_write(GL_REASON_REQUEST, 0, path);
+    int rc = gl_take_snapshot(GL_REASON_REQUEST, 0, path, NULL, NULL);
     gl_hook_depth--;
     return rc;
 }
@@ -269,7 +270,7 @@ GL_EXPORT int gpuleak_snapshot_name(const char *path, char *name, size_t size)
     if (written == NULL)
         return -1;
     gl_hook_depth++;
-    int rc = gl_snapshot_write_file(GL_REASON_REQUEST, 0, path, written);
+    int rc = gl_take_snapshot(GL_REASON_REQUEST, 0, path, NULL, written);
     gl_hook_depth--;
     if (rc == 0 && name != NULL && size > 0) {
         size_t len = strlen(written->path);

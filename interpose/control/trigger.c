@@ -20,7 +20,7 @@
 #include "control/watch.h"
 #include "control/outfile.h"
 #include "control/periodic.h"
-#include "control/snapshot.h"
+#include "control/take.h"
 #include "control/torch_steps.h"
 #include "snapshot_format.h"
 #include <time.h>
@@ -28,9 +28,9 @@
 /* The writer is base/worker.c's thread: its wake-up channel and job queue
  * are there, so that layers below this one can hand it work. */
 static atomic_int snapshot_signal; /* set after the writer starts, read by it */
-/* Why the writer was woken: a snapshot signal, a job (gl_worker_run_job),
- * a fatal signal (control/fatal.c).  Lock-free atomics: safe in a handler. */
-static atomic_bool signal_pending;
+/* Why the writer was woken: a snapshot asked (the snapshot signal, or a
+ * follow-up: gl_worker_ask_snapshot), a job (gl_worker_run_job), a fatal
+ * signal (fatal_state).  Lock-free atomics: safe in a handler. */
 /* Taken by a program thread that starts the writer (the first call after
  * activation or fork). */
 static struct gl_lock restart_lock = GL_LOCK_INIT(RESTART);
@@ -41,15 +41,8 @@ static void on_signal(int sig)
 {
     (void)sig;
     int saved = errno;
-    atomic_store(&signal_pending, true);
-    gl_worker_wake(); /* async-signal-safe */
+    gl_worker_ask_snapshot(); /* async-signal-safe */
     errno = saved;
-}
-
-void gl_trigger_followup(void)
-{
-    atomic_store(&signal_pending, true);
-    gl_worker_wake();
 }
 
 void gl_trigger_check_signal(void)
@@ -147,8 +140,8 @@ static void *writer_main(void *arg)
         /* A burst of signals while we were writing is one request. */
         gl_worker_drain();
         gl_worker_run_pending();
-        if (atomic_exchange(&signal_pending, false))
-            gl_snapshot_write(GL_REASON_SIGNAL, 0, NULL);
+        if (gl_worker_snapshot_asked()) /* the view is collected here, then written */
+            gl_take_snapshot(GL_REASON_SIGNAL, 0, NULL, NULL, NULL);
         if (each != NULL)
             each(); /* a detach wakes the writer to ask (hooks/attach_async.c) */
     }
@@ -304,24 +297,7 @@ void gl_trigger_oom(int32_t device, uint64_t mem_free, uint64_t mem_total)
     if (!atomic_compare_exchange_strong(&last_ns, &last, now))
         return; /* another thread is taking this one */
     struct gl_mem_view mem = {device, mem_free, mem_total};
-    gl_snapshot_write_with(GL_REASON_OOM, 0, NULL, mem_total ? &mem : NULL);
-}
-
-bool gl_trigger_torch_oom_claim(void)
-{
-    static _Atomic uint64_t last_ns;
-    if (!gl_config.oom_snapshot)
-        return false;
-    uint64_t now = gl_mono_ns();
-    uint64_t last = atomic_load(&last_ns);
-    if (last != 0 && now - last < gl_config.oom_interval_ms * 1000000u)
-        return false;
-    return atomic_compare_exchange_strong(&last_ns, &last, now); /* else another thread took it */
-}
-
-void gl_trigger_torch_oom(void)
-{
-    gl_snapshot_write(GL_REASON_OOM, 0, NULL);
+    gl_take_snapshot(GL_REASON_OOM, 0, NULL, mem_total ? &mem : NULL, NULL);
 }
 
 void gl_trigger_postfork_child(void)
