@@ -56,8 +56,6 @@
 
 static pthread_once_t activate_once = PTHREAD_ONCE_INIT;
 static atomic_bool activated;   /* activation ran (whatever its outcome) */
-/* The process tracking is on in: a vfork child (or a clone without fork
- * handlers) shares our memory, flags included, but is not it. */
 
 /* Each module's part in the process's life, in one table: what it does
  * before a fork (prefork: takes its locks), after it in the parent
@@ -143,7 +141,6 @@ static void postfork_child(void)
     gl_lock_check_none_held(", not re-made by fork's child handlers");
 }
 
-
 static void activate(void)
 {
     gl_config_load();
@@ -166,7 +163,6 @@ static void activate(void)
     gl_tracking_set_active(true);
     atomic_store(&activated, true);
 }
-
 
 /* ---- attach and detach (docs/attach.md) -------------------------------- */
 

@@ -25,12 +25,13 @@
 #include "snapshot_format.h"
 #include <time.h>
 
-/* The writer is base/worker.c's thread: its wake-up channel and job queue
- * are there, so that layers below this one can hand it work. */
+/* The writer is base/worker.c's thread: its wake-up channel, job queue
+ * and snapshot asks are there (lock-free atomics, safe in a handler), so
+ * that layers below this one can hand it work.  It is woken for a snapshot
+ * asked (the snapshot signal, or a late PyTorch answer's follow-up:
+ * gl_worker_ask_snapshot) or a job (gl_worker_run_job); fatal signals go
+ * to the fatal thread (control/fatal.c). */
 static atomic_int snapshot_signal; /* set after the writer starts, read by it */
-/* Why the writer was woken: a snapshot asked (the snapshot signal, or a
- * follow-up: gl_worker_ask_snapshot), a job (gl_worker_run_job), a fatal
- * signal (fatal_state).  Lock-free atomics: safe in a handler. */
 /* Taken by a program thread that starts the writer (the first call after
  * activation or fork). */
 static struct gl_lock restart_lock = GL_LOCK_INIT(RESTART);
