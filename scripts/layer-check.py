@@ -13,8 +13,14 @@ says that NAME.h is the interface of several files (a module split in two).
    named by its first folder (OBJDIR/state/track.o is in "state").  An
    undefined symbol of an object that another object defines in a HIGHER
    layer is an upward reference: the lower layer could not be linked or
-   tested without the higher one.  References inside one layer are allowed.
-2. Prototypes, from the sources: a function declaration (not a definition)
+   tested without the higher one.
+2. Cycles, from the same objects: inside one layer, file A uses B when an
+   undefined symbol of A.o is defined in B.o.  A cycle of such uses (A -> B
+   -> C -> A) is a knot no file of which can be understood, tested or
+   replaced alone; so is a pair (A -> B -> A), unless the two are declared
+   one module by a 'header X.h: a.c b.c' line.  Files of one such module
+   count as one node.  Each knot is printed as one line, one of its cycles.
+3. Prototypes, from the sources: a function declaration (not a definition)
    must be in the file that defines the function, or in the header beside it
    with the same name (track.c -> track.h).  A prototype written anywhere
    else is a second copy of the interface, free to drift from the first.
@@ -77,7 +83,7 @@ def nm(obj):
     return defined, undefined
 
 
-def check_symbols(objdir, layers):
+def check_symbols(objdir, layers, headers):
     rank = {name: i for i, name in enumerate(layers)}
     objs = []
     for dirpath, _, files in os.walk(objdir):
@@ -99,16 +105,114 @@ def check_symbols(objdir, layers):
         info[rel] = (layer, undefined)
         for s in defined:
             table.setdefault(s, []).append((rank[layer], rel))
+    uses = {}
     for rel, (layer, undefined) in sorted(info.items()):
         for s in sorted(undefined):
             for r, where in table.get(s, []):
                 if r > rank[layer]:
                     problems.append("%s (%s) uses %s, defined in %s (%s is above %s)"
                                     % (rel, layer, s, where, layers[r], layer))
+                elif r == rank[layer] and where != rel:
+                    uses.setdefault(rel, {}).setdefault(where, s)
+    return problems + check_cycles(uses, headers)
+
+
+# ---- 2. cycles inside a layer -----------------------------------------------
+
+def module_of(headers):
+    """object path (state/account.o) -> the name of the module it belongs to:
+    its 'header X.h' when a LAYERS line declares one, else the object."""
+    mod = {}
+    for h, srcs in headers.items():
+        for c in srcs:
+            mod[c[:-2] + ".o"] = h[:-2]
+    return mod
+
+
+def strongly_connected(nodes, edges):
+    """Tarjan's components of the graph, each a sorted list, iteratively."""
+    index, low, on_stack, stack, comps = {}, {}, set(), [], []
+    counter = [0]
+    for root in sorted(nodes):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                comps.append(sorted(comp))
+    return comps
+
+
+def one_cycle(comp, edges):
+    """A shortest cycle through the component's first node, as a node list."""
+    members, start = set(comp), comp[0]
+    prev, frontier = {start: None}, [start]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for w in sorted(edges.get(v, ())):
+                if w == start:
+                    path = [v]
+                    while prev[path[-1]] is not None:
+                        path.append(prev[path[-1]])
+                    return list(reversed(path)) + [start]
+                if w in members and w not in prev:
+                    prev[w] = v
+                    nxt.append(w)
+        frontier = nxt
+    return comp + [comp[0]]
+
+
+def check_cycles(uses, headers):
+    mod = module_of(headers)
+    node = lambda o: mod.get(o, o)
+    edges, why = {}, {}
+    for a, targets in uses.items():
+        for b, sym in targets.items():
+            na, nb = node(a), node(b)
+            if na != nb:
+                edges.setdefault(na, set()).add(nb)
+                why.setdefault((na, nb), sym)
+    nodes = set(edges) | {b for t in edges.values() for b in t}
+    problems = []
+    for comp in strongly_connected(nodes, edges):
+        if len(comp) < 2:
+            continue
+        cyc = one_cycle(comp, edges)
+        steps = " -> ".join("%s (%s)" % (cyc[i], why[(cyc[i], cyc[i + 1])]) for i in range(len(cyc) - 1))
+        kind = "pair" if len(comp) == 2 else "cycle among %d files (%s)" % (len(comp), " ".join(comp))
+        hint = (" (one module? declare it: 'header X.h: a.c b.c' in LAYERS)" if len(comp) == 2 else "")
+        problems.append("call %s: %s -> %s%s" % (kind, steps, cyc[-1], hint))
     return problems
 
 
-# ---- 2. prototypes ---------------------------------------------------------
+# ---- 3. prototypes ---------------------------------------------------------
 
 def strip_source(text):
     """The text with comments, string and character literals and preprocessor
@@ -266,13 +370,13 @@ def main(argv):
         die("usage: layer-check.py ROOT OBJDIR")
     root, objdir = argv[1], argv[2]
     layers, headers = read_layers(root)
-    problems = check_symbols(objdir, layers) + check_prototypes(root, headers)
+    problems = check_symbols(objdir, layers, headers) + check_prototypes(root, headers)
     for p in problems:
         print(p)
     if problems:
         print("layer-check: %s: %d problem%s" % (root, len(problems), "" if len(problems) == 1 else "s"))
         return 1
-    print("layer-check: %s: %d layers, no upward reference, every prototype in its header"
+    print("layer-check: %s: %d layers, no upward reference, no call cycle, every prototype in its header"
           % (root, len(layers)))
     return 0
 

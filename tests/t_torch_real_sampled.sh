@@ -19,6 +19,10 @@
 source "$ROOT/tests/lib.sh"
 torch_real_setup
 unset GPULEAK_TORCH_LINES # the default: no setting
+# Growth after a pause counts as a request for lines (GPULEAK_TORCH_SETTLE,
+# 10 s): on a loaded machine two allocations that far apart turned the
+# recorder on for good before the sampler's first step.
+export GPULEAK_TORCH_SETTLE=1h
 prog=$ROOT/tests/programs/torch_real_sampled.py
 kept=$(site_line torch_real_sampled.py KEPT-LINE)
 

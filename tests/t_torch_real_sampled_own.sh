@@ -12,7 +12,10 @@
 #    file; no C++ frame such as torch::unwind::unwind() names a line): the
 #    kept line holds one more activation at each step;
 #  - off (GPULEAK_STEP_LINES_EVERY=0, no program recorder): no sampling, no
-#    lines, as before the sampler existed.
+#    lines, as before the sampler existed.  GPULEAK_TORCH_SETTLE=1h: on a
+#    loaded machine two allocations 10 s apart (the default) count as
+#    growth, a request, which turns the recorder on for good (as
+#    t_torch_real_growth and t_doc_torch set it).
 source "$ROOT/tests/lib.sh"
 torch_real_setup
 unset GPULEAK_TORCH_LINES # the default: no setting
@@ -45,7 +48,7 @@ expect_eq "$(jget own/r.json "[l['count'] for s in d['torch_steps']['steps'] for
 expect_eq "$(jget own/r.json '[(g["line"], g["grown_bytes"], g["every_step"]) for g in d["torch_steps"]["growing_lines"]]')" \
     "[[$kept, 327680, true]]" "own: the kept line grew 64 KiB a step, from step 1 to 6"
 
-run_mode off "" GPULEAK_STEP_LINES_EVERY=0
+run_mode off "" GPULEAK_STEP_LINES_EVERY=0 GPULEAK_TORCH_SETTLE=1h
 expect_eq "$(jget off/r.json '[(s["lines_known"], s["lines_sampled"], s["lines_every"]) for s in d["torch_steps"]["steps"]]')" \
     "[[false, false, 0], [false, false, 0], [false, false, 0], [false, false, 0], [false, false, 0], [false, false, 0]]" \
     "off: no sampled lines"

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "base/busy.h"
 #include "base/self.h"
 
 #define GL_EXPORT __attribute__((visibility("default")))
@@ -75,7 +76,7 @@ extern GL_TLS int gl_busy;
  * this thread was busy: its handler could not wait for the writer (which
  * may need what this thread holds), so it left the signal's number here
  * and returned.  The end of the busy region runs the rest
- * (gl_busy_deferred_run, base/self.h): the snapshot, then the signal's
+ * (gl_busy_deferred_run, base/busy.h): the snapshot, then the signal's
  * default action.  Written by the handler on this same thread: an atomic,
  * loaded relaxed (lock-free, so safe in a handler). */
 extern GL_TLS _Atomic int gl_busy_deferred;

@@ -1,7 +1,8 @@
-/* This library and this thread, as every layer needs them: the hook depth
- * and busy counts (internal.h), the start times, the thread id, and
- * libgpuleak's own address range.  Definitions only; when tracking starts
- * is control/lifecycle.c's business. */
+/* This library and this thread, as every layer needs them: the start
+ * times, the thread id, and libgpuleak's own address range (the hook depth
+ * and busy counts are base/busy.c's, which the loader walk this file uses
+ * needs).  Definitions only; when tracking starts is control/lifecycle.c's
+ * business. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
@@ -11,11 +12,6 @@
 #include "base/modules.h"
 #include "base/self.h"
 
-GL_TLS int gl_hook_depth;
-GL_TLS int gl_busy;
-GL_TLS _Atomic int gl_busy_deferred;
-GL_TLS int gl_cancel_saved;
-GL_TLS int gl_nocancel_depth;
 _Atomic uint64_t gl_start_mono_ns; /* written once, before or at activation; atomic so no thread reads it torn (TSan) */
 _Atomic uint64_t gl_start_unix_ns;
 
@@ -32,19 +28,6 @@ static void find_own_range(uintptr_t probe)
         return;
     atomic_store(&own_start, start);
     atomic_store(&own_end, end);
-}
-
-/* Set once, before the handler that defers a signal is installed. */
-static void (*_Atomic deferred_run)(int sig);
-
-void gl_busy_on_deferred(void (*run)(int sig)) { atomic_store(&deferred_run, run); }
-
-void gl_busy_deferred_run(void)
-{
-    int sig = atomic_exchange_explicit(&gl_busy_deferred, 0, memory_order_relaxed);
-    void (*run)(int) = atomic_load(&deferred_run);
-    if (sig != 0 && run != NULL)
-        run(sig);
 }
 
 static GL_TLS uint32_t cached_tid;

@@ -18,11 +18,4 @@ bool gl_is_own_address(uintptr_t addr);
  * constructor.  Cheap when it has. */
 void gl_self_init(void);
 
-/* At the end of a busy region (gl_busy_leave, base/internal.h) where a
- * signal was deferred: clears gl_busy_deferred and calls the function set
- * with gl_busy_on_deferred with the signal's number (control/trigger.c's:
- * the snapshot, then the signal's default action; it does not return). */
-void gl_busy_deferred_run(void);
-void gl_busy_on_deferred(void (*run)(int sig));
-
 #endif

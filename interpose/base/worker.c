@@ -15,6 +15,9 @@ static atomic_bool running;
  * (gl_worker_run_job).  Lock-free atomics: safe in a handler. */
 static void (*_Atomic job_pending)(void);
 static sem_t job_done;
+/* A snapshot asked (gl_worker_ask_snapshot): a lock-free atomic, safe in a
+ * handler. */
+static atomic_bool snapshot_asked;
 static struct gl_lock one_job = GL_LOCK_INIT(JOB); /* one caller at a time */
 static GL_TLS bool on_worker;
 
@@ -70,6 +73,14 @@ void gl_worker_run_pending(void)
         sem_post(&job_done);
     }
 }
+
+void gl_worker_ask_snapshot(void)
+{
+    atomic_store(&snapshot_asked, true);
+    sem_post(&wakeup); /* async-signal-safe */
+}
+
+bool gl_worker_snapshot_asked(void) { return atomic_exchange(&snapshot_asked, false); }
 
 void gl_worker_set_running(bool r) { atomic_store(&running, r); }
 bool gl_worker_running(void) { return atomic_load(&running); }

@@ -34,6 +34,15 @@ bool gl_worker_running(void);
 void gl_worker_mark_thread(void);
 bool gl_worker_on_thread(void);
 
+/* Asks the worker for a snapshot (one of its owner's signal snapshots,
+ * control/trigger.c) without waiting: the snapshot signal's handler, and a
+ * late PyTorch answer that a signal snapshot went without (its follow-up,
+ * control/torch_view.c), so that no layer calls the writer's loop.
+ * Async-signal-safe.  A burst of asks is one snapshot. */
+void gl_worker_ask_snapshot(void);
+/* On the thread: whether a snapshot was asked since the last call. */
+bool gl_worker_snapshot_asked(void);
+
 /* Runs job on the worker thread and waits for it at most timeout_ms: for
  * work the calling thread must not do itself (it may be inside a CUDA
  * callback, or the work may block in the driver).  True if the job ran to

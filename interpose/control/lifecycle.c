@@ -30,6 +30,9 @@
 #include "capture/pyframes.h"
 #include "capture/stack_cache.h"
 #include "control/lifecycle.h"
+#include "control/final.h"
+#include "control/take.h"
+#include "control/tracking.h"
 #include "control/watch.h"
 #include "control/outfile.h"
 #include "control/pending.h"
@@ -53,67 +56,91 @@
 #include "state/track_reset.h"
 
 static pthread_once_t activate_once = PTHREAD_ONCE_INIT;
-static atomic_bool active;      /* tracking on */
 static atomic_bool activated;   /* activation ran (whatever its outcome) */
-static atomic_bool final_done;
-/* The process tracking is on in: a vfork child (or a clone without fork
- * handlers) shares our memory, flags included, but is not it. */
-static _Atomic pid_t tracked_pid;
 
-/* A live-view tick first (it takes the exclusive section and the loader
- * walk inside it), the stack cache's recording walk next (nothing is taken
- * inside it), then the loader walk: a writer thread collecting modules holds it and never
- * enters the exclusive section inside it, and what fork copies must not be
- * in mid-walk (modules.c). */
-static void prefork(void)
-{
-    gl_watch_prefork();
-    gl_stack_cache_prefork();
-    gl_loader_walk_prefork();
-    gl_track_prefork();
-}
+/* Each module's part in the process's life, in one table: what it does
+ * before a fork (prefork: takes its locks), after it in the parent
+ * (releases them) and in the child (starts afresh), when tracking starts
+ * (activation, attach) and when a detach stops it.  NULL: nothing.
+ *
+ * Rows run top to bottom, except the parent's handlers, bottom to top
+ * (locks released in the reverse of their order).  So the order of rows is
+ * the order of the prefork locks: a live-view tick first (it takes the
+ * exclusive section and the loader walk inside it), the stack cache's
+ * recording walk next (nothing is taken inside it), then the loader walk: a
+ * writer thread collecting modules holds it and never enters the exclusive
+ * section inside it, and what fork copies must not be in mid-walk
+ * (modules.c); the live table last.  And of the stops: no final snapshot
+ * owed (pending), then the writer thread ended (trigger), before the live
+ * file goes and before the tables it reads are emptied (the resets, which
+ * keep their memory for the next attach, docs/attach.md "Detach"). */
+struct life_handler {
+    void (*prefork)(void);
+    void (*postfork_parent)(void);
+    void (*postfork_child)(void);
+    void (*start)(void);
+    void (*stop)(void);
+};
+
+static const struct life_handler life[] = {
+    /* module         prefork                  parent                          child                            start             stop */
+    /* pending */    {NULL,                    NULL,                           gl_pending_postfork_child,       NULL,             gl_pending_remove},
+    /* trigger */    {NULL,                    NULL,                           gl_trigger_postfork_child,       gl_trigger_start, gl_trigger_stop},
+    /* watch */      {gl_watch_prefork,        gl_watch_postfork_parent,       NULL,                            NULL,             gl_watch_remove},
+    /* stack_cache */{gl_stack_cache_prefork,  gl_stack_cache_postfork_parent, gl_stack_cache_postfork_child,   NULL,             NULL},
+    /* loader walk */{gl_loader_walk_prefork,  gl_loader_walk_postfork_parent, gl_loader_walk_postfork_child,   NULL,             NULL},
+    /* resolve */    {NULL,                    NULL,                           gl_resolve_postfork_child,       NULL,             NULL},
+    /* pools */      {NULL,                    NULL,                           gl_pools_postfork_child,         NULL,             NULL},
+    /* track */      {gl_track_prefork,        gl_track_postfork_parent,       gl_track_postfork_child,         NULL,             gl_track_reset},
+    /* snapshot */   {NULL,                    NULL,                           gl_snapshot_postfork_child,      NULL,             NULL},
+    /* vmm */        {NULL,                    NULL,                           gl_vmm_postfork_child,           NULL,             gl_vmm_reset},
+    /* pool_kinds */ {NULL,                    NULL,                           gl_pool_kinds_postfork_child,    NULL,             NULL},
+    /* driver_view */{NULL,                    NULL,                           gl_driver_view_postfork_child,   NULL,             NULL},
+    /* graph */      {NULL,                    NULL,                           gl_graph_postfork_child,         NULL,             NULL},
+    /* ipc */        {NULL,                    NULL,                           gl_ipc_postfork_child,           NULL,             NULL},
+    /* pyframes */   {NULL,                    NULL,                           gl_py_postfork_child,            NULL,             NULL},
+    /* bad_free */   {NULL,                    NULL,                           gl_bad_free_postfork_child,      NULL,             gl_bad_free_reset},
+    /* teardown */   {NULL,                    NULL,                           gl_teardown_postfork_child,      NULL,             gl_teardown_reset},
+    /* exit_guard */ {NULL,                    NULL,                           gl_exit_postfork_child,          NULL,             NULL},
+    /* torch */      {NULL,                    NULL,                           gl_torch_postfork_child,         NULL,             NULL},
+    /* the child's CUDA state is not the parent's */
+    /* where */      {NULL,                    NULL,                           gl_where_devices_forget_all,     NULL,             NULL},
+};
+#define NLIFE (sizeof life / sizeof life[0])
+
+/* Runs one column of the table, top to bottom. */
+#define LIFE_RUN(member)                                                                                       \
+    do {                                                                                                       \
+        for (size_t i_ = 0; i_ < NLIFE; i_++)                                                                  \
+            if (life[i_].member != NULL)                                                                       \
+                life[i_].member();                                                                             \
+    } while (0)
+
+static void prefork(void) { LIFE_RUN(prefork); }
 
 static void postfork_parent(void)
 {
-    gl_track_postfork_parent();
-    gl_loader_walk_postfork_parent();
-    gl_stack_cache_postfork_parent();
-    gl_watch_postfork_parent();
+    for (size_t i = NLIFE; i-- > 0;)
+        if (life[i].postfork_parent != NULL)
+            life[i].postfork_parent();
 }
+
+static void start_modules(void) { LIFE_RUN(start); }
+static void stop_modules(void) { LIFE_RUN(stop); }
 
 static void postfork_child(void)
 {
     /* A signal deferred inside the prepare handler's locks was sent to the
      * parent: no lock released below may act on it in the child. */
     atomic_store_explicit(&gl_busy_deferred, 0, memory_order_relaxed);
-    gl_stack_cache_postfork_child();
-    gl_loader_walk_postfork_child();
-    gl_resolve_postfork_child();
-    gl_pools_postfork_child();
-    gl_track_postfork_child();
-    gl_snapshot_postfork_child();
-    gl_trigger_postfork_child();
-    gl_vmm_postfork_child();
-    gl_pool_kinds_postfork_child();
-    gl_driver_view_postfork_child();
-    gl_graph_postfork_child();
-    gl_ipc_postfork_child();
-    gl_py_postfork_child();
-    gl_bad_free_postfork_child();
-    gl_teardown_postfork_child();
-    gl_exit_postfork_child();
-    gl_torch_postfork_child();
-    gl_where_devices_forget_all(); /* the child's CUDA state is not the parent's */
-    gl_pending_postfork_child();
-    atomic_store(&tracked_pid, getpid());
-    atomic_store(&final_done, false);
+    LIFE_RUN(postfork_child);
+    gl_tracking_set_process();
+    gl_final_rearm();
     /* The prepare handler's locks were re-initialized, not released: the
      * child's one thread holds none of ours. */
     gl_busy = 0;
     gl_lock_check_none_held(", not re-made by fork's child handlers");
 }
-
-static void final_snapshot_at_quick_exit(void);
 
 static void activate(void)
 {
@@ -127,18 +154,16 @@ static void activate(void)
     gl_outfile_setup(gl_config.output);
     gl_pending_configure();
     gl_track_configure_history((size_t)gl_config.max_entries);
-    atomic_store(&tracked_pid, getpid());
+    gl_tracking_set_process();
     pthread_atfork(prefork, postfork_parent, postfork_child);
     /* Registered first of the handlers registered from now on, it runs
      * after them: what they free is not reported as leaked. */
-    at_quick_exit(final_snapshot_at_quick_exit);
-    gl_trigger_start();
+    at_quick_exit(gl_final_at_quick_exit);
+    start_modules();
     gl_py_detect();
-    atomic_store(&active, true);
+    gl_tracking_set_active(true);
     atomic_store(&activated, true);
 }
-
-bool gl_tracking_active(void) { return atomic_load(&active); }
 
 /* ---- attach and detach (docs/attach.md) -------------------------------- */
 
@@ -146,23 +171,9 @@ static char detach_snapshot[4096]; /* the detach's snapshot file, for gpuleak de
 
 const char *gl_detach_snapshot(void) { return detach_snapshot; }
 
-/* After a detach: what this attach recorded is dropped, so that the next
- * attach starts from zero, as heaptrack -p and memray attach do
- * (docs/attach.md "Detach").  Hooks handed out during the attach may still
- * run, and one may be in flight: each table is emptied under the locks its
- * readers and writers take (track.c); its memory is kept for reuse (freed,
- * it would leave holes in the program's heap), the interned stacks too. */
-static void release_tracking_state(void)
-{
-    gl_track_reset();
-    gl_teardown_reset();
-    gl_bad_free_reset();
-    gl_vmm_reset();
-}
-
 int gl_lifecycle_attach(void)
 {
-    if (atomic_load(&activated) && atomic_load(&active))
+    if (atomic_load(&activated) && gl_tracking_active())
         return -1; /* tracking already (preloaded, or attached and not detached) */
     gl_graph_capture_begun(); /* a capture may have begun before the attach */
     gl_where_devices_forget_all(); /* devices set before the hooks were there */
@@ -175,33 +186,38 @@ int gl_lifecycle_attach(void)
         gl_pending_configure();
         if (gl_history_capacity() != (size_t)gl_config.max_entries) /* this attach's size */
             gl_track_configure_history((size_t)gl_config.max_entries);
-        atomic_store(&final_done, false);
-        gl_trigger_start();
-        atomic_store(&active, true);
+        gl_final_rearm();
+        start_modules();
+        gl_tracking_set_active(true);
     }
-    return atomic_load(&active) ? 0 : -1;
+    return gl_tracking_active() ? 0 : -1;
 }
 
 void gl_lifecycle_detach(bool snapshot)
 {
-    if (!atomic_load(&active))
+    if (!gl_tracking_active())
         return;
     if (snapshot) {
         struct gl_snapshot_file *written = malloc(sizeof *written);
         gl_hook_depth++;
         detach_snapshot[0] = '\0';
-        if (written != NULL && gl_snapshot_write_file(GL_REASON_DETACH, 0, NULL, written) == 0 &&
+        if (written != NULL && gl_take_snapshot(GL_REASON_DETACH, 0, NULL, NULL, written) == 0 &&
             strlen(written->path) < sizeof detach_snapshot)
             memcpy(detach_snapshot, written->path, strlen(written->path) + 1);
         gl_hook_depth--;
         free(written);
     }
     /* From here every hook passes its call straight through (gl_enter). */
-    atomic_store(&active, false);
-    gl_pending_remove(); /* no final snapshot is owed now */
-    gl_trigger_stop();
-    gl_watch_remove();
-    release_tracking_state();
+    gl_tracking_set_active(false);
+    /* Then each module stops (the table above): no final snapshot owed, the
+     * writer ended, the live file gone, and what this attach recorded
+     * dropped, so that the next attach starts from zero, as heaptrack -p
+     * and memray attach do (docs/attach.md "Detach").  Hooks handed out
+     * during the attach may still run, and one may be in flight: each
+     * table is emptied under the locks its readers and writers take
+     * (track.c); its memory is kept for reuse (freed, it would leave holes
+     * in the program's heap), the interned stacks too. */
+    stop_modules();
 }
 
 bool gl_ensure_active(void)
@@ -211,102 +227,11 @@ bool gl_ensure_active(void)
         pthread_once(&activate_once, activate);
         gl_nocancel_end();
     }
-    if (!atomic_load_explicit(&active, memory_order_relaxed))
+    if (!gl_tracking_active())
         return false;
     gl_pending_mark(); /* once per process: an atomic load after the first */
     gl_trigger_check();
     return true;
-}
-
-void gl_final_snapshot(uint32_t reason)
-{
-    if (!atomic_load(&active) || atomic_exchange(&final_done, true))
-        return;
-    /* 4 KiB, not on the stack: a fatal signal's snapshot runs on the
-     * writer, an _exit's maybe on a thread with little stack left. */
-    struct gl_snapshot_file *written = malloc(sizeof *written);
-    gl_hook_depth++; /* anything CUDA we trigger from here is not recorded */
-    if (written != NULL && gl_snapshot_write_file(reason, GL_SNAP_F_FINAL, NULL, written) == 0)
-        gl_pending_final(written->path);
-    else if (written != NULL)
-        gl_pending_final(NULL);
-    else
-        gl_snapshot_write(reason, GL_SNAP_F_FINAL, NULL); /* the mark stays empty: unknown */
-    gl_hook_depth--;
-    free(written);
-}
-
-/* The longest _exit waits for the writer thread's final snapshot: the
- * bound on a program that calls _exit from a signal handler that stopped
- * its thread where the writer must wait for it (inside malloc, say). */
-#define QUICK_EXIT_WAIT_MS 10000
-
-static void final_snapshot_job(void)
-{
-    gl_final_snapshot(GL_REASON_EXIT);
-    gl_watch_remove();
-}
-
-static void exec_snapshot_job(void)
-{
-    struct gl_snapshot_file *written = malloc(sizeof *written); /* 4 KiB: not on the stack */
-    gl_hook_depth++; /* anything CUDA we trigger from here is not recorded */
-    if (written != NULL && gl_snapshot_write_file(GL_REASON_EXEC, 0, NULL, written) == 0)
-        gl_pending_exec(written->path);
-    gl_hook_depth--;
-    free(written);
-}
-
-void gl_snapshot_before_exec(void)
-{
-    if (!gl_lifecycle_own_process() || !gl_pending_process_called() || gl_busy != 0)
-        return;
-    gl_nocancel_begin(); /* the marks are made whole or not at all */
-    /* On the writer, bounded, as _exit's: exec is async-signal-safe, and a
-     * handler may call it having stopped its thread anywhere. */
-    if (gl_worker_on_thread() || !gl_worker_run_job(exec_snapshot_job, QUICK_EXIT_WAIT_MS)) {
-        if (!gl_worker_running() || gl_worker_on_thread())
-            exec_snapshot_job();
-    }
-    gl_nocancel_end();
-}
-
-void gl_exec_failed(void)
-{
-    if (!gl_lifecycle_own_process())
-        return;
-    gl_nocancel_begin();
-    gl_pending_exec_failed();
-    gl_nocancel_end();
-}
-
-bool gl_lifecycle_own_process(void)
-{
-    return atomic_load(&active) && atomic_load(&tracked_pid) == getpid();
-}
-
-void gl_final_snapshot_before__exit(void)
-{
-    /* gl_busy: a signal handler calling _exit interrupted this thread in
-     * a region of ours; the writer would wait for what it holds. */
-    if (!gl_lifecycle_own_process() || atomic_load(&final_done) || gl_busy != 0)
-        return;
-    /* On the writer, bounded: the caller may be a signal handler that
-     * stopped its thread anywhere, and _exit must still end the process. */
-    if (!gl_worker_on_thread() && gl_worker_run_job(final_snapshot_job, QUICK_EXIT_WAIT_MS))
-        return;
-    /* No writer (a forked child before its first CUDA call): this thread,
-     * the only one a fork child has, writes it. */
-    if (!gl_worker_running() || gl_worker_on_thread())
-        final_snapshot_job();
-}
-
-/* quick_exit ran the program's at_quick_exit handlers (those registered
- * after tracking started) and no atexit one nor the destructor will run;
- * the quick_exit hook (hooks_exit.c) took the exit claim. */
-static void final_snapshot_at_quick_exit(void)
-{
-    gl_final_snapshot_before__exit();
 }
 
 __attribute__((destructor)) static void gl_on_unload(void)
@@ -314,9 +239,9 @@ __attribute__((destructor)) static void gl_on_unload(void)
     gl_resolve_close_loader();
     /* main returned (libc's own call to exit is not hooked): from here a
      * second thread's exit() waits (exit_guard.c). */
-    if (atomic_load(&active))
+    if (gl_tracking_active())
         gl_exit_claim();
-    if (atomic_load(&active))
+    if (gl_tracking_active())
         gl_trigger_check_signal();
     gl_final_snapshot(GL_REASON_EXIT);
     gl_watch_remove();
@@ -329,7 +254,7 @@ GL_EXPORT int gpuleak_snapshot(const char *path)
     if (!gl_ensure_active())
         return -1;
     gl_hook_depth++;
-    int rc = gl_snapshot_write(GL_REASON_REQUEST, 0, path);
+    int rc = gl_take_snapshot(GL_REASON_REQUEST, 0, path, NULL, NULL);
     gl_hook_depth--;
     return rc;
 }
@@ -342,7 +267,7 @@ GL_EXPORT int gpuleak_snapshot_name(const char *path, char *name, size_t size)
     if (written == NULL)
         return -1;
     gl_hook_depth++;
-    int rc = gl_snapshot_write_file(GL_REASON_REQUEST, 0, path, written);
+    int rc = gl_take_snapshot(GL_REASON_REQUEST, 0, path, NULL, written);
     gl_hook_depth--;
     if (rc == 0 && name != NULL && size > 0) {
         size_t len = strlen(written->path);

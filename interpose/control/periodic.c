@@ -11,7 +11,7 @@
 #include "base/config.h"
 #include "base/internal.h"
 #include "base/log.h"
-#include "control/snapshot.h"
+#include "control/take.h"
 #include "snapshot_format.h"
 
 #define MAX_INTERVAL_MS (30ull * 24 * 3600 * 1000) /* 30 days */
@@ -88,7 +88,7 @@ void gl_periodic_run(void)
     struct gl_snapshot_file written;
     /* Only files this process created are counted and removed: a device
      * or FIFO written in place (GPULEAK_OUTPUT=/dev/null) is never removed. */
-    if (gl_snapshot_write_file(GL_REASON_PERIODIC, 0, NULL, &written) != 0 || keep == 0 || !written.ours)
+    if (gl_take_snapshot(GL_REASON_PERIODIC, 0, NULL, NULL, &written) != 0 || keep == 0 || !written.ours)
         return;
     kept[nkept++] = written;
     if (nkept > keep)

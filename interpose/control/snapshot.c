@@ -20,7 +20,7 @@
 #include "control/outfile.h"
 #include "control/snapshot_stages.h"
 #include "control/snapshot_writer.h"
-#include "control/torch_view.h"
+#include "control/torch_decode.h"
 #include "cuda/driver_view.h"
 #include "snapshot_format.h"
 #include "state/bad_free.h"
@@ -74,9 +74,9 @@ static bool renumber(void *ctx, int fd, char *path, size_t size)
     return true;
 }
 
-int gl_snapshot_write(uint32_t reason, uint32_t flags, const char *path)
+int gl_snapshot_write(uint32_t reason, uint32_t flags, const char *path, const struct gl_torch_view *torch)
 {
-    return gl_snapshot_write_with(reason, flags, path, NULL);
+    return gl_snapshot_write_with(reason, flags, path, NULL, torch);
 }
 
 static int snapshot_write_locked(uint32_t reason, uint32_t flags, const char *path,
@@ -114,8 +114,8 @@ static bool note_written(const struct gl_outfile *of, const char *name, struct g
     return true;
 }
 
-static int snapshot_write(uint32_t reason, uint32_t flags, const char *path,
-                          const struct gl_mem_view *mem, struct gl_snapshot_file *written)
+static int snapshot_write(uint32_t reason, uint32_t flags, const char *path, const struct gl_mem_view *mem,
+                          struct gl_snapshot_file *written, const struct gl_torch_view *torch)
 {
     struct gl_xfsz xfsz; /* base/xfsz.h: a file too large never kills the host */
     /* open, write and close are cancellation points: a thread cancelled in
@@ -125,33 +125,28 @@ static int snapshot_write(uint32_t reason, uint32_t flags, const char *path,
      * cancellation acts at the caller's next cancellation point instead. */
     int cancel_state;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-    /* Asked with no lock of ours held: it may wait for Python's main
-     * thread, which may be inside a hook waiting for one of them. */
-    struct gl_torch_view torch;
-    gl_torch_collect(reason, &torch);
     struct gl_driver_view *asked = ask_driver(reason);
     const struct gl_driver_view *view = reason == GL_REASON_EXIT ? gl_driver_view_at_exit() : asked;
     gl_xfsz_block(&xfsz);
     gl_lock(&snap_lock);
-    int rc = snapshot_write_locked(reason, flags, path, mem, written, &torch, view);
+    int rc = snapshot_write_locked(reason, flags, path, mem, written, torch, view);
     gl_unlock(&snap_lock);
     free(asked);
-    gl_torch_view_free(&torch);
     gl_xfsz_restore(&xfsz);
     pthread_setcancelstate(cancel_state, NULL);
     return rc;
 }
 
 int gl_snapshot_write_with(uint32_t reason, uint32_t flags, const char *path,
-                           const struct gl_mem_view *mem)
+                           const struct gl_mem_view *mem, const struct gl_torch_view *torch)
 {
-    return snapshot_write(reason, flags, path, mem, NULL);
+    return snapshot_write(reason, flags, path, mem, NULL, torch);
 }
 
 int gl_snapshot_write_file(uint32_t reason, uint32_t flags, const char *path,
-                           struct gl_snapshot_file *written)
+                           struct gl_snapshot_file *written, const struct gl_torch_view *torch)
 {
-    return snapshot_write(reason, flags, path, NULL, written);
+    return snapshot_write(reason, flags, path, NULL, written, torch);
 }
 
 /* The snapshot's file name and number: path, or the next name from

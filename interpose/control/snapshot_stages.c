@@ -12,7 +12,7 @@
 #include "capture/pyframes.h"
 #include "control/outfile.h"
 #include "control/torch_steps.h"
-#include "control/torch_view.h"
+#include "control/torch_decode.h"
 #include "cuda/before_attach.h"
 #include "cuda/ctx_cost.h"
 #include "cuda/driver_view.h"

@@ -12,8 +12,8 @@
 #include "base/internal.h"
 #include "base/log.h"
 #include "base/libc_dl.h"
-#include "control/lifecycle.h"
-#include "control/torch_view.h"
+#include "control/tracking.h"
+#include "control/torch_state.h"
 #include "snapshot_format.h"
 
 /* ---- the hook, in Python ------------------------------------------------- */

@@ -6,7 +6,14 @@
  * PyTorch versions it relies on: docs/pytorch.md.
  *
  * A process without Python, or whose Python never imported
- * torch.cuda.memory, gets no TORCH record.  GPULEAK_TORCH=0 turns it off. */
+ * torch.cuda.memory, gets no TORCH record.  GPULEAK_TORCH=0 turns it off.
+ *
+ * This file asks; the others of PyTorch's part each do one job:
+ * torch_recorder (the probe, the history recorder on and off),
+ * torch_callbacks (the functions Python calls back), torch_answer (the
+ * collect snippet, the kept view, the attach's share), torch_decode (the
+ * answer's bytes to a view), torch_state (the flags they share), all on
+ * python/pyapi (the C API). */
 #ifndef GL_TORCH_VIEW_H
 #define GL_TORCH_VIEW_H
 
@@ -14,81 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "state/view_stacks.h"
-
-struct gl_torch_block {
-    uint64_t segment, address, size, requested_size;
-    uint32_t stack_id; /* a stack of Python frames in the view's own table; 0: none */
-    int32_t device;
-    uint16_t state; /* enum gl_torch_block_state */
-    uint16_t flags; /* GL_TORCH_BLOCK_F_*: its segment was made before the attach */
-};
-
-/* PyTorch's out-of-memory observer's figures (TORCH_OOM): the device, the
- * bytes it asked CUDA for, what it may use there, the driver's free memory
- * then.  present false: not an observer's snapshot. */
-struct gl_torch_oom {
-    bool present;
-    int32_t device;
-    uint64_t request, allowed, free;
-};
-
-struct gl_torch_view {
-    uint32_t status; /* enum gl_torch_status; 0: nothing to write (no torch, or not asked) */
-    uint32_t segments;
-    uint64_t reserved_bytes, allocated_bytes;
-    uint64_t age_us; /* 0: asked for this snapshot; else how old the last view is */
-    /* max_memory_allocated() and max_memory_reserved() summed over the
-     * devices; 0: not known */
-    uint64_t max_allocated_bytes, max_reserved_bytes;
-    /* PyTorch's allocator_settings as TORCH_SETTINGS' tail: nsettings
-     * times (u32 length + "key=value"), malloc'd; NULL: none */
-    uint32_t nsettings;
-    size_t settings_len;
-    char *settings;
-    struct gl_torch_oom oom;
-    size_t nblocks;
-    struct gl_torch_block *blocks;
-    /* The blocks' stacks and their Python frames, this view's only: written
-     * into its snapshot alone, numbered after the process's own there
-     * (control/snapshot.c), and freed with the view, so a later snapshot
-     * does not carry them (issue 34, defect 8). */
-    struct gl_view_stacks stacks;
-};
-
-/* An allocation succeeded (called by the hooks, inside the hook, maybe with
- * the framework's allocator mutex held): at a thread's 1st, 2nd, 4th, 8th...
- * allocation (64 looks in the process at most), in a Python process that
- * loaded libc10_cuda.so, until PyTorch is found, queues ONE
- * Python pending call (Py_AddPendingCall, the only thing done here) that
- * turns PyTorch's history recording on with Python stacks if
- * torch.cuda.memory is imported and the program has not turned it on
- * itself.  Once done, or in a process without Python, one atomic load. */
-void gl_torch_note_alloc(void);
-
-/* PyTorch's first CUDA use (cudaGetDeviceCount: torch.cuda.is_available()
- * and torch.cuda's initialization call it before any allocation), when the
- * recorder is to be on from the start (GPULEAK_TORCH_LINES=start, or the
- * program asked for lines before): queues the early probe, which turns it
- * on inside torch.cuda's initialization, so that the first tensor has its
- * line too.  Until PyTorch is found, then one atomic load. */
-void gl_torch_note_cuda_use(void);
-
-/* GPULEAK_TORCH_LINES=request: a request for history or a snapshot came,
- * so PyTorch's recorder is turned on (now, through a pending call, when
- * PyTorch was already found; else when the probe finds it).  Any thread,
- * no lock held. */
-void gl_torch_want_lines(void);
-/* The same, asked by the program (gpuleak_memory._record_memory_history()):
- * obeyed even with GPULEAK_TORCH_LINES=never. */
-void gl_torch_user_wants_lines(void);
-
-/* Whether the step hook may sample lines (control/torch_steps.h): with
- * GPULEAK_TORCH_LINES=request (the default) while gpuleak does not keep
- * PyTorch's recorder on for good (a request, or lines wanted, turned it on);
- * never with start (on from the first tensor) nor never (light mode).  Any
- * thread. */
-bool gl_torch_lines_sampling_allowed(void);
+#include "control/torch_decode.h"   /* the view */
+#include "control/torch_recorder.h" /* what the hooks tell */
 
 /* Asks PyTorch for its view, for a snapshot taken for `reason` (signal,
  * periodic, request and detach snapshots ask -- the detach's as the attach
@@ -103,19 +37,12 @@ bool gl_torch_lines_sampling_allowed(void);
  * torch never waits: its main thread is not asked, except by a snapshot
  * requested from a Python thread, which asks on that thread).  *out is
  * filled (status 0 when there is nothing to write); free it with
- * gl_torch_view_free, which frees its stacks too. */
+ * gl_torch_view_free (torch_decode.h), which frees its stacks too.
+ * The caller passes it to the snapshot writer (control/take.c); the
+ * snapshot files themselves never ask. */
 #define GL_TORCH_WAIT_MS 2000
 #define GL_TORCH_ANSWER_WAIT_MS 60000
 void gl_torch_collect(uint32_t reason, struct gl_torch_view *out);
-void gl_torch_view_free(struct gl_torch_view *v);
-
-/* PyTorch's out-of-memory observer (registered once torch is found, with
- * the exit view): PyTorch calls it on the failing thread, with the GIL and
- * without its allocator's lock, just before it raises
- * torch.OutOfMemoryError.  It asks PyTorch for its view there and writes an
- * out-of-memory snapshot carrying it and the observer's figures (TORCH_OOM),
- * unless GPULEAK_OOM_SNAPSHOT=0; at most one in GPULEAK_OOM_INTERVAL, as
- * the CUDA-level ones (gl_trigger_torch_oom). */
 
 /* `gpuleak attach`, on gpuleak's own thread once the hooks are in place:
  * asks PyTorch for its view as a snapshot does (a pending call, answered
@@ -127,12 +54,6 @@ void gl_torch_view_free(struct gl_torch_view *v);
  * carries it with its age.  Answered later, the first answer PyTorch gives
  * serves it.  Nothing in a process without torch's libc10_cuda. */
 void gl_torch_attach_ask(void);
-
-/* `gpuleak detach`: when gpuleak turned PyTorch's history recorder on
- * (a request while attached), it is turned off again, on Python's main
- * thread at its next bytecode, so that the job runs as fast as before the
- * attach.  A recorder the program turned on itself is left on. */
-void gl_torch_detach(void);
 
 /* fork: the child has no request in flight (its asker, the writer thread,
  * is gone) and asks again with a fresh semaphore; it drops the parent's

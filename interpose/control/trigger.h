@@ -33,23 +33,7 @@ void gl_trigger_set_tick(void (*fn)(void));
  * the program saw when the allocation failed. */
 void gl_trigger_oom(int32_t device, uint64_t mem_free, uint64_t mem_total);
 
-/* PyTorch raised out of memory: from its out-of-memory observer
- * (control/torch_view.c), on the failing thread with the GIL and no lock of
- * ours.  claim: whether this one gets a snapshot -- at most one per
- * GPULEAK_OOM_INTERVAL, counted apart from the CUDA-level ones (which come
- * a moment before, at the cudaMalloc that failed), none with
- * GPULEAK_OOM_SNAPSHOT=0 -- so that one not taken costs no question to
- * PyTorch.  Then gl_trigger_torch_oom writes it (PyTorch's view is the
- * observer's: gl_torch_collect). */
-bool gl_trigger_torch_oom_claim(void);
-void gl_trigger_torch_oom(void);
-
 void gl_trigger_postfork_child(void);
-
-/* Asks the writer for a signal snapshot, as the snapshot signal does: the
- * follow-up of one that went without PyTorch's view (control/torch_view.c).
- * Never from a signal handler (it is one, but needs no promise). */
-void gl_trigger_followup(void);
 
 /* Says once if the program has replaced the snapshot signal's handler (the
  * writer checks every few seconds, and the exit path once more). */

@@ -36,7 +36,6 @@
 #include "cuda/before_attach.h"
 #include "gpuleak.h"
 #include "hooks/attach.h"
-#include "hooks/attach_async.h"
 #include "hooks/dlsym_hook.h"
 #include "hooks/hook_table.h"
 #include "resolve/hook_list.h"
@@ -257,6 +256,13 @@ static bool try_busy(void)
 
 static void release_busy(void) { atomic_store(&busy_pid, 0); }
 
+/* What the tick runs first: the poll for a detach asked of the writer
+ * (attach_async.c, which registers it with gl_attach_on_tick: the async
+ * entry points are built on this file, never the other way). */
+static void (*_Atomic tick_first)(void);
+
+void gl_attach_on_tick(void (*fn)(void)) { atomic_store(&tick_first, fn); }
+
 /* The writer's tick: when the loader has loaded anything since, the import
  * slots of every object that still binds an intercepted name to its real
  * function get the hook (the ones written already hold it, and are
@@ -264,7 +270,9 @@ static void release_busy(void) { atomic_store(&busy_pid, 0); }
  * library makes before the tick is not seen. */
 static void reach_new_libraries(void)
 {
-    gl_attach_detach_poll(); /* a detach asked for: it runs on a thread of its own */
+    void (*first)(void) = atomic_load(&tick_first);
+    if (first != NULL)
+        first(); /* a detach asked for: it runs on a thread of its own */
     unsigned long long adds = loads_now();
     if (adds == loads_seen || !try_busy())
         return;

@@ -11,4 +11,9 @@ int gl_attach_begin(const char *config);
 int gl_attach_end(void);
 long gl_attach_slots(void);
 
+/* fn (NULL: none) runs first at each of the writer's ticks while attached:
+ * attach_async.c's poll for a detach asked without a lock.  Any thread, no
+ * lock: an atomic store. */
+void gl_attach_on_tick(void (*fn)(void));
+
 #endif

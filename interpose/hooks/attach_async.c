@@ -25,7 +25,6 @@
 #include "control/lifecycle.h"
 #include "gpuleak.h"
 #include "hooks/attach.h"
-#include "hooks/attach_async.h"
 
 #define ARG_MAX_BYTES 4096
 
@@ -150,7 +149,7 @@ GL_EXPORT int gpuleak_attach_start(const char *config, const char *status)
 }
 
 /* An attached process has gpuleak's writer thread, which ticks every
- * ~250 ms and when woken (gl_attach_detach_poll): the detach only says
+ * ~250 ms and when woken (detach_poll): the detach only says
  * so, with atomics, and wakes it (sem_post: an atomic and a futex wake).
  * The call gdb makes then takes no lock at all -- not even pthread_create's
  * or malloc's, which a thread gdb stopped inside fork or malloc holds (a
@@ -167,6 +166,7 @@ GL_EXPORT int gpuleak_attach_start(const char *config, const char *status)
  * claimed the launcher's status file before the parent (O_EXCL: the first
  * one wins), so `gpuleak detach` printed the child's snapshot. */
 static _Atomic pid_t detach_wanted; /* the process asked to detach; 0: none */
+static void detach_poll(void);
 
 GL_EXPORT int gpuleak_detach_start(const char *status)
 {
@@ -175,12 +175,13 @@ GL_EXPORT int gpuleak_detach_start(const char *status)
     int rc = take_job(false, NULL, status);
     if (rc != GPULEAK_ATTACH_OK)
         return rc;
+    gl_attach_on_tick(detach_poll); /* an attach made through gpuleak_attach_begin has no poll yet */
     atomic_store(&detach_wanted, getpid());
     gl_worker_wake(); /* sem_post: no lock; the writer asks now, not at its tick */
     return 0;
 }
 
-void gl_attach_detach_poll(void)
+static void detach_poll(void)
 {
     pid_t wanted = atomic_exchange(&detach_wanted, 0);
     if (wanted == 0 || wanted != getpid())

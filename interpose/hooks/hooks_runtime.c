@@ -118,7 +118,7 @@ GL_HOOK(cudaError_t, cudaFreeAsync_ptsz, (void *devPtr, cudaStream_t stream))
 }
 
 /* Records nothing: PyTorch's first CUDA use, before its first allocation,
- * when its recorder is to be on from the start (control/torch_view.h).
+ * when its recorder is to be on from the start (control/torch_recorder.h).
  * Not gl_enter: a query starts no tracking (a program that only asks how
  * many devices there are still writes no snapshot); outside tracking, or
  * inside another hook, it only passes through. */

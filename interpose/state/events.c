@@ -9,7 +9,6 @@
 #include "state/account.h"
 #include "state/history.h"
 #include "state/lanes.h"
-#include "state/track.h"
 
 /* Under writer_mutex (every merge and exclusive section holds it). */
 static uint64_t next_number = 1;
@@ -171,7 +170,7 @@ static bool order_batch(size_t n)
 /* Numbers the batch in stamp order and writes it to the history.  Every
  * event of the batch is complete, so the device that peaked at one of its
  * allocations holds that allocation's stamp already. */
-static void number_batch(void)
+static void number_batch(gl_events_number_fn *number_records)
 {
     size_t n = batch_n;
     next_number += lost_seen; /* a gap where the lost events were */
@@ -197,29 +196,29 @@ static void number_batch(void)
         e->seq = number;
         gl_history_add(e);
     }
-    gl_track_number_records(numbered, nrec, numbered_tmp);
+    number_records(numbered, nrec, numbered_tmp);
     batch_n = 0;
 }
 
 static uint64_t now_tick(void) { return gl_mono_ns() - gl_start_mono_ns; }
 
-void gl_events_merge(void)
+void gl_events_merge(gl_events_number_fn *number)
 {
     gl_writer_lock();
     uint64_t cutoff = now_tick();
     gl_lanes_visit(take_lane, &cutoff);
-    number_batch();
+    number_batch(number);
     gl_writer_unlock();
 }
 
-void gl_events_merge_held(void)
+void gl_events_merge_held(gl_events_number_fn *number)
 {
     uint64_t all = UINT64_MAX, last = 0;
     gl_lanes_each_lane(take_lane, &all);
     for (size_t i = 0; i < batch_n; i++)
         if (gl_stamp_tick(batch[i].seq) > last)
             last = gl_stamp_tick(batch[i].seq);
-    number_batch();
+    number_batch(number);
     /* Ticks run at most a few ns ahead of the clock (one per event on a
      * busy shard); wait those out, so that no later event sorts before
      * these. */

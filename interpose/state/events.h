@@ -32,9 +32,22 @@
 #define GL_EVENTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct gl_event;
+struct gl_live;
+
+/* An ALLOC event's record and what the merger numbered its event: the
+ * record (state/track.h) takes the number if it is still that allocation's. */
+struct gl_numbered {
+    struct gl_live *rec;
+    uint64_t stamp, number;
+};
+/* Gives each of n records its number; tmp: room for n entries.  Passed in
+ * by the live table (gl_track_number_records), so that the merger, below
+ * it, never calls into it. */
+typedef void gl_events_number_fn(struct gl_numbered *nr, size_t n, struct gl_numbered *tmp);
 
 #define GL_LANE_EVENTS 1024   /* a lane holds this many unmerged events (64 KiB) */
 #define GL_LANE_MERGE_AT 768  /* and asks for a merge at this many */
@@ -56,12 +69,13 @@ static inline uint64_t gl_stamp_tick(uint64_t stamp) { return stamp >> GL_STAMP_
  * wants a merge (call gl_events_merge once out of the lane). */
 bool gl_lane_event_add(struct gl_lane_events *le, const struct gl_event *e);
 
-/* Holds nothing of the tracking state (may hold graph_lock, ipc_lock). */
-void gl_events_merge(void);
+/* Holds nothing of the tracking state (may hold graph_lock, ipc_lock).
+ * number: the live table's, for the records of the ALLOC events merged. */
+void gl_events_merge(gl_events_number_fn *number);
 /* In the exclusive section: merges every lane's events.  Returns once the
  * clock has passed the last tick merged, so that every later event sorts
  * after them. */
-void gl_events_merge_held(void);
+void gl_events_merge_held(gl_events_number_fn *number);
 /* The last sequence number given (0: none); in the exclusive section. */
 uint64_t gl_events_last_number(void);
 /* Detach, in the exclusive section: unmerged events are dropped and the

@@ -166,7 +166,7 @@ static void lane_leave(struct gl_lane *lane)
     gl_lane_leave(lane);
     if (merge_wanted) {
         merge_wanted = false;
-        gl_events_merge();
+        gl_events_merge(gl_track_number_records);
     }
 }
 
@@ -175,7 +175,7 @@ static void exclusive_leave(void)
     /* In the section a merge is direct: every lane is held. */
     if (merge_wanted) {
         merge_wanted = false;
-        gl_events_merge_held();
+        gl_events_merge_held(gl_track_number_records);
     }
     gl_exclusive_leave();
 }
@@ -433,7 +433,7 @@ void gl_track_mark(uint16_t type, uint64_t ptr, uint64_t size)
 void gl_track_configure_history(size_t max_entries)
 {
     gl_exclusive_enter();
-    gl_events_merge_held(); /* into the ring it replaces: dropped with it */
+    gl_events_merge_held(gl_track_number_records); /* into the ring it replaces: dropped with it */
     gl_history_configure(max_entries);
     gl_exclusive_leave();
 }
@@ -492,7 +492,7 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api)
                 history_of(lane, r, GL_EV_FREE, stamp, t, 0, NULL);
                 if (merge_wanted) { /* a teardown may free more than a lane holds */
                     merge_wanted = false;
-                    gl_events_merge_held();
+                    gl_events_merge_held(gl_track_number_records);
                 }
                 /* never freed by the program: a leak until this teardown
                  * (a module is not: a context's end is how modules usually go) */

@@ -110,13 +110,10 @@ void gl_track_configure_history(size_t max_entries);
 #define GL_ANY_OWNER INT32_MIN
 size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api);
 
-/* The merger (events.h): each record, linked by an ALLOC event stamped
- * `stamp`, takes its number if it is still that allocation's record.  tmp:
- * room for n entries. */
-struct gl_numbered {
-    struct gl_live *rec;
-    uint64_t stamp, number;
-};
+/* For the merger (events.h, gl_events_number_fn): each record, linked by an
+ * ALLOC event stamped `stamp`, takes its number if it is still that
+ * allocation's record.  tmp: room for n entries. */
+struct gl_numbered;
 void gl_track_number_records(struct gl_numbered *nr, size_t n, struct gl_numbered *tmp);
 
 #endif

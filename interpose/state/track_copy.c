@@ -106,7 +106,7 @@ bool gl_track_copy(struct gl_state_copy *out)
 
     gl_exclusive_enter();
     gl_acct_revoke_all(); /* every lane's accounting on its device */
-    gl_events_merge_held(); /* numbers the records too: before they are copied */
+    gl_events_merge_held(gl_track_number_records); /* numbers the records too: before they are copied */
     size_t nslots = 0, npeaks = gl_acct_site_count();
     for (int i = 0; i < GL_TRACK_SHARDS; i++)
         for (const struct gl_track_slab *sl = gl_track_shards[i].slabs; sl != NULL; sl = sl->next)

@@ -65,7 +65,7 @@ void gl_track_reset(void)
 void gl_track_prefork(void)
 {
     gl_lanes_prefork();
-    gl_events_merge_held(); /* the parent keeps its events; the child starts empty */
+    gl_events_merge_held(gl_track_number_records); /* the parent keeps its events; the child starts empty */
     gl_stacks_lock();
 }
 

@@ -155,7 +155,15 @@ static void end_record(size_t at)
  * today's and ends where a field ends: an older writer wrote whole fields. */
 #define END_IS_MIN_F(t, name, doc) at_field |= offsetof(lay_, name) + sizeof(gl_wire_##t) == min_;
 #define END_IS_MIN_R(t, name, doc) at_field |= offsetof(lay_, reserved_##name) + sizeof(gl_wire_##t) == min_;
-#define CHECK_ENTRY_MIN(PART, part)                                                do {                                                                               typedef struct gl_wire_##part##_layout lay_;                                   size_t min_ = GL_ENTRY_MIN_##PART;                                             int at_field = 0;                                                              GL_FIELDS_##PART(END_IS_MIN_F, END_IS_MIN_R)                                   CHECK(min_ <= sizeof(lay_) && at_field, #PART ": minimum entry size %zu is not the end of a field", min_);     } while (0);
+#define CHECK_ENTRY_MIN(PART, part)                                                                                  \
+    do {                                                                                                             \
+        typedef struct gl_wire_##part##_layout lay_;                                                                 \
+        size_t min_ = GL_ENTRY_MIN_##PART;                                                                           \
+        int at_field = 0;                                                                                            \
+        GL_FIELDS_##PART(END_IS_MIN_F, END_IS_MIN_R)                                                                 \
+        CHECK(min_ <= sizeof(lay_) && at_field, #PART ": minimum entry size %zu is not the end of a field",          \
+              min_);                                                                                                 \
+    } while (0);
 
 int main(void)
 {
