@@ -1,0 +1,31 @@
+/* The subcommands not yet ported: the script gpuleak-sh, run with the
+ * launcher's names. */
+#include "shell.h"
+
+#include <stddef.h>
+
+#include "launcher.h"
+
+noreturn void run_shell(int argc, char **argv)
+{
+    const struct launcher *l = launcher();
+    char *sh = libexec_tool("gpuleak", "gpuleak-sh");
+    /* bin directory before argv[0], so that the script's command line still
+     * reads "gpuleak run" where the launcher's did. */
+    char *args[argc + 5];
+    int n = 0;
+    args[n++] = sh;
+    args[n++] = "--launcher";
+    args[n++] = l->here;
+    args[n++] = (char *)l->argv0;
+    for (int i = 0; i < argc; i++)
+        args[n++] = argv[i];
+    args[n] = NULL;
+    exec_or_die(sh, args);
+}
+
+noreturn void show_usage(int to_stderr)
+{
+    char *args[] = {"--help", NULL};
+    run_shell(to_stderr ? 0 : 1, args);
+}
