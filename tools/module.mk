@@ -26,8 +26,9 @@ $(BUILD)/libexec/gpuleak/gpuleak-sh: tools/gpuleak common/version.h
 	@mkdir -p $(@D)
 	sed 's/@VERSION@/$(GPULEAK_VERSION)/g' tools/gpuleak >$@.tmp && chmod 0755 $@.tmp && mv $@.tmp $@
 
-# The launcher's helper that signals one thread (tools/tgkill.c), where
-# helpers belong: libexec, found by the launcher as ../libexec/gpuleak/.
+# The helper that signals one thread (tools/tgkill.c), in libexec.  The
+# bash launcher's snapshot needed it; the C one calls tgkill(2) itself, so it
+# is installed only for what still names it (t_install) until it goes.
 all: $(BUILD)/libexec/gpuleak/gpuleak-tgkill
 $(BUILD)/libexec/gpuleak/gpuleak-tgkill: tools/tgkill.c
 	@mkdir -p $(@D)

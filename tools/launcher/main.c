@@ -10,6 +10,7 @@
 #include "passthru.h"
 #include "run.h"
 #include "shell.h"
+#include "snapshot.h"
 #include "top.h"
 #include "version.h"
 
@@ -18,7 +19,7 @@ static const struct subcommand {
     int (*fn)(int argc, char **argv); /* the arguments after the name */
 } ported[] = {
     {"run", cmd_run},     {"report", cmd_report}, {"merge", cmd_merge}, {"diff", cmd_diff},
-    {"html", cmd_html},   {"plan", cmd_plan},     {"top", cmd_top},
+    {"html", cmd_html},   {"plan", cmd_plan},     {"top", cmd_top},       {"snapshot", cmd_snapshot},
 };
 
 int main(int argc, char **argv)
@@ -34,7 +35,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof ported / sizeof ported[0]; i++)
         if (strcmp(name, ported[i].name) == 0)
             return ported[i].fn(argc - 2, argv + 2);
-    /* check, snapshot, attach, detach, help and what is no command: the
+    /* check, attach, detach, help and what is no command: the
      * script's, with its messages. */
     run_shell(argc - 1, argv + 1);
 }
