@@ -133,6 +133,8 @@ static int wait_new_file(const char *pid, const char *tid, const struct out_sear
         if (f != NULL) {
             char *real = realpath(f, NULL);
             printf("%s\n", real ? real : f);
+            free(real);
+            free(f);
             return 0;
         }
         if (!alive)
@@ -221,5 +223,10 @@ int cmd_snapshot(int argc, char **argv)
                 launcher()->prog, pid, in_place);
         exit(3);
     }
-    return wait_new_file(pid, tid, &s, &before, strtol(timeout, NULL, 10));
+    int rc = wait_new_file(pid, tid, &s, &before, strtol(timeout, NULL, 10));
+    file_list_free(&before);
+    out_search_free(&s);
+    free(tid);
+    free(pid);
+    return rc;
 }

@@ -110,6 +110,14 @@ static char *without_slash(const char *root)
     return str_printf("%.*s", (int)(n && root[n - 1] == '/' ? n - 1 : n), root);
 }
 
+void out_search_free(struct out_search *s)
+{
+    free(s->root);
+    free(s->glob);
+    free(s->exact);
+    memset(s, 0, sizeof *s);
+}
+
 struct out_search locate_output(const char *pid, const char *tid)
 {
     struct out_search s = {0};

@@ -26,6 +26,8 @@ struct out_search {
 bool expand_component(const char *comp, const char *pid, const char *rank, const char *host, char **glob,
                       char **lit);
 
+void out_search_free(struct out_search *s);
+
 /* The search for process pid, whose writer thread tid keeps the working
  * directory the library resolved a relative pattern against; dies as
  * "snapshot: ..." when it cannot be made. */
