@@ -14,23 +14,26 @@
 
 static struct launcher self;
 
-static char *dir_of_exe(const char *argv0)
+/* The binary with every link resolved (/proc/self/exe, as readlink -f
+ * "$0" gave the script); argv[0] when /proc is missing. */
+static char *path_of_exe(const char *argv0)
 {
-    /* /proc/self/exe is the binary with every link resolved, as
-     * readlink -f "$0" gave the script; argv[0] when /proc is missing. */
     char *exe = realpath("/proc/self/exe", NULL);
     if (exe == NULL)
         exe = realpath(argv0, NULL);
     if (exe == NULL)
         exe = str_printf("%s", argv0);
-    char *slash = strrchr(exe, '/');
+    return exe;
+}
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
     if (slash == NULL)
         return str_printf(".");
-    if (slash == exe)
-        slash[1] = '\0';
-    else
-        *slash = '\0';
-    return exe;
+    if (slash == path)
+        return str_printf("/");
+    return str_printf("%.*s", (int)(slash - path), path);
 }
 
 void launcher_init(const char *argv0)
@@ -38,7 +41,8 @@ void launcher_init(const char *argv0)
     self.argv0 = argv0;
     const char *slash = strrchr(argv0, '/');
     self.prog = slash ? slash + 1 : argv0;
-    self.here = dir_of_exe(argv0);
+    self.exe = path_of_exe(argv0);
+    self.here = dir_of(self.exe);
 }
 
 const struct launcher *launcher(void)
@@ -99,8 +103,7 @@ char *find_lib(void)
     die("cannot find libgpuleak.so next to %s (set GPULEAK_LIB)", self.here);
 }
 
-/* NAME searched in $PATH as `command -v` does, or NULL. */
-static char *search_path(const char *name)
+char *search_path(const char *name)
 {
     const char *path = getenv("PATH");
     if (path == NULL)

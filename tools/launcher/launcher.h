@@ -11,7 +11,8 @@
 struct launcher {
     const char *argv0; /* as typed: how the end lines name the launcher */
     const char *prog;  /* its last component, the prefix of every message */
-    char *here;        /* the directory of the binary, links resolved */
+    char *exe;         /* the binary, links resolved */
+    char *here;        /* its directory */
 };
 
 /* Fills the launcher's names from argv[0] and /proc/self/exe. */
@@ -27,6 +28,10 @@ char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* libgpuleak.so: $GPULEAK_LIB, else ../lib/libgpuleak.so or
  * ../lib/gpuleak/libgpuleak.so resolved; dies naming the directory. */
 char *find_lib(void);
+
+/* NAME searched in $PATH as `command -v` does (an empty entry is the
+ * current directory), or NULL. */
+char *search_path(const char *name);
 
 /* gpuleak-report beside the launcher, else the one on PATH; dies. */
 char *report_bin(void);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "detach.h"
 #include "launcher.h"
 #include "passthru.h"
 #include "run.h"
@@ -20,6 +21,7 @@ static const struct subcommand {
 } ported[] = {
     {"run", cmd_run},     {"report", cmd_report}, {"merge", cmd_merge}, {"diff", cmd_diff},
     {"html", cmd_html},   {"plan", cmd_plan},     {"top", cmd_top},       {"snapshot", cmd_snapshot},
+    {"detach", cmd_detach},
 };
 
 int main(int argc, char **argv)
@@ -35,7 +37,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof ported / sizeof ported[0]; i++)
         if (strcmp(name, ported[i].name) == 0)
             return ported[i].fn(argc - 2, argv + 2);
-    /* check, attach, detach, help and what is no command: the
+    /* check, attach, help and what is no command: the
      * script's, with its messages. */
     run_shell(argc - 1, argv + 1);
 }

@@ -15,8 +15,7 @@
 #include "env.h"
 #include "launcher.h"
 
-/* The whole of a /proc file (NUL bytes kept), or NULL. */
-static char *read_proc(const char *path, size_t *len)
+char *read_proc(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "r");
     if (f == NULL)

@@ -3,6 +3,11 @@
 #define GL_LAUNCHER_PROC_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+/* The whole of a /proc file (NUL bytes kept; its length in *len when len
+ * is not NULL), or NULL. */
+char *read_proc(const char *path, size_t *len);
 
 /* Whether /proc/PID/maps (pid as typed) names libgpuleak.so. */
 bool has_gpuleak_loaded(const char *pid);

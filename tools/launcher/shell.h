@@ -1,5 +1,4 @@
-/* The subcommands of the launcher not yet in C (check, snapshot, attach,
- * detach) and its usage text: the shell script gpuleak-sh (libexec), run
+/* The subcommands of the launcher not yet in C (check, attach) and its usage text: the shell script gpuleak-sh (libexec), run
  * with the launcher's names. */
 #ifndef GL_LAUNCHER_SHELL_H
 #define GL_LAUNCHER_SHELL_H
