@@ -11,7 +11,7 @@
 #include "gdb.h"
 #include "launcher.h"
 #include "proc.h"
-#include "shell.h"
+#include "usage.h"
 #include "strbuf.h"
 
 void split_status(const char *line, char **rc, char **snap)

@@ -13,6 +13,7 @@
 #include "shell.h"
 #include "snapshot.h"
 #include "top.h"
+#include "usage.h"
 #include "version.h"
 
 static const struct subcommand {
@@ -34,10 +35,12 @@ int main(int argc, char **argv)
         printf("gpuleak %s\n", GPULEAK_VERSION);
         return 0;
     }
+    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0)
+        show_usage(0);
     for (size_t i = 0; i < sizeof ported / sizeof ported[0]; i++)
         if (strcmp(name, ported[i].name) == 0)
             return ported[i].fn(argc - 2, argv + 2);
-    /* check, attach, help and what is no command: the
-     * script's, with its messages. */
-    run_shell(argc - 1, argv + 1);
+    if (strcmp(name, "check") == 0 || strcmp(name, "attach") == 0)
+        run_shell(argc - 1, argv + 1);
+    die("unknown command '%s' (see %s --help)", name, launcher()->prog);
 }

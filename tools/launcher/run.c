@@ -14,7 +14,7 @@
 
 #include "env.h"
 #include "launcher.h"
-#include "shell.h"
+#include "usage.h"
 #include "parse.h"
 #include "pattern.h"
 #include "run_end.h"

@@ -1,5 +1,5 @@
-/* The subcommands not yet ported: the script gpuleak-sh, run with the
- * launcher's names. */
+/* The subcommands not yet ported (check, attach): the script gpuleak-sh,
+ * run with the launcher's names. */
 #include "shell.h"
 
 #include <stddef.h>
@@ -23,10 +23,4 @@ noreturn void run_shell(int argc, char **argv)
         args[n++] = argv[i];
     args[n] = NULL;
     exec_or_die(sh, args);
-}
-
-noreturn void show_usage(int to_stderr)
-{
-    char *args[] = {"--help", NULL};
-    run_shell(to_stderr ? 0 : 1, args);
 }

@@ -17,7 +17,7 @@
 
 #include "launcher.h"
 #include "proc.h"
-#include "shell.h"
+#include "usage.h"
 #include "snapshot_out.h"
 
 static bool all_digits(const char *s, size_t max)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "launcher.h"
-#include "shell.h"
+#include "usage.h"
 #include "proc.h"
 
 /* --interval, --top and --alloc-fn, alone: the next argument is theirs. */
