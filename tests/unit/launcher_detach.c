@@ -1,5 +1,6 @@
-/* Unit test of what `gpuleak detach` reads and writes around gdb
- * (tools/launcher/gdb.c, attach_checks.c, attach_status.c, detach.c), every
+/* Unit test of what `gpuleak attach` and `detach` read and write around
+ * gdb (tools/launcher/gdb.c, attach_checks.c, attach_status.c, attach.c,
+ * detach.c), every
  * expectation recorded from the bash launcher's functions before the port:
  *   1. strings as C literals for gdb (c_literal);
  *   2. the safe-point commands, byte for byte as gdb_safe_point made them
@@ -11,7 +12,8 @@
  *      process that is gone (ptrace_refusal);
  *   6. /proc/PID/status read word by word (proc_status), the status line
  *      "RC SNAPSHOT" split, the sharedlibrary regular expression;
- *   7. a zombie is not running (process_running). */
+ *   7. the directory of an attach's output pattern (output_dir);
+ *   8. a zombie is not running (process_running). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "attach_checks.h"
 #include "attach_status.h"
 #include "detach.h"
@@ -208,6 +211,17 @@ static void test_status_line(void)
     EXPECT_STR("sharedlibrary", sharedlibrary_cmd("gl.so.1"), "sharedlibrary gl\\.so\\.1");
 }
 
+/* attach's output_dir, recorded from the script's. */
+static void test_output_dir(void)
+{
+    static const char *const cases[][2] = {
+        {"/a/b/", "/a/b"}, {"/a/b", "/a"},       {"/", "/"},     {"/x", "/"},   {"/tmp", "/tmp"},
+        {"/tmp/", "/tmp"}, {"rel", "rel"}, {"/a/%p/x", "/a/%p"}, {"//x", "/"}, {"/tmp//", "/tmp/"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        EXPECT_STR(cases[i][0], output_dir(cases[i][0]), cases[i][1]);
+}
+
 static void test_process_running(void)
 {
     char *me = str_printf("%d", (int)getpid());
@@ -245,6 +259,7 @@ int main(void)
     test_yama();
     test_proc_status();
     test_status_line();
+    test_output_dir();
     test_process_running();
     if (failures) {
         fprintf(stderr, "launcher_detach: %d failures\n", failures);

@@ -173,6 +173,8 @@ static bool have_command(const char *name)
  * the lock's descriptor is inherited by gdb and never closed, so the lock
  * lasts until both end, and goes with the process (a pid reused is
  * another directory). */
+static int attach_lock_fd = -1;
+
 static void attach_lock(const char *what, const char *pid)
 {
     char *path = str_printf("/proc/%s", pid);
@@ -182,6 +184,14 @@ static void attach_lock(const char *what, const char *pid)
         die("%s: no process %s", what, pid);
     if (flock(fd, LOCK_EX | LOCK_NB) != 0)
         die("%s: another attach or detach of process %s is running", what, pid);
+    attach_lock_fd = fd;
+}
+
+void attach_unlock(void)
+{
+    if (attach_lock_fd >= 0)
+        close(attach_lock_fd);
+    attach_lock_fd = -1;
 }
 
 /* Whether process pid is a gdb that an attach or detach started (its

@@ -34,6 +34,9 @@ char *ptrace_refusal(const char *pid);
  * not stopped.  Dies naming why; *st is the process's status after. */
 void attach_checks(const char *what, const char *pid, struct proc_status *st);
 
+/* Ends the lock attach_checks took (attach --duration, before it sleeps). */
+void attach_unlock(void);
+
 /* Dies when pid has libgpuleak preloaded, under its name or another (a
  * file of LD_PRELOAD that exports gpuleak_attach_start). */
 void preloaded_check(const char *what, const char *pid);

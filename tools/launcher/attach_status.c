@@ -23,9 +23,7 @@ static bool has_control(const char *s)
     return false;
 }
 
-/* mktemp -d run as the script ran it ($TMPDIR or /tmp, 0700): its own
- * line on stderr when it fails, as before.  The name it printed, or NULL. */
-static char *make_temp_dir(void)
+char *run_capture(char *const argv[], bool private_umask)
 {
     int pipefd[2];
     if (pipe(pipefd) != 0)
@@ -34,9 +32,11 @@ static char *make_temp_dir(void)
     pid_t child = fork();
     if (child == 0) {
         close(pipefd[0]);
+        if (private_umask)
+            umask(077);
         if (dup2(pipefd[1], 1) < 0)
             _exit(127);
-        execlp("mktemp", "mktemp", "-d", (char *)NULL);
+        execvp(argv[0], argv);
         _exit(127);
     }
     close(pipefd[1]);
@@ -48,15 +48,23 @@ static char *make_temp_dir(void)
     close(pipefd[0]);
     int status = 0;
     bool ok = child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    char *dir = sb_take(&b);
+    char *out = sb_take(&b);
     /* $(...) drops the trailing newlines. */
-    size_t len = strlen(dir);
-    while (len > 0 && dir[len - 1] == '\n')
-        dir[--len] = '\0';
-    if (ok && len > 0)
-        return dir;
-    free(dir);
+    size_t len = strlen(out);
+    while (len > 0 && out[len - 1] == '\n')
+        out[--len] = '\0';
+    if (ok)
+        return out;
+    free(out);
     return NULL;
+}
+
+/* mktemp -d run as the script ran it ($TMPDIR or /tmp, 0700): its own
+ * line on stderr when it fails, as before.  The name it printed, or NULL. */
+static char *make_temp_dir(void)
+{
+    char *argv[] = {"mktemp", "-d", NULL};
+    return run_capture(argv, false);
 }
 
 /* When root works on another user's process, the directory becomes that

@@ -22,6 +22,11 @@ char *attach_message(const char *rc, const char *pid);
 /* The attach record of pid: $XDG_RUNTIME_DIR (or /tmp)/gpuleak-attach-EUID/PID. */
 char *attach_record_path(const char *pid);
 
+/* Runs argv (searched in PATH; under umask 077 for private_umask), its
+ * stderr the launcher's, and returns its stdout less the trailing
+ * newlines, as $(...) does; NULL when it failed. */
+char *run_capture(char *const argv[], bool private_umask);
+
 /* rm -rf of path, links not followed. */
 void remove_tree(const char *path);
 

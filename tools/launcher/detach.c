@@ -108,6 +108,8 @@ int cmd_detach(int argc, char **argv)
         split_status(line, &rc, &snap);
         free(line);
         if (*rc == '\0') {
+            free(rc);
+            free(snap);
             remove_tree(work);
             if (!process_running(pid))
                 die("detach: process %s ended during the detach", pid);
@@ -116,14 +118,21 @@ int cmd_detach(int argc, char **argv)
     }
     remove_tree(work);
     free(work);
-    if ((rc == NULL || strcmp(rc, "0") != 0) && !process_running(pid))
-        die("detach: process %s ended during the detach", pid);
-    if (rc != NULL && strcmp(rc, "-1") == 0)
-        die("detach: process %s: the library could not start its detach thread", pid);
-    if (rc == NULL)
-        die("detach: process %s: gdb could not call into it%s%s", pid, *why ? ": " : "", why);
-    if (strcmp(rc, "0") != 0)
-        die("detach: %s", attach_message(rc, pid));
+    if (rc == NULL || strcmp(rc, "0") != 0) {
+        /* Each refusal's words made before the rest is freed: LeakSanitizer
+         * counts what exit leaves. */
+        bool ended = !process_running(pid), minus_one = rc != NULL && strcmp(rc, "-1") == 0;
+        char *answer = rc != NULL ? attach_message(rc, pid) : NULL;
+        free(rc);
+        free(snap);
+        if (ended)
+            die("detach: process %s ended during the detach", pid);
+        if (minus_one)
+            die("detach: process %s: the library could not start its detach thread", pid);
+        if (answer == NULL)
+            die("detach: process %s: gdb could not call into it%s%s", pid, *why ? ": " : "", why);
+        die("detach: %s", answer);
+    }
     char *record = attach_record_path(pid);
     unlink(record);
     free(record);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attach.h"
 #include "detach.h"
 #include "launcher.h"
 #include "passthru.h"
@@ -22,7 +23,7 @@ static const struct subcommand {
 } ported[] = {
     {"run", cmd_run},     {"report", cmd_report}, {"merge", cmd_merge}, {"diff", cmd_diff},
     {"html", cmd_html},   {"plan", cmd_plan},     {"top", cmd_top},       {"snapshot", cmd_snapshot},
-    {"detach", cmd_detach},
+    {"detach", cmd_detach}, {"attach", cmd_attach},
 };
 
 int main(int argc, char **argv)
@@ -40,7 +41,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof ported / sizeof ported[0]; i++)
         if (strcmp(name, ported[i].name) == 0)
             return ported[i].fn(argc - 2, argv + 2);
-    if (strcmp(name, "check") == 0 || strcmp(name, "attach") == 0)
+    if (strcmp(name, "check") == 0)
         run_shell(argc - 1, argv + 1);
     die("unknown command '%s' (see %s --help)", name, launcher()->prog);
 }

@@ -118,8 +118,7 @@ char *tracked_pid(const char *what, const char *pid)
     return tracked;
 }
 
-/* /proc/PID/stat's field 22, the start time, or NULL. */
-static char *start_time(const char *pid)
+char *start_time(const char *pid)
 {
     char *path = str_printf("/proc/%s/stat", pid);
     char *stat = read_proc(path, NULL);

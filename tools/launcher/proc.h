@@ -17,6 +17,9 @@ bool has_gpuleak_loaded(const char *pid);
  * child, the command.  Dies naming `what` when there is none. */
 char *tracked_pid(const char *what, const char *pid);
 
+/* /proc/PID/stat's field 22, the process's start time, or NULL. */
+char *start_time(const char *pid);
+
 /* The target's environment variable name: the settings gpuleak attach
  * gave it first (its record, when the record's start time is the
  * process's), then /proc/PID/environ; NULL when it is not set. */

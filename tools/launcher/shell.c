@@ -1,4 +1,4 @@
-/* The subcommands not yet ported (check, attach): the script gpuleak-sh,
+/* The subcommand not yet ported, check: the script gpuleak-sh,
  * run with the launcher's names. */
 #include "shell.h"
 

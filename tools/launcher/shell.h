@@ -1,5 +1,5 @@
-/* The subcommands of the launcher not yet in C, check and attach: the
- * shell script gpuleak-sh (libexec), run with the launcher's names. */
+/* The subcommand of the launcher not yet in C, check: the shell script
+ * gpuleak-sh (libexec), run with the launcher's names. */
 #ifndef GL_LAUNCHER_SHELL_H
 #define GL_LAUNCHER_SHELL_H
 
