@@ -284,6 +284,32 @@ static char *attach_failure(const char *pid, const char *work, char *rc, const c
     return failure;
 }
 
+/* The snapshot pattern the process gets: the default when none is given,
+ * relative to here, not to the process's working directory; checked as
+ * for an attach.  Dies naming what is wrong. */
+static char *attach_output(const char *given)
+{
+    const char *pattern = *given ? given : "gpuleak.%p.%n.snap";
+    char *pwd = pattern[0] == '/' ? NULL : shell_pwd();
+    char *output = pwd ? str_printf("%s/%s", pwd, pattern) : str_printf("%s", pattern);
+    free(pwd);
+    no_control("attach: --output", output);
+    char *why = check_output(output, true);
+    if (why != NULL)
+        die("attach: --output: %s", why);
+    return output;
+}
+
+/* A process with gpuleak's writer thread is tracked already. */
+static void refuse_tracked(const char *pid)
+{
+    char *writer = writer_tid(pid);
+    bool tracked = writer != NULL;
+    free(writer); /* (before die: LeakSanitizer counts what exit leaves) */
+    if (tracked)
+        die("attach: %s", attach_message("1", pid));
+}
+
 /* --duration's seconds (rounded up), 0 for none; dies when it is no time. */
 static long long duration_seconds(const char *duration)
 {
@@ -307,22 +333,10 @@ int cmd_attach(int argc, char **argv)
         if (why != NULL)
             die("attach: --depth: %s", why);
     }
-    /* Relative to here, not to the process's working directory. */
-    const char *pattern = *o.output ? o.output : "gpuleak.%p.%n.snap";
-    char *pwd = pattern[0] == '/' ? NULL : shell_pwd();
-    char *output = pwd ? str_printf("%s/%s", pwd, pattern) : str_printf("%s", pattern);
-    free(pwd);
-    no_control("attach: --output", output);
-    char *why = check_output(output, true);
-    if (why != NULL)
-        die("attach: --output: %s", why);
+    char *output = attach_output(o.output);
     target_output_check(pid, output, &st);
     preloaded_check("attach", pid);
-    char *writer = writer_tid(pid);
-    bool attached = writer != NULL;
-    free(writer); /* (before die: LeakSanitizer counts what exit leaves) */
-    if (attached)
-        die("attach: %s", attach_message("1", pid));
+    refuse_tracked(pid);
     char *lib = find_lib();
     no_control("attach: the library's path", lib);
     free(attach_record_dir());
