@@ -105,6 +105,16 @@ static void test_gdb_log(void)
     }
 }
 
+/* The loader's words an attach printed: the last GPULEAK_DLERROR line,
+ * none when it is empty. */
+static void test_dlerror(void)
+{
+    EXPECT_STR("dlerror", gdb_dlerror("x\nGPULEAK_DLERROR=a: cannot open\nGPULEAK_RC=-1\n"), "a: cannot open");
+    EXPECT_STR("empty dlerror", gdb_dlerror("GPULEAK_DLOPEN=0x7f\nGPULEAK_DLERROR=\nGPULEAK_RC=0\n"), NULL);
+    EXPECT_STR("no dlerror", gdb_dlerror("GPULEAK_RC=0\n"), NULL);
+    EXPECT_STR("last dlerror", gdb_dlerror("GPULEAK_DLERROR=a\nGPULEAK_DLERROR=b"), "b");
+}
+
 static void test_attach_messages(void)
 {
     static const char *const cases[][2] = {
@@ -255,6 +265,7 @@ int main(void)
     test_c_literal();
     test_safe_cmds();
     test_gdb_log();
+    test_dlerror();
     test_attach_messages();
     test_yama();
     test_proc_status();

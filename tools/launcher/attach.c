@@ -182,7 +182,12 @@ static bool attach_record_write(const char *pid, char *const settings[])
  * through the slots instead), then gpuleak_attach_start, which only
  * starts the library's own thread (the stopped thread may hold a lock the
  * attach needs); that thread writes the status file.  It runs once the
- * thread is out of malloc and the loader (gdb_safe_cmds).  The answer,
+ * thread is out of malloc and the loader (gdb_safe_cmds).  The entry
+ * point is called only when dlopen and dlsym both found it: a library
+ * that cannot be loaded, or is not gpuleak's, made the process call a
+ * null pointer, and it died (tests/t_attach_badlib.sh); GPULEAK_DLOPEN
+ * prints the entry point, so either reads as "cannot load", with the
+ * loader's words (GPULEAK_DLERROR).  The answer,
  * NULL without one or without the library loaded (*why then says why). */
 static char *call_attach(const char *pid, const char *work, const char *lib, const char *config, char **why)
 {
@@ -194,9 +199,10 @@ static char *call_attach(const char *pid, const char *work, const char *lib, con
                     safe[2],
                     safe[3],
                     str_printf("set $gl_h = (void *) dlopen(%s, 2)", lib_lit),
-                    "printf \"GPULEAK_DLOPEN=%p\\n\", $gl_h",
-                    str_printf("set $gl_rc = ((int (*)(const char *, const char *)) dlsym($gl_h, "
-                               "\"gpuleak_attach_start\"))(%s, %s)",
+                    "set $gl_f = $gl_h ? (void *) dlsym($gl_h, \"gpuleak_attach_start\") : (void *) 0",
+                    "printf \"GPULEAK_DLOPEN=%p\\n\", $gl_f",
+                    "printf \"GPULEAK_DLERROR=%s\\n\", $gl_f ? \"\" : (char *) dlerror()",
+                    str_printf("set $gl_rc = $gl_f ? ((int (*)(const char *, const char *)) $gl_f)(%s, %s) : -1",
                                config_lit, status_lit),
                     "printf \"GPULEAK_RC=%d\\n\", $gl_rc",
                     NULL};
@@ -212,7 +218,9 @@ static char *call_attach(const char *pid, const char *work, const char *lib, con
     }
     *why = NULL;
     if (rc == NULL) {
-        char *w = gdb_why(text ? text : "");
+        char *w = loaded ? NULL : gdb_dlerror(text ? text : "");
+        if (w == NULL)
+            w = gdb_why(text ? text : "");
         *why = loaded ? w : str_printf("cannot load %s into it%s%s", lib, *w ? ": " : "", w);
         if (!loaded)
             free(w);
@@ -222,7 +230,7 @@ static char *call_attach(const char *pid, const char *work, const char *lib, con
         free(safe[i]);
     free(safe);
     free(cmds[4]);
-    free(cmds[6]);
+    free(cmds[8]);
     free(lib_lit);
     free(config_lit);
     free(status_lit);

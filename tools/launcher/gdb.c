@@ -227,6 +227,22 @@ char *gdb_answer(const char *log_text, bool *loaded)
     return a.rc;
 }
 
+static void dlerror_line(const char *line, size_t len, void *arg)
+{
+    char **err = arg;
+    if (starts(line, len, "GPULEAK_DLERROR=")) {
+        free(*err);
+        *err = len > 16 ? str_printf("%.*s", (int)(len - 16), line + 16) : NULL;
+    }
+}
+
+char *gdb_dlerror(const char *log_text)
+{
+    char *err = NULL;
+    each_line(log_text, dlerror_line, &err);
+    return err;
+}
+
 static void why_line(const char *line, size_t len, void *arg)
 {
     char **why = arg;

@@ -33,6 +33,10 @@ void gdb_call(const char *pid, const char *log, char *const cmds[]);
  * "GPULEAK_DLOPEN=0x" handle that is not null was printed. */
 char *gdb_answer(const char *log_text, bool *loaded);
 
+/* The loader's error an attach printed ("GPULEAK_DLERROR=why", the last
+ * one), or NULL when there is none or it is empty.  A new string. */
+char *gdb_dlerror(const char *log_text);
+
 /* gdb's last line that says something (its error): every line but empty
  * ones, "[..." "warning:..." "Using..." "Reading..." "Download..." and
  * "GPULEAK_..."; "" when there is none.  A new string. */
