@@ -110,7 +110,7 @@ include tests/rules.mk
 # What tests/rules.mk cannot list: the objects of the other modules' own
 # pattern rules, and their few single-step programs.
 $(GL_OBJS) $(REPORT_OBJS) $(FC_DRV_OBJS) $(FC_RT_OBJS) $(FC_RTS_OBJS) $(FC_STUBS_OBJ) $(FC_OBJ)/nvml/fc_nvml.o \
-	$(TOP_OBJS) $(SNAPGEN_OBJS) $(BUILD)/libexec/gpuleak/gpuleak-tgkill $(BUILD)/lib/libgpuleak-nvtx.so: $(FLAGS_STAMP)
+	$(TOP_OBJS) $(LAUNCHER_OBJS) $(SNAPGEN_OBJS) $(BUILD)/libexec/gpuleak/gpuleak-tgkill $(BUILD)/lib/libgpuleak-nvtx.so: $(FLAGS_STAMP)
 
 # Every test program, whichever module added it last: a rule's prerequisites
 # are expanded when it is read, so an `all: $(TEST_PROGS)` inside a module
@@ -134,6 +134,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/libexec/gpuleak
 	install -m 0755 $(BUILD)/libexec/gpuleak/gpuleak-tgkill $(DESTDIR)$(PREFIX)/libexec/gpuleak/gpuleak-tgkill
 	install -m 0755 $(BUILD)/libexec/gpuleak/gpuleak-top $(DESTDIR)$(PREFIX)/libexec/gpuleak/gpuleak-top
+	install -m 0755 $(BUILD)/libexec/gpuleak/gpuleak-sh $(DESTDIR)$(PREFIX)/libexec/gpuleak/gpuleak-sh
 	install -d $(DESTDIR)$(PREFIX)/libexec/gpuleak/plan
 	install -m 0755 tools/plan/gpuleak-plan $(DESTDIR)$(PREFIX)/libexec/gpuleak/plan/gpuleak-plan
 	install -m 0644 tools/plan/sitecustomize.py $(DESTDIR)$(PREFIX)/libexec/gpuleak/plan/sitecustomize.py

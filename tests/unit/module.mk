@@ -42,3 +42,9 @@ $(TPROG_DIR)/unit/cuda_where: $(BUILD)/obj/tests/unit/cuda_where.o $(UNIT_CUDA_O
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $(filter %.o,$^) -o $@ -L$(FC_DIR) -lcudart -lcuda $(GL_LDLIBS)
 -include $(BUILD)/obj/tests/unit/cuda_where.d
+
+# The launcher's unit tests (tests/unit/launcher_*.c): its option checks,
+# quoting and pattern reading, linked with every launcher object but main()
+# (tools/module.mk, LAUNCHER_LIB_OBJS).
+UNIT_PREFIX_CFLAGS_launcher = $(UNIT_CFLAGS) $(LAUNCHER_CPPFLAGS)
+UNIT_PREFIX_LINK_launcher = $(LAUNCHER_LIB_OBJS)
