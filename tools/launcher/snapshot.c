@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "parse.h"
 #include "proc.h"
 #include "usage.h"
 #include "snapshot_out.h"
@@ -28,17 +29,9 @@ static bool all_digits(const char *s, size_t max)
 
 static int signal_named(const char *name)
 {
-    static const struct {
-        const char *name;
-        int sig;
-    } names[] = {
-        {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP},   {"PWR", SIGPWR}, {"WINCH", SIGWINCH},
-        {"URG", SIGURG},   {"KILL", SIGKILL}, {"STOP", SIGSTOP}, {"SEGV", SIGSEGV}, {"BUS", SIGBUS},
-        {"ILL", SIGILL},   {"FPE", SIGFPE},   {"ABRT", SIGABRT},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i].name) == 0)
-            return names[i].sig;
+    int sig = listed_signal(name);
+    if (sig != 0)
+        return sig;
     if (strncmp(name, "RTMIN+", 6) == 0 && all_digits(name + 6, 3) && SIGRTMIN + atoi(name + 6) <= SIGRTMAX)
         return SIGRTMIN + atoi(name + 6);
     return SIGUSR1;
