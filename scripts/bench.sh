@@ -22,11 +22,7 @@ if [ "${1:-}" = "--setup" ]; then
     command -v valgrind >/dev/null || missing+=(valgrind) # section 8's instruction counts
     [ -x /usr/bin/time ] || missing+=(time)
     if [ ${#missing[@]} -gt 0 ]; then
-        echo "bench: installing ${missing[*]}"
-        SUDO=
-        [ "$(id -u)" -eq 0 ] || SUDO=sudo
-        $SUDO apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+        scripts/apt-install.sh "bench: installing ${missing[*]}" "${missing[@]}"
     fi
     # section 7's torch (its one line on failure: section 7 then says so)
     scripts/torch-env.sh >/dev/null || true
