@@ -41,16 +41,12 @@ static struct attach_opts attach_options(int argc, char **argv)
             if (i + 1 >= argc)
                 die("attach: %s needs %s", a, valued[k].needs);
             *slot[k] = argv[++i];
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            show_usage(0);
-        } else if (a[0] == '-') {
-            die("attach: unknown option %s", a);
         } else {
+            operand_or_die("attach", a);
             break;
         }
     }
-    if (argc - i != 1)
-        die("attach: give exactly one PID");
+    one_pid_or_die("attach", argc, i);
     o.pid = argv[i];
     return o;
 }

@@ -37,18 +37,10 @@ char *sharedlibrary_cmd(const char *lib_path)
 /* The PID argument after the options (-h alone is one). */
 static const char *detach_pid(int argc, char **argv)
 {
-    int i = 0;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-            show_usage(0);
-        if (a[0] == '-')
-            die("detach: unknown option %s", a);
-        break;
-    }
-    if (argc - i != 1)
-        die("detach: give exactly one PID");
-    return argv[i];
+    if (argc > 0)
+        operand_or_die("detach", argv[0]);
+    one_pid_or_die("detach", argc, 0);
+    return argv[0];
 }
 
 /* gdb's call: no dlopen and no thread made, only a flag set that

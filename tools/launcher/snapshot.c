@@ -148,16 +148,12 @@ static int parse_snapshot(int argc, char **argv, const char **timeout)
                 die("--timeout needs seconds");
             *timeout = argv[i + 1];
             i += 2;
-        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            show_usage(0);
-        } else if (argv[i][0] == '-') {
-            die("snapshot: unknown option %s", argv[i]);
         } else {
+            operand_or_die("snapshot", argv[i]);
             break;
         }
     }
-    if (argc - i != 1)
-        die("snapshot: give exactly one PID");
+    one_pid_or_die("snapshot", argc, i);
     if (!all_digits(argv[i], SIZE_MAX))
         die("snapshot: '%s' is not a process id", argv[i]);
     if (!all_digits(*timeout, SIZE_MAX))
