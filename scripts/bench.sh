@@ -14,6 +14,7 @@
 # its verdict, from this run's figures (scripts/bench-verdicts.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/bench-lib.sh
 
 if [ "${1:-}" = "--setup" ]; then
     # heaptrack: the reference; time: /usr/bin/time for the reporter's max RSS
@@ -57,10 +58,7 @@ for f in "$BIN" "$LIB" "$REPORT" "$FASTCUDA/libcudart.so.13"; do
 done
 HEAPTRACK=$(command -v heaptrack || true)
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/gpuleak-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-RAW=$work/raw.txt
-: >"$RAW"
+bench_work gpuleak-bench
 start_s=$SECONDS
 # want N: section N is to run (BENCH_ONLY unset, or it names N)
 want() { [ -z "${BENCH_ONLY:-}" ] || [[ ",${BENCH_ONLY// /}," == *",$1,"* ]]; }
