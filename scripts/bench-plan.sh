@@ -17,6 +17,7 @@
 # stands).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/bench-lib.sh
 BUILD=${1:-${BUILD:-build}}
 ROOT=$PWD
 RUNS=${BENCH_PLAN_RUNS:-3}
@@ -27,13 +28,9 @@ LAUNCHER=$ROOT/$BUILD/bin/gpuleak
 GPT=$ROOT/tests/programs/plan_gpt.py
 OUT_JSON=$ROOT/$BUILD/bench/bench-plan.json
 BIG=(--d-model 8704 --layers 4 --heads 68)
-export LD_LIBRARY_PATH=${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export GPULEAK_PYTHON_DIR=$ROOT/tools
+bench_torch_env
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/gpuleak-bench-plan.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-RAW=$work/raw.txt
-: >"$RAW"
+bench_work gpuleak-bench-plan
 
 # measure KEY CMD...: one run's "KEY WALL_S MAXRSS_KB" (nothing if it failed)
 measure() {

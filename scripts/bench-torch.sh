@@ -26,6 +26,7 @@
 # torch cannot be set up (the rest of make bench still stands).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/bench-lib.sh
 BUILD=${1:-${BUILD:-build}}
 ROOT=$PWD
 RUNS=${BENCH_TORCH_RUNS:-5}
@@ -36,13 +37,9 @@ FCRUN=$ROOT/$BUILD/fakecuda/fakecuda-run
 LAUNCHER=$ROOT/$BUILD/bin/gpuleak
 STEP=$ROOT/tests/bench/bench_torch_step.py
 OUT_JSON=$ROOT/$BUILD/bench/bench-torch.json
-export LD_LIBRARY_PATH=${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export GPULEAK_PYTHON_DIR=$ROOT/tools
+bench_torch_env
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/gpuleak-bench-torch.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-RAW=$work/raw.txt
-: >"$RAW"
+bench_work gpuleak-bench-torch
 
 # one ALLOC RUN: one process's RESULT line, recorded under "ALLOC.RUN".
 # (In the "lines" run with cudaMallocAsync the lines are gpuleak's own, from

@@ -14,6 +14,7 @@
 # its verdict, from this run's figures (scripts/bench-verdicts.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/bench-lib.sh
 
 if [ "${1:-}" = "--setup" ]; then
     # heaptrack: the reference; time: /usr/bin/time for the reporter's max RSS
@@ -22,11 +23,7 @@ if [ "${1:-}" = "--setup" ]; then
     command -v valgrind >/dev/null || missing+=(valgrind) # section 8's instruction counts
     [ -x /usr/bin/time ] || missing+=(time)
     if [ ${#missing[@]} -gt 0 ]; then
-        echo "bench: installing ${missing[*]}"
-        SUDO=
-        [ "$(id -u)" -eq 0 ] || SUDO=sudo
-        $SUDO apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+        scripts/apt-install.sh "bench: installing ${missing[*]}" "${missing[@]}"
     fi
     # section 7's torch (its one line on failure: section 7 then says so)
     scripts/torch-env.sh >/dev/null || true
@@ -61,10 +58,7 @@ for f in "$BIN" "$LIB" "$REPORT" "$FASTCUDA/libcudart.so.13"; do
 done
 HEAPTRACK=$(command -v heaptrack || true)
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/gpuleak-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-RAW=$work/raw.txt
-: >"$RAW"
+bench_work gpuleak-bench
 start_s=$SECONDS
 # want N: section N is to run (BENCH_ONLY unset, or it names N)
 want() { [ -z "${BENCH_ONLY:-}" ] || [[ ",${BENCH_ONLY// /}," == *",$1,"* ]]; }

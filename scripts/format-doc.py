@@ -14,7 +14,6 @@ expansion of the lists, so the offsets are the compiler's, not a parser's).
     --tool PATH                      a built snapfields (default: compile
                                      one with $CC into a temporary directory)
 """
-import argparse
 import os
 import re
 import subprocess
@@ -29,27 +28,16 @@ MARK = re.compile(r"^<!-- generated: (fields [A-Z_]+|records) -->\n(.*?)^<!-- en
                   re.M | re.S)
 
 
-def build_tool(tmp):
-    exe = os.path.join(tmp, "snapfields")
-    cc = os.environ.get("CC", "cc")
-    subprocess.run([cc, "-std=gnu11", "-D_GNU_SOURCE", "-I" + os.path.join(ROOT, "common"),
-                    os.path.join(ROOT, "tests", "report", "snapfields.c"), "-o", exe], check=True)
-    return exe
-
-
 def render(tool, what):
     args = [tool] + (["records"] if what == "records" else ["doc", what.split()[1]])
     return subprocess.run(args, check=True, capture_output=True, text=True).stdout
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--check", action="store_true")
-    ap.add_argument("--tool")
-    ap.add_argument("--doc", default=DOC)
-    a = ap.parse_args()
+    a = docgen.tool_doc_args(DOC)
     with tempfile.TemporaryDirectory() as tmp:
-        tool = a.tool or build_tool(tmp)
+        tool = a.tool or docgen.build_tool(tmp, "tests/report/snapfields.c",
+                                           ["-D_GNU_SOURCE", "-I" + os.path.join(ROOT, "common")])
         old = open(a.doc).read()
         seen = []
 

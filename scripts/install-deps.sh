@@ -51,31 +51,19 @@ for i in "${!missing[@]}"; do
 done
 
 if [ ${#missing[@]} -gt 0 ]; then
-    echo "install-deps: installing ${missing[*]}"
-    SUDO=
-    [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    "$(dirname "$0")"/apt-install.sh "install-deps: installing ${missing[*]}" "${missing[@]}"
 fi
 
 # Headless Chromium for the HTML report's browser test (tests/t_html_browser.sh
 # skips, counted, without it).  Large, so apart; GPULEAK_NO_BROWSER=1 skips it.
 if [ -z "${GPULEAK_NO_BROWSER:-}" ] && ! command -v chromium >/dev/null; then
-    echo "install-deps: installing chromium (for the HTML report's browser test)"
-    SUDO=
-    [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
+    "$(dirname "$0")"/apt-install.sh "install-deps: installing chromium (for the HTML report's browser test)" chromium
 fi
 
 # Go's pprof reads --pprof's profiles in tests/t_report_pprof.sh (which skips,
 # counted, without it).  Large, so apart; GPULEAK_NO_GO=1 skips it.
 if [ -z "${GPULEAK_NO_GO:-}" ] && ! command -v go >/dev/null; then
-    echo "install-deps: installing golang-go (go tool pprof, for the pprof export's test)"
-    SUDO=
-    [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends golang-go >/dev/null
+    "$(dirname "$0")"/apt-install.sh "install-deps: installing golang-go (go tool pprof, for the pprof export's test)" golang-go
 fi
 
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}

@@ -256,21 +256,30 @@ def strip_source(text):
     return "".join(out)
 
 
+def matching_paren(s, j, step):
+    """The index of the parenthesis that closes the group s[j] opens,
+    reading forward (step 1, s[j] is "(") or backward (step -1, s[j] is
+    ")"); len(s) or -1, past the end read, when none does."""
+    opens, closes = ("(", ")") if step == 1 else (")", "(")
+    depth = 0
+    while 0 <= j < len(s):
+        if s[j] == opens:
+            depth += 1
+        elif s[j] == closes:
+            depth -= 1
+            if depth == 0:
+                return j
+        j += step
+    return j
+
+
 def drop_attributes(s):
     """s without __attribute__((...)) and __asm__(...) groups."""
     while True:
         m = re.search(r"\b(__attribute__|__asm__|asm)\s*\(", s)
         if not m:
             return s
-        depth, j = 0, m.end() - 1
-        while j < len(s):
-            if s[j] == "(":
-                depth += 1
-            elif s[j] == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            j += 1
+        j = matching_paren(s, m.end() - 1, 1)
         s = s[:m.start()] + " " + s[j + 1:]
 
 
@@ -282,15 +291,7 @@ def function_name(stmt):
     s = drop_attributes(stmt).strip()
     if not s.endswith(")") or re.match(r"typedef\b", s):
         return None
-    depth, j = 0, len(s) - 1
-    while j >= 0:
-        if s[j] == ")":
-            depth += 1
-        elif s[j] == "(":
-            depth -= 1
-            if depth == 0:
-                break
-        j -= 1
+    j = matching_paren(s, len(s) - 1, -1)
     if j <= 0:
         return None
     head = s[:j].rstrip()

@@ -14,7 +14,6 @@ the list, so the text is the compiler's reading, not a parser's).
     --tool PATH                    a built lock_table (default: compile one
                                    with $CC into a temporary directory)
 """
-import argparse
 import os
 import re
 import subprocess
@@ -28,22 +27,10 @@ DOC = os.path.join(ROOT, "docs", "reliability.md")
 MARK = re.compile(r"^<!-- generated: locks -->\n(.*?)^<!-- end generated -->\n", re.M | re.S)
 
 
-def build_tool(tmp):
-    exe = os.path.join(tmp, "lock_table")
-    cc = os.environ.get("CC", "cc")
-    subprocess.run([cc, "-std=gnu11", "-I" + os.path.join(ROOT, "interpose"),
-                    os.path.join(ROOT, "tests", "unit", "lock_table.c"), "-o", exe], check=True)
-    return exe
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--check", action="store_true")
-    ap.add_argument("--tool")
-    ap.add_argument("--doc", default=DOC)
-    a = ap.parse_args()
+    a = docgen.tool_doc_args(DOC)
     with tempfile.TemporaryDirectory() as tmp:
-        tool = a.tool or build_tool(tmp)
+        tool = a.tool or docgen.build_tool(tmp, "tests/unit/lock_table.c", ["-I" + os.path.join(ROOT, "interpose")])
         table = subprocess.run([tool], check=True, capture_output=True, text=True).stdout
     old = open(a.doc).read()
     new, n = MARK.subn(lambda m: "<!-- generated: locks -->\n%s<!-- end generated -->\n" % table, old)

@@ -102,6 +102,21 @@ has_line() { grep -qF -- "$2" "$1" 2>/dev/null; }
 # expect_eq ACTUAL EXPECTED WHAT
 expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"; }
 
+# run_unit_family PREFIX MIN [DIR]: runs the program of every
+# tests/unit/PREFIX_*.c (tests/rules.mk builds each by its name's prefix;
+# none is listed), given DIR/NAME when DIR is set.  One that was not built
+# fails, and so do fewer than MIN of them.
+run_unit_family() {
+    local src t n=0
+    for src in "$ROOT"/tests/unit/"$1"_*.c; do
+        t=$(basename "$src" .c)
+        [ -x "$TPROG/unit/$t" ] || fail "$t was not built from $src"
+        "$TPROG/unit/$t" ${3:+"$3/$t"} || fail "$t"
+        n=$((n + 1))
+    done
+    [ "$n" -ge "$2" ] || fail "only $n $1 unit tests, expected $2 or more"
+}
+
 # A growth rate as the text report writes it: per_hour_text BYTES_PER_HOUR
 # prints "+12.0 MiB/hour" (report/util/fmt.c's fmt_human: "512 B" below
 # 1 KiB).  rate_of GROWTH ELAPSED_NS: the bytes per hour the reporter gives

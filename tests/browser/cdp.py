@@ -10,6 +10,7 @@ import os
 import select
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -147,6 +148,7 @@ class Page:
     def __init__(self, browser, sid):
         self.b = browser
         self.sid = sid
+        self.url = None     # the page's own, once open_ready has opened it
         self.requests = []  # every URL the page asked for
         self.errors = []    # console errors, exceptions, log errors
         browser.listeners.append(self._listen)
@@ -171,6 +173,27 @@ class Page:
     def goto(self, url, timeout=None):
         self.send("Page.navigate", {"url": url})
         self.b.wait_event("Page.loadEventFired", session=self.sid, timeout=timeout)
+
+    def open_ready(self, path, max_load_s=10):
+        """Opens the file path and waits until the page says it has drawn
+        (body[data-ready="1"]), with room for a slow machine (three times
+        max_load_s, 30 s at the least); then the console messages that come
+        late.  Returns the seconds it took."""
+        t = time.time()
+        self.url = "file://" + os.path.abspath(path)
+        self.goto(self.url, timeout=max(60, max_load_s * 3))
+        deadline = time.time() + max(30, max_load_s * 3)
+        while self.eval("document.body && document.body.getAttribute('data-ready')") != "1":
+            if time.time() > deadline:
+                raise CDPError("page never became ready")
+            time.sleep(0.05)
+        load_s = time.time() - t
+        self.b.pump(0.3)  # late console messages
+        return load_s
+
+    def other_requests(self):
+        """What the page asked for besides itself (after open_ready)."""
+        return [u for u in self.requests if u != self.url]
 
     def eval(self, expr, timeout=None):
         r = self.send("Runtime.evaluate", {"expression": expr, "returnByValue": True, "awaitPromise": True},
@@ -214,3 +237,20 @@ class Page:
         data = self.send("Page.captureScreenshot", params)["data"]
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
+
+
+def write_page_json(page_path, out, draw, name):
+    """The main of a script that opens page_path, once ready, asks
+    draw(browser, page) for what it shows and writes that to out as JSON.
+    Exits naming name when Chromium or the page fails (CDPError)."""
+    try:
+        b = Browser()
+        try:
+            page = b.new_page()
+            page.open_ready(page_path)
+            shown = draw(b, page)
+        finally:
+            b.close()
+    except CDPError as e:
+        sys.exit("%s: %s" % (name, e))
+    json.dump(shown, open(out, "w"), indent=1)

@@ -18,10 +18,9 @@ import argparse
 import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cdp import Browser, CDPError  # noqa: E402
+from cdp import Browser  # noqa: E402
 
 fails = []
 
@@ -34,19 +33,6 @@ def check(cond, what):
 
 def eq(got, want, what):
     check(got == want, "%s: got %r, expected %r" % (what, got, want))
-
-
-def load(page, path, max_load_s):
-    t = time.time()
-    page.goto("file://" + os.path.abspath(path), timeout=max(60, max_load_s * 3))
-    deadline = time.time() + max(30, max_load_s * 3)
-    while page.eval("document.body && document.body.getAttribute('data-ready')") != "1":
-        if time.time() > deadline:
-            raise CDPError("page never became ready")
-        time.sleep(0.05)
-    load_s = time.time() - t
-    page.b.pump(0.3)  # late console messages
-    return load_s
 
 
 def attrs(page, selector, names):
@@ -122,7 +108,7 @@ def main():
     b = Browser()
     try:
         page = b.new_page(a.width, a.height)
-        load_s = load(page, a.page, a.max_load_s)
+        load_s = page.open_ready(a.page, a.max_load_s)
         render_ms = float(page.eval("document.body.getAttribute('data-render-ms')"))
         if a.screenshot_only:
             page.screenshot(a.screenshot or a.report, full=a.full)
@@ -130,8 +116,7 @@ def main():
             return 0
         check(load_s <= a.max_load_s, "page took %.2f s to load and draw (limit %.1f s)" % (load_s, a.max_load_s))
         eq(page.errors, [], "console errors")
-        url = "file://" + os.path.abspath(a.page)
-        eq([u for u in page.requests if u != url], [], "network requests besides the page itself")
+        eq(page.other_requests(), [], "network requests besides the page itself")
 
         rep = json.load(open(a.report))
         devices = {d["device"]: d for d in rep["devices"]}

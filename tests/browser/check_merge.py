@@ -12,10 +12,9 @@ become ready."""
 import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cdp import Browser, CDPError  # noqa: E402
+from cdp import write_page_json  # noqa: E402
 
 DRAWN = """JSON.stringify({
   cards: Array.from(document.querySelectorAll('.card.imbalance')).map(function (c) {
@@ -31,32 +30,15 @@ DRAWN = """JSON.stringify({
 })"""
 
 
-def main():
-    page_path, out = sys.argv[1], sys.argv[2]
-    b = Browser()
-    try:
-        page = b.new_page()
-        url = "file://" + os.path.abspath(page_path)
-        page.goto(url, timeout=60)
-        deadline = time.time() + 30
-        while page.eval("document.body && document.body.getAttribute('data-ready')") != "1":
-            if time.time() > deadline:
-                raise CDPError("page never became ready")
-            time.sleep(0.05)
-        b.pump(0.3)  # late console messages
-        drawn = json.loads(page.eval(DRAWN))
-        page.eval("document.querySelector('#some-ranks-table tr.row').click()")
-        drawn["stack"] = page.eval("(document.querySelector('#some-ranks-table tr.stack') || {}).textContent || null")
-        b.pump(0.1)
-        drawn["errors"] = page.errors
-        drawn["requests"] = [u for u in page.requests if u != url]
-    finally:
-        b.close()
-    json.dump(drawn, open(out, "w"), indent=1)
+def drawn_of(b, page):
+    drawn = json.loads(page.eval(DRAWN))
+    page.eval("document.querySelector('#some-ranks-table tr.row').click()")
+    drawn["stack"] = page.eval("(document.querySelector('#some-ranks-table tr.stack') || {}).textContent || null")
+    b.pump(0.1)
+    drawn["errors"] = page.errors
+    drawn["requests"] = page.other_requests()
+    return drawn
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except CDPError as e:
-        sys.exit("check_merge: %s" % e)
+    write_page_json(sys.argv[1], sys.argv[2], drawn_of, "check_merge")

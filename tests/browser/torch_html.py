@@ -24,7 +24,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cdp import Browser, CDPError  # noqa: E402
-from check_html import load  # noqa: E402
 
 ROWS = """(function(sel){var t=document.querySelector(sel); if(!t) return null;
   return Array.from(t.querySelectorAll('tbody tr.row')).map(function(r){
@@ -41,10 +40,9 @@ def main():
     b = Browser()
     try:
         page = b.new_page(1280, 900)
-        load(page, path, 10)
+        page.open_ready(path)
         out = {}
-        url = "file://" + os.path.abspath(path)
-        out["errors"] = page.errors + [u for u in page.requests if u != url]
+        out["errors"] = page.errors + page.other_requests()
         out["nothing"] = page.eval("Array.from(document.querySelectorAll('p')).filter(function(p){"
                                    "return p.textContent === 'Nothing to show.';}).length")
         out["card"] = page.eval("(function(){var c=document.getElementById('card-torch'); return c ? "

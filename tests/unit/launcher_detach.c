@@ -27,19 +27,7 @@
 #include "detach.h"
 #include "gdb.h"
 #include "launcher.h"
-
-static int failures;
-
-static void expect_str(const char *what, char *got, const char *want, int line)
-{
-    if (got == NULL || want == NULL ? got != want : strcmp(got, want) != 0) {
-        fprintf(stderr, "%s:%d: %s: got '%s', want '%s'\n", __FILE__, line, what, got ? got : "(null)",
-                want ? want : "(null)");
-        failures++;
-    }
-    free(got);
-}
-#define EXPECT_STR(what, got, want) expect_str(what, got, want, __LINE__)
+#include "launcher_check.h"
 
 static void test_c_literal(void)
 {
@@ -272,9 +260,5 @@ int main(void)
     test_status_line();
     test_output_dir();
     test_process_running();
-    if (failures) {
-        fprintf(stderr, "launcher_detach: %d failures\n", failures);
-        return 1;
-    }
-    return 0;
+    return checks_end("launcher_detach");
 }

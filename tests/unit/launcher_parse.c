@@ -24,17 +24,8 @@
 
 #include "env.h"
 #include "launcher.h"
+#include "launcher_check.h"
 #include "parse.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond);                                                 \
-            failures++;                                                                                                \
-        }                                                                                                              \
-    } while (0)
 
 /* check(value) is NULL (want NULL) or exactly want. */
 static void expect_reason(char *(*check)(const char *), const char *value, const char *want, int line)
@@ -256,7 +247,5 @@ int main(void)
     test_output_patterns();
     test_targets();
     test_ranks();
-    if (failures)
-        fprintf(stderr, "launcher_parse: %d failures\n", failures);
-    return failures != 0;
+    return checks_end("launcher_parse");
 }

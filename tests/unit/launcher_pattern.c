@@ -14,22 +14,11 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "launcher_check.h"
 #include "passthru.h"
 #include "pattern.h"
 #include "run_end.h"
 #include "shquote.h"
-
-static int failures;
-
-static void expect_str(const char *what, char *got, const char *want, int line)
-{
-    if (strcmp(got, want) != 0) {
-        fprintf(stderr, "%s:%d: %s: got '%s', want '%s'\n", __FILE__, line, what, got, want);
-        failures++;
-    }
-    free(got);
-}
-#define EXPECT_STR(what, got, want) expect_str(what, got, want, __LINE__)
 
 static void test_quoting(void)
 {
@@ -145,7 +134,5 @@ int main(void)
     test_globs();
     test_version_order();
     test_hints();
-    if (failures)
-        fprintf(stderr, "launcher_pattern: %d failures\n", failures);
-    return failures != 0;
+    return checks_end("launcher_pattern");
 }

@@ -19,29 +19,10 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "launcher_check.h"
 #include "proc.h"
 #include "snapshot.h"
 #include "snapshot_out.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond);                                                 \
-            failures++;                                                                                                \
-        }                                                                                                              \
-    } while (0)
-
-static void expect_str(const char *what, char *got, const char *want, int line)
-{
-    if (strcmp(got, want) != 0) {
-        fprintf(stderr, "%s:%d: %s: got '%s', want '%s'\n", __FILE__, line, what, got, want);
-        failures++;
-    }
-    free(got);
-}
-#define EXPECT_STR(what, got, want) expect_str(what, got, want, __LINE__)
 
 static void test_signal_numbers(void)
 {
@@ -88,8 +69,8 @@ static void expect_component(const char *comp, const char *host, const char *glo
         fprintf(stderr, "%s:%d: '%s': wildcard %d, want %d\n", __FILE__, line, comp, w, wild);
         failures++;
     }
-    expect_str(comp, g, glob, line);
-    expect_str(comp, l, lit, line);
+    expect_str(comp, g, glob, __FILE__, line);
+    expect_str(comp, l, lit, __FILE__, line);
 }
 
 static void test_components(void)
@@ -175,7 +156,5 @@ int main(void)
     test_sigmask(dir);
     test_files(dir);
     CHECK(chdir("/") == 0 && rmdir(dir) == 0);
-    if (failures)
-        fprintf(stderr, "launcher_snapshot: %d failures\n", failures);
-    return failures != 0;
+    return checks_end("launcher_snapshot");
 }

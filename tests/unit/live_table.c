@@ -41,16 +41,14 @@
 #include "state/track_copy.h"
 #include "state/track_reset.h"
 
+#include "fail_check.h"
+
 static int failures;
 
 #define EQ(got, want, what)                                                                      \
     do {                                                                                         \
         unsigned long long got_ = (unsigned long long)(got), want_ = (unsigned long long)(want); \
-        if (got_ != want_) {                                                                     \
-            fprintf(stderr, "FAIL %s:%d: %s: %llu, expected %llu\n", __FILE__, __LINE__, (what),  \
-                    got_, want_);                                                                \
-            failures++;                                                                          \
-        }                                                                                        \
+        CHECK_COUNT(failures, got_ == want_, "%s: %llu, expected %llu", (what), got_, want_);     \
     } while (0)
 #define TRUE(cond, what) EQ(!!(cond), 1, what)
 

@@ -42,27 +42,21 @@
 #include <unistd.h>
 
 #include "control/outfile.h"
+#include "fail_check.h"
 
 static int failures;
 
 #define EQ(got, want, what)                                                                      \
     do {                                                                                         \
         long long got_ = (long long)(got), want_ = (long long)(want);                            \
-        if (got_ != want_) {                                                                     \
-            fprintf(stderr, "FAIL %s:%d: %s: %lld, expected %lld\n", __FILE__, __LINE__, (what),  \
-                    got_, want_);                                                                \
-            failures++;                                                                          \
-        }                                                                                        \
+        CHECK_COUNT(failures, got_ == want_, "%s: %lld, expected %lld", (what), got_, want_);     \
     } while (0)
 #define TRUE(cond, what) EQ(!!(cond), 1, what)
 #define STREQ(got, want, what)                                                                    \
     do {                                                                                          \
         const char *got_ = (got), *want_ = (want);                                                \
-        if (strcmp(got_, want_) != 0) {                                                           \
-            fprintf(stderr, "FAIL %s:%d: %s: \"%s\", expected \"%s\"\n", __FILE__, __LINE__, (what), \
-                    got_, want_);                                                                 \
-            failures++;                                                                           \
-        }                                                                                         \
+        CHECK_COUNT(failures, strcmp(got_, want_) == 0, "%s: \"%s\", expected \"%s\"",            \
+                    (what), got_, want_);                                                         \
     } while (0)
 
 /* ---- the replaced I/O ---------------------------------------------------- */

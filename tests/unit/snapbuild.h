@@ -14,6 +14,7 @@
 
 #include "analysis/multi/multi.h"
 #include "snapwrite.h"
+#include "fail_check.h"
 
 #define SB_MAX 64 /* frames, stacks, labels of one snapshot */
 
@@ -95,15 +96,7 @@ const char *sb_cs_text(const struct stackdb *db, uint32_t cs);
 
 extern int sb_failures;
 
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);               \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fputc('\n', stderr);                                               \
-            sb_failures++;                                                     \
-        }                                                                      \
-    } while (0)
+#define CHECK(cond, ...) CHECK_COUNT(sb_failures, cond, __VA_ARGS__)
 
 /* Unsigned values equal, both printed when not. */
 #define CHECK_EQ(got, want)                                                    \

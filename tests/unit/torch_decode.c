@@ -9,17 +9,10 @@
 #include <string.h>
 
 #include "control/torch_decode.h"
+#include "fail_check.h"
 
 static int failures;
-#define CHECK(cond, ...)                                                                                       \
-    do {                                                                                                       \
-        if (!(cond)) {                                                                                         \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                               \
-            fprintf(stderr, __VA_ARGS__);                                                                      \
-            fputc('\n', stderr);                                                                               \
-            failures++;                                                                                        \
-        }                                                                                                      \
-    } while (0)
+#define CHECK(cond, ...) CHECK_COUNT(failures, cond, __VA_ARGS__)
 
 static char *slurp(const char *dir, const char *name, size_t *len)
 {

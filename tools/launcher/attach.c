@@ -41,16 +41,12 @@ static struct attach_opts attach_options(int argc, char **argv)
             if (i + 1 >= argc)
                 die("attach: %s needs %s", a, valued[k].needs);
             *slot[k] = argv[++i];
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            show_usage(0);
-        } else if (a[0] == '-') {
-            die("attach: unknown option %s", a);
         } else {
+            operand_or_die("attach", a);
             break;
         }
     }
-    if (argc - i != 1)
-        die("attach: give exactly one PID");
+    one_pid_or_die("attach", argc, i);
     o.pid = argv[i];
     return o;
 }
@@ -191,23 +187,17 @@ static bool attach_record_write(const char *pid, char *const settings[])
  * NULL without one or without the library loaded (*why then says why). */
 static char *call_attach(const char *pid, const char *work, const char *lib, const char *config, char **why)
 {
-    char *log = str_printf("%s/gdb.log", work), *status = str_printf("%s/status", work);
+    char *status = str_printf("%s/status", work);
     char *lib_lit = c_literal(lib), *config_lit = c_literal(config), *status_lit = c_literal(status);
-    char **safe = gdb_safe_cmds(work);
-    char *cmds[] = {safe[0],
-                    safe[1],
-                    safe[2],
-                    safe[3],
-                    str_printf("set $gl_h = (void *) dlopen(%s, 2)", lib_lit),
-                    "set $gl_f = $gl_h ? (void *) dlsym($gl_h, \"gpuleak_attach_start\") : (void *) 0",
-                    "printf \"GPULEAK_DLOPEN=%p\\n\", $gl_f",
-                    "printf \"GPULEAK_DLERROR=%s\\n\", $gl_f ? \"\" : (char *) dlerror()",
-                    str_printf("set $gl_rc = $gl_f ? ((int (*)(const char *, const char *)) $gl_f)(%s, %s) : -1",
-                               config_lit, status_lit),
-                    "printf \"GPULEAK_RC=%d\\n\", $gl_rc",
-                    NULL};
-    gdb_call(pid, log, cmds);
-    char *text = read_text_file(log);
+    char *steps[] = {str_printf("set $gl_h = (void *) dlopen(%s, 2)", lib_lit),
+                     "set $gl_f = $gl_h ? (void *) dlsym($gl_h, \"gpuleak_attach_start\") : (void *) 0",
+                     "printf \"GPULEAK_DLOPEN=%p\\n\", $gl_f",
+                     "printf \"GPULEAK_DLERROR=%s\\n\", $gl_f ? \"\" : (char *) dlerror()",
+                     str_printf("set $gl_rc = $gl_f ? ((int (*)(const char *, const char *)) $gl_f)(%s, %s) : -1",
+                                config_lit, status_lit),
+                     "printf \"GPULEAK_RC=%d\\n\", $gl_rc",
+                     NULL};
+    char *text = gdb_call_safely(pid, work, steps);
     bool loaded;
     char *rc = gdb_answer(text ? text : "", &loaded);
     /* gdb goes on after a failed step: without the library loaded, the
@@ -226,16 +216,12 @@ static char *call_attach(const char *pid, const char *work, const char *lib, con
             free(w);
     }
     free(text);
-    for (int i = 0; i < 4; i++)
-        free(safe[i]);
-    free(safe);
-    free(cmds[4]);
-    free(cmds[8]);
+    free(steps[0]);
+    free(steps[4]);
     free(lib_lit);
     free(config_lit);
     free(status_lit);
     free(status);
-    free(log);
     return rc;
 }
 

@@ -198,15 +198,9 @@ void attach_unlock(void)
  * command line calls the library's entry points). */
 static bool gpuleak_gdb_of(const char *pid)
 {
-    char *path = str_printf("/proc/%s/cmdline", pid);
-    size_t len = 0;
-    char *cmd = read_proc(path, &len);
-    free(path);
+    char *cmd = proc_cmdline(pid);
     if (cmd == NULL)
         return false;
-    for (size_t i = 0; i < len; i++)
-        if (cmd[i] == '\0')
-            cmd[i] = ' ';
     bool ours = strstr(cmd, "gpuleak_attach_start") != NULL || strstr(cmd, "gpuleak_detach_start") != NULL;
     free(cmd);
     return ours;

@@ -37,18 +37,10 @@ char *sharedlibrary_cmd(const char *lib_path)
 /* The PID argument after the options (-h alone is one). */
 static const char *detach_pid(int argc, char **argv)
 {
-    int i = 0;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-            show_usage(0);
-        if (a[0] == '-')
-            die("detach: unknown option %s", a);
-        break;
-    }
-    if (argc - i != 1)
-        die("detach: give exactly one PID");
-    return argv[i];
+    if (argc > 0)
+        operand_or_die("detach", argv[0]);
+    one_pid_or_die("detach", argc, 0);
+    return argv[0];
 }
 
 /* gdb's call: no dlopen and no thread made, only a flag set that
@@ -61,26 +53,20 @@ static const char *detach_pid(int argc, char **argv)
 static char *call_detach(const char *pid, const char *work, char **why)
 {
     char *lib = find_lib();
-    char *log = str_printf("%s/gdb.log", work), *status = str_printf("%s/status", work);
+    char *status = str_printf("%s/status", work);
     char *status_lit = c_literal(status);
-    char **safe = gdb_safe_cmds(work);
-    char *cmds[] = {safe[0], safe[1], safe[2], safe[3], sharedlibrary_cmd(lib),
-                    str_printf("set $gl_rc = ((int (*)(const char *)) gpuleak_detach_start)(%s)", status_lit),
-                    "printf \"GPULEAK_RC=%d\\n\", $gl_rc", NULL};
-    gdb_call(pid, log, cmds);
-    char *text = read_text_file(log);
+    char *steps[] = {sharedlibrary_cmd(lib),
+                     str_printf("set $gl_rc = ((int (*)(const char *)) gpuleak_detach_start)(%s)", status_lit),
+                     "printf \"GPULEAK_RC=%d\\n\", $gl_rc", NULL};
+    char *text = gdb_call_safely(pid, work, steps);
     bool loaded;
     char *rc = gdb_answer(text ? text : "", &loaded);
     *why = rc == NULL ? gdb_why(text ? text : "") : NULL;
     free(text);
-    for (int i = 0; i < 4; i++)
-        free(safe[i]);
-    free(safe);
-    free(cmds[4]);
-    free(cmds[5]);
+    free(steps[0]);
+    free(steps[1]);
     free(status_lit);
     free(status);
-    free(log);
     free(lib);
     return rc;
 }

@@ -92,6 +92,29 @@ char **gdb_safe_cmds(const char *dir)
     return cmds;
 }
 
+char *gdb_call_safely(const char *pid, const char *work, char *const steps[])
+{
+    enum { N_SAFE = 4 };
+    size_t n = 0;
+    while (steps[n] != NULL)
+        n++;
+    char **cmds = calloc(N_SAFE + n + 1, sizeof *cmds);
+    if (cmds == NULL)
+        die("out of memory");
+    char **safe = gdb_safe_cmds(work);
+    memcpy(cmds, safe, N_SAFE * sizeof *cmds);
+    memcpy(cmds + N_SAFE, steps, n * sizeof *cmds);
+    char *log = str_printf("%s/gdb.log", work);
+    gdb_call(pid, log, cmds);
+    char *text = read_text_file(log);
+    free(log);
+    for (int i = 0; i < N_SAFE; i++)
+        free(safe[i]);
+    free(safe);
+    free(cmds);
+    return text;
+}
+
 /* gdb's settings before it attaches: libc's symbols alone, no debug
  * information, no auto-loading, every signal the program gets passed on
  * at once (a stop abandoned the call), a call a signal interrupts unwound.

@@ -27,6 +27,11 @@ char **gdb_safe_cmds(const char *dir);
  * never left stopped. */
 void gdb_call(const char *pid, const char *log, char *const cmds[]);
 
+/* gdb_call with gdb_safe_cmds(work) first, then steps (NULL-terminated),
+ * its log in work/gdb.log; what the log holds afterwards (read_text_file),
+ * or NULL. */
+char *gdb_call_safely(const char *pid, const char *work, char *const steps[]);
+
 /* What gdb printed in its log: the value of the last "GPULEAK_RC=" line
  * when it is an integer (-?[0-9]+), else NULL (gdb's printf goes on after
  * a failed step and prints its error after the prefix); *loaded whether a

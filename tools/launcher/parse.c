@@ -77,8 +77,7 @@ char *check_interval(const char *v)
     return reason("not a duration from 100ms to 30 days (e.g. 90s, 10m, 2h), or 0 for off");
 }
 
-/* The signal NAME (upper case, without SIG) names, or 0. */
-static int signal_by_name(const char *name)
+int listed_signal(const char *name)
 {
     static const struct {
         const char *name;
@@ -91,6 +90,15 @@ static int signal_by_name(const char *name)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i].name) == 0)
             return names[i].sig;
+    return 0;
+}
+
+/* The signal NAME (upper case, without SIG) names, or 0. */
+static int signal_by_name(const char *name)
+{
+    int sig = listed_signal(name);
+    if (sig != 0)
+        return sig;
     if (strncmp(name, "RTMIN+", 6) == 0 && is_long_in(name + 6, 0, SIGRTMAX - SIGRTMIN))
         return SIGRTMIN + (int)strtol(name + 6, NULL, 10);
     return 0;

@@ -23,6 +23,10 @@ char *check_interval(const char *v);
 /* GPULEAK_SIGNAL: a name, a number or none; the signals the library
  * cannot use are refused with its reason. */
 char *check_signal(const char *v);
+/* The signal a name of the library's list (upper case, without SIG: USR1,
+ * HUP, ..., and the ones check_signal refuses) names, or 0; RTMIN+N is
+ * left to the caller, whose rules for N differ. */
+int listed_signal(const char *name);
 /* An output pattern: known conversions only, shorter than the library's
  * limit, and a directory part without conversions that exists and is
  * writable now.  for_attach: a stream is the target's descriptor, not one

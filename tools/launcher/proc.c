@@ -70,19 +70,25 @@ static char *only_child(const char *pid)
     return child;
 }
 
-/* Whether the command line of pid has "gpuleak run" in it. */
-static bool is_gpuleak_run(const char *pid)
+char *proc_cmdline(const char *pid)
 {
     char *path = str_printf("/proc/%s/cmdline", pid);
     size_t len = 0;
     char *cmd = read_proc(path, &len);
     free(path);
     if (cmd == NULL)
-        return false;
+        return NULL;
     for (size_t i = 0; i < len; i++)
         if (cmd[i] == '\0')
             cmd[i] = ' ';
-    bool is = strstr(cmd, "gpuleak run") != NULL;
+    return cmd;
+}
+
+/* Whether the command line of pid has "gpuleak run" in it. */
+static bool is_gpuleak_run(const char *pid)
+{
+    char *cmd = proc_cmdline(pid);
+    bool is = cmd != NULL && strstr(cmd, "gpuleak run") != NULL;
     free(cmd);
     return is;
 }

@@ -9,6 +9,10 @@
  * is not NULL), or NULL. */
 char *read_proc(const char *path, size_t *len);
 
+/* /proc/PID/cmdline with the NUL after each argument made a space (so
+ * strstr sees the words as a shell typed them), or NULL. */
+char *proc_cmdline(const char *pid);
+
 /* Whether /proc/PID/maps (pid as typed) names libgpuleak.so. */
 bool has_gpuleak_loaded(const char *pid);
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "parse.h"
 #include "proc.h"
 #include "usage.h"
 #include "snapshot_out.h"
@@ -28,17 +29,9 @@ static bool all_digits(const char *s, size_t max)
 
 static int signal_named(const char *name)
 {
-    static const struct {
-        const char *name;
-        int sig;
-    } names[] = {
-        {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP},   {"PWR", SIGPWR}, {"WINCH", SIGWINCH},
-        {"URG", SIGURG},   {"KILL", SIGKILL}, {"STOP", SIGSTOP}, {"SEGV", SIGSEGV}, {"BUS", SIGBUS},
-        {"ILL", SIGILL},   {"FPE", SIGFPE},   {"ABRT", SIGABRT},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i].name) == 0)
-            return names[i].sig;
+    int sig = listed_signal(name);
+    if (sig != 0)
+        return sig;
     if (strncmp(name, "RTMIN+", 6) == 0 && all_digits(name + 6, 3) && SIGRTMIN + atoi(name + 6) <= SIGRTMAX)
         return SIGRTMIN + atoi(name + 6);
     return SIGUSR1;
@@ -155,16 +148,12 @@ static int parse_snapshot(int argc, char **argv, const char **timeout)
                 die("--timeout needs seconds");
             *timeout = argv[i + 1];
             i += 2;
-        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            show_usage(0);
-        } else if (argv[i][0] == '-') {
-            die("snapshot: unknown option %s", argv[i]);
         } else {
+            operand_or_die("snapshot", argv[i]);
             break;
         }
     }
-    if (argc - i != 1)
-        die("snapshot: give exactly one PID");
+    one_pid_or_die("snapshot", argc, i);
     if (!all_digits(argv[i], SIZE_MAX))
         die("snapshot: '%s' is not a process id", argv[i]);
     if (!all_digits(*timeout, SIZE_MAX))

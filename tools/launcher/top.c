@@ -32,16 +32,12 @@ int cmd_top(int argc, char **argv)
                 die("top: %s needs a value", a);
             args[n++] = argv[i];
             args[n++] = argv[++i];
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            show_usage(0);
-        } else if (a[0] == '-') {
-            die("top: unknown option %s", a);
         } else {
+            operand_or_die("top", a);
             break;
         }
     }
-    if (argc - i != 1)
-        die("top: give exactly one PID");
+    one_pid_or_die("top", argc, i);
     const char *pid = argv[i];
     if (*pid == '\0' || strspn(pid, "0123456789") != strlen(pid))
         die("top: '%s' is not a process id", pid);

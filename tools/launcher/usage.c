@@ -169,3 +169,17 @@ noreturn void show_usage(int to_stderr)
     free(text);
     exit(to_stderr ? 2 : 0);
 }
+
+void operand_or_die(const char *cmd, const char *a)
+{
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+        show_usage(0);
+    if (a[0] == '-')
+        die("%s: unknown option %s", cmd, a);
+}
+
+void one_pid_or_die(const char *cmd, int argc, int i)
+{
+    if (argc - i != 1)
+        die("%s: give exactly one PID", cmd);
+}

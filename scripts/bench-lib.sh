@@ -1,0 +1,19 @@
+# What the bench scripts share (scripts/bench.sh, bench-torch.sh,
+# bench-plan.sh); sourced, not run.
+
+# bench_work NAME: $work, a new directory under $TMPDIR named after NAME
+# and removed at exit, and $RAW, an empty file in it that takes one
+# measurement a line ("KEY VALUE...").
+bench_work() {
+    work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+    RAW=$work/raw.txt
+    : >"$RAW"
+}
+
+# bench_torch_env: the environment of the torch runs: the CUDA toolkit's
+# lib64 on the library path, and gpuleak's Python package from $ROOT/tools.
+bench_torch_env() {
+    export LD_LIBRARY_PATH=${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export GPULEAK_PYTHON_DIR=$ROOT/tools
+}
