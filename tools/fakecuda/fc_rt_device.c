@@ -19,18 +19,14 @@ cudaError_t cudaGetDevice(int *device)
 {
     if (!device)
         return fc_rt_set(cudaErrorInvalidValue);
-    cudaError_t e = fc_rt_init();
-    if (e)
-        return fc_rt_set(e);
+    ENTER_INIT();
     *device = fc_rt_device();
     return cudaSuccess;
 }
 
 cudaError_t cudaDeviceSynchronize(void)
 {
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
+    ENTER();
     return fc_rt_cu(fc_drv.cuCtxSynchronize());
 }
 
@@ -38,9 +34,7 @@ cudaError_t cudaDeviceSynchronize(void)
  * cuDevicePrimaryCtxReset, as the real runtime does). */
 cudaError_t cudaDeviceReset(void)
 {
-    cudaError_t e = fc_rt_init();
-    if (e)
-        return fc_rt_set(e);
+    ENTER_INIT();
     return fc_rt_reset_device(fc_rt_device());
 }
 
@@ -65,17 +59,13 @@ cudaError_t cudaDriverGetVersion(int *driverVersion)
 
 cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
 {
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
+    ENTER();
     return fc_rt_cu(fc_drv.cuMemGetInfo_v2(free, total));
 }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
+    ENTER();
     if (!pStream)
         return fc_rt_set(cudaErrorInvalidValue);
     return fc_rt_cu(fc_drv.cuStreamCreate((CUstream *)pStream, flags));
@@ -83,42 +73,21 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 
 cudaError_t cudaStreamCreate(cudaStream_t *pStream) { return cudaStreamCreateWithFlags(pStream, 0); }
 
-cudaError_t cudaStreamDestroy(cudaStream_t stream)
-{
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
-    return fc_rt_cu(fc_drv.cuStreamDestroy_v2((CUstream)stream));
-}
+/* Stream calls that are the driver's own once a context is current:
+ * X(runtime function, driver call).  cuda_runtime_api.h's prototypes check
+ * each definition. */
+#define FC_RT_STREAM_CALLS(X)                                                  \
+    X(cudaStreamDestroy, cuStreamDestroy_v2)                                   \
+    X(cudaStreamSynchronize, cuStreamSynchronize)                              \
+    X(cudaStreamSynchronize_ptsz, cuStreamSynchronize_ptsz)                    \
+    X(cudaStreamQuery, cuStreamQuery)                                          \
+    X(cudaStreamQuery_ptsz, cuStreamQuery_ptsz)
 
-cudaError_t cudaStreamSynchronize(cudaStream_t stream)
-{
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
-    return fc_rt_cu(fc_drv.cuStreamSynchronize((CUstream)stream));
-}
-
-cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
-{
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
-    return fc_rt_cu(fc_drv.cuStreamSynchronize_ptsz((CUstream)stream));
-}
-
-cudaError_t cudaStreamQuery(cudaStream_t stream)
-{
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
-    return fc_rt_cu(fc_drv.cuStreamQuery((CUstream)stream));
-}
-
-cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream)
-{
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
-    return fc_rt_cu(fc_drv.cuStreamQuery_ptsz((CUstream)stream));
-}
+#define FC_STREAM_CALL(rt, drv)                                                \
+    cudaError_t rt(cudaStream_t stream)                                        \
+    {                                                                          \
+        ENTER();                                                               \
+        return fc_rt_cu(fc_drv.drv((CUstream)stream));                         \
+    }
+FC_RT_STREAM_CALLS(FC_STREAM_CALL)
+#undef FC_STREAM_CALL
