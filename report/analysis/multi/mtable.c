@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/sat.h"
+#include "util/slots.h"
 #include "util/xalloc.h"
 
 static uint64_t key_hash(uint32_t cs, uint16_t kind, int32_t dev, int32_t rule)
@@ -24,30 +25,17 @@ int mt_init(struct mtable *t, size_t nsnaps)
     return t->scratch ? 0 : -1;
 }
 
-static int rehash(struct mtable *t)
+static uint64_t row_hash(const void *ctx, uint32_t entry)
 {
-    size_t n = t->nslots ? 2 * t->nslots : 1024;
-    uint32_t *ns = xcalloc(n, sizeof *ns);
-    if (!ns)
-        return -1;
-    for (size_t i = 0; i < t->n; i++) {
-        const struct mrow *r = &t->rows[i];
-        size_t h = key_hash(r->cs, r->kind, r->device, r->rule) & (n - 1);
-        while (ns[h])
-            h = (h + 1) & (n - 1);
-        ns[h] = (uint32_t)(i + 1);
-    }
-    free(t->slots);
-    t->slots = ns;
-    t->nslots = n;
-    return 0;
+    const struct mrow *r = &((const struct mtable *)ctx)->rows[entry - 1];
+    return key_hash(r->cs, r->kind, r->device, r->rule);
 }
 
 /* The row of a key (created zeroed), or NULL when out of memory. */
 static struct mrow *row_of(struct mtable *t, uint32_t cs, uint16_t kind, int32_t dev, int32_t rule)
 {
-    if ((t->n + 1) * 2 > t->nslots && rehash(t))
-        return NULL;
+    if ((t->n + 1) * 2 > t->nslots)
+        slots_grow(&t->slots, &t->nslots, row_hash, t);
     size_t h = key_hash(cs, kind, dev, rule) & (t->nslots - 1);
     while (t->slots[h]) {
         struct mrow *r = &t->rows[t->slots[h] - 1];
