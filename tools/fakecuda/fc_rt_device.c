@@ -24,11 +24,7 @@ cudaError_t cudaGetDevice(int *device)
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize(void)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuCtxSynchronize());
-}
+FC_RT_FORWARD(cudaDeviceSynchronize, (void), cuCtxSynchronize())
 
 /* Frees every allocation of this device's primary context (through
  * cuDevicePrimaryCtxReset, as the real runtime does). */
@@ -57,11 +53,7 @@ cudaError_t cudaDriverGetVersion(int *driverVersion)
     return fc_rt_cu(fc_drv.cuDriverGetVersion(driverVersion));
 }
 
-cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuMemGetInfo_v2(free, total));
-}
+FC_RT_FORWARD(cudaMemGetInfo, (size_t *free, size_t *total), cuMemGetInfo_v2(free, total))
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
@@ -73,21 +65,12 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 
 cudaError_t cudaStreamCreate(cudaStream_t *pStream) { return cudaStreamCreateWithFlags(pStream, 0); }
 
-/* Stream calls that are the driver's own once a context is current:
- * X(runtime function, driver call).  cuda_runtime_api.h's prototypes check
- * each definition. */
-#define FC_RT_STREAM_CALLS(X)                                                  \
-    X(cudaStreamDestroy, cuStreamDestroy_v2)                                   \
-    X(cudaStreamSynchronize, cuStreamSynchronize)                              \
-    X(cudaStreamSynchronize_ptsz, cuStreamSynchronize_ptsz)                    \
-    X(cudaStreamQuery, cuStreamQuery)                                          \
-    X(cudaStreamQuery_ptsz, cuStreamQuery_ptsz)
+FC_RT_FORWARD(cudaStreamDestroy, (cudaStream_t stream), cuStreamDestroy_v2((CUstream)stream))
 
-#define FC_STREAM_CALL(rt, drv)                                                \
-    cudaError_t rt(cudaStream_t stream)                                        \
-    {                                                                          \
-        ENTER();                                                               \
-        return fc_rt_cu(fc_drv.drv((CUstream)stream));                         \
-    }
-FC_RT_STREAM_CALLS(FC_STREAM_CALL)
-#undef FC_STREAM_CALL
+FC_RT_FORWARD(cudaStreamSynchronize, (cudaStream_t stream), cuStreamSynchronize((CUstream)stream))
+
+FC_RT_FORWARD(cudaStreamSynchronize_ptsz, (cudaStream_t stream), cuStreamSynchronize_ptsz((CUstream)stream))
+
+FC_RT_FORWARD(cudaStreamQuery, (cudaStream_t stream), cuStreamQuery((CUstream)stream))
+
+FC_RT_FORWARD(cudaStreamQuery_ptsz, (cudaStream_t stream), cuStreamQuery_ptsz((CUstream)stream))

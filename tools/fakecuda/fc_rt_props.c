@@ -132,8 +132,5 @@ cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
     return fc_rt_cu(fc_drv.cuCtxEnablePeerAccess(peer, flags));
 }
 
-cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuCtxGetStreamPriorityRange(leastPriority, greatestPriority));
-}
+FC_RT_FORWARD(cudaDeviceGetStreamPriorityRange, (int *leastPriority, int *greatestPriority),
+              cuCtxGetStreamPriorityRange(leastPriority, greatestPriority))
