@@ -96,14 +96,8 @@ static int gt_add(struct gtable *t, const struct snapshot *s, const struct snap_
         }
         h = (h + 1) & (t->nslots - 1);
     }
-    if (t->n == t->cap) {
-        size_t nc = t->cap ? 2 * t->cap : 64;
-        struct leak_group *ng = xrealloc(t->groups, nc * sizeof *ng);
-        if (!ng)
-            return -1;
-        t->groups = ng;
-        t->cap = nc;
-    }
+    if (t->n == t->cap)
+        t->groups = xgrow(t->groups, &t->cap, 64, sizeof *t->groups);
     t->groups[t->n] = (struct leak_group){
         .kind = a->kind, .api = a->api, .device = a->device, .cs = cs, .rule = rule,
         .stack_id = a->stack_id, .bytes = a->size, .count = 1,

@@ -106,10 +106,8 @@ static uint32_t intern_frame(struct stackdb *db, const struct sym_frame *f)
             return id;
         h = (h + 1) & (db->nfslots - 1);
     }
-    if (db->nframes == db->cap_frames) {
-        db->cap_frames = db->cap_frames ? 2 * db->cap_frames : 256;
-        db->frames = xrealloc(db->frames, db->cap_frames * sizeof *db->frames);
-    }
+    if (db->nframes == db->cap_frames)
+        db->frames = xgrow(db->frames, &db->cap_frames, 256, sizeof *db->frames);
     db->frames[db->nframes] = *f;
     db->fslots[h] = (uint32_t)(++db->nframes);
     return (uint32_t)(db->nframes - 1);

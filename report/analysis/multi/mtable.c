@@ -45,14 +45,8 @@ static struct mrow *row_of(struct mtable *t, uint32_t cs, uint16_t kind, int32_t
     }
     if (t->n >= UINT32_MAX - 1) /* slots hold row + 1 in 32 bits */
         return NULL;
-    if (t->n == t->cap) {
-        size_t nc = t->cap ? 2 * t->cap : 256;
-        struct mrow *nr = xrealloc(t->rows, nc * sizeof *nr);
-        if (!nr)
-            return NULL;
-        t->rows = nr;
-        t->cap = nc;
-    }
+    if (t->n == t->cap)
+        t->rows = xgrow(t->rows, &t->cap, 256, sizeof *t->rows);
     struct mrow *r = &t->rows[t->n];
     *r = (struct mrow){.cs = cs, .kind = kind, .device = dev, .rule = rule};
     t->slots[h] = (uint32_t)(++t->n);
@@ -81,14 +75,8 @@ int mt_add(struct mtable *t, uint32_t cs, uint16_t kind, int32_t dev, int32_t ru
     /* cells are appended in snapshot order: the row's newest one is this
      * snapshot's, or it has none yet */
     if (r->last == 0 || t->cells[r->last - 1].snap != snap) {
-        if (t->ncells == t->ncells_cap) {
-            size_t nc = t->ncells_cap ? 2 * t->ncells_cap : 1024;
-            struct snapcell *c = xrealloc(t->cells, nc * sizeof *c);
-            if (!c)
-                return -1;
-            t->cells = c;
-            t->ncells_cap = nc;
-        }
+        if (t->ncells == t->ncells_cap)
+            t->cells = xgrow(t->cells, &t->ncells_cap, 1024, sizeof *t->cells);
         t->cells[t->ncells] = (struct snapcell){.snap = (uint32_t)snap, .row = (uint32_t)(r - t->rows)};
         r->last = ++t->ncells;
     }
