@@ -103,6 +103,24 @@ void gl_lock_check_take(struct gl_lock *l)
         report(l, top, "");
 }
 
+/* Puts l, held once, between above (NULL: l becomes the top) and below in
+ * this thread's list.  l's own links are set before the fence, the link
+ * from above that makes it reachable from the top after, so a signal
+ * handler walking down from the top in between sees l whole or not at all. */
+static void link_held(struct gl_lock *l, struct gl_lock *above, struct gl_lock *below)
+{
+    l->depth = 1;
+    l->below = below;
+    l->above = above;
+    if (below != NULL)
+        below->above = l;
+    atomic_signal_fence(memory_order_seq_cst);
+    if (above != NULL)
+        above->below = l;
+    else
+        held_top = l;
+}
+
 /* l was just acquired.  Its depth is not 0 only if this thread already held
  * it (a recursive lock taken again): anyone else's hold ended with depth 0
  * before the mutex let this thread in. */
@@ -112,13 +130,7 @@ void gl_lock_note_held(struct gl_lock *l)
         l->depth++;
         return;
     }
-    l->depth = 1;
-    l->above = NULL;
-    l->below = held_top;
-    if (held_top != NULL)
-        held_top->above = l;
-    atomic_signal_fence(memory_order_seq_cst);
-    held_top = l;
+    link_held(l, NULL, held_top);
 }
 
 /* A trylock does not wait, so it cannot close a circle: it is recorded
@@ -135,16 +147,7 @@ void gl_lock_note_tried(struct gl_lock *l)
         above = below;
         below = below->below;
     }
-    l->depth = 1;
-    l->below = below;
-    l->above = above;
-    if (below != NULL)
-        below->above = l;
-    atomic_signal_fence(memory_order_seq_cst);
-    if (above != NULL)
-        above->below = l;
-    else
-        held_top = l;
+    link_held(l, above, below);
 }
 
 static void unlink_held(struct gl_lock *l)

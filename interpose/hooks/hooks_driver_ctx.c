@@ -39,14 +39,19 @@ GL_HOOK(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev))
     return rc;
 }
 
-/* A reset of the primary context, through either ABI (same arguments, same
- * effect): what the context owned goes with it. */
-static CUresult reset_primary(CUresult (*real)(CUdevice), CUdevice dev, uint16_t api)
+/* A reset of the primary context, or a release of a reference to it,
+ * through either ABI (same arguments, same effect): what the context owned
+ * goes with it, on a release only when that was the last reference.  The
+ * primary context is reset when its last reference is released (CUDA's
+ * documentation): that is a teardown too.  Whether this was the last one
+ * is asked after the call; a retain by another thread in between hides it
+ * (the records then stay live, as before this hook). */
+static CUresult primary_ends(CUresult (*real)(CUdevice), CUdevice dev, uint16_t api, bool last_only)
 {
     bool track = gl_enter();
     CUresult rc = real(dev);
     gl_where_devices_forget_all(); /* a thread's current context may be gone */
-    if (track && rc == CUDA_SUCCESS)
+    if (track && rc == CUDA_SUCCESS && (!last_only || gl_ctx_primary_inactive(dev)))
         gl_track_drop_context(dev, 0, api);
     gl_leave();
     return rc;
@@ -55,30 +60,13 @@ static CUresult reset_primary(CUresult (*real)(CUdevice), CUdevice dev, uint16_t
 GL_HOOK(CUresult, cuDevicePrimaryCtxReset_v2, (CUdevice dev))
 {
     GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxReset_v2, NO_DRIVER);
-    return reset_primary(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RESET);
-}
-
-/* The primary context is reset when its last reference is released (CUDA's
- * documentation): that is a teardown too.  Whether this was the last one is
- * asked after the call; a retain by another thread in between hides it (the
- * records then stay live, as before this hook). */
-/* A release of the primary context, through either ABI: a teardown when it
- * was the last reference. */
-static CUresult release_primary(CUresult (*real)(CUdevice), CUdevice dev, uint16_t api)
-{
-    bool track = gl_enter();
-    CUresult rc = real(dev);
-    gl_where_devices_forget_all();
-    if (track && rc == CUDA_SUCCESS && gl_ctx_primary_inactive(dev))
-        gl_track_drop_context(dev, 0, api);
-    gl_leave();
-    return rc;
+    return primary_ends(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RESET, false);
 }
 
 GL_HOOK(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice dev))
 {
     GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxRelease_v2, NO_DRIVER);
-    return release_primary(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RELEASE);
+    return primary_ends(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RELEASE, true);
 }
 
 /* A context destroyed, through either ABI: what it owned goes with it. */
@@ -108,13 +96,13 @@ GL_HOOK(CUresult, cuCtxDestroy, (CUcontext ctx))
 GL_HOOK(CUresult, cuDevicePrimaryCtxReset, (CUdevice dev))
 {
     GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxReset, NO_DRIVER);
-    return reset_primary(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RESET_V1);
+    return primary_ends(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RESET_V1, false);
 }
 
 GL_HOOK(CUresult, cuDevicePrimaryCtxRelease, (CUdevice dev))
 {
     GL_REAL_OR_RETURN(real, cuDevicePrimaryCtxRelease, NO_DRIVER);
-    return release_primary(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RELEASE_V1);
+    return primary_ends(real, dev, GL_API_CU_DEVICE_PRIMARY_CTX_RELEASE_V1, true);
 }
 
 GL_DEFINE_REAL(CUresult, cuCtxGetApiVersion, (CUcontext, unsigned int *))

@@ -70,23 +70,28 @@ static void take_lane(struct gl_lane *l, void *arg)
     le->count = kept;
 }
 
+/* p resized to n elements of size bytes, or p itself with *ok false when
+ * out of memory: an array keeps what it had even when another fails. */
+static void *resize(void *p, size_t n, size_t size, bool *ok)
+{
+    void *q = realloc(p, n * size);
+    if (q == NULL) {
+        *ok = false;
+        return p;
+    }
+    return q;
+}
+
 static bool keys_reserve(size_t n)
 {
     if (n <= keys_room)
         return true;
-    struct key *k = realloc(keys, n * sizeof *k), *t;
-    if (k != NULL)
-        keys = k;
-    t = realloc(keys_tmp, n * sizeof *t);
-    if (t != NULL)
-        keys_tmp = t;
-    struct gl_numbered *a = realloc(numbered, n * sizeof *a), *b;
-    if (a != NULL)
-        numbered = a;
-    b = realloc(numbered_tmp, n * sizeof *b);
-    if (b != NULL)
-        numbered_tmp = b;
-    if (k == NULL || t == NULL || a == NULL || b == NULL)
+    bool ok = true;
+    keys = resize(keys, n, sizeof *keys, &ok);
+    keys_tmp = resize(keys_tmp, n, sizeof *keys_tmp, &ok);
+    numbered = resize(numbered, n, sizeof *numbered, &ok);
+    numbered_tmp = resize(numbered_tmp, n, sizeof *numbered_tmp, &ok);
+    if (!ok)
         return false;
     keys_room = n;
     return true;

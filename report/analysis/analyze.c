@@ -8,6 +8,7 @@
 #include "analysis/analyze.h"
 #include "util/hash.h"
 #include "util/sat.h"
+#include "util/slots.h"
 #include "util/sort.h"
 #include "util/xalloc.h"
 
@@ -62,30 +63,17 @@ static uint64_t key_hash(uint16_t kind, int32_t dev, uint32_t cs, uint16_t api, 
     return hash_mix64(h);
 }
 
-static int gt_rehash(struct gtable *t)
+static uint64_t group_hash(const void *ctx, uint32_t entry)
 {
-    size_t n = t->nslots ? t->nslots * 2 : 1024;
-    uint32_t *ns = xcalloc(n, sizeof *ns);
-    if (!ns)
-        return -1;
-    for (size_t i = 0; i < t->n; i++) {
-        const struct leak_group *g = &t->groups[i];
-        size_t h = key_hash(g->kind, g->device, g->cs, g->api, g->rule) & (n - 1);
-        while (ns[h])
-            h = (h + 1) & (n - 1);
-        ns[h] = (uint32_t)(i + 1);
-    }
-    free(t->slots);
-    t->slots = ns;
-    t->nslots = n;
-    return 0;
+    const struct leak_group *g = &((const struct gtable *)ctx)->groups[entry - 1];
+    return key_hash(g->kind, g->device, g->cs, g->api, g->rule);
 }
 
 static int gt_add(struct gtable *t, const struct snapshot *s, const struct snap_alloc *a, uint32_t cs,
                   int32_t rule)
 {
-    if ((t->n + 1) * 2 > t->nslots && gt_rehash(t))
-        return -1;
+    if ((t->n + 1) * 2 > t->nslots)
+        slots_grow(&t->slots, &t->nslots, group_hash, t);
     size_t h = key_hash(a->kind, a->device, cs, a->api, rule) & (t->nslots - 1);
     while (t->slots[h]) {
         struct leak_group *g = &t->groups[t->slots[h] - 1];
@@ -108,14 +96,8 @@ static int gt_add(struct gtable *t, const struct snapshot *s, const struct snap_
         }
         h = (h + 1) & (t->nslots - 1);
     }
-    if (t->n == t->cap) {
-        size_t nc = t->cap ? 2 * t->cap : 64;
-        struct leak_group *ng = xrealloc(t->groups, nc * sizeof *ng);
-        if (!ng)
-            return -1;
-        t->groups = ng;
-        t->cap = nc;
-    }
+    if (t->n == t->cap)
+        t->groups = xgrow(t->groups, &t->cap, 64, sizeof *t->groups);
     t->groups[t->n] = (struct leak_group){
         .kind = a->kind, .api = a->api, .device = a->device, .cs = cs, .rule = rule,
         .stack_id = a->stack_id, .bytes = a->size, .count = 1,

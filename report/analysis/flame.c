@@ -55,14 +55,8 @@ static uint32_t child(struct flame_tree *t, uint32_t p, int64_t name)
         if (t->n[c].name == name && t->n[c].parent == p)
             return c;
     }
-    if (t->nn == t->cap) {
-        size_t nc = t->cap ? t->cap * 2 : 256;
-        struct flame_node *nn = xrealloc(t->n, nc * sizeof *nn);
-        if (!nn)
-            return 0;
-        t->n = nn;
-        t->cap = nc;
-    }
+    if (t->nn == t->cap)
+        t->n = xgrow(t->n, &t->cap, 256, sizeof *t->n);
     uint32_t c = (uint32_t)t->nn++;
     t->n[c] = (struct flame_node){name, p, 0, t->n[p].child, 0};
     t->n[p].child = c;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model/user_frame.h"
+#include "util/keyed.h"
 #include "util/sat.h"
 #include "util/sort.h"
 #include "util/xalloc.h"
@@ -82,61 +83,33 @@ static struct torch_line *merge_lines(const struct line_entry *e, size_t from, s
     return lines;
 }
 
-/* A segment's address and where it was first named (its first block). */
-struct seg_key {
-    uint64_t address;
-    size_t order;
-};
-
-static int cmp_seg_key(const void *pa, const void *pb)
-{
-    const struct seg_key *a = pa, *b = pb;
-    if (a->address != b->address)
-        return a->address < b->address ? -1 : 1;
-    return a->order < b->order ? -1 : a->order > b->order;
-}
-
-/* The index in keys (sorted, distinct) of address. */
-static size_t find_seg(const struct seg_key *keys, size_t n, uint64_t address)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (keys[mid].address < address)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The distinct segments the blocks name, sorted by address, each with its
  * first block's device and gpuleak's allocation there (the last device
  * allocation at that address; -1 for none).  Sorted, not searched one by
  * one: a view of 100k blocks in 100k segments stays n log n. */
-static void make_segments(const struct snapshot *s, struct torch_blocks *out, struct seg_key **keys_out)
+static void make_segments(const struct snapshot *s, struct torch_blocks *out, struct keyed_index **keys_out)
 {
-    struct seg_key *keys = xcalloc(s->ntorch_blocks + 1, sizeof *keys);
+    struct keyed_index *keys = xcalloc(s->ntorch_blocks + 1, sizeof *keys);
     for (size_t i = 0; i < s->ntorch_blocks; i++)
-        keys[i] = (struct seg_key){s->torch_blocks[i].segment, i};
-    sort_array(keys, s->ntorch_blocks, sizeof *keys, cmp_seg_key);
+        keys[i] = (struct keyed_index){s->torch_blocks[i].segment, i};
+    sort_array(keys, s->ntorch_blocks, sizeof *keys, keyed_index_cmp);
     size_t n = 0;
     for (size_t i = 0; i < s->ntorch_blocks; i++)
-        if (n == 0 || keys[n - 1].address != keys[i].address)
+        if (n == 0 || keys[n - 1].key != keys[i].key)
             keys[n++] = keys[i];
     out->segs = xcalloc(n + 1, sizeof *out->segs);
     out->nsegs = n;
     for (size_t k = 0; k < n; k++) {
         struct torch_segment *g = &out->segs[k];
-        g->address = keys[k].address;
-        g->device = s->torch_blocks[keys[k].order].device;
+        g->address = keys[k].key;
+        g->device = s->torch_blocks[keys[k].i].device;
         g->alloc = -1;
     }
     for (size_t a = 0; a < s->nallocs; a++) {
         if (s->allocs[a].kind != GL_KIND_DEVICE)
             continue;
-        size_t k = find_seg(keys, n, s->allocs[a].ptr);
-        if (k < n && keys[k].address == s->allocs[a].ptr) {
+        size_t k = keyed_index_lower(keys, n, s->allocs[a].ptr);
+        if (k < n && keys[k].key == s->allocs[a].ptr) {
             out->segs[k].alloc = (long)a;
             out->segs[k].size = s->allocs[a].size;
         }
@@ -152,13 +125,13 @@ void torch_blocks_build(const struct snapview *v, struct torch_blocks *out)
     out->reserved_bytes = s->torch.reserved_bytes;
     out->allocated_bytes = s->torch.allocated_bytes;
     out->segments_reported = s->torch.segments;
-    struct seg_key *keys;
+    struct keyed_index *keys;
     make_segments(s, out, &keys);
     struct line_entry *e = xcalloc(s->ntorch_blocks + 1, sizeof *e);
     size_t ne = 0;
     for (size_t i = 0; i < s->ntorch_blocks; i++) {
         const struct snap_torch_block *b = &s->torch_blocks[i];
-        size_t k = find_seg(keys, out->nsegs, b->segment);
+        size_t k = keyed_index_lower(keys, out->nsegs, b->segment);
         struct torch_segment *g = &out->segs[k];
         if (g->alloc < 0)
             g->size = sat_add(g->size, b->size);

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -633,64 +634,68 @@ static int parse_torch_step(struct parser *p, size_t off, size_t end)
     return 0;
 }
 
-static int cmp_pyframe_id(const void *a, const void *b)
+/* STACK, PYFRAME and LABEL records are sorted and found by their id, the
+ * first field of each (snapshot_fields.h): one comparator, one duplicate
+ * check and one search serve the three. */
+_Static_assert(offsetof(struct snap_stack, id) == 0 && offsetof(struct snap_pyframe, id) == 0 &&
+                   offsetof(struct snap_label, id) == 0,
+               "id leads every record looked up by id");
+
+static uint32_t leading_id(const void *rec)
 {
-    uint32_t x = ((const struct snap_pyframe *)a)->id;
-    uint32_t y = ((const struct snap_pyframe *)b)->id;
+    uint32_t id;
+    memcpy(&id, rec, sizeof id);
+    return id;
+}
+
+static int cmp_leading_id(const void *a, const void *b)
+{
+    uint32_t x = leading_id(a), y = leading_id(b);
     return x < y ? -1 : x > y;
+}
+
+/* Sorts n records of size bytes by id.  false, with *dup the id, when an id
+ * repeats. */
+static bool sort_unique_ids(void *recs, size_t n, size_t size, uint32_t *dup)
+{
+    sort_array(recs, n, size, cmp_leading_id);
+    const char *r = recs;
+    for (size_t i = 1; i < n; i++)
+        if (leading_id(r + i * size) == leading_id(r + (i - 1) * size)) {
+            *dup = leading_id(r + i * size);
+            return false;
+        }
+    return true;
+}
+
+/* The record with that id among n records of size bytes sorted by id, or NULL. */
+static const void *find_by_id(const void *recs, size_t n, size_t size, uint32_t id)
+{
+    const char *r = recs;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (leading_id(r + mid * size) < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && leading_id(r + lo * size) == id ? r + lo * size : NULL;
 }
 
 const struct snap_pyframe *snap_find_pyframe(const struct snapshot *s, uint32_t id)
 {
-    size_t lo = 0, hi = s->npyframes;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->pyframes[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->npyframes && s->pyframes[lo].id == id ? &s->pyframes[lo] : NULL;
-}
-
-static int cmp_label_id(const void *a, const void *b)
-{
-    uint32_t x = ((const struct snap_label *)a)->id;
-    uint32_t y = ((const struct snap_label *)b)->id;
-    return x < y ? -1 : x > y;
+    return find_by_id(s->pyframes, s->npyframes, sizeof *s->pyframes, id);
 }
 
 const struct snap_label *snap_find_label(const struct snapshot *s, uint32_t id)
 {
-    size_t lo = 0, hi = s->nlabels;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->labels[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->nlabels && s->labels[lo].id == id ? &s->labels[lo] : NULL;
-}
-
-static int cmp_stack_id(const void *a, const void *b)
-{
-    uint32_t x = ((const struct snap_stack *)a)->id;
-    uint32_t y = ((const struct snap_stack *)b)->id;
-    return x < y ? -1 : x > y;
+    return find_by_id(s->labels, s->nlabels, sizeof *s->labels, id);
 }
 
 const struct snap_stack *snap_find_stack(const struct snapshot *s, uint32_t id)
 {
-    size_t lo = 0, hi = s->nstacks;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->stacks[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->nstacks && s->stacks[lo].id == id ? &s->stacks[lo] : NULL;
+    return find_by_id(s->stacks, s->nstacks, sizeof *s->stacks, id);
 }
 
 /* Cross-record checks, once everything is read.  Offsets name the END record
@@ -718,18 +723,13 @@ static void unsampled_to_no_stack(struct snapshot *s)
 static int validate(struct parser *p, size_t end_off)
 {
     struct snapshot *s = p->s;
-    sort_array(s->stacks, s->nstacks, sizeof *s->stacks, cmp_stack_id);
-    for (size_t i = 1; i < s->nstacks; i++)
-        if (s->stacks[i].id == s->stacks[i - 1].id)
-            return fail(p, end_off, "duplicate stack id %u", s->stacks[i].id);
-    sort_array(s->pyframes, s->npyframes, sizeof *s->pyframes, cmp_pyframe_id);
-    for (size_t i = 1; i < s->npyframes; i++)
-        if (s->pyframes[i].id == s->pyframes[i - 1].id)
-            return fail(p, end_off, "duplicate Python frame id %u", s->pyframes[i].id);
-    sort_array(s->labels, s->nlabels, sizeof *s->labels, cmp_label_id);
-    for (size_t i = 1; i < s->nlabels; i++)
-        if (s->labels[i].id == s->labels[i - 1].id)
-            return fail(p, end_off, "duplicate label id %u", s->labels[i].id);
+    uint32_t dup;
+    if (!sort_unique_ids(s->stacks, s->nstacks, sizeof *s->stacks, &dup))
+        return fail(p, end_off, "duplicate stack id %u", dup);
+    if (!sort_unique_ids(s->pyframes, s->npyframes, sizeof *s->pyframes, &dup))
+        return fail(p, end_off, "duplicate Python frame id %u", dup);
+    if (!sort_unique_ids(s->labels, s->nlabels, sizeof *s->labels, &dup))
+        return fail(p, end_off, "duplicate label id %u", dup);
     for (size_t i = 0; i < s->nallocs; i++) {
         uint32_t id = s->allocs[i].stack_id;
         if (id && !snap_find_stack(s, id))

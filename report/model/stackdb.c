@@ -4,6 +4,7 @@
 #include "model/stackdb.h"
 
 #include "util/hash.h"
+#include "util/slots.h"
 #include "util/xalloc.h"
 
 #include <stdio.h>
@@ -88,23 +89,16 @@ void sdb_free(struct stackdb *db)
     free(db);
 }
 
+/* fslots hold frame ids + 1 */
+static uint64_t frame_slot_hash(const void *ctx, uint32_t entry)
+{
+    return frame_hash(&((const struct stackdb *)ctx)->frames[entry - 1]);
+}
+
 static uint32_t intern_frame(struct stackdb *db, const struct sym_frame *f)
 {
-    if ((db->nframes + 1) * 2 > db->nfslots) {
-        size_t n = db->nfslots * 2;
-        uint32_t *ns = xcalloc(n, sizeof *ns);
-        for (size_t i = 0; i < db->nfslots; i++) {
-            if (!db->fslots[i])
-                continue;
-            size_t h = frame_hash(&db->frames[db->fslots[i] - 1]) & (n - 1);
-            while (ns[h])
-                h = (h + 1) & (n - 1);
-            ns[h] = db->fslots[i];
-        }
-        free(db->fslots);
-        db->fslots = ns;
-        db->nfslots = n;
-    }
+    if ((db->nframes + 1) * 2 > db->nfslots)
+        slots_grow(&db->fslots, &db->nfslots, frame_slot_hash, db);
     size_t h = frame_hash(f) & (db->nfslots - 1);
     while (db->fslots[h]) {
         uint32_t id = db->fslots[h] - 1;
@@ -112,10 +106,8 @@ static uint32_t intern_frame(struct stackdb *db, const struct sym_frame *f)
             return id;
         h = (h + 1) & (db->nfslots - 1);
     }
-    if (db->nframes == db->cap_frames) {
-        db->cap_frames = db->cap_frames ? 2 * db->cap_frames : 256;
-        db->frames = xrealloc(db->frames, db->cap_frames * sizeof *db->frames);
-    }
+    if (db->nframes == db->cap_frames)
+        db->frames = xgrow(db->frames, &db->cap_frames, 256, sizeof *db->frames);
     db->frames[db->nframes] = *f;
     db->fslots[h] = (uint32_t)(++db->nframes);
     return (uint32_t)(db->nframes - 1);
@@ -138,24 +130,17 @@ static bool cs_eq(const struct stackdb *db, const struct cstack *c, const uint32
            (n == 0 || memcmp(db->seq + c->first, ids, n * sizeof *ids) == 0);
 }
 
+/* cslots hold cs ids, whose hashes are kept */
+static uint64_t cs_slot_hash(const void *ctx, uint32_t entry)
+{
+    return ((const struct stackdb *)ctx)->cs_hash[entry];
+}
+
 static uint32_t intern_cs(struct stackdb *db, const uint32_t *ids, size_t n,
                           uint8_t cut, bool empty, uint32_t folded, uint32_t start)
 {
-    if ((db->ncs + 1) * 2 > db->ncslots) {
-        size_t ns_n = db->ncslots * 2;
-        uint32_t *ns = xcalloc(ns_n, sizeof *ns);
-        for (size_t i = 0; i < db->ncslots; i++) {
-            if (!db->cslots[i])
-                continue;
-            size_t h = db->cs_hash[db->cslots[i]] & (ns_n - 1);
-            while (ns[h])
-                h = (h + 1) & (ns_n - 1);
-            ns[h] = db->cslots[i];
-        }
-        free(db->cslots);
-        db->cslots = ns;
-        db->ncslots = ns_n;
-    }
+    if ((db->ncs + 1) * 2 > db->ncslots)
+        slots_grow(&db->cslots, &db->ncslots, cs_slot_hash, db);
     uint64_t hv = seq_hash(ids, n, cut, empty);
     size_t h = hv & (db->ncslots - 1);
     while (db->cslots[h]) {

@@ -130,10 +130,8 @@ static char *own(struct symbolizer *sy, char *str)
 {
     if (!str)
         return NULL;
-    if (sy->nstrings == sy->cap_strings) {
-        sy->cap_strings = sy->cap_strings ? 2 * sy->cap_strings : 256;
-        sy->strings = xrealloc(sy->strings, sy->cap_strings * sizeof *sy->strings);
-    }
+    if (sy->nstrings == sy->cap_strings)
+        sy->strings = xgrow(sy->strings, &sy->cap_strings, 256, sizeof *sy->strings);
     sy->strings[sy->nstrings++] = str;
     return str;
 }
@@ -229,10 +227,8 @@ static struct open_file *file_open(const char *path, const char *name, uint64_t 
         dwfl_end(dwfl);
         return NULL;
     }
-    if (g_nfiles == g_capfiles) {
-        g_capfiles = g_capfiles ? 2 * g_capfiles : 16;
-        g_files = xrealloc(g_files, g_capfiles * sizeof *g_files);
-    }
+    if (g_nfiles == g_capfiles)
+        g_files = xgrow(g_files, &g_capfiles, 16, sizeof *g_files);
     struct open_file *f = xcalloc(1, sizeof *f);
     *f = (struct open_file){.path = xstrdup(path), .bias = bias, .dwfl = dwfl, .mod = mod, .refs = 1};
     g_files[g_nfiles++] = f;
@@ -398,10 +394,8 @@ static struct sym_module *open_module(struct symbolizer *sy, size_t i)
 
 static void push_frame(struct symbolizer *sy, const struct sym_frame *f)
 {
-    if (sy->nframes == sy->cap_frames) {
-        sy->cap_frames = sy->cap_frames ? 2 * sy->cap_frames : 1024;
-        sy->frames = xrealloc(sy->frames, sy->cap_frames * sizeof *sy->frames);
-    }
+    if (sy->nframes == sy->cap_frames)
+        sy->frames = xgrow(sy->frames, &sy->cap_frames, 1024, sizeof *sy->frames);
     sy->frames[sy->nframes++] = *f;
 }
 
@@ -436,10 +430,8 @@ static char *die_function_name(Dwarf_Die *die, const char *symname)
 
 static void push_file_frame(struct file_cache *fc, const struct file_frame *f)
 {
-    if (fc->nframes == fc->cap_frames) {
-        fc->cap_frames = fc->cap_frames ? 2 * fc->cap_frames : 256;
-        fc->frames = xrealloc(fc->frames, fc->cap_frames * sizeof *fc->frames);
-    }
+    if (fc->nframes == fc->cap_frames)
+        fc->frames = xgrow(fc->frames, &fc->cap_frames, 256, sizeof *fc->frames);
     fc->frames[fc->nframes++] = *f;
 }
 

@@ -25,3 +25,9 @@ char *xstrndup(const char *s, size_t n)
     r[n] = '\0';
     return r;
 }
+
+void *xgrow(void *p, size_t *cap, size_t first, size_t size)
+{
+    *cap = *cap ? 2 * *cap : first;
+    return xrealloc(p, *cap * size);
+}

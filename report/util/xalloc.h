@@ -10,5 +10,8 @@ void *xrealloc(void *p, size_t n);
 void *xcalloc(size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n); /* n bytes, then a terminator */
+/* A full array of *cap elements of size bytes grown: *cap doubles (to first
+ * when 0) and p is reallocated to it. */
+void *xgrow(void *p, size_t *cap, size_t first, size_t size);
 
 #endif

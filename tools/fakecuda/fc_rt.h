@@ -169,6 +169,23 @@ cudaError_t fc_rt_ctx(void);            /* ... and make a context current */
         if (e_)                        \
             return e_;                 \
     } while (0)
+/* First thing in a runtime function that needs the driver but no context:
+ * records fc_rt_init()'s error as the last one and returns it. */
+#define ENTER_INIT()                   \
+    do {                               \
+        cudaError_t e_ = fc_rt_init(); \
+        if (e_)                        \
+            return fc_rt_set(e_);      \
+    } while (0)
+/* A runtime function that is nothing but its driver call once a context is
+ * current: FC_RT_FORWARD(name, (parameters), driver call with arguments).
+ * cuda_runtime_api.h's prototype still checks the definition. */
+#define FC_RT_FORWARD(name, params, call) \
+    cudaError_t name params               \
+    {                                     \
+        ENTER();                          \
+        return fc_rt_cu(fc_drv.call);     \
+    }
 cudaError_t fc_rt_set(cudaError_t e);   /* record e as the last error; returns e */
 cudaError_t fc_rt_cu(CUresult r);       /* map + record a driver result */
 int fc_rt_device(void);

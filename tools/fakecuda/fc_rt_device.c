@@ -19,28 +19,18 @@ cudaError_t cudaGetDevice(int *device)
 {
     if (!device)
         return fc_rt_set(cudaErrorInvalidValue);
-    cudaError_t e = fc_rt_init();
-    if (e)
-        return fc_rt_set(e);
+    ENTER_INIT();
     *device = fc_rt_device();
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize(void)
-{
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
-    return fc_rt_cu(fc_drv.cuCtxSynchronize());
-}
+FC_RT_FORWARD(cudaDeviceSynchronize, (void), cuCtxSynchronize())
 
 /* Frees every allocation of this device's primary context (through
  * cuDevicePrimaryCtxReset, as the real runtime does). */
 cudaError_t cudaDeviceReset(void)
 {
-    cudaError_t e = fc_rt_init();
-    if (e)
-        return fc_rt_set(e);
+    ENTER_INIT();
     return fc_rt_reset_device(fc_rt_device());
 }
 
@@ -63,19 +53,11 @@ cudaError_t cudaDriverGetVersion(int *driverVersion)
     return fc_rt_cu(fc_drv.cuDriverGetVersion(driverVersion));
 }
 
-cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
-{
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
-    return fc_rt_cu(fc_drv.cuMemGetInfo_v2(free, total));
-}
+FC_RT_FORWARD(cudaMemGetInfo, (size_t *free, size_t *total), cuMemGetInfo_v2(free, total))
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
+    ENTER();
     if (!pStream)
         return fc_rt_set(cudaErrorInvalidValue);
     return fc_rt_cu(fc_drv.cuStreamCreate((CUstream *)pStream, flags));
@@ -83,42 +65,12 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 
 cudaError_t cudaStreamCreate(cudaStream_t *pStream) { return cudaStreamCreateWithFlags(pStream, 0); }
 
-cudaError_t cudaStreamDestroy(cudaStream_t stream)
-{
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
-    return fc_rt_cu(fc_drv.cuStreamDestroy_v2((CUstream)stream));
-}
+FC_RT_FORWARD(cudaStreamDestroy, (cudaStream_t stream), cuStreamDestroy_v2((CUstream)stream))
 
-cudaError_t cudaStreamSynchronize(cudaStream_t stream)
-{
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
-    return fc_rt_cu(fc_drv.cuStreamSynchronize((CUstream)stream));
-}
+FC_RT_FORWARD(cudaStreamSynchronize, (cudaStream_t stream), cuStreamSynchronize((CUstream)stream))
 
-cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
-{
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
-    return fc_rt_cu(fc_drv.cuStreamSynchronize_ptsz((CUstream)stream));
-}
+FC_RT_FORWARD(cudaStreamSynchronize_ptsz, (cudaStream_t stream), cuStreamSynchronize_ptsz((CUstream)stream))
 
-cudaError_t cudaStreamQuery(cudaStream_t stream)
-{
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
-    return fc_rt_cu(fc_drv.cuStreamQuery((CUstream)stream));
-}
+FC_RT_FORWARD(cudaStreamQuery, (cudaStream_t stream), cuStreamQuery((CUstream)stream))
 
-cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream)
-{
-    cudaError_t e = fc_rt_ctx();
-    if (e)
-        return e;
-    return fc_rt_cu(fc_drv.cuStreamQuery_ptsz((CUstream)stream));
-}
+FC_RT_FORWARD(cudaStreamQuery_ptsz, (cudaStream_t stream), cuStreamQuery_ptsz((CUstream)stream))

@@ -7,9 +7,7 @@
 static cudaError_t entry(const char *symbol, void **funcPtr, unsigned int ver, unsigned long long flags,
                          enum cudaDriverEntryPointQueryResult *driverStatus, int pt)
 {
-    cudaError_t e = fc_rt_init();
-    if (e)
-        return fc_rt_set(e);
+    ENTER_INIT();
     if (!symbol || !funcPtr)
         return fc_rt_set(cudaErrorInvalidValue);
     if (pt && !(flags & (cudaEnableLegacyStream | cudaEnablePerThreadDefaultStream)))

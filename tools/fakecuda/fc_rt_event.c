@@ -15,29 +15,17 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 
 cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
 
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuEventRecord((CUevent)event, (CUstream)stream));
-}
+FC_RT_FORWARD(cudaEventRecord, (cudaEvent_t event, cudaStream_t stream),
+              cuEventRecord((CUevent)event, (CUstream)stream))
 
-cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuEventRecord_ptsz((CUevent)event, (CUstream)stream));
-}
+FC_RT_FORWARD(cudaEventRecord_ptsz, (cudaEvent_t event, cudaStream_t stream),
+              cuEventRecord_ptsz((CUevent)event, (CUstream)stream))
 
-cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuEventRecordWithFlags((CUevent)event, (CUstream)stream, flags));
-}
+FC_RT_FORWARD(cudaEventRecordWithFlags, (cudaEvent_t event, cudaStream_t stream, unsigned int flags),
+              cuEventRecordWithFlags((CUevent)event, (CUstream)stream, flags))
 
-cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuEventRecordWithFlags_ptsz((CUevent)event, (CUstream)stream, flags));
-}
+FC_RT_FORWARD(cudaEventRecordWithFlags_ptsz, (cudaEvent_t event, cudaStream_t stream, unsigned int flags),
+              cuEventRecordWithFlags_ptsz((CUevent)event, (CUstream)stream, flags))
 
 /* cudaErrorNotReady is a status, not an error: never the last error. */
 cudaError_t cudaEventQuery(cudaEvent_t event)
@@ -47,35 +35,18 @@ cudaError_t cudaEventQuery(cudaEvent_t event)
     return r == CUDA_ERROR_NOT_READY ? cudaErrorNotReady : fc_rt_cu(r);
 }
 
-cudaError_t cudaEventSynchronize(cudaEvent_t event)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuEventSynchronize((CUevent)event));
-}
+FC_RT_FORWARD(cudaEventSynchronize, (cudaEvent_t event), cuEventSynchronize((CUevent)event))
 
-cudaError_t cudaEventDestroy(cudaEvent_t event)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuEventDestroy_v2((CUevent)event));
-}
+FC_RT_FORWARD(cudaEventDestroy, (cudaEvent_t event), cuEventDestroy_v2((CUevent)event))
 
-cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuEventElapsedTime_v2(ms, (CUevent)start, (CUevent)end));
-}
+FC_RT_FORWARD(cudaEventElapsedTime, (float *ms, cudaEvent_t start, cudaEvent_t end),
+              cuEventElapsedTime_v2(ms, (CUevent)start, (CUevent)end))
 
-cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuStreamWaitEvent((CUstream)stream, (CUevent)event, flags));
-}
+FC_RT_FORWARD(cudaStreamWaitEvent, (cudaStream_t stream, cudaEvent_t event, unsigned int flags),
+              cuStreamWaitEvent((CUstream)stream, (CUevent)event, flags))
 
-cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuStreamWaitEvent_ptsz((CUstream)stream, (CUevent)event, flags));
-}
+FC_RT_FORWARD(cudaStreamWaitEvent_ptsz, (cudaStream_t stream, cudaEvent_t event, unsigned int flags),
+              cuStreamWaitEvent_ptsz((CUstream)stream, (CUevent)event, flags))
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
@@ -85,45 +56,25 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int fla
     return fc_rt_cu(fc_drv.cuStreamCreateWithPriority((CUstream *)pStream, flags, priority));
 }
 
-cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuStreamGetPriority((CUstream)hStream, priority));
-}
+FC_RT_FORWARD(cudaStreamGetPriority, (cudaStream_t hStream, int *priority),
+              cuStreamGetPriority((CUstream)hStream, priority))
 
-cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuStreamGetPriority_ptsz((CUstream)hStream, priority));
-}
+FC_RT_FORWARD(cudaStreamGetPriority_ptsz, (cudaStream_t hStream, int *priority),
+              cuStreamGetPriority_ptsz((CUstream)hStream, priority))
 
 /* cudaStreamCallback_t and CUstreamCallback differ only in the names of
  * their types (cudaStream_t is CUstream, the codes share numbers). */
-cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData,
-                                  unsigned int flags)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuStreamAddCallback((CUstream)stream, (CUstreamCallback)callback, userData, flags));
-}
+FC_RT_FORWARD(cudaStreamAddCallback, (cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags),
+              cuStreamAddCallback((CUstream)stream, (CUstreamCallback)callback, userData, flags))
 
-cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void *userData,
-                                       unsigned int flags)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuStreamAddCallback_ptsz((CUstream)stream, (CUstreamCallback)callback, userData, flags));
-}
+FC_RT_FORWARD(cudaStreamAddCallback_ptsz, (cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags),
+              cuStreamAddCallback_ptsz((CUstream)stream, (CUstreamCallback)callback, userData, flags))
 
-cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuLaunchHostFunc((CUstream)stream, (CUhostFn)fn, userData));
-}
+FC_RT_FORWARD(cudaLaunchHostFunc, (cudaStream_t stream, cudaHostFn_t fn, void *userData),
+              cuLaunchHostFunc((CUstream)stream, (CUhostFn)fn, userData))
 
-cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *userData)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuLaunchHostFunc_ptsz((CUstream)stream, (CUhostFn)fn, userData));
-}
+FC_RT_FORWARD(cudaLaunchHostFunc_ptsz, (cudaStream_t stream, cudaHostFn_t fn, void *userData),
+              cuLaunchHostFunc_ptsz((CUstream)stream, (CUhostFn)fn, userData))
 
 /* Capture modes are accepted, not enforced (README): the exchange itself is
  * the thread's own, as documented. */

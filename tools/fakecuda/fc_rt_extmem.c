@@ -22,11 +22,8 @@ cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out,
     return fc_rt_cu(fc_drv.cuImportExternalMemory((CUexternalMemory *)extMem_out, &d));
 }
 
-cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuDestroyExternalMemory((CUexternalMemory)extMem));
-}
+FC_RT_FORWARD(cudaDestroyExternalMemory, (cudaExternalMemory_t extMem),
+              cuDestroyExternalMemory((CUexternalMemory)extMem))
 
 /* Freed with cudaFree, as documented. */
 cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem,

@@ -41,17 +41,9 @@ static void alloc_to_cu(CUDA_MEM_ALLOC_NODE_PARAMS *o, const struct cudaMemPoolP
     o->bytesize = bytesize;
 }
 
-cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuGraphCreate((CUgraph *)pGraph, flags));
-}
+FC_RT_FORWARD(cudaGraphCreate, (cudaGraph_t *pGraph, unsigned int flags), cuGraphCreate((CUgraph *)pGraph, flags))
 
-cudaError_t cudaGraphDestroy(cudaGraph_t graph)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuGraphDestroy((CUgraph)graph));
-}
+FC_RT_FORWARD(cudaGraphDestroy, (cudaGraph_t graph), cuGraphDestroy((CUgraph)graph))
 
 cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                      const cudaGraphNode_t *pDependencies, size_t numDependencies,
@@ -111,11 +103,8 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, con
     return fc_rt_cu(r);
 }
 
-cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuGraphGetNodes((CUgraph)graph, (CUgraphNode *)nodes, numNodes));
-}
+FC_RT_FORWARD(cudaGraphGetNodes, (cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes),
+              cuGraphGetNodes((CUgraph)graph, (CUgraphNode *)nodes, numNodes))
 
 /* cudaGraphNodeType and CUgraphNodeType share their values. */
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)

@@ -4,17 +4,11 @@
 #include "fc_rt.h"
 
 /* CUDA 12 gave cudaGraphInstantiate the flags of cudaGraphInstantiateWithFlags. */
-cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuGraphInstantiateWithFlags((CUgraphExec *)pGraphExec, (CUgraph)graph, flags));
-}
+FC_RT_FORWARD(cudaGraphInstantiate, (cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags),
+              cuGraphInstantiateWithFlags((CUgraphExec *)pGraphExec, (CUgraph)graph, flags))
 
-cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuGraphInstantiateWithFlags((CUgraphExec *)pGraphExec, (CUgraph)graph, flags));
-}
+FC_RT_FORWARD(cudaGraphInstantiateWithFlags, (cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags),
+              cuGraphInstantiateWithFlags((CUgraphExec *)pGraphExec, (CUgraph)graph, flags))
 
 static cudaError_t with_params(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *p,
                                int pt)
@@ -44,61 +38,33 @@ cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t *pGraphExec, cud
     return with_params(pGraphExec, graph, instantiateParams, 1);
 }
 
-cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuGraphLaunch((CUgraphExec)graphExec, (CUstream)stream));
-}
+FC_RT_FORWARD(cudaGraphLaunch, (cudaGraphExec_t graphExec, cudaStream_t stream),
+              cuGraphLaunch((CUgraphExec)graphExec, (CUstream)stream))
 
-cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuGraphLaunch_ptsz((CUgraphExec)graphExec, (CUstream)stream));
-}
+FC_RT_FORWARD(cudaGraphLaunch_ptsz, (cudaGraphExec_t graphExec, cudaStream_t stream),
+              cuGraphLaunch_ptsz((CUgraphExec)graphExec, (CUstream)stream))
 
-cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuGraphExecDestroy((CUgraphExec)graphExec));
-}
+FC_RT_FORWARD(cudaGraphExecDestroy, (cudaGraphExec_t graphExec), cuGraphExecDestroy((CUgraphExec)graphExec))
 
 /* ---- stream capture (the enums share their values) ------------------------ */
 
-cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuStreamBeginCapture_v2((CUstream)stream, (CUstreamCaptureMode)mode));
-}
+FC_RT_FORWARD(cudaStreamBeginCapture, (cudaStream_t stream, enum cudaStreamCaptureMode mode),
+              cuStreamBeginCapture_v2((CUstream)stream, (CUstreamCaptureMode)mode))
 
-cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuStreamBeginCapture_v2_ptsz((CUstream)stream, (CUstreamCaptureMode)mode));
-}
+FC_RT_FORWARD(cudaStreamBeginCapture_ptsz, (cudaStream_t stream, enum cudaStreamCaptureMode mode),
+              cuStreamBeginCapture_v2_ptsz((CUstream)stream, (CUstreamCaptureMode)mode))
 
-cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuStreamEndCapture((CUstream)stream, (CUgraph *)pGraph));
-}
+FC_RT_FORWARD(cudaStreamEndCapture, (cudaStream_t stream, cudaGraph_t *pGraph),
+              cuStreamEndCapture((CUstream)stream, (CUgraph *)pGraph))
 
-cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuStreamEndCapture_ptsz((CUstream)stream, (CUgraph *)pGraph));
-}
+FC_RT_FORWARD(cudaStreamEndCapture_ptsz, (cudaStream_t stream, cudaGraph_t *pGraph),
+              cuStreamEndCapture_ptsz((CUstream)stream, (CUgraph *)pGraph))
 
-cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuStreamIsCapturing((CUstream)stream, (CUstreamCaptureStatus *)pCaptureStatus));
-}
+FC_RT_FORWARD(cudaStreamIsCapturing, (cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus),
+              cuStreamIsCapturing((CUstream)stream, (CUstreamCaptureStatus *)pCaptureStatus))
 
-cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuStreamIsCapturing_ptsz((CUstream)stream, (CUstreamCaptureStatus *)pCaptureStatus));
-}
+FC_RT_FORWARD(cudaStreamIsCapturing_ptsz, (cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus),
+              cuStreamIsCapturing_ptsz((CUstream)stream, (CUstreamCaptureStatus *)pCaptureStatus))
 
 /* The capture's status only (what PyTorch asks before every allocation):
  * fakecuda's driver keeps no capture ids or dependency sets, so a capturing
@@ -147,20 +113,10 @@ cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, enum cudaStreamCa
 
 /* ---- the graph memory pool ------------------------------------------------ */
 
-cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuDeviceGetGraphMemAttribute(device, (CUgraphMem_attribute)attr, value));
-}
+FC_RT_FORWARD(cudaDeviceGetGraphMemAttribute, (int device, enum cudaGraphMemAttributeType attr, void *value),
+              cuDeviceGetGraphMemAttribute(device, (CUgraphMem_attribute)attr, value))
 
-cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuDeviceSetGraphMemAttribute(device, (CUgraphMem_attribute)attr, value));
-}
+FC_RT_FORWARD(cudaDeviceSetGraphMemAttribute, (int device, enum cudaGraphMemAttributeType attr, void *value),
+              cuDeviceSetGraphMemAttribute(device, (CUgraphMem_attribute)attr, value))
 
-cudaError_t cudaDeviceGraphMemTrim(int device)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuDeviceGraphMemTrim(device));
-}
+FC_RT_FORWARD(cudaDeviceGraphMemTrim, (int device), cuDeviceGraphMemTrim(device))

@@ -222,9 +222,7 @@ static int own_context_current(void)
  * would go (CUDA documents it so): this runtime keeps none, so nothing. */
 cudaError_t fc_rt_reset_device(int dev)
 {
-    cudaError_t e = fc_rt_init();
-    if (e)
-        return fc_rt_set(e);
+    ENTER_INIT();
     if (dev < 0 || dev >= FC_MAX_DEV)
         return fc_rt_set(cudaErrorInvalidDevice);
     if (own_context_current())

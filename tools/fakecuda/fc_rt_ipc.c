@@ -32,11 +32,7 @@ cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsig
     return fc_rt_cu(r);
 }
 
-cudaError_t cudaIpcCloseMemHandle(void *devPtr)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuIpcCloseMemHandle((CUdeviceptr)(uintptr_t)devPtr));
-}
+FC_RT_FORWARD(cudaIpcCloseMemHandle, (void *devPtr), cuIpcCloseMemHandle((CUdeviceptr)(uintptr_t)devPtr))
 
 /* cudaMemAllocationHandleType and CUmemAllocationHandleType share their
  * values. */

@@ -95,17 +95,9 @@ cudaError_t cudaFreeHost(void *ptr)
     return fc_rt_cu(fc_drv.cuMemFreeHost(ptr));
 }
 
-cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuMemHostRegister_v2(ptr, size, flags));
-}
+FC_RT_FORWARD(cudaHostRegister, (void *ptr, size_t size, unsigned int flags), cuMemHostRegister_v2(ptr, size, flags))
 
-cudaError_t cudaHostUnregister(void *ptr)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuMemHostUnregister(ptr));
-}
+FC_RT_FORWARD(cudaHostUnregister, (void *ptr), cuMemHostUnregister(ptr))
 
 cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
 {

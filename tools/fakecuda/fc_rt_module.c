@@ -28,8 +28,6 @@ cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName
 
 cudaError_t cudaLibraryUnload(cudaLibrary_t library)
 {
-    cudaError_t e = fc_rt_init();
-    if (e)
-        return fc_rt_set(e);
+    ENTER_INIT();
     return fc_rt_cu(fc_drv.cuLibraryUnload((CUlibrary)library));
 }

@@ -80,45 +80,23 @@ cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolPr
     return fc_rt_cu(fc_drv.cuMemPoolCreate((CUmemoryPool *)memPool, &p));
 }
 
-cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuMemPoolDestroy((CUmemoryPool)memPool));
-}
+FC_RT_FORWARD(cudaMemPoolDestroy, (cudaMemPool_t memPool), cuMemPoolDestroy((CUmemoryPool)memPool))
 
-cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuMemPoolTrimTo((CUmemoryPool)memPool, minBytesToKeep));
-}
+FC_RT_FORWARD(cudaMemPoolTrimTo, (cudaMemPool_t memPool, size_t minBytesToKeep),
+              cuMemPoolTrimTo((CUmemoryPool)memPool, minBytesToKeep))
 
 /* cudaMemPoolAttr and CUmemPool_attribute share their values. */
-cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuMemPoolSetAttribute((CUmemoryPool)memPool, (CUmemPool_attribute)attr, value));
-}
+FC_RT_FORWARD(cudaMemPoolSetAttribute, (cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value),
+              cuMemPoolSetAttribute((CUmemoryPool)memPool, (CUmemPool_attribute)attr, value))
 
-cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuMemPoolGetAttribute((CUmemoryPool)memPool, (CUmemPool_attribute)attr, value));
-}
+FC_RT_FORWARD(cudaMemPoolGetAttribute, (cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value),
+              cuMemPoolGetAttribute((CUmemoryPool)memPool, (CUmemPool_attribute)attr, value))
 
-cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuDeviceGetDefaultMemPool((CUmemoryPool *)memPool, device));
-}
+FC_RT_FORWARD(cudaDeviceGetDefaultMemPool, (cudaMemPool_t *memPool, int device),
+              cuDeviceGetDefaultMemPool((CUmemoryPool *)memPool, device))
 
-cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuDeviceGetMemPool((CUmemoryPool *)memPool, device));
-}
+FC_RT_FORWARD(cudaDeviceGetMemPool, (cudaMemPool_t *memPool, int device),
+              cuDeviceGetMemPool((CUmemoryPool *)memPool, device))
 
-cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuDeviceSetMemPool(device, (CUmemoryPool)memPool));
-}
+FC_RT_FORWARD(cudaDeviceSetMemPool, (int device, cudaMemPool_t memPool),
+              cuDeviceSetMemPool(device, (CUmemoryPool)memPool))

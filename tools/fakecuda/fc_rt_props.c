@@ -8,9 +8,7 @@
 
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
-    cudaError_t e = fc_rt_init();
-    if (e)
-        return fc_rt_set(e);
+    ENTER_INIT();
     if (!value)
         return fc_rt_set(cudaErrorInvalidValue);
     /* cudaDevAttr* and CU_DEVICE_ATTRIBUTE_* share their numbers. */
@@ -90,9 +88,7 @@ static void fill_capabilities(struct cudaDeviceProp *p, CUdevice d)
 /* CUDA 13's name (12.x had the same struct as cudaGetDeviceProperties_v2). */
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
-    cudaError_t e = fc_rt_init();
-    if (e)
-        return fc_rt_set(e);
+    ENTER_INIT();
     if (!prop)
         return fc_rt_set(cudaErrorInvalidValue);
     struct cudaDeviceProp p;
@@ -112,18 +108,14 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 
 cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
-    cudaError_t e = fc_rt_init();
-    if (e)
-        return fc_rt_set(e);
+    ENTER_INIT();
     CUresult r = fc_drv.cuDeviceGetPCIBusId(pciBusId, len, device);
     return r == CUDA_ERROR_INVALID_DEVICE ? fc_rt_set(cudaErrorInvalidDevice) : fc_rt_cu(r);
 }
 
 cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
 {
-    cudaError_t e = fc_rt_init();
-    if (e)
-        return fc_rt_set(e);
+    ENTER_INIT();
     CUresult r = fc_drv.cuDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
     return r == CUDA_ERROR_INVALID_DEVICE ? fc_rt_set(cudaErrorInvalidDevice) : fc_rt_cu(r);
 }
@@ -140,8 +132,5 @@ cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
     return fc_rt_cu(fc_drv.cuCtxEnablePeerAccess(peer, flags));
 }
 
-cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
-{
-    ENTER();
-    return fc_rt_cu(fc_drv.cuCtxGetStreamPriorityRange(leastPriority, greatestPriority));
-}
+FC_RT_FORWARD(cudaDeviceGetStreamPriorityRange, (int *leastPriority, int *greatestPriority),
+              cuCtxGetStreamPriorityRange(leastPriority, greatestPriority))

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/sat.h"
+#include "util/slots.h"
 #include "util/xalloc.h"
 
 static uint64_t key_hash(uint32_t cs, uint16_t kind, int32_t dev, int32_t rule)
@@ -24,30 +25,17 @@ int mt_init(struct mtable *t, size_t nsnaps)
     return t->scratch ? 0 : -1;
 }
 
-static int rehash(struct mtable *t)
+static uint64_t row_hash(const void *ctx, uint32_t entry)
 {
-    size_t n = t->nslots ? 2 * t->nslots : 1024;
-    uint32_t *ns = xcalloc(n, sizeof *ns);
-    if (!ns)
-        return -1;
-    for (size_t i = 0; i < t->n; i++) {
-        const struct mrow *r = &t->rows[i];
-        size_t h = key_hash(r->cs, r->kind, r->device, r->rule) & (n - 1);
-        while (ns[h])
-            h = (h + 1) & (n - 1);
-        ns[h] = (uint32_t)(i + 1);
-    }
-    free(t->slots);
-    t->slots = ns;
-    t->nslots = n;
-    return 0;
+    const struct mrow *r = &((const struct mtable *)ctx)->rows[entry - 1];
+    return key_hash(r->cs, r->kind, r->device, r->rule);
 }
 
 /* The row of a key (created zeroed), or NULL when out of memory. */
 static struct mrow *row_of(struct mtable *t, uint32_t cs, uint16_t kind, int32_t dev, int32_t rule)
 {
-    if ((t->n + 1) * 2 > t->nslots && rehash(t))
-        return NULL;
+    if ((t->n + 1) * 2 > t->nslots)
+        slots_grow(&t->slots, &t->nslots, row_hash, t);
     size_t h = key_hash(cs, kind, dev, rule) & (t->nslots - 1);
     while (t->slots[h]) {
         struct mrow *r = &t->rows[t->slots[h] - 1];
@@ -57,14 +45,8 @@ static struct mrow *row_of(struct mtable *t, uint32_t cs, uint16_t kind, int32_t
     }
     if (t->n >= UINT32_MAX - 1) /* slots hold row + 1 in 32 bits */
         return NULL;
-    if (t->n == t->cap) {
-        size_t nc = t->cap ? 2 * t->cap : 256;
-        struct mrow *nr = xrealloc(t->rows, nc * sizeof *nr);
-        if (!nr)
-            return NULL;
-        t->rows = nr;
-        t->cap = nc;
-    }
+    if (t->n == t->cap)
+        t->rows = xgrow(t->rows, &t->cap, 256, sizeof *t->rows);
     struct mrow *r = &t->rows[t->n];
     *r = (struct mrow){.cs = cs, .kind = kind, .device = dev, .rule = rule};
     t->slots[h] = (uint32_t)(++t->n);
@@ -93,14 +75,8 @@ int mt_add(struct mtable *t, uint32_t cs, uint16_t kind, int32_t dev, int32_t ru
     /* cells are appended in snapshot order: the row's newest one is this
      * snapshot's, or it has none yet */
     if (r->last == 0 || t->cells[r->last - 1].snap != snap) {
-        if (t->ncells == t->ncells_cap) {
-            size_t nc = t->ncells_cap ? 2 * t->ncells_cap : 1024;
-            struct snapcell *c = xrealloc(t->cells, nc * sizeof *c);
-            if (!c)
-                return -1;
-            t->cells = c;
-            t->ncells_cap = nc;
-        }
+        if (t->ncells == t->ncells_cap)
+            t->cells = xgrow(t->cells, &t->ncells_cap, 1024, sizeof *t->cells);
         t->cells[t->ncells] = (struct snapcell){.snap = (uint32_t)snap, .row = (uint32_t)(r - t->rows)};
         r->last = ++t->ncells;
     }

@@ -24,10 +24,8 @@ static struct torch_mrow *row_of(struct torch_multi *t, struct row_index *x, uin
         memset(x->row_at + x->nat, 0, (nat - x->nat) * sizeof *x->row_at);
         x->nat = nat;
     }
-    if (t->nrows == x->cap_rows) {
-        x->cap_rows = x->cap_rows ? 2 * x->cap_rows : 16;
-        t->rows = xrealloc(t->rows, x->cap_rows * sizeof *t->rows);
-    }
+    if (t->nrows == x->cap_rows)
+        t->rows = xgrow(t->rows, &x->cap_rows, 16, sizeof *t->rows);
     struct torch_mrow *r = &t->rows[t->nrows++];
     x->row_at[frame] = t->nrows;
     memset(r, 0, sizeof *r);

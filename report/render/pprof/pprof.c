@@ -70,10 +70,8 @@ static uint64_t str_id(struct strtab *t, const char *s)
     for (; t->slot[k]; k = (k + 1) & (t->nslot - 1))
         if (strcmp(t->str[t->slot[k] - 1], s) == 0)
             return t->slot[k] - 1;
-    if (t->n == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 256;
-        t->str = xrealloc(t->str, t->cap * sizeof *t->str);
-    }
+    if (t->n == t->cap)
+        t->str = xgrow(t->str, &t->cap, 256, sizeof *t->str);
     t->str[t->n] = xstrdup(s);
     t->slot[k] = (uint32_t)++t->n;
     return t->n - 1;
@@ -119,10 +117,8 @@ static uint64_t fn_id(struct functab *f, uint64_t name, uint64_t file)
     for (; f->slot[k]; k = (k + 1) & (f->nslot - 1))
         if (f->key[f->slot[k] - 1] == key)
             return f->slot[k];
-    if (f->n == f->cap) {
-        f->cap = f->cap ? f->cap * 2 : 256;
-        f->key = xrealloc(f->key, f->cap * sizeof *f->key);
-    }
+    if (f->n == f->cap)
+        f->key = xgrow(f->key, &f->cap, 256, sizeof *f->key);
     f->key[f->n] = key;
     f->slot[k] = (uint32_t)++f->n;
     return f->n;

@@ -43,17 +43,6 @@ void text_bad_frees_summary(struct report_ctx *r)
     free(v);
 }
 
-/* "16-byte" below a KiB, "4.0 KiB" above */
-static void put_block_size(FILE *f, uint64_t bytes)
-{
-    char h[32];
-    fmt_human(h, sizeof h, bytes);
-    if (h[0])
-        fputs(h, f);
-    else
-        fprintf(f, "%" PRIu64 "-byte", bytes);
-}
-
 /* valgrind's "Address 0x... is 16 bytes inside a block of size 4,096
  * alloc'd", with the place the block was allocated at. */
 static void text_inside(struct report_ctx *r, const struct snap_bad_free *b,
@@ -61,7 +50,7 @@ static void text_inside(struct report_ctx *r, const struct snap_bad_free *b,
 {
     FILE *f = r->out;
     fprintf(f, "    %" PRIu64 " byte%s inside the ", b->ptr - k->base, b->ptr - k->base == 1 ? "" : "s");
-    put_block_size(f, k->bytes);
+    put_human_or(f, k->bytes, "-byte");
     fputs(" block", f);
     if (k->freed) {
         fputs(" freed at ", f);

@@ -79,15 +79,17 @@ void put_bytes(FILE *f, uint64_t v)
         fprintf(f, " (%s)", h);
 }
 
-void put_human(FILE *f, uint64_t v)
+void put_human_or(FILE *f, uint64_t v, const char *small_unit)
 {
     char h[32];
     fmt_human(h, sizeof h, v);
     if (h[0])
         fputs(h, f);
     else
-        fprintf(f, "%" PRIu64 " B", v);
+        fprintf(f, "%" PRIu64 "%s", v, small_unit);
 }
+
+void put_human(FILE *f, uint64_t v) { put_human_or(f, v, " B"); }
 
 void put_per_hour(FILE *f, uint64_t bytes_per_hour)
 {

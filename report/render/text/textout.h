@@ -26,6 +26,8 @@ void put_str(FILE *f, const char *s);
 void put_bytes(FILE *f, uint64_t v);
 /* "1.0 MiB", or "512 B" below 1 KiB */
 void put_human(FILE *f, uint64_t v);
+/* "1.0 MiB", or below 1 KiB the count and small_unit: "512-byte" */
+void put_human_or(FILE *f, uint64_t v, const char *small_unit);
 void put_count(FILE *f, uint64_t n, const char *noun);
 /* "+12.0 MiB/hour": a growth rate (util/rate.h) */
 void put_per_hour(FILE *f, uint64_t bytes_per_hour);
