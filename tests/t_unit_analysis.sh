@@ -7,12 +7,5 @@
 # only.  Every tests/unit/analysis_*.c is run: a new one needs no edit here
 # or in a make file (tests/unit/module.mk), and one that was not built fails.
 source "$ROOT/tests/lib.sh"
-n=0
-for src in "$ROOT"/tests/unit/analysis_*.c; do
-    t=$(basename "$src" .c)
-    [ -x "$TPROG/unit/$t" ] || fail "$t was not built from $src"
-    "$TPROG/unit/$t" || fail "$t"
-    n=$((n + 1))
-done
-[ "$n" -ge 6 ] || fail "only $n analysis unit tests"
+run_unit_programs analysis 6
 echo ok

@@ -4,12 +4,5 @@
 # patterns, against what the bash launcher gave.  Every launcher_*.c is run,
 # none is listed (tests/unit/module.mk: the launcher_ prefix).
 source "$ROOT/tests/lib.sh"
-n=0
-for src in "$ROOT"/tests/unit/launcher_*.c; do
-    t=$(basename "$src" .c)
-    [ -x "$TPROG/unit/$t" ] || fail "$t was not built from $src"
-    "$TPROG/unit/$t" || fail "$t"
-    n=$((n + 1))
-done
-[ "$n" -ge 3 ] || fail "only $n launcher unit tests"
+run_unit_programs launcher 3
 echo ok

@@ -9,14 +9,7 @@
 # and read the diff before committing it.  Every render_*.c is run, none is
 # listed (tests/unit/module.mk: the render_ prefix).
 source "$ROOT/tests/lib.sh"
-n=0
-for src in "$ROOT"/tests/unit/render_*.c; do
-    t=$(basename "$src" .c)
-    [ -x "$TPROG/unit/$t" ] || fail "$t was not built from $src"
-    "$TPROG/unit/$t" "$ROOT/tests/unit/golden/$t" || fail "$t"
-    n=$((n + 1))
-done
-[ "$n" -ge 1 ] || fail "no render unit tests"
+run_unit_programs render 1 "$ROOT/tests/unit/golden"
 
 # The golden check itself, on copies of render_sections' files: a row's
 # file missing, one byte changed, a file no row writes (a renamed
