@@ -36,6 +36,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "mem_props.h"
 
 #define NOINLINE __attribute__((noinline))
 #define MiB (1024u * 1024u)
@@ -76,11 +77,7 @@ static void primary_reset(void)
     CUdevice dev = primary();
     CUdeviceptr pool = pool_alloc(stream(), 300000);
     size_t gran = 0;
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = 0;
+    CUmemAllocationProp prop = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
     check(cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "granularity");
     size_t size = gran > 2 * MiB ? gran : 2 * MiB;
     CUmemGenericAllocationHandle h;

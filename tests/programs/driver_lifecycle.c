@@ -13,6 +13,7 @@
 #include <cuda.h>
 
 #include "cuda_check.h"
+#include "mem_props.h"
 
 int gpuleak_snapshot(const char *path) __attribute__((weak));
 
@@ -60,11 +61,7 @@ static void ctx_lifecycle(const char *mid)
 
 static CUmemGenericAllocationHandle create(size_t bytes)
 {
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = 0;
+    CUmemAllocationProp prop = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
     CUmemGenericAllocationHandle h;
     check(cuMemCreate(&h, bytes, &prop, 0), "cuMemCreate");
     return h;

@@ -20,6 +20,7 @@
 #include <cuda.h>
 
 #include "cuda_check.h"
+#include "mem_props.h"
 
 int gpuleak_snapshot(const char *path) __attribute__((weak));
 
@@ -36,11 +37,7 @@ static int probe;
 
 static CUmemGenericAllocationHandle memory_on(int dev, size_t bytes)
 {
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = dev;
+    CUmemAllocationProp prop = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, dev, 0);
     CUmemGenericAllocationHandle h;
     check(cuMemCreate(&h, bytes, &prop, 0), "cuMemCreate");
     return h;
