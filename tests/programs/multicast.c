@@ -21,6 +21,7 @@
 
 #include "cuda_check.h"
 #include "mem_props.h"
+#include "primary_ctx.h"
 
 int gpuleak_snapshot(const char *path) __attribute__((weak));
 
@@ -125,16 +126,12 @@ int main(int argc, char **argv)
         return 2;
     }
     probe = !strcmp(argv[1], "probe");
-    CUdevice dev;
-    CUcontext ctx;
     check(cuInit(0), "cuInit");
     if (!supported(0) || !supported(1)) {
         printf("SKIP two devices with multicast support needed\n");
         return 3;
     }
-    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
-    check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    use_primary(0);
     size_t gran = 0;
     CUmulticastObjectProp prop = team_of(2, 4 * MiB);
     check(cuMulticastGetGranularity(&gran, &prop, CU_MULTICAST_GRANULARITY_MINIMUM), "granularity");

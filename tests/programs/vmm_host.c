@@ -15,6 +15,7 @@
 
 #include "cuda_check.h"
 #include "mem_props.h"
+#include "primary_ctx.h"
 
 #define NOINLINE __attribute__((noinline))
 #define MiB ((size_t)1024 * 1024)
@@ -74,12 +75,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: vmm_host probe|plain\n");
         return 2;
     }
-    CUdevice dev;
-    CUcontext ctx;
     check(cuInit(0), "cuInit");
-    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
-    check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    use_primary(0);
     size_t gran = 0;
     CUmemAllocationProp host = pinned_prop(CU_MEM_LOCATION_TYPE_HOST, 0, 0);
     if (cuMemGetAllocationGranularity(&gran, &host, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS ||
