@@ -179,6 +179,15 @@ doc_table_check() {
         fail "the diff names the stale row: $(cat diff.txt)"
 }
 
+# The gate as its tests read it: check_run ARG... runs `gpuleak check
+# ARG...`, its output in out.txt and err.txt; check_verdicts prints err.txt's
+# "gpuleak: " lines with each pid as P and the run's random part as T;
+# check_summary COUNT [NOTE] is the ERROR SUMMARY line for COUNT ("1 of 2")
+# with NOTE ("; no final snapshot") inside its parentheses.
+check_run() { "$LAUNCHER" check "$@" >out.txt 2>err.txt; }
+check_verdicts() { grep '^gpuleak: ' err.txt | sed 's/process [0-9]*/process P/; s/gpuleak\.run-[A-Za-z0-9]\{6\}\.[0-9]*\./gpuleak.run-T.P./'; }
+check_summary() { echo "gpuleak: ERROR SUMMARY: $1 processes with errors (leaks, memory still mapped, refused frees, teardown releases${2:-})"; }
+
 # Line number of the marker "MARK" in a test program source.
 site_line() { grep -n "$2" "$ROOT/tests/programs/$1" | head -1 | cut -d: -f1; }
 
