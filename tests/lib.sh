@@ -212,6 +212,16 @@ exec(sys.stdin.read())
 check_json() { json_assert "$1" 'leaks = d["leaks"]; devices = {x["device"]: x for x in d["devices"]}'; }
 check_multi_json() { json_assert "$1" ''; }
 
+# The stand-in torch (tests/programs/torch_standin) on fakecuda's runtime
+# 13, with gpuleak_memory on Python's path.  The stand-in loads a
+# libc10_cuda.so, as `import torch` does: gpuleak's sign that PyTorch is
+# there (fake_torch_stripped's, which has no constructors).
+torch_standin_setup() {
+    export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
+    export PYTHONPATH=$ROOT/tests/programs/torch_standin
+    export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
+}
+
 # Real PyTorch on fakecuda (issue 33): skips under the sanitizers (torch's
 # libraries are not sanitized; the launcher preloads libgpuleak.so alone)
 # and, counted, where scripts/torch-env.sh cannot make the venv; sets PY to

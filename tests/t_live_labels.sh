@@ -34,9 +34,7 @@ EOT
 diff want.txt rows.txt || fail "the rows of a written live file"
 
 # A job on the stand-in torch.
-export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
-export PYTHONPATH=$ROOT/tests/programs/torch_standin
-export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
+torch_standin_setup
 py=$ROOT/tests/programs/torch_grow.py
 live_python_job 25165824 "$py" 2 hold
 "$TOP" --once "$PWD/job.live" >job.txt 2>job.err || fail "gpuleak-top on the job: $(cat job.err)"

@@ -5,9 +5,7 @@
 # lines (`...` between): both must be what the report says, segment
 # addresses and the phases' durations aside.
 source "$ROOT/tests/lib.sh"
-export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
-export PYTHONPATH=$ROOT/tests/programs/torch_standin
-export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
+torch_standin_setup
 traced python3 "$ROOT/tests/programs/torch_example.py" example.snap || fail "example run: exit $?"
 "$REPORT" example.snap >report.txt || fail "report exit $?"
 norm() { sed -E 's/^segment 0x[0-9a-f]+:/segment ADDR:/; s/\([0-9]+\.[0-9]+ s\)/(T s)/'; }
