@@ -193,7 +193,12 @@ site_line() { grep -n "$2" "$ROOT/tests/programs/$1" | head -1 | cut -d: -f1; }
 
 # Runs python3 assertions against a JSON report: check_json FILE <<'PY' ... PY
 # The script sees `d` (the document), `leaks`, `devices`, and helpers:
-# frame(f) -> "function file:line" with the file's basename; eq(got, want, what).
+# frame(f) -> "function file:line" with the file's basename; eq(got, want, what);
+# device0_own_memory(how, peak, allocs, frees, fn) -> device 0's entry, checked
+# to be the only device and to hold the process's own memory alone, all of
+# it freed: PEAK bytes at the peak, from one stack whose top function is FN,
+# ALLOCS allocations, FREES frees, none of memory it did not know (the
+# processes that map memory of others'; its failures name HOW).
 # check_multi_json is the same for diff and merge JSON, which have no leaks or
 # devices members.
 json_assert() { # FILE PRELUDE (python run before the script on stdin)
@@ -205,6 +210,14 @@ def frame(f):
 def eq(got, want, what):
     if got != want:
         sys.exit("FAIL: %s: got %r, expected %r" % (what, got, want))
+def device0_own_memory(how, peak, allocs, frees, fn):
+    dv = devices[0]
+    eq(sorted(devices), [0], how + ": devices")
+    eq((dv["peak_bytes"], dv["live_bytes"], dv["live_count"], dv["alloc_count"], dv["free_count"],
+        dv["unknown_free_count"]), (peak, 0, 0, allocs, frees, 0), how + ": device 0 counters")
+    eq([(c["bytes"], c["frames"][0]["function"]) for c in dv["peak_composition"]],
+       [(peak, fn)], how + ": peak composition")
+    return dv
 exec(sys.argv[2])
 exec(sys.stdin.read())
 ' "$1" "$2"
