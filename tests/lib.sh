@@ -188,6 +188,16 @@ check_run() { "$LAUNCHER" check "$@" >out.txt 2>err.txt; }
 check_verdicts() { grep '^gpuleak: ' err.txt | sed 's/process [0-9]*/process P/; s/gpuleak\.run-[A-Za-z0-9]\{6\}\.[0-9]*\./gpuleak.run-T.P./'; }
 check_summary() { echo "gpuleak: ERROR SUMMARY: $1 processes with errors (leaks, memory still mapped, refused frees, teardown releases${2:-})"; }
 
+# traced_script NAME OBS WHAT: NAME.py, a script the test wrote (ctypes on
+# libcuda), run traced by python3 into NAME.snap; it must exit 0 and print
+# OBS alone (its output in NAME.out; WHAT names OBS on failure), and its
+# JSON report is written to NAME.json.
+traced_script() {
+    GPULEAK_OUTPUT=$1.snap traced python3 "$1.py" >"$1.out" || fail "$1.py: $(cat "$1.out")"
+    expect_eq "$(cat "$1.out")" "$2" "$3"
+    "$REPORT" --json "$1.snap" >"$1.json"
+}
+
 # Line number of the marker "MARK" in a test program source.
 site_line() { grep -n "$2" "$ROOT/tests/programs/$1" | head -1 | cut -d: -f1; }
 

@@ -93,9 +93,7 @@ ok(cu.cuGetProcAddress(b"cuCtxDestroy", ctypes.byref(fn), 3020, ctypes.c_uint64(
 ok(ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(fn.value)(context_with(2500)), "cuCtxDestroy@3020")
 print("OBS destroyed")
 PY
-GPULEAK_OUTPUT=v1_destroy.snap traced python3 v1_destroy.py >v1_destroy.out || fail "v1_destroy.py: $(cat v1_destroy.out)"
-expect_eq "$(cat v1_destroy.out)" "OBS destroyed" "both contexts destroyed"
-"$REPORT" --json v1_destroy.snap >v1_destroy.json
+traced_script v1_destroy "OBS destroyed" "both contexts destroyed"
 check_json v1_destroy.json <<'PY'
 eq(leaks, [], "no leaks: each allocation went with its context")
 eq(sorted((g["bytes"], g["kind"], g["api"], g["teardown"]) for g in d["teardown_leaks"]["groups"]),

@@ -176,9 +176,7 @@ exp.stdin.close()
 ok(exp.wait(), "exporter")
 print("OBS opened")
 PY
-GPULEAK_OUTPUT=v1_open.snap traced python3 v1_open.py >v1_open.out || fail "v1_open.py: $(cat v1_open.out)"
-expect_eq "$(cat v1_open.out)" "OBS opened" "v1 opens"
-"$REPORT" --json v1_open.snap >v1_open.json
+traced_script v1_open "OBS opened" "v1 opens"
 check_json v1_open.json <<'PY'
 eq(leaks, [], "v1: no leaks")
 eq([(g["bytes"], g["count"], g["kind"], g["api"]) for g in d["mapped"]["groups"]],
