@@ -10,10 +10,17 @@
 # shared runtime's.
 source "$ROOT/tests/lib.sh"
 lost=$(site_line ctx_teardown.c 'LOST-SITE')
+# scenario NAME MODE OBS WHAT: ctx_teardown MODE traced, its snapshot
+# NAME.snap; its output, lines joined by spaces, is OBS (what it observed:
+# the driver's results, the context's state); its JSON report in NAME.json.
+scenario() {
+    GPULEAK_OUTPUT=$1.snap traced "$TPROG/ctx_teardown" "$2" >"$1.out"
+    expect_eq "$(tr '\n' ' ' <"$1.out")" "$3" "$4"
+    "$REPORT" --json "$1.snap" >"$1.json"
+}
 
-GPULEAK_OUTPUT=reset.snap traced "$TPROG/ctx_teardown" primary-reset >reset.out
-expect_eq "$(tr '\n' ' ' <reset.out)" "OBS pool-free 0 OBS vmm-unmap 0 OBS vmm-release 0 OBS va-free 0 " "driver results"
-"$REPORT" --json reset.snap >reset.json
+scenario reset primary-reset "OBS pool-free 0 OBS vmm-unmap 0 OBS vmm-release 0 OBS va-free 0 " \
+    "driver results"
 check_json reset.json <<PY
 eq(leaks, [], "no leaks: the pool and VMM memory survived the reset and were freed")
 eq(d["invalid_frees"]["count"], 0, "their frees were valid")
@@ -22,9 +29,7 @@ eq([(g["bytes"], g["kind"], g["api"], g["teardown"], frame(g["frames"][0])) for 
    "only the context's own memory went with it")
 PY
 
-GPULEAK_OUTPUT=destroy.snap traced "$TPROG/ctx_teardown" ctx-destroy >destroy.out
-expect_eq "$(tr '\n' ' ' <destroy.out)" "OBS pool-free 0 " "pool allocation after cuCtxDestroy"
-"$REPORT" --json destroy.snap >destroy.json
+scenario destroy ctx-destroy "OBS pool-free 0 " "pool allocation after cuCtxDestroy"
 check_json destroy.json <<PY
 eq(leaks, [], "no leaks")
 eq(d["invalid_frees"]["count"], 0, "the pool free was valid")
@@ -32,18 +37,15 @@ eq([(g["bytes"], g["teardown"], frame(g["frames"][0])) for g in d["teardown_leak
    [(5000, "cuCtxDestroy_v2", "lost_with_context ctx_teardown.c:$lost")], "cuCtxDestroy's group")
 PY
 
-GPULEAK_OUTPUT=own.snap traced "$TPROG/ctx_teardown" own-ctx-reset >own.out
-expect_eq "$(tr '\n' ' ' <own.out)" "OBS reset 0 OBS rt-free 0 " "runtime memory after a reset with an own context current"
-"$REPORT" --json own.snap >own.json
+scenario own own-ctx-reset "OBS reset 0 OBS rt-free 0 " \
+    "runtime memory after a reset with an own context current"
 check_json own.json <<'PY'
 eq((leaks, d["invalid_frees"]["count"], d["teardown_leaks"]["groups"]), ([], 0, []), "the reset destroyed nothing")
 PY
 
 # The primary context's last cuDevicePrimaryCtxRelease resets it; the one
 # before (two references) does not: what was made before it is still freed.
-GPULEAK_OUTPUT=release.snap traced "$TPROG/ctx_teardown" primary-release >release.out
-expect_eq "$(tr '\n' ' ' <release.out)" "OBS kept-free 0 OBS pool-free 0 " "driver results around the releases"
-"$REPORT" --json release.snap >release.json
+scenario release primary-release "OBS kept-free 0 OBS pool-free 0 " "driver results around the releases"
 check_json release.json <<PY
 eq((leaks, d["invalid_frees"]["count"]), ([], 0), "no leaks, no invalid frees")
 eq([(g["bytes"], g["teardown"], frame(g["frames"][0])) for g in d["teardown_leaks"]["groups"]],
@@ -55,17 +57,13 @@ grep -qx 'No leaks: all 3 allocations were freed (1 only by a context teardown, 
 
 # NVIDIA's CUDA 13 runtime fetches the release at version 7000, the v1 ABI
 # (tools/fakecuda/real_runtime_requests.txt), and cuCtxDetach at 2000.
-GPULEAK_OUTPUT=v1.snap traced "$TPROG/ctx_teardown" v1-release >v1.out
-expect_eq "$(tr '\n' ' ' <v1.out)" "OBS kept-free 0 " "driver result before the last v1 release"
-"$REPORT" --json v1.snap >v1.json
+scenario v1 v1-release "OBS kept-free 0 " "driver result before the last v1 release"
 check_json v1.json <<PY
 eq((leaks, d["invalid_frees"]["count"]), ([], 0), "no leaks after the last v1 release")
 eq([(g["bytes"], g["teardown"], frame(g["frames"][0])) for g in d["teardown_leaks"]["groups"]],
    [(3000, "cuDevicePrimaryCtxRelease", "lost_with_context ctx_teardown.c:$lost")], "the last v1 release's group")
 PY
-GPULEAK_OUTPUT=detach.snap traced "$TPROG/ctx_teardown" ctx-detach >detach.out
-expect_eq "$(tr '\n' ' ' <detach.out)" "OBS kept-free 0 " "driver result after the first cuCtxDetach"
-"$REPORT" --json detach.snap >detach.json
+scenario detach ctx-detach "OBS kept-free 0 " "driver result after the first cuCtxDetach"
 check_json detach.json <<PY
 eq((leaks, d["invalid_frees"]["count"]), ([], 0), "no leaks after the last cuCtxDetach")
 eq([(g["bytes"], g["teardown"], frame(g["frames"][0])) for g in d["teardown_leaks"]["groups"]],
@@ -95,9 +93,7 @@ ok(cu.cuGetProcAddress(b"cuCtxDestroy", ctypes.byref(fn), 3020, ctypes.c_uint64(
 ok(ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(fn.value)(context_with(2500)), "cuCtxDestroy@3020")
 print("OBS destroyed")
 PY
-GPULEAK_OUTPUT=v1_destroy.snap traced python3 v1_destroy.py >v1_destroy.out || fail "v1_destroy.py: $(cat v1_destroy.out)"
-expect_eq "$(cat v1_destroy.out)" "OBS destroyed" "both contexts destroyed"
-"$REPORT" --json v1_destroy.snap >v1_destroy.json
+traced_script v1_destroy "OBS destroyed" "both contexts destroyed"
 check_json v1_destroy.json <<'PY'
 eq(leaks, [], "no leaks: each allocation went with its context")
 eq(sorted((g["bytes"], g["kind"], g["api"], g["teardown"]) for g in d["teardown_leaks"]["groups"]),
@@ -130,9 +126,7 @@ PY
 # context, taking the allocations made in both handles.
 green=$(site_line ctx_teardown.c 'GREEN-SITE')
 prim=$(site_line ctx_teardown.c 'PRIMARY-SITE')
-GPULEAK_OUTPUT=green_last.snap traced "$TPROG/ctx_teardown" green-last >green_last.out
-expect_eq "$(tr '\n' ' ' <green_last.out)" "OBS active 1 OBS active 0 " "primary context state around cuGreenCtxDestroy"
-"$REPORT" --json green_last.snap >green_last.json
+scenario green_last green-last "OBS active 1 OBS active 0 " "primary context state around cuGreenCtxDestroy"
 check_json green_last.json <<PY
 eq((leaks, d["invalid_frees"]["count"]), ([], 0), "no leaks after the last reference went with the green context")
 eq([(g["bytes"], g["api"], g["teardown"], frame(g["frames"][0])) for g in d["teardown_leaks"]["groups"]],

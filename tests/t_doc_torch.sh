@@ -8,10 +8,9 @@
 # into that shell (its stdin), as a reader would.  Skipped, counted, where
 # scripts/torch-env.sh cannot make the venv.
 source "$ROOT/tests/lib.sh"
-skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"
-PY=$("$ROOT/scripts/torch-env.sh") || skip_if true "$PY"
-# What the how-to says to add where the toolkit is not on the loader's path.
-export LD_LIBRARY_PATH=${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# The library path is what the how-to says to add where the toolkit is not
+# on the loader's path.
+torch_real_env
 # The settings are the defaults but one: 10 s without a new allocation
 # turns PyTorch's recorder on for good (GPULEAK_TORCH_SETTLE), which a
 # loaded test machine can reach inside a step; the zero-code check's output

@@ -53,12 +53,7 @@ eq([(k["kind"], k["bytes"]) for k in ls["by_kind"]], [("external", 12699328)], h
 # The device is this process's own memory: 2,000,000 bytes allocated and
 # freed while 15.1 MiB of external memory was imported and mapped.  The
 # external level was highest with the second object and its array live.
-dv = devices[0]
-eq(sorted(devices), [0], how + ": devices")
-eq((dv["peak_bytes"], dv["live_bytes"], dv["live_count"], dv["alloc_count"], dv["free_count"],
-    dv["unknown_free_count"]), (2000000, 0, 0, 1, 1, 0), how + ": device 0 counters")
-eq([(c["bytes"], c["frames"][0]["function"]) for c in dv["peak_composition"]],
-   [(2000000, "own_memory")], how + ": peak composition")
+dv = device0_own_memory(how, 2000000, 1, 1, "own_memory")
 # Three imports, three buffers, one array, one allocation of its own; freed:
 # two buffers, two objects, the allocation -- each once, whichever layer
 # the call went through.

@@ -11,97 +11,84 @@ skip_if '! command -v chromium >/dev/null && ! command -v chromium-browser >/dev
     "chromium is not installed (scripts/install-deps.sh installs it)"
 skip_under_san "Chromium under the sanitizer runtime is not what is tested here"
 check=$ROOT/tests/browser/check_html.py
+# page NAME WHAT SNAP [CHECK-ARG...]: SNAP's page NAME.html and its JSON
+# NAME.json, checked in the browser; WHAT is the failure's text.
+page() {
+    local name=$1 what=$2 snap=$3
+    shift 3
+    "$REPORT" --html "$name.html" "$snap"
+    "$REPORT" --json "$snap" >"$name.json"
+    python3 "$check" "$name.html" "$name.json" "$@" || fail "$what"
+}
+# growth_page NAME WHAT SNAP...: the page of SNAPs, NAME.html, checked
+# against the last one's JSON (NAME-end.json) and their diff (NAME.json).
+growth_page() {
+    local name=$1 what=$2
+    shift 2
+    "$REPORT" --html "$name.html" "$@"
+    "$REPORT" --json "${@: -1}" >"$name-end.json"
+    "$REPORT" --json diff "$@" >"$name.json"
+    python3 "$check" "$name.html" "$name-end.json" --growth "$name.json" || fail "$what"
+}
 
 "$TPROG/snapgen" history h.snap
-"$REPORT" --html h.html h.snap
-"$REPORT" --json h.snap > h.json
-python3 "$check" h.html h.json --screenshot h.png || fail "history page"
+page h "history page" h.snap --screenshot h.png
 [ -s h.png ] || fail "no screenshot"
 
 "$TPROG/snapgen" diffset .
-"$REPORT" --html g.html a.snap b.snap c.snap
-"$REPORT" --json c.snap > c.json
-"$REPORT" --json diff a.snap b.snap c.snap > d.json
-python3 "$check" g.html c.json --growth d.json || fail "growth page"
+growth_page g "growth page" a.snap b.snap c.snap
 # snapshots of one process taken at 1, 2 and 10 s: the growth chart's x
 # axis is the time they were taken (by their numbers, a steady leak sampled
 # at growing intervals would look like it speeds up)
 snap_set c.snap c10.snap PROCESS 0 snapshot_mono_ns 10000000000
-"$REPORT" --html gt.html a.snap b.snap c10.snap
-"$REPORT" --json c10.snap > c10.json
-"$REPORT" --json diff a.snap b.snap c10.snap > dt.json
-expect_eq "$(jget dt.json 'd["snapshots"][2]["duration_ns"]')" 10000000000 "the patched snapshot's time"
-python3 "$check" gt.html c10.json --growth dt.json || fail "growth page over time"
+growth_page gt "growth page over time" a.snap b.snap c10.snap
+expect_eq "$(jget gt.json 'd["snapshots"][2]["duration_ns"]')" 10000000000 "the patched snapshot's time"
 
 "$TPROG/snapgen" leaks l.snap >/dev/null
-"$REPORT" --html l.html l.snap
-"$REPORT" --json l.snap > l.json
-python3 "$check" l.html l.json || fail "leaks page (no history)"
+page l "leaks page (no history)" l.snap
 
 # other processes' memory mapped here (IPC): its card and table
 "$TPROG/snapgen" ipc i.snap
-"$REPORT" --html i.html i.snap
-"$REPORT" --json i.snap > i.json
-python3 "$check" i.html i.json || fail "mapped page"
+page i "mapped page" i.snap
 
 # frees of pointers with no live allocation: their table
 "$TPROG/snapgen" badfree b.snap
-"$REPORT" --html b.html b.snap
-"$REPORT" --json b.snap > b.json
-python3 "$check" b.html b.json || fail "invalid frees page"
+page b "invalid frees page" b.snap
 # frees of addresses inside blocks (live and freed): the opened row names
 # the block and where it was allocated
 "$TPROG/snapgen" badinside bi.snap
-"$REPORT" --html bi.html bi.snap
-"$REPORT" --json bi.snap > bi.json
-python3 "$check" bi.html bi.json || fail "frees inside blocks page"
+page bi "frees inside blocks page" bi.snap
 
 # a real double free, its stacks recorded: the opened row says where the
 # address was allocated and first freed
 mkdir bf && (cd bf && GPULEAK_FREE_STACKS=1 traced "$TPROG/bad_free" >/dev/null) || fail "bad_free run"
-"$REPORT" --html bf.html bf/gpuleak.*.snap
-"$REPORT" --json bf/gpuleak.*.snap > bf.json
-python3 "$check" bf.html bf.json || fail "double free page"
+page bf "double free page" bf/gpuleak.*.snap
 
 # memory a context teardown released: its table
 mkdir td && (cd td && traced "$TPROG/driver_lifecycle" ctx) || fail "driver_lifecycle run"
-"$REPORT" --html td.html td/gpuleak.*.snap
-"$REPORT" --json td/gpuleak.*.snap > td.json
-python3 "$check" td.html td.json || fail "teardown page"
+page td "teardown page" td/gpuleak.*.snap
 
 # growth between two snapshots of one run: the teardown leak and the
 # invalid frees that happened in between have their tables
 mkdir tg && (cd tg && GPULEAK_OUTPUT=end.snap traced "$TPROG/driver_lifecycle" ctx mid.snap) || fail "mid-run teardown"
-"$REPORT" --html tg.html tg/mid.snap tg/end.snap
-"$REPORT" --json tg/end.snap > tg-end.json
-"$REPORT" --json diff tg/mid.snap tg/end.snap > tg.json
-python3 "$check" tg.html tg-end.json --growth tg.json || fail "teardown growth page"
+growth_page tg "teardown growth page" tg/mid.snap tg/end.snap
 mkdir fg && (cd fg && GPULEAK_OUTPUT=end.snap traced "$TPROG/bad_free" mid.snap >/dev/null) || fail "mid-run frees"
-"$REPORT" --html fg.html fg/mid.snap fg/end.snap
-"$REPORT" --json fg/end.snap > fg-end.json
-"$REPORT" --json diff fg/mid.snap fg/end.snap > fg.json
-python3 "$check" fg.html fg-end.json --growth fg.json || fail "invalid frees growth page"
+growth_page fg "invalid frees growth page" fg/mid.snap fg/end.snap
 
 # allocations that failed for lack of memory: their table
 FAKECUDA_MEM_BYTES=67108864 GPULEAK_OOM_SNAPSHOT=0 GPULEAK_OUTPUT=oom.snap traced "$TPROG/scenarios" oom-kinds >/dev/null ||
     fail "oom-kinds run"
-"$REPORT" --html oom.html oom.snap
-"$REPORT" --json oom.snap > oom.json
-python3 "$check" oom.html oom.json || fail "out of memory page"
+page oom "out of memory page" oom.snap
 
 # the ledger of used memory: a card and a table per device
 FAKECUDA_OTHER_USED=3145728 FAKECUDA_OTHER_USED_LATER=7340032 GPULEAK_OUTPUT=ledger.snap traced "$TPROG/ledger" ||
     fail "ledger run"
-"$REPORT" --html ledger.html ledger.snap
-"$REPORT" --json ledger.snap > ledger.json
+page ledger "ledger page" ledger.snap
 expect_eq "$(jget ledger.json 'len(d["ledger"])')" 2 "ledger devices"
-python3 "$check" ledger.html ledger.json || fail "ledger page"
 
 # a live run: the allocation calls table
 mkdir live && (cd live && traced "$TPROG/churn" 2 100 >/dev/null) || fail "churn run"
-"$REPORT" --html c.html live/gpuleak.*.snap
-"$REPORT" --json live/gpuleak.*.snap > c.json
-python3 "$check" c.html c.json || fail "allocation calls page"
+page c "allocation calls page" live/gpuleak.*.snap
 
 # growth over 300 snapshots: 32 columns (the first, the last, evenly spaced
 # between), said so on the page, and it loads within the limit

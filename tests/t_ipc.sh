@@ -35,12 +35,7 @@ eq((ls["bytes"], ls["count"], ls["leaked_bytes"], ls["mapped_bytes"], ls["mapped
 eq([(k["kind"], k["bytes"]) for k in ls["by_kind"]], [("ipc", 3000000)], how + ": by kind")
 # The device is this process's memory: 4,000,000 bytes allocated while 6.5 MB
 # of mappings were open, and freed.
-dv = devices[0]
-eq(sorted(devices), [0], how + ": devices")
-eq((dv["peak_bytes"], dv["live_bytes"], dv["live_count"], dv["alloc_count"], dv["free_count"],
-    dv["unknown_free_count"]), (4000000, 0, 0, 1, 1, 0), how + ": device 0 counters")
-eq([(c["bytes"], c["frames"][0]["function"]) for c in dv["peak_composition"]],
-   [(4000000, "cu_own" if how == "driver" else "rt_own")], how + ": peak composition")
+dv = device0_own_memory(how, 4000000, 1, 1, "cu_own" if how == "driver" else "rt_own")
 eq([e["kind"] for e in dv["peak_history"]["before"]], ["device"], how + ": before the peak")
 # One record per mapping (A opened twice is one), none twice through the
 # runtime and the driver: 4 mapped + 1 own, 3 released + 1 own.
@@ -181,9 +176,7 @@ exp.stdin.close()
 ok(exp.wait(), "exporter")
 print("OBS opened")
 PY
-GPULEAK_OUTPUT=v1_open.snap traced python3 v1_open.py >v1_open.out || fail "v1_open.py: $(cat v1_open.out)"
-expect_eq "$(cat v1_open.out)" "OBS opened" "v1 opens"
-"$REPORT" --json v1_open.snap >v1_open.json
+traced_script v1_open "OBS opened" "v1 opens"
 check_json v1_open.json <<'PY'
 eq(leaks, [], "v1: no leaks")
 eq([(g["bytes"], g["count"], g["kind"], g["api"]) for g in d["mapped"]["groups"]],

@@ -41,9 +41,7 @@ PY
 
 # PyTorch's allocator (the stand-in's, without its view: its segments are
 # then leaks of the program's, by their stacks).
-export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
-export PYTHONPATH=$ROOT/tests/programs/torch_standin
-export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
+torch_standin_setup
 GPULEAK_TORCH=0 traced python3 "$ROOT/tests/programs/torch_grow.py" 3 || fail "torch_grow: exit $?"
 "$REPORT" --html grow.html step0.snap step1.snap step2.snap || fail "--html over the steps"
 expect_eq "$(labels grow.html | grep '^growth')" \

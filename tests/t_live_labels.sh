@@ -34,24 +34,9 @@ EOT
 diff want.txt rows.txt || fail "the rows of a written live file"
 
 # A job on the stand-in torch.
-export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
-export PYTHONPATH=$ROOT/tests/programs/torch_standin
-export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
+torch_standin_setup
 py=$ROOT/tests/programs/torch_grow.py
-mkdir live && chmod 700 live
-export GPULEAK_LIVE_DIR=$PWD/live
-mkfifo job.in
-GPULEAK_OOM_SNAPSHOT=0 traced python3 "$py" 2 hold <job.in >job.out 2>job.err &
-bg=$!
-cleanup() { kill "$bg" 2>/dev/null || true; }
-trap cleanup EXIT
-exec 3>job.in
-wait_for "the job" has_line job.out ready
-pid=$(cut -d' ' -f2 job.out)
-wait_for "the live file" has_line "live/$pid.live" "device 0 live_bytes 25165824 "
-cp "live/$pid.live" job.live
-exec 3>&-
-wait "$bg" || fail "the job's status $?"
+live_python_job 25165824 "$py" 2 hold
 "$TOP" --once "$PWD/job.live" >job.txt 2>job.err || fail "gpuleak-top on the job: $(cat job.err)"
 expect_eq "$(row job.txt)" \
     "  24.0 MiB          2  0      grow torch_grow.py:$(site_line torch_grow.py KEPT-LINE) <- <module> torch_grow.py:$(grep -n '^    grow()$' "$py" | cut -d: -f1)" \

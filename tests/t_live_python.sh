@@ -8,20 +8,7 @@ export FAKECUDA_RT=$FAKECUDA/libcudart.so.13
 py=$ROOT/tests/programs/py_live.py
 line() { grep -n "LIVE-LINE: $1" "$py" | cut -d: -f1; }
 TOP=$BUILD/libexec/gpuleak/gpuleak-top
-mkdir live && chmod 700 live
-export GPULEAK_LIVE_DIR=$PWD/live
-mkfifo job.in
-GPULEAK_OOM_SNAPSHOT=0 traced python3 "$py" hold <job.in >job.out 2>job.err &
-bg=$!
-cleanup() { kill "$bg" 2>/dev/null || true; }
-trap cleanup EXIT
-exec 3>job.in
-wait_for "the job" has_line job.out ready
-pid=$(cut -d' ' -f2 job.out)
-wait_for "the live file" has_line "live/$pid.live" "device 0 live_bytes 1048576 "
-cp "live/$pid.live" job.live
-exec 3>&-
-wait "$bg" || fail "the job's status $?"
+live_python_job 1048576 "$py" hold
 
 expect_eq "$(head -1 job.live)" "gpuleak-live 2" "version"
 # No raw Python-frame id in a stack: return addresses and py:ID only.

@@ -13,12 +13,7 @@
 source "$ROOT/tests/lib.sh"
 torch_real_setup
 
-"$LAUNCHER" plan --gpu h100-sxm-80gb --steps 0 --keep runs --json plan.json --sweep variant=fp32,checkpoint \
-    -- "$PY" "$ROOT/tests/programs/plan_gpt.py" --batch 4 --steps 2 --variant '{variant}' >table.txt 2>progress.txt ||
-    fail "plan exited $?: $(tail -3 progress.txt)"
-for v in fp32 checkpoint; do
-    plan_expect_pinned variant $v "gpt --batch 4 --steps 2 --variant $v"
-done
+plan_gpt_variants fp32 checkpoint
 plain=$(jget plan.json "[r['peak_allocated'] for r in d['runs'] if r['values']['variant'] == 'fp32'][0]")
 ckpt=$(jget plan.json "[r['peak_allocated'] for r in d['runs'] if r['values']['variant'] == 'checkpoint'][0]")
 [ "$ckpt" -lt "$plain" ] || fail "checkpointing did not lower the allocated peak: $ckpt against $plain"

@@ -7,9 +7,4 @@
 source "$ROOT/tests/lib.sh"
 torch_real_setup
 
-"$LAUNCHER" plan --gpu h100-sxm-80gb --steps 0 --keep runs --json plan.json --sweep variant=bf16,fused \
-    -- "$PY" "$ROOT/tests/programs/plan_gpt.py" --batch 4 --steps 2 --variant '{variant}' >table.txt 2>progress.txt ||
-    fail "plan exited $?: $(tail -3 progress.txt)"
-for v in bf16 fused; do
-    plan_expect_pinned variant $v "gpt --batch 4 --steps 2 --variant $v"
-done
+plan_gpt_variants bf16 fused

@@ -10,14 +10,10 @@
 # torch.cuda.memory_allocated()/memory_reserved(); the segments themselves
 # are held by pytorch-caching-allocator because PyTorch named them.
 source "$ROOT/tests/lib.sh"
-export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
-export PYTHONPATH=$ROOT/tests/programs/torch_standin
+torch_standin_setup
 # Every tensor's line from PyTorch's first CUDA use, as asserted here (the
 # default waits for the first request: t_torch_real_lines).
 export GPULEAK_TORCH_LINES=start
-# The stand-in loads a libc10_cuda.so, as `import torch` does: gpuleak's sign
-# that PyTorch is there (fake_torch_stripped's, which has no constructors).
-export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
 prog=$ROOT/tests/programs/torch_train.py
 line() { site_line torch_train.py "$1"; }
 KiB=1024; MiB=$((1024 * 1024))

@@ -5,9 +5,7 @@
 # lines (`...` between): both must be what the report says, segment
 # addresses and the phases' durations aside.
 source "$ROOT/tests/lib.sh"
-export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
-export PYTHONPATH=$ROOT/tests/programs/torch_standin
-export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
+torch_standin_setup
 traced python3 "$ROOT/tests/programs/torch_example.py" example.snap || fail "example run: exit $?"
 "$REPORT" example.snap >report.txt || fail "report exit $?"
 norm() { sed -E 's/^segment 0x[0-9a-f]+:/segment ADDR:/; s/\([0-9]+\.[0-9]+ s\)/(T s)/'; }
@@ -19,24 +17,8 @@ block "$ROOT/docs/pytorch.md" >doc.txt
 diff -u doc.txt got.txt >doc.diff || fail "docs/pytorch.md's example is not what the report says: $(head -20 doc.diff)"
 # docs/usage.md's lines, in order, with `...` for any run of lines left out.
 block "$ROOT/docs/usage.md" >readme.txt
-python3 - readme.txt got.txt <<'PY' || fail "docs/usage.md's example is not what the report says"
-import sys
-want = open(sys.argv[1]).read().splitlines()
-got = open(sys.argv[2]).read().splitlines()
-i = 0
-skip = False
-for w in want:
-    if w == "...":
-        skip = True
-        continue
-    if skip:
-        while i < len(got) and got[i] != w:
-            i += 1
-    if i >= len(got) or got[i] != w:
-        sys.exit("README line not found where expected: %r" % w)
-    i += 1
-    skip = False
-PY
+python3 "$ROOT/tests/doc/inorder.py" --from-first readme.txt got.txt ||
+    fail "docs/usage.md's example is not what the report says"
 # What it shows: the loss kept by the list is a tensor at forward's line.
 grep -qx "        1,024 bytes (1.0 KiB) in 2 tensors: forward (torch_example.py:$(site_line torch_example.py 'return h.sum()'))" got.txt ||
     fail "the kept losses: $(grep forward got.txt)"

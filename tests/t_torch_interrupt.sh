@@ -10,9 +10,7 @@
 # sys.exit(143)); a program that catches them goes on, and its next
 # snapshot is answered (nothing left stuck).
 source "$ROOT/tests/lib.sh"
-export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
-export PYTHONPATH=$ROOT/tests/programs/torch_standin
-export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
+torch_standin_setup
 export GPULEAK_OUTPUT=sig%n.snap
 prog=$ROOT/tests/programs/torch_interrupt.py
 KiB=1024; MiB=$((1024 * 1024))

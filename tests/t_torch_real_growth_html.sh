@@ -29,14 +29,7 @@ page_of() {  # page_of MODE: runs the program, MODE.html of its exit snapshot
         fail "$1: run exited $?: $(tail -3 "$1/err.txt")"
     if grep -q '^fakecuda: ' "$1/err.txt"; then fail "$1: $(grep '^fakecuda: ' "$1/err.txt")"; fi
     "$REPORT" --html "$1.html" "$1"/gpuleak.*.snap || fail "$1: --html exited $?"
-    python3 -c '
-import html.parser, sys
-class P(html.parser.HTMLParser):
-    on = False; text = ""
-    def handle_starttag(self, tag, a): self.on = ("id", "gl-data") in a
-    def handle_endtag(self, tag): self.on = False
-    def handle_data(self, d): self.text += d if self.on else ""
-p = P(); p.feed(open(sys.argv[1]).read()); print(p.text)' "$1.html" >"$1.data.json"
+    html_data "$1.html" >"$1.data.json"
 }
 page_of leak
 page_of clean

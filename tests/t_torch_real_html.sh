@@ -25,18 +25,8 @@ expect_eq "${#exits[@]}" 1 "exit snapshots"
 "$REPORT" --html grow.html step0.snap step6.snap step12.snap || fail "--html of the steps: exit $?"
 
 # The page's data: PyTorch's view as the JSON report has it.
-data() {  # data PAGE: the page's embedded JSON, as one document
-    python3 -c '
-import html.parser, sys
-class P(html.parser.HTMLParser):
-    on = False; text = ""
-    def handle_starttag(self, tag, a): self.on = ("id", "gl-data") in a
-    def handle_endtag(self, tag): self.on = False
-    def handle_data(self, d): self.text += d if self.on else ""
-p = P(); p.feed(open(sys.argv[1]).read()); print(p.text)' "$1"
-}
-data exit.html >exit.data
-data grow.html >grow.data
+html_data exit.html >exit.data
+html_data grow.html >grow.data
 got=$(python3 - <<'PY'
 import json
 d = json.load(open("exit.data")); r = json.load(open("exit.json"))

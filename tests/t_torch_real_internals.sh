@@ -45,20 +45,10 @@ expect_eq "$(sed -n '/^CHANGES BY STACK/,/^$/p' d.txt | grep '^    #' | sed 's/\
 # HTML: each frame of PyTorch's libraries is flagged (4) for the page to
 # fold, the stack is labelled by the engine's frame, and --full-stacks
 # tells the page to show them all.
-data() {  # data PAGE: the page's embedded JSON
-    python3 -c '
-import html.parser, sys
-class P(html.parser.HTMLParser):
-    on = False; text = ""
-    def handle_starttag(self, tag, a): self.on = ("id", "gl-data") in a
-    def handle_endtag(self, tag): self.on = False
-    def handle_data(self, d): self.text += d if self.on else ""
-p = P(); p.feed(open(sys.argv[1]).read()); print(p.text)' "$1"
-}
 "$REPORT" --html page.html before.snap after.snap || fail "--html: exit $?"
 "$REPORT" --full-stacks --html full.html before.snap after.snap || fail "--full-stacks --html: exit $?"
 page() {
-    data "$1" | python3 -c '
+    html_data "$1" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 for i, st in enumerate(d["stacks"]):
@@ -75,7 +65,7 @@ expect_eq "$(page full.html)" "22 21 $engine True" "HTML --full-stacks"
 # frame of PyTorch's libraries; --full-stacks has the 21 frames, one node
 # each, and no folded node.
 flame_runs() {  # flame_runs PAGE: per graph, the folded nodes and the nodes of PyTorch's frames
-    data "$1" | python3 -c '
+    html_data "$1" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 for g in ("leaks", "peak"):
@@ -100,7 +90,7 @@ peak [] 21" "HTML flame graphs --full-stacks: every frame"
 # node on the page's data, folds the run as the text does.
 if command -v node >/dev/null; then
     drawn() {
-        data "$1" >"$1.json"
+        html_data "$1" >"$1.json"
         node -e '
 const fs = require("fs");
 const src = fs.readFileSync(process.argv[1], "utf8");

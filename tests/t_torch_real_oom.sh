@@ -11,10 +11,7 @@
 # Then with a signal snapshot after 2 tensors: the out-of-memory snapshot
 # carries that last view of PyTorch's (2 tensors), with its age.
 source "$ROOT/tests/lib.sh"
-skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"
-PY=$("$ROOT/scripts/torch-env.sh") || skip_if true "$PY"
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-export LD_LIBRARY_PATH=$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+torch_real_env
 prog=$ROOT/tests/programs/torch_real_oom.py
 kept=$(site_line torch_real_oom.py KEPT-LINE)
 

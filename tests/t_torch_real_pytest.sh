@@ -11,11 +11,8 @@
 #  - test_keeps keeps 20 MiB: gpu_limit_leaks("8 MiB") fails with the exact
 #    bytes at the line PyTorch recorded for the tensor.
 source "$ROOT/tests/lib.sh"
-skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"
-PY=$("$ROOT/scripts/torch-env.sh") || skip_if true "$PY"
+torch_real_env
 skip_if "! $PY -c 'import pytest' 2>/dev/null" "the torch venv has no pytest"
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-export LD_LIBRARY_PATH=$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 cp "$ROOT/tests/programs/pytest_real_torch/test_real_torch.py" .
 line() { grep -n "$1" test_real_torch.py | head -1 | cut -d: -f1; }
 

@@ -13,11 +13,7 @@
 #    from step 2's; and after the loop the recorder is still on.
 source "$ROOT/tests/lib.sh"
 torch_real_setup
-unset GPULEAK_TORCH_LINES # the default: no setting
-# Growth after a pause counts as a request for lines (GPULEAK_TORCH_SETTLE,
-# 10 s): on a loaded machine two allocations that far apart turned the
-# recorder on for good before the sampler's first step.
-export GPULEAK_TORCH_SETTLE=1h
+torch_real_default_lines
 prog=$ROOT/tests/programs/torch_real_sampled.py
 kept=$(site_line torch_real_sampled.py KEPT-LINE)
 

@@ -11,10 +11,7 @@
 # not counted (it is answered or absent).  Then GPULEAK_TORCH=0: PyTorch is asked nothing (its history
 # recording stays off, no snapshot has a torch view).
 source "$ROOT/tests/lib.sh"
-skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"
-PY=$("$ROOT/scripts/torch-env.sh") || skip_if true "$PY"
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-export LD_LIBRARY_PATH=$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+torch_real_env
 prog=$ROOT/tests/programs/torch_real_storm.py
 
 # reasons DIR: "reason torch-status" of every snapshot in DIR, counted

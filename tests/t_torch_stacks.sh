@@ -7,12 +7,10 @@
 # as a run that never asked PyTorch (GPULEAK_TORCH=0).  Before, every later
 # snapshot carried all 3,000 (6.4 MB at 20k lines in the trial).
 source "$ROOT/tests/lib.sh"
-export FAKECUDA_RT=$FAKECUDA/libcudart.so.13 GPULEAK_PYTHON_DIR=$ROOT/tools
-export PYTHONPATH=$ROOT/tests/programs/torch_standin
+torch_standin_setup
 # Every tensor's line from PyTorch's first CUDA use, as asserted here (the
 # default waits for the first request: t_torch_real_lines).
 export GPULEAK_TORCH_LINES=start
-export TORCH_STANDIN_C10_CUDA=$TPROG/stripped/libc10_cuda.so
 prog=$ROOT/tests/programs/torch_stacks.py
 N=3000
 count() { "$TPROG/snapfields" count "$1" "$2" | cut -d' ' -f1; } # SNAP RECORD: how many

@@ -40,12 +40,7 @@ eq([(k["kind"], k["bytes"]) for k in ls["by_kind"]], [("ipc", 4194304)], how + "
 # The device is this process's memory: 3,000,000 bytes allocated and freed
 # while 24 MiB of imported mappings were live, and one 2 MiB handle of its
 # own, created, mapped among them, unmapped with them and released.
-dv = devices[0]
-eq(sorted(devices), [0], how + ": devices")
-eq((dv["peak_bytes"], dv["live_bytes"], dv["live_count"], dv["alloc_count"], dv["free_count"],
-    dv["unknown_free_count"]), (3000000, 0, 0, 2, 2, 0), how + ": device 0 counters")
-eq([(c["bytes"], c["frames"][0]["function"]) for c in dv["peak_composition"]],
-   [(3000000, "own_memory")], how + ": peak composition")
+dv = device0_own_memory(how, 3000000, 2, 2, "own_memory")
 # Thirteen imported mappings (leaked, unmapped, ten, one of a second
 # import), four imported handles and two of its own; all but the leaked
 # mapping and handle gone, the ten with one unmap.  Releasing imported

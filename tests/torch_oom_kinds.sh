@@ -2,10 +2,7 @@
 # (after tests/lib.sh): real torch on a 64 MiB fakecuda device running
 # tests/programs/torch_real_oom_kinds.py one way at a time, and the
 # classification PyTorch's own out-of-memory snapshot gets.
-skip_under_san "the launcher preloads libgpuleak.so alone, and torch's libraries are not sanitized"
-PY=$("$ROOT/scripts/torch-env.sh") || skip_if true "$PY"
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-export LD_LIBRARY_PATH=$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+torch_real_env
 prog=$ROOT/tests/programs/torch_real_oom_kinds.py
 MiB=$((1 << 20))
 

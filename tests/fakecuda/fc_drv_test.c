@@ -10,7 +10,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../programs/mem_props.h"
 #include "fc_check.h"
+#include "fc_driver.h"
 
 /* ABI names cuda.h does not declare for ordinary (legacy-stream) callers */
 CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
@@ -18,13 +20,6 @@ CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream);
 CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream);
 CUresult cuStreamSynchronize_ptsz(CUstream hStream);
 typedef CUresult (*gpa_legacy_t)(const char *, void **, int, cuuint64_t);
-
-static size_t free_mem(void)
-{
-    size_t f, t;
-    EQ(cuMemGetInfo(&f, &t), CUDA_SUCCESS);
-    return f;
-}
 
 static CUcontext setup(void)
 {
@@ -357,11 +352,7 @@ static void pool(void)
     EQ(cuCtxSynchronize(), CUDA_SUCCESS);
     EQ(free_mem(), f0);
     /* explicit pool, trim semantics */
-    CUmemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    props.location.id = 0;
+    CUmemPoolProps props = device0_pool_props(CU_MEM_ALLOCATION_TYPE_PINNED);
     CUmemoryPool mp;
     EQ(cuMemPoolCreate(&mp, &props), CUDA_SUCCESS);
     uint64_t thr = 100 << 20;
@@ -395,11 +386,7 @@ static void vmm(void)
     setup();
     size_t f0 = free_mem(), g;
     const size_t G = 2 << 20;
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = 0;
+    CUmemAllocationProp prop = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
     EQ(cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
     EQ(g, G);
     CUmemGenericAllocationHandle h, h2;

@@ -12,6 +12,7 @@
 
 #include "../programs/ipc_channel.h"
 #include "fc_check.h"
+#include "fc_driver.h"
 
 /* What the exporter sends: two IPC handles and a pool pointer (the pool's
  * descriptor travels with this message). */
@@ -19,21 +20,6 @@ struct exported {
     CUipcMemHandle a, b;
     CUmemPoolPtrExportData p;
 };
-
-static size_t free_mem(void)
-{
-    size_t f, t;
-    EQ(cuMemGetInfo(&f, &t), CUDA_SUCCESS);
-    return f;
-}
-
-static void setup(void)
-{
-    CUcontext c;
-    EQ(cuInit(0), CUDA_SUCCESS);
-    EQ(cuDevicePrimaryCtxRetain(&c, 0), CUDA_SUCCESS);
-    EQ(cuCtxSetCurrent(c), CUDA_SUCCESS);
-}
 
 static void step(int sock, char want)
 {
@@ -46,7 +32,7 @@ static void step(int sock, char want)
  * when told. */
 static void exporter(int sock)
 {
-    setup();
+    use_primary_context();
     CUdeviceptr a, b, p, m;
     EQ(cuMemAlloc(&a, 1000), CUDA_SUCCESS);
     EQ(cuMemAlloc(&b, 3 * MiB), CUDA_SUCCESS);
@@ -92,7 +78,7 @@ static void exporter(int sock)
 
 static void driver_importer(int sock, pid_t child)
 {
-    setup();
+    use_primary_context();
     size_t f0 = free_mem();
     struct exported x;
     int fd = chan_recv(sock, &x, sizeof x);
@@ -222,19 +208,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s driver|runtime\n", argv[0]);
         return 2;
     }
-    int sv[2];
-    CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);
-    pid_t child = fork();
-    CHECK(child >= 0);
-    if (child == 0) {
-        close(sv[0]);
-        exporter(sv[1]);
-    }
-    close(sv[1]);
+    int sock;
+    pid_t child = chan_fork(&sock);
+    if (child == 0)
+        exporter(sock);
     if (strcmp(argv[1], "driver") == 0)
-        driver_importer(sv[0], child);
+        driver_importer(sock, child);
     else
-        runtime_importer(sv[0], child);
+        runtime_importer(sock, child);
     printf("ok %s\n", argv[1]);
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../programs/mem_props.h"
 #include "fc_check.h"
 
 /* The per-thread-default-stream entry points (what nvcc's
@@ -203,11 +204,7 @@ static void pool(void)
     EQ(cudaStreamSynchronize(s), cudaSuccess);
     EQ(free_mem(), f0);
     /* explicit pool: alloc, free, destroy releases what it holds */
-    struct cudaMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = 0;
+    struct cudaMemPoolProps props = rt_device0_pool_props(cudaMemAllocationTypePinned);
     cudaMemPool_t mp;
     EQ(cudaMemPoolCreate(&mp, &props), cudaSuccess);
     thr = UINT64_MAX;

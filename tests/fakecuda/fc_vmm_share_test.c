@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "../programs/ipc_channel.h"
+#include "../programs/mem_props.h"
 #include "fc_check.h"
+#include "fc_driver.h"
 
 #define G ((size_t)2 << 20)
 
@@ -24,40 +26,15 @@ struct msg {
     size_t size;
 };
 
-static size_t free_mem(void)
-{
-    size_t f, t;
-    EQ(cuMemGetInfo(&f, &t), CUDA_SUCCESS);
-    return f;
-}
-
-static void setup(void)
-{
-    CUcontext c;
-    EQ(cuInit(0), CUDA_SUCCESS);
-    EQ(cuDevicePrimaryCtxRetain(&c, 0), CUDA_SUCCESS);
-    EQ(cuCtxSetCurrent(c), CUDA_SUCCESS);
-}
-
-static CUmemAllocationProp props(unsigned types)
-{
-    CUmemAllocationProp p;
-    memset(&p, 0, sizeof p);
-    p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    p.location.id = 0;
-    p.requestedHandleTypes = (CUmemAllocationHandleType)types;
-    return p;
-}
-
 static const CUmemAccessDesc rw = {{CU_MEM_LOCATION_TYPE_DEVICE, 0}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
 
 static void exporter(int sock, pid_t importer)
 {
-    setup();
+    use_primary_context();
     size_t f0 = free_mem();
-    CUmemAllocationProp share = props(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR), plain = props(0);
-    CUmemAllocationProp fabric = props(CU_MEM_HANDLE_TYPE_FABRIC);
+    CUmemAllocationProp share = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    CUmemAllocationProp plain = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+    CUmemAllocationProp fabric = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_HANDLE_TYPE_FABRIC);
     CUmemGenericAllocationHandle a, b, n;
     EQ(cuMemCreate(&n, G, &fabric, 0), CUDA_ERROR_NOT_SUPPORTED);
     EQ(cuMemCreate(&a, 2 * G, &share, 0), CUDA_SUCCESS);
@@ -117,7 +94,7 @@ static void importer(int sock)
     int fa = chan_recv(sock, &ma, sizeof ma);
     int fb = chan_recv(sock, &mb, sizeof mb);
     CHECK(fa >= 0 && fb >= 0);
-    setup();
+    use_primary_context();
     size_t f0 = free_mem();
     CUmemGenericAllocationHandle a, a2, b;
     /* What cannot be imported: another handle type, a descriptor that is
@@ -203,24 +180,13 @@ static void lookups(void)
 
 int main(void)
 {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) {
-        perror("socketpair");
-        return 1;
-    }
-    /* Fork before any CUDA call: two independent CUDA processes. */
-    pid_t child = fork();
-    if (child < 0) {
-        perror("fork");
-        return 1;
-    }
+    int sock;
+    pid_t child = chan_fork(&sock);
     if (child == 0) {
-        close(sv[0]);
-        importer(sv[1]);
+        importer(sock);
         return 0;
     }
-    close(sv[1]);
-    exporter(sv[0], child);
+    exporter(sock, child);
     lookups();
     return 0;
 }

@@ -36,19 +36,11 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "mem_props.h"
+#include "primary_ctx.h"
 
 #define NOINLINE __attribute__((noinline))
 #define MiB (1024u * 1024u)
-
-static CUdevice primary(void)
-{
-    CUdevice dev;
-    CUcontext ctx;
-    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
-    check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
-    return dev;
-}
 
 static CUstream stream(void)
 {
@@ -73,14 +65,10 @@ NOINLINE static void lost_with_context(size_t bytes)
 
 static void primary_reset(void)
 {
-    CUdevice dev = primary();
+    CUdevice dev = use_primary(0);
     CUdeviceptr pool = pool_alloc(stream(), 300000);
     size_t gran = 0;
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = 0;
+    CUmemAllocationProp prop = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
     check(cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "granularity");
     size_t size = gran > 2 * MiB ? gran : 2 * MiB;
     CUmemGenericAllocationHandle h;
@@ -90,7 +78,7 @@ static void primary_reset(void)
     check(cuMemMap(va, size, 0, h, 0), "cuMemMap");
     lost_with_context(6000);
     check(cuDevicePrimaryCtxReset(dev), "cuDevicePrimaryCtxReset");
-    primary();
+    use_primary(0);
     CUstream s = stream();
     printf("OBS pool-free %d\n", (int)cuMemFreeAsync(pool, s));
     cuStreamSynchronize(s);
@@ -108,7 +96,7 @@ static void ctx_destroy(void)
     CUdeviceptr pool = pool_alloc(stream(), 400000);
     lost_with_context(5000);
     check(cuCtxDestroy(own), "cuCtxDestroy");
-    primary();
+    use_primary(0);
     CUstream s = stream();
     printf("OBS pool-free %d\n", (int)cuMemFreeAsync(pool, s));
     cuStreamSynchronize(s);
@@ -132,7 +120,7 @@ static void own_ctx_reset(void)
 
 static void primary_release(void)
 {
-    CUdevice dev = primary();
+    CUdevice dev = use_primary(0);
     CUcontext again;
     check(cuDevicePrimaryCtxRetain(&again, dev), "cuDevicePrimaryCtxRetain"); /* two references */
     CUdeviceptr kept;
@@ -142,7 +130,7 @@ static void primary_release(void)
     CUdeviceptr pool = pool_alloc(stream(), 200000);
     lost_with_context(3000);
     check(cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease"); /* the last: a reset */
-    primary();
+    use_primary(0);
     CUstream s = stream();
     printf("OBS pool-free %d\n", (int)cuMemFreeAsync(pool, s));
     cuStreamSynchronize(s);
@@ -160,7 +148,7 @@ static void *fetch(const char *name, int version)
 static void v1_release(void)
 {
     CUresult (*release)(CUdevice) = (CUresult(*)(CUdevice))fetch("cuDevicePrimaryCtxRelease", 7000);
-    CUdevice dev = primary();
+    CUdevice dev = use_primary(0);
     CUcontext again;
     check(cuDevicePrimaryCtxRetain(&again, dev), "cuDevicePrimaryCtxRetain"); /* two references */
     CUdeviceptr kept;

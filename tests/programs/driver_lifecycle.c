@@ -13,21 +13,13 @@
 #include <cuda.h>
 
 #include "cuda_check.h"
+#include "mem_props.h"
+#include "primary_ctx.h"
 
 int gpuleak_snapshot(const char *path) __attribute__((weak));
 
 #define NOINLINE __attribute__((noinline))
 #define MiB (1024u * 1024u)
-
-static CUcontext primary(int ordinal)
-{
-    CUdevice dev;
-    CUcontext ctx;
-    check(cuDeviceGet(&dev, ordinal), "cuDeviceGet");
-    check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
-    return ctx;
-}
 
 NOINLINE static void alloc_in_ctx(size_t bytes)
 {
@@ -51,20 +43,16 @@ static void ctx_lifecycle(const char *mid)
     check(cuCtxDestroy(own), "cuCtxDestroy");
     if (mid && gpuleak_snapshot)
         gpuleak_snapshot(mid);                /* one teardown so far */
-    primary(0);
+    use_primary(0);
     alloc_in_ctx(6000);                       /* gone with the reset */
     check(cuDevicePrimaryCtxReset(dev), "cuDevicePrimaryCtxReset");
-    primary(0);
+    use_primary(0);
     leak_survivor();
 }
 
 static CUmemGenericAllocationHandle create(size_t bytes)
 {
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = 0;
+    CUmemAllocationProp prop = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
     CUmemGenericAllocationHandle h;
     check(cuMemCreate(&h, bytes, &prop, 0), "cuMemCreate");
     return h;
@@ -76,7 +64,7 @@ NOINLINE static CUmemGenericAllocationHandle retained_leak(void) { return create
 
 static void vmm_lifecycle(void)
 {
-    primary(0);
+    use_primary(0);
     CUdeviceptr va;
     check(cuMemAddressReserve(&va, 16 * MiB, 0, 0, 0), "cuMemAddressReserve");
 
@@ -132,7 +120,7 @@ NOINLINE static CUmemGenericAllocationHandle released_while_mapped(void) { retur
 
 static void vmm_many(void)
 {
-    primary(0);
+    use_primary(0);
     CUdeviceptr va;
     check(cuMemAddressReserve(&va, MANY_HANDLES * 2 * MiB, 0, 0, 0), "cuMemAddressReserve");
     for (size_t i = 0; i < MANY_HANDLES; i++) {
@@ -163,7 +151,7 @@ static void *no_context_thread(void *arg)
 
 static void noctx(void)
 {
-    primary(1);
+    use_primary(1);
     leak_on_device1();
     pthread_t t;
     pthread_create(&t, NULL, no_context_thread, NULL);

@@ -18,6 +18,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "mem_props.h"
 
 struct driver {
     CUresult (*init)(unsigned);
@@ -117,11 +118,7 @@ NOINLINE static void leak_mipmap(const struct driver *d)
 }
 NOINLINE static void leak_vmm(const struct driver *d)
 {
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = 0;
+    CUmemAllocationProp prop = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
     CUmemGenericAllocationHandle h;
     check(d->mem_create(&h, 2 * 1024 * 1024, &prop, 0), "cuMemCreate");
 }

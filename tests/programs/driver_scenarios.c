@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include "cuda_check.h"
+#include "primary_ctx.h"
 
 __attribute__((noinline)) static CUdeviceptr leak_driver(size_t bytes)
 {
@@ -17,12 +18,8 @@ __attribute__((noinline)) static CUdeviceptr leak_driver(size_t bytes)
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
-    CUdevice dev;
-    CUcontext ctx;
     check(cuInit(0), "cuInit");
-    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
-    check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    use_primary(0);
     if (!strcmp(what, "leak")) {
         for (int i = 0; i < 3; i++)
             leak_driver(256 * 1024);

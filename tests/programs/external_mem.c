@@ -35,6 +35,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "mem_props.h"
+
 #define NOINLINE __attribute__((noinline))
 #define MiB ((size_t)1 << 20)
 
@@ -63,12 +65,7 @@ static int from_vmm; /* EXTMEM_SOURCE=vmm */
 #ifndef EXTMEM_STATIC
 static int exported_vmm(size_t size)
 {
-    CUmemAllocationProp p;
-    memset(&p, 0, sizeof p);
-    p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    p.location.id = 0;
-    p.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    CUmemAllocationProp p = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
     CUmemGenericAllocationHandle h;
     int fd = -1;
     CHECK_CU(cuMemCreate(&h, size, &p, 0));

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 /* Sends n bytes, and fd unless it is -1. */
 static void chan_send(int sock, const void *buf, size_t n, int fd)
@@ -56,6 +57,29 @@ static int chan_recv(int sock, void *buf, size_t n)
     if (c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
         memcpy(&fd, CMSG_DATA(c), sizeof fd);
     return fd;
+}
+
+/* Opens the channel and forks, before any CUDA call: two independent CUDA
+ * processes, each with one end of the channel (*sock; the other end
+ * closed).  Returns 0 in the child, the child's pid in the parent; exits 1
+ * if either fails.  Buffered output is written first, so that the child
+ * does not print it again. */
+static pid_t chan_fork(int *sock)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) {
+        perror("socketpair");
+        exit(1);
+    }
+    fflush(stdout);
+    pid_t child = fork();
+    if (child < 0) {
+        perror("fork");
+        exit(1);
+    }
+    close(sv[child == 0 ? 0 : 1]);
+    *sock = sv[child == 0 ? 1 : 0];
+    return child;
 }
 
 #endif

@@ -214,24 +214,13 @@ int main(int argc, char **argv)
         return 2;
     }
     reset_first = strcmp(argv[1], "driver-reset") == 0;
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) {
-        perror("socketpair");
-        return 1;
-    }
-    fflush(stdout);
-    /* Fork before any CUDA call: two independent CUDA processes. */
-    pid_t child = fork();
-    if (child < 0) {
-        perror("fork");
-        return 1;
-    }
+    int sock;
+    pid_t child = chan_fork(&sock);
     if (child == 0) {
-        close(sv[0]);
         printf("importer %d\n", (int)getpid());
         fflush(stdout);
         struct shared s;
-        int fd = chan_recv(sv[1], &s, sizeof s);
+        int fd = chan_recv(sock, &s, sizeof s);
         if (fd < 0) {
             fprintf(stderr, "no pool descriptor\n");
             return 1;
@@ -243,9 +232,8 @@ int main(int argc, char **argv)
         close(fd);
         return 0;
     }
-    close(sv[1]);
     printf("exporter %d\n", (int)getpid());
     fflush(stdout);
-    exporter(sv[0], child);
+    exporter(sock, child);
     return 0;
 }

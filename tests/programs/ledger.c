@@ -21,7 +21,9 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "fatbin_image.h"
 #include "graph_alloc.h"
+#include "mem_props.h"
 
 #define MiB ((size_t)1024 * 1024)
 
@@ -40,11 +42,7 @@ static void pools(void)
     rt_check(cudaMallocAsync(&live, 2 * MiB, 0), "cudaMallocAsync");
     rt_check(cudaMallocAsync(&freed, 2 * MiB, 0), "cudaMallocAsync");
     rt_check(cudaFreeAsync(freed, 0), "cudaFreeAsync");
-    struct cudaMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = 0;
+    struct cudaMemPoolProps props = rt_device0_pool_props(cudaMemAllocationTypePinned);
     rt_check(cudaMemPoolCreate(&own, &props), "cudaMemPoolCreate");
     keep_reserve(own);
     void *p;
@@ -55,15 +53,7 @@ static void pools(void)
 
 static void module(void)
 {
-    size_t payload = 3 * MiB;
-    unsigned char *image = calloc(1, 16 + payload);
-    if (!image)
-        exit(1);
-    unsigned magic = 0xBA55ED50u, version = 1, header = 16;
-    memcpy(image, &magic, 4);
-    memcpy(image + 4, &version, 2);
-    memcpy(image + 6, &header, 2);
-    memcpy(image + 8, &payload, 8);
+    unsigned char *image = fatbin_image(3 * MiB);
     CUmodule m;
     check(cuModuleLoadFatBinary(&m, image), "cuModuleLoadFatBinary");
     free(image);

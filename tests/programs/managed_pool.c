@@ -23,17 +23,14 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "mem_props.h"
 
 #define NOINLINE __attribute__((noinline))
 #define MiB ((size_t)1024 * 1024)
 
 static CUmemoryPool pool_of(CUmemAllocationType type)
 {
-    CUmemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = type;
-    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    props.location.id = 0;
+    CUmemPoolProps props = device0_pool_props(type);
     CUmemoryPool pool;
     CUresult rc = cuMemPoolCreate(&pool, &props);
     if (rc != CUDA_SUCCESS && type == CU_MEM_ALLOCATION_TYPE_MANAGED) {
@@ -101,11 +98,7 @@ static void set_current(CUmemoryPool managed)
 
 NOINLINE static void rt_leak_managed(void)
 {
-    struct cudaMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = cudaMemAllocationTypeManaged;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = 0;
+    struct cudaMemPoolProps props = rt_device0_pool_props(cudaMemAllocationTypeManaged);
     cudaMemPool_t pool;
     rt_check(cudaMemPoolCreate(&pool, &props), "cudaMemPoolCreate");
     void *p;

@@ -27,6 +27,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "fatbin_image.h"
 
 #define NOINLINE __attribute__((noinline))
 #define MiB ((size_t)1024 * 1024)
@@ -50,16 +51,7 @@ NOINLINE static CUmodule load_ptx(void)
 
 NOINLINE static void load_and_unload_fatbin(void)
 {
-    /* a fatbin header (magic, version 1, 16-byte header) and 3 MiB of payload */
-    size_t payload = 3 * MiB;
-    unsigned char *image = calloc(1, 16 + payload);
-    if (!image)
-        exit(1);
-    unsigned magic = 0xBA55ED50u, version = 1, header = 16;
-    memcpy(image, &magic, 4);
-    memcpy(image + 4, &version, 2);
-    memcpy(image + 6, &header, 2);
-    memcpy(image + 8, &payload, 8);
+    unsigned char *image = fatbin_image(3 * MiB);
     size_t before = free_now();
     CUmodule m;
     check(cuModuleLoadFatBinary(&m, image), "cuModuleLoadFatBinary");

@@ -20,6 +20,8 @@
 #include <cuda.h>
 
 #include "cuda_check.h"
+#include "mem_props.h"
+#include "primary_ctx.h"
 
 int gpuleak_snapshot(const char *path) __attribute__((weak));
 
@@ -36,11 +38,7 @@ static int probe;
 
 static CUmemGenericAllocationHandle memory_on(int dev, size_t bytes)
 {
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = dev;
+    CUmemAllocationProp prop = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, dev, 0);
     CUmemGenericAllocationHandle h;
     check(cuMemCreate(&h, bytes, &prop, 0), "cuMemCreate");
     return h;
@@ -128,16 +126,12 @@ int main(int argc, char **argv)
         return 2;
     }
     probe = !strcmp(argv[1], "probe");
-    CUdevice dev;
-    CUcontext ctx;
     check(cuInit(0), "cuInit");
     if (!supported(0) || !supported(1)) {
         printf("SKIP two devices with multicast support needed\n");
         return 3;
     }
-    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
-    check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    use_primary(0);
     size_t gran = 0;
     CUmulticastObjectProp prop = team_of(2, 4 * MiB);
     check(cuMulticastGetGranularity(&gran, &prop, CU_MULTICAST_GRANULARITY_MINIMUM), "granularity");

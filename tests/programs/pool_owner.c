@@ -18,19 +18,10 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "mem_props.h"
 
 #define NOINLINE __attribute__((noinline))
 #define MiB ((size_t)1024 * 1024)
-
-static CUmemPoolProps on_device0(void)
-{
-    CUmemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    props.location.id = 0;
-    return props;
-}
 
 static void use(CUmemoryPool pool)
 {
@@ -42,7 +33,7 @@ static void use(CUmemoryPool pool)
 
 NOINLINE static void leak_pool_object(void)
 {
-    CUmemPoolProps props = on_device0();
+    CUmemPoolProps props = device0_pool_props(CU_MEM_ALLOCATION_TYPE_PINNED);
     CUmemoryPool pool;
     check(cuMemPoolCreate(&pool, &props), "cuMemPoolCreate"); /* POOL-SITE */
     cuuint64_t keep = UINT64_MAX; /* what it reserves stays reserved */
@@ -52,11 +43,7 @@ NOINLINE static void leak_pool_object(void)
 
 NOINLINE static void rt_leak_pool_object(void)
 {
-    struct cudaMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = 0;
+    struct cudaMemPoolProps props = rt_device0_pool_props(cudaMemAllocationTypePinned);
     cudaMemPool_t pool;
     if (cudaMemPoolCreate(&pool, &props) != cudaSuccess) { /* RT-SITE */
         fprintf(stderr, "cudaMemPoolCreate failed\n");
@@ -66,7 +53,7 @@ NOINLINE static void rt_leak_pool_object(void)
 
 NOINLINE static void destroyed_pool(void)
 {
-    CUmemPoolProps props = on_device0();
+    CUmemPoolProps props = device0_pool_props(CU_MEM_ALLOCATION_TYPE_PINNED);
     CUmemoryPool pool;
     check(cuMemPoolCreate(&pool, &props), "cuMemPoolCreate");
     use(pool);
@@ -75,7 +62,7 @@ NOINLINE static void destroyed_pool(void)
 
 NOINLINE static void leak_pool_and_block(void)
 {
-    CUmemPoolProps props = on_device0();
+    CUmemPoolProps props = device0_pool_props(CU_MEM_ALLOCATION_TYPE_PINNED);
     CUmemoryPool pool;
     check(cuMemPoolCreate(&pool, &props), "cuMemPoolCreate"); /* POOL2-SITE */
     cuuint64_t keep = UINT64_MAX;

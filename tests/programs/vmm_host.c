@@ -14,19 +14,11 @@
 #include <cuda.h>
 
 #include "cuda_check.h"
+#include "mem_props.h"
+#include "primary_ctx.h"
 
 #define NOINLINE __attribute__((noinline))
 #define MiB ((size_t)1024 * 1024)
-
-static CUmemAllocationProp at(CUmemLocationType type, int id)
-{
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = type;
-    prop.location.id = id;
-    return prop;
-}
 
 /* Maps h over a fresh reservation, readable and writable from device 0. */
 static CUdeviceptr map_rw(CUmemGenericAllocationHandle h, size_t bytes)
@@ -45,7 +37,7 @@ static CUdeviceptr map_rw(CUmemGenericAllocationHandle h, size_t bytes)
 
 NOINLINE static void leak_host(void)
 {
-    CUmemAllocationProp prop = at(CU_MEM_LOCATION_TYPE_HOST, 0);
+    CUmemAllocationProp prop = pinned_prop(CU_MEM_LOCATION_TYPE_HOST, 0, 0);
     CUmemGenericAllocationHandle h;
     check(cuMemCreate(&h, 2 * MiB, &prop, 0), "cuMemCreate"); /* HOST-SITE */
     map_rw(h, 2 * MiB);
@@ -53,14 +45,14 @@ NOINLINE static void leak_host(void)
 
 NOINLINE static void leak_numa(void)
 {
-    CUmemAllocationProp prop = at(CU_MEM_LOCATION_TYPE_HOST_NUMA, 0);
+    CUmemAllocationProp prop = pinned_prop(CU_MEM_LOCATION_TYPE_HOST_NUMA, 0, 0);
     CUmemGenericAllocationHandle h;
     check(cuMemCreate(&h, 4 * MiB, &prop, 0), "cuMemCreate"); /* NUMA-SITE */
 }
 
 NOINLINE static void freed_host(void)
 {
-    CUmemAllocationProp prop = at(CU_MEM_LOCATION_TYPE_HOST, 0);
+    CUmemAllocationProp prop = pinned_prop(CU_MEM_LOCATION_TYPE_HOST, 0, 0);
     CUmemGenericAllocationHandle h;
     check(cuMemCreate(&h, 2 * MiB, &prop, 0), "cuMemCreate");
     CUdeviceptr va = map_rw(h, 2 * MiB);
@@ -71,7 +63,7 @@ NOINLINE static void freed_host(void)
 
 NOINLINE static void freed_device(void)
 {
-    CUmemAllocationProp prop = at(CU_MEM_LOCATION_TYPE_DEVICE, 0);
+    CUmemAllocationProp prop = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
     CUmemGenericAllocationHandle h;
     check(cuMemCreate(&h, 2 * MiB, &prop, 0), "cuMemCreate");
     check(cuMemRelease(h), "cuMemRelease");
@@ -83,14 +75,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: vmm_host probe|plain\n");
         return 2;
     }
-    CUdevice dev;
-    CUcontext ctx;
     check(cuInit(0), "cuInit");
-    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
-    check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    use_primary(0);
     size_t gran = 0;
-    CUmemAllocationProp host = at(CU_MEM_LOCATION_TYPE_HOST, 0);
+    CUmemAllocationProp host = pinned_prop(CU_MEM_LOCATION_TYPE_HOST, 0, 0);
     if (cuMemGetAllocationGranularity(&gran, &host, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS ||
         gran == 0 || (2 * MiB) % gran) {
         printf("SKIP no host-located cuMemCreate with a granularity dividing 2 MiB\n");
@@ -98,9 +86,9 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "probe")) {
         CUmemGenericAllocationHandle h;
-        CUmemAllocationProp cur = at(CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT, 0);
+        CUmemAllocationProp cur = pinned_prop(CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT, 0, 0);
         printf("REFUSED numa-current %d\n", (int)cuMemCreate(&h, 2 * MiB, &cur, 0));
-        CUmemAllocationProp shared = at(CU_MEM_LOCATION_TYPE_HOST, 0);
+        CUmemAllocationProp shared = pinned_prop(CU_MEM_LOCATION_TYPE_HOST, 0, 0);
         shared.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
         printf("REFUSED host-shareable %d\n", (int)cuMemCreate(&h, 2 * MiB, &shared, 0));
     }

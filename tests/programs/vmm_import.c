@@ -33,6 +33,7 @@
 
 #include "ipc_channel.h"
 #include "cuda_check.h"
+#include "mem_props.h"
 
 #define NOINLINE __attribute__((noinline))
 #define G ((size_t)2 << 20) /* fakecuda's granularity; asked for below */
@@ -53,17 +54,6 @@ static void setup(void)
     check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
 }
 
-static CUmemAllocationProp props(unsigned handle_types)
-{
-    CUmemAllocationProp p;
-    memset(&p, 0, sizeof p);
-    p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    p.location.id = 0;
-    p.requestedHandleTypes = (CUmemAllocationHandleType)handle_types;
-    return p;
-}
-
 static void access_rw(CUdeviceptr va, size_t size)
 {
     CUmemAccessDesc rw = {{CU_MEM_LOCATION_TYPE_DEVICE, 0}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
@@ -75,7 +65,7 @@ static void access_rw(CUdeviceptr va, size_t size)
 static void exporter(int sock, pid_t importer)
 {
     setup();
-    CUmemAllocationProp p = props(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    CUmemAllocationProp p = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
     CUmemGenericAllocationHandle h;
     CUdeviceptr va;
     check(cuMemCreate(&h, SHARED * G, &p, 0), "cuMemCreate");
@@ -227,7 +217,7 @@ static void importer(int sock, const char *how)
     map_and_unmap_properly(&d, va + 2 * G, h);
     map_many(&d, va + 4 * G, h);
     own_memory();
-    CUmemAllocationProp mine = props(0);
+    CUmemAllocationProp mine = pinned_prop(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
     check(cuMemCreate(&own, G, &mine, 0), "cuMemCreate");
     check(d.map(va + (4 + MANY) * G, G, 0, own, 0), "cuMemMap");
     if (gpuleak_snapshot)
@@ -248,28 +238,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s direct|dlsym|procaddr\n", argv[0]);
         return 2;
     }
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) {
-        perror("socketpair");
-        return 1;
-    }
-    fflush(stdout);
-    /* Fork before any CUDA call: two independent CUDA processes. */
-    pid_t child = fork();
-    if (child < 0) {
-        perror("fork");
-        return 1;
-    }
+    int sock;
+    pid_t child = chan_fork(&sock);
     if (child == 0) {
-        close(sv[0]);
         printf("importer %d\n", (int)getpid());
         fflush(stdout);
-        importer(sv[1], argv[1]);
+        importer(sock, argv[1]);
         return 0;
     }
-    close(sv[1]);
     printf("exporter %d\n", (int)getpid());
     fflush(stdout);
-    exporter(sv[0], child);
+    exporter(sock, child);
     return 0;
 }
