@@ -10,14 +10,21 @@ scripts/bench-torch.sh's bench-torch.json (section 7).  A file that is
 missing, unreadable, or older than EPOCH (seconds; the bench's start, so
 that figures left by an earlier run never count) gives "not measured" for
 its targets, as does a figure the run did not take (BENCH_ONLY, no
-heaptrack).  Verdicts: met, MISSED, not measured.  Exit 0 whatever the
-verdicts: the table reports, it does not gate.
+heaptrack).  Verdicts: met, MISSED, not measured, too noisy.  A wall-time
+target of the torch step is "too noisy" when the bare step it is compared
+with spread, across its own runs, over more than half its median (max -
+min > 0.5 x median): on a quiet machine the spread is a few percent, and
+beside other jobs it passes 100%, where a 1% or 5% target cannot be told
+from noise (a loaded run printed "-43%": gpuleak faster than bare).  Exit 0
+whatever the verdicts: the table reports, it does not gate.
 """
 import json
 import os
 import sys
 
 NOT_MEASURED = "not measured"
+TOO_NOISY = "too noisy"
+NOISE_SPREAD = 0.5  # the bare step's (max - min) / median beyond which a wall target is noise
 
 
 def load(path, since):
@@ -49,6 +56,19 @@ def over_bare(torch, config):
     return dig(torch, "configs", config, "over_bare")
 
 
+def bare_spread(torch, allocator):
+    """The spread of an allocator's bare step, which its configurations are
+    compared with: (max - min) / median of its runs; None when not
+    recorded."""
+    bare = dig(torch, "configs", allocator + ".bare")
+    if not isinstance(bare, dict):
+        return None
+    lo, hi, mid = bare.get("us_min"), bare.get("us_max"), bare.get("us_median")
+    if lo is None or hi is None or not mid:
+        return None
+    return (hi - lo) / mid
+
+
 def threads_gain(bench):
     """gpuleak's second-thread gain over the bare program's:
     (gl 2 / gl 1) / (bare 2 / bare 1), pairs per second."""
@@ -60,31 +80,33 @@ def threads_gain(bench):
     return (g2 / g1) / (b2 / b1)
 
 
+def torch_row(torch, name, config, bound):
+    return (name, over_bare(torch, config), ("<=", bound), "%+.2f%%", bare_spread(torch, config.split(".")[0]))
+
+
 def targets(bench, torch):
-    """(target, figure, limit, how the figure reads): lower is better
-    unless the limit is a floor (">=")."""
-    pct = "%+.2f%%"
+    """(target, figure, limit, how the figure reads, the baseline's spread
+    or None): lower is better unless the limit is a floor (">=")."""
     x = "%.2fx"
     return [
-        ("torch step, native allocator, default <= 1% (wall)", over_bare(torch, "native.gl_default"),
-         ("<=", 0.01), pct),
-        ("torch step, cudaMallocAsync, default <= 5% (wall)", over_bare(torch, "async.gl_default"),
-         ("<=", 0.05), pct),
-        ("torch step, native allocator, light <= 0.5% (wall)", over_bare(torch, "native.gl_light"),
-         ("<=", 0.005), pct),
-        ("torch step, cudaMallocAsync, light <= 0.5% (wall)", over_bare(torch, "async.gl_light"),
-         ("<=", 0.005), pct),
-        ("2 threads >= 0.9x the bare program's gain from its second", threads_gain(bench), (">=", 0.9), x),
+        torch_row(torch, "torch step, native allocator, default <= 1% (wall)", "native.gl_default", 0.01),
+        torch_row(torch, "torch step, cudaMallocAsync, default <= 5% (wall)", "async.gl_default", 0.05),
+        torch_row(torch, "torch step, native allocator, light <= 0.5% (wall)", "native.gl_light", 0.005),
+        torch_row(torch, "torch step, cudaMallocAsync, light <= 0.5% (wall)", "async.gl_light", 0.005),
+        ("2 threads >= 0.9x the bare program's gain from its second", threads_gain(bench), (">=", 0.9), x,
+         None),
         ("depth 32 <= 1.0x the libunwind floor", dig(bench, "events", "cuda.32", "gpuleak_over_floor"),
-         ("<=", 1.0), x),
+         ("<=", 1.0), x, None),
         ("depth 32 <= 0.5x heaptrack (malloc twin)", dig(bench, "events", "cuda.32", "gpuleak_over_heaptrack"),
-         ("<=", 0.5), x),
+         ("<=", 0.5), x, None),
     ]
 
 
-def verdict(value, limit):
+def verdict(value, limit, spread=None):
     if value is None:
         return NOT_MEASURED
+    if spread is not None and spread > NOISE_SPREAD:
+        return TOO_NOISY
     op, bound = limit
     ok = value >= bound if op == ">=" else value <= bound
     return "met" if ok else "MISSED"
@@ -98,12 +120,18 @@ def table(bench, torch):
     rows = targets(bench, torch)
     lines = ["Issue 46 targets (always on), from this run's figures",
              "%-60s %10s  %s" % ("target", "measured", "verdict")]
-    for name, value, limit, fmt in rows:
-        lines.append("%-60s %10s  %s" % (name, figure(value, fmt), verdict(value, limit)))
-    met = sum(1 for _, v, lim, _ in rows if verdict(v, lim) == "met")
+    for name, value, limit, fmt, spread in rows:
+        lines.append("%-60s %10s  %s" % (name, figure(value, fmt), verdict(value, limit, spread)))
+    met = sum(1 for _, v, lim, _, sp in rows if verdict(v, lim, sp) == "met")
     lines.append("   %d of %d met; light mode's 0.5%% is of the bare step's instructions in issue 46: make bench"
                  % (met, len(rows)))
     lines.append("   times the step, so it is judged on wall time here (docs/performance.md has the callgrind count)")
+    spreads = [(a, bare_spread(torch, a)) for a in ("native", "async")]
+    noisy = [(a, sp) for a, sp in spreads if sp is not None and sp > NOISE_SPREAD]
+    if noisy:
+        lines.append("   too noisy: the bare step's runs spread over %s of its median (more than %d%%);"
+                     % (" and ".join("%.0f%% (%s)" % (100 * sp, a) for a, sp in noisy), 100 * NOISE_SPREAD))
+        lines.append("   rerun on a quiet machine")
     return "\n".join(lines)
 
 

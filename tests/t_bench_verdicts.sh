@@ -4,7 +4,8 @@
 # figures on either side of each limit give met and MISSED, the two-thread
 # target is gpuleak's second-thread gain over the bare program's, a figure
 # not taken (heaptrack absent, a section left out) and a file left by an
-# earlier run (older than --since) give "not measured".
+# earlier run (older than --since) give "not measured", and a torch target
+# whose bare step spread over more than half its median gives "too noisy".
 source "$ROOT/tests/lib.sh"
 V=$ROOT/scripts/bench-verdicts.py
 
@@ -54,6 +55,21 @@ expect_eq "$(grep 'libunwind floor' partial.txt)" \
 expect_eq "$(tail -2 partial.txt | head -1 | cut -c1-13)" "   0 of 7 met" "the count"
 # the same file is this run's when newer than --since
 python3 "$V" bench.json torch.json --since "$(date -d '3 hours ago' +%s)" | diff want.txt - || fail "--since older"
+# The bare step's own spread: native's runs 2000..2100 around 2050 (5%)
+# judge its targets; async's 2500..10000 around 6000 (125%) cannot judge a
+# 5% target, and the table says so instead of met or MISSED.
+cat >noisy.json <<'JSON'
+{"configs": {"native.bare": {"us_median": 2050, "us_min": 2000, "us_max": 2100},
+             "async.bare": {"us_median": 6000, "us_min": 2500, "us_max": 10000},
+             "native.gl_default": {"over_bare": 0.008}, "async.gl_default": {"over_bare": -0.43},
+             "native.gl_light": {"over_bare": 0.02}, "async.gl_light": {"over_bare": 0.0049}}}
+JSON
+python3 "$V" bench.json noisy.json >noisy.txt || fail "exit $?"
+expect_eq "$(grep '^torch step' noisy.txt | awk '{print $NF == "noisy" ? "too noisy" : $NF}' | paste -sd,)" \
+    "met,too noisy,MISSED,too noisy" "the torch rows, native quiet and async noisy"
+expect_eq "$(tail -2 noisy.txt)" "   too noisy: the bare step's runs spread over 125% (async) of its median (more than 50%);
+   rerun on a quiet machine" "the noise lines"
+expect_eq "$(grep -c 'too noisy' want.txt)" 0 "no noise without the bare steps' spreads"
 # a file that is not there
 python3 "$V" bench.json missing.json | grep -c 'not measured$' | grep -qx 4 || fail "a missing torch file"
 echo ok
