@@ -315,9 +315,15 @@ static void summary_line(const struct check_run *run, int nbad, int nproc)
     free(text);
 }
 
+/* What cmd_check holds until it exits: static, so that it is still
+ * reachable there (LeakSanitizer judges at exit). */
+static struct check_opts o;
+static char *rep, *dir, *absdir, *prefix, *pattern;
+static struct strv before, snaps;
+static struct check_run run;
+
 int cmd_check(int argc, char **argv)
 {
-    struct check_opts o = {0};
     parse_check(argc, argv, &o);
     bool has_exitcode = o.exitcode != NULL && *o.exitcode != '\0';
     if (has_exitcode && !valid_exitcode(o.exitcode))
@@ -325,25 +331,24 @@ int cmd_check(int argc, char **argv)
     /* Short by default: the summary and the leaks. */
     if (!o.full && !o.sections)
         sv_push(&o.ropts, "--sections=leaks");
-    char *rep = report_bin();
+    rep = report_bin();
     try_reporter(rep, &o);
     setup_env(); /* (before a directory is made: it can fail) */
     atexit(remove_own_files);
     int made;
-    char *dir = snapshot_dir(o.dir, &made);
-    char *absdir = logical_abspath(dir);
+    dir = snapshot_dir(o.dir, &made);
+    absdir = logical_abspath(dir);
     if (absdir == NULL)
         die("check: cannot enter %s", dir);
     if (access(absdir, W_OK) != 0)
         die("check: cannot write to %s", dir);
     /* A reused directory: only what this run writes is read. */
-    struct strv before = dir_names(dir, "gpuleak.*.*.snap");
+    before = dir_names(dir, "gpuleak.*.*.snap");
     make_work_dir();
-    char *prefix = made == 2 ? str_printf("gpuleak.") : claim_prefix(absdir, dir);
-    char *pattern = output_pattern(absdir, prefix);
+    prefix = made == 2 ? str_printf("gpuleak.") : claim_prefix(absdir, dir);
+    pattern = output_pattern(absdir, prefix);
     int status = run_command(&o, pattern);
-    struct check_run run = {0};
-    struct strv snaps = judged_snapshots(&run, dir, absdir, &before, prefix, pattern, strtod(o.wait, NULL));
+    snaps = judged_snapshots(&run, dir, absdir, &before, prefix, pattern, strtod(o.wait, NULL));
     if (snaps.n == 0 && run.late.n == 0 && run.unjudged.n == 0 && o.json_file == NULL) {
         fprintf(stderr, "%s: no snapshot was written (the command made no CUDA allocation gpuleak saw)\n",
                 launcher()->prog);

@@ -173,8 +173,10 @@ void parse_check(int argc, char **argv, struct check_opts *o)
             if (i + 1 >= argc)
                 die("check: %s needs a value", a);
             char *joined = str_printf("%s=%s", a, argv[i + 1]);
+            sv_push(&o->joined, joined);
+            free(joined);
             i++;
-            take_option(joined, o); /* (kept: the reporter's options point into it) */
+            take_option(o->joined.v[o->joined.n - 1], o);
             continue;
         }
         if (strcmp(a, "--") == 0) {

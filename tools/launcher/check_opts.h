@@ -16,6 +16,7 @@ struct check_opts {
     const char *supp;      /* --suppressions, or NULL */
     bool free_stacks, full, sections;
     struct strv ropts; /* the reporter's options */
+    struct strv joined; /* "--flag=value" of each option given apart: the values above point into them */
     char **command;    /* NULL-terminated */
 };
 
