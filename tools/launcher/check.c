@@ -34,6 +34,28 @@ static void remove_own_files(void)
         unlink(claim_file);
 }
 
+/* Killed by a signal (the script's EXIT trap): the same files go, then
+ * the signal does what it would have done. */
+static void remove_own_files_and_die(int sig)
+{
+    if (work_dir != NULL)
+        remove_dir_in_handler(work_dir, 2);
+    if (claim_file != NULL)
+        unlink(claim_file);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void untrap_in_child(void)
+{
+    static const int sigs[] = {SIGHUP, SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN && sa.sa_handler != SIG_DFL)
+            signal(sigs[i], SIG_DFL);
+    }
+}
+
 static const char *tmpdir(void)
 {
     const char *t = getenv("TMPDIR");
@@ -218,6 +240,7 @@ static int run_command(const struct check_opts *o, const char *pattern)
     if (pid < 0)
         die("check: cannot start the command: %s", strerror(errno));
     if (pid == 0) {
+        untrap_in_child();
         char *pending = str_printf("%s/pending", work_dir);
         setenv("GPULEAK_OUTPUT", pattern, 1);
         setenv("GPULEAK_PENDING_DIR", pending, 1);
@@ -233,10 +256,11 @@ static int run_command(const struct check_opts *o, const char *pattern)
             status = 127 << 8;
             break;
         }
+    /* From now an interrupt ends check, without leaving its files. */
     if (int_set)
-        signal(SIGINT, SIG_DFL);
+        trap_signal(SIGINT, remove_own_files_and_die);
     if (term_set)
-        signal(SIGTERM, SIG_DFL);
+        trap_signal(SIGTERM, remove_own_files_and_die);
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
@@ -335,6 +359,7 @@ int cmd_check(int argc, char **argv)
     try_reporter(rep, &o);
     setup_env(); /* (before a directory is made: it can fail) */
     atexit(remove_own_files);
+    trap_signal(SIGHUP, remove_own_files_and_die);
     int made;
     dir = snapshot_dir(o.dir, &made);
     absdir = logical_abspath(dir);

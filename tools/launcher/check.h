@@ -8,4 +8,8 @@
 
 int cmd_check(int argc, char **argv);
 
+/* In a child of check's, before its exec: check's cleanup handlers back
+ * to the default (they are the parent's files to remove). */
+void untrap_in_child(void);
+
 #endif

@@ -8,11 +8,54 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "launcher.h"
 #include "parse.h"
 #include "strbuf.h"
+
+/* One entry of getdents64(2), as the kernel lays it out. */
+struct dirent64_raw {
+    unsigned long long ino;
+    long long off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[];
+};
+
+static void remove_at(int parent, const char *name, int depth);
+
+static void empty_dir(int fd, int depth)
+{
+    char buf[4096] __attribute__((aligned(8)));
+    long n;
+    while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+        for (long off = 0; off < n;) {
+            struct dirent64_raw *e = (struct dirent64_raw *)(buf + off);
+            off += e->reclen;
+            if (strcmp(e->name, ".") != 0 && strcmp(e->name, "..") != 0)
+                remove_at(fd, e->name, depth);
+        }
+    }
+}
+
+static void remove_at(int parent, const char *name, int depth)
+{
+    if (unlinkat(parent, name, 0) == 0 || depth <= 1)
+        return;
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    empty_dir(fd, depth - 1);
+    close(fd);
+    unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+void remove_dir_in_handler(const char *dir, int depth)
+{
+    remove_at(AT_FDCWD, dir, depth + 1);
+}
 
 char *coreutils_quote(const char *name)
 {

@@ -14,6 +14,11 @@ bool make_dirs(const char *dir);
  * entered. */
 char *logical_abspath(const char *dir);
 
+/* Empties and removes the directory dir and its subdirectories, depth
+ * levels deep, with async-signal-safe calls only (a signal handler's
+ * cleanup: check's work directory is two levels). */
+void remove_dir_in_handler(const char *dir, int depth);
+
 /* A name in coreutils' messages: 'name', or ‘name’ in a UTF-8 locale. */
 char *coreutils_quote(const char *name);
 

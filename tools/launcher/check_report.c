@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "check_json.h"
 #include "launcher.h"
 #include "proc.h"
@@ -22,6 +23,7 @@ static int run_to_file(char **argv, const char *out)
     if (pid < 0)
         return 127;
     if (pid == 0) {
+        untrap_in_child();
         int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
             _exit(1);
