@@ -46,7 +46,6 @@ static char *slurp(const char *path, bool strip)
     char *s = read_proc(path, &len);
     if (s == NULL)
         return NULL;
-    s[strlen(s)] = '\0';
     if (strip)
         for (size_t n = strlen(s); n > 0 && s[n - 1] == '\n'; n--)
             s[n - 1] = '\0';
@@ -78,6 +77,7 @@ static void check_one(struct check_run *run, struct checked *c, const char *rep,
         sv_push(&argv, tail[k]);
     c->rc = run_to_file(argv.v, rfile);
     sv_free(&argv);
+    c->n = n;
     c->snap = str_printf("%s", snap);
     c->pid = pid_of_name(snap);
     c->rank = str_printf("0");
@@ -114,11 +114,11 @@ static int num_cmp(const char *a, const char *b)
     return x < y ? -1 : x > y;
 }
 
-/* The line "RANK PID N RC" the script sorted, for its last resort. */
+/* The line "RANK PID N RC" the script sorted, for sort's last resort. */
 static int line_cmp(const struct checked *a, const struct checked *b)
 {
-    char *x = str_printf("%s %s %zu %d", a->rank, a->pid, (size_t)0, a->rc);
-    char *y = str_printf("%s %s %zu %d", b->rank, b->pid, (size_t)0, b->rc);
+    char *x = str_printf("%s %s %zu %d", a->rank, a->pid, a->n, a->rc);
+    char *y = str_printf("%s %s %zu %d", b->rank, b->pid, b->n, b->rc);
     int c = strcmp(x, y);
     free(x);
     free(y);

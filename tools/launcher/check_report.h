@@ -17,6 +17,7 @@ struct checked {
     char *report;  /* the reporter's output, whole */
     char *verdict; /* its verdict line (trailing newlines dropped); NULL when the report failed */
     int rc;        /* 0 no errors, 100 errors, else the report failed */
+    size_t n;      /* its place in snapshot order, from 1: its files' number */
 };
 
 struct check_run {
