@@ -134,7 +134,6 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/libexec/gpuleak
 	install -m 0755 $(BUILD)/libexec/gpuleak/gpuleak-tgkill $(DESTDIR)$(PREFIX)/libexec/gpuleak/gpuleak-tgkill
 	install -m 0755 $(BUILD)/libexec/gpuleak/gpuleak-top $(DESTDIR)$(PREFIX)/libexec/gpuleak/gpuleak-top
-	install -m 0755 $(BUILD)/libexec/gpuleak/gpuleak-sh $(DESTDIR)$(PREFIX)/libexec/gpuleak/gpuleak-sh
 	install -d $(DESTDIR)$(PREFIX)/libexec/gpuleak/plan
 	install -m 0755 tools/plan/gpuleak-plan $(DESTDIR)$(PREFIX)/libexec/gpuleak/plan/gpuleak-plan
 	install -m 0644 tools/plan/sitecustomize.py $(DESTDIR)$(PREFIX)/libexec/gpuleak/plan/sitecustomize.py

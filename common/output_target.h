@@ -1,9 +1,9 @@
 /* What an output file's name may denote, one rule for every file gpuleak
  * writes: gpuleak-report's --output, --html, --torch-snapshot, --pprof and
  * --verdict (report/util/atomic_file.c), the library's snapshots
- * (interpose/control/outfile.c), gpuleak check --json=FILE (tools/gpuleak,
- * check_json_target: the same rule in bash) and gpuleak run --output
- * (tools/launcher/parse.c, target_of).  docs/reliability.md, "Output
+ * (interpose/control/outfile.c), gpuleak check --json=FILE
+ * (tools/launcher/check_files.c, write_json_target) and gpuleak run
+ * --output (tools/launcher/parse.c, target_of).  docs/reliability.md, "Output
  * targets", states it for users:
  *
  *   - nothing there, or a regular file: the bytes go to a new temporary

@@ -9,6 +9,15 @@ for f in bin/gpuleak bin/gpuleak-report libexec/gpuleak/gpuleak-tgkill lib/libgp
 done
 LD_LIBRARY_PATH=$FAKECUDA prefix/bin/gpuleak run --output here.snap -- "$TPROG/scenarios" leak-runtime
 prefix/bin/gpuleak report --json here.snap >r.json
+# Every subcommand is the launcher's own C: no script in libexec, and
+# check runs from the prefix with its verdict and status.
+[ ! -e prefix/libexec/gpuleak/gpuleak-sh ] || fail "gpuleak-sh is still installed"
+rc=0; LD_LIBRARY_PATH=$FAKECUDA prefix/bin/gpuleak check --error-exitcode 7 -- "$TPROG/scenarios" leak-runtime \
+    2>check.txt || rc=$?
+expect_eq "$rc" 7 "installed check's status"
+expect_eq "$(tail -1 check.txt)" \
+    "gpuleak: ERROR SUMMARY: 1 of 1 processes with errors (leaks, memory still mapped, refused frees, teardown releases)" \
+    "installed check's summary"
 check_json r.json <<'PY'
 eq([(l["bytes"], l["frames"][0]["function"]) for l in leaks], [(2097152, "leak_runtime")], "leaks")
 PY

@@ -1,9 +1,7 @@
 # The launcher is one C program (tools/launcher/: main.c dispatches, one file
-# per subcommand ported so far); the subcommands not yet ported are still the
-# script tools/gpuleak, installed as libexec/gpuleak/gpuleak-sh and run by the
-# dispatcher.  Built beside gpuleak-report so that it finds
+# per subcommand).  Built beside gpuleak-report so that it finds
 # ../lib/libgpuleak.so exactly as it does when installed.
-all: $(BUILD)/bin/gpuleak $(BUILD)/libexec/gpuleak/gpuleak-sh
+all: $(BUILD)/bin/gpuleak
 
 # The version comes from common/version.h, the one place it is written.
 GPULEAK_VERSION := $(shell sed -n 's/^\#define GPULEAK_VERSION "\(.*\)"/\1/p' common/version.h)
@@ -21,10 +19,6 @@ $(BUILD)/obj/tools/launcher/%.o: tools/launcher/%.c
 $(BUILD)/bin/gpuleak: $(LAUNCHER_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $^ -o $@
-
-$(BUILD)/libexec/gpuleak/gpuleak-sh: tools/gpuleak common/version.h
-	@mkdir -p $(@D)
-	sed 's/@VERSION@/$(GPULEAK_VERSION)/g' tools/gpuleak >$@.tmp && chmod 0755 $@.tmp && mv $@.tmp $@
 
 # The helper that signals one thread (tools/tgkill.c), in libexec.  The
 # bash launcher's snapshot needed it; the C one calls tgkill(2) itself, so it

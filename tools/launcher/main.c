@@ -1,17 +1,15 @@
 /* gpuleak: run a program under libgpuleak.so and read its snapshots
- * (docs/architecture.md, "The launcher").  The subcommands ported to C
- * have a file each; the others are still the script gpuleak-sh, installed
- * in ../libexec/gpuleak/, which the dispatcher runs as git's ran its
- * git-foo.sh scripts. */
+ * (docs/architecture.md, "The launcher").  Each subcommand has a file of
+ * its own; this table sends each name to it. */
 #include <stdio.h>
 #include <string.h>
 
 #include "attach.h"
+#include "check.h"
 #include "detach.h"
 #include "launcher.h"
 #include "passthru.h"
 #include "run.h"
-#include "shell.h"
 #include "snapshot.h"
 #include "top.h"
 #include "usage.h"
@@ -23,7 +21,7 @@ static const struct subcommand {
 } ported[] = {
     {"run", cmd_run},     {"report", cmd_report}, {"merge", cmd_merge}, {"diff", cmd_diff},
     {"html", cmd_html},   {"plan", cmd_plan},     {"top", cmd_top},       {"snapshot", cmd_snapshot},
-    {"detach", cmd_detach}, {"attach", cmd_attach},
+    {"detach", cmd_detach}, {"attach", cmd_attach}, {"check", cmd_check},
 };
 
 int main(int argc, char **argv)
@@ -41,7 +39,5 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof ported / sizeof ported[0]; i++)
         if (strcmp(name, ported[i].name) == 0)
             return ported[i].fn(argc - 2, argv + 2);
-    if (strcmp(name, "check") == 0)
-        run_shell(argc - 1, argv + 1);
     die("unknown command '%s' (see %s --help)", name, launcher()->prog);
 }

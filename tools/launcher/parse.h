@@ -33,8 +33,8 @@ int listed_signal(const char *name);
  * of ours, and is not looked at. */
 char *check_output(const char *v, bool for_attach);
 
-/* What an output name denotes (common/output_target.h; the script's
- * json_target is the same rule in bash). */
+/* What an output name denotes (common/output_target.h): run --output's
+ * and check --json's targets. */
 enum target_kind { TARGET_FILE, TARGET_IN_PLACE, TARGET_STREAM, TARGET_NOT_A_FILE, TARGET_REFUSED };
 struct target {
     enum target_kind kind;

@@ -39,3 +39,34 @@ char *sb_take(struct strbuf *b)
     b->len = b->cap = 0;
     return s;
 }
+
+void sv_push(struct strv *l, const char *s)
+{
+    if (l->n + 2 > l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        char **v = realloc(l->v, cap * sizeof *v);
+        if (v == NULL)
+            die("out of memory");
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = str_printf("%s", s);
+    l->v[l->n] = NULL;
+}
+
+bool sv_has(const struct strv *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], s) == 0)
+            return true;
+    return false;
+}
+
+void sv_free(struct strv *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}

@@ -2,6 +2,7 @@
 #ifndef GL_LAUNCHER_STRBUF_H
 #define GL_LAUNCHER_STRBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct strbuf {
@@ -14,5 +15,17 @@ void sb_adds(struct strbuf *b, const char *s);
 void sb_addc(struct strbuf *b, char c);
 /* The string, handed over (an empty one when nothing was added). */
 char *sb_take(struct strbuf *b);
+
+/* A growing list of strings, each its own (check's pids, snapshots and
+ * reporter options). */
+struct strv {
+    char **v; /* NULL-terminated once anything was added */
+    size_t n, cap;
+};
+
+/* Adds a copy of s. */
+void sv_push(struct strv *l, const char *s);
+bool sv_has(const struct strv *l, const char *s);
+void sv_free(struct strv *l);
 
 #endif
