@@ -111,3 +111,16 @@ eq(sorted((frame(g["frames"][0]), g["count"]) for g in leaks),
 eq("estimated_bytes" in leaks[0], False, "no estimates")
 PY
 ! grep -q 'sampled' r.txt || fail "a full report says sampled"
+
+# gpuleak run --light: the same as GPULEAK_MODE=light, the same samples.
+rm -f ./*.snap
+[ -z "$GL_SAN" ] || export GPULEAK_LIB=$LIBGPULEAK
+GPULEAK_SAMPLE_BYTES=64K GPULEAK_SAMPLE_SEED=1 LD_LIBRARY_PATH=$FAKECUDA \
+    "$LAUNCHER" run --light --quiet --output run-light.snap -- "$TPROG/light_sites" >/dev/null ||
+    fail "gpuleak run --light"
+"$REPORT" --json run-light.snap >r.json
+check_json r.json <<PY
+eq(d["snapshot"]["sampling"], {"sampled": True, "mode": "bytes", "sample_bytes": 65536}, "run --light: sampling")
+eq(sorted((frame(g["frames"][0]), g["count"]) for g in leaks),
+   [("large_site light_sites.c:$large", 3), ("small_site light_sites.c:$small", 597)], "run --light: the samples")
+PY

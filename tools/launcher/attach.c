@@ -21,6 +21,7 @@
 
 struct attach_opts {
     const char *duration, *output, *depth, *pid;
+    bool light; /* --light: GPULEAK_MODE=light */
 };
 
 /* The options, then exactly one PID; later options win. */
@@ -29,11 +30,15 @@ static struct attach_opts attach_options(int argc, char **argv)
     static const struct {
         const char *flag, *needs;
     } valued[] = {{"--duration", "a time"}, {"--output", "a pattern"}, {"--depth", "a number"}};
-    struct attach_opts o = {"", "", "", NULL};
+    struct attach_opts o = {"", "", "", NULL, false};
     const char **slot[] = {&o.duration, &o.output, &o.depth};
     int i = 0;
     for (; i < argc; i++) {
         const char *a = argv[i];
+        if (strcmp(a, "--light") == 0) {
+            o.light = true;
+            continue;
+        }
         size_t k = 0;
         while (k < 3 && strcmp(a, valued[k].flag) != 0)
             k++;
@@ -225,17 +230,26 @@ static char *call_attach(const char *pid, const char *work, const char *lib, con
     return rc;
 }
 
-/* The settings the process reads (GPULEAK_OUTPUT, GPULEAK_DEPTH), NULL
- * terminated, and joined by newlines for the library. */
-static char **attach_settings(const char *output, const char *depth, char **config)
+/* The settings the process reads (GPULEAK_OUTPUT, GPULEAK_DEPTH,
+ * GPULEAK_MODE), NULL terminated, and joined by newlines for the library. */
+static char **attach_settings(const char *output, const struct attach_opts *o, char **config)
 {
-    char **settings = calloc(3, sizeof *settings);
+    char **settings = calloc(4, sizeof *settings);
     if (settings == NULL)
         die("out of memory");
-    settings[0] = str_printf("GPULEAK_OUTPUT=%s", output);
-    if (*depth)
-        settings[1] = str_printf("GPULEAK_DEPTH=%s", depth);
-    *config = settings[1] ? str_printf("%s\n%s", settings[0], settings[1]) : str_printf("%s", settings[0]);
+    size_t n = 0;
+    settings[n++] = str_printf("GPULEAK_OUTPUT=%s", output);
+    if (*o->depth)
+        settings[n++] = str_printf("GPULEAK_DEPTH=%s", o->depth);
+    if (o->light)
+        settings[n++] = str_printf("GPULEAK_MODE=light");
+    struct strbuf joined = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            sb_addc(&joined, '\n');
+        sb_adds(&joined, settings[i]);
+    }
+    *config = sb_take(&joined);
     return settings;
 }
 
@@ -335,7 +349,7 @@ int cmd_attach(int argc, char **argv)
     no_control("attach: the library's path", lib);
     free(attach_record_dir());
     char *work = status_dir("attach", pid, &st);
-    char *config, **settings = attach_settings(output, o.depth, &config);
+    char *config, **settings = attach_settings(output, &o, &config);
     char *gdb_why_text = NULL;
     char *rc = call_attach(pid, work, lib, config, &gdb_why_text);
     char *failure = attach_failure(pid, work, rc, gdb_why_text);

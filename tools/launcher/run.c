@@ -88,6 +88,8 @@ static void parse_run(int argc, char **argv, struct run_opts *o)
             setenv("GPULEAK_FREE_STACKS", "1", 1);
         else if (strcmp(a, "--disable") == 0)
             setenv("GPULEAK_DISABLE", "1", 1);
+        else if (strcmp(a, "--light") == 0)
+            setenv("GPULEAK_MODE", "light", 1);
         else if (strcmp(a, "--torch-per-tensor") == 0)
             torch_per_tensor("run");
         else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
