@@ -175,7 +175,7 @@ static bool write_all(int fd, const char *text)
     return true;
 }
 
-static char *parent_of(const char *p)
+char *dir_name(const char *p)
 {
     size_t len = strlen(p);
     while (len > 1 && p[len - 1] == '/')
@@ -192,7 +192,7 @@ static char *parent_of(const char *p)
 /* A new 0600 file beside path, renamed over it once written whole. */
 static bool replace_file(const char *text, const char *path)
 {
-    char *dir = parent_of(path);
+    char *dir = dir_name(path);
     char *tmp = str_printf("%s/.gpuleak-check.XXXXXX", dir);
     free(dir);
     int fd = mkstemp(tmp);

@@ -19,6 +19,10 @@ char *logical_abspath(const char *dir);
  * cleanup: check's work directory is two levels). */
 void remove_dir_in_handler(const char *dir, int depth);
 
+/* The directory part of a file name, as dirname(1) gives it ("." for
+ * none); the caller frees it. */
+char *dir_name(const char *p);
+
 /* A name in coreutils' messages: 'name', or ‘name’ in a UTF-8 locale. */
 char *coreutils_quote(const char *name);
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check_files.h"
 #include "launcher.h"
 #include "parse.h"
 #include "usage.h"
@@ -24,21 +25,6 @@ char *check_wait(const char *v)
     if (ok && strtod(v, NULL) <= 86400)
         return NULL;
     return str_printf("expected seconds, 0 to 86400 (e.g. 60, 0.5)");
-}
-
-/* The directory part of a file name, as dirname(1) gives it. */
-static char *dir_name(const char *p)
-{
-    size_t len = strlen(p);
-    while (len > 1 && p[len - 1] == '/')
-        len--;
-    while (len > 0 && p[len - 1] != '/')
-        len--;
-    if (len == 0)
-        return str_printf(".");
-    while (len > 1 && p[len - 1] == '/')
-        len--;
-    return str_printf("%.*s", (int)len, p);
 }
 
 static bool is_writable_dir(const char *d)
