@@ -12,6 +12,8 @@
 #    text report's PYTORCH STEPS and in JSON;
 #  - nolines (GPULEAK_TORCH_LINES=never: PyTorch's recorder off): the same
 #    5 steps and figures, lines not known, and the report says so;
+#  - async (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync, which has no
+#    recorder): the same 5 steps and torch's figures, lines not known;
 #  - noopt (the same loop with no optimizer): no series at all;
 #  - server (tests/programs/torch_real_server.py: no optimizer, 20
 #    requests 0.1 s apart, each keeping 64 KiB) with GPULEAK_STEP_INTERVAL=
@@ -64,6 +66,13 @@ expect_eq "$(jget nolines/r.json '[(s["lines_known"], len(s["lines"])) for s in 
     "[[false, 0], [false, 0], [false, 0], [false, 0], [false, 0]]" "nolines: no lines, none growing"
 grep -qF "Live tensors by line: not recorded (PyTorch's recorder was off; see GPULEAK_TORCH_LINES)." nolines/r.txt ||
     fail "nolines: the report does not say lines were not recorded"
+
+# cudaMallocAsync: PyTorch has no recorder there (asking whether it records
+# raises), so the series comes without lines, as above.
+run_mode async train PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync
+expect_eq "$(series async)" "$(printed async)" "async: the series against torch's own"
+expect_eq "$(jget async/r.json '[(s["lines_known"], len(s["lines"])) for s in d["torch_steps"]["steps"]] + d["torch_steps"]["growing_lines"]')" \
+    "[[false, 0], [false, 0], [false, 0], [false, 0], [false, 0]]" "async: no lines, none growing"
 
 run_mode noopt noopt
 expect_eq "$(grep -c '^step ' noopt/out.txt)" 5 "noopt: the loop ran"

@@ -24,7 +24,11 @@
  * `_f(None)` first, so that a detached process (or one not tracking) pays
  * one C call: 0 not tracking, 1 the view only, K + 1 the view and lines
  * sampled one step in K (sampler_answer below); then allocated and reserved
- * over the devices, and with PyTorch's recorder on (whoever turned it on),
+ * over the devices (what memory_allocated() and memory_reserved() return,
+ * read from one memory_stats_as_nested_dict() a device: those two call
+ * memory_stats(), which flattens and sorts every statistic, ~65 us each, 5%
+ * of a 2.5 ms step; docs/performance.md), and with PyTorch's recorder on
+ * (whoever turned it on),
  * `_snapshot()`'s live blocks by their first Python frame outside torch's
  * own package (the innermost Python frame when all are torch's; C++ frames,
  * which a program's own stacks="all" adds, are never a line: told as
@@ -34,6 +38,11 @@
  * count, line and two u32-length strings: the TORCH_STEP record's own
  * fields and tail.  An Exception inside is swallowed (never the program's
  * failure); the program's own BaseException (KeyboardInterrupt) goes on.
+ *
+ * PyTorch's recorder belongs to its native allocator: with cudaMallocAsync
+ * `_cuda_isHistoryEnabled()` raises (a C++ throw and a Python exception),
+ * so the hook asks it only of the native one (`_h` None otherwise); asked
+ * anyway, it ended every step's view before its record was sent.
  *
  * The sampler (issue 45, item 3): after its view, optimizer step n turns
  * PyTorch's recorder on when step n + 1 is sampled (_gpuleak_sampled) and
@@ -87,14 +96,18 @@ const char gl_torch_steps_register_code[] =
     "        _c = _s.modules.get('torch.cuda')\n"
     "        if _c is None or not _c.is_initialized():\n"
     "            return\n"
-    "        _n = _c.device_count()\n"
-    "        _al = sum(_c.memory_allocated(_d) for _d in range(_n))\n"
-    "        _rs = sum(_c.memory_reserved(_d) for _d in range(_n))\n"
+    "        _al = _rs = 0\n"
+    "        for _d in range(_c.device_count()):\n"
+    "            _ds = _c.memory_stats_as_nested_dict(_d)\n"
+    "            _al += _ds.get('allocated_bytes', {}).get('all', {}).get('current', 0)\n"
+    "            _rs += _ds.get('reserved_bytes', {}).get('all', {}).get('current', 0)\n"
     "        _fl = 2 if _window else 0\n"
     "        _ln = {}\n"
-    "        _h = getattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled', None)\n"
+    "        _h = None\n"
+    "        if _m is not None and getattr(_m, 'get_allocator_backend', lambda: 'native')() == 'native':\n"
+    "            _h = getattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled', None)\n"
     "        _on = _h is not None and _h()\n"
-    "        if _on and _m is not None and _m.get_allocator_backend() == 'native':\n"
+    "        if _on:\n"
     "            _fl |= 1 | (8 if _st['own'] else 0) | (4 if _st['on'] and not _window else 0)\n"
     "            _tp = _s.modules['torch'].__file__.rsplit('/', 1)[0] + '/'\n"
     "            _cx = ('.c', '.cc', '.cpp', '.cxx', '.h', '.hh', '.hpp', '.hxx', '.cu', '.cuh', '.inl', '.s', '.S')\n"
