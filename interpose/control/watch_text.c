@@ -20,34 +20,69 @@
 
 /* ---- a growing text buffer ---------------------------------------------- */
 
-__attribute__((format(printf, 2, 3))) static void put(struct gl_watch_text *t, const char *fmt, ...)
+/* Room for n more bytes and a NUL; false (and t->failed) without it. */
+static bool reserve(struct gl_watch_text *t, size_t n)
 {
     if (t->failed)
-        return;
-    for (;;) {
+        return false;
+    if (t->s != NULL && n < t->cap - t->len)
+        return true;
+    size_t cap = t->cap ? t->cap * 2 : 16384;
+    while (cap - t->len <= n)
+        cap *= 2;
+    char *s = realloc(t->s, cap);
+    if (s == NULL) {
+        t->failed = true;
+        return false;
+    }
+    t->s = s;
+    t->cap = cap;
+    return true;
+}
+
+__attribute__((format(printf, 2, 3))) static void put(struct gl_watch_text *t, const char *fmt, ...)
+{
+    for (size_t want = 0; reserve(t, want);) {
         va_list ap;
         va_start(ap, fmt);
-        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+        int n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
         va_end(ap);
         if (n < 0) {
             t->failed = true;
             return;
         }
-        if (t->s != NULL && (size_t)n < t->cap - t->len) {
+        if ((size_t)n < t->cap - t->len) {
             t->len += (size_t)n;
             return;
         }
-        size_t cap = t->cap ? t->cap * 2 : 16384;
-        while (cap - t->len <= (size_t)n)
-            cap *= 2;
-        char *s = realloc(t->s, cap);
-        if (s == NULL) {
-            t->failed = true;
-            return;
-        }
-        t->s = s;
-        t->cap = cap;
+        want = (size_t)n;
     }
+}
+
+/* n bytes of text from elsewhere, each byte in `bad` written as '?': a
+ * field of a line.  Byte by byte, not through put(): paths and names are
+ * most of the live file's bytes (a PyTorch process maps hundreds of
+ * modules), and a vsnprintf a byte cost ~10 M instructions a write. */
+static void put_field(struct gl_watch_text *t, const char *text, size_t n, const char *bad)
+{
+    if (!reserve(t, n))
+        return;
+    for (size_t i = 0; i < n; i++)
+        t->s[t->len + i] = strchr(bad, text[i]) != NULL ? '?' : text[i];
+    t->len += n;
+    t->s[t->len] = '\0';
+}
+
+static void put_hex(struct gl_watch_text *t, const uint8_t *bytes, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    if (!reserve(t, 2 * n))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        t->s[t->len++] = digits[bytes[i] >> 4];
+        t->s[t->len++] = digits[bytes[i] & 15];
+    }
+    t->s[t->len] = '\0';
 }
 
 struct gl_watch_text *gl_watch_text_reuse(struct gl_watch_text *t)
@@ -76,8 +111,7 @@ void gl_watch_sort_sites(struct gl_watch_copy *c)
 static void put_path(struct gl_watch_text *t, const char *path)
 {
     /* The last field of its line: only a newline would break the format. */
-    for (const char *p = path; *p; p++)
-        put(t, "%c", *p == '\n' ? '?' : *p);
+    put_field(t, path, strlen(path), "\n");
 }
 
 /* The Python frames the stacks name (py:ID), collected for their pyframe
@@ -135,8 +169,7 @@ static void put_pyframe(uint32_t id, uint32_t line, const char *file, size_t fil
     put(t, "pyframe %u %u ", id, line);
     if (func_len == 0)
         put(t, "?");
-    for (size_t i = 0; i < func_len; i++)
-        put(t, "%c", func[i] == ' ' || func[i] == '\n' ? '?' : func[i]);
+    put_field(t, func, func_len, " \n");
     put(t, " ");
     put_path(t, file); /* NUL-terminated at file_len (pyframes.c's key) */
     put(t, "\n");
@@ -232,8 +265,7 @@ void gl_watch_live_text(struct gl_watch_text *t, const struct gl_watch_copy *c)
                 (unsigned long long)m->bias);
             if (m->build_id_len == 0)
                 put(t, "-");
-            for (uint32_t k = 0; k < m->build_id_len; k++)
-                put(t, "%02x", m->build_id[k]);
+            put_hex(t, m->build_id, m->build_id_len);
             put(t, " ");
             put_path(t, m->path ? m->path : "");
             put(t, "\n");
