@@ -52,6 +52,7 @@ FAKECUDA=$ROOT/$BUILD/fakecuda
 FASTCUDA=$ROOT/$BUILD/bench/fastcuda
 OUT_JSON=$ROOT/$BUILD/bench/bench.json
 TORCH_JSON=$ROOT/$BUILD/bench/bench-torch.json
+INSTR_JSON=$ROOT/$BUILD/bench/bench-torch-instr.json
 bench_start=$(date +%s) # figures written before this are an earlier run's
 for f in "$BIN" "$LIB" "$REPORT" "$FASTCUDA/libcudart.so.13"; do
     [ -e "$f" ] || { echo "bench: $f missing; run make bench" >&2; exit 1; }
@@ -668,6 +669,8 @@ PY
 if want 7; then
     echo
     scripts/bench-torch.sh "$BUILD"
+    echo
+    scripts/bench-torch-instr.sh "$BUILD"
 fi
 
 # ---- 9. gpuleak plan: a plan vs a CPU run, an 80 GB plan's host memory ------
@@ -676,6 +679,6 @@ if want 9; then
     scripts/bench-plan.sh "$BUILD"
 fi
 
-# ---- the verdicts: issue 46's targets from sections 1, 2 and 7 ---------------
+# ---- the verdicts: issue 46's targets from sections 1, 2, 7 and 7b ----------
 echo
-scripts/bench-verdicts.py "$OUT_JSON" "$TORCH_JSON" --since "$bench_start"
+scripts/bench-verdicts.py "$OUT_JSON" "$TORCH_JSON" "$INSTR_JSON" --since "$bench_start"

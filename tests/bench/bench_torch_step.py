@@ -16,6 +16,11 @@ Prints "RESULT us_per_step=X tensors_per_step=Y cpu_us_per_step=Z": wall
 clock, and the CPU time of the whole process (every thread) per step, which
 a loaded machine disturbs far less than the wall clock.
 
+BENCH_TORCH_CALLGRIND=LIB (the process under callgrind with
+--instr-atstart=no; LIB is build/bench/callgrind_window.so): callgrind counts
+the timed steps only, not the import or the warm-up
+(scripts/bench-torch-instr.sh).
+
 BENCH_TORCH_SAMPLED=K (run under gpuleak with GPULEAK_STEP_LINES_EVERY=K)
 also times each step and prices gpuleak's sampled lines within this one
 process, so that the machine's drift falls on both sides: "SAMPLED k=K
@@ -75,7 +80,14 @@ def allocations():
 for _ in range(WARMUP):
     step()
 torch.cuda.synchronize()
+window = None
+if os.environ.get("BENCH_TORCH_CALLGRIND"):
+    import ctypes
+
+    window = ctypes.CDLL(os.environ["BENCH_TORCH_CALLGRIND"])
 before = allocations()
+if window is not None:
+    window.window_open()
 t0 = time.perf_counter_ns()
 c0 = time.process_time_ns()
 SAMPLED = int(os.environ.get("BENCH_TORCH_SAMPLED", "0"))
@@ -87,6 +99,8 @@ for _ in range(STEPS):
     if SAMPLED:
         per_step.append(time.process_time_ns() - c)
 torch.cuda.synchronize()
+if window is not None:
+    window.window_close()
 ns = time.perf_counter_ns() - t0
 cpu_ns = time.process_time_ns() - c0
 tensors = (allocations() - before) / STEPS
