@@ -50,15 +50,26 @@ static const struct {
     {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", 11000},
     {"cuIpcOpenMemHandle", "cuIpcOpenMemHandle_v2", 11000},
     {"cuGetProcAddress", "cuGetProcAddress_v2", 12000},
+    {"cuGraphInstantiate", "cuGraphInstantiate_v2", 11000},       /* 5 arguments, as before */
     {"cuGraphInstantiate", "cuGraphInstantiateWithFlags", 12000}, /* before: 5 arguments */
     {"cuGraphAddNode", "cuGraphAddNode_v2", 12030},
     {"cuStreamBeginCapture", "cuStreamBeginCapture_v2", 10010}, /* before: no mode argument */
+    /* not hooked, but documented as not intercepted: every ABI the
+     * toolkit declares for those is here too (t_unit_procaddr_rules), so
+     * that hooking one later needs no row */
+    {"cuStreamDestroy", "cuStreamDestroy_v2", 4000},
+    {"cuEventDestroy", "cuEventDestroy_v2", 4000},
+    {"cuGraphExecUpdate", "cuGraphExecUpdate_v2", 12000},
+    {"cuGraphicsResourceGetMappedPointer", "cuGraphicsResourceGetMappedPointer_v2", 3020},
+    {"cuGraphicsResourceSetMapFlags", "cuGraphicsResourceSetMapFlags_v2", 6050},
 };
 
-/* Stream-ordered functions that have a per-thread-default-stream variant. */
+/* Stream-ordered functions that have a per-thread-default-stream variant
+ * (cudaTypedefs.h's PFN_..._ptsz), hooked or documented. */
 static const char *const ptsz[] = {"cuMemAllocAsync", "cuMemFreeAsync", "cuMemAllocFromPoolAsync",
                                    "cuGraphLaunch", "cuGraphInstantiateWithParams",
-                                   "cuStreamBeginCapture", "cuStreamBeginCaptureToGraph"};
+                                   "cuStreamBeginCapture", "cuStreamBeginCaptureToGraph",
+                                   "cuMemMapArrayAsync", "cuGraphicsMapResources", "cuGraphicsUnmapResources"};
 
 /* abi_name (symbol's ABI for the query's version), or its _ptsz variant
  * when the query asks for the per-thread default stream and symbol has

@@ -72,8 +72,10 @@ static const struct {
     {"cuGetProcAddress", 2000, 0, "cuGetProcAddress"},
     {"cuGetProcAddress", 12000, 0, "cuGetProcAddress_v2"},
     {"cuGetProcAddress", 13000, PTDS, "cuGetProcAddress_v2"},
-    /* graphs: cuGraphInstantiate has 5 arguments before 12000 */
-    {"cuGraphInstantiate", 11000, 0, "cuGraphInstantiate"},
+    /* graphs: cuGraphInstantiate has 5 arguments before 12000, in two ABIs */
+    {"cuGraphInstantiate", 10000, 0, "cuGraphInstantiate"},
+    {"cuGraphInstantiate", 11000, 0, "cuGraphInstantiate_v2"},
+    {"cuGraphInstantiate", 11990, PTDS, "cuGraphInstantiate_v2"}, /* no _ptsz variant */
     {"cuGraphInstantiate", 12000, 0, "cuGraphInstantiateWithFlags"},
     {"cuGraphAddNode", 12000, 0, "cuGraphAddNode"}, /* before 12020 the driver has none */
     {"cuGraphAddNode", 12020, 0, "cuGraphAddNode"},
@@ -240,9 +242,93 @@ static int check_row(const char *symbol, int version, unsigned long long flags, 
     return failed;
 }
 
-int main(void)
+/* The selection of symbol at version with flags into abi ("" for none). */
+static void select_abi(const char *symbol, int version, unsigned long long flags, char *abi, size_t size)
+{
+    if (!gl_entry_abi_select(symbol, version, flags, abi, size))
+        abi[0] = '\0';
+}
+
+/* One ABI of the toolkit's list: a base name's oldest ABI is its own
+ * function; each later one is selected from its version on, and the one
+ * before it up to there.  prev: the base's previous ABI line, if any. */
+static int check_toolkit_abi(const char *base, int version, const char *prev_base, int prev_version)
+{
+    char abi[128], before[128], older[128];
+    select_abi(base, version, 0, abi, sizeof abi);
+    if (strcmp(base, prev_base) != 0) {
+        if (strcmp(abi, base) == 0)
+            return 0;
+        fprintf(stderr, "FAIL: %s@%d is %s's oldest ABI in cudaTypedefs.h, but selects %s\n", base, version, base, abi);
+        return 1;
+    }
+    select_abi(base, prev_version, 0, older, sizeof older);
+    select_abi(base, version - 10, 0, before, sizeof before);
+    if (strcmp(abi, older) == 0) {
+        fprintf(stderr, "FAIL: cudaTypedefs.h has an ABI of %s from %d, but entry_abi.c selects %s there as at %d: "
+                "its row is missing\n", base, version, abi, prev_version);
+        return 1;
+    }
+    if (strcmp(before, older) != 0) {
+        fprintf(stderr, "FAIL: %s@%d selects %s, but its ABI of %d (%s) lasts up to %d in cudaTypedefs.h\n", base,
+                version - 10, before, prev_version, older, version);
+        return 1;
+    }
+    return 0;
+}
+
+/* A per-thread variant of the toolkit's list: the flag selects a _ptsz
+ * function from its version on. */
+static int check_toolkit_ptsz(const char *base, int version)
+{
+    char abi[128];
+    select_abi(base, version, PTDS, abi, sizeof abi);
+    size_t n = strlen(abi);
+    if (n > 5 && strcmp(abi + n - 5, "_ptsz") == 0)
+        return 0;
+    fprintf(stderr, "FAIL: cudaTypedefs.h has a _ptsz variant of %s from %d, but the per-thread query selects %s: "
+            "not in entry_abi.c's ptsz list\n", base, version, abi);
+    return 1;
+}
+
+/* The toolkit's ABIs of every hooked or documented driver name, as
+ * t_unit_procaddr_rules.sh lists them from cudaTypedefs.h's
+ * PFN_<name>_v<version>[_ptsz] (lines "abi NAME VERSION", a name's in
+ * ascending order, or "ptsz NAME VERSION"): entry_abi.c knows them all
+ * before any is hooked, so hooking an old ABI adds no row there. */
+static int check_toolkit(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        perror(path);
+        return 1;
+    }
+    char kind[8], base[128], prev_base[128] = "";
+    int version, prev_version = 0, failed = 0, lines = 0;
+    while (fscanf(f, "%7s %127s %d", kind, base, &version) == 3) {
+        lines++;
+        if (strcmp(kind, "ptsz") == 0) {
+            failed += check_toolkit_ptsz(base, version);
+            continue;
+        }
+        failed += check_toolkit_abi(base, version, prev_base, prev_version);
+        strcpy(prev_base, base);
+        prev_version = version;
+    }
+    fclose(f);
+    if (lines == 0) {
+        fprintf(stderr, "FAIL: no ABIs in %s\n", path);
+        failed++;
+    }
+    return failed;
+}
+
+/* argv[1], if given: the toolkit's ABIs (check_toolkit). */
+int main(int argc, char **argv)
 {
     int failed = check_reachable();
+    if (argc > 1)
+        failed += check_toolkit(argv[1]);
     size_t n = sizeof rows / sizeof rows[0];
     for (size_t i = 0; i < n; i++)
         failed += check_row(rows[i].symbol, rows[i].version, rows[i].flags, rows[i].abi);
