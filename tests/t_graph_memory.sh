@@ -69,3 +69,51 @@ PY
         fail "$how: text report leak line"
     grep -q "#0 graph_leak (graph_memory.c:$leak)" "$how.txt" || fail "$how: text report frame"
 done
+
+# The pre-12.0 five-argument ABIs of instantiation: what Python's ctypes
+# finds by the bare name cuGraphInstantiate (dlsym), and what cuGetProcAddress
+# hands out below 12000 (cuGraphInstantiate_v2 from 11000).  Two captured
+# cudaMallocAsync nodes, each graph instantiated through one of them and
+# launched: the first allocation is left live, the second freed.
+cat >old_instantiate.py <<'PY'
+import ctypes, sys
+cu, rt = ctypes.CDLL("libcuda.so.1"), ctypes.CDLL("libcudart.so.13")
+def ok(rc, what):
+    if rc != 0:
+        sys.exit(f"{what}: {rc}")
+def captured(stream, n):
+    graph, p = ctypes.c_void_p(), ctypes.c_void_p()
+    ok(rt.cudaStreamBeginCapture(stream, 0), "cudaStreamBeginCapture")
+    ok(rt.cudaMallocAsync(ctypes.byref(p), ctypes.c_size_t(n), stream), "cudaMallocAsync")
+    ok(rt.cudaStreamEndCapture(stream, ctypes.byref(graph)), "cudaStreamEndCapture")
+    return graph, p
+proto = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p,
+                         ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_size_t)
+by_name = proto(("cuGraphInstantiate", cu))
+fn = ctypes.c_void_p()
+ok(rt.cudaFree(None), "cudaFree(NULL)")  # the runtime's context
+ok(cu.cuGetProcAddress(b"cuGraphInstantiate", ctypes.byref(fn), 11000, ctypes.c_uint64(0)), "cuGetProcAddress")
+at_11000 = proto(fn.value)
+stream = ctypes.c_void_p()
+ok(rt.cudaStreamCreate(ctypes.byref(stream)), "cudaStreamCreate")
+err, log = ctypes.c_void_p(), ctypes.create_string_buffer(64)
+for instantiate, n, keep in ((by_name, 1500000, True), (at_11000, 2500000, False)):
+    graph, p = captured(stream, n)
+    exe = ctypes.c_void_p()
+    ok(instantiate(ctypes.byref(exe), graph, ctypes.byref(err), log, len(log)), f"instantiate {n}")
+    ok(cu.cuGraphLaunch(exe, stream), "cuGraphLaunch")
+    ok(rt.cudaStreamSynchronize(stream), "cudaStreamSynchronize")
+    if not keep:
+        ok(rt.cudaFree(p), "cudaFree")
+print("OBS launched")
+PY
+GPULEAK_OUTPUT=old_inst.snap traced python3 old_instantiate.py >old_inst.out || fail "old_instantiate.py: $(cat old_inst.out)"
+expect_eq "$(cat old_inst.out)" "OBS launched" "old instantiate"
+"$REPORT" --json old_inst.snap >old_inst.json
+check_json old_inst.json <<'PY'
+eq([(l["kind"], l["device"], l["api"], l["bytes"], l["count"]) for l in leaks],
+   [("graph", 0, "cudaMallocAsync", 1500000, 1)], "old ABIs: the live graph allocation")
+d0 = devices[0]
+eq((d0["alloc_count"], d0["free_count"], d0["unknown_free_count"], d0["alloc_bytes_total"], d0["live_bytes"]),
+   (2, 1, 0, 4000000, 1500000), "old ABIs: both launches' allocations, one freed")
+PY

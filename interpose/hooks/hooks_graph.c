@@ -71,6 +71,23 @@ GL_HOOK(CUresult, cuGraphInstantiateWithFlags,
                       instantiated(track, rc, phGraphExec, hGraph, flags));
 }
 
+/* The pre-12.0 five-argument ABIs (what dlsym finds by the bare name, and
+ * cuGetProcAddress hands out below 12000): no flags, so no auto-free; the
+ * error node and log are the driver's to fill. */
+GL_HOOK(CUresult, cuGraphInstantiate,
+        (CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize))
+{
+    GL_CALL_THEN_BODY(cuGraphInstantiate, NO_DRIVER, real(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize),
+                      instantiated(track, rc, phGraphExec, hGraph, 0));
+}
+
+GL_HOOK(CUresult, cuGraphInstantiate_v2,
+        (CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize))
+{
+    GL_CALL_THEN_BODY(cuGraphInstantiate_v2, NO_DRIVER, real(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize),
+                      instantiated(track, rc, phGraphExec, hGraph, 0));
+}
+
 static CUresult with_params(CUresult (*real)(CUgraphExec *, CUgraph, CUDA_GRAPH_INSTANTIATE_PARAMS *),
                             CUgraphExec *exec, CUgraph graph, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
 {

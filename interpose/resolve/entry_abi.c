@@ -26,8 +26,8 @@ static const char *hooked_name(const char *name)
  * query of the base name returns the newer one (cuda.h's _v2 mappings); a
  * base name with several rows takes the highest version the query reaches.
  * Below a base name's rows the driver hands out the base name's own
- * function, its oldest ABI: wrapped when the base name itself is hooked
- * (hook_list.h says so, nothing here), passed through when it is not. */
+ * function, its oldest ABI.  These are facts about the driver, not about
+ * our hooks: whether the selected ABI is wrapped is hook_list.h's alone. */
 static const struct {
     const char *base;
     const char *versioned;
@@ -50,39 +50,52 @@ static const struct {
     {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", 11000},
     {"cuIpcOpenMemHandle", "cuIpcOpenMemHandle_v2", 11000},
     {"cuGetProcAddress", "cuGetProcAddress_v2", 12000},
+    {"cuGraphInstantiate", "cuGraphInstantiate_v2", 11000},       /* 5 arguments, as before */
     {"cuGraphInstantiate", "cuGraphInstantiateWithFlags", 12000}, /* before: 5 arguments */
     {"cuGraphAddNode", "cuGraphAddNode_v2", 12030},
     {"cuStreamBeginCapture", "cuStreamBeginCapture_v2", 10010}, /* before: no mode argument */
+    /* not hooked, but documented as not intercepted: every ABI the
+     * toolkit declares for those is here too (t_unit_procaddr_rules), so
+     * that hooking one later needs no row */
+    {"cuStreamDestroy", "cuStreamDestroy_v2", 4000},
+    {"cuEventDestroy", "cuEventDestroy_v2", 4000},
+    {"cuGraphExecUpdate", "cuGraphExecUpdate_v2", 12000},
+    {"cuGraphicsResourceGetMappedPointer", "cuGraphicsResourceGetMappedPointer_v2", 3020},
+    {"cuGraphicsResourceSetMapFlags", "cuGraphicsResourceSetMapFlags_v2", 6050},
 };
 
-/* Stream-ordered functions that have a per-thread-default-stream variant. */
+/* Stream-ordered functions that have a per-thread-default-stream variant
+ * (cudaTypedefs.h's PFN_..._ptsz), hooked or documented. */
 static const char *const ptsz[] = {"cuMemAllocAsync", "cuMemFreeAsync", "cuMemAllocFromPoolAsync",
                                    "cuGraphLaunch", "cuGraphInstantiateWithParams",
-                                   "cuStreamBeginCapture", "cuStreamBeginCaptureToGraph"};
+                                   "cuStreamBeginCapture", "cuStreamBeginCaptureToGraph",
+                                   "cuMemMapArrayAsync", "cuGraphicsMapResources", "cuGraphicsUnmapResources"};
 
-/* The hook of abi_name (symbol's ABI for the query's version), or of its
- * _ptsz variant when the query asks for the per-thread default stream and
- * symbol has one: the variant of each ABI, as the driver hands out. */
-static const char *stream_variant(const char *symbol, const char *abi_name, unsigned long long flags)
+/* abi_name (symbol's ABI for the query's version), or its _ptsz variant
+ * when the query asks for the per-thread default stream and symbol has
+ * one: the variant of each ABI, as the driver hands out.  Into abi; false
+ * if it does not fit. */
+static bool stream_variant(const char *symbol, const char *abi_name, unsigned long long flags, char *abi, size_t size)
 {
+    const char *suffix = "";
     if ((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0) {
-        for (size_t i = 0; i < sizeof ptsz / sizeof ptsz[0]; i++) {
-            if (strcmp(symbol, ptsz[i]) == 0) {
-                char name[64];
-                strcpy(name, abi_name);
-                strcat(name, "_ptsz");
-                return hooked_name(name);
-            }
-        }
+        for (size_t i = 0; i < sizeof ptsz / sizeof ptsz[0]; i++)
+            if (strcmp(symbol, ptsz[i]) == 0)
+                suffix = "_ptsz";
     }
-    return hooked_name(abi_name);
+    size_t n = strlen(abi_name), m = strlen(suffix);
+    if (n + m >= size)
+        return false;
+    memcpy(abi, abi_name, n);
+    memcpy(abi + n, suffix, m + 1);
+    return true;
 }
 
-const char *gl_entry_abi_hook_name(const char *symbol, int cuda_version, unsigned long long flags)
+bool gl_entry_abi_select(const char *symbol, int cuda_version, unsigned long long flags, char *abi, size_t size)
 {
-    /* Every intercepted driver name starts with "cu". */
+    /* Every driver name starts with "cu". */
     if (symbol == NULL || symbol[0] != 'c' || symbol[1] != 'u')
-        return NULL;
+        return false;
     const char *best = NULL;
     int best_since = 0;
     for (size_t i = 0; i < sizeof versioned / sizeof versioned[0]; i++) {
@@ -93,11 +106,15 @@ const char *gl_entry_abi_hook_name(const char *symbol, int cuda_version, unsigne
             best_since = versioned[i].since;
         }
     }
-    if (best != NULL)
-        return stream_variant(symbol, best, flags);
     /* Below every row (the 4-argument cuGetProcAddress, the pre-11.0
      * primary-context calls, cuCtxDestroy v1, ...), names that have no ABI
-     * versions, and versioned names asked for directly: the name's own hook,
-     * if it has one. */
-    return stream_variant(symbol, symbol, flags);
+     * versions, and versioned names asked for directly: the name's own
+     * function. */
+    return stream_variant(symbol, best != NULL ? best : symbol, flags, abi, size);
+}
+
+const char *gl_entry_abi_hook_name(const char *symbol, int cuda_version, unsigned long long flags)
+{
+    char abi[128];
+    return gl_entry_abi_select(symbol, cuda_version, flags, abi, sizeof abi) ? hooked_name(abi) : NULL;
 }

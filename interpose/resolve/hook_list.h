@@ -51,6 +51,7 @@
     X(cuImportExternalMemory) X(cuDestroyExternalMemory)                         \
     X(cuExternalMemoryGetMappedBuffer) X(cuExternalMemoryGetMappedMipmappedArray) \
     X(cuGraphAddMemAllocNode) X(cuGraphAddNode) X(cuGraphAddNode_v2)             \
+    X(cuGraphInstantiate) X(cuGraphInstantiate_v2)                              \
     X(cuGraphInstantiateWithFlags) X(cuGraphInstantiateWithParams)               \
     X(cuGraphInstantiateWithParams_ptsz) X(cuGraphLaunch) X(cuGraphLaunch_ptsz)  \
     X(cuGraphExecDestroy) X(cuGraphDestroy)                                      \

@@ -278,8 +278,25 @@ static void generic(void)
     void *inst = NULL;
     EQ(cuGetProcAddress("cuGraphInstantiate", &inst, 12000, 0, &qs), CUDA_SUCCESS);
     CHECK(inst != NULL);
-    EQ(cuGetProcAddress("cuGraphInstantiate", &inst, 11000, 0, &qs), CUDA_ERROR_NOT_FOUND);
+    /* the pre-12.0 five-argument ABIs: the pre-11.0 one, then _v2 */
+    typedef CUresult (*inst5_fn)(CUgraphExec *, CUgraph, CUgraphNode *, char *, size_t);
+    void *i10 = NULL, *i11 = NULL, *none = NULL;
+    EQ(cuGetProcAddress("cuGraphInstantiate", &i10, 10000, 0, &qs), CUDA_SUCCESS);
+    EQ(cuGetProcAddress("cuGraphInstantiate", &i11, 11990, 0, &qs), CUDA_SUCCESS);
+    CHECK(i10 != NULL && i11 != NULL && i10 != i11 && i10 != inst && i11 != inst);
+    EQ(cuGetProcAddress("cuGraphInstantiate", &none, 9990, 0, &qs), CUDA_ERROR_NOT_FOUND);
     EQ(qs, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+    cudaGraph_t empty;
+    CUgraphExec ex;
+    CUgraphNode bad = (CUgraphNode)&qs;
+    char log[8] = "";
+    EQ(cudaGraphCreate(&empty, 0), cudaSuccess);
+    EQ(((inst5_fn)i11)(&ex, (CUgraph)empty, &bad, log, sizeof log), CUDA_SUCCESS);
+    CHECK(bad == (CUgraphNode)&qs && log[0] == '\0'); /* untouched on success */
+    EQ(cuGraphExecDestroy(ex), CUDA_SUCCESS);
+    EQ(((inst5_fn)i10)(&ex, NULL, &bad, log, sizeof log), CUDA_ERROR_INVALID_VALUE);
+    CHECK(bad == NULL && strcmp(log, "invalid") == 0); /* the description, truncated */
+    EQ(cudaGraphDestroy(empty), cudaSuccess);
     cudaGraphInstantiateParams ip;
     memset(&ip, 0, sizeof ip);
     ip.flags = cudaGraphInstantiateFlagAutoFreeOnLaunch;

@@ -14,6 +14,7 @@
  * pool keeps memory for the next launch. */
 #include "fc_graph.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,36 @@ static CUresult instantiate(CUgraphExec *out, CUgraph hGraph, unsigned long long
 CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
     return instantiate(phGraphExec, hGraph, flags);
+}
+
+/* The pre-12.0 ABIs (cudaTypedefs.h's PFN_cuGraphInstantiate_v10000 and
+ * _v11000, both still exported by the real libcuda): no flags; on failure
+ * no node is named here and the error's description goes to logBuffer
+ * (truncated to bufferSize), where the real driver writes its diagnostic. */
+static CUresult with_log(CUgraphExec *out, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer,
+                         size_t bufferSize)
+{
+    CUresult r = instantiate(out, hGraph, 0);
+    if (r != CUDA_SUCCESS) {
+        const char *why = NULL;
+        if (phErrorNode)
+            *phErrorNode = NULL;
+        if (logBuffer && bufferSize && cuGetErrorString(r, &why) == CUDA_SUCCESS)
+            snprintf(logBuffer, bufferSize, "%s", why);
+    }
+    return r;
+}
+
+CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer,
+                            size_t bufferSize)
+{
+    return with_log(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+}
+
+CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer,
+                               size_t bufferSize)
+{
+    return with_log(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
 }
 
 static CUresult with_params(CUgraphExec *out, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *p)

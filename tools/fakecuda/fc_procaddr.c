@@ -233,7 +233,9 @@ static const struct ent tab[] = {
     R("cuGraphMemAllocNodeGetParams", 11040, A, cuGraphMemAllocNodeGetParams),
     R("cuGraphMemFreeNodeGetParams", 11040, A, cuGraphMemFreeNodeGetParams),
     R("cuGraphInstantiateWithFlags", 11040, A, cuGraphInstantiateWithFlags),
-    R("cuGraphInstantiate", 12000, A, cuGraphInstantiateWithFlags), /* older: the 5-argument ABIs */
+    R("cuGraphInstantiate", 10000, A, cuGraphInstantiate), /* the 5-argument ABIs */
+    R("cuGraphInstantiate", 11000, A, cuGraphInstantiate_v2),
+    R("cuGraphInstantiate", 12000, A, cuGraphInstantiateWithFlags),
     R("cuGraphInstantiateWithParams", 12000, L, cuGraphInstantiateWithParams),
     R("cuGraphInstantiateWithParams", 12000, P, cuGraphInstantiateWithParams_ptsz),
     R("cuGraphLaunch", 10000, L, cuGraphLaunch),
