@@ -122,8 +122,9 @@ clean:
 
 # Docs keep the tree's layout under share/doc/gpuleak (README.md beside
 # docs/ and tools/fakecuda/README.md), so the README's relative links work
-# there too.  The man pages and gpuleak.pc get the version of
-# common/version.h (GPULEAK_VERSION, tools/module.mk).
+# there too.  The man pages are the build's (tools/module.mk: the version
+# and the reporter's section names filled in); gpuleak.pc gets the version
+# of common/version.h (GPULEAK_VERSION, tools/module.mk).
 DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/gpuleak
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DOCDIR)/docs/img $(DOCDIR)/tools/fakecuda
@@ -148,9 +149,6 @@ install: all
 	install -m 0644 docs/img/* $(DOCDIR)/docs/img/
 	install -m 0644 tools/fakecuda/README.md $(DOCDIR)/tools/fakecuda/README.md
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-	for m in gpuleak gpuleak-report; do \
-	  sed 's/@VERSION@/$(GPULEAK_VERSION)/g' tools/man/$$m.1 >$(DESTDIR)$(PREFIX)/share/man/man1/$$m.1 && \
-	  chmod 0644 $(DESTDIR)$(PREFIX)/share/man/man1/$$m.1 || exit 1; \
-	done
+	install -m 0644 $(BUILD)/share/man/man1/gpuleak.1 $(BUILD)/share/man/man1/gpuleak-report.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	sed 's|@PREFIX@|$(PREFIX)|g; s/@VERSION@/$(GPULEAK_VERSION)/g' tools/gpuleak.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/gpuleak.pc
 	install -m 0644 tools/gpuleak.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpuleak

@@ -24,6 +24,11 @@ for page in gpuleak gpuleak-report; do
 done
 grep -q -- '--min-bytes' gpuleak-report.txt || fail "gpuleak-report.1 lacks --min-bytes"
 tr -s ' \n' '  ' <gpuleak.txt | grep -q 'ERROR SUMMARY' || fail "gpuleak.1 lacks check's ERROR SUMMARY"
+# The reporter's page names its sections, filled in by the build from
+# --list-sections (tools/module.mk): the installed page has them all.
+sections=$("$P/bin/gpuleak-report" --list-sections | paste -sd, | sed 's/,/, /g')
+tr -s ' \n' '  ' <gpuleak-report.txt | grep -qF "comma-separated: $sections (default all" ||
+    fail "gpuleak-report.1 lacks the sections '$sections': $(grep -A2 -- '--sections list' gpuleak-report.txt)"
 
 # pkg-config: the flags find the installed header.
 export PKG_CONFIG_PATH=$P/lib/pkgconfig
@@ -43,6 +48,14 @@ expect_eq "$(complete_words gpuleak check --mi)" "--min-bytes" "completing 'gpul
 expect_eq "$(complete_words gpuleak run --signal U)" "URG USR1 USR2" "completing a signal"
 expect_eq "$(complete_words gpuleak run --q)" "--quiet" "completing 'gpuleak run --q'"
 expect_eq "$(complete_words gpuleak pl)" "plan" "completing 'gpuleak pl'"
+# section names come from the installed reporter (--list-sections), found
+# through the installed launcher being completed, on PATH or by its path
+names=$("$P/bin/gpuleak-report" --list-sections | LC_ALL=C sort)
+[ "$(wc -l <<<"$names")" -ge 8 ] || fail "--list-sections: $names"
+expect_eq "$(PATH=$P/bin:$PATH complete_words gpuleak check --sections '')" "$(printf '%s\nall\n' "$names" | LC_ALL=C sort | paste -sd' ')" \
+    "completing 'gpuleak check --sections '"
+expect_eq "$(complete_words "$P/bin/gpuleak" report --sections l)" "$(grep '^l' <<<"$names" | paste -sd' ')" \
+    "completing 'gpuleak report --sections l', the launcher by its path"
 expect_eq "$(complete_words gpuleak plan --gpu h)" "h100-pcie-80gb h100-sxm-80gb h200-141gb" "completing a card"
 expect_eq "$(complete_words gpuleak plan --gpu l4 --s)" "--steps --sweep" "completing 'gpuleak plan --s'"
 mkdir -p comp/sub && touch 'comp/a b.snap' comp/c.txt

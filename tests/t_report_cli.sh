@@ -3,8 +3,18 @@
 # validation, --output, a newer writer's snapshot (unknown records, longer
 # entries) read with warnings, and strings needing escapes in text and JSON.
 source "$ROOT/tests/lib.sh"
-"$REPORT" --help | grep -q '^usage: gpuleak-report' || fail "--help"
+# (into a file: `| grep -q` stops reading at its match, and a --help longer
+# than the pipe's first write then dies of SIGPIPE, failing under pipefail)
+"$REPORT" --help >help.txt || fail "--help: exit"
+grep -q '^usage: gpuleak-report' help.txt || fail "--help"
 "$REPORT" --version | grep -qE '^gpuleak-report [0-9.]+ \(snapshot format v1\)$' || fail "--version"
+# --list-sections (what the completion asks): --help's names, one a line
+# (t_doc_sections); a failed write is status 1 and one line.
+expect_eq "$("$REPORT" --list-sections | paste -sd,)" \
+    "$("$REPORT" --help | grep -A1 -- '--sections LIST' | tail -1 | tr -d ' ')" "--list-sections"
+rc=0; "$REPORT" --list-sections >/dev/full 2>err.txt || rc=$?
+expect_eq "$rc:$(cat err.txt)" "1:gpuleak-report: --list-sections: cannot write: No space left on device" \
+    "--list-sections to a full device"
 "$TPROG/snapgen" leaks l.snap > /dev/null
 usage_err() { # ARGS...: exit 2, one line on stderr, nothing on stdout
     local rc=0

@@ -6,6 +6,21 @@ all: $(BUILD)/bin/gpuleak
 # The version comes from common/version.h, the one place it is written.
 GPULEAK_VERSION := $(shell sed -n 's/^\#define GPULEAK_VERSION "\(.*\)"/\1/p' common/version.h)
 
+# The man pages, as make install installs them: tools/man/X.1 with
+# @VERSION@ filled in, and the reporter's with @SECTIONS@, the names its
+# --list-sections prints (the section registry, as --help's list), so a
+# new section edits no man page and the page cannot fall behind the binary
+# (t_doc_sections checks the page built here).  This runs the reporter just
+# built: a cross build (scripts/check-aarch64.sh) asks for no man page.
+all: $(BUILD)/share/man/man1/gpuleak.1 $(BUILD)/share/man/man1/gpuleak-report.1
+$(BUILD)/share/man/man1/gpuleak.1: tools/man/gpuleak.1 common/version.h
+	@mkdir -p $(@D)
+	sed 's/@VERSION@/$(GPULEAK_VERSION)/g' $< >$@.tmp && mv $@.tmp $@
+$(BUILD)/share/man/man1/gpuleak-report.1: tools/man/gpuleak-report.1 common/version.h $(BUILD)/bin/gpuleak-report
+	@mkdir -p $(@D)
+	names=$$($(BUILD)/bin/gpuleak-report --list-sections | paste -sd, | sed 's/,/, /g') && [ -n "$$names" ] && \
+	  sed "s/@VERSION@/$(GPULEAK_VERSION)/g; s/@SECTIONS@/$$names/g" $< >$@.tmp && mv $@.tmp $@
+
 LAUNCHER_SRCS := $(wildcard tools/launcher/*.c)
 LAUNCHER_OBJS := $(LAUNCHER_SRCS:%.c=$(BUILD)/obj/%.o)
 # Everything but main(): what the launcher's unit tests link

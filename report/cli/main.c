@@ -80,7 +80,8 @@ static void usage(FILE *f)
           "                        Python frames only)\n"
           "  --sections LIST       comma-separated (default: all):\n", f);
     fprintf(f, "                        %s\n", sections_names());
-    fputs("  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
+    fputs("  --list-sections       print those names, one a line, and exit\n"
+          "  --folded leaks|peak   folded stacks (flamegraph.pl, inferno, speedscope),\n"
           "                        weights in bytes\n"
           "  --html FILE           a self-contained HTML page (timeline, flame graphs,\n"
           "                        address map, tables; several snapshots of one\n"
@@ -113,6 +114,20 @@ static int bad_usage(const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fputs(" (try --help)\n", stderr);
     return 2;
+}
+
+/* --list-sections: the names --sections takes, one a line, in output
+ * order, from the registry as --help's list: what the bash completion
+ * offers and the build writes into the man page, so neither is a copy. */
+static int list_sections(void)
+{
+    for (size_t i = 0; i < sections_count(); i++)
+        if (section_row(i)->name)
+            puts(section_row(i)->name);
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    fprintf(stderr, "gpuleak-report: --list-sections: cannot write: %s\n", strerror(errno));
+    return 1;
 }
 
 static int bad_sections(const char *arg)
@@ -347,6 +362,7 @@ static int parse_option(int o, struct args *a, char **argv)
         break;
     case 'N': c->no_defaults = true; break;
     case 'L': fputs(supp_default_text(), stdout); return 0;
+    case 'l': return list_sections();
     case 'F':
         if (optarg[0] == '\0')
             return bad_usage("%s", "--alloc-fn needs a function name (a glob: 'my_alloc', 'Arena::*')");
@@ -431,6 +447,7 @@ static int parse_command_line(int argc, char **argv, struct args *a)
         {"native", no_argument, NULL, 'n'},
         {"full-stacks", no_argument, NULL, 'X'},
         {"sections", required_argument, NULL, 'S'},
+        {"list-sections", no_argument, NULL, 'l'},
         {"folded", required_argument, NULL, 'f'},
         {"color", required_argument, NULL, 'c'},
         {"html", required_argument, NULL, 'H'},

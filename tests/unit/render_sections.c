@@ -1,14 +1,16 @@
 /* Unit test of the report's renderers, driven by the section registry
  * (report/render/sections.c): for every row, its text and its JSON on one
- * snapshot built in memory are compared with golden files,
- * tests/unit/golden/render_sections/KEY.txt and KEY.json, where KEY is the
+ * snapshot built in memory are compared, byte for byte, with one golden
+ * file, tests/unit/golden/render_sections/KEY.golden, where KEY is the
  * row's name, or for a nameless part the section it belongs to (or
- * "always") and its number among that section's parts.  A named row
- * without a text or JSON renderer fails, and so does a row whose golden
- * file is missing: a new section is not done until its output is seen
- * here; so does a golden file that no row writes.  GOLDEN_UPDATE=1 writes
- * the files instead (read them before committing them).  Links report/
- * without cli/. */
+ * "always") and its number among that section's parts.  The file holds
+ * each format the row writes under its own "==== text ====" or
+ * "==== json ====" line (golden_text), so a section's output is one file
+ * to write and to review.  A named row without a text or JSON renderer
+ * fails, and so does a row whose golden file is missing: a new section is
+ * not done until its output is seen here; so does a golden file that no
+ * row writes.  GOLDEN_UPDATE=1 writes the files instead (read them before
+ * committing them).  Links report/ without cli/. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -110,11 +112,31 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-/* Compares what a renderer wrote with its golden file (or writes it). */
-static void against_golden(const char *dir, const char *key, const char *ext, const char *got, size_t len)
+/* One format's part of a golden file: its line, then the output as it
+ * is; output not ending in a newline is followed by one and a marker line
+ * (as diff marks it), so that no two outputs make the same file. */
+static void golden_part(FILE *m, const char *format, const char *out, size_t len)
+{
+    fprintf(m, "==== %s ====\n", format);
+    fwrite(out, 1, len, m);
+    if (len == 0 || out[len - 1] != '\n')
+        fputs("\n\\ No newline at end of the output\n", m);
+}
+
+/* The 1-based line of the first difference of a and b. */
+static size_t first_diff_line(const char *a, size_t alen, const char *b, size_t blen)
+{
+    size_t line = 1;
+    for (size_t i = 0; i < alen && i < blen && a[i] == b[i]; i++)
+        line += a[i] == '\n';
+    return line;
+}
+
+/* Compares a row's golden text (golden_part's) with its file, or writes it. */
+static void against_golden(const char *dir, const char *key, const char *got, size_t len)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s.%s", dir, key, ext);
+    snprintf(path, sizeof path, "%s/%s.golden", dir, key);
     if (getenv("GOLDEN_UPDATE")) {
         FILE *f = fopen(path, "wb");
         CHECK(f && fwrite(got, 1, len, f) == len && fclose(f) == 0, "cannot write %s", path);
@@ -124,23 +146,21 @@ static void against_golden(const char *dir, const char *key, const char *ext, co
     char *want = slurp(path, &want_len);
     CHECK(want != NULL, "%s: no golden file (%s); its output was:\n%.*s", key, strerror(errno), (int)len, got);
     if (want) {
-        CHECK(want_len == len && memcmp(want, got, len) == 0, "%s.%s differs from %s; got:\n%.*s", key, ext, path,
-              (int)len, got);
+        CHECK(want_len == len && memcmp(want, got, len) == 0, "%s.golden differs from %s at line %zu; got:\n%.*s",
+              key, path, first_diff_line(want, want_len, got, len), (int)len, got);
         free(want);
     }
 }
 
-/* Whether golden file NAME ("peak.1.txt") is what some row writes: its key
- * and a renderer of that format. */
+/* Whether golden file NAME ("peak.1.golden") is what some row writes: its
+ * key, and a text or JSON renderer. */
 static bool golden_of_a_row(const char *name)
 {
     for (size_t i = 0; i < sections_count(); i++) {
         const struct report_section *s = section_row(i);
         char key[64], want[80];
         row_key(i, key, sizeof key);
-        if (s->text && strcmp(name, (snprintf(want, sizeof want, "%s.txt", key), want)) == 0)
-            return true;
-        if (s->json && strcmp(name, (snprintf(want, sizeof want, "%s.json", key), want)) == 0)
+        if ((s->text || s->json) && strcmp(name, (snprintf(want, sizeof want, "%s.golden", key), want)) == 0)
             return true;
     }
     return false;
@@ -170,16 +190,19 @@ static void render_row(struct report_ctx *r, size_t i, const char *dir)
         CHECK(s->json != NULL, "section %s has no JSON renderer", key);
     }
     CHECK(s->text || s->json || s->html, "row %s renders nothing", key);
-    char *buf;
-    size_t len;
+    if (!s->text && !s->json)
+        return;
+    char *golden, *buf;
+    size_t golden_len, len;
+    FILE *g = open_memstream(&golden, &golden_len);
     if (s->text) {
         r->out = open_memstream(&buf, &len);
         s->text(r);
         fclose(r->out);
-        /* an empty golden file would check nothing: build() must give
-         * every row something to show */
+        /* an empty part would check nothing: build() must give every row
+         * something to show */
         CHECK(len > 0, "%s writes no text for the test's snapshot (build() gives it nothing)", key);
-        against_golden(dir, key, "txt", buf, len);
+        golden_part(g, "text", buf, len);
         free(buf);
     }
     if (s->json) {
@@ -190,9 +213,12 @@ static void render_row(struct report_ctx *r, size_t i, const char *dir)
         s->json(r, &j);
         json_end_obj(&j);
         fclose(r->out);
-        against_golden(dir, key, "json", buf, len);
+        golden_part(g, "json", buf, len);
         free(buf);
     }
+    fclose(g);
+    against_golden(dir, key, golden, golden_len);
+    free(golden);
 }
 
 int main(int argc, char **argv)
