@@ -3,7 +3,10 @@
 # prints its name, `gpuleak report` runs the reporter; errors are clear.
 source "$ROOT/tests/lib.sh"
 export LD_LIBRARY_PATH=$FAKECUDA
-"$LAUNCHER" --help | grep -q "gpuleak run" || fail "--help"
+# not `--help | grep -q`: grep leaving after its match can kill the launcher
+# with SIGPIPE mid-help (9 KB), a failure under pipefail
+"$LAUNCHER" --help >help.txt || fail "--help: exit $?"
+grep -q "gpuleak run" help.txt || fail "--help"
 set +e
 "$LAUNCHER" run 2>err.txt; rc=$?
 set -e
