@@ -57,7 +57,7 @@ static void exec_snapshot_job(void)
 
 void gl_snapshot_before_exec(void)
 {
-    if (!gl_lifecycle_own_process() || !gl_pending_process_called() || gl_busy != 0)
+    if (!gl_tracking_own_process() || !gl_pending_process_called() || gl_busy != 0)
         return;
     gl_nocancel_begin(); /* the marks are made whole or not at all */
     /* On the writer, bounded, as _exit's: exec is async-signal-safe, and a
@@ -71,7 +71,7 @@ void gl_snapshot_before_exec(void)
 
 void gl_exec_failed(void)
 {
-    if (!gl_lifecycle_own_process())
+    if (!gl_tracking_own_process())
         return;
     gl_nocancel_begin();
     gl_pending_exec_failed();
@@ -82,7 +82,7 @@ void gl_final_snapshot_before__exit(void)
 {
     /* gl_busy: a signal handler calling _exit interrupted this thread in
      * a region of ours; the writer would wait for what it holds. */
-    if (!gl_lifecycle_own_process() || atomic_load(&final_done) || gl_busy != 0)
+    if (!gl_tracking_own_process() || atomic_load(&final_done) || gl_busy != 0)
         return;
     /* On the writer, bounded: the caller may be a signal handler that
      * stopped its thread anywhere, and _exit must still end the process. */

@@ -12,7 +12,7 @@ static _Atomic pid_t tracked_pid;
 void gl_tracking_set_active(bool on) { atomic_store(&gl_tracking_on, on); }
 void gl_tracking_set_process(void) { atomic_store(&tracked_pid, getpid()); }
 
-bool gl_lifecycle_own_process(void)
+bool gl_tracking_own_process(void)
 {
     return atomic_load(&gl_tracking_on) && atomic_load(&tracked_pid) == getpid();
 }

@@ -22,6 +22,6 @@ void gl_tracking_set_process(void);
 
 /* Tracking is on, and in this process: not in a vfork child sharing its
  * memory. */
-bool gl_lifecycle_own_process(void);
+bool gl_tracking_own_process(void);
 
 #endif

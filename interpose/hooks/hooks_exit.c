@@ -85,7 +85,7 @@ GL_EXPORT _Noreturn void exit(int status)
  * for it to end the process, as a second exit() does). */
 static void before_quick_exit(void)
 {
-    if (!gl_lifecycle_own_process())
+    if (!gl_tracking_own_process())
         return; /* untracked, or a vfork child: straight on */
     if (!gl_exit_claim())
         wait_for_the_end();
@@ -119,7 +119,7 @@ GL_EXPORT _Noreturn void quick_exit(int status)
     exit_fn fn = next_exit(&real, "quick_exit");
     if (fn == NULL)
         end_process(status); /* cannot happen with a glibc; never loop into ourselves */
-    if (gl_lifecycle_own_process() && !gl_exit_claim())
+    if (gl_tracking_own_process() && !gl_exit_claim())
         wait_for_the_end();
     fn(status);
     end_process(status); /* not reached */
