@@ -885,15 +885,7 @@
         ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
         T.teardown.slice(), function (r) { return r.stack; }));
     }
-    if (T.calls && T.calls.length) { /* allocation calls per stack, freed or not */
-      sec.appendChild(el('h3', {text: 'Allocation calls: every call that made memory, by stack (cudaMalloc is slow, cudaFree waits for the device)'}));
-      /* light mode: est., what the sampled calls stand for */
-      var estCalls = D.snapshot.sample_bytes ? [['est. calls', 'est_calls', true, exact], ['est. bytes', 'est_bytes', true, exact]] : [];
-      sec.appendChild(table('calls-table', estCalls.concat([['calls', 'calls', true, exact], ['freed', 'frees', true, exact],
-        ['bytes', 'bytes', true, exact], ['API', 'api'], ['kind', 'kind'],
-        ['called at', function (r) { return topFrame(r.stack); }, false, null, 'where']]),
-        T.calls.slice(), function (r) { return r.stack; }));
-    }
+    callsTable(sec);
     sec.appendChild(el('h3', {text: 'Peak consumers: what was live at each device\u2019s peak'}));
     var estPeak = D.snapshot.sample_bytes ? [['est. bytes', 'est_bytes', true, exact], ['est. count', 'est_count', true, exact]] : [];
     sec.appendChild(T.peak.length ? table('peak-table', [['device', 'device', true, devName]].concat(estPeak, [['bytes', 'bytes', true, exact],
@@ -904,6 +896,36 @@
     return sec;
   }
 
+  /* "4,010 calls": a count and its noun, as the text report writes it */
+  function counted(n, noun) { return exact(n) + ' ' + noun + (n === 1 ? '' : 's'); }
+  /* ALLOCATION CALLS (D.calls, render/html/calls.c): the text's first line
+     as the heading, its sites as the table */
+  function callsTable(sec) {
+    var C = D.calls;
+    if (!C || !C.sites.length) return;
+    sec.appendChild(el('h3', {id: 'calls-head', 'data-calls': C.calls, 'data-frees': C.frees, 'data-bytes': C.bytes,
+      'data-stacks': C.stacks, text: 'Allocation calls: ' + counted(C.calls, 'call') + ', ' + exact(C.frees) +
+      ' freed, from ' + counted(C.stacks, 'stack') + ', ' + bytes(C.bytes) + ' made in all' +
+      (C.sites.length < C.stacks ? ' (' + exact(C.sites.length) + ' shown)' : '')}));
+    sec.appendChild(el('p', {cls: 'meta', text: 'Every call that made memory since tracking started, by stack, most calls ' +
+      'first: cudaMalloc is slow and cudaFree waits for the device, so a stack that allocates and frees in a loop costs ' +
+      'time even when it leaks nothing.'}));
+    var est = [];
+    if (C.sampled) { /* light mode: est., what a stack's sampled calls stand for */
+      sec.appendChild(el('p', {cls: 'meta', id: 'calls-sampled', text: 'Sampled (GPULEAK_MODE=light): a stack\u2019s ' +
+        'est. columns are estimates from its sampled calls; the totals above are exact. The calls of no stack were not ' +
+        'sampled: they are in the estimates.'}));
+      var estCol = function (title, k) {
+        return [title, function (r) { return r[k] === undefined ? -1 : r[k]; }, true,
+          function (v) { return v < 0 ? 'not sampled' : exact(v); }];
+      };
+      est = [estCol('est. calls', 'est_calls'), estCol('est. freed', 'est_frees'), estCol('est. bytes', 'est_bytes')];
+    }
+    sec.appendChild(table('calls-table', est.concat([['calls', 'calls', true, exact], ['freed', 'frees', true, exact],
+      ['bytes', 'bytes', true, exact], ['size', 'bytes', true, function (v) { return human(v); }], ['API', 'api'],
+      ['kind', 'kind'], ['called at', function (r) { return topFrame(r.stack); }, false, null, 'where']]),
+      C.sites.slice(), function (r) { return r.stack; }));
+  }
   /* ---- several snapshots ---- */
   function growth() {
     var G = D.growth;
