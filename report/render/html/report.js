@@ -886,6 +886,7 @@
         T.teardown.slice(), function (r) { return r.stack; }));
     }
     callsTable(sec);
+    temporaryTable(sec);
     sec.appendChild(el('h3', {text: 'Peak consumers: what was live at each device\u2019s peak'}));
     var estPeak = D.snapshot.sample_bytes ? [['est. bytes', 'est_bytes', true, exact], ['est. count', 'est_count', true, exact]] : [];
     sec.appendChild(T.peak.length ? table('peak-table', [['device', 'device', true, devName]].concat(estPeak, [['bytes', 'bytes', true, exact],
@@ -925,6 +926,23 @@
       ['bytes', 'bytes', true, exact], ['size', 'bytes', true, function (v) { return human(v); }], ['API', 'api'],
       ['kind', 'kind'], ['called at', function (r) { return topFrame(r.stack); }, false, null, 'where']]),
       C.sites.slice(), function (r) { return r.stack; }));
+  }
+  /* TEMPORARY ALLOCATIONS (D.temporary, report/sections/temporary.c) */
+  function temporaryTable(sec) {
+    var M = D.temporary;
+    if (!M || !M.temporary) return; /* as the text: nothing without one */
+    sec.appendChild(el('h3', {id: 'temporary-head', 'data-temporary': M.temporary, 'data-allocations': M.allocations,
+      'data-bytes': M.bytes, 'data-stacks': M.stacks, text: 'Temporary allocations: ' +
+      counted(M.temporary, 'temporary allocation') + ' of the ' + exact(M.allocations) + ' in the history, ' +
+      bytes(M.bytes) + ' in all' + (M.sites.length < M.stacks ? ' (' + exact(M.sites.length) + ' stacks shown)' : '')}));
+    sec.appendChild(el('p', {cls: 'meta', text: 'Allocations freed before anything else was allocated or freed, by stack, ' +
+      'most first. Each is a slow allocation call and a free that waits for the device, for memory used between two ' +
+      'calls: a buffer kept across iterations, or a caching allocator, makes neither.'}));
+    sec.appendChild(table('temporary-table', [['temporary', 'temporary', true, exact],
+      ['made there', 'allocations', true, exact], ['bytes', 'bytes', true, exact],
+      ['size', 'bytes', true, function (v) { return human(v); }], ['API', 'api'], ['kind', 'kind'],
+      ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+      M.sites.slice(), function (r) { return r.stack; }));
   }
   /* ---- several snapshots ---- */
   function growth() {
