@@ -887,6 +887,7 @@
     }
     callsTable(sec);
     temporaryTable(sec);
+    lifetimesTable(sec);
     sec.appendChild(el('h3', {text: 'Peak consumers: what was live at each device\u2019s peak'}));
     var estPeak = D.snapshot.sample_bytes ? [['est. bytes', 'est_bytes', true, exact], ['est. count', 'est_count', true, exact]] : [];
     sec.appendChild(T.peak.length ? table('peak-table', [['device', 'device', true, devName]].concat(estPeak, [['bytes', 'bytes', true, exact],
@@ -944,6 +945,28 @@
       ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
       M.sites.slice(), function (r) { return r.stack; }));
   }
+  /* ALLOCATION LIFETIMES (D.lifetimes, report/sections/lifetimes.c): the
+     text's table; its line "all" is the heading */
+  function lifetimesTable(sec) {
+    var L = D.lifetimes;
+    if (!L || (!L.freed.count && !L.live.count)) return;
+    sec.appendChild(el('h3', {id: 'lifetimes-head', 'data-freed': L.freed.count, 'data-freed-bytes': L.freed.bytes,
+      'data-live': L.live.count, 'data-live-bytes': L.live.bytes, text: 'Allocation lifetimes: ' +
+      exact(L.freed.count) + ' freed in the history (' + bytes(L.freed.bytes) + ') by how long they lived, ' +
+      exact(L.live.count) + ' live (' + bytes(L.live.bytes) + ') by their age'}));
+    sec.appendChild(el('p', {cls: 'meta', text: 'Short lives are allocation calls a cache, or a buffer kept across steps, ' +
+      'would save; old live memory was allocated early, young live memory since.'}));
+    /* the first column sorts by the class's time, not its name */
+    sec.appendChild(table('lifetimes-table', [['lifetime, or age', 'min_ns', false, function (v, r) { return r.name; }],
+      ['freed', 'freed', true, exact], ['freed bytes', 'freed_bytes', true, exact], ['live', 'live', true, exact],
+      ['live bytes', 'live_bytes', true, exact]], L.classes.slice(), null));
+    if (!L.history)
+      sec.appendChild(el('p', {cls: 'muted', id: 'lifetimes-note', text: 'No history in this snapshot: no lives of freed allocations.'}));
+    else if (L.frees_before_history)
+      sec.appendChild(el('p', {cls: 'muted', id: 'lifetimes-note', text: counted(L.frees_before_history, 'free') +
+        ' of allocations made before the history began: lives unknown.'}));
+  }
+
   /* ---- several snapshots ---- */
   function growth() {
     var G = D.growth;
