@@ -952,8 +952,8 @@
     if (!L || (!L.freed.count && !L.live.count)) return;
     sec.appendChild(el('h3', {id: 'lifetimes-head', 'data-freed': L.freed.count, 'data-freed-bytes': L.freed.bytes,
       'data-live': L.live.count, 'data-live-bytes': L.live.bytes, text: 'Allocation lifetimes: ' +
-      exact(L.freed.count) + ' freed in the history (' + bytes(L.freed.bytes) + ') by how long they lived, ' +
-      exact(L.live.count) + ' live (' + bytes(L.live.bytes) + ') by their age'}));
+      exact(L.freed.count) + ' freed in the history, ' + bytes(L.freed.bytes) + ', by how long they lived; ' +
+      exact(L.live.count) + ' live, ' + bytes(L.live.bytes) + ', by their age'}));
     sec.appendChild(el('p', {cls: 'meta', text: 'Short lives are allocation calls a cache, or a buffer kept across steps, ' +
       'would save; old live memory was allocated early, young live memory since.'}));
     /* the first column sorts by the class's time, not its name */
