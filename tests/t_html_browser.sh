@@ -11,14 +11,16 @@ skip_if '! command -v chromium >/dev/null && ! command -v chromium-browser >/dev
     "chromium is not installed (scripts/install-deps.sh installs it)"
 skip_under_san "Chromium under the sanitizer runtime is not what is tested here"
 check=$ROOT/tests/browser/check_html.py
-# page NAME WHAT SNAP [CHECK-ARG...]: SNAP's page NAME.html and its JSON
-# NAME.json, checked in the browser; WHAT is the failure's text.
+# page NAME WHAT SNAP [CHECK-ARG...]: SNAP's page NAME.html, its JSON
+# NAME.json and its text NAME.txt, checked in the browser; WHAT is the
+# failure's text.
 page() {
     local name=$1 what=$2 snap=$3
     shift 3
     "$REPORT" --html "$name.html" "$snap"
     "$REPORT" --json "$snap" >"$name.json"
-    python3 "$check" "$name.html" "$name.json" "$@" || fail "$what"
+    "$REPORT" "$snap" >"$name.txt"
+    python3 "$check" "$name.html" "$name.json" --text "$name.txt" "$@" || fail "$what"
 }
 # growth_page NAME WHAT SNAP...: the page of SNAPs, NAME.html, checked
 # against the last one's JSON (NAME-end.json) and their diff (NAME.json).
@@ -86,9 +88,36 @@ FAKECUDA_OTHER_USED=3145728 FAKECUDA_OTHER_USED_LATER=7340032 GPULEAK_OUTPUT=led
 page ledger "ledger page" ledger.snap
 expect_eq "$(jget ledger.json 'len(d["ledger"])')" 2 "ledger devices"
 
-# a live run: the allocation calls table
-mkdir live && (cd live && traced "$TPROG/churn" 2 100 >/dev/null) || fail "churn run"
+# a live run: the tables of allocation calls, temporary allocations and
+# allocation lifetimes
+mkdir live && (cd live && traced "$TPROG/churn" 1 100 >/dev/null) || fail "churn run"
 page c "allocation calls page" live/gpuleak.*.snap
+expect_eq "$(jget c.json '(d["temporary_allocations"]["temporary"], d["allocation_lifetimes"]["freed"]["count"])')" \
+    "(100, 100)" "the churn page's temporary allocations and lives"
+# sampled (GPULEAK_MODE=light): the allocation calls' est. columns, "not
+# sampled" for the calls of no stack
+mkdir light && (cd light && GPULEAK_MODE=light GPULEAK_SAMPLE_BYTES=1K GPULEAK_SAMPLE_SEED=1 \
+    traced "$TPROG/churn" 2 100 >/dev/null) || fail "churn run, light"
+page lc "sampled allocation calls page" light/gpuleak.*.snap
+expect_eq "$(jget lc.json '[s["frames"] == [] for s in d["allocation_calls"]["sites"]].count(True)')" 1 \
+    "the light page's unsampled calls"
+# lives of every class set (as t_report_lifetimes.sh): pairs living 5 us,
+# 50 ms and 20 s, the leak an hour old, and a free of an allocation made
+# before the history (its allocation out of it): the table and its note
+mkdir lt && (cd lt && traced "$TPROG/churn" 1 3 >/dev/null) || fail "churn run, 3 pairs"
+cp lt/gpuleak.*.snap t0.snap
+i=0
+for t in 1000000000 1000005000 2000000000 2050000000 3000000000 23000000000 24000000000 3624000000000; do
+    snap_set "t$i.snap" "t$((i + 1)).snap" EVENTS "$i" time_ns "$t" || fail "snap_set EVENTS $i"
+    i=$((i + 1))
+done
+snap_set t8.snap t9.snap ALLOCS 0 time_ns 24000000000 || fail "snap_set ALLOCS"
+snap_set t9.snap t10.snap PROCESS 0 snapshot_mono_ns 3624000000000 || fail "snap_set PROCESS"
+snap_set t10.snap t11.snap EVENTS 0 type 5 || fail "snap_set type"
+snap_set t11.snap older.snap EVENTS 1 ptr $((0x7fffffffffff0000)) || fail "snap_set ptr"
+page lt "allocation lifetimes page" older.snap
+expect_eq "$(jget lt.json '[(c["min_ns"], c["count"]) for c in d["allocation_lifetimes"]["freed"]["classes"]]')" \
+    "[[10000000, 1], [10000000000, 1]]" "the lifetimes page's freed classes"
 
 # growth over 300 snapshots: 32 columns (the first, the last, evenly spaced
 # between), said so on the page, and it loads within the limit

@@ -148,6 +148,149 @@ if got != want or g["frees"] != []:
     sys.exit("FAIL: growth teardown rows %r, frees %r; expected %r, []" % (got, g["frees"], want))
 PY
 
+# ALLOCATION CALLS, TEMPORARY ALLOCATIONS and ALLOCATION LIFETIMES: their
+# parts of the page (render/html/calls.c, report/sections/temporary.c and
+# lifetimes.c) carry the rows, counts and bytes of the text report of the
+# same snapshot.  One thread's 100 cudaMalloc/cudaFree pairs of 4096 bytes
+# and one leak of 1000 (tests/programs/churn.c); each figure is formatted
+# as the text writes it and must be one of its lines, then the numbers.
+# The page shows every section whatever --sections says (sections_html).
+mkdir ch && (cd ch && traced "$TPROG/churn" 1 100 >/dev/null) || fail "churn run"
+snap=$(echo ch/gpuleak.*.snap)
+"$REPORT" "$snap" >ch.txt
+"$REPORT" --html ch.html "$snap" || fail "churn page"
+"$REPORT" --html chs.html --sections leaks "$snap" || fail "churn page, --sections leaks"
+data ch.html
+data chs.html
+python3 - ch.html.data.json ch.txt chs.html.data.json <<'PY' || exit 1
+import json, sys
+p, text, ps = json.load(open(sys.argv[1])), open(sys.argv[2]).read(), json.load(open(sys.argv[3]))
+lines = text.split("\n")
+def eq(a, b, what):
+    if a != b:
+        sys.exit("FAIL: %s: got %r, expected %r" % (what, a, b))
+def c(n): return "{:,}".format(n)
+def count(n, noun): return c(n) + " " + noun + ("" if n == 1 else "s")
+def nbytes(n):  # the text's put_bytes: its size in binary units from 1 KiB
+    x, u = n / 1024, 0
+    while x >= 1023.95 and u < 5: x /= 1024; u += 1
+    return count(n, "byte") + (" (%.1f %s)" % (x, ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"][u]) if n >= 1024 else "")
+def top(x): return p["frames"][p["stacks"][x["stack"]][0]][0]
+eq([k for k in ("calls", "temporary", "lifetimes") if k not in p], [], "the page's members missing")
+def in_text(line, what):
+    if line not in lines:
+        sys.exit("FAIL: %s: %r is not a line of the text report" % (what, line))
+k = p["calls"]
+in_text("%s, %s freed, from %s, %s made in all" % (count(k["calls"], "call"), c(k["frees"]), count(k["stacks"], "stack"),
+        nbytes(k["bytes"])), "calls: the first line")
+for s in k["sites"]:
+    in_text("%s (%s, %s), %s freed, %s in all" % (count(s["calls"], "call"), s["api"], s["kind"], c(s["frees"]),
+            nbytes(s["bytes"])), "calls: a site's line")
+eq((k["calls"], k["frees"], k["bytes"], k["stacks"], k["sampled"]), (101, 100, 410600, 2, False), "calls: totals")
+eq([(s["calls"], s["frees"], s["bytes"], s["api"], s["kind"], top(s), "est_calls" in s) for s in k["sites"]],
+   [(100, 100, 409600, "cudaMalloc", "device", "worker", False),
+    (1, 0, 1000, "cudaMalloc", "device", "leak_in_thread", False)], "calls: sites")
+eq("calls" in p["tables"], False, "calls: no longer in the leaks' tables")
+t = p["temporary"]
+in_text("%s of the %s in the history, %s in all" % (count(t["temporary"], "temporary allocation"), c(t["allocations"]),
+        nbytes(t["bytes"])), "temporary: the total line")
+for s in t["sites"]:
+    in_text("%s of %s made there (%s, %s), %s in all" % (count(s["temporary"], "temporary allocation"),
+            c(s["allocations"]), s["api"], s["kind"], nbytes(s["bytes"])), "temporary: a site's line")
+eq((t["allocations"], t["temporary"], t["bytes"], t["stacks"]), (101, 100, 409600, 1), "temporary: totals")
+eq([(s["temporary"], s["allocations"], s["bytes"], s["api"], s["kind"], top(s)) for s in t["sites"]],
+   [(100, 100, 409600, "cudaMalloc", "device", "worker")], "temporary: sites")
+L = p["lifetimes"]
+row = lambda name, fc, fb, lc, lb: "  %-20s %10s %16s %10s %16s" % (name, c(fc), c(fb), c(lc), c(lb))
+sec = lines[lines.index("ALLOCATION LIFETIMES"):]
+table = [l for l in sec[:sec.index("")] if l.startswith("  ")]
+eq([row(x["name"], x["freed"], x["freed_bytes"], x["live"], x["live_bytes"]) for x in L["classes"]] +
+   [row("all", L["freed"]["count"], L["freed"]["bytes"], L["live"]["count"], L["live"]["bytes"])],
+   table[1:], "lifetimes: the text's table")
+eq((L["history"], L["freed"], L["live"], L["frees_before_history"]),
+   (True, {"count": 100, "bytes": 409600}, {"count": 1, "bytes": 1000}, 0), "lifetimes: totals")
+eq(sum(x["freed"] for x in L["classes"]), 100, "lifetimes: the classes' freed")
+for key in "calls", "temporary", "lifetimes":
+    eq(ps[key], p[key], "--sections leaks: the page's %s" % key)
+PY
+# Every time set (as t_report_lifetimes.sh): pairs living 5 us, 50 ms and
+# 20 s, the leak an hour old; then the first pair's allocation out of the
+# history, a free of an allocation made before it.
+mkdir lt && (cd lt && traced "$TPROG/churn" 1 3 >/dev/null) || fail "churn, 3 pairs"
+cp lt/gpuleak.*.snap t0.snap
+i=0
+for t in 1000000000 1000005000 2000000000 2050000000 3000000000 23000000000 24000000000 3624000000000; do
+    snap_set "t$i.snap" "t$((i + 1)).snap" EVENTS "$i" time_ns "$t" || fail "snap_set EVENTS $i"
+    i=$((i + 1))
+done
+snap_set t8.snap t9.snap ALLOCS 0 time_ns 24000000000 || fail "snap_set ALLOCS"
+snap_set t9.snap set.snap PROCESS 0 snapshot_mono_ns 3624000000000 || fail "snap_set PROCESS"
+snap_set set.snap older0.snap EVENTS 0 type 5 || fail "snap_set type"
+snap_set older0.snap older.snap EVENTS 1 ptr $((0x7fffffffffff0000)) || fail "snap_set ptr"
+for s in set older; do "$REPORT" --html "$s.html" "$s.snap" || fail "$s page"; data "$s.html"; done
+"$TPROG/snapgen" nohistory n.snap
+"$REPORT" --html n.html n.snap || fail "no-history page"
+data n.html
+python3 - set.html.data.json older.html.data.json n.html.data.json <<'PY' || exit 1
+import json, sys
+s, o, n = (json.load(open(f)) for f in sys.argv[1:4])
+def eq(a, b, what):
+    if a != b:
+        sys.exit("FAIL: %s: got %r, expected %r" % (what, a, b))
+eq([k for k in ("temporary", "lifetimes") for x in (s, o, n) if k not in x], [], "the pages' members missing")
+rows = lambda L: [(x["name"], x["min_ns"], x["max_ns"], x["freed"], x["freed_bytes"], x["live"], x["live_bytes"])
+                  for x in L["classes"]]
+eq(rows(s["lifetimes"]), [("under 10 us", 0, 10**4, 1, 4096, 0, 0), ("10 ms - 100 ms", 10**7, 10**8, 1, 4096, 0, 0),
+                          ("10 s - 100 s", 10**10, 10**11, 1, 4096, 0, 0),
+                          ("1000 s - 10000 s", 10**12, 10**13, 0, 0, 1, 1000)], "times set: classes")
+eq((s["lifetimes"]["freed"], s["lifetimes"]["live"], s["lifetimes"]["frees_before_history"]),
+   ({"count": 3, "bytes": 12288}, {"count": 1, "bytes": 1000}, 0), "times set: totals")
+eq((o["lifetimes"]["freed"], o["lifetimes"]["frees_before_history"]), ({"count": 2, "bytes": 8192}, 1),
+   "a free from before the history")
+eq(n["lifetimes"], {"history": False, "frees_before_history": 0, "freed": {"count": 0, "bytes": 0},
+                    "live": {"count": 7, "bytes": n["lifetimes"]["live"]["bytes"]},
+                    "classes": n["lifetimes"]["classes"]}, "no history: lifetimes")
+eq(sum(x["live"] for x in n["lifetimes"]["classes"]), 7, "no history: live classes")
+eq(n["temporary"], {"allocations": 0, "temporary": 0, "bytes": 0, "stacks": 0, "sites": []}, "no history: temporary")
+PY
+
+# Sampled (GPULEAK_MODE=light): a stack's calls are also what its sampled
+# calls stand for, the text's "~" figures; the calls of no stack were not
+# sampled and have none (the text: "not sampled: in the estimates above").
+mkdir lc && (cd lc && GPULEAK_MODE=light GPULEAK_SAMPLE_BYTES=64K GPULEAK_SAMPLE_SEED=1 \
+    traced "$TPROG/churn" 2 100 >/dev/null) || fail "churn, light"
+snap=$(echo lc/gpuleak.*.snap)
+"$REPORT" "$snap" >lc.txt
+"$REPORT" --json "$snap" >lc.json
+"$REPORT" --html lc.html "$snap" || fail "light page"
+data lc.html
+python3 - lc.html.data.json lc.txt lc.json <<'PY' || exit 1
+import json, sys
+p, lines, r = json.load(open(sys.argv[1])), open(sys.argv[2]).read().split("\n"), json.load(open(sys.argv[3]))
+def eq(a, b, what):
+    if a != b:
+        sys.exit("FAIL: %s: got %r, expected %r" % (what, a, b))
+def c(n): return "{:,}".format(n)
+eq("calls" in p, True, "light: the page's calls member")
+k, rk = p["calls"], r["allocation_calls"]
+eq((k["calls"], k["frees"], k["bytes"], k["sampled"]), (rk["calls"], rk["frees"], rk["bytes"], True), "light: totals")
+eq(len(k["sites"]), len(rk["sites"]), "light: sites")
+unsampled = 0
+for s, rs in zip(k["sites"], rk["sites"]):
+    eq((s["calls"], s["frees"], s["bytes"]), (rs["calls"], rs["frees"], rs["bytes"]), "light: a site's sampled calls")
+    if not rs["frames"]:  # the calls of no stack
+        unsampled += 1
+        eq("est_calls" in s, False, "light: estimates of the unsampled calls")
+        continue
+    eq((s["est_calls"], s["est_frees"], s["est_bytes"]),
+       (rs["estimated_calls"], rs["estimated_frees"], rs["estimated_bytes"]), "light: a site's estimates")
+    want = "~%s call%s (%s, %s), ~%s freed, ~%s bytes" % (c(s["est_calls"]), "" if s["est_calls"] == 1 else "s",
+                                                          s["api"], s["kind"], c(s["est_frees"]), c(s["est_bytes"]))
+    if not any(l.startswith(want) for l in lines):
+        sys.exit("FAIL: light: no text line %r..." % want)
+eq(unsampled, 1, "light: one site of unsampled calls")
+PY
+
 # strings that need escaping stay inside the data
 "$TPROG/snapgen" weird w.snap
 "$REPORT" --html w.html w.snap || fail "weird exit"

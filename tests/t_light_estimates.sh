@@ -83,8 +83,8 @@ def has(s):
     assert s in page, s
 has('"flame":{"leaks":[0,241686975,')
 has('"peak":[6,241686975,')
-has('"calls":597,"frees":0,"bytes":2445312,"est_calls":9854,"est_bytes":40360383,')
-has('"calls":564,"frees":564,"bytes":4620288,"est_calls":4800,"est_bytes":39320563,')
+has('"calls":597,"frees":0,"bytes":2445312,"est_calls":9854,"est_frees":0,"est_bytes":40360383,')
+has('"calls":564,"frees":564,"bytes":4620288,"est_calls":4800,"est_frees":4800,"est_bytes":39320563,')
 has('"bytes":2445312,"count":597,"est_bytes":40360383,"est_count":9854,"device_peak":242294784,')
 has('held by allocator caches (built-in rules; estimated, sampled)')
 PY

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "render/html/addrmap.h"
+#include "render/html/calls.h"
 #include "render/html/html.h"
 #include "render/html/ledger.h"
 #include "render/html/phases.h"
@@ -86,7 +87,8 @@ REPORT_SECTION(torch_row, .order = 30, .name = "torch", .part_of = "leaks", .tex
                .json = json_torch_block, .html = html_torch);
 REPORT_SECTION(leaks_tail_row, .order = 40, .part_of = "leaks", .text = text_leaks_tail);
 /* gpuleak check leaves it out */
-REPORT_SECTION(calls_row, .order = 50, .name = "calls", .text = text_calls_block, .json = json_calls_block);
+REPORT_SECTION(calls_row, .order = 50, .name = "calls", .text = text_calls_block, .json = json_calls_block,
+               .html = html_calls);
 REPORT_SECTION(devices_row, .order = 60, .json = json_devices_block);
 REPORT_SECTION(peak_row, .order = 70, .name = "peak", .build = build_peak, .free = free_peak,
                .text = text_peak_block, .json = json_peak_block, .html = html_phases);

@@ -7,9 +7,11 @@
  * old live memory was allocated at the start, young live memory since.
  * Exact in a sampled snapshot too: light mode records every allocation,
  * free and time, and samples only stacks.  The whole section is this file:
- * its analysis, row, text and JSON (docs/reporter.md, docs/json-output.md). */
+ * its analysis, row, text, JSON and part of the HTML page (docs/reporter.md,
+ * docs/json-output.md, docs/html-report.md). */
 #include <stdlib.h>
 
+#include "render/html/hw.h"
 #include "render/json/json.h"
 #include "render/report.h"
 #include "render/sections.h"
@@ -148,9 +150,10 @@ static void drop(struct section_data *d, void *state)
 
 static void text(struct report_ctx *r);
 static void json(struct report_ctx *r, struct json *j);
+static void html(struct hw *w, const struct report_ctx *r);
 
 REPORT_SECTION(lifetimes_row, .order = 57, .name = "lifetimes", .build = build, .free = drop, .text = text,
-               .json = json);
+               .json = json, .html = html);
 
 /* "  1 ms - 10 ms   12   49,152   0   0": one class's line of the table. */
 static void text_line(FILE *f, const char *name, uint64_t fc, uint64_t fb, uint64_t lc, uint64_t lb)
@@ -231,4 +234,54 @@ static void json(struct report_ctx *r, struct json *j)
     json_key(j, "frees_before_history"); json_u64(j, lt->older_frees);
     json_classes(j, "live", &lt->live);
     json_end_obj(j);
+}
+
+/* {"count", "bytes"}: one side's totals, the text's line "all". */
+static void html_totals(struct hw *w, const char *key, const struct by_class *c)
+{
+    json_key(&w->j, key);
+    json_obj(&w->j);
+    kv_u(w, "count", c->all_count);
+    kv_u(w, "bytes", c->all_bytes);
+    json_end_obj(&w->j);
+}
+
+/* The page's "lifetimes" member: the text's table as data, one row per
+ * class that holds something on either side (the text's lines, its names),
+ * with the JSON's bounds (max_ns exclusive, null for the last), then the
+ * totals and what the text's last line says.  All zeros where nothing was
+ * built, as the JSON's member. */
+static void html(struct hw *w, const struct report_ctx *r)
+{
+    const struct lifetimes *lt = section_state(r, &lifetimes_row);
+    static const struct lifetimes none;
+    if (lt == NULL)
+        lt = &none;
+    json_key(&w->j, "lifetimes");
+    json_obj(&w->j);
+    kv_b(w, "history", lt->history);
+    kv_u(w, "frees_before_history", lt->older_frees);
+    html_totals(w, "freed", &lt->freed);
+    html_totals(w, "live", &lt->live);
+    json_key(&w->j, "classes");
+    json_arr(&w->j);
+    for (unsigned k = 0; k < NCLASS; k++) {
+        if (!lt->freed.count[k] && !lt->live.count[k])
+            continue;
+        json_obj(&w->j);
+        kv_s(w, "name", class_name[k]);
+        kv_u(w, "min_ns", class_low(k));
+        json_key(&w->j, "max_ns");
+        if (k + 1 < NCLASS)
+            json_u64(&w->j, class_low(k + 1));
+        else
+            json_null(&w->j);
+        kv_u(w, "freed", lt->freed.count[k]);
+        kv_u(w, "freed_bytes", lt->freed.bytes[k]);
+        kv_u(w, "live", lt->live.count[k]);
+        kv_u(w, "live_bytes", lt->live.bytes[k]);
+        json_end_obj(&w->j);
+    }
+    json_end_arr(&w->j);
+    json_end_obj(&w->j);
 }

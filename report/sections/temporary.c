@@ -1,13 +1,15 @@
 /* The TEMPORARY ALLOCATIONS section (--sections temporary): the allocations
  * freed before anything else was allocated or freed (analysis/temporary.h),
  * by call stack, most first -- heaptrack_print's "most temporary
- * allocations".  The whole section is this file: its row, its build and its
- * text and JSON (docs/reporter.md, docs/json-output.md). */
+ * allocations".  The whole section is this file: its row, its build, its
+ * text and JSON, and its part of the HTML page (docs/reporter.md,
+ * docs/json-output.md, docs/html-report.md). */
 #include <inttypes.h>
 #include <stdlib.h>
 
 #include "analysis/temporary.h"
 #include "render/json/common.h"
+#include "render/html/hw.h"
 #include "render/json/json.h"
 #include "render/report.h"
 #include "render/sections.h"
@@ -62,9 +64,10 @@ static void text_site(struct report_ctx *r, const struct temp_site *s)
 
 static void text(struct report_ctx *r);
 static void json(struct report_ctx *r, struct json *j);
+static void html(struct hw *w, const struct report_ctx *r);
 
 REPORT_SECTION(temporary_row, .order = 55, .name = "temporary", .build = build, .free = drop, .text = text,
-               .json = json);
+               .json = json, .html = html);
 
 /* Nothing when the history holds no temporary allocation. */
 static void text(struct report_ctx *r)
@@ -123,4 +126,37 @@ static void json(struct report_ctx *r, struct json *j)
     }
     json_end_arr(j);
     json_end_obj(j);
+}
+
+/* The page's "temporary" member: the JSON's figures, HT_ROWS sites at most
+ * (the page's bound on a table), "stacks" the number of them all; each
+ * site's stack an index into the page's stacks.  All zeros where nothing
+ * was built, as the JSON's member. */
+static void html(struct hw *w, const struct report_ctx *r)
+{
+    const struct temporaries *t = section_state(r, &temporary_row);
+    static const struct temporaries none;
+    if (t == NULL)
+        t = &none;
+    json_key(&w->j, "temporary");
+    json_obj(&w->j);
+    kv_u(w, "allocations", t->allocs);
+    kv_u(w, "temporary", t->temporary);
+    kv_u(w, "bytes", t->bytes);
+    kv_u(w, "stacks", t->n);
+    json_key(&w->j, "sites");
+    json_arr(&w->j);
+    for (size_t i = 0; i < t->n && i < HT_ROWS; i++) {
+        const struct temp_site *s = &t->site[i];
+        json_obj(&w->j);
+        kv_u(w, "temporary", s->temporary);
+        kv_u(w, "allocations", s->allocs);
+        kv_u(w, "bytes", s->bytes);
+        kv_s(w, "api", gl_api_name(s->api));
+        kv_s(w, "kind", gl_kind_name(s->kind));
+        kv_i(w, "stack", hw_stack(w, s->cs));
+        json_end_obj(&w->j);
+    }
+    json_end_arr(&w->j);
+    json_end_obj(&w->j);
 }

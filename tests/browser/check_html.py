@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """Opens a gpuleak HTML report in headless Chromium and checks it.
 
-  check_html.py PAGE.html REPORT.json [--growth DIFF.json] [--max-load-s N]
-                [--screenshot OUT.png [--full]] [--quiet]
+  check_html.py PAGE.html REPORT.json [--growth DIFF.json] [--text REPORT.txt]
+                [--max-load-s N] [--screenshot OUT.png [--full]] [--quiet]
   check_html.py --screenshot-only PAGE.html OUT.png [--full]
 
 REPORT.json is `gpuleak-report --json` of the same snapshot (the last one
 for a page of several): the numbers the page shows must be its numbers.
 Checks: the page loads with no console error and no request but its own
 file; the timeline, flame graphs and address map exist and carry the
-snapshot's numbers; hovering shows the event under the cursor; dragging
-zooms the timeline; clicking a flame-graph frame zooms into it and clicking
+snapshot's numbers (with --text, the lifetimes table is the text
+report's, line for line); hovering shows the event under the cursor;
+dragging zooms the timeline; clicking a flame-graph frame zooms into it and clicking
 the root zooms back out; clicking a column sorts a table.  Prints one line of
 timings (load, render) on success; exits 1 with the reasons otherwise.
 """
@@ -91,12 +92,108 @@ def check_axes(page, selector, what):
             eq(yv, [k * step for k in range(len(yv))], "%s %d: byte ticks evenly spaced" % (what, i))
             eq([y[0] for y in ys], [byte_label(v, yv[-1]) for v in yv], "%s %d: byte labels" % (what, i))
 
+def exact(n):
+    return "{:,}".format(n)
+
+
+def cells_by_head(page, table):
+    """Each row of the table, {column title: cell text}, in page order;
+    None without the table."""
+    return page.eval("(function(){var t=document.getElementById(%s); if(!t) return null;"
+                     "var h=Array.from(t.querySelectorAll('th')).map(function(e){return e.textContent;});"
+                     "return Array.from(t.querySelectorAll('tbody tr.row')).map(function(r){var o={};"
+                     "Array.from(r.cells).forEach(function(c,i){o[h[i]]=c.textContent;}); return o;});})()"
+                     % json.dumps(table))
+
+
+def head(page, sel, names):
+    got = attrs(page, sel, names)
+    return [int(v) for v in got[0]] if got else None
+
+
+# ALLOCATION LIFETIMES' class names by their lower bound (lifetimes.c)
+LIFE_CLASS = {0: "under 10 us", 10**4: "10 us - 100 us", 10**5: "100 us - 1 ms", 10**6: "1 ms - 10 ms",
+              10**7: "10 ms - 100 ms", 10**8: "100 ms - 1 s", 10**9: "1 s - 10 s", 10**10: "10 s - 100 s",
+              10**11: "100 s - 1000 s", 10**12: "1000 s - 10000 s", 10**13: "10000 s - 100000 s",
+              10**14: "100000 s or more"}
+
+
+def check_sections(page, rep, text_path):
+    """The tables of ALLOCATION CALLS, TEMPORARY ALLOCATIONS and ALLOCATION
+    LIFETIMES: their headings and rows are the JSON report's figures, in its
+    order, and none where the text report writes no section; with the text
+    report (--text), the lifetimes table is its table, line for line."""
+    calls = rep.get("allocation_calls", {"sites": []})
+    rows = cells_by_head(page, "calls-table")
+    if not calls["sites"]:
+        eq(rows, None, "no allocation calls table")
+    elif check(rows is not None, "allocation calls: no table#calls-table"):
+        eq(head(page, "#calls-head", ["data-calls", "data-frees", "data-bytes", "data-stacks"]),
+           [calls["calls"], calls["frees"], calls["bytes"], len(calls["sites"])], "allocation calls heading")
+        sampled = calls.get("sampled", False)
+        got = [[r["calls"], r["freed"], r["bytes"], r["API"], r["kind"]] +
+               ([r["est. calls"], r["est. freed"], r["est. bytes"]] if sampled else []) for r in rows]
+        want = [[exact(x["calls"]), exact(x["frees"]), exact(x["bytes"]), x["api"], x["kind"]] +
+                (([exact(x["estimated_calls"]), exact(x["estimated_frees"]), exact(x["estimated_bytes"])]
+                  if x["frames"] else ["not sampled"] * 3) if sampled else []) for x in calls["sites"]]
+        eq(got, want[:200], "allocation calls table rows")
+        eq(page.eval("!!document.getElementById('calls-sampled')"), sampled, "allocation calls: the sampled note")
+    temp = rep.get("temporary_allocations", {"temporary": 0, "sites": []})
+    rows = cells_by_head(page, "temporary-table")
+    if not temp["temporary"]:
+        eq(rows, None, "no temporary allocations table")
+    elif check(rows is not None, "temporary allocations: no table#temporary-table"):
+        eq(head(page, "#temporary-head", ["data-temporary", "data-allocations", "data-bytes", "data-stacks"]),
+           [temp["temporary"], temp["allocations"], temp["bytes"], len(temp["sites"])], "temporary heading")
+        eq([[r["temporary"], r["made there"], r["bytes"], r["API"], r["kind"], r["allocated at"].split(" ")[0]]
+            for r in rows],
+           [[exact(x["temporary"]), exact(x["allocations"]), exact(x["bytes"]), x["api"], x["kind"],
+             x["frames"][0]["function"] if x["frames"] else "(no"] for x in temp["sites"]][:200],
+           "temporary allocations table rows")
+    life = rep.get("allocation_lifetimes")
+    rows = cells_by_head(page, "lifetimes-table")
+    note = page.eval("(function(){var e=document.getElementById('lifetimes-note'); return e && e.textContent;})()")
+    if not life or not (life["freed"]["count"] or life["live"]["count"]):
+        eq((rows, note), (None, None), "no allocation lifetimes table")
+        return
+    if not check(rows is not None, "allocation lifetimes: no table#lifetimes-table"):
+        return
+    by = {}
+    for side in "freed", "live":
+        for x in life[side]["classes"]:
+            by.setdefault(x["min_ns"], {"freed": (0, 0), "live": (0, 0)})[side] = (x["count"], x["bytes"])
+    want = [[LIFE_CLASS[k], exact(v["freed"][0]), exact(v["freed"][1]), exact(v["live"][0]), exact(v["live"][1])]
+            for k, v in sorted(by.items())]
+    got = [[r["lifetime, or age"], r["freed"], r["freed bytes"], r["live"], r["live bytes"]] for r in rows]
+    eq(got, want, "allocation lifetimes table rows")
+    totals = head(page, "#lifetimes-head", ["data-freed", "data-freed-bytes", "data-live", "data-live-bytes"])
+    eq(totals, [life["freed"]["count"], life["freed"]["bytes"], life["live"]["count"], life["live"]["bytes"]],
+       "allocation lifetimes heading")
+    n = life["frees_before_history"]
+    eq(note, "No history in this snapshot: no lives of freed allocations." if not life["history"] else
+       "%s free%s of allocations made before the history began: lives unknown." % (exact(n), "" if n == 1 else "s")
+       if n else None, "allocation lifetimes note")
+    if text_path:  # the text's table, line for line, its line "all" the heading's
+        lines = open(text_path).read().split("\n")
+        sec = lines[lines.index("ALLOCATION LIFETIMES"):]
+        table = [x for x in sec[:sec.index("")] if x.startswith("  ")][1:]
+        line = lambda r: "  %-20s %10s %16s %10s %16s" % tuple(r)
+        eq([line(r) for r in got] + [line(["all"] + [exact(v) for v in totals])], table,
+           "allocation lifetimes: the text's table")
+    # a click on the first column sorts by the classes' time, not their names
+    cx, cy, _, _ = page.center("#lifetimes-table th:nth-child(1)")
+    page.click(cx, cy)
+    page.click(cx, cy)
+    names = [r["lifetime, or age"] for r in cells_by_head(page, "lifetimes-table")]
+    eq(names, [x[0] for x in reversed(want)], "allocation lifetimes sorted by time, longest first")
+
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("page")
     ap.add_argument("report", nargs="?")
     ap.add_argument("--growth")
+    ap.add_argument("--text")
     ap.add_argument("--max-load-s", type=float, default=10.0)
     ap.add_argument("--screenshot")
     ap.add_argument("--screenshot-only", action="store_true")
@@ -146,7 +243,8 @@ def main():
                     text = page.eval("document.querySelector(\"svg.timeline[data-device='%d'] .peak-marker text\")"
                                      ".textContent" % d["device"])
                     check(text.startswith("peak "), "peak label: %r" % text)
-            labels = [m["label"] for m in tl["marks"] if m["type"] == "annotation"]
+            # an annotation without a label is drawn as "annotation"
+            labels = [m["label"] if m["label"] is not None else "annotation" for m in tl["marks"] if m["type"] == "annotation"]
             shown = page.eval("Array.from(document.querySelectorAll('svg.timeline .mark[data-type=\"5\"]'))"
                               ".map(function(e){return e.getAttribute('data-label');})")
             check(set(shown) <= set(labels) and (not labels or shown), "annotation marks %r of %r" % (shown, labels))
@@ -184,6 +282,9 @@ def main():
         leaked = rep["leak_summary"]["leaked_bytes"]
         fl = attrs(page, "svg.flame", ["data-kind", "data-total-bytes"])
         peak_total = sum(p["bytes"] for d in rep["devices"] for p in d["peak_composition"])
+        if rep["leak_summary"].get("sampled"):  # GPULEAK_MODE=light: the estimates of the sampled stacks
+            leaked = sum(g["estimated_bytes"] for g in rep["leaks"] if g["stack_id"])
+            peak_total = sum(p["estimated_bytes"] for d in rep["devices"] for p in d["peak_composition"] if p["stack_id"])
         want = []
         if leaked:
             want.append(("leaks", leaked))
@@ -326,11 +427,7 @@ def main():
         got = page.eval("Array.from(document.querySelectorAll('#teardown-table tbody tr.row'))"
                         ".map(function(r){return [+r.cells[0].textContent.replace(/,/g,''), r.cells[6].textContent];})")
         eq(got, [[g["bytes"], g["teardown"]] for g in torn][:200], "teardown table rows")
-        calls = rep.get("allocation_calls", {}).get("sites", [])
-        got = page.eval("Array.from(document.querySelectorAll('#calls-table tbody tr.row'))"
-                        ".map(function(r){return [+r.cells[0].textContent.replace(/,/g,''),"
-                        " +r.cells[1].textContent.replace(/,/g,'')];})")
-        eq(got, [[s["calls"], s["frees"]] for s in calls][:200], "allocation calls table rows")
+        check_sections(page, rep, a.text)
 
         if a.growth:
             g = json.load(open(a.growth))

@@ -885,15 +885,9 @@
         ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
         T.teardown.slice(), function (r) { return r.stack; }));
     }
-    if (T.calls && T.calls.length) { /* allocation calls per stack, freed or not */
-      sec.appendChild(el('h3', {text: 'Allocation calls: every call that made memory, by stack (cudaMalloc is slow, cudaFree waits for the device)'}));
-      /* light mode: est., what the sampled calls stand for */
-      var estCalls = D.snapshot.sample_bytes ? [['est. calls', 'est_calls', true, exact], ['est. bytes', 'est_bytes', true, exact]] : [];
-      sec.appendChild(table('calls-table', estCalls.concat([['calls', 'calls', true, exact], ['freed', 'frees', true, exact],
-        ['bytes', 'bytes', true, exact], ['API', 'api'], ['kind', 'kind'],
-        ['called at', function (r) { return topFrame(r.stack); }, false, null, 'where']]),
-        T.calls.slice(), function (r) { return r.stack; }));
-    }
+    callsTable(sec);
+    temporaryTable(sec);
+    lifetimesTable(sec);
     sec.appendChild(el('h3', {text: 'Peak consumers: what was live at each device\u2019s peak'}));
     var estPeak = D.snapshot.sample_bytes ? [['est. bytes', 'est_bytes', true, exact], ['est. count', 'est_count', true, exact]] : [];
     sec.appendChild(T.peak.length ? table('peak-table', [['device', 'device', true, devName]].concat(estPeak, [['bytes', 'bytes', true, exact],
@@ -902,6 +896,75 @@
       ['count', 'count', true, exact], ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']]),
       T.peak.slice(), function (r) { return r.stack; }) : el('p', {cls: 'muted', text: 'No peak records.'}));
     return sec;
+  }
+
+  /* "4,010 calls": a count and its noun, as the text report writes it */
+  function counted(n, noun) { return exact(n) + ' ' + noun + (n === 1 ? '' : 's'); }
+  /* ALLOCATION CALLS (D.calls, render/html/calls.c): the text's first line
+     as the heading, its sites as the table */
+  function callsTable(sec) {
+    var C = D.calls;
+    if (!C || !C.sites.length) return;
+    sec.appendChild(el('h3', {id: 'calls-head', 'data-calls': C.calls, 'data-frees': C.frees, 'data-bytes': C.bytes,
+      'data-stacks': C.stacks, text: 'Allocation calls: ' + counted(C.calls, 'call') + ', ' + exact(C.frees) +
+      ' freed, from ' + counted(C.stacks, 'stack') + ', ' + bytes(C.bytes) + ' made in all' +
+      (C.sites.length < C.stacks ? ' (' + exact(C.sites.length) + ' shown)' : '')}));
+    sec.appendChild(el('p', {cls: 'meta', text: 'Every call that made memory since tracking started, by stack, most calls ' +
+      'first: cudaMalloc is slow and cudaFree waits for the device, so a stack that allocates and frees in a loop costs ' +
+      'time even when it leaks nothing.'}));
+    var est = [];
+    if (C.sampled) { /* light mode: est., what a stack's sampled calls stand for */
+      sec.appendChild(el('p', {cls: 'meta', id: 'calls-sampled', text: 'Sampled (GPULEAK_MODE=light): a stack\u2019s ' +
+        'est. columns are estimates from its sampled calls; the totals above are exact. The calls of no stack were not ' +
+        'sampled: they are in the estimates.'}));
+      var estCol = function (title, k) {
+        return [title, function (r) { return r[k] === undefined ? -1 : r[k]; }, true,
+          function (v) { return v < 0 ? 'not sampled' : exact(v); }];
+      };
+      est = [estCol('est. calls', 'est_calls'), estCol('est. freed', 'est_frees'), estCol('est. bytes', 'est_bytes')];
+    }
+    sec.appendChild(table('calls-table', est.concat([['calls', 'calls', true, exact], ['freed', 'frees', true, exact],
+      ['bytes', 'bytes', true, exact], ['size', 'bytes', true, function (v) { return human(v); }], ['API', 'api'],
+      ['kind', 'kind'], ['called at', function (r) { return topFrame(r.stack); }, false, null, 'where']]),
+      C.sites.slice(), function (r) { return r.stack; }));
+  }
+  /* TEMPORARY ALLOCATIONS (D.temporary, report/sections/temporary.c) */
+  function temporaryTable(sec) {
+    var M = D.temporary;
+    if (!M || !M.temporary) return; /* as the text: nothing without one */
+    sec.appendChild(el('h3', {id: 'temporary-head', 'data-temporary': M.temporary, 'data-allocations': M.allocations,
+      'data-bytes': M.bytes, 'data-stacks': M.stacks, text: 'Temporary allocations: ' +
+      counted(M.temporary, 'temporary allocation') + ' of the ' + exact(M.allocations) + ' in the history, ' +
+      bytes(M.bytes) + ' in all' + (M.sites.length < M.stacks ? ' (' + exact(M.sites.length) + ' stacks shown)' : '')}));
+    sec.appendChild(el('p', {cls: 'meta', text: 'Allocations freed before anything else was allocated or freed, by stack, ' +
+      'most first. Each is a slow allocation call and a free that waits for the device, for memory used between two ' +
+      'calls: a buffer kept across iterations, or a caching allocator, makes neither.'}));
+    sec.appendChild(table('temporary-table', [['temporary', 'temporary', true, exact],
+      ['made there', 'allocations', true, exact], ['bytes', 'bytes', true, exact],
+      ['size', 'bytes', true, function (v) { return human(v); }], ['API', 'api'], ['kind', 'kind'],
+      ['allocated at', function (r) { return topFrame(r.stack); }, false, null, 'where']],
+      M.sites.slice(), function (r) { return r.stack; }));
+  }
+  /* ALLOCATION LIFETIMES (D.lifetimes, report/sections/lifetimes.c): the
+     text's table; its line "all" is the heading */
+  function lifetimesTable(sec) {
+    var L = D.lifetimes;
+    if (!L || (!L.freed.count && !L.live.count)) return;
+    sec.appendChild(el('h3', {id: 'lifetimes-head', 'data-freed': L.freed.count, 'data-freed-bytes': L.freed.bytes,
+      'data-live': L.live.count, 'data-live-bytes': L.live.bytes, text: 'Allocation lifetimes: ' +
+      exact(L.freed.count) + ' freed in the history, ' + bytes(L.freed.bytes) + ', by how long they lived; ' +
+      exact(L.live.count) + ' live, ' + bytes(L.live.bytes) + ', by their age'}));
+    sec.appendChild(el('p', {cls: 'meta', text: 'Short lives are allocation calls a cache, or a buffer kept across steps, ' +
+      'would save; old live memory was allocated early, young live memory since.'}));
+    /* the first column sorts by the class's time, not its name */
+    sec.appendChild(table('lifetimes-table', [['lifetime, or age', 'min_ns', false, function (v, r) { return r.name; }],
+      ['freed', 'freed', true, exact], ['freed bytes', 'freed_bytes', true, exact], ['live', 'live', true, exact],
+      ['live bytes', 'live_bytes', true, exact]], L.classes.slice(), null));
+    if (!L.history)
+      sec.appendChild(el('p', {cls: 'muted', id: 'lifetimes-note', text: 'No history in this snapshot: no lives of freed allocations.'}));
+    else if (L.frees_before_history)
+      sec.appendChild(el('p', {cls: 'muted', id: 'lifetimes-note', text: counted(L.frees_before_history, 'free') +
+        ' of allocations made before the history began: lives unknown.'}));
   }
 
   /* ---- several snapshots ---- */

@@ -1,5 +1,6 @@
-/* The page's "tables" member: leaks, peak, invalid frees, allocation
- * calls, teardown and OOM rows, HT_ROWS at most each. */
+/* The page's "tables" member: leaks, peak, invalid frees, teardown and OOM
+ * rows, HT_ROWS at most each (the allocation calls are the calls section's
+ * own member, calls.c). */
 #include "render/html/tables.h"
 
 #include <inttypes.h>
@@ -9,7 +10,6 @@
 #include "analysis/analyze.h"
 #include "analysis/bad_free_block.h"
 #include "analysis/bad_frees.h"
-#include "analysis/calls.h"
 #include "analysis/frag.h"
 #include "analysis/history.h"
 #include "analysis/oom.h"
@@ -93,34 +93,6 @@ static void put_bad_free_rows(struct hw *w, const struct report_ctx *r)
     free(v);
 }
 
-/* Allocation calls per stack, most calls first. */
-static void put_call_rows(struct hw *w, const struct report_ctx *r)
-{
-    struct call_sites c;
-    if (calls_build(r->v, &c) != 0)
-        c = (struct call_sites){0};
-    json_key(&w->j, "calls");
-    json_arr(&w->j);
-    size_t n = c.n < HT_ROWS ? c.n : HT_ROWS;
-    for (size_t i = 0; i < n; i++) {
-        const struct call_site *s = &c.site[i];
-        json_obj(&w->j);
-        kv_u(w, "calls", s->allocs);
-        kv_u(w, "frees", s->frees);
-        kv_u(w, "bytes", s->bytes);
-        if (c.sampled) { /* light mode: what the sampled calls stand for */
-            kv_u(w, "est_calls", est_round(s->est_allocs));
-            kv_u(w, "est_bytes", est_round(s->est_bytes));
-        }
-        kv_s(w, "api", gl_api_name(s->api));
-        kv_s(w, "kind", gl_kind_name(s->kind));
-        kv_i(w, "stack", hw_stack(w, s->cs));
-        json_end_obj(&w->j);
-    }
-    json_end_arr(&w->j);
-    calls_free(&c);
-}
-
 /* Memory never freed that a context teardown released, most bytes first. */
 static void put_teardown_rows(struct hw *w, const struct report_ctx *r)
 {
@@ -191,7 +163,6 @@ void html_tables(struct hw *w, const struct report_ctx *r)
     put_leak_rows(w, "modules", &a->modules, r);
     put_bad_free_rows(w, r);
     put_teardown_rows(w, r);
-    put_call_rows(w, r);
     json_key(&w->j, "peak");
     json_arr(&w->j);
     size_t k = 0, total = 0;
