@@ -200,12 +200,21 @@ void gl_trigger_start(void)
         gl_fatal_init();
         channel_made = true;
     }
-    atomic_store(&writer_stop, false);
-    gl_fatal_set_stop(false);
+    /* The settings first, the threads' release after, under restart_lock:
+     * a hook's gl_trigger_check starts the writer as soon as it finds the
+     * stop flag clear, so the flag cleared before the settings let a writer
+     * read them as they were written (TSan: gl_periodic_wait_ms against
+     * gl_periodic_configure, t_attach_reset_race, 1 CI run in ~5). */
     gl_periodic_configure();
     gl_watch_configure();
     gl_torch_steps_configure();
+    gl_nocancel_begin(); /* not cancelled holding restart_lock */
+    gl_lock(&restart_lock);
+    atomic_store(&writer_stop, false);
+    gl_fatal_set_stop(false);
     start_threads();
+    gl_unlock(&restart_lock);
+    gl_nocancel_end();
     if (gl_fatal_running())
         gl_fatal_install_handlers();
     if (sig == 0 || !gl_worker_running())
