@@ -12,8 +12,9 @@ REPORT_OBJS = $(REPORT_SRCS:%.c=$(BUILD)/obj/%.o)
 # version.h come from common/.
 REPORT_CPPFLAGS = -Ireport $(CPPFLAGS_COMMON)
 
-# the page's script and style are .incbin'd into html_assets.o
-$(BUILD)/obj/report/render/html/html_assets.o: report/render/html/ticks.js report/render/html/report.js \
+# the page's script and style are .incbin'd into html_assets.o (the compiler's
+# -MMD does not see .incbin): it depends on every part, listed or not
+$(BUILD)/obj/report/render/html/html_assets.o: $(wildcard report/render/html/*.js report/render/html/js/*.js) \
                                                report/render/html/report.css
 # libm: the scaling of sampled stacks (analysis/analyze.c)
 REPORT_LIBS = -ldw -lelf -lstdc++ -lz -lm

@@ -31,6 +31,20 @@ if bad:
     sys.exit("FAIL: " + "; ".join(bad))
 PY
 
+# the page's script: ticks.js, then every part of the page's function
+# (report/render/html/js/, html_assets.c) by its number, none left out
+python3 - h.html "$ROOT/report/render/html" <<'PY' || exit 1
+import glob, os, re, sys
+s = open(sys.argv[1], encoding="utf-8").read()
+d = sys.argv[2]
+m = re.search(r'</script>\n<script>\n(.*)</script>\n</body>\n</html>\n$', s, re.S)
+parts = sorted(glob.glob(os.path.join(d, "js", "*.js")),
+               key=lambda p: int(re.match(r"(\d+)_", os.path.basename(p)).group(1)))
+want = "".join(open(p, encoding="utf-8").read() for p in [os.path.join(d, "ticks.js")] + parts)
+if len(parts) < 2 or not m or m.group(1) != want:
+    sys.exit("FAIL: the page's script is not ticks.js then %s" % " ".join(os.path.basename(p) for p in parts))
+PY
+
 # the embedded data: the JSON report's numbers
 data() { python3 - "$1" <<'PY'
 import json, re, sys

@@ -17,7 +17,8 @@ export LD_LIBRARY_PATH=$FAKECUDA
 [ -z "$GL_SAN" ] || export GPULEAK_LIB=$LIBGPULEAK
 
 # labels PAGE: "growth ROW-LABEL" per growth row, then "leaks ROW-LABEL"
-# per leak row, each as report.js's topFrame names a stack.
+# per leak row, each as the page's topFrame (report/render/html/js/1_base.js)
+# names a stack.
 labels() {
     python3 - "$1" <<'PY'
 import json, os, re, sys

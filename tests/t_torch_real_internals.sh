@@ -86,7 +86,7 @@ peak ['PyTorch internals, 21 frames 33554432'] 0" "HTML flame graphs: PyTorch's 
 expect_eq "$(flame_runs full.html)" "leaks [] 0
 peak [] 21" "HTML flame graphs --full-stacks: every frame"
 
-# What the page draws from that data: its stackLines() (report.js), run by
+# What the page draws from that data: its stackLines() (js/1_base.js), run by
 # node on the page's data, folds the run as the text does.
 if command -v node >/dev/null; then
     drawn() {
@@ -104,7 +104,7 @@ eval(grab("base") + grab("frameText") + grab("stackLines"));
 D.stacks.forEach(function (st, i) {
     if (st.some(function (f) { return D.frames[f][4] & 4; }))
         console.log(stackLines(i).map(function (l) { return l.replace(/^(#\d+ [^ (]*).*$/, "$1"); }).join("\n"));
-});' "$ROOT/report/render/html/report.js" "$1.json" | sed 's/\(libstdc++\.so\.6+\)0x[0-9a-f]*/\10xOFF/'
+});' "$ROOT/report/render/html/js/1_base.js" "$1.json" | sed 's/\(libstdc++\.so\.6+\)0x[0-9a-f]*/\10xOFF/'
     }
     expect_eq "$(drawn page.html)" "#0-#20 PyTorch internals, 21 frames
 #21 libstdc++.so.6+0xOFF" "the page's stack: PyTorch's frames as one line"

@@ -452,7 +452,7 @@ def main():
                     got = page.eval("Array.from(document.querySelectorAll('svg.growth line.snap-tick'))"
                                     ".map(function(l){return [+l.getAttribute('data-number'), +l.getAttribute('x1')];})")
                     cols = {x[0]: x[1] for x in got}
-                    ml, pw = 64, 1000 - 64 - 260  # the chart's margins (report.js)
+                    ml, pw = 64, 1000 - 64 - 260  # the chart's margins (js/6_growth.js)
                     for k, x in enumerate(snaps):
                         if k + 1 in cols:
                             want = ml + pw * (ts[k] - ts[0]) / (ts[-1] - ts[0])

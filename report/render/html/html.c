@@ -1,6 +1,7 @@
 /* --html: the self-contained page.  Everything the page shows is computed
  * and aggregated here and embedded as one JSON document in a
- * <script type="application/json"> element; render/html/report.js draws it
+ * <script type="application/json"> element; the script of render/html/js/
+ * (its parts in the order of html_assets.c, after ticks.js) draws it
  * (SVG, no library) and render/html/report.css styles it.  A Content
  * Security Policy in the page forbids every network request.
  *

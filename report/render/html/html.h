@@ -2,7 +2,8 @@
  * is aggregated here, in C, before it is embedded (a downsampled timeline,
  * a pruned flame graph tree, a binned address map, capped tables), so the
  * page stays small and quick whatever the size of the snapshot; the page's
- * script and style (the .js and .css files beside it) are linked into the binary. */
+ * script and style (ticks.js, the parts in js/ and report.css beside it) are
+ * linked into the binary (html_assets.c). */
 #ifndef GPULEAK_HTML_H
 #define GPULEAK_HTML_H
 
