@@ -157,6 +157,27 @@ only_snapshot() {
 # altered input.  Offsets come from the field lists (tests/report/snapfields.c).
 snap_set() { "$TPROG/snapfields" set "$@"; }
 
+# lifetimes_snapshots SNAP: from SNAP, a snapshot of `churn 1 3` (one
+# thread's 3 pairs of 4096 bytes, then a leak of 1000; its history alloc,
+# free, alloc, free, alloc, free, alloc), every time set, in the current
+# directory: set.snap, the pairs living 5 us, 50 ms and 20 s and the leak
+# an hour old at the snapshot; older.snap, the same with the first pair's
+# allocation out of the history (its free is of an allocation made before
+# it).  The ALLOCATION LIFETIMES tests' snapshots (t_report_lifetimes,
+# t_html_report, t_html_browser).
+lifetimes_snapshots() {
+    cp "$1" lt0.snap
+    local i=0 t
+    for t in 1000000000 1000005000 2000000000 2050000000 3000000000 23000000000 24000000000 3624000000000; do
+        snap_set "lt$i.snap" "lt$((i + 1)).snap" EVENTS "$i" time_ns "$t" || fail "snap_set EVENTS $i"
+        i=$((i + 1))
+    done
+    snap_set lt8.snap lt9.snap ALLOCS 0 time_ns 24000000000 || fail "snap_set ALLOCS"
+    snap_set lt9.snap set.snap PROCESS 0 snapshot_mono_ns 3624000000000 || fail "snap_set PROCESS"
+    snap_set set.snap older0.snap EVENTS 0 type 5 || fail "snap_set type"
+    snap_set older0.snap older.snap EVENTS 1 ptr $((0x7fffffffffff0000)) || fail "snap_set ptr"
+}
+
 # snap_layout: "RECORD FIELD OFFSET FORMAT" per field (FORMAT as Python's
 # struct), for scripts that read a field of a snapshot by name.
 snap_layout() { "$TPROG/snapfields" layout; }

@@ -105,16 +105,7 @@ expect_eq "$(jget lc.json '[s["frames"] == [] for s in d["allocation_calls"]["si
 # 50 ms and 20 s, the leak an hour old, and a free of an allocation made
 # before the history (its allocation out of it): the table and its note
 mkdir lt && (cd lt && traced "$TPROG/churn" 1 3 >/dev/null) || fail "churn run, 3 pairs"
-cp lt/gpuleak.*.snap t0.snap
-i=0
-for t in 1000000000 1000005000 2000000000 2050000000 3000000000 23000000000 24000000000 3624000000000; do
-    snap_set "t$i.snap" "t$((i + 1)).snap" EVENTS "$i" time_ns "$t" || fail "snap_set EVENTS $i"
-    i=$((i + 1))
-done
-snap_set t8.snap t9.snap ALLOCS 0 time_ns 24000000000 || fail "snap_set ALLOCS"
-snap_set t9.snap t10.snap PROCESS 0 snapshot_mono_ns 3624000000000 || fail "snap_set PROCESS"
-snap_set t10.snap t11.snap EVENTS 0 type 5 || fail "snap_set type"
-snap_set t11.snap older.snap EVENTS 1 ptr $((0x7fffffffffff0000)) || fail "snap_set ptr"
+lifetimes_snapshots lt/gpuleak.*.snap
 page lt "allocation lifetimes page" older.snap
 expect_eq "$(jget lt.json '[(c["min_ns"], c["count"]) for c in d["allocation_lifetimes"]["freed"]["classes"]]')" \
     "[[10000000, 1], [10000000000, 1]]" "the lifetimes page's freed classes"

@@ -231,16 +231,7 @@ PY
 # 20 s, the leak an hour old; then the first pair's allocation out of the
 # history, a free of an allocation made before it.
 mkdir lt && (cd lt && traced "$TPROG/churn" 1 3 >/dev/null) || fail "churn, 3 pairs"
-cp lt/gpuleak.*.snap t0.snap
-i=0
-for t in 1000000000 1000005000 2000000000 2050000000 3000000000 23000000000 24000000000 3624000000000; do
-    snap_set "t$i.snap" "t$((i + 1)).snap" EVENTS "$i" time_ns "$t" || fail "snap_set EVENTS $i"
-    i=$((i + 1))
-done
-snap_set t8.snap t9.snap ALLOCS 0 time_ns 24000000000 || fail "snap_set ALLOCS"
-snap_set t9.snap set.snap PROCESS 0 snapshot_mono_ns 3624000000000 || fail "snap_set PROCESS"
-snap_set set.snap older0.snap EVENTS 0 type 5 || fail "snap_set type"
-snap_set older0.snap older.snap EVENTS 1 ptr $((0x7fffffffffff0000)) || fail "snap_set ptr"
+lifetimes_snapshots lt/gpuleak.*.snap
 for s in set older; do "$REPORT" --html "$s.html" "$s.snap" || fail "$s page"; data "$s.html"; done
 "$TPROG/snapgen" nohistory n.snap
 "$REPORT" --html n.html n.snap || fail "no-history page"

@@ -42,14 +42,7 @@ done
 # the leak (1000 bytes) an hour old at the snapshot.  The history is
 # alloc, free, alloc, free, alloc, free, alloc, snapshot (one thread).
 traced "$TPROG/churn" 1 3 >/dev/null || fail "run, 3 pairs"
-cp "$(only_snapshot)" t0.snap
-i=0
-for t in 1000000000 1000005000 2000000000 2050000000 3000000000 23000000000 24000000000 3624000000000; do
-    snap_set "t$i.snap" "t$((i + 1)).snap" EVENTS "$i" time_ns "$t" || fail "snap_set EVENTS $i"
-    i=$((i + 1))
-done
-snap_set t8.snap t9.snap ALLOCS 0 time_ns 24000000000 || fail "snap_set ALLOCS"
-snap_set t9.snap set.snap PROCESS 0 snapshot_mono_ns 3624000000000 || fail "snap_set PROCESS"
+lifetimes_snapshots "$(only_snapshot)"
 "$REPORT" --sections lifetimes set.snap >set.txt
 expect_eq "$(sed -n '/^ALLOCATION LIFETIMES$/,$p' set.txt | sed -n '6,$p')" \
 "  lifetime, or age          freed      freed bytes       live       live bytes
@@ -72,8 +65,6 @@ PY
 # an address of its own, above every allocation: a free of an allocation
 # from before the history, counted apart, and not taken for the free of
 # the last allocation before it in address order (the leak, still live).
-snap_set set.snap older0.snap EVENTS 0 type 5 || fail "snap_set type"
-snap_set older0.snap older.snap EVENTS 1 ptr $((0x7fffffffffff0000)) || fail "snap_set ptr"
 "$REPORT" --sections lifetimes older.snap >older.txt
 grep -qx '  all                           2            8,192          1            1,000' older.txt ||
     fail "totals without the first pair: $(grep '  all' older.txt)"
