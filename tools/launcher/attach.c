@@ -308,14 +308,26 @@ static char *attach_output(const char *given)
     return output;
 }
 
-/* A process with gpuleak's writer thread is tracked already. */
+/* A process with gpuleak's writer thread is tracked already.  A writer
+ * seen may also be the last detach's on its way out: the detach returns
+ * once the writer has stopped, and the thread leaves the process's task
+ * list only when it has run to its end (a target at nice 19 on a loaded
+ * machine: t_attach_threads saw one at the next attach).  So it is looked
+ * for again for up to WRITER_GONE_MS before the attach is refused. */
+#define WRITER_GONE_MS 2000
 static void refuse_tracked(const char *pid)
 {
-    char *writer = writer_tid(pid);
-    bool tracked = writer != NULL;
-    free(writer); /* (before die: LeakSanitizer counts what exit leaves) */
-    if (tracked)
-        die("attach: %s", attach_message("1", pid));
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    for (int waited = 0;; waited += 10) {
+        char *writer = writer_tid(pid);
+        bool tracked = writer != NULL;
+        free(writer); /* (before die: LeakSanitizer counts what exit leaves) */
+        if (!tracked)
+            return;
+        if (waited >= WRITER_GONE_MS)
+            die("attach: %s", attach_message("1", pid));
+        nanosleep(&tick, NULL);
+    }
 }
 
 /* --duration's seconds (rounded up), 0 for none; dies when it is no time. */
