@@ -71,18 +71,6 @@ static void no_control(const char *what, const char *value)
         die("%s has a control character (newline, tab...); refused", what);
 }
 
-/* bash's $PWD: the inherited one when it is absolute and is the current
- * directory, else the physical path. */
-static char *shell_pwd(void)
-{
-    const char *pwd = getenv("PWD");
-    struct stat a, b;
-    if (pwd != NULL && pwd[0] == '/' && stat(pwd, &a) == 0 && stat(".", &b) == 0 && a.st_dev == b.st_dev &&
-        a.st_ino == b.st_ino)
-        return str_printf("%s", pwd);
-    char *cwd = getcwd(NULL, 0);
-    return cwd ? cwd : str_printf("%s", ".");
-}
 
 char *output_dir(const char *p)
 {
@@ -298,7 +286,7 @@ static char *attach_failure(const char *pid, const char *work, char *rc, const c
 static char *attach_output(const char *given)
 {
     const char *pattern = *given ? given : "gpuleak.%p.%n.snap";
-    char *pwd = pattern[0] == '/' ? NULL : shell_pwd();
+    char *pwd = pattern[0] == '/' ? NULL : shell_pwd(".");
     char *output = pwd ? str_printf("%s/%s", pwd, pattern) : str_printf("%s", pattern);
     free(pwd);
     no_control("attach: --output", output);

@@ -104,18 +104,6 @@ bool make_dirs(const char *dir)
     return ok;
 }
 
-/* The current directory as the shell knows it: $PWD when it is this
- * directory, else the physical one. */
-static char *shell_pwd(void)
-{
-    const char *pwd = getenv("PWD");
-    struct stat a, b;
-    if (pwd != NULL && pwd[0] == '/' && stat(pwd, &a) == 0 && stat(".", &b) == 0 && a.st_dev == b.st_dev &&
-        a.st_ino == b.st_ino)
-        return str_printf("%s", pwd);
-    char *cwd = getcwd(NULL, 0);
-    return cwd ? cwd : str_printf("/");
-}
 
 /* path with '.', '..' and repeated '/' read as text. */
 static char *canonical_text(const char *path)
@@ -148,7 +136,7 @@ char *logical_abspath(const char *dir)
         return NULL;
     char *base = dir[0] == '/' ? str_printf("%s", dir) : NULL;
     if (base == NULL) {
-        char *pwd = shell_pwd();
+        char *pwd = shell_pwd("/");
         base = str_printf("%s/%s", pwd, dir);
         free(pwd);
     }

@@ -200,24 +200,6 @@ struct strv final_snapshots(const char *dir, const struct strv *before, const ch
     return last;
 }
 
-/* The first line of file path (without its newline), or NULL. */
-static char *first_line(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return NULL;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n = getline(&line, &cap, f);
-    fclose(f);
-    if (n < 0) {
-        free(line);
-        return str_printf("%s", "");
-    }
-    if (n > 0 && line[n - 1] == '\n')
-        line[n - 1] = '\0';
-    return line;
-}
 
 static bool is_regular(const char *path)
 {
@@ -268,7 +250,7 @@ struct strv exec_snapshots(const char *pending, const char *absdir, const char *
         if (!is_exec_mark(names.v[i]))
             continue;
         char *mark = str_printf("%s/%s", pending, names.v[i]);
-        char *line = first_line(mark);
+        char *line = file_first_line(mark);
         free(mark);
         const char *path = line && strncmp(line, "written ", 8) == 0 ? line + 8 : NULL;
         const char *slash = path ? strrchr(path, '/') : NULL;
@@ -286,7 +268,7 @@ struct strv exec_snapshots(const char *pending, const char *absdir, const char *
 
 enum pending_state pending_state(const char *mark)
 {
-    char *line = first_line(mark);
+    char *line = file_first_line(mark);
     enum pending_state s = PENDING_NONE;
     if (line != NULL && strncmp(line, "written ", 8) == 0)
         s = PENDING_WRITTEN;

@@ -152,3 +152,32 @@ char *self_cmd(void)
         return shell_quote(self.argv0);
     return str_printf("%s", self.prog);
 }
+
+char *shell_pwd(const char *fallback)
+{
+    const char *pwd = getenv("PWD");
+    struct stat a, b;
+    if (pwd != NULL && pwd[0] == '/' && stat(pwd, &a) == 0 && stat(".", &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino)
+        return str_printf("%s", pwd);
+    char *cwd = getcwd(NULL, 0);
+    return cwd ? cwd : str_printf("%s", fallback);
+}
+
+char *file_first_line(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return NULL;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n = getline(&line, &cap, f);
+    fclose(f);
+    if (n < 0) {
+        free(line);
+        return str_printf("%s", "");
+    }
+    if (n > 0 && line[n - 1] == '\n')
+        line[n - 1] = '\0';
+    return line;
+}

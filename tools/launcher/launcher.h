@@ -47,4 +47,13 @@ noreturn void exec_or_die(const char *path, char *const argv[]);
  * quoted when it has a '/', else the bare name. */
 char *self_cmd(void);
 
+/* The current directory as the shell knows it (bash's $PWD): the inherited
+ * $PWD when it is absolute and is this directory, else the physical path;
+ * `fallback` when even that cannot be had. */
+char *shell_pwd(const char *fallback);
+
+/* The first line of the file at path, without its newline ("" for an
+ * empty file), or NULL when it cannot be opened. */
+char *file_first_line(const char *path);
+
 #endif

@@ -289,22 +289,12 @@ static void tell_several(const char *pattern, const char *self, char **files, si
     free(s);
 }
 
-/* The final-snapshot mark of one process: its first line. */
+/* The final-snapshot mark of one process: its first line ("" when it
+ * cannot be read). */
 static char *first_line(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n = f ? getline(&line, &cap, f) : -1;
-    if (f)
-        fclose(f);
-    if (n < 0) {
-        free(line);
-        return str_printf("%s", "");
-    }
-    if (n > 0 && line[n - 1] == '\n')
-        line[n - 1] = '\0';
-    return line;
+    char *line = file_first_line(path);
+    return line ? line : str_printf("%s", "");
 }
 
 static void tell_mark(const char *pid, const char *mark, const char *self)
