@@ -12,8 +12,13 @@ bench_work() {
 }
 
 # bench_torch_env: the environment of the torch runs: the CUDA toolkit's
-# lib64 on the library path, and gpuleak's Python package from $ROOT/tools.
+# lib64 on the library path, and gpuleak's Python package from $ROOT/tools;
+# and the paths they run (from $ROOT and $BUILD): FCRUN (fakecuda-run),
+# LAUNCHER (gpuleak), STEP (section 7's step script).
 bench_torch_env() {
+    FCRUN=$ROOT/$BUILD/fakecuda/fakecuda-run
+    LAUNCHER=$ROOT/$BUILD/bin/gpuleak
+    STEP=$ROOT/tests/bench/bench_torch_step.py
     export LD_LIBRARY_PATH=${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export GPULEAK_PYTHON_DIR=$ROOT/tools
 }

@@ -38,9 +38,6 @@ PY=$(scripts/torch-env.sh) || { echo "$title: not measured ($PY)"; exit 0; }
 command -v valgrind >/dev/null || { echo "$title: not measured (no valgrind; make bench installs it)"; exit 0; }
 WINDOW_LIB=$ROOT/$BUILD/bench/callgrind_window.so
 [ -e "$WINDOW_LIB" ] || { echo "bench: $WINDOW_LIB missing; run make bench" >&2; exit 1; }
-FCRUN=$ROOT/$BUILD/fakecuda/fakecuda-run
-LAUNCHER=$ROOT/$BUILD/bin/gpuleak
-STEP=$ROOT/tests/bench/bench_torch_step.py
 OUT_JSON=$ROOT/$BUILD/bench/bench-torch-instr.json
 bench_torch_env
 bench_work gpuleak-bench-torch-instr

@@ -33,9 +33,6 @@ RUNS=${BENCH_TORCH_RUNS:-5}
 STEPS=${BENCH_TORCH_STEPS:-200}
 if [ -n "${BENCH_QUICK:-}" ]; then RUNS=${BENCH_TORCH_RUNS:-2} STEPS=${BENCH_TORCH_STEPS:-50}; fi
 PY=$(scripts/torch-env.sh) || { echo "7. real PyTorch step: not measured ($PY)"; exit 0; }
-FCRUN=$ROOT/$BUILD/fakecuda/fakecuda-run
-LAUNCHER=$ROOT/$BUILD/bin/gpuleak
-STEP=$ROOT/tests/bench/bench_torch_step.py
 OUT_JSON=$ROOT/$BUILD/bench/bench-torch.json
 bench_torch_env
 
