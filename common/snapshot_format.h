@@ -219,12 +219,13 @@ enum gl_torch_status {
  * none: history recording was off when the block was allocated). */
 #define GL_TORCH_BLOCK_ENTRY_SIZE 48u
 /* TORCH_BLOCKS flags (the u16 was reserved, 0, before). */
-/* TORCH_STEP: one record per optimizer step gpuleak kept (the first and
- * the last GL_TORCH_STEPS_KEPT), oldest first; lines tail entries follow
+/* TORCH_STEP: one record per view of an optimizer step gpuleak kept (the
+ * first and the last GL_TORCH_STEPS_KEPT; after the first 64 steps, not
+ * every step is viewed), oldest first; lines tail entries follow
  * the fixed part, each u64 bytes, u64 count, u32 line, str file, str
  * function. */
 #define GL_TORCH_STEP_FIXED_SIZE 40u
-#define GL_TORCH_STEPS_KEPT 64u /* the last steps kept in memory, besides the first */
+#define GL_TORCH_STEPS_KEPT 64u /* the last views kept in memory, besides the first */
 #define GL_TORCH_STEP_LINE_FIXED_SIZE 20u
 #define GL_TORCH_STEP_MAX_LINES 16u /* lines per step, the largest by live bytes */
 #define GL_TORCH_STEP_F_LINES 1u    /* lines known: PyTorch's recorder was on */

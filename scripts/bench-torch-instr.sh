@@ -15,15 +15,18 @@
 #            steps, so it is given a second of wall time under callgrind
 #            (a second of the writer's ticks), apart from the verdicts.
 # A thread is gpuleak's when a function of libgpuleak.so is at its root
-# (inclusive of all of the thread's instructions).  The window is 40 steps
-# after 20 of warm-up: steps 21..60 hold 2 of the default's sampled-line
-# steps (GPULEAK_STEP_LINES_EVERY=20) and the 2 before them that turn the
-# recorder on, as every 20 steps of a long run do.  PYTHONHASHSEED=0; two
+# (inclusive of all of the thread's instructions).  The window is 200
+# steps after 70 of warm-up: past the 64 steps whose views are never paced
+# (control/torch_step_pace.h), so steps 71..270 are a long run's, and long
+# enough to hold the default's sampled-line steps in their proportion:
+# one in 20 views (GPULEAK_STEP_LINES_EVERY=20), ~4 steps a view under
+# callgrind here, so 2 or 3 sampled steps and the steps before them that
+# turn the recorder on.  PYTHONHASHSEED=0; two
 # runs of one configuration agree within ~0.1%.
 # Writes $BUILD/bench/bench-torch-instr.json (scripts/bench-verdicts.py).
 #
 #   scripts/bench-torch-instr.sh [BUILD]
-# Knobs: BENCH_TORCH_INSTR_STEPS (40), BENCH_TORCH_INSTR_WARMUP (20);
+# Knobs: BENCH_TORCH_INSTR_STEPS (200), BENCH_TORCH_INSTR_WARMUP (70);
 # BENCH_TORCH_ONLY="bare gl_light" measures only those runs.  Exit 0 with
 # one line when torch or valgrind is missing.
 set -euo pipefail
@@ -31,8 +34,8 @@ cd "$(dirname "$0")/.."
 source scripts/bench-lib.sh
 BUILD=${1:-${BUILD:-build}}
 ROOT=$PWD
-STEPS=${BENCH_TORCH_INSTR_STEPS:-40}
-WARMUP=${BENCH_TORCH_INSTR_WARMUP:-20}
+STEPS=${BENCH_TORCH_INSTR_STEPS:-200}
+WARMUP=${BENCH_TORCH_INSTR_WARMUP:-70}
 title="7b. real PyTorch step in instructions (callgrind)"
 PY=$(scripts/torch-env.sh) || { echo "$title: not measured ($PY)"; exit 0; }
 command -v valgrind >/dev/null || { echo "$title: not measured (no valgrind; make bench installs it)"; exit 0; }

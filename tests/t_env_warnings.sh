@@ -55,6 +55,8 @@ warns "gpuleak: ignoring GPULEAK_INTERVAL=5x: not a duration from 100ms to 30 da
     GPULEAK_INTERVAL=5x
 warns "gpuleak: ignoring GPULEAK_STEP_LINES_EVERY=-1: not a number of steps from 0 to 1000000; using 20" \
     GPULEAK_STEP_LINES_EVERY=-1
+warns "gpuleak: ignoring GPULEAK_STEP_VIEW_EVERY=0: not auto or a number of steps from 1 to 1000000; using auto" \
+    GPULEAK_STEP_VIEW_EVERY=0
 warns "gpuleak: ignoring GPULEAK_STEP_INTERVAL=5x: not a duration from 100ms to 30 days (e.g. 90s, 10m, 2h); no views by time" \
     GPULEAK_STEP_INTERVAL=5x
 warns "gpuleak: ignoring GPULEAK_KEEP=1: not 0 (all) or 2 to 10000; keeping 10" GPULEAK_KEEP=1
@@ -69,7 +71,8 @@ gpuleak: ignoring GPULEAK_FREE_STACKS=sure: $B, using 0" GPULEAK_DISABLE=maybe G
 warns "" GPULEAK_DISABLE=No GPULEAK_PYTHON=on GPULEAK_FREE_STACKS=TRUE GPULEAK_OOM_SNAPSHOT=y GPULEAK_STACK_CACHE=Miss \
     GPULEAK_OOM_INTERVAL=500ms GPULEAK_SIGNAL=sigusr2 GPULEAK_OUTPUT=a%%b.%p.%n.snap
 warns "" GPULEAK_MODE=Light GPULEAK_SAMPLE_BYTES=512KiB GPULEAK_SAMPLE_SEED=7 GPULEAK_TORCH_LINES=never
-warns "" GPULEAK_MODE=full GPULEAK_SAMPLE_BYTES=4m GPULEAK_STEP_LINES_EVERY=0
+warns "" GPULEAK_MODE=full GPULEAK_SAMPLE_BYTES=4m GPULEAK_STEP_LINES_EVERY=0 GPULEAK_STEP_VIEW_EVERY=auto
+warns "" GPULEAK_STEP_VIEW_EVERY=1000000
 warns "" GPULEAK_MODE=light GPULEAK_SAMPLE_BYTES="1.5 MiB"   # the one size grammar (common/size_parse.h)
 
 # GPULEAK_OOM_SNAPSHOT=false is off: the exit snapshot only.  (Before, only

@@ -14,6 +14,7 @@
 #include "base/libc_dl.h"
 #include "control/tracking.h"
 #include "control/torch_state.h"
+#include "control/torch_step_pace.h"
 #include "snapshot_format.h"
 
 /* ---- the hook, in Python ------------------------------------------------- */
@@ -22,8 +23,12 @@
  * function is handed to C (`_f(callable)`) for GPULEAK_STEP_INTERVAL.  Each
  * step (or window):
  * `_f(None)` first, so that a detached process (or one not tracking) pays
- * one C call: 0 not tracking, 1 the view only, K + 1 the view and lines
- * sampled one step in K (sampler_answer below); then allocated and reserved
+ * one C call: 0 not tracking, else the step's number, whether C asks for
+ * its view, and 1 (views only) or K + 1 (lines sampled one step in K)
+ * (step_answer below).  The hook counts the steps PyTorch's recorder was
+ * on for at every step, and runs the sampler at every step; it views a
+ * step when C asks (control/torch_step_pace.h), when the step is sampled,
+ * and every window: allocated and reserved
  * over the devices (what memory_allocated() and memory_reserved() return,
  * read from one memory_stats_as_nested_dict() a device: those two call
  * memory_stats(), which flattens and sorts every statistic, ~65 us each, 5%
@@ -34,7 +39,8 @@
  * which a program's own stacks="all" adds, are never a line: told as
  * collect_code in torch_view.c tells them), the 16 lines with most bytes.
  * Sizes are the blocks' (rounded), as memory_allocated() counts them.  Sent
- * as '<QQII' allocated, reserved, flags, lines, then per line '<QQI' bytes,
+ * as '<QQIIQQ' allocated, reserved, flags, lines, the step's number, the
+ * recorded steps so far, then per line '<QQI' bytes,
  * count, line and two u32-length strings: the TORCH_STEP record's own
  * fields and tail.  An Exception inside is swallowed (never the program's
  * failure); the program's own BaseException (KeyboardInterrupt) goes on.
@@ -45,7 +51,11 @@
  * anyway, it ended every step's view before its record was sent.
  *
  * The sampler (issue 45, item 3): after its view, optimizer step n turns
- * PyTorch's recorder on when step n + 1 is sampled (_gpuleak_sampled) and
+ * PyTorch's recorder on when step n + 1 is sampled (_gpuleak_sampled: up to
+ * step 64, step 2, the powers of two below K and every K-th step; after
+ * it, the K-th view since the last sampled one, `_st['v']`, so that
+ * sampling follows the views' pace and the ring of 64 views holds about
+ * 64 / K sampled steps whatever the pace) and
  * the recorder is off, stacks="python" (PyTorch's cheapest mode with Python
  * frames), and off again after the sampled step's view when step n + 2 is
  * not: so a sampled step's view has the lines of the tensors made in it,
@@ -58,10 +68,15 @@
  * off.  A step whose recorder was on from the previous step's end to its
  * own is flagged 4 (recorded), a view taken under the sampler's recorder
  * 8 (sampled). */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define ALWAYS_VIEWED STR(GL_TORCH_STEP_ALWAYS_VIEWED)
 const char gl_torch_steps_register_code[] =
     "import sys as _s\n"
-    "_st = {'own': False, 'on': False, 'n': 0}\n"
-    "def _gpuleak_sampled(_n, _k):\n"
+    "_st = {'own': False, 'on': False, 'n': 0, 'r': 0, 'v': 0}\n"
+    "def _gpuleak_sampled(_n, _k, _st=_st):\n"
+    "    if _n > " ALWAYS_VIEWED ":\n"
+    "        return _st['v'] >= _k - 1\n"
     "    return _n >= 2 and (_n % _k == 0 or (_n & (_n - 1) == 0 and _n < _k))\n"
     "def _gpuleak_recorder(_on, _m, _f=_f, _st=_st):\n"
     "    if _on:\n"
@@ -84,54 +99,65 @@ const char gl_torch_steps_register_code[] =
     "        _gpuleak_recorder(False, _m)\n"
     "    elif _want and not _st['own'] and _h is not None and not _h():\n"
     "        _gpuleak_recorder(True, _m)\n"
+    "def _gpuleak_view(_n, _window, _rec, _h, _m, _c, _f=_f, _s=_s, _st=_st):\n"
+    "    import struct as _t\n"
+    "    _al = _rs = 0\n"
+    "    for _d in range(_c.device_count()):\n"
+    "        _ds = _c.memory_stats_as_nested_dict(_d)\n"
+    "        _al += _ds.get('allocated_bytes', {}).get('all', {}).get('current', 0)\n"
+    "        _rs += _ds.get('reserved_bytes', {}).get('all', {}).get('current', 0)\n"
+    "    _fl = 2 if _window else 0\n"
+    "    _ln = {}\n"
+    "    if _h is not None and _h():\n"
+    "        _fl |= 1 | (8 if _st['own'] else 0) | (4 if _rec else 0)\n"
+    "        _tp = _s.modules['torch'].__file__.rsplit('/', 1)[0] + '/'\n"
+    "        _cx = ('.c', '.cc', '.cpp', '.cxx', '.h', '.hh', '.hpp', '.hxx', '.cu', '.cuh', '.inl', '.s', '.S')\n"
+    "        for _g in _m._snapshot()['segments']:\n"
+    "            for _b in _g['blocks']:\n"
+    "                if _b['state'] != 'active_allocated':\n"
+    "                    continue\n"
+    "                _fr = [_y for _y in (_b.get('frames') or ()) if str(_y.get('filename') or '') not in ('', '?\?')\n"
+    "                       and not str(_y['filename']).endswith(_cx) and '(' not in str(_y.get('name', ''))]\n"
+    "                _x = next((_y for _y in _fr if not str(_y['filename']).startswith(_tp)),\n"
+    "                          _fr[0] if _fr else None)\n"
+    "                _y = (str(_x['filename']), int(_x.get('line') or 0), str(_x.get('name', ''))) \\\n"
+    "                    if _x else ('', 0, '')\n"
+    "                _e = _ln.setdefault(_y, [0, 0])\n"
+    "                _e[0] += _b['size']\n"
+    "                _e[1] += 1\n"
+    "    _top = sorted(_ln.items(), key=lambda _i: (-_i[1][0], _i[0]))[:16]\n"
+    "    _out = bytearray(_t.pack('<QQIIQQ', _al, _rs, _fl, len(_top), _n, _st['r']))\n"
+    "    for (_fn, _li, _na), (_by, _ct) in _top:\n"
+    "        _fb = _fn.encode('utf-8', 'replace')[:4096]\n"
+    "        _nb = _na.encode('utf-8', 'replace')[:4096]\n"
+    "        _out += _t.pack('<QQII', _by, _ct, max(_li, 0) & 0xffffffff, len(_fb)) + _fb\n"
+    "        _out += _t.pack('<I', len(_nb)) + _nb\n"
+    "    _f(bytes(_out))\n"
     "def _gpuleak_step_view(_window=False, _f=_f, _s=_s, _st=_st):\n"
-    "    _k = _f(None)\n"
+    "    _r = _f(None)\n"
+    "    _k = _r & 0xfffff\n"
     "    try:\n"
     "        _m = _s.modules.get('torch.cuda.memory')\n"
     "        if not _k:\n"
     "            if _st['own']:\n"
     "                _gpuleak_recorder(False, _m)\n"
     "            return\n"
-    "        import struct as _t\n"
     "        _c = _s.modules.get('torch.cuda')\n"
     "        if _c is None or not _c.is_initialized():\n"
     "            return\n"
-    "        _al = _rs = 0\n"
-    "        for _d in range(_c.device_count()):\n"
-    "            _ds = _c.memory_stats_as_nested_dict(_d)\n"
-    "            _al += _ds.get('allocated_bytes', {}).get('all', {}).get('current', 0)\n"
-    "            _rs += _ds.get('reserved_bytes', {}).get('all', {}).get('current', 0)\n"
-    "        _fl = 2 if _window else 0\n"
-    "        _ln = {}\n"
-    "        _h = None\n"
-    "        if _m is not None and getattr(_m, 'get_allocator_backend', lambda: 'native')() == 'native':\n"
-    "            _h = getattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled', None)\n"
-    "        _on = _h is not None and _h()\n"
-    "        if _on:\n"
-    "            _fl |= 1 | (8 if _st['own'] else 0) | (4 if _st['on'] and not _window else 0)\n"
-    "            _tp = _s.modules['torch'].__file__.rsplit('/', 1)[0] + '/'\n"
-    "            _cx = ('.c', '.cc', '.cpp', '.cxx', '.h', '.hh', '.hpp', '.hxx', '.cu', '.cuh', '.inl', '.s', '.S')\n"
-    "            for _g in _m._snapshot()['segments']:\n"
-    "                for _b in _g['blocks']:\n"
-    "                    if _b['state'] != 'active_allocated':\n"
-    "                        continue\n"
-    "                    _fr = [_y for _y in (_b.get('frames') or ()) if str(_y.get('filename') or '') not in ('', '?\?')\n"
-    "                           and not str(_y['filename']).endswith(_cx) and '(' not in str(_y.get('name', ''))]\n"
-    "                    _x = next((_y for _y in _fr if not str(_y['filename']).startswith(_tp)),\n"
-    "                              _fr[0] if _fr else None)\n"
-    "                    _y = (str(_x['filename']), int(_x.get('line') or 0), str(_x.get('name', ''))) \\\n"
-    "                        if _x else ('', 0, '')\n"
-    "                    _e = _ln.setdefault(_y, [0, 0])\n"
-    "                    _e[0] += _b['size']\n"
-    "                    _e[1] += 1\n"
-    "        _top = sorted(_ln.items(), key=lambda _i: (-_i[1][0], _i[0]))[:16]\n"
-    "        _out = bytearray(_t.pack('<QQII', _al, _rs, _fl, len(_top)))\n"
-    "        for (_fn, _li, _na), (_by, _ct) in _top:\n"
-    "            _fb = _fn.encode('utf-8', 'replace')[:4096]\n"
-    "            _nb = _na.encode('utf-8', 'replace')[:4096]\n"
-    "            _out += _t.pack('<QQII', _by, _ct, max(_li, 0) & 0xffffffff, len(_fb)) + _fb\n"
-    "            _out += _t.pack('<I', len(_nb)) + _nb\n"
-    "        _f(bytes(_out))\n"
+    "        _h = _st.get('h', 0)\n"
+    "        if _h == 0:\n"
+    "            _h = None\n"
+    "            if _m is not None and getattr(_m, 'get_allocator_backend', lambda: 'native')() == 'native':\n"
+    "                _h = getattr(_s.modules.get('torch._C'), '_cuda_isHistoryEnabled', None)\n"
+    "            _st['h'] = _h\n"
+    "        _rec = _st['on'] and not _window\n"
+    "        if _rec:\n"
+    "            _st['r'] += 1\n"
+    "        if _window or _r & 0x100000 or _st['own']:\n"
+    "            _gpuleak_view(_r >> 21, _window, _rec, _h, _m, _c)\n"
+    "            if not _window:\n"
+    "                _st['v'] = 0 if _st['own'] else _st['v'] + 1\n"
     "        if not _window:\n"
     "            _st['n'] += 1\n"
     "            _gpuleak_sample(_k, _st['n'], _h, _m)\n"
@@ -151,9 +177,10 @@ const char gl_torch_steps_register_code[] =
 
 /* ---- the sampler: lines at sampled steps (GPULEAK_STEP_LINES_EVERY) ---------- */
 
-/* A sampled period costs ~20-28% of a step (make bench, section 7's last
- * lines): ~1-1.4% a step at 20, and at least 3 sampled steps among the 64
- * kept (docs/performance.md, section 7) */
+/* A sampled period costs ~20-28% of a CPU-bound step (make bench, section
+ * 7's last lines): ~1-1.4% a step at 20 when every step is viewed, less by
+ * the views' pace after step 64 (one in K views is sampled); and at least
+ * 3 sampled steps among the 64 views kept (docs/performance.md, section 7) */
 #define DEFAULT_LINES_EVERY 20
 #define MAX_LINES_EVERY 1000000L
 
@@ -176,12 +203,21 @@ static uint32_t sampling_every(void)
     return lines_every != 0 && gl_torch_lines_sampling_allowed() ? lines_every : 0;
 }
 
-/* `_f(None)`: 0 not tracking; 1 the view only; K + 1 the view, sampling. */
-static long sampler_answer(void)
+/* `_f(None)`, at each step or window: 0 when not tracking; else, in bits
+ * 0-19, 1 (views only) or K + 1 (lines sampled one step in K), in bit 20
+ * whether C asks for this step's view (control/torch_step_pace.h), and
+ * from bit 21 the step's number, which its view's record carries back. */
+#define ANSWER_VIEW (1L << 20)
+#define ANSWER_STEP_SHIFT 21
+_Static_assert(MAX_LINES_EVERY + 1 < ANSWER_VIEW, "K + 1 fits below the view bit");
+
+static long step_answer(void)
 {
     if (!gl_tracking_active())
         return 0;
-    return (long)sampling_every() + 1;
+    bool view;
+    uint64_t n = gl_step_pace_begin(&view);
+    return (long)(n << ANSWER_STEP_SHIFT) | (view ? ANSWER_VIEW : 0) | ((long)sampling_every() + 1);
 }
 
 static void configure_lines_every(void)
@@ -199,23 +235,21 @@ static void configure_lines_every(void)
 
 /* ---- the steps kept ------------------------------------------------------ */
 
-/* Step 1 in `first`, step n >= 2 in ring[n % KEPT].  Written only by the
- * hook, which runs with the GIL (so one writer at a time); read by any
- * snapshot, which takes a slot out (exchange), copies it and puts it back
- * unless the hook replaced it meanwhile: no lock is shared with the
+/* The first view in `first`, the n-th after it in ring[n % KEPT]: with
+ * views paced (control/torch_step_pace.h), steps are not consecutive, so
+ * the slot follows the views' count, not the step's number.  Written only
+ * by the hook, which runs with the GIL (so one writer at a time); read by
+ * any snapshot, which takes a slot out (exchange), copies it and puts it
+ * back unless the hook replaced it meanwhile: no lock is shared with the
  * program's threads, and nothing is freed while read. */
 static struct gl_torch_step *_Atomic first;
 static struct gl_torch_step *_Atomic ring[GL_TORCH_STEPS_KEPT];
-static _Atomic uint64_t steps_seen;
-/* Steps flagged recorded (PyTorch's recorder on from the previous step's
- * end to theirs), counted as they come: the TORCH_STEP trailer's
- * recorded_steps, so that a line's growth per step is computable between
- * two steps however many were dropped from the ring between them. */
-static uint64_t recorded_seen;
+static _Atomic uint64_t views_kept;
 
 static void keep_step(struct gl_torch_step *s)
 {
-    struct gl_torch_step *_Atomic *slot = s->step == 1 ? &first : &ring[s->step % GL_TORCH_STEPS_KEPT];
+    uint64_t n = atomic_fetch_add(&views_kept, 1);
+    struct gl_torch_step *_Atomic *slot = n == 0 ? &first : &ring[n % GL_TORCH_STEPS_KEPT];
     free(atomic_exchange(slot, s));
 }
 
@@ -255,27 +289,32 @@ static bool tail_well_formed(const unsigned char *p, size_t len, uint32_t lines)
     return pos == len;
 }
 
-#define HOOK_HEAD 24u /* '<QQII': allocated, reserved, flags, lines */
+/* '<QQIIQQ': allocated, reserved, flags, lines, the step's number (from
+ * its answer), the steps recorded so far (the hook counts them: a step the
+ * recorder was on for counts whether or not it was viewed) */
+#define HOOK_HEAD 40u
 
 static void note_step(const unsigned char *p, size_t len)
 {
     if (len < HOOK_HEAD)
         return;
     uint32_t lines = le32(p + 20);
-    if (lines > GL_TORCH_STEP_MAX_LINES || !tail_well_formed(p + HOOK_HEAD, len - HOOK_HEAD, lines))
+    uint64_t step = le64(p + 24), recorded = le64(p + 32);
+    if (step == 0 || step > gl_step_pace_numbered() || recorded > step || lines > GL_TORCH_STEP_MAX_LINES ||
+        !tail_well_formed(p + HOOK_HEAD, len - HOOK_HEAD, lines))
         return;
+    uint32_t flags = le32(p + 16) & (GL_TORCH_STEP_F_LINES | GL_TORCH_STEP_F_WINDOW | GL_TORCH_STEP_F_RECORDED |
+                                     GL_TORCH_STEP_F_SAMPLED);
+    gl_step_pace_viewed(step, flags & GL_TORCH_STEP_F_LINES);
     struct gl_torch_step *s = malloc(sizeof *s + (len - HOOK_HEAD));
     if (s == NULL)
         return;
-    s->step = atomic_fetch_add(&steps_seen, 1) + 1;
+    s->step = step;
     s->time_ns = gl_mono_ns() - gl_start_mono_ns;
     s->allocated = le64(p);
     s->reserved = le64(p + 8);
-    s->flags = le32(p + 16) & (GL_TORCH_STEP_F_LINES | GL_TORCH_STEP_F_WINDOW | GL_TORCH_STEP_F_RECORDED |
-                               GL_TORCH_STEP_F_SAMPLED);
-    if (s->flags & GL_TORCH_STEP_F_RECORDED)
-        recorded_seen++; /* the hook runs with the GIL: one writer */
-    s->recorded_steps = recorded_seen;
+    s->flags = flags;
+    s->recorded_steps = recorded;
     s->lines_every = sampling_every();
     s->lines = lines;
     s->tail_len = len - HOOK_HEAD;
@@ -313,7 +352,7 @@ static void *step_call(void *self, void *arg)
 {
     (void)self;
     if (arg == api.none)
-        return api.long_from(sampler_answer());
+        return api.long_from(step_answer());
     if (arg == api.py_true || arg == api.py_false) {
         atomic_store(&sampler_owns, arg == api.py_true);
         api.incref(api.none);
@@ -376,6 +415,7 @@ void gl_torch_steps_configure(void)
 {
     static atomic_bool warned;
     configure_lines_every();
+    gl_step_pace_configure();
     const char *iv = gl_getenv("GPULEAK_STEP_INTERVAL");
     window_ms = 0;
     if (iv != NULL && *iv != '\0' && strcmp(iv, "0") != 0 &&
@@ -450,7 +490,7 @@ static int by_step(const void *a, const void *b)
 struct gl_torch_step **gl_torch_steps_copy(size_t *n)
 {
     *n = 0;
-    if (atomic_load(&steps_seen) == 0)
+    if (atomic_load(&views_kept) == 0)
         return NULL;
     struct gl_torch_step **out = malloc((GL_TORCH_STEPS_KEPT + 1) * sizeof *out);
     if (out == NULL)
@@ -476,8 +516,8 @@ void gl_torch_steps_postfork_child(void)
     free(atomic_exchange(&first, NULL));
     for (size_t i = 0; i < GL_TORCH_STEPS_KEPT; i++)
         free(atomic_exchange(&ring[i], NULL));
-    atomic_store(&steps_seen, 0);
-    recorded_seen = 0;
+    atomic_store(&views_kept, 0);
+    gl_step_pace_postfork_child();
     atomic_store(&window_queued, false); /* a call queued in the parent runs there */
     window_due_ns = window_ms ? gl_mono_ns() + window_ms * 1000000u : 0;
 }

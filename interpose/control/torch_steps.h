@@ -3,9 +3,10 @@
  * thread with the GIL), a global optimizer step post-hook of gpuleak's
  * (torch.optim.optimizer.register_optimizer_step_post_hook) hands each
  * step's light view to C: allocated and reserved, and the live tensor
- * bytes per Python line when PyTorch's recorder is on.  The first step and
- * the last GL_TORCH_STEPS_KEPT are kept in memory, never in a file of
- * their own; every snapshot carries them as TORCH_STEP records
+ * bytes per Python line when PyTorch's recorder is on; after the first 64
+ * steps, at a pace (control/torch_step_pace.h).  The first view and the
+ * last GL_TORCH_STEPS_KEPT are kept in memory, never in a file of their
+ * own; every snapshot carries them as TORCH_STEP records
  * (docs/pytorch.md, "Steps"). */
 #ifndef GL_TORCH_STEPS_H
 #define GL_TORCH_STEPS_H
@@ -33,7 +34,8 @@ struct gl_torch_step {
 extern const char gl_torch_steps_register_code[];
 
 /* A new reference to the Python function the hook calls (`_f(None)`: is
- * gpuleak tracking now; `_f(bytes)`: one step's view), or NULL when this
+ * gpuleak tracking now, the step's number, and whether to view it;
+ * `_f(bytes)`: one step's view), or NULL when this
  * Python lacks the C API it needs.  With the GIL. */
 void *gl_torch_steps_hook_fn(void);
 

@@ -10,6 +10,10 @@ modules nest.  On fakecuda the kernels are no-ops: a step is pure CPU
 dispatch, the worst case for relative overhead.
 
   python bench_torch_step.py STEPS [WARMUP [LAYERS [DEPTH [NUMEL]]]]
+
+WARMUP is 70 by default: past the 64 first steps, which gpuleak's step
+hook always views (interpose/control/torch_step_pace.h), so that the timed
+steps are those of a long run.
 BENCH_TORCH_RECORD=1 turns on PyTorch's own recorder
 (_record_memory_history(stacks="python")) first, as a user would.
 Prints "RESULT us_per_step=X tensors_per_step=Y cpu_us_per_step=Z": wall
@@ -37,7 +41,7 @@ import time
 import torch
 
 STEPS = int(sys.argv[1])
-WARMUP = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+WARMUP = int(sys.argv[2]) if len(sys.argv) > 2 else 70
 LAYERS = int(sys.argv[3]) if len(sys.argv) > 3 else 24
 DEPTH = int(sys.argv[4]) if len(sys.argv) > 4 else 20
 NUMEL = int(sys.argv[5]) if len(sys.argv) > 5 else 4096

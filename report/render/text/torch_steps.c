@@ -119,6 +119,17 @@ static void put_growing(const struct report_ctx *r)
     free(g);
 }
 
+/* Whether steps were left unviewed between kept records (paced views,
+ * docs/pytorch.md "Which steps are viewed"): a gap between two records
+ * after the first (the ring's drop is between the first and the rest). */
+static bool paced(const struct snapshot *s)
+{
+    for (size_t k = 2; k < s->ntorch_steps; k++)
+        if (s->torch_steps[k].step - s->torch_steps[k - 1].step > 1)
+            return true;
+    return false;
+}
+
 void text_torch_steps(const struct report_ctx *r)
 {
     const struct snapshot *s = r->s;
@@ -132,6 +143,9 @@ void text_torch_steps(const struct report_ctx *r)
     fprintf(f, "PyTorch's optimizer steps%s, as gpuleak saw them at the end of each\n"
                "(the first and the last %u are kept; this snapshot has %zu):\n",
             windows ? " and time windows (GPULEAK_STEP_INTERVAL)" : "", GL_TORCH_STEPS_KEPT, s->ntorch_steps);
+    if (paced(s))
+        fprintf(f, "After step %u, steps are viewed at a pace (GPULEAK_STEP_VIEW_EVERY): the numbers skip those not viewed.\n",
+                GL_TORCH_STEPS_KEPT);
     for (size_t k = 0; k < s->ntorch_steps; k++) {
         if (k == FIRST_SHOWN && s->ntorch_steps > FIRST_SHOWN + LAST_SHOWN) {
             size_t skip = s->ntorch_steps - FIRST_SHOWN - LAST_SHOWN;

@@ -1,0 +1,89 @@
+#include "control/torch_step_pace.h"
+
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/config.h"
+#include "base/internal.h"
+#include "base/log.h"
+
+#define MAX_VIEW_EVERY 1000000L
+_Static_assert(GL_TORCH_STEP_ALWAYS_VIEWED == GL_TORCH_STEPS_KEPT, "a short run's steps all fit the ring");
+
+static uint32_t view_every; /* 0: auto; N: one step in N after the first ones */
+
+/* With the GIL, one caller at a time: no lock, no atomics (a snapshot never
+ * reads these). */
+static uint64_t numbered;        /* steps and windows numbered so far */
+static uint64_t last_view_ns;    /* monotonic, at the last asked view's start */
+static uint64_t view_cost_ns;    /* thread CPU time of the last plain view */
+static uint64_t view_cpu_start;  /* thread CPU time at the asked view's start */
+static uint64_t view_asked;      /* the step whose view C asked for last; 0: none pending */
+
+void gl_step_pace_configure(void)
+{
+    static atomic_bool warned;
+    const char *v = gl_getenv("GPULEAK_STEP_VIEW_EVERY");
+    long n = 0;
+    if (v != NULL && *v != '\0' && strcmp(v, "auto") != 0 && !gl_parse_long(v, 1, MAX_VIEW_EVERY, &n)) {
+        gl_warn_once(&warned, "ignoring GPULEAK_STEP_VIEW_EVERY=%.40s: not auto or a number of steps from 1 to %ld; "
+                     "using auto", v, MAX_VIEW_EVERY);
+        n = 0;
+    }
+    view_every = (uint32_t)n;
+}
+
+/* CPU time of the calling thread: what the view took from the program,
+ * not the time another process or thread held the core meanwhile. */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static bool view_due(uint64_t n, uint64_t now)
+{
+    if (n <= GL_TORCH_STEP_ALWAYS_VIEWED)
+        return true;
+    if (view_every != 0)
+        return (n - GL_TORCH_STEP_ALWAYS_VIEWED) % view_every == 0;
+    return now - last_view_ns >= (uint64_t)GL_TORCH_STEP_VIEW_RATIO * view_cost_ns;
+}
+
+uint64_t gl_step_pace_begin(bool *view)
+{
+    uint64_t n = ++numbered, now = gl_mono_ns();
+    *view = view_due(n, now);
+    if (*view) {
+        last_view_ns = now;
+        view_cpu_start = thread_cpu_ns();
+        view_asked = n;
+    }
+    return n;
+}
+
+uint64_t gl_step_pace_numbered(void)
+{
+    return numbered;
+}
+
+void gl_step_pace_viewed(uint64_t step, bool with_lines)
+{
+    if (step != view_asked)
+        return; /* a view C did not ask for (a sampled step, a window) */
+    uint64_t end = thread_cpu_ns();
+    if (!with_lines && end >= view_cpu_start)
+        view_cost_ns = end - view_cpu_start;
+    view_asked = 0;
+}
+
+void gl_step_pace_postfork_child(void)
+{
+    numbered = 0;
+    last_view_ns = 0;
+    view_cost_ns = 0;
+    view_asked = 0;
+}

@@ -1,0 +1,46 @@
+/* Which of PyTorch's optimizer steps get a view (issue 46): the step hook
+ * (control/torch_steps.c) asks at every step; the answer numbers the step
+ * and says whether to read PyTorch's counters this time.
+ *
+ * The first GL_TORCH_STEP_ALWAYS_VIEWED steps are all viewed, so a short
+ * run (a test, a CI gate, the growth verdict over its last steps) sees each
+ * one.  After them, GPULEAK_STEP_VIEW_EVERY decides: `auto` (the default)
+ * takes a view when the wall time since the last view's start is at least
+ * GL_TORCH_STEP_VIEW_RATIO times what that view cost in CPU time, so views
+ * cost at most 1/RATIO of the program's time whatever its step: a 100 ms
+ * GPU step is viewed every time, a 2.5 ms CPU-bound one about one step in
+ * five; N (1 to 1,000,000) views one step in N, 1 every step.  The hook
+ * views a sampled step (lines, GPULEAK_STEP_LINES_EVERY) and a time window
+ * whatever the answer.  Everything here runs with the GIL (the hook, the
+ * window's pending call), so one caller at a time; docs/pytorch.md,
+ * "Steps: which are viewed". */
+#ifndef GL_TORCH_STEP_PACE_H
+#define GL_TORCH_STEP_PACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "snapshot_format.h"
+
+#define GL_TORCH_STEP_ALWAYS_VIEWED 64 /* a plain number: the step hook's Python spells it too */
+#define GL_TORCH_STEP_VIEW_RATIO 400u /* auto: views within 0.25% of the time */
+
+/* GPULEAK_STEP_VIEW_EVERY, at activation: `auto` or 1 to 1,000,000. */
+void gl_step_pace_configure(void);
+
+/* A step (or window) begins its hook: its number, from 1, and in *view
+ * whether C asks for its view.  Asking, it notes the view's start. */
+uint64_t gl_step_pace_begin(bool *view);
+
+/* Steps numbered so far: a record may name none above it. */
+uint64_t gl_step_pace_numbered(void);
+
+/* Step `step`'s view arrived.  A view that walked PyTorch's _snapshot() (with
+ * lines: a sampled step, a recorder kept on) is not what a plain view
+ * costs, so only plain views set the cost that paces the next. */
+void gl_step_pace_viewed(uint64_t step, bool with_lines);
+
+/* fork: the child numbers its steps from 1 again. */
+void gl_step_pace_postfork_child(void);
+
+#endif
