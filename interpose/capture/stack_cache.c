@@ -30,7 +30,18 @@
 
 #ifdef GL_STACK_CACHE_SUPPORTED
 
-#define WAYS 16         /* entries per thread; two candidates per key */
+/* Entries per thread, in sets of ASSOC candidates per key.  A PyTorch
+ * step allocates from ~20 distinct stacks per thread (its ops at their
+ * Python depths), and keys that claim one set beyond its size evict each
+ * other at every step.  Over 670 steps of make bench's torch step
+ * (cudaMallocAsync): 16 entries in pairs, 16-19% of the captures were
+ * plain walks (2 runs); 64 in pairs, 0 in 4 runs of 9 and 6-13% in the
+ * others (run to run: where the stacks fall); 128 in sets of 4, 0 in 8 runs (docs/performance.md,
+ * "Stack cache").  ~6.3 KiB an entry, touched when first recorded. */
+#define WAYS 128
+#define ASSOC 4
+#define SET_BITS 5 /* log2(WAYS / ASSOC) */
+_Static_assert(WAYS == ASSOC << SET_BITS, "WAYS entries in sets of ASSOC");
 #define MAX_FRAMES 136  /* deeper walks are not cached (GPULEAK_DEPTH <= 128) */
 #define MAX_READS 320   /* stack words one cached walk may have read (~2.3 a frame) */
 #define MAX_REGS 6      /* registers one cached walk may have read */
@@ -38,12 +49,17 @@
 /* A recording walk costs ~4 us a frame on the bench VM (libunwind masks
  * signals around every step's look-up of its per-IP rules: two system
  * calls), ~500x an unw_backtrace frame.  So a thread records only when it
- * has the credit: one per capture, RECORD_COST per recording walk.  A loop
- * is recorded at once (the credit starts at two walks) and then hits; a
+ * has the credit: one per capture, RECORD_COST per recording walk.  A new
+ * thread's credit is WAYS / 2 recording walks (INITIAL_CREDIT), spent
+ * once: a loop is recorded at once, and so are the ~20 stacks of a
+ * PyTorch step, which at one recording in RECORD_COST captures took ~170
+ * steps to fill (a one-time cost of at most 64 recordings, ~10 ms a thread
+ * at 32 frames, again after a dlclose made every entry stale); then hits; a
  * program whose stacks never repeat pays one recording walk per
  * RECORD_COST captures, the rest are plain unw_backtrace walks. */
 #define RECORD_COST 1024
 #define CREDIT_MAX (4 * RECORD_COST)
+#define INITIAL_CREDIT ((int64_t)(WAYS / 2) * RECORD_COST)
 
 struct slot {
     uintptr_t addr, val;
@@ -76,6 +92,7 @@ struct tcache {
     struct entry *cur;
     uint64_t clock;
     int64_t credit;
+    uint64_t credit_gen; /* the load generation the credit was last filled for */
     /* Read-only segments of loaded objects, for the generation ro_gen. */
     uint64_t ro_gen;
     unsigned ro_n, ro_next;
@@ -372,7 +389,8 @@ static struct tcache *tcache_get(void)
         munmap(p, sizeof *tc);
         return NULL;
     }
-    tc->credit = 2 * RECORD_COST;
+    tc->credit = INITIAL_CREDIT;
+    tc->credit_gen = atomic_load_explicit(&load_gen, memory_order_acquire);
     tc->stack_lo = (uintptr_t)lo;
     tc->stack_hi = (uintptr_t)lo + size;
     pthread_setspecific(cache_key, tc);
@@ -383,7 +401,7 @@ static struct tcache *tcache_get(void)
 static inline unsigned way_of(uintptr_t sp, uintptr_t bp, int size)
 {
     uint64_t h = (sp ^ (bp * 0x9e3779b97f4a7c15ull) ^ (uint64_t)size) * 0xff51afd7ed558ccdull;
-    return (unsigned)(h >> 59) & (WAYS - 2); /* even: the pair {w, w+1} */
+    return (unsigned)(h >> (64 - SET_BITS)) * ASSOC; /* the set's first entry */
 }
 
 /* Every register and stack word the walk read still holds what it read:
@@ -424,11 +442,19 @@ __attribute__((noinline)) static int walk_or_replay(struct tcache *tc, void **bu
     uint64_t gen = atomic_load_explicit(&load_gen, memory_order_acquire);
     bool dyn = dyn_info_registered();
     unsigned w = way_of(sp, bp, size);
+    if (tc->credit_gen != gen) {
+        /* A dlclose made every entry stale: the table is refilled at once,
+         * as a new thread's is, not one recording in RECORD_COST captures. */
+        tc->credit_gen = gen;
+        if (tc->credit < INITIAL_CREDIT)
+            tc->credit = INITIAL_CREDIT;
+    tc->credit_gen = atomic_load_explicit(&load_gen, memory_order_acquire);
+    }
     tc->clock++;
     if (tc->credit < CREDIT_MAX)
         tc->credit++;
     if (gl_config.stack_cache == GL_STACK_CACHE_ON && !dyn) {
-        for (unsigned k = w; k < w + 2; k++) {
+        for (unsigned k = w; k < w + ASSOC; k++) {
             struct entry *e = &tc->e[k];
             if (e->gen == gen && e->sp == sp && e->bp == bp && e->size == size &&
                 (validation_broken() || still_valid(e, &uc))) {
@@ -446,8 +472,11 @@ __attribute__((noinline)) static int walk_or_replay(struct tcache *tc, void **bu
         }
         tc->credit -= RECORD_COST;
     }
-    /* Replace the pair's older entry (an empty one is oldest). */
-    struct entry *e = &tc->e[tc->e[w].used <= tc->e[w + 1].used ? w : w + 1];
+    /* Replace the set's oldest entry (an empty one is oldest). */
+    struct entry *e = &tc->e[w];
+    for (unsigned k = w + 1; k < w + ASSOC; k++)
+        if (tc->e[k].used < e->used)
+            e = &tc->e[k];
     e->gen = 0;
     e->nregs = e->nreads = 0;
     tc->cacheable = !dyn && gl_config.stack_cache == GL_STACK_CACHE_ON;
