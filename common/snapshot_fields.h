@@ -312,7 +312,7 @@
     X(TORCH, "at most once", FIXED, "PyTorch's caching allocator, asked through `torch.cuda.memory._snapshot()` (docs/pytorch.md)") \
     X(TORCH_BLOCKS, "zero or more, after TORCH", ARRAY, "that allocator's blocks, with the Python stack of each live one") \
     X(SAMPLING, "at most once", FIXED, "stacks were captured for a sample of the allocations, by bytes (GPULEAK_MODE=light); absent: every allocation's stack was captured") \
-    X(TORCH_STEP, "zero or more, oldest first", FIXED, "one PyTorch optimizer step: the first step and the last 64, kept in memory and carried by every snapshot (docs/pytorch.md, \"Steps\")") \
+    X(TORCH_STEP, "zero or more, oldest first", FIXED, "one view of a PyTorch optimizer step: the first view and the last 64, kept in memory and carried by every snapshot (docs/pytorch.md, \"Steps\")") \
     X(TORCH_SETTINGS, "at most once, after TORCH", FIXED, "PyTorch's allocator settings as it reports them, asked with its view (docs/pytorch.md)") \
     X(TORCH_OOM, "at most once", FIXED, "the out-of-memory PyTorch raised: only in the snapshot taken from PyTorch's out-of-memory observer (docs/pytorch.md)") \
     X(END, "once, last", FIXED, "")
