@@ -21,7 +21,7 @@ PHASES=${CHECK_PHASES:-plain asan tsan fuzz}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 export FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 # Threads, fork, exit races, signals: what TSan can judge.
-TSAN_TESTS=${TSAN_TESTS:-t_unit_live_table t_fakecuda_threads t_fork t_exit_paths t_robust_interposer t_teardown t_balanced t_leak_runtime t_oom_snapshot t_periodic t_peak_threads t_signal_storm t_driver_view t_bad_free t_alloc_calls t_exit_race t_fatal_snapshot t_term_after_request t_live_top t_attach_reset_race t_check_quick_end t_snap_calls_race t_event_rings}
+TSAN_TESTS=${TSAN_TESTS:-t_unit_live_table t_fakecuda_threads t_fork t_exit_paths t_robust_interposer t_teardown t_balanced t_leak_runtime t_oom_snapshot t_periodic t_peak_threads t_signal_storm t_driver_view t_bad_free t_alloc_calls t_exit_race t_fatal_snapshot t_term_after_request t_live_top t_attach_reset_race t_check_quick_end t_snap_calls_race t_event_rings t_unit_lock_mutual}
 
 tp=0; tf=0; ts=0; summary=()
 # tally LOG NAME SECONDS: adds the phase's last "N passed, N failed" line.

@@ -216,6 +216,10 @@ UNIT_LINK_live_table = $(addprefix $(GL_OBJ)/,state/track.o state/track_copy.o s
 	capture/stacks.o capture/stack_cache.o capture/stack_check.o capture/stack_regs.o capture/pyframes.o capture/pyframes_layout.o \
 	base/self.o base/busy.o base/modules.o base/log.o base/ut.o base/config.o base/libc_dl.o base/elf_lookup.o base/lock.o base/futex_lock.o base/xfsz.o)
 UNIT_LIBS_live_table = -pthread $(GL_LDLIBS)
+# The lock itself (tests/unit/lock_mutual.c): base/lock.o and its futex
+# slow paths, as this build compiled them.
+UNIT_LINK_lock_mutual = $(addprefix $(GL_OBJ)/,base/lock.o base/futex_lock.o)
+UNIT_LIBS_lock_mutual = -pthread
 # Snapshot file names and creation: control/outfile.o, whose file-system
 # calls the test replaces (gl_outfile_io), and the base/ objects it needs.
 UNIT_LINK_outfile = $(addprefix $(GL_OBJ)/,control/outfile.o base/config.o base/log.o)
