@@ -17,7 +17,13 @@ static uint32_t view_every; /* 0: auto; N: one step in N after the first ones */
  * reads these). */
 static uint64_t numbered;        /* steps and windows numbered so far */
 static uint64_t last_view_ns;    /* monotonic, at the last asked view's start */
-static uint64_t view_cost_ns;    /* thread CPU time of the last plain view */
+/* Thread CPU time of the last COSTS_KEPT plain views; a view is paced by
+ * the least of them, so that one view slowed by something not its own (a
+ * garbage collection that ran inside it, a page fault storm) does not hold
+ * the next views off for 400 times that. */
+#define COSTS_KEPT 4
+static uint64_t view_costs_ns[COSTS_KEPT];
+static unsigned view_costs_next;
 static uint64_t view_cpu_start;  /* thread CPU time at the asked view's start */
 static uint64_t view_asked;      /* the step whose view C asked for last; 0: none pending */
 
@@ -44,13 +50,22 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t view_cost_ns(void)
+{
+    uint64_t least = view_costs_ns[0];
+    for (unsigned i = 1; i < COSTS_KEPT; i++)
+        if (view_costs_ns[i] < least)
+            least = view_costs_ns[i];
+    return least;
+}
+
 static bool view_due(uint64_t n, uint64_t now)
 {
     if (n <= GL_TORCH_STEP_ALWAYS_VIEWED)
         return true;
     if (view_every != 0)
         return (n - GL_TORCH_STEP_ALWAYS_VIEWED) % view_every == 0;
-    return now - last_view_ns >= (uint64_t)GL_TORCH_STEP_VIEW_RATIO * view_cost_ns;
+    return now - last_view_ns >= (uint64_t)GL_TORCH_STEP_VIEW_RATIO * view_cost_ns();
 }
 
 uint64_t gl_step_pace_begin(bool *view)
@@ -75,8 +90,10 @@ void gl_step_pace_viewed(uint64_t step, bool with_lines)
     if (step != view_asked)
         return; /* a view C did not ask for (a sampled step, a window) */
     uint64_t end = thread_cpu_ns();
-    if (!with_lines && end >= view_cpu_start)
-        view_cost_ns = end - view_cpu_start;
+    if (!with_lines && end >= view_cpu_start) {
+        view_costs_ns[view_costs_next] = end - view_cpu_start;
+        view_costs_next = (view_costs_next + 1) % COSTS_KEPT;
+    }
     view_asked = 0;
 }
 
@@ -84,6 +101,7 @@ void gl_step_pace_postfork_child(void)
 {
     numbered = 0;
     last_view_ns = 0;
-    view_cost_ns = 0;
+    memset(view_costs_ns, 0, sizeof view_costs_ns);
+    view_costs_next = 0;
     view_asked = 0;
 }

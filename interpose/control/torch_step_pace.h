@@ -6,7 +6,9 @@
  * run (a test, a CI gate, the growth verdict over its last steps) sees each
  * one.  After them, GPULEAK_STEP_VIEW_EVERY decides: `auto` (the default)
  * takes a view when the wall time since the last view's start is at least
- * GL_TORCH_STEP_VIEW_RATIO times what that view cost in CPU time, so views
+ * GL_TORCH_STEP_VIEW_RATIO times what a view costs in CPU time (the least
+ * of the last four plain views: one slowed by a garbage collection inside
+ * it does not hold the next ones off), so views
  * cost at most 1/RATIO of the program's time whatever its step: a 100 ms
  * GPU step is viewed every time, a 2.5 ms CPU-bound one about one step in
  * five; N (1 to 1,000,000) views one step in N, 1 every step.  The hook

@@ -26,7 +26,9 @@
  * one C call: 0 not tracking, else the step's number, whether C asks for
  * its view, and 1 (views only) or K + 1 (lines sampled one step in K)
  * (step_answer below).  The hook counts the steps PyTorch's recorder was
- * on for at every step, and runs the sampler at every step; it views a
+ * on for at every step, and runs the sampler at every step; a number not
+ * above the last one it saw (a fork child's, which C numbers from 1 again)
+ * starts its counts again; it views a
  * step when C asks (control/torch_step_pace.h), when the step is sampled,
  * and every window: allocated and reserved
  * over the devices (what memory_allocated() and memory_reserved() return,
@@ -73,7 +75,7 @@
 #define ALWAYS_VIEWED STR(GL_TORCH_STEP_ALWAYS_VIEWED)
 const char gl_torch_steps_register_code[] =
     "import sys as _s\n"
-    "_st = {'own': False, 'on': False, 'n': 0, 'r': 0, 'v': 0}\n"
+    "_st = {'own': False, 'on': False, 'n': 0, 'r': 0, 'v': 0, 'last': 0}\n"
     "def _gpuleak_sampled(_n, _k, _st=_st):\n"
     "    if _n > " ALWAYS_VIEWED ":\n"
     "        return _st['v'] >= _k - 1\n"
@@ -142,6 +144,9 @@ const char gl_torch_steps_register_code[] =
     "            if _st['own']:\n"
     "                _gpuleak_recorder(False, _m)\n"
     "            return\n"
+    "        if _r >> 21 <= _st['last']:\n"
+    "            _st['r'] = _st['n'] = _st['v'] = 0\n"
+    "        _st['last'] = _r >> 21\n"
     "        _c = _s.modules.get('torch.cuda')\n"
     "        if _c is None or not _c.is_initialized():\n"
     "            return\n"
