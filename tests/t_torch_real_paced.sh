@@ -12,12 +12,12 @@
 #    text report says the steps were paced, and step 204 grew 7 x 4 KiB
 #    since step 197;
 #  - auto (no setting, lines at sampled steps): 1000 fast steps and 5 that
-#    sleep 50 ms: every kept step at torch's figures; from step 60 on (the
-#    last of the first 64 sampled ones) every 20th view sampled, none
+#    work 50 ms of CPU: every kept step at torch's figures; from step 60 on
+#    (the last of the first 64 sampled ones) every 20th view sampled, none
 #    between, at least one after step 64; all 5 slow steps viewed (a view
-#    costs ~20 us, 1/2500 of such a step); fewer than half of the other
-#    fast steps after 64 (one in ~22 here: the view's CPU time at most
-#    1/400 of the time between views);
+#    costs ~20 us of CPU, 1/2500 of such a step); fewer than half of the
+#    other fast steps after 64 (one in ~20 here: the view's CPU time at
+#    most 1/400 of the thread's CPU time between views);
 #  - every1 (GPULEAK_STEP_VIEW_EVERY=1): the same run, every step viewed:
 #    the first and steps 142..205.
 source "$ROOT/tests/lib.sh"
@@ -25,12 +25,12 @@ torch_real_setup
 prog=$ROOT/tests/programs/torch_real_paced.py
 kept=$(site_line torch_real_paced.py KEPT-LINE)
 
-run_paced() { # DIR FAST SLOW SLEEP [VAR=value...]
-    local dir=$1 fast=$2 slow=$3 sleep=$4
+run_paced() { # DIR FAST SLOW WORK [VAR=value...]
+    local dir=$1 fast=$2 slow=$3 work=$4
     shift 4
     mkdir "$dir"
     (cd "$dir" && env "$@" "$FAKECUDA/fakecuda-run" --devices 1 -- "$LAUNCHER" run -- "$PY" "$prog" \
-        "$fast" "$slow" "$sleep" >out.txt 2>err.txt) || fail "$dir: run exited $?: $(tail -3 "$dir/err.txt")"
+        "$fast" "$slow" "$work" >out.txt 2>err.txt) || fail "$dir: run exited $?: $(tail -3 "$dir/err.txt")"
     if grep -q '^fakecuda: ' "$dir/err.txt"; then fail "$dir: $(grep '^fakecuda: ' "$dir/err.txt")"; fi
     "$REPORT" --json "$dir"/*.snap >"$dir/r.json" || fail "$dir: report --json exited $?"
 }

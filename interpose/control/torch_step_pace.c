@@ -5,7 +5,6 @@
 #include <time.h>
 
 #include "base/config.h"
-#include "base/internal.h"
 #include "base/log.h"
 
 #define MAX_VIEW_EVERY 1000000L
@@ -16,7 +15,6 @@ static uint32_t view_every; /* 0: auto; N: one step in N after the first ones */
 /* With the GIL, one caller at a time: no lock, no atomics (a snapshot never
  * reads these). */
 static uint64_t numbered;        /* steps and windows numbered so far */
-static uint64_t last_view_ns;    /* monotonic, at the last asked view's start */
 /* Thread CPU time of the last COSTS_KEPT plain views; a view is paced by
  * the least of them, so that one view slowed by something not its own (a
  * garbage collection that ran inside it, a page fault storm) does not hold
@@ -24,8 +22,9 @@ static uint64_t last_view_ns;    /* monotonic, at the last asked view's start */
 #define COSTS_KEPT 4
 static uint64_t view_costs_ns[COSTS_KEPT];
 static unsigned view_costs_next;
-static uint64_t view_cpu_start;  /* thread CPU time at the asked view's start */
 static uint64_t view_asked;      /* the step whose view C asked for last; 0: none pending */
+static uint64_t view_cpu_start;  /* thread CPU time at that view's start */
+static uint64_t last_cpu_end;    /* thread CPU time at the last asked view's end */
 
 void gl_step_pace_configure(void)
 {
@@ -59,23 +58,27 @@ static uint64_t view_cost_ns(void)
     return least;
 }
 
-static bool view_due(uint64_t n, uint64_t now)
+/* auto: due once the thread's CPU time since the last view's end is at
+ * least RATIO times what a view costs.  One clock read a step (a system
+ * call: the thread's CPU clock has no vDSO path), so that a step that
+ * becomes heavier is viewed at once. */
+static bool view_due(uint64_t n, uint64_t *cpu)
 {
     if (n <= GL_TORCH_STEP_ALWAYS_VIEWED)
         return true;
     if (view_every != 0)
         return (n - GL_TORCH_STEP_ALWAYS_VIEWED) % view_every == 0;
-    return now - last_view_ns >= (uint64_t)GL_TORCH_STEP_VIEW_RATIO * view_cost_ns();
+    *cpu = thread_cpu_ns();
+    return *cpu - last_cpu_end >= (uint64_t)GL_TORCH_STEP_VIEW_RATIO * view_cost_ns();
 }
 
 uint64_t gl_step_pace_begin(bool *view)
 {
-    uint64_t n = ++numbered, now = gl_mono_ns();
-    *view = view_due(n, now);
+    uint64_t n = ++numbered, cpu = 0;
+    *view = view_due(n, &cpu);
     if (*view) {
-        last_view_ns = now;
-        view_cpu_start = thread_cpu_ns();
         view_asked = n;
+        view_cpu_start = cpu != 0 ? cpu : thread_cpu_ns();
     }
     return n;
 }
@@ -89,19 +92,20 @@ void gl_step_pace_viewed(uint64_t step, bool with_lines)
 {
     if (step != view_asked)
         return; /* a view C did not ask for (a sampled step, a window) */
-    uint64_t end = thread_cpu_ns();
-    if (!with_lines && end >= view_cpu_start) {
-        view_costs_ns[view_costs_next] = end - view_cpu_start;
-        view_costs_next = (view_costs_next + 1) % COSTS_KEPT;
-    }
     view_asked = 0;
+    uint64_t end = thread_cpu_ns();
+    last_cpu_end = end;
+    if (with_lines || end < view_cpu_start)
+        return;
+    view_costs_ns[view_costs_next] = end - view_cpu_start;
+    view_costs_next = (view_costs_next + 1) % COSTS_KEPT;
 }
 
 void gl_step_pace_postfork_child(void)
 {
     numbered = 0;
-    last_view_ns = 0;
     memset(view_costs_ns, 0, sizeof view_costs_ns);
     view_costs_next = 0;
     view_asked = 0;
+    last_cpu_end = 0;
 }
