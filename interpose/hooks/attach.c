@@ -61,7 +61,7 @@ static void *import_choice(const char *name, void *current)
     if (strcmp(name, "dlclose") == 0)
         return (void *)gl_dlclose_hook;
     const struct gl_hook_entry *e = gl_hook_by_name(name);
-    return e != NULL ? e->hook : NULL;
+    return e != NULL ? gl_hook_fn(e) : NULL;
 }
 
 /* ---- the addresses a fetch would have returned ------------------------- */
@@ -84,7 +84,7 @@ static void add_value(struct value_list *l, void *fn, const struct gl_hook_entry
         l->v = v;
         l->cap = cap;
     }
-    l->v[l->n++] = (struct gl_swap_value){(uintptr_t)fn, (uintptr_t)e->hook, start};
+    l->v[l->n++] = (struct gl_swap_value){(uintptr_t)fn, (uintptr_t)gl_hook_fn(e), start};
     /* The driver's function becomes the hook's real one unless it has one
      * (as dlsym_hook.c does): a hook reached through this slot calls it. */
     if (strncmp(e->name, "cuda", 4) != 0) {

@@ -48,13 +48,13 @@ static void *decide(void *handle, const char *name, void *fn)
                                   "dlsym are not tracked");
             return NULL;
         }
-        return e->hook;
+        return gl_hook_fn(e);
     }
     /* The driver: there is one per process.  Its function becomes the hook's
      * real function unless one is known already. */
     void *expected = NULL;
     atomic_compare_exchange_strong(&e->real->fn, &expected, fn);
-    return e->hook;
+    return gl_hook_fn(e);
 }
 
 /* Returns the pointer to hand back, or NULL to let the trampoline jump to

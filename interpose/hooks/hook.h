@@ -5,6 +5,8 @@
  *     reaches its own hooks directly, whatever else is preloaded),
  *   - <name>: an exported alias of it, which is what the dynamic linker binds
  *     the program's calls to,
+ *   - gl_hook_ptr_<name>: its address, for the name -> hook table
+ *     (hook_table.c), which cannot declare the hooks with their own types,
  *   - and uses gl_real_<name>: the cache of the real function, defined in
  *     resolve/real_table.c (so that the resolve layer reaches every cache
  *     without knowing the hooks), shared with
@@ -31,6 +33,8 @@
     ret gl_hook_##name params;                                                   \
     extern __typeof__(gl_hook_##name) name                                       \
         __attribute__((alias("gl_hook_" #name), visibility("default")));         \
+    extern void *const gl_hook_ptr_##name;                                       \
+    void *const gl_hook_ptr_##name = (void *)gl_hook_##name;                     \
     ret gl_hook_##name params
 
 /* An allocation failed with out-of-memory: recorded (gl_call_failed),

@@ -9,14 +9,16 @@
 #include "resolve/entry_abi.h"
 #include "resolve/hook_list.h"
 
-/* The hooks are defined in the hooks_*.c files with GL_HOOK; only their
- * addresses are needed here, so a generic declaration is enough. */
-#define DECLARE(n) extern struct gl_real gl_real_##n; extern void gl_hook_##n(void);
+/* The hooks are defined in the hooks_*.c files with GL_HOOK, each with its
+ * own type; this file needs only their addresses, which GL_HOOK keeps in
+ * gl_hook_ptr_<name>.  (Declaring the hooks here under a generic type would
+ * give one symbol two types, which link-time optimisation rejects.) */
+#define DECLARE(n) extern struct gl_real gl_real_##n; extern void *const gl_hook_ptr_##n;
 GL_ALL_HOOKS(DECLARE)
 #undef DECLARE
 
 static const struct gl_hook_entry entries[] = {
-#define ENTRY(n) {#n, &gl_real_##n, (void *)gl_hook_##n},
+#define ENTRY(n) {#n, &gl_real_##n, &gl_hook_ptr_##n},
     GL_ALL_HOOKS(ENTRY)
 #undef ENTRY
 };
@@ -62,5 +64,5 @@ void *gl_wrap_entry_point(const char *symbol, int cuda_version, unsigned long lo
         atomic_store(&e->real->fn, fn);
     else
         atomic_compare_exchange_strong(&e->real->fn, &expected, fn);
-    return e->hook;
+    return gl_hook_fn(e);
 }

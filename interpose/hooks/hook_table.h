@@ -8,8 +8,11 @@
 struct gl_hook_entry {
     const char *name;
     struct gl_real *real;
-    void *hook;
+    void *const *hook_at; /* gl_hook_ptr_<name> (hook.h): the hook's address */
 };
+
+/* The hook an entry names, as a pointer to hand out. */
+static inline void *gl_hook_fn(const struct gl_hook_entry *e) { return *e->hook_at; }
 
 /* The hook for an exported symbol name, or NULL if it is not intercepted. */
 const struct gl_hook_entry *gl_hook_by_name(const char *name);

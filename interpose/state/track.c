@@ -298,9 +298,11 @@ static void put_and_account(struct gl_live *rec, bool is_new)
         lane = gl_lane_current();
         t = gl_acct_alloc_begin(&lane->acct, &ev); /* no credit is out: never EXCLUSIVE */
     }
-    struct gl_live old;
+    /* Zeroed, though table_put fills what had_old says is there: compiled
+     * across files, GCC cannot see that and warns. */
+    struct gl_live old = {0};
     bool had_old;
-    struct put_stamps ps;
+    struct put_stamps ps = {0};
     bool added = table_put(rec, is_new, &old, &had_old, &ps);
     /* the call counts: an allocation, or the undoing of a failed free's */
     if (is_new)
