@@ -55,6 +55,14 @@ bool gl_is_own_address(uintptr_t addr)
     return addr >= atomic_load(&own_start) && addr < end;
 }
 
+void gl_own_range(uintptr_t *start, uintptr_t *end)
+{
+    if (atomic_load(&own_end) == 0)
+        find_own_range((uintptr_t)&gl_own_range);
+    *end = atomic_load(&own_end);
+    *start = *end != 0 ? atomic_load(&own_start) : 0;
+}
+
 void gl_self_init(void)
 {
     if (gl_start_mono_ns == 0) { /* called before our constructor ran */

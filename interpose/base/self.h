@@ -12,6 +12,9 @@ uint32_t gl_gettid(void);
 
 /* True if addr lies inside libgpuleak.so's own mapped segments. */
 bool gl_is_own_address(uintptr_t addr);
+/* The same range, for a loop that tests many addresses: [*start, *end),
+ * empty when it cannot be found. */
+void gl_own_range(uintptr_t *start, uintptr_t *end);
 
 /* Sets what the constructor sets (start times, own address range) if it has
  * not run yet: activation can come first, from another library's

@@ -448,7 +448,6 @@ __attribute__((noinline)) static int walk_or_replay(struct tcache *tc, void **bu
         tc->credit_gen = gen;
         if (tc->credit < INITIAL_CREDIT)
             tc->credit = INITIAL_CREDIT;
-    tc->credit_gen = atomic_load_explicit(&load_gen, memory_order_acquire);
     }
     tc->clock++;
     if (tc->credit < CREDIT_MAX)

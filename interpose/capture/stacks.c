@@ -94,8 +94,10 @@ static _Atomic int own_frames_max;
  * key, flip). */
 static uint32_t keep_user_frames(void *const *raw, int n, int want, int extra, bool learn, uintptr_t *pcs)
 {
+    uintptr_t own_lo, own_hi;
+    gl_own_range(&own_lo, &own_hi); /* read once, not once a frame */
     int skip = 0;
-    while (skip < n && gl_is_own_address((uintptr_t)raw[skip]))
+    while (skip < n && (uintptr_t)raw[skip] - own_lo < own_hi - own_lo)
         skip++;
     if (learn && skip + 1 > extra && skip < OWN_FRAMES_MAX)
         atomic_store_explicit(&own_frames_max, skip + 1, memory_order_relaxed);

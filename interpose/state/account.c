@@ -204,11 +204,11 @@ static bool grant(struct device *d, int32_t idx, struct gl_lane_acct *la, uint64
 
 struct gl_acct_ticket gl_acct_alloc_begin(struct gl_lane_acct *la, const struct gl_acct_event *ev)
 {
-    struct gl_acct_ticket t = {GL_ACCT_NONE, 0};
+    struct gl_acct_ticket t = {GL_ACCT_NONE, 0, NULL};
     if (!gl_kind_in_usage(ev->kind))
         return t;
     t.dev = device_index(ev->device);
-    if (fits_local(la, t.dev, ev->size) && lane_site(la, ev->stack) != NULL) {
+    if (fits_local(la, t.dev, ev->size) && (t.site = lane_site(la, ev->stack)) != NULL) {
         t.mode = GL_ACCT_LOCAL;
         return t;
     }
@@ -219,7 +219,7 @@ struct gl_acct_ticket gl_acct_alloc_begin(struct gl_lane_acct *la, const struct 
     d->used = true;
     if (grant(d, t.dev, la, ev->size, ran_out)) {
         gl_unlock(&d->lock);
-        lane_site(la, ev->stack); /* the lane was just flushed: there is room */
+        t.site = lane_site(la, ev->stack); /* the lane was just flushed: there is room */
         t.mode = GL_ACCT_LOCAL;
         return t;
     }
@@ -314,8 +314,8 @@ void gl_acct_alloc_end(struct gl_lane_acct *la, struct gl_acct_ticket t, const s
     }
     if (ev == NULL)
         return;
-    /* alloc_begin made the slot, and a free only ever adds slots: found. */
-    struct gl_lane_site *ls = lane_site(la, ev->stack);
+    /* alloc_begin's slot: a free since only ever added slots, none moved */
+    struct gl_lane_site *ls = t.site;
     if (ls != NULL) {
         ls->bytes += (int64_t)ev->size;
         ls->count++;

@@ -57,9 +57,11 @@ enum gl_acct_mode {
     GL_ACCT_EXCLUSIVE, /* retry inside the exclusive section, after gl_acct_revoke_all() */
 };
 
+struct gl_lane_site;
 struct gl_acct_ticket {
     enum gl_acct_mode mode;
-    int32_t dev; /* device table index */
+    int32_t dev;               /* device table index */
+    struct gl_lane_site *site; /* LOCAL: the allocation's slot in the lane */
 };
 
 /* In the caller's lane: how an allocation will be accounted.  LOCKED leaves

@@ -1,10 +1,12 @@
 #include "state/events.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/internal.h"
 #include "base/self.h"
+#include "base/worker.h"
 #include "snapshot_format.h"
 #include "state/account.h"
 #include "state/history.h"
@@ -23,17 +25,53 @@ static struct gl_numbered *numbered, *numbered_tmp; /* records to number */
 static size_t keys_room;
 static uint64_t lost_seen; /* events lost in lanes, to leave gaps for */
 
-bool gl_lane_event_add(struct gl_lane_events *le, const struct gl_event *e)
+struct gl_event *gl_lane_event_slot(struct gl_lane_events *le)
 {
-    if (le->buf == NULL)
+    if (__builtin_expect(le->buf == NULL, 0))
         le->buf = malloc(GL_LANE_EVENTS * sizeof *le->buf);
     if (le->buf == NULL || le->count == GL_LANE_EVENTS) {
         le->lost++;
-        return le->buf != NULL;
+        return NULL;
     }
-    le->buf[le->count++] = *e;
-    return le->count >= GL_LANE_MERGE_AT;
+    return &le->buf[le->count];
 }
+
+enum gl_lane_due gl_lane_event_commit(struct gl_lane_events *le)
+{
+    le->count++;
+    if (le->count >= GL_LANE_MERGE_AT)
+        return GL_LANE_MERGE;
+    return le->count == GL_LANE_ASK_AT ? GL_LANE_ASK_MERGE : GL_LANE_NOTHING_DUE;
+}
+
+/* Full: a merge is due; without a buffer (no memory), nothing would help. */
+enum gl_lane_due gl_lane_event_lost_due(const struct gl_lane_events *le)
+{
+    return le->buf != NULL ? GL_LANE_MERGE : GL_LANE_NOTHING_DUE;
+}
+
+enum gl_lane_due gl_lane_event_add(struct gl_lane_events *le, const struct gl_event *e)
+{
+    struct gl_event *slot = gl_lane_event_slot(le);
+    if (slot == NULL)
+        return gl_lane_event_lost_due(le);
+    *slot = *e;
+    return gl_lane_event_commit(le);
+}
+
+/* Set by the first thread to ask, cleared by the writer as it merges: one
+ * wake-up (a futex call) however many threads ask meanwhile. */
+static atomic_bool merge_asked;
+
+void gl_events_ask_merge(void)
+{
+    if (!gl_worker_running() || atomic_load_explicit(&merge_asked, memory_order_relaxed) ||
+        atomic_exchange_explicit(&merge_asked, true, memory_order_relaxed))
+        return;
+    gl_worker_wake();
+}
+
+bool gl_events_merge_asked(void) { return atomic_exchange_explicit(&merge_asked, false, memory_order_relaxed); }
 
 static bool batch_reserve(size_t more)
 {
@@ -249,6 +287,7 @@ void gl_events_forget(void)
 
 void gl_events_postfork_child(void)
 {
+    atomic_store(&merge_asked, false);
     gl_lanes_each_lane(drop_lane, NULL);
     lost_seen = 0;
     batch_n = 0;

@@ -32,10 +32,11 @@ static uint64_t key_hash(uint32_t space, uint64_t addr)
     return h ^ (h >> 32);
 }
 
-static struct gl_track_shard *shard_of(uint32_t space, uint64_t addr)
-{
-    return &gl_track_shards[key_hash(space, addr) % GL_TRACK_SHARDS];
-}
+/* A key's hash picks its shard (low bits) and its bucket there (the rest):
+ * computed once an event. */
+static struct gl_track_shard *shard_of(uint64_t hash) { return &gl_track_shards[hash % GL_TRACK_SHARDS]; }
+
+static size_t bucket_of(uint64_t hash, size_t nbuckets) { return (hash / GL_TRACK_SHARDS) & (nbuckets - 1); }
 
 /* ---- the live table (caller holds the shard's lock) ---------------------- */
 
@@ -67,13 +68,14 @@ static void rec_free(struct gl_track_shard *sh, struct gl_live *r)
     sh->free_list = r;
 }
 
-/* The link that points at the record for (space, addr), or at the NULL that
- * ends its chain; NULL if the shard has no table yet. */
-static struct gl_live **table_link(struct gl_track_shard *sh, uint32_t space, uint64_t addr)
+/* The link that points at the record for (space, addr), whose key_hash is
+ * hash, or at the NULL that ends its chain; NULL if the shard has no table
+ * yet. */
+static struct gl_live **table_link(struct gl_track_shard *sh, uint64_t hash, uint32_t space, uint64_t addr)
 {
     if (sh->nbuckets == 0)
         return NULL;
-    struct gl_live **link = &sh->buckets[(key_hash(space, addr) / GL_TRACK_SHARDS) & (sh->nbuckets - 1)];
+    struct gl_live **link = &sh->buckets[bucket_of(hash, sh->nbuckets)];
     while (*link != NULL && ((*link)->addr != addr || (*link)->space != space))
         link = &(*link)->next;
     return link;
@@ -89,7 +91,7 @@ static void table_grow(struct gl_track_shard *sh)
         struct gl_live *r = sh->buckets[i], *next;
         for (; r != NULL; r = next) {
             next = r->next;
-            struct gl_live **head = &b[(key_hash(r->space, r->addr) / GL_TRACK_SHARDS) & (n - 1)];
+            struct gl_live **head = &b[bucket_of(key_hash(r->space, r->addr), n)];
             r->next = *head;
             *head = r;
         }
@@ -99,19 +101,14 @@ static void table_grow(struct gl_track_shard *sh)
     sh->nbuckets = n;
 }
 
-/* Links r (not in the table) in; false if there is no table and no memory. */
-static bool table_add(struct gl_track_shard *sh, struct gl_live *r)
+/* Links r (not in the table) in, first in its chain; hash: its key's. */
+static void table_add(struct gl_track_shard *sh, uint64_t hash, struct gl_live *r)
 {
-    if (sh->count >= 2 * sh->nbuckets)
-        table_grow(sh);
-    if (sh->nbuckets == 0)
-        return false;
-    struct gl_live **head = &sh->buckets[(key_hash(r->space, r->addr) / GL_TRACK_SHARDS) & (sh->nbuckets - 1)];
+    struct gl_live **head = &sh->buckets[bucket_of(hash, sh->nbuckets)];
     r->next = *head;
     *head = r;
     r->state = GL_REC_LIVE;
     sh->count++;
-    return true;
 }
 
 static struct gl_live *table_unlink(struct gl_track_shard *sh, struct gl_live **link)
@@ -127,8 +124,9 @@ static uint64_t now_ns(void) { return gl_mono_ns() - gl_start_mono_ns; }
 
 /* The tick of this thread's last stamp: its events' stamps increase too. */
 static GL_TLS uint64_t thread_tick;
-/* Set when an event left this thread's lane wanting a merge (events.h). */
-static GL_TLS bool merge_wanted;
+/* What the events this thread appended left due (events.h): a merge, or
+ * the writer asked for one.  Acted on once out of the lane. */
+static GL_TLS bool merge_wanted, ask_wanted;
 
 static uint64_t next_tick(uint64_t floor)
 {
@@ -154,30 +152,58 @@ static uint64_t shard_stamp(struct gl_track_shard *sh)
 static uint64_t mark_stamp(void) { return gl_stamp(next_tick(0), GL_STAMP_MARK_SHARD); }
 
 /* Appends e to the lane's events, noting whether a merge is due. */
-static void event_add(struct gl_lane *lane, const struct gl_event *e)
+static void note_due(enum gl_lane_due due)
 {
-    if (gl_lane_event_add(&lane->events, e))
-        merge_wanted = true;
+    if (__builtin_expect(due != GL_LANE_NOTHING_DUE, 0)) {
+        if (due == GL_LANE_MERGE)
+            merge_wanted = true;
+        else
+            ask_wanted = true;
+    }
 }
 
-/* Leaves the lane, then merges if an event asked for it. */
+static void event_add(struct gl_lane *lane, const struct gl_event *e)
+{
+    note_due(gl_lane_event_add(&lane->events, e));
+}
+
+/* Out of the lane: merges if an event's append said so, or asks the writer
+ * to. */
+static void act_on_due(void)
+{
+    if (merge_wanted) {
+        merge_wanted = ask_wanted = false;
+        gl_events_merge(gl_track_number_records);
+    }
+    else if (ask_wanted) {
+        ask_wanted = false;
+        gl_events_ask_merge();
+    }
+}
+
 static void lane_leave(struct gl_lane *lane)
 {
     gl_lane_leave(lane);
-    if (merge_wanted) {
-        merge_wanted = false;
-        gl_events_merge(gl_track_number_records);
-    }
+    if (__builtin_expect(merge_wanted || ask_wanted, 0))
+        act_on_due();
 }
 
 static void exclusive_leave(void)
 {
     /* In the section a merge is direct: every lane is held. */
-    if (merge_wanted) {
-        merge_wanted = false;
+    if (merge_wanted || ask_wanted) {
+        merge_wanted = ask_wanted = false;
         gl_events_merge_held(gl_track_number_records);
     }
     gl_exclusive_leave();
+}
+
+bool gl_track_merge_if_asked(void)
+{
+    if (!gl_events_merge_asked())
+        return false;
+    gl_events_merge(gl_track_number_records);
+    return true;
 }
 
 /* Appends r's event to the lane's events; the caller is in its lane.
@@ -187,13 +213,19 @@ static void exclusive_leave(void)
 static void history_of(struct gl_lane *lane, const struct gl_live *r, uint16_t type, uint64_t stamp,
                        uint64_t time_ns, uint32_t free_stack, const struct gl_live *table)
 {
-    struct gl_event e = {
+    /* written where the lane keeps it: no copy */
+    struct gl_event *e = gl_lane_event_slot(&lane->events);
+    if (e == NULL) {
+        note_due(gl_lane_event_lost_due(&lane->events));
+        return;
+    }
+    *e = (struct gl_event){
         .seq = stamp, .time_ns = time_ns, .ptr = r->addr, .size = r->size,
         .stream = r->stream, .stack_id = r->stack ? r->stack->id : 0, .device = r->device,
         .type = type, .kind = r->kind, .api = r->api,
         .free_stack_id = type == GL_EV_ALLOC ? (uintptr_t)table : free_stack,
     };
-    event_add(lane, &e);
+    note_due(gl_lane_event_commit(&lane->events));
 }
 
 void gl_track_number_records(struct gl_numbered *nr, size_t n, struct gl_numbered *tmp)
@@ -249,11 +281,14 @@ struct put_stamps {
 static bool table_put(struct gl_live *rec, bool is_new, struct gl_live *old, bool *had_old,
                       struct put_stamps *ps)
 {
-    struct gl_track_shard *sh = shard_of(rec->space, rec->addr);
+    uint64_t hash = key_hash(rec->space, rec->addr);
+    struct gl_track_shard *sh = shard_of(hash);
     bool added = false;
     *had_old = false;
     gl_lock(&sh->lock);
-    struct gl_live **link = table_link(sh, rec->space, rec->addr);
+    if (sh->count >= 2 * sh->nbuckets)
+        table_grow(sh);
+    struct gl_live **link = table_link(sh, hash, rec->space, rec->addr);
     if (link != NULL && *link != NULL) {
         struct gl_live *o = table_unlink(sh, link);
         *old = *o;
@@ -268,15 +303,14 @@ static bool table_put(struct gl_live *rec, bool is_new, struct gl_live *old, boo
         rec->time_ns = sh->last_tick;
     if (is_new || (rec->seq & GL_SEQ_STAMP))
         rec->seq = ps->alloc_stamp | GL_SEQ_STAMP;
-    struct gl_live *r = rec_new(sh);
+    /* no table (and no memory for one): the record is lost */
+    struct gl_live *r = link != NULL ? rec_new(sh) : NULL;
     ps->linked = NULL;
     if (r != NULL) {
         *r = *rec;
-        added = table_add(sh, r);
-        if (!added)
-            rec_free(sh, r);
-        else
-            ps->linked = r;
+        table_add(sh, hash, r);
+        added = true;
+        ps->linked = r;
     }
     gl_unlock(&sh->lock);
     return added;
@@ -346,12 +380,13 @@ static GL_TLS struct gl_live taken;
 
 struct gl_live *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_stack)
 {
-    struct gl_track_shard *sh = shard_of(space, addr);
+    uint64_t hash = key_hash(space, addr);
+    struct gl_track_shard *sh = shard_of(hash);
     bool found = false;
     uint64_t stamp = 0;
     struct gl_lane *lane = gl_lane_enter();
     gl_lock(&sh->lock);
-    struct gl_live **link = table_link(sh, space, addr);
+    struct gl_live **link = table_link(sh, hash, space, addr);
     if (link != NULL && *link != NULL) {
         struct gl_live *r = table_unlink(sh, link);
         taken = *r;
@@ -375,10 +410,11 @@ struct gl_live *gl_track_take(uint32_t space, uint64_t addr, uint32_t free_stack
 /* Reads one record under its shard's lock: no lane needed, nothing changes. */
 int gl_track_kind_of(uint32_t space, uint64_t addr)
 {
-    struct gl_track_shard *sh = shard_of(space, addr);
+    uint64_t hash = key_hash(space, addr);
+    struct gl_track_shard *sh = shard_of(hash);
     int kind = -1;
     gl_lock(&sh->lock);
-    struct gl_live **link = table_link(sh, space, addr);
+    struct gl_live **link = table_link(sh, hash, space, addr);
     if (link != NULL && *link != NULL)
         kind = (*link)->kind;
     gl_unlock(&sh->lock);
@@ -493,7 +529,7 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api)
                 uint64_t stamp = shard_stamp(sh), t = sh->last_tick;
                 history_of(lane, r, GL_EV_FREE, stamp, t, 0, NULL);
                 if (merge_wanted) { /* a teardown may free more than a lane holds */
-                    merge_wanted = false;
+                    merge_wanted = ask_wanted = false;
                     gl_events_merge_held(gl_track_number_records);
                 }
                 /* never freed by the program: a leak until this teardown
