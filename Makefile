@@ -90,7 +90,7 @@ $(BUILD)/.san: san-marker
 # object depends on it, so a change of CC, CFLAGS_EXTRA, SAN, LOCK_CHECK or
 # CUDA_HOME rebuilds everything instead of mixing old objects with new.
 FLAGS_STAMP = $(BUILD)/.flags
-FLAGS_NOW = $(CC) | $(CXX) | $(BASE_CFLAGS) | $(PROG_CFLAGS) | $(GL_LOCK_CHECK_FLAGS) | $(CUDA_HOME)
+FLAGS_NOW = $(CC) | $(CXX) | $(BASE_CFLAGS) | $(PROG_CFLAGS) | $(GL_OPT) | $(GL_LOCK_CHECK_FLAGS) | $(CUDA_HOME)
 .PHONY: flags-stamp
 $(FLAGS_STAMP): flags-stamp
 	@mkdir -p $(@D); if [ "$$(cat $@ 2>/dev/null)" != '$(FLAGS_NOW)' ]; then printf '%s\n' '$(FLAGS_NOW)' >$@; fi

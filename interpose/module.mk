@@ -13,13 +13,14 @@ GL_LIB := $(BUILD)/lib/libgpuleak.so
 # on in sanitizer builds, or with LOCK_CHECK=1 (a change of it rebuilds
 # everything: $(BUILD)/.flags, Makefile); compiled out otherwise.
 GL_LOCK_CHECK_FLAGS = $(if $(SAN)$(LOCK_CHECK),-DGL_LOCK_CHECK)
-# Release builds are optimised across files (-flto): an event's path runs
-# through a dozen small functions in as many files (hooks, where, calls,
-# track, account, lanes, events), one job each, and their calls' set-up was
-# ~10% of light mode's cost a pair (docs/performance.md, "Across files").
-# Sanitizer builds are not, so that what they check is compiled as written.
-GL_LTO = $(if $(SAN),,-flto=auto)
-GL_CFLAGS = $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON) $(GL_LOCK_CHECK_FLAGS) $(GL_LTO)
+# Release builds are optimised across files (-flto) and at -O3: an event's
+# path runs through a dozen small functions in as many files (hooks, where,
+# calls, track, account, lanes, events), one job each, and their calls'
+# set-up was ~15% of light mode's own cost a pair (docs/performance.md,
+# "Compiled across files").  Sanitizer builds are not, so that what they
+# check is compiled as written.
+GL_OPT = $(if $(SAN),,-O3 -flto=auto)
+GL_CFLAGS = $(BASE_CFLAGS) $(GL_OPT) -fPIC -fvisibility=hidden $(CUDA_INC) -Iinterpose $(CPPFLAGS_COMMON) $(GL_LOCK_CHECK_FLAGS)
 # No libcuda/libcudart here, ever: the real ones are found at run time.
 # libunwind-x86_64 is libunwind's generic (remote-capable) API, which the
 # stack cache's recording walker needs (capture/stack_cache.c); x86_64 only.
@@ -41,6 +42,6 @@ $(BUILD)/obj/interpose/%.o: interpose/%.S
 
 $(GL_LIB): $(GL_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -shared $(SAN_FLAGS) $(BASE_CFLAGS) $(GL_LTO) -Wl,-soname,libgpuleak.so -Wl,-z,defs -Wl,-z,now -o $@ $^ $(GL_LDLIBS)
+	$(CC) -shared $(SAN_FLAGS) $(BASE_CFLAGS) $(GL_OPT) -Wl,-soname,libgpuleak.so -Wl,-z,defs -Wl,-z,now -o $@ $^ $(GL_LDLIBS)
 
 -include $(GL_OBJS:.o=.d)

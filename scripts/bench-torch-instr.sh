@@ -4,7 +4,8 @@
 # callgrind, the measure a loaded machine cannot move (issue 46's targets
 # are stated in it).  One process per configuration, native and
 # cudaMallocAsync x bare, gpuleak default, gpuleak light, under
-# `valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes`:
+# `valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes
+# --fair-sched=yes`:
 # nothing is counted until the timed steps begin (BENCH_TORCH_CALLGRIND,
 # tests/bench/callgrind_window.c), so the import and the warm-up run
 # uninstrumented.  Per configuration:
@@ -21,7 +22,11 @@
 # enough to hold the default's sampled-line steps in their proportion:
 # one in 20 views (GPULEAK_STEP_LINES_EVERY=20), ~4 steps a view under
 # callgrind here, so 2 or 3 sampled steps and the steps before them that
-# turn the recorder on.  PYTHONHASHSEED=0; two
+# turn the recorder on.  Valgrind runs one thread at a time; --fair-sched
+# hands the CPU over in turn at each wake-up, as a second core runs the
+# writer beside the program (without it, a program thread ran ~500 events
+# past the wake-up it sent the writer before the writer ran, and did most
+# merges itself: state/events.h).  PYTHONHASHSEED=0; two
 # runs of one configuration agree within ~0.1%.
 # Writes $BUILD/bench/bench-torch-instr.json (scripts/bench-verdicts.py).
 #
@@ -64,7 +69,7 @@ one() {
     # the program it runs.
     (cd "$dir" && env "${conf[@]}" PYTHONHASHSEED=0 GPULEAK_OUTPUT="$dir/snaps/" \
         BENCH_TORCH_CALLGRIND="$WINDOW_LIB" "$FCRUN" --devices 1 -- "${gl[@]}" \
-        valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes \
+        valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes --fair-sched=yes \
         --callgrind-out-file="$dir/cg.out" "$PY" "$STEP" "$STEPS" "$WARMUP" >"$dir/log" 2>&1) ||
         echo "bench-torch-instr: $1 $2 exited $?: $(grep -v '^==' "$dir/log" | tail -1)" >&2
     rm -rf "$dir/snaps"
@@ -75,7 +80,10 @@ one() {
         callgrind_annotate --auto=no --inclusive=yes --threshold=100 "$f" 2>/dev/null |
             python3 -c '
 import re, sys
-total, own = 0, False
+# A function compiled across files (-flto) is listed once per file its
+# code came from (watch.c:writer_main, track.c:writer_main): its pieces
+# are summed, by name, before the root is looked for.
+total, by_name, own_names = 0, {}, set()
 for line in sys.stdin:
     m = re.match(r"\s*([0-9,]+) \(\s*([0-9.]+)%\)\s+(.*)", line)
     if not m:
@@ -83,8 +91,13 @@ for line in sys.stdin:
     n = int(m.group(1).replace(",", ""))
     if "PROGRAM TOTALS" in m.group(3):
         total = n
-    elif total and n >= 0.99 * total and "/libgpuleak.so]" in m.group(3):
-        own = True
+        continue
+    where = m.group(3).split(" [")[0]
+    name = where.rsplit(":", 1)[-1]
+    by_name[name] = by_name.get(name, 0) + n
+    if "/libgpuleak.so]" in m.group(3):
+        own_names.add(name)
+own = total and any(by_name[f] >= 0.99 * total for f in own_names)
 print(total, "gpuleak" if own else "program")' | sed "s/^/$1.$2 /" >>"$RAW"
     done
     local us
