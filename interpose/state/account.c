@@ -30,6 +30,8 @@ struct site {
     UT_hash_handle hh;
 };
 
+#define SITE_CACHE 64
+
 struct device {
     struct gl_lock lock;
     bool used;
@@ -39,6 +41,11 @@ struct device {
     uint64_t credit_out; /* handed to lanes, not yet given back */
     uint64_t backoff, backoff_left, last_revoke_ns;
     struct site *sites;
+    /* The sites last found, by their stack's hash: most events of a device
+     * that takes them on its lock (no lane credit) come from a few stacks,
+     * and a hit skips uthash's look-up.  Sites are never freed but at fork,
+     * which clears this too. */
+    struct site *site_cache[SITE_CACHE];
 } __attribute__((aligned(64)));
 
 #define DEVICE_INIT {.lock = GL_LOCK_INIT(DEVICE), .peak_epoch = 1}
@@ -70,7 +77,11 @@ static int32_t device_index(int32_t dev)
 
 static struct site *site_of(struct device *d, const struct gl_stack *stack)
 {
-    struct site *s;
+    _Static_assert(SITE_CACHE == 64, "6 bits of the hash");
+    struct site **cached = &d->site_cache[((uintptr_t)stack * 0x9e3779b97f4a7c15u) >> 58];
+    struct site *s = *cached;
+    if (s != NULL && s->stack == stack)
+        return s;
     HASH_FIND_PTR(d->sites, &stack, s);
     if (s == NULL) {
         s = calloc(1, sizeof *s);
@@ -84,6 +95,7 @@ static struct site *site_of(struct device *d, const struct gl_stack *stack)
             return NULL;
         }
     }
+    *cached = s;
     return s;
 }
 
