@@ -4,8 +4,7 @@
 # callgrind, the measure a loaded machine cannot move (issue 46's targets
 # are stated in it).  One process per configuration, native and
 # cudaMallocAsync x bare, gpuleak default, gpuleak light, under
-# `valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes
-# --fair-sched=yes`:
+# `valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes`:
 # nothing is counted until the timed steps begin (BENCH_TORCH_CALLGRIND,
 # tests/bench/callgrind_window.c), so the import and the warm-up run
 # uninstrumented.  Per configuration:
@@ -22,11 +21,7 @@
 # enough to hold the default's sampled-line steps in their proportion:
 # one in 20 views (GPULEAK_STEP_LINES_EVERY=20), ~4 steps a view under
 # callgrind here, so 2 or 3 sampled steps and the steps before them that
-# turn the recorder on.  Valgrind runs one thread at a time; --fair-sched
-# hands the CPU over in turn at each wake-up, as a second core runs the
-# writer beside the program (without it, a program thread ran ~500 events
-# past the wake-up it sent the writer before the writer ran, and did most
-# merges itself: state/events.h).  PYTHONHASHSEED=0; two
+# turn the recorder on.  PYTHONHASHSEED=0; two
 # runs of one configuration agree within ~0.1%.
 # Writes $BUILD/bench/bench-torch-instr.json (scripts/bench-verdicts.py).
 #
@@ -69,7 +64,7 @@ one() {
     # the program it runs.
     (cd "$dir" && env "${conf[@]}" PYTHONHASHSEED=0 GPULEAK_OUTPUT="$dir/snaps/" \
         BENCH_TORCH_CALLGRIND="$WINDOW_LIB" "$FCRUN" --devices 1 -- "${gl[@]}" \
-        valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes --fair-sched=yes \
+        valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes \
         --callgrind-out-file="$dir/cg.out" "$PY" "$STEP" "$STEPS" "$WARMUP" >"$dir/log" 2>&1) ||
         echo "bench-torch-instr: $1 $2 exited $?: $(grep -v '^==' "$dir/log" | tail -1)" >&2
     rm -rf "$dir/snaps"

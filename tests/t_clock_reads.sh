@@ -2,9 +2,9 @@
 # an event's time is the tick of its stamp, read under its shard's lock,
 # and nothing else on the path reads the clock.  tests/programs/clock_reads
 # counts the library's clock_gettime calls on its own thread over N pairs:
-# 2N, plus the rare reads, bounded: one a merge the thread runs itself (at
-# most one every GL_LANE_MERGE_AT = 768 events: the writer runs most, asked
-# at 256) and one a Python probe (at most every 1,024th capture).  An allocation that also read the clock for a time the
+# 2N, plus the rare reads, bounded: one a merge (a lane asks for one every
+# GL_LANE_MERGE_AT = 768 events) and one a Python probe (at most every
+# 1,024th capture).  An allocation that also read the clock for a time the
 # table then replaced made it 3N.
 source "$ROOT/tests/lib.sh"
 N=7680

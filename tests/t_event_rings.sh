@@ -1,4 +1,4 @@
-# Per-thread event rings merged by the writer (interpose/state/events.h;
+# Per-thread event rings merged in stamp order (interpose/state/events.h;
 # docs/performance.md "The sequence number"): whatever happens to the
 # thread that recorded them, a snapshot's history holds exactly the events
 # its counters count, numbered 1, 2, 3 ... in an order that keeps each

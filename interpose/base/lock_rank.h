@@ -56,8 +56,7 @@
     X(WRITER, 50, ONE, "writer_mutex", "state/lanes.c", "one exclusive section at a time",                      \
       "`gl_exclusive_enter`: a snapshot's copy, a context teardown, fork, an allocation that may set a new "    \
       "peak while lanes hold credit; a lane entered while a writer waits (taken and released at once); "      \
-      "a merge of the lanes' events (`gl_events_merge`, state/events.c), by the writer thread a lane "       \
-      "asked, or by a thread out of its full lane",                                                           \
+      "a merge of the lanes' events (`gl_events_merge`, state/events.c), by a thread out of its lane",         \
       "outermost of the tracking state")                                                                        \
     X(REGISTRY, 60, ONE, "registry_lock", "state/lanes.c", "the list of lanes and who owns each",               \
       "a thread's first event, thread exit (`lane_retire`), the exclusive section",                             \

@@ -22,7 +22,6 @@
 #include "control/periodic.h"
 #include "control/take.h"
 #include "control/torch_steps.h"
-#include "state/track.h"
 #include "snapshot_format.h"
 #include <time.h>
 
@@ -125,15 +124,7 @@ static void *writer_main(void *arg)
             wait_ms = TICK_MS;
         struct timespec deadline;
         gl_worker_deadline(&deadline, wait_ms);
-        int woken;
-        /* A wake-up that a merge asked for (state/events.h) is served and
-         * the wait goes on to the same deadline: a program busy enough to
-         * ask a thousand times a second must not keep the timed work
-         * below from ever coming due.  A thread asks with one wake-up per
-         * ask it sets, so any other wake-up is still seen after it. */
-        while ((woken = gl_worker_wait(&deadline) == 0) && gl_track_merge_if_asked())
-            ;
-        if (!woken) {
+        if (gl_worker_wait(&deadline) != 0) {
             if (errno == EINTR)
                 continue;
             if (gl_periodic_wait_ms() == 0)

@@ -1,12 +1,10 @@
 #include "state/events.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/internal.h"
 #include "base/self.h"
-#include "base/worker.h"
 #include "snapshot_format.h"
 #include "state/account.h"
 #include "state/history.h"
@@ -36,42 +34,23 @@ struct gl_event *gl_lane_event_slot(struct gl_lane_events *le)
     return &le->buf[le->count];
 }
 
-enum gl_lane_due gl_lane_event_commit(struct gl_lane_events *le)
+bool gl_lane_event_commit(struct gl_lane_events *le)
 {
     le->count++;
-    if (le->count >= GL_LANE_MERGE_AT)
-        return GL_LANE_MERGE;
-    return le->count == GL_LANE_ASK_AT ? GL_LANE_ASK_MERGE : GL_LANE_NOTHING_DUE;
+    return le->count >= GL_LANE_MERGE_AT;
 }
 
 /* Full: a merge is due; without a buffer (no memory), nothing would help. */
-enum gl_lane_due gl_lane_event_lost_due(const struct gl_lane_events *le)
-{
-    return le->buf != NULL ? GL_LANE_MERGE : GL_LANE_NOTHING_DUE;
-}
+bool gl_lane_event_lost_wants_merge(const struct gl_lane_events *le) { return le->buf != NULL; }
 
-enum gl_lane_due gl_lane_event_add(struct gl_lane_events *le, const struct gl_event *e)
+bool gl_lane_event_add(struct gl_lane_events *le, const struct gl_event *e)
 {
     struct gl_event *slot = gl_lane_event_slot(le);
     if (slot == NULL)
-        return gl_lane_event_lost_due(le);
+        return gl_lane_event_lost_wants_merge(le);
     *slot = *e;
     return gl_lane_event_commit(le);
 }
-
-/* Set by the first thread to ask, cleared by the writer as it merges: one
- * wake-up (a futex call) however many threads ask meanwhile. */
-static atomic_bool merge_asked;
-
-void gl_events_ask_merge(void)
-{
-    if (!gl_worker_running() || atomic_load_explicit(&merge_asked, memory_order_relaxed) ||
-        atomic_exchange_explicit(&merge_asked, true, memory_order_relaxed))
-        return;
-    gl_worker_wake();
-}
-
-bool gl_events_merge_asked(void) { return atomic_exchange_explicit(&merge_asked, false, memory_order_relaxed); }
 
 static bool batch_reserve(size_t more)
 {
@@ -287,7 +266,6 @@ void gl_events_forget(void)
 
 void gl_events_postfork_child(void)
 {
-    atomic_store(&merge_asked, false);
     gl_lanes_each_lane(drop_lane, NULL);
     lost_seen = 0;
     batch_n = 0;

@@ -1,4 +1,4 @@
-/* Per-thread event rings, merged by the writer (issue 46).
+/* Per-thread event rings, merged in stamp order (issue 46).
  *
  * An event (allocation, free, out-of-memory, mark) is first appended to its
  * thread's lane (lanes.h): a buffer only that thread writes, under the lane
@@ -20,12 +20,8 @@
  * device that peaked at it likewise.  It runs
  *   - in the exclusive section (a snapshot, fork, detach): every lane held,
  *     so it takes every event;
- *   - on the writer thread, which a thread asks for a merge when its lane
- *     reaches a quarter full (gl_events_ask_merge), so that numbering the
- *     events and writing the history is not the program's work;
- *   - from a thread whose lane is three-quarters full all the same (no
- *     writer, or one that has not come yet), after it leaves its lane.
- *   Either holds writer_mutex (one merge or exclusive section at a
+ *   - from a thread whose lane is three-quarters full, after it leaves its
+ *     lane: it holds writer_mutex (one merge or exclusive section at a
  *     time) and visits the lanes one at a time, taking only events whose
  *     tick is below a cutoff read at its start.  Every later event has a
  *     tick at or above the cutoff, and every earlier one was complete in its
@@ -54,8 +50,7 @@ struct gl_numbered {
 typedef void gl_events_number_fn(struct gl_numbered *nr, size_t n, struct gl_numbered *tmp);
 
 #define GL_LANE_EVENTS 1024   /* a lane holds this many unmerged events (64 KiB) */
-#define GL_LANE_ASK_AT 256    /* asks the writer for a merge at this many */
-#define GL_LANE_MERGE_AT 768  /* and merges itself at this many */
+#define GL_LANE_MERGE_AT 768  /* and asks for a merge at this many */
 #define GL_SEQ_STAMP (UINT64_C(1) << 63) /* a record's seq is still its stamp */
 #define GL_STAMP_SHARD_BITS 6
 #define GL_STAMP_MARK_SHARD 63 /* events on no record (OOM, marks) share a slot */
@@ -70,28 +65,18 @@ struct gl_lane_events {
 static inline uint64_t gl_stamp(uint64_t tick, unsigned shard) { return tick << GL_STAMP_SHARD_BITS | shard; }
 static inline uint64_t gl_stamp_tick(uint64_t stamp) { return stamp >> GL_STAMP_SHARD_BITS; }
 
-/* What an event's append leaves due, once its thread is out of its lane. */
-enum gl_lane_due {
-    GL_LANE_NOTHING_DUE,
-    GL_LANE_ASK_MERGE, /* gl_events_ask_merge */
-    GL_LANE_MERGE,     /* gl_events_merge */
-};
-
-/* Appends e (e->seq: its stamp) in the caller's lane. */
-enum gl_lane_due gl_lane_event_add(struct gl_lane_events *le, const struct gl_event *e);
+/* Appends e (e->seq: its stamp) in the caller's lane; true when the lane
+ * wants a merge (call gl_events_merge once out of the lane). */
+bool gl_lane_event_add(struct gl_lane_events *le, const struct gl_event *e);
 /* The same in two steps, for an event written where it is kept: the slot
  * for the lane's next event, or NULL (the event is lost, and counted: then
- * gl_lane_event_lost_due says what is due); and, once the slot is written,
- * its commit. */
+ * gl_lane_event_lost_wants_merge says whether a merge is due); and, once the
+ * slot is written, its commit, true when the lane wants a merge.  Merging
+ * stays on the thread: see docs/performance.md, "Merged on the writer:
+ * measured, and undone". */
 struct gl_event *gl_lane_event_slot(struct gl_lane_events *le);
-enum gl_lane_due gl_lane_event_commit(struct gl_lane_events *le);
-enum gl_lane_due gl_lane_event_lost_due(const struct gl_lane_events *le);
-
-/* Asks the writer thread to merge (no lock; one wake-up however many ask
- * before it comes).  Nothing without a writer: the lanes merge themselves. */
-void gl_events_ask_merge(void);
-/* On the writer: whether a merge was asked since the last call. */
-bool gl_events_merge_asked(void);
+bool gl_lane_event_commit(struct gl_lane_events *le);
+bool gl_lane_event_lost_wants_merge(const struct gl_lane_events *le);
 
 /* Holds nothing of the tracking state (may hold graph_lock, ipc_lock).
  * number: the live table's, for the records of the ALLOC events merged. */

@@ -124,9 +124,8 @@ static uint64_t now_ns(void) { return gl_mono_ns() - gl_start_mono_ns; }
 
 /* The tick of this thread's last stamp: its events' stamps increase too. */
 static GL_TLS uint64_t thread_tick;
-/* What the events this thread appended left due (events.h): a merge, or
- * the writer asked for one.  Acted on once out of the lane. */
-static GL_TLS bool merge_wanted, ask_wanted;
+/* Set when an event left this thread's lane wanting a merge (events.h). */
+static GL_TLS bool merge_wanted;
 
 static uint64_t next_tick(uint64_t floor)
 {
@@ -152,58 +151,30 @@ static uint64_t shard_stamp(struct gl_track_shard *sh)
 static uint64_t mark_stamp(void) { return gl_stamp(next_tick(0), GL_STAMP_MARK_SHARD); }
 
 /* Appends e to the lane's events, noting whether a merge is due. */
-static void note_due(enum gl_lane_due due)
-{
-    if (__builtin_expect(due != GL_LANE_NOTHING_DUE, 0)) {
-        if (due == GL_LANE_MERGE)
-            merge_wanted = true;
-        else
-            ask_wanted = true;
-    }
-}
-
 static void event_add(struct gl_lane *lane, const struct gl_event *e)
 {
-    note_due(gl_lane_event_add(&lane->events, e));
+    if (gl_lane_event_add(&lane->events, e))
+        merge_wanted = true;
 }
 
-/* Out of the lane: merges if an event's append said so, or asks the writer
- * to. */
-static void act_on_due(void)
-{
-    if (merge_wanted) {
-        merge_wanted = ask_wanted = false;
-        gl_events_merge(gl_track_number_records);
-    }
-    else if (ask_wanted) {
-        ask_wanted = false;
-        gl_events_ask_merge();
-    }
-}
-
+/* Leaves the lane, then merges if an event asked for it. */
 static void lane_leave(struct gl_lane *lane)
 {
     gl_lane_leave(lane);
-    if (__builtin_expect(merge_wanted || ask_wanted, 0))
-        act_on_due();
+    if (__builtin_expect(merge_wanted, 0)) {
+        merge_wanted = false;
+        gl_events_merge(gl_track_number_records);
+    }
 }
 
 static void exclusive_leave(void)
 {
     /* In the section a merge is direct: every lane is held. */
-    if (merge_wanted || ask_wanted) {
-        merge_wanted = ask_wanted = false;
+    if (merge_wanted) {
+        merge_wanted = false;
         gl_events_merge_held(gl_track_number_records);
     }
     gl_exclusive_leave();
-}
-
-bool gl_track_merge_if_asked(void)
-{
-    if (!gl_events_merge_asked())
-        return false;
-    gl_events_merge(gl_track_number_records);
-    return true;
 }
 
 /* Appends r's event to the lane's events; the caller is in its lane.
@@ -216,7 +187,7 @@ static void history_of(struct gl_lane *lane, const struct gl_live *r, uint16_t t
     /* written where the lane keeps it: no copy */
     struct gl_event *e = gl_lane_event_slot(&lane->events);
     if (e == NULL) {
-        note_due(gl_lane_event_lost_due(&lane->events));
+        merge_wanted |= gl_lane_event_lost_wants_merge(&lane->events);
         return;
     }
     *e = (struct gl_event){
@@ -225,7 +196,8 @@ static void history_of(struct gl_lane *lane, const struct gl_live *r, uint16_t t
         .type = type, .kind = r->kind, .api = r->api,
         .free_stack_id = type == GL_EV_ALLOC ? (uintptr_t)table : free_stack,
     };
-    note_due(gl_lane_event_commit(&lane->events));
+    if (gl_lane_event_commit(&lane->events))
+        merge_wanted = true;
 }
 
 void gl_track_number_records(struct gl_numbered *nr, size_t n, struct gl_numbered *tmp)
@@ -529,7 +501,7 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api)
                 uint64_t stamp = shard_stamp(sh), t = sh->last_tick;
                 history_of(lane, r, GL_EV_FREE, stamp, t, 0, NULL);
                 if (merge_wanted) { /* a teardown may free more than a lane holds */
-                    merge_wanted = ask_wanted = false;
+                    merge_wanted = false;
                     gl_events_merge_held(gl_track_number_records);
                 }
                 /* never freed by the program: a leak until this teardown

@@ -116,8 +116,4 @@ size_t gl_track_drop_context(int32_t owner, uint64_t ctx, uint16_t teardown_api)
 struct gl_numbered;
 void gl_track_number_records(struct gl_numbered *nr, size_t n, struct gl_numbered *tmp);
 
-/* On the writer thread, woken: merges the lanes' events if a thread asked
- * (events.h, gl_events_ask_merge); true if one had.  Holds nothing. */
-bool gl_track_merge_if_asked(void);
-
 #endif

@@ -18,10 +18,8 @@
  *   5. the detach's reset (gl_track_reset): every record, count, peak and
  *      event gone, and the same records made again without one byte more
  *      of the heap (slabs, buckets and sites kept for reuse);
- *   6. who merges the lanes' events (events.h): with a writer running, the
- *      lane's 256th event asks it once, and its merge numbers all 256;
- *      without one, nothing is asked and the thread merges itself at its
- *      768th.
+ *   6. the lane's own merge (events.h): 767 events wait in the thread's
+ *      lane, unnumbered; its 768th event's thread numbers all 768.
  *
  * Links (tests/module.mk): state/{track,account,lanes,history,stack_table,
  * teardown,bad_free}.o, capture/{stacks,pyframes,pyframes_layout}.o (a bad
@@ -40,7 +38,6 @@
 #include <time.h>
 
 #include "snapshot_format.h"
-#include "base/worker.h"
 #include "state/bad_free.h"
 #include "state/events.h"
 #include "state/lanes.h"
@@ -768,28 +765,14 @@ static uint64_t numbered_now(void)
     return gl_events_last_number();
 }
 
-static void test_writer_merge(void)
+static void test_lane_merge(void)
 {
     struct gl_stack *st = stack_of(400);
     struct timespec ms = {0, 1000 * 1000};
-    gl_worker_init();
-    uint64_t start = numbered_now(); /* every lane empty */
-    /* A writer "running" (this test plays it): the 256th event asks. */
-    gl_worker_set_running(true);
-    events_on_lane(GL_LANE_ASK_AT - 1, st);
-    EQ(gl_events_merge_asked(), 0, "no merge asked at 255 events");
-    events_on_lane(1, st);
-    nanosleep(&ms, NULL); /* the clock past every event's tick: the cutoff takes all */
-    EQ(gl_track_merge_if_asked(), 1, "the 256th event asked the writer");
-    EQ(gl_events_last_number() - start, GL_LANE_ASK_AT, "the writer's merge numbered all 256");
-    EQ(gl_track_merge_if_asked(), 0, "asked once");
-    /* No writer: the lane is left to fill, then merges itself. */
-    gl_worker_set_running(false);
-    uint64_t before = gl_events_last_number();
+    uint64_t before = numbered_now(); /* every lane empty */
     events_on_lane(GL_LANE_MERGE_AT - 1, st);
-    EQ(gl_events_merge_asked(), 0, "nothing asked without a writer");
     EQ(gl_events_last_number(), before, "767 events wait in the lane");
-    nanosleep(&ms, NULL);
+    nanosleep(&ms, NULL); /* the clock past every event's tick: the cutoff takes all */
     events_on_lane(1, st);
     EQ(gl_events_last_number() - before, GL_LANE_MERGE_AT, "the 768th event's thread merged them");
     EQ(numbered_now() - before, GL_LANE_MERGE_AT, "nothing left behind");
@@ -807,7 +790,7 @@ int main(void)
     test_threads(3, 4);
     test_threads(4, 8);
     test_reset();
-    test_writer_merge();
+    test_lane_merge();
     if (failures) {
         fprintf(stderr, "%d failures\n", failures);
         return 1;
