@@ -45,22 +45,21 @@ uint32_t gl_gettid(void)
     return cached_tid;
 }
 
-bool gl_is_own_address(uintptr_t addr)
+void gl_own_range(uintptr_t *start, uintptr_t *end)
 {
     /* dlsym can be called before our constructor has run (by the
      * constructor of a library loaded earlier): find the range on demand. */
     if (atomic_load(&own_end) == 0)
-        find_own_range((uintptr_t)&gl_is_own_address);
-    uintptr_t end = atomic_load(&own_end);
-    return addr >= atomic_load(&own_start) && addr < end;
-}
-
-void gl_own_range(uintptr_t *start, uintptr_t *end)
-{
-    if (atomic_load(&own_end) == 0)
         find_own_range((uintptr_t)&gl_own_range);
     *end = atomic_load(&own_end);
     *start = *end != 0 ? atomic_load(&own_start) : 0;
+}
+
+bool gl_is_own_address(uintptr_t addr)
+{
+    uintptr_t start, end;
+    gl_own_range(&start, &end);
+    return addr - start < end - start; /* start <= addr < end; empty: never */
 }
 
 void gl_self_init(void)

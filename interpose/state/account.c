@@ -75,10 +75,17 @@ static int32_t device_index(int32_t dev)
     return dev + 1;
 }
 
+/* The top `bits` bits of a stack's pointer, mixed: slots in the lanes' and
+ * the devices' small tables. */
+static unsigned stack_slot(const struct gl_stack *stack, unsigned bits)
+{
+    return (unsigned)(((uintptr_t)stack * 0x9e3779b97f4a7c15u) >> (64 - bits));
+}
+
 static struct site *site_of(struct device *d, const struct gl_stack *stack)
 {
     _Static_assert(SITE_CACHE == 64, "6 bits of the hash");
-    struct site **cached = &d->site_cache[((uintptr_t)stack * 0x9e3779b97f4a7c15u) >> 58];
+    struct site **cached = &d->site_cache[stack_slot(stack, 6)];
     struct site *s = *cached;
     if (s != NULL && s->stack == stack)
         return s;
@@ -116,11 +123,7 @@ static void site_add(struct device *d, const struct gl_stack *stack, int64_t byt
 
 /* ---- the lane's local accounting ---------------------------------------- */
 
-static unsigned site_hash(const struct gl_stack *stack)
-{
-    uint64_t h = (uintptr_t)stack * 0x9e3779b97f4a7c15u;
-    return (unsigned)(h >> 59); /* 5 bits: GL_LANE_SITES slots */
-}
+static unsigned site_hash(const struct gl_stack *stack) { return stack_slot(stack, 5); }
 _Static_assert(GL_LANE_SITES == 32, "site_hash yields 5 bits");
 
 /* The lane's slot for a stack, made if need be; NULL when the few probes
