@@ -214,7 +214,7 @@ UNIT_LINK_procaddr_rules = $(GL_OBJ)/resolve/entry_abi.o
 UNIT_LINK_live_table = $(addprefix $(GL_OBJ)/,state/track.o state/track_copy.o state/track_reset.o state/account.o state/lanes.o state/history.o state/events.o \
 	state/stack_table.o state/stack_tally.o state/teardown.o state/bad_free.o \
 	capture/stacks.o capture/stack_cache.o capture/stack_check.o capture/stack_regs.o capture/pyframes.o capture/pyframes_layout.o \
-	base/self.o base/busy.o base/modules.o base/log.o base/ut.o base/config.o base/libc_dl.o base/elf_lookup.o base/lock.o base/futex_lock.o base/xfsz.o)
+	base/self.o base/clock.o base/busy.o base/modules.o base/log.o base/ut.o base/config.o base/libc_dl.o base/elf_lookup.o base/lock.o base/futex_lock.o base/xfsz.o)
 UNIT_LIBS_live_table = -pthread $(GL_LDLIBS)
 # The lock itself (tests/unit/lock_mutual.c): base/lock.o and its futex
 # slow paths, as this build compiled them.
@@ -222,7 +222,7 @@ UNIT_LINK_lock_mutual = $(addprefix $(GL_OBJ)/,base/lock.o base/futex_lock.o)
 UNIT_LIBS_lock_mutual = -pthread
 # Snapshot file names and creation: control/outfile.o, whose file-system
 # calls the test replaces (gl_outfile_io), and the base/ objects it needs.
-UNIT_LINK_outfile = $(addprefix $(GL_OBJ)/,control/outfile.o base/config.o base/log.o)
+UNIT_LINK_outfile = $(addprefix $(GL_OBJ)/,control/outfile.o base/config.o base/log.o base/clock.o)
 # The decoder of PyTorch's answer: pure, with the view's own stack table.
 UNIT_LINK_torch_decode = $(addprefix $(GL_OBJ)/,control/torch_decode.o state/view_stacks.o base/ut.o)
 

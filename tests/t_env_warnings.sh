@@ -64,6 +64,7 @@ warns "gpuleak: ignoring GPULEAK_PYTHON=2: $B, using 1" GPULEAK_PYTHON=2
 warns "gpuleak: ignoring GPULEAK_FREE_STACKS=x: $B, using 0" GPULEAK_FREE_STACKS=x
 warns "gpuleak: ignoring GPULEAK_DISABLE=perhaps: $B, using 0" GPULEAK_DISABLE=perhaps
 warns "gpuleak: ignoring GPULEAK_STACK_CACHE=often: expected on, off or miss, using on" GPULEAK_STACK_CACHE=often
+warns "gpuleak: ignoring GPULEAK_CLOCK=tsc: expected auto or kernel, using auto" GPULEAK_CLOCK=tsc
 # Two bad booleans: one line each.
 warns "gpuleak: ignoring GPULEAK_DISABLE=maybe: $B, using 0
 gpuleak: ignoring GPULEAK_FREE_STACKS=sure: $B, using 0" GPULEAK_DISABLE=maybe GPULEAK_FREE_STACKS=sure
@@ -72,6 +73,8 @@ warns "" GPULEAK_DISABLE=No GPULEAK_PYTHON=on GPULEAK_FREE_STACKS=TRUE GPULEAK_O
     GPULEAK_OOM_INTERVAL=500ms GPULEAK_SIGNAL=sigusr2 GPULEAK_OUTPUT=a%%b.%p.%n.snap
 warns "" GPULEAK_MODE=Light GPULEAK_SAMPLE_BYTES=512KiB GPULEAK_SAMPLE_SEED=7 GPULEAK_TORCH_LINES=never
 warns "" GPULEAK_MODE=full GPULEAK_SAMPLE_BYTES=4m GPULEAK_STEP_LINES_EVERY=0 GPULEAK_STEP_VIEW_EVERY=auto
+warns "" GPULEAK_CLOCK=Kernel
+warns "" GPULEAK_CLOCK=auto
 warns "" GPULEAK_STEP_VIEW_EVERY=1000000
 warns "" GPULEAK_MODE=light GPULEAK_SAMPLE_BYTES="1.5 MiB"   # the one size grammar (common/size_parse.h)
 

@@ -253,7 +253,7 @@ static void config_read(struct gl_config *cfg)
     static atomic_bool warned_depth, warned_output, warned_entries, warned_conv;
     static atomic_bool warned_disable, warned_python, warned_free, warned_oom, warned_oom_iv;
     static atomic_bool warned_cache, warned_check, warned_torch, warned_lines,
-        warned_settle;
+        warned_settle, warned_clock;
 
     cfg->disabled = gl_env_bool("GPULEAK_DISABLE", false, &warned_disable);
     load_mode(cfg);
@@ -312,6 +312,16 @@ static void config_read(struct gl_config *cfg)
         else
             gl_warn_once(&warned_cache, "ignoring GPULEAK_STACK_CACHE=%.40s: expected on, off or miss, using on",
                          cache);
+    }
+
+    const char *clock = gl_getenv("GPULEAK_CLOCK");
+    if (clock != NULL && *clock != '\0') {
+        if (strcasecmp(clock, "auto") == 0)
+            cfg->clock = GL_CLOCK_AUTO;
+        else if (strcasecmp(clock, "kernel") == 0)
+            cfg->clock = GL_CLOCK_KERNEL;
+        else
+            gl_warn_once(&warned_clock, "ignoring GPULEAK_CLOCK=%.40s: expected auto or kernel, using auto", clock);
     }
 
     const char *check = gl_getenv("GPULEAK_STACK_CHECK");

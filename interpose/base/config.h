@@ -45,6 +45,10 @@ enum gl_stack_cache_mode { GL_STACK_CACHE_ON, GL_STACK_CACHE_OFF, GL_STACK_CACHE
  * it on itself). */
 enum gl_torch_lines { GL_TORCH_LINES_REQUEST, GL_TORCH_LINES_START, GL_TORCH_LINES_NEVER };
 
+/* GPULEAK_CLOCK (base/clock.h): auto, the default, reads the TSC where the
+ * kernel's own clocksource is the TSC; kernel, clock_gettime always. */
+enum gl_clock_choice { GL_CLOCK_AUTO, GL_CLOCK_KERNEL };
+
 struct gl_config {
     bool disabled;               /* GPULEAK_DISABLE=1: pass-through only */
     enum gl_mode mode;           /* GPULEAK_MODE: full (default) or light */
@@ -63,6 +67,7 @@ struct gl_config {
     uint64_t oom_interval_ms;    /* GPULEAK_OOM_INTERVAL: at most one OOM snapshot per this */
     enum gl_stack_cache_mode stack_cache;  /* GPULEAK_STACK_CACHE */
     char stack_check[GL_OUTPUT_MAX];       /* GPULEAK_STACK_CHECK: file; "" = off */
+    enum gl_clock_choice clock;            /* GPULEAK_CLOCK: auto (default) or kernel */
 };
 
 extern struct gl_config gl_config;

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "base/busy.h"
+#include "base/clock.h"
 #include "base/self.h"
 
 #define GL_EXPORT __attribute__((visibility("default")))
@@ -98,12 +99,10 @@ static inline void gl_busy_leave(void)
         gl_busy_deferred_run();
 }
 
-static inline uint64_t gl_mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+/* gpuleak's monotonic clock (base/clock.h): the TSC where the kernel's own
+ * clock is, CLOCK_MONOTONIC otherwise.  Every time recorded comes from it;
+ * a deadline handed to the kernel does not (base/worker.c). */
+static inline uint64_t gl_mono_ns(void) { return gl_clock_ns(); }
 
 static inline uint64_t gl_unix_ns(void)
 {

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/config.h"
 #include "base/exit_guard.h"
 #include "base/internal.h"
@@ -150,6 +151,7 @@ static void activate(void)
         atomic_store(&activated, true);
         return;
     }
+    gl_clock_start();
     gl_procinfo_init();
     gl_outfile_setup(gl_config.output);
     gl_pending_configure();

@@ -224,10 +224,15 @@ static void number_batch(gl_events_number_fn *number_records)
 
 static uint64_t now_tick(void) { return gl_mono_ns() - gl_start_mono_ns; }
 
+/* Two threads' clock reads may disagree by up to GL_CLOCK_SKEW_NS
+ * (base/clock.h): the cutoff stays that far behind this thread's clock, so
+ * that an event still being recorded elsewhere cannot have a tick below it,
+ * and an exclusive section's merge waits that long past its last tick. */
 void gl_events_merge(gl_events_number_fn *number)
 {
     gl_writer_lock();
-    uint64_t cutoff = now_tick();
+    uint64_t now = now_tick();
+    uint64_t cutoff = now > GL_CLOCK_SKEW_NS ? now - GL_CLOCK_SKEW_NS : 0;
     gl_lanes_visit(take_lane, &cutoff);
     number_batch(number);
     gl_writer_unlock();
@@ -242,9 +247,9 @@ void gl_events_merge_held(gl_events_number_fn *number)
             last = gl_stamp_tick(batch[i].seq);
     number_batch(number);
     /* Ticks run at most a few ns ahead of the clock (one per event on a
-     * busy shard); wait those out, so that no later event sorts before
-     * these. */
-    while (now_tick() <= last)
+     * busy shard), and another thread's clock may be behind this one's:
+     * wait both out, so that no later event sorts before these. */
+    while (now_tick() <= last + GL_CLOCK_SKEW_NS)
         ;
 }
 

@@ -23,7 +23,9 @@
  *   - from a thread whose lane is three-quarters full, after it leaves its
  *     lane: it holds writer_mutex (one merge or exclusive section at a
  *     time) and visits the lanes one at a time, taking only events whose
- *     tick is below a cutoff read at its start.  Every later event has a
+ *     tick is below a cutoff: the clock at its start, less the most two
+ *     threads' reads may disagree by (GL_CLOCK_SKEW_NS, base/clock.h).
+ *     Every later event has a
  *     tick at or above the cutoff, and every earlier one was complete in its
  *     lane before the merger could lock that lane; so each merge takes
  *     whole prefixes of time and the numbering is the same as if one merge

@@ -20,8 +20,8 @@ FUZZ_CFLAGS = -std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra \
 # What each harness links: the parser's own sources, nothing else.
 FUZZ_SRCS_snap = report/model/snap_read.c
 FUZZ_SRCS_supp = report/model/suppress.c report/util/xalloc.c
-FUZZ_SRCS_env = interpose/base/config.c interpose/base/log.c interpose/control/outfile.c
-FUZZ_SRCS_outname = interpose/base/config.c interpose/base/log.c interpose/control/outfile.c
+FUZZ_SRCS_env = interpose/base/config.c interpose/base/log.c interpose/base/clock.c interpose/control/outfile.c
+FUZZ_SRCS_outname = interpose/base/config.c interpose/base/log.c interpose/base/clock.c interpose/control/outfile.c
 # the reporter behind its command line: everything but cli/main.c
 FUZZ_SRCS_report = $(filter-out report/cli/main.c,$(REPORT_SRCS))
 FUZZ_SRCS_live = tools/top/live_read.c

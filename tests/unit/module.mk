@@ -31,7 +31,7 @@ $(BUILD)/obj/tests/unit/snapbuild.o: tests/unit/snapbuild.c $(FLAGS_STAMP)
 # pool kinds, and where.c asking fakecuda's driver and runtime, which the
 # test links as a CUDA program does.  Objects of cuda/ and the layers below.
 UNIT_CUDA_OBJS = $(addprefix $(GL_OBJ)/,cuda/where.o cuda/green_ctx.o cuda/array_size.o cuda/pool_kinds.o \
-	resolve/resolve.o resolve/real_table.o base/self.o base/busy.o base/libc_dl.o base/elf_lookup.o base/lock.o base/futex_lock.o \
+	resolve/resolve.o resolve/real_table.o base/self.o base/clock.o base/busy.o base/libc_dl.o base/elf_lookup.o base/lock.o base/futex_lock.o \
 	base/log.o base/config.o base/ut.o base/modules.o)
 TEST_PROGS += $(TPROG_DIR)/unit/cuda_where
 all: $(TPROG_DIR)/unit/cuda_where
