@@ -325,20 +325,27 @@ static __attribute__((noinline)) uint32_t frame_id(struct cache_entry *c, const 
 
 /* ---- the walk ------------------------------------------------------------ */
 
-size_t gl_py_capture(uintptr_t *out, size_t max)
+void *gl_py_top_frame(void)
 {
     gl_py_detect();
     if (atomic_load_explicit(&state, memory_order_acquire) != 1)
-        return 0;
+        return NULL;
     /* This thread's own state, found through thread-specific storage; it
      * exists whether or not this thread holds the GIL right now. */
     void *tstate = get_tstate();
     if (tstate == NULL)
-        return 0;
+        return NULL;
     const struct gl_py_layout *l = layout;
     void *frame = l->tstate_cframe ? ptr_at(tstate, l->tstate_cframe) : ptr_at(tstate, l->tstate_frame);
     if (l->tstate_cframe && frame != NULL)
         frame = ptr_at(frame, l->cframe_current);
+    return frame;
+}
+
+size_t gl_py_capture(void *top, uintptr_t *out, size_t max)
+{
+    const struct gl_py_layout *l = layout; /* set before any top frame was found */
+    void *frame = top;
 
     /* The layout's offsets in locals: the frames are read through char
      * pointers (ptr_at), which may alias anything, so without these the

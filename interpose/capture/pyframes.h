@@ -30,9 +30,15 @@ void gl_py_detect(void);
  * and a call per frame cost more than the Python walk itself. */
 void gl_py_interpreter_range(uintptr_t *start, uintptr_t *end);
 
-/* The calling thread's Python frames, innermost first, as tagged pseudo-pcs.
- * Returns how many were stored (0: not Python, or not a Python thread). */
-size_t gl_py_capture(uintptr_t *out, size_t max);
+/* The calling thread's innermost Python frame, or NULL (not Python, or not
+ * a Python thread): asked first, so that a thread with no Python frames
+ * pays nothing more. */
+void *gl_py_top_frame(void);
+
+/* The Python frames from top (gl_py_top_frame's) outwards, innermost first,
+ * as tagged pseudo-pcs; returns how many were stored in out[0..max), and
+ * writes nothing more. */
+size_t gl_py_capture(void *top, uintptr_t *out, size_t max);
 
 /* The longest file or function name a frame given as text keeps, in bytes
  * (a walk's are cut near there too): longer ones are cut, so equal frames

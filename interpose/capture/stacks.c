@@ -24,12 +24,12 @@
  * with the Python frames they were running: native frames of the code called
  * from Python come first, then the Python stack, innermost first, then
  * whatever native frames lie beyond the interpreter (an embedding program's
- * main).  See docs/python-frames.md. */
+ * main).  See docs/python-frames.md.  The Python frames are written where
+ * they go, over the interpreter's: no copy of them. */
 static void merge_python(struct gl_capture *cap)
 {
-    uintptr_t py[GL_MAX_DEPTH];
-    size_t npy = gl_py_capture(py, GL_MAX_DEPTH);
-    if (npy == 0)
+    void *top = gl_py_top_frame();
+    if (top == NULL)
         return;
     /* The interpreter's frames: from the first one to the last one.  Found
      * from both ends, which stop within a few frames: the ones between are
@@ -46,14 +46,16 @@ static void merge_python(struct gl_capture *cap)
     if (first == depth)
         last = depth; /* the walk stopped before the interpreter */
     uintptr_t tail[GL_MAX_DEPTH];
-    uint32_t ntail = cap->depth - last;
+    uint32_t ntail = depth - last;
     memcpy(tail, cap->pcs + last, ntail * sizeof *tail);
-    uint32_t n = first;
-    for (size_t i = 0; i < npy && n < GL_MAX_DEPTH; i++)
-        cap->pcs[n++] = py[i];
-    for (uint32_t i = 0; i < ntail && n < GL_MAX_DEPTH; i++)
-        cap->pcs[n++] = tail[i];
-    cap->depth = n;
+    size_t npy = gl_py_capture(top, cap->pcs + first, GL_MAX_DEPTH - first);
+    if (npy == 0)
+        return; /* nothing written: the native stack stays whole */
+    uint32_t n = first + (uint32_t)npy;
+    if (ntail > GL_MAX_DEPTH - n)
+        ntail = GL_MAX_DEPTH - n;
+    memcpy(cap->pcs + n, tail, ntail * sizeof *tail);
+    cap->depth = n + ntail;
 }
 
 #if defined(__SANITIZE_THREAD__)
