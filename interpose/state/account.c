@@ -39,7 +39,9 @@ struct device {
     uint64_t alloc_count, free_count, alloc_bytes_total, failed_count, unknown_free_count;
     uint64_t peak_epoch;
     uint64_t credit_out; /* handed to lanes, not yet given back */
-    uint64_t backoff, backoff_left, last_revoke_ns;
+    uint64_t backoff, backoff_left;
+    uint64_t allocs_at_revoke; /* alloc_count at the last revocation */
+    bool revoke_due;           /* a revocation was asked for: set the backoff once it is done */
     struct site *sites;
     /* The sites last found, by their stack's hash: most events of a device
      * that takes them on its lock (no lane credit) come from a few stacks,
@@ -57,13 +59,28 @@ static atomic_bool peak_stamped;
 
 /* Credit is capped so that sums stay far from overflow. */
 #define CREDIT_MAX (UINT64_C(1) << 56)
-/* Revocations: after each one no credit is granted for `backoff` events on
- * the lock, doubling from BACKOFF_MIN to BACKOFF_MAX while they keep coming
- * (lanes that together want more than the headroom, taking it from each other
- * event after event); back to the minimum once they are rare again. */
+/* Revocations: after each one no credit is granted for the device's next
+ * `backoff` allocations.  A revocation costs an exclusive section (every
+ * lane flushed), about as much as BACKOFF_MIN events on the lock.  Lanes
+ * that together want more than the headroom take it from each other again
+ * as soon as credit is granted: a revocation that comes within
+ * REVOKE_AGAIN allocations of the backoff's end doubles it, up to
+ * BACKOFF_MAX; one that comes later sets it back to the minimum, however
+ * high it was.  Threads that take turns (PyTorch's main thread and its
+ * autograd thread: forward, backward, optimizer) revoke at each turn, a
+ * hundred allocations or so apart; threads that allocate at once near the
+ * peak take the credit back within a few.  Counted
+ * in the device's allocations, once every lane's are in
+ * (gl_acct_revoke_all), not in time: the same program on a faster or a
+ * slower machine, or under valgrind, backs off alike.  (It was time:
+ * revocations under a second apart doubled it, so a training step that
+ * reached its peak every few ms, or the first steps' new peaks, kept every
+ * later event on the lock.) */
 #define BACKOFF_MIN 64
 #define BACKOFF_MAX 65536
-#define REVOKE_RARE_NS UINT64_C(1000000000) /* a second between revocations */
+#define REVOKE_AGAIN 32
+/* Set when some device's revocation is due (gl_acct_revoke_all looks). */
+static atomic_bool any_revoke_due;
 
 static int32_t device_index(int32_t dev)
 {
@@ -182,7 +199,34 @@ static void revoke(struct gl_lane_acct *la)
     la->want /= 2; /* it was taken back: ask for less next time */
 }
 
-void gl_acct_revoke_all(void) { gl_lanes_each(revoke); }
+/* Called with d->lock held, every lane flushed: the backoff after a
+ * revocation (BACKOFF_MIN above says how). */
+static void set_backoff(struct device *d)
+{
+    uint64_t since = d->alloc_count - d->allocs_at_revoke;
+    uint64_t after_backoff = since > d->backoff ? since - d->backoff : 0;
+    if (d->backoff == 0 || after_backoff >= REVOKE_AGAIN)
+        d->backoff = BACKOFF_MIN;
+    else if (d->backoff < BACKOFF_MAX)
+        d->backoff *= 2;
+    d->backoff_left = d->backoff;
+    d->allocs_at_revoke = d->alloc_count;
+    d->revoke_due = false;
+}
+
+void gl_acct_revoke_all(void)
+{
+    gl_lanes_each(revoke);
+    if (!atomic_exchange_explicit(&any_revoke_due, false, memory_order_relaxed))
+        return;
+    for (int i = 0; i <= GL_MAX_DEVICES; i++) {
+        struct device *d = &devices[i];
+        gl_lock(&d->lock);
+        if (d->revoke_due)
+            set_backoff(d);
+        gl_unlock(&d->lock);
+    }
+}
 
 /* ---- allocations and frees ---------------------------------------------- */
 
@@ -242,16 +286,10 @@ struct gl_acct_ticket gl_acct_alloc_begin(struct gl_lane_acct *la, const struct 
         t.mode = GL_ACCT_LOCKED;
         return t;
     }
-    /* Might be a new peak while other lanes hold credit: take it back first.
-     * The clock is read here, on this rare path, not for every event (a new
-     * allocation's time is its stamp, taken later under its shard's lock). */
-    uint64_t now = gl_mono_ns();
-    if (now - d->last_revoke_ns > REVOKE_RARE_NS)
-        d->backoff = BACKOFF_MIN;
-    else if (d->backoff < BACKOFF_MAX)
-        d->backoff = d->backoff ? d->backoff * 2 : BACKOFF_MIN;
-    d->backoff_left = d->backoff;
-    d->last_revoke_ns = now;
+    /* Might be a new peak while other lanes hold credit: take it back first
+     * (the caller, in the exclusive section); the backoff is set there. */
+    d->revoke_due = true;
+    atomic_store_explicit(&any_revoke_due, true, memory_order_relaxed);
     gl_unlock(&d->lock);
     t.mode = GL_ACCT_EXCLUSIVE;
     return t;

@@ -15,6 +15,9 @@
  *      takes all credit back), and the peak, its composition and the counts
  *      equal to a serial replay of the history and to the scenario's
  *      arithmetic (as tests/programs/peak_threads.c end to end);
+ *   4b. the revocation's backoff: allocations without credit after a
+ *      revocation, 64, doubled while revocations come back at once, back
+ *      to 64 after a quiet stretch;
  *   5. the detach's reset (gl_track_reset): every record, count, peak and
  *      event gone, and the same records made again without one byte more
  *      of the heap (slabs, buckets and sites kept for reuse);
@@ -693,6 +696,107 @@ static void test_credit_alone(int dev)
     EQ(v.d.alloc_count, 101, "credit alone: allocations");
 }
 
+/* ---- 4b. the revocation's backoff ---------------------------------------- */
+
+/* A second thread that keeps its lane (and its credit) between rounds: at
+ * each go it allocates and frees 4 KiB, taking credit if it is granted. */
+static pthread_barrier_t holder_go, holder_done;
+static atomic_int holder_dev = -1; /* -1: exit */
+
+static void *holder_main(void *p)
+{
+    (void)p;
+    for (;;) {
+        pthread_barrier_wait(&holder_go);
+        int dev = atomic_load(&holder_dev);
+        if (dev < 0)
+            return NULL;
+        alloc_on(dev, 0x50000000, 4096, stack_of(501));
+        if (!free_at(0x50000000))
+            abort();
+        pthread_barrier_wait(&holder_done);
+    }
+}
+
+static uint64_t own_credit(void)
+{
+    struct gl_lane *lane = gl_lane_enter();
+    uint64_t credit = lane->acct.credit;
+    gl_lane_leave(lane);
+    return credit;
+}
+
+/* This thread's 4 KiB allocations, each freed, until one leaves its lane
+ * with credit: the how-manieth (0: none of max). */
+static int allocs_until_credit(int dev, int max)
+{
+    for (int i = 1; i <= max; i++) {
+        alloc_on(dev, 0x60000000, 4096, stack_of(502));
+        bool has = own_credit() != 0;
+        if (!free_at(0x60000000))
+            abort();
+        if (has)
+            return i;
+    }
+    return 0;
+}
+
+/* The holder takes 4 KiB of credit; then this thread allocates 2 KiB short
+ * of the 1 MiB peak, which could be a new peak only with the holder's
+ * credit counted: the credit is taken back (a revocation), the allocation
+ * is accounted on the lock and freed. */
+static void revocation(int dev)
+{
+    atomic_store(&holder_dev, dev);
+    pthread_barrier_wait(&holder_go);
+    pthread_barrier_wait(&holder_done);
+    alloc_on(dev, 0x70000000, MIB - 2048, stack_of(503));
+    if (!free_at(0x70000000))
+        abort();
+}
+
+/* After a revocation no credit for the device's next 64 allocations (the
+ * first is the one that revoked).  Revocations that come back at once (the
+ * lanes take the credit from each other again) double that, 128, 256,
+ * 512; one that comes 200 allocations after the backoff's end sets it back
+ * to 64, however high it was.  Counted in allocations: a backoff by time
+ * took every revocation here, all within a few ms, for a storm, and one by
+ * its own length (twice the backoff) never came down from 512. */
+static void test_backoffs_on(int dev)
+{
+    alloc_on(dev, 0x70000000, MIB, stack_of(503)); /* the peak: 1 MiB */
+    free_at(0x70000000);
+    const int want[] = {64, 128, 256, 512, 64};
+    for (int r = 0; r < 5; r++) {
+        if (r == 4)
+            for (int i = 0; i < 200; i++) {
+                alloc_on(dev, 0x60000000, 4096, stack_of(502));
+                free_at(0x60000000);
+            }
+        revocation(dev);
+        char what[80];
+        snprintf(what, sizeof what, "backoff: allocations until credit after revocation %d", r + 1);
+        EQ(allocs_until_credit(dev, 1000), want[r], what);
+    }
+    struct view v = view_of(dev);
+    EQ(v.d.peak_bytes, MIB, "backoff: peak");
+    EQ(v.d.live_bytes, 0, "backoff: live");
+}
+
+static void test_backoffs(void)
+{
+    pthread_t tid;
+    if (pthread_barrier_init(&holder_go, NULL, 2) != 0 || pthread_barrier_init(&holder_done, NULL, 2) != 0 ||
+        pthread_create(&tid, NULL, holder_main, NULL) != 0) {
+        fprintf(stderr, "FAIL: holder thread\n");
+        exit(1);
+    }
+    test_backoffs_on(8);
+    atomic_store(&holder_dev, -1);
+    pthread_barrier_wait(&holder_go);
+    pthread_join(tid, NULL);
+}
+
 /* ---- 5. the detach's reset ------------------------------------------------ */
 
 #define RESET_N 1000
@@ -790,6 +894,7 @@ int main(void)
     test_peak();
     test_many();
     test_credit_alone(5);
+    test_backoffs();
     test_threads(3, 4);
     test_threads(4, 8);
     test_reset();
