@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "base/config.h"
-#include "base/internal.h"
 
 struct gl_clock_line gl_clock_line;
 
@@ -49,16 +48,15 @@ static void take_sample(struct sample *s)
 
 /* True if the kernel keeps CLOCK_MONOTONIC on the TSC.  It checks the
  * TSC at boot (invariant, in step across CPUs) and leaves it for another
- * clocksource when it is not: then so do we. */
+ * clocksource when it is not: then so do we.  Read at activation, which
+ * holds cancellation off while it reads files (control/lifecycle.c). */
 static bool kernel_uses_tsc(void)
 {
     char buf[32] = {0};
-    gl_nocancel_begin(); /* open and read are cancellation points */
     int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
     ssize_t got = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
     if (fd >= 0)
         close(fd);
-    gl_nocancel_end();
     return got > 0 && strcmp(buf, "tsc\n") == 0;
 }
 

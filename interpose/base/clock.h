@@ -64,9 +64,10 @@ static inline uint64_t gl_clock_ns(void)
     return gl_clock_slow();
 }
 
-/* When tracking starts (config loaded): takes the first sample if the TSC
- * may be used (GPULEAK_CLOCK, the kernel's clocksource); otherwise every
- * read stays the kernel's.  Once only; later calls do nothing. */
+/* When tracking starts (config loaded, cancellation held off: it reads a
+ * file): takes the first sample if the TSC may be used (GPULEAK_CLOCK, the
+ * kernel's clocksource); otherwise every read stays the kernel's.  Once
+ * only; later calls do nothing. */
 void gl_clock_start(void);
 
 /* Which clock reads go to now: "tsc" (the line), "kernel" (until the line
