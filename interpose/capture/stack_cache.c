@@ -69,6 +69,7 @@ struct entry {
     uint64_t gen;        /* load generation it was walked in; 0: empty */
     uintptr_t sp, bp;    /* key: the walker's stack and frame pointer */
     int size, n;         /* frames asked for, frames found */
+    struct gl_walk_stop stop; /* key: where the walk stopped short */
     uint64_t used;       /* last use, for replacement */
     uint16_t nregs, nreads;
     uint8_t reg[MAX_REGS];
@@ -431,7 +432,7 @@ GL_NO_SANITIZE static bool still_valid(const struct entry *e, const ucontext_t *
 
 /* The walk proper; the caller holds tc->busy. */
 __attribute__((noinline)) static int walk_or_replay(struct tcache *tc, void **buf, int size,
-                                                    enum gl_stack_walk_kind *kind)
+                                                    struct gl_walk_stop stop, enum gl_stack_walk_kind *kind)
 {
     ucontext_t uc;
     gl_stack_regs(uc.uc_mcontext.gregs);
@@ -455,8 +456,8 @@ __attribute__((noinline)) static int walk_or_replay(struct tcache *tc, void **bu
     if (gl_config.stack_cache == GL_STACK_CACHE_ON && !dyn) {
         for (unsigned k = w; k < w + ASSOC; k++) {
             struct entry *e = &tc->e[k];
-            if (e->gen == gen && e->sp == sp && e->bp == bp && e->size == size &&
-                (validation_broken() || still_valid(e, &uc))) {
+            if (e->gen == gen && e->sp == sp && e->bp == bp && e->size == size && e->stop.lo == stop.lo &&
+                e->stop.hi == stop.hi && (validation_broken() || still_valid(e, &uc))) {
                 memcpy(buf, e->pcs, (size_t)e->n * sizeof *buf);
                 e->used = tc->clock;
                 *kind = GL_WALK_HIT;
@@ -495,12 +496,16 @@ __attribute__((noinline)) static int walk_or_replay(struct tcache *tc, void **bu
         return -1;
     }
     /* unw_backtrace's loop (its slow path; its fast path finds the same
-     * frames), stopped as soon as `size` frames are found. */
+     * frames), stopped as soon as `size` frames are found, or at `stop`:
+     * the words the frames beyond it would have read are neither read nor
+     * checked again at each replay. */
     while (n < size && U.step(&cursor) > 0) {
         unw_word_t ip;
         if (U.get_reg(&cursor, UNW_REG_IP, &ip) < 0)
             break;
         buf[n++] = (void *)(uintptr_t)ip;
+        if (ip - stop.lo < stop.hi - stop.lo)
+            break;
     }
     gl_unlock(&unwind_lock);
     gl_nocancel_end();
@@ -514,6 +519,7 @@ __attribute__((noinline)) static int walk_or_replay(struct tcache *tc, void **bu
     e->sp = sp;
     e->bp = bp;
     e->size = size;
+    e->stop = stop;
     e->n = n;
     e->used = tc->clock;
     e->gen = gen;
@@ -521,7 +527,8 @@ __attribute__((noinline)) static int walk_or_replay(struct tcache *tc, void **bu
     return n;
 }
 
-__attribute__((noinline)) int gl_stack_cache_walk(void **buf, int size, enum gl_stack_walk_kind *kind)
+__attribute__((noinline)) int gl_stack_cache_walk(void **buf, int size, struct gl_walk_stop stop,
+                                                  enum gl_stack_walk_kind *kind)
 {
     if (size <= 0 || size > MAX_FRAMES)
         return -1;
@@ -532,7 +539,7 @@ __attribute__((noinline)) int gl_stack_cache_walk(void **buf, int size, enum gl_
         return -1;
     tc->busy = true;
     atomic_signal_fence(memory_order_seq_cst);
-    int n = walk_or_replay(tc, buf, size, kind);
+    int n = walk_or_replay(tc, buf, size, stop, kind);
     atomic_signal_fence(memory_order_seq_cst);
     tc->busy = false;
     return n;
@@ -547,9 +554,9 @@ void gl_stack_cache_flush(void)
 
 #else /* not x86_64, or TSan (see stacks.c): the old walk only */
 
-int gl_stack_cache_walk(void **buf, int size, enum gl_stack_walk_kind *kind)
+int gl_stack_cache_walk(void **buf, int size, struct gl_walk_stop stop, enum gl_stack_walk_kind *kind)
 {
-    (void)buf, (void)size, (void)kind;
+    (void)buf, (void)size, (void)stop, (void)kind;
     return -1;
 }
 

@@ -18,13 +18,21 @@ enum gl_stack_walk_kind {
                        * the caller walks with unw_backtrace */
 };
 
+/* A walk's end short of `size` frames: it stops after the first frame
+ * whose pc lies in [lo, hi), which it keeps.  Python threads stop at the
+ * interpreter, whose frames the Python ones replace (capture/stacks.c).
+ * {0, 0}: never. */
+struct gl_walk_stop {
+    uintptr_t lo, hi;
+};
+
 /* Unwinds the calling thread like unw_backtrace(buf, size), frame for
- * frame, starting at its caller's return address.  Returns the number of
- * frames and sets *kind, or -1 when the cache does not answer and the
- * recording walker does not run (no credit: *kind is GL_WALK_PLAIN; an
- * error, a TSan build, a stack it does not know: *kind untouched): the
+ * frame, starting at its caller's return address, up to `stop`.  Returns
+ * the number of frames and sets *kind, or -1 when the cache does not answer
+ * and the recording walker does not run (no credit: *kind is GL_WALK_PLAIN;
+ * an error, a TSan build, a stack it does not know: *kind untouched): the
  * caller walks with unw_backtrace instead. */
-int gl_stack_cache_walk(void **buf, int size, enum gl_stack_walk_kind *kind);
+int gl_stack_cache_walk(void **buf, int size, struct gl_walk_stop stop, enum gl_stack_walk_kind *kind);
 
 /* Loaded objects changed (dlclose): every thread's cached stacks and
  * libunwind's per-IP unwind rules are forgotten before their next use. */

@@ -22,40 +22,33 @@
 
 /* Replaces the interpreter's own native frames (the C code that runs Python)
  * with the Python frames they were running: native frames of the code called
- * from Python come first, then the Python stack, innermost first, then
- * whatever native frames lie beyond the interpreter (an embedding program's
- * main).  See docs/python-frames.md.  The Python frames are written where
- * they go, over the interpreter's: no copy of them. */
-static void merge_python(struct gl_capture *cap)
+ * from Python come first, then the Python stack, innermost first.  Every
+ * walk of a Python thread was cut at the interpreter's first frame
+ * (cut_at_stop), the last of cap: the Python frames are written from there
+ * on.  The native frames beyond it (the interpreter's own, python's main,
+ * an embedding program's caller) are neither walked nor kept: at a
+ * PyTorch op's ~20 native frames that was two thirds of the walk.  A walk
+ * that ended before the interpreter (native frames deeper than the depth
+ * asked) gets the Python frames after its own.  See docs/python-frames.md. */
+static void merge_python(struct gl_capture *cap, void *top, struct gl_walk_stop stop)
 {
-    void *top = gl_py_top_frame();
-    if (top == NULL)
-        return;
-    /* The interpreter's frames: from the first one to the last one.  Found
-     * from both ends, which stop within a few frames: the ones between are
-     * nearly all the interpreter's. */
-    uintptr_t lo, hi;
-    gl_py_interpreter_range(&lo, &hi);
-    const uintptr_t span = hi - lo; /* pc in the interpreter: pc - lo < span */
-    const uint32_t depth = cap->depth;
-    uint32_t first = 0, last = depth;
-    while (first < depth && cap->pcs[first] - lo >= span)
-        first++;
-    while (last > first && cap->pcs[last - 1] - lo >= span)
-        last--;
-    if (first == depth)
-        last = depth; /* the walk stopped before the interpreter */
-    uintptr_t tail[GL_MAX_DEPTH];
-    uint32_t ntail = depth - last;
-    memcpy(tail, cap->pcs + last, ntail * sizeof *tail);
+    uint32_t first = cap->depth;
+    if (first > 0 && cap->pcs[first - 1] - stop.lo < stop.hi - stop.lo)
+        first--;
     size_t npy = gl_py_capture(top, cap->pcs + first, GL_MAX_DEPTH - first);
-    if (npy == 0)
-        return; /* nothing written: the native stack stays whole */
-    uint32_t n = first + (uint32_t)npy;
-    if (ntail > GL_MAX_DEPTH - n)
-        ntail = GL_MAX_DEPTH - n;
-    memcpy(cap->pcs + n, tail, ntail * sizeof *tail);
-    cap->depth = n + ntail;
+    if (npy > 0) /* nothing written otherwise: the native stack stays */
+        cap->depth = first + (uint32_t)npy;
+}
+
+/* The first n of pcs up to the first in stop's range, which is kept. */
+static uint32_t cut_at_stop(const uintptr_t *pcs, uint32_t n, struct gl_walk_stop stop)
+{
+    if (stop.hi == stop.lo) /* no stop: not a Python thread */
+        return n;
+    for (uint32_t i = 0; i < n; i++)
+        if (pcs[i] - stop.lo < stop.hi - stop.lo)
+            return i + 1;
+    return n;
 }
 
 #if defined(__SANITIZE_THREAD__)
@@ -122,6 +115,12 @@ void gl_stack_capture(struct gl_capture *cap)
         return;
     int extra = atomic_load_explicit(&own_frames_max, memory_order_relaxed);
     int size = want + (extra ? extra : OWN_FRAMES_MAX);
+    /* A thread running Python: its walk stops at the interpreter, whose
+     * frames the Python ones replace (merge_python). */
+    void *py_top = gl_config.python ? gl_py_top_frame() : NULL;
+    struct gl_walk_stop stop = {0, 0};
+    if (py_top != NULL)
+        gl_py_interpreter_range(&stop.lo, &stop.hi);
     /* libunwind may hold the loader's lock (dl_iterate_phdr) and its own
      * while it walks: a fatal signal here must not send the writer, which
      * walks the loader's list too, to wait for them (gl_busy). */
@@ -132,7 +131,7 @@ void gl_stack_capture(struct gl_capture *cap)
     enum gl_stack_walk_kind kind = GL_WALK_UNCACHED;
     int n = -1;
     if (gl_config.stack_cache != GL_STACK_CACHE_OFF)
-        n = gl_stack_cache_walk(raw, size, &kind);
+        n = gl_stack_cache_walk(raw, size, stop, &kind);
     int fell_back = n < 0;
     if (fell_back) {
         /* libunwind validates addresses through a pipe (read, write: both
@@ -142,7 +141,9 @@ void gl_stack_capture(struct gl_capture *cap)
         gl_nocancel_end();
     }
     gl_busy_leave();
-    cap->depth = keep_user_frames(raw, n, want, extra, true, cap->pcs);
+    /* unw_backtrace does not stop: cut alike, so that one place's stack
+     * is the same whichever walked it */
+    cap->depth = cut_at_stop(cap->pcs, keep_user_frames(raw, n, want, extra, true, cap->pcs), stop);
     if (gl_config.stack_check[0] != '\0') {
         gl_stack_check_count(kind, fell_back);
         if (!fell_back) {
@@ -154,10 +155,10 @@ void gl_stack_capture(struct gl_capture *cap)
             int m = walk_stack(full, size);
             gl_nocancel_end();
             gl_busy_leave();
-            uint32_t keep = keep_user_frames(full, m, want, extra, false, pcs);
+            uint32_t keep = cut_at_stop(pcs, keep_user_frames(full, m, want, extra, false, pcs), stop);
             gl_stack_check_compare(kind, cap->pcs, cap->depth, pcs, keep);
         }
     }
-    if (gl_config.python)
-        merge_python(cap);
+    if (py_top != NULL)
+        merge_python(cap, py_top, stop);
 }
