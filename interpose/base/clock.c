@@ -119,13 +119,19 @@ uint64_t gl_clock_slow(void)
         fit_line(now);
     return now;
 }
+
+void gl_clock_postfork_child(void)
+{
+    /* A fit another thread of the parent was taking: the child's one
+     * thread takes it again, instead of reading the kernel's clock for
+     * good. */
+    int fitting = LINE_FITTING;
+    atomic_compare_exchange_strong(&line_state, &fitting, LINE_DUE);
+}
 #else
 void gl_clock_start(void) { atomic_store(&line_state, LINE_OFF); }
 
 uint64_t gl_clock_slow(void) { return kernel_ns(); }
-#endif
 
-const char *gl_clock_source(void)
-{
-    return atomic_load_explicit(&gl_clock_line.ready, memory_order_acquire) ? "tsc" : "kernel";
-}
+void gl_clock_postfork_child(void) {}
+#endif

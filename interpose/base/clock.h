@@ -70,8 +70,7 @@ static inline uint64_t gl_clock_ns(void)
  * only; later calls do nothing. */
 void gl_clock_start(void);
 
-/* Which clock reads go to now: "tsc" (the line), "kernel" (until the line
- * is fitted, or for good). */
-const char *gl_clock_source(void);
+/* fork's child: a fit the parent was in the middle of is due again. */
+void gl_clock_postfork_child(void);
 
 #endif

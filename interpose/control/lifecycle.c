@@ -104,6 +104,7 @@ static const struct life_handler life[] = {
     /* teardown */   {NULL,                    NULL,                           gl_teardown_postfork_child,      NULL,             gl_teardown_reset},
     /* exit_guard */ {NULL,                    NULL,                           gl_exit_postfork_child,          NULL,             NULL},
     /* torch */      {NULL,                    NULL,                           gl_torch_postfork_child,         NULL,             NULL},
+    /* clock */      {NULL,                    NULL,                           gl_clock_postfork_child,         NULL,             NULL},
     /* the child's CUDA state is not the parent's */
     /* where */      {NULL,                    NULL,                           gl_where_devices_forget_all,     NULL,             NULL},
 };
