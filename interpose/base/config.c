@@ -211,21 +211,31 @@ static void env_duration_ms(const char *name, uint64_t dflt_ms, uint64_t *out, a
                      name, text, (unsigned long long)(dflt_ms / 1000));
 }
 
+/* A variable that is one of two words (either case): the default's value
+ * first, the other's second; anything else keeps *out and is told once. */
+static void env_either(const char *name, const char *dflt, int dflt_value, const char *other, int other_value,
+                       int *out, atomic_bool *warned)
+{
+    const char *text = gl_getenv(name);
+    if (text == NULL || *text == '\0')
+        return;
+    if (strcasecmp(text, dflt) == 0)
+        *out = dflt_value;
+    else if (strcasecmp(text, other) == 0)
+        *out = other_value;
+    else
+        gl_warn_once(warned, "ignoring %s=%.40s: expected %s or %s, using %s", name, text, dflt, other, dflt);
+}
+
 /* GPULEAK_MODE, GPULEAK_SAMPLE_BYTES, GPULEAK_SAMPLE_SEED: light mode and
  * its sampling (capture/sample.h).  The sampling variables are read in
  * either mode, so that a typo is told even before light mode is on. */
 static void load_mode(struct gl_config *cfg)
 {
     static atomic_bool warned_mode, warned_bytes, warned_seed;
-    const char *mode = gl_getenv("GPULEAK_MODE");
-    if (mode != NULL && *mode != '\0') {
-        if (strcasecmp(mode, "light") == 0)
-            cfg->mode = GL_MODE_LIGHT;
-        else if (strcasecmp(mode, "full") == 0)
-            cfg->mode = GL_MODE_FULL;
-        else
-            gl_warn_once(&warned_mode, "ignoring GPULEAK_MODE=%.40s: expected full or light, using full", mode);
-    }
+    int mode = cfg->mode;
+    env_either("GPULEAK_MODE", "full", GL_MODE_FULL, "light", GL_MODE_LIGHT, &mode, &warned_mode);
+    cfg->mode = (enum gl_mode)mode;
     const char *bytes = gl_getenv("GPULEAK_SAMPLE_BYTES");
     if (bytes != NULL && *bytes != '\0' &&
         !gl_parse_bytes(bytes, 1, GL_MAX_SAMPLE_BYTES, &cfg->sample_bytes))
@@ -314,15 +324,9 @@ static void config_read(struct gl_config *cfg)
                          cache);
     }
 
-    const char *clock = gl_getenv("GPULEAK_CLOCK");
-    if (clock != NULL && *clock != '\0') {
-        if (strcasecmp(clock, "auto") == 0)
-            cfg->clock = GL_CLOCK_AUTO;
-        else if (strcasecmp(clock, "kernel") == 0)
-            cfg->clock = GL_CLOCK_KERNEL;
-        else
-            gl_warn_once(&warned_clock, "ignoring GPULEAK_CLOCK=%.40s: expected auto or kernel, using auto", clock);
-    }
+    int clock = cfg->clock;
+    env_either("GPULEAK_CLOCK", "auto", GL_CLOCK_AUTO, "kernel", GL_CLOCK_KERNEL, &clock, &warned_clock);
+    cfg->clock = (enum gl_clock_choice)clock;
 
     const char *check = gl_getenv("GPULEAK_STACK_CHECK");
     if (check != NULL && *check != '\0') {
